@@ -1,0 +1,131 @@
+// Package address owns the Address value object: the one parser of the
+// `<id>` and `<id>#<heading>` forms that every command, method and peer of
+// docir reads, and the one GitHub-style slug function that both ingest (to
+// name sections) and lookup (to match a heading written as text) use.
+//
+// It imports nothing else of docir's. Parse never reads a store: it only
+// decides whether a string is well formed. Whether an address resolves is a
+// fact about a corpus and is answered elsewhere.
+package address
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxLen is the longest address, in bytes, that Parse accepts.
+const MaxLen = 512
+
+// Sentinel errors: each names one class of malformed address. A *ParseError
+// wraps exactly one of them, so callers branch with errors.Is.
+var (
+	ErrEmpty        = errors.New("empty address")
+	ErrTooLong      = errors.New("address longer than 512 bytes")
+	ErrInvalidUTF8  = errors.New("address is not valid UTF-8")
+	ErrSpaceInID    = errors.New("whitespace in document id")
+	ErrControl      = errors.New("control character in address")
+	ErrManyHashes   = errors.New("more than one '#'")
+	ErrEmptyHeading = errors.New("empty heading after '#'")
+	ErrLeadingSlash = errors.New("document id starts with '/'")
+	ErrBadSegment   = errors.New("empty, '.' or '..' path segment in document id")
+)
+
+// ParseError records a malformed address and why it is malformed.
+type ParseError struct {
+	Input string // the text as given
+	Err   error  // one of the Err* sentinels
+}
+
+func (e *ParseError) Error() string {
+	return "malformed address " + quote(e.Input) + ": " + e.Err.Error()
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// quote shows the input the way a user typed it, with control characters and
+// invalid bytes escaped, and cuts very long inputs so they do not flood a
+// terminal.
+func quote(s string) string {
+	const show = 80
+	if len(s) > show {
+		cut := show
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		return strconv.Quote(s[:cut]) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// Address names a document, or one section of it.
+type Address struct {
+	ID      string // document id: a path-like name, '/'-separated
+	Heading string // as written after '#': a slug or heading text; "" when absent
+}
+
+// Parse reads s as `<id>` or `<id>#<heading>`. A malformed address returns a
+// *ParseError; a well-formed one may still name nothing in a given corpus.
+func Parse(s string) (Address, error) {
+	fail := func(err error) (Address, error) {
+		return Address{}, &ParseError{Input: s, Err: err}
+	}
+	if s == "" {
+		return fail(ErrEmpty)
+	}
+	if len(s) > MaxLen {
+		return fail(ErrTooLong)
+	}
+	if !utf8.ValidString(s) {
+		return fail(ErrInvalidUTF8)
+	}
+	id, heading, hasHash := strings.Cut(s, "#")
+	if hasHash && strings.Contains(heading, "#") {
+		return fail(ErrManyHashes)
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return fail(ErrControl)
+		}
+	}
+	if strings.IndexFunc(id, unicode.IsSpace) >= 0 {
+		return fail(ErrSpaceInID)
+	}
+	if strings.HasPrefix(id, "/") {
+		return fail(ErrLeadingSlash)
+	}
+	for seg := range strings.SplitSeq(id, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return fail(ErrBadSegment)
+		}
+	}
+	if hasHash && heading == "" {
+		return fail(ErrEmptyHeading)
+	}
+	return Address{ID: id, Heading: heading}, nil
+}
+
+// MustParse is Parse for addresses known at compile time; it panics on error.
+func MustParse(s string) Address {
+	a, err := Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// String prints the address back in the form Parse reads.
+func (a Address) String() string {
+	if a.Heading == "" {
+		return a.ID
+	}
+	return a.ID + "#" + a.Heading
+}
+
+// HasHeading reports whether the address names a section.
+func (a Address) HasHeading() bool { return a.Heading != "" }
+
+// Document returns the address of the whole document a names.
+func (a Address) Document() Address { return Address{ID: a.ID} }

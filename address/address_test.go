@@ -1,0 +1,156 @@
+package address
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParse(t *testing.T) {
+	long := strings.Repeat("a", MaxLen)
+	tests := []struct {
+		in   string
+		want Address
+		err  error
+	}{
+		{in: "a", want: Address{ID: "a"}},
+		{in: "text/0001-private-fields", want: Address{ID: "text/0001-private-fields"}},
+		{in: "b#motivation", want: Address{ID: "b", Heading: "motivation"}},
+		{in: "b#Guide-level explanation", want: Address{ID: "b", Heading: "Guide-level explanation"}},
+		{in: "b# leading space", want: Address{ID: "b", Heading: " leading space"}},
+		{in: "pages.ru/common/ls", want: Address{ID: "pages.ru/common/ls"}},
+		{in: "zh/命令#示例", want: Address{ID: "zh/命令", Heading: "示例"}},
+		{in: "a.b/.hidden", want: Address{ID: "a.b/.hidden"}},
+		{in: "...", want: Address{ID: "..."}},
+		{in: long, want: Address{ID: long}},
+
+		{in: "", err: ErrEmpty},
+		{in: long + "b", err: ErrTooLong},
+		{in: "a\xffb", err: ErrInvalidUTF8},
+		{in: "a b", err: ErrSpaceInID},
+		{in: " a", err: ErrSpaceInID},
+		{in: "a\u00a0b", err: ErrSpaceInID},
+		{in: "a\u3000b#x", err: ErrSpaceInID},
+		{in: "a\tb", err: ErrControl},
+		{in: "a\nb", err: ErrControl},
+		{in: "a#x\ny", err: ErrControl},
+		{in: "a#x\x7f", err: ErrControl},
+		{in: "a#b#c", err: ErrManyHashes},
+		{in: "a##", err: ErrManyHashes},
+		{in: "a#", err: ErrEmptyHeading},
+		{in: "#x", err: ErrBadSegment},
+		{in: "/a", err: ErrLeadingSlash},
+		{in: "a//b", err: ErrBadSegment},
+		{in: "a/", err: ErrBadSegment},
+		{in: "./a", err: ErrBadSegment},
+		{in: "a/../b", err: ErrBadSegment},
+		{in: "..", err: ErrBadSegment},
+		{in: "a/.#x", err: ErrBadSegment},
+	}
+	for _, tt := range tests {
+		got, err := Parse(tt.in)
+		if tt.err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) || !errors.Is(err, tt.err) {
+				t.Errorf("Parse(%q) error = %v, want *ParseError wrapping %v", tt.in, err, tt.err)
+				continue
+			}
+			if pe.Input != tt.in {
+				t.Errorf("Parse(%q) ParseError.Input = %q", tt.in, pe.Input)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Parse(%q) unexpected error: %v", tt.in, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Parse(%q) mismatch (-want +got):\n%s", tt.in, diff)
+		}
+		if s := got.String(); s != tt.in {
+			t.Errorf("Parse(%q).String() = %q", tt.in, s)
+		}
+	}
+}
+
+func TestParseErrorMessage(t *testing.T) {
+	_, err := Parse("a b#c")
+	want := `malformed address "a b#c": whitespace in document id`
+	if err == nil || err.Error() != want {
+		t.Fatalf("error = %v, want %q", err, want)
+	}
+	_, err = Parse(strings.Repeat("x", 600))
+	if err == nil || len(err.Error()) > 200 {
+		t.Fatalf("long input should be cut in the message, got %d bytes", len(err.Error()))
+	}
+}
+
+func TestSlug(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Motivation", "motivation"},
+		{"Guide-level explanation", "guide-level-explanation"},
+		{"Reference-level explanation", "reference-level-explanation"},
+		{"Drawbacks & alternatives", "drawbacks--alternatives"},
+		{"What's new?", "whats-new"},
+		{"`impl Trait` in argument position", "impl-trait-in-argument-position"},
+		{"snake_case_name", "snake_case_name"},
+		{"  Spaced  out ", "--spaced--out-"},
+		{"Привет, мир", "привет-мир"},
+		{"例子", "例子"},
+		{"उदाहरण", "उदाहरण"},
+		{"1.2.3 Release", "123-release"},
+		{"C++ & C#", "c--c"},
+		{"!!!", "section"},
+		{"", "section"},
+	}
+	for _, tt := range tests {
+		if got := Slug(tt.in); got != tt.want {
+			t.Errorf("Slug(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestSluggerRepeats(t *testing.T) {
+	var s Slugger
+	in := []string{"Examples", "Examples", "Examples-1", "Examples", "Other", "examples"}
+	want := []string{"examples", "examples-1", "examples-1-1", "examples-2", "other", "examples-3"}
+	var got []string
+	for _, h := range in {
+		got = append(got, s.Next(h))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("slugs mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// FuzzParse holds the round trip: whatever Parse accepts prints back to the
+// same text and parses again to the same value; nothing panics.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"a", "b#motivation", "a/b/c#Guide-level explanation", "#", "a#b#c", "/a", "a//b", "a b", "zh/命令#示例", "a\x00", ".."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := Parse(s)
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Input != s {
+				t.Fatalf("Parse(%q) error %v is not a *ParseError for the input", s, err)
+			}
+			return
+		}
+		if a.ID == "" || !utf8.ValidString(s) {
+			t.Fatalf("Parse(%q) accepted a bad address: %+v", s, a)
+		}
+		if got := a.String(); got != s {
+			t.Fatalf("Parse(%q).String() = %q", s, got)
+		}
+		b, err := Parse(a.String())
+		if err != nil || b != a {
+			t.Fatalf("second Parse(%q) = %+v, %v; want %+v", a.String(), b, err, a)
+		}
+		_ = Slug(a.Heading)
+	})
+}

@@ -1,0 +1,60 @@
+package address
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Slug returns the GitHub-style anchor of a heading's text: lower-cased,
+// every character that is not a letter, a mark, a number, '-', '_' or a space
+// dropped, and each space turned into '-'. It is the only slug function in
+// docir: ingest names sections with it and lookup matches heading text with it.
+//
+// A heading whose text yields no characters at all gets the slug "section",
+// so that every section stays addressable (GitHub would give it an empty
+// anchor, which an address cannot spell).
+func Slug(heading string) string {
+	var b strings.Builder
+	b.Grow(len(heading))
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_':
+			b.WriteRune(r)
+		case unicode.IsLetter(r), unicode.IsMark(r), unicode.IsNumber(r):
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 {
+		return "section"
+	}
+	return b.String()
+}
+
+// Slugger hands out unique slugs within one document the way GitHub does:
+// the first "Examples" is "examples", the next "examples-1", then
+// "examples-2", skipping any suffix a literal heading already took.
+// The zero value is ready to use.
+type Slugger struct {
+	seen map[string]int
+}
+
+// Next returns the unique slug for the next heading with the given text.
+func (s *Slugger) Next(heading string) string {
+	if s.seen == nil {
+		s.seen = make(map[string]int)
+	}
+	base := Slug(heading)
+	slug := base
+	for {
+		if _, taken := s.seen[slug]; !taken {
+			break
+		}
+		s.seen[base]++
+		slug = base + "-" + strconv.Itoa(s.seen[base])
+	}
+	s.seen[slug] = 0
+	return slug
+}

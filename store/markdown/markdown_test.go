@@ -1,0 +1,214 @@
+package markdown
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// golden is the reviewable form of a parse: the record, and for each section
+// the first line and last line of its range, so a wrong offset shows.
+type golden struct {
+	Parsed   Parsed          `json:"parsed"`
+	Sections []goldenSection `json:"ranges"`
+}
+
+type goldenSection struct {
+	Slug      string `json:"slug"`
+	FirstLine string `json:"first_line"`
+	LastLine  string `json:"last_line"`
+}
+
+// TestGolden parses every fixture under testdata/corpus and testdata/markdown
+// and compares with testdata/ir/<name>.json. Run with -update to rewrite.
+func TestGolden(t *testing.T) {
+	var files []string
+	for _, dir := range []string{"../../testdata/corpus", "../../testdata/markdown"} {
+		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+				files = append(files, p)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(files) < 10 {
+		t.Fatalf("found only %d fixtures", len(files))
+	}
+	p := NewParser()
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := p.Parse(filepath.Base(f), src)
+		checkInvariants(t, f, src, got)
+		g := golden{Parsed: got}
+		for _, s := range got.Record.Sections {
+			body := src[s.Start:s.End]
+			g.Sections = append(g.Sections, goldenSection{Slug: s.Slug, FirstLine: firstLine(body), LastLine: lastLine(body)})
+		}
+		out, err := json.MarshalIndent(g, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel("../../testdata", f)
+		gf := filepath.Join("../../testdata/ir", strings.NewReplacer("/", "__").Replace(rel)+".json")
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(gf), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(gf, append(out, '\n'), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(gf)
+		if err != nil {
+			t.Fatalf("%s: %v (run go test -update)", f, err)
+		}
+		if diff := cmp.Diff(string(want), string(out)+"\n"); diff != "" {
+			t.Errorf("%s: IR differs from %s (-want +got):\n%s", f, gf, diff)
+		}
+	}
+}
+
+func firstLine(b []byte) string {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	return string(bytes.TrimRight(b, "\r"))
+}
+
+func lastLine(b []byte) string {
+	b = bytes.TrimRight(b, "\r\n")
+	return string(b[bytes.LastIndexByte(b, '\n')+1:])
+}
+
+// checkInvariants holds for every parse of every input: ranges lie inside the
+// file, in order, each starting on a line start; a section contains its own
+// part and every deeper section that follows it before its end; slugs are
+// unique; line numbers match the offsets.
+func checkInvariants(t *testing.T, name string, src []byte, got Parsed) {
+	t.Helper()
+	rec := got.Record
+	seen := map[string]bool{}
+	prev := rec.BodyStart
+	for i, s := range rec.Sections {
+		if s.Start < prev || s.Start > s.OwnEnd || s.OwnEnd > s.End || s.End > len(src) {
+			t.Fatalf("%s: section %d %q has bad range %d..%d..%d (prev %d, len %d)", name, i, s.Slug, s.Start, s.OwnEnd, s.End, prev, len(src))
+		}
+		if s.Start > 0 && src[s.Start-1] != '\n' && s.Start != rec.BodyStart {
+			t.Fatalf("%s: section %q does not start a line", name, s.Slug)
+		}
+		if s.Level < 1 || s.Level > 6 {
+			t.Fatalf("%s: section %q level %d", name, s.Slug, s.Level)
+		}
+		if seen[s.Slug] || s.Slug == "" {
+			t.Fatalf("%s: slug %q repeated or empty", name, s.Slug)
+		}
+		seen[s.Slug] = true
+		if want := 1 + bytes.Count(src[:s.Start], []byte("\n")); s.Line != want {
+			t.Fatalf("%s: section %q line %d, want %d", name, s.Slug, s.Line, want)
+		}
+		if s.EndLine < s.Line {
+			t.Fatalf("%s: section %q end line %d before line %d", name, s.Slug, s.EndLine, s.Line)
+		}
+		for _, n := range rec.Sections[i+1:] {
+			if n.Start >= s.End {
+				if n.Level > s.Level && n.Start == s.End {
+					t.Fatalf("%s: deeper section %q cut from %q", name, n.Slug, s.Slug)
+				}
+				break
+			}
+			if n.Level <= s.Level {
+				t.Fatalf("%s: %q (level %d) inside %q (level %d)", name, n.Slug, n.Level, s.Slug, s.Level)
+			}
+		}
+		prev = s.Start
+	}
+}
+
+func TestParseCases(t *testing.T) {
+	p := NewParser()
+	tests := []struct {
+		name, src string
+		title     string
+		slugs     []string
+		heads     []string
+	}{
+		{"atx", "# A\n\n## B\n\ntext\n\n## B\n", "A", []string{"a", "b", "b-1"}, []string{"A", "B", "B"}},
+		{"setext", "Title\n=====\n\nSub\n---\n", "Title", []string{"title", "sub"}, []string{"Title", "Sub"}},
+		{"fenced", "```\n# no\n```\n\n## yes\n", "x", []string{"yes"}, []string{"yes"}},
+		{"crlf", "# A\r\n\r\ntext\r\n## B\r\n", "A", []string{"a", "b"}, []string{"A", "B"}},
+		{"bom", "\ufeff# A\n", "A", []string{"a"}, []string{"A"}},
+		{"front matter title wins", "---\ntitle: T\n---\n# A\n", "T", []string{"a"}, []string{"A"}},
+		{"front matter dots", "---\ntitle: T\n...\n# A\n", "T", []string{"a"}, []string{"A"}},
+		{"no front matter close", "---\n\n# A\n", "A", []string{"a"}, []string{"A"}},
+		{"first h1 not first heading", "## Intro\n# Real\n", "Real", []string{"intro", "real"}, []string{"Intro", "Real"}},
+		{"non-ascii", "# Поиск\n## 例子\n", "Поиск", []string{"поиск", "例子"}, []string{"Поиск", "例子"}},
+		{"escaped", "# a \\* b\n", "a * b", []string{"a--b"}, []string{"a * b"}},
+		{"empty", "", "x", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := p.Parse("dir/x.md", []byte(tt.src))
+			checkInvariants(t, tt.name, []byte(tt.src), got)
+			if got.Record.Title != tt.title {
+				t.Errorf("title = %q, want %q", got.Record.Title, tt.title)
+			}
+			var slugs, heads []string
+			for _, s := range got.Record.Sections {
+				slugs = append(slugs, s.Slug)
+				heads = append(heads, s.Heading)
+			}
+			if diff := cmp.Diff(tt.slugs, slugs); diff != "" {
+				t.Errorf("slugs (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.heads, heads); diff != "" {
+				t.Errorf("headings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFrontMatterFields(t *testing.T) {
+	src := "---\nid: custom/id\nstatus: accepted\ndate: 2024-01-10\nn: 3\nodd: {1: one}\n---\n# T\n"
+	got := NewParser().Parse("x.md", []byte(src))
+	if got.FrontMatterID != "custom/id" {
+		t.Errorf("FrontMatterID = %q", got.FrontMatterID)
+	}
+	want := map[string]any{"id": "custom/id", "status": "accepted", "date": "2024-01-10", "n": 3, "odd": map[string]any{"1": "one"}}
+	if diff := cmp.Diff(want, got.Record.Fields); diff != "" {
+		t.Errorf("fields (-want +got):\n%s", diff)
+	}
+	if _, err := json.Marshal(got.Record); err != nil {
+		t.Errorf("record does not encode: %v", err)
+	}
+}
+
+// FuzzParse holds the range invariants on any input and that the record
+// always encodes as JSON.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"# A\n## B\n", "A\n=\n", "---\na: 1\n---\n# x", "```\n# x\n```", "\ufeff#\r\n##\r\n", "> # q\n- # l\n", "---\n- [\n---\n"} {
+		f.Add([]byte(s))
+	}
+	p := NewParser()
+	f.Fuzz(func(t *testing.T, src []byte) {
+		got := p.Parse("f.md", src)
+		checkInvariants(t, "fuzz", src, got)
+		if _, err := json.Marshal(got.Record); err != nil {
+			t.Fatalf("record does not encode: %v", err)
+		}
+	})
+}
