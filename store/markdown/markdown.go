@@ -82,6 +82,7 @@ func (p *Parser) Parse(name string, src []byte) Parsed {
 		out.Warning = err.Error()
 	}
 	rec.Fields = fields
+	rec.MarkdownStart = fmEnd
 	if id, ok := fields["id"].(string); ok {
 		out.FrontMatterID = strings.TrimSpace(id)
 	}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/docir/docir/address"
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/workspace"
+)
+
+// GetOptions is everything `docir get` needs.
+type GetOptions struct {
+	IO        *IOStreams
+	Workspace func() (*workspace.Service, error)
+	WantText  func() (bool, error)
+
+	Args  []string
+	Stdin bool // the one argument was "-"
+}
+
+func newCmdGet(f *Factory, runF func(context.Context, *GetOptions) error) *cobra.Command {
+	opts := &GetOptions{IO: f.IO, Workspace: f.Workspace, WantText: f.wantText}
+	cmd := &cobra.Command{
+		Use:   "get ADDR... | get -",
+		Short: "Deep read: documents or sections by address, in one unit of work",
+		Long: `Read documents or sections by address: <id> or <id>#<heading>.
+
+One address prints the document itself (exit 3 if it does not resolve).
+Several addresses, or "-", print {documents, missing}: the documents that
+resolved in request order, and the addresses that did not with a reason
+(no_document, no_section, unavailable). A malformed address fails the whole
+read with exit 2 before anything is read.
+
+"get -" reads addresses from stdin: one per line, or the JSON that
+search, query and context print.`,
+		Example: `  docir get adr/0001-record-architecture-decisions
+  docir get adr/0003 runbooks/disk-full#mitigate "runbooks/disk-full#Escalate"
+  docir search "retry budget" | docir get -`,
+		Args: usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Args = args
+			if len(args) == 1 && args[0] == "-" {
+				opts.Stdin = true
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return getRun(cmd.Context(), opts)
+		},
+	}
+	return cmd
+}
+
+func getRun(ctx context.Context, opts *GetOptions) error {
+	addrs, err := getAddresses(opts)
+	if err != nil {
+		return err
+	}
+	text, err := opts.WantText()
+	if err != nil {
+		return err
+	}
+	ws, err := opts.Workspace()
+	if err != nil {
+		return err
+	}
+	res, err := ws.Resolve(ctx, addrs)
+	if err != nil {
+		return err
+	}
+	// One typed address asks with doc_id; several, or stdin, with doc_ids.
+	if len(addrs) == 1 && !opts.Stdin {
+		if res[0].Document == nil {
+			return workspace.NotFound(addrs[0], res[0].Reason)
+		}
+		if text {
+			return printDocumentText(opts.IO.Out, res[0].Document)
+		}
+		return printJSON(opts.IO.Out, res[0].Document)
+	}
+	out := workspace.Assemble(addrs, res)
+	if text {
+		return printGetText(opts.IO.Out, out)
+	}
+	return printJSON(opts.IO.Out, out)
+}
+
+// getAddresses parses every address before anything is read: one malformed
+// address fails the whole request.
+func getAddresses(opts *GetOptions) ([]address.Address, error) {
+	if opts.Stdin {
+		return docir.ReadAddresses(opts.IO.In)
+	}
+	addrs := make([]address.Address, len(opts.Args))
+	for i, s := range opts.Args {
+		if s == "-" {
+			return nil, docir.Errorf(docir.CodeUsage, `"-" (read stdin) must be the only argument`)
+		}
+		a, err := address.Parse(s)
+		if err != nil {
+			return nil, err
+		}
+		addrs[i] = a
+	}
+	return addrs, nil
+}
+
+// printDocumentText prints one document as markdown under a one-line
+// header comment that names it.
+func printDocumentText(w io.Writer, d *docir.Document) error {
+	where := d.Path
+	if d.Section != nil {
+		where = fmt.Sprintf("%s § %s", d.Path, d.Section.Heading)
+	}
+	if _, err := fmt.Fprintf(w, "<!-- docir: %s · %s · %s · %s@%d -->\n", d.Address, d.Title, where, d.Store, d.Generation); err != nil {
+		return err
+	}
+	body := d.Body
+	if !strings.HasSuffix(body, "\n") {
+		body += "\n"
+	}
+	_, err := io.WriteString(w, body)
+	return err
+}
+
+func printGetText(w io.Writer, r docir.GetResult) error {
+	for i, d := range r.Documents {
+		if i > 0 {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		if err := printDocumentText(w, &d); err != nil {
+			return err
+		}
+	}
+	if len(r.Missing) > 0 && len(r.Documents) > 0 {
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+	}
+	for _, m := range r.Missing {
+		if _, err := fmt.Fprintf(w, "<!-- docir: missing %s (%s) -->\n", m.Address, m.Reason); err != nil {
+			return err
+		}
+	}
+	for _, warn := range r.Warnings {
+		if _, err := fmt.Fprintf(w, "<!-- docir: warning: %s -->\n", warn); err != nil {
+			return err
+		}
+	}
+	return nil
+}

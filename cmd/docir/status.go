@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/workspace"
+)
+
+// StatusOptions is everything `docir status` needs.
+type StatusOptions struct {
+	IO        *IOStreams
+	Workspace func() (*workspace.Service, error)
+	WantText  func() (bool, error)
+}
+
+func newCmdStatus(f *Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
+	opts := &StatusOptions{IO: f.IO, Workspace: f.Workspace, WantText: f.wantText}
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Show the store: generation, sources, document count",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return statusRun(cmd.Context(), opts)
+		},
+	}
+}
+
+func statusRun(ctx context.Context, opts *StatusOptions) error {
+	text, err := opts.WantText()
+	if err != nil {
+		return err
+	}
+	ws, err := opts.Workspace()
+	if err != nil {
+		return err
+	}
+	st, err := ws.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if text {
+		return printStatusText(opts.IO.Out, st)
+	}
+	return printJSON(opts.IO.Out, st)
+}
+
+func printStatusText(w io.Writer, st docir.Status) error {
+	fmt.Fprintf(w, "store       %s\n", st.Store)
+	fmt.Fprintf(w, "generation  %d\n", st.Generation)
+	fmt.Fprintf(w, "documents   %d\n", st.Documents)
+	for _, s := range st.Sources {
+		if s.Prefix != "" {
+			fmt.Fprintf(w, "source      %s (prefix %s)\n", s.Path, s.Prefix)
+		} else {
+			fmt.Fprintf(w, "source      %s\n", s.Path)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,550 @@
+// Package ingest refreshes a docir store from its source folders: it walks
+// the roots, tells unchanged files from changed ones (size and mtime first,
+// then the content digest), parses what changed with package markdown, and
+// writes the next generation aside through store.Pending, body file and
+// bleve index together, publishing it only when every write succeeded.
+//
+// It owns the id rule and the checks on outside files (size cap, binary and
+// non-UTF-8 files are skipped with a warning naming the file; two files
+// claiming one id fail the refresh, naming both). It is the only writer of a
+// store.
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/docir/docir/address"
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store"
+	"github.com/docir/docir/store/fulltext"
+	"github.com/docir/docir/store/markdown"
+)
+
+// DefaultMaxFileBytes is the size cap on one markdown file; larger files are
+// skipped with a warning.
+const DefaultMaxFileBytes = 4 << 20
+
+// DefaultRetain is how many generations a store keeps by default.
+const DefaultRetain = 3
+
+// Options tune a refresh. The zero value is usable.
+type Options struct {
+	MaxFileBytes int64 // 0: DefaultMaxFileBytes
+	Retain       int   // 0: DefaultRetain
+	// Progress, when set, is called as files are read and parsed: done of
+	// total. It is called from one goroutine.
+	Progress func(done, total int)
+	// Wait, when set, is called once if another refresh holds the store.
+	Wait func()
+}
+
+// file is one markdown file found under a root.
+type file struct {
+	root  store.Source
+	rel   string // '/'-separated, below root
+	abs   string
+	size  int64
+	mtime int64
+	key   string
+
+	// filled while reading
+	prev    *store.FileEntry
+	status  status
+	digest  [32]byte
+	parsed  markdown.Parsed
+	body    []byte
+	id      string
+	warning string
+}
+
+type status int
+
+const (
+	statusNew status = iota
+	statusUnchanged
+	statusTouched // stat changed, bytes did not
+	statusChanged
+	statusSkipped
+)
+
+// Refresh brings the store in dir up to date with sources and returns what
+// it did. It publishes a new generation only when a document was added,
+// changed or removed, or the source list changed.
+func Refresh(ctx context.Context, dir string, sources []store.Source, opt Options) (docir.IndexSummary, error) {
+	start := time.Now()
+	if opt.MaxFileBytes <= 0 {
+		opt.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if opt.Retain <= 0 {
+		opt.Retain = DefaultRetain
+	}
+	sum := docir.IndexSummary{Warnings: []string{}}
+	if err := checkSources(sources); err != nil {
+		return sum, err
+	}
+
+	unlock, err := store.Lock(dir, opt.Wait)
+	if err != nil {
+		return sum, err
+	}
+	defer unlock()
+
+	prev, err := store.Open(dir)
+	if err != nil && docir.CodeOf(err) != docir.CodeNoStore {
+		return sum, err
+	}
+	var prevFiles map[string]store.FileEntry
+	var prevSources []store.Source
+	if prev != nil {
+		defer prev.Close()
+		if prevFiles, err = prev.Files(); err != nil {
+			return sum, err
+		}
+		if prevSources, err = prev.Sources(); err != nil {
+			return sum, err
+		}
+	}
+
+	files, warnings, err := walk(sources)
+	if err != nil {
+		return sum, err
+	}
+	sum.Warnings = append(sum.Warnings, warnings...)
+	for _, f := range files {
+		if e, ok := prevFiles[f.key]; ok {
+			f.prev = &e
+		}
+	}
+	if err := read(ctx, files, opt); err != nil {
+		return sum, err
+	}
+
+	// Tally, check ids, and work out the edit.
+	seen := make(map[string]bool, len(files))
+	owner := make(map[string]*file, len(files))
+	var change store.Change
+	change.Files = make(map[string]*store.FileEntry)
+	var adds []fulltext.Passage
+	var deletes []string
+	for _, f := range files {
+		if f.warning != "" {
+			sum.Warnings = append(sum.Warnings, f.warning)
+		}
+		if f.status == statusSkipped {
+			continue
+		}
+		seen[f.key] = true
+		if other, dup := owner[f.id]; dup {
+			return sum, docir.Errorf(docir.CodeSource, "two files claim the id %q: %s and %s", f.id, other.abs, f.abs)
+		}
+		owner[f.id] = f
+	}
+	for _, f := range files {
+		switch f.status {
+		case statusUnchanged:
+			sum.Unchanged++
+		case statusTouched:
+			sum.Unchanged++
+			e := entry(f)
+			change.Files[f.key] = &e
+		case statusNew, statusChanged:
+			if f.status == statusNew {
+				sum.Added++
+			} else {
+				sum.Changed++
+			}
+			e := entry(f)
+			change.Files[f.key] = &e
+			change.Put = append(change.Put, store.PutDoc{Record: f.parsed.Record, Body: f.body})
+			adds = append(adds, Passages(&f.parsed.Record, f.body)...)
+		}
+	}
+	// What leaves: files gone (or now skipped), and the old version of every
+	// changed file. Their old passages are deleted from the index first.
+	var gone []string
+	for key, e := range prevFiles {
+		if !seen[key] {
+			gone = append(gone, key)
+			change.Files[key] = nil
+			if _, reused := owner[e.ID]; !reused {
+				change.Delete = append(change.Delete, e.ID)
+			}
+			sum.Removed++
+		}
+	}
+	for _, f := range files {
+		if f.status == statusChanged && f.prev != nil && f.prev.ID != f.id {
+			if _, reused := owner[f.prev.ID]; !reused {
+				change.Delete = append(change.Delete, f.prev.ID)
+			}
+		}
+	}
+	if prev != nil {
+		oldIDs := append([]string(nil), change.Delete...)
+		for _, p := range change.Put {
+			oldIDs = append(oldIDs, p.Record.ID)
+		}
+		for _, id := range oldIDs {
+			rec, ok, err := prev.Record(id)
+			if err != nil {
+				return sum, err
+			}
+			if ok {
+				for _, p := range Passages(&rec, nil) {
+					deletes = append(deletes, p.ID)
+				}
+			}
+		}
+	}
+	sort.Strings(change.Delete)
+	sum.Documents = len(owner)
+
+	sourcesChanged := !sameSources(prevSources, sources)
+	if prev != nil && sum.Added+sum.Changed+sum.Removed == 0 && !sourcesChanged {
+		sum.Generation = prev.Generation()
+		sum.Seconds = time.Since(start).Seconds()
+		return sum, nil
+	}
+	change.Sources = sources
+	if change.Sources == nil {
+		change.Sources = []store.Source{}
+	}
+
+	pending, err := store.Begin(dir, prev)
+	if err != nil {
+		return sum, err
+	}
+	if err := write(ctx, pending, change, deletes, adds); err != nil {
+		return sum, errors.Join(err, pending.Abort())
+	}
+	if err := pending.Publish(opt.Retain); err != nil {
+		return sum, err
+	}
+	sum.Generation = pending.Generation()
+	sum.Published = true
+	sum.Seconds = time.Since(start).Seconds()
+	return sum, nil
+}
+
+func write(ctx context.Context, p *store.Pending, c store.Change, deletes []string, adds []fulltext.Passage) error {
+	ft, err := openOrCreate(p.FullTextPath())
+	if err != nil {
+		return err
+	}
+	if err := ft.Apply(deletes, adds); err != nil {
+		ft.Close()
+		return err
+	}
+	if err := ft.Close(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// Body file edits in transactions of bounded size.
+	const perTx = 2000
+	files := c.Files
+	c.Files = nil
+	for len(c.Put) > perTx {
+		if err := p.Apply(store.Change{Put: c.Put[:perTx]}); err != nil {
+			return err
+		}
+		c.Put = c.Put[perTx:]
+	}
+	c.Files = files
+	return p.Apply(c)
+}
+
+func openOrCreate(path string) (*fulltext.Index, error) {
+	if _, err := os.Stat(path); err == nil {
+		return fulltext.Open(path, false)
+	}
+	return fulltext.Create(path)
+}
+
+func entry(f *file) store.FileEntry {
+	return store.FileEntry{ID: f.id, Prefix: f.root.Prefix, Size: f.size, ModTime: f.mtime, Digest: f.digest}
+}
+
+func checkSources(sources []store.Source) error {
+	seen := map[string]bool{}
+	for _, s := range sources {
+		if !filepath.IsAbs(s.Path) {
+			return fmt.Errorf("source %q: path must be absolute", s.Path)
+		}
+		if seen[s.Path] {
+			return docir.Errorf(docir.CodeConfig, "source %s is listed twice", s.Path)
+		}
+		seen[s.Path] = true
+		if err := store.CheckSourceDir(s.Path); err != nil {
+			return err
+		}
+		if s.Prefix != "" {
+			if _, err := address.Parse(strings.TrimSuffix(s.Prefix, "/")); err != nil {
+				return docir.Errorf(docir.CodeConfig, "source %s: prefix %q is not a valid id prefix: %w", s.Path, s.Prefix, err)
+			}
+		}
+	}
+	return nil
+}
+
+func sameSources(a, b []store.Source) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// walk lists the *.md files under every root, skipping hidden folders (.git,
+// .docir, ...) but not hidden files: a file named "..md" is a page about
+// "." whose path gives no valid id, and the user is told so. Symbolic links to files are followed; links to folders are
+// not, so a walk cannot loop.
+func walk(sources []store.Source) ([]*file, []string, error) {
+	var files []*file
+	var warnings []string
+	for _, src := range sources {
+		err := filepath.WalkDir(src.Path, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if p == src.Path {
+					return err
+				}
+				warnings = append(warnings, fmt.Sprintf("%s: skipped: %v", p, err))
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			name := d.Name()
+			if d.IsDir() {
+				if p != src.Path && strings.HasPrefix(name, ".") {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if !strings.HasSuffix(name, ".md") {
+				return nil
+			}
+			info, err := os.Stat(p) // follows a link to a file
+			if err != nil {
+				warnings = append(warnings, fmt.Sprintf("%s: skipped: %v", p, err))
+				return nil
+			}
+			if !info.Mode().IsRegular() {
+				return nil
+			}
+			rel, err := filepath.Rel(src.Path, p)
+			if err != nil {
+				return err
+			}
+			rel = filepath.ToSlash(rel)
+			files = append(files, &file{
+				root: src, rel: rel, abs: p,
+				size: info.Size(), mtime: info.ModTime().UnixNano(),
+				key: store.FileKey(src.Path, rel),
+			})
+			return nil
+		})
+		if err != nil {
+			return nil, nil, docir.Errorf(docir.CodeSource, "source %s: %w", src.Path, err)
+		}
+	}
+	return files, warnings, nil
+}
+
+// read decides each file's status, reading and parsing the ones whose size
+// or mtime changed, on every core.
+func read(ctx context.Context, files []*file, opt Options) error {
+	var todo []*file
+	for _, f := range files {
+		if f.prev != nil && f.prev.Size == f.size && f.prev.ModTime == f.mtime && f.prev.Prefix == f.root.Prefix {
+			f.status = statusUnchanged
+			f.id = f.prev.ID
+			f.digest = f.prev.Digest
+			continue
+		}
+		todo = append(todo, f)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	work := make(chan *file)
+	done := make(chan struct{}, len(todo))
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := markdown.NewParser()
+			for f := range work {
+				readOne(p, f, opt.MaxFileBytes)
+				done <- struct{}{}
+			}
+		}()
+	}
+	go func() {
+		defer close(work)
+		for _, f := range todo {
+			select {
+			case work <- f:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for n := range len(todo) {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			wg.Wait()
+			return ctx.Err()
+		}
+		if opt.Progress != nil {
+			opt.Progress(n+1, len(todo))
+		}
+	}
+	wg.Wait()
+	return nil
+}
+
+func readOne(p *markdown.Parser, f *file, maxBytes int64) {
+	skip := func(format string, args ...any) {
+		f.status = statusSkipped
+		f.warning = f.abs + ": skipped: " + fmt.Sprintf(format, args...)
+	}
+	if f.size > maxBytes {
+		skip("%d bytes, over the %d-byte cap", f.size, maxBytes)
+		return
+	}
+	body, err := os.ReadFile(f.abs)
+	if err != nil {
+		skip("%v", err)
+		return
+	}
+	if int64(len(body)) > maxBytes {
+		skip("%d bytes, over the %d-byte cap", len(body), maxBytes)
+		return
+	}
+	f.size = int64(len(body))
+	if bytes.IndexByte(body, 0) >= 0 {
+		skip("binary file (NUL bytes)")
+		return
+	}
+	if !utf8.Valid(body) {
+		skip("not valid UTF-8")
+		return
+	}
+	f.digest = sha256.Sum256(body)
+	if f.prev != nil && f.prev.Digest == f.digest && f.prev.Prefix == f.root.Prefix {
+		f.status = statusTouched
+		f.id = f.prev.ID
+		return
+	}
+	f.status = statusNew
+	if f.prev != nil {
+		f.status = statusChanged
+	}
+	f.parsed = p.Parse(f.rel, body)
+	f.body = body
+	var warn []string
+	if f.parsed.Warning != "" {
+		warn = append(warn, f.parsed.Warning)
+	}
+	id, idWarn, ok := documentID(f.root, f.rel, f.parsed.FrontMatterID)
+	if idWarn != "" {
+		warn = append(warn, idWarn)
+	}
+	if !ok {
+		skip("%s", strings.Join(warn, "; "))
+		return
+	}
+	if len(warn) > 0 {
+		f.warning = f.abs + ": " + strings.Join(warn, "; ")
+	}
+	f.id = id
+	rec := &f.parsed.Record
+	rec.ID = id
+	rec.Path = f.rel
+	rec.Root = f.root.Path
+	rec.Size = f.size
+	rec.Digest = hex.EncodeToString(f.digest[:])
+}
+
+// documentID applies the id rule: the front matter's id when it is a valid
+// document id, else the root's prefix and the path below the root without
+// ".md", whitespace turned into '-'. ok is false when no valid id results.
+func documentID(root store.Source, rel, fmID string) (id, warning string, ok bool) {
+	if fmID != "" {
+		a, err := address.Parse(fmID)
+		if err == nil && !a.HasHeading() {
+			return fmID, "", true
+		}
+		warning = fmt.Sprintf("front-matter id %q is not a valid document id; using the path", fmID)
+	}
+	id = strings.TrimSuffix(rel, ".md")
+	id = strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return '-'
+		}
+		return r
+	}, id)
+	if p := root.Prefix; p != "" {
+		id = strings.TrimSuffix(p, "/") + "/" + id
+	}
+	a, err := address.Parse(id)
+	if err != nil || a.HasHeading() {
+		if err == nil {
+			err = errors.New("'#' in the path")
+		}
+		return "", strings.TrimPrefix(warning+"; ", "; ") + fmt.Sprintf("path gives no valid id (%v); set an id in the front matter", err), false
+	}
+	return id, warning, true
+}
+
+// Passages cuts a record into the units the index holds: the text before
+// the first heading (id = the document id), then each section's own text
+// (id = its address). With a nil body only the ids are filled, which is all
+// a delete needs.
+func Passages(rec *docir.Record, body []byte) []fulltext.Passage {
+	var out []fulltext.Passage
+	text := func(from, to int) string {
+		if body == nil {
+			return ""
+		}
+		return string(body[from:to])
+	}
+	first := int(rec.Size)
+	if body != nil {
+		first = len(body)
+	}
+	if len(rec.Sections) > 0 {
+		first = rec.Sections[0].Start
+	}
+	pre := text(rec.MarkdownStart, first)
+	if body == nil || strings.TrimSpace(pre) != "" || len(rec.Sections) == 0 {
+		out = append(out, fulltext.Passage{ID: rec.ID, Text: pre})
+	}
+	for _, s := range rec.Sections {
+		out = append(out, fulltext.Passage{ID: rec.ID + "#" + s.Slug, Text: text(s.Start, s.OwnEnd)})
+	}
+	return out
+}

@@ -1,0 +1,178 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/docir/docir/docir"
+)
+
+// Buckets of the body file.
+var (
+	bucketMeta   = []byte("meta")   // "generation", "sources"
+	bucketDocs   = []byte("docs")   // id -> JSON docir.Record
+	bucketBodies = []byte("bodies") // id -> the file's bytes
+	bucketFiles  = []byte("files")  // source key -> JSON fileEntry
+)
+
+var (
+	keyGeneration = []byte("generation")
+	keySources    = []byte("sources")
+	keyFormat     = []byte("format")
+)
+
+// Source is one configured source root.
+type Source struct {
+	Path   string `json:"path"`             // absolute, cleaned
+	Prefix string `json:"prefix,omitempty"` // put before the path-derived ids of its files
+}
+
+// Snapshot is one published generation, open for reading. It is safe for
+// concurrent use. It opens only the body file; searches open the
+// generation's bleve index through package fulltext.
+type Snapshot struct {
+	dir string
+	gen uint64
+	db  *bolt.DB
+}
+
+// Open opens the current generation of the store in dir for reading. It
+// never waits on a refresh: generations are immutable once published.
+func Open(dir string) (*Snapshot, error) {
+	// A refresh may prune the generation CURRENT named between our reading
+	// CURRENT and opening its files; read CURRENT again once if so.
+	var lastErr error
+	for range 2 {
+		cur, err := readCurrent(dir)
+		if err != nil {
+			return nil, err
+		}
+		s, err := OpenGeneration(dir, cur.Generation)
+		if err == nil {
+			return s, nil
+		}
+		lastErr = err
+		if !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+	}
+	return nil, lastErr
+}
+
+// OpenGeneration opens generation gen of the store in dir for reading.
+func OpenGeneration(dir string, gen uint64) (*Snapshot, error) {
+	p := filepath.Join(genPath(dir, gen), bodyFile)
+	db, err := bolt.Open(p, 0o444, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("open generation %d: %w", gen, err)
+	}
+	s := &Snapshot{dir: dir, gen: gen, db: db}
+	if err := s.checkFormat(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Snapshot) checkFormat() error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		m := tx.Bucket(bucketMeta)
+		if m == nil {
+			return docir.Errorf(docir.CodeStoreFormat, "%s: generation %d has no meta bucket", s.dir, s.gen)
+		}
+		if v := string(m.Get(keyFormat)); v != fmt.Sprint(FormatVersion) {
+			return docir.Errorf(docir.CodeStoreFormat, "%s: generation %d has format %q, this docir reads %d", s.dir, s.gen, v, FormatVersion)
+		}
+		return nil
+	})
+}
+
+// Generation is the number of the generation s holds.
+func (s *Snapshot) Generation() uint64 { return s.gen }
+
+// Dir is the store folder s was opened from.
+func (s *Snapshot) Dir() string { return s.dir }
+
+// Close releases the snapshot's files.
+func (s *Snapshot) Close() error {
+	return s.db.Close()
+}
+
+// Lookup returns the record and body bytes of the document with the given
+// id. ok is false when the generation has no such document. The returned
+// bytes are the caller's: they are copied out of the memory map.
+func (s *Snapshot) Lookup(id string) (rec docir.Record, body []byte, ok bool, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketDocs).Get([]byte(id))
+		if v == nil {
+			return nil
+		}
+		if err := json.Unmarshal(v, &rec); err != nil {
+			return fmt.Errorf("record %q: %w", id, err)
+		}
+		body = append([]byte(nil), tx.Bucket(bucketBodies).Get([]byte(id))...)
+		ok = true
+		return nil
+	})
+	return rec, body, ok, err
+}
+
+// Record returns the record of one document, without its body.
+func (s *Snapshot) Record(id string) (rec docir.Record, ok bool, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketDocs).Get([]byte(id))
+		if v == nil {
+			return nil
+		}
+		ok = true
+		return json.Unmarshal(v, &rec)
+	})
+	return rec, ok, err
+}
+
+// Records calls fn for every record, in id order, until fn returns an error.
+func (s *Snapshot) Records(fn func(docir.Record) error) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketDocs).ForEach(func(k, v []byte) error {
+			var rec docir.Record
+			if err := json.Unmarshal(v, &rec); err != nil {
+				return fmt.Errorf("record %q: %w", k, err)
+			}
+			return fn(rec)
+		})
+	})
+}
+
+// Count returns the number of documents in the generation.
+func (s *Snapshot) Count() (n int, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		n = tx.Bucket(bucketDocs).Stats().KeyN
+		return nil
+	})
+	return n, err
+}
+
+// Sources returns the source roots the generation was built from.
+func (s *Snapshot) Sources() (srcs []Source, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketMeta).Get(keySources)
+		if v == nil {
+			return nil
+		}
+		return json.Unmarshal(v, &srcs)
+	})
+	return srcs, err
+}
+
+// FullTextPath is the folder of the generation's bleve index, for package
+// fulltext to open read-only. The store itself never opens bleve, so a deep
+// read never pays for it.
+func (s *Snapshot) FullTextPath() string {
+	return filepath.Join(genPath(s.dir, s.gen), fulltextDir)
+}

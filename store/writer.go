@@ -1,0 +1,301 @@
+package store
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/docir/docir/docir"
+)
+
+// FileEntry is what the store remembers of one source file, to tell on the
+// next refresh whether it changed without reading it.
+type FileEntry struct {
+	ID      string
+	Prefix  string // the root's prefix when the entry was made
+	Size    int64
+	ModTime int64 // nanoseconds since the epoch
+	Digest  [32]byte
+}
+
+// FileKey is the files-table key of a file: its root and its path below it.
+func FileKey(root, rel string) string { return root + "\x00" + rel }
+
+func (e FileEntry) marshal() []byte {
+	b := make([]byte, 0, 64+len(e.ID)+len(e.Prefix))
+	b = binary.AppendVarint(b, e.Size)
+	b = binary.AppendVarint(b, e.ModTime)
+	b = append(b, e.Digest[:]...)
+	b = binary.AppendUvarint(b, uint64(len(e.Prefix)))
+	b = append(b, e.Prefix...)
+	return append(b, e.ID...)
+}
+
+func unmarshalFileEntry(b []byte) (FileEntry, error) {
+	var e FileEntry
+	var n int
+	if e.Size, n = binary.Varint(b); n <= 0 {
+		return e, errors.New("bad file entry")
+	}
+	b = b[n:]
+	if e.ModTime, n = binary.Varint(b); n <= 0 || len(b) < n+32 {
+		return e, errors.New("bad file entry")
+	}
+	b = b[n:]
+	copy(e.Digest[:], b)
+	b = b[32:]
+	l, n := binary.Uvarint(b)
+	if n <= 0 || uint64(len(b)-n) < l {
+		return e, errors.New("bad file entry")
+	}
+	e.Prefix = string(b[n : n+int(l)])
+	e.ID = string(b[n+int(l):])
+	return e, nil
+}
+
+// Files returns the generation's source-file table.
+func (s *Snapshot) Files() (map[string]FileEntry, error) {
+	files := make(map[string]FileEntry)
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketFiles).ForEach(func(k, v []byte) error {
+			e, err := unmarshalFileEntry(v)
+			if err != nil {
+				return fmt.Errorf("files table %q: %w", k, err)
+			}
+			files[string(k)] = e
+			return nil
+		})
+	})
+	return files, err
+}
+
+// Lock takes the store's refresh lock, creating dir if needed. Only
+// refreshes take it; readers never do. It waits for a refresh in another
+// process to finish; wait is called once, before waiting, if it must.
+func Lock(dir string, wait func()) (unlock func() error, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if wait != nil {
+			wait()
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
+		}
+	}
+	return func() error {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		return errors.Join(err, f.Close())
+	}, nil
+}
+
+// Pending is a generation being built aside. Nothing reads it until
+// Publish renames it into place and swaps CURRENT. The caller holds Lock.
+type Pending struct {
+	dir  string
+	gen  uint64
+	path string
+	db   *bolt.DB
+}
+
+// Begin starts generation prev+1 (1 when prev is nil) in a folder no reader
+// knows of, starting from a copy of prev: its body file copied, its bleve
+// index cloned with the immutable segment files hard-linked. It first removes
+// what crashed or aborted refreshes left behind.
+func Begin(dir string, prev *Snapshot) (*Pending, error) {
+	_, tmps, err := generations(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tmps {
+		if err := os.RemoveAll(filepath.Join(dir, genDir, t)); err != nil {
+			return nil, err
+		}
+	}
+	gen := uint64(1)
+	if prev != nil {
+		gen = prev.gen + 1
+	}
+	// A generation folder may exist past CURRENT if a crash hit between its
+	// rename and the swap of CURRENT; it was never current, so build anew.
+	if err := os.RemoveAll(genPath(dir, gen)); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, genDir), 0o755); err != nil {
+		return nil, err
+	}
+	path, err := os.MkdirTemp(filepath.Join(dir, genDir), strconv.FormatUint(gen, 10)+tmpMarker)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pending{dir: dir, gen: gen, path: path}
+	if err := p.seed(prev); err != nil {
+		os.RemoveAll(path)
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Pending) seed(prev *Snapshot) error {
+	if prev != nil {
+		from := genPath(prev.dir, prev.gen)
+		if err := copyFile(filepath.Join(from, bodyFile), filepath.Join(p.path, bodyFile)); err != nil {
+			return err
+		}
+		isSegment := func(name string) bool { return strings.HasSuffix(name, ".zap") }
+		if err := cloneTree(filepath.Join(from, fulltextDir), filepath.Join(p.path, fulltextDir), isSegment); err != nil {
+			return err
+		}
+	}
+	db, err := bolt.Open(filepath.Join(p.path, bodyFile), 0o644, &bolt.Options{NoSync: true, NoFreelistSync: true})
+	if err != nil {
+		return err
+	}
+	p.db = db
+	return db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketMeta, bucketDocs, bucketBodies, bucketFiles} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		m := tx.Bucket(bucketMeta)
+		if err := m.Put(keyFormat, []byte(strconv.Itoa(FormatVersion))); err != nil {
+			return err
+		}
+		return m.Put(keyGeneration, []byte(strconv.FormatUint(p.gen, 10)))
+	})
+}
+
+// Generation is the number the pending generation will publish as.
+func (p *Pending) Generation() uint64 { return p.gen }
+
+// FullTextPath is where the pending generation's bleve index lives; it
+// holds a clone of the previous one, or nothing on the first generation.
+func (p *Pending) FullTextPath() string { return filepath.Join(p.path, fulltextDir) }
+
+// Change is one batch of edits to the body file.
+type Change struct {
+	Delete  []string              // document ids to remove
+	Put     []PutDoc              // documents to add or replace
+	Files   map[string]*FileEntry // files-table edits: nil removes the key
+	Sources []Source              // when non-nil, replaces the recorded sources
+}
+
+// PutDoc is one document to store.
+type PutDoc struct {
+	Record docir.Record
+	Body   []byte
+}
+
+// Apply writes c in one transaction.
+func (p *Pending) Apply(c Change) error {
+	return p.db.Update(func(tx *bolt.Tx) error {
+		docs, bodies, files := tx.Bucket(bucketDocs), tx.Bucket(bucketBodies), tx.Bucket(bucketFiles)
+		for _, id := range c.Delete {
+			if err := errors.Join(docs.Delete([]byte(id)), bodies.Delete([]byte(id))); err != nil {
+				return err
+			}
+		}
+		for _, d := range c.Put {
+			v, err := json.Marshal(d.Record)
+			if err != nil {
+				return fmt.Errorf("encode %s: %w", d.Record.ID, err)
+			}
+			if err := errors.Join(docs.Put([]byte(d.Record.ID), v), bodies.Put([]byte(d.Record.ID), d.Body)); err != nil {
+				return err
+			}
+		}
+		for k, e := range c.Files {
+			var err error
+			if e == nil {
+				err = files.Delete([]byte(k))
+			} else {
+				err = files.Put([]byte(k), e.marshal())
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if c.Sources != nil {
+			v, err := json.Marshal(c.Sources)
+			if err != nil {
+				return err
+			}
+			return tx.Bucket(bucketMeta).Put(keySources, v)
+		}
+		return nil
+	})
+}
+
+// Publish makes the pending generation current: it syncs every file, renames
+// the folder into place, swaps CURRENT, and prunes generations older than
+// the newest retain ones. Any failure before the swap leaves the previous
+// generation current.
+func (p *Pending) Publish(retain int) error {
+	if err := p.db.Sync(); err != nil {
+		return p.fail(err)
+	}
+	if err := p.db.Close(); err != nil {
+		return p.fail(err)
+	}
+	p.db = nil
+	if err := syncTree(p.path); err != nil {
+		return p.fail(err)
+	}
+	final := genPath(p.dir, p.gen)
+	if err := os.Rename(p.path, final); err != nil {
+		return p.fail(err)
+	}
+	if err := syncDir(filepath.Join(p.dir, genDir)); err != nil {
+		return err
+	}
+	if err := writeCurrent(p.dir, p.gen); err != nil {
+		return err
+	}
+	return prune(p.dir, retain)
+}
+
+// Abort discards the pending generation.
+func (p *Pending) Abort() error {
+	var err error
+	if p.db != nil {
+		err = p.db.Close()
+		p.db = nil
+	}
+	return errors.Join(err, os.RemoveAll(p.path))
+}
+
+func (p *Pending) fail(err error) error {
+	return errors.Join(err, p.Abort())
+}
+
+// prune removes published generations but the newest retain (at least one).
+// A reader that still has a pruned generation open keeps reading it: its
+// files stay alive until it closes them.
+func prune(dir string, retain int) error {
+	gens, _, err := generations(dir)
+	if err != nil {
+		return err
+	}
+	retain = max(retain, 1)
+	var errs []error
+	for len(gens) > retain {
+		errs = append(errs, os.RemoveAll(genPath(dir, gens[0])))
+		gens = gens[1:]
+	}
+	return errors.Join(errs...)
+}
