@@ -39,6 +39,7 @@ type Service struct {
 
 	mu   sync.Mutex
 	snap *store.Snapshot
+	ft   fullTextCache
 }
 
 // New returns a service over the store cfg names. It opens nothing yet.
@@ -50,11 +51,11 @@ func New(cfg Config) *Service {
 func (s *Service) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.snap == nil {
-		return nil
+	err := s.ft.close()
+	if s.snap != nil {
+		err = errors.Join(err, s.snap.Close())
+		s.snap = nil
 	}
-	err := s.snap.Close()
-	s.snap = nil
 	return err
 }
 
@@ -101,7 +102,7 @@ func (s *Service) Refresh(ctx context.Context) (docir.IndexSummary, error) {
 		return sum, err
 	}
 	if s.snap != nil && s.snap.Generation() != sum.Generation {
-		err = s.snap.Close()
+		err = errors.Join(s.ft.close(), s.snap.Close())
 		s.snap = nil
 	}
 	return sum, err

@@ -14,6 +14,7 @@
 package fulltext
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -159,3 +160,27 @@ func (x *Index) Count() (uint64, error) { return x.idx.DocCount() }
 
 // Close releases the index.
 func (x *Index) Close() error { return x.idx.Close() }
+
+// Match is one passage a search found.
+type Match struct {
+	ID    string
+	Score float64
+}
+
+// Search returns up to n passages matching text, best first, and how many
+// passages matched in all.
+func (x *Index) Search(ctx context.Context, text string, n int) ([]Match, uint64, error) {
+	q := bleve.NewMatchQuery(text)
+	q.SetField(FieldText)
+	q.Analyzer = AnalyzerName
+	req := bleve.NewSearchRequestOptions(q, n, 0, false)
+	res, err := x.idx.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]Match, len(res.Hits))
+	for i, h := range res.Hits {
+		out[i] = Match{ID: h.ID, Score: h.Score}
+	}
+	return out, res.Total, nil
+}

@@ -229,7 +229,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	if err != nil {
 		return sum, err
 	}
-	if err := write(ctx, pending, change, deletes, adds); err != nil {
+	if err := writeGeneration(ctx, pending, change, deletes, adds); err != nil {
 		return sum, errors.Join(err, pending.Abort())
 	}
 	if err := pending.Publish(opt.Retain); err != nil {
@@ -241,7 +241,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	return sum, nil
 }
 
-func write(ctx context.Context, p *store.Pending, c store.Change, deletes []string, adds []fulltext.Passage) error {
+func writeGeneration(ctx context.Context, p *store.Pending, c store.Change, deletes []string, adds []fulltext.Passage) error {
 	ft, err := openOrCreate(p.FullTextPath())
 	if err != nil {
 		return err

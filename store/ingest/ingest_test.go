@@ -1,0 +1,324 @@
+package ingest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store"
+	"github.com/docir/docir/store/fulltext"
+)
+
+func writeFile(t *testing.T, root, rel, content string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func refresh(t *testing.T, dir string, srcs ...store.Source) docir.IndexSummary {
+	t.Helper()
+	sum, err := Refresh(context.Background(), dir, srcs, Options{})
+	if err != nil {
+		t.Fatalf("Refresh: %v", err)
+	}
+	return sum
+}
+
+type counts struct{ Added, Changed, Removed, Unchanged, Documents int }
+
+func countsOf(s docir.IndexSummary) counts {
+	return counts{s.Added, s.Changed, s.Removed, s.Unchanged, s.Documents}
+}
+
+func ids(t *testing.T, dir string) []string {
+	t.Helper()
+	snap, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	var out []string
+	if err := snap.Records(func(r docir.Record) error { out = append(out, r.ID); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestIncremental(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "a.md", "# A\n\nalpha\n")
+	writeFile(t, src, "sub/b.md", "# B\n\nbravo\n")
+	writeFile(t, src, ".git/x.md", "# hidden folder, skipped\n")
+	s := store.Source{Path: src}
+
+	sum := refresh(t, dir, s)
+	if diff := cmp.Diff(counts{Added: 2, Documents: 2}, countsOf(sum)); diff != "" || sum.Generation != 1 || !sum.Published {
+		t.Fatalf("first refresh: %+v %s", sum, diff)
+	}
+
+	// Nothing changed: no new generation.
+	sum = refresh(t, dir, s)
+	if diff := cmp.Diff(counts{Unchanged: 2, Documents: 2}, countsOf(sum)); diff != "" || sum.Generation != 1 || sum.Published {
+		t.Fatalf("no-op refresh: %+v %s", sum, diff)
+	}
+
+	// Touched but same bytes: still nothing to publish.
+	future := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(src, "a.md"), future, future); err != nil {
+		t.Fatal(err)
+	}
+	sum = refresh(t, dir, s)
+	if sum.Published || sum.Unchanged != 2 {
+		t.Fatalf("touch refresh: %+v", sum)
+	}
+
+	// Change one, add one, remove one.
+	writeFile(t, src, "a.md", "# A\n\nalpha changed\n")
+	writeFile(t, src, "c.md", "# C\n")
+	if err := os.Remove(filepath.Join(src, "sub/b.md")); err != nil {
+		t.Fatal(err)
+	}
+	sum = refresh(t, dir, s)
+	if diff := cmp.Diff(counts{Added: 1, Changed: 1, Removed: 1, Documents: 2}, countsOf(sum)); diff != "" || sum.Generation != 2 {
+		t.Fatalf("change refresh: %+v %s", sum, diff)
+	}
+	if diff := cmp.Diff([]string{"a", "c"}, ids(t, dir)); diff != "" {
+		t.Fatal(diff)
+	}
+
+	// The index followed: b's passages left, a's new text is found.
+	snap, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	ft, err := fulltext.Open(snap.FullTextPath(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ft.Close()
+	for q, want := range map[string]int{"bravo": 0, "changed": 1} {
+		m, _, err := ft.Search(context.Background(), q, 10)
+		if err != nil || len(m) != want {
+			t.Errorf("search %q: %v %v, want %d hits", q, m, err, want)
+		}
+	}
+}
+
+func TestDuplicateIDPublishesNothing(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "a.md", "# A\n")
+	refresh(t, dir, store.Source{Path: src})
+	writeFile(t, src, "b.md", "---\nid: a\n---\n# B\n")
+	_, err := Refresh(context.Background(), dir, []store.Source{{Path: src}}, Options{})
+	if err == nil {
+		t.Fatal("want an error for two files claiming one id")
+	}
+	for _, want := range []string{`"a"`, filepath.Join(src, "a.md"), filepath.Join(src, "b.md")} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %s", err, want)
+		}
+	}
+	snap, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	if snap.Generation() != 1 {
+		t.Errorf("generation %d published after a failed refresh", snap.Generation())
+	}
+}
+
+func TestBadFilesWarnAndTheRestIndexes(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "good.md", "# Good\n")
+	writeFile(t, src, "binary.md", "# x\x00\x01\x02")
+	writeFile(t, src, "latin1.md", "# caf\xe9\n")
+	writeFile(t, src, "big.md", "# Big\n"+strings.Repeat("x", 2000))
+	writeFile(t, src, "space name.md", "# Spaced\n")
+	writeFile(t, src, "..md", "# dot\n")
+	writeFile(t, src, "badfm.md", "---\nid: [x\n---\n# Bad front matter\n")
+	writeFile(t, src, "badid.md", "---\nid: has space\n---\n# Bad id\n")
+	sum, err := Refresh(context.Background(), dir, []store.Source{{Path: src}}, Options{MaxFileBytes: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"badfm", "badid", "good", "space-name"}, ids(t, dir)); diff != "" {
+		t.Errorf("indexed ids (-want +got):\n%s", diff)
+	}
+	wantWarn := map[string]string{
+		"binary.md": "binary",
+		"latin1.md": "UTF-8",
+		"big.md":    "cap",
+		"..md":      "no valid id",
+		"badfm.md":  "YAML",
+		"badid.md":  "not a valid document id",
+	}
+	for file, frag := range wantWarn {
+		found := false
+		for _, w := range sum.Warnings {
+			if strings.Contains(w, filepath.Join(src, file)+":") && strings.Contains(w, frag) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no warning naming %s with %q in %q", file, frag, sum.Warnings)
+		}
+	}
+}
+
+func TestPrefixAndSeveralRoots(t *testing.T) {
+	a, b, dir := t.TempDir(), t.TempDir(), t.TempDir()
+	writeFile(t, a, "x.md", "# X\n")
+	writeFile(t, b, "x.md", "# X too\n")
+	refresh(t, dir, store.Source{Path: a}, store.Source{Path: b, Prefix: "team"})
+	if diff := cmp.Diff([]string{"team/x", "x"}, ids(t, dir)); diff != "" {
+		t.Fatal(diff)
+	}
+	// Changing a prefix re-ids the root's files.
+	sum := refresh(t, dir, store.Source{Path: a}, store.Source{Path: b, Prefix: "other/"})
+	if sum.Changed != 1 || !sum.Published {
+		t.Fatalf("prefix change: %+v", sum)
+	}
+	if diff := cmp.Diff([]string{"other/x", "x"}, ids(t, dir)); diff != "" {
+		t.Fatal(diff)
+	}
+	// Dropping a root removes its documents.
+	sum = refresh(t, dir, store.Source{Path: a})
+	if sum.Removed != 1 {
+		t.Fatalf("dropped root: %+v", sum)
+	}
+}
+
+// A reader holding a generation keeps reading it, whole, while refreshes
+// publish new ones and prune the old.
+func TestReaderNeverWaitsOnWriter(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "a.md", "# A\n\nversion one\n")
+	refresh(t, dir, store.Source{Path: src})
+	old, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	oldFT, err := fulltext.Open(old.FullTextPath(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer oldFT.Close()
+
+	unlock, err := store.Lock(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// While the refresh lock is held, a new reader opens and reads at once.
+	done := make(chan error, 1)
+	go func() {
+		s, err := store.Open(dir)
+		if err == nil {
+			_, _, _, err = s.Lookup("a")
+			s.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a reader waited on the refresh lock")
+	}
+	unlock()
+
+	for i := range 4 {
+		writeFile(t, src, "a.md", "# A\n\nversion "+strings.Repeat("x", i+2)+"\n")
+		refresh(t, dir, store.Source{Path: src})
+	}
+	_, body, ok, err := old.Lookup("a")
+	if err != nil || !ok || !strings.Contains(string(body), "version one") {
+		t.Fatalf("old snapshot read %q %v %v", body, ok, err)
+	}
+	if m, _, err := oldFT.Search(context.Background(), "one", 5); err != nil || len(m) != 1 {
+		t.Fatalf("old index search: %v %v", m, err)
+	}
+	gens, err := os.ReadDir(filepath.Join(dir, "gen"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gens) != DefaultRetain {
+		t.Errorf("%d generations kept, want %d", len(gens), DefaultRetain)
+	}
+}
+
+// A refresh that dies before publishing leaves the previous generation
+// current and whole, and the next refresh cleans up after it.
+func TestCrashLeavesPreviousGeneration(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "a.md", "# A\n")
+	refresh(t, dir, store.Source{Path: src})
+
+	prev, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := store.Begin(dir, prev)
+	prev.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Apply(store.Change{Delete: []string{"a"}}); err != nil {
+		t.Fatal(err)
+	}
+	// Crash: the pending generation is never published nor aborted. A
+	// generation folder renamed into place without CURRENT swapped is a
+	// crash too.
+	if err := os.MkdirAll(filepath.Join(dir, "gen", "2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a"}, ids(t, dir)); diff != "" {
+		t.Fatalf("after crash: %s", diff)
+	}
+	writeFile(t, src, "b.md", "# B\n")
+	sum := refresh(t, dir, store.Source{Path: src})
+	if sum.Generation != 2 || sum.Added != 1 {
+		t.Fatalf("refresh after crash: %+v", sum)
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "gen"))
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("leftover %s not cleaned", e.Name())
+		}
+	}
+	if diff := cmp.Diff([]string{"a", "b"}, ids(t, dir)); diff != "" {
+		t.Fatal(diff)
+	}
+}
+
+func TestUnknownFormatIsClearError(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "a.md", "# A\n")
+	refresh(t, dir, store.Source{Path: src})
+	if err := os.WriteFile(filepath.Join(dir, "CURRENT"), []byte(`{"format":99,"generation":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := store.Open(dir)
+	if docir.CodeOf(err) != docir.CodeStoreFormat || !strings.Contains(err.Error(), "format 99") {
+		t.Fatalf("err = %v", err)
+	}
+	_, err = Refresh(context.Background(), dir, []store.Source{{Path: src}}, Options{})
+	if docir.CodeOf(err) != docir.CodeStoreFormat {
+		t.Fatalf("refresh over an unknown format: %v", err)
+	}
+}
