@@ -15,11 +15,13 @@ type Reader interface {
 	Get(ctx context.Context, addrs []address.Address) (docir.GetResult, error)
 	// GetOne is a `doc_id` read: the document, or a not_found error.
 	GetOne(ctx context.Context, a address.Address) (docir.Document, error)
+	// Search ranks documents for free text; hits never carry a body.
 	Search(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error)
-	Query(ctx context.Context, p docir.QueryParams) (docir.SearchResult, error)
-	Context(ctx context.Context, p docir.ContextParams) (docir.ContextResult, error)
+	// Status describes the store(s) behind the reader.
 	Status(ctx context.Context) (docir.Status, error)
 }
+
+var _ Reader = (*Service)(nil)
 
 // Get reads addrs from the local store.
 func (s *Service) Get(ctx context.Context, addrs []address.Address) (docir.GetResult, error) {

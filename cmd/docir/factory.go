@@ -60,6 +60,13 @@ func (f *Factory) Workspace() (*workspace.Service, error) {
 	return f.ws, nil
 }
 
+// Reader is what read commands (and serve) call: every deep and skeleton
+// read goes through it, so that federation can stand in front of the local
+// store without the commands knowing.
+func (f *Factory) Reader() (workspace.Reader, error) {
+	return f.Workspace()
+}
+
 func (f *Factory) ingestOptions(lc *loadedConfig) ingest.Options {
 	return ingest.Options{
 		MaxFileBytes: lc.MaxFileBytes,

@@ -15,16 +15,16 @@ import (
 
 // GetOptions is everything `docir get` needs.
 type GetOptions struct {
-	IO        *IOStreams
-	Workspace func() (*workspace.Service, error)
-	WantText  func() (bool, error)
+	IO       *IOStreams
+	Reader   func() (workspace.Reader, error)
+	WantText func() (bool, error)
 
 	Args  []string
 	Stdin bool // the one argument was "-"
 }
 
 func newCmdGet(f *Factory, runF func(context.Context, *GetOptions) error) *cobra.Command {
-	opts := &GetOptions{IO: f.IO, Workspace: f.Workspace, WantText: f.wantText}
+	opts := &GetOptions{IO: f.IO, Reader: f.Reader, WantText: f.wantText}
 	cmd := &cobra.Command{
 		Use:   "get ADDR... | get -",
 		Short: "Deep read: documents or sections by address, in one unit of work",
@@ -65,25 +65,28 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 	if err != nil {
 		return err
 	}
-	ws, err := opts.Workspace()
-	if err != nil {
-		return err
-	}
-	res, err := ws.Resolve(ctx, addrs)
+	r, err := opts.Reader()
 	if err != nil {
 		return err
 	}
 	// One typed address asks with doc_id; several, or stdin, with doc_ids.
 	if len(addrs) == 1 && !opts.Stdin {
-		if res[0].Document == nil {
-			return workspace.NotFound(addrs[0], res[0].Reason)
+		doc, err := r.GetOne(ctx, addrs[0])
+		if err != nil {
+			return err
 		}
 		if text {
-			return printDocumentText(opts.IO.Out, res[0].Document)
+			return printDocumentText(opts.IO.Out, &doc)
 		}
-		return printJSON(opts.IO.Out, res[0].Document)
+		return printJSON(opts.IO.Out, doc)
 	}
-	out := workspace.Assemble(addrs, res)
+	out, err := r.Get(ctx, addrs)
+	if err != nil {
+		return err
+	}
+	for _, w := range out.Warnings {
+		fmt.Fprintln(opts.IO.ErrOut, "docir: warning: "+w)
+	}
 	if text {
 		return printGetText(opts.IO.Out, out)
 	}

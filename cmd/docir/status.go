@@ -13,13 +13,13 @@ import (
 
 // StatusOptions is everything `docir status` needs.
 type StatusOptions struct {
-	IO        *IOStreams
-	Workspace func() (*workspace.Service, error)
-	WantText  func() (bool, error)
+	IO       *IOStreams
+	Reader   func() (workspace.Reader, error)
+	WantText func() (bool, error)
 }
 
 func newCmdStatus(f *Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
-	opts := &StatusOptions{IO: f.IO, Workspace: f.Workspace, WantText: f.wantText}
+	opts := &StatusOptions{IO: f.IO, Reader: f.Reader, WantText: f.wantText}
 	return &cobra.Command{
 		Use:   "status",
 		Short: "Show the store: generation, sources, document count",
@@ -38,11 +38,11 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 	if err != nil {
 		return err
 	}
-	ws, err := opts.Workspace()
+	r, err := opts.Reader()
 	if err != nil {
 		return err
 	}
-	st, err := ws.Status(ctx)
+	st, err := r.Status(ctx)
 	if err != nil {
 		return err
 	}
