@@ -201,10 +201,16 @@ type PutDoc struct {
 	Body   []byte
 }
 
+// fillPercent is how full bbolt packs a page before splitting it.
+const fillPercent = 0.9
+
 // Apply writes c in one transaction.
 func (p *Pending) Apply(c Change) error {
 	return p.db.Update(func(tx *bolt.Tx) error {
 		docs, bodies, files := tx.Bucket(bucketDocs), tx.Bucket(bucketBodies), tx.Bucket(bucketFiles)
+		// Refreshes mostly write keys in order (a walk is sorted): pack
+		// pages nearly full instead of bbolt's half-full default.
+		docs.FillPercent, bodies.FillPercent, files.FillPercent = fillPercent, fillPercent, fillPercent
 		for _, id := range c.Delete {
 			if err := errors.Join(docs.Delete([]byte(id)), bodies.Delete([]byte(id))); err != nil {
 				return err

@@ -1,0 +1,121 @@
+// Package corpustest finds the shared real corpora and evaluation sets
+// (../shared beside the repository, or $DOCIR_SHARED) and unpacks a corpus
+// into a temporary folder for a test or benchmark. When the shared folder
+// is absent, tests skip with a message saying so; CI always has it.
+//
+// It is imported only by tests, benchmarks and the bench command.
+package corpustest
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// Known corpora: tarball names under corpora/.
+const (
+	RustRFCs  = "rust-rfcs.tar.gz"  // unpacks to rfcs/
+	TLDRPages = "tldr-pages.tar.gz" // unpacks to tldr/pages*/
+)
+
+// SharedDir returns the shared folder: $DOCIR_SHARED, else the first
+// "shared" folder found beside the module root or above it.
+func SharedDir() (string, error) {
+	if d := os.Getenv("DOCIR_SHARED"); d != "" {
+		return d, nil
+	}
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "", errors.New("corpustest: cannot locate source")
+	}
+	// this file is <root>/docir/corpustest/corpustest.go
+	dir := filepath.Dir(filepath.Dir(filepath.Dir(file)))
+	for {
+		p := filepath.Join(filepath.Dir(dir), "shared")
+		if st, err := os.Stat(filepath.Join(p, "corpora")); err == nil && st.IsDir() {
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("corpustest: no shared folder (../shared with corpora/) found; set DOCIR_SHARED")
+		}
+		dir = parent
+	}
+}
+
+// Shared returns the shared folder or skips the test.
+func Shared(tb testing.TB) string {
+	tb.Helper()
+	d, err := SharedDir()
+	if err != nil {
+		tb.Skipf("skipping: needs the shared corpora: %v", err)
+	}
+	return d
+}
+
+// Unpack extracts the named corpus tarball into a new temporary folder of
+// tb's and returns that folder. Paths inside are kept as in the tarball.
+func Unpack(tb testing.TB, name string) string {
+	tb.Helper()
+	dst := tb.TempDir()
+	if err := UnpackTo(filepath.Join(Shared(tb), "corpora", name), dst); err != nil {
+		tb.Fatal(err)
+	}
+	return dst
+}
+
+// UnpackTo extracts the tarball at src into dst, refusing entries that would
+// land outside dst.
+func UnpackTo(src, dst string) error {
+	f, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", src, err)
+		}
+		target := filepath.Join(dst, filepath.FromSlash(h.Name))
+		if !strings.HasPrefix(target, filepath.Clean(dst)+string(filepath.Separator)) {
+			return fmt.Errorf("%s: entry %q escapes the folder", src, h.Name)
+		}
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				return err
+			}
+			out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(out, tr); err != nil {
+				out.Close()
+				return err
+			}
+			if err := out.Close(); err != nil {
+				return err
+			}
+		}
+	}
+}

@@ -1,0 +1,60 @@
+package docir
+
+import (
+	"github.com/docir/docir/address"
+)
+
+// Record is the IR of one document: everything docir knows about it except
+// its bytes, which the store keeps beside it.
+type Record struct {
+	ID     string         `json:"id"`
+	Title  string         `json:"title"`
+	Path   string         `json:"path"`             // relative to its source root, '/'-separated
+	Fields map[string]any `json:"fields,omitempty"` // front matter, as YAML decoded it
+	Size   int64          `json:"size"`             // bytes of the file
+	Digest string         `json:"digest"`           // hex sha256 of the file's bytes
+	// BodyStart is where the document's body starts in the file: 3 when the
+	// file begins with a UTF-8 byte-order mark, else 0. Front matter is part
+	// of the body.
+	BodyStart int `json:"body_start,omitempty"`
+	// MarkdownStart is where the markdown starts: past the front matter, if
+	// any, else BodyStart.
+	MarkdownStart int       `json:"markdown_start,omitempty"`
+	Sections      []Section `json:"sections"`
+}
+
+// Section is one heading of a document and the text it governs.
+//
+// Start..End is the section with its subsections: from the first byte of its
+// heading line to the first byte of the next heading of the same or a higher
+// level (or the end of the file). Start..OwnEnd is the part before its first
+// subsection. Offsets are into the file's bytes; lines are 1-based and EndLine
+// is the last line the section covers.
+type Section struct {
+	Slug    string `json:"slug"`
+	Heading string `json:"heading"`
+	Level   int    `json:"level"`
+	Start   int    `json:"start"`
+	OwnEnd  int    `json:"own_end"`
+	End     int    `json:"end"`
+	Line    int    `json:"line"`
+	EndLine int    `json:"end_line"`
+}
+
+// FindSection resolves the heading part of an address in r: a section whose
+// slug is exactly heading, else one whose slug is the slug of heading read as
+// heading text (so "Guide-level explanation" finds "guide-level-explanation").
+func (r *Record) FindSection(heading string) (Section, bool) {
+	for _, s := range r.Sections {
+		if s.Slug == heading {
+			return s, true
+		}
+	}
+	slug := address.Slug(heading)
+	for _, s := range r.Sections {
+		if s.Slug == slug {
+			return s, true
+		}
+	}
+	return Section{}, false
+}

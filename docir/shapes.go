@@ -1,0 +1,140 @@
+package docir
+
+// StoreLocal is the store name of the local store in every reply.
+const StoreLocal = "local"
+
+// Reasons an address is reported in GetResult.Missing.
+const (
+	ReasonNoDocument  = "no_document" // no document has that id
+	ReasonNoSection   = "no_section"  // the document exists, the heading does not
+	ReasonUnavailable = "unavailable" // a peer that might have it could not answer
+)
+
+// Document is the reply of a deep read: one document, or one section of it
+// with its subsections.
+type Document struct {
+	Address    string      `json:"address"` // as asked
+	ID         string      `json:"id"`
+	Title      string      `json:"title"`
+	Path       string      `json:"path"`
+	Store      string      `json:"store"`
+	Generation uint64      `json:"generation"`
+	Section    *SectionRef `json:"section,omitempty"`
+	Body       string      `json:"body"`
+}
+
+// SectionRef names the section a Document holds.
+type SectionRef struct {
+	Slug    string `json:"slug"`
+	Heading string `json:"heading"`
+	Level   int    `json:"level"`
+}
+
+// Missing is one address of a batch that did not resolve, and why.
+type Missing struct {
+	Address string `json:"address"`
+	Reason  string `json:"reason"`
+}
+
+// GetResult is the reply to a `doc_ids` read: the documents that resolved,
+// in request order, and the addresses that did not.
+type GetResult struct {
+	Documents []Document `json:"documents"`
+	Missing   []Missing  `json:"missing"`
+	Warnings  []string   `json:"warnings,omitempty"`
+}
+
+// Hit is one skeleton result. It has no body field, by construction.
+type Hit struct {
+	ID             string  `json:"id"`
+	Title          string  `json:"title"`
+	Path           string  `json:"path"`
+	Store          string  `json:"store"`
+	Score          float64 `json:"score"`
+	MatchedSection string  `json:"matched_section"` // an address `get` accepts as-is
+	Snippet        string  `json:"snippet,omitempty"`
+}
+
+// StoreStatus reports how one store answered a skeleton read.
+type StoreStatus struct {
+	Store  string `json:"store"`
+	Status string `json:"status"` // "ok" or "failed"
+	Error  string `json:"error,omitempty"`
+}
+
+// SearchResult is the reply of `search` and `query`.
+type SearchResult struct {
+	Query    string        `json:"query"`
+	Hits     []Hit         `json:"hits"`
+	Total    int           `json:"total"` // matches before the limit
+	Stores   []StoreStatus `json:"stores,omitempty"`
+	Warnings []string      `json:"warnings,omitempty"`
+}
+
+// OutlineEntry is one section of a document's outline in a context reply.
+type OutlineEntry struct {
+	Address string `json:"address"`
+	Heading string `json:"heading"`
+	Level   int    `json:"level"`
+	Tokens  int    `json:"tokens"`
+}
+
+// ContextHit is a Hit with the outline of its document.
+type ContextHit struct {
+	Hit
+	Tokens  int            `json:"tokens"` // estimated tokens of the whole document
+	Outline []OutlineEntry `json:"outline"`
+}
+
+// ContextResult is the reply of `context`: ranked documents with outlines,
+// and the ordered addresses to read next within the budget.
+type ContextResult struct {
+	Query      string        `json:"query"`
+	Budget     int           `json:"budget"`
+	Hits       []ContextHit  `json:"hits"`
+	Addresses  []string      `json:"addresses"`
+	Tokens     int           `json:"tokens"` // estimated tokens of what Addresses name
+	Stores     []StoreStatus `json:"stores,omitempty"`
+	Warnings   []string      `json:"warnings,omitempty"`
+	Generation uint64        `json:"generation"`
+}
+
+// IndexSummary is what a refresh of the local store did.
+type IndexSummary struct {
+	Added      int      `json:"added"`
+	Changed    int      `json:"changed"`
+	Removed    int      `json:"removed"`
+	Unchanged  int      `json:"unchanged"`
+	Documents  int      `json:"documents"`
+	Generation uint64   `json:"generation"`
+	Published  bool     `json:"published"` // false when nothing changed
+	Seconds    float64  `json:"seconds"`
+	Warnings   []string `json:"warnings"`
+}
+
+// SourceInfo is one source root of a store.
+type SourceInfo struct {
+	Path   string `json:"path"`
+	Prefix string `json:"prefix,omitempty"`
+}
+
+// Status is the reply of `status` and workspace/status.
+type Status struct {
+	Store      string       `json:"store"`      // the store folder
+	Format     int          `json:"format"`     // the store's format version
+	Generation uint64       `json:"generation"` // the current generation
+	Documents  int          `json:"documents"`
+	Sources    []SourceInfo `json:"sources"`
+	Peers      []PeerStatus `json:"peers,omitempty"`
+}
+
+// PeerStatus is one declared peer in a status reply, in declaration order.
+type PeerStatus struct {
+	Name       string `json:"name"`
+	Kind       string `json:"kind"` // "path" or "url"
+	Location   string `json:"location"`
+	Status     string `json:"status"` // "ok" or "failed"
+	Error      string `json:"error,omitempty"`
+	Generation uint64 `json:"generation,omitempty"`
+	Documents  int    `json:"documents,omitempty"`
+}
