@@ -17,6 +17,12 @@ type Reader interface {
 	GetOne(ctx context.Context, a address.Address) (docir.Document, error)
 	// Search ranks documents for free text; hits never carry a body.
 	Search(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error)
+	// Query filters documents by front matter and metadata; a bad
+	// expression is an invalid_query error. Hits never carry a body.
+	Query(ctx context.Context, p docir.QueryParams) (docir.SearchResult, error)
+	// Context ranks documents like Search, with each one's outline and the
+	// ordered addresses to read next within a token budget. No bodies.
+	Context(ctx context.Context, p docir.ContextParams) (docir.ContextResult, error)
 	// Status describes the store(s) behind the reader.
 	Status(ctx context.Context) (docir.Status, error)
 }

@@ -48,9 +48,55 @@ func (c *fullTextCache) close() error {
 	return err
 }
 
-// Search ranks documents for a free-text query: passages are scored by
-// bleve, and each document is represented by its best passage, which names
-// its matched_section.
+// passageHit is one passage of a ranked document: the section it is
+// ("" for the text before the first heading) and its score.
+type passageHit struct {
+	slug  string
+	score float64
+}
+
+// rankedDoc is one document of a ranking, with its matching passages best
+// first.
+type rankedDoc struct {
+	id       string
+	score    float64
+	passages []passageHit
+}
+
+// rank scores documents for a free-text query: passages are scored by the
+// index, and each document by its best passage.
+func (s *Service) rank(ctx context.Context, snap *store.Snapshot, q string, limit int) ([]rankedDoc, int, error) {
+	idx, err := s.ft.open(snap)
+	if err != nil {
+		return nil, 0, err
+	}
+	// Several passages of one document may rank high; ask for enough that
+	// limit distinct documents survive the grouping.
+	matches, _, err := idx.Search(ctx, q, limit*8)
+	if err != nil {
+		return nil, 0, err
+	}
+	var docs []rankedDoc
+	at := map[string]int{}
+	for _, m := range matches {
+		id, slug, _ := strings.Cut(m.ID, "#")
+		i, ok := at[id]
+		if !ok {
+			i = len(docs)
+			at[id] = i
+			docs = append(docs, rankedDoc{id: id, score: m.Score})
+		}
+		docs[i].passages = append(docs[i].passages, passageHit{slug: slug, score: m.Score})
+	}
+	total := len(docs)
+	if len(docs) > limit {
+		docs = docs[:limit]
+	}
+	return docs, total, nil
+}
+
+// Search ranks documents for a free-text query; each hit names the section
+// where the match is best.
 func (s *Service) Search(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error) {
 	q := strings.TrimSpace(p.Query)
 	if q == "" {
@@ -64,53 +110,46 @@ func (s *Service) Search(ctx context.Context, p docir.SearchParams) (docir.Searc
 	if err != nil {
 		return docir.SearchResult{}, err
 	}
-	idx, err := s.ft.open(snap)
+	docs, total, err := s.rank(ctx, snap, q, limit)
 	if err != nil {
 		return docir.SearchResult{}, err
 	}
-	// Several passages of one document may rank high; ask for enough that
-	// limit distinct documents survive the grouping.
-	matches, _, err := idx.Search(ctx, q, limit*8)
-	if err != nil {
-		return docir.SearchResult{}, err
-	}
-	res := docir.SearchResult{Query: q, Hits: []docir.Hit{}}
-	seen := map[string]bool{}
-	for _, m := range matches {
-		id, slug, _ := strings.Cut(m.ID, "#")
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		res.Total++
-		if len(res.Hits) == limit {
-			continue
-		}
-		rec, body, ok, err := snap.Lookup(id)
+	res := docir.SearchResult{Query: q, Hits: []docir.Hit{}, Total: total}
+	for _, d := range docs {
+		rec, body, ok, err := snap.Lookup(d.id)
 		if err != nil {
 			return docir.SearchResult{}, err
 		}
 		if !ok {
 			continue
 		}
-		hit := docir.Hit{ID: id, Title: rec.Title, Path: rec.Path, Store: docir.StoreLocal, Score: m.Score, MatchedSection: id}
-		from, to := rec.MarkdownStart, len(body)
-		if len(rec.Sections) > 0 {
-			to = rec.Sections[0].Start
-		}
-		if slug != "" {
-			hit.MatchedSection = id + "#" + slug
-			for _, sec := range rec.Sections {
-				if sec.Slug == slug {
-					from, to = sec.Start, sec.OwnEnd
-					break
-				}
-			}
-		}
-		hit.Snippet = Snippet(string(body[from:to]), q, SnippetMax)
-		res.Hits = append(res.Hits, hit)
+		res.Hits = append(res.Hits, hitOf(&rec, body, d, q))
 	}
 	return res, nil
+}
+
+// hitOf builds the skeleton hit of a ranked document: its best passage is
+// the matched section, and the snippet comes from that passage's own text.
+func hitOf(rec *docir.Record, body []byte, d rankedDoc, q string) docir.Hit {
+	hit := docir.Hit{ID: rec.ID, Title: rec.Title, Path: rec.Path, Store: docir.StoreLocal, Score: d.score, MatchedSection: rec.ID}
+	from, to := min(rec.MarkdownStart, len(body)), len(body)
+	if len(rec.Sections) > 0 {
+		to = rec.Sections[0].Start
+	}
+	if len(d.passages) > 0 && d.passages[0].slug != "" {
+		slug := d.passages[0].slug
+		hit.MatchedSection = rec.ID + "#" + slug
+		for _, sec := range rec.Sections {
+			if sec.Slug == slug {
+				from, to = sec.Start, sec.OwnEnd
+				break
+			}
+		}
+	}
+	if from <= to && to <= len(body) {
+		hit.Snippet = Snippet(string(body[from:to]), q, SnippetMax)
+	}
+	return hit
 }
 
 func checkLimit(n int) (int, error) {

@@ -1,0 +1,73 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/query"
+)
+
+// Query filters documents by front matter and metadata (see package query
+// for the expression language). Hits are skeletons like search's: the
+// matched_section is the document itself, the score is 1 (a filter matches
+// or not), and the snippet shows the fields the expression named. Without a
+// sort, hits come in id order.
+func (s *Service) Query(ctx context.Context, p docir.QueryParams) (docir.SearchResult, error) {
+	expr, sortField, desc, err := ParseQuery(p)
+	if err != nil {
+		return docir.SearchResult{}, err
+	}
+	limit, err := checkLimit(p.Limit)
+	if err != nil {
+		return docir.SearchResult{}, err
+	}
+	snap, err := s.Snapshot(ctx)
+	if err != nil {
+		return docir.SearchResult{}, err
+	}
+	var matched []*docir.Record
+	err = snap.Records(func(rec docir.Record) error {
+		if expr.Match(&rec) {
+			matched = append(matched, &rec)
+		}
+		return ctx.Err()
+	})
+	if err != nil {
+		return docir.SearchResult{}, err
+	}
+	if sortField != "" {
+		query.Sort(matched, sortField, desc)
+	}
+	res := docir.SearchResult{Query: expr.String(), Hits: []docir.Hit{}, Total: len(matched)}
+	for _, rec := range matched[:min(limit, len(matched))] {
+		res.Hits = append(res.Hits, docir.Hit{
+			ID:             rec.ID,
+			Title:          rec.Title,
+			Path:           rec.Path,
+			Store:          docir.StoreLocal,
+			Score:          1,
+			MatchedSection: rec.ID,
+			Snippet:        expr.Summary(rec, SnippetMax),
+		})
+	}
+	return res, nil
+}
+
+// ParseQuery parses the expression and sort of a query request. A bad one
+// is an invalid_query error naming the part at fault.
+func ParseQuery(p docir.QueryParams) (expr *query.Expr, sortField string, desc bool, err error) {
+	expr, err = query.Parse(strings.TrimSpace(p.Expr))
+	if err == nil && p.Sort != "" {
+		sortField, desc, err = query.ParseSort(p.Sort)
+	}
+	if err != nil {
+		var qe *query.Error
+		if errors.As(err, &qe) {
+			return nil, "", false, &docir.Error{Code: docir.CodeInvalidQuery, Message: err.Error(), Err: err}
+		}
+		return nil, "", false, err
+	}
+	return expr, sortField, desc, nil
+}
