@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/viper"
@@ -75,19 +76,25 @@ func (f *Factory) ingestOptions(lc *loadedConfig) ingest.Options {
 	}
 }
 
-// progress returns a progress callback that draws a bar on stderr when
-// stderr is a terminal, and nil (silence) otherwise.
-func (f *Factory) progress() func(done, total int) {
+// progress returns a progress callback that draws a bar per stage on
+// stderr when stderr is a terminal, and nil (silence) otherwise.
+func (f *Factory) progress() func(stage string, done, total int) {
 	if !isTerminal(f.IO.ErrOut) {
 		return nil
 	}
 	var bar *progressbar.ProgressBar
-	return func(done, total int) {
-		if bar == nil {
+	var current string
+	return func(stage string, done, total int) {
+		if bar == nil || stage != current {
+			if bar != nil {
+				_ = bar.Finish()
+			}
+			current = stage
 			bar = progressbar.NewOptions(total,
 				progressbar.OptionSetWriter(f.IO.ErrOut),
-				progressbar.OptionSetDescription("indexing"),
+				progressbar.OptionSetDescription(fmt.Sprintf("%-9s", stage)),
 				progressbar.OptionShowCount(),
+				progressbar.OptionThrottle(80*time.Millisecond),
 				progressbar.OptionClearOnFinish(),
 				progressbar.OptionSetWidth(30))
 		}

@@ -47,9 +47,10 @@ const DefaultRetain = 3
 type Options struct {
 	MaxFileBytes int64 // 0: DefaultMaxFileBytes
 	Retain       int   // 0: DefaultRetain
-	// Progress, when set, is called as files are read and parsed: done of
-	// total. It is called from one goroutine.
-	Progress func(done, total int)
+	// Progress, when set, is called as the refresh advances through its
+	// stages ("reading" files, then "indexing" passages): done of total. It
+	// is called from one goroutine.
+	Progress func(stage string, done, total int)
 	// Wait, when set, is called once if another refresh holds the store.
 	Wait func()
 }
@@ -230,7 +231,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	if err != nil {
 		return sum, err
 	}
-	if err := writeGeneration(ctx, pending, change, deletes, adds); err != nil {
+	if err := writeGeneration(ctx, pending, change, deletes, adds, opt.Progress); err != nil {
 		return sum, errors.Join(err, pending.Abort())
 	}
 	if err := pending.Publish(opt.Retain); err != nil {
@@ -242,14 +243,32 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	return sum, nil
 }
 
-func writeGeneration(ctx context.Context, p *store.Pending, c store.Change, deletes []string, adds []fulltext.Passage) error {
+func writeGeneration(ctx context.Context, p *store.Pending, c store.Change, deletes []string, adds []fulltext.Passage, progress func(string, int, int)) error {
 	ft, err := openOrCreate(p.FullTextPath())
 	if err != nil {
 		return err
 	}
-	if err := ft.Apply(deletes, adds); err != nil {
+	if err := ft.Apply(deletes, nil); err != nil {
 		ft.Close()
 		return err
+	}
+	// Index in slices of a few batches, so progress can be told and a
+	// cancelled refresh stops soon.
+	const slice = 4 * fulltext.BatchSize
+	for done := 0; done < len(adds); {
+		next := min(done+slice, len(adds))
+		if err := ft.Apply(nil, adds[done:next]); err != nil {
+			ft.Close()
+			return err
+		}
+		done = next
+		if progress != nil {
+			progress("indexing", done, len(adds))
+		}
+		if err := ctx.Err(); err != nil {
+			ft.Close()
+			return err
+		}
 	}
 	if err := ft.Close(); err != nil {
 		return err
@@ -454,7 +473,7 @@ func read(ctx context.Context, files []*file, opt Options) error {
 			return ctx.Err()
 		}
 		if opt.Progress != nil {
-			opt.Progress(n+1, len(todo))
+			opt.Progress("reading", n+1, len(todo))
 		}
 	}
 	wg.Wait()
