@@ -98,6 +98,7 @@ Addresses are <id> or <id>#<heading>, where the heading is a slug
 		newCmdIndex(f, nil),
 		newCmdGet(f, nil),
 		newCmdStatus(f, nil),
+		newCmdServe(f, nil),
 	)
 	return root
 }

@@ -1,0 +1,126 @@
+// Package mcp serves a session's engine to MCP hosts (`docir serve --mcp`)
+// with the official Go SDK (github.com/modelcontextprotocol/go-sdk). It is
+// a thin adapter: every tool hands its arguments, as sent, to the same
+// session.Engine method that NDJSON and HTTP call, and puts the engine's
+// result, unchanged, in structuredContent. So a tool's input is as closed
+// as the method's params, and its output is the JSON-RPC result shape.
+//
+// The SDK is confined to this package: nothing else imports it. Logs go to
+// the logger given (stderr in the binary), never to stdout, which carries
+// only frames.
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/workspace/session"
+)
+
+// Tool names.
+const (
+	ToolGet     = "get"
+	ToolSearch  = "search"
+	ToolQuery   = "query"
+	ToolContext = "context"
+	ToolStatus  = "status"
+	ToolRefresh = "refresh" // only when the host policy grants refresh
+)
+
+// instructions tell an agent how the tools fit together.
+const instructions = `docir reads a markdown corpus split into sections by heading.
+Find with search (free text), query (field filters such as kind:adr status:accepted) or context
+(ranked documents with outlines and the addresses to read next within a token budget); these never
+return bodies. Then read with get: doc_ids takes several addresses at once and reports the ones that
+did not resolve in "missing" beside the documents that did. An address is <id> or <id>#<heading>,
+exactly as the matched_section and addresses fields of the other tools give them.`
+
+// NewServer builds the MCP server over e. Each tool's input schema comes
+// from the method's params shape and its output schema from the result
+// shape, both in package docir.
+func NewServer(e *session.Engine, version string, log *slog.Logger) (*sdk.Server, error) {
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := sdk.NewServer(&sdk.Implementation{Name: "docir", Title: "docir", Version: version}, &sdk.ServerOptions{
+		Logger:       log,
+		Instructions: instructions,
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+	})
+	for _, t := range tools(e) {
+		in, err := inputSchema(t)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: input schema: %w", t.name, err)
+		}
+		out, err := t.output()
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: output schema: %w", t.name, err)
+		}
+		s.AddTool(&sdk.Tool{
+			Name:         t.name,
+			Title:        t.title,
+			Description:  t.description,
+			InputSchema:  in,
+			OutputSchema: out,
+			Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: t.readOnly, IdempotentHint: true, OpenWorldHint: new(false)},
+		}, handler(e, t.method))
+	}
+	return s, nil
+}
+
+// handler calls the engine's method with the arguments as sent.
+func handler(e *session.Engine, method string) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		result, werr := e.Call(ctx, method, req.Params.Arguments)
+		if werr == nil && 2*len(result)+4096 > session.MaxReplyBytes {
+			// The reply carries the result twice (structuredContent and
+			// its text copy for older clients).
+			werr = session.NewError(docir.CodeReplyTooLarge, "reply of about %d bytes is over the %d-byte bound; ask for fewer addresses or a lower limit", 2*len(result), session.MaxReplyBytes)
+		}
+		if werr != nil {
+			// A tool error, not a protocol error: the agent reads it and
+			// can correct its call. No structuredContent: clients check it
+			// against the output schema.
+			return &sdk.CallToolResult{
+				IsError: true,
+				Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("%s (%s, JSON-RPC %d)", werr.Message, werr.StableCode(), werr.Code)}},
+			}, nil
+		}
+		return &sdk.CallToolResult{
+			Content:           []sdk.Content{&sdk.TextContent{Text: string(result)}},
+			StructuredContent: result,
+		}, nil
+	}
+}
+
+// Serve runs one MCP session over r and w (stdin and stdout in the binary)
+// until r ends or ctx is done. On a done ctx the requests in hand finish
+// first. It returns nil on either.
+func Serve(ctx context.Context, e *session.Engine, version string, r io.Reader, w io.Writer, log *slog.Logger) error {
+	s, err := NewServer(e, version, log)
+	if err != nil {
+		return err
+	}
+	ss, err := s.Connect(ctx, &lineTransport{r: r, w: w, log: log}, nil)
+	if err != nil {
+		return err
+	}
+	waitc := make(chan error, 1)
+	go func() { waitc <- ss.Wait() }()
+	select {
+	case err = <-waitc:
+	case <-ctx.Done():
+		err = ss.Close() // waits for the requests in hand
+		<-waitc
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, sdk.ErrConnectionClosed) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,133 @@
+package mcp
+
+import (
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/workspace/session"
+)
+
+// tool is one MCP tool: the engine method it calls and the Go shapes its
+// schemas are read from.
+type tool struct {
+	name, title, description string
+	method                   string
+	params                   reflect.Type // the method's params struct
+	output                   func() (*jsonschema.Schema, error)
+	readOnly                 bool
+	// describe documents the params' fields in the input schema.
+	describe map[string]string
+}
+
+// tools lists the session's tools: get, search, query, context and status,
+// and refresh when the host policy grants it.
+func tools(e *session.Engine) []tool {
+	ts := []tool{
+		{
+			name: ToolGet, title: "Read documents or sections", method: session.MethodGet, readOnly: true,
+			description: "Deep read by address (<id> or <id>#<heading>). doc_id reads one and returns the document " +
+				"(a miss is an error); doc_ids reads several in one call and returns {documents, missing}: " +
+				"the documents in request order, and each address that did not resolve with its reason " +
+				"(no_document, no_section, unavailable). A malformed address fails the call and nothing is read.",
+			params: reflect.TypeFor[docir.GetParams](),
+			output: func() (*jsonschema.Schema, error) {
+				doc, err := schemaFor[docir.Document]()
+				if err != nil {
+					return nil, err
+				}
+				res, err := schemaFor[docir.GetResult]()
+				if err != nil {
+					return nil, err
+				}
+				return &jsonschema.Schema{Type: "object", OneOf: []*jsonschema.Schema{doc, res},
+					Description: "doc_id: the document; doc_ids: {documents, missing}"}, nil
+			},
+			describe: map[string]string{
+				"doc_id":  "one address; the reply is the document itself",
+				"doc_ids": "several addresses (1 to 1000); the reply is {documents, missing}",
+			},
+		},
+		{
+			name: ToolSearch, title: "Search the corpus", method: session.MethodSearch, readOnly: true,
+			description: "Ranked free-text search. Each hit names the section that matched as an address " +
+				"(matched_section) that get accepts as-is; hits never carry a body.",
+			params: reflect.TypeFor[docir.SearchParams](),
+			output: schemaFor[docir.SearchResult],
+			describe: map[string]string{
+				"query": "free text",
+				"limit": "documents to return: 1 to 1000 (default 10)",
+			},
+		},
+		{
+			name: ToolQuery, title: "Filter documents by fields", method: session.MethodQuery, readOnly: true,
+			description: "Filter documents by front-matter fields and metadata (kind:adr status:accepted). " +
+				"Hits are skeletons, as in search.",
+			params: reflect.TypeFor[docir.QueryParams](),
+			output: schemaFor[docir.SearchResult],
+			describe: map[string]string{
+				"expr":  "field filters such as kind:adr status:accepted",
+				"limit": "documents to return: 1 to 1000 (default 10)",
+				"sort":  "a field to sort by; -field for descending",
+			},
+		},
+		{
+			name: ToolContext, title: "What to read next", method: session.MethodContext, readOnly: true,
+			description: "Ranked documents with their outlines, and the ordered addresses to read next " +
+				"within a token budget; pass those addresses to get as doc_ids.",
+			params: reflect.TypeFor[docir.ContextParams](),
+			output: schemaFor[docir.ContextResult],
+			describe: map[string]string{
+				"query":  "free text",
+				"budget": "tokens to spend on the addresses to read next (default 4000)",
+				"limit":  "documents to rank: 1 to 1000 (default 10)",
+			},
+		},
+		{
+			name: ToolStatus, title: "Store status", method: session.MethodStatus, readOnly: true,
+			description: "The store: current generation, document count, sources and peers.",
+			params:      reflect.TypeFor[struct{}](),
+			output:      schemaFor[docir.Status],
+		},
+	}
+	if e.Has(session.MethodRefresh) {
+		ts = append(ts, tool{
+			name: ToolRefresh, title: "Refresh the store", method: session.MethodRefresh,
+			description: "Ingest changed source files into a new generation (granted by the host). " +
+				"Later reads see the new generation.",
+			params: reflect.TypeFor[struct{}](),
+			output: schemaFor[docir.IndexSummary],
+		})
+	}
+	return ts
+}
+
+// schemaFor derives the JSON schema of a wire shape.
+func schemaFor[T any]() (*jsonschema.Schema, error) {
+	return jsonschema.ForType(reflect.TypeFor[T](), &jsonschema.ForOptions{})
+}
+
+// inputSchema derives a tool's input schema from its method's params and
+// documents its fields. Like the params, it is closed.
+func inputSchema(t tool) (*jsonschema.Schema, error) {
+	s, err := jsonschema.ForType(t.params, &jsonschema.ForOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if s.Properties == nil {
+		s.Properties = map[string]*jsonschema.Schema{}
+	}
+	for name, p := range s.Properties {
+		p.Description = t.describe[name]
+	}
+	if t.method == session.MethodGet {
+		s.Properties["doc_ids"].MaxItems = new(docir.MaxBatch)
+	}
+	for _, name := range []string{"limit"} {
+		if p, ok := s.Properties[name]; ok {
+			p.Minimum, p.Maximum = new(float64(0)), new(float64(docir.MaxLimit))
+		}
+	}
+	return s, nil
+}

@@ -1,0 +1,170 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/workspace/session"
+)
+
+// lineTransport is an sdk.Transport over newline-delimited JSON, like the
+// SDK's StdioTransport, except that a bad line does not end the session
+// (upstream go-sdk issue #1209: its stdio reader stops at the first frame
+// it cannot decode). Frames are read with session's bounded LineReader, so
+// the bounds are those of the NDJSON transport:
+//
+//   - a line that is not JSON gets a -32700 reply with id null;
+//   - a JSON array (a batch) and a JSON value that is not a JSON-RPC
+//     message get a -32600 reply;
+//   - a line over session.MaxFrameBytes is skipped unread and gets a
+//     frame_too_large reply;
+//   - a reply over session.MaxReplyBytes is replaced by a reply_too_large
+//     error to the same id;
+//
+// and in every case the session goes on with the next line.
+type lineTransport struct {
+	r   io.Reader
+	w   io.Writer
+	log *slog.Logger
+}
+
+func (t *lineTransport) Connect(context.Context) (sdk.Connection, error) {
+	c := &lineConn{w: t.w, log: t.log, in: make(chan readResult), closed: make(chan struct{})}
+	if rc, ok := t.r.(io.Closer); ok {
+		c.rc = rc
+	}
+	go c.readLoop(t.r)
+	return c, nil
+}
+
+type readResult struct {
+	frame session.Frame
+	err   error
+}
+
+type lineConn struct {
+	w   io.Writer
+	rc  io.Closer // closed by Close, to unblock the read loop; may be nil
+	log *slog.Logger
+
+	in        chan readResult
+	closed    chan struct{}
+	closeOnce sync.Once
+
+	writeMu sync.Mutex
+}
+
+func (c *lineConn) readLoop(r io.Reader) {
+	lr := session.NewLineReader(r, session.MaxFrameBytes)
+	for {
+		f, err := lr.Next()
+		if f.Line != nil {
+			f.Line = bytes.Clone(f.Line)
+		}
+		select {
+		case c.in <- readResult{frame: f, err: err}:
+		case <-c.closed:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Read returns the next message the SDK can handle, answering the lines it
+// cannot itself.
+func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		var rr readResult
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-c.closed:
+			return nil, io.EOF
+		case rr = <-c.in:
+		}
+		if rr.err != nil {
+			return nil, rr.err
+		}
+		if rr.frame.TooLarge {
+			if err := c.writeLine(session.TooLargeFrame(rr.frame)); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		line := bytes.TrimSpace(rr.frame.Line)
+		if len(line) == 0 {
+			continue
+		}
+		msg, err := jsonrpc.DecodeMessage(line)
+		if err == nil {
+			return msg, nil
+		}
+		// Say what is wrong the way the NDJSON transport does; when our
+		// decoder finds the frame fine, report the SDK's complaint.
+		_, id, werr := session.DecodeRequest(line)
+		if werr == nil {
+			werr = session.NewError(docir.CodeInvalidRequest, "invalid request: %v", err)
+		}
+		if err := c.writeLine(session.ErrorLine(id, werr)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return err
+	}
+	if len(data) > session.MaxReplyBytes {
+		resp, ok := msg.(*jsonrpc.Response)
+		if !ok {
+			return errors.New("docir serve --mcp: an outbound request over the reply bound")
+		}
+		werr := session.NewError(docir.CodeReplyTooLarge, "reply of %d bytes is over the %d-byte bound; ask for fewer addresses or a lower limit", len(data), session.MaxReplyBytes)
+		data, err = jsonrpc.EncodeMessage(&jsonrpc.Response{ID: resp.ID, Error: sdkError(werr)})
+		if err != nil {
+			return err
+		}
+	}
+	return c.writeLine(data)
+}
+
+func sdkError(werr *session.WireError) *jsonrpc.Error {
+	data, _ := json.Marshal(werr.Data)
+	return &jsonrpc.Error{Code: int64(werr.Code), Message: werr.Message, Data: data}
+}
+
+func (c *lineConn) writeLine(line []byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_, err := c.w.Write(append(line, '\n'))
+	return err
+}
+
+func (c *lineConn) Close() error {
+	var err error
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		if c.rc != nil {
+			err = c.rc.Close()
+		}
+	})
+	return err
+}
+
+func (c *lineConn) SessionID() string { return "" }

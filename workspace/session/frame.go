@@ -1,0 +1,159 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+)
+
+// The bounds of a session, the same on every transport.
+const (
+	MaxFrameBytes = 64 << 10 // one inbound frame: a line without its ending, or an HTTP body
+	MaxReplyBytes = 1 << 20  // one outbound reply, without its line ending
+)
+
+// Frame is one line read by a LineReader.
+type Frame struct {
+	// Line is the line without its "\n" or "\r\n" ending. It is valid
+	// until the next call of Next. Nil when TooLarge.
+	Line []byte
+	// TooLarge reports a line over the bound. It was not buffered: Prefix
+	// holds its first bytes (at most the bound) and Size its length.
+	TooLarge bool
+	Prefix   []byte
+	Size     int64
+}
+
+// LineReader reads newline-delimited frames with a bound on each: a line
+// over the bound is skipped to its end without being held in memory, and
+// reported, so the stream goes on with the next line. Framing knows nothing
+// of JSON-RPC; the session decides what a frame means.
+type LineReader struct {
+	br  *bufio.Reader
+	max int
+}
+
+// NewLineReader reads lines of at most max bytes (without their ending)
+// from r.
+func NewLineReader(r io.Reader, max int) *LineReader {
+	// Room for a line of max bytes and its "\r\n".
+	return &LineReader{br: bufio.NewReaderSize(r, max+2), max: max}
+}
+
+// Next returns the next line. A last line without a newline is a line; at
+// the end of input Next returns io.EOF.
+func (lr *LineReader) Next() (Frame, error) {
+	line, err := lr.br.ReadSlice('\n')
+	switch {
+	case errors.Is(err, bufio.ErrBufferFull):
+		return lr.skip(line)
+	case errors.Is(err, io.EOF):
+		if len(line) == 0 {
+			return Frame{}, io.EOF
+		}
+	case err != nil:
+		return Frame{}, err
+	}
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	if len(line) > lr.max {
+		return Frame{TooLarge: true, Prefix: bytes.Clone(line[:lr.max]), Size: int64(len(line))}, nil
+	}
+	return Frame{Line: line}, nil
+}
+
+// skip discards the rest of a line that does not fit the buffer, counting
+// its bytes, and keeps only the first max bytes.
+func (lr *LineReader) skip(head []byte) (Frame, error) {
+	f := Frame{TooLarge: true, Prefix: bytes.Clone(head[:min(len(head), lr.max)]), Size: int64(len(head))}
+	last := head[len(head)-1]
+	for {
+		more, err := lr.br.ReadSlice('\n')
+		f.Size += int64(len(more))
+		switch {
+		case err == nil:
+			f.Size-- // the "\n"
+			if len(more) > 1 && more[len(more)-2] == '\r' || len(more) == 1 && last == '\r' {
+				f.Size--
+			}
+			return f, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			last = more[len(more)-1]
+		case errors.Is(err, io.EOF):
+			return f, nil // the next call reports the end
+		default:
+			return Frame{}, err
+		}
+	}
+}
+
+// PrefixID reads the id of a request from the first bytes of a frame that
+// was too large to read whole, so that the error can be addressed to it. It
+// returns nil when no top-level "id" member is complete within the prefix.
+func PrefixID(prefix []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return nil // the object ended
+		}
+		if key != "id" {
+			if !skipValue(dec) {
+				return nil
+			}
+			continue
+		}
+		val, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		// The value is whole only if something follows it within the
+		// prefix: a number cut by the prefix's end would read as shorter.
+		if _, err := dec.Token(); err != nil {
+			return nil
+		}
+		var out json.RawMessage
+		switch v := val.(type) {
+		case string, json.Number, nil:
+			out, err = json.Marshal(v)
+		default:
+			return nil
+		}
+		if err != nil {
+			return nil
+		}
+		return out
+	}
+}
+
+// skipValue reads one whole value off dec.
+func skipValue(dec *json.Decoder) bool {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				depth++
+			default:
+				depth--
+			}
+		}
+		if depth == 0 {
+			return true
+		}
+	}
+}

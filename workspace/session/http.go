@@ -1,0 +1,198 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/docir/docir/docir"
+)
+
+// RPCPath is the one path the HTTP transport serves.
+const RPCPath = "/rpc"
+
+// ShutdownGrace bounds how long a shutting-down HTTP server waits for the
+// requests in hand.
+const ShutdownGrace = 10 * time.Second
+
+// HTTPOptions configure the HTTP transport.
+type HTTPOptions struct {
+	// Token, when not empty, must come as "Authorization: Bearer <Token>"
+	// on every request. It is required on a non-loopback listener.
+	Token string
+	// Loopback says the listener is on a loopback address: requests must
+	// then name a loopback host (Host header), which keeps a web page that
+	// rebinds its DNS name to 127.0.0.1 from reaching the server.
+	Loopback bool
+}
+
+// HTTPHandler serves POST /rpc: one JSON-RPC frame per request body (at
+// most MaxFrameBytes), the reply as the response body. Replies, errors
+// included, are 200 application/json; a notification is 204. Transport
+// failures have their own statuses: 401 a missing or wrong token, 403 a
+// non-loopback Host on a loopback listener, 404 another path, 405 another
+// method, 413 a body over the bound (with a frame_too_large reply), 415 a
+// body that is not application/json.
+func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
+	var want [sha256.Size]byte
+	if opts.Token != "" {
+		want = sha256.Sum256([]byte(opts.Token))
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != RPCPath {
+			http.Error(w, "docir serve: the one endpoint is POST "+RPCPath, http.StatusNotFound)
+			return
+		}
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			http.Error(w, "docir serve: "+RPCPath+" takes POST", http.StatusMethodNotAllowed)
+			return
+		}
+		if opts.Token != "" {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			// Hashing first makes the comparison constant in time whatever
+			// the lengths.
+			sum := sha256.Sum256([]byte(got))
+			if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 || !ok {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="docir"`)
+				writeReply(w, http.StatusUnauthorized, ErrorLine(nil, NewError(docir.CodeUnauthorized, "missing or wrong bearer token")))
+				return
+			}
+		}
+		if opts.Loopback && !loopbackHost(r.Host) {
+			http.Error(w, fmt.Sprintf("docir serve: Host %q is not a loopback name", r.Host), http.StatusForbidden)
+			return
+		}
+		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+			http.Error(w, "docir serve: the body must be application/json (one JSON-RPC request)", http.StatusUnsupportedMediaType)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, MaxFrameBytes+1))
+		if err != nil {
+			http.Error(w, "docir serve: reading the body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		body = bytes.TrimSpace(body)
+		if len(body) > MaxFrameBytes {
+			size := int64(len(body))
+			if r.ContentLength > size {
+				size = r.ContentLength
+			}
+			f := Frame{TooLarge: true, Prefix: body[:MaxFrameBytes], Size: size}
+			w.Header().Set("Connection", "close") // the rest of the body is not read
+			writeReply(w, http.StatusRequestEntityTooLarge, TooLargeFrameHTTP(f))
+			return
+		}
+		reply := e.Handle(r.Context(), body)
+		if reply == nil {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		writeReply(w, http.StatusOK, reply)
+	})
+}
+
+// TooLargeFrameHTTP is TooLargeFrame for a body whose full size may be
+// unknown: it says "more than" when only the bound was read.
+func TooLargeFrameHTTP(f Frame) []byte {
+	if f.Size > MaxFrameBytes+1 {
+		return TooLargeFrame(f)
+	}
+	return ErrorLine(PrefixID(f.Prefix), NewError(docir.CodeFrameTooLarge, "frame of more than %d bytes is over the %d-byte bound; it was not read", MaxFrameBytes, MaxFrameBytes))
+}
+
+func writeReply(w http.ResponseWriter, status int, line []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(line, '\n'))
+}
+
+// loopbackHost reports whether a Host header names this machine by a
+// loopback name: localhost or a loopback IP, with any port.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// ListenAddr resolves the ADDR of --http: "HOST:PORT", ":PORT" or "PORT".
+// No host means 127.0.0.1: a server is on loopback unless asked otherwise.
+// loopback reports whether every address HOST names is a loopback one.
+func ListenAddr(addr string) (hostport string, loopback bool, err error) {
+	if addr == "" {
+		return "", false, errors.New("empty address; want HOST:PORT, :PORT or PORT")
+	}
+	if !strings.Contains(addr, ":") {
+		addr = ":" + addr
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", false, err
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return "", false, fmt.Errorf("port %q: %v", port, err)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	hostport = net.JoinHostPort(host, port)
+	if strings.EqualFold(host, "localhost") {
+		return hostport, true, nil
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		return hostport, ip.IsLoopback(), nil
+	}
+	ips, err := net.LookupIP(host)
+	if err != nil {
+		return "", false, err
+	}
+	for _, ip := range ips {
+		if !ip.IsLoopback() {
+			return hostport, false, nil
+		}
+	}
+	return hostport, len(ips) > 0, nil
+}
+
+// ServeHTTP serves the engine on ln until ctx is done, then shuts down:
+// no new connections, requests in hand finish (up to ShutdownGrace).
+func ServeHTTP(ctx context.Context, e *Engine, ln net.Listener, opts HTTPOptions) error {
+	srv := &http.Server{
+		Handler:           e.HTTPHandler(opts),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          nil,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownGrace)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}

@@ -1,0 +1,84 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// frameEvent is what the reading goroutine hands the serving loop.
+type frameEvent struct {
+	frame Frame
+	err   error
+}
+
+// Serve answers NDJSON frames from r on w: one request at a time, replies
+// in the order of the requests, no reply to a notification. A blank line is
+// skipped; a line that is not JSON gets a -32700 reply with id null; a line
+// over MaxFrameBytes is skipped unread and gets a frame_too_large reply; the
+// stream goes on after each.
+//
+// Serve returns nil at the end of r, and nil when ctx is done (SIGTERM): a
+// request in hand is finished and answered first, and nothing after it is
+// started. It returns an error only when w cannot be written.
+//
+// r is read ahead by one line in a goroutine so that a done ctx need not
+// wait for input; that goroutine ends when r ends or is closed.
+func Serve(ctx context.Context, e *Engine, r io.Reader, w io.Writer) error {
+	events := make(chan frameEvent)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		lr := NewLineReader(r, MaxFrameBytes)
+		for {
+			f, err := lr.Next()
+			if f.Line != nil {
+				f.Line = bytes.Clone(f.Line) // Next reuses its buffer
+			}
+			select {
+			case events <- frameEvent{frame: f, err: err}:
+			case <-done:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	// The request in hand runs to its end even once ctx is done.
+	work := context.WithoutCancel(ctx)
+	for {
+		if ctx.Err() != nil {
+			return nil
+		}
+		var ev frameEvent
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev = <-events:
+		}
+		if errors.Is(ev.err, io.EOF) {
+			return nil
+		}
+		if ev.err != nil {
+			return fmt.Errorf("reading frames: %w", ev.err)
+		}
+		var reply []byte
+		switch {
+		case ev.frame.TooLarge:
+			reply = TooLargeFrame(ev.frame)
+		case len(bytes.TrimSpace(ev.frame.Line)) == 0:
+			continue
+		default:
+			reply = e.Handle(work, ev.frame.Line)
+		}
+		if reply == nil {
+			continue
+		}
+		if _, err := w.Write(append(reply, '\n')); err != nil {
+			return fmt.Errorf("writing a reply: %w", err)
+		}
+	}
+}

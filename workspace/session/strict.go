@@ -1,0 +1,137 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/docir/docir/docir"
+)
+
+// objectMembers splits a JSON object into its members, each value compacted.
+// A member named twice is an error: encoding/json would silently keep the
+// last one, and a closed shape must not have two readings.
+func objectMembers(data []byte) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, errors.New("not a JSON object")
+	}
+	out := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		name := tok.(string) // object keys are always strings
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("member %q appears twice", name)
+		}
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, raw); err != nil {
+			return nil, err
+		}
+		out[name] = buf.Bytes()
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("data after the object")
+	}
+	return out, nil
+}
+
+// fieldNames lists the JSON names of a struct type's fields, cached.
+var fieldNames sync.Map // reflect.Type -> []string
+
+func jsonFields(t reflect.Type) []string {
+	if v, ok := fieldNames.Load(t); ok {
+		return v.([]string)
+	}
+	var names []string
+	for f := range t.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		names = append(names, name)
+	}
+	fieldNames.Store(t, names)
+	return names
+}
+
+// DecodeParams decodes a method's params into v, a pointer to a struct.
+// Params are closed: absent or null reads as {}; anything but an object, a
+// member v does not declare (names compare exactly, not case-insensitively),
+// a member given twice, or a value of the wrong type is an invalid_params
+// error naming the method and the member.
+func DecodeParams(method string, params json.RawMessage, v any) error {
+	if len(params) == 0 {
+		return nil
+	}
+	if params[0] != '{' {
+		return docir.Errorf(docir.CodeInvalidParams, "%s: params must be a JSON object, not %s", method, jsonKind(params[0]))
+	}
+	members, err := objectMembers(params)
+	if err != nil {
+		return docir.Errorf(docir.CodeInvalidParams, "%s: params: %v", method, err)
+	}
+	known := jsonFields(reflect.TypeOf(v).Elem())
+	for name := range members {
+		if !slices.Contains(known, name) {
+			want := "no params"
+			if len(known) > 0 {
+				want = "known: " + strings.Join(known, ", ")
+			}
+			return docir.Errorf(docir.CodeInvalidParams, "%s: unknown field %q in params (%s)", method, name, want)
+		}
+	}
+	if err := json.Unmarshal(params, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return docir.Errorf(docir.CodeInvalidParams, "%s: field %q: want %s, got a JSON %s", method, te.Field, typeName(te.Type), te.Value)
+		}
+		return docir.Errorf(docir.CodeInvalidParams, "%s: params: %v", method, err)
+	}
+	return nil
+}
+
+func typeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64, reflect.Uint32:
+		return "an integer"
+	case reflect.Float64, reflect.Float32:
+		return "a number"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice, reflect.Array:
+		return "an array of " + strings.TrimPrefix(strings.TrimPrefix(typeName(t.Elem()), "a "), "an ") + "s"
+	case reflect.Pointer:
+		return typeName(t.Elem())
+	default:
+		return "an object"
+	}
+}

@@ -1,0 +1,200 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/docir/docir/docir"
+)
+
+// Version is the only JSON-RPC version spoken.
+const Version = "2.0"
+
+// Request is one decoded inbound frame. ID is the id exactly as sent
+// (compacted), or nil for a notification.
+type Request struct {
+	ID     json.RawMessage
+	Method string
+	Params json.RawMessage // nil when absent or null
+}
+
+// IsNotification reports whether the request had no id member.
+func (r *Request) IsNotification() bool { return r.ID == nil }
+
+// Response is one outbound frame. Exactly one of Result and Error is set.
+type Response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *WireError      `json:"error,omitempty"`
+}
+
+// WireError is the error member of a reply: the JSON-RPC number, a message
+// for people, and docir's stable string code in data.code.
+type WireError struct {
+	Code    int        `json:"code"`
+	Message string     `json:"message"`
+	Data    *ErrorData `json:"data,omitempty"`
+}
+
+// ErrorData carries the stable code of a WireError.
+type ErrorData struct {
+	Code docir.Code `json:"code"`
+}
+
+func (e *WireError) Error() string { return e.Message }
+
+// StableCode is the docir code the error carries.
+func (e *WireError) StableCode() docir.Code {
+	if e.Data == nil {
+		return ""
+	}
+	return e.Data.Code
+}
+
+// Is reports whether target is a *WireError with the same number and
+// stable code, so errors.Is compares codes, not messages.
+func (e *WireError) Is(target error) bool {
+	t, ok := target.(*WireError)
+	return ok && t.Code == e.Code && t.StableCode() == e.StableCode()
+}
+
+// NewError builds a WireError for a code, with the number RPCNumber picks.
+func NewError(code docir.Code, format string, args ...any) *WireError {
+	return &WireError{Code: docir.RPCNumber(code), Message: fmt.Sprintf(format, args...), Data: &ErrorData{Code: code}}
+}
+
+// ToWire turns any error into a WireError: a WireError stays as it is; any
+// other error takes its number from its docir code (internal when it has
+// none) and keeps its message.
+func ToWire(err error) *WireError {
+	var we *WireError
+	if errors.As(err, &we) {
+		return we
+	}
+	code := docir.CodeOf(err)
+	return &WireError{Code: docir.RPCNumber(code), Message: err.Error(), Data: &ErrorData{Code: code}}
+}
+
+var nullID = json.RawMessage("null")
+
+// DecodeRequest reads one frame (a line without its line ending, or an HTTP
+// body). It returns the request, or the error to reply with and the id to
+// reply to (null when the id could not be read). The envelope is closed:
+// only jsonrpc, id, method and params, each once, spelled exactly.
+func DecodeRequest(frame []byte) (*Request, json.RawMessage, *WireError) {
+	frame = bytes.TrimSpace(frame)
+	if len(frame) == 0 {
+		return nil, nullID, NewError(docir.CodeInvalidRequest, "empty frame: want a JSON-RPC request object")
+	}
+	if !json.Valid(frame) {
+		return nil, nullID, NewError(docir.CodeParseError, "parse error: %s", syntaxError(frame))
+	}
+	switch frame[0] {
+	case '{':
+	case '[':
+		return nil, nullID, NewError(docir.CodeBatchUnsupported, "batch requests (JSON arrays) are not supported: send one request object per frame")
+	default:
+		return nil, nullID, NewError(docir.CodeInvalidRequest, "invalid request: a frame must be a JSON-RPC request object, not %s", jsonKind(frame[0]))
+	}
+	members, err := objectMembers(frame)
+	if err != nil {
+		return nil, nullID, NewError(docir.CodeInvalidRequest, "invalid request: %v", err)
+	}
+	// The id first, so that every later complaint can be addressed to it.
+	req := &Request{}
+	replyID := nullID
+	if raw, ok := members["id"]; ok {
+		switch raw[0] {
+		case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			req.ID, replyID = raw, raw
+		case 'n':
+			req.ID = nullID
+		default:
+			return nil, nullID, NewError(docir.CodeInvalidRequest, "invalid request: id must be a string, a number or null, not %s", jsonKind(raw[0]))
+		}
+	}
+	for name := range members {
+		switch name {
+		case "jsonrpc", "id", "method", "params":
+		default:
+			return nil, replyID, NewError(docir.CodeInvalidRequest, "invalid request: unknown member %q (a request has jsonrpc, id, method, params)", name)
+		}
+	}
+	var version string
+	if raw, ok := members["jsonrpc"]; !ok || json.Unmarshal(raw, &version) != nil || version != Version {
+		return nil, replyID, NewError(docir.CodeInvalidRequest, `invalid request: want "jsonrpc": "2.0"`)
+	}
+	raw, ok := members["method"]
+	if !ok || json.Unmarshal(raw, &req.Method) != nil || req.Method == "" {
+		return nil, replyID, NewError(docir.CodeInvalidRequest, "invalid request: want a method name (a non-empty string)")
+	}
+	if raw, ok := members["params"]; ok && string(raw) != "null" {
+		req.Params = raw
+	}
+	return req, replyID, nil
+}
+
+// EncodeResult marshals a result without escaping <, > and & (bodies are
+// markdown and must read as themselves).
+func EncodeResult(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// encodeResponse marshals a reply as one line without its line ending.
+func encodeResponse(r *Response) []byte {
+	r.JSONRPC = Version
+	if r.ID == nil {
+		r.ID = nullID
+	}
+	b, err := EncodeResult(r)
+	if err != nil {
+		// Every member is raw JSON we produced or a plain struct.
+		panic(fmt.Sprintf("session: encoding a reply: %v", err))
+	}
+	return b
+}
+
+// ErrorLine is the reply line for an error to id (null when nil).
+func ErrorLine(id json.RawMessage, e *WireError) []byte {
+	return encodeResponse(&Response{ID: id, Error: e})
+}
+
+func jsonKind(c byte) string {
+	switch c {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	default:
+		return "a number"
+	}
+}
+
+// syntaxError describes why frame is not JSON, with the byte offset.
+func syntaxError(frame []byte) string {
+	var v any
+	err := json.Unmarshal(frame, &v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%v (at byte %d)", se, se.Offset)
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return "not JSON"
+}
