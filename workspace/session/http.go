@@ -81,7 +81,7 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 			http.Error(w, "docir serve: reading the body: "+err.Error(), http.StatusBadRequest)
 			return
 		}
-		body = bytes.TrimSpace(body)
+		// The bound counts every byte, as a line's does in NDJSON.
 		if len(body) > MaxFrameBytes {
 			size := int64(len(body))
 			if r.ContentLength > size {
@@ -92,7 +92,7 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 			writeReply(w, http.StatusRequestEntityTooLarge, TooLargeFrameHTTP(f))
 			return
 		}
-		reply := e.Handle(r.Context(), body)
+		reply := e.Handle(r.Context(), bytes.TrimSpace(body))
 		if reply == nil {
 			w.WriteHeader(http.StatusNoContent)
 			return

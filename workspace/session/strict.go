@@ -110,11 +110,25 @@ func DecodeParams(method string, params json.RawMessage, v any) error {
 	if err := json.Unmarshal(params, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return docir.Errorf(docir.CodeInvalidParams, "%s: field %q: want %s, got a JSON %s", method, te.Field, typeName(te.Type), te.Value)
+			name, _, _ := strings.Cut(te.Field, ".")
+			if f, ok := fieldByJSONName(reflect.TypeOf(v).Elem(), name); ok && f.Type != te.Type && f.Type.Kind() == reflect.Slice {
+				return docir.Errorf(docir.CodeInvalidParams, "%s: field %q: want %s; an element is a JSON %s", method, name, typeName(f.Type), te.Value)
+			}
+			return docir.Errorf(docir.CodeInvalidParams, "%s: field %q: want %s, got a JSON %s", method, name, typeName(te.Type), te.Value)
 		}
 		return docir.Errorf(docir.CodeInvalidParams, "%s: params: %v", method, err)
 	}
 	return nil
+}
+
+func fieldByJSONName(t reflect.Type, name string) (reflect.StructField, bool) {
+	for f := range t.Fields() {
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if tag == name || tag == "" && f.Name == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
 }
 
 func typeName(t reflect.Type) string {

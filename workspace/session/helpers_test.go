@@ -1,0 +1,80 @@
+package session
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/docir/docir/store"
+	"github.com/docir/docir/workspace"
+)
+
+// corpusDir is the fixture corpus every session test reads.
+const corpusDir = "../../testdata/corpus"
+
+// testStore copies the fixture corpus (leaving out hidden folders such as a
+// .docir left by trying the README), adds extra files (path → content),
+// indexes it into a new store and returns the service over it and the
+// store folder.
+func testStore(tb testing.TB, extra map[string]string) (*workspace.Service, string) {
+	tb.Helper()
+	root := tb.TempDir()
+	src := filepath.Join(root, "corpus")
+	if err := copyTree(corpusDir, src); err != nil {
+		tb.Fatal(err)
+	}
+	dir := filepath.Join(root, "store")
+	ws := workspace.New(workspace.Config{Dir: dir, Sources: []store.Source{{Path: src}}})
+	tb.Cleanup(func() { ws.Close() })
+	if _, err := ws.Refresh(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	for name, content := range extra {
+		p := filepath.Join(src, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return ws, dir
+}
+
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".") && p != src {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+}
+
+// newTestEngine is an engine over a fresh fixture store with the given
+// policy (nil: default). It returns the folder holding the store ("store")
+// and its source ("corpus").
+func newTestEngine(tb testing.TB, p *Policy, extra map[string]string) (*Engine, string) {
+	tb.Helper()
+	ws, dir := testStore(tb, extra)
+	cfg := Config{Reader: ws, Policy: p, Version: "test"}
+	if p.Granted(GrantRefresh) {
+		cfg.Refresh = ws.Refresh
+	}
+	return New(cfg), filepath.Dir(dir)
+}
