@@ -8,11 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/viper"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/federation"
 	"github.com/docir/docir/store"
 )
 
@@ -28,6 +30,18 @@ type Config struct {
 	Sources      []SourceConfig `mapstructure:"sources"`
 	Retain       int            `mapstructure:"retain"`
 	MaxFileBytes int64          `mapstructure:"max_file_bytes"`
+	Peers        []PeerConfig   `mapstructure:"peers"`
+}
+
+// PeerConfig is one entry of `peers:`: another store folder (path) or a
+// `docir serve --http` endpoint (url, token_env, timeout). Order is
+// priority: local first, then the peers as listed.
+type PeerConfig struct {
+	Name     string `mapstructure:"name"`
+	Path     string `mapstructure:"path"`
+	URL      string `mapstructure:"url"`
+	TokenEnv string `mapstructure:"token_env"`
+	Timeout  string `mapstructure:"timeout"` // a Go duration: "5s", "1500ms"
 }
 
 // SourceConfig is one entry of `sources:`.
@@ -118,7 +132,43 @@ func (lc *loadedConfig) validate() error {
 	if lc.Retain < 0 || lc.MaxFileBytes < 0 {
 		return docir.Errorf(docir.CodeConfig, "config %s: retain and max_file_bytes must not be negative", orNone(lc.File))
 	}
+	if _, err := lc.FederationPeers(os.Getenv); err != nil {
+		return err
+	}
 	return nil
+}
+
+// FederationPeers are the configured peers as the federation engine takes
+// them: paths absolute, timeouts parsed, each token read from its
+// environment variable with getenv. A bad entry is a config error naming it.
+func (lc *loadedConfig) FederationPeers(getenv func(string) string) ([]federation.PeerConfig, error) {
+	out := make([]federation.PeerConfig, len(lc.Peers))
+	var badTimeout error
+	for i, p := range lc.Peers {
+		fp := federation.PeerConfig{Name: p.Name, URL: strings.TrimSpace(p.URL), TokenEnv: p.TokenEnv}
+		if strings.TrimSpace(p.Path) != "" {
+			fp.Path = lc.abs(p.Path)
+		}
+		if p.Timeout != "" {
+			d, err := time.ParseDuration(p.Timeout)
+			if (err != nil || d <= 0) && badTimeout == nil {
+				badTimeout = docir.Errorf(docir.CodeConfig, "config %s: peers[%d] (%s): timeout %q: want a duration such as 5s or 1500ms", orNone(lc.File), i, p.Name, p.Timeout)
+			}
+			fp.Timeout = max(d, 0)
+		}
+		if p.TokenEnv != "" {
+			fp.Token = getenv(p.TokenEnv)
+		}
+		out[i] = fp
+	}
+	// Names and shapes first, so that a timeout error can name its entry.
+	if err := federation.Check(out); err != nil {
+		return nil, docir.Errorf(docir.CodeConfig, "config %s: %v", orNone(lc.File), err)
+	}
+	if badTimeout != nil {
+		return nil, badTimeout
+	}
+	return out, nil
 }
 
 func (lc *loadedConfig) abs(p string) string {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/viper"
 	"golang.org/x/term"
 
+	"github.com/docir/docir/federation"
 	"github.com/docir/docir/store/ingest"
 	"github.com/docir/docir/workspace"
 )
@@ -23,6 +24,7 @@ type Factory struct {
 
 	config *loadedConfig
 	ws     *workspace.Service
+	fed    *federation.Reader
 }
 
 func newFactory(io *IOStreams) *Factory {
@@ -62,10 +64,25 @@ func (f *Factory) Workspace() (*workspace.Service, error) {
 }
 
 // Reader is what read commands (and serve) call: every deep and skeleton
-// read goes through it, so that federation can stand in front of the local
-// store without the commands knowing.
+// read goes through it. With peers configured it is the federation: local
+// first, then the peers in declaration order.
 func (f *Factory) Reader() (workspace.Reader, error) {
-	return f.Workspace()
+	ws, err := f.Workspace()
+	if err != nil || len(f.config.Peers) == 0 {
+		return ws, err
+	}
+	if f.fed == nil {
+		cfgs, err := f.config.FederationPeers(os.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		peers, err := federation.OpenPeers(cfgs)
+		if err != nil {
+			return nil, err
+		}
+		f.fed = federation.New(federation.Config{Local: ws, LocalDir: f.config.StoreDir(), Peers: peers})
+	}
+	return f.fed, nil
 }
 
 func (f *Factory) ingestOptions(lc *loadedConfig) ingest.Options {
@@ -107,6 +124,9 @@ func (f *Factory) progress() func(stage string, done, total int) {
 
 // Close releases what the factory opened.
 func (f *Factory) Close() {
+	if f.fed != nil {
+		_ = f.fed.Close()
+	}
 	if f.ws != nil {
 		_ = f.ws.Close()
 	}

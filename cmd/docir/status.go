@@ -22,7 +22,7 @@ func newCmdStatus(f *Factory, runF func(context.Context, *StatusOptions) error) 
 	opts := &StatusOptions{IO: f.IO, Reader: f.Reader, WantText: f.wantText}
 	return &cobra.Command{
 		Use:   "status",
-		Short: "Show the store: generation, sources, document count",
+		Short: "Show the store: generation, sources, document count, peers",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -61,6 +61,13 @@ func printStatusText(w io.Writer, st docir.Status) error {
 			fmt.Fprintf(w, "source      %s (prefix %s)\n", s.Path, s.Prefix)
 		} else {
 			fmt.Fprintf(w, "source      %s\n", s.Path)
+		}
+	}
+	for _, p := range st.Peers {
+		if p.Status == "ok" {
+			fmt.Fprintf(w, "peer        %s  %s %s  ok: generation %d, %d documents\n", p.Name, p.Kind, p.Location, p.Generation, p.Documents)
+		} else {
+			fmt.Fprintf(w, "peer        %s  %s %s  %s: %s\n", p.Name, p.Kind, p.Location, p.Status, p.Error)
 		}
 	}
 	return nil

@@ -1,0 +1,163 @@
+package federation
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/docir/docir/docir"
+)
+
+// DefaultTimeout bounds every call to a peer whose config names no timeout:
+// a deep read, a skeleton read or a status probe that takes longer fails
+// that peer (its addresses become `unavailable`) and the read goes on.
+const DefaultTimeout = 5 * time.Second
+
+// MaxTimeout is the longest timeout a peer may declare.
+const MaxTimeout = 10 * time.Minute
+
+// Peer kinds, as PeerStatus.Kind reports them.
+const (
+	KindPath = "path"
+	KindURL  = "url"
+)
+
+// PeerConfig is one entry of the config's `peers:` list, as the CLI read
+// it. Exactly one of Path and URL is set.
+type PeerConfig struct {
+	Name string
+	// Path is another docir store folder on disk, absolute; a folder that
+	// holds a `.docir` store is accepted too.
+	Path string
+	// URL is a `docir serve --http` endpoint: http(s)://host:port, with or
+	// without the /rpc path.
+	URL string
+	// TokenEnv names the environment variable the bearer token was read
+	// from; Token is its value, read by the caller ("" when unset). A peer
+	// with TokenEnv set and an empty Token is declared but cannot be asked:
+	// it fails as data on every read.
+	TokenEnv string
+	Token    string
+	// Timeout bounds each call to the peer; 0 means DefaultTimeout.
+	Timeout time.Duration
+}
+
+var (
+	nameRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	envVarRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// MaxNameLen is the longest peer name.
+const MaxNameLen = 64
+
+// Check validates a peer list as a whole: every entry well formed, names
+// unique (ignoring case) and none of them `local`. The error names the entry
+// (`peers[1] (team)`) and what is wrong with it, and has code config.
+func Check(peers []PeerConfig) error {
+	seen := map[string]int{}
+	for i, p := range peers {
+		if err := p.check(); err != nil {
+			return docir.Errorf(docir.CodeConfig, "%s: %v", entry(i, p.Name), err)
+		}
+		key := strings.ToLower(p.Name)
+		if j, dup := seen[key]; dup {
+			return docir.Errorf(docir.CodeConfig, "%s: name %q is already used by peers[%d]; peer names must be unique", entry(i, p.Name), p.Name, j)
+		}
+		seen[key] = i
+	}
+	return nil
+}
+
+func entry(i int, name string) string {
+	if name == "" {
+		return fmt.Sprintf("peers[%d]", i)
+	}
+	return fmt.Sprintf("peers[%d] (%s)", i, name)
+}
+
+func (p PeerConfig) check() error {
+	switch {
+	case p.Name == "":
+		return fmt.Errorf("no name")
+	case len(p.Name) > MaxNameLen:
+		return fmt.Errorf("name is longer than %d bytes", MaxNameLen)
+	case !nameRE.MatchString(p.Name):
+		return fmt.Errorf("name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", p.Name)
+	case strings.EqualFold(p.Name, docir.StoreLocal):
+		return fmt.Errorf("name %q is reserved for the local store", p.Name)
+	}
+	switch {
+	case p.Path == "" && p.URL == "":
+		return fmt.Errorf("needs either path (a store folder) or url (a docir serve --http endpoint)")
+	case p.Path != "" && p.URL != "":
+		return fmt.Errorf("has both path and url; a peer is one or the other")
+	}
+	if p.Timeout < 0 || p.Timeout > MaxTimeout {
+		return fmt.Errorf("timeout %s: want more than 0 and at most %s", p.Timeout, MaxTimeout)
+	}
+	if p.Path != "" {
+		if p.TokenEnv != "" {
+			return fmt.Errorf("token_env is for url peers; a path peer is read from disk")
+		}
+		return nil
+	}
+	if _, err := endpoint(p.URL); err != nil {
+		return err
+	}
+	if p.TokenEnv != "" && !envVarRE.MatchString(p.TokenEnv) {
+		return fmt.Errorf("token_env %q is not an environment variable name", p.TokenEnv)
+	}
+	return nil
+}
+
+// endpoint turns a peer's url into the URL docir posts JSON-RPC frames to:
+// the url itself when its path ends in /rpc, else the url with /rpc added.
+func endpoint(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("url %q: %v", raw, err)
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("url %q: want http:// or https://", raw)
+	case u.Host == "":
+		return nil, fmt.Errorf("url %q: no host", raw)
+	case u.User != nil:
+		return nil, fmt.Errorf("url %q: credentials in a url are refused; name an environment variable in token_env", redact(u))
+	case u.RawQuery != "" || u.Fragment != "":
+		return nil, fmt.Errorf("url %q: no query or fragment, please", raw)
+	}
+	if !strings.HasSuffix(u.Path, "/rpc") {
+		u.Path = strings.TrimSuffix(u.Path, "/") + "/rpc"
+	}
+	return u, nil
+}
+
+func redact(u *url.URL) string {
+	c := *u
+	c.User = nil
+	return c.String()
+}
+
+func (p PeerConfig) timeout() time.Duration {
+	if p.Timeout == 0 {
+		return DefaultTimeout
+	}
+	return p.Timeout
+}
+
+func (p PeerConfig) kind() string {
+	if p.Path != "" {
+		return KindPath
+	}
+	return KindURL
+}
+
+func (p PeerConfig) location() string {
+	if p.Path != "" {
+		return p.Path
+	}
+	return p.URL
+}

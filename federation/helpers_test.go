@@ -1,0 +1,227 @@
+package federation
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/docir/docir/address"
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store"
+	"github.com/docir/docir/store/ingest"
+	"github.com/docir/docir/workspace"
+)
+
+func TestMain(m *testing.M) {
+	// bleve starts its analysis workers once per process, at init.
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/blevesearch/bleve_index_api.AnalysisWorker"))
+}
+
+// makeStore writes files (name -> markdown) into a source folder and
+// indexes them into a real store; it returns the store folder.
+func makeStore(t testing.TB, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	src, dir := filepath.Join(root, "src"), filepath.Join(root, "store")
+	for name, text := range files {
+		p := filepath.Join(src, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ingest.Refresh(context.Background(), dir, []store.Source{{Path: src}}, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// openLocal opens a store as the local reader, closed at the end of t.
+func openLocal(t testing.TB, dir string) *workspace.Service {
+	t.Helper()
+	svc := workspace.New(workspace.Config{Dir: dir})
+	t.Cleanup(func() { svc.Close() })
+	return svc
+}
+
+// pathPeerOf is a real path peer of the store in dir.
+func pathPeerOf(t testing.TB, name, dir string) *Peer {
+	t.Helper()
+	peers, err := OpenPeers([]PeerConfig{{Name: name, Path: dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return peers[0]
+}
+
+// counting wraps a reader and records every call made to it.
+type counting struct {
+	workspace.Reader
+	mu    sync.Mutex
+	gets  [][]string // addresses of each Get call, as asked
+	ones  []string
+	other int
+}
+
+func (c *counting) Get(ctx context.Context, addrs []address.Address) (docir.GetResult, error) {
+	c.mu.Lock()
+	c.gets = append(c.gets, addrStrings(addrs))
+	c.mu.Unlock()
+	return c.Reader.Get(ctx, addrs)
+}
+
+func (c *counting) GetOne(ctx context.Context, a address.Address) (docir.Document, error) {
+	c.mu.Lock()
+	c.ones = append(c.ones, a.String())
+	c.mu.Unlock()
+	return c.Reader.GetOne(ctx, a)
+}
+
+func (c *counting) Search(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error) {
+	c.count()
+	return c.Reader.Search(ctx, p)
+}
+
+func (c *counting) Query(ctx context.Context, p docir.QueryParams) (docir.SearchResult, error) {
+	c.count()
+	return c.Reader.Query(ctx, p)
+}
+
+func (c *counting) Context(ctx context.Context, p docir.ContextParams) (docir.ContextResult, error) {
+	c.count()
+	return c.Reader.Context(ctx, p)
+}
+
+func (c *counting) Status(ctx context.Context) (docir.Status, error) {
+	c.count()
+	return c.Reader.Status(ctx)
+}
+
+func (c *counting) count() {
+	c.mu.Lock()
+	c.other++
+	c.mu.Unlock()
+}
+
+func (c *counting) calls() [][]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([][]string(nil), c.gets...)
+}
+
+// rpcServer is a JSON-RPC 2.0 over HTTP endpoint that speaks the
+// protocol of `docir serve --http` (POST /rpc, one frame per request) in
+// front of a reader, for the tests that need a peer to misbehave on
+// purpose or to check the client's frames. A non-empty token is required
+// as a bearer token.
+func rpcServer(r workspace.Reader, token string) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /rpc", func(w http.ResponseWriter, req *http.Request) {
+		if token != "" && req.Header.Get("Authorization") != "Bearer "+token {
+			http.Error(w, `{"error":"unauthorized"}`, http.StatusUnauthorized)
+			return
+		}
+		var in struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Method  string          `json:"method"`
+			Params  json.RawMessage `json:"params"`
+		}
+		if err := json.NewDecoder(req.Body).Decode(&in); err != nil || in.JSONRPC != "2.0" {
+			http.Error(w, "bad frame", http.StatusBadRequest)
+			return
+		}
+		result, err := dispatch(req.Context(), r, in.Method, in.Params)
+		out := map[string]any{"jsonrpc": "2.0", "id": in.ID}
+		if err != nil {
+			code := docir.CodeOf(err)
+			out["error"] = map[string]any{"code": docir.RPCNumber(code), "message": err.Error(), "data": map[string]any{"code": code}}
+		} else {
+			out["result"] = result
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(out)
+	})
+	return mux
+}
+
+func dispatch(ctx context.Context, r workspace.Reader, method string, params json.RawMessage) (any, error) {
+	decode := func(v any) error {
+		if err := json.Unmarshal(params, v); err != nil {
+			return docir.Errorf(docir.CodeInvalidParams, "params: %v", err)
+		}
+		return nil
+	}
+	switch method {
+	case "docir/get":
+		var p docir.GetParams
+		if err := decode(&p); err != nil {
+			return nil, err
+		}
+		if p.DocID != nil {
+			a, err := address.Parse(*p.DocID)
+			if err != nil {
+				return nil, err
+			}
+			return r.GetOne(ctx, a)
+		}
+		addrs, err := workspace.ParseAll(p.DocIDs)
+		if err != nil {
+			return nil, err
+		}
+		return r.Get(ctx, addrs)
+	case "docir/search":
+		var p docir.SearchParams
+		if err := decode(&p); err != nil {
+			return nil, err
+		}
+		return r.Search(ctx, p)
+	case "docir/query":
+		var p docir.QueryParams
+		if err := decode(&p); err != nil {
+			return nil, err
+		}
+		return r.Query(ctx, p)
+	case "docir/context":
+		var p docir.ContextParams
+		if err := decode(&p); err != nil {
+			return nil, err
+		}
+		return r.Context(ctx, p)
+	case "workspace/status":
+		return r.Status(ctx)
+	}
+	return nil, &docir.Error{Code: docir.CodeMethodNotFound, Message: "no method " + method, Err: errors.New(method)}
+}
+
+// docSummary is what the priority tests compare: who answered what.
+type docSummary struct {
+	Address, Store, Title string
+}
+
+func summarize(res docir.GetResult) (docs []docSummary, missing []docir.Missing) {
+	for _, d := range res.Documents {
+		docs = append(docs, docSummary{d.Address, d.Store, d.Title})
+	}
+	return docs, res.Missing
+}
+
+func mustParseAll(t testing.TB, raw ...string) []address.Address {
+	t.Helper()
+	addrs, err := workspace.ParseAll(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return addrs
+}
+
+func removeAll(dir string) error { return os.RemoveAll(dir) }

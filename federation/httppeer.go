@@ -1,0 +1,167 @@
+package federation
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sync/atomic"
+
+	"github.com/docir/docir/address"
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/workspace"
+	"github.com/docir/docir/workspace/session"
+)
+
+// MaxReply bounds the bytes read of one HTTP peer reply. `docir serve`
+// never sends a reply over 1 MiB; anything past this bound is garbage.
+const MaxReply = 8 << 20
+
+// httpPeer speaks JSON-RPC 2.0 to a `docir serve --http` endpoint: one
+// request frame per POST, one response frame in the reply body.
+type httpPeer struct {
+	url      string
+	token    string
+	tokenEnv string
+	client   *http.Client
+	nextID   atomic.Int64
+}
+
+var _ workspace.Reader = (*httpPeer)(nil)
+
+func newHTTPPeer(c PeerConfig) (*httpPeer, error) {
+	u, err := endpoint(c.URL)
+	if err != nil {
+		return nil, err
+	}
+	// A transport of its own, so closing the federation closes the
+	// peer's idle connections and leaves no goroutine behind.
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 4
+	return &httpPeer{url: u.String(), token: c.Token, tokenEnv: c.TokenEnv, client: &http.Client{Transport: tr}}, nil
+}
+
+func (h *httpPeer) closeIdle() { h.client.CloseIdleConnections() }
+
+// rpc posts one request and returns the raw result. The context bounds the
+// whole exchange, reading the reply included.
+func (h *httpPeer) rpc(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	id := h.nextID.Add(1)
+	frame, err := json.Marshal(rpcRequest{JSONRPC: session.Version, ID: id, Method: method, Params: params})
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, bytes.NewReader(frame))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	if h.token != "" {
+		req.Header.Set("Authorization", "Bearer "+h.token)
+	}
+	resp, err := h.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("unreachable: %w", unwrapURLError(err))
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxReply+1))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("reading the reply: %w", err)
+	}
+	if len(body) > MaxReply {
+		return nil, garbage("reply over %d bytes", MaxReply)
+	}
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		hint := "it wants a bearer token; set token_env"
+		if h.tokenEnv != "" {
+			hint = "check the token in $" + h.tokenEnv
+		}
+		return nil, fmt.Errorf("refused: HTTP %d (%s)", resp.StatusCode, hint)
+	case resp.StatusCode != http.StatusOK:
+		// A JSON-RPC error may ride on a non-200 status; say it if so.
+		if _, rerr := decodeResponse(body, id); rerr != nil && !errors.Is(rerr, errGarbage) {
+			return nil, fmt.Errorf("HTTP %d: %w", resp.StatusCode, rerr)
+		}
+		return nil, fmt.Errorf("HTTP %d: %q", resp.StatusCode, clip(string(body), 120))
+	}
+	return decodeResponse(body, id)
+}
+
+// unwrapURLError drops the "Post \"url\": " prefix net/http puts before
+// the cause; the warning names the peer already.
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Err != nil {
+		return ue.Err
+	}
+	return err
+}
+
+func addrStrings(addrs []address.Address) []string {
+	out := make([]string, len(addrs))
+	for i, a := range addrs {
+		out[i] = a.String()
+	}
+	return out
+}
+
+func (h *httpPeer) Get(ctx context.Context, addrs []address.Address) (docir.GetResult, error) {
+	raw, err := h.rpc(ctx, "docir/get", docir.GetParams{DocIDs: addrStrings(addrs)})
+	if err != nil {
+		return docir.GetResult{}, err
+	}
+	return decodeGetResult(raw)
+}
+
+func (h *httpPeer) GetOne(ctx context.Context, a address.Address) (docir.Document, error) {
+	s := a.String()
+	raw, err := h.rpc(ctx, "docir/get", docir.GetParams{DocID: &s})
+	if err != nil {
+		return docir.Document{}, err
+	}
+	return decodeDocument(raw)
+}
+
+func (h *httpPeer) Search(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error) {
+	raw, err := h.rpc(ctx, "docir/search", p)
+	if err != nil {
+		return docir.SearchResult{}, err
+	}
+	return decodeSearchResult(raw)
+}
+
+func (h *httpPeer) Query(ctx context.Context, p docir.QueryParams) (docir.SearchResult, error) {
+	raw, err := h.rpc(ctx, "docir/query", p)
+	if err != nil {
+		return docir.SearchResult{}, err
+	}
+	return decodeSearchResult(raw)
+}
+
+func (h *httpPeer) Context(ctx context.Context, p docir.ContextParams) (docir.ContextResult, error) {
+	raw, err := h.rpc(ctx, "docir/context", p)
+	if err != nil {
+		return docir.ContextResult{}, err
+	}
+	return decodeContextResult(raw)
+}
+
+func (h *httpPeer) Status(ctx context.Context) (docir.Status, error) {
+	raw, err := h.rpc(ctx, "workspace/status", struct{}{})
+	if err != nil {
+		return docir.Status{}, err
+	}
+	return decodeStatus(raw)
+}

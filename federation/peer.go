@@ -1,0 +1,203 @@
+package federation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/docir/docir/address"
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/workspace"
+)
+
+// Peer is one declared peer, ready to be asked.
+type Peer struct {
+	Name     string
+	Kind     string // KindPath or KindURL
+	Location string // the folder or the url, as configured
+	Timeout  time.Duration
+
+	r      workspace.Reader // what answers; nil when broken is set
+	broken error            // why the peer cannot be asked at all
+	close  func()
+}
+
+// OpenPeers turns checked peer configs into peers, in declaration order.
+// It opens nothing and dials nothing: a peer that is down at start-up is
+// found out, and reported as data, when a read asks it.
+func OpenPeers(cfgs []PeerConfig) ([]*Peer, error) {
+	if err := Check(cfgs); err != nil {
+		return nil, err
+	}
+	out := make([]*Peer, len(cfgs))
+	for i, c := range cfgs {
+		p := &Peer{Name: c.Name, Kind: c.kind(), Location: c.location(), Timeout: c.timeout()}
+		switch {
+		case c.Path != "":
+			p.r = &pathPeer{dir: c.Path}
+		case c.TokenEnv != "" && c.Token == "":
+			p.broken = fmt.Errorf("environment variable %s (its token_env) is not set", c.TokenEnv)
+		default:
+			hp, err := newHTTPPeer(c)
+			if err != nil {
+				return nil, docir.Errorf(docir.CodeConfig, "%s: %v", entry(i, c.Name), err)
+			}
+			p.r, p.close = hp, hp.closeIdle
+		}
+		out[i] = p
+	}
+	return out, nil
+}
+
+// NewPeer makes a peer of any reader: a federation, a test double, or a
+// store opened some other way. Timeout 0 means DefaultTimeout.
+func NewPeer(name, kind, location string, timeout time.Duration, r workspace.Reader) *Peer {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	return &Peer{Name: name, Kind: kind, Location: location, Timeout: timeout, r: r}
+}
+
+// PeerError is how a peer failed one call: the peer, and why.
+type PeerError struct {
+	Peer string
+	Err  error
+}
+
+func (e *PeerError) Error() string { return "peer " + e.Peer + ": " + e.Err.Error() }
+func (e *PeerError) Unwrap() error { return e.Err }
+
+// errTimeout is the cause of a peer call that ran out of its time.
+var errTimeout = errors.New("timed out")
+
+// call runs fn against the peer within the peer's timeout. It returns when
+// fn does or when the time is up, whichever is first: a peer that ignores
+// its context cannot hold the read past the timeout (its goroutine ends
+// when it returns; its answer is dropped). A cancelled parent context is
+// returned as is, so the caller can tell an interrupted read from a failed
+// peer.
+func call[T any](ctx context.Context, p *Peer, fn func(context.Context, workspace.Reader) (T, error)) (T, error) {
+	var zero T
+	if p.broken != nil {
+		return zero, &PeerError{Peer: p.Name, Err: p.broken}
+	}
+	cctx, cancel := context.WithTimeout(ctx, p.Timeout)
+	defer cancel()
+	type outcome struct {
+		v   T
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		v, err := fn(cctx, p.r)
+		done <- outcome{v, err}
+	}()
+	var o outcome
+	select {
+	case o = <-done:
+	case <-cctx.Done():
+		o.err = cctx.Err()
+	}
+	if err := ctx.Err(); err != nil {
+		return zero, err
+	}
+	if o.err != nil {
+		if errors.Is(o.err, context.DeadlineExceeded) || cctx.Err() != nil {
+			o.err = fmt.Errorf("%w after %s", errTimeout, p.Timeout)
+		}
+		return zero, &PeerError{Peer: p.Name, Err: o.err}
+	}
+	return o.v, nil
+}
+
+// pathPeer reads another store folder on disk. Every call opens the peer's
+// current generation afresh through a read-only service (AutoIndex off, no
+// sources: a peer is never indexed from here) and closes it after, so a
+// re-indexed peer is seen at once and a deleted one fails at once.
+type pathPeer struct {
+	dir string
+}
+
+var _ workspace.Reader = (*pathPeer)(nil)
+
+// with opens the peer's store for one call: the configured folder, or,
+// when that holds no store, the `.docir` store inside it (so a peer may name
+// another project's folder as well as its store folder).
+func (p *pathPeer) with(ctx context.Context, fn func(*workspace.Service) error) error {
+	info, err := os.Stat(p.dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return docir.Errorf(docir.CodeUnavailable, "folder %s does not exist", p.dir)
+	case err != nil:
+		return err
+	case !info.IsDir():
+		return docir.Errorf(docir.CodeUnavailable, "%s is not a folder", p.dir)
+	}
+	for _, dir := range []string{p.dir, filepath.Join(p.dir, ".docir")} {
+		svc := workspace.New(workspace.Config{Dir: dir})
+		_, err := svc.Snapshot(ctx)
+		if docir.CodeOf(err) == docir.CodeNoStore {
+			svc.Close()
+			continue
+		}
+		if err != nil {
+			svc.Close()
+			return err
+		}
+		err = fn(svc)
+		return errors.Join(err, svc.Close())
+	}
+	return docir.Errorf(docir.CodeUnavailable, "no docir store in %s (never indexed, or removed)", p.dir)
+}
+
+func (p *pathPeer) Get(ctx context.Context, addrs []address.Address) (res docir.GetResult, err error) {
+	err = p.with(ctx, func(s *workspace.Service) error {
+		res, err = s.Get(ctx, addrs)
+		return err
+	})
+	return res, err
+}
+
+func (p *pathPeer) GetOne(ctx context.Context, a address.Address) (doc docir.Document, err error) {
+	err = p.with(ctx, func(s *workspace.Service) error {
+		doc, err = s.GetOne(ctx, a)
+		return err
+	})
+	return doc, err
+}
+
+func (p *pathPeer) Search(ctx context.Context, q docir.SearchParams) (res docir.SearchResult, err error) {
+	err = p.with(ctx, func(s *workspace.Service) error {
+		res, err = s.Search(ctx, q)
+		return err
+	})
+	return res, err
+}
+
+func (p *pathPeer) Query(ctx context.Context, q docir.QueryParams) (res docir.SearchResult, err error) {
+	err = p.with(ctx, func(s *workspace.Service) error {
+		res, err = s.Query(ctx, q)
+		return err
+	})
+	return res, err
+}
+
+func (p *pathPeer) Context(ctx context.Context, q docir.ContextParams) (res docir.ContextResult, err error) {
+	err = p.with(ctx, func(s *workspace.Service) error {
+		res, err = s.Context(ctx, q)
+		return err
+	})
+	return res, err
+}
+
+func (p *pathPeer) Status(ctx context.Context) (st docir.Status, err error) {
+	err = p.with(ctx, func(s *workspace.Service) error {
+		st, err = s.Status(ctx)
+		return err
+	})
+	return st, err
+}

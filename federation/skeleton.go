@@ -1,0 +1,373 @@
+package federation
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/docir/docir/address"
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/query"
+	"github.com/docir/docir/workspace"
+)
+
+// RRFK is the k of reciprocal-rank fusion: a document ranked r (from 1) by
+// a store earns 1/(RRFK+r) from it, and its fused score is the sum over the
+// stores that ranked it. 60 is the constant of Cormack, Clarke and Büttcher
+// (SIGIR 2009): large enough that a store's first few ranks weigh about the
+// same, so that no store's scale of scores decides the merge.
+const RRFK = 60
+
+// slot is how one store answered a skeleton read.
+type slot[T any] struct {
+	store string
+	v     T
+	err   error
+}
+
+// askAll runs one skeleton read on every store at once, at most r.parallel
+// at a time, and returns each store's answer in store order: local first,
+// then the peers in declaration order. A peer's failure (or a reply that
+// check refuses) is data in its slot. A local failure is returned as the
+// error of the read, except a local store with nothing indexed and nothing
+// to index, which answers as an empty store.
+func askAll[T any](ctx context.Context, r *Reader,
+	ask func(context.Context, workspace.Reader) (T, error),
+	check func(T) error,
+	warns func(T) []string,
+) (out []slot[T], warnings []string, err error) {
+	out = make([]slot[T], 1+len(r.peers))
+	var g errgroup.Group
+	g.SetLimit(r.parallel)
+	g.Go(func() error {
+		v, err := ask(ctx, r.local)
+		out[0] = slot[T]{store: docir.StoreLocal, v: v, err: err}
+		return nil
+	})
+	for i, p := range r.peers {
+		g.Go(func() error {
+			v, err := call(ctx, p, ask)
+			if err == nil {
+				if cerr := check(v); cerr != nil {
+					err = &PeerError{Peer: p.Name, Err: cerr}
+				}
+			}
+			out[i+1] = slot[T]{store: p.Name, v: v, err: err}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	switch err := out[0].err; {
+	case docir.CodeOf(err) == docir.CodeNoStore:
+		out[0].err = nil
+	case err != nil:
+		return nil, nil, err
+	}
+	for i, s := range out {
+		switch {
+		case s.err != nil:
+			warnings = append(warnings, fmt.Sprintf("%v; its hits are left out", s.err))
+		case i > 0:
+			for _, w := range warns(s.v) {
+				warnings = append(warnings, fmt.Sprintf("peer %s reports: %s", s.store, clip(w, 500)))
+			}
+		}
+	}
+	return out, warnings, nil
+}
+
+// statuses reports how each store answered, in store order.
+func statuses[T any](all []slot[T]) []docir.StoreStatus {
+	out := make([]docir.StoreStatus, len(all))
+	for i, s := range all {
+		out[i] = docir.StoreStatus{Store: s.store, Status: StatusOK}
+		if s.err != nil {
+			out[i].Status, out[i].Error = StatusFailed, peerCause(s.err)
+		}
+	}
+	return out
+}
+
+// pick is one entry of a fused ranking: the nearest store that ranked the
+// key, where it ranked it there, and the fused score.
+type pick struct {
+	key   string
+	store int // index into the store lists
+	rank  int // index into that store's list
+	best  int // the best (lowest) rank any store gave the key
+	score float64
+}
+
+// rrf fuses rankings of keys by reciprocal-rank fusion, one pick per
+// distinct key, best first. lists[i] is store i's ranking (nil for a store
+// that failed); a key that several stores rank is one pick with the sum of
+// its scores, placed at the nearest of those stores. Ties keep store order,
+// then rank.
+func rrf(lists [][]string) []pick {
+	var order []*pick
+	byKey := map[string]*pick{}
+	for i, l := range lists {
+		for rank, key := range l {
+			p := byKey[key]
+			if p == nil {
+				p = &pick{key: key, store: i, rank: rank, best: rank}
+				byKey[key] = p
+				order = append(order, p)
+			}
+			p.best = min(p.best, rank)
+			p.score += 1 / float64(RRFK+rank+1)
+		}
+	}
+	sort.SliceStable(order, func(i, j int) bool { return order[i].score > order[j].score })
+	out := make([]pick, len(order))
+	for i, p := range order {
+		out[i] = *p
+	}
+	return out
+}
+
+// fusedTotal estimates the matches across stores: the sum of each store's
+// total, less the hits that fused into one.
+func fusedTotal(totals, returned []int, distinct int) int {
+	sum, got := 0, 0
+	for i := range totals {
+		sum += max(totals[i], returned[i])
+		got += returned[i]
+	}
+	return max(sum-(got-distinct), distinct)
+}
+
+// hitLists are the stores' rankings of document ids, with their totals and
+// how many hits each returned; nil for a store that failed.
+func hitLists(all []slot[docir.SearchResult]) (lists [][]string, totals, returned []int) {
+	lists = make([][]string, len(all))
+	totals, returned = make([]int, len(all)), make([]int, len(all))
+	for i, s := range all {
+		if s.err != nil {
+			continue
+		}
+		for _, h := range s.v.Hits {
+			lists[i] = append(lists[i], h.ID)
+		}
+		totals[i], returned[i] = s.v.Total, len(s.v.Hits)
+	}
+	return lists, totals, returned
+}
+
+// takeHits turns the first limit picks into hits: each shown as the
+// nearest store that ranked it has it, labelled with that store. With
+// fused, its score is the fused score (stores' own scores are not
+// comparable); else the store's own (a query's 1).
+func takeHits(all []slot[docir.SearchResult], picks []pick, limit int, fused bool) []docir.Hit {
+	hits := make([]docir.Hit, 0, min(limit, len(picks)))
+	for _, p := range picks[:min(limit, len(picks))] {
+		h := all[p.store].v.Hits[p.rank]
+		h.Store, h.Snippet = all[p.store].store, clip(h.Snippet, workspace.SnippetMax)
+		if fused {
+			h.Score = p.score
+		}
+		hits = append(hits, h)
+	}
+	return hits
+}
+
+func searchWarnings(r docir.SearchResult) []string { return r.Warnings }
+func searchCheck(r docir.SearchResult) error       { return checkHits(r.Hits) }
+
+// Search asks every store for the query at once and merges their rankings
+// by reciprocal-rank fusion; each hit names its store, and Stores says how
+// each store answered. A peer that failed is a warning, not an error. A
+// request the local store refuses (an empty query, a limit out of range)
+// is the caller's error.
+func (r *Reader) Search(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error) {
+	all, warnings, err := askAll(ctx, r,
+		func(ctx context.Context, s workspace.Reader) (docir.SearchResult, error) { return s.Search(ctx, p) },
+		searchCheck, searchWarnings)
+	if err != nil {
+		return docir.SearchResult{}, err
+	}
+	lists, totals, returned := hitLists(all)
+	picks := rrf(lists)
+	return docir.SearchResult{
+		Query:    strings.TrimSpace(p.Query),
+		Hits:     takeHits(all, picks, orDefault(p.Limit, docir.DefaultLimit), true),
+		Total:    fusedTotal(totals, returned, len(picks)),
+		Stores:   statuses(all),
+		Warnings: warnings,
+	}, nil
+}
+
+// orDefault is n, or def when n is 0 (the request shapes' "default").
+func orDefault(n, def int) int {
+	if n == 0 {
+		return def
+	}
+	return n
+}
+
+// Query asks every store for the expression at once. Query hits are not
+// ranked but ordered, so the merge keeps the order asked for: without a
+// sort, id order; sorted by id, title or path (which hits carry), that
+// order across stores; sorted by any other field, each store's list is in
+// that order and the merge takes them rank by rank (every store's first,
+// nearest store first, then every store's second, ...). A document several
+// stores match is one hit, shown as the nearest of them has it. A bad
+// expression is the caller's error before any store is asked; so is a
+// request the local store refuses.
+func (r *Reader) Query(ctx context.Context, p docir.QueryParams) (docir.SearchResult, error) {
+	expr, field, desc, err := workspace.ParseQuery(p)
+	if err != nil {
+		return docir.SearchResult{}, err
+	}
+	all, warnings, err := askAll(ctx, r,
+		func(ctx context.Context, s workspace.Reader) (docir.SearchResult, error) { return s.Query(ctx, p) },
+		searchCheck, searchWarnings)
+	if err != nil {
+		return docir.SearchResult{}, err
+	}
+	lists, totals, returned := hitLists(all)
+	picks := rrf(lists)
+	switch field {
+	case "":
+		sort.SliceStable(picks, func(i, j int) bool { return picks[i].key < picks[j].key })
+	case "id", "title", "path":
+		recs := make([]*docir.Record, len(picks))
+		at := make(map[*docir.Record]pick, len(picks))
+		for i, pk := range picks {
+			h := all[pk.store].v.Hits[pk.rank]
+			recs[i] = &docir.Record{ID: h.ID, Title: h.Title, Path: h.Path}
+			at[recs[i]] = pk
+		}
+		query.Sort(recs, field, desc)
+		for i, rec := range recs {
+			picks[i] = at[rec]
+		}
+	default:
+		sort.SliceStable(picks, func(i, j int) bool {
+			if picks[i].best != picks[j].best {
+				return picks[i].best < picks[j].best
+			}
+			return picks[i].store < picks[j].store
+		})
+	}
+	return docir.SearchResult{
+		Query:    expr.String(),
+		Hits:     takeHits(all, picks, orDefault(p.Limit, docir.DefaultLimit), false),
+		Total:    fusedTotal(totals, returned, len(picks)),
+		Stores:   statuses(all),
+		Warnings: warnings,
+	}, nil
+}
+
+// checkContext checks a store's context reply: its hits as checkHits does,
+// each outline entry and each address to read an address of a document
+// that was ranked.
+func checkContext(r docir.ContextResult) error {
+	ids := map[string]bool{}
+	for i, h := range r.Hits {
+		if err := checkHits([]docir.Hit{h.Hit}); err != nil {
+			return err
+		}
+		ids[h.ID] = true
+		for _, o := range h.Outline {
+			a, err := address.Parse(o.Address)
+			if err != nil || a.ID != h.ID || o.Tokens < 0 {
+				return garbage("hit %d: outline entry %q is not a section of %q", i, o.Address, h.ID)
+			}
+		}
+		if h.Tokens < 0 {
+			return garbage("hit %d: %d tokens", i, h.Tokens)
+		}
+	}
+	for _, s := range r.Addresses {
+		a, err := address.Parse(s)
+		if err != nil {
+			return garbage("addresses: %v", err)
+		}
+		if !ids[a.ID] {
+			return garbage("address %q names no ranked document", s)
+		}
+	}
+	return nil
+}
+
+// Context asks every store at once, fuses the ranked documents as Search
+// does, and plans one list of addresses to read within the budget: the
+// stores' own plans merged by reciprocal-rank fusion of their positions,
+// keeping only the addresses of a document from the store whose hit was
+// kept, each counted with its store's token estimate, skipping any that
+// would go over the budget. Generation is the local store's. A request the
+// local store refuses (empty query, limit or budget out of range) is the
+// caller's error.
+func (r *Reader) Context(ctx context.Context, p docir.ContextParams) (docir.ContextResult, error) {
+	all, warnings, err := askAll(ctx, r,
+		func(ctx context.Context, s workspace.Reader) (docir.ContextResult, error) { return s.Context(ctx, p) },
+		checkContext,
+		func(r docir.ContextResult) []string { return r.Warnings })
+	if err != nil {
+		return docir.ContextResult{}, err
+	}
+
+	lists := make([][]string, len(all))
+	for i, s := range all {
+		if s.err != nil {
+			continue
+		}
+		for _, h := range s.v.Hits {
+			lists[i] = append(lists[i], h.ID)
+		}
+	}
+	picks := rrf(lists)
+	picks = picks[:min(orDefault(p.Limit, docir.DefaultLimit), len(picks))]
+	budget := orDefault(p.Budget, docir.DefaultBudget)
+	res := docir.ContextResult{Query: strings.TrimSpace(p.Query), Budget: budget, Hits: []docir.ContextHit{}, Addresses: []string{},
+		Stores: statuses(all), Warnings: warnings, Generation: all[0].v.Generation}
+	owner := map[string]int{} // doc id -> the store whose hit was kept
+	for _, pk := range picks {
+		h := all[pk.store].v.Hits[pk.rank]
+		h.Store, h.Score, h.Snippet = all[pk.store].store, pk.score, clip(h.Snippet, workspace.SnippetMax)
+		res.Hits = append(res.Hits, h)
+		owner[h.ID] = pk.store
+	}
+
+	// Each store's plan, keeping only the documents it owns, with the
+	// tokens its own outline gives each address.
+	tokens := map[string]int{}
+	plans := make([][]string, len(all))
+	for i, s := range all {
+		if s.err != nil {
+			continue
+		}
+		est := map[string]int{}
+		for _, h := range s.v.Hits {
+			est[h.ID] = h.Tokens
+			for _, o := range h.Outline {
+				est[o.Address] = o.Tokens
+			}
+		}
+		for _, addr := range s.v.Addresses {
+			a, _ := address.Parse(addr) // checked by checkContext
+			t, known := est[addr]
+			if at, ok := owner[a.ID]; !ok || at != i || !known {
+				continue
+			}
+			plans[i] = append(plans[i], addr)
+			tokens[addr] = t
+		}
+	}
+	for _, pk := range rrf(plans) {
+		t := tokens[pk.key]
+		if res.Tokens+t > budget {
+			continue
+		}
+		res.Tokens += t
+		res.Addresses = append(res.Addresses, pk.key)
+	}
+	return res, nil
+}

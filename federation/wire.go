@@ -1,0 +1,255 @@
+package federation
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+
+	"github.com/docir/docir/address"
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/workspace/session"
+)
+
+// The replies of an HTTP peer are outside input. This file decodes them
+// (JSON-RPC 2.0 framing, then each method's result) and checks every reply
+// of every store against what was asked before the federation uses it.
+
+// errGarbage marks a reply that is not what a docir peer answers.
+var errGarbage = errors.New("answered garbage")
+
+func garbage(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errGarbage, fmt.Sprintf(format, args...))
+}
+
+// rpcRequest is one JSON-RPC 2.0 request frame.
+type rpcRequest struct {
+	JSONRPC string `json:"jsonrpc"` // session.Version
+	ID      int64  `json:"id"`
+	Method  string `json:"method"`
+	Params  any    `json:"params"`
+}
+
+// codeRE is what a stable code looks like; anything else from a peer is
+// not passed on as a code.
+var codeRE = regexp.MustCompile(`^[a-z][a-z_]{0,63}$`)
+
+// decodeResponse reads a JSON-RPC 2.0 response (session.Response, the
+// frame `docir serve` writes) to the request numbered id: the raw result,
+// or the peer's error as a *docir.Error carrying the code the peer gave (in
+// error.data.code). Anything else is garbage.
+func decodeResponse(body []byte, id int64) (json.RawMessage, error) {
+	var r session.Response
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, garbage("not a JSON-RPC response: %v", err)
+	}
+	if r.JSONRPC != session.Version {
+		return nil, garbage("jsonrpc is %q, want %q", r.JSONRPC, session.Version)
+	}
+	if got := string(bytes.TrimSpace(r.ID)); got != strconv.FormatInt(id, 10) {
+		return nil, garbage("reply id %s, want %d", orNull(got), id)
+	}
+	hasResult := len(r.Result) > 0 && string(r.Result) != "null"
+	switch {
+	case r.Error != nil && hasResult:
+		return nil, garbage("both result and error")
+	case r.Error != nil:
+		if r.Error.Code == 0 {
+			return nil, garbage("an error without a code")
+		}
+		code := docir.CodeUnavailable
+		if c := r.Error.StableCode(); codeRE.MatchString(string(c)) {
+			code = c
+		}
+		return nil, &docir.Error{Code: code, Message: fmt.Sprintf("answered error %d (%s): %s", r.Error.Code, code, clip(r.Error.Message, 300))}
+	case !hasResult:
+		return nil, garbage("neither result nor error")
+	}
+	return r.Result, nil
+}
+
+func orNull(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// clip shortens s to at most n bytes for an error message, on a rune
+// boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// wireGetResult is a GetResult as read: absent lists are told apart from
+// empty ones.
+type wireGetResult struct {
+	Documents *[]docir.Document `json:"documents"`
+	Missing   *[]docir.Missing  `json:"missing"`
+	Warnings  []string          `json:"warnings"`
+}
+
+func decodeGetResult(raw json.RawMessage) (docir.GetResult, error) {
+	var w wireGetResult
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return docir.GetResult{}, garbage("get result: %v", err)
+	}
+	if w.Documents == nil || w.Missing == nil {
+		return docir.GetResult{}, garbage("get result without documents or missing")
+	}
+	return docir.GetResult{Documents: *w.Documents, Missing: *w.Missing, Warnings: w.Warnings}, nil
+}
+
+func decodeDocument(raw json.RawMessage) (docir.Document, error) {
+	var d docir.Document
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return docir.Document{}, garbage("document: %v", err)
+	}
+	if d.ID == "" || d.Address == "" {
+		return docir.Document{}, garbage("document without id or address")
+	}
+	return d, nil
+}
+
+// wireSearchResult is a SearchResult as read.
+type wireSearchResult struct {
+	Query    string              `json:"query"`
+	Hits     *[]docir.Hit        `json:"hits"`
+	Total    int                 `json:"total"`
+	Stores   []docir.StoreStatus `json:"stores"`
+	Warnings []string            `json:"warnings"`
+}
+
+func decodeSearchResult(raw json.RawMessage) (docir.SearchResult, error) {
+	var w wireSearchResult
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return docir.SearchResult{}, garbage("search result: %v", err)
+	}
+	if w.Hits == nil {
+		return docir.SearchResult{}, garbage("search result without hits")
+	}
+	return docir.SearchResult{Query: w.Query, Hits: *w.Hits, Total: w.Total, Stores: w.Stores, Warnings: w.Warnings}, nil
+}
+
+// wireContextResult is a ContextResult as read.
+type wireContextResult struct {
+	Query      string              `json:"query"`
+	Budget     int                 `json:"budget"`
+	Hits       *[]docir.ContextHit `json:"hits"`
+	Addresses  *[]string           `json:"addresses"`
+	Tokens     int                 `json:"tokens"`
+	Warnings   []string            `json:"warnings"`
+	Generation uint64              `json:"generation"`
+}
+
+func decodeContextResult(raw json.RawMessage) (docir.ContextResult, error) {
+	var w wireContextResult
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return docir.ContextResult{}, garbage("context result: %v", err)
+	}
+	if w.Hits == nil || w.Addresses == nil {
+		return docir.ContextResult{}, garbage("context result without hits or addresses")
+	}
+	return docir.ContextResult{Query: w.Query, Budget: w.Budget, Hits: *w.Hits, Addresses: *w.Addresses,
+		Tokens: w.Tokens, Warnings: w.Warnings, Generation: w.Generation}, nil
+}
+
+func decodeStatus(raw json.RawMessage) (docir.Status, error) {
+	var st docir.Status
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return docir.Status{}, garbage("status: %v", err)
+	}
+	if st.Documents < 0 {
+		return docir.Status{}, garbage("status with %d documents", st.Documents)
+	}
+	return st, nil
+}
+
+// outcome is what one store said about one address.
+type outcome struct {
+	doc    *docir.Document
+	reason string // when doc is nil
+}
+
+// account checks a store's reply to a `doc_ids` read of asked (distinct
+// addresses) and returns what it said about each, by address: every
+// address asked is answered exactly once, as a document or as a miss with
+// a known reason, and nothing else is answered.
+func account(asked []address.Address, res docir.GetResult) (map[address.Address]outcome, error) {
+	want := make(map[address.Address]bool, len(asked))
+	for _, a := range asked {
+		want[a] = true
+	}
+	out := make(map[address.Address]outcome, len(asked))
+	take := func(s string, o outcome) error {
+		a, err := address.Parse(s)
+		if err != nil {
+			return garbage("reply names %v", err)
+		}
+		if !want[a] {
+			return garbage("reply answers %q, which was not asked", s)
+		}
+		if _, dup := out[a]; dup {
+			return garbage("reply answers %q twice", s)
+		}
+		out[a] = o
+		return nil
+	}
+	for i := range res.Documents {
+		d := &res.Documents[i]
+		if d.ID == "" {
+			return nil, garbage("document %q without an id", d.Address)
+		}
+		if d.Section != nil && d.Section.Slug == "" {
+			return nil, garbage("document %q names a section without a slug", d.Address)
+		}
+		if err := take(d.Address, outcome{doc: d}); err != nil {
+			return nil, err
+		}
+	}
+	for _, m := range res.Missing {
+		switch m.Reason {
+		case docir.ReasonNoDocument, docir.ReasonNoSection, docir.ReasonUnavailable:
+		default:
+			return nil, garbage("miss %q with unknown reason %q", m.Address, m.Reason)
+		}
+		if err := take(m.Address, outcome{reason: m.Reason}); err != nil {
+			return nil, err
+		}
+	}
+	if len(out) != len(want) {
+		for _, a := range asked {
+			if _, ok := out[a]; !ok {
+				return nil, garbage("reply says nothing of %q", a)
+			}
+		}
+	}
+	return out, nil
+}
+
+// checkHits checks a store's skeleton hits: each names a document, and its
+// matched_section is an address of that document that `get` accepts.
+func checkHits(hits []docir.Hit) error {
+	for i, h := range hits {
+		a, err := address.Parse(h.MatchedSection)
+		if err != nil {
+			return garbage("hit %d: matched_section: %v", i, err)
+		}
+		if h.ID == "" || a.ID != h.ID {
+			return garbage("hit %d: matched_section %q is not an address of document %q", i, h.MatchedSection, h.ID)
+		}
+		if math.IsNaN(h.Score) || math.IsInf(h.Score, 0) {
+			return garbage("hit %d: score %v", i, h.Score)
+		}
+	}
+	return nil
+}
