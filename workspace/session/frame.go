@@ -82,6 +82,12 @@ func (lr *LineReader) skip(head []byte) (Frame, error) {
 		case errors.Is(err, bufio.ErrBufferFull):
 			last = more[len(more)-1]
 		case errors.Is(err, io.EOF):
+			if len(more) > 0 {
+				last = more[len(more)-1]
+			}
+			if last == '\r' {
+				f.Size-- // a last line drops a final "\r" as any other does
+			}
 			return f, nil // the next call reports the end
 		default:
 			return Frame{}, err
@@ -117,9 +123,9 @@ func PrefixID(prefix []byte) json.RawMessage {
 		if err != nil {
 			return nil
 		}
-		// The value is whole only if something follows it within the
-		// prefix: a number cut by the prefix's end would read as shorter.
-		if _, err := dec.Token(); err != nil {
+		// A number is whole only if a byte follows it within the prefix:
+		// one cut by the prefix's end would read as shorter.
+		if _, isNum := val.(json.Number); isNum && dec.InputOffset() >= int64(len(prefix)) {
 			return nil
 		}
 		var out json.RawMessage

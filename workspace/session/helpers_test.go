@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/workspace"
 )
@@ -64,6 +66,13 @@ func copyTree(src, dst string) error {
 		}
 		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
 	})
+}
+
+// checkLeaks fails t if goroutines started during it are still running
+// once it and its cleanups (servers, stores) are done.
+func checkLeaks(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
 }
 
 // newTestEngine is an engine over a fresh fixture store with the given

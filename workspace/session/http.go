@@ -58,7 +58,8 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 			return
 		}
 		if opts.Token != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+			ok = ok && strings.EqualFold(scheme, "Bearer")
 			// Hashing first makes the comparison constant in time whatever
 			// the lengths.
 			sum := sha256.Sum256([]byte(got))
@@ -83,11 +84,7 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 		}
 		// The bound counts every byte, as a line's does in NDJSON.
 		if len(body) > MaxFrameBytes {
-			size := int64(len(body))
-			if r.ContentLength > size {
-				size = r.ContentLength
-			}
-			f := Frame{TooLarge: true, Prefix: body[:MaxFrameBytes], Size: size}
+			f := Frame{TooLarge: true, Prefix: body[:MaxFrameBytes], Size: r.ContentLength}
 			w.Header().Set("Connection", "close") // the rest of the body is not read
 			writeReply(w, http.StatusRequestEntityTooLarge, TooLargeFrameHTTP(f))
 			return
@@ -101,10 +98,10 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 	})
 }
 
-// TooLargeFrameHTTP is TooLargeFrame for a body whose full size may be
-// unknown: it says "more than" when only the bound was read.
+// TooLargeFrameHTTP is TooLargeFrame for a body whose size may be unknown
+// (Size -1, no Content-Length): it then says "more than" the bound.
 func TooLargeFrameHTTP(f Frame) []byte {
-	if f.Size > MaxFrameBytes+1 {
+	if f.Size > MaxFrameBytes {
 		return TooLargeFrame(f)
 	}
 	return ErrorLine(PrefixID(f.Prefix), NewError(docir.CodeFrameTooLarge, "frame of more than %d bytes is over the %d-byte bound; it was not read", MaxFrameBytes, MaxFrameBytes))

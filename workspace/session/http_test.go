@@ -1,0 +1,222 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// do sends a request to the HTTP transport and returns the response with
+// its body read.
+func do(t *testing.T, req *http.Request) (*http.Response, string) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(body)
+}
+
+func rpcRequest(t *testing.T, url, body string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	return req
+}
+
+const discoverFrame = `{"jsonrpc":"2.0","id":1,"method":"workspace/discover"}`
+
+// TestHTTPToken: with a token, every request needs "Authorization: Bearer
+// <token>"; a missing or wrong one is 401 with a JSON-RPC error body.
+func TestHTTPToken(t *testing.T) {
+	checkLeaks(t)
+	e := New(Config{Reader: &gatedReader{}, Version: "test"})
+	url := startHTTP(t, e, HTTPOptions{Token: "s3cret", Loopback: true})
+	tests := []struct {
+		auth   string // "" for no header
+		status int
+	}{
+		{"", 401},
+		{"Bearer wrong", 401},
+		{"Bearer s3cre", 401},
+		{"Bearer s3cret2", 401},
+		{"Basic czNjcmV0", 401},
+		{"s3cret", 401},
+		{"Bearer s3cret", 200},
+		{"bearer s3cret", 200},
+	}
+	for _, tt := range tests {
+		req := rpcRequest(t, url, discoverFrame)
+		if tt.auth != "" {
+			req.Header.Set("Authorization", tt.auth)
+		}
+		resp, body := do(t, req)
+		if resp.StatusCode != tt.status {
+			t.Errorf("Authorization %q: status %d, want %d (%s)", tt.auth, resp.StatusCode, tt.status, body)
+			continue
+		}
+		if tt.status == 401 {
+			if resp.Header.Get("WWW-Authenticate") != `Bearer realm="docir"` || !strings.Contains(body, `"data":{"code":"unauthorized"}`) || strings.Contains(body, "s3cret") {
+				t.Errorf("Authorization %q: header %q body %s", tt.auth, resp.Header.Get("WWW-Authenticate"), body)
+			}
+		} else if !strings.Contains(body, `"result":{"schema":"docir.discover.v1"`) {
+			t.Errorf("Authorization %q: body %s", tt.auth, body)
+		}
+	}
+}
+
+// TestHTTPTransport: the statuses around the one endpoint, and the body cap.
+func TestHTTPTransport(t *testing.T) {
+	checkLeaks(t)
+	e := New(Config{Reader: &gatedReader{}, Version: "test"})
+	url := startHTTP(t, e, HTTPOptions{Loopback: true})
+	host := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), RPCPath)
+
+	pad := func(n int) string { // a discover frame of exactly n bytes
+		return discoverFrame[:len(discoverFrame)-1] + strings.Repeat(" ", n-len(discoverFrame)) + "}"
+	}
+	tests := []struct {
+		name   string
+		req    func() *http.Request
+		status int
+		body   string // a fragment of the body
+	}{
+		{"discover", func() *http.Request { return rpcRequest(t, url, discoverFrame) }, 200, `{"jsonrpc":"2.0","id":1,"result":{"schema":"docir.discover.v1"`},
+		{"charset", func() *http.Request {
+			r := rpcRequest(t, url, discoverFrame)
+			r.Header.Set("Content-Type", "application/json; charset=utf-8")
+			return r
+		}, 200, `"result"`},
+		{"a body of exactly the bound", func() *http.Request { return rpcRequest(t, url, pad(MaxFrameBytes)) }, 200, `"result"`},
+		{"one byte over", func() *http.Request { return rpcRequest(t, url, pad(MaxFrameBytes+1)) }, 413,
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"frame of 65537 bytes is over the 65536-byte bound; it was skipped unread","data":{"code":"frame_too_large"}}}`},
+		{"far over, length unknown", func() *http.Request {
+			r := rpcRequest(t, url, "")
+			r.Body = io.NopCloser(io.MultiReader(strings.NewReader(`{"id":"x","params":"`), io.LimitReader(repeatReader('a'), 10<<20)))
+			r.ContentLength = -1
+			return r
+		}, 413, `{"jsonrpc":"2.0","id":"x","error":{"code":-32600,"message":"frame of more than 65536 bytes is over the 65536-byte bound; it was not read"`},
+		{"notification", func() *http.Request {
+			return rpcRequest(t, url, `{"jsonrpc":"2.0","method":"workspace/discover"}`)
+		}, 204, ``},
+		{"not json", func() *http.Request { return rpcRequest(t, url, `{oops`) }, 200, `"id":null,"error":{"code":-32700`},
+		{"batch", func() *http.Request { return rpcRequest(t, url, `[`+discoverFrame+`]`) }, 200, `"data":{"code":"batch_unsupported"}`},
+		{"empty body", func() *http.Request { return rpcRequest(t, url, ``) }, 200, `"message":"empty frame: want a JSON-RPC request object"`},
+		{"GET", func() *http.Request { r, _ := http.NewRequest(http.MethodGet, url, nil); return r }, 405, `takes POST`},
+		{"other path", func() *http.Request { return rpcRequest(t, strings.TrimSuffix(url, RPCPath)+"/", discoverFrame) }, 404, `POST /rpc`},
+		{"text/plain", func() *http.Request {
+			r := rpcRequest(t, url, discoverFrame)
+			r.Header.Set("Content-Type", "text/plain")
+			return r
+		}, 415, `application/json`},
+		{"no content type", func() *http.Request {
+			r := rpcRequest(t, url, discoverFrame)
+			r.Header.Del("Content-Type")
+			return r
+		}, 415, `application/json`},
+		{"a foreign Host", func() *http.Request {
+			r := rpcRequest(t, url, discoverFrame)
+			r.Host = "evil.example:" + strings.Split(host, ":")[1]
+			return r
+		}, 403, `not a loopback name`},
+		{"Host localhost", func() *http.Request {
+			r := rpcRequest(t, url, discoverFrame)
+			r.Host = "localhost:" + strings.Split(host, ":")[1]
+			return r
+		}, 200, `"result"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := do(t, tt.req())
+			if resp.StatusCode != tt.status || !strings.Contains(body, tt.body) {
+				t.Errorf("status %d, body %q; want %d with %q", resp.StatusCode, body, tt.status, tt.body)
+			}
+			if tt.status == 204 && body != "" {
+				t.Errorf("204 with body %q", body)
+			}
+			if tt.status == 405 && resp.Header.Get("Allow") != "POST" {
+				t.Errorf("Allow %q", resp.Header.Get("Allow"))
+			}
+		})
+	}
+}
+
+// TestHTTPShutdown: a done ctx (SIGTERM) lets the request in hand finish
+// and answer, then ServeHTTP returns nil.
+func TestHTTPShutdown(t *testing.T) {
+	checkLeaks(t)
+	g := &gatedReader{entered: make(chan struct{}), release: make(chan struct{})}
+	e := New(Config{Reader: g})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ServeHTTP(ctx, e, ln, HTTPOptions{Loopback: true}) }()
+	url := "http://" + ln.Addr().String() + RPCPath
+	got := make(chan string, 1)
+	go func() {
+		resp, err := http.Post(url, "application/json", bytes.NewBufferString(`{"jsonrpc":"2.0","id":1,"method":"workspace/status"}`))
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		got <- string(b)
+	}()
+	<-g.entered
+	cancel()
+	close(g.release)
+	if body := <-got; !strings.Contains(body, `"result":{"store":"gated"`) {
+		t.Fatalf("the request in hand got %q", body)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := http.Post(url, "application/json", strings.NewReader(discoverFrame)); err == nil {
+		t.Fatal("the server still answers after shutdown")
+	}
+	http.DefaultClient.CloseIdleConnections()
+}
+
+func TestListenAddr(t *testing.T) {
+	tests := []struct {
+		addr     string
+		hostport string
+		loopback bool
+		err      bool
+	}{
+		{"7420", "127.0.0.1:7420", true, false},
+		{":7420", "127.0.0.1:7420", true, false},
+		{"127.0.0.1:0", "127.0.0.1:0", true, false},
+		{"127.3.4.5:80", "127.3.4.5:80", true, false},
+		{"localhost:7420", "localhost:7420", true, false},
+		{"[::1]:7420", "[::1]:7420", true, false},
+		{"0.0.0.0:7420", "0.0.0.0:7420", false, false},
+		{"[::]:7420", "[::]:7420", false, false},
+		{"192.0.2.1:7420", "192.0.2.1:7420", false, false},
+		{"", "", false, true},
+		{"127.0.0.1:notaport", "", false, true},
+		{"1:2:3", "", false, true},
+	}
+	for _, tt := range tests {
+		hp, lb, err := ListenAddr(tt.addr)
+		if (err != nil) != tt.err || hp != tt.hostport || lb != tt.loopback {
+			t.Errorf("ListenAddr(%q) = %q, %v, %v", tt.addr, hp, lb, err)
+		}
+	}
+}

@@ -1,0 +1,208 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/docir/docir/address"
+	"github.com/docir/docir/docir"
+)
+
+// TestWireShapes pins the JSON field names of every shape the session puts
+// on the wire.
+func TestWireShapes(t *testing.T) {
+	tests := []struct {
+		name string
+		v    any
+		want string
+	}{
+		{"result", &Response{JSONRPC: "2.0", ID: json.RawMessage(`1`), Result: json.RawMessage(`{}`)},
+			`{"jsonrpc":"2.0","id":1,"result":{}}`},
+		{"error", &Response{JSONRPC: "2.0", ID: json.RawMessage(`"a"`), Error: NewError(docir.CodeNotFound, "gone")},
+			`{"jsonrpc":"2.0","id":"a","error":{"code":-32001,"message":"gone","data":{"code":"not_found"}}}`},
+		{"error line to null", json.RawMessage(ErrorLine(nil, NewError(docir.CodeParseError, "bad"))),
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad","data":{"code":"parse_error"}}}`},
+		{"discovery", docir.Discovery{Schema: docir.DiscoverySchema, Server: "docir", Version: "v", Policy: new(PolicyV2),
+			Methods: []string{"m"}, Capabilities: []string{"c"}, ReadBatchWorkers: new(2),
+			Limits: docir.SessionLimits{MaxFrameBytes: 1, MaxReplyBytes: 2, MaxDocIDs: 3}},
+			`{"schema":"docir.discover.v1","server":"docir","version":"v","policy":"docir.host-policy.v2","methods":["m"],"capabilities":["c"],"read_batch_workers":2,"limits":{"max_frame_bytes":1,"max_reply_bytes":2,"max_doc_ids":3}}`},
+		{"discovery default", docir.Discovery{Schema: docir.DiscoverySchema, Server: "docir", Methods: []string{}, Capabilities: []string{}},
+			`{"schema":"docir.discover.v1","server":"docir","version":"","policy":null,"methods":[],"capabilities":[],"limits":{"max_frame_bytes":0,"max_reply_bytes":0,"max_doc_ids":0}}`},
+	}
+	for _, tt := range tests {
+		got, err := json.Marshal(tt.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestDecodeRequest(t *testing.T) {
+	tests := []struct {
+		frame  string
+		want   *Request
+		id     string
+		code   docir.Code
+		number int
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1}}`, &Request{ID: json.RawMessage(`1`), Method: "m", Params: json.RawMessage(`{"a":1}`)}, "", "", 0},
+		{`{"jsonrpc":"2.0","method":"m"}`, &Request{Method: "m"}, "", "", 0},
+		{`{"jsonrpc":"2.0","id":null,"method":"m","params":null}`, &Request{ID: json.RawMessage(`null`), Method: "m"}, "", "", 0},
+		{` {"jsonrpc" : "2.0", "id" : "x y", "method":"m", "params" : { "a" : [ 1 , 2 ] } } `, &Request{ID: json.RawMessage(`"x y"`), Method: "m", Params: json.RawMessage(`{"a":[1,2]}`)}, "", "", 0},
+		{`{`, nil, "null", docir.CodeParseError, -32700},
+		{`[1]`, nil, "null", docir.CodeBatchUnsupported, -32600},
+		{`"x"`, nil, "null", docir.CodeInvalidRequest, -32600},
+		{`{"jsonrpc":"2.0","id":3}`, nil, "3", docir.CodeInvalidRequest, -32600},
+		{`{"jsonrpc":"2.0","id":3,"method":"m","Params":{}}`, nil, "3", docir.CodeInvalidRequest, -32600},
+		{`{"jsonrpc":"2.0","id":false,"method":"m"}`, nil, "null", docir.CodeInvalidRequest, -32600},
+		{``, nil, "null", docir.CodeInvalidRequest, -32600},
+	}
+	for _, tt := range tests {
+		got, id, werr := DecodeRequest([]byte(tt.frame))
+		if tt.code != "" {
+			if werr == nil || werr.StableCode() != tt.code || werr.Code != tt.number || string(id) != tt.id {
+				t.Errorf("DecodeRequest(%s) = id %s, %v; want id %s, %s %d", tt.frame, id, werr, tt.id, tt.code, tt.number)
+			}
+			continue
+		}
+		if werr != nil {
+			t.Errorf("DecodeRequest(%s): %v", tt.frame, werr)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("DecodeRequest(%s) (-want +got):\n%s", tt.frame, diff)
+		}
+	}
+}
+
+func TestWireErrorIs(t *testing.T) {
+	a := NewError(docir.CodeNotFound, "one message")
+	b := NewError(docir.CodeNotFound, "another")
+	c := NewError(docir.CodeMalformedAddress, "x")
+	if !errors.Is(fmt.Errorf("wrapped: %w", a), b) {
+		t.Error("same code: not Is")
+	}
+	if errors.Is(a, c) {
+		t.Error("different codes: Is")
+	}
+}
+
+// TestToWire: every code maps to its number; a parse error of an address is
+// malformed_address; an uncoded error is internal.
+func TestToWire(t *testing.T) {
+	_, perr := address.Parse("a b")
+	tests := []struct {
+		err    error
+		number int
+		code   docir.Code
+	}{
+		{perr, -32602, docir.CodeMalformedAddress},
+		{docir.Errorf(docir.CodeNotFound, "x"), -32001, docir.CodeNotFound},
+		{docir.Errorf(docir.CodeInvalidQuery, "x"), -32602, docir.CodeInvalidQuery},
+		{docir.Errorf(docir.CodeUnavailable, "x"), -32002, docir.CodeUnavailable},
+		{docir.Errorf(docir.CodeNoStore, "x"), -32004, docir.CodeNoStore},
+		{docir.Errorf(docir.CodeNotImplemented, "x"), -32005, docir.CodeNotImplemented},
+		{errors.New("disk on fire"), -32603, docir.CodeInternal},
+		{NewError(docir.CodeMethodNotFound, "m"), -32601, docir.CodeMethodNotFound},
+	}
+	for _, tt := range tests {
+		w := ToWire(tt.err)
+		if w.Code != tt.number || w.StableCode() != tt.code || w.Message != tt.err.Error() {
+			t.Errorf("ToWire(%v) = %d %q %q", tt.err, w.Code, w.StableCode(), w.Message)
+		}
+	}
+}
+
+func TestDecodeParams(t *testing.T) {
+	type shape struct {
+		Query string `json:"query"`
+		Limit int    `json:"limit,omitempty"`
+		IDs   []int  `json:"ids,omitempty"`
+	}
+	tests := []struct {
+		params string
+		want   shape
+		err    string
+	}{
+		{``, shape{}, ""},
+		{`{"query":"q","limit":3}`, shape{Query: "q", Limit: 3}, ""},
+		{`{"query":"q","Limit":3}`, shape{}, `m: unknown field "Limit" in params (known: query, limit, ids)`},
+		{`{"query":"q","query":"r"}`, shape{}, `m: params: member "query" appears twice`},
+		{`{"limit":"3"}`, shape{}, `m: field "limit": want an integer, got a JSON string`},
+		{`{"ids":["a"]}`, shape{}, `m: field "ids": want an array of integers; an element is a JSON string`},
+		{`{"ids":{}}`, shape{}, `m: field "ids": want an array of integers, got a JSON object`},
+		{`[]`, shape{}, `m: params must be a JSON object, not an array`},
+		{`3`, shape{}, `m: params must be a JSON object, not a number`},
+	}
+	for _, tt := range tests {
+		var got shape
+		err := DecodeParams("m", json.RawMessage(tt.params), &got)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err || docir.CodeOf(err) != docir.CodeInvalidParams {
+				t.Errorf("DecodeParams(%s) = %v, want %q", tt.params, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || !cmp.Equal(got, tt.want) {
+			t.Errorf("DecodeParams(%s) = %+v, %v", tt.params, got, err)
+		}
+	}
+}
+
+// FuzzHandle: whatever a frame holds, the engine answers with one reply
+// line (or nothing, for a notification) that is JSON-RPC 2.0, addressed to
+// the frame's id when it has one, and within the reply bound; it never
+// panics.
+func FuzzHandle(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"docir/get","params":{"doc_ids":["runbooks/disk-full","nope","a b"]}}`,
+		`{"jsonrpc":"2.0","id":"x","method":"docir/get","params":{"doc_id":"runbooks/disk-full#Mitigate"}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"docir/search","params":{"query":"disk","limit":3}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"docir/query","params":{"expr":"kind:adr"}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"docir/context","params":{"query":"retry","budget":50}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"workspace/status"}`,
+		`{"jsonrpc":"2.0","id":6,"method":"workspace/discover"}`,
+		`{"jsonrpc":"2.0","method":"workspace/refresh"}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"m"}]`, `{`, `null`, `{"jsonrpc":"2.0","id":{},"method":"m"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	e, _ := newTestEngine(f, nil, nil)
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		reply := e.Handle(context.Background(), frame)
+		req, _, werr := DecodeRequest(frame)
+		if reply == nil {
+			if werr != nil || !req.IsNotification() {
+				t.Fatalf("no reply to %q", frame)
+			}
+			return
+		}
+		if len(reply) > MaxReplyBytes || strings.ContainsAny(string(reply), "\n\r") {
+			t.Fatalf("reply of %d bytes, or with a line break", len(reply))
+		}
+		var r struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Result  json.RawMessage `json:"result"`
+			Error   *WireError      `json:"error"`
+		}
+		if err := json.Unmarshal(reply, &r); err != nil || r.JSONRPC != "2.0" || (r.Result == nil) == (r.Error == nil) {
+			t.Fatalf("reply %s is not one JSON-RPC response", reply)
+		}
+		if r.Error != nil && (r.Error.Data == nil || r.Error.Data.Code == "") {
+			t.Fatalf("error without a code: %s", reply)
+		}
+		if werr == nil && string(r.ID) != string(req.ID) {
+			t.Fatalf("reply id %s, request id %s", r.ID, req.ID)
+		}
+	})
+}
