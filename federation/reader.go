@@ -124,7 +124,15 @@ func (r *Reader) resolve(ctx context.Context, addrs []address.Address) ([]worksp
 			uniq = append(uniq, a)
 		}
 	}
-	var warnings []string
+	// Warnings in peer order: a peer's own, or a failure, whose warning
+	// names the addresses it leaves unavailable, known only once every
+	// later peer has answered.
+	type note struct {
+		warning string
+		failed  error
+		left    []address.Address
+	}
+	var notes []note
 
 	if len(uniq) > 0 {
 		res, err := r.local.Get(ctx, uniq)
@@ -167,10 +175,12 @@ func (r *Reader) resolve(ctx context.Context, addrs []address.Address) ([]worksp
 			for _, a := range left {
 				states[a].unavailable = true
 			}
-			warnings = append(warnings, fmt.Sprintf("%v; unavailable: %s", err, listAddresses(left)))
+			notes = append(notes, note{failed: err, left: left})
 			continue
 		}
-		warnings = append(warnings, peerWarnings...)
+		for _, w := range peerWarnings {
+			notes = append(notes, note{warning: w})
+		}
 		for a, o := range got {
 			if o.doc == nil {
 				states[a].learn(o)
@@ -179,6 +189,25 @@ func (r *Reader) resolve(ctx context.Context, addrs []address.Address) ([]worksp
 			d := *o.doc
 			d.Address, d.Store = a.String(), p.Name
 			states[a].doc = &d
+		}
+	}
+
+	var warnings []string
+	for _, n := range notes {
+		if n.failed == nil {
+			warnings = append(warnings, n.warning)
+			continue
+		}
+		var still []address.Address
+		for _, a := range n.left {
+			if states[a].doc == nil {
+				still = append(still, a)
+			}
+		}
+		if len(still) == 0 {
+			warnings = append(warnings, fmt.Sprintf("%v; later peers answered all it was asked", n.failed))
+		} else {
+			warnings = append(warnings, fmt.Sprintf("%v; unavailable: %s", n.failed, listAddresses(still)))
 		}
 	}
 
