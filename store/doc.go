@@ -2,7 +2,7 @@
 // holding immutable generations of a corpus, and the refresh that ingests
 // source folders into a new one.
 //
-// Layout (FormatVersion 1):
+// Layout (FormatVersion 2):
 //
 //	.docir/
 //	  CURRENT            {"format":1,"generation":N}: the one mutable file,
@@ -31,4 +31,7 @@ package store
 // Change log:
 //
 //	1  first format: CURRENT as JSON, gen/N/{docs.bolt,fulltext}.
-const FormatVersion = 1
+//	2  fulltext: passages carry the document title; tokenizer docir_unicode
+//	   (Thai, Lao, Khmer, Myanmar and Hangul as character bigrams), light
+//	   English plural stemming, and adjacent-word pair terms (shingles).
+const FormatVersion = 2

@@ -63,37 +63,44 @@ type rankedDoc struct {
 	passages []passageHit
 }
 
-// rank scores documents for a free-text query: passages are scored by the
-// index, and each document by its best passage.
+// rank scores documents for a free-text query. The index scores passages
+// (section texts); a document scores as its best passage, which is its
+// matched section, and keeps its other matching passages in score order.
+// Passages are read in growing windows until limit documents are found or
+// the matches run out. total is the number of matching passages.
 func (s *Service) rank(ctx context.Context, snap *store.Snapshot, q string, limit int) ([]rankedDoc, int, error) {
 	idx, err := s.ft.open(snap)
 	if err != nil {
 		return nil, 0, err
 	}
-	// Several passages of one document may rank high; ask for enough that
-	// limit distinct documents survive the grouping.
-	matches, _, err := idx.Search(ctx, q, limit*8)
-	if err != nil {
-		return nil, 0, err
-	}
 	var docs []rankedDoc
 	at := map[string]int{}
-	for _, m := range matches {
-		id, slug, _ := strings.Cut(m.ID, "#")
-		i, ok := at[id]
-		if !ok {
-			i = len(docs)
-			at[id] = i
-			docs = append(docs, rankedDoc{id: id, score: m.Score})
+	window, offset := max(4*limit, 40), 0
+	for {
+		matches, total, err := idx.SearchPage(ctx, q, window, offset)
+		if err != nil {
+			return nil, 0, err
 		}
-		docs[i].passages = append(docs[i].passages, passageHit{slug: slug, score: m.Score})
+		for _, m := range matches {
+			id, slug, _ := strings.Cut(m.ID, "#")
+			i, ok := at[id]
+			if !ok {
+				i = len(docs)
+				at[id] = i
+				docs = append(docs, rankedDoc{id: id, score: m.Score})
+			}
+			docs[i].passages = append(docs[i].passages, passageHit{slug: slug, score: m.Score})
+		}
+		offset += len(matches)
+		if len(docs) >= limit || len(matches) < window || uint64(offset) >= total || offset >= maxPassages {
+			return docs[:min(limit, len(docs))], int(total), nil
+		}
+		window *= 4
 	}
-	total := len(docs)
-	if len(docs) > limit {
-		docs = docs[:limit]
-	}
-	return docs, total, nil
 }
+
+// maxPassages bounds how many passages one ranking reads.
+const maxPassages = 20000
 
 // Search ranks documents for a free-text query; each hit names the section
 // where the match is best.

@@ -20,11 +20,14 @@ import (
 	"os"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
-	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/analysis/token/shingle"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
 )
 
 // FieldText is the one indexed field of a passage.
@@ -49,18 +52,52 @@ type Index struct {
 	readOnly bool
 }
 
+// Analysis. A passage and a query go through the same chain:
+//
+//	docir_unicode   words by Unicode segmentation; runs of scripts written
+//	                without spaces (Han, kana, Thai, Lao, Khmer, Myanmar) and
+//	                Hangul as Ideographic runs (see tokenizer.go)
+//	cjk_width       full- and half-width forms folded
+//	lowercase
+//	cjk_bigram      Ideographic runs cut into overlapping character pairs;
+//	                every other token passes through
+//	possessive_en   "docir's" -> "docir"
+//	stemmer_en_plural  a light English plural stemmer: "archives" -> "archive"
+//	shingle         each token, and each pair of adjacent tokens as one term
+//	                ("topological sort"), so text that has the query's words
+//	                in the query's order scores above text that merely has
+//	                them somewhere
+//
+// Scoring is bleve's tf-idf (its BM25 measured lower on both evaluation
+// sets); see docs/ranking.md for the numbers.
+const (
+	shingleFilter = "docir_shingle"
+	// ShingleSeparator joins the two words of a pair term.
+	ShingleSeparator = " "
+)
+
 // newMapping is the static mapping: one analyzed text field, no dynamic
 // fields, no _all, no stored values, no term vectors, no doc values.
 func newMapping() (*mapping.IndexMappingImpl, error) {
 	im := bleve.NewIndexMapping()
-	err := im.AddCustomAnalyzer(AnalyzerName, map[string]any{
+	err := im.AddCustomTokenFilter(shingleFilter, map[string]any{
+		"type":            shingle.Name,
+		"min":             2.0,
+		"max":             2.0,
+		"output_original": true,
+		"separator":       ShingleSeparator,
+		"filler":          "_",
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = im.AddCustomAnalyzer(AnalyzerName, map[string]any{
 		"type":      custom.Name,
-		"tokenizer": unicode.Name,
-		// cjk_width folds full- and half-width forms; cjk_bigram turns runs
-		// of Han, Hiragana, Katakana and Hangul characters, which the unicode
-		// tokenizer emits one character at a time, into overlapping bigrams
-		// and passes every other token through unchanged.
-		"token_filters": []string{cjk.WidthName, lowercase.Name, cjk.BigramName},
+		"tokenizer": TokenizerName,
+		"token_filters": []string{
+			cjk.WidthName, lowercase.Name, cjk.BigramName,
+			en.PossessiveName, en.PluralStemmerName, shingleFilter,
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -167,13 +204,32 @@ type Match struct {
 	Score float64
 }
 
-// Search returns up to n passages matching text, best first, and how many
-// passages matched in all.
+// MaxQueryTerms bounds the distinct terms (words and word pairs) of one
+// query; a longer query is cut, keeping its first terms.
+const MaxQueryTerms = 256
+
+// Search scores passages for text and returns the n best, best first, and
+// how many passages matched in all. The query is analyzed like the
+// passages; each distinct term (word or adjacent pair) is one clause of a
+// disjunction, so a passage scores by the sum of its terms' tf-idf weights
+// times the share of the query's terms it holds.
 func (x *Index) Search(ctx context.Context, text string, n int) ([]Match, uint64, error) {
-	q := bleve.NewMatchQuery(text)
-	q.SetField(FieldText)
-	q.Analyzer = AnalyzerName
-	req := bleve.NewSearchRequestOptions(q, n, 0, false)
+	return x.SearchPage(ctx, text, n, 0)
+}
+
+// SearchPage is Search from the offset-th best match on.
+func (x *Index) SearchPage(ctx context.Context, text string, n, offset int) ([]Match, uint64, error) {
+	terms := x.Terms(text)
+	if len(terms) == 0 {
+		return nil, 0, nil
+	}
+	qs := make([]query.Query, len(terms))
+	for i, t := range terms {
+		tq := bleve.NewTermQuery(t)
+		tq.SetField(FieldText)
+		qs[i] = tq
+	}
+	req := bleve.NewSearchRequestOptions(bleve.NewDisjunctionQuery(qs...), n, offset, false)
 	res, err := x.idx.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, 0, err
@@ -183,4 +239,29 @@ func (x *Index) Search(ctx context.Context, text string, n int) ([]Match, uint64
 		out[i] = Match{ID: h.ID, Score: h.Score}
 	}
 	return out, res.Total, nil
+}
+
+// Terms returns the distinct index terms of text, in order of first
+// occurrence, at most MaxQueryTerms.
+func (x *Index) Terms(text string) []string {
+	return analyzeTerms(x.idx.Mapping().AnalyzerNamed(AnalyzerName), text)
+}
+
+func analyzeTerms(an analysis.Analyzer, text string) []string {
+	// Analyzers may rewrite their input in place: []byte(text) is a copy.
+	toks := an.Analyze([]byte(text))
+	seen := make(map[string]bool, len(toks))
+	var out []string
+	for _, t := range toks {
+		k := string(t.Term)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, k)
+		if len(out) == MaxQueryTerms {
+			break
+		}
+	}
+	return out
 }
