@@ -244,3 +244,31 @@ func FuzzSkeletonReply(f *testing.F) {
 		}
 	})
 }
+
+// The federation's additions to the reply shapes keep their JSON names:
+// stores and warnings beside hits, warnings beside documents, peers in a
+// status.
+func TestFederatedShapesJSON(t *testing.T) {
+	tests := []struct {
+		v    any
+		want string
+	}{
+		{docir.SearchResult{Query: "q", Hits: []docir.Hit{}, Stores: []docir.StoreStatus{{Store: "local", Status: StatusOK}, {Store: "team", Status: StatusFailed, Error: "timed out after 5s"}}, Warnings: []string{"w"}},
+			`{"query":"q","hits":[],"total":0,"stores":[{"store":"local","status":"ok"},{"store":"team","status":"failed","error":"timed out after 5s"}],"warnings":["w"]}`},
+		{docir.GetResult{Documents: []docir.Document{}, Missing: []docir.Missing{{Address: "b", Reason: docir.ReasonUnavailable}}, Warnings: []string{"peer team: x; unavailable: b"}},
+			`{"documents":[],"missing":[{"address":"b","reason":"unavailable"}],"warnings":["peer team: x; unavailable: b"]}`},
+		{docir.GetResult{Documents: []docir.Document{}, Missing: []docir.Missing{}},
+			`{"documents":[],"missing":[]}`},
+		{[]docir.PeerStatus{{Name: "t", Kind: KindPath, Location: "/x", Status: StatusFailed, Error: "e"}, {Name: "u", Kind: KindURL, Location: "http://h", Status: StatusOK, Generation: 3, Documents: 9}},
+			`[{"name":"t","kind":"path","location":"/x","status":"failed","error":"e"},{"name":"u","kind":"url","location":"http://h","status":"ok","generation":3,"documents":9}]`},
+	}
+	for _, tt := range tests {
+		b, err := json.Marshal(tt.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != tt.want {
+			t.Errorf("got  %s\nwant %s", b, tt.want)
+		}
+	}
+}
