@@ -1,0 +1,290 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+
+	"github.com/docir/docir/store"
+	"github.com/docir/docir/workspace"
+	"github.com/docir/docir/workspace/session"
+)
+
+// fixture is an engine over a store of the fixture corpus.
+func fixture(t *testing.T, policy string) *session.Engine {
+	t.Helper()
+	src := t.TempDir()
+	err := filepath.WalkDir("../../testdata/corpus", func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() && strings.HasPrefix(d.Name(), ".") && p != "../../testdata/corpus" {
+			if err == nil {
+				err = filepath.SkipDir
+			}
+			return err
+		}
+		rel, _ := filepath.Rel("../../testdata/corpus", p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(src, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(src, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := workspace.New(workspace.Config{Dir: t.TempDir(), Sources: []store.Source{{Path: src}}})
+	t.Cleanup(func() { ws.Close() })
+	if _, err := ws.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cfg := session.Config{Reader: ws, Version: "test"}
+	if policy != "" {
+		p, err := session.ParsePolicy([]byte(policy))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Policy = p
+		if p.Granted(session.GrantRefresh) {
+			cfg.Refresh = ws.Refresh
+		}
+	}
+	return session.New(cfg)
+}
+
+// checkLeaks fails t if goroutines it started outlive it and its cleanups.
+func checkLeaks(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+}
+
+// serve runs Serve over pipes until the test ends; it returns the client's
+// ends: where to write frames and where to read replies.
+func serve(t *testing.T, e *session.Engine) (io.WriteCloser, io.ReadCloser) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(context.Background(), e, "test", inR, outW, nil)
+		outW.Close()
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		go io.Copy(io.Discard, outR)
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("Serve did not return at the end of input")
+		}
+	})
+	return inW, outR
+}
+
+// connect is a go-sdk client session with the server over pipes.
+func connect(t *testing.T, e *session.Engine) *sdk.ClientSession {
+	t.Helper()
+	w, r := serve(t, e)
+	c := sdk.NewClient(&sdk.Implementation{Name: "docir-test", Version: "0"}, nil)
+	cs, err := c.Connect(context.Background(), &sdk.IOTransport{Reader: r, Writer: w}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func TestTools(t *testing.T) {
+	checkLeaks(t)
+	cs := connect(t, fixture(t, ""))
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		in, _ := json.Marshal(tool.InputSchema)
+		out, _ := json.Marshal(tool.OutputSchema)
+		if !strings.Contains(string(in), `"type":"object"`) || !strings.Contains(string(in), `"additionalProperties":false`) {
+			t.Errorf("%s: input schema %s", tool.Name, in)
+		}
+		var outSchema struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(out, &outSchema); err != nil || outSchema.Type != "object" {
+			t.Errorf("%s: output schema %s", tool.Name, out)
+		}
+		if tool.Description == "" || tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
+			t.Errorf("%s: description %q, annotations %+v", tool.Name, tool.Description, tool.Annotations)
+		}
+	}
+	slices.Sort(names)
+	if diff := cmp.Diff([]string{"context", "get", "query", "search", "status"}, names); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+}
+
+// TestRefreshTool: a host that grants refresh gets a refresh tool too.
+func TestRefreshTool(t *testing.T) {
+	checkLeaks(t)
+	cs := connect(t, fixture(t, `{"schema":"docir.host-policy.v1","grants":["refresh"]}`))
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) != 6 || !slices.ContainsFunc(res.Tools, func(tool *sdk.Tool) bool { return tool.Name == "refresh" }) {
+		t.Fatalf("%d tools, no refresh", len(res.Tools))
+	}
+	r, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "refresh"})
+	if err != nil || r.IsError {
+		t.Fatalf("refresh: %v %+v", err, r)
+	}
+}
+
+// TestToolsAreTheEngine: each tool's structuredContent is exactly the
+// JSON-RPC result of its method for the same arguments, and an error of the
+// method is a tool error (isError) carrying its message and code.
+func TestToolsAreTheEngine(t *testing.T) {
+	checkLeaks(t)
+	e := fixture(t, "")
+	cs := connect(t, e)
+	tests := []struct {
+		tool, method string
+		args         string
+		isError      string // a fragment of the error text; "" for a result
+	}{
+		{"get", "docir/get", `{"doc_ids":["runbooks/disk-full#mitigate","adr/0001-record-architecture-decisions","nope"]}`, ""},
+		{"get", "docir/get", `{"doc_id":"runbooks/disk-full#Escalate"}`, ""},
+		{"get", "docir/get", `{"doc_ids":[]}`, ""},
+		{"get", "docir/get", `{"doc_id":"nope"}`, "nope: no document nope (no_document) (not_found, JSON-RPC -32001)"},
+		{"get", "docir/get", `{"doc_ids":["runbooks/disk-full","a b"]}`, `docir/get: malformed address "a b": whitespace in document id (malformed_address, JSON-RPC -32602)`},
+		{"get", "docir/get", `{"doc_id":"a","doc_ids":["b"]}`, "give doc_id or doc_ids, not both (invalid_params"},
+		{"get", "docir/get", `{"doc_idz":"a"}`, `unknown field "doc_idz" in params (known: doc_id, doc_ids) (invalid_params`},
+		{"get", "docir/get", `{}`, "want doc_id (one address) or doc_ids"},
+		{"search", "docir/search", `{"query":"retry budget","limit":3}`, ""},
+		{"search", "docir/search", `{"query":""}`, "search: empty query (invalid_params"},
+		{"query", "docir/query", `{"expr":"kind:adr","sort":"-date"}`, ""},
+		{"query", "docir/query", `{"expr":"kind:"}`, "invalid_query"},
+		{"context", "docir/context", `{"query":"disk full","budget":200}`, ""},
+		{"status", "workspace/status", `{}`, ""},
+		{"status", "workspace/status", `{"x":1}`, `unknown field "x"`},
+	}
+	for _, tt := range tests {
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tt.tool, Arguments: json.RawMessage(tt.args)})
+		if err != nil {
+			t.Errorf("%s %s: protocol error %v", tt.tool, tt.args, err)
+			continue
+		}
+		text := ""
+		if len(res.Content) == 1 {
+			if tc, ok := res.Content[0].(*sdk.TextContent); ok {
+				text = tc.Text
+			}
+		}
+		if tt.isError != "" {
+			if !res.IsError || !strings.Contains(text, tt.isError) || res.StructuredContent != nil {
+				t.Errorf("%s %s: isError %v, text %q, structured %v; want an error with %q", tt.tool, tt.args, res.IsError, text, res.StructuredContent, tt.isError)
+			}
+			continue
+		}
+		want, werr := e.Call(context.Background(), tt.method, json.RawMessage(tt.args))
+		if werr != nil {
+			t.Fatalf("%s: %v", tt.method, werr)
+		}
+		got, _ := json.Marshal(res.StructuredContent)
+		var a, b any
+		_ = json.Unmarshal(want, &a)
+		_ = json.Unmarshal(got, &b)
+		if res.IsError || !cmp.Equal(a, b) {
+			t.Errorf("%s %s: isError %v\nstructured %s\nwant       %s", tt.tool, tt.args, res.IsError, got, want)
+		}
+		var c any
+		if err := json.Unmarshal([]byte(text), &c); err != nil || !cmp.Equal(a, c) {
+			t.Errorf("%s %s: the text content is not the result: %s", tt.tool, tt.args, text)
+		}
+	}
+}
+
+// TestBadLinesDoNotEndTheSession speaks raw lines, as a client that still
+// sends initialize would, with bad lines in between: each bad line gets
+// its error and the session goes on (upstream go-sdk issue #1209).
+func TestBadLinesDoNotEndTheSession(t *testing.T) {
+	checkLeaks(t)
+	w, r := serve(t, fixture(t, ""))
+	replies := bufio.NewScanner(r)
+	replies.Buffer(nil, 2<<20)
+	send := func(line string) {
+		t.Helper()
+		if _, err := io.WriteString(w, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next := func() string {
+		t.Helper()
+		if !replies.Scan() {
+			t.Fatalf("the session ended: %v", replies.Err())
+		}
+		return replies.Text()
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	if got := next(); !strings.Contains(got, `"id":1,"result":{`) || !strings.Contains(got, `"serverInfo":{"name":"docir"`) {
+		t.Fatalf("initialize: %s", got)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	steps := []struct{ send, want string }{
+		{`{bad json`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: invalid character 'b' looking for beginning of object key string (at byte 2)","data":{"code":"parse_error"}}}`},
+		{`[{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`, `"data":{"code":"batch_unsupported"}`},
+		{`42`, `"id":null,"error":{"code":-32600`},
+		{`{"jsonrpc":"1.0","id":3,"method":"tools/list"}`, `"id":3,"error":{"code":-32600`},
+		{`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get","arguments":{"doc_id":"` + strings.Repeat("x", 70000) + `"}}}`,
+			`{"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"frame of 70096 bytes is over the 65536-byte bound; it was skipped unread","data":{"code":"frame_too_large"}}}`},
+		{`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get","arguments":{"doc_ids":["runbooks/disk-full#escalate","nope"]}}}`,
+			`"structuredContent":{"documents":[{"address":"runbooks/disk-full#escalate"`},
+		{`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"get","arguments":{"doc_id":"a b"}}}`, `"isError":true`},
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"nope","arguments":{}}}`, `"id":7,`},
+	}
+	for _, s := range steps {
+		send(s.send)
+		if got := next(); !strings.Contains(got, s.want) {
+			t.Errorf("after %.60s\n got %s\nwant %s", s.send, got, s.want)
+		}
+	}
+	send("") // a blank line is skipped
+	send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+	if got := next(); got != `{"jsonrpc":"2.0","id":8,"result":{}}` {
+		t.Errorf("ping: %s", got)
+	}
+}
+
+// TestOutboundBound: a reply over the bound is replaced by one error to the
+// same id.
+func TestOutboundBound(t *testing.T) {
+	var out strings.Builder
+	c := &lineConn{w: &out, in: make(chan readResult), closed: make(chan struct{})}
+	id, _ := jsonrpc.MakeID(float64(9))
+	big := json.RawMessage(`"` + strings.Repeat("x", session.MaxReplyBytes) + `"`)
+	if err := c.Write(context.Background(), &jsonrpc.Response{ID: id, Result: big}); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"jsonrpc":"2.0","id":9,"error":{"code":-32003,"message":"reply of 1048612 bytes is over the 1048576-byte bound; ask for fewer addresses or a lower limit","data":{"code":"reply_too_large"}}}` + "\n"
+	if out.String() != want {
+		t.Errorf("got %s\nwant %s", out.String(), want)
+	}
+}
