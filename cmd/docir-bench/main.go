@@ -278,9 +278,11 @@ func (c *corpus) prepare(docir string) error {
 	for i := 1; i <= 5; i++ {
 		c.five = append(c.five, ids[i*step])
 	}
-	// A section: the first chosen document that has a second heading.
+	// A section: the first document from the first pick on (wrapping round)
+	// that has a second heading.
 	p := markdown.NewParser()
-	for i := step; i < len(ids); i++ {
+	for k := range len(ids) {
+		i := (step + k) % len(ids)
 		src, err := os.ReadFile(paths[i])
 		if err != nil {
 			return err
