@@ -31,6 +31,11 @@ import (
 //     error to the same id;
 //
 // and in every case the session goes on with the next line.
+//
+// At the end of input it waits for the replies to the requests it has
+// read before it reports the end: the SDK cancels requests in flight once
+// its reader stops, and a host that writes its requests and closes stdin
+// (printf ... | docir serve --mcp) must still get every reply.
 type lineTransport struct {
 	r   io.Reader
 	w   io.Writer
@@ -38,7 +43,8 @@ type lineTransport struct {
 }
 
 func (t *lineTransport) Connect(context.Context) (sdk.Connection, error) {
-	c := &lineConn{w: t.w, log: t.log, in: make(chan readResult), closed: make(chan struct{})}
+	c := &lineConn{w: t.w, log: t.log, in: make(chan readResult), closed: make(chan struct{}),
+		pending: map[jsonrpc.ID]bool{}, answered: make(chan struct{}, 1)}
 	if rc, ok := t.r.(io.Closer); ok {
 		c.rc = rc
 	}
@@ -61,6 +67,12 @@ type lineConn struct {
 	closeOnce sync.Once
 
 	writeMu sync.Mutex
+
+	// pending holds the ids of the calls read and not yet answered;
+	// answered is signalled each time one is.
+	pendingMu sync.Mutex
+	pending   map[jsonrpc.ID]bool
+	answered  chan struct{}
 }
 
 func (c *lineConn) readLoop(r io.Reader) {
@@ -93,6 +105,9 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, io.EOF
 		case rr = <-c.in:
 		}
+		if errors.Is(rr.err, io.EOF) {
+			return nil, c.drain(ctx)
+		}
 		if rr.err != nil {
 			return nil, rr.err
 		}
@@ -108,6 +123,11 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		msg, err := jsonrpc.DecodeMessage(line)
 		if err == nil {
+			if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+				c.pendingMu.Lock()
+				c.pending[req.ID] = true
+				c.pendingMu.Unlock()
+			}
 			return msg, nil
 		}
 		// Say what is wrong the way the NDJSON transport does; when our
@@ -122,9 +142,40 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
+// drain waits until every call read has been answered, then reports the
+// end of input.
+func (c *lineConn) drain(ctx context.Context) error {
+	for {
+		c.pendingMu.Lock()
+		n := len(c.pending)
+		c.pendingMu.Unlock()
+		if n == 0 {
+			return io.EOF
+		}
+		select {
+		case <-c.answered:
+		case <-c.closed:
+			return io.EOF
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
 func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		defer func() {
+			c.pendingMu.Lock()
+			delete(c.pending, resp.ID)
+			c.pendingMu.Unlock()
+			select {
+			case c.answered <- struct{}{}:
+			default:
+			}
+		}()
 	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMCPClient runs a real MCP host against the real binary: the official
+// TypeScript SDK (@modelcontextprotocol/sdk from npm, on the machine's
+// Node) spawns `docir serve --mcp` over a copy of the fixture corpus, says
+// initialize, lists the tools and calls them (testdata/mcpclient/client.mjs).
+// The SDK checks each structuredContent against the tool's outputSchema.
+//
+// It is skipped, with a message, when node or npm is not on PATH, or when
+// DOCIR_MCP_CLIENT=skip. The npm package is installed (npm ci, from the
+// committed package-lock.json) into the user's cache folder, once per
+// lock file; nothing is written under the repository.
+func TestMCPClient(t *testing.T) {
+	dir := mcpClientDir(t)
+	docir, err := exec.LookPath("docir") // the test binary, put on PATH by testscript.Main
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus := filepath.Join(t.TempDir(), "corpus")
+	if err := copyCorpus("../../testdata/corpus", corpus); err != nil {
+		t.Fatal(err)
+	}
+	index := exec.Command(docir, "index", ".")
+	index.Dir = corpus
+	if out, err := index.CombinedOutput(); err != nil {
+		t.Fatalf("docir index: %v\n%s", err, out)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "client.mjs"), docir, corpus)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the MCP client failed: %v\nstderr:\n%s\nstdout:\n%s", err, stderr.String(), stdout.String())
+	}
+
+	type content struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	type toolResult struct {
+		Content           []content       `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+		IsError           bool            `json:"isError"`
+	}
+	var got struct {
+		Server struct {
+			Name string `json:"name"`
+		} `json:"server"`
+		Tools []struct {
+			Name         string         `json:"name"`
+			InputSchema  map[string]any `json:"inputSchema"`
+			OutputSchema map[string]any `json:"outputSchema"`
+		} `json:"tools"`
+		Get, GetOne, Search, Context, Query, Status, Malformed, NotFound toolResult
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("client output: %v\n%s", err, stdout.String())
+	}
+	if got.Server.Name != "docir" {
+		t.Errorf("server name %q", got.Server.Name)
+	}
+	var names []string
+	for _, tool := range got.Tools {
+		names = append(names, tool.Name)
+		if tool.InputSchema["type"] != "object" || tool.OutputSchema["type"] != "object" {
+			t.Errorf("tool %s: schemas %v / %v", tool.Name, tool.InputSchema, tool.OutputSchema)
+		}
+	}
+	slices.Sort(names)
+	if strings.Join(names, " ") != "context get query search status" {
+		t.Errorf("tools %v", names)
+	}
+
+	// One call, two documents and a miss: the miss is data, not an error.
+	var get struct {
+		Documents []struct {
+			Address string `json:"address"`
+			ID      string `json:"id"`
+			Body    string `json:"body"`
+		} `json:"documents"`
+		Missing []struct {
+			Address string `json:"address"`
+			Reason  string `json:"reason"`
+		} `json:"missing"`
+	}
+	if got.Get.IsError {
+		t.Fatalf("get doc_ids is an error: %+v", got.Get)
+	}
+	if err := json.Unmarshal(got.Get.StructuredContent, &get); err != nil {
+		t.Fatal(err)
+	}
+	if len(get.Documents) != 2 || get.Documents[0].Address != "runbooks/disk-full#Mitigate" || !strings.HasPrefix(get.Documents[0].Body, "## Mitigate\n") ||
+		get.Documents[1].ID != "adr/0001-record-architecture-decisions" || len(get.Missing) != 1 || get.Missing[0].Address != "nope" || get.Missing[0].Reason != "no_document" {
+		t.Errorf("get doc_ids: %s", got.Get.StructuredContent)
+	}
+	if len(got.Get.Content) != 1 || !jsonEqual(got.Get.Content[0].Text, string(got.Get.StructuredContent)) {
+		t.Errorf("get: the text content is not the structured content: %+v", got.Get.Content)
+	}
+	if got.GetOne.IsError || !strings.Contains(string(got.GetOne.StructuredContent), `"slug":"概述"`) {
+		t.Errorf("get doc_id: %+v", got.GetOne)
+	}
+	for name, r := range map[string]toolResult{"search": got.Search, "context": got.Context, "query": got.Query, "status": got.Status} {
+		if r.IsError || len(r.StructuredContent) == 0 {
+			t.Errorf("%s: %+v", name, r)
+		}
+		if name != "status" && strings.Contains(string(r.StructuredContent), `"body"`) {
+			t.Errorf("%s returned a body: %s", name, r.StructuredContent)
+		}
+	}
+	if !strings.Contains(string(got.Search.StructuredContent), `"matched_section":"runbooks/retry-budget#`) {
+		t.Errorf("search: %s", got.Search.StructuredContent)
+	}
+	// A malformed address is the caller's error: isError, with the parse error.
+	if !got.Malformed.IsError || got.Malformed.StructuredContent != nil || len(got.Malformed.Content) != 1 ||
+		!strings.Contains(got.Malformed.Content[0].Text, `malformed address "a b": whitespace in document id`) {
+		t.Errorf("malformed: %+v", got.Malformed)
+	}
+	if !got.NotFound.IsError || !strings.Contains(got.NotFound.Content[0].Text, "not_found") {
+		t.Errorf("doc_id miss: %+v", got.NotFound)
+	}
+}
+
+func jsonEqual(a, b string) bool {
+	var x, y any
+	return json.Unmarshal([]byte(a), &x) == nil && json.Unmarshal([]byte(b), &y) == nil && mustJSON(x) == mustJSON(y)
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// mcpClientDir returns a folder holding testdata/mcpclient's client.mjs
+// with its npm dependencies installed, or skips the test.
+func mcpClientDir(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("DOCIR_MCP_CLIENT") == "skip" {
+		t.Skip("skipping the MCP client test: DOCIR_MCP_CLIENT=skip")
+	}
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("skipping the MCP client test: %s is not on PATH (it needs Node.js 18 or later and npm)", tool)
+		}
+	}
+	out, err := exec.Command("node", "--version").Output()
+	if err != nil {
+		t.Skipf("skipping the MCP client test: node --version: %v", err)
+	}
+	v := strings.TrimPrefix(strings.TrimSpace(string(out)), "v")
+	if major, _ := strconv.Atoi(strings.Split(v, ".")[0]); major < 18 {
+		t.Skipf("skipping the MCP client test: node %s is older than 18", v)
+	}
+
+	src := "../../testdata/mcpclient"
+	h := sha256.New()
+	var files [][]byte
+	for _, name := range []string{"package.json", "package-lock.json", "client.mjs"} {
+		data, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, data)
+		if name != "client.mjs" {
+			h.Write(data)
+		}
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	root := filepath.Join(cache, "docir-test")
+	dir := filepath.Join(root, "mcpclient-"+hex.EncodeToString(h.Sum(nil))[:16])
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		tmp, err := os.MkdirTemp(root, "install-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(tmp)
+		for i, name := range []string{"package.json", "package-lock.json"} {
+			if err := os.WriteFile(filepath.Join(tmp, name), files[i], 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		npm := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+		npm.Dir = tmp
+		if out, err := npm.CombinedOutput(); err != nil {
+			t.Fatalf("npm ci of testdata/mcpclient failed (set DOCIR_MCP_CLIENT=skip to skip this test): %v\n%s", err, out)
+		}
+		// Another test process may have installed it meanwhile; either copy
+		// is whole.
+		if err := os.Rename(tmp, dir); err != nil && !errors.Is(err, os.ErrExist) {
+			if _, serr := os.Stat(dir); serr != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// client.mjs is not part of the key: write this tree's copy each run.
+	f, err := os.CreateTemp(dir, "client-*.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(files[2]); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Rename(f.Name(), filepath.Join(dir, "client.mjs")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
