@@ -105,11 +105,7 @@ const maxPassages = 20000
 // Search ranks documents for a free-text query; each hit names the section
 // where the match is best.
 func (s *Service) Search(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error) {
-	q := strings.TrimSpace(p.Query)
-	if q == "" {
-		return docir.SearchResult{}, docir.Errorf(docir.CodeInvalidParams, "search: empty query")
-	}
-	limit, err := checkLimit(p.Limit)
+	q, limit, err := checkSearch("search", p.Query, p.Limit)
 	if err != nil {
 		return docir.SearchResult{}, err
 	}
@@ -158,6 +154,22 @@ func hitOf(rec *docir.Record, body []byte, d rankedDoc, q string) docir.Hit {
 	}
 	return hit
 }
+
+// checkSearch checks the query and limit of a search or context request.
+func checkSearch(method, query string, limit int) (string, int, error) {
+	q := strings.TrimSpace(query)
+	if q == "" {
+		return "", 0, docir.Errorf(docir.CodeInvalidParams, "%s: empty query", method)
+	}
+	if len(q) > MaxQueryBytes {
+		return "", 0, docir.Errorf(docir.CodeInvalidParams, "%s: query of %d bytes, over the %d-byte bound", method, len(q), MaxQueryBytes)
+	}
+	limit, err := checkLimit(limit)
+	return q, limit, err
+}
+
+// MaxQueryBytes bounds a free-text query.
+const MaxQueryBytes = 4096
 
 func checkLimit(n int) (int, error) {
 	switch {

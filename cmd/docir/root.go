@@ -98,6 +98,7 @@ Addresses are <id> or <id>#<heading>, where the heading is a slug
 		newCmdIndex(f, nil),
 		newCmdGet(f, nil),
 		newCmdStatus(f, nil),
+		newCmdSearch(f, nil), newCmdQuery(f, nil), newCmdContext(f, nil),
 		newCmdServe(f, nil),
 	)
 	return root

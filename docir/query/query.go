@@ -77,10 +77,13 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	if e.Part == "" {
+	switch {
+	case e.Part == "":
 		return fmt.Sprintf("invalid query %q: %s", e.Expr, e.Msg)
+	case e.Part == e.Expr:
+		return fmt.Sprintf("invalid query %q: %s", e.Part, e.Msg)
 	}
-	return fmt.Sprintf("invalid query %q: %q (at byte %d): %s", e.Expr, e.Part, e.Offset, e.Msg)
+	return fmt.Sprintf("invalid query %q: term %q at byte %d: %s", e.Expr, e.Part, e.Offset, e.Msg)
 }
 
 // Parse parses an expression. Every term must be `field:value` (with an

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/workspace"
+)
+
+// ContextOptions is everything `docir context` needs.
+type ContextOptions struct {
+	readerOptions
+
+	Query  string
+	Budget int
+	Limit  int
+}
+
+func newCmdContext(f *Factory, runF func(context.Context, *ContextOptions) error) *cobra.Command {
+	opts := &ContextOptions{readerOptions: newReaderOptions(f)}
+	cmd := &cobra.Command{
+		Use:   "context QUERY...",
+		Short: "Skeleton read: ranked documents with outlines, and what to read next within a token budget",
+		Long: `Rank documents for free text, as search does, and give each one's outline
+(address, heading, level and estimated tokens of every section), then
+addresses: the ordered list of what to read next that fits the budget.
+Each document's matched section comes first, in rank order (a small
+document whole), then its other matching sections, while they fit.
+Nothing overlaps: a section is never listed beside a section holding it.
+
+Tokens are estimated as one per four bytes (see docs/ranking.md).
+Pipe it to get to read exactly that: docir context "retry budget" | docir get -`,
+		Example: `  docir context "retry budget"
+  docir context --budget 2000 disk full | docir get -`,
+		Args: usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Query = strings.Join(args, " ")
+			if err := checkLimitFlag(opts.Limit); err != nil {
+				return err
+			}
+			if opts.Budget < 1 || opts.Budget > workspace.MaxBudget {
+				return docir.Errorf(docir.CodeUsage, "--budget %d: want 1 to %d tokens", opts.Budget, workspace.MaxBudget)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return contextRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().IntVar(&opts.Budget, "budget", docir.DefaultBudget, "tokens the addresses to read next may add up to")
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", docir.DefaultLimit, "most documents to rank (1 to "+strconv.Itoa(docir.MaxLimit)+")")
+	return cmd
+}
+
+func contextRun(ctx context.Context, opts *ContextOptions) error {
+	r, text, err := opts.open()
+	if err != nil {
+		return err
+	}
+	res, err := r.Context(ctx, docir.ContextParams{Query: opts.Query, Budget: opts.Budget, Limit: opts.Limit})
+	if err != nil {
+		return err
+	}
+	printWarnings(opts.IO.ErrOut, res.Warnings)
+	if text {
+		return printContextText(opts.IO.Out, res, newMarker(opts.IO.Out))
+	}
+	return printJSON(opts.IO.Out, res)
+}
+
+// printContextText prints what to read next (address and tokens), then
+// each ranked document with its snippet and outline; the address is always
+// the first column.
+func printContextText(w io.Writer, res docir.ContextResult, mark marker) error {
+	if len(res.Hits) == 0 {
+		_, err := fmt.Fprintf(w, "no documents match %q\n", res.Query)
+		return err
+	}
+	tokens := map[string]int{}
+	for _, h := range res.Hits {
+		tokens[h.ID] = h.Tokens
+		for _, o := range h.Outline {
+			tokens[o.Address] = o.Tokens
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "READ NEXT  %d of %d tokens\n", res.Tokens, res.Budget)
+	rows := [][]string{}
+	for _, a := range res.Addresses {
+		rows = append(rows, []string{a, strconv.Itoa(tokens[a])})
+	}
+	if len(rows) == 0 {
+		b.WriteString("(nothing fits the budget)\n")
+	}
+	widths := columnWidths(rows)
+	for _, row := range rows {
+		writeRow(&b, row, widths, []bool{false, true})
+	}
+	b.WriteString("\n")
+
+	rows = [][]string{{"ADDRESS", "SCORE", "TOKENS", "TITLE"}}
+	for _, h := range res.Hits {
+		rows = append(rows, []string{hitAddress(h.Hit), formatScore(h.Score), strconv.Itoa(h.Tokens), h.Title})
+	}
+	widths = columnWidths(rows)
+	for i, row := range rows {
+		writeRow(&b, row, widths, []bool{false, true, true, false})
+		if i == 0 {
+			continue
+		}
+		h := res.Hits[i-1]
+		if h.Snippet != "" {
+			b.WriteString("    " + mark.highlight(h.Snippet, res.Query) + "\n")
+		}
+		outline := [][]string{}
+		for _, o := range h.Outline {
+			outline = append(outline, []string{"  " + o.Address, strconv.Itoa(o.Tokens), strings.Repeat("  ", max(0, o.Level-1)) + o.Heading})
+		}
+		ow := columnWidths(outline)
+		for _, row := range outline {
+			writeRow(&b, row, ow, []bool{false, true, false})
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/rivo/uniseg"
+	"github.com/spf13/cobra"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/workspace"
+)
+
+// SearchOptions is everything `docir search` needs.
+type SearchOptions struct {
+	readerOptions
+
+	Query string
+	Limit int
+}
+
+func newCmdSearch(f *Factory, runF func(context.Context, *SearchOptions) error) *cobra.Command {
+	opts := &SearchOptions{readerOptions: newReaderOptions(f)}
+	cmd := &cobra.Command{
+		Use:   "search QUERY...",
+		Short: "Skeleton read: documents ranked for free text, each naming its best section",
+		Long: `Rank documents for free text. Every section of every document is scored
+on its own text (with the document's title); a document ranks by its best
+section, which the hit names as matched_section, an address get accepts.
+Hits never carry a body; the snippet (at most 240 bytes) shows where the
+match is. Several words are one query: docir search retry budget.
+
+Output (JSON): {query, hits: [{id, title, path, store, score,
+matched_section, snippet}], total}, total being the number of matching
+sections. Text: one line per hit, address first, then the snippet with the
+query's words highlighted.`,
+		Example: `  docir search "retry budget"
+  docir search -n 3 disk full
+  docir search "retry budget" | docir get -     # read what was ranked, in rank order`,
+		Args: usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Query = strings.Join(args, " ")
+			if err := checkLimitFlag(opts.Limit); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return searchRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", docir.DefaultLimit, "most documents to return (1 to "+strconv.Itoa(docir.MaxLimit)+")")
+	return cmd
+}
+
+// readerOptions is what every read command holds: its streams, the
+// reader (opened lazily), and whether to print text.
+type readerOptions struct {
+	IO       *IOStreams
+	Reader   func() (workspace.Reader, error)
+	WantText func() (bool, error)
+}
+
+func newReaderOptions(f *Factory) readerOptions {
+	return readerOptions{IO: f.IO, Reader: f.Reader, WantText: f.wantText}
+}
+
+// open resolves the output format, then the reader.
+func (o *readerOptions) open() (r workspace.Reader, text bool, err error) {
+	if text, err = o.WantText(); err != nil {
+		return nil, false, err
+	}
+	r, err = o.Reader()
+	return r, text, err
+}
+
+// checkLimitFlag refuses a -n out of range before anything is opened.
+func checkLimitFlag(n int) error {
+	if n < 1 || n > docir.MaxLimit {
+		return docir.Errorf(docir.CodeUsage, "-n %d: want 1 to %d", n, docir.MaxLimit)
+	}
+	return nil
+}
+
+func searchRun(ctx context.Context, opts *SearchOptions) error {
+	r, text, err := opts.open()
+	if err != nil {
+		return err
+	}
+	res, err := r.Search(ctx, docir.SearchParams{Query: opts.Query, Limit: opts.Limit})
+	if err != nil {
+		return err
+	}
+	printWarnings(opts.IO.ErrOut, res.Warnings)
+	if text {
+		return printHitsText(opts.IO.Out, res.Query, res.Hits, newMarker(opts.IO.Out), "")
+	}
+	return printJSON(opts.IO.Out, res)
+}
+
+func printWarnings(w io.Writer, warnings []string) {
+	for _, warn := range warnings {
+		fmt.Fprintln(w, "docir: warning: "+warn)
+	}
+}
+
+// printHitsText prints hits as a table whose first column is the address
+// to read (the matched section, else the document), with each snippet on
+// the line below, the query's words highlighted.
+func printHitsText(w io.Writer, query string, hits []docir.Hit, mark marker, footer string) error {
+	if len(hits) == 0 {
+		_, err := fmt.Fprintf(w, "no documents match %q\n", query)
+		return err
+	}
+	rows := [][]string{{"ADDRESS", "SCORE", "STORE", "TITLE"}}
+	for _, h := range hits {
+		rows = append(rows, []string{hitAddress(h), formatScore(h.Score), h.Store, h.Title})
+	}
+	widths := columnWidths(rows)
+	var b strings.Builder
+	for i, row := range rows {
+		writeRow(&b, row, widths, []bool{false, true, false, false})
+		if i > 0 && hits[i-1].Snippet != "" {
+			b.WriteString("    ")
+			b.WriteString(mark.highlight(hits[i-1].Snippet, query))
+			b.WriteByte('\n')
+		}
+	}
+	if footer != "" {
+		b.WriteString(footer + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func hitAddress(h docir.Hit) string {
+	if h.MatchedSection != "" {
+		return h.MatchedSection
+	}
+	return h.ID
+}
+
+func formatScore(s float64) string { return strconv.FormatFloat(s, 'f', 3, 64) }
+
+// columnWidths is the display width of each column: the widest cell.
+func columnWidths(rows [][]string) []int {
+	var widths []int
+	for _, row := range rows {
+		for i, cell := range row {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], uniseg.StringWidth(cell))
+		}
+	}
+	return widths
+}
+
+// writeRow writes cells padded to widths, two spaces apart, right-aligned
+// where right says so; the last cell is not padded.
+func writeRow(b *strings.Builder, row []string, widths []int, right []bool) {
+	for i, cell := range row {
+		pad := strings.Repeat(" ", max(0, widths[i]-uniseg.StringWidth(cell)))
+		switch {
+		case i == len(row)-1 && !right[i]:
+			b.WriteString(cell)
+		case right[i]:
+			b.WriteString(pad + cell)
+		default:
+			b.WriteString(cell + pad)
+		}
+		if i < len(row)-1 {
+			b.WriteString("  ")
+		}
+	}
+	b.WriteByte('\n')
+}
+
+// marker highlights the query's words in a snippet: bold on a terminal
+// (unless NO_COLOR is set), else **word**, as markdown would.
+type marker struct{ on, off string }
+
+func newMarker(out io.Writer) marker {
+	if isTerminal(out) && os.Getenv("NO_COLOR") == "" {
+		return marker{on: "\x1b[1m", off: "\x1b[0m"}
+	}
+	return marker{on: "**", off: "**"}
+}
+
+func (m marker) highlight(s, query string) string {
+	spans := workspace.MatchSpans(s, query)
+	if len(spans) == 0 {
+		return s
+	}
+	var b strings.Builder
+	at := 0
+	for _, sp := range spans {
+		b.WriteString(s[at:sp.Start])
+		b.WriteString(m.on + s[sp.Start:sp.End] + m.off)
+		at = sp.End
+	}
+	b.WriteString(s[at:])
+	return b.String()
+}
