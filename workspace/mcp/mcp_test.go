@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -287,4 +288,62 @@ func TestOutboundBound(t *testing.T) {
 	if out.String() != want {
 		t.Errorf("got %s\nwant %s", out.String(), want)
 	}
+}
+
+// FuzzLineConn: whatever the input, the connection hands the SDK only
+// messages it decoded, answers every other line with one JSON-RPC error
+// line, and reports nothing but the end of input.
+func FuzzLineConn(f *testing.F) {
+	for _, s := range []string{
+		"{bad\n" + `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n",
+		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]` + "\n42\n\n" + `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"result":{}}` + "\r\n" + `{"jsonrpc":"1.0","id":3,"method":"x"}`,
+		strings.Repeat("x", 70000) + "\n" + `{"jsonrpc":"2.0","id":"s","method":"tools/list"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var out strings.Builder
+		tr := &lineTransport{r: strings.NewReader(string(in)), w: &out}
+		conn, err := tr.Connect(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		decoded := 0
+		for {
+			msg, err := conn.Read(context.Background())
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("Read: %v", err)
+			}
+			decoded++
+			if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+				if err := conn.Write(context.Background(), &jsonrpc.Response{ID: req.ID, Result: json.RawMessage(`{}`)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		lines := 0
+		for l := range strings.Lines(string(in)) {
+			if strings.TrimSpace(l) != "" {
+				lines++
+			}
+		}
+		replies := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		if out.Len() == 0 {
+			replies = nil
+		}
+		for _, r := range replies {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(r), &m); err != nil || m["jsonrpc"] != "2.0" {
+				t.Fatalf("written line %q is not JSON-RPC", r)
+			}
+		}
+		if decoded > lines {
+			t.Fatalf("%d messages from %d lines", decoded, lines)
+		}
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -142,6 +143,10 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
+// drainPatience bounds how long the end of input waits for a reply once
+// none has come: a call the SDK never answers must not keep the process.
+const drainPatience = 30 * time.Second
+
 // drain waits until every call read has been answered, then reports the
 // end of input.
 func (c *lineConn) drain(ctx context.Context) error {
@@ -158,6 +163,11 @@ func (c *lineConn) drain(ctx context.Context) error {
 			return io.EOF
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-time.After(drainPatience):
+			if c.log != nil {
+				c.log.Warn("docir serve --mcp: end of input with calls still unanswered; closing", "calls", n)
+			}
+			return io.EOF
 		}
 	}
 }
