@@ -113,10 +113,11 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	// Open the store now (indexing first, with a note, when nothing is
-	// indexed yet), so that the first request does not pay for it. A store
-	// that cannot be read is reported here and on every request.
-	if _, err := r.Status(ctx); err != nil {
+	// Open the local store now (indexing first, with a note, when nothing
+	// is indexed yet), so that the first request does not pay for it; peers
+	// are not asked. A store that cannot be read is reported here and on
+	// every request.
+	if _, err := ws.Status(ctx); err != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "docir serve: warning: %v\n", err)
 	}
 	cfg := session.Config{Reader: r, Policy: policy, Version: opts.Version, Log: log}
