@@ -12,7 +12,8 @@ import (
 // Query filters documents by front matter and metadata (see package query
 // for the expression language). Hits are skeletons like search's: the
 // matched_section is the document itself, the score is 1 (a filter matches
-// or not), and the snippet shows the fields the expression named. Without a
+// or not), and the snippet shows the fields the expression and the sort
+// named. Without a
 // sort, hits come in id order.
 func (s *Service) Query(ctx context.Context, p docir.QueryParams) (docir.SearchResult, error) {
 	expr, sortField, desc, err := ParseQuery(p)
@@ -49,7 +50,7 @@ func (s *Service) Query(ctx context.Context, p docir.QueryParams) (docir.SearchR
 			Store:          docir.StoreLocal,
 			Score:          1,
 			MatchedSection: rec.ID,
-			Snippet:        expr.Summary(rec, SnippetMax),
+			Snippet:        expr.Summary(rec, SnippetMax, sortField),
 		})
 	}
 	return res, nil

@@ -279,11 +279,18 @@ func Sort(recs []*docir.Record, field string, desc bool) {
 	})
 }
 
-// Summary describes why rec matched: the fields e names with their values in
-// rec, "field: value" joined by " · ", at most limit bytes.
-func (e *Expr) Summary(rec *docir.Record, limit int) string {
+// Summary describes why rec matched: the fields e names (then the extra
+// fields, such as a sort field) with their values in rec, "field: value"
+// joined by " · ", at most limit bytes.
+func (e *Expr) Summary(rec *docir.Record, limit int, extra ...string) string {
 	var parts []string
-	for _, f := range e.Fields() {
+	fields := e.Fields()
+	for _, f := range extra {
+		if f != "" && !slices.Contains(fields, f) {
+			fields = append(fields, f)
+		}
+	}
+	for _, f := range fields {
 		vals, ok := Values(rec, f)
 		if !ok {
 			continue
