@@ -87,4 +87,3 @@ func findKey(v any, key, path string) (string, bool) {
 	}
 	return "", false
 }
-
