@@ -101,3 +101,51 @@ func TestServeHTTPProcess(t *testing.T) {
 		t.Fatal("docir serve --http did not exit after SIGTERM")
 	}
 }
+
+// TestServeSIGTERM: an NDJSON session whose host keeps stdin open ends on
+// SIGTERM with exit 0, after answering what it was asked.
+func TestServeSIGTERM(t *testing.T) {
+	docir, err := exec.LookPath("docir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus := filepath.Join(t.TempDir(), "corpus")
+	if err := copyCorpus("../../testdata/corpus", corpus); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(docir, "serve")
+	cmd.Dir = corpus
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	if _, err := io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"docir/get","params":{"doc_id":"runbooks/disk-full#escalate"}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	replies := bufio.NewScanner(stdout)
+	if !replies.Scan() || !strings.HasPrefix(replies.Text(), `{"jsonrpc":"2.0","id":1,"result":{"address":"runbooks/disk-full#escalate"`) {
+		t.Fatalf("reply %q", replies.Text())
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("after SIGTERM: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("docir serve did not exit after SIGTERM with stdin open")
+	}
+}
