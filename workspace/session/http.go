@@ -176,7 +176,6 @@ func ServeHTTP(ctx context.Context, e *Engine, ln net.Listener, opts HTTPOptions
 		ReadTimeout:       time.Minute,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    16 << 10,
-		ErrorLog:          nil,
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
