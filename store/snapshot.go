@@ -149,6 +149,15 @@ func (s *Snapshot) Records(fn func(docir.Record) error) error {
 	})
 }
 
+// RecordsJSON calls fn with the JSON of every record, in id order, until fn
+// returns an error. The bytes are valid only during the call: they are the
+// memory map's. It lets a filter skip decoding what it can rule out.
+func (s *Snapshot) RecordsJSON(fn func(raw []byte) error) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketDocs).ForEach(func(_, v []byte) error { return fn(v) })
+	})
+}
+
 // Count returns the number of documents in the generation.
 func (s *Snapshot) Count() (n int, err error) {
 	err = s.db.View(func(tx *bolt.Tx) error {

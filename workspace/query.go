@@ -2,7 +2,9 @@ package workspace
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/docir/docir/docir"
@@ -28,12 +30,26 @@ func (s *Service) Query(ctx context.Context, p docir.QueryParams) (docir.SearchR
 	if err != nil {
 		return docir.SearchResult{}, err
 	}
+	// Rule out what the raw JSON can, and decode only the metadata of the
+	// rest: no sections.
 	var matched []*docir.Record
-	err = snap.Records(func(rec docir.Record) error {
-		if expr.Match(&rec) {
-			matched = append(matched, &rec)
+	n := 0
+	err = snap.RecordsJSON(func(raw []byte) error {
+		if n++; n%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
 		}
-		return ctx.Err()
+		if !expr.MayMatchJSON(raw) {
+			return nil
+		}
+		var m recordMeta
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return fmt.Errorf("record: %w", err)
+		}
+		rec := &docir.Record{ID: m.ID, Title: m.Title, Path: m.Path, Fields: m.Fields, Size: m.Size}
+		if expr.Match(rec) {
+			matched = append(matched, rec)
+		}
+		return nil
 	})
 	if err != nil {
 		return docir.SearchResult{}, err
@@ -54,6 +70,15 @@ func (s *Service) Query(ctx context.Context, p docir.QueryParams) (docir.SearchR
 		})
 	}
 	return res, nil
+}
+
+// recordMeta is the part of a stored docir.Record a filter reads.
+type recordMeta struct {
+	ID     string         `json:"id"`
+	Title  string         `json:"title"`
+	Path   string         `json:"path"`
+	Fields map[string]any `json:"fields"`
+	Size   int64          `json:"size"`
 }
 
 // ParseQuery parses the expression and sort of a query request. A bad one

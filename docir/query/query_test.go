@@ -1,6 +1,7 @@
 package query
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -302,8 +303,62 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("normal form of %q parses differently:\n%s", s, diff)
 		}
 		for _, r := range testRecs {
-			e.Match(r)
+			back, raw := roundTrip(t, r)
+			if e.Match(back) && !e.MayMatchJSON(raw) {
+				t.Fatalf("%q: %s matches but the prefilter rules it out", s, r.ID)
+			}
 		}
 		Sort(append([]*docir.Record(nil), testRecs...), e.Terms[0].Field, true)
 	})
+}
+
+// roundTrip is a record as the store gives it back: through JSON.
+func roundTrip(t testing.TB, r *docir.Record) (*docir.Record, []byte) {
+	raw, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back docir.Record
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	return &back, raw
+}
+
+// TestMayMatchJSON: the prefilter never rules out a record that matches,
+// and does rule out records a plain value cannot be in.
+func TestMayMatchJSON(t *testing.T) {
+	exprs := []string{
+		"status:accepted", "status:ACCEPTED,nope", "kind:adr status:proposed", "path:adr/*", "title:*budget*",
+		"date:2024-03", "date:2024", "priority:2.0", "-status:accepted", "tags:docs", "author.name:ada", "id:*",
+		"title:\"retry budget\"", "path:*.md", "date:>=2024-03", "k:kelvin",
+	}
+	for _, s := range exprs {
+		e, err := Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range testRecs {
+			back, raw := roundTrip(t, r)
+			if e.Match(back) && !e.MayMatchJSON(raw) {
+				t.Errorf("%s: %s matches but the prefilter rules it out", s, r.ID)
+			}
+		}
+	}
+	for _, tt := range []struct{ expr, id string }{{"status:proposed", "adr/0001"}, {"path:runbooks/*", "adr/0002"}, {"author.name:bob", "adr/0002"}} {
+		e, _ := Parse(tt.expr)
+		for _, r := range testRecs {
+			if r.ID == tt.id {
+				if _, raw := roundTrip(t, r); e.MayMatchJSON(raw) {
+					t.Errorf("%s: the prefilter keeps %s", tt.expr, tt.id)
+				}
+			}
+		}
+	}
+	// A Kelvin sign folds to k: the prefilter must not rule it out.
+	e, _ := Parse("unit:k")
+	r := &docir.Record{ID: "x", Fields: map[string]any{"unit": "\u212a"}}
+	if back, raw := roundTrip(t, r); !e.Match(back) || !e.MayMatchJSON(raw) {
+		t.Errorf("Kelvin sign: match %v, prefilter %v", e.Match(back), e.MayMatchJSON(raw))
+	}
 }
