@@ -71,7 +71,8 @@ func TestConformance(t *testing.T) {
 				return
 			}
 			if diff := cmp.Diff(c.responses, got); diff != "" {
-				t.Errorf("NDJSON replies (-want +got):\n%s", diff)
+				t.Errorf("NDJSON replies (-want +got):\n%s\nWhen the change is meant (a ranking or a snippet that changed, say), "+
+					"rewrite the transcripts with go test ./workspace/session -run TestConformance -update and review their diff.", diff)
 			}
 
 			t.Run("http", func(t *testing.T) {
