@@ -252,22 +252,50 @@ func glob(p, s string) bool {
 
 // Sort orders records by field (descending when desc), documents without
 // the field last either way, ties by id. A list sorts by its first element.
+// Values compare as in a term: numbers as numbers, dates as dates, else
+// case-folded text.
 func Sort(recs []*docir.Record, field string, desc bool) {
-	keys := make(map[*docir.Record]string, len(recs))
-	has := make(map[*docir.Record]bool, len(recs))
+	type key struct {
+		has   bool
+		kind  kind
+		num   float64
+		text  string // as written, for dates; lower-cased otherwise
+		year4 bool   // a four-digit number, which compares with dates as a year
+	}
+	keys := make(map[*docir.Record]key, len(recs))
 	for _, r := range recs {
-		if vals, ok := Values(r, field); ok && len(vals) > 0 {
-			keys[r], has[r] = vals[0], true
+		vals, ok := Values(r, field)
+		if !ok || len(vals) == 0 {
+			continue
 		}
+		v := vals[0]
+		k := key{has: true, kind: kindOf(v), text: v}
+		switch k.kind {
+		case kindNumber:
+			k.num, _ = strconv.ParseFloat(v, 64)
+			k.year4 = len(v) == 4 && isDigits(v)
+		case kindText:
+			k.text = strings.ToLower(v)
+		}
+		keys[r] = k
 	}
 	slices.SortStableFunc(recs, func(a, b *docir.Record) int {
+		ka, kb := keys[a], keys[b]
 		switch {
-		case has[a] && !has[b]:
+		case ka.has && !kb.has:
 			return -1
-		case !has[a] && has[b]:
+		case !ka.has && kb.has:
 			return 1
-		case has[a] && has[b]:
-			n := compare(keys[a], keys[b], false)
+		case ka.has && kb.has:
+			var n int
+			switch {
+			case ka.kind == kindNumber && kb.kind == kindNumber && !math.IsNaN(ka.num) && !math.IsNaN(kb.num):
+				n = cmp.Compare(ka.num, kb.num)
+			case ka.kind == kb.kind || (ka.kind == kindDate && kb.year4) || (kb.kind == kindDate && ka.year4):
+				n = strings.Compare(ka.text, kb.text)
+			default:
+				n = strings.Compare(strings.ToLower(ka.text), strings.ToLower(kb.text))
+			}
 			if desc {
 				n = -n
 			}

@@ -417,6 +417,9 @@ const (
 )
 
 func kindOf(s string) kind {
+	if s == "" || !(s[0] >= '0' && s[0] <= '9' || s[0] == '-' || s[0] == '+' || s[0] == '.' || s[0] == 'i' || s[0] == 'I' || s[0] == 'n' || s[0] == 'N') {
+		return kindText // cannot be a number or a date: skip the parsers
+	}
 	if _, err := strconv.ParseFloat(s, 64); err == nil && s != "" && !strings.ContainsAny(s, "xXpP_") && !isNaNInf(s) {
 		return kindNumber
 	}
