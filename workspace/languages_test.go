@@ -25,9 +25,7 @@ import (
 // all, in every script: Cyrillic, CJK, Arabic, Devanagari and the other
 // Indic scripts, Thai and Lao, and Latin.
 func TestLanguagesTLDR(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipping: indexes 38k pages (-short)")
-	}
+	skipHeavy(t)
 	ws, dir, root := indexCorpus(t, corpustest.TLDRPages, "tldr")
 	type page struct{ folder, rel, query string }
 	var pages []page

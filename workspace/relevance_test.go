@@ -181,10 +181,21 @@ type evalSet struct {
 	sub     string // the folder indexed, below the unpacked folder
 }
 
-func runEvalSet(t *testing.T, set evalSet) relevance {
+// skipHeavy skips a test that indexes a large corpus to measure ranking
+// under -short, and under the race detector (they run no concurrency the
+// plain run does not, and the plain run enforces their figures).
+func skipHeavy(t *testing.T) {
+	t.Helper()
 	if testing.Short() {
-		t.Skipf("skipping: indexes a shared corpus (-short)")
+		t.Skip("skipping: indexes a shared corpus (-short)")
 	}
+	if raceEnabled {
+		t.Skip("skipping under -race: measures ranking; the plain test run enforces it")
+	}
+}
+
+func runEvalSet(t *testing.T, set evalSet) relevance {
+	skipHeavy(t)
 	rows := readEval(t, set.file)
 	ws, dir, root := indexCorpus(t, set.tarball, set.sub)
 	m := measure(t, ws, filepath.Join(dir, set.base), root, rows)
@@ -216,9 +227,7 @@ func TestRelevanceRFCs(t *testing.T) {
 // fourth RFC's title (its file name, number dropped) and its headings that
 // occur once in it.
 func TestRelevanceRFCNavigation(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipping: indexes 648 RFCs (-short)")
-	}
+	skipHeavy(t)
 	ws, _, _ := indexCorpus(t, corpustest.RustRFCs, "rfcs")
 	ctx := context.Background()
 	snap, err := ws.Snapshot(ctx)

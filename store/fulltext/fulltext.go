@@ -4,7 +4,8 @@
 //
 // The unit of the index is a passage: the own text of one section (its
 // heading line down to its first subsection), or the text before a
-// document's first heading. A passage's id is the section's address
+// document's first heading, each preceded by the document's title (see
+// ingest.Passages). A passage's id is the section's address
 // (`<doc id>#<slug>`), or the bare document id for the text before the first
 // heading. Nothing is stored in bleve but the postings: titles, paths and
 // bodies live in the store's body file, so a deep read never opens bleve.
