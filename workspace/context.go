@@ -42,6 +42,9 @@ func (s *Service) Context(ctx context.Context, p docir.ContextParams) (docir.Con
 		if !ok {
 			continue
 		}
+		if err := s.chooseSection(ctx, snap, &rec, &d, q); err != nil {
+			return docir.ContextResult{}, err
+		}
 		tc := newTokenCounter(body)
 		start := min(rec.BodyStart, len(body))
 		ch := docir.ContextHit{Hit: hitOf(&rec, body, d, q), Tokens: tc.count(start, len(body)), Outline: []docir.OutlineEntry{}}

@@ -270,8 +270,9 @@ func TestRelevanceRFCNavigation(t *testing.T) {
 	}
 	d, sec := float64(doc1)/float64(n), float64(sec1)/float64(n)
 	t.Logf("RFC name + heading: %d queries: document recall@1 %.3f, section accuracy@1 %.3f", n, d, sec)
-	// Without the title in every passage these were 0.60 and 0.36.
-	if d < 0.85 || sec < 0.60 {
-		t.Errorf("below floor: document recall@1 %.3f (want ≥ 0.85), section accuracy@1 %.3f (want ≥ 0.60)", d, sec)
+	// Without the title in every passage these were 0.60 and 0.36; without
+	// comparing sections on the words beyond the title, 0.94 and 0.71.
+	if d < 0.85 || sec < 0.85 {
+		t.Errorf("below floor: document recall@1 %.3f (want ≥ 0.85), section accuracy@1 %.3f (want ≥ 0.85)", d, sec)
 	}
 }

@@ -126,9 +126,53 @@ func (s *Service) Search(ctx context.Context, p docir.SearchParams) (docir.Searc
 		if !ok {
 			continue
 		}
+		if err := s.chooseSection(ctx, snap, &rec, &d, q); err != nil {
+			return docir.SearchResult{}, err
+		}
 		res.Hits = append(res.Hits, hitOf(&rec, body, d, q))
 	}
 	return res, nil
+}
+
+// chooseSection settles which of a ranked document's sections is its
+// matched section. The title is part of every passage's text, so a query
+// that names the document ("retry budget examples") scores its shortest
+// sections highest on the title's words alone; when the query has words
+// beyond the title, the sections are compared on those words only, and the
+// best of them goes first. The document's score does not change.
+func (s *Service) chooseSection(ctx context.Context, snap *store.Snapshot, rec *docir.Record, d *rankedDoc, q string) error {
+	if len(rec.Sections) < 2 {
+		return nil
+	}
+	idx, err := s.ft.open(snap)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, 0, len(rec.Sections)+1)
+	ids = append(ids, rec.ID)
+	for _, sec := range rec.Sections {
+		ids = append(ids, rec.ID+"#"+sec.Slug)
+	}
+	best, err := idx.Within(ctx, q, rec.Title, ids)
+	if err != nil || len(best) == 0 {
+		return err
+	}
+	_, slug, _ := strings.Cut(best[0].ID, "#")
+	if len(d.passages) > 0 && d.passages[0].slug == slug {
+		return nil
+	}
+	first := passageHit{slug: slug, score: best[0].Score}
+	rest := []passageHit{first}
+	for _, p := range d.passages {
+		if p.slug == slug {
+			first.score = p.score
+			rest[0] = first
+			continue
+		}
+		rest = append(rest, p)
+	}
+	d.passages = rest
+	return nil
 }
 
 // hitOf builds the skeleton hit of a ranked document: its best passage is

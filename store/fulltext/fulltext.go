@@ -294,6 +294,43 @@ func (x *Index) selective(ctx context.Context, terms []string) ([]string, error)
 	return kept, nil
 }
 
+// Within scores only the passages named by ids for the terms of text that
+// are not terms of known (the words of a document's title, which every one
+// of its passages carries), best first. It tells a document's sections
+// apart by what the query says beyond the document's name; with no such
+// term, or when the query shares no term with known (the ranking already
+// told the sections apart on the query's own words), it returns nothing.
+func (x *Index) Within(ctx context.Context, text, known string, ids []string) ([]Match, error) {
+	skip := map[string]bool{}
+	for _, t := range x.Terms(known) {
+		skip[t] = true
+	}
+	var qs []query.Query
+	shared := false
+	for _, t := range x.Terms(text) {
+		if skip[t] {
+			shared = true
+			continue
+		}
+		tq := bleve.NewTermQuery(t)
+		tq.SetField(FieldText)
+		qs = append(qs, tq)
+	}
+	if !shared || len(qs) == 0 || len(ids) == 0 {
+		return nil, nil
+	}
+	q := bleve.NewConjunctionQuery(bleve.NewDocIDQuery(ids), bleve.NewDisjunctionQuery(qs...))
+	res, err := x.idx.SearchInContext(ctx, bleve.NewSearchRequestOptions(q, len(ids), 0, false))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Match, len(res.Hits))
+	for i, h := range res.Hits {
+		out[i] = Match{ID: h.ID, Score: h.Score}
+	}
+	return out, nil
+}
+
 // Terms returns the distinct index terms of text, in order of first
 // occurrence, at most MaxQueryTerms.
 func (x *Index) Terms(text string) []string {
