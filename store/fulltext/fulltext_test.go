@@ -162,3 +162,41 @@ func FuzzTokenizer(f *testing.F) {
 		analyzeTerms(an, s)
 	})
 }
+
+// TestWithin: a document's sections compared on the query's words beyond
+// the title; nothing when the query shares no word with the title, or has
+// no other word.
+func TestWithin(t *testing.T) {
+	x, err := Create(filepath.Join(t.TempDir(), "ft"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	title := "Retry budget for outbound calls"
+	passages := []Passage{
+		{"d#retry-budget-for-outbound-calls", "# Retry budget for outbound calls"},
+		{"d#decision", title + "\n## Decision\n\nEvery client gets a retry budget: retries may add at most 10% to the calls a client makes."},
+		{"d#examples", title + "\n### Examples\n\nA client making 200 calls per window may retry 20."},
+		{"e#x", "Retry examples elsewhere"},
+	}
+	if err := x.Apply(nil, passages); err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{"d", "d#retry-budget-for-outbound-calls", "d#decision", "d#examples"}
+	ctx := context.Background()
+	got, err := x.Within(ctx, "retry budget examples", title, ids)
+	if err != nil || len(got) == 0 || got[0].ID != "d#examples" {
+		t.Errorf("retry budget examples: %v, %v", got, err)
+	}
+	for _, id := range got {
+		if id.ID == "e#x" {
+			t.Errorf("a passage outside ids: %v", got)
+		}
+	}
+	if got, _ := x.Within(ctx, "retry budget", title, ids); len(got) != 0 {
+		t.Errorf("title words only: %v", got)
+	}
+	if got, _ := x.Within(ctx, "client window", title, ids); len(got) != 0 {
+		t.Errorf("no title word: %v", got)
+	}
+}
