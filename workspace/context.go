@@ -57,7 +57,7 @@ func (s *Service) Context(ctx context.Context, p docir.ContextParams) (docir.Con
 			})
 		}
 		res.Hits = append(res.Hits, ch)
-		found = append(found, planned{rec: rec, doc: d, tc: tc, whole: ch.Tokens, start: start, size: len(body)})
+		found = append(found, planned{rec: rec, doc: d, tc: tc, whole: ch.Tokens, size: len(body)})
 	}
 	// First pass: the best section of each document, in rank order, or the
 	// whole document when it is small.
@@ -74,11 +74,11 @@ func (s *Service) Context(ctx context.Context, p docir.ContextParams) (docir.Con
 
 // planned is one ranked document as the read plan sees it.
 type planned struct {
-	rec         docir.Record
-	doc         rankedDoc
-	tc          tokenCounter
-	whole       int // tokens of the whole document
-	start, size int // where its body starts, and its bytes
+	rec   docir.Record
+	doc   rankedDoc
+	tc    tokenCounter
+	whole int // tokens of the whole document
+	size  int // bytes of its file
 }
 
 // MaxBudget bounds a context request's token budget.
