@@ -282,8 +282,9 @@ func (c *corpus) prepare(docir string) error {
 	for i := 1; i <= 5; i++ {
 		c.five = append(c.five, ids[i*step])
 	}
-	// A section: the first document from the first pick on (wrapping round)
-	// that has a second heading.
+	// A section: the second section of the first document from the first
+	// pick on (wrapping round) that has two; in a corpus of one-heading
+	// pages (tldr), the first section of the first pick.
 	p := markdown.NewParser()
 	for k := range len(ids) {
 		i := (step + k) % len(ids)
@@ -291,13 +292,17 @@ func (c *corpus) prepare(docir string) error {
 		if err != nil {
 			return err
 		}
-		if secs := p.Parse(paths[i], src).Record.Sections; len(secs) > 1 {
+		secs := p.Parse(paths[i], src).Record.Sections
+		if len(secs) > 1 {
 			c.section = ids[i] + "#" + secs[1].Slug
 			break
 		}
+		if len(secs) == 1 && c.section == "" {
+			c.section = ids[i] + "#" + secs[0].Slug
+		}
 	}
 	if c.section == "" {
-		return errors.New("no document with two sections")
+		return errors.New("no document with a heading")
 	}
 	return nil
 }
