@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -225,7 +227,10 @@ func (p *Pending) Apply(c Change) error {
 				return err
 			}
 		}
-		for k, e := range c.Files {
+		// In key order: bbolt inserts into a page's sorted slice, and keys
+		// in random order make a large transaction quadratic.
+		for _, k := range slices.Sorted(maps.Keys(c.Files)) {
+			e := c.Files[k]
 			var err error
 			if e == nil {
 				err = files.Delete([]byte(k))

@@ -132,8 +132,38 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 			f.prev = &e
 		}
 	}
-	if err := read(ctx, files, opt); err != nil {
+	// From scratch there is nothing to delete first, so passages go to the
+	// index while the files are still being read: parsing and indexing
+	// share the cores instead of taking turns.
+	var pending *store.Pending
+	var early *streamIndex
+	if prev == nil {
+		if pending, err = store.Begin(dir, nil); err != nil {
+			return sum, err
+		}
+		if early, err = startStreamIndex(pending.FullTextPath()); err != nil {
+			return sum, errors.Join(err, pending.Abort())
+		}
+	}
+	fail := func(err error) (docir.IndexSummary, error) {
+		if early != nil {
+			err = errors.Join(err, early.finish())
+		}
+		if pending != nil {
+			err = errors.Join(err, pending.Abort())
+		}
 		return sum, err
+	}
+	var parsed func(*file)
+	if early != nil {
+		parsed = func(f *file) {
+			if f.status == statusNew {
+				early.add(Passages(&f.parsed.Record, f.body))
+			}
+		}
+	}
+	if err := read(ctx, files, opt, parsed); err != nil {
+		return fail(err)
 	}
 
 	// Tally, check ids, and work out the edit.
@@ -152,7 +182,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 		}
 		seen[f.key] = true
 		if other, dup := owner[f.id]; dup {
-			return sum, docir.Errorf(docir.CodeSource, "two files claim the id %q: %s and %s", f.id, other.abs, f.abs)
+			return fail(docir.Errorf(docir.CodeSource, "two files claim the id %q: %s and %s", f.id, other.abs, f.abs))
 		}
 		owner[f.id] = f
 	}
@@ -173,15 +203,15 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 			e := entry(f)
 			change.Files[f.key] = &e
 			change.Put = append(change.Put, store.PutDoc{Record: f.parsed.Record, Body: f.body})
-			adds = append(adds, Passages(&f.parsed.Record, f.body)...)
+			if early == nil {
+				adds = append(adds, Passages(&f.parsed.Record, f.body)...)
+			}
 		}
 	}
 	// What leaves: files gone (or now skipped), and the old version of every
 	// changed file. Their old passages are deleted from the index first.
-	var gone []string
 	for key, e := range prevFiles {
 		if !seen[key] {
-			gone = append(gone, key)
 			change.Files[key] = nil
 			if _, reused := owner[e.ID]; !reused {
 				change.Delete = append(change.Delete, e.ID)
@@ -227,12 +257,22 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 		change.Sources = []store.Source{}
 	}
 
-	pending, err := store.Begin(dir, prev)
-	if err != nil {
-		return sum, err
+	if early != nil {
+		err := early.finish()
+		early = nil
+		if err != nil {
+			return fail(err)
+		}
+	} else {
+		if pending, err = store.Begin(dir, prev); err != nil {
+			return sum, err
+		}
+		if err := writeIndex(ctx, pending.FullTextPath(), deletes, adds, opt.Progress); err != nil {
+			return fail(err)
+		}
 	}
-	if err := writeGeneration(ctx, pending, change, deletes, adds, opt.Progress); err != nil {
-		return sum, errors.Join(err, pending.Abort())
+	if err := writeBodies(ctx, pending, change); err != nil {
+		return fail(err)
 	}
 	if err := pending.Publish(opt.Retain); err != nil {
 		return sum, err
@@ -243,8 +283,11 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	return sum, nil
 }
 
-func writeGeneration(ctx context.Context, p *store.Pending, c store.Change, deletes []string, adds []fulltext.Passage, progress func(string, int, int)) error {
-	ft, err := openOrCreate(p.FullTextPath())
+// writeIndex applies an incremental change to the pending generation's
+// index (a clone of the previous one): deletes first, so that a changed
+// passage is replaced, then adds.
+func writeIndex(ctx context.Context, path string, deletes []string, adds []fulltext.Passage, progress func(string, int, int)) error {
+	ft, err := openOrCreate(path)
 	if err != nil {
 		return err
 	}
@@ -270,13 +313,15 @@ func writeGeneration(ctx context.Context, p *store.Pending, c store.Change, dele
 			return err
 		}
 	}
-	if err := ft.Close(); err != nil {
-		return err
-	}
+	return ft.Close()
+}
+
+// writeBodies applies the change to the pending generation's body file, in
+// transactions of bounded size.
+func writeBodies(ctx context.Context, p *store.Pending, c store.Change) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	// Body file edits in transactions of bounded size.
 	const perTx = 2000
 	files := c.Files
 	c.Files = nil
@@ -288,6 +333,54 @@ func writeGeneration(ctx context.Context, p *store.Pending, c store.Change, dele
 	}
 	c.Files = files
 	return p.Apply(c)
+}
+
+// streamIndex indexes passages on its own goroutine as they are handed to
+// it, in slices of a few batches.
+type streamIndex struct {
+	ft   *fulltext.Index
+	in   chan []fulltext.Passage
+	done chan error
+}
+
+func startStreamIndex(path string) (*streamIndex, error) {
+	ft, err := fulltext.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &streamIndex{ft: ft, in: make(chan []fulltext.Passage, 64), done: make(chan error, 1)}
+	go s.run()
+	return s, nil
+}
+
+func (s *streamIndex) run() {
+	const slice = 4 * fulltext.BatchSize
+	var buf []fulltext.Passage
+	var err error
+	for ps := range s.in {
+		if err != nil {
+			continue // drain: the refresh has failed and will abort
+		}
+		buf = append(buf, ps...)
+		if len(buf) >= slice {
+			err = s.ft.Apply(nil, buf)
+			buf = nil
+		}
+	}
+	if err == nil && len(buf) > 0 {
+		err = s.ft.Apply(nil, buf)
+	}
+	s.done <- errors.Join(err, s.ft.Close())
+}
+
+// add hands passages to the index.
+func (s *streamIndex) add(ps []fulltext.Passage) { s.in <- ps }
+
+// finish indexes what is left, closes the index, and reports the first
+// error.
+func (s *streamIndex) finish() error {
+	close(s.in)
+	return <-s.done
 }
 
 func openOrCreate(path string) (*fulltext.Index, error) {
@@ -426,8 +519,9 @@ func parallel(n int, fn func(i int)) {
 }
 
 // read decides each file's status, reading and parsing the ones whose size
-// or mtime changed, on every core.
-func read(ctx context.Context, files []*file, opt Options) error {
+// or mtime changed, on every core. parsed, when set, is called with each
+// file as it is read, from the calling goroutine.
+func read(ctx context.Context, files []*file, opt Options, parsed func(*file)) error {
 	var todo []*file
 	for _, f := range files {
 		if f.prev != nil && f.prev.Size == f.size && f.prev.ModTime == f.mtime && f.prev.Prefix == f.root.Prefix {
@@ -442,7 +536,7 @@ func read(ctx context.Context, files []*file, opt Options) error {
 		return nil
 	}
 	work := make(chan *file)
-	done := make(chan struct{}, len(todo))
+	done := make(chan *file, len(todo))
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
@@ -451,7 +545,7 @@ func read(ctx context.Context, files []*file, opt Options) error {
 			p := markdown.NewParser()
 			for f := range work {
 				readOne(p, f, opt.MaxFileBytes)
-				done <- struct{}{}
+				done <- f
 			}
 		}()
 	}
@@ -467,7 +561,10 @@ func read(ctx context.Context, files []*file, opt Options) error {
 	}()
 	for n := range len(todo) {
 		select {
-		case <-done:
+		case f := <-done:
+			if parsed != nil {
+				parsed(f)
+			}
 		case <-ctx.Done():
 			wg.Wait()
 			return ctx.Err()
