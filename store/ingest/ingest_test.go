@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -320,5 +321,43 @@ func TestUnknownFormatIsClearError(t *testing.T) {
 	_, err = Refresh(context.Background(), dir, []store.Source{{Path: src}}, Options{})
 	if docir.CodeOf(err) != docir.CodeStoreFormat {
 		t.Fatalf("refresh over an unknown format: %v", err)
+	}
+}
+
+// A from-scratch build indexes while it reads; when it then fails (two
+// files claiming one id) it publishes nothing and leaves nothing behind.
+func TestFromScratchFailureLeavesNoStore(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	for i := range 50 {
+		writeFile(t, src, fmt.Sprintf("doc%02d.md", i), fmt.Sprintf("# Doc %d\n\nwords %d\n", i, i))
+	}
+	writeFile(t, src, "zz.md", "---\nid: doc07\n---\n# Claims doc07\n")
+	_, err := Refresh(context.Background(), dir, []store.Source{{Path: src}}, Options{})
+	if err == nil || !strings.Contains(err.Error(), `"doc07"`) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := store.Open(dir); docir.CodeOf(err) != docir.CodeNoStore {
+		t.Fatalf("a store was published: %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "gen"))
+	if len(entries) != 0 {
+		t.Fatalf("left behind: %v", entries)
+	}
+
+	// Cancelled while reading: the same.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := os.Remove(filepath.Join(src, "zz.md")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Refresh(ctx, dir, []store.Source{{Path: src}}, Options{}); err == nil {
+		t.Fatal("a cancelled refresh succeeded")
+	}
+	if _, err := store.Open(dir); docir.CodeOf(err) != docir.CodeNoStore {
+		t.Fatalf("a store was published: %v", err)
+	}
+	sum := refresh(t, dir, store.Source{Path: src})
+	if sum.Documents != 50 || sum.Generation != 1 {
+		t.Fatalf("%+v", sum)
 	}
 }
