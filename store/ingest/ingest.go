@@ -17,14 +17,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -426,96 +424,6 @@ func sameSources(a, b []store.Source) bool {
 		}
 	}
 	return true
-}
-
-// walk lists the *.md files under every root, skipping hidden folders (.git,
-// .docir, ...) but not hidden files: a file named "..md" is a page about
-// "." whose path gives no valid id, and the user is told so. Symbolic links to files are followed; links to folders are
-// not, so a walk cannot loop.
-func walk(sources []store.Source) ([]*file, []string, error) {
-	type found struct {
-		f *file
-		d fs.DirEntry
-	}
-	var list []found
-	var warnings []string
-	for _, src := range sources {
-		err := filepath.WalkDir(src.Path, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if p == src.Path {
-					return err
-				}
-				warnings = append(warnings, fmt.Sprintf("%s: skipped: %v", p, err))
-				if d != nil && d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			name := d.Name()
-			if d.IsDir() {
-				if p != src.Path && strings.HasPrefix(name, ".") {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if !strings.HasSuffix(name, ".md") {
-				return nil
-			}
-			rel := filepath.ToSlash(p[len(src.Path)+1:])
-			list = append(list, found{f: &file{root: src, rel: rel, abs: p, key: store.FileKey(src.Path, rel)}, d: d})
-			return nil
-		})
-		if err != nil {
-			return nil, nil, docir.Errorf(docir.CodeSource, "source %s: %w", src.Path, err)
-		}
-	}
-
-	// Stat in parallel: on a no-op refresh of a large corpus the stats are
-	// most of the time, and they overlap well.
-	errs := make([]error, len(list))
-	parallel(len(list), func(i int) {
-		d := list[i].d
-		info, err := d.Info()
-		if err == nil && d.Type()&fs.ModeSymlink != 0 {
-			info, err = os.Stat(list[i].f.abs) // follow a link to a file
-		}
-		switch {
-		case err != nil:
-			errs[i] = err
-		case !info.Mode().IsRegular():
-			list[i].f = nil
-		default:
-			list[i].f.size, list[i].f.mtime = info.Size(), info.ModTime().UnixNano()
-		}
-	})
-	files := make([]*file, 0, len(list))
-	for i, l := range list {
-		if errs[i] != nil {
-			warnings = append(warnings, fmt.Sprintf("%s: skipped: %v", l.f.abs, errs[i]))
-			continue
-		}
-		if l.f != nil {
-			files = append(files, l.f)
-		}
-	}
-	return files, warnings, nil
-}
-
-// parallel calls fn(i) for i in [0, n) on a few goroutines per core.
-func parallel(n int, fn func(i int)) {
-	workers := min(n, 2*runtime.GOMAXPROCS(0))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // read decides each file's status, reading and parsing the ones whose size

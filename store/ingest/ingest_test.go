@@ -361,3 +361,31 @@ func TestFromScratchFailureLeavesNoStore(t *testing.T) {
 		t.Fatalf("%+v", sum)
 	}
 }
+
+func TestWalkLinksAndHiddenFolders(t *testing.T) {
+	src, other, dir := t.TempDir(), t.TempDir(), t.TempDir()
+	writeFile(t, other, "target.md", "# Target\n")
+	writeFile(t, other, "sub/inner.md", "# Inner\n")
+	writeFile(t, src, "a/b/c/deep.md", "# Deep\n")
+	writeFile(t, src, ".hidden/x.md", "# Hidden\n")
+	writeFile(t, src, "notes.txt", "not markdown")
+	for name, target := range map[string]string{
+		"linked.md": filepath.Join(other, "target.md"), // a link to a file is followed
+		"linkdir":   filepath.Join(other, "sub"),       // a link to a folder is not
+		"broken.md": filepath.Join(other, "nope.md"),   // a broken link is a warning
+	} {
+		if err := os.Symlink(target, filepath.Join(src, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, err := Refresh(context.Background(), dir, []store.Source{{Path: src}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a/b/c/deep", "linked"}, ids(t, dir)); diff != "" {
+		t.Errorf("ids (-want +got):\n%s", diff)
+	}
+	if len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0], filepath.Join(src, "broken.md")) {
+		t.Errorf("warnings %q", sum.Warnings)
+	}
+}
