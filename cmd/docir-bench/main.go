@@ -31,7 +31,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/docir/docir/docir/corpustest"
@@ -97,11 +96,12 @@ func run(o options) error {
 	}
 
 	say := func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
-	say("building docir and the floor binary")
+	say("building docir, the floor binary and the RSS probe")
 	docir, floor, err := build(work)
 	if err != nil {
 		return err
 	}
+	probe := filepath.Join(work, "rssprobe-bin")
 	say("unpacking corpora")
 	src := filepath.Join(work, "src")
 	for _, name := range []string{corpustest.RustRFCs, corpustest.TLDRPages} {
@@ -129,7 +129,7 @@ func run(o options) error {
 	var rows []row
 	measure := func(label, corpusName string, n int, cmd command) error {
 		say("timing %s %s", label, corpusName)
-		r, err := timeCommand(cmd, o.warmup, n)
+		r, err := timeCommand(cmd, o.warmup, n, probe)
 		if err != nil {
 			return fmt.Errorf("%s (%s): %w", label, corpusName, err)
 		}
@@ -219,8 +219,53 @@ func build(work string) (docir, floor string, err error) {
 	if err := cmd.Run(); err != nil {
 		return "", "", fmt.Errorf("go build floor: %w", err)
 	}
+	// The RSS probe: a child's ru_maxrss counts the memory of the process
+	// it was forked from (Linux records the old mm's high-water mark at
+	// exec), so peak RSS is read through this small parent, not the bench.
+	rdir := filepath.Join(work, "rssprobe")
+	if err := os.MkdirAll(rdir, 0o755); err != nil {
+		return "", "", err
+	}
+	files = map[string]string{
+		"go.mod":  "module rssprobe\n\ngo 1.21\n",
+		"main.go": rssProbeSource,
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(rdir, name), []byte(content), 0o644); err != nil {
+			return "", "", err
+		}
+	}
+	cmd = exec.Command("go", "build", "-o", filepath.Join(work, "rssprobe-bin"), ".")
+	cmd.Dir, cmd.Stderr = rdir, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", "", fmt.Errorf("go build rss probe: %w", err)
+	}
 	return docir, floor, nil
 }
+
+// rssProbeSource runs its arguments as a command and prints the command's
+// peak RSS in KiB on stderr's last line.
+const rssProbeSource = `package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+func main() {
+	cmd := exec.Command(os.Args[1], os.Args[2:]...)
+	cmd.Stdout = nil
+	err := cmd.Run()
+	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if err != nil || ru == nil {
+		fmt.Fprintln(os.Stderr, "rssprobe:", err)
+		os.Exit(1)
+	}
+	fmt.Fprintln(os.Stderr, ru.Maxrss)
+}
+`
 
 func moduleRoot() (string, error) {
 	out, err := exec.Command("go", "env", "GOMOD").Output()
@@ -323,11 +368,11 @@ type row struct {
 }
 
 // timeCommand runs cmd warmup times untimed, then n times timed, and
-// reports the median, spread and peak RSS. A run that exits non-zero fails
+// reports the median and spread, and the peak RSS of one more run under
+// the probe. A run that exits non-zero fails
 // the bench: a timing of an error is not a timing.
-func timeCommand(c command, warmup, n int) (row, error) {
+func timeCommand(c command, warmup, n int, probe string) (row, error) {
 	var times []time.Duration
-	var peak int64
 	for i := 0; i < warmup+n; i++ {
 		if c.prepare != nil {
 			if err := c.prepare(); err != nil {
@@ -348,12 +393,36 @@ func timeCommand(c command, warmup, n int) (row, error) {
 			continue
 		}
 		times = append(times, elapsed)
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > peak {
-			peak = ru.Maxrss
-		}
+	}
+	peak, err := peakRSS(c, probe)
+	if err != nil {
+		return row{}, err
 	}
 	slices.Sort(times)
 	return row{median: times[len(times)/2], min: times[0], max: times[len(times)-1], peakRSS: peak, runs: n}, nil
+}
+
+// peakRSS runs c once more under the RSS probe and returns its peak RSS
+// in KiB.
+func peakRSS(c command, probe string) (int64, error) {
+	if c.prepare != nil {
+		if err := c.prepare(); err != nil {
+			return 0, err
+		}
+	}
+	cmd := exec.Command(probe, append([]string{c.path}, c.args...)...)
+	cmd.Dir = c.dir
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("rss probe of %s: %v: %s", c.path, err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	var kib int64
+	if _, err := fmt.Sscan(lines[len(lines)-1], &kib); err != nil {
+		return 0, fmt.Errorf("rss probe: %q", stderr.String())
+	}
+	return kib, nil
 }
 
 // serveRoundTrip starts `docir serve` on the corpus and times docir/get
