@@ -198,3 +198,10 @@ func CheckSourceDir(dir string) error {
 	}
 	return nil
 }
+
+// CurrentGeneration reads which generation is current in dir: one small
+// file read, for a long-running reader to notice a newer generation.
+func CurrentGeneration(dir string) (uint64, error) {
+	c, err := readCurrent(dir)
+	return c.Generation, err
+}

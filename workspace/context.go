@@ -23,11 +23,13 @@ func (s *Service) Context(ctx context.Context, p docir.ContextParams) (docir.Con
 	case budget < 0 || budget > MaxBudget:
 		return docir.ContextResult{}, docir.Errorf(docir.CodeInvalidParams, "budget %d: want 1 to %d tokens", budget, MaxBudget)
 	}
-	snap, err := s.Snapshot(ctx)
+	v, release, err := s.acquire(ctx)
 	if err != nil {
 		return docir.ContextResult{}, err
 	}
-	docs, _, err := s.rank(ctx, snap, q, limit)
+	defer release()
+	snap := v.snap
+	docs, _, err := s.rank(ctx, v, q, limit)
 	if err != nil {
 		return docir.ContextResult{}, err
 	}
@@ -42,7 +44,7 @@ func (s *Service) Context(ctx context.Context, p docir.ContextParams) (docir.Con
 		if !ok {
 			continue
 		}
-		if err := s.chooseSection(ctx, snap, &rec, &d, q); err != nil {
+		if err := s.chooseSection(ctx, v, &rec, &d, q); err != nil {
 			return docir.ContextResult{}, err
 		}
 		tc := newTokenCounter(body)

@@ -26,10 +26,12 @@ func (s *Service) Query(ctx context.Context, p docir.QueryParams) (docir.SearchR
 	if err != nil {
 		return docir.SearchResult{}, err
 	}
-	snap, err := s.Snapshot(ctx)
+	v, release, err := s.acquire(ctx)
 	if err != nil {
 		return docir.SearchResult{}, err
 	}
+	defer release()
+	snap := v.snap
 	// Rule out what the raw JSON can, and decode only the metadata of the
 	// rest: no sections.
 	var matched []*docir.Record

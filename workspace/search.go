@@ -3,50 +3,9 @@ package workspace
 import (
 	"context"
 	"strings"
-	"sync"
 
 	"github.com/docir/docir/docir"
-	"github.com/docir/docir/store"
-	"github.com/docir/docir/store/fulltext"
 )
-
-// fullTextCache holds the bleve index of the open generation, opened on
-// the first search only: deep reads never pay for bleve.
-type fullTextCache struct {
-	mu   sync.Mutex
-	gen  uint64
-	idx  *fulltext.Index
-	path string
-}
-
-func (c *fullTextCache) open(snap *store.Snapshot) (*fulltext.Index, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.idx != nil && c.gen == snap.Generation() && c.path == snap.FullTextPath() {
-		return c.idx, nil
-	}
-	if c.idx != nil {
-		_ = c.idx.Close()
-		c.idx = nil
-	}
-	idx, err := fulltext.Open(snap.FullTextPath(), true)
-	if err != nil {
-		return nil, err
-	}
-	c.idx, c.gen, c.path = idx, snap.Generation(), snap.FullTextPath()
-	return idx, nil
-}
-
-func (c *fullTextCache) close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.idx == nil {
-		return nil
-	}
-	err := c.idx.Close()
-	c.idx = nil
-	return err
-}
 
 // passageHit is one passage of a ranked document: the section it is
 // ("" for the text before the first heading) and its score.
@@ -68,8 +27,8 @@ type rankedDoc struct {
 // matched section, and keeps its other matching passages in score order.
 // Passages are read in growing windows until limit documents are found or
 // the matches run out. total is the number of matching passages.
-func (s *Service) rank(ctx context.Context, snap *store.Snapshot, q string, limit int) ([]rankedDoc, int, error) {
-	idx, err := s.ft.open(snap)
+func (s *Service) rank(ctx context.Context, v *view, q string, limit int) ([]rankedDoc, int, error) {
+	idx, err := v.fullText()
 	if err != nil {
 		return nil, 0, err
 	}
@@ -109,11 +68,13 @@ func (s *Service) Search(ctx context.Context, p docir.SearchParams) (docir.Searc
 	if err != nil {
 		return docir.SearchResult{}, err
 	}
-	snap, err := s.Snapshot(ctx)
+	v, release, err := s.acquire(ctx)
 	if err != nil {
 		return docir.SearchResult{}, err
 	}
-	docs, total, err := s.rank(ctx, snap, q, limit)
+	defer release()
+	snap := v.snap
+	docs, total, err := s.rank(ctx, v, q, limit)
 	if err != nil {
 		return docir.SearchResult{}, err
 	}
@@ -126,7 +87,7 @@ func (s *Service) Search(ctx context.Context, p docir.SearchParams) (docir.Searc
 		if !ok {
 			continue
 		}
-		if err := s.chooseSection(ctx, snap, &rec, &d, q); err != nil {
+		if err := s.chooseSection(ctx, v, &rec, &d, q); err != nil {
 			return docir.SearchResult{}, err
 		}
 		res.Hits = append(res.Hits, hitOf(&rec, body, d, q))
@@ -140,11 +101,11 @@ func (s *Service) Search(ctx context.Context, p docir.SearchParams) (docir.Searc
 // sections highest on the title's words alone; when the query has words
 // beyond the title, the sections are compared on those words only, and the
 // best of them goes first. The document's score does not change.
-func (s *Service) chooseSection(ctx context.Context, snap *store.Snapshot, rec *docir.Record, d *rankedDoc, q string) error {
+func (s *Service) chooseSection(ctx context.Context, v *view, rec *docir.Record, d *rankedDoc, q string) error {
 	if len(rec.Sections) < 2 {
 		return nil
 	}
-	idx, err := s.ft.open(snap)
+	idx, err := v.fullText()
 	if err != nil {
 		return err
 	}

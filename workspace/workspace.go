@@ -34,12 +34,16 @@ type Config struct {
 }
 
 // Service answers reads from one local store. It is safe for concurrent use.
+//
+// Reads run on a view of one generation. Each read first checks which
+// generation is current (one small file read) and moves to a newer one
+// when a refresh, in this process or another, has published it; a view
+// that reads still hold stays open until the last of them is done.
 type Service struct {
 	cfg Config
 
-	mu   sync.Mutex
-	snap *store.Snapshot
-	ft   fullTextCache
+	mu  sync.Mutex
+	cur *view // the newest generation opened; nil before the first read
 }
 
 // New returns a service over the store cfg names. It opens nothing yet.
@@ -47,27 +51,67 @@ func New(cfg Config) *Service {
 	return &Service{cfg: cfg}
 }
 
-// Close releases the open generation, if any.
+// Close releases the open generation, if any. Reads still running keep
+// their view until they finish.
 func (s *Service) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	err := s.ft.close()
-	if s.snap != nil {
-		err = errors.Join(err, s.snap.Close())
-		s.snap = nil
+	if s.cur == nil {
+		return nil
 	}
-	return err
+	v := s.cur
+	s.cur = nil
+	return v.retire()
 }
 
-// Snapshot returns the open generation, opening the current one on first
-// use. With AutoIndex and sources configured, an empty store is indexed
-// first.
+// Snapshot returns the current generation, opening it on first use (with
+// AutoIndex and sources configured, an empty store is indexed first). The
+// snapshot stays valid until the service moves to a newer generation;
+// reads that may run beside a refresh go through acquire instead.
 func (s *Service) Snapshot(ctx context.Context) (*store.Snapshot, error) {
+	v, release, err := s.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	release()
+	return v.snap, nil
+}
+
+// acquire returns the view of the current generation, held until release
+// is called.
+func (s *Service) acquire(ctx context.Context) (*view, func(), error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.snap != nil {
-		return s.snap, nil
+	if s.cur == nil {
+		snap, err := s.open(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.cur = &view{snap: snap}
+	} else if gen, err := store.CurrentGeneration(s.cfg.Dir); err == nil && gen != s.cur.snap.Generation() {
+		// A newer generation is current: move to it. If it cannot be
+		// opened (pruned in between, say), the held one still answers.
+		if snap, err := store.OpenGeneration(s.cfg.Dir, gen); err == nil {
+			old := s.cur
+			s.cur = &view{snap: snap}
+			_ = old.retire()
+		}
 	}
+	v := s.cur
+	v.refs++
+	var once sync.Once
+	return v, func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			_ = v.release()
+		})
+	}, nil
+}
+
+// open opens the current generation, indexing first when the store is
+// empty, AutoIndex is on and there are sources. Called with s.mu held.
+func (s *Service) open(ctx context.Context) (*store.Snapshot, error) {
 	snap, err := store.Open(s.cfg.Dir)
 	if docir.CodeOf(err) == docir.CodeNoStore && s.cfg.AutoIndex && len(s.cfg.Sources) > 0 {
 		s.notify(fmt.Sprintf("docir: nothing indexed yet in %s; indexing %d source folder(s) first", s.cfg.Dir, len(s.cfg.Sources)))
@@ -79,11 +123,7 @@ func (s *Service) Snapshot(ctx context.Context) (*store.Snapshot, error) {
 	if docir.CodeOf(err) == docir.CodeNoStore {
 		return nil, &docir.Error{Code: docir.CodeNoStore, Message: fmt.Sprintf("no docir store in %s and no sources to index; run `docir index DIR`", s.cfg.Dir), Err: err}
 	}
-	if err != nil {
-		return nil, err
-	}
-	s.snap = snap
-	return snap, nil
+	return snap, err
 }
 
 func (s *Service) notify(msg string) {
@@ -92,20 +132,10 @@ func (s *Service) notify(msg string) {
 	}
 }
 
-// Refresh ingests the sources into a new generation if anything changed,
-// and moves the service to the current generation.
+// Refresh ingests the sources into a new generation if anything changed;
+// the next read moves to it. Reads go on while it runs.
 func (s *Service) Refresh(ctx context.Context) (docir.IndexSummary, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sum, err := s.refresh(ctx)
-	if err != nil {
-		return sum, err
-	}
-	if s.snap != nil && s.snap.Generation() != sum.Generation {
-		err = errors.Join(s.ft.close(), s.snap.Close())
-		s.snap = nil
-	}
-	return sum, err
+	return s.refresh(ctx)
 }
 
 func (s *Service) refresh(ctx context.Context) (docir.IndexSummary, error) {
@@ -126,10 +156,12 @@ type Resolution struct {
 // malformed address never reaches here: callers parse first. A miss is data;
 // an error means the store itself could not be read.
 func (s *Service) Resolve(ctx context.Context, addrs []address.Address) ([]Resolution, error) {
-	snap, err := s.Snapshot(ctx)
+	v, release, err := s.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
+	snap := v.snap
 	out := make([]Resolution, len(addrs))
 	for i, a := range addrs {
 		if err := ctx.Err(); err != nil {
@@ -202,10 +234,12 @@ func NotFound(a address.Address, reason string) error {
 
 // Status describes the local store's current generation.
 func (s *Service) Status(ctx context.Context) (docir.Status, error) {
-	snap, err := s.Snapshot(ctx)
+	v, release, err := s.acquire(ctx)
 	if err != nil {
 		return docir.Status{}, err
 	}
+	defer release()
+	snap := v.snap
 	n, err := snap.Count()
 	if err != nil {
 		return docir.Status{}, err
