@@ -5,7 +5,7 @@
 // Layout (FormatVersion 2):
 //
 //	.docir/
-//	  CURRENT            {"format":1,"generation":N}: the one mutable file,
+//	  CURRENT            {"format":2,"generation":N}: the one mutable file,
 //	                     replaced by an atomic rename
 //	  lock               flock'd by a refresh; readers never touch it
 //	  gen/N/docs.bolt    body file: records, bodies and the source file table
