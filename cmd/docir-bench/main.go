@@ -352,6 +352,18 @@ func (c *corpus) prepare(docir string) error {
 	return nil
 }
 
+// devNull takes the output of timed commands. It is a file, not a Go
+// writer: with a writer, exec copies the output through a pipe and a
+// goroutine of the bench's, and a command that prints more than a pipe
+// holds would wait on the bench.
+var devNull = func() *os.File {
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		panic(err)
+	}
+	return f
+}()
+
 // command is one process to time.
 type command struct {
 	path    string
@@ -382,7 +394,7 @@ func timeCommand(c command, warmup, n int, probe string) (row, error) {
 		cmd := exec.Command(c.path, c.args...)
 		cmd.Dir = c.dir
 		var stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+		cmd.Stdout, cmd.Stderr = devNull, &stderr
 		start := time.Now()
 		err := cmd.Run()
 		elapsed := time.Since(start)
@@ -413,7 +425,7 @@ func peakRSS(c command, probe string) (int64, error) {
 	cmd := exec.Command(probe, append([]string{c.path}, c.args...)...)
 	cmd.Dir = c.dir
 	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	cmd.Stdout, cmd.Stderr = devNull, &stderr
 	if err := cmd.Run(); err != nil {
 		return 0, fmt.Errorf("rss probe of %s: %v: %s", c.path, err, stderr.String())
 	}
