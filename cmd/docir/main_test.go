@@ -6,10 +6,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/docir/docir/docir/corpustest"
 )
 
 func TestMain(m *testing.M) {
@@ -28,7 +29,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			dst := filepath.Join(env.WorkDir, "corpus")
 			env.Setenv("CORPUS", dst)
-			return copyCorpus("../../testdata/corpus", dst)
+			return corpustest.CopyTree("../../testdata/corpus", dst)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitCode,
@@ -60,29 +61,4 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d\nstderr: %s", args[1], got, want, ts.ReadFile("stderr"))
 	}
-}
-
-// copyCorpus copies the markdown files of src to dst, leaving out anything
-// hidden (such as a .docir store left by trying the README's command).
-func copyCorpus(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if strings.HasPrefix(d.Name(), ".") && p != src {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
 }

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/docir/docir/docir/corpustest"
 )
 
 // TestServeHTTPProcess runs `docir serve --http 127.0.0.1:0` as a real
@@ -23,7 +25,7 @@ func TestServeHTTPProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	corpus := filepath.Join(t.TempDir(), "corpus")
-	if err := copyCorpus("../../testdata/corpus", corpus); err != nil {
+	if err := corpustest.CopyTree("../../testdata/corpus", corpus); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(docir, "serve", "--http", "127.0.0.1:0", "--token-env", "PEER_TOKEN")
@@ -110,7 +112,7 @@ func TestServeSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	corpus := filepath.Join(t.TempDir(), "corpus")
-	if err := copyCorpus("../../testdata/corpus", corpus); err != nil {
+	if err := corpustest.CopyTree("../../testdata/corpus", corpus); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(docir, "serve")

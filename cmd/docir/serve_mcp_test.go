@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/docir/docir/docir/corpustest"
 )
 
 // TestMCPClient runs a real MCP host against the real binary: the official
@@ -34,7 +36,7 @@ func TestMCPClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	corpus := filepath.Join(t.TempDir(), "corpus")
-	if err := copyCorpus("../../testdata/corpus", corpus); err != nil {
+	if err := corpustest.CopyTree("../../testdata/corpus", corpus); err != nil {
 		t.Fatal(err)
 	}
 	index := exec.Command(docir, "index", ".")

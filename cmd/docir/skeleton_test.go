@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/docir/docir/docir/corpustest"
 )
 
 // TestSkeletonOutputsHoldNoBody runs every skeleton command on the fixture
@@ -15,7 +17,7 @@ import (
 // nothing, and walks each JSON reply: a "body" key at any depth fails.
 func TestSkeletonOutputsHoldNoBody(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "corpus")
-	if err := copyCorpus("../../testdata/corpus", dir); err != nil {
+	if err := corpustest.CopyTree("../../testdata/corpus", dir); err != nil {
 		t.Fatal(err)
 	}
 	t.Chdir(dir)

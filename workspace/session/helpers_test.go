@@ -4,11 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
 
+	"github.com/docir/docir/docir/corpustest"
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/workspace"
 )
@@ -24,7 +24,7 @@ func testStore(tb testing.TB, extra map[string]string) (*workspace.Service, stri
 	tb.Helper()
 	root := tb.TempDir()
 	src := filepath.Join(root, "corpus")
-	if err := copyTree(corpusDir, src); err != nil {
+	if err := corpustest.CopyTree(corpusDir, src); err != nil {
 		tb.Fatal(err)
 	}
 	dir := filepath.Join(root, "store")
@@ -43,29 +43,6 @@ func testStore(tb testing.TB, extra map[string]string) (*workspace.Service, stri
 		}
 	}
 	return ws, dir
-}
-
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if strings.HasPrefix(d.Name(), ".") && p != src {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
 }
 
 // checkLeaks fails t if goroutines started during it are still running
