@@ -84,9 +84,7 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range out.Warnings {
-		fmt.Fprintln(opts.IO.ErrOut, "docir: warning: "+w)
-	}
+	printWarnings(opts.IO.ErrOut, out.Warnings)
 	if text {
 		return printGetText(opts.IO.Out, out)
 	}
@@ -149,11 +147,6 @@ func printGetText(w io.Writer, r docir.GetResult) error {
 	}
 	for _, m := range r.Missing {
 		if _, err := fmt.Fprintf(w, "<!-- docir: missing %s (%s) -->\n", m.Address, m.Reason); err != nil {
-			return err
-		}
-	}
-	for _, warn := range r.Warnings {
-		if _, err := fmt.Fprintf(w, "<!-- docir: warning: %s -->\n", warn); err != nil {
 			return err
 		}
 	}

@@ -76,9 +76,7 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range sum.Warnings {
-		fmt.Fprintln(opts.IO.ErrOut, "docir: warning: "+w)
-	}
+	printWarnings(opts.IO.ErrOut, sum.Warnings)
 	if text {
 		return printIndexText(opts.IO.Out, sum)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 )
 
@@ -29,4 +30,11 @@ func printJSON(w io.Writer, v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// printWarnings prints each warning as one line on stderr.
+func printWarnings(w io.Writer, warnings []string) {
+	for _, warn := range warnings {
+		fmt.Fprintln(w, "docir: warning: "+warn)
+	}
 }

@@ -102,11 +102,6 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 	return printJSON(opts.IO.Out, res)
 }
 
-func printWarnings(w io.Writer, warnings []string) {
-	for _, warn := range warnings {
-		fmt.Fprintln(w, "docir: warning: "+warn)
-	}
-}
 
 // printHitsText prints hits as a table whose first column is the address
 // to read (the matched section, else the document), with each snippet on
