@@ -102,7 +102,6 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 	return printJSON(opts.IO.Out, res)
 }
 
-
 // printHitsText prints hits as a table whose first column is the address
 // to read (the matched section, else the document), with each snippet on
 // the line below, the query's words highlighted.
