@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -136,6 +137,13 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	var pending *store.Pending
 	var early *streamIndex
 	if prev == nil {
+		// A from-scratch build allocates for seconds and keeps little; let
+		// the heap grow to three times the live data between collections
+		// (GOGC=200) unless the user set GOGC: on the 39k corpus, 10.0 →
+		// 8.9 s for 470 → 690 MB peak.
+		if os.Getenv("GOGC") == "" {
+			defer debug.SetGCPercent(debug.SetGCPercent(200))
+		}
 		if pending, err = store.Begin(dir, nil); err != nil {
 			return sum, err
 		}
