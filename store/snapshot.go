@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -25,6 +26,7 @@ var (
 	keyGeneration = []byte("generation")
 	keySources    = []byte("sources")
 	keyFormat     = []byte("format")
+	keyDocuments  = []byte("documents") // the count, written at publish
 )
 
 // Source is one configured source root.
@@ -161,7 +163,15 @@ func (s *Snapshot) RecordsJSON(fn func(raw []byte) error) error {
 // Count returns the number of documents in the generation.
 func (s *Snapshot) Count() (n int, err error) {
 	err = s.db.View(func(tx *bolt.Tx) error {
-		n = tx.Bucket(bucketDocs).Stats().KeyN
+		v := tx.Bucket(bucketMeta).Get(keyDocuments)
+		if v == nil { // written before the count was recorded
+			n = tx.Bucket(bucketDocs).Stats().KeyN
+			return nil
+		}
+		n, err = strconv.Atoi(string(v))
+		if err != nil {
+			return fmt.Errorf("generation %d: document count: %w", s.gen, err)
+		}
 		return nil
 	})
 	return n, err

@@ -257,6 +257,15 @@ func (p *Pending) Apply(c Change) error {
 // the newest retain ones. Any failure before the swap leaves the previous
 // generation current.
 func (p *Pending) Publish(retain int) error {
+	// Record the document count, so a status never walks the whole bucket
+	// (2 ms of page faults on a 39k-document store).
+	err := p.db.Update(func(tx *bolt.Tx) error {
+		n := tx.Bucket(bucketDocs).Stats().KeyN
+		return tx.Bucket(bucketMeta).Put(keyDocuments, []byte(strconv.Itoa(n)))
+	})
+	if err != nil {
+		return p.fail(err)
+	}
 	if err := p.db.Sync(); err != nil {
 		return p.fail(err)
 	}

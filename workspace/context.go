@@ -96,18 +96,7 @@ const SmallDocTokens = 600
 // of those counts one token; rounded up. Measured against two real BPE
 // vocabularies in docs/ranking.md: within a few percent on English prose.
 func EstimateTokens(text []byte) int {
-	return (len(text) + wideRunes(text) + 3) / 4
-}
-
-// wideRunes counts the characters of three or more bytes: their lead bytes.
-func wideRunes(b []byte) int {
-	n := 0
-	for _, c := range b {
-		if c >= 0xE0 {
-			n++
-		}
-	}
-	return n
+	return newTokenCounter(text).count(0, len(text))
 }
 
 // tokenCounter estimates the tokens of byte ranges of one body in constant
@@ -127,7 +116,8 @@ func newTokenCounter(body []byte) tokenCounter {
 	return tokenCounter{wide: wide}
 }
 
-// count estimates the tokens of body[from:to], as EstimateTokens would.
+// count estimates the tokens of body[from:to] by the rule EstimateTokens
+// states.
 func (t tokenCounter) count(from, to int) int {
 	return (to - from + int(t.wide[to]-t.wide[from]) + 3) / 4
 }

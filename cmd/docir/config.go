@@ -55,6 +55,9 @@ type loadedConfig struct {
 	Config
 	File    string // the config file, "" when there is none
 	BaseDir string // where relative paths start: the config's folder, else the working folder
+	// peers are Peers as the federation engine takes them, checked and
+	// resolved once by validate.
+	peers []federation.PeerConfig
 }
 
 // findConfig returns the config file to read: explicit when given, else
@@ -132,16 +135,18 @@ func (lc *loadedConfig) validate() error {
 	if lc.Retain < 0 || lc.MaxFileBytes < 0 {
 		return docir.Errorf(docir.CodeConfig, "config %s: retain and max_file_bytes must not be negative", orNone(lc.File))
 	}
-	if _, err := lc.FederationPeers(os.Getenv); err != nil {
+	peers, err := lc.federationPeers(os.Getenv)
+	if err != nil {
 		return err
 	}
+	lc.peers = peers
 	return nil
 }
 
-// FederationPeers are the configured peers as the federation engine takes
+// federationPeers are the configured peers as the federation engine takes
 // them: paths absolute, timeouts parsed, each token read from its
 // environment variable with getenv. A bad entry is a config error naming it.
-func (lc *loadedConfig) FederationPeers(getenv func(string) string) ([]federation.PeerConfig, error) {
+func (lc *loadedConfig) federationPeers(getenv func(string) string) ([]federation.PeerConfig, error) {
 	out := make([]federation.PeerConfig, len(lc.Peers))
 	var badTimeout error
 	for i, p := range lc.Peers {

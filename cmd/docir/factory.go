@@ -28,7 +28,7 @@ type Factory struct {
 }
 
 func newFactory(io *IOStreams) *Factory {
-	return &Factory{IO: io, viper: newViper()}
+	return &Factory{IO: io, viper: viper.New()} // the one viper instance of a process
 }
 
 // Config reads the configuration once.
@@ -68,15 +68,11 @@ func (f *Factory) Workspace() (*workspace.Service, error) {
 // first, then the peers in declaration order.
 func (f *Factory) Reader() (workspace.Reader, error) {
 	ws, err := f.Workspace()
-	if err != nil || len(f.config.Peers) == 0 {
+	if err != nil || len(f.config.peers) == 0 {
 		return ws, err
 	}
 	if f.fed == nil {
-		cfgs, err := f.config.FederationPeers(os.Getenv)
-		if err != nil {
-			return nil, err
-		}
-		peers, err := federation.OpenPeers(cfgs)
+		peers, err := federation.OpenPeers(f.config.peers)
 		if err != nil {
 			return nil, err
 		}

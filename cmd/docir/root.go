@@ -10,7 +10,6 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/viper"
 
 	"github.com/docir/docir/docir"
 )
@@ -114,6 +113,3 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 		return nil
 	}
 }
-
-// newViper is the one viper instance of a process.
-func newViper() *viper.Viper { return viper.New() }
