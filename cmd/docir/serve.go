@@ -44,7 +44,8 @@ func newCmdServe(f *Factory, runF func(context.Context, *ServeOptions) error) *c
 Default: JSON-RPC 2.0, one frame per line (NDJSON) on stdin and stdout.
 Methods: docir/get, docir/search, docir/query, docir/context,
 workspace/status, workspace/discover; workspace/refresh when the host
-policy grants it. One request at a time, replies in order.
+policy grants it, workspace/read-batch when it selects read_batch_workers.
+One request at a time, replies in order.
 
 --mcp speaks MCP over stdio instead (tools get, search, query, context,
 status). --http ADDR serves POST /rpc, one frame per request, to peers;
@@ -120,11 +121,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if _, err := ws.Status(ctx); err != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "docir serve: warning: %v\n", err)
 	}
-	cfg := session.Config{Reader: r, Policy: policy, Version: opts.Version, Log: log}
-	if policy.Granted(session.GrantRefresh) {
-		cfg.Refresh = ws.Refresh
-	}
-	e := session.New(cfg)
+	e := session.New(session.Config{Reader: r, Refresh: ws.Refresh, Policy: policy, Version: opts.Version, Log: log})
 
 	switch {
 	case opts.MCP:

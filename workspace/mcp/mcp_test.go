@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
+	"github.com/docir/docir/docir/corpustest"
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/workspace"
 	"github.com/docir/docir/workspace/session"
@@ -27,23 +26,7 @@ import (
 func fixture(t *testing.T, policy string) *session.Engine {
 	t.Helper()
 	src := t.TempDir()
-	err := filepath.WalkDir("../../testdata/corpus", func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() && strings.HasPrefix(d.Name(), ".") && p != "../../testdata/corpus" {
-			if err == nil {
-				err = filepath.SkipDir
-			}
-			return err
-		}
-		rel, _ := filepath.Rel("../../testdata/corpus", p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(src, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(src, rel), data, 0o644)
-	})
+	err := corpustest.CopyTree("../../testdata/corpus", src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,16 +35,13 @@ func fixture(t *testing.T, policy string) *session.Engine {
 	if _, err := ws.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	cfg := session.Config{Reader: ws, Version: "test"}
+	cfg := session.Config{Reader: ws, Refresh: ws.Refresh, Version: "test"}
 	if policy != "" {
 		p, err := session.ParsePolicy([]byte(policy))
 		if err != nil {
 			t.Fatal(err)
 		}
 		cfg.Policy = p
-		if p.Granted(session.GrantRefresh) {
-			cfg.Refresh = ws.Refresh
-		}
 	}
 	return session.New(cfg)
 }
@@ -278,7 +258,7 @@ func TestBadLinesDoNotEndTheSession(t *testing.T) {
 // same id.
 func TestOutboundBound(t *testing.T) {
 	var out strings.Builder
-	c := &lineConn{w: &out, in: make(chan readResult), closed: make(chan struct{})}
+	c := &lineConn{w: &out, in: make(chan session.FrameEvent), closed: make(chan struct{})}
 	id, _ := jsonrpc.MakeID(float64(9))
 	big := json.RawMessage(`"` + strings.Repeat("x", session.MaxReplyBytes) + `"`)
 	if err := c.Write(context.Background(), &jsonrpc.Response{ID: id, Result: big}); err != nil {

@@ -19,7 +19,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/docir/docir/docir"
 	"github.com/docir/docir/workspace/session"
 )
 
@@ -81,7 +80,7 @@ func handler(e *session.Engine, method string) sdk.ToolHandler {
 		if werr == nil && 2*len(result)+4096 > session.MaxReplyBytes {
 			// The reply carries the result twice (structuredContent and
 			// its text copy for older clients).
-			werr = session.NewError(docir.CodeReplyTooLarge, "reply of about %d bytes is over the %d-byte bound; ask for fewer addresses or a lower limit", 2*len(result), session.MaxReplyBytes)
+			werr = session.ReplyTooLarge(2*len(result), session.MaxReplyBytes)
 		}
 		if werr != nil {
 			// A tool error, not a protocol error: the agent reads it and

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"fmt"
 	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -46,7 +47,7 @@ func tools(e *session.Engine) []tool {
 			},
 			describe: map[string]string{
 				"doc_id":  "one address; the reply is the document itself",
-				"doc_ids": "several addresses (1 to 1000); the reply is {documents, missing}",
+				"doc_ids": fmt.Sprintf("several addresses (1 to %d); the reply is {documents, missing}", docir.MaxBatch),
 			},
 		},
 		{
@@ -57,7 +58,7 @@ func tools(e *session.Engine) []tool {
 			output: schemaFor[docir.SearchResult],
 			describe: map[string]string{
 				"query": "free text",
-				"limit": "documents to return: 1 to 1000 (default 10)",
+				"limit": limitDesc("documents to return"),
 			},
 		},
 		{
@@ -68,7 +69,7 @@ func tools(e *session.Engine) []tool {
 			output: schemaFor[docir.SearchResult],
 			describe: map[string]string{
 				"expr":  "field filters such as kind:adr status:accepted",
-				"limit": "documents to return: 1 to 1000 (default 10)",
+				"limit": limitDesc("documents to return"),
 				"sort":  "a field to sort by; -field for descending",
 			},
 		},
@@ -81,7 +82,7 @@ func tools(e *session.Engine) []tool {
 			describe: map[string]string{
 				"query":  "free text",
 				"budget": "tokens to spend on the addresses to read next (default 4000)",
-				"limit":  "documents to rank: 1 to 1000 (default 10)",
+				"limit":  limitDesc("documents to rank"),
 			},
 		},
 		{
@@ -124,10 +125,13 @@ func inputSchema(t tool) (*jsonschema.Schema, error) {
 	if t.method == session.MethodGet {
 		s.Properties["doc_ids"].MaxItems = new(docir.MaxBatch)
 	}
-	for _, name := range []string{"limit"} {
-		if p, ok := s.Properties[name]; ok {
-			p.Minimum, p.Maximum = new(float64(0)), new(float64(docir.MaxLimit))
-		}
+	if p, ok := s.Properties["limit"]; ok {
+		p.Minimum, p.Maximum = new(float64(0)), new(float64(docir.MaxLimit))
 	}
 	return s, nil
+}
+
+// limitDesc describes a limit parameter from the bounds docir enforces.
+func limitDesc(what string) string {
+	return fmt.Sprintf("%s: 1 to %d (default %d)", what, docir.MaxLimit, docir.DefaultLimit)
 }

@@ -44,18 +44,17 @@ type lineTransport struct {
 }
 
 func (t *lineTransport) Connect(context.Context) (sdk.Connection, error) {
-	c := &lineConn{w: t.w, log: t.log, in: make(chan readResult), closed: make(chan struct{}),
+	log := t.log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	c := &lineConn{w: t.w, log: log, in: make(chan session.FrameEvent), closed: make(chan struct{}),
 		pending: map[jsonrpc.ID]bool{}, answered: make(chan struct{}, 1)}
 	if rc, ok := t.r.(io.Closer); ok {
 		c.rc = rc
 	}
-	go c.readLoop(t.r)
+	go session.ReadFrames(t.r, c.in, c.closed)
 	return c, nil
-}
-
-type readResult struct {
-	frame session.Frame
-	err   error
 }
 
 type lineConn struct {
@@ -63,7 +62,7 @@ type lineConn struct {
 	rc  io.Closer // closed by Close, to unblock the read loop; may be nil
 	log *slog.Logger
 
-	in        chan readResult
+	in        chan session.FrameEvent
 	closed    chan struct{}
 	closeOnce sync.Once
 
@@ -76,29 +75,11 @@ type lineConn struct {
 	answered  chan struct{}
 }
 
-func (c *lineConn) readLoop(r io.Reader) {
-	lr := session.NewLineReader(r, session.MaxFrameBytes)
-	for {
-		f, err := lr.Next()
-		if f.Line != nil {
-			f.Line = bytes.Clone(f.Line)
-		}
-		select {
-		case c.in <- readResult{frame: f, err: err}:
-		case <-c.closed:
-			return
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
 // Read returns the next message the SDK can handle, answering the lines it
 // cannot itself.
 func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
-		var rr readResult
+		var rr session.FrameEvent
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -106,19 +87,19 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, io.EOF
 		case rr = <-c.in:
 		}
-		if errors.Is(rr.err, io.EOF) {
+		if errors.Is(rr.Err, io.EOF) {
 			return nil, c.drain(ctx)
 		}
-		if rr.err != nil {
-			return nil, rr.err
+		if rr.Err != nil {
+			return nil, rr.Err
 		}
-		if rr.frame.TooLarge {
-			if err := c.writeLine(session.TooLargeFrame(rr.frame)); err != nil {
+		if rr.Frame.TooLarge {
+			if err := c.writeLine(session.TooLargeFrame(rr.Frame)); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		line := bytes.TrimSpace(rr.frame.Line)
+		line := bytes.TrimSpace(rr.Frame.Line)
 		if len(line) == 0 {
 			continue
 		}
@@ -164,9 +145,7 @@ func (c *lineConn) drain(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(drainPatience):
-			if c.log != nil {
-				c.log.Warn("docir serve --mcp: end of input with calls still unanswered; closing", "calls", n)
-			}
+			c.log.Warn("docir serve --mcp: end of input with calls still unanswered; closing", "calls", n)
 			return io.EOF
 		}
 	}
@@ -196,7 +175,7 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		if !ok {
 			return errors.New("docir serve --mcp: an outbound request over the reply bound")
 		}
-		werr := session.NewError(docir.CodeReplyTooLarge, "reply of %d bytes is over the %d-byte bound; ask for fewer addresses or a lower limit", len(data), session.MaxReplyBytes)
+		werr := session.ReplyTooLarge(len(data), session.MaxReplyBytes)
 		data, err = jsonrpc.EncodeMessage(&jsonrpc.Response{ID: resp.ID, Error: sdkError(werr)})
 		if err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -37,8 +38,9 @@ const (
 type Config struct {
 	// Reader answers every read; federation may stand behind it.
 	Reader workspace.Reader
-	// Refresh refreshes the local store; it is called only when the policy
-	// grants refresh. Later reads through Reader must see the new
+	// Refresh refreshes the local store. The engine serves it as
+	// workspace/refresh only when the policy grants refresh, so a caller
+	// may always set it. Later reads through Reader must see the new
 	// generation.
 	Refresh func(context.Context) (docir.IndexSummary, error)
 	// Policy is the host's, loaded at start-up; nil for the default policy.
@@ -97,7 +99,7 @@ func New(cfg Config) *Engine {
 		e.methods[MethodReadBatch] = methodFunc{run: (*Engine).readBatch}
 		e.caps = append(e.caps, CapabilityParallelRead)
 	}
-	e.names = sortedKeys(e.methods)
+	e.names = slices.Sorted(maps.Keys(e.methods))
 	slices.Sort(e.caps)
 	return e
 }
@@ -129,20 +131,26 @@ func (e *Engine) Handle(ctx context.Context, frame []byte) []byte {
 	}
 	line := encodeResponse(&Response{ID: req.ID, Result: result})
 	if len(line) > e.maxReply {
-		return ErrorLine(req.ID, tooLarge(len(line), e.maxReply))
+		return ErrorLine(req.ID, ReplyTooLarge(len(line), e.maxReply))
 	}
 	return line
 }
 
 // TooLargeFrame is the reply to a frame over MaxFrameBytes, addressed to
-// the id read from its first bytes when there is one.
+// the id read from its first bytes when there is one. A Size under the
+// bound means the size is unknown (an HTTP body without Content-Length).
 func TooLargeFrame(f Frame) []byte {
 	id := PrefixID(f.Prefix)
+	if f.Size <= MaxFrameBytes {
+		return ErrorLine(id, NewError(docir.CodeFrameTooLarge, "frame of more than %d bytes is over the %d-byte bound; it was not read", MaxFrameBytes, MaxFrameBytes))
+	}
 	return ErrorLine(id, NewError(docir.CodeFrameTooLarge, "frame of %d bytes is over the %d-byte bound; it was skipped unread", f.Size, MaxFrameBytes))
 }
 
-func tooLarge(n, max int) *WireError {
-	return NewError(docir.CodeReplyTooLarge, "reply of %d bytes is over the %d-byte bound; ask for fewer addresses or a lower limit", n, max)
+// ReplyTooLarge is the error that replaces a reply of n bytes over the
+// bound, in every transport.
+func ReplyTooLarge(n, bound int) *WireError {
+	return NewError(docir.CodeReplyTooLarge, "reply of %d bytes is over the %d-byte bound; ask for fewer addresses or a lower limit", n, bound)
 }
 
 // Call runs one method with its raw params (nil for none) and returns the
@@ -175,7 +183,7 @@ func (e *Engine) Call(ctx context.Context, method string, params json.RawMessage
 		return nil, NewError(docir.CodeInternal, "%s: encoding the result: %v", method, err)
 	}
 	if len(out) > e.maxReply {
-		return nil, tooLarge(len(out), e.maxReply)
+		return nil, ReplyTooLarge(len(out), e.maxReply)
 	}
 	return out, nil
 }

@@ -58,9 +58,5 @@ func checkLeaks(t *testing.T) {
 func newTestEngine(tb testing.TB, p *Policy, extra map[string]string) (*Engine, string) {
 	tb.Helper()
 	ws, dir := testStore(tb, extra)
-	cfg := Config{Reader: ws, Policy: p, Version: "test"}
-	if p.Granted(GrantRefresh) {
-		cfg.Refresh = ws.Refresh
-	}
-	return New(cfg), filepath.Dir(dir)
+	return New(Config{Reader: ws, Refresh: ws.Refresh, Policy: p, Version: "test"}), filepath.Dir(dir)
 }

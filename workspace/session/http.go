@@ -86,7 +86,7 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 		if len(body) > MaxFrameBytes {
 			f := Frame{TooLarge: true, Prefix: body[:MaxFrameBytes], Size: r.ContentLength}
 			w.Header().Set("Connection", "close") // the rest of the body is not read
-			writeReply(w, http.StatusRequestEntityTooLarge, TooLargeFrameHTTP(f))
+			writeReply(w, http.StatusRequestEntityTooLarge, TooLargeFrame(f))
 			return
 		}
 		reply := e.Handle(r.Context(), bytes.TrimSpace(body))
@@ -96,15 +96,6 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 		}
 		writeReply(w, http.StatusOK, reply)
 	})
-}
-
-// TooLargeFrameHTTP is TooLargeFrame for a body whose size may be unknown
-// (Size -1, no Content-Length): it then says "more than" the bound.
-func TooLargeFrameHTTP(f Frame) []byte {
-	if f.Size > MaxFrameBytes {
-		return TooLargeFrame(f)
-	}
-	return ErrorLine(PrefixID(f.Prefix), NewError(docir.CodeFrameTooLarge, "frame of more than %d bytes is over the %d-byte bound; it was not read", MaxFrameBytes, MaxFrameBytes))
 }
 
 func writeReply(w http.ResponseWriter, status int, line []byte) {

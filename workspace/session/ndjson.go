@@ -8,10 +8,34 @@ import (
 	"io"
 )
 
-// frameEvent is what the reading goroutine hands the serving loop.
-type frameEvent struct {
-	frame Frame
-	err   error
+// FrameEvent is one frame read from a stream, or the error that ended it
+// (io.EOF at its end).
+type FrameEvent struct {
+	Frame Frame
+	Err   error
+}
+
+// ReadFrames reads r frame by frame, bounded by MaxFrameBytes, and sends
+// each to out with a line of its own (not the reader's buffer), until r
+// ends (the last event carries the error) or done is closed. Transports run
+// it on a goroutine of its own, so that a done context need not wait for
+// input.
+func ReadFrames(r io.Reader, out chan<- FrameEvent, done <-chan struct{}) {
+	lr := NewLineReader(r, MaxFrameBytes)
+	for {
+		f, err := lr.Next()
+		if f.Line != nil {
+			f.Line = bytes.Clone(f.Line) // Next reuses its buffer
+		}
+		select {
+		case out <- FrameEvent{Frame: f, Err: err}:
+		case <-done:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // Serve answers NDJSON frames from r on w: one request at a time, replies
@@ -27,52 +51,36 @@ type frameEvent struct {
 // r is read ahead by one line in a goroutine so that a done ctx need not
 // wait for input; that goroutine ends when r ends or is closed.
 func Serve(ctx context.Context, e *Engine, r io.Reader, w io.Writer) error {
-	events := make(chan frameEvent)
+	events := make(chan FrameEvent)
 	done := make(chan struct{})
 	defer close(done)
-	go func() {
-		lr := NewLineReader(r, MaxFrameBytes)
-		for {
-			f, err := lr.Next()
-			if f.Line != nil {
-				f.Line = bytes.Clone(f.Line) // Next reuses its buffer
-			}
-			select {
-			case events <- frameEvent{frame: f, err: err}:
-			case <-done:
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	go ReadFrames(r, events, done)
 	// The request in hand runs to its end even once ctx is done.
 	work := context.WithoutCancel(ctx)
 	for {
 		if ctx.Err() != nil {
 			return nil
 		}
-		var ev frameEvent
+		var ev FrameEvent
 		select {
 		case <-ctx.Done():
 			return nil
 		case ev = <-events:
 		}
-		if errors.Is(ev.err, io.EOF) {
+		if errors.Is(ev.Err, io.EOF) {
 			return nil
 		}
-		if ev.err != nil {
-			return fmt.Errorf("reading frames: %w", ev.err)
+		if ev.Err != nil {
+			return fmt.Errorf("reading frames: %w", ev.Err)
 		}
 		var reply []byte
 		switch {
-		case ev.frame.TooLarge:
-			reply = TooLargeFrame(ev.frame)
-		case len(bytes.TrimSpace(ev.frame.Line)) == 0:
+		case ev.Frame.TooLarge:
+			reply = TooLargeFrame(ev.Frame)
+		case len(bytes.TrimSpace(ev.Frame.Line)) == 0:
 			continue
 		default:
-			reply = e.Handle(work, ev.frame.Line)
+			reply = e.Handle(work, ev.Frame.Line)
 		}
 		if reply == nil {
 			continue

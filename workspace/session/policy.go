@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -103,7 +104,7 @@ func ParsePolicy(data []byte) (*Policy, error) {
 	default:
 		return nil, fmt.Errorf("unknown schema %q; want %q or %q", p.Schema, PolicyV1, PolicyV2)
 	}
-	for _, name := range sortedKeys(members) {
+	for _, name := range slices.Sorted(maps.Keys(members)) {
 		if slices.Contains(known, name) {
 			continue
 		}
@@ -136,13 +137,4 @@ func ParsePolicy(data []byte) (*Policy, error) {
 		p.ReadBatchWorkers = n
 	}
 	return p, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
