@@ -14,15 +14,18 @@ import (
 // verbatim in the JSON of any field equal to it (or, for a date, starting
 // with it), so false is exact; true means "decode and Match".
 func (e *Expr) MayMatchJSON(raw []byte) bool {
-	for i := range e.Terms {
-		needles := e.Terms[i].needles()
+	checked := false
+	for _, needles := range e.needles {
 		if needles == nil {
 			continue
 		}
 		// Letters that fold to k and s outside ASCII (K KELVIN SIGN, ſ LONG
 		// S) would make an ASCII search miss an EqualFold match.
-		if bytes.Contains(raw, kelvin) || bytes.Contains(raw, longS) {
-			return true
+		if !checked {
+			if bytes.Contains(raw, kelvin) || bytes.Contains(raw, longS) {
+				return true
+			}
+			checked = true
 		}
 		found := false
 		for _, n := range needles {
@@ -44,7 +47,8 @@ var (
 )
 
 // needles are the lower-cased values a record must hold one of for t to
-// hold, or nil when t gives no such condition.
+// hold, or nil when t gives no such condition. Parse works them out once
+// per expression; MayMatchJSON runs per record.
 func (t *Term) needles() [][]byte {
 	if t.Not || t.Op != OpEq {
 		return nil

@@ -65,6 +65,8 @@ type Term struct {
 type Expr struct {
 	Source string
 	Terms  []Term
+
+	needles [][][]byte // per term, what MayMatchJSON looks for; set by Parse
 }
 
 // Error is a malformed expression. Part is the piece at fault as written,
@@ -110,6 +112,10 @@ func Parse(s string) (*Expr, error) {
 	}
 	if len(e.Terms) == 0 {
 		return nil, &Error{Expr: s, Msg: "empty expression; write field:value terms (id:* matches every document)"}
+	}
+	e.needles = make([][][]byte, len(e.Terms))
+	for i := range e.Terms {
+		e.needles[i] = e.Terms[i].needles()
 	}
 	return e, nil
 }
