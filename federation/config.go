@@ -3,7 +3,6 @@ package federation
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
@@ -44,10 +43,33 @@ type PeerConfig struct {
 	Timeout time.Duration
 }
 
-var (
-	nameRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-	envVarRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-)
+// validName: a letter or digit, then letters, digits, '.', '_', '-'.
+// (Byte loops, not package-level regexps: every docir process would
+// compile those at start-up.)
+func validName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(isAlnum(c) || i > 0 && (c == '.' || c == '_' || c == '-')) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// validEnvVar: a letter or '_', then letters, digits and '_'.
+func validEnvVar(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(isAlnum(c) && !(i == 0 && c >= '0' && c <= '9') || c == '_') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
 
 // MaxNameLen is the longest peer name.
 const MaxNameLen = 64
@@ -83,7 +105,7 @@ func (p PeerConfig) check() error {
 		return fmt.Errorf("no name")
 	case len(p.Name) > MaxNameLen:
 		return fmt.Errorf("name is longer than %d bytes", MaxNameLen)
-	case !nameRE.MatchString(p.Name):
+	case !validName(p.Name):
 		return fmt.Errorf("name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", p.Name)
 	case strings.EqualFold(p.Name, docir.StoreLocal):
 		return fmt.Errorf("name %q is reserved for the local store", p.Name)
@@ -106,7 +128,7 @@ func (p PeerConfig) check() error {
 	if _, err := endpoint(p.URL); err != nil {
 		return err
 	}
-	if p.TokenEnv != "" && !envVarRE.MatchString(p.TokenEnv) {
+	if p.TokenEnv != "" && !validEnvVar(p.TokenEnv) {
 		return fmt.Errorf("token_env %q is not an environment variable name", p.TokenEnv)
 	}
 	return nil

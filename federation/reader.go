@@ -63,9 +63,6 @@ func (r *Reader) Close() error {
 	return nil
 }
 
-// Peers returns the declared peers in order.
-func (r *Reader) Peers() []*Peer { return r.peers }
-
 // checkAddresses refuses an address that does not print back to itself: a
 // value that did not come from address.Parse. Callers parse first, so this
 // only stops a bug from reading as a miss.

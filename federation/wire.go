@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 
 	"github.com/docir/docir/address"
@@ -33,9 +32,20 @@ type rpcRequest struct {
 	Params  any    `json:"params"`
 }
 
-// codeRE is what a stable code looks like; anything else from a peer is
-// not passed on as a code.
-var codeRE = regexp.MustCompile(`^[a-z][a-z_]{0,63}$`)
+// validCode: what a stable code looks like (a lower-case letter, then up
+// to 63 lower-case letters and '_'); anything else from a peer is not
+// passed on as a code.
+func validCode(s string) bool {
+	if s == "" || len(s) > 64 || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // decodeResponse reads a JSON-RPC 2.0 response (session.Response, the
 // frame `docir serve` writes) to the request numbered id: the raw result,
@@ -61,7 +71,7 @@ func decodeResponse(body []byte, id int64) (json.RawMessage, error) {
 			return nil, garbage("an error without a code")
 		}
 		code := docir.CodeUnavailable
-		if c := r.Error.StableCode(); codeRE.MatchString(string(c)) {
+		if c := r.Error.StableCode(); validCode(string(c)) {
 			code = c
 		}
 		return nil, &docir.Error{Code: code, Message: fmt.Sprintf("answered error %d (%s): %s", r.Error.Code, code, clip(r.Error.Message, 300))}

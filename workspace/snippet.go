@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/docir/docir/store/fulltext"
 )
 
 // SnippetMax is the most bytes a snippet holds.
@@ -193,10 +195,5 @@ func isWordRune(r rune) bool {
 // words of other scripts (Han, kana, Thai...) may match anywhere.
 func spaced(w string) bool {
 	r, _ := utf8.DecodeRuneInString(w)
-	return !bigramRune(r)
-}
-
-func bigramRune(r rune) bool {
-	return r >= 0x0E00 && unicode.In(r, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar,
-		unicode.Hangul, unicode.Han, unicode.Hiragana, unicode.Katakana)
+	return !fulltext.BigramScript(r)
 }

@@ -13,12 +13,10 @@ import (
 	"github.com/docir/docir/docir"
 )
 
-// Builtin fields: a document's metadata, which win over front-matter keys of
-// the same name.
-var Builtin = []string{"id", "path", "title", "size"}
-
 // Values returns the scalar values of field in rec as text: a list yields
-// its scalar elements, a nested object nothing (but present is true).
+// its scalar elements, a nested object nothing (but present is true). The
+// built-in fields id, path, title and size (a document's metadata) win over
+// front-matter keys of the same name.
 func Values(rec *docir.Record, field string) (vals []string, present bool) {
 	switch field {
 	case "id":

@@ -208,9 +208,6 @@ type passageDoc struct {
 	Text string `json:"text"`
 }
 
-// Count returns the number of passages in the index.
-func (x *Index) Count() (uint64, error) { return x.idx.DocCount() }
-
 // Close releases the index.
 func (x *Index) Close() error { return x.idx.Close() }
 

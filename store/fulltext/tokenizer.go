@@ -37,9 +37,9 @@ func init() {
 
 type tokenizer struct{}
 
-// bigramScript reports whether r belongs to a script whose runs are cut
+// BigramScript reports whether r belongs to a script whose runs are cut
 // into character bigrams.
-func bigramScript(r rune) bool {
+func BigramScript(r rune) bool {
 	if r < 0x0E00 { // below Thai: Latin, Greek, Cyrillic, Arabic, Indic...
 		return false
 	}
@@ -89,7 +89,7 @@ func (tokenizer) Tokenize(input []byte) analysis.TokenStream {
 		for i := 0; i < len(b); {
 			r, n := utf8.DecodeRune(b[i:])
 			// Combining marks stay with the run they follow.
-			bi := bigramScript(r) || (inBigram && unicode.Is(unicode.M, r))
+			bi := BigramScript(r) || (inBigram && unicode.Is(unicode.M, r))
 			if i == 0 {
 				inBigram = bi
 			} else if bi != inBigram {
@@ -111,7 +111,7 @@ func hasBigramScript(b []byte) bool {
 			continue
 		}
 		r, n := utf8.DecodeRune(b[i:])
-		if bigramScript(r) {
+		if BigramScript(r) {
 			return true
 		}
 		i += n
