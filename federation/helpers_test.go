@@ -2,8 +2,6 @@ package federation
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,6 +15,7 @@ import (
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/store/ingest"
 	"github.com/docir/docir/workspace"
+	"github.com/docir/docir/workspace/session"
 )
 
 func TestMain(m *testing.M) {
@@ -118,89 +117,11 @@ func (c *counting) calls() [][]string {
 	return append([][]string(nil), c.gets...)
 }
 
-// rpcServer is a JSON-RPC 2.0 over HTTP endpoint that speaks the
-// protocol of `docir serve --http` (POST /rpc, one frame per request) in
-// front of a reader, for the tests that need a peer to misbehave on
-// purpose or to check the client's frames. A non-empty token is required
-// as a bearer token.
+// rpcServer is the HTTP endpoint of `docir serve --http` (the real
+// session engine) in front of a reader. A non-empty token is required as a
+// bearer token.
 func rpcServer(r workspace.Reader, token string) http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /rpc", func(w http.ResponseWriter, req *http.Request) {
-		if token != "" && req.Header.Get("Authorization") != "Bearer "+token {
-			http.Error(w, `{"error":"unauthorized"}`, http.StatusUnauthorized)
-			return
-		}
-		var in struct {
-			JSONRPC string          `json:"jsonrpc"`
-			ID      json.RawMessage `json:"id"`
-			Method  string          `json:"method"`
-			Params  json.RawMessage `json:"params"`
-		}
-		if err := json.NewDecoder(req.Body).Decode(&in); err != nil || in.JSONRPC != "2.0" {
-			http.Error(w, "bad frame", http.StatusBadRequest)
-			return
-		}
-		result, err := dispatch(req.Context(), r, in.Method, in.Params)
-		out := map[string]any{"jsonrpc": "2.0", "id": in.ID}
-		if err != nil {
-			code := docir.CodeOf(err)
-			out["error"] = map[string]any{"code": docir.RPCNumber(code), "message": err.Error(), "data": map[string]any{"code": code}}
-		} else {
-			out["result"] = result
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(out)
-	})
-	return mux
-}
-
-func dispatch(ctx context.Context, r workspace.Reader, method string, params json.RawMessage) (any, error) {
-	decode := func(v any) error {
-		if err := json.Unmarshal(params, v); err != nil {
-			return docir.Errorf(docir.CodeInvalidParams, "params: %v", err)
-		}
-		return nil
-	}
-	switch method {
-	case "docir/get":
-		var p docir.GetParams
-		if err := decode(&p); err != nil {
-			return nil, err
-		}
-		if p.DocID != nil {
-			a, err := address.Parse(*p.DocID)
-			if err != nil {
-				return nil, err
-			}
-			return r.GetOne(ctx, a)
-		}
-		addrs, err := workspace.ParseAll(p.DocIDs)
-		if err != nil {
-			return nil, err
-		}
-		return r.Get(ctx, addrs)
-	case "docir/search":
-		var p docir.SearchParams
-		if err := decode(&p); err != nil {
-			return nil, err
-		}
-		return r.Search(ctx, p)
-	case "docir/query":
-		var p docir.QueryParams
-		if err := decode(&p); err != nil {
-			return nil, err
-		}
-		return r.Query(ctx, p)
-	case "docir/context":
-		var p docir.ContextParams
-		if err := decode(&p); err != nil {
-			return nil, err
-		}
-		return r.Context(ctx, p)
-	case "workspace/status":
-		return r.Status(ctx)
-	}
-	return nil, &docir.Error{Code: docir.CodeMethodNotFound, Message: "no method " + method, Err: errors.New(method)}
+	return session.New(session.Config{Reader: r}).HTTPHandler(session.HTTPOptions{Token: token})
 }
 
 // docSummary is what the priority tests compare: who answered what.
@@ -224,4 +145,3 @@ func mustParseAll(t testing.TB, raw ...string) []address.Address {
 	return addrs
 }
 
-func removeAll(dir string) error { return os.RemoveAll(dir) }

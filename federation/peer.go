@@ -139,17 +139,11 @@ func (p *pathPeer) with(ctx context.Context, fn func(*workspace.Service) error) 
 	}
 	for _, dir := range []string{p.dir, filepath.Join(p.dir, ".docir")} {
 		svc := workspace.New(workspace.Config{Dir: dir})
-		_, err := svc.Snapshot(ctx)
+		err := errors.Join(fn(svc), svc.Close())
 		if docir.CodeOf(err) == docir.CodeNoStore {
-			svc.Close()
-			continue
+			continue // no store here: the store may be inside it
 		}
-		if err != nil {
-			svc.Close()
-			return err
-		}
-		err = fn(svc)
-		return errors.Join(err, svc.Close())
+		return err
 	}
 	return docir.Errorf(docir.CodeUnavailable, "no docir store in %s (never indexed, or removed)", p.dir)
 }

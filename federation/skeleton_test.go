@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -108,7 +109,7 @@ func TestSearchPeerFailures(t *testing.T) {
 	}))
 	defer junk.Close()
 	f := newFixture(t)
-	if err := removeAll(f.archiveDir); err != nil {
+	if err := os.RemoveAll(f.archiveDir); err != nil {
 		t.Fatal(err)
 	}
 	f.fed.peers = append(f.fed.peers, httpPeerOf(t, "junk", junk.URL, "", 0))
