@@ -99,6 +99,20 @@ type ContextResult struct {
 	Generation uint64        `json:"generation"`
 }
 
+// AddressTokens maps each address the result's hits and outlines name (a
+// whole document by its id, a section by its address) to its estimated
+// tokens.
+func (r *ContextResult) AddressTokens() map[string]int {
+	tokens := map[string]int{}
+	for _, h := range r.Hits {
+		tokens[h.ID] = h.Tokens
+		for _, o := range h.Outline {
+			tokens[o.Address] = o.Tokens
+		}
+	}
+	return tokens
+}
+
 // IndexSummary is what a refresh of the local store did.
 type IndexSummary struct {
 	Added      int      `json:"added"`

@@ -144,4 +144,3 @@ func mustParseAll(t testing.TB, raw ...string) []address.Address {
 	}
 	return addrs
 }
-

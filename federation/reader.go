@@ -234,7 +234,7 @@ func (r *Reader) askPeer(ctx context.Context, p *Peer, addrs []address.Address) 
 	}
 	var warnings []string
 	for _, w := range res.Warnings {
-		warnings = append(warnings, fmt.Sprintf("peer %s reports: %s", p.Name, clip(w, 500)))
+		warnings = append(warnings, peerReports(p.Name, w))
 	}
 	return got, warnings, nil
 }
@@ -336,4 +336,9 @@ func peerCause(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// peerReports is the warning that passes on a peer's own warning w.
+func peerReports(peer, w string) string {
+	return fmt.Sprintf("peer %s reports: %s", peer, clip(w, 500))
 }

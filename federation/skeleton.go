@@ -75,7 +75,7 @@ func askAll[T any](ctx context.Context, r *Reader,
 			warnings = append(warnings, fmt.Sprintf("%v; its hits are left out", s.err))
 		case i > 0:
 			for _, w := range warns(s.v) {
-				warnings = append(warnings, fmt.Sprintf("peer %s reports: %s", s.store, clip(w, 500)))
+				warnings = append(warnings, peerReports(s.store, w))
 			}
 		}
 	}
@@ -344,13 +344,7 @@ func (r *Reader) Context(ctx context.Context, p docir.ContextParams) (docir.Cont
 		if s.err != nil {
 			continue
 		}
-		est := map[string]int{}
-		for _, h := range s.v.Hits {
-			est[h.ID] = h.Tokens
-			for _, o := range h.Outline {
-				est[o.Address] = o.Tokens
-			}
-		}
+		est := s.v.AddressTokens()
 		for _, addr := range s.v.Addresses {
 			a, _ := address.Parse(addr) // checked by checkContext
 			t, known := est[addr]

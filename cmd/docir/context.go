@@ -82,13 +82,7 @@ func printContextText(w io.Writer, res docir.ContextResult, mark marker) error {
 		_, err := fmt.Fprintf(w, "no documents match %q\n", res.Query)
 		return err
 	}
-	tokens := map[string]int{}
-	for _, h := range res.Hits {
-		tokens[h.ID] = h.Tokens
-		for _, o := range h.Outline {
-			tokens[o.Address] = o.Tokens
-		}
-	}
+	tokens := res.AddressTokens()
 	var b strings.Builder
 	fmt.Fprintf(&b, "READ NEXT  %d of %d tokens\n", res.Tokens, res.Budget)
 	rows := [][]string{}
