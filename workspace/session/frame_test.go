@@ -68,21 +68,6 @@ func TestLineReader(t *testing.T) {
 	}
 }
 
-// countingReader counts what is read through it and remembers the largest
-// single read.
-type countingReader struct {
-	r       io.Reader
-	n       int64
-	largest int
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	c.largest = max(c.largest, n)
-	return n, err
-}
-
 // TestLineReaderDoesNotBufferLargeLines: a 64 MiB line goes through a
 // reader whose buffer stays at the bound.
 func TestLineReaderDoesNotBufferLargeLines(t *testing.T) {
