@@ -33,6 +33,15 @@ const (
 	CodeInternal         Code = "internal"          // anything else
 	CodeNotImplemented   Code = "not_implemented"   // a method this build lists but cannot run yet
 	CodeUnauthorized     Code = "unauthorized"      // an HTTP request without the right bearer token
+
+	// Execution bindings and the read batch (docs/bindings.md, docs/protocol.md).
+	CodeBindingRejected   Code = "binding_rejected"    // a receipt or pin that does not match the store: edited, foreign, drifted, pruned
+	CodeStaleRevision     Code = "stale_revision"      // a read pinned to a generation that is no longer retained
+	CodeSourceDrift       Code = "source_drift"        // the held generation's sources changed under a read batch
+	CodeBatchMalformed    Code = "batch_malformed"     // read-batch params not as declared, or a stale image_revision
+	CodeBatchTooLarge     Code = "batch_too_large"     // an assembled read-batch result over the reply bound
+	CodeBatchWorkerFailed Code = "batch_worker_failed" // a read-batch worker panicked; no rows are returned
+	CodeIndexing          Code = "indexing"            // the store is still being built in the background
 )
 
 // Error is the one coded error type. Engines return it (or wrap it) where a
@@ -86,7 +95,8 @@ func CodeOf(err error) Code {
 }
 
 // ExitCode maps an error to the CLI's exit code: 0 done, 2 a usage error or a
-// malformed address, 3 a single-address read that found nothing, 1 the rest.
+// malformed address, 3 a single-address read that found nothing, 4 a pinned
+// read whose generation was rejected or is no longer retained, 1 the rest.
 func ExitCode(err error) int {
 	switch CodeOf(err) {
 	case "":
@@ -95,6 +105,8 @@ func ExitCode(err error) int {
 		return 2
 	case CodeNotFound:
 		return 3
+	case CodeBindingRejected, CodeStaleRevision, CodeSourceDrift:
+		return 4
 	default:
 		return 1
 	}
@@ -114,6 +126,10 @@ const (
 	RPCStore          = -32004
 	RPCNotImplemented = -32005
 	RPCUnauthorized   = -32006
+	RPCBinding        = -32007 // binding_rejected, stale_revision
+	RPCSourceDrift    = -32008
+	RPCBatch          = -32009 // batch_too_large, batch_worker_failed
+	RPCIndexing       = -32010
 )
 
 // RPCNumber maps a code to its JSON-RPC error number.
@@ -139,6 +155,16 @@ func RPCNumber(c Code) int {
 		return RPCNotImplemented
 	case CodeUnauthorized:
 		return RPCUnauthorized
+	case CodeBindingRejected, CodeStaleRevision:
+		return RPCBinding
+	case CodeSourceDrift:
+		return RPCSourceDrift
+	case CodeBatchMalformed:
+		return RPCInvalidParams
+	case CodeBatchTooLarge, CodeBatchWorkerFailed:
+		return RPCBatch
+	case CodeIndexing:
+		return RPCIndexing
 	default:
 		return RPCInternalError
 	}
