@@ -129,3 +129,19 @@ func (a Address) HasHeading() bool { return a.Heading != "" }
 
 // Document returns the address of the whole document a names.
 func (a Address) Document() Address { return Address{ID: a.ID} }
+
+// ParseAll parses every string of a list, in order, and fails on the first
+// malformed one with its *ParseError: a list with a typo in it reads
+// nothing. It is the one parser of address lists (RPC params, CLI
+// arguments, `get -` input).
+func ParseAll(raw []string) ([]Address, error) {
+	out := make([]Address, len(raw))
+	for i, s := range raw {
+		a, err := Parse(s)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = a
+	}
+	return out, nil
+}

@@ -2,6 +2,7 @@ package address
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -153,4 +154,20 @@ func FuzzParse(f *testing.F) {
 		}
 		_ = Slug(a.Heading)
 	})
+}
+
+func TestParseAll(t *testing.T) {
+	got, err := ParseAll([]string{"a", "b#Motivation"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Address{{ID: "a"}, {ID: "b", Heading: "Motivation"}}; !slices.Equal(got, want) {
+		t.Errorf("ParseAll = %v, want %v", got, want)
+	}
+	if _, err := ParseAll([]string{"a", "b c", "d#"}); !errors.Is(err, ErrSpaceInID) {
+		t.Errorf("ParseAll with a malformed second address: %v, want the first malformed one's error", err)
+	}
+	if got, err := ParseAll(nil); err != nil || len(got) != 0 {
+		t.Errorf("ParseAll(nil) = %v, %v", got, err)
+	}
 }

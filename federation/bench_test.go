@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/docir/docir/docir"
-	"github.com/docir/docir/workspace"
 )
 
 // benchFiles is a corpus of n small documents with two sections each.
@@ -31,7 +30,7 @@ func BenchmarkGet(b *testing.B) {
 	fed := New(Config{Local: local, Peers: []*Peer{pathPeerOf(b, "peer", makeStore(b, peerFiles))}})
 	for _, bc := range []struct {
 		name string
-		r    workspace.Reader
+		r    docir.Reader
 		addr []string
 	}{
 		{"local-only", local, []string{"d0001", "d0002#usage"}},
@@ -42,7 +41,7 @@ func BenchmarkGet(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := bc.r.Get(ctx, addrs); err != nil {
+				if _, err := docir.Get(ctx, bc.r, addrs); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -59,7 +58,7 @@ func BenchmarkSearch(b *testing.B) {
 	p := docir.SearchParams{Query: "retry budget", Limit: 10}
 	for _, bc := range []struct {
 		name string
-		r    workspace.Reader
+		r    docir.Reader
 	}{{"local-only", local}, {"federated-1-peer", fed}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()

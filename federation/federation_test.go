@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
-	"github.com/docir/docir/workspace"
 )
 
 // Three stores with overlapping ids: a in all three, b in both peers, d
@@ -61,7 +59,7 @@ func newFixture(t *testing.T) *fixture {
 func TestPriorityPerAddress(t *testing.T) {
 	f := newFixture(t)
 	addrs := mustParseAll(t, "a", "b", "c#sec", "nope", "a#nosuch", "d#sec", "a", "b#Intro")
-	res, err := f.fed.Get(context.Background(), addrs)
+	res, err := docir.Get(context.Background(), f.fed, addrs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +117,7 @@ func TestPeerAskedOnlyForRemainder(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
-			if _, err := f.fed.Get(ctx, mustParseAll(t, tt.addrs...)); err != nil {
+			if _, err := docir.Get(ctx, f.fed, mustParseAll(t, tt.addrs...)); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tt.team, f.team.calls()); diff != "" {
@@ -127,9 +125,6 @@ func TestPeerAskedOnlyForRemainder(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.archive, f.archive.calls()); diff != "" {
 				t.Errorf("archive calls (-want +got):\n%s", diff)
-			}
-			if len(f.team.ones)+len(f.archive.ones) != 0 {
-				t.Errorf("a peer was asked with doc_id: %v %v", f.team.ones, f.archive.ones)
 			}
 		})
 	}
@@ -139,7 +134,7 @@ func TestGetOneSameOrder(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	for addr, store := range map[string]string{"a": "local", "b": "team", "c#Sec": "archive", "d#sec": "archive"} {
-		doc, err := f.fed.GetOne(ctx, address.MustParse(addr))
+		doc, err := docir.GetOne(ctx, f.fed, address.MustParse(addr))
 		if err != nil {
 			t.Fatalf("%s: %v", addr, err)
 		}
@@ -150,118 +145,26 @@ func TestGetOneSameOrder(t *testing.T) {
 	if got := f.archive.calls(); len(got) != 2 {
 		t.Errorf("archive asked %d times for two single reads it alone holds: %v", len(got), got)
 	}
-	_, err := f.fed.GetOne(ctx, address.MustParse("nope"))
+	_, err := docir.GetOne(ctx, f.fed, address.MustParse("nope"))
 	if docir.CodeOf(err) != docir.CodeNotFound || !strings.Contains(err.Error(), "no_document") {
 		t.Errorf("nope: %v (%s), want not_found no_document", err, docir.CodeOf(err))
 	}
-	_, err = f.fed.GetOne(ctx, address.MustParse("a#nosuch"))
+	_, err = docir.GetOne(ctx, f.fed, address.MustParse("a#nosuch"))
 	if docir.CodeOf(err) != docir.CodeNotFound || !strings.Contains(err.Error(), "no_section") {
 		t.Errorf("a#nosuch: %v, want not_found no_section", err)
-	}
-}
-
-func TestMalformedAddressAsksNoStore(t *testing.T) {
-	f := newFixture(t)
-	bad := []address.Address{address.MustParse("a"), {ID: "a b"}}
-	_, err := f.fed.Get(context.Background(), bad)
-	if docir.CodeOf(err) != docir.CodeMalformedAddress {
-		t.Fatalf("error %v (%s), want malformed_address", err, docir.CodeOf(err))
-	}
-	_, err = f.fed.GetOne(context.Background(), address.Address{ID: "x", Heading: "a#b"})
-	if docir.CodeOf(err) != docir.CodeMalformedAddress {
-		t.Fatalf("GetOne: %v, want malformed_address", err)
-	}
-	if n := len(f.local.calls()) + len(f.team.calls()) + len(f.archive.calls()); n != 0 {
-		t.Errorf("%d stores asked for a malformed request", n)
-	}
-}
-
-func TestDeadPathPeer(t *testing.T) {
-	ctx := context.Background()
-	f := newFixture(t)
-	if err := os.RemoveAll(f.teamDir); err != nil {
-		t.Fatal(err)
-	}
-	res, err := f.fed.Get(ctx, mustParseAll(t, "a", "b", "c#sec", "nope", "a#nosuch"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs, missing := summarize(res)
-	// b falls through the dead team to archive; what no one resolved and
-	// team might have held is unavailable.
-	wantDocs := []docSummary{{"a", "local", "A in local"}, {"b", "archive", "B in archive"}, {"c#sec", "archive", "C in archive"}}
-	wantMissing := []docir.Missing{{Address: "nope", Reason: "unavailable"}, {Address: "a#nosuch", Reason: "unavailable"}}
-	if diff := cmp.Diff(wantDocs, docs); diff != "" {
-		t.Errorf("documents (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(wantMissing, missing); diff != "" {
-		t.Errorf("missing (-want +got):\n%s", diff)
-	}
-	// The warning names what stays unavailable, not b, which archive
-	// answered.
-	want := []string{"peer team: folder " + f.teamDir + " does not exist; unavailable: nope, a#nosuch"}
-	if diff := cmp.Diff(want, res.Warnings); diff != "" {
-		t.Errorf("warnings (-want +got):\n%s", diff)
-	}
-	res, err = f.fed.Get(ctx, mustParseAll(t, "a", "b"))
-	want = []string{"peer team: folder " + f.teamDir + " does not exist; later peers answered all it was asked"}
-	if diff := cmp.Diff(want, res.Warnings); err != nil || diff != "" || len(res.Missing) != 0 {
-		t.Errorf("warnings (-want +got):\n%s\n%+v %v", diff, res, err)
-	}
-
-	_, err = f.fed.GetOne(ctx, address.MustParse("nope"))
-	if docir.CodeOf(err) != docir.CodeNotFound || !strings.Contains(err.Error(), "(unavailable)") || !strings.Contains(err.Error(), "peer team:") {
-		t.Errorf("GetOne(nope) with team dead: %v", err)
-	}
-
-	st, err := f.fed.Status(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Peers[0].Name != "team" || st.Peers[0].Status != "failed" || !strings.Contains(st.Peers[0].Error, "does not exist") {
-		t.Errorf("team status %+v", st.Peers[0])
-	}
-	if st.Peers[1].Name != "archive" || st.Peers[1].Status != "ok" || st.Peers[1].Documents != 4 || st.Peers[1].Generation != 1 {
-		t.Errorf("archive status %+v", st.Peers[1])
-	}
-}
-
-// A path peer given as a project folder (holding .docir) is read as its
-// store; one that was never indexed is a failed peer.
-func TestPathPeerProjectFolder(t *testing.T) {
-	ctx := context.Background()
-	project := t.TempDir()
-	if err := os.Rename(makeStore(t, teamFiles), project+"/.docir"); err != nil {
-		t.Fatal(err)
-	}
-	empty := t.TempDir()
-	peers, err := OpenPeers([]PeerConfig{{Name: "empty", Path: empty}, {Name: "proj", Path: project}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: peers})
-	res, err := fed.Get(ctx, mustParseAll(t, "b"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Documents) != 1 || res.Documents[0].Store != "proj" {
-		t.Errorf("b: %+v", res)
-	}
-	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "peer empty: no docir store in") {
-		t.Errorf("warnings %q", res.Warnings)
 	}
 }
 
 // A peer that ignores its context still cannot hold the read past its
 // timeout.
 type stuck struct {
-	workspace.Reader
+	docir.Reader
 	release chan struct{}
 }
 
-func (s *stuck) Get(ctx context.Context, addrs []address.Address) (docir.GetResult, error) {
+func (s *stuck) Resolve(ctx context.Context, addrs []address.Address) (docir.Resolved, error) {
 	<-s.release
-	return docir.GetResult{}, errors.New("too late")
+	return docir.Resolved{}, errors.New("too late")
 }
 
 func TestStuckPeerTimeout(t *testing.T) {
@@ -269,7 +172,7 @@ func TestStuckPeerTimeout(t *testing.T) {
 	defer close(s.release)
 	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{NewPeer("slow", KindPath, "/x", 150*time.Millisecond, s)}})
 	start := time.Now()
-	res, err := fed.Get(context.Background(), mustParseAll(t, "a", "zz"))
+	res, err := docir.Get(context.Background(), fed, mustParseAll(t, "a", "zz"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +195,7 @@ func TestCancelledRead(t *testing.T) {
 	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{NewPeer("slow", KindPath, "/x", time.Minute, s)}})
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	_, err := fed.Get(ctx, mustParseAll(t, "zz"))
+	_, err := docir.Get(ctx, fed, mustParseAll(t, "zz"))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
@@ -320,7 +223,7 @@ func TestHTTPPeer(t *testing.T) {
 	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "team", srv.URL, "s3cret", 0)}})
 	defer fed.Close()
 
-	res, err := fed.Get(ctx, mustParseAll(t, "a", "b", "a#intro", "b#nope", "zz"))
+	res, err := docir.Get(ctx, fed, mustParseAll(t, "a", "b", "a#intro", "b#nope", "zz"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +238,7 @@ func TestHTTPPeer(t *testing.T) {
 		t.Errorf("team calls (-want +got):\n%s", diff)
 	}
 
-	doc, err := fed.GetOne(ctx, address.MustParse("b"))
+	doc, err := docir.GetOne(ctx, fed, address.MustParse("b"))
 	if err != nil || doc.Store != "team" || doc.Generation != 1 {
 		t.Errorf("GetOne(b) = %+v, %v", doc, err)
 	}
@@ -347,7 +250,7 @@ func TestHTTPPeer(t *testing.T) {
 	// The wrong token is a refusal, reported as data.
 	bad := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "team", srv.URL, "wrong", 0)}})
 	defer bad.Close()
-	res, err = bad.Get(ctx, mustParseAll(t, "b"))
+	res, err = docir.Get(ctx, bad, mustParseAll(t, "b"))
 	if err != nil || len(res.Missing) != 1 || res.Missing[0].Reason != "unavailable" ||
 		len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "peer team: refused: HTTP 401 (check the token in $TEST_TOKEN)") {
 		t.Errorf("wrong token: %+v, %v", res, err)
@@ -365,7 +268,7 @@ func TestHTTPPeerTokenUnset(t *testing.T) {
 		t.Fatal(err)
 	}
 	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: peers})
-	res, err := fed.Get(context.Background(), mustParseAll(t, "b"))
+	res, err := docir.Get(context.Background(), fed, mustParseAll(t, "b"))
 	if err != nil || hits.Load() != 0 || len(res.Warnings) != 1 || res.Warnings[0] != "peer team: environment variable DOCIR_TEAM_TOKEN (its token_env) is not set; unavailable: b" {
 		t.Errorf("got %+v, %v, %d requests", res, err, hits.Load())
 	}
@@ -387,7 +290,7 @@ func TestHTTPPeerHangs(t *testing.T) {
 	defer fed.Close()
 
 	start := time.Now()
-	res, err := fed.Get(ctx, mustParseAll(t, "a", "b"))
+	res, err := docir.Get(ctx, fed, mustParseAll(t, "a", "b"))
 	elapsed := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
@@ -458,7 +361,7 @@ func TestHTTPPeerGarbage(t *testing.T) {
 			defer srv.Close()
 			fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "junk", srv.URL, "", 0)}})
 			defer fed.Close()
-			res, err := fed.Get(context.Background(), mustParseAll(t, "a", "b"))
+			res, err := docir.Get(context.Background(), fed, mustParseAll(t, "a", "b"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -482,7 +385,7 @@ func TestHTTPPeerRefusedConnection(t *testing.T) {
 	ln.Close() // nothing listens there now
 	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "gone", url, "", 0)}})
 	defer fed.Close()
-	res, err := fed.Get(context.Background(), mustParseAll(t, "b"))
+	res, err := docir.Get(context.Background(), fed, mustParseAll(t, "b"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,7 +400,7 @@ func TestPeersOnly(t *testing.T) {
 	ctx := context.Background()
 	emptyDir := t.TempDir()
 	fed := New(Config{Local: openLocal(t, emptyDir), LocalDir: emptyDir, Peers: []*Peer{pathPeerOf(t, "team", makeStore(t, teamFiles))}})
-	res, err := fed.Get(ctx, mustParseAll(t, "a", "zz"))
+	res, err := docir.Get(ctx, fed, mustParseAll(t, "a", "zz"))
 	if err != nil {
 		t.Fatal(err)
 	}

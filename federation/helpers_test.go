@@ -64,25 +64,17 @@ func pathPeerOf(t testing.TB, name, dir string) *Peer {
 
 // counting wraps a reader and records every call made to it.
 type counting struct {
-	workspace.Reader
+	docir.Reader
 	mu    sync.Mutex
-	gets  [][]string // addresses of each Get call, as asked
-	ones  []string
+	gets  [][]string // addresses of each Resolve call, as asked
 	other int
 }
 
-func (c *counting) Get(ctx context.Context, addrs []address.Address) (docir.GetResult, error) {
+func (c *counting) Resolve(ctx context.Context, addrs []address.Address) (docir.Resolved, error) {
 	c.mu.Lock()
 	c.gets = append(c.gets, addrStrings(addrs))
 	c.mu.Unlock()
-	return c.Reader.Get(ctx, addrs)
-}
-
-func (c *counting) GetOne(ctx context.Context, a address.Address) (docir.Document, error) {
-	c.mu.Lock()
-	c.ones = append(c.ones, a.String())
-	c.mu.Unlock()
-	return c.Reader.GetOne(ctx, a)
+	return c.Reader.Resolve(ctx, addrs)
 }
 
 func (c *counting) Search(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error) {
@@ -120,7 +112,7 @@ func (c *counting) calls() [][]string {
 // rpcServer is the HTTP endpoint of `docir serve --http` (the real
 // session engine) in front of a reader. A non-empty token is required as a
 // bearer token.
-func rpcServer(r workspace.Reader, token string) http.Handler {
+func rpcServer(r docir.Reader, token string) http.Handler {
 	return session.New(session.Config{Reader: r}).HTTPHandler(session.HTTPOptions{Token: token})
 }
 
@@ -138,7 +130,7 @@ func summarize(res docir.GetResult) (docs []docSummary, missing []docir.Missing)
 
 func mustParseAll(t testing.TB, raw ...string) []address.Address {
 	t.Helper()
-	addrs, err := workspace.ParseAll(raw)
+	addrs, err := address.ParseAll(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

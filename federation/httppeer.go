@@ -13,8 +13,7 @@ import (
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
-	"github.com/docir/docir/workspace"
-	"github.com/docir/docir/workspace/session"
+	"github.com/docir/docir/workspace/wire"
 )
 
 // MaxReply bounds the bytes read of one HTTP peer reply. `docir serve`
@@ -29,9 +28,10 @@ type httpPeer struct {
 	tokenEnv string
 	client   *http.Client
 	nextID   atomic.Int64
+	instance string // what wire.HeaderPeer carries; set by New
 }
 
-var _ workspace.Reader = (*httpPeer)(nil)
+var _ docir.Reader = (*httpPeer)(nil)
 
 func newHTTPPeer(c PeerConfig) (*httpPeer, error) {
 	u, err := endpoint(c.URL)
@@ -51,7 +51,7 @@ func (h *httpPeer) closeIdle() { h.client.CloseIdleConnections() }
 // whole exchange, reading the reply included.
 func (h *httpPeer) rpc(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	id := h.nextID.Add(1)
-	frame, err := json.Marshal(rpcRequest{JSONRPC: session.Version, ID: id, Method: method, Params: params})
+	frame, err := json.Marshal(rpcRequest{JSONRPC: wire.Version, ID: id, Method: method, Params: params})
 	if err != nil {
 		return nil, err
 	}
@@ -63,6 +63,9 @@ func (h *httpPeer) rpc(ctx context.Context, method string, params any) (json.Raw
 	req.Header.Set("Accept", "application/json")
 	if h.token != "" {
 		req.Header.Set("Authorization", "Bearer "+h.token)
+	}
+	if h.instance != "" {
+		req.Header.Set(wire.HeaderPeer, h.instance)
 	}
 	resp, err := h.client.Do(req)
 	if err != nil {
@@ -117,25 +120,26 @@ func addrStrings(addrs []address.Address) []string {
 	return out
 }
 
-func (h *httpPeer) Get(ctx context.Context, addrs []address.Address) (docir.GetResult, error) {
-	raw, err := h.rpc(ctx, "docir/get", docir.GetParams{DocIDs: addrStrings(addrs)})
+// Resolve asks the peer for addrs in one `doc_ids` call and reads its
+// reply per address.
+func (h *httpPeer) Resolve(ctx context.Context, addrs []address.Address) (docir.Resolved, error) {
+	raw, err := h.rpc(ctx, wire.MethodGet, docir.GetParams{DocIDs: addrStrings(addrs)})
 	if err != nil {
-		return docir.GetResult{}, err
+		return docir.Resolved{}, err
 	}
-	return decodeGetResult(raw)
-}
-
-func (h *httpPeer) GetOne(ctx context.Context, a address.Address) (docir.Document, error) {
-	s := a.String()
-	raw, err := h.rpc(ctx, "docir/get", docir.GetParams{DocID: &s})
+	res, err := decodeGetResult(raw)
 	if err != nil {
-		return docir.Document{}, err
+		return docir.Resolved{}, err
 	}
-	return decodeDocument(raw)
+	items, err := account(addrs, res)
+	if err != nil {
+		return docir.Resolved{}, err
+	}
+	return docir.Resolved{Items: items, Warnings: res.Warnings}, nil
 }
 
 func (h *httpPeer) Search(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error) {
-	raw, err := h.rpc(ctx, "docir/search", p)
+	raw, err := h.rpc(ctx, wire.MethodSearch, p)
 	if err != nil {
 		return docir.SearchResult{}, err
 	}
@@ -143,7 +147,7 @@ func (h *httpPeer) Search(ctx context.Context, p docir.SearchParams) (docir.Sear
 }
 
 func (h *httpPeer) Query(ctx context.Context, p docir.QueryParams) (docir.SearchResult, error) {
-	raw, err := h.rpc(ctx, "docir/query", p)
+	raw, err := h.rpc(ctx, wire.MethodQuery, p)
 	if err != nil {
 		return docir.SearchResult{}, err
 	}
@@ -151,7 +155,7 @@ func (h *httpPeer) Query(ctx context.Context, p docir.QueryParams) (docir.Search
 }
 
 func (h *httpPeer) Context(ctx context.Context, p docir.ContextParams) (docir.ContextResult, error) {
-	raw, err := h.rpc(ctx, "docir/context", p)
+	raw, err := h.rpc(ctx, wire.MethodContext, p)
 	if err != nil {
 		return docir.ContextResult{}, err
 	}
@@ -159,7 +163,7 @@ func (h *httpPeer) Context(ctx context.Context, p docir.ContextParams) (docir.Co
 }
 
 func (h *httpPeer) Status(ctx context.Context) (docir.Status, error) {
-	raw, err := h.rpc(ctx, "workspace/status", struct{}{})
+	raw, err := h.rpc(ctx, wire.MethodStatus, struct{}{})
 	if err != nil {
 		return docir.Status{}, err
 	}

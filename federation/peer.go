@@ -21,8 +21,8 @@ type Peer struct {
 	Location string // the folder or the url, as configured
 	Timeout  time.Duration
 
-	r      workspace.Reader // what answers; nil when broken is set
-	broken error            // why the peer cannot be asked at all
+	r      docir.Reader // what answers; nil when broken is set
+	broken error        // why the peer cannot be asked at all
 	close  func()
 }
 
@@ -55,7 +55,7 @@ func OpenPeers(cfgs []PeerConfig) ([]*Peer, error) {
 
 // NewPeer makes a peer of any reader: a federation, a test double, or a
 // store opened some other way. Timeout 0 means DefaultTimeout.
-func NewPeer(name, kind, location string, timeout time.Duration, r workspace.Reader) *Peer {
+func NewPeer(name, kind, location string, timeout time.Duration, r docir.Reader) *Peer {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
@@ -80,7 +80,7 @@ var errTimeout = errors.New("timed out")
 // when it returns; its answer is dropped). A cancelled parent context is
 // returned as is, so the caller can tell an interrupted read from a failed
 // peer.
-func call[T any](ctx context.Context, p *Peer, fn func(context.Context, workspace.Reader) (T, error)) (T, error) {
+func call[T any](ctx context.Context, p *Peer, fn func(context.Context, docir.Reader) (T, error)) (T, error) {
 	var zero T
 	if p.broken != nil {
 		return zero, &PeerError{Peer: p.Name, Err: p.broken}
@@ -122,7 +122,7 @@ type pathPeer struct {
 	dir string
 }
 
-var _ workspace.Reader = (*pathPeer)(nil)
+var _ docir.Reader = (*pathPeer)(nil)
 
 // with opens the peer's store for one call: the configured folder, or,
 // when that holds no store, the `.docir` store inside it (so a peer may name
@@ -148,20 +148,12 @@ func (p *pathPeer) with(ctx context.Context, fn func(*workspace.Service) error) 
 	return docir.Errorf(docir.CodeUnavailable, "no docir store in %s (never indexed, or removed)", p.dir)
 }
 
-func (p *pathPeer) Get(ctx context.Context, addrs []address.Address) (res docir.GetResult, err error) {
+func (p *pathPeer) Resolve(ctx context.Context, addrs []address.Address) (res docir.Resolved, err error) {
 	err = p.with(ctx, func(s *workspace.Service) error {
-		res, err = s.Get(ctx, addrs)
+		res, err = s.Resolve(ctx, addrs)
 		return err
 	})
 	return res, err
-}
-
-func (p *pathPeer) GetOne(ctx context.Context, a address.Address) (doc docir.Document, err error) {
-	err = p.with(ctx, func(s *workspace.Service) error {
-		doc, err = s.GetOne(ctx, a)
-		return err
-	})
-	return doc, err
 }
 
 func (p *pathPeer) Search(ctx context.Context, q docir.SearchParams) (res docir.SearchResult, err error) {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
-	"github.com/docir/docir/workspace"
 )
 
 // DefaultParallel is how many stores a skeleton read or a status asks at
@@ -21,7 +20,7 @@ const DefaultParallel = 4
 type Config struct {
 	// Local is the local store's reader; it is asked first and is never
 	// subject to a peer's timeout (its first read may index).
-	Local workspace.Reader
+	Local docir.Reader
 	// LocalDir is the local store folder, reported by Status when nothing
 	// is indexed locally yet.
 	LocalDir string
@@ -30,24 +29,37 @@ type Config struct {
 	// Parallel bounds the stores asked at once by skeleton reads and
 	// Status; 0 means DefaultParallel.
 	Parallel int
+	// Instance is what this process's requests to HTTP peers carry in
+	// wire.HeaderPeer; "" means Instance(). A server given the same id in
+	// its HTTPOptions knows a request that carries it came from itself.
+	Instance string
 }
 
-// Reader is a workspace.Reader over the local store and the declared peers.
+// Reader is a docir.Reader over the local store and the declared peers.
 // It is safe for concurrent use.
 type Reader struct {
-	local    workspace.Reader
+	local    docir.Reader
 	localDir string
 	peers    []*Peer
 	parallel int
 }
 
-var _ workspace.Reader = (*Reader)(nil)
+var _ docir.Reader = (*Reader)(nil)
 
 // New returns the federation of cfg.Local and cfg.Peers.
 func New(cfg Config) *Reader {
 	n := cfg.Parallel
 	if n <= 0 {
 		n = DefaultParallel
+	}
+	id := cfg.Instance
+	if id == "" {
+		id = Instance()
+	}
+	for _, p := range cfg.Peers {
+		if hp, ok := p.r.(*httpPeer); ok {
+			hp.instance = id
+		}
 	}
 	return &Reader{local: cfg.Local, localDir: cfg.LocalDir, peers: cfg.Peers, parallel: n}
 }
@@ -58,22 +70,6 @@ func (r *Reader) Close() error {
 	for _, p := range r.peers {
 		if p.close != nil {
 			p.close()
-		}
-	}
-	return nil
-}
-
-// checkAddresses refuses an address that does not print back to itself: a
-// value that did not come from address.Parse. Callers parse first, so this
-// only stops a bug from reading as a miss.
-func checkAddresses(addrs []address.Address) error {
-	for _, a := range addrs {
-		b, err := address.Parse(a.String())
-		if err != nil {
-			return err
-		}
-		if b != a {
-			return &address.ParseError{Input: a.String(), Err: fmt.Errorf("address %#v does not read back as itself", a)}
 		}
 	}
 	return nil
@@ -97,8 +93,13 @@ func (s *state) reason() string {
 	}
 }
 
-func (s *state) learn(o outcome) {
-	switch o.reason {
+// learn records what one store said of the address.
+func (s *state) learn(o docir.Resolution) {
+	if o.Document != nil {
+		s.doc = o.Document
+		return
+	}
+	switch o.Reason {
 	case docir.ReasonNoSection:
 		s.sawDocument = true
 	case docir.ReasonUnavailable:
@@ -106,13 +107,12 @@ func (s *state) learn(o outcome) {
 	}
 }
 
-// resolve reads addrs per address: local first, then each peer in order,
-// each asked once for what is still unresolved. It returns one resolution
-// per address, in order, and the warnings of the peers that failed.
-func (r *Reader) resolve(ctx context.Context, addrs []address.Address) ([]workspace.Resolution, []string, error) {
-	if err := checkAddresses(addrs); err != nil {
-		return nil, nil, err
-	}
+// Resolve reads addrs per address: local first, then each peer in order,
+// each asked once, in one batched call, for what is still unresolved, and
+// not at all once nothing is left. It returns one resolution per address,
+// in order, each document labelled with the store that answered it, and a
+// warning for each peer that failed.
+func (r *Reader) Resolve(ctx context.Context, addrs []address.Address) (docir.Resolved, error) {
 	var uniq []address.Address
 	states := make(map[address.Address]*state, len(addrs))
 	for _, a := range addrs {
@@ -132,24 +132,18 @@ func (r *Reader) resolve(ctx context.Context, addrs []address.Address) ([]worksp
 	var notes []note
 
 	if len(uniq) > 0 {
-		res, err := r.local.Get(ctx, uniq)
+		res, err := r.local.Resolve(ctx, uniq)
 		switch {
 		case docir.CodeOf(err) == docir.CodeNoStore:
 			// Nothing indexed locally and nothing to index (a config of
 			// peers only): the local store holds nothing.
 		case err != nil:
-			return nil, nil, err
+			return docir.Resolved{}, err
+		case len(res.Items) != len(uniq):
+			return docir.Resolved{}, fmt.Errorf("local store: %d resolutions for %d addresses", len(res.Items), len(uniq))
 		default:
-			got, err := account(uniq, res)
-			if err != nil {
-				return nil, nil, fmt.Errorf("local store: %w", err)
-			}
-			for a, o := range got {
-				if o.doc != nil {
-					states[a].doc = o.doc
-				} else {
-					states[a].learn(o)
-				}
+			for i, a := range uniq {
+				states[a].learn(res.Items[i])
 			}
 		}
 	}
@@ -166,7 +160,7 @@ func (r *Reader) resolve(ctx context.Context, addrs []address.Address) ([]worksp
 		}
 		got, peerWarnings, err := r.askPeer(ctx, p, left)
 		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
+			return docir.Resolved{}, ctx.Err()
 		}
 		if err != nil {
 			for _, a := range left {
@@ -178,14 +172,11 @@ func (r *Reader) resolve(ctx context.Context, addrs []address.Address) ([]worksp
 		for _, w := range peerWarnings {
 			notes = append(notes, note{warning: w})
 		}
-		for a, o := range got {
-			if o.doc == nil {
-				states[a].learn(o)
-				continue
+		for i, a := range left {
+			if d := got[i].Document; d != nil {
+				d.Address, d.Store = a.String(), p.Name
 			}
-			d := *o.doc
-			d.Address, d.Store = a.String(), p.Name
-			states[a].doc = &d
+			states[a].learn(got[i])
 		}
 	}
 
@@ -208,35 +199,39 @@ func (r *Reader) resolve(ctx context.Context, addrs []address.Address) ([]worksp
 		}
 	}
 
-	out := make([]workspace.Resolution, len(addrs))
+	out := make([]docir.Resolution, len(addrs))
+	tally := docir.NewTally(ctx)
 	for i, a := range addrs {
 		s := states[a]
-		if s.doc != nil {
-			out[i] = workspace.Resolution{Document: s.doc}
-		} else {
-			out[i] = workspace.Resolution{Reason: s.reason()}
+		if s.doc == nil {
+			out[i] = docir.Resolution{Reason: s.reason()}
+			continue
 		}
+		if err := tally.Add(s.doc, i+1, len(addrs)); err != nil {
+			return docir.Resolved{}, err
+		}
+		out[i] = docir.Resolution{Document: s.doc}
 	}
-	return out, warnings, nil
+	return docir.Resolved{Items: out, Warnings: warnings}, nil
 }
 
-// askPeer asks one peer for addrs in one batched call and checks the reply.
-func (r *Reader) askPeer(ctx context.Context, p *Peer, addrs []address.Address) (map[address.Address]outcome, []string, error) {
-	res, err := call(ctx, p, func(ctx context.Context, pr workspace.Reader) (docir.GetResult, error) {
-		return pr.Get(ctx, addrs)
+// askPeer asks one peer for addrs in one batched call and checks that it
+// answered each address once.
+func (r *Reader) askPeer(ctx context.Context, p *Peer, addrs []address.Address) ([]docir.Resolution, []string, error) {
+	res, err := call(ctx, p, func(ctx context.Context, pr docir.Reader) (docir.Resolved, error) {
+		return pr.Resolve(ctx, addrs)
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	got, err := account(addrs, res)
-	if err != nil {
-		return nil, nil, &PeerError{Peer: p.Name, Err: err}
+	if len(res.Items) != len(addrs) {
+		return nil, nil, &PeerError{Peer: p.Name, Err: garbage("%d resolutions for %d addresses", len(res.Items), len(addrs))}
 	}
 	var warnings []string
 	for _, w := range res.Warnings {
 		warnings = append(warnings, peerReports(p.Name, w))
 	}
-	return got, warnings, nil
+	return res.Items, warnings, nil
 }
 
 // listAddresses names a few addresses for a warning.
@@ -256,37 +251,6 @@ func listAddresses(addrs []address.Address) string {
 	return b.String()
 }
 
-// Get is a `doc_ids` read across the stores: documents in request order,
-// each labelled with the store that answered it; misses as data; a warning
-// for each peer that failed.
-func (r *Reader) Get(ctx context.Context, addrs []address.Address) (docir.GetResult, error) {
-	res, warnings, err := r.resolve(ctx, addrs)
-	if err != nil {
-		return docir.GetResult{}, err
-	}
-	out := workspace.Assemble(addrs, res)
-	out.Warnings = warnings
-	return out, nil
-}
-
-// GetOne is a `doc_id` read across the stores, in the same order as Get. A
-// miss is a not_found error; when a peer failed, its warning is part of the
-// message.
-func (r *Reader) GetOne(ctx context.Context, a address.Address) (docir.Document, error) {
-	res, warnings, err := r.resolve(ctx, []address.Address{a})
-	if err != nil {
-		return docir.Document{}, err
-	}
-	if res[0].Document != nil {
-		return *res[0].Document, nil
-	}
-	nf := workspace.NotFound(a, res[0].Reason)
-	if len(warnings) == 0 {
-		return docir.Document{}, nf
-	}
-	return docir.Document{}, &docir.Error{Code: docir.CodeNotFound, Message: nf.Error() + "; " + strings.Join(warnings, "; "), Err: nf}
-}
-
 // Status is the local store's status with every peer's, in declaration
 // order. A peer that cannot answer is listed as failed, with why.
 func (r *Reader) Status(ctx context.Context) (docir.Status, error) {
@@ -303,7 +267,7 @@ func (r *Reader) Status(ctx context.Context) (docir.Status, error) {
 	for i, p := range r.peers {
 		g.Go(func() error {
 			ps := docir.PeerStatus{Name: p.Name, Kind: p.Kind, Location: p.Location, Status: StatusOK}
-			pst, err := call(ctx, p, func(ctx context.Context, pr workspace.Reader) (docir.Status, error) {
+			pst, err := call(ctx, p, func(ctx context.Context, pr docir.Reader) (docir.Status, error) {
 				return pr.Status(ctx)
 			})
 			if err != nil {

@@ -35,7 +35,7 @@ type slot[T any] struct {
 // error of the read, except a local store with nothing indexed and nothing
 // to index, which answers as an empty store.
 func askAll[T any](ctx context.Context, r *Reader,
-	ask func(context.Context, workspace.Reader) (T, error),
+	ask func(context.Context, docir.Reader) (T, error),
 	check func(T) error,
 	warns func(T) []string,
 ) (out []slot[T], warnings []string, err error) {
@@ -187,7 +187,7 @@ func searchCheck(r docir.SearchResult) error       { return checkHits(r.Hits) }
 // is the caller's error.
 func (r *Reader) Search(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error) {
 	all, warnings, err := askAll(ctx, r,
-		func(ctx context.Context, s workspace.Reader) (docir.SearchResult, error) { return s.Search(ctx, p) },
+		func(ctx context.Context, s docir.Reader) (docir.SearchResult, error) { return s.Search(ctx, p) },
 		searchCheck, searchWarnings)
 	if err != nil {
 		return docir.SearchResult{}, err
@@ -226,7 +226,7 @@ func (r *Reader) Query(ctx context.Context, p docir.QueryParams) (docir.SearchRe
 		return docir.SearchResult{}, err
 	}
 	all, warnings, err := askAll(ctx, r,
-		func(ctx context.Context, s workspace.Reader) (docir.SearchResult, error) { return s.Query(ctx, p) },
+		func(ctx context.Context, s docir.Reader) (docir.SearchResult, error) { return s.Query(ctx, p) },
 		searchCheck, searchWarnings)
 	if err != nil {
 		return docir.SearchResult{}, err
@@ -307,7 +307,7 @@ func checkContext(r docir.ContextResult) error {
 // caller's error.
 func (r *Reader) Context(ctx context.Context, p docir.ContextParams) (docir.ContextResult, error) {
 	all, warnings, err := askAll(ctx, r,
-		func(ctx context.Context, s workspace.Reader) (docir.ContextResult, error) { return s.Context(ctx, p) },
+		func(ctx context.Context, s docir.Reader) (docir.ContextResult, error) { return s.Context(ctx, p) },
 		checkContext,
 		func(r docir.ContextResult) []string { return r.Warnings })
 	if err != nil {

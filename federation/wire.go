@@ -10,7 +10,7 @@ import (
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
-	"github.com/docir/docir/workspace/session"
+	"github.com/docir/docir/workspace/wire"
 )
 
 // The replies of an HTTP peer are outside input. This file decodes them
@@ -26,7 +26,7 @@ func garbage(format string, args ...any) error {
 
 // rpcRequest is one JSON-RPC 2.0 request frame.
 type rpcRequest struct {
-	JSONRPC string `json:"jsonrpc"` // session.Version
+	JSONRPC string `json:"jsonrpc"` // wire.Version
 	ID      int64  `json:"id"`
 	Method  string `json:"method"`
 	Params  any    `json:"params"`
@@ -47,17 +47,17 @@ func validCode(s string) bool {
 	return true
 }
 
-// decodeResponse reads a JSON-RPC 2.0 response (session.Response, the
+// decodeResponse reads a JSON-RPC 2.0 response (wire.Response, the
 // frame `docir serve` writes) to the request numbered id: the raw result,
 // or the peer's error as a *docir.Error carrying the code the peer gave (in
 // error.data.code). Anything else is garbage.
 func decodeResponse(body []byte, id int64) (json.RawMessage, error) {
-	var r session.Response
+	var r wire.Response
 	if err := json.Unmarshal(body, &r); err != nil {
 		return nil, garbage("not a JSON-RPC response: %v", err)
 	}
-	if r.JSONRPC != session.Version {
-		return nil, garbage("jsonrpc is %q, want %q", r.JSONRPC, session.Version)
+	if r.JSONRPC != wire.Version {
+		return nil, garbage("jsonrpc is %q, want %q", r.JSONRPC, wire.Version)
 	}
 	if got := string(bytes.TrimSpace(r.ID)); got != strconv.FormatInt(id, 10) {
 		return nil, garbage("reply id %s, want %d", orNull(got), id)
@@ -184,34 +184,30 @@ func decodeStatus(raw json.RawMessage) (docir.Status, error) {
 	return st, nil
 }
 
-// outcome is what one store said about one address.
-type outcome struct {
-	doc    *docir.Document
-	reason string // when doc is nil
-}
-
 // account checks a store's reply to a `doc_ids` read of asked (distinct
-// addresses) and returns what it said about each, by address: every
-// address asked is answered exactly once, as a document or as a miss with
-// a known reason, and nothing else is answered.
-func account(asked []address.Address, res docir.GetResult) (map[address.Address]outcome, error) {
-	want := make(map[address.Address]bool, len(asked))
-	for _, a := range asked {
-		want[a] = true
+// addresses) and returns what it said about each, in the order asked:
+// every address asked is answered exactly once, as a document or as a miss
+// with a known reason, and nothing else is answered.
+func account(asked []address.Address, res docir.GetResult) ([]docir.Resolution, error) {
+	at := make(map[address.Address]int, len(asked))
+	for i, a := range asked {
+		at[a] = i
 	}
-	out := make(map[address.Address]outcome, len(asked))
-	take := func(s string, o outcome) error {
+	out := make([]docir.Resolution, len(asked))
+	seen := make([]bool, len(asked))
+	take := func(s string, o docir.Resolution) error {
 		a, err := address.Parse(s)
 		if err != nil {
 			return garbage("reply names %v", err)
 		}
-		if !want[a] {
+		i, ok := at[a]
+		if !ok {
 			return garbage("reply answers %q, which was not asked", s)
 		}
-		if _, dup := out[a]; dup {
+		if seen[i] {
 			return garbage("reply answers %q twice", s)
 		}
-		out[a] = o
+		out[i], seen[i] = o, true
 		return nil
 	}
 	for i := range res.Documents {
@@ -222,7 +218,7 @@ func account(asked []address.Address, res docir.GetResult) (map[address.Address]
 		if d.Section != nil && d.Section.Slug == "" {
 			return nil, garbage("document %q names a section without a slug", d.Address)
 		}
-		if err := take(d.Address, outcome{doc: d}); err != nil {
+		if err := take(d.Address, docir.Resolution{Document: d}); err != nil {
 			return nil, err
 		}
 	}
@@ -232,15 +228,13 @@ func account(asked []address.Address, res docir.GetResult) (map[address.Address]
 		default:
 			return nil, garbage("miss %q with unknown reason %q", m.Address, m.Reason)
 		}
-		if err := take(m.Address, outcome{reason: m.Reason}); err != nil {
+		if err := take(m.Address, docir.Resolution{Reason: m.Reason}); err != nil {
 			return nil, err
 		}
 	}
-	if len(out) != len(want) {
-		for _, a := range asked {
-			if _, ok := out[a]; !ok {
-				return nil, garbage("reply says nothing of %q", a)
-			}
+	for i, ok := range seen {
+		if !ok {
+			return nil, garbage("reply says nothing of %q", asked[i])
 		}
 	}
 	return out, nil

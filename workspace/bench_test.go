@@ -104,7 +104,7 @@ func BenchmarkGet(b *testing.B) {
 				ctx := context.Background()
 				b.ReportAllocs()
 				for b.Loop() {
-					res, err := ws.Get(ctx, addrs)
+					res, err := docir.Get(ctx, ws, addrs)
 					if err != nil || len(res.Documents) != n {
 						b.Fatalf("get: %v %v", err, res.Missing)
 					}

@@ -55,7 +55,7 @@ func TestRFCCorpusEverySection(t *testing.T) {
 		for _, s := range parsed.Record.Sections {
 			addrs = append(addrs, address.Address{ID: id, Heading: s.Slug})
 		}
-		got, err := ws.Get(ctx, addrs)
+		got, err := docir.Get(ctx, ws, addrs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,11 +97,11 @@ func TestRFCCorpusGetShapes(t *testing.T) {
 		"2094-nll#Motivation",
 		"0001-private-fields#no-such-heading",
 	}
-	addrs, err := ParseAll(raw)
+	addrs, err := address.ParseAll(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := ws.Get(ctx, addrs)
+	got, err := docir.Get(ctx, ws, addrs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestRFCCorpusGetShapes(t *testing.T) {
 	if diff := cmp.Diff(want, got.Missing); diff != "" {
 		t.Errorf("missing (-want +got):\n%s", diff)
 	}
-	if _, err := ws.GetOne(ctx, address.MustParse("no-such-rfc")); docir.CodeOf(err) != docir.CodeNotFound {
+	if _, err := docir.GetOne(ctx, ws, address.MustParse("no-such-rfc")); docir.CodeOf(err) != docir.CodeNotFound {
 		t.Errorf("GetOne of a missing document: %v", err)
 	}
 }

@@ -90,7 +90,7 @@ func TestSearchHitsResolve(t *testing.T) {
 			if err != nil || a.ID != h.ID {
 				t.Fatalf("%q: matched_section %q: %v", q, h.MatchedSection, err)
 			}
-			doc, err := ws.GetOne(ctx, a)
+			doc, err := docir.GetOne(ctx, ws, a)
 			if err != nil {
 				t.Fatalf("%q: get %s: %v", q, a, err)
 			}
@@ -113,11 +113,11 @@ func checkPlan(t *testing.T, ws *Service, res docir.ContextResult) {
 	if res.Tokens > res.Budget {
 		t.Errorf("%q: %d tokens over a budget of %d", res.Query, res.Tokens, res.Budget)
 	}
-	addrs, err := ParseAll(res.Addresses)
+	addrs, err := address.ParseAll(res.Addresses)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := ws.Get(ctx, addrs)
+	got, err := docir.Get(ctx, ws, addrs)
 	if err != nil || len(got.Missing) != 0 {
 		t.Fatalf("%q: get addresses: %v %v", res.Query, err, got.Missing)
 	}

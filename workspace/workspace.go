@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"sync"
 
 	"github.com/docir/docir/address"
@@ -35,39 +36,69 @@ type Config struct {
 
 // Service answers reads from one local store. It is safe for concurrent use.
 //
-// Reads run on a view of one generation. Each read first checks which
-// generation is current (one small file read) and moves to a newer one
-// when a refresh, in this process or another, has published it; a view
-// that reads still hold stays open until the last of them is done.
+// Reads run on a view of one generation. Each read through the Service
+// first checks which generation is current (one small file read) and moves
+// to a newer one when a refresh, in this process or another, has published
+// it; a generation that reads still hold stays open until the last of them
+// is done. Pin and Current return a View: an immutable view of one
+// generation that never moves.
 type Service struct {
 	cfg Config
-
-	mu  sync.Mutex
-	cur *view // the newest generation opened; nil before the first read
+	st  *state
+	// pin is set on the copy of a service that a View reads through: its
+	// reads answer from that generation only.
+	pin *view
 }
+
+// state is what a service and the views made from it share.
+type state struct {
+	mu   sync.Mutex
+	cur  *view            // the newest generation opened; nil before the first read
+	open map[uint64]*view // every open generation, cur included
+}
+
+var _ docir.Reader = (*Service)(nil)
 
 // New returns a service over the store cfg names. It opens nothing yet.
 func New(cfg Config) *Service {
-	return &Service{cfg: cfg}
+	return &Service{cfg: cfg, st: &state{open: map[uint64]*view{}}}
 }
 
-// Close releases the open generation, if any. Reads still running keep
-// their view until they finish.
+// Close releases the open generations. Reads still running, and views not
+// yet closed, keep theirs until they finish.
 func (s *Service) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cur == nil {
-		return nil
+	st := s.st
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var errs []error
+	if v := st.cur; v != nil {
+		st.cur = nil
+		v.retired = true
+		if v.refs == 0 {
+			delete(st.open, v.snap.Generation())
+			errs = append(errs, v.close())
+		}
 	}
-	v := s.cur
-	s.cur = nil
-	return v.retire()
+	return errors.Join(errs...)
+}
+
+// release drops one hold on v; the last hold on a retired view closes it.
+// Called with mu held.
+func (st *state) release(v *view) error {
+	v.refs--
+	if v.retired && v.refs == 0 {
+		if st.open[v.snap.Generation()] == v {
+			delete(st.open, v.snap.Generation())
+		}
+		return v.close()
+	}
+	return nil
 }
 
 // Snapshot returns the current generation, opening it on first use (with
 // AutoIndex and sources configured, an empty store is indexed first). The
-// snapshot stays valid until the service moves to a newer generation;
-// reads that may run beside a refresh go through acquire instead.
+// snapshot stays valid until the service moves to a newer generation; reads
+// that may run beside a refresh use Current instead.
 func (s *Service) Snapshot(ctx context.Context) (*store.Snapshot, error) {
 	v, release, err := s.acquire(ctx)
 	if err != nil {
@@ -77,40 +108,142 @@ func (s *Service) Snapshot(ctx context.Context) (*store.Snapshot, error) {
 	return v.snap, nil
 }
 
-// acquire returns the view of the current generation, held until release
-// is called.
-func (s *Service) acquire(ctx context.Context) (*view, func(), error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cur == nil {
-		snap, err := s.open(ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		s.cur = &view{snap: snap}
-	} else if gen, err := store.CurrentGeneration(s.cfg.Dir); err == nil && gen != s.cur.snap.Generation() {
-		// A newer generation is current: move to it. If it cannot be
-		// opened (pruned in between, say), the held one still answers.
-		if snap, err := store.OpenGeneration(s.cfg.Dir, gen); err == nil {
-			old := s.cur
-			s.cur = &view{snap: snap}
-			_ = old.retire()
+// Current returns a View of the current generation (opening the store on
+// first use, as any read does). Close it when done.
+func (s *Service) Current(ctx context.Context) (*View, error) {
+	v, _, err := s.acquire(ctx) // the View keeps the hold
+	if err != nil {
+		return nil, err
+	}
+	return s.viewOf(v), nil
+}
+
+// Pin returns a View of generation revision, which must still be retained
+// by the store: a generation that was pruned (or never published) is a
+// stale_revision error naming the generations that are retained. Close the
+// view when done.
+func (s *Service) Pin(ctx context.Context, revision uint64) (*View, error) {
+	if s.pin != nil {
+		if s.pin.snap.Generation() != revision {
+			return nil, docir.Errorf(docir.CodeStaleRevision, "this view reads generation %d, not %d", s.pin.snap.Generation(), revision)
 		}
 	}
-	v := s.cur
+	if revision == 0 {
+		return nil, docir.Errorf(docir.CodeInvalidParams, "generation 0: generations are numbered from 1")
+	}
+	st := s.st
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if v := st.open[revision]; v != nil {
+		v.refs++
+		return s.viewOf(v), nil
+	}
+	snap, err := store.OpenGeneration(s.cfg.Dir, revision)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, s.notRetained(revision)
+		}
+		return nil, err
+	}
+	v := &view{snap: snap, refs: 1, retired: true} // closed with its last hold
+	st.open[revision] = v
+	return s.viewOf(v), nil
+}
+
+// notRetained is the stale_revision error of a pin on a generation the
+// store does not hold.
+func (s *Service) notRetained(revision uint64) error {
+	cur, err := store.CurrentGeneration(s.cfg.Dir)
+	if err != nil {
+		return err
+	}
+	return docir.Errorf(docir.CodeStaleRevision, "generation %d is not retained by the store in %s (current: %d)", revision, s.cfg.Dir, cur)
+}
+
+// viewOf wraps a held generation as a View.
+func (s *Service) viewOf(v *view) *View {
+	return &View{s: &Service{cfg: s.cfg, st: s.st, pin: v}}
+}
+
+// acquire returns the view a read answers from, held until release is
+// called: the pinned generation on a View's service, else the current one.
+func (s *Service) acquire(ctx context.Context) (*view, func(), error) {
+	st := s.st
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	v := s.pin
+	if v == nil {
+		var err error
+		if v, err = s.current(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
 	v.refs++
 	var once sync.Once
 	return v, func() {
 		once.Do(func() {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			_ = v.release()
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			_ = st.release(v)
 		})
 	}, nil
 }
 
+// current returns the newest generation, opening the store on first use
+// and moving to a generation published since. Called with mu held.
+func (s *Service) current(ctx context.Context) (*view, error) {
+	st := s.st
+	if st.cur == nil {
+		snap, err := s.open(ctx)
+		if err != nil {
+			return nil, err
+		}
+		st.cur = st.adopt(snap)
+		return st.cur, nil
+	}
+	gen, err := store.CurrentGeneration(s.cfg.Dir)
+	if err != nil || gen == st.cur.snap.Generation() {
+		return st.cur, nil
+	}
+	// A newer generation is current: move to it. If it cannot be opened
+	// (pruned in between, say), the held one still answers.
+	next := st.open[gen]
+	if next == nil {
+		snap, err := store.OpenGeneration(s.cfg.Dir, gen)
+		if err != nil {
+			return st.cur, nil
+		}
+		next = st.adopt(snap)
+	}
+	next.retired = false
+	old := st.cur
+	st.cur = next
+	old.retired = true
+	if old.refs == 0 {
+		delete(st.open, old.snap.Generation())
+		_ = old.close()
+	}
+	return st.cur, nil
+}
+
+// adopt records a newly opened generation, or, when a pin opened the same
+// generation already, keeps that one and closes snap. Called with mu held.
+func (st *state) adopt(snap *store.Snapshot) *view {
+	if v := st.open[snap.Generation()]; v != nil {
+		_ = snap.Close()
+		v.retired = false
+		return v
+	}
+	v := &view{snap: snap}
+	st.open[snap.Generation()] = v
+	return v
+}
+
 // open opens the current generation, indexing first when the store is
-// empty, AutoIndex is on and there are sources. Called with s.mu held.
+// empty, AutoIndex is on and there are sources. Called with mu held.
 func (s *Service) open(ctx context.Context) (*store.Snapshot, error) {
 	snap, err := store.Open(s.cfg.Dir)
 	if docir.CodeOf(err) == docir.CodeNoStore && s.cfg.AutoIndex && len(s.cfg.Sources) > 0 {
@@ -135,6 +268,9 @@ func (s *Service) notify(msg string) {
 // Refresh ingests the sources into a new generation if anything changed;
 // the next read moves to it. Reads go on while it runs.
 func (s *Service) Refresh(ctx context.Context) (docir.IndexSummary, error) {
+	if s.pin != nil {
+		return docir.IndexSummary{}, docir.Errorf(docir.CodeInternal, "a view of generation %d cannot refresh", s.pin.snap.Generation())
+	}
 	return s.refresh(ctx)
 }
 
@@ -146,34 +282,36 @@ func (s *Service) refresh(ctx context.Context) (docir.IndexSummary, error) {
 	return ingest.Refresh(ctx, s.cfg.Dir, s.cfg.Sources, opt)
 }
 
-// Resolution is the outcome of one address of a deep read.
-type Resolution struct {
-	Document *docir.Document // nil when it did not resolve
-	Reason   string          // docir.Reason* when Document is nil
-}
-
-// Resolve reads each address from the current generation, in order. A
-// malformed address never reaches here: callers parse first. A miss is data;
-// an error means the store itself could not be read.
-func (s *Service) Resolve(ctx context.Context, addrs []address.Address) ([]Resolution, error) {
+// Resolve reads each address from the generation the read holds, in
+// order. A malformed address never reaches here: callers parse first. A
+// miss is data; an error means the store itself could not be read. It
+// stops, with reply_too_large, as soon as the bodies gathered pass the
+// context's reply bound (docir.WithReplyBound).
+func (s *Service) Resolve(ctx context.Context, addrs []address.Address) (docir.Resolved, error) {
 	v, release, err := s.acquire(ctx)
 	if err != nil {
-		return nil, err
+		return docir.Resolved{}, err
 	}
 	defer release()
 	snap := v.snap
-	out := make([]Resolution, len(addrs))
+	out := make([]docir.Resolution, len(addrs))
+	tally := docir.NewTally(ctx)
 	for i, a := range addrs {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return docir.Resolved{}, err
 		}
 		doc, reason, err := resolveOne(snap, a)
 		if err != nil {
-			return nil, err
+			return docir.Resolved{}, err
 		}
-		out[i] = Resolution{Document: doc, Reason: reason}
+		if doc != nil {
+			if err := tally.Add(doc, i+1, len(addrs)); err != nil {
+				return docir.Resolved{}, err
+			}
+		}
+		out[i] = docir.Resolution{Document: doc, Reason: reason}
 	}
-	return out, nil
+	return docir.Resolved{Items: out}, nil
 }
 
 func resolveOne(snap *store.Snapshot, a address.Address) (*docir.Document, string, error) {
@@ -206,30 +344,6 @@ func resolveOne(snap *store.Snapshot, a address.Address) (*docir.Document, strin
 	doc.Section = &docir.SectionRef{Slug: sec.Slug, Heading: sec.Heading, Level: sec.Level}
 	doc.Body = string(body[sec.Start:sec.End])
 	return doc, "", nil
-}
-
-// Assemble turns resolutions into the `doc_ids` reply.
-func Assemble(addrs []address.Address, res []Resolution) docir.GetResult {
-	out := docir.GetResult{Documents: []docir.Document{}, Missing: []docir.Missing{}}
-	for i, r := range res {
-		if r.Document != nil {
-			out.Documents = append(out.Documents, *r.Document)
-		} else {
-			out.Missing = append(out.Missing, docir.Missing{Address: addrs[i].String(), Reason: r.Reason})
-		}
-	}
-	return out
-}
-
-// NotFound is the error of a single-address read that found nothing.
-func NotFound(a address.Address, reason string) error {
-	what := "no document " + a.ID
-	if reason == docir.ReasonNoSection {
-		what = "document " + a.ID + " has no section " + a.Heading
-	} else if reason == docir.ReasonUnavailable {
-		what = "no store that might hold " + a.ID + " could answer"
-	}
-	return &docir.Error{Code: docir.CodeNotFound, Message: fmt.Sprintf("%s: %s (%s)", a, what, reason), Err: errors.New(reason)}
 }
 
 // Status describes the local store's current generation.

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/viper"
 	"golang.org/x/term"
 
+	"github.com/docir/docir/docir"
 	"github.com/docir/docir/federation"
 	"github.com/docir/docir/store/ingest"
 	"github.com/docir/docir/workspace"
@@ -66,7 +67,7 @@ func (f *Factory) Workspace() (*workspace.Service, error) {
 // Reader is what read commands (and serve) call: every deep and skeleton
 // read goes through it. With peers configured it is the federation: local
 // first, then the peers in declaration order.
-func (f *Factory) Reader() (workspace.Reader, error) {
+func (f *Factory) Reader() (docir.Reader, error) {
 	ws, err := f.Workspace()
 	if err != nil || len(f.config.peers) == 0 {
 		return ws, err

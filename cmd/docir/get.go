@@ -4,19 +4,19 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
-	"github.com/docir/docir/workspace"
 )
 
 // GetOptions is everything `docir get` needs.
 type GetOptions struct {
 	IO       *IOStreams
-	Reader   func() (workspace.Reader, error)
+	Reader   func() (docir.Reader, error)
 	WantText func() (bool, error)
 
 	Args  []string
@@ -56,6 +56,11 @@ search, query and context print.`,
 	return cmd
 }
 
+// MaxGetBytes bounds what one `docir get` gathers before printing: a read
+// whose documents pass it stops with reply_too_large (exit 1) and names the
+// remedy, instead of holding an unbounded list of bodies in memory.
+const MaxGetBytes = 64 << 20
+
 func getRun(ctx context.Context, opts *GetOptions) error {
 	addrs, err := getAddresses(opts)
 	if err != nil {
@@ -69,9 +74,10 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 	if err != nil {
 		return err
 	}
+	ctx = docir.WithReplyBound(ctx, MaxGetBytes)
 	// One typed address asks with doc_id; several, or stdin, with doc_ids.
 	if len(addrs) == 1 && !opts.Stdin {
-		doc, err := r.GetOne(ctx, addrs[0])
+		doc, err := docir.GetOne(ctx, r, addrs[0])
 		if err != nil {
 			return err
 		}
@@ -80,7 +86,7 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 		}
 		return printJSON(opts.IO.Out, doc)
 	}
-	out, err := r.Get(ctx, addrs)
+	out, err := docir.Get(ctx, r, addrs)
 	if err != nil {
 		return err
 	}
@@ -95,20 +101,12 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 // address fails the whole request.
 func getAddresses(opts *GetOptions) ([]address.Address, error) {
 	if opts.Stdin {
-		return docir.ReadAddresses(opts.IO.In)
+		return readAddresses(opts.IO.In)
 	}
-	addrs := make([]address.Address, len(opts.Args))
-	for i, s := range opts.Args {
-		if s == "-" {
-			return nil, docir.Errorf(docir.CodeUsage, `"-" (read stdin) must be the only argument`)
-		}
-		a, err := address.Parse(s)
-		if err != nil {
-			return nil, err
-		}
-		addrs[i] = a
+	if slices.Contains(opts.Args, "-") {
+		return nil, docir.Errorf(docir.CodeUsage, `"-" (read stdin) must be the only argument`)
 	}
-	return addrs, nil
+	return address.ParseAll(opts.Args)
 }
 
 // printDocumentText prints one document as markdown under a one-line

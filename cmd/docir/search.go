@@ -61,7 +61,7 @@ query's words highlighted.`,
 // reader (opened lazily), and whether to print text.
 type readerOptions struct {
 	IO       *IOStreams
-	Reader   func() (workspace.Reader, error)
+	Reader   func() (docir.Reader, error)
 	WantText func() (bool, error)
 }
 
@@ -70,7 +70,7 @@ func newReaderOptions(f *Factory) readerOptions {
 }
 
 // open resolves the output format, then the reader.
-func (o *readerOptions) open() (r workspace.Reader, text bool, err error) {
+func (o *readerOptions) open() (r docir.Reader, text bool, err error) {
 	if text, err = o.WantText(); err != nil {
 		return nil, false, err
 	}

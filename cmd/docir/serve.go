@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/federation"
 	"github.com/docir/docir/workspace"
 	"github.com/docir/docir/workspace/mcp"
 	"github.com/docir/docir/workspace/session"
@@ -22,7 +23,7 @@ const DefaultTokenEnv = "DOCIR_HTTP_TOKEN"
 // ServeOptions is everything `docir serve` needs.
 type ServeOptions struct {
 	IO        *IOStreams
-	Reader    func() (workspace.Reader, error)
+	Reader    func() (docir.Reader, error)
 	Workspace func() (*workspace.Service, error)
 	Getenv    func(string) string
 	Version   string
@@ -121,7 +122,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if _, err := ws.Status(ctx); err != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "docir serve: warning: %v\n", err)
 	}
-	e := session.New(session.Config{Reader: r, Refresh: ws.Refresh, Policy: policy, Version: opts.Version, Log: log})
+	e := session.New(session.Config{Reader: r, Local: ws, Refresh: ws.Refresh, Policy: policy, Version: opts.Version, Log: log})
 
 	switch {
 	case opts.MCP:
@@ -140,7 +141,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 			auth = "bearer token from $" + opts.TokenEnv
 		}
 		fmt.Fprintf(opts.IO.ErrOut, "docir serve: listening on http://%s%s (%s)\n", ln.Addr(), session.RPCPath, auth)
-		return session.ServeHTTP(ctx, e, ln, session.HTTPOptions{Token: token, Loopback: loopback})
+		return session.ServeHTTP(ctx, e, ln, session.HTTPOptions{Token: token, Loopback: loopback, Instance: federation.Instance()})
 	default:
 		return session.Serve(ctx, e, opts.IO.In, opts.IO.Out)
 	}

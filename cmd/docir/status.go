@@ -8,13 +8,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docir/docir/docir"
-	"github.com/docir/docir/workspace"
 )
 
 // StatusOptions is everything `docir status` needs.
 type StatusOptions struct {
 	IO       *IOStreams
-	Reader   func() (workspace.Reader, error)
+	Reader   func() (docir.Reader, error)
 	WantText func() (bool, error)
 }
 

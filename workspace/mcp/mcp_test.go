@@ -20,6 +20,7 @@ import (
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/workspace"
 	"github.com/docir/docir/workspace/session"
+	"github.com/docir/docir/workspace/wire"
 )
 
 // fixture is an engine over a store of the fixture corpus.
@@ -258,9 +259,9 @@ func TestBadLinesDoNotEndTheSession(t *testing.T) {
 // same id.
 func TestOutboundBound(t *testing.T) {
 	var out strings.Builder
-	c := &lineConn{w: &out, in: make(chan session.FrameEvent), closed: make(chan struct{})}
+	c := &lineConn{w: &out, in: make(chan wire.FrameEvent), closed: make(chan struct{})}
 	id, _ := jsonrpc.MakeID(float64(9))
-	big := json.RawMessage(`"` + strings.Repeat("x", session.MaxReplyBytes) + `"`)
+	big := json.RawMessage(`"` + strings.Repeat("x", wire.MaxReplyBytes) + `"`)
 	if err := c.Write(context.Background(), &jsonrpc.Response{ID: id, Result: big}); err != nil {
 		t.Fatal(err)
 	}

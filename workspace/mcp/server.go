@@ -20,6 +20,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/docir/docir/workspace/session"
+	"github.com/docir/docir/workspace/wire"
 )
 
 // Tool names.
@@ -40,10 +41,10 @@ return bodies. Then read with get: doc_ids takes several addresses at once and r
 did not resolve in "missing" beside the documents that did. An address is <id> or <id>#<heading>,
 exactly as the matched_section and addresses fields of the other tools give them.`
 
-// NewServer builds the MCP server over e. Each tool's input schema comes
+// newServer builds the MCP server over e. Each tool's input schema comes
 // from the method's params shape and its output schema from the result
 // shape, both in package docir.
-func NewServer(e *session.Engine, version string, log *slog.Logger) (*sdk.Server, error) {
+func newServer(e *session.Engine, version string, log *slog.Logger) (*sdk.Server, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -77,10 +78,10 @@ func NewServer(e *session.Engine, version string, log *slog.Logger) (*sdk.Server
 func handler(e *session.Engine, method string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		result, werr := e.Call(ctx, method, req.Params.Arguments)
-		if werr == nil && 2*len(result)+4096 > session.MaxReplyBytes {
+		if werr == nil && 2*len(result)+4096 > wire.MaxReplyBytes {
 			// The reply carries the result twice (structuredContent and
 			// its text copy for older clients).
-			werr = session.ReplyTooLarge(2*len(result), session.MaxReplyBytes)
+			werr = wire.ReplyTooLarge(2*len(result), wire.MaxReplyBytes)
 		}
 		if werr != nil {
 			// A tool error, not a protocol error: the agent reads it and
@@ -102,7 +103,7 @@ func handler(e *session.Engine, method string) sdk.ToolHandler {
 // until r ends or ctx is done. On a done ctx the requests in hand finish
 // first. It returns nil on either.
 func Serve(ctx context.Context, e *session.Engine, version string, r io.Reader, w io.Writer, log *slog.Logger) error {
-	s, err := NewServer(e, version, log)
+	s, err := newServer(e, version, log)
 	if err != nil {
 		return err
 	}

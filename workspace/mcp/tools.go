@@ -8,6 +8,7 @@ import (
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/workspace/session"
+	"github.com/docir/docir/workspace/wire"
 )
 
 // tool is one MCP tool: the engine method it calls and the Go shapes its
@@ -27,7 +28,7 @@ type tool struct {
 func tools(e *session.Engine) []tool {
 	ts := []tool{
 		{
-			name: ToolGet, title: "Read documents or sections", method: session.MethodGet, readOnly: true,
+			name: ToolGet, title: "Read documents or sections", method: wire.MethodGet, readOnly: true,
 			description: "Deep read by address (<id> or <id>#<heading>). doc_id reads one and returns the document " +
 				"(a miss is an error); doc_ids reads several in one call and returns {documents, missing}: " +
 				"the documents in request order, and each address that did not resolve with its reason " +
@@ -51,7 +52,7 @@ func tools(e *session.Engine) []tool {
 			},
 		},
 		{
-			name: ToolSearch, title: "Search the corpus", method: session.MethodSearch, readOnly: true,
+			name: ToolSearch, title: "Search the corpus", method: wire.MethodSearch, readOnly: true,
 			description: "Ranked free-text search. Each hit names the section that matched as an address " +
 				"(matched_section) that get accepts as-is; hits never carry a body.",
 			params: reflect.TypeFor[docir.SearchParams](),
@@ -62,7 +63,7 @@ func tools(e *session.Engine) []tool {
 			},
 		},
 		{
-			name: ToolQuery, title: "Filter documents by fields", method: session.MethodQuery, readOnly: true,
+			name: ToolQuery, title: "Filter documents by fields", method: wire.MethodQuery, readOnly: true,
 			description: "Filter documents by front-matter fields and metadata (kind:adr status:accepted). " +
 				"Hits are skeletons, as in search.",
 			params: reflect.TypeFor[docir.QueryParams](),
@@ -74,7 +75,7 @@ func tools(e *session.Engine) []tool {
 			},
 		},
 		{
-			name: ToolContext, title: "What to read next", method: session.MethodContext, readOnly: true,
+			name: ToolContext, title: "What to read next", method: wire.MethodContext, readOnly: true,
 			description: "Ranked documents with their outlines, and the ordered addresses to read next " +
 				"within a token budget; pass those addresses to get as doc_ids.",
 			params: reflect.TypeFor[docir.ContextParams](),
@@ -86,15 +87,15 @@ func tools(e *session.Engine) []tool {
 			},
 		},
 		{
-			name: ToolStatus, title: "Store status", method: session.MethodStatus, readOnly: true,
+			name: ToolStatus, title: "Store status", method: wire.MethodStatus, readOnly: true,
 			description: "The store: current generation, document count, sources and peers.",
 			params:      reflect.TypeFor[struct{}](),
 			output:      schemaFor[docir.Status],
 		},
 	}
-	if e.Has(session.MethodRefresh) {
+	if e.Has(wire.MethodRefresh) {
 		ts = append(ts, tool{
-			name: ToolRefresh, title: "Refresh the store", method: session.MethodRefresh,
+			name: ToolRefresh, title: "Refresh the store", method: wire.MethodRefresh,
 			description: "Ingest changed source files into a new generation (granted by the host). " +
 				"Later reads see the new generation.",
 			params: reflect.TypeFor[struct{}](),
@@ -122,7 +123,7 @@ func inputSchema(t tool) (*jsonschema.Schema, error) {
 	for name, p := range s.Properties {
 		p.Description = t.describe[name]
 	}
-	if t.method == session.MethodGet {
+	if t.method == wire.MethodGet {
 		s.Properties["doc_ids"].MaxItems = new(docir.MaxBatch)
 	}
 	if p, ok := s.Properties["limit"]; ok {

@@ -14,7 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/docir/docir/docir"
-	"github.com/docir/docir/workspace/session"
+	"github.com/docir/docir/workspace/wire"
 )
 
 // lineTransport is an sdk.Transport over newline-delimited JSON, like the
@@ -26,9 +26,9 @@ import (
 //   - a line that is not JSON gets a -32700 reply with id null;
 //   - a JSON array (a batch) and a JSON value that is not a JSON-RPC
 //     message get a -32600 reply;
-//   - a line over session.MaxFrameBytes is skipped unread and gets a
+//   - a line over wire.MaxFrameBytes is skipped unread and gets a
 //     frame_too_large reply;
-//   - a reply over session.MaxReplyBytes is replaced by a reply_too_large
+//   - a reply over wire.MaxReplyBytes is replaced by a reply_too_large
 //     error to the same id;
 //
 // and in every case the session goes on with the next line.
@@ -48,12 +48,12 @@ func (t *lineTransport) Connect(context.Context) (sdk.Connection, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	c := &lineConn{w: t.w, log: log, in: make(chan session.FrameEvent), closed: make(chan struct{}),
+	c := &lineConn{w: t.w, log: log, in: make(chan wire.FrameEvent), closed: make(chan struct{}),
 		pending: map[jsonrpc.ID]bool{}, answered: make(chan struct{}, 1)}
 	if rc, ok := t.r.(io.Closer); ok {
 		c.rc = rc
 	}
-	go session.ReadFrames(t.r, c.in, c.closed)
+	go wire.ReadFrames(t.r, c.in, c.closed)
 	return c, nil
 }
 
@@ -62,7 +62,7 @@ type lineConn struct {
 	rc  io.Closer // closed by Close, to unblock the read loop; may be nil
 	log *slog.Logger
 
-	in        chan session.FrameEvent
+	in        chan wire.FrameEvent
 	closed    chan struct{}
 	closeOnce sync.Once
 
@@ -79,7 +79,7 @@ type lineConn struct {
 // cannot itself.
 func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
-		var rr session.FrameEvent
+		var rr wire.FrameEvent
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -94,7 +94,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, rr.Err
 		}
 		if rr.Frame.TooLarge {
-			if err := c.writeLine(session.TooLargeFrame(rr.Frame)); err != nil {
+			if err := c.writeLine(wire.TooLargeFrame(rr.Frame)); err != nil {
 				return nil, err
 			}
 			continue
@@ -114,11 +114,11 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		// Say what is wrong the way the NDJSON transport does; when our
 		// decoder finds the frame fine, report the SDK's complaint.
-		_, id, werr := session.DecodeRequest(line)
+		_, id, werr := wire.DecodeRequest(line)
 		if werr == nil {
-			werr = session.NewError(docir.CodeInvalidRequest, "invalid request: %v", err)
+			werr = wire.NewError(docir.CodeInvalidRequest, "invalid request: %v", err)
 		}
-		if err := c.writeLine(session.ErrorLine(id, werr)); err != nil {
+		if err := c.writeLine(wire.ErrorLine(id, werr)); err != nil {
 			return nil, err
 		}
 	}
@@ -170,12 +170,12 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return err
 	}
-	if len(data) > session.MaxReplyBytes {
+	if len(data) > wire.MaxReplyBytes {
 		resp, ok := msg.(*jsonrpc.Response)
 		if !ok {
 			return errors.New("docir serve --mcp: an outbound request over the reply bound")
 		}
-		werr := session.ReplyTooLarge(len(data), session.MaxReplyBytes)
+		werr := wire.ReplyTooLarge(len(data), wire.MaxReplyBytes)
 		data, err = jsonrpc.EncodeMessage(&jsonrpc.Response{ID: resp.ID, Error: sdkError(werr)})
 		if err != nil {
 			return err
@@ -184,7 +184,7 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return c.writeLine(data)
 }
 
-func sdkError(werr *session.WireError) *jsonrpc.Error {
+func sdkError(werr *wire.Error) *jsonrpc.Error {
 	data, _ := json.Marshal(werr.Data)
 	return &jsonrpc.Error{Code: int64(werr.Code), Message: werr.Message, Data: data}
 }

@@ -17,6 +17,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
+
+	"github.com/docir/docir/workspace/wire"
 )
 
 var update = flag.Bool("update", false, "rewrite the responses of testdata/conformance/*.txtar from what the server answers")
@@ -80,7 +82,7 @@ func TestConformance(t *testing.T) {
 				url := startHTTP(t, e, HTTPOptions{Loopback: true})
 				var replies strings.Builder
 				for _, frame := range c.frames {
-					if len(frame) <= MaxFrameBytes && len(bytes.TrimSpace(frame)) == 0 {
+					if len(frame) <= wire.MaxFrameBytes && len(bytes.TrimSpace(frame)) == 0 {
 						continue // NDJSON skips a blank line; HTTP has no blank frame
 					}
 					status, body := post(t, url, "", frame)

@@ -1,17 +1,21 @@
-// Package session is the engine of `docir serve`: JSON-RPC 2.0 wire types,
-// NDJSON framing with a bounded line reader, the dispatcher that every
-// transport calls, the host policy loader, and the HTTP handler.
+// Package session is the engine of `docir serve`: the dispatcher that
+// every transport calls, the NDJSON session loop, the host policy loader,
+// and the HTTP handler. The JSON-RPC codec and framing it speaks are in
+// package wire.
 //
-// The layers are kept apart. Framing (LineReader) knows lines and bounds,
-// not JSON-RPC. The wire (DecodeRequest, Response, WireError) knows
-// JSON-RPC, not methods. The Engine knows methods and calls a
-// workspace.Reader; it is the same for NDJSON (Serve), HTTP (HTTPHandler)
-// and MCP (package workspace/mcp calls Engine.Call). The methods a session
+// The layers are kept apart. Framing (wire.LineReader) knows lines and
+// bounds, not JSON-RPC. The codec (wire.DecodeRequest, wire.Response,
+// wire.Error) knows JSON-RPC, not methods. The Engine knows methods and
+// calls a docir.Reader; it is the same for NDJSON (Serve), HTTP
+// (HTTPHandler) and MCP (package workspace/mcp calls Engine.Call). A batch
+// engine running inside an outer call runs its inner frames through
+// Engine.Dispatch, which returns the exact bytes the ordinary path writes
+// and never takes the engine lock a second time. The methods a session
 // serves follow from its Policy, fixed when the Engine is built; nothing
 // over the wire changes them.
 //
-// Errors travel as WireError: the JSON-RPC number from docir.RPCNumber and
-// docir's stable string code in error.data.code. docs/protocol.md lists
+// Errors travel as wire.Error: the JSON-RPC number from docir.RPCNumber
+// and docir's stable string code in error.data.code. docs/protocol.md lists
 // every method, shape and code.
 //
 // This package must not import cobra, viper, cmd/ or the MCP SDK.

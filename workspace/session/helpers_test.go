@@ -60,3 +60,13 @@ func newTestEngine(tb testing.TB, p *Policy, extra map[string]string) (*Engine, 
 	ws, dir := testStore(tb, extra)
 	return New(Config{Reader: ws, Refresh: ws.Refresh, Policy: p, Version: "test"}), filepath.Dir(dir)
 }
+
+// repeatReader is an endless stream of one byte.
+type repeatReader byte
+
+func (r repeatReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(r)
+	}
+	return len(p), nil
+}

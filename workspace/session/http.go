@@ -12,9 +12,11 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/workspace/wire"
 )
 
 // RPCPath is the one path the HTTP transport serves.
@@ -33,10 +35,16 @@ type HTTPOptions struct {
 	// then name a loopback host (Host header), which keeps a web page that
 	// rebinds its DNS name to 127.0.0.1 from reaching the server.
 	Loopback bool
+	// Instance is this process's instance id (the one its own peer
+	// requests carry in wire.HeaderPeer): a request that carries it came
+	// from this very server, through a peer entry that names itself.
+	Instance string
 }
 
 // HTTPHandler serves POST /rpc: one JSON-RPC frame per request body (at
-// most MaxFrameBytes), the reply as the response body. Replies, errors
+// most MaxFrameBytes), the reply as the response body. A request from a
+// peer (wire.HeaderPeer) is answered from the local store only, with the
+// default policy. Replies, errors
 // included, are 200 application/json; a notification is 204. Transport
 // failures have their own statuses: 401 a missing or wrong token, 403 a
 // non-loopback Host on a loopback listener, 404 another path, 405 another
@@ -65,7 +73,7 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 			sum := sha256.Sum256([]byte(got))
 			if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 || !ok {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="docir"`)
-				writeReply(w, http.StatusUnauthorized, ErrorLine(nil, NewError(docir.CodeUnauthorized, "missing or wrong bearer token")))
+				writeReply(w, http.StatusUnauthorized, wire.ErrorLine(nil, wire.NewError(docir.CodeUnauthorized, "missing or wrong bearer token")))
 				return
 			}
 		}
@@ -77,19 +85,28 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 			http.Error(w, "docir serve: the body must be application/json (one JSON-RPC request)", http.StatusUnsupportedMediaType)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, MaxFrameBytes+1))
+		body, err := io.ReadAll(io.LimitReader(r.Body, wire.MaxFrameBytes+1))
 		if err != nil {
 			http.Error(w, "docir serve: reading the body: "+err.Error(), http.StatusBadRequest)
 			return
 		}
 		// The bound counts every byte, as a line's does in NDJSON.
-		if len(body) > MaxFrameBytes {
-			f := Frame{TooLarge: true, Prefix: body[:MaxFrameBytes], Size: r.ContentLength}
+		if len(body) > wire.MaxFrameBytes {
+			f := wire.Frame{TooLarge: true, Prefix: body[:wire.MaxFrameBytes], Size: r.ContentLength}
 			w.Header().Set("Connection", "close") // the rest of the body is not read
-			writeReply(w, http.StatusRequestEntityTooLarge, TooLargeFrame(f))
+			writeReply(w, http.StatusRequestEntityTooLarge, wire.TooLargeFrame(f))
 			return
 		}
-		reply := e.Handle(r.Context(), bytes.TrimSpace(body))
+		handler := e
+		if from := r.Header.Get(wire.HeaderPeer); from != "" {
+			if opts.Instance != "" && from == opts.Instance {
+				writeReply(w, http.StatusOK, wire.ErrorLine(wire.PrefixID(body), wire.NewError(docir.CodeUnavailable,
+					"this server is the peer itself: a peers entry of its config names its own url; remove it")))
+				return
+			}
+			handler = e.peer // a peer's request is answered locally, never federated again
+		}
+		reply := handler.Handle(r.Context(), bytes.TrimSpace(body))
 		if reply == nil {
 			w.WriteHeader(http.StatusNoContent)
 			return
@@ -158,18 +175,30 @@ func ListenAddr(addr string) (hostport string, loopback bool, err error) {
 	return hostport, len(ips) > 0, nil
 }
 
+// Bounds of the HTTP server: a client that is slow to send or to read
+// cannot hold a connection forever, and no more than MaxConns connections
+// are open at once (the next ones wait in the kernel's accept queue).
+const (
+	MaxConns          = 64
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = time.Minute
+	writeTimeout      = 2 * time.Minute
+	idleTimeout       = 2 * time.Minute
+)
+
 // ServeHTTP serves the engine on ln until ctx is done, then shuts down:
 // no new connections, requests in hand finish (up to ShutdownGrace).
 func ServeHTTP(ctx context.Context, e *Engine, ln net.Listener, opts HTTPOptions) error {
 	srv := &http.Server{
 		Handler:           e.HTTPHandler(opts),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       time.Minute,
-		IdleTimeout:       2 * time.Minute,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    16 << 10,
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(limitListener(ln, MaxConns)) }()
 	select {
 	case err := <-errc:
 		return err
@@ -181,5 +210,38 @@ func ServeHTTP(ctx context.Context, e *Engine, ln net.Listener, opts HTTPOptions
 	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
+	return err
+}
+
+// limitListener accepts at most n connections at once: Accept waits for a
+// slot, and closing a connection frees its slot.
+func limitListener(ln net.Listener, n int) net.Listener {
+	return &limited{Listener: ln, slots: make(chan struct{}, n)}
+}
+
+type limited struct {
+	net.Listener
+	slots chan struct{}
+}
+
+func (l *limited) Accept() (net.Conn, error) {
+	l.slots <- struct{}{}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.slots
+		return nil, err
+	}
+	return &slotConn{Conn: c, free: func() { <-l.slots }}, nil
+}
+
+type slotConn struct {
+	net.Conn
+	once sync.Once
+	free func()
+}
+
+func (c *slotConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.free)
 	return err
 }

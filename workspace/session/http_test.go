@@ -8,6 +8,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/docir/docir/workspace/wire"
 )
 
 // do sends a request to the HTTP transport and returns the response with
@@ -99,8 +102,8 @@ func TestHTTPTransport(t *testing.T) {
 			r.Header.Set("Content-Type", "application/json; charset=utf-8")
 			return r
 		}, 200, `"result"`},
-		{"a body of exactly the bound", func() *http.Request { return rpcRequest(t, url, pad(MaxFrameBytes)) }, 200, `"result"`},
-		{"one byte over", func() *http.Request { return rpcRequest(t, url, pad(MaxFrameBytes+1)) }, 413,
+		{"a body of exactly the bound", func() *http.Request { return rpcRequest(t, url, pad(wire.MaxFrameBytes)) }, 200, `"result"`},
+		{"one byte over", func() *http.Request { return rpcRequest(t, url, pad(wire.MaxFrameBytes+1)) }, 413,
 			`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"frame of 65537 bytes is over the 65536-byte bound; it was skipped unread","data":{"code":"frame_too_large"}}}`},
 		{"far over, length unknown", func() *http.Request {
 			r := rpcRequest(t, url, "")
@@ -219,4 +222,49 @@ func TestListenAddr(t *testing.T) {
 			t.Errorf("ListenAddr(%q) = %q, %v, %v", tt.addr, hp, lb, err)
 		}
 	}
+}
+
+// The listener holds at most n connections open at once: the next Accept
+// waits until one of them is closed.
+func TestLimitListener(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	l := limitListener(ln, 2)
+	var conns []net.Conn
+	for range 3 {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	for range 2 {
+		c, err := l.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	third := make(chan net.Conn)
+	go func() {
+		c, _ := l.Accept()
+		third <- c
+	}()
+	select {
+	case <-third:
+		t.Fatal("a third connection was accepted while two were open")
+	case <-time.After(100 * time.Millisecond):
+	}
+	conns[0].Close()
+	conns[0].Close() // a second Close frees nothing more
+	select {
+	case c := <-third:
+		c.Close()
+	case <-time.After(5 * time.Second):
+		t.Fatal("closing a connection did not free its slot")
+	}
+	conns[1].Close()
 }

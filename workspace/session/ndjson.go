@@ -6,37 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/docir/docir/workspace/wire"
 )
-
-// FrameEvent is one frame read from a stream, or the error that ended it
-// (io.EOF at its end).
-type FrameEvent struct {
-	Frame Frame
-	Err   error
-}
-
-// ReadFrames reads r frame by frame, bounded by MaxFrameBytes, and sends
-// each to out with a line of its own (not the reader's buffer), until r
-// ends (the last event carries the error) or done is closed. Transports run
-// it on a goroutine of its own, so that a done context need not wait for
-// input.
-func ReadFrames(r io.Reader, out chan<- FrameEvent, done <-chan struct{}) {
-	lr := NewLineReader(r, MaxFrameBytes)
-	for {
-		f, err := lr.Next()
-		if f.Line != nil {
-			f.Line = bytes.Clone(f.Line) // Next reuses its buffer
-		}
-		select {
-		case out <- FrameEvent{Frame: f, Err: err}:
-		case <-done:
-			return
-		}
-		if err != nil {
-			return
-		}
-	}
-}
 
 // Serve answers NDJSON frames from r on w: one request at a time, replies
 // in the order of the requests, no reply to a notification. A blank line is
@@ -51,17 +23,17 @@ func ReadFrames(r io.Reader, out chan<- FrameEvent, done <-chan struct{}) {
 // r is read ahead by one line in a goroutine so that a done ctx need not
 // wait for input; that goroutine ends when r ends or is closed.
 func Serve(ctx context.Context, e *Engine, r io.Reader, w io.Writer) error {
-	events := make(chan FrameEvent)
+	events := make(chan wire.FrameEvent)
 	done := make(chan struct{})
 	defer close(done)
-	go ReadFrames(r, events, done)
+	go wire.ReadFrames(r, events, done)
 	// The request in hand runs to its end even once ctx is done.
 	work := context.WithoutCancel(ctx)
 	for {
 		if ctx.Err() != nil {
 			return nil
 		}
-		var ev FrameEvent
+		var ev wire.FrameEvent
 		select {
 		case <-ctx.Done():
 			return nil
@@ -76,7 +48,7 @@ func Serve(ctx context.Context, e *Engine, r io.Reader, w io.Writer) error {
 		var reply []byte
 		switch {
 		case ev.Frame.TooLarge:
-			reply = TooLargeFrame(ev.Frame)
+			reply = wire.TooLargeFrame(ev.Frame)
 		case len(bytes.TrimSpace(ev.Frame.Line)) == 0:
 			continue
 		default:

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/workspace/wire"
 )
 
 // Host policy schema names. A policy file names exactly one; each version
@@ -83,7 +84,7 @@ func ParsePolicy(data []byte) (*Policy, error) {
 	if len(data) == 0 || data[0] != '{' || !json.Valid(data) {
 		return nil, fmt.Errorf("not a JSON object; want {\"schema\": %q, \"grants\": [...]}", PolicyV1)
 	}
-	members, err := objectMembers(data)
+	members, err := wire.Members(data)
 	if err != nil {
 		return nil, err
 	}

@@ -14,10 +14,10 @@ import (
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
-	"github.com/docir/docir/workspace"
+	"github.com/docir/docir/workspace/wire"
 )
 
-// gatedReader is a workspace.Reader whose Status waits for a gate, so a
+// gatedReader is a docir.Reader whose Status waits for a gate, so a
 // test can hold a request in hand. Every other read is refused.
 type gatedReader struct {
 	entered chan struct{}
@@ -32,11 +32,8 @@ func (g *gatedReader) Status(ctx context.Context) (docir.Status, error) {
 
 var errGated = errors.New("gatedReader reads only status")
 
-func (g *gatedReader) Get(context.Context, []address.Address) (docir.GetResult, error) {
-	return docir.GetResult{}, errGated
-}
-func (g *gatedReader) GetOne(context.Context, address.Address) (docir.Document, error) {
-	return docir.Document{}, errGated
+func (g *gatedReader) Resolve(context.Context, []address.Address) (docir.Resolved, error) {
+	return docir.Resolved{}, errGated
 }
 func (g *gatedReader) Search(context.Context, docir.SearchParams) (docir.SearchResult, error) {
 	return docir.SearchResult{}, errGated
@@ -48,7 +45,7 @@ func (g *gatedReader) Context(context.Context, docir.ContextParams) (docir.Conte
 	return docir.ContextResult{}, errGated
 }
 
-var _ workspace.Reader = (*gatedReader)(nil)
+var _ docir.Reader = (*gatedReader)(nil)
 
 // TestServeEOF: the session ends with nil at the end of input, after
 // answering everything, and leaves no goroutine behind.
@@ -184,7 +181,7 @@ func TestReplyBound(t *testing.T) {
 	}
 	e.maxReply = len(full) - 1
 	got := e.Handle(context.Background(), frame)
-	var r Response
+	var r wire.Response
 	if err := json.Unmarshal(got, &r); err != nil || r.Error == nil || r.Error.StableCode() != docir.CodeReplyTooLarge || string(r.ID) != `"big"` {
 		t.Fatalf("over the bound: %s", got)
 	}

@@ -1,4 +1,4 @@
-package session
+package wire
 
 import (
 	"bufio"
@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+
+	"github.com/docir/docir/docir"
 )
 
 // The bounds of a session, the same on every transport.
@@ -162,4 +164,51 @@ func skipValue(dec *json.Decoder) bool {
 			return true
 		}
 	}
+}
+
+// FrameEvent is one frame read from a stream, or the error that ended it
+// (io.EOF at its end).
+type FrameEvent struct {
+	Frame Frame
+	Err   error
+}
+
+// ReadFrames reads r frame by frame, bounded by MaxFrameBytes, and sends
+// each to out with a line of its own (not the reader's buffer), until r
+// ends (the last event carries the error) or done is closed. Transports run
+// it on a goroutine of its own, so that a done context need not wait for
+// input.
+func ReadFrames(r io.Reader, out chan<- FrameEvent, done <-chan struct{}) {
+	lr := NewLineReader(r, MaxFrameBytes)
+	for {
+		f, err := lr.Next()
+		if f.Line != nil {
+			f.Line = bytes.Clone(f.Line) // Next reuses its buffer
+		}
+		select {
+		case out <- FrameEvent{Frame: f, Err: err}:
+		case <-done:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// TooLargeFrame is the reply to a frame over MaxFrameBytes, addressed to
+// the id read from its first bytes when there is one. A Size under the
+// bound means the size is unknown (an HTTP body without Content-Length).
+func TooLargeFrame(f Frame) []byte {
+	id := PrefixID(f.Prefix)
+	if f.Size <= MaxFrameBytes {
+		return ErrorLine(id, NewError(docir.CodeFrameTooLarge, "frame of more than %d bytes is over the %d-byte bound; it was not read", MaxFrameBytes, MaxFrameBytes))
+	}
+	return ErrorLine(id, NewError(docir.CodeFrameTooLarge, "frame of %d bytes is over the %d-byte bound; it was skipped unread", f.Size, MaxFrameBytes))
+}
+
+// ReplyTooLarge is the error that replaces a reply of n bytes over the
+// bound, in every transport.
+func ReplyTooLarge(n, bound int) *Error {
+	return NewError(docir.CodeReplyTooLarge, "reply of %d bytes is over the %d-byte bound; ask for fewer addresses or a lower limit", n, bound)
 }

@@ -1,12 +1,12 @@
-package session
+package wire
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -28,12 +28,6 @@ func TestWireShapes(t *testing.T) {
 			`{"jsonrpc":"2.0","id":"a","error":{"code":-32001,"message":"gone","data":{"code":"not_found"}}}`},
 		{"error line to null", json.RawMessage(ErrorLine(nil, NewError(docir.CodeParseError, "bad"))),
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad","data":{"code":"parse_error"}}}`},
-		{"discovery", docir.Discovery{Schema: docir.DiscoverySchema, Server: "docir", Version: "v", Policy: new(PolicyV2),
-			Methods: []string{"m"}, Capabilities: []string{"c"}, ReadBatchWorkers: new(2),
-			Limits: docir.SessionLimits{MaxFrameBytes: 1, MaxReplyBytes: 2, MaxDocIDs: 3}},
-			`{"schema":"docir.discover.v1","server":"docir","version":"v","policy":"docir.host-policy.v2","methods":["m"],"capabilities":["c"],"read_batch_workers":2,"limits":{"max_frame_bytes":1,"max_reply_bytes":2,"max_doc_ids":3}}`},
-		{"discovery default", docir.Discovery{Schema: docir.DiscoverySchema, Server: "docir", Methods: []string{}, Capabilities: []string{}},
-			`{"schema":"docir.discover.v1","server":"docir","version":"","policy":null,"methods":[],"capabilities":[],"limits":{"max_frame_bytes":0,"max_reply_bytes":0,"max_doc_ids":0}}`},
 	}
 	for _, tt := range tests {
 		got, err := json.Marshal(tt.v)
@@ -84,7 +78,7 @@ func TestDecodeRequest(t *testing.T) {
 	}
 }
 
-func TestWireErrorIs(t *testing.T) {
+func TestErrorIs(t *testing.T) {
 	a := NewError(docir.CodeNotFound, "one message")
 	b := NewError(docir.CodeNotFound, "another")
 	c := NewError(docir.CodeMalformedAddress, "x")
@@ -158,51 +152,40 @@ func TestDecodeParams(t *testing.T) {
 	}
 }
 
-// FuzzHandle: whatever a frame holds, the engine answers with one reply
-// line (or nothing, for a notification) that is JSON-RPC 2.0, addressed to
-// the frame's id when it has one, and within the reply bound; it never
-// panics.
-func FuzzHandle(f *testing.F) {
-	for _, s := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"docir/get","params":{"doc_ids":["runbooks/disk-full","nope","a b"]}}`,
-		`{"jsonrpc":"2.0","id":"x","method":"docir/get","params":{"doc_id":"runbooks/disk-full#Mitigate"}}`,
-		`{"jsonrpc":"2.0","id":2,"method":"docir/search","params":{"query":"disk","limit":3}}`,
-		`{"jsonrpc":"2.0","id":3,"method":"docir/query","params":{"expr":"kind:adr"}}`,
-		`{"jsonrpc":"2.0","id":4,"method":"docir/context","params":{"query":"retry","budget":50}}`,
-		`{"jsonrpc":"2.0","id":5,"method":"workspace/status"}`,
-		`{"jsonrpc":"2.0","id":6,"method":"workspace/discover"}`,
-		`{"jsonrpc":"2.0","method":"workspace/refresh"}`,
-		`[{"jsonrpc":"2.0","id":1,"method":"m"}]`, `{`, `null`, `{"jsonrpc":"2.0","id":{},"method":"m"}`,
+func TestCheckText(t *testing.T) {
+	for _, tt := range []struct {
+		in string
+		ok bool
+	}{
+		{`{"doc_id":"a"}`, true},
+		{`{"doc_id":"\u00e9t\u00e9 \ud83d\ude00"}`, true},
+		{`{"doc_id":"\\ud800"}`, true}, // an escaped backslash, then text
+		{`{"doc_id":"\ud800"}`, false},
+		{`{"doc_id":"\udc00x"}`, false},
+		{`{"doc_id":"\ud800\u0041"}`, false},
+		{"{\"doc_id\":\"\xff\"}", false},
+		{`{"doc_id":"\u12"}`, false},
 	} {
+		if err := CheckText([]byte(tt.in)); (err == nil) != tt.ok {
+			t.Errorf("CheckText(%s) = %v, want ok=%v", tt.in, err, tt.ok)
+		}
+	}
+}
+
+// FuzzCheckText: CheckText accepts exactly the JSON strings that decode to
+// themselves without U+FFFD substitution.
+func FuzzCheckText(f *testing.F) {
+	for _, s := range []string{`"a"`, `"\ud800"`, `"\ud83d\ude00"`, "\"\xff\"", `"\\u"`} {
 		f.Add([]byte(s))
 	}
-	e, _ := newTestEngine(f, nil, nil)
-	f.Fuzz(func(t *testing.T, frame []byte) {
-		reply := e.Handle(context.Background(), frame)
-		req, _, werr := DecodeRequest(frame)
-		if reply == nil {
-			if werr != nil || !req.IsNotification() {
-				t.Fatalf("no reply to %q", frame)
-			}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var s string
+		if json.Unmarshal(data, &s) != nil {
 			return
 		}
-		if len(reply) > MaxReplyBytes || strings.ContainsAny(string(reply), "\n\r") {
-			t.Fatalf("reply of %d bytes, or with a line break", len(reply))
-		}
-		var r struct {
-			JSONRPC string          `json:"jsonrpc"`
-			ID      json.RawMessage `json:"id"`
-			Result  json.RawMessage `json:"result"`
-			Error   *WireError      `json:"error"`
-		}
-		if err := json.Unmarshal(reply, &r); err != nil || r.JSONRPC != "2.0" || (r.Result == nil) == (r.Error == nil) {
-			t.Fatalf("reply %s is not one JSON-RPC response", reply)
-		}
-		if r.Error != nil && (r.Error.Data == nil || r.Error.Data.Code == "") {
-			t.Fatalf("error without a code: %s", reply)
-		}
-		if werr == nil && string(r.ID) != string(req.ID) {
-			t.Fatalf("reply id %s, request id %s", r.ID, req.ID)
+		err := CheckText(data)
+		if err == nil && strings.ContainsRune(s, utf8.RuneError) && !strings.Contains(string(data), "\ufffd") && !strings.Contains(strings.ToLower(string(data)), `\ufffd`) {
+			t.Fatalf("CheckText passed %q, which decodes with a replacement character", data)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package docir
+package main
 
 import (
 	"bufio"
@@ -8,13 +8,14 @@ import (
 	"strings"
 
 	"github.com/docir/docir/address"
+	"github.com/docir/docir/docir"
 )
 
-// MaxAddressList bounds what ReadAddresses reads: more input than this is
+// MaxAddressList bounds what readAddresses reads: more input than this is
 // refused rather than buffered without limit.
-const MaxAddressList = 16 << 20
+const MaxAddressList = 16 << 20 // bytes
 
-// ReadAddresses reads the addresses a `get -` is fed, in order. The input is
+// readAddresses reads the addresses a `get -` is fed, in order. The input is
 // one of:
 //   - address lines: one address per line; blank lines are skipped and
 //     surrounding whitespace is trimmed;
@@ -25,13 +26,13 @@ const MaxAddressList = 16 << 20
 //
 // Any malformed address fails the whole read with its *address.ParseError,
 // so nothing is read for a batch with a typo in it.
-func ReadAddresses(r io.Reader) ([]address.Address, error) {
+func readAddresses(r io.Reader) ([]address.Address, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxAddressList+1))
 	if err != nil {
 		return nil, err
 	}
 	if len(data) > MaxAddressList {
-		return nil, Errorf(CodeUsage, "address list on stdin is over %d bytes", MaxAddressList)
+		return nil, docir.Errorf(docir.CodeUsage, "address list on stdin is over %d bytes", MaxAddressList)
 	}
 	trimmed := bytes.TrimSpace(data)
 	var raw []string
@@ -53,15 +54,7 @@ func ReadAddresses(r io.Reader) ([]address.Address, error) {
 			return nil, err
 		}
 	}
-	out := make([]address.Address, 0, len(raw))
-	for _, s := range raw {
-		a, err := address.Parse(s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, nil
+	return address.ParseAll(raw)
 }
 
 // addressList is the union of the JSON shapes ReadAddresses accepts.
@@ -77,13 +70,13 @@ func addressesFromJSON(b []byte) ([]string, error) {
 	if b[0] == '[' {
 		var list []string
 		if err := json.Unmarshal(b, &list); err != nil {
-			return nil, Errorf(CodeUsage, "stdin: a JSON array must hold address strings: %v", err)
+			return nil, docir.Errorf(docir.CodeUsage, "stdin: a JSON array must hold address strings: %v", err)
 		}
 		return list, nil
 	}
 	var l addressList
 	if err := json.Unmarshal(b, &l); err != nil {
-		return nil, Errorf(CodeUsage, "stdin: not the JSON of search, query or context: %v", err)
+		return nil, docir.Errorf(docir.CodeUsage, "stdin: not the JSON of search, query or context: %v", err)
 	}
 	switch {
 	case l.Addresses != nil:
@@ -97,10 +90,10 @@ func addressesFromJSON(b []byte) ([]string, error) {
 			case h.ID != "":
 				out = append(out, h.ID)
 			default:
-				return nil, Errorf(CodeUsage, "stdin: hit %d has neither matched_section nor id", i)
+				return nil, docir.Errorf(docir.CodeUsage, "stdin: hit %d has neither matched_section nor id", i)
 			}
 		}
 		return out, nil
 	}
-	return nil, Errorf(CodeUsage, "stdin: JSON object with neither %q nor %q", "hits", "addresses")
+	return nil, docir.Errorf(docir.CodeUsage, "stdin: JSON object with neither %q nor %q", "hits", "addresses")
 }

@@ -1,4 +1,4 @@
-package session
+package wire
 
 import (
 	"bytes"
@@ -28,54 +28,54 @@ type Response struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
 	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *WireError      `json:"error,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
 }
 
-// WireError is the error member of a reply: the JSON-RPC number, a message
+// Error is the error member of a reply: the JSON-RPC number, a message
 // for people, and docir's stable string code in data.code.
-type WireError struct {
+type Error struct {
 	Code    int        `json:"code"`
 	Message string     `json:"message"`
 	Data    *ErrorData `json:"data,omitempty"`
 }
 
-// ErrorData carries the stable code of a WireError.
+// ErrorData carries the stable code of a Error.
 type ErrorData struct {
 	Code docir.Code `json:"code"`
 }
 
-func (e *WireError) Error() string { return e.Message }
+func (e *Error) Error() string { return e.Message }
 
 // StableCode is the docir code the error carries.
-func (e *WireError) StableCode() docir.Code {
+func (e *Error) StableCode() docir.Code {
 	if e.Data == nil {
 		return ""
 	}
 	return e.Data.Code
 }
 
-// Is reports whether target is a *WireError with the same number and
+// Is reports whether target is a *Error with the same number and
 // stable code, so errors.Is compares codes, not messages.
-func (e *WireError) Is(target error) bool {
-	t, ok := target.(*WireError)
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
 	return ok && t.Code == e.Code && t.StableCode() == e.StableCode()
 }
 
-// NewError builds a WireError for a code, with the number RPCNumber picks.
-func NewError(code docir.Code, format string, args ...any) *WireError {
-	return &WireError{Code: docir.RPCNumber(code), Message: fmt.Sprintf(format, args...), Data: &ErrorData{Code: code}}
+// NewError builds a Error for a code, with the number RPCNumber picks.
+func NewError(code docir.Code, format string, args ...any) *Error {
+	return &Error{Code: docir.RPCNumber(code), Message: fmt.Sprintf(format, args...), Data: &ErrorData{Code: code}}
 }
 
-// ToWire turns any error into a WireError: a WireError stays as it is; any
+// ToWire turns any error into a Error: a Error stays as it is; any
 // other error takes its number from its docir code (internal when it has
 // none) and keeps its message.
-func ToWire(err error) *WireError {
-	var we *WireError
+func ToWire(err error) *Error {
+	var we *Error
 	if errors.As(err, &we) {
 		return we
 	}
 	code := docir.CodeOf(err)
-	return &WireError{Code: docir.RPCNumber(code), Message: err.Error(), Data: &ErrorData{Code: code}}
+	return &Error{Code: docir.RPCNumber(code), Message: err.Error(), Data: &ErrorData{Code: code}}
 }
 
 var nullID = json.RawMessage("null")
@@ -84,7 +84,7 @@ var nullID = json.RawMessage("null")
 // body). It returns the request, or the error to reply with and the id to
 // reply to (null when the id could not be read). The envelope is closed:
 // only jsonrpc, id, method and params, each once, spelled exactly.
-func DecodeRequest(frame []byte) (*Request, json.RawMessage, *WireError) {
+func DecodeRequest(frame []byte) (*Request, json.RawMessage, *Error) {
 	frame = bytes.TrimSpace(frame)
 	if len(frame) == 0 {
 		return nil, nullID, NewError(docir.CodeInvalidRequest, "empty frame: want a JSON-RPC request object")
@@ -99,7 +99,7 @@ func DecodeRequest(frame []byte) (*Request, json.RawMessage, *WireError) {
 	default:
 		return nil, nullID, NewError(docir.CodeInvalidRequest, "invalid request: a frame must be a JSON-RPC request object, not %s", jsonKind(frame[0]))
 	}
-	members, err := objectMembers(frame)
+	members, err := Members(frame)
 	if err != nil {
 		return nil, nullID, NewError(docir.CodeInvalidRequest, "invalid request: %v", err)
 	}
@@ -149,8 +149,8 @@ func EncodeResult(v any) (json.RawMessage, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// encodeResponse marshals a reply as one line without its line ending.
-func encodeResponse(r *Response) []byte {
+// EncodeResponse marshals a reply as one line without its line ending.
+func EncodeResponse(r *Response) []byte {
 	r.JSONRPC = Version
 	if r.ID == nil {
 		r.ID = nullID
@@ -158,14 +158,14 @@ func encodeResponse(r *Response) []byte {
 	b, err := EncodeResult(r)
 	if err != nil {
 		// Every member is raw JSON we produced or a plain struct.
-		panic(fmt.Sprintf("session: encoding a reply: %v", err))
+		panic(fmt.Sprintf("wire: encoding a reply: %v", err))
 	}
 	return b
 }
 
 // ErrorLine is the reply line for an error to id (null when nil).
-func ErrorLine(id json.RawMessage, e *WireError) []byte {
-	return encodeResponse(&Response{ID: id, Error: e})
+func ErrorLine(id json.RawMessage, e *Error) []byte {
+	return EncodeResponse(&Response{ID: id, Error: e})
 }
 
 func jsonKind(c byte) string {

@@ -1,4 +1,4 @@
-package session
+package wire
 
 import (
 	"bytes"
@@ -10,14 +10,15 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/docir/docir/docir"
 )
 
-// objectMembers splits a JSON object into its members, each value compacted.
+// Members splits a JSON object into its members, each value compacted.
 // A member named twice is an error: encoding/json would silently keep the
 // last one, and a closed shape must not have two readings.
-func objectMembers(data []byte) (map[string]json.RawMessage, error) {
+func Members(data []byte) (map[string]json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	tok, err := dec.Token()
@@ -84,8 +85,9 @@ func jsonFields(t reflect.Type) []string {
 // DecodeParams decodes a method's params into v, a pointer to a struct.
 // Params are closed: absent or null reads as {}; anything but an object, a
 // member v does not declare (names compare exactly, not case-insensitively),
-// a member given twice, or a value of the wrong type is an invalid_params
-// error naming the method and the member.
+// a member given twice, a string that is not valid UTF-8 or holds a lone
+// surrogate, or a value of the wrong type is an invalid_params error naming
+// the method and the member.
 func DecodeParams(method string, params json.RawMessage, v any) error {
 	if len(params) == 0 {
 		return nil
@@ -93,8 +95,11 @@ func DecodeParams(method string, params json.RawMessage, v any) error {
 	if params[0] != '{' {
 		return docir.Errorf(docir.CodeInvalidParams, "%s: params must be a JSON object, not %s", method, jsonKind(params[0]))
 	}
-	members, err := objectMembers(params)
+	members, err := Members(params)
 	if err != nil {
+		return docir.Errorf(docir.CodeInvalidParams, "%s: params: %v", method, err)
+	}
+	if err := CheckText(params); err != nil {
 		return docir.Errorf(docir.CodeInvalidParams, "%s: params: %v", method, err)
 	}
 	known := jsonFields(reflect.TypeOf(v).Elem())
@@ -148,4 +153,68 @@ func typeName(t reflect.Type) string {
 	default:
 		return "an object"
 	}
+}
+
+// CheckText reports whether every string in the JSON value data is text a
+// caller could have meant: valid UTF-8, with no lone UTF-16 surrogate
+// escape (`"\ud800"`). encoding/json turns both into U+FFFD silently, so a
+// damaged address would read as a different, well-formed one; the raw
+// bytes are checked before decoding instead.
+func CheckText(data []byte) error {
+	if !utf8.Valid(data) {
+		return errors.New("a string is not valid UTF-8")
+	}
+	inString := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case !inString:
+			inString = c == '"'
+		case c == '"':
+			inString = false
+		case c == '\\' && i+1 < len(data):
+			i++
+			if data[i] != 'u' {
+				continue
+			}
+			r, ok := hex4(data, i+1)
+			if !ok {
+				return errors.New("a bad \\u escape")
+			}
+			i += 4
+			switch {
+			case r >= 0xDC00 && r <= 0xDFFF:
+				return fmt.Errorf("a lone low surrogate \\u%04x", r)
+			case r >= 0xD800 && r <= 0xDBFF:
+				lo, ok := hex4(data, i+3)
+				if i+2 >= len(data) || data[i+1] != '\\' || data[i+2] != 'u' || !ok || lo < 0xDC00 || lo > 0xDFFF {
+					return fmt.Errorf("a lone high surrogate \\u%04x", r)
+				}
+				i += 6
+			}
+		}
+	}
+	return nil
+}
+
+// hex4 reads four hex digits at data[i:].
+func hex4(data []byte, i int) (rune, bool) {
+	if i+4 > len(data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range data[i : i+4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c-'a') + 10
+		case c >= 'A' && c <= 'F':
+			r |= rune(c-'A') + 10
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }

@@ -1,4 +1,4 @@
-package docir
+package main
 
 import (
 	"errors"
@@ -8,31 +8,32 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/docir/docir/address"
+	"github.com/docir/docir/docir"
 )
 
 func TestReadAddresses(t *testing.T) {
 	tests := []struct {
 		name, in string
 		want     []string
-		code     Code
+		code     docir.Code
 	}{
 		{"lines", "a\n  b#Motivation  \n\n c#x\r\n", []string{"a", "b#Motivation", "c#x"}, ""},
 		{"empty", "", []string{}, ""},
 		{"search json", `{"query":"q","hits":[{"id":"a","matched_section":"a#x"},{"id":"b","matched_section":""}],"total":2}`, []string{"a#x", "b"}, ""},
 		{"context json", `{"query":"q","hits":[{"id":"z"}],"addresses":["a#x","b"]}`, []string{"a#x", "b"}, ""},
 		{"array", `["a", "b#c"]`, []string{"a", "b#c"}, ""},
-		{"malformed line", "a\nb c\n", nil, CodeMalformedAddress},
-		{"malformed in json", `{"addresses":["a#"]}`, nil, CodeMalformedAddress},
-		{"bad json", `{"hits": 3}`, nil, CodeUsage},
-		{"unknown object", `{"documents": []}`, nil, CodeUsage},
-		{"hit without address", `{"hits":[{"title":"x"}]}`, nil, CodeUsage},
+		{"malformed line", "a\nb c\n", nil, docir.CodeMalformedAddress},
+		{"malformed in json", `{"addresses":["a#"]}`, nil, docir.CodeMalformedAddress},
+		{"bad json", `{"hits": 3}`, nil, docir.CodeUsage},
+		{"unknown object", `{"documents": []}`, nil, docir.CodeUsage},
+		{"hit without address", `{"hits":[{"title":"x"}]}`, nil, docir.CodeUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ReadAddresses(strings.NewReader(tt.in))
+			got, err := readAddresses(strings.NewReader(tt.in))
 			if tt.code != "" {
-				if CodeOf(err) != tt.code {
-					t.Fatalf("error %v has code %q, want %q", err, CodeOf(err), tt.code)
+				if docir.CodeOf(err) != tt.code {
+					t.Fatalf("error %v has code %q, want %q", err, docir.CodeOf(err), tt.code)
 				}
 				return
 			}
@@ -57,10 +58,10 @@ func FuzzReadAddresses(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		got, err := ReadAddresses(strings.NewReader(string(in)))
+		got, err := readAddresses(strings.NewReader(string(in)))
 		if err != nil {
 			var pe *address.ParseError
-			if CodeOf(err) != CodeUsage && !errors.As(err, &pe) {
+			if docir.CodeOf(err) != docir.CodeUsage && !errors.As(err, &pe) {
 				t.Fatalf("unexpected error class: %v", err)
 			}
 			return

@@ -1,0 +1,330 @@
+package docir_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The module's layers, lowest first (../shared/DESIGN.md): a package may
+// import packages of its own layer or a lower one, never a higher one.
+// readbatch sits between the domain and the store: it imports only docir,
+// the standard library and x/sync, and only workspace and above import it.
+const module = "github.com/docir/docir"
+
+var layers = map[string]int{
+	"address":    0,
+	"docir":      1,
+	"readbatch":  2,
+	"store":      3,
+	"workspace":  4,
+	"federation": 5,
+	"cmd":        6,
+}
+
+// owners: the only packages that may import each third-party library
+// (the package or any package below it); no exported API of theirs may carry
+// its types, so the rest of docir sees docir's own types only.
+var owners = []struct {
+	lib   string   // import path prefix
+	owner []string // module-relative package folders (prefixes)
+}{
+	{"github.com/blevesearch/", []string{"store/fulltext"}},
+	{"github.com/yuin/goldmark", []string{"store/markdown"}},
+	{"go.etcd.io/bbolt", []string{"store"}},
+	{"github.com/spf13/cobra", []string{"cmd/"}},
+	{"github.com/spf13/viper", []string{"cmd/"}},
+	{"github.com/spf13/pflag", []string{"cmd/"}},
+	{"github.com/modelcontextprotocol/go-sdk", []string{"workspace/mcp"}},
+}
+
+// pkg is one package of the module as its non-test files declare it.
+type pkg struct {
+	dir     string // module-relative, '/'-separated
+	name    string
+	imports map[string][]string // import path -> files
+	files   []*ast.File
+	doc     bool // some file has a package comment
+}
+
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		t.Fatalf("no go.mod in %s: %v", dir, err)
+	}
+	return dir
+}
+
+func loadPackages(t *testing.T) map[string]*pkg {
+	t.Helper()
+	root := moduleRoot(t)
+	fset := token.NewFileSet()
+	pkgs := map[string]*pkg{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(p))
+		rel = filepath.ToSlash(rel)
+		k := pkgs[rel]
+		if k == nil {
+			k = &pkg{dir: rel, name: f.Name.Name, imports: map[string][]string{}}
+			pkgs[rel] = k
+		}
+		k.files = append(k.files, f)
+		k.doc = k.doc || f.Doc != nil
+		for _, imp := range f.Imports {
+			ip, _ := strconv.Unquote(imp.Path.Value)
+			k.imports[ip] = append(k.imports[ip], name)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+func top(dir string) string {
+	first, _, _ := strings.Cut(dir, "/")
+	return first
+}
+
+func isStd(ip string) bool {
+	first, _, _ := strings.Cut(ip, "/")
+	return !strings.Contains(first, ".")
+}
+
+func owns(dir string, owner []string) bool {
+	for _, o := range owner {
+		if dir == o || strings.HasPrefix(dir+"/", strings.TrimSuffix(o, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// layerErrors lists every import that breaks the layer order or the
+// confinement of a third-party library.
+func layerErrors(pkgs map[string]*pkg) []string {
+	var errs []string
+	for _, k := range pkgs {
+		from, ok := layers[top(k.dir)]
+		if !ok {
+			errs = append(errs, k.dir+": a top-level folder the layout does not name")
+			continue
+		}
+		for ip, files := range k.imports {
+			where := k.dir + " (" + strings.Join(files, ", ") + ")"
+			if top(k.dir) == "readbatch" && !isStd(ip) && ip != module+"/docir" && !strings.HasPrefix(ip, "golang.org/x/sync/") {
+				errs = append(errs, where+" imports "+ip+": readbatch imports only docir, the standard library and x/sync")
+				continue
+			}
+			if rel, ok := strings.CutPrefix(ip, module+"/"); ok {
+				to, ok := layers[top(rel)]
+				switch {
+				case !ok:
+					errs = append(errs, where+" imports "+ip+", outside the layout")
+				case to > from:
+					errs = append(errs, where+" imports "+ip+": "+top(k.dir)+" is below "+top(rel))
+				}
+				continue
+			}
+			for _, o := range owners {
+				if strings.HasPrefix(ip, o.lib) && !owns(k.dir, o.owner) {
+					errs = append(errs, where+" imports "+ip+": only "+strings.Join(o.owner, ", ")+" may")
+				}
+			}
+		}
+	}
+	slices.Sort(errs)
+	return errs
+}
+
+// TestLayers enforces the layer order and that third-party libraries stay
+// in the package that owns them.
+func TestLayers(t *testing.T) {
+	for _, e := range layerErrors(loadPackages(t)) {
+		t.Error(e)
+	}
+}
+
+// TestLayersCatchUpwardImports: the check itself finds an upward import, an
+// import of an unowned library, and readbatch reaching past docir.
+func TestLayersCatchUpwardImports(t *testing.T) {
+	pkgs := map[string]*pkg{
+		"store":     {dir: "store", imports: map[string][]string{module + "/workspace": {"x.go"}}},
+		"workspace": {dir: "workspace", imports: map[string][]string{"github.com/blevesearch/bleve/v2": {"y.go"}}},
+		"readbatch": {dir: "readbatch", imports: map[string][]string{module + "/address": {"z.go"}}},
+		"address":   {dir: "address", imports: map[string][]string{"strings": {"a.go"}}},
+	}
+	if got := layerErrors(pkgs); len(got) != 3 {
+		t.Errorf("found %d faults, want 3: %q", len(got), got)
+	}
+}
+
+// TestExportedAPIsKeepLibrariesHome: no exported declaration of any package
+// mentions a type of a confined third-party library, so callers never see
+// bleve, goldmark, bbolt, cobra, viper or go-sdk types.
+func TestExportedAPIsKeepLibrariesHome(t *testing.T) {
+	for _, k := range loadPackages(t) {
+		if k.name == "main" {
+			continue
+		}
+		for _, f := range k.files {
+			confined := map[string]string{} // local name -> import path
+			for _, imp := range f.Imports {
+				ip, _ := strconv.Unquote(imp.Path.Value)
+				for _, o := range owners {
+					if strings.HasPrefix(ip, o.lib) {
+						name := path.Base(ip)
+						if regexp.MustCompile(`^v\d+$`).MatchString(name) {
+							name = path.Base(path.Dir(ip))
+						}
+						if imp.Name != nil {
+							name = imp.Name.Name
+						}
+						confined[name] = ip
+					}
+				}
+			}
+			if len(confined) == 0 {
+				continue
+			}
+			for _, d := range f.Decls {
+				for _, expr := range exportedTypes(d) {
+					ast.Inspect(expr, func(n ast.Node) bool {
+						if sel, ok := n.(*ast.SelectorExpr); ok {
+							if id, ok := sel.X.(*ast.Ident); ok && confined[id.Name] != "" {
+								t.Errorf("%s: an exported declaration carries %s.%s (%s)", k.dir, id.Name, sel.Sel.Name, confined[id.Name])
+							}
+						}
+						return true
+					})
+				}
+			}
+		}
+	}
+}
+
+// exportedTypes returns the type expressions an exported declaration shows
+// to other packages: signatures of exported functions and methods of
+// exported types, exported types (only the exported fields of a struct),
+// and the declared types of exported variables and constants.
+func exportedTypes(d ast.Decl) []ast.Node {
+	var out []ast.Node
+	switch d := d.(type) {
+	case *ast.FuncDecl:
+		if !d.Name.IsExported() {
+			return nil
+		}
+		if d.Recv != nil && len(d.Recv.List) > 0 {
+			recv := d.Recv.List[0].Type
+			if s, ok := recv.(*ast.StarExpr); ok {
+				recv = s.X
+			}
+			if g, ok := recv.(*ast.IndexExpr); ok {
+				recv = g.X
+			}
+			if id, ok := recv.(*ast.Ident); !ok || !id.IsExported() {
+				return nil
+			}
+		}
+		out = append(out, d.Type)
+	case *ast.GenDecl:
+		for _, s := range d.Specs {
+			switch s := s.(type) {
+			case *ast.TypeSpec:
+				if !s.Name.IsExported() {
+					continue
+				}
+				if st, ok := s.Type.(*ast.StructType); ok {
+					for _, f := range st.Fields.List {
+						if len(f.Names) == 0 || slices.ContainsFunc(f.Names, (*ast.Ident).IsExported) {
+							out = append(out, f.Type)
+						}
+					}
+					continue
+				}
+				out = append(out, s.Type)
+			case *ast.ValueSpec:
+				if s.Type != nil && slices.ContainsFunc(s.Names, (*ast.Ident).IsExported) {
+					out = append(out, s.Type)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestPackageComments: every package says what it owns.
+func TestPackageComments(t *testing.T) {
+	for _, k := range loadPackages(t) {
+		if !k.doc {
+			t.Errorf("%s: no package comment", k.dir)
+		}
+	}
+}
+
+// TestReadmeLayout: README's layout lists exactly the top-level folders
+// that exist (dotfolders aside).
+func TestReadmeLayout(t *testing.T) {
+	root := moduleRoot(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "\n## Layout\n")
+	if !ok {
+		t.Fatal("README.md has no ## Layout section")
+	}
+	if end := strings.Index(rest, "\n## "); end >= 0 {
+		rest = rest[:end]
+	}
+	var listed []string
+	for _, m := range regexp.MustCompile(`(?m)^([a-z][a-z0-9_-]*)/`).FindAllStringSubmatch(rest, -1) {
+		listed = append(listed, m[1])
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			dirs = append(dirs, e.Name())
+		}
+	}
+	slices.Sort(listed)
+	slices.Sort(dirs)
+	if !slices.Equal(listed, dirs) {
+		t.Errorf("README's layout lists %q; the tree has %q", listed, dirs)
+	}
+}

@@ -1,0 +1,131 @@
+package docir
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/docir/docir/address"
+)
+
+// Reader is what every transport calls: the local store (a workspace
+// service, or a view of one generation of it), a peer, or the federation of
+// them. Addresses arrive parsed: a malformed one never gets this far.
+type Reader interface {
+	// Resolve reads each address, in order: one Resolution per address,
+	// a miss as data. An error means nothing could be read.
+	Resolve(ctx context.Context, addrs []address.Address) (Resolved, error)
+	// Search ranks documents for free text; hits never carry a body.
+	Search(ctx context.Context, p SearchParams) (SearchResult, error)
+	// Query filters documents by front matter and metadata; a bad
+	// expression is an invalid_query error. Hits never carry a body.
+	Query(ctx context.Context, p QueryParams) (SearchResult, error)
+	// Context ranks documents like Search, with each one's outline and the
+	// ordered addresses to read next within a token budget. No bodies.
+	Context(ctx context.Context, p ContextParams) (ContextResult, error)
+	// Status describes the store(s) behind the reader.
+	Status(ctx context.Context) (Status, error)
+}
+
+// Resolution is the outcome of one address of a deep read.
+type Resolution struct {
+	Document *Document // nil when it did not resolve
+	Reason   string    // a Reason* when Document is nil
+}
+
+// Resolved is what a Reader made of a list of addresses: one Resolution
+// per address, in request order, and the warnings of the stores that could
+// not answer.
+type Resolved struct {
+	Items    []Resolution
+	Warnings []string
+}
+
+// Get is a `doc_ids` read through r: the documents that resolved in request
+// order and the addresses that did not, assembled once.
+func Get(ctx context.Context, r Reader, addrs []address.Address) (GetResult, error) {
+	res, err := r.Resolve(ctx, addrs)
+	if err != nil {
+		return GetResult{}, err
+	}
+	out := GetResult{Documents: []Document{}, Missing: []Missing{}, Warnings: res.Warnings}
+	for i, item := range res.Items {
+		if item.Document != nil {
+			out.Documents = append(out.Documents, *item.Document)
+		} else {
+			out.Missing = append(out.Missing, Missing{Address: addrs[i].String(), Reason: item.Reason})
+		}
+	}
+	return out, nil
+}
+
+// GetOne is a `doc_id` read through r: the document, or a not_found error
+// whose message carries the warnings of the stores that could not answer.
+func GetOne(ctx context.Context, r Reader, a address.Address) (Document, error) {
+	res, err := r.Resolve(ctx, []address.Address{a})
+	if err != nil {
+		return Document{}, err
+	}
+	if len(res.Items) != 1 {
+		return Document{}, Errorf(CodeInternal, "%s: a store answered %d resolutions for one address", a, len(res.Items))
+	}
+	if d := res.Items[0].Document; d != nil {
+		return *d, nil
+	}
+	return Document{}, NotFound(a, res.Items[0].Reason, res.Warnings)
+}
+
+// NotFound is the error of a single-address read that found nothing; the
+// warnings of stores that could not answer are part of its message.
+func NotFound(a address.Address, reason string, warnings []string) error {
+	what := "no document " + a.ID
+	switch reason {
+	case ReasonNoSection:
+		what = "document " + a.ID + " has no section " + a.Heading
+	case ReasonUnavailable:
+		what = "no store that might hold " + a.ID + " could answer"
+	}
+	msg := fmt.Sprintf("%s: %s (%s)", a, what, reason)
+	if len(warnings) > 0 {
+		msg += "; " + strings.Join(warnings, "; ")
+	}
+	return &Error{Code: CodeNotFound, Message: msg, Err: errors.New(reason)}
+}
+
+type replyBoundKey struct{}
+
+// WithReplyBound returns a context that bounds the bytes a deep read may
+// assemble: a Reader stops as soon as the bodies it has gathered pass n,
+// and answers reply_too_large, instead of building a reply that would be
+// refused once built. n <= 0 means no bound.
+func WithReplyBound(ctx context.Context, n int) context.Context {
+	return context.WithValue(ctx, replyBoundKey{}, n)
+}
+
+// ReplyBound is the bound WithReplyBound set on ctx, or 0 for none.
+func ReplyBound(ctx context.Context) int {
+	n, _ := ctx.Value(replyBoundKey{}).(int)
+	return max(n, 0)
+}
+
+// Tally counts the bytes a deep read has gathered against the bound on its
+// context. The zero Tally is unbounded.
+type Tally struct {
+	Bound, Bytes int
+}
+
+// NewTally starts counting against ctx's bound.
+func NewTally(ctx context.Context) *Tally { return &Tally{Bound: ReplyBound(ctx)} }
+
+// Add counts one document and reports reply_too_large once the total
+// passes the bound, naming how far the read got and what to ask instead.
+func (t *Tally) Add(d *Document, done, total int) error {
+	t.Bytes += len(d.Body) + len(d.Title) + len(d.Address) + len(d.ID) + len(d.Path) + 128
+	if t.Bound <= 0 || t.Bytes <= t.Bound {
+		return nil
+	}
+	return Errorf(CodeReplyTooLarge,
+		"the documents asked for pass the %d-byte reply bound after %d of %d addresses (%s is %d bytes); ask for fewer addresses, or for sections (id#heading), in several calls",
+		t.Bound, done, total, d.Address, len(d.Body))
+}

@@ -1,0 +1,115 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docir/docir/docir"
+)
+
+// innerReader's Status stands for an outer call that runs inner frames
+// through the engine's Dispatch (as a read batch does) while a refresh
+// waits for the engine lock.
+type innerReader struct {
+	docir.Reader // answers everything but Status
+	run          func(ctx context.Context) error
+}
+
+func (r *innerReader) Status(ctx context.Context) (docir.Status, error) {
+	if err := r.run(ctx); err != nil {
+		return docir.Status{}, err
+	}
+	return docir.Status{Store: "inner", Sources: []docir.SourceInfo{}}, nil
+}
+
+// TestDispatchUnderWaitingRefresh: an outer call holds the engine's read
+// lock and a refresh waits for the write lock; inner frames dispatched from
+// the outer call still run (re-taking the read lock would deadlock: Go's
+// RWMutex makes new readers wait behind a waiting writer), return exactly
+// the bytes Handle gives for the same frame plus the line ending, and the
+// refresh runs only once the outer call is done.
+func TestDispatchUnderWaitingRefresh(t *testing.T) {
+	ws, _ := testStore(t, nil)
+	frame := []byte(`{"jsonrpc":"2.0","id":7,"method":"docir/get","params":{"doc_ids":["runbooks/disk-full#escalate","nope"]}}`)
+	want := append(New(Config{Reader: ws}).Handle(context.Background(), frame), '\n')
+
+	refreshed := make(chan struct{})
+	var e *Engine
+	var inner [][]byte
+	reader := &innerReader{Reader: ws, run: func(ctx context.Context) error {
+		go e.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"workspace/refresh"}`))
+		// Wait until the refresh is queued on the write lock: from then
+		// on TryRLock fails.
+		deadline := time.Now().Add(10 * time.Second)
+		for e.mu.TryRLock() {
+			e.mu.RUnlock()
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the refresh never waited for the lock")
+			}
+			time.Sleep(time.Millisecond)
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for range 3 {
+				inner = append(inner, e.Dispatch(ctx, frame))
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			return fmt.Errorf("inner calls deadlocked behind the waiting refresh")
+		}
+		select {
+		case <-refreshed:
+			return fmt.Errorf("the refresh ran beside the outer call")
+		default:
+		}
+		return nil
+	}}
+	e = New(Config{Reader: reader, Policy: &Policy{Schema: PolicyV1, Grants: []string{GrantRefresh}},
+		Refresh: func(ctx context.Context) (docir.IndexSummary, error) {
+			close(refreshed)
+			return ws.Refresh(ctx)
+		}})
+	reply := e.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":2,"method":"workspace/status"}`))
+	if !strings.Contains(string(reply), `"result"`) {
+		t.Fatalf("outer call: %s", reply)
+	}
+	for i, got := range inner {
+		if string(got) != string(want) {
+			t.Errorf("inner call %d:\n got %q\nwant %q", i, got, want)
+		}
+	}
+	select {
+	case <-refreshed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the refresh never ran after the outer call")
+	}
+	if got := e.Dispatch(context.Background(), []byte(`{"jsonrpc":"2.0","method":"docir/get","params":{"doc_id":"a"}}`)); got != nil {
+		t.Errorf("a notification dispatched: %q, want nil", got)
+	}
+}
+
+// A doc_id damaged on the way (invalid UTF-8, a lone surrogate) is a
+// malformed address, as on the CLI, never a different address after
+// encoding/json's U+FFFD substitution.
+func TestDamagedAddressIsMalformed(t *testing.T) {
+	e, _ := newTestEngine(t, nil, nil)
+	for _, frame := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"docir/get","params":{"doc_id":"runbooks/disk-full\ud800"}}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"docir/get\",\"params\":{\"doc_ids\":[\"a\xff\"]}}",
+	} {
+		reply := string(e.Handle(context.Background(), []byte(frame)))
+		if !strings.Contains(reply, `"code":"malformed_address"`) {
+			t.Errorf("%q: %s, want malformed_address", frame, reply)
+		}
+	}
+	reply := string(e.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"docir/search","params":{"query":"\udc00"}}`)))
+	if !strings.Contains(reply, `"code":"invalid_params"`) {
+		t.Errorf("a search with a lone surrogate: %s, want invalid_params", reply)
+	}
+}

@@ -1,0 +1,31 @@
+// Package wire is docir's JSON-RPC 2.0 codec: the method names, the
+// request, response and error types, the strict decoding of frames and
+// params (closed shapes, no member twice), and NDJSON framing with a bounded
+// line reader. The server (package session), the MCP adapter and
+// federation's HTTP peer client all speak through it; a method name is
+// never a string literal outside this package.
+//
+// It knows JSON-RPC and bounds, not what a method does: dispatch lives in
+// package session. It imports only docir and the standard library.
+package wire
+
+// Method names.
+const (
+	MethodGet       = "docir/get"
+	MethodSearch    = "docir/search"
+	MethodQuery     = "docir/query"
+	MethodContext   = "docir/context"
+	MethodStatus    = "workspace/status"
+	MethodDiscover  = "workspace/discover"
+	MethodBind      = "workspace/bind"
+	MethodReplay    = "workspace/replay"
+	MethodRefresh   = "workspace/refresh"    // only when the host policy grants "refresh"
+	MethodReadBatch = "workspace/read-batch" // only when the host policy selects read_batch_workers
+)
+
+// HeaderPeer marks an HTTP request that one docir makes of another as a
+// peer (federation). Its value is the asking process's instance id. A server
+// answers such a request from its local store only — it never federates a
+// request that came from a peer, so peers that name each other cannot loop —
+// and refuses one that carries its own instance id: that peer is itself.
+const HeaderPeer = "Docir-Peer"
