@@ -77,3 +77,27 @@ func BenchmarkGet16(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOverhead is the engine's own cost for 16 frames: decoding the
+// params, the allowlist check, the workers and the assembly, with a
+// dispatcher that answers a fixed line.
+func BenchmarkOverhead(b *testing.B) {
+	reply := []byte(`{"jsonrpc":"2.0","id":1,"result":{"query":"x","hits":[],"total":0}}` + "\n")
+	frames := make([]string, MaxFrames)
+	for i := range frames {
+		frames[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"docir/search","params":{"query":"x"}}`, i)
+	}
+	params := batchParams(frames...)
+	for _, workers := range []int{1, 4} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			cfg := Config{Dispatch: func(context.Context, []byte) []byte { return reply }, Allow: ReadMethods(), Workers: workers, Revision: 7,
+				Authenticate: func(context.Context) error { return nil }, MaxResult: 1 << 20}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Run(context.Background(), cfg, params); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

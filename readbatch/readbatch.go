@@ -250,27 +250,115 @@ func (b *batch) row(ctx context.Context, frame string) []byte {
 // can find a method this check did not refuse. A frame that is not an
 // object is the dispatcher's to refuse: it runs nothing.
 func (b *batch) denied(line []byte) (method string, id json.RawMessage, deny bool) {
-	members, ok := objectMembers(line)
-	if !ok {
+	if !json.Valid(line) {
 		return "", nil, false
 	}
 	idSeen := false
-	for _, m := range members {
+	scanMembers(line, func(name, value []byte) {
 		switch {
-		case m.name == "id" && !idSeen:
+		case string(name) == "id" && !idSeen:
 			idSeen = true
 			id = json.RawMessage("null")
-			if c := m.raw[0]; c == '"' || c == '-' || c >= '0' && c <= '9' {
-				id = m.raw
+			if c := value[0]; c == '"' || c == '-' || c >= '0' && c <= '9' {
+				id = value // a scalar: compact as it stands
 			}
-		case strings.EqualFold(m.name, "method") && !deny:
-			var name string
-			if json.Unmarshal(m.raw, &name) == nil && !b.allow[name] {
-				method, deny = name, true
+		case !deny && isMethodName(name):
+			var m string
+			if value[0] == '"' && json.Unmarshal(value, &m) == nil && !b.allow[m] {
+				method, deny = m, true
 			}
 		}
-	}
+	})
 	return method, id, deny
+}
+
+// isMethodName reports whether a member name (its JSON text inside the
+// quotes) reads as "method" in any letter case, escapes decoded.
+func isMethodName(name []byte) bool {
+	if bytes.IndexByte(name, '\\') < 0 {
+		return strings.EqualFold(string(name), "method")
+	}
+	var s string
+	return json.Unmarshal(append(append([]byte{'"'}, name...), '"'), &s) == nil && strings.EqualFold(s, "method")
+}
+
+// scanMembers calls fn with each top-level member of data, a valid JSON
+// value, in order, duplicates kept: the name as written between its quotes
+// and the value's bytes. It does nothing when data is not an object.
+func scanMembers(data []byte, fn func(name, value []byte)) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return
+	}
+	i++
+	for {
+		i = skipSpace(data, i)
+		if i >= len(data) || data[i] != '"' {
+			return // '}': the end
+		}
+		end := stringEnd(data, i)
+		name := data[i+1 : end-1]
+		i = skipSpace(data, end) + 1 // past ':'
+		i = skipSpace(data, i)
+		vend := valueEnd(data, i)
+		fn(name, data[i:vend])
+		i = skipSpace(data, vend)
+		if i >= len(data) || data[i] != ',' {
+			return
+		}
+		i++
+	}
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index after the string that starts at data[i].
+func stringEnd(data []byte, i int) int {
+	for i++; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(data)
+}
+
+// valueEnd returns the index after the value that starts at data[i].
+func valueEnd(data []byte, i int) int {
+	depth := 0
+	for i < len(data) {
+		switch c := data[i]; c {
+		case '"':
+			i = stringEnd(data, i)
+			if depth == 0 {
+				return i
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i
+			}
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case ',', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return i
+			}
+		}
+		i++
+	}
+	return i
 }
 
 // assemble writes the result: the rows in input order.

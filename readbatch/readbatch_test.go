@@ -183,6 +183,8 @@ func TestAllowlist(t *testing.T) {
 		{"null id", `{"jsonrpc":"2.0","id":null,"method":"workspace/refresh"}`, refused("null", "workspace/refresh")},
 		{"id of a bad type", `{"jsonrpc":"2.0","id":{"a":1},"method":"workspace/refresh"}`, refused("null", "workspace/refresh")},
 		{"other case", `{"jsonrpc":"2.0","id":7,"METHOD":"workspace/refresh"}`, refused("7", "workspace/refresh")},
+		{"escaped name", `{"jsonrpc":"2.0","id":9,"\u006dethod":"workspace/refresh"}`, refused("9", "workspace/refresh")},
+		{"spaced", "{ \"jsonrpc\" : \"2.0\" ,\n \"id\" : [1] , \"method\" : \"workspace/bind\" }", refused("null", "workspace/bind")},
 		{"second method member", `{"jsonrpc":"2.0","id":8,"method":"docir/get","method":"workspace/refresh"}`, refused("8", "workspace/refresh")},
 		{"notification", `{"jsonrpc":"2.0","method":"workspace/refresh"}`, nil},
 	}
@@ -548,6 +550,77 @@ func FuzzParams(f *testing.F) {
 		}
 		if n := len(rows(t, out)); n != len(in.Batch.Frames) || n < 1 || n > MaxFrames {
 			t.Fatalf("%d rows for %d frames", n, len(in.Batch.Frames))
+		}
+	})
+}
+
+// TestContextValues: the dispatcher and the authenticator see the values of
+// the ctx Run was given (a server tracks what each row read through them).
+func TestContextValues(t *testing.T) {
+	type key struct{}
+	ctx := context.WithValue(context.Background(), key{}, "held")
+	var seen atomic.Int32
+	cfg := config(&fake{})
+	cfg.Dispatch = func(ctx context.Context, frame []byte) []byte {
+		if ctx.Value(key{}) == "held" {
+			seen.Add(1)
+		}
+		return nil
+	}
+	cfg.Authenticate = func(ctx context.Context) error {
+		if ctx.Value(key{}) != "held" {
+			t.Error("the authenticator lost the ctx values")
+		}
+		return nil
+	}
+	if _, err := Run(ctx, cfg, batchParams("{}", "{}")); err != nil {
+		t.Fatal(err)
+	}
+	if seen.Load() != 2 {
+		t.Errorf("%d of 2 dispatches saw the ctx values", seen.Load())
+	}
+}
+
+// FuzzScanMembers holds the allowlist's scanner to encoding/json: on any
+// JSON object it finds the same members, in order, with the same values.
+func FuzzScanMembers(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"docir/get","params":{"doc_id":"a"}}`,
+		`{"a":[1,{"b":"}"}],"\u006dethod":"x", "c" : "\\\"" ,"d":null,"e":-1.5e3,"f":true}`,
+		`{}`, `[]`, `"x"`, `{"a":{}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) {
+			return
+		}
+		want, ok := objectMembers(data)
+		var got []member
+		scanMembers(data, func(name, value []byte) {
+			var n string
+			if err := json.Unmarshal(append(append([]byte{'"'}, name...), '"'), &n); err != nil {
+				t.Fatalf("name %q: %v", name, err)
+			}
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, value); err != nil {
+				t.Fatalf("value %q of %q: %v", value, data, err)
+			}
+			got = append(got, member{name: n, raw: buf.Bytes()})
+		})
+		if !ok {
+			if len(got) != 0 {
+				t.Fatalf("%q is not an object, yet members were found", data)
+			}
+			return
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d members; want %d", data, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].name != want[i].name || !bytes.Equal(got[i].raw, want[i].raw) {
+				t.Fatalf("%q: member %d is %q=%s; want %q=%s", data, i, got[i].name, got[i].raw, want[i].name, want[i].raw)
+			}
 		}
 	})
 }
