@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -124,6 +125,7 @@ func Run(ctx context.Context, cfg Config, params json.RawMessage) (json.RawMessa
 	for _, m := range cfg.Allow {
 		b.allow[m] = true
 	}
+	b.allowText = strings.Join(slices.Sorted(maps.Keys(b.allow)), ", ")
 	b.run(ctx)
 	if err := cfg.Authenticate(ctx); err != nil {
 		return nil, err
@@ -165,10 +167,11 @@ const (
 
 // batch is one run: the frames, and each row as its encoded JSON value.
 type batch struct {
-	cfg    Config
-	allow  map[string]bool
-	frames []string
-	rows   [][]byte // encoded: a JSON string or null
+	cfg       Config
+	allow     map[string]bool
+	allowText string // the allowlist, sorted, for messages
+	frames    []string
+	rows      [][]byte // encoded: a JSON string or null
 
 	mu       sync.Mutex
 	size     int // bytes of the result so far
@@ -237,7 +240,7 @@ func (b *batch) row(ctx context.Context, frame string) []byte {
 		if id == nil {
 			return nil // a notification: the ordinary path writes nothing
 		}
-		return errorLine(id, docir.CodeMethodNotFound, fmt.Sprintf("method %q is not allowed inside %s (allowed: %s); it was not run", method, Method, strings.Join(b.cfg.Allow, ", ")))
+		return errorLine(id, docir.CodeMethodNotFound, fmt.Sprintf("method %q is not allowed inside %s (allowed: %s); it was not run", method, Method, b.allowText))
 	}
 	return b.cfg.Dispatch(ctx, line)
 }
