@@ -1,0 +1,163 @@
+package main
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/readbatch"
+	"github.com/docir/docir/workspace"
+)
+
+// jsonShape lists a Go struct's JSON members and which of them are always
+// sent (no omitempty), embedded structs flattened as encoding/json does.
+func jsonShape(t reflect.Type) (names, required []string) {
+	for f := range t.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("json")
+		name, opts, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" {
+			n, r := jsonShape(f.Type)
+			names, required = append(names, n...), append(required, r...)
+			continue
+		}
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		names = append(names, name)
+		if !strings.Contains(opts, "omitempty") {
+			required = append(required, name)
+		}
+	}
+	slices.Sort(names)
+	slices.Sort(required)
+	return names, required
+}
+
+// TestShapesMatchGo pins every schema object to the Go shape the server
+// encodes (or decodes): the same members, and a member is required exactly
+// when Go always sends it.
+func TestShapesMatchGo(t *testing.T) {
+	set, err := Load(schemaDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := map[string]*Schema{}
+	for _, m := range set.Methods {
+		params[m.Method] = m.ParamsSchema
+	}
+	tests := []struct {
+		name       string
+		schema     *Schema
+		goType     any
+		paramsLike bool // a request shape: required by the engine's checks, not by omitempty
+		required   []string
+	}{
+		{"Document", set.Defs.Defs["Document"], docir.Document{}, false, nil},
+		{"SectionRef", set.Defs.Defs["SectionRef"], docir.SectionRef{}, false, nil},
+		{"Missing", set.Defs.Defs["Missing"], docir.Missing{}, false, nil},
+		{"GetResult", set.Defs.Defs["GetResult"], docir.GetResult{}, false, nil},
+		{"Hit", set.Defs.Defs["Hit"], docir.Hit{}, false, nil},
+		{"StoreStatus", set.Defs.Defs["StoreStatus"], docir.StoreStatus{}, false, nil},
+		{"SearchResult", set.Defs.Defs["SearchResult"], docir.SearchResult{}, false, nil},
+		{"OutlineEntry", set.Defs.Defs["OutlineEntry"], docir.OutlineEntry{}, false, nil},
+		{"ContextHit", set.Defs.Defs["ContextHit"], docir.ContextHit{}, false, nil},
+		{"ContextResult", set.Defs.Defs["ContextResult"], docir.ContextResult{}, false, nil},
+		{"IndexSummary", set.Defs.Defs["IndexSummary"], docir.IndexSummary{}, false, nil},
+		{"SourceInfo", set.Defs.Defs["SourceInfo"], docir.SourceInfo{}, false, nil},
+		{"PeerStatus", set.Defs.Defs["PeerStatus"], docir.PeerStatus{}, false, nil},
+		{"Status", set.Defs.Defs["Status"], docir.Status{}, false, nil},
+		{"SessionLimits", set.Defs.Defs["SessionLimits"], docir.SessionLimits{}, false, nil},
+		{"Discovery", set.Defs.Defs["Discovery"], docir.Discovery{}, false, nil},
+		{"ReadBatchResult", set.Defs.Defs["ReadBatchResult"], readbatch.Result{}, false, nil},
+		{"docir/get params", params["docir/get"], docir.GetParams{}, true, nil},
+		{"docir/search params", params["docir/search"], docir.SearchParams{}, true, []string{"query"}},
+		{"docir/query params", params["docir/query"], docir.QueryParams{}, true, []string{"expr"}},
+		{"docir/context params", params["docir/context"], docir.ContextParams{}, true, []string{"query"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.schema == nil {
+				t.Fatal("no such schema")
+			}
+			names, required := jsonShape(reflect.TypeOf(tt.goType))
+			if tt.paramsLike {
+				required = tt.required
+			}
+			gotNames := slices.Sorted(slices.Values(tt.schema.Names()))
+			gotRequired := slices.Sorted(slices.Values(tt.schema.Required))
+			if diff := cmp.Diff(names, gotNames); diff != "" {
+				t.Errorf("members (-Go +schema):\n%s", diff)
+			}
+			if diff := cmp.Diff(required, gotRequired, cmp.Comparer(func(a, b []string) bool { return len(a) == 0 && len(b) == 0 || slices.Equal(a, b) })); diff != "" {
+				t.Errorf("required (-Go +schema):\n%s", diff)
+			}
+			if tt.schema.AdditionalProperties == nil || *tt.schema.AdditionalProperties {
+				t.Errorf("not closed: additionalProperties must be false")
+			}
+		})
+	}
+	// Every method has a params and a result schema, and the index lists
+	// exactly the methods a fully granted session serves.
+	var methods []string
+	for _, m := range set.Methods {
+		methods = append(methods, m.Method)
+	}
+	want := append(readbatch.ReadMethods(), "workspace/read-batch", "workspace/refresh")
+	slices.Sort(want)
+	slices.Sort(methods)
+	if diff := cmp.Diff(want, methods); diff != "" {
+		t.Errorf("methods (-want +index):\n%s", diff)
+	}
+}
+
+// TestBoundsMatchGo pins the numeric bounds of the params schemas to the
+// constants the engines enforce.
+func TestBoundsMatchGo(t *testing.T) {
+	set, err := Load(schemaDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := map[string]*Schema{}
+	for _, m := range set.Methods {
+		p[m.Method] = m.ParamsSchema
+	}
+	check := func(what string, got *float64, want float64) {
+		t.Helper()
+		if got == nil || *got != want {
+			t.Errorf("%s: %v; want %v", what, got, want)
+		}
+	}
+	checkInt := func(what string, got *int, want int) {
+		t.Helper()
+		if got == nil || *got != want {
+			t.Errorf("%s: %v; want %v", what, got, want)
+		}
+	}
+	for _, m := range []string{"docir/search", "docir/query", "docir/context"} {
+		check(m+" limit max", p[m].Properties["limit"].Maximum, docir.MaxLimit)
+		check(m+" limit min", p[m].Properties["limit"].Minimum, 0) // 0: the default
+	}
+	check("context budget max", p["docir/context"].Properties["budget"].Maximum, workspace.MaxBudget)
+	checkInt("query bytes", p["docir/search"].Properties["query"].MinLength, 1)
+	checkInt("doc_ids max", p["docir/get"].Properties["doc_ids"].MaxItems, docir.MaxBatch)
+	frames := p["workspace/read-batch"].Properties["batch"].Properties["frames"]
+	checkInt("frames max", frames.MaxItems, readbatch.MaxFrames)
+	checkInt("frames min", frames.MinItems, 1)
+	checkInt("responses max", set.Defs.Defs["ReadBatchResult"].Properties["responses"].MaxItems, readbatch.MaxFrames)
+	if c := string(set.Defs.Defs["ReadBatchResult"].Properties["schema"].Const); c != `"`+readbatch.Schema+`"` {
+		t.Errorf("read-batch schema const %s", c)
+	}
+	if c := string(set.Defs.Defs["Discovery"].Properties["schema"].Const); c != `"`+docir.DiscoverySchema+`"` {
+		t.Errorf("discover schema const %s", c)
+	}
+}

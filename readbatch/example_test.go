@@ -1,0 +1,54 @@
+package readbatch_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/docir/docir/readbatch"
+)
+
+// A server hands Run its ordinary one-frame path, the read allowlist, the
+// host's worker count, the generation it holds and its authenticator.
+func ExampleRun() {
+	dispatch := func(ctx context.Context, frame []byte) []byte {
+		var req struct {
+			ID json.RawMessage `json:"id"`
+		}
+		json.Unmarshal(frame, &req)
+		if req.ID == nil {
+			return nil // a notification: nothing is written
+		}
+		return []byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"ok":true}}` + "\n")
+	}
+	cfg := readbatch.Config{
+		Dispatch:     dispatch,
+		Allow:        readbatch.ReadMethods(),
+		Workers:      2,
+		Revision:     3,
+		Authenticate: func(context.Context) error { return nil }, // the held source is unchanged
+		MaxResult:    1 << 20,
+	}
+	params := `{"image_revision":3,"batch":{"frames":[
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"workspace/status\"}",
+		"",
+		"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"workspace/refresh\"}"]}}`
+	out, err := readbatch.Run(context.Background(), cfg, json.RawMessage(params))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var res readbatch.Result
+	json.Unmarshal(out, &res)
+	for i, row := range res.Responses {
+		if row == nil {
+			fmt.Println(i, "null")
+			continue
+		}
+		fmt.Printf("%d %q\n", i, *row)
+	}
+	// Output:
+	// 0 "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"ok\":true}}\n"
+	// 1 null
+	// 2 "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32601,\"message\":\"method \\\"workspace/refresh\\\" is not allowed inside workspace/read-batch (allowed: docir/context, docir/get, docir/query, docir/search, workspace/discover, workspace/status); it was not run\",\"data\":{\"code\":\"method_not_found\"}}}\n"
+}
