@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/docir/docir/address"
 )
@@ -128,4 +131,49 @@ func (t *Tally) Add(d *Document, done, total int) error {
 	return Errorf(CodeReplyTooLarge,
 		"the documents asked for pass the %d-byte reply bound after %d of %d addresses (%s is %d bytes); ask for fewer addresses, or for sections (id#heading), in several calls",
 		t.Bound, done, total, d.Address, len(d.Body))
+}
+
+// ReadLog records the documents that the reads run with a context read,
+// so that a caller can check afterwards that their source files did not
+// change under them (the read batch's source authentication). It is safe
+// for concurrent use.
+type ReadLog struct {
+	mu  sync.Mutex
+	ids map[string]bool
+}
+
+type readLogKey struct{}
+
+// WithReadLog returns a context whose reads record what they read in l.
+func WithReadLog(ctx context.Context, l *ReadLog) context.Context {
+	return context.WithValue(ctx, readLogKey{}, l)
+}
+
+// ReadLogOf is the log of ctx, or nil.
+func ReadLogOf(ctx context.Context) *ReadLog {
+	l, _ := ctx.Value(readLogKey{}).(*ReadLog)
+	return l
+}
+
+// Add records that document id was read. A nil log records nothing.
+func (l *ReadLog) Add(id string) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ids == nil {
+		l.ids = map[string]bool{}
+	}
+	l.ids[id] = true
+}
+
+// IDs lists the documents read, sorted.
+func (l *ReadLog) IDs() []string {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Sorted(maps.Keys(l.ids))
 }

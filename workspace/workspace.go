@@ -153,6 +153,15 @@ func (s *Service) Pin(ctx context.Context, revision uint64) (*View, error) {
 	return s.viewOf(v), nil
 }
 
+// Hold returns a View of generation revision, or of the current one when
+// revision is 0.
+func (s *Service) Hold(ctx context.Context, revision uint64) (*View, error) {
+	if revision == 0 {
+		return s.Current(ctx)
+	}
+	return s.Pin(ctx, revision)
+}
+
 // notRetained is the stale_revision error of a pin on a generation the
 // store does not hold.
 func (s *Service) notRetained(revision uint64) error {

@@ -172,10 +172,6 @@ func file(method, kind string) string {
 	return strings.ReplaceAll(method, "/", ".") + "." + kind + ".json"
 }
 
-// NotIntegrated is the one message with which a test here may skip the
-// live read batch: the server still answers it not_implemented.
-const NotIntegrated = "skipping: docir serve answers workspace/read-batch with not_implemented (the readbatch engine is not integrated into the server yet)"
-
 // TestServerReplies sends real frames to a real `docir serve` and checks
 // that each params the server accepts is valid under its params schema, and
 // each result it sends is valid under its result schema. At each bound the
@@ -293,9 +289,6 @@ func TestServerReplies(t *testing.T) {
 		var r reply
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatal(err)
-		}
-		if r.Error != nil && r.Error.Data.Code == "not_implemented" {
-			t.Skip(NotIntegrated)
 		}
 		if r.Error != nil {
 			t.Fatalf("error reply: %s", line)

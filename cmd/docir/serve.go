@@ -122,7 +122,8 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	if _, err := ws.Status(ctx); err != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "docir serve: warning: %v\n", err)
 	}
-	e := session.New(session.Config{Reader: r, Local: ws, Refresh: ws.Refresh, Policy: policy, Version: opts.Version, Log: log})
+	e := session.New(session.Config{Reader: r, Local: ws, Refresh: ws.Refresh, Policy: policy, Version: opts.Version, Log: log,
+		Hold: holdFunc(ws, r)})
 
 	switch {
 	case opts.MCP:
@@ -146,3 +147,29 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		return session.Serve(ctx, e, opts.IO.In, opts.IO.Out)
 	}
 }
+
+// holdFunc holds one generation of the local store for the session's
+// pinned work (a read batch), federated with the same peers as every other
+// read when peers are declared.
+func holdFunc(ws *workspace.Service, r docir.Reader) func(context.Context, uint64) (session.Held, error) {
+	return func(ctx context.Context, rev uint64) (session.Held, error) {
+		v, err := ws.Hold(ctx, rev)
+		if err != nil {
+			return nil, err
+		}
+		if fed, ok := r.(*federation.Reader); ok {
+			return heldFederation{Reader: fed.WithLocal(v), view: v}, nil
+		}
+		return v, nil
+	}
+}
+
+// heldFederation reads a held view and the peers.
+type heldFederation struct {
+	docir.Reader
+	view *workspace.View
+}
+
+func (h heldFederation) Generation() uint64                     { return h.view.Generation() }
+func (h heldFederation) Authenticate(ctx context.Context) error { return h.view.Authenticate(ctx) }
+func (h heldFederation) Close() error                           { return h.view.Close() }

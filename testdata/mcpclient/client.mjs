@@ -5,11 +5,13 @@
 // every structuredContent against the tool's outputSchema, and throws
 // when one does not match.
 //
-// usage: node client.mjs DOCIR_BINARY CORPUS_DIR
+// usage: node client.mjs DOCIR_BINARY CORPUS_DIR [POLICY_FILE]
+// With a policy file the server is started with --policy, and when it
+// lists a read_batch tool the client runs a batch of three frames.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
-const [docir, corpus] = process.argv.slice(2);
+const [docir, corpus, policy] = process.argv.slice(2);
 if (!docir || !corpus) {
   console.error("usage: node client.mjs DOCIR_BINARY CORPUS_DIR");
   process.exit(2);
@@ -17,7 +19,7 @@ if (!docir || !corpus) {
 
 const transport = new StdioClientTransport({
   command: docir,
-  args: ["serve", "--mcp"],
+  args: policy ? ["serve", "--mcp", "--policy", policy] : ["serve", "--mcp"],
   cwd: corpus,
   stderr: "inherit",
 });
@@ -40,6 +42,23 @@ out.status = await client.callTool({ name: "status", arguments: {} });
 // Errors of the call are tool errors, not protocol errors.
 out.malformed = await client.callTool({ name: "get", arguments: { doc_ids: ["runbooks/disk-full", "a b"] } });
 out.notFound = await client.callTool({ name: "get", arguments: { doc_id: "nope" } });
+
+if (out.tools.some((t) => t.name === "read_batch")) {
+  const generation = out.status.structuredContent.generation;
+  out.readBatch = await client.callTool({
+    name: "read_batch",
+    arguments: {
+      image_revision: generation,
+      batch: {
+        frames: [
+          JSON.stringify({ jsonrpc: "2.0", id: 1, method: "docir/get", params: { doc_id: "runbooks/disk-full#Mitigate" } }),
+          JSON.stringify({ jsonrpc: "2.0", id: 2, method: "docir/search", params: { query: "retry budget", limit: 2 } }),
+          "not json",
+        ],
+      },
+    },
+  });
+}
 
 await client.close();
 process.stdout.write(JSON.stringify(out) + "\n");

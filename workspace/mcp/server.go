@@ -25,12 +25,13 @@ import (
 
 // Tool names.
 const (
-	ToolGet     = "get"
-	ToolSearch  = "search"
-	ToolQuery   = "query"
-	ToolContext = "context"
-	ToolStatus  = "status"
-	ToolRefresh = "refresh" // only when the host policy grants refresh
+	ToolGet       = "get"
+	ToolSearch    = "search"
+	ToolQuery     = "query"
+	ToolContext   = "context"
+	ToolStatus    = "status"
+	ToolRefresh   = "refresh"    // only when the host policy grants refresh
+	ToolReadBatch = "read_batch" // only when the host policy selects read_batch_workers
 )
 
 // instructions tell an agent how the tools fit together.

@@ -3,10 +3,12 @@ package mcp
 import (
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/readbatch"
 	"github.com/docir/docir/workspace/session"
 	"github.com/docir/docir/workspace/wire"
 )
@@ -93,6 +95,21 @@ func tools(e *session.Engine) []tool {
 			output:      schemaFor[docir.Status],
 		},
 	}
+	if e.Has(wire.MethodReadBatch) {
+		ts = append(ts, tool{
+			name: ToolReadBatch, title: "Run several reads at once", method: wire.MethodReadBatch, readOnly: true,
+			description: fmt.Sprintf("Run up to %d read requests on one generation of the store, in parallel (selected by the host). "+
+				"Each frame is a whole JSON-RPC request line calling one of %s; each answer comes back, in order, as the "+
+				"exact reply line that request gets alone (null for a notification). image_revision must be the current "+
+				"generation (status gives it).", readbatch.MaxFrames, strings.Join(e.ReadBatchMethods(), ", ")),
+			params: reflect.TypeFor[readBatchParams](),
+			output: schemaFor[readbatch.Result],
+			describe: map[string]string{
+				"image_revision": "the generation the batch must read (workspace status: generation)",
+				"batch":          fmt.Sprintf("{frames: 1 to %d JSON-RPC request lines}", readbatch.MaxFrames),
+			},
+		})
+	}
 	if e.Has(wire.MethodRefresh) {
 		ts = append(ts, tool{
 			name: ToolRefresh, title: "Refresh the store", method: wire.MethodRefresh,
@@ -103,6 +120,14 @@ func tools(e *session.Engine) []tool {
 		})
 	}
 	return ts
+}
+
+// readBatchParams is the read_batch tool's input, the method's params.
+type readBatchParams struct {
+	ImageRevision uint64 `json:"image_revision"`
+	Batch         struct {
+		Frames []string `json:"frames"`
+	} `json:"batch"`
 }
 
 // schemaFor derives the JSON schema of a wire shape.

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,9 +11,11 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/readbatch"
 	"github.com/docir/docir/workspace/wire"
 )
 
@@ -30,6 +33,11 @@ type Config struct {
 	// requests marked wire.HeaderPeer): the local store alone, so that a
 	// peer's request is never federated again. Nil means Reader.
 	Local docir.Reader
+	// Hold returns a reader held on one generation of the local store
+	// (revision 0: the current one) for work that must not move to a newer
+	// generation: a read batch. The binary wraps the view in the federation
+	// when peers are declared. Nil: such work answers no_store.
+	Hold func(ctx context.Context, revision uint64) (Held, error)
 	// Refresh refreshes the local store. The engine serves it as
 	// workspace/refresh only when the policy grants refresh, so a caller
 	// may always set it. Later reads through Reader must see the new
@@ -42,6 +50,19 @@ type Config struct {
 	// Log receives what a host should see on stderr (a handler that
 	// panicked, a reply that could not be written); nil discards.
 	Log *slog.Logger
+}
+
+// Held is a reader that answers from one generation of the local store
+// until it is closed (workspace.View is one).
+type Held interface {
+	docir.Reader
+	// Generation is the generation it reads.
+	Generation() uint64
+	// Authenticate checks that the store still holds that generation as
+	// current and that the sources of what the reads with ctx read (its
+	// docir.ReadLog) did not change: a source_drift error otherwise.
+	Authenticate(ctx context.Context) error
+	Close() error
 }
 
 // Engine is the one dispatcher behind every transport: NDJSON and HTTP hand
@@ -65,6 +86,30 @@ type Engine struct {
 	// peer is the engine that answers requests from peers: Local's reads,
 	// the default policy.
 	peer *Engine
+	// allow is the read batch's allowlist: the read methods this session
+	// serves.
+	allow []string
+	// drift is set once a read batch found the held source changed: every
+	// read then answers it until a granted refresh succeeds.
+	drift atomic.Pointer[docir.Error]
+}
+
+// readMethods are the methods that read the store: the ones a drifted
+// session refuses.
+var readMethods = map[string]bool{
+	wire.MethodGet: true, wire.MethodSearch: true, wire.MethodQuery: true, wire.MethodContext: true,
+	wire.MethodStatus: true, wire.MethodReadBatch: true,
+}
+
+type readerKey struct{}
+
+// reader is what a read with ctx answers from: the reader a read batch
+// holds, else the session's.
+func (e *Engine) reader(ctx context.Context) docir.Reader {
+	if r, ok := ctx.Value(readerKey{}).(docir.Reader); ok {
+		return r
+	}
+	return e.cfg.Reader
 }
 
 type methodFunc struct {
@@ -96,6 +141,11 @@ func New(cfg Config) *Engine {
 	if cfg.Policy != nil && cfg.Policy.ReadBatchWorkers > 0 {
 		e.methods[wire.MethodReadBatch] = methodFunc{run: (*Engine).readBatch}
 		e.caps = append(e.caps, CapabilityParallelRead)
+	}
+	for _, m := range readbatch.ReadMethods() {
+		if _, ok := e.methods[m]; ok {
+			e.allow = append(e.allow, m)
+		}
 	}
 	e.names = slices.Sorted(maps.Keys(e.methods))
 	e.peer = e
@@ -170,21 +220,26 @@ func (e *Engine) call(ctx context.Context, method string, params json.RawMessage
 	if !ok {
 		return nil, e.noMethod(method)
 	}
-	switch {
-	case !outer:
-	case m.exclusive:
-		e.mu.Lock()
-		defer e.mu.Unlock()
-	default:
-		e.mu.RLock()
-		defer e.mu.RUnlock()
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			e.log.Error("docir serve: a method panicked", "method", method, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			result, werr = nil, wire.NewError(docir.CodeInternal, "%s: internal error: %v", method, r)
+	if outer {
+		if m.exclusive {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+		} else {
+			e.mu.RLock()
+			defer e.mu.RUnlock()
 		}
-	}()
+		// An inner call's panic is its batch's to handle (it joins every
+		// worker and answers batch_worker_failed); an outer one's ends here.
+		defer func() {
+			if r := recover(); r != nil {
+				e.log.Error("docir serve: a method panicked", "method", method, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				result, werr = nil, wire.NewError(docir.CodeInternal, "%s: internal error: %v", method, r)
+			}
+		}()
+	}
+	if d := e.drift.Load(); d != nil && readMethods[method] {
+		return nil, wire.ToWire(d)
+	}
 	v, err := m.run(e, ctx, params)
 	if err != nil {
 		return nil, wire.ToWire(err)
@@ -207,6 +262,16 @@ func (e *Engine) noMethod(method string) *wire.Error {
 		return wire.NewError(docir.CodeMethodNotFound, "method %s is not selected by this host's policy (a %s policy with \"read_batch_workers\": 1 to 4 serves it)", method, PolicyV2)
 	}
 	return wire.NewError(docir.CodeMethodNotFound, "no method %q (workspace/discover lists this session's methods)", method)
+}
+
+// ReadBatchMethods lists the methods a read batch of this session may run
+// (the read allowlist this session serves), sorted; none when the host did
+// not select the read batch.
+func (e *Engine) ReadBatchMethods() []string {
+	if !e.Has(wire.MethodReadBatch) {
+		return nil
+	}
+	return slices.Clone(e.allow)
 }
 
 // Discover is this session's workspace/discover reply.
@@ -247,7 +312,7 @@ func (e *Engine) get(ctx context.Context, params json.RawMessage) (any, error) {
 		if err != nil {
 			return nil, malformed(err)
 		}
-		return docir.GetOne(ctx, e.cfg.Reader, a)
+		return docir.GetOne(ctx, e.reader(ctx), a)
 	case p.DocIDs != nil:
 		if len(p.DocIDs) > docir.MaxBatch {
 			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: %d addresses in doc_ids; at most %d in one call", wire.MethodGet, len(p.DocIDs), docir.MaxBatch)
@@ -256,7 +321,7 @@ func (e *Engine) get(ctx context.Context, params json.RawMessage) (any, error) {
 		if err != nil {
 			return nil, malformed(err)
 		}
-		return docir.Get(ctx, e.cfg.Reader, addrs)
+		return docir.Get(ctx, e.reader(ctx), addrs)
 	}
 	return nil, docir.Errorf(docir.CodeInvalidParams, "%s: want doc_id (one address) or doc_ids (a list of addresses)", wire.MethodGet)
 }
@@ -266,7 +331,7 @@ func (e *Engine) search(ctx context.Context, params json.RawMessage) (any, error
 	if err := wire.DecodeParams(wire.MethodSearch, params, &p); err != nil {
 		return nil, err
 	}
-	return e.cfg.Reader.Search(ctx, p)
+	return e.reader(ctx).Search(ctx, p)
 }
 
 func (e *Engine) query(ctx context.Context, params json.RawMessage) (any, error) {
@@ -274,7 +339,7 @@ func (e *Engine) query(ctx context.Context, params json.RawMessage) (any, error)
 	if err := wire.DecodeParams(wire.MethodQuery, params, &p); err != nil {
 		return nil, err
 	}
-	return e.cfg.Reader.Query(ctx, p)
+	return e.reader(ctx).Query(ctx, p)
 }
 
 func (e *Engine) context(ctx context.Context, params json.RawMessage) (any, error) {
@@ -282,7 +347,7 @@ func (e *Engine) context(ctx context.Context, params json.RawMessage) (any, erro
 	if err := wire.DecodeParams(wire.MethodContext, params, &p); err != nil {
 		return nil, err
 	}
-	return e.cfg.Reader.Context(ctx, p)
+	return e.reader(ctx).Context(ctx, p)
 }
 
 // noParams is the closed shape of a method that takes none.
@@ -292,7 +357,7 @@ func (e *Engine) status(ctx context.Context, params json.RawMessage) (any, error
 	if err := wire.DecodeParams(wire.MethodStatus, params, &noParams{}); err != nil {
 		return nil, err
 	}
-	return e.cfg.Reader.Status(ctx)
+	return e.reader(ctx).Status(ctx)
 }
 
 func (e *Engine) discover(_ context.Context, params json.RawMessage) (any, error) {
@@ -309,39 +374,53 @@ func (e *Engine) refresh(ctx context.Context, params json.RawMessage) (any, erro
 	if e.cfg.Refresh == nil {
 		return nil, docir.Errorf(docir.CodeNotImplemented, "%s: this session has no local store to refresh", wire.MethodRefresh)
 	}
-	return e.cfg.Refresh(ctx)
+	sum, err := e.cfg.Refresh(ctx)
+	if err == nil {
+		e.drift.Store(nil) // the store is whole again: reads may go on
+	}
+	return sum, err
 }
 
-// readBatchParams is the closed shape of workspace/read-batch (see
-// ../shared/DESIGN.md); the engine that runs it is a later piece of work.
-type readBatchParams struct {
-	ImageRevision json.RawMessage `json:"image_revision"`
-	Batch         json.RawMessage `json:"batch"`
-}
-
-type readBatchFrames struct {
-	Frames []string `json:"frames"`
-}
-
-func (e *Engine) readBatch(_ context.Context, params json.RawMessage) (any, error) {
-	var p readBatchParams
-	if err := wire.DecodeParams(wire.MethodReadBatch, params, &p); err != nil {
+// readBatch runs workspace/read-batch (package readbatch): every inner
+// frame on one held generation, at most the policy's workers at once, the
+// held source authenticated before and after. A drift found leaves the
+// session refusing reads until a granted refresh.
+func (e *Engine) readBatch(ctx context.Context, params json.RawMessage) (any, error) {
+	if e.cfg.Hold == nil {
+		return nil, docir.Errorf(docir.CodeNoStore, "%s: this session has no local store to hold", wire.MethodReadBatch)
+	}
+	h, err := e.cfg.Hold(ctx, 0)
+	if err != nil {
 		return nil, err
 	}
-	if p.ImageRevision == nil || p.Batch == nil {
-		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: want {image_revision, batch: {frames: [...]}}", wire.MethodReadBatch)
+	defer h.Close()
+	ctx = docir.WithReadLog(context.WithValue(ctx, readerKey{}, docir.Reader(h)), &docir.ReadLog{})
+	out, err := readbatch.Run(ctx, readbatch.Config{
+		Dispatch:     e.Dispatch,
+		Allow:        e.allow,
+		Workers:      e.cfg.Policy.ReadBatchWorkers,
+		Revision:     h.Generation(),
+		Authenticate: h.Authenticate,
+		MaxResult:    e.maxReply - batchEnvelope,
+	}, params)
+	var de *docir.Error
+	if errors.As(err, &de) && de.Code == docir.CodeSourceDrift {
+		e.drift.Store(de)
 	}
-	var b readBatchFrames
-	if err := wire.DecodeParams(wire.MethodReadBatch+" batch", p.Batch, &b); err != nil {
+	var pe *readbatch.PanicError
+	if errors.As(err, &pe) {
+		e.log.Error("docir serve: a read-batch worker panicked", "frame", pe.Frame, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+	}
+	if err != nil {
 		return nil, err
 	}
-	if n := len(b.Frames); n < 1 || n > 16 {
-		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: batch.frames holds %d frames; want 1 to 16", wire.MethodReadBatch, n)
-	}
-	return nil, docir.Errorf(docir.CodeNotImplemented,
-		"%s: the read-batch engine is not in this build of docir; the host's selection (read_batch_workers %d) is loaded and reported by %s, and no frame was run",
-		wire.MethodReadBatch, e.cfg.Policy.ReadBatchWorkers, wire.MethodDiscover)
+	return json.RawMessage(out), nil
 }
+
+// batchEnvelope is room for the reply around a read-batch result
+// ({"jsonrpc":"2.0","id":…,"result":…}), so that a result within its bound
+// is a reply within the session's.
+const batchEnvelope = 256
 
 // malformed prefixes an address parse error with the method; it keeps its
 // code (malformed_address) and its cause.

@@ -58,7 +58,7 @@ func checkLeaks(t *testing.T) {
 func newTestEngine(tb testing.TB, p *Policy, extra map[string]string) (*Engine, string) {
 	tb.Helper()
 	ws, dir := testStore(tb, extra)
-	return New(Config{Reader: ws, Refresh: ws.Refresh, Policy: p, Version: "test"}), filepath.Dir(dir)
+	return New(Config{Reader: ws, Refresh: ws.Refresh, Policy: p, Version: "test", Hold: holdOf(ws)}), filepath.Dir(dir)
 }
 
 // repeatReader is an endless stream of one byte.
@@ -69,4 +69,15 @@ func (r repeatReader) Read(p []byte) (int, error) {
 		p[i] = byte(r)
 	}
 	return len(p), nil
+}
+
+// holdOf is the Hold of a session over ws alone.
+func holdOf(ws *workspace.Service) func(context.Context, uint64) (Held, error) {
+	return func(ctx context.Context, rev uint64) (Held, error) {
+		v, err := ws.Hold(ctx, rev)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
 }
