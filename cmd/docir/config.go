@@ -43,8 +43,8 @@ type PeerConfig struct {
 
 // SourceConfig is one entry of `sources:`.
 type SourceConfig struct {
-	Path   string `mapstructure:"path"`
-	Prefix string `mapstructure:"prefix"`
+	Path   string `mapstructure:"path" yaml:"path"`
+	Prefix string `mapstructure:"prefix" yaml:"prefix,omitempty"`
 }
 
 // loadedConfig is the config with where it came from resolved.

@@ -163,8 +163,23 @@ func writeSources(path string, list []SourceConfig) error {
 	return os.Rename(tmp, path)
 }
 
-// editSources returns data with its `sources:` set to list.
+// editSources returns data with its `sources:` set to list. The result is
+// read back: a layout it cannot edit in place is refused, never written.
 func editSources(data []byte, list []SourceConfig) ([]byte, error) {
+	out, err := spliceSources(data, list)
+	if err != nil {
+		return nil, err
+	}
+	var back struct {
+		Sources []SourceConfig `yaml:"sources"`
+	}
+	if err := yaml.Unmarshal(out, &back); err != nil || !slices.Equal(back.Sources, list) {
+		return nil, fmt.Errorf("cannot rewrite sources: in this layout; edit the file by hand")
+	}
+	return out, nil
+}
+
+func spliceSources(data []byte, list []SourceConfig) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, err
@@ -178,16 +193,19 @@ func editSources(data []byte, list []SourceConfig) ([]byte, error) {
 			return nil, fmt.Errorf("top level is not a mapping")
 		}
 	}
-	var key, old *yaml.Node
+	var key, old, next *yaml.Node
 	if root != nil {
 		for i := 0; i+1 < len(root.Content); i += 2 {
 			if root.Content[i].Value == "sources" {
 				key, old = root.Content[i], root.Content[i+1]
+				if i+2 < len(root.Content) {
+					next = root.Content[i+2]
+				}
 			}
 		}
 	}
 	seq := sourcesNode(old, list)
-	block, err := encodeSources(key, seq)
+	block, err := encodeSources(key, old, seq)
 	if err != nil {
 		return nil, err
 	}
@@ -199,9 +217,24 @@ func editSources(data []byte, list []SourceConfig) ([]byte, error) {
 		}
 		return append(out, block...), nil
 	}
-	// Replace the lines from the key to the last line of its value.
+	// Replace the lines from the key to the last line of its value: up to
+	// the next key, less the blank and comment lines before that key (they
+	// are its own, or the list's foot comments, and stay).
 	lines := bytes.SplitAfter(data, []byte("\n"))
-	first, last := key.Line-1, lastLine(old)-1
+	if len(lines[len(lines)-1]) == 0 {
+		lines = lines[:len(lines)-1]
+	}
+	first, last := key.Line-1, len(lines)-1
+	if next != nil {
+		last = next.Line - 2
+	}
+	for last >= lastLine(old) {
+		l := bytes.TrimSpace(lines[last])
+		if len(l) > 0 && l[0] != '#' {
+			break
+		}
+		last--
+	}
 	if key.Column != 1 || first < 0 || last >= len(lines) || last < first {
 		return nil, fmt.Errorf("sources: unexpected layout (line %d)", key.Line)
 	}
@@ -279,10 +312,13 @@ func setMapValue(m *yaml.Node, key, value string) {
 // encodeSources renders `sources:` and its value as YAML lines. The key's
 // head comment and the value's foot comments stay where they are in the
 // file, outside the replaced lines, so they are not written again.
-func encodeSources(key, seq *yaml.Node) ([]byte, error) {
+func encodeSources(key, old, seq *yaml.Node) ([]byte, error) {
 	k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "sources"}
 	if key != nil {
 		k.LineComment = key.LineComment
+		if k.LineComment == "" {
+			k.LineComment = old.LineComment // `sources: [a, b] # comment`
+		}
 	}
 	seq.FootComment = ""
 	if n := len(seq.Content); n > 0 {
@@ -301,7 +337,8 @@ func encodeSources(key, seq *yaml.Node) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// lastLine is the last line any node under n starts on.
+// lastLine is the last line any node under n starts on (a multi-line
+// scalar goes on below it).
 func lastLine(n *yaml.Node) int {
 	last := n.Line
 	for _, c := range n.Content {
