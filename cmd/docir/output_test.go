@@ -219,3 +219,46 @@ func FuzzEditSources(f *testing.F) {
 		}
 	})
 }
+
+// The JSON of `docir sources` is a wire shape: its fields are pinned.
+func TestSourcesShape(t *testing.T) {
+	var out bytes.Buffer
+	res := sourcesResult{Config: "/p/docir.yaml", Sources: []sourceEntry{{Path: "../a", Dir: "/a"}, {Path: "b", Prefix: "x", Dir: "/p/b"}}}
+	if err := printJSON(&out, res); err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "config": "/p/docir.yaml",
+  "sources": [
+    {
+      "path": "../a",
+      "dir": "/a"
+    },
+    {
+      "path": "b",
+      "prefix": "x",
+      "dir": "/p/b"
+    }
+  ]
+}
+`
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// A miss's suggestions are printed beside it in text.
+func TestGetTextSuggestions(t *testing.T) {
+	var out bytes.Buffer
+	res := docir.GetResult{Missing: []docir.Missing{
+		{Address: "docs/a.md", Reason: docir.ReasonNoDocument, Suggestions: []string{"a", "b/a"}},
+		{Address: "z", Reason: docir.ReasonNoDocument},
+	}}
+	if err := printGetText(&out, res); err != nil {
+		t.Fatal(err)
+	}
+	want := "<!-- docir: missing docs/a.md (no_document; did you mean a, b/a?) -->\n<!-- docir: missing z (no_document) -->\n"
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
