@@ -75,7 +75,7 @@ func (f *Factory) Reader() (workspace.Reader, error) {
 		return nil, err
 	}
 	if len(f.config.peers) == 0 {
-		if err := somethingToRead(f.config); err != nil {
+		if err := somethingToRead(f.config, "read"); err != nil {
 			return nil, err
 		}
 		return ws, nil
@@ -156,10 +156,11 @@ func (f *Factory) wantText() (bool, error) {
 	}
 }
 
-// somethingToRead refuses a read that would index nothing: no store yet and
-// no markdown file in any source. Without it the first read in an empty
-// folder would create an empty store and answer nothing, silently.
-func somethingToRead(lc *loadedConfig) error {
+// somethingToRead refuses a read (or a bare `docir index`) that would index
+// nothing: no store yet and no markdown file in any source. Without it the
+// first read in an empty folder would create an empty store and answer
+// nothing, silently.
+func somethingToRead(lc *loadedConfig, what string) error {
 	dir := lc.StoreDir()
 	if _, err := store.CurrentGeneration(dir); docir.CodeOf(err) != docir.CodeNoStore {
 		return nil // a store (or an error the read will report)
@@ -180,7 +181,7 @@ func somethingToRead(lc *loadedConfig) error {
 		where = fmt.Sprintf("no *.md files under any of the %d sources", len(srcs))
 	}
 	return &docir.Error{Code: docir.CodeNoStore, Err: store.ErrNoStore, Message: fmt.Sprintf(
-		"nothing to read: no store in %s and %s; run `docir index DIR` with a folder of markdown", dir, where)}
+		"nothing to %s: no store in %s and %s; run `docir index DIR` with a folder of markdown", what, dir, where)}
 }
 
 // hasMarkdown reports whether a *.md file lies under dir, in a folder the

@@ -83,7 +83,12 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 		return err
 	}
 	var list []SourceConfig
-	if len(opts.Dirs) > 0 {
+	if len(opts.Dirs) == 0 {
+		// A bare refresh with nothing to index writes nothing either.
+		if err := somethingToRead(lc, "index"); err != nil {
+			return err
+		}
+	} else {
 		if err := checkDirs(opts.Dirs); err != nil {
 			return err
 		}
