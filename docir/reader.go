@@ -35,6 +35,9 @@ type Reader interface {
 type Resolution struct {
 	Document *Document // nil when it did not resolve
 	Reason   string    // a Reason* when Document is nil
+	// Suggestions are addresses the store holds that a no_document miss
+	// most likely meant; data for the caller, never read in its place.
+	Suggestions []string
 }
 
 // Resolved is what a Reader made of a list of addresses: one Resolution
@@ -57,7 +60,7 @@ func Get(ctx context.Context, r Reader, addrs []address.Address) (GetResult, err
 		if item.Document != nil {
 			out.Documents = append(out.Documents, *item.Document)
 		} else {
-			out.Missing = append(out.Missing, Missing{Address: addrs[i].String(), Reason: item.Reason})
+			out.Missing = append(out.Missing, Missing{Address: addrs[i].String(), Reason: item.Reason, Suggestions: item.Suggestions})
 		}
 	}
 	return out, nil
@@ -76,7 +79,11 @@ func GetOne(ctx context.Context, r Reader, a address.Address) (Document, error) 
 	if d := res.Items[0].Document; d != nil {
 		return *d, nil
 	}
-	return Document{}, NotFound(a, res.Items[0].Reason, res.Warnings)
+	warnings := res.Warnings
+	if s := res.Items[0].Suggestions; len(s) > 0 {
+		warnings = append([]string{"did you mean " + strings.Join(s, ", ") + "?"}, warnings...)
+	}
+	return Document{}, NotFound(a, res.Items[0].Reason, warnings)
 }
 
 // NotFound is the error of a single-address read that found nothing; the

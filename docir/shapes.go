@@ -32,8 +32,9 @@ type SectionRef struct {
 
 // Missing is one address of a batch that did not resolve, and why.
 type Missing struct {
-	Address string `json:"address"`
-	Reason  string `json:"reason"`
+	Address     string   `json:"address"`
+	Reason      string   `json:"reason"`
+	Suggestions []string `json:"suggestions,omitempty"` // nearest ids for a no_document miss; never applied silently
 }
 
 // GetResult is the reply to a `doc_ids` read: the documents that resolved,

@@ -103,6 +103,7 @@ func (r *Reader) Close() error {
 // state is what the federation knows of one distinct address.
 type state struct {
 	doc         *docir.Document
+	suggestions []string // the nearest store's, for a no_document miss
 	sawDocument bool // some store holds the document but not the section
 	unavailable bool // a store that might hold it could not answer
 }
@@ -123,6 +124,9 @@ func (s *state) learn(o docir.Resolution) {
 	if o.Document != nil {
 		s.doc = o.Document
 		return
+	}
+	if len(s.suggestions) == 0 {
+		s.suggestions = o.Suggestions
 	}
 	switch o.Reason {
 	case docir.ReasonNoSection:
@@ -230,6 +234,9 @@ func (r *Reader) Resolve(ctx context.Context, addrs []address.Address) (docir.Re
 		s := states[a]
 		if s.doc == nil {
 			out[i] = docir.Resolution{Reason: s.reason()}
+			if out[i].Reason == docir.ReasonNoDocument {
+				out[i].Suggestions = s.suggestions
+			}
 			continue
 		}
 		if err := tally.Add(s.doc, i+1, len(addrs)); err != nil {

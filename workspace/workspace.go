@@ -305,6 +305,7 @@ func (s *Service) Resolve(ctx context.Context, addrs []address.Address) (docir.R
 	snap := v.snap
 	out := make([]docir.Resolution, len(addrs))
 	tally := docir.NewTally(ctx)
+	suggested := 0
 	for i, a := range addrs {
 		if err := ctx.Err(); err != nil {
 			return docir.Resolved{}, err
@@ -319,9 +320,20 @@ func (s *Service) Resolve(ctx context.Context, addrs []address.Address) (docir.R
 			}
 		}
 		out[i] = docir.Resolution{Document: doc, Reason: reason}
+		if reason == docir.ReasonNoDocument && suggested < maxSuggested {
+			// A scan of the ids per miss: only the first few misses.
+			suggested++
+			if out[i].Suggestions, err = Suggest(snap, a, 3); err != nil {
+				return docir.Resolved{}, err
+			}
+		}
 	}
 	return docir.Resolved{Items: out}, nil
 }
+
+// maxSuggested bounds the misses of one read that get suggestions: each
+// costs a scan of the ids.
+const maxSuggested = 5
 
 func resolveOne(snap *store.Snapshot, a address.Address) (*docir.Document, string, error) {
 	rec, body, ok, err := snap.Lookup(a.ID)

@@ -2,16 +2,13 @@ package main
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/viper"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/federation"
@@ -46,8 +43,8 @@ type PeerConfig struct {
 
 // SourceConfig is one entry of `sources:`.
 type SourceConfig struct {
-	Path   string `mapstructure:"path"`
-	Prefix string `mapstructure:"prefix"`
+	Path   string `mapstructure:"path" yaml:"path"`
+	Prefix string `mapstructure:"prefix" yaml:"prefix,omitempty"`
 }
 
 // loadedConfig is the config with where it came from resolved.
@@ -99,9 +96,15 @@ func loadConfig(v *viper.Viper, explicit string) (*loadedConfig, error) {
 	v.SetDefault("format", "auto")
 	if file != "" {
 		lc.BaseDir = filepath.Dir(file)
-		v.SetConfigFile(file)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, docir.Errorf(docir.CodeConfig, "config %s: %v", file, err)
+		}
+		if err := checkConfigFile(file, data); err != nil {
+			return nil, err
+		}
 		v.SetConfigType("yaml")
-		if err := v.ReadInConfig(); err != nil {
+		if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 			return nil, docir.Errorf(docir.CodeConfig, "config %s: %v", file, err)
 		}
 	}
@@ -125,7 +128,9 @@ func (lc *loadedConfig) validate() error {
 	switch lc.Format {
 	case "auto", "json", "text":
 	default:
-		return docir.Errorf(docir.CodeUsage, "format %q: want auto, json or text", lc.Format)
+		// The config file's value was checked with its line; this one
+		// came from the flag or the environment.
+		return docir.Errorf(docir.CodeUsage, "--format %s (or DOCIR_FORMAT): want auto, json or text", lc.Format)
 	}
 	for i, s := range lc.Sources {
 		if strings.TrimSpace(s.Path) == "" {
@@ -205,95 +210,66 @@ func (lc *loadedConfig) StoreSources() []store.Source {
 	return out
 }
 
-// saveSources records dirs as the config's sources, keeping each one's
-// prefix if it was configured, and writes the config file (creating
-// docir.yaml in the working folder when there is none). Everything else in
-// the file, comments included, is kept.
-func (lc *loadedConfig) saveSources(dirs []string) ([]store.Source, error) {
-	file := lc.File
-	if file == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		file = filepath.Join(wd, ConfigFileName)
-		lc.File, lc.BaseDir = file, wd
-	}
-	prefixes := map[string]string{}
-	for _, s := range lc.Sources {
-		prefixes[lc.abs(s.Path)] = s.Prefix
-	}
-	var list []SourceConfig
-	var out []store.Source
+// sourcesAdding is the source list with dirs (as typed, relative to the
+// working folder) added: a folder already listed keeps its place, and its
+// prefix changes only when prefix is given. prefix applies to every dir.
+func (lc *loadedConfig) sourcesAdding(dirs []string, prefix string, setPrefix bool) ([]SourceConfig, error) {
+	list := slices.Clone(lc.Sources)
 	for _, d := range dirs {
-		abs, err := filepath.Abs(d)
+		w, err := lc.asWritten(d)
 		if err != nil {
 			return nil, err
 		}
-		rel := abs
-		if r, err := filepath.Rel(lc.BaseDir, abs); err == nil && !strings.HasPrefix(r, "..") {
-			rel = filepath.ToSlash(r)
+		i := lc.indexOf(list, w)
+		if i < 0 {
+			list = append(list, SourceConfig{Path: w, Prefix: prefix})
+		} else if setPrefix {
+			list[i].Prefix = prefix
 		}
-		list = append(list, SourceConfig{Path: rel, Prefix: prefixes[abs]})
-		out = append(out, store.Source{Path: abs, Prefix: prefixes[abs]})
 	}
-	if err := writeSources(file, list); err != nil {
-		return nil, docir.Errorf(docir.CodeConfig, "config %s: %v", file, err)
-	}
-	lc.Sources = list
-	return out, nil
+	return list, nil
 }
 
-// writeSources sets the `sources:` key of the YAML file at path, creating
-// the file if needed, through the YAML node tree so the rest is untouched.
-func writeSources(path string, list []SourceConfig) error {
-	var doc yaml.Node
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	if len(bytes.TrimSpace(data)) > 0 {
-		if err := yaml.Unmarshal(data, &doc); err != nil {
-			return err
+// sourcesRemoving is the source list without dirs; each must be listed.
+func (lc *loadedConfig) sourcesRemoving(dirs []string) ([]SourceConfig, error) {
+	list := slices.Clone(lc.Sources)
+	for _, d := range dirs {
+		w, err := lc.asWritten(d)
+		if err != nil {
+			return nil, err
 		}
-	}
-	if doc.Kind == 0 {
-		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return fmt.Errorf("top level is not a mapping")
-	}
-	var seq yaml.Node
-	items := make([]map[string]string, len(list))
-	for i, s := range list {
-		items[i] = map[string]string{"path": s.Path}
-		if s.Prefix != "" {
-			items[i]["prefix"] = s.Prefix
+		i := lc.indexOf(list, w)
+		if i < 0 {
+			return nil, docir.Errorf(docir.CodeUsage, "source %s is not in the sources of %s (docir sources lists them)", d, orNone(lc.File))
 		}
+		list = slices.Delete(list, i, i+1)
 	}
-	if err := seq.Encode(items); err != nil {
-		return err
+	return list, nil
+}
+
+// indexOf finds the entry of list naming the folder w (as written), by
+// its absolute path, so "docs" and "./docs/" are one folder.
+func (lc *loadedConfig) indexOf(list []SourceConfig, w string) int {
+	abs := lc.abs(w)
+	return slices.IndexFunc(list, func(s SourceConfig) bool { return lc.abs(s.Path) == abs })
+}
+
+// configFileToWrite is the config file to write sources to: the one read,
+// else docir.yaml in the working folder (which is then BaseDir already).
+func (lc *loadedConfig) configFileToWrite() string {
+	if lc.File != "" {
+		return lc.File
 	}
-	replaced := false
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value == "sources" {
-			root.Content[i+1] = &seq
-			replaced = true
-		}
+	return filepath.Join(lc.BaseDir, ConfigFileName)
+}
+
+// saveSources writes list as the config's sources, creating the config
+// file when there is none, and keeps it as the loaded config's.
+func (lc *loadedConfig) saveSources(list []SourceConfig) error {
+	file := lc.configFileToWrite()
+	if err := writeSources(file, list); err != nil {
+		return docir.Errorf(docir.CodeConfig, "config %s: %v", file, err)
 	}
-	if !replaced {
-		root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "sources"}, &seq)
-	}
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(&doc); err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	lc.File, lc.Sources = file, list
+	return nil
 }

@@ -67,17 +67,19 @@ func contextRun(ctx context.Context, opts *ContextOptions) error {
 	if err != nil {
 		return err
 	}
-	printWarnings(opts.IO.ErrOut, res.Warnings)
+	printWarnings(opts.IO, res.Warnings)
 	if text {
-		return printContextText(opts.IO.Out, res, newMarker(opts.IO.Out))
+		return opts.IO.paged(func(w io.Writer) error {
+			return printContextText(w, res, newMarker(opts.IO), opts.IO.width())
+		})
 	}
-	return printJSON(opts.IO.Out, res)
+	return opts.IO.printJSON(res)
 }
 
 // printContextText prints what to read next (address and tokens), then
 // each ranked document with its snippet and outline; the address is always
 // the first column.
-func printContextText(w io.Writer, res docir.ContextResult, mark marker) error {
+func printContextText(w io.Writer, res docir.ContextResult, mark marker, width int) error {
 	if len(res.Hits) == 0 {
 		_, err := fmt.Fprintf(w, "no documents match %q\n", res.Query)
 		return err
@@ -92,7 +94,7 @@ func printContextText(w io.Writer, res docir.ContextResult, mark marker) error {
 	if len(rows) == 0 {
 		b.WriteString("(nothing fits the budget)\n")
 	}
-	widths := columnWidths(rows)
+	widths := fitWidths(columnWidths(rows), width, []shrink{{0, 24}})
 	for _, row := range rows {
 		writeRow(&b, row, widths, []bool{false, true})
 	}
@@ -102,7 +104,7 @@ func printContextText(w io.Writer, res docir.ContextResult, mark marker) error {
 	for _, h := range res.Hits {
 		rows = append(rows, []string{hitAddress(h.Hit), formatScore(h.Score), strconv.Itoa(h.Tokens), h.Title})
 	}
-	widths = columnWidths(rows)
+	widths = fitWidths(columnWidths(rows), width, []shrink{{3, 12}, {0, 24}})
 	for i, row := range rows {
 		writeRow(&b, row, widths, []bool{false, true, true, false})
 		if i == 0 {
@@ -110,13 +112,13 @@ func printContextText(w io.Writer, res docir.ContextResult, mark marker) error {
 		}
 		h := res.Hits[i-1]
 		if h.Snippet != "" {
-			b.WriteString("    " + mark.highlight(h.Snippet, res.Query) + "\n")
+			b.WriteString("    " + mark.highlight(fitText(h.Snippet, width-4), res.Query) + "\n")
 		}
 		outline := [][]string{}
 		for _, o := range h.Outline {
 			outline = append(outline, []string{"  " + o.Address, strconv.Itoa(o.Tokens), strings.Repeat("  ", max(0, o.Level-1)) + o.Heading})
 		}
-		ow := columnWidths(outline)
+		ow := fitWidths(columnWidths(outline), width, []shrink{{2, 12}, {0, 24}})
 		for _, row := range outline {
 			writeRow(&b, row, ow, []bool{false, true, false})
 		}

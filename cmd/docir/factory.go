@@ -2,15 +2,17 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"io/fs"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/viper"
-	"golang.org/x/term"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/federation"
+	"github.com/docir/docir/store"
 	"github.com/docir/docir/store/ingest"
 	"github.com/docir/docir/workspace"
 )
@@ -69,8 +71,14 @@ func (f *Factory) Workspace() (*workspace.Service, error) {
 // first, then the peers in declaration order.
 func (f *Factory) Reader() (docir.Reader, error) {
 	ws, err := f.Workspace()
-	if err != nil || len(f.config.peers) == 0 {
-		return ws, err
+	if err != nil {
+		return nil, err
+	}
+	if len(f.config.peers) == 0 {
+		if err := somethingToRead(f.config, "read"); err != nil {
+			return nil, err
+		}
+		return ws, nil
 	}
 	if f.fed == nil {
 		peers, err := federation.OpenPeers(f.config.peers)
@@ -119,6 +127,82 @@ func (f *Factory) progress() func(stage string, done, total int) {
 	}
 }
 
+// completionService is the local store for shell completion: it never
+// indexes (a TAB must not start a refresh) and prints nothing.
+func (f *Factory) completionService() (*workspace.Service, error) {
+	lc, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	return workspace.New(workspace.Config{Dir: lc.StoreDir(), Sources: lc.StoreSources()}), nil
+}
+
+// wantText resolves --format: text for "text", or for "auto" when stdout
+// is a terminal; JSON otherwise, and always with --jq.
+func (f *Factory) wantText() (bool, error) {
+	lc, err := f.Config()
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case f.IO.jq != nil && lc.Format == "text":
+		return false, docir.Errorf(docir.CodeUsage, "--jq filters JSON output: drop --format text")
+	case f.IO.jq != nil, lc.Format == "json":
+		return false, nil
+	case lc.Format == "text":
+		return true, nil
+	default:
+		return f.IO.outIsTerminal(), nil
+	}
+}
+
+// somethingToRead refuses a read (or a bare `docir index`) that would index
+// nothing: no store yet and no markdown file in any source. Without it the
+// first read in an empty folder would create an empty store and answer
+// nothing, silently.
+func somethingToRead(lc *loadedConfig, what string) error {
+	dir := lc.StoreDir()
+	if _, err := store.CurrentGeneration(dir); docir.CodeOf(err) != docir.CodeNoStore {
+		return nil // a store (or an error the read will report)
+	}
+	srcs := lc.StoreSources()
+	for _, s := range srcs {
+		if hasMarkdown(s.Path) {
+			return nil // the read indexes it first
+		}
+	}
+	var where string
+	switch {
+	case len(srcs) == 0:
+		where = fmt.Sprintf("%s lists no sources", lc.File)
+	case len(srcs) == 1:
+		where = "no *.md files under " + srcs[0].Path
+	default:
+		where = fmt.Sprintf("no *.md files under any of the %d sources", len(srcs))
+	}
+	return &docir.Error{Code: docir.CodeNoStore, Err: store.ErrNoStore, Message: fmt.Sprintf(
+		"nothing to %s: no store in %s and %s; run `docir index DIR` with a folder of markdown", what, dir, where)}
+}
+
+// hasMarkdown reports whether a *.md file lies under dir, in a folder the
+// indexer reads (hidden folders are not); it stops at the first one.
+func hasMarkdown(dir string) bool {
+	found := false
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil
+		case d.IsDir() && p != dir && strings.HasPrefix(d.Name(), "."):
+			return fs.SkipDir
+		case !d.IsDir() && strings.HasSuffix(d.Name(), ".md"):
+			found = true
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return found
+}
+
 // Close releases what the factory opened.
 func (f *Factory) Close() {
 	if f.fed != nil {
@@ -127,9 +211,4 @@ func (f *Factory) Close() {
 	if f.ws != nil {
 		_ = f.ws.Close()
 	}
-}
-
-func isTerminal(w any) bool {
-	file, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(file.Fd()))
 }

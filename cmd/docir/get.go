@@ -41,7 +41,8 @@ search, query and context print.`,
 		Example: `  docir get adr/0001-record-architecture-decisions
   docir get adr/0003 runbooks/disk-full#mitigate "runbooks/disk-full#Escalate"
   docir search "retry budget" | docir get -`,
-		Args: usageArgs(cobra.MinimumNArgs(1)),
+		Args:              usageArgs(cobra.MinimumNArgs(1)),
+		ValidArgsFunction: completeAddresses(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			if len(args) == 1 && args[0] == "-" {
@@ -82,19 +83,19 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 			return err
 		}
 		if text {
-			return printDocumentText(opts.IO.Out, &doc)
+			return opts.IO.paged(func(w io.Writer) error { return printDocumentText(w, &doc) })
 		}
-		return printJSON(opts.IO.Out, doc)
+		return opts.IO.printJSON(doc)
 	}
 	out, err := docir.Get(ctx, r, addrs)
 	if err != nil {
 		return err
 	}
-	printWarnings(opts.IO.ErrOut, out.Warnings)
+	printWarnings(opts.IO, out.Warnings)
 	if text {
-		return printGetText(opts.IO.Out, out)
+		return opts.IO.paged(func(w io.Writer) error { return printGetText(w, out) })
 	}
-	return printJSON(opts.IO.Out, out)
+	return opts.IO.printJSON(out)
 }
 
 // getAddresses parses every address before anything is read: one malformed
@@ -144,7 +145,11 @@ func printGetText(w io.Writer, r docir.GetResult) error {
 		}
 	}
 	for _, m := range r.Missing {
-		if _, err := fmt.Fprintf(w, "<!-- docir: missing %s (%s) -->\n", m.Address, m.Reason); err != nil {
+		hint := ""
+		if len(m.Suggestions) > 0 {
+			hint = "; did you mean " + strings.Join(m.Suggestions, ", ") + "?"
+		}
+		if _, err := fmt.Fprintf(w, "<!-- docir: missing %s (%s%s) -->\n", m.Address, m.Reason, hint); err != nil {
 			return err
 		}
 	}

@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -19,36 +23,54 @@ type IndexOptions struct {
 	Workspace func() (*workspace.Service, error)
 	WantText  func() (bool, error)
 
-	Dirs []string
+	Dirs      []string
+	Prefix    string
+	PrefixSet bool // --prefix was given (an empty one removes a prefix)
 }
 
 func newCmdIndex(f *Factory, runF func(context.Context, *IndexOptions) error) *cobra.Command {
 	opts := &IndexOptions{IO: f.IO, Config: f.Config, Workspace: f.Workspace, WantText: f.wantText}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "index [SOURCE_DIR...]",
-		Short: "Ingest or refresh the store from source folders",
+		Short: "Ingest or refresh the store; folders given are added to the sources",
 		Long: `Index folders of *.md files into the store, or refresh it.
 
-With folders, they become the sources and are saved in the config
-(docir.yaml; created in the working folder if there is none). Without,
-the configured sources are refreshed; with no config at all, the working
-folder is the source.
+Folders given are added to the sources, which are saved in the config
+(docir.yaml; created in the working folder if there is none) as written,
+relative to the config's folder. The config is written only after the
+refresh succeeded: a folder whose ids clash with another source's (two
+README.md, say) is refused with the fix, and docir.yaml stays as it was.
+--prefix NAME puts NAME/ before the ids of the one folder given. Without
+folders, the configured sources are refreshed; with no config at all,
+the working folder is the source. docir sources lists and edits the list.
 
 Unchanged files (same size and mtime, else same content digest) are not
 read again. A refresh that changes anything publishes a new generation
 atomically; readers are never blocked. Warnings (skipped files) go to
-stderr; a progress bar is drawn on stderr when it is a terminal.`,
+stderr, the first few and a count unless -v; a progress bar is drawn on
+stderr when it is a terminal.`,
 		Example: `  docir index docs/ adr/
+  docir index --prefix kep ../enhancements/keps
+  docir index                 # refresh the configured sources
   docir index --format json`,
 		Args: usageArgs(cobra.ArbitraryArgs),
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return nil, cobra.ShellCompDirectiveFilterDirs
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dirs = args
+			opts.PrefixSet = cmd.Flags().Changed("prefix")
+			if opts.PrefixSet && len(args) != 1 {
+				return docir.Errorf(docir.CodeUsage, "--prefix names the ids of one source: give exactly one SOURCE_DIR")
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
 			return indexRun(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().StringVar(&opts.Prefix, "prefix", "", "put `NAME`/ before the ids of the folder given (\"\" removes its prefix)")
+	return cmd
 }
 
 func indexRun(ctx context.Context, opts *IndexOptions) error {
@@ -56,31 +78,76 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 	if err != nil {
 		return err
 	}
-	if len(opts.Dirs) > 0 {
-		lc, err := opts.Config()
-		if err != nil {
+	lc, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	var list []SourceConfig
+	if len(opts.Dirs) == 0 {
+		// A bare refresh with nothing to index writes nothing either.
+		if err := somethingToRead(lc, "index"); err != nil {
 			return err
 		}
+	} else {
 		if err := checkDirs(opts.Dirs); err != nil {
 			return err
 		}
-		if _, err := lc.saveSources(opts.Dirs); err != nil {
+		if list, err = lc.sourcesAdding(opts.Dirs, opts.Prefix, opts.PrefixSet); err != nil {
 			return err
 		}
 	}
-	ws, err := opts.Workspace()
+	sum, err := refreshWith(ctx, lc, list, opts.Workspace)
 	if err != nil {
-		return err
+		return clashHint(err, opts.Dirs)
 	}
-	sum, err := ws.Refresh(ctx)
-	if err != nil {
-		return err
-	}
-	printWarnings(opts.IO.ErrOut, sum.Warnings)
+	printWarnings(opts.IO, sum.Warnings)
 	if text {
 		return printIndexText(opts.IO.Out, sum)
 	}
-	return printJSON(opts.IO.Out, sum)
+	return opts.IO.printJSON(sum)
+}
+
+// refreshWith refreshes the store from list (nil: the configured sources)
+// and writes list to the config only once the refresh succeeded, so a
+// source that cannot be indexed is never remembered.
+func refreshWith(ctx context.Context, lc *loadedConfig, list []SourceConfig, open func() (*workspace.Service, error)) (docir.IndexSummary, error) {
+	old, oldFile := lc.Sources, lc.File
+	write := list != nil && (oldFile == "" || !slices.Equal(list, old))
+	if list != nil {
+		lc.Sources = list // the workspace opens on the new list
+	}
+	ws, err := open()
+	if err != nil {
+		return docir.IndexSummary{}, err
+	}
+	sum, err := ws.Refresh(ctx)
+	if err != nil {
+		lc.Sources = old
+		return sum, err
+	}
+	if write {
+		if err := lc.saveSources(list); err != nil {
+			return sum, err
+		}
+	}
+	return sum, nil
+}
+
+// clashHint adds the fix to a refresh that failed because two files claim
+// one id, which is what two sources each holding README.md do.
+func clashHint(err error, dirs []string) error {
+	var e *docir.Error
+	if !errors.As(err, &e) || e.Code != docir.CodeSource || !strings.Contains(e.Message, "claim the id") {
+		return err
+	}
+	fix := "docir index --prefix NAME DIR"
+	if len(dirs) == 1 {
+		name := filepath.Base(filepath.Clean(dirs[0]))
+		fix = fmt.Sprintf("docir index --prefix %s %s", name, dirs[0])
+	}
+	return &docir.Error{Code: e.Code, Err: e.Err, Message: e.Message +
+		"\nif they are in different sources, give one a prefix (its ids become NAME/<path>): " + fix +
+		"\nnothing was published and the config is unchanged"}
 }
 
 // checkDirs refuses a source that is not a folder before the config is

@@ -1,30 +1,133 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+
+	"github.com/itchyny/gojq"
+	"golang.org/x/term"
+
+	"github.com/docir/docir/docir"
 )
 
-// wantText resolves --format: text for "text", or for "auto" when stdout
-// is a terminal; JSON otherwise.
-func (f *Factory) wantText() (bool, error) {
-	lc, err := f.Config()
-	if err != nil {
-		return false, err
+// IOStreams are the process's streams, replaceable in tests, and how
+// output is shaped for them: --jq, --color, -v, the pager.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	Verbose bool        // -v: every warning, not a summary
+	Color   string      // --color: auto, always or never
+	jq      *gojq.Code  // --jq, compiled; nil without
+	pager   *exec.Cmd   // the running pager, if Out goes to one
+	realOut io.Writer   // Out before the pager took it
+	isTTY   func() bool // stdout is a terminal (replaceable in tests)
+}
+
+// outIsTerminal reports whether stdout is a terminal.
+func (s *IOStreams) outIsTerminal() bool {
+	if s.isTTY != nil {
+		return s.isTTY()
 	}
-	switch lc.Format {
-	case "text":
-		return true, nil
-	case "json":
-		return false, nil
-	default:
-		return isTerminal(f.IO.Out), nil
+	return isTerminal(s.Out)
+}
+
+// colorOn reports whether text output may carry terminal escapes:
+// --color always, or auto on a terminal without NO_COLOR (or TERM=dumb).
+func (s *IOStreams) colorOn() bool {
+	switch s.Color {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	return s.outIsTerminal() && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+}
+
+// width is the terminal's width in columns, or 0 (no limit) when stdout
+// is not a terminal: a pipe gets every byte.
+func (s *IOStreams) width() int {
+	if !s.outIsTerminal() {
+		return 0
+	}
+	if f, ok := s.Out.(*os.File); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return 80
+}
+
+// setJQ compiles --jq once, before any store is opened.
+func (s *IOStreams) setJQ(expr string) error {
+	if expr == "" {
+		return nil
+	}
+	q, err := gojq.Parse(expr)
+	if err != nil {
+		return docir.Errorf(docir.CodeUsage, "--jq %q: %v", expr, err)
+	}
+	code, err := gojq.Compile(q)
+	if err != nil {
+		return docir.Errorf(docir.CodeUsage, "--jq %q: %v", expr, err)
+	}
+	s.jq = code
+	return nil
+}
+
+// printJSON writes v to stdout as indented JSON, without HTML escaping
+// (bodies are markdown, and `<`, `>`, `&` must read as themselves); with
+// --jq, the expression's results instead, one per line, strings raw.
+func (s *IOStreams) printJSON(v any) error {
+	if s.jq == nil {
+		return printJSON(s.Out, v)
+	}
+	var buf bytes.Buffer
+	if err := printJSON(&buf, v); err != nil {
+		return err
+	}
+	var in any
+	if err := json.Unmarshal(buf.Bytes(), &in); err != nil {
+		return err
+	}
+	iter := s.jq.Run(in)
+	for {
+		out, ok := iter.Next()
+		if !ok {
+			return nil
+		}
+		if err, ok := out.(error); ok {
+			var halt *gojq.HaltError
+			if errors.As(err, &halt) && halt.Value() == nil {
+				return nil
+			}
+			return docir.Errorf(docir.CodeUsage, "--jq: %v", err)
+		}
+		if str, ok := out.(string); ok {
+			if _, err := fmt.Fprintln(s.Out, str); err != nil {
+				return err
+			}
+			continue
+		}
+		b, err := gojq.Marshal(out)
+		if err != nil {
+			return err
+		}
+		if _, err := s.Out.Write(append(b, '\n')); err != nil {
+			return err
+		}
 	}
 }
 
-// printJSON writes v as indented JSON, without HTML escaping (bodies are
-// markdown, and `<`, `>`, `&` must read as themselves).
+// printJSON writes v as indented JSON, without HTML escaping.
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -32,9 +135,86 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// printWarnings prints each warning as one line on stderr.
-func printWarnings(w io.Writer, warnings []string) {
-	for _, warn := range warnings {
-		fmt.Fprintln(w, "docir: warning: "+warn)
+// warningsShown is how many warnings are printed before the rest are
+// summarised as a count (unless -v).
+const warningsShown = 3
+
+// printWarnings prints warnings on stderr, one a line: all of them with -v,
+// else the first few and how many more there are.
+func printWarnings(s *IOStreams, warnings []string) {
+	shown := warnings
+	if !s.Verbose && len(warnings) > warningsShown+1 {
+		shown = warnings[:warningsShown]
 	}
+	for _, warn := range shown {
+		fmt.Fprintln(s.ErrOut, "docir: warning: "+warn)
+	}
+	if more := len(warnings) - len(shown); more > 0 {
+		fmt.Fprintf(s.ErrOut, "docir: warning: ... and %d more (%d in all; -v lists every one)\n", more, len(warnings))
+	}
+}
+
+// startPager sends stdout through $DOCIR_PAGER, else $PAGER, else
+// `less -FRX`, when stdout is a terminal; never into a pipe or a file.
+// An empty pager or "cat" turns paging off. stopPager must follow.
+func (s *IOStreams) startPager() error {
+	if s.pager != nil || !s.outIsTerminal() {
+		return nil
+	}
+	cmdline, ok := os.LookupEnv("DOCIR_PAGER")
+	if !ok {
+		cmdline, ok = os.LookupEnv("PAGER")
+	}
+	if !ok {
+		cmdline = "less -FRX"
+	}
+	if strings.TrimSpace(cmdline) == "" || strings.TrimSpace(cmdline) == "cat" {
+		return nil
+	}
+	cmd := exec.Command("sh", "-c", cmdline)
+	cmd.Stdout, cmd.Stderr = s.Out, s.ErrOut
+	if _, ok := os.LookupEnv("LESS"); !ok {
+		cmd.Env = append(os.Environ(), "LESS=FRX")
+	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil // no pager to be had: print as usual
+	}
+	s.pager, s.realOut, s.Out = cmd, s.Out, in
+	return nil
+}
+
+// stopPager closes the pager's input and waits for the user to leave it.
+func (s *IOStreams) stopPager() {
+	if s.pager == nil {
+		return
+	}
+	if c, ok := s.Out.(io.Closer); ok {
+		_ = c.Close()
+	}
+	_ = s.pager.Wait()
+	s.Out, s.pager = s.realOut, nil
+}
+
+// paged prints with print through the pager (on a terminal); a pager the
+// user quit early is not an error.
+func (s *IOStreams) paged(print func(w io.Writer) error) error {
+	if err := s.startPager(); err != nil {
+		return err
+	}
+	paging := s.pager != nil
+	err := print(s.Out)
+	s.stopPager()
+	if paging && errors.Is(err, syscall.EPIPE) {
+		return nil
+	}
+	return err
+}
+
+func isTerminal(w any) bool {
+	file, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(file.Fd()))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -86,13 +87,15 @@ func queryRun(ctx context.Context, opts *QueryOptions) error {
 	if err != nil {
 		return err
 	}
-	printWarnings(opts.IO.ErrOut, res.Warnings)
+	printWarnings(opts.IO, res.Warnings)
 	if text {
 		footer := ""
 		if res.Total > len(res.Hits) {
 			footer = fmt.Sprintf("(%d of %d documents; -n for more)", len(res.Hits), res.Total)
 		}
-		return printHitsText(opts.IO.Out, res.Query, res.Hits, marker{}, footer)
+		return opts.IO.paged(func(w io.Writer) error {
+			return printHitsText(w, res.Query, res.Hits, marker{}, footer, opts.IO.width())
+		})
 	}
-	return printJSON(opts.IO.Out, res)
+	return opts.IO.printJSON(res)
 }

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -14,15 +15,9 @@ import (
 	"github.com/docir/docir/docir"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
-// IOStreams are the process's streams, replaceable in tests.
-type IOStreams struct {
-	In     io.Reader
-	Out    io.Writer
-	ErrOut io.Writer
-}
+// version is set at build time with -ldflags "-X main.version=..."; when
+// it is not, buildVersion reads the module version from the binary.
+var version = ""
 
 // Main runs docir with the process's arguments and streams and returns the
 // exit code.
@@ -60,7 +55,15 @@ type silentError struct{ error }
 
 func (e *silentError) Unwrap() error { return e.error }
 
+// Command groups of the root help, by workflow.
+const (
+	groupRead  = "read"
+	groupIndex = "index"
+	groupServe = "serve"
+)
+
 func newRootCmd(f *Factory) *cobra.Command {
+	var jq string
 	root := &cobra.Command{
 		Use:   "docir",
 		Short: "Read markdown corpora: skeleton reads to find, deep reads to read",
@@ -73,13 +76,28 @@ and answers two kinds of reads:
 
 Addresses are <id> or <id>#<heading>, where the heading is a slug
 (guide-level-explanation) or the heading text ("Guide-level explanation").`,
-		Version:           version,
-		SilenceUsage:      true,
-		SilenceErrors:     true,
-		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+		Example: `  # index two repositories that each hold a README.md
+  docir index --prefix api ../api/docs
+  docir index --prefix web ../web/docs
+
+  # find, then read exactly what was found
+  docir search "retry budget"
+  docir context "disk full" | docir get -
+  docir get api/README runbooks/disk-full#mitigate
+
+  # scripts: JSON when piped, filtered with --jq
+  docir search -n 3 timeout --jq '.hits[].matched_section'`,
+		Version:       buildVersion(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			f.ran = true
-			return nil
+			switch f.IO.Color {
+			case "auto", "always", "never":
+			default:
+				return docir.Errorf(docir.CodeUsage, "--color %q: want auto, always or never", f.IO.Color)
+			}
+			return f.IO.setJQ(jq)
 		},
 	}
 	root.SetVersionTemplate("docir {{.Version}}\n")
@@ -87,20 +105,77 @@ Addresses are <id> or <id>#<heading>, where the heading is a slug
 	pf.StringVar(&f.configFile, "config", "", "config file (default: nearest "+ConfigFileName+" from the working folder up)")
 	pf.String("store", "", "store folder (default: .docir beside the config, or in the working folder)")
 	pf.String("format", "auto", "output format: auto (text on a terminal, else json), json, text")
+	pf.StringVar(&jq, "jq", "", "filter JSON output with a jq `EXPR` (implies --format json)")
+	pf.StringVar(&f.IO.Color, "color", "auto", "colour in text output: auto (on a terminal, unless NO_COLOR is set), always, never")
+	pf.BoolVarP(&f.IO.Verbose, "verbose", "v", false, "print every warning, not the first few and a count")
 	_ = f.viper.BindPFlag("store", pf.Lookup("store"))
 	_ = f.viper.BindPFlag("format", pf.Lookup("format"))
+	_ = root.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"auto", "json", "text"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = root.MarkPersistentFlagDirname("store")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &docir.Error{Code: docir.CodeUsage, Message: err.Error() + "\n" + cmd.UseLine(), Err: err}
 	})
 
-	root.AddCommand(
-		newCmdIndex(f, nil),
-		newCmdGet(f, nil),
-		newCmdStatus(f, nil),
-		newCmdSearch(f, nil), newCmdQuery(f, nil), newCmdContext(f, nil),
-		newCmdServe(f, nil),
+	root.AddGroup(
+		&cobra.Group{ID: groupRead, Title: "Reading (find with search, query, context; read with get):"},
+		&cobra.Group{ID: groupIndex, Title: "Keeping the index:"},
+		&cobra.Group{ID: groupServe, Title: "Serving agents and peers:"},
 	)
+	add := func(group string, cmds ...*cobra.Command) {
+		for _, c := range cmds {
+			c.GroupID = group
+			root.AddCommand(c)
+		}
+	}
+	add(groupRead, newCmdSearch(f, nil), newCmdQuery(f, nil), newCmdContext(f, nil), newCmdGet(f, nil))
+	add(groupIndex, newCmdIndex(f, nil), newCmdSources(f, nil), newCmdStatus(f, nil))
+	add(groupServe, newCmdServe(f, nil))
+	root.AddCommand(newCmdVersion(f))
 	return root
+}
+
+// buildVersion is the version set with -ldflags, else the module version
+// the go command recorded (a tag or pseudo-version for `go install
+// ...@version`), else the VCS revision of a local build, else "(devel)".
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(devel)"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if rev != "" {
+		return "(devel) " + rev[:min(12, len(rev))] + dirty
+	}
+	return "(devel)"
+}
+
+func newCmdVersion(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print docir's version, and the Go version and platform it was built for",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, err := fmt.Fprintf(f.IO.Out, "docir %s (%s %s/%s)\n", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			return err
+		},
+	}
 }
 
 // usageArgs wraps a cobra argument check so that its failure is a usage

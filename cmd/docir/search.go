@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
-	"github.com/rivo/uniseg"
 	"github.com/spf13/cobra"
 
 	"github.com/docir/docir/docir"
-	"github.com/docir/docir/workspace"
 )
 
 // SearchOptions is everything `docir search` needs.
@@ -95,17 +92,20 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 	if err != nil {
 		return err
 	}
-	printWarnings(opts.IO.ErrOut, res.Warnings)
+	printWarnings(opts.IO, res.Warnings)
 	if text {
-		return printHitsText(opts.IO.Out, res.Query, res.Hits, newMarker(opts.IO.Out), "")
+		return opts.IO.paged(func(w io.Writer) error {
+			return printHitsText(w, res.Query, res.Hits, newMarker(opts.IO), "", opts.IO.width())
+		})
 	}
-	return printJSON(opts.IO.Out, res)
+	return opts.IO.printJSON(res)
 }
 
 // printHitsText prints hits as a table whose first column is the address
 // to read (the matched section, else the document), with each snippet on
-// the line below, the query's words highlighted.
-func printHitsText(w io.Writer, query string, hits []docir.Hit, mark marker, footer string) error {
+// the line below, the query's words highlighted. width > 0 fits each line
+// to that many columns.
+func printHitsText(w io.Writer, query string, hits []docir.Hit, mark marker, footer string, width int) error {
 	if len(hits) == 0 {
 		_, err := fmt.Fprintf(w, "no documents match %q\n", query)
 		return err
@@ -114,13 +114,13 @@ func printHitsText(w io.Writer, query string, hits []docir.Hit, mark marker, foo
 	for _, h := range hits {
 		rows = append(rows, []string{hitAddress(h), formatScore(h.Score), h.Store, h.Title})
 	}
-	widths := columnWidths(rows)
+	widths := fitWidths(columnWidths(rows), width, []shrink{{3, 12}, {0, 24}})
 	var b strings.Builder
 	for i, row := range rows {
 		writeRow(&b, row, widths, []bool{false, true, false, false})
 		if i > 0 && hits[i-1].Snippet != "" {
 			b.WriteString("    ")
-			b.WriteString(mark.highlight(hits[i-1].Snippet, query))
+			b.WriteString(mark.highlight(fitText(hits[i-1].Snippet, width-4), query))
 			b.WriteByte('\n')
 		}
 	}
@@ -139,64 +139,3 @@ func hitAddress(h docir.Hit) string {
 }
 
 func formatScore(s float64) string { return strconv.FormatFloat(s, 'f', 3, 64) }
-
-// columnWidths is the display width of each column: the widest cell.
-func columnWidths(rows [][]string) []int {
-	var widths []int
-	for _, row := range rows {
-		for i, cell := range row {
-			if i == len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[i] = max(widths[i], uniseg.StringWidth(cell))
-		}
-	}
-	return widths
-}
-
-// writeRow writes cells padded to widths, two spaces apart, right-aligned
-// where right says so; the last cell is not padded.
-func writeRow(b *strings.Builder, row []string, widths []int, right []bool) {
-	for i, cell := range row {
-		pad := strings.Repeat(" ", max(0, widths[i]-uniseg.StringWidth(cell)))
-		switch {
-		case i == len(row)-1 && !right[i]:
-			b.WriteString(cell)
-		case right[i]:
-			b.WriteString(pad + cell)
-		default:
-			b.WriteString(cell + pad)
-		}
-		if i < len(row)-1 {
-			b.WriteString("  ")
-		}
-	}
-	b.WriteByte('\n')
-}
-
-// marker highlights the query's words in a snippet: bold on a terminal
-// (unless NO_COLOR is set), else **word**, as markdown would.
-type marker struct{ on, off string }
-
-func newMarker(out io.Writer) marker {
-	if isTerminal(out) && os.Getenv("NO_COLOR") == "" {
-		return marker{on: "\x1b[1m", off: "\x1b[0m"}
-	}
-	return marker{on: "**", off: "**"}
-}
-
-func (m marker) highlight(s, query string) string {
-	spans := workspace.MatchSpans(s, query)
-	if len(spans) == 0 {
-		return s
-	}
-	var b strings.Builder
-	at := 0
-	for _, sp := range spans {
-		b.WriteString(s[at:sp.Start])
-		b.WriteString(m.on + s[sp.Start:sp.End] + m.off)
-		at = sp.End
-	}
-	b.WriteString(s[at:])
-	return b.String()
-}

@@ -36,7 +36,7 @@ type ServeOptions struct {
 }
 
 func newCmdServe(f *Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
-	opts := &ServeOptions{IO: f.IO, Reader: f.Reader, Workspace: f.Workspace, Getenv: os.Getenv, Version: version}
+	opts := &ServeOptions{IO: f.IO, Reader: f.Reader, Workspace: f.Workspace, Getenv: os.Getenv, Version: buildVersion()}
 	cmd := &cobra.Command{
 		Use:   "serve [--mcp | --http ADDR] [--policy FILE]",
 		Short: "Answer reads over JSON-RPC: NDJSON on stdio, MCP, or HTTP for peers",

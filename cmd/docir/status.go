@@ -48,7 +48,7 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 	if text {
 		return printStatusText(opts.IO.Out, st)
 	}
-	return printJSON(opts.IO.Out, st)
+	return opts.IO.printJSON(st)
 }
 
 func printStatusText(w io.Writer, st docir.Status) error {

@@ -1,0 +1,366 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/docir/docir/docir"
+)
+
+// This file reads docir.yaml as a YAML node tree, to check it before
+// viper sees it (unknown keys with a did-you-mean, numbers in range, each
+// error naming the file, line and key) and to edit its `sources:` in
+// place, leaving every other byte of the file as it was.
+
+// checkConfigFile checks the keys and scalar types of the config file's
+// node tree against the Config struct.
+func checkConfigFile(file string, data []byte) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return docir.Errorf(docir.CodeConfig, "config %s: %v", file, err)
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil // an empty file
+	}
+	root := doc.Content[0]
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return nil // only comments
+	}
+	return checkNode(file, "", root, reflect.TypeFor[Config]())
+}
+
+// checkNode checks node against the struct type t: every key is one of t's
+// mapstructure keys, every integer field holds a whole number that fits.
+func checkNode(file, at string, node *yaml.Node, t reflect.Type) error {
+	if node.Kind != yaml.MappingNode {
+		return configErr(file, node, at, "want a mapping of keys")
+	}
+	known := map[string]reflect.StructField{}
+	var names []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if k := f.Tag.Get("mapstructure"); k != "" && k != "-" {
+			known[k] = f
+			names = append(names, k)
+		}
+	}
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		k, v := node.Content[i], node.Content[i+1]
+		key := k.Value
+		f, ok := known[key]
+		if !ok {
+			msg := fmt.Sprintf("unknown key %q", key)
+			if near := nearest(key, names); near != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", near)
+			}
+			return configErr(file, k, at, msg+"; known keys: "+strings.Join(names, ", "))
+		}
+		where := join(at, key)
+		if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+			continue
+		}
+		switch f.Type.Kind() {
+		case reflect.Int, reflect.Int64:
+			n, err := strconv.ParseInt(v.Value, 0, 64)
+			if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || err != nil || n < 0 {
+				return configErr(file, v, where, fmt.Sprintf("%q: want a whole number from 0 up", v.Value))
+			}
+		case reflect.String:
+			if v.Kind != yaml.ScalarNode {
+				return configErr(file, v, where, "want a single value")
+			}
+			if key == "format" && at == "" && !slices.Contains([]string{"auto", "json", "text"}, v.Value) {
+				return configErr(file, v, where, fmt.Sprintf("%q: want auto, json or text", v.Value))
+			}
+		case reflect.Slice:
+			if v.Kind != yaml.SequenceNode {
+				return configErr(file, v, where, "want a list")
+			}
+			for j, item := range v.Content {
+				if err := checkNode(file, fmt.Sprintf("%s[%d]", where, j), item, f.Type.Elem()); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func join(at, key string) string {
+	if at == "" {
+		return key
+	}
+	return at + "." + key
+}
+
+func configErr(file string, n *yaml.Node, at, msg string) error {
+	if at != "" {
+		msg = at + ": " + msg
+	}
+	return docir.Errorf(docir.CodeConfig, "config %s:%d: %s", file, n.Line, msg)
+}
+
+// nearest is the candidate closest to s by edit distance, if it is near
+// enough to be a typo; else "".
+func nearest(s string, candidates []string) string {
+	best, bestD := "", max(2, len(s)/3)+1
+	for _, c := range candidates {
+		if d := editDistance(s, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// writeSources sets the `sources:` key of the YAML file at path to list,
+// creating the file if needed. Only the lines of the old `sources:` value
+// are replaced; every other byte of the file, comments and blank lines
+// included, is kept. Entries that stay keep their own comments.
+func writeSources(path string, list []SourceConfig) error {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	out, err := editSources(data, list)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, out, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// editSources returns data with its `sources:` set to list. The result is
+// read back: a layout it cannot edit in place is refused, never written.
+func editSources(data []byte, list []SourceConfig) ([]byte, error) {
+	out, err := spliceSources(data, list)
+	if err != nil {
+		return nil, err
+	}
+	var back struct {
+		Sources []SourceConfig `yaml:"sources"`
+	}
+	if err := yaml.Unmarshal(out, &back); err != nil || !slices.Equal(back.Sources, list) {
+		return nil, fmt.Errorf("cannot rewrite sources: in this layout; edit the file by hand")
+	}
+	return out, nil
+}
+
+func spliceSources(data []byte, list []SourceConfig) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	var root *yaml.Node
+	if len(doc.Content) > 0 {
+		root = doc.Content[0]
+		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+			root = nil // only comments
+		} else if root.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("top level is not a mapping")
+		}
+	}
+	var key, old, next *yaml.Node
+	if root != nil {
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			if root.Content[i].Value == "sources" {
+				key, old = root.Content[i], root.Content[i+1]
+				if i+2 < len(root.Content) {
+					next = root.Content[i+2]
+				}
+			}
+		}
+	}
+	seq := sourcesNode(old, list)
+	block, err := encodeSources(key, old, seq)
+	if err != nil {
+		return nil, err
+	}
+	if key == nil {
+		// Append at the end, after a newline if the file lacks one.
+		out := append([]byte(nil), data...)
+		if len(out) > 0 && out[len(out)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		return append(out, block...), nil
+	}
+	// Replace the lines from the key to the last line of its value: up to
+	// the next key, less the blank and comment lines before that key (they
+	// are its own, or the list's foot comments, and stay).
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if len(lines[len(lines)-1]) == 0 {
+		lines = lines[:len(lines)-1]
+	}
+	first, last := key.Line-1, len(lines)-1
+	if next != nil {
+		last = next.Line - 2
+	}
+	for last >= lastLine(old) {
+		l := bytes.TrimSpace(lines[last])
+		if len(l) > 0 && l[0] != '#' {
+			break
+		}
+		last--
+	}
+	if key.Column != 1 || first < 0 || last >= len(lines) || last < first {
+		return nil, fmt.Errorf("sources: unexpected layout (line %d)", key.Line)
+	}
+	var out []byte
+	for _, l := range lines[:first] {
+		out = append(out, l...)
+	}
+	out = append(out, block...)
+	for _, l := range lines[last+1:] {
+		out = append(out, l...)
+	}
+	return out, nil
+}
+
+// sourcesNode builds the new sequence: entries of old whose path is still
+// listed keep their node (and comments), with the prefix updated; new
+// entries are appended as plain mappings.
+func sourcesNode(old *yaml.Node, list []SourceConfig) *yaml.Node {
+	kept := map[string]*yaml.Node{}
+	if old != nil && old.Kind == yaml.SequenceNode {
+		for _, item := range old.Content {
+			if p := mapValue(item, "path"); p != nil {
+				kept[p.Value] = item
+			}
+		}
+	}
+	seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	for _, s := range list {
+		item := kept[s.Path]
+		if item == nil {
+			item = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			setMapValue(item, "path", s.Path)
+		}
+		setMapValue(item, "prefix", s.Prefix)
+		item.Style = 0 // block style, whatever it was
+		seq.Content = append(seq.Content, item)
+	}
+	if len(seq.Content) == 0 {
+		seq.Style = yaml.FlowStyle // sources: []
+	}
+	return seq
+}
+
+func mapValue(m *yaml.Node, key string) *yaml.Node {
+	if m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// setMapValue sets key to value in m; an empty value removes the key.
+func setMapValue(m *yaml.Node, key, value string) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			if value == "" {
+				m.Content = append(m.Content[:i], m.Content[i+2:]...)
+			} else {
+				m.Content[i+1] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value, LineComment: m.Content[i+1].LineComment}
+			}
+			return
+		}
+	}
+	if value != "" {
+		m.Content = append(m.Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key},
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value})
+	}
+}
+
+// encodeSources renders `sources:` and its value as YAML lines. The key's
+// head comment and the value's foot comments stay where they are in the
+// file, outside the replaced lines, so they are not written again.
+func encodeSources(key, old, seq *yaml.Node) ([]byte, error) {
+	k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "sources"}
+	if key != nil {
+		k.LineComment = key.LineComment
+		if k.LineComment == "" {
+			k.LineComment = old.LineComment // `sources: [a, b] # comment`
+		}
+	}
+	seq.FootComment = ""
+	if n := len(seq.Content); n > 0 {
+		seq.Content[n-1].FootComment = ""
+	}
+	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{k, seq}}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// lastLine is the last line any node under n starts on (a multi-line
+// scalar goes on below it).
+func lastLine(n *yaml.Node) int {
+	last := n.Line
+	for _, c := range n.Content {
+		last = max(last, lastLine(c))
+	}
+	return last
+}
+
+// asWritten is how a source folder the user typed (relative to the
+// working folder) is recorded in the config: relative to the config's
+// folder, or absolute when typed absolute.
+func (lc *loadedConfig) asWritten(dir string) (string, error) {
+	if filepath.IsAbs(dir) {
+		return filepath.Clean(dir), nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(lc.BaseDir, abs)
+	if err != nil {
+		return abs, nil
+	}
+	return filepath.ToSlash(rel), nil
+}

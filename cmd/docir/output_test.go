@@ -1,0 +1,264 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rivo/uniseg"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/docir/docir/docir"
+)
+
+func TestFitWidths(t *testing.T) {
+	tests := []struct {
+		name   string
+		widths []int
+		width  int
+		want   []int
+	}{
+		{"no limit", []int{170, 5, 5, 40}, 0, []int{170, 5, 5, 40}},
+		{"fits", []int{20, 5, 5, 20}, 80, []int{20, 5, 5, 20}},
+		{"title first", []int{30, 5, 5, 40}, 80, []int{30, 5, 5, 34}},
+		{"then address", []int{170, 5, 5, 40}, 80, []int{52, 5, 5, 12}},
+		{"floors hold", []int{170, 5, 5, 40}, 20, []int{24, 5, 5, 12}},
+	}
+	for _, tt := range tests {
+		got := fitWidths(tt.widths, tt.width, []shrink{{3, 12}, {0, 24}})
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+// A table printed for an 80-column terminal has no line over 80 columns,
+// cut cells end in "…", and the snippet is plain.
+func TestHitsTableFitsTerminal(t *testing.T) {
+	long := "runbooks/" + strings.Repeat("very-long-name-", 10) + "#section-with-a-long-slug"
+	hits := []docir.Hit{
+		{ID: "a", Title: "A title that is rather long, as titles of design documents tend to be", Store: "local", Score: 1, MatchedSection: long, Snippet: strings.Repeat("retry budget words ", 20)},
+		{ID: "b", Title: "Short", Store: "local", Score: 0.5, MatchedSection: "b#x"},
+	}
+	var out bytes.Buffer
+	if err := printHitsText(&out, "retry", hits, marker{}, "", 80); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		if w := uniseg.StringWidth(line); w > 80 {
+			t.Errorf("line of %d columns: %q", w, line)
+		}
+	}
+	if !strings.Contains(out.String(), "…") {
+		t.Errorf("nothing was cut:\n%s", out.String())
+	}
+	out.Reset()
+	if err := printHitsText(&out, "retry", hits, marker{}, "", 0); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), long) || strings.Contains(out.String(), "…") {
+		t.Errorf("without a terminal nothing may be cut:\n%s", out.String())
+	}
+}
+
+func TestFitText(t *testing.T) {
+	for _, tt := range []struct {
+		s     string
+		width int
+		want  string
+	}{
+		{"abcdef", 0, "abcdef"},
+		{"abcdef", 6, "abcdef"},
+		{"abcdef", 4, "abc…"},
+		{"检索检索", 5, "检索…"}, // wide runes count two columns
+	} {
+		if got := fitText(tt.s, tt.width); got != tt.want {
+			t.Errorf("fitText(%q, %d) = %q, want %q", tt.s, tt.width, got, tt.want)
+		}
+	}
+}
+
+func TestPrintWarnings(t *testing.T) {
+	warnings := []string{"w1", "w2", "w3", "w4", "w5"}
+	for _, tt := range []struct {
+		verbose bool
+		in      []string
+		want    string
+	}{
+		{false, warnings[:4], "docir: warning: w1\ndocir: warning: w2\ndocir: warning: w3\ndocir: warning: w4\n"},
+		{false, warnings, "docir: warning: w1\ndocir: warning: w2\ndocir: warning: w3\ndocir: warning: ... and 2 more (5 in all; -v lists every one)\n"},
+		{true, warnings, "docir: warning: w1\ndocir: warning: w2\ndocir: warning: w3\ndocir: warning: w4\ndocir: warning: w5\n"},
+	} {
+		var errOut bytes.Buffer
+		printWarnings(&IOStreams{ErrOut: &errOut, Verbose: tt.verbose}, tt.in)
+		if diff := cmp.Diff(tt.want, errOut.String()); diff != "" {
+			t.Errorf("verbose=%v (-want +got):\n%s", tt.verbose, diff)
+		}
+	}
+}
+
+func TestJQ(t *testing.T) {
+	v := docir.GetResult{Documents: []docir.Document{{ID: "a", Title: "A <b>"}}, Missing: []docir.Missing{{Address: "x", Reason: "no_document", Suggestions: []string{"y"}}}}
+	for _, tt := range []struct{ expr, want string }{
+		{".documents[].title", "A <b>\n"},
+		{".missing[0]", `{"address":"x","reason":"no_document","suggestions":["y"]}` + "\n"},
+		{".missing[].suggestions | length", "1\n"},
+		{"empty", ""},
+	} {
+		var out bytes.Buffer
+		s := &IOStreams{Out: &out}
+		if err := s.setJQ(tt.expr); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.printJSON(v); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, out.String()); diff != "" {
+			t.Errorf("--jq %s (-want +got):\n%s", tt.expr, diff)
+		}
+	}
+	s := &IOStreams{Out: &bytes.Buffer{}}
+	if err := s.setJQ(".a |"); docir.CodeOf(err) != docir.CodeUsage {
+		t.Errorf("bad --jq: %v, want a usage error", err)
+	}
+	if err := s.setJQ(`error("boom")`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.printJSON(v); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("a failing --jq: %v", err)
+	}
+}
+
+// The pager runs only when stdout is a terminal.
+func TestPagerOnlyOnTerminal(t *testing.T) {
+	t.Setenv("DOCIR_PAGER", "cat >/dev/null")
+	var out bytes.Buffer
+	s := &IOStreams{Out: &out, ErrOut: &out, isTTY: func() bool { return false }}
+	if err := s.paged(func(w io.Writer) error { _, err := io.WriteString(w, "body\n"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "body\n" {
+		t.Errorf("into a pipe: %q, want the text itself", out.String())
+	}
+	out.Reset()
+	s.isTTY = func() bool { return true }
+	if err := s.paged(func(w io.Writer) error { _, err := io.WriteString(w, "body\n"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "" {
+		t.Errorf("on a terminal the pager takes the text; got %q on stdout", out.String())
+	}
+}
+
+func TestEditSources(t *testing.T) {
+	in := "# head\nretry: 2\n\nsources: [a, b]   # flow\n\n# tail\nformat: json\n"
+	got, err := editSources([]byte(in), []SourceConfig{{Path: "a"}, {Path: "c", Prefix: "p"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# head\nretry: 2\n\nsources: # flow\n  - path: a\n  - path: c\n    prefix: p\n\n# tail\nformat: json\n"
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	var cfg struct {
+		Sources []map[string]string `yaml:"sources"`
+		Format  string              `yaml:"format"`
+	}
+	if err := yaml.Unmarshal(got, &cfg); err != nil {
+		t.Fatalf("%v\n%s", err, got)
+	}
+	if diff := cmp.Diff([]map[string]string{{"path": "a"}, {"path": "c", "prefix": "p"}}, cfg.Sources); diff != "" {
+		t.Errorf("sources (-want +got):\n%s\n%s", diff, got)
+	}
+	if !strings.HasPrefix(string(got), "# head\nretry: 2\n\n") || !strings.HasSuffix(string(got), "\n\n# tail\nformat: json\n") {
+		t.Errorf("the lines around sources changed:\n%s", got)
+	}
+}
+
+// FuzzEditSources holds that editing sources either refuses the file or
+// yields YAML whose sources are exactly the list, with every other
+// top-level key kept.
+func FuzzEditSources(f *testing.F) {
+	f.Add([]byte("retain: 2\nsources:\n  - path: a # c\n    prefix: x\n\n# end\n"))
+	f.Add([]byte("sources: []\n"))
+	f.Add([]byte("# only a comment\n"))
+	f.Add([]byte(""))
+	f.Add([]byte("sources:\n- path: |\n    multi\n    line\nretain: 1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		list := []SourceConfig{{Path: "docs"}, {Path: "../b", Prefix: "b"}}
+		_ = checkConfigFile("fuzz.yaml", data) // must not panic
+		out, err := editSources(data, list)
+		if err != nil {
+			return
+		}
+		var before, after map[string]any
+		if yaml.Unmarshal(data, &before) != nil {
+			return
+		}
+		if err := yaml.Unmarshal(out, &after); err != nil {
+			t.Fatalf("edited file does not parse: %v\n%q\n%q", err, data, out)
+		}
+		var got struct {
+			Sources []SourceConfig `yaml:"sources"`
+		}
+		if err := yaml.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%v\n%q", err, out)
+		}
+		if diff := cmp.Diff(list, got.Sources); diff != "" {
+			t.Fatalf("sources (-want +got):\n%s\n%q\n%q", diff, data, out)
+		}
+		for k, v := range before {
+			if k == "sources" {
+				continue
+			}
+			if diff := cmp.Diff(v, after[k]); diff != "" {
+				t.Fatalf("key %q changed (-want +got):\n%s\n%q\n%q", k, diff, data, out)
+			}
+		}
+	})
+}
+
+// The JSON of `docir sources` is a wire shape: its fields are pinned.
+func TestSourcesShape(t *testing.T) {
+	var out bytes.Buffer
+	res := sourcesResult{Config: "/p/docir.yaml", Sources: []sourceEntry{{Path: "../a", Dir: "/a"}, {Path: "b", Prefix: "x", Dir: "/p/b"}}}
+	if err := printJSON(&out, res); err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "config": "/p/docir.yaml",
+  "sources": [
+    {
+      "path": "../a",
+      "dir": "/a"
+    },
+    {
+      "path": "b",
+      "prefix": "x",
+      "dir": "/p/b"
+    }
+  ]
+}
+`
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// A miss's suggestions are printed beside it in text.
+func TestGetTextSuggestions(t *testing.T) {
+	var out bytes.Buffer
+	res := docir.GetResult{Missing: []docir.Missing{
+		{Address: "docs/a.md", Reason: docir.ReasonNoDocument, Suggestions: []string{"a", "b/a"}},
+		{Address: "z", Reason: docir.ReasonNoDocument},
+	}}
+	if err := printGetText(&out, res); err != nil {
+		t.Fatal(err)
+	}
+	want := "<!-- docir: missing docs/a.md (no_document; did you mean a, b/a?) -->\n<!-- docir: missing z (no_document) -->\n"
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

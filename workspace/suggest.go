@@ -1,0 +1,230 @@
+package workspace
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/docir/docir/address"
+	"github.com/docir/docir/store"
+)
+
+// Suggest returns at most n addresses the corpus holds that a, an address
+// naming no document, most likely meant, best first. It is data for the
+// caller to show; nothing is ever read in its place.
+//
+// In order: a file path typed instead of an id (`docs/foo.md`, with or
+// without `.md`, with or without the source folder in front); the same id
+// in another case, or an id whose last segment is what was typed; a folder
+// (its README or index first, then what it holds) or another prefix of
+// ids; then ids within a few edits of what was typed. A heading typed with
+// the address is kept on each suggestion.
+func Suggest(snap *store.Snapshot, a address.Address, n int) ([]string, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	typed := a.ID
+	noExt := strings.TrimSuffix(typed, ".md")
+	lower := strings.ToLower(noExt)
+	base := path.Base(noExt)
+	maxEdits := min(3, max(1, len(typed)/4))
+	var cands []candidate
+	err := snap.RecordsJSON(func(raw []byte) error {
+		id, recPath, err := idAndPath(raw)
+		if err != nil {
+			return err
+		}
+		c := candidate{id: id, dist: 0}
+		recNoExt := strings.TrimSuffix(recPath, ".md")
+		switch {
+		case typed == recPath || noExt == recNoExt || strings.HasSuffix(noExt, "/"+recNoExt) ||
+			noExt == id && typed != id:
+			c.tier = 0 // a file path: docs/foo.md, foo.md, foo
+		case strings.ToLower(id) == lower || path.Base(id) == noExt:
+			c.tier = 1
+		case isFolderIndex(id, noExt):
+			c.tier = 2
+		case strings.HasPrefix(id, noExt):
+			c.tier, c.dist = 3, len(id)-len(noExt)
+		case strings.HasPrefix(recNoExt, noExt) || strings.Contains(noExt, "/") && strings.HasPrefix(recNoExt, noExt[strings.Index(noExt, "/")+1:]):
+			c.tier, c.dist = 3, len(recNoExt)-len(noExt) // a prefix of the file's path
+		default:
+			d, ok := nearID(noExt, id, base, maxEdits)
+			if !ok {
+				return nil
+			}
+			c.tier, c.dist = 4, d
+		}
+		cands = append(cands, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(cands, func(x, y candidate) int {
+		if x.tier != y.tier {
+			return x.tier - y.tier
+		}
+		if x.dist != y.dist {
+			return x.dist - y.dist
+		}
+		return strings.Compare(x.id, y.id)
+	})
+	var out []string
+	for _, c := range cands[:min(n, len(cands))] {
+		s := c.id
+		if a.HasHeading() {
+			s += "#" + a.Heading
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+type candidate struct {
+	id   string
+	tier int // lower is better
+	dist int // within a tier, lower is better
+}
+
+// isFolderIndex reports whether id is the page that stands for the folder
+// dir: dir/README, dir/index or dir/_index.
+func isFolderIndex(id, dir string) bool {
+	rest, ok := strings.CutPrefix(id, dir+"/")
+	if !ok {
+		return false
+	}
+	switch strings.ToLower(rest) {
+	case "readme", "index", "_index":
+		return true
+	}
+	return false
+}
+
+// nearID reports the edit distance from typed to id, or to id's last
+// segment when what was typed has no folder, if it is at most maxEdits.
+func nearID(typed, id, base string, maxEdits int) (int, bool) {
+	best := maxEdits + 1
+	if abs(len(typed)-len(id)) <= maxEdits {
+		best = min(best, editDistance(typed, id, maxEdits))
+	}
+	if !strings.Contains(typed, "/") {
+		if b := path.Base(id); abs(len(base)-len(b)) <= maxEdits {
+			best = min(best, editDistance(base, b, maxEdits)+1)
+		}
+	}
+	return best, best <= maxEdits
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// editDistance is the Levenshtein distance between a and b in bytes, or
+// limit+1 as soon as it must exceed limit.
+func editDistance(a, b string, limit int) int {
+	var bufs [2][64]int
+	prev, cur := bufs[0][:0], bufs[1][:0]
+	if len(b) >= len(bufs[0]) {
+		prev, cur = make([]int, 0, len(b)+1), make([]int, 0, len(b)+1)
+	}
+	prev, cur = prev[:len(b)+1], cur[:len(b)+1]
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin > limit {
+			return limit + 1
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// idAndPath reads the id and path of a record's JSON without decoding the
+// rest: a record is written id, title, path first, which the fast path
+// reads; any other shape goes through a token decoder that stops once both
+// are read.
+func idAndPath(raw []byte) (id, p string, err error) {
+	rest, ok := bytes.CutPrefix(raw, []byte(`{"id":`))
+	if ok {
+		if id, rest, ok = jsonString(rest); ok {
+			if rest, ok = bytes.CutPrefix(rest, []byte(`,"title":`)); ok {
+				if _, rest, ok = jsonString(rest); ok {
+					if rest, ok = bytes.CutPrefix(rest, []byte(`,"path":`)); ok {
+						if p, _, ok = jsonString(rest); ok {
+							return id, p, nil
+						}
+					}
+				}
+			}
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", "", fmt.Errorf("record: not an object")
+	}
+	var haveID, havePath bool
+	for dec.More() && !(haveID && havePath) {
+		k, err := dec.Token()
+		if err != nil {
+			return "", "", err
+		}
+		switch k {
+		case "id":
+			err, haveID = dec.Decode(&id), true
+		case "path":
+			err, havePath = dec.Decode(&p), true
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", "", fmt.Errorf("record %q: %w", id, err)
+		}
+	}
+	return id, p, nil
+}
+
+// jsonString reads the JSON string at the start of b and returns it and
+// what follows it.
+func jsonString(b []byte) (s string, rest []byte, ok bool) {
+	if len(b) == 0 || b[0] != '"' {
+		return "", b, false
+	}
+	escaped := false
+	for i := 1; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			escaped = true
+			i++
+		case '"':
+			if !escaped {
+				return string(b[1:i]), b[i+1:], true
+			}
+			if err := json.Unmarshal(b[:i+1], &s); err != nil {
+				return "", b, false
+			}
+			return s, b[i+1:], true
+		}
+	}
+	return "", b, false
+}

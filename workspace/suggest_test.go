@@ -1,0 +1,129 @@
+package workspace
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/docir/docir/address"
+	"github.com/docir/docir/store"
+)
+
+func TestSuggest(t *testing.T) {
+	ws := fixture(t)
+	snap, err := ws.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		typed string
+		n     int
+		want  []string
+	}{
+		{"runbooks/disk-full.md", 3, []string{"runbooks/disk-full"}},
+		{"corpus/runbooks/disk-full.md", 3, []string{"runbooks/disk-full"}}, // the source folder in front
+		{"runbooks/disk-full.md#mitigate", 3, []string{"runbooks/disk-full#mitigate"}},
+		{"disk-full", 3, []string{"runbooks/disk-full"}},
+		{"Runbooks/Disk-Full", 3, []string{"runbooks/disk-full"}},
+		{"adr/0003-retry-budget.md", 3, []string{"runbooks/retry-budget"}},                                                                // its front matter sets the id
+		{"adr/0003", 3, []string{"runbooks/retry-budget"}},                                                                                // a prefix of its path
+		{"adr", 3, []string{"runbooks/retry-budget", "adr/0001-record-architecture-decisions", "adr/0002-store-bodies-beside-the-index"}}, // a folder: shortest path first
+		{"runbooks/dsk-full", 3, []string{"runbooks/disk-full"}},
+		{"runbooks/disk-fulll", 3, []string{"runbooks/disk-full"}},
+		{"zzz/qqqq", 3, nil},
+		{"runbooks/disk-full.md", 0, nil},
+	}
+	for _, tt := range tests {
+		a, err := address.Parse(tt.typed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Suggest(snap, a, tt.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Suggest(%q, %d) (-want +got):\n%s", tt.typed, tt.n, diff)
+		}
+	}
+}
+
+// A folder typed as an id suggests the page that stands for it first.
+func TestSuggestFolderIndex(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"ops/README.md", "ops/alpha.md", "ops/zeta.md"} {
+		p := filepath.Join(root, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("# "+f+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := New(Config{Dir: t.TempDir(), Sources: []store.Source{{Path: root}}})
+	t.Cleanup(func() { ws.Close() })
+	if _, err := ws.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := ws.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Suggest(snap, address.Address{ID: "ops"}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"ops/README", "ops/zeta"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestComplete(t *testing.T) {
+	ws := fixture(t)
+	ctx := context.Background()
+	tests := []struct {
+		partial string
+		want    []string
+	}{
+		{"runbooks/", []string{"runbooks/disk-full", "runbooks/retry-budget", "runbooks/windows-crlf"}},
+		{"adr/0002", []string{"adr/0002-store-bodies-beside-the-index"}},
+		{"runbooks/disk-full#", []string{"runbooks/disk-full#disk-full-on-a-storage-node", "runbooks/disk-full#diagnose", "runbooks/disk-full#mitigate", "runbooks/disk-full#escalate"}},
+		{"runbooks/disk-full#Mi", []string{"runbooks/disk-full#mitigate"}},
+		{"runbooks/nope#", nil},
+		{"zzz", nil},
+	}
+	for _, tt := range tests {
+		got, err := ws.Complete(ctx, tt.partial)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Complete(%q) (-want +got):\n%s", tt.partial, diff)
+		}
+	}
+}
+
+// BenchmarkSuggest measures a miss's suggestions over the fixture corpus:
+// one pass over the records, reading only ids and paths.
+func BenchmarkSuggest(b *testing.B) {
+	root, _ := filepath.Abs("../testdata/corpus")
+	ws := New(Config{Dir: b.TempDir(), Sources: []store.Source{{Path: root}}})
+	defer ws.Close()
+	if _, err := ws.Refresh(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	snap, err := ws.Snapshot(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := address.Address{ID: "runbooks/dsk-full"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Suggest(snap, a, 5); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
