@@ -104,8 +104,8 @@ func (r *Reader) Close() error {
 type state struct {
 	doc         *docir.Document
 	suggestions []string // the nearest store's, for a no_document miss
-	sawDocument bool // some store holds the document but not the section
-	unavailable bool // a store that might hold it could not answer
+	sawDocument bool     // some store holds the document but not the section
+	unavailable bool     // a store that might hold it could not answer
 }
 
 func (s *state) reason() string {
