@@ -19,7 +19,10 @@ var (
 	bucketMeta   = []byte("meta")   // "generation", "sources"
 	bucketDocs   = []byte("docs")   // id -> JSON docir.Record
 	bucketBodies = []byte("bodies") // id -> the file's bytes
-	bucketFiles  = []byte("files")  // source key -> JSON fileEntry
+	bucketFiles  = []byte("files")  // source key -> FileEntry.marshal
+	// id -> source key: the manifest's index, kept in step with the files
+	// table, so one document's manifest entry is two key lookups.
+	bucketManifest = []byte("manifest")
 )
 
 var (
@@ -27,6 +30,8 @@ var (
 	keySources    = []byte("sources")
 	keyFormat     = []byte("format")
 	keyDocuments  = []byte("documents") // the count, written at publish
+	// hex sha256 of the canonical manifest, written at publish
+	keyManifestDigest = []byte("manifest_digest")
 )
 
 // Source is one configured source root.

@@ -1,0 +1,242 @@
+package store
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/gowebpki/jcs"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/docir/docir/docir"
+)
+
+// ManifestSchema names the canonical form of a generation's manifest, the
+// bytes its manifest digest is the sha256 of.
+//
+// Change log:
+//
+//	docir.manifest.v1  {schema, documents: {id: {path, sha256, size, mtime_ns}}},
+//	                   RFC 8785; path is the file's path below its source root
+//	                   behind the root's prefix; mtime_ns a decimal string.
+const ManifestSchema = "docir.manifest.v1"
+
+// ManifestEntry is what a generation's manifest records of one document's
+// source file.
+type ManifestEntry struct {
+	Root    string // the absolute source root, to stat the file; never in the manifest's canonical form
+	Rel     string // '/'-separated path below Root ("a.md"); never in the canonical form either
+	Path    string // the manifest's path: Rel behind the root's prefix ("team/a.md")
+	Size    int64
+	ModTime int64  // nanoseconds since the epoch
+	SHA256  string // hex sha256 of the file's bytes
+}
+
+// Abs is the file's path on this machine, to stat it: Root joined with Rel.
+func (e ManifestEntry) Abs() string {
+	return filepath.Join(e.Root, filepath.FromSlash(e.Rel))
+}
+
+// manifestDoc is one document of the manifest's canonical form.
+type manifestDoc struct {
+	Path    string `json:"path"`
+	SHA256  string `json:"sha256"`
+	Size    int64  `json:"size"`
+	ModTime string `json:"mtime_ns"` // a string: RFC 8785 numbers are doubles, exact only to 2^53
+}
+
+type manifestJSON struct {
+	Schema    string                 `json:"schema"`
+	Documents map[string]manifestDoc `json:"documents"`
+}
+
+// manifestPath is the manifest's path of a file: the root's prefix, then
+// the path below the root.
+func manifestPath(prefix, rel string) string {
+	if p := strings.TrimSuffix(prefix, "/"); p != "" {
+		return p + "/" + rel
+	}
+	return rel
+}
+
+// splitFileKey splits a files-table key into its root and relative path.
+func splitFileKey(k []byte) (root, rel string, err error) {
+	i := bytes.IndexByte(k, 0)
+	if i < 0 {
+		return "", "", fmt.Errorf("files table key %q has no root", k)
+	}
+	return string(k[:i]), string(k[i+1:]), nil
+}
+
+// canonicalManifest builds the RFC 8785 form of the manifest in tx.
+func canonicalManifest(tx *bolt.Tx) ([]byte, error) {
+	m := manifestJSON{Schema: ManifestSchema, Documents: make(map[string]manifestDoc)}
+	files := tx.Bucket(bucketFiles)
+	err := tx.Bucket(bucketManifest).ForEach(func(id, key []byte) error {
+		v := files.Get(key)
+		if v == nil {
+			return fmt.Errorf("manifest: %q names a missing file %q", id, key)
+		}
+		e, err := unmarshalFileEntry(v)
+		if err != nil {
+			return fmt.Errorf("manifest: %q: %w", id, err)
+		}
+		_, rel, err := splitFileKey(key)
+		if err != nil {
+			return err
+		}
+		m.Documents[string(id)] = manifestDoc{
+			Path:    manifestPath(e.Prefix, rel),
+			SHA256:  hex.EncodeToString(e.Digest[:]),
+			Size:    e.Size,
+			ModTime: strconv.FormatInt(e.ModTime, 10),
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	return jcs.Transform(raw)
+}
+
+// CanonicalManifest returns the generation's manifest in its canonical form
+// (RFC 8785), rebuilt from the generation's tables: its sha256 is the
+// generation's manifest digest.
+func (s *Snapshot) CanonicalManifest() (b []byte, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		b, err = canonicalManifest(tx)
+		return err
+	})
+	return b, err
+}
+
+// ManifestDigest returns the hex sha256 of the generation's canonical
+// manifest, recorded when the generation was published.
+func (s *Snapshot) ManifestDigest() (d string, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketMeta).Get(keyManifestDigest)
+		if len(v) != 2*sha256.Size {
+			return docir.Errorf(docir.CodeStoreFormat, "%s: generation %d records no manifest digest; remove the folder and index again", s.dir, s.gen)
+		}
+		d = string(v)
+		return nil
+	})
+	return d, err
+}
+
+// ManifestEntry returns what the generation's manifest records of the
+// document id's source file. ok is false when the manifest has no such id.
+func (s *Snapshot) ManifestEntry(id string) (e ManifestEntry, ok bool, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		key := tx.Bucket(bucketManifest).Get([]byte(id))
+		if key == nil {
+			return nil
+		}
+		v := tx.Bucket(bucketFiles).Get(key)
+		if v == nil {
+			return fmt.Errorf("generation %d: manifest names a missing file %q for %q", s.gen, key, id)
+		}
+		fe, err := unmarshalFileEntry(v)
+		if err != nil {
+			return fmt.Errorf("generation %d: file of %q: %w", s.gen, id, err)
+		}
+		root, rel, err := splitFileKey(key)
+		if err != nil {
+			return err
+		}
+		e = ManifestEntry{
+			Root:    root,
+			Rel:     rel,
+			Path:    manifestPath(fe.Prefix, rel),
+			Size:    fe.Size,
+			ModTime: fe.ModTime,
+			SHA256:  hex.EncodeToString(fe.Digest[:]),
+		}
+		ok = true
+		return nil
+	})
+	return e, ok, err
+}
+
+// identityBytes is the length of a workspace identity in bytes (128 bits).
+const identityBytes = 16
+
+// Identity returns the store's workspace identity: 32 lowercase hex digits
+// drawn at random when the store was created, the same for every
+// generation and never derived from a path of the machine.
+func Identity(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, identityFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, err := readCurrent(dir); err != nil {
+			return "", err
+		}
+		return "", docir.Errorf(docir.CodeStoreFormat, "%s: the store has no %s file; remove the folder and index again", dir, identityFile)
+	}
+	if err != nil {
+		return "", err
+	}
+	id := strings.TrimSuffix(string(b), "\n")
+	if !validIdentity(id) {
+		return "", docir.Errorf(docir.CodeStoreFormat, "%s: unreadable %s (%q); remove the folder and index again", dir, identityFile, b)
+	}
+	return id, nil
+}
+
+func validIdentity(id string) bool {
+	if len(id) != 2*identityBytes {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// ensureIdentity writes the store's identity file if it is absent. The
+// file is written aside and hard-linked into place, so it appears whole
+// and an existing identity is never replaced.
+func ensureIdentity(dir string) error {
+	name := filepath.Join(dir, identityFile)
+	if _, err := os.Stat(name); err == nil {
+		return nil
+	}
+	var raw [identityBytes]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, identityFile+tmpMarker+"*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	_, err = f.WriteString(hex.EncodeToString(raw[:]) + "\n")
+	if err == nil {
+		err = f.Chmod(currentPerms)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if err := errors.Join(err, f.Close()); err != nil {
+		return err
+	}
+	if err := os.Link(tmp, name); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return syncDir(dir)
+}
