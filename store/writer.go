@@ -236,7 +236,7 @@ func (p *Pending) Apply(c Change) error {
 		manifest := tx.Bucket(bucketManifest)
 		// Refreshes mostly write keys in order (a walk is sorted): pack
 		// pages nearly full instead of bbolt's half-full default.
-		docs.FillPercent, bodies.FillPercent, files.FillPercent = fillPercent, fillPercent, fillPercent
+		docs.FillPercent, bodies.FillPercent, files.FillPercent, manifest.FillPercent = fillPercent, fillPercent, fillPercent, fillPercent
 		for _, id := range c.Delete {
 			if err := errors.Join(docs.Delete([]byte(id)), bodies.Delete([]byte(id))); err != nil {
 				return err
