@@ -10,8 +10,12 @@
 //	  IDENTITY           the workspace identity: 32 random hex digits and a
 //	                     newline, written once when the store is created
 //	  lock               flock'd by a refresh; readers never touch it
-//	  gen/N/docs.bolt    body file: records, bodies, the source file table,
-//	                     the manifest's id index and the manifest digest
+//	  gen/N/docs.bolt    the generation's own body layer: records, bodies,
+//	                     source file entries and the manifest's id index
+//	                     it added or removed (tombstones), and its meta
+//	                     (sources, count, manifest digest, layer list)
+//	  gen/N/layer-G.bolt the body layers below it, written by generation G
+//	                     and hard-linked here: never copied
 //	  gen/N/fulltext/    bleve index of the generation's passages
 //	  gen/N.tmp-*/       a generation being built or pruned; never read,
 //	                     removed if stale
@@ -26,11 +30,15 @@
 //
 // A generation is never written once CURRENT names it, so any number of
 // readers open it read-only while a refresh builds the next one aside: a
-// reader never waits on a writer. A refresh copies the previous body file,
-// hard-links the previous index's immutable segment files (copying the rest),
-// applies the change to that copy, syncs it, renames it into place and only
-// then swaps CURRENT. A crash at any point leaves the previous generation
-// current and whole; the next refresh removes the leftovers.
+// reader never waits on a writer. A refresh hard-links the previous
+// generation's body layers and its index's immutable segment files (copying
+// the rest of the index), writes the change as a new body layer on top,
+// syncs it, renames it into place and only then swaps CURRENT. A crash at
+// any point leaves the previous generation current and whole; the next
+// refresh removes the leftovers. Retaining a generation costs the bytes
+// that changed, not a copy: past 8 layers above the base the deltas are
+// merged into one, and once they outweigh half the base a refresh writes a
+// new base (layers.go).
 //
 // Deep reads open only the body file (a few milliseconds, flat in corpus
 // size); bleve is opened only by searches. Subpackage markdown turns files
@@ -47,5 +55,7 @@ package store
 //	   (Thai, Lao, Khmer, Myanmar and Hangul as character bigrams), light
 //	   English plural stemming, and adjacent-word pair terms (shingles).
 //	3  IDENTITY file; per generation, the manifest's id index (bucket
-//	   "manifest") and its digest (meta "manifest_digest").
+//	   "manifest") and its digest (meta "manifest_digest"); body layers
+//	   (meta "layers", gen/N/layer-G.bolt, tombstones) instead of a
+//	   copied body file.
 const FormatVersion = 3

@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -229,5 +231,34 @@ func TestOldFormatRefused(t *testing.T) {
 		if docir.CodeOf(err) != docir.CodeStoreFormat || !strings.Contains(err.Error(), "remove the folder and index again") {
 			t.Errorf("%s on a format 2 store: %v", name, err)
 		}
+	}
+}
+
+// The manifest's own RFC 8785 writer agrees with jcs on ids and paths that
+// sort or escape differently: quotes, backslashes, control characters,
+// non-ASCII, characters past U+FFFF beside U+E000..U+FFFF.
+func TestWriteCanonicalMatchesJCS(t *testing.T) {
+	names := []string{
+		"a", "b/c", `q"uote`, `back\slash`, "tab\there", "nl\nx", "bell\x07", "del\x7f",
+		"ü", "日本", "\ue000", "\uffff", "😀", "😀a", "\U00010000", "a/😀", "a/\uff01",
+		"</script>", "&amp", "\u2028", "x y",
+	}
+	var docs []manifestEntryJSON
+	for i, n := range names {
+		docs = append(docs, manifestEntryJSON{ID: n, Doc: manifestDoc{
+			Path: "p/" + n + ".md", SHA256: hexSum([]byte(n)), Size: int64(i * 1000), ModTime: fmt.Sprint(int64(i) * -1e17),
+		}})
+	}
+	slices.SortFunc(docs, func(a, b manifestEntryJSON) int { return strings.Compare(a.ID, b.ID) }) // bbolt's order
+	want, err := canonicalSlow(slices.Clone(docs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := writeCanonical(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Fatalf("writeCanonical differs from jcs (-jcs +ours):\n%s", diff)
 	}
 }
