@@ -36,7 +36,7 @@
 // syncs it, renames it into place and only then swaps CURRENT. A crash at
 // any point leaves the previous generation current and whole; the next
 // refresh removes the leftovers. Retaining a generation costs the bytes
-// that changed, not a copy: past 8 layers above the base the deltas are
+// that changed, not a copy: past 4 layers above the base the deltas are
 // merged into one, and once they outweigh half the base a refresh writes a
 // new base (layers.go).
 //

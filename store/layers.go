@@ -23,7 +23,7 @@ import (
 // merges the deltas into the new layer, and once the deltas outweigh half
 // the base it writes a whole new base.
 const (
-	maxDeltas   = 8
+	maxDeltas   = 4
 	layerPrefix = "layer-"
 	layerSuffix = ".bolt"
 )

@@ -173,3 +173,34 @@ func TestLayersShared(t *testing.T) {
 		t.Fatalf("a one-document change wrote a layer of %d bytes over a base of %d", top.Size(), a.Size())
 	}
 }
+
+// BenchmarkOpenLookup is a cold deep read — open a generation, read one
+// document, close — on a base alone and under the most deltas a chain
+// keeps (maxDeltas).
+func BenchmarkOpenLookup(b *testing.B) {
+	for _, deltas := range []int{0, maxDeltas} {
+		b.Run(fmt.Sprintf("deltas=%d", deltas), func(b *testing.B) {
+			dir := b.TempDir()
+			c := Change{}
+			for i := range 5000 {
+				c.Put = append(c.Put, PutDoc{Record: docir.Record{ID: fmt.Sprintf("d%05d", i)}, Body: make([]byte, 500)})
+			}
+			publish(b, dir, 20, c)
+			for i := range deltas {
+				publish(b, dir, 20, putFile("/src", "", fmt.Sprintf("x%d.md", i), fmt.Sprintf("d%05d", i*100), "changed", 1))
+			}
+			gen := uint64(deltas + 1)
+			b.ReportAllocs()
+			for b.Loop() {
+				s, err := OpenGeneration(dir, gen)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, _, ok, err := s.Lookup("d04321"); err != nil || !ok {
+					b.Fatal(ok, err)
+				}
+				s.Close()
+			}
+		})
+	}
+}

@@ -19,7 +19,7 @@ import (
 
 // publish builds the next generation of dir from c and publishes it,
 // keeping retain generations.
-func publish(t *testing.T, dir string, retain int, c Change) uint64 {
+func publish(t testing.TB, dir string, retain int, c Change) uint64 {
 	t.Helper()
 	var prev *Snapshot
 	if s, err := Open(dir); err == nil {
