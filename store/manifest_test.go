@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/gowebpki/jcs"
@@ -260,5 +261,43 @@ func TestWriteCanonicalMatchesJCS(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
 		t.Fatalf("writeCanonical differs from jcs (-jcs +ours):\n%s", diff)
+	}
+}
+
+// HoldRefresh holds a refresh (Lock) off until it is released; holders
+// share it.
+func TestHoldRefresh(t *testing.T) {
+	dir := t.TempDir()
+	release, err := HoldRefresh(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release2, err := HoldRefresh(dir) // a second holder does not wait
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan bool, 1)
+	locked := make(chan func() error)
+	go func() {
+		unlock, err := Lock(dir, func() { waited <- true })
+		if err != nil {
+			t.Error(err)
+		}
+		locked <- unlock
+	}()
+	if !<-waited {
+		t.Fatal("no wait")
+	}
+	select {
+	case <-locked:
+		t.Fatal("a refresh took the lock while it was held")
+	case <-time.After(20 * time.Millisecond):
+	}
+	if err := errors.Join(release(), release2()); err != nil {
+		t.Fatal(err)
+	}
+	unlock := <-locked
+	if err := unlock(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -108,6 +108,26 @@ func Lock(dir string, wait func()) (unlock func() error, err error) {
 	}, nil
 }
 
+// HoldRefresh holds refreshes of the store in dir off, in this process and
+// in others, until release is called: it takes the refresh lock shared, so
+// a refresh (Lock, exclusive) waits for every holder, and holders never
+// wait on each other. It waits for a refresh under way to finish first. A
+// holder must not refresh before releasing: it would wait on itself.
+func HoldRefresh(dir string) (release func() error, err error) {
+	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
+	}
+	return func() error {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		return errors.Join(err, f.Close())
+	}, nil
+}
+
 // Pending is a generation being built aside. Nothing reads it until
 // Publish renames it into place and swaps CURRENT. The caller holds Lock.
 type Pending struct {
