@@ -20,8 +20,7 @@ const MaxEvidenceFileBytes = 256 << 10
 // binding: made only by (*Binding).Evidence from the exact request and
 // response bytes.
 type Evidence struct {
-	Receipt // the docir.read-evidence.v1 object and its digest
-
+	ev      Receipt // the docir.read-evidence.v1 object and its digest
 	binding Receipt
 	method  string
 	request []byte
@@ -51,12 +50,18 @@ func newEvidence(bindingDigest, method, requestDigest, responseDigest string) Re
 // caller.
 func (b *Binding) Evidence(method string, request, response []byte) Evidence {
 	return Evidence{
-		Receipt: newEvidence(b.receipt.digest, method, sha256Hex(request), sha256Hex(response)),
+		ev: newEvidence(b.receipt.digest, method, sha256Hex(request), sha256Hex(response)),
 		binding: b.receipt,
 		method:  method,
 		request: bytes.Clone(request),
 	}
 }
+
+// Canonical returns the evidence receipt's canonical bytes (a copy).
+func (e Evidence) Canonical() []byte { return e.ev.Canonical() }
+
+// Digest returns the evidence receipt's digest, hex.
+func (e Evidence) Digest() string { return e.ev.digest }
 
 // Method is the read method the evidence is of.
 func (e Evidence) Method() string { return e.method }
@@ -73,9 +78,9 @@ func (e Evidence) Marshal() []byte {
 	b = append(b, `{"binding":`...)
 	b = append(b, e.binding.object()...)
 	b = append(b, `,"digest":"`...)
-	b = append(b, e.digest...)
+	b = append(b, e.ev.digest...)
 	b = append(b, `","evidence":`...)
-	b = append(b, e.canonical...)
+	b = append(b, e.ev.canonical...)
 	b = append(b, `,"request":"`...)
 	b = base64.StdEncoding.AppendEncode(b, e.request)
 	return append(b, "\"}\n"...)
@@ -200,8 +205,8 @@ func VerifyEvidence(ctx context.Context, svc Service, file []byte, run Runner) (
 	if got := sha256Hex(resp); got != c.ResponseDigest {
 		return Verified{}, docir.Errorf(docir.CodeBindingRejected, "evidence: generation %d answers %s with a response of digest %s; the evidence records %s", b.Revision(), c.Method, got, c.ResponseDigest)
 	}
-	if e.digest != c.Digest {
-		return Verified{}, docir.Errorf(docir.CodeBindingRejected, "evidence: the rebuilt evidence has digest %s; the file records %s", e.digest, c.Digest)
+	if e.ev.digest != c.Digest {
+		return Verified{}, docir.Errorf(docir.CodeBindingRejected, "evidence: the rebuilt evidence has digest %s; the file records %s", e.ev.digest, c.Digest)
 	}
 	return Verified{Binding: b, Evidence: e, Response: resp}, nil
 }
