@@ -8,12 +8,31 @@ package docir
 type GetParams struct {
 	DocID  *string  `json:"doc_id,omitempty"`
 	DocIDs []string `json:"doc_ids,omitempty"`
+	Selector
 }
+
+// Selector pins a read to one generation of the local store: at most one
+// of its fields is set; neither means the current generation. A pin is
+// the local store's: it is never sent on to a peer.
+type Selector struct {
+	// ImageRevision is a generation number. One the store no longer
+	// retains answers stale_revision.
+	ImageRevision uint64 `json:"image_revision,omitempty"`
+	// Binding is a binding receipt file, as workspace/bind and `docir
+	// bind` give it: the read runs on the receipt's generation once it
+	// replays exactly; an edited, foreign or pruned receipt answers
+	// binding_rejected.
+	Binding string `json:"binding,omitempty"`
+}
+
+// Pinned reports whether the selector names a generation.
+func (s Selector) Pinned() bool { return s.ImageRevision != 0 || s.Binding != "" }
 
 // SearchParams asks for ranked skeleton hits.
 type SearchParams struct {
 	Query string `json:"query"`
 	Limit int    `json:"limit,omitempty"` // 0: DefaultLimit
+	Selector
 }
 
 // QueryParams asks for hits filtered by fields.
@@ -21,6 +40,7 @@ type QueryParams struct {
 	Expr  string `json:"expr"`
 	Limit int    `json:"limit,omitempty"` // 0: DefaultLimit
 	Sort  string `json:"sort,omitempty"`  // a field, "-field" for descending
+	Selector
 }
 
 // ContextParams asks for ranked documents with outlines and what to read
@@ -29,6 +49,13 @@ type ContextParams struct {
 	Query  string `json:"query"`
 	Budget int    `json:"budget,omitempty"` // tokens; 0: DefaultBudget
 	Limit  int    `json:"limit,omitempty"`  // documents; 0: DefaultLimit
+	Selector
+}
+
+// StatusParams asks for the status of the store, or of a pinned
+// generation of it.
+type StatusParams struct {
+	Selector
 }
 
 // Defaults and bounds of the request shapes.
@@ -38,3 +65,19 @@ const (
 	DefaultBudget = 4000
 	MaxBatch      = 1000 // addresses in one doc_ids read
 )
+
+// BindParams asks workspace/bind for a binding: to generation Revision of
+// workspace Workspace when both are given (a select, rejected when the
+// store is another workspace or no longer retains it), else to the current
+// generation.
+type BindParams struct {
+	Workspace string `json:"workspace,omitempty"`
+	Revision  uint64 `json:"revision,omitempty"`
+}
+
+// ReplayParams asks workspace/replay to verify a binding receipt file;
+// with RequireCurrent its generation must also be the current one.
+type ReplayParams struct {
+	Receipt        string `json:"receipt"`
+	RequireCurrent bool   `json:"require_current,omitempty"`
+}

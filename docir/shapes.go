@@ -153,3 +153,15 @@ type PeerStatus struct {
 	Generation uint64 `json:"generation,omitempty"`
 	Documents  int    `json:"documents,omitempty"`
 }
+
+// BindingResult is the reply of workspace/bind and workspace/replay, and
+// what `docir replay` prints: the binding, its receipt file, and whether
+// its generation is the current one.
+type BindingResult struct {
+	Receipt        string `json:"receipt"` // the receipt file, as `docir bind` prints it
+	Digest         string `json:"digest"`
+	Workspace      string `json:"workspace"`
+	Revision       uint64 `json:"revision"`
+	ManifestDigest string `json:"manifest_digest"`
+	Current        bool   `json:"current"`
+}

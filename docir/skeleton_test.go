@@ -38,9 +38,14 @@ func TestSkeletonShapes(t *testing.T) {
 		{ContextHit{}, []string{"id", "title", "path", "store", "score", "matched_section", "snippet", "tokens", "outline"}},
 		{OutlineEntry{}, []string{"address", "heading", "level", "tokens"}},
 		{ContextResult{}, []string{"query", "budget", "hits", "addresses", "tokens", "stores", "warnings", "generation"}},
-		{SearchParams{}, []string{"query", "limit"}},
-		{QueryParams{}, []string{"expr", "limit", "sort"}},
-		{ContextParams{}, []string{"query", "budget", "limit"}},
+		{SearchParams{}, []string{"query", "limit", "image_revision", "binding"}},
+		{QueryParams{}, []string{"expr", "limit", "sort", "image_revision", "binding"}},
+		{ContextParams{}, []string{"query", "budget", "limit", "image_revision", "binding"}},
+		{GetParams{}, []string{"doc_id", "doc_ids", "image_revision", "binding"}},
+		{StatusParams{}, []string{"image_revision", "binding"}},
+		{BindParams{}, []string{"workspace", "revision"}},
+		{ReplayParams{}, []string{"receipt", "require_current"}},
+		{BindingResult{}, []string{"receipt", "digest", "workspace", "revision", "manifest_digest", "current"}},
 	}
 	for _, tt := range tests {
 		typ := reflect.TypeOf(tt.v)

@@ -2,23 +2,43 @@
 // holding immutable generations of a corpus, and the refresh that ingests
 // source folders into a new one.
 //
-// Layout (FormatVersion 2):
+// Layout (FormatVersion 3):
 //
 //	.docir/
-//	  CURRENT            {"format":2,"generation":N}: the one mutable file,
+//	  CURRENT            {"format":3,"generation":N}: the one mutable file,
 //	                     replaced by an atomic rename
+//	  IDENTITY           the workspace identity: 32 random hex digits and a
+//	                     newline, written once when the store is created
 //	  lock               flock'd by a refresh; readers never touch it
-//	  gen/N/docs.bolt    body file: records, bodies and the source file table
+//	  gen/N/docs.bolt    the generation's own body layer: records, bodies,
+//	                     source file entries and the manifest's id index
+//	                     it added or removed (tombstones), and its meta
+//	                     (sources, count, manifest digest, layer list)
+//	  gen/N/layer-G.bolt the body layers below it, written by generation G
+//	                     and hard-linked here: never copied
 //	  gen/N/fulltext/    bleve index of the generation's passages
-//	  gen/N.tmp-*/       a generation being built; never read, removed if stale
+//	  gen/N.tmp-*/       a generation being built or pruned; never read,
+//	                     removed if stale
+//
+// Every generation has a manifest: for each document id, its source file's
+// path (below its root, behind the root's prefix; never a path of the
+// machine), content sha256, size and mtime. Publish records the sha256 of
+// the manifest's canonical form (RFC 8785, ManifestSchema) in the
+// generation, so an execution binding reads it with one lookup. A refresh
+// keeps the newest Retain generations (Retained lists them); a reader that
+// holds a pruned one keeps reading it.
 //
 // A generation is never written once CURRENT names it, so any number of
 // readers open it read-only while a refresh builds the next one aside: a
-// reader never waits on a writer. A refresh copies the previous body file,
-// hard-links the previous index's immutable segment files (copying the rest),
-// applies the change to that copy, syncs it, renames it into place and only
-// then swaps CURRENT. A crash at any point leaves the previous generation
-// current and whole; the next refresh removes the leftovers.
+// reader never waits on a writer. A refresh hard-links the previous
+// generation's body layers and its index's immutable segment files (copying
+// the rest of the index), writes the change as a new body layer on top,
+// syncs it, renames it into place and only then swaps CURRENT. A crash at
+// any point leaves the previous generation current and whole; the next
+// refresh removes the leftovers. Retaining a generation costs the bytes
+// that changed, not a copy: past 4 layers above the base the deltas are
+// merged into one, and once they outweigh half the base a refresh writes a
+// new base (layers.go).
 //
 // Deep reads open only the body file (a few milliseconds, flat in corpus
 // size); bleve is opened only by searches. Subpackage markdown turns files
@@ -34,4 +54,8 @@ package store
 //	2  fulltext: passages carry the document title; tokenizer docir_unicode
 //	   (Thai, Lao, Khmer, Myanmar and Hangul as character bigrams), light
 //	   English plural stemming, and adjacent-word pair terms (shingles).
-const FormatVersion = 2
+//	3  IDENTITY file; per generation, the manifest's id index (bucket
+//	   "manifest") and its digest (meta "manifest_digest"); body layers
+//	   (meta "layers", gen/N/layer-G.bolt, tombstones) instead of a
+//	   copied body file.
+const FormatVersion = 3

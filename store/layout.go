@@ -17,6 +17,7 @@ import (
 
 const (
 	currentFile  = "CURRENT"
+	identityFile = "IDENTITY"
 	lockFile     = "lock"
 	genDir       = "gen"
 	bodyFile     = "docs.bolt"
@@ -204,4 +205,27 @@ func CheckSourceDir(dir string) error {
 func CurrentGeneration(dir string) (uint64, error) {
 	c, err := readCurrent(dir)
 	return c.Generation, err
+}
+
+// Retained lists the generations of the store in dir that a binding may
+// select, ascending: every published generation up to the current one (a
+// folder past CURRENT, left by a crash before the swap, was never current).
+// A refresh keeps the newest retain of them (ingest's Options.Retain,
+// default 3: the current generation and the two before it).
+func Retained(dir string) ([]uint64, error) {
+	c, err := readCurrent(dir)
+	if err != nil {
+		return nil, err
+	}
+	gens, _, err := generations(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := gens[:0]
+	for _, g := range gens {
+		if g <= c.Generation {
+			out = append(out, g)
+		}
+	}
+	return out, nil
 }

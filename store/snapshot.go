@@ -19,7 +19,10 @@ var (
 	bucketMeta   = []byte("meta")   // "generation", "sources"
 	bucketDocs   = []byte("docs")   // id -> JSON docir.Record
 	bucketBodies = []byte("bodies") // id -> the file's bytes
-	bucketFiles  = []byte("files")  // source key -> JSON fileEntry
+	bucketFiles  = []byte("files")  // source key -> FileEntry.marshal
+	// id -> source key: the manifest's index, kept in step with the files
+	// table, so one document's manifest entry is two key lookups.
+	bucketManifest = []byte("manifest")
 )
 
 var (
@@ -27,6 +30,10 @@ var (
 	keySources    = []byte("sources")
 	keyFormat     = []byte("format")
 	keyDocuments  = []byte("documents") // the count, written at publish
+	// hex sha256 of the canonical manifest, written at publish
+	keyManifestDigest = []byte("manifest_digest")
+	// the generations whose layers lie below this one, oldest first
+	keyLayers = []byte("layers")
 )
 
 // Source is one configured source root.
@@ -36,12 +43,13 @@ type Source struct {
 }
 
 // Snapshot is one published generation, open for reading. It is safe for
-// concurrent use. It opens only the body file; searches open the
+// concurrent use. It opens only the body layers; searches open the
 // generation's bleve index through package fulltext.
 type Snapshot struct {
-	dir string
-	gen uint64
-	db  *bolt.DB
+	dir    string
+	gen    uint64
+	db     *bolt.DB   // the generation's own layer: meta and the newest entries
+	layers []*bolt.DB // every layer, oldest first; the last is db
 }
 
 // Open opens the current generation of the store in dir for reading. It
@@ -69,30 +77,57 @@ func Open(dir string) (*Snapshot, error) {
 
 // OpenGeneration opens generation gen of the store in dir for reading.
 func OpenGeneration(dir string, gen uint64) (*Snapshot, error) {
-	p := filepath.Join(genPath(dir, gen), bodyFile)
-	db, err := bolt.Open(p, 0o444, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	db, err := openLayer(filepath.Join(genPath(dir, gen), bodyFile))
 	if err != nil {
 		return nil, fmt.Errorf("open generation %d: %w", gen, err)
 	}
 	s := &Snapshot{dir: dir, gen: gen, db: db}
-	if err := s.checkFormat(); err != nil {
+	var lower []uint64
+	if err := s.checkFormat(&lower); err != nil {
 		db.Close()
 		return nil, err
 	}
+	for _, g := range lower {
+		l, err := openLayer(filepath.Join(genPath(dir, gen), layerName(g)))
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("open generation %d: %w", gen, err)
+		}
+		s.layers = append(s.layers, l)
+	}
+	s.layers = append(s.layers, db)
 	return s, nil
 }
 
-func (s *Snapshot) checkFormat() error {
+func openLayer(path string) (*bolt.DB, error) {
+	return bolt.Open(path, 0o444, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+}
+
+func (s *Snapshot) checkFormat(lower *[]uint64) error {
 	return s.db.View(func(tx *bolt.Tx) error {
 		m := tx.Bucket(bucketMeta)
 		if m == nil {
 			return docir.Errorf(docir.CodeStoreFormat, "%s: generation %d has no meta bucket", s.dir, s.gen)
 		}
 		if v := string(m.Get(keyFormat)); v != fmt.Sprint(FormatVersion) {
-			return docir.Errorf(docir.CodeStoreFormat, "%s: generation %d has format %q, this docir reads %d", s.dir, s.gen, v, FormatVersion)
+			return docir.Errorf(docir.CodeStoreFormat, "%s: generation %d has format %q, this docir reads %d; remove the folder and index again", s.dir, s.gen, v, FormatVersion)
+		}
+		var err error
+		if *lower, err = parseLayers(m.Get(keyLayers)); err != nil {
+			return docir.Errorf(docir.CodeStoreFormat, "%s: generation %d: bad layer list %q", s.dir, s.gen, m.Get(keyLayers))
 		}
 		return nil
 	})
+}
+
+// view runs fn with a read transaction on every layer.
+func (s *Snapshot) view(fn func(c chain) error) error {
+	c, done, err := beginChain(s.layers)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return fn(c)
 }
 
 // Generation is the number of the generation s holds.
@@ -103,22 +138,28 @@ func (s *Snapshot) Dir() string { return s.dir }
 
 // Close releases the snapshot's files.
 func (s *Snapshot) Close() error {
-	return s.db.Close()
+	var errs []error
+	for _, l := range s.layers {
+		if l != s.db {
+			errs = append(errs, l.Close())
+		}
+	}
+	return errors.Join(append(errs, s.db.Close())...)
 }
 
 // Lookup returns the record and body bytes of the document with the given
 // id. ok is false when the generation has no such document. The returned
 // bytes are the caller's: they are copied out of the memory map.
 func (s *Snapshot) Lookup(id string) (rec docir.Record, body []byte, ok bool, err error) {
-	err = s.db.View(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketDocs).Get([]byte(id))
+	err = s.view(func(c chain) error {
+		v, layer := c.get(bucketDocs, []byte(id))
 		if v == nil {
 			return nil
 		}
 		if err := json.Unmarshal(v, &rec); err != nil {
 			return fmt.Errorf("record %q: %w", id, err)
 		}
-		body = append([]byte(nil), tx.Bucket(bucketBodies).Get([]byte(id))...)
+		body = append([]byte(nil), c[layer].Bucket(bucketBodies).Get([]byte(id))...)
 		ok = true
 		return nil
 	})
@@ -127,8 +168,8 @@ func (s *Snapshot) Lookup(id string) (rec docir.Record, body []byte, ok bool, er
 
 // Record returns the record of one document, without its body.
 func (s *Snapshot) Record(id string) (rec docir.Record, ok bool, err error) {
-	err = s.db.View(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketDocs).Get([]byte(id))
+	err = s.view(func(c chain) error {
+		v, _ := c.get(bucketDocs, []byte(id))
 		if v == nil {
 			return nil
 		}
@@ -140,8 +181,8 @@ func (s *Snapshot) Record(id string) (rec docir.Record, ok bool, err error) {
 
 // Records calls fn for every record, in id order, until fn returns an error.
 func (s *Snapshot) Records(fn func(docir.Record) error) error {
-	return s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketDocs).ForEach(func(k, v []byte) error {
+	return s.view(func(c chain) error {
+		return c.each(bucketDocs, false, func(k, v []byte, _ int) error {
 			var rec docir.Record
 			if err := json.Unmarshal(v, &rec); err != nil {
 				return fmt.Errorf("record %q: %w", k, err)
@@ -155,19 +196,16 @@ func (s *Snapshot) Records(fn func(docir.Record) error) error {
 // returns an error. The bytes are valid only during the call: they are the
 // memory map's. It lets a filter skip decoding what it can rule out.
 func (s *Snapshot) RecordsJSON(fn func(raw []byte) error) error {
-	return s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketDocs).ForEach(func(_, v []byte) error { return fn(v) })
+	return s.view(func(c chain) error {
+		return c.each(bucketDocs, false, func(_, v []byte, _ int) error { return fn(v) })
 	})
 }
 
-// Count returns the number of documents in the generation.
+// Count returns the number of documents in the generation, recorded when
+// it was published.
 func (s *Snapshot) Count() (n int, err error) {
 	err = s.db.View(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketMeta).Get(keyDocuments)
-		if v == nil { // written before the count was recorded
-			n = tx.Bucket(bucketDocs).Stats().KeyN
-			return nil
-		}
 		n, err = strconv.Atoi(string(v))
 		if err != nil {
 			return fmt.Errorf("generation %d: document count: %w", s.gen, err)

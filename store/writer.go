@@ -1,7 +1,10 @@
 package store
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -66,8 +69,8 @@ func unmarshalFileEntry(b []byte) (FileEntry, error) {
 // Files returns the generation's source-file table.
 func (s *Snapshot) Files() (map[string]FileEntry, error) {
 	files := make(map[string]FileEntry)
-	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketFiles).ForEach(func(k, v []byte) error {
+	err := s.view(func(c chain) error {
+		return c.each(bucketFiles, false, func(k, v []byte, _ int) error {
 			e, err := unmarshalFileEntry(v)
 			if err != nil {
 				return fmt.Errorf("files table %q: %w", k, err)
@@ -105,19 +108,43 @@ func Lock(dir string, wait func()) (unlock func() error, err error) {
 	}, nil
 }
 
+// HoldRefresh holds refreshes of the store in dir off, in this process and
+// in others, until release is called: it takes the refresh lock shared, so
+// a refresh (Lock, exclusive) waits for every holder, and holders never
+// wait on each other. It waits for a refresh under way to finish first. A
+// holder must not refresh before releasing: it would wait on itself.
+func HoldRefresh(dir string) (release func() error, err error) {
+	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
+	}
+	return func() error {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		return errors.Join(err, f.Close())
+	}, nil
+}
+
 // Pending is a generation being built aside. Nothing reads it until
 // Publish renames it into place and swaps CURRENT. The caller holds Lock.
 type Pending struct {
-	dir  string
-	gen  uint64
-	path string
-	db   *bolt.DB
+	dir   string
+	gen   uint64
+	path  string
+	db    *bolt.DB   // the new layer, written
+	lower []*bolt.DB // the layers below it, read-only, oldest first
+	// documents in the layers below, to count the generation at Publish
+	lowerCount int
 }
 
 // Begin starts generation prev+1 (1 when prev is nil) in a folder no reader
-// knows of, starting from a copy of prev: its body file copied, its bleve
-// index cloned with the immutable segment files hard-linked. It first removes
-// what crashed or aborted refreshes left behind.
+// knows of, on top of prev: prev's body layers hard-linked below a new,
+// empty layer (or merged into it, to keep the chain short), and its bleve
+// index cloned with the immutable segment files hard-linked. It first
+// removes what crashed or aborted refreshes left behind.
 func Begin(dir string, prev *Snapshot) (*Pending, error) {
 	_, tmps, err := generations(dir)
 	if err != nil {
@@ -140,46 +167,238 @@ func Begin(dir string, prev *Snapshot) (*Pending, error) {
 	if err := os.MkdirAll(filepath.Join(dir, genDir), 0o755); err != nil {
 		return nil, err
 	}
+	if err := ensureIdentity(dir); err != nil {
+		return nil, err
+	}
 	path, err := os.MkdirTemp(filepath.Join(dir, genDir), strconv.FormatUint(gen, 10)+tmpMarker)
 	if err != nil {
 		return nil, err
 	}
 	p := &Pending{dir: dir, gen: gen, path: path}
 	if err := p.seed(prev); err != nil {
-		os.RemoveAll(path)
-		return nil, err
+		return nil, errors.Join(err, p.Abort())
 	}
 	return p, nil
 }
 
+// prevLayer is one of prev's layers: its file and the generation that
+// wrote it.
+type prevLayer struct {
+	gen  uint64
+	file string
+	db   *bolt.DB
+	size int64
+}
+
 func (p *Pending) seed(prev *Snapshot) error {
+	var below, merge []prevLayer
 	if prev != nil {
 		from := genPath(prev.dir, prev.gen)
-		if err := copyFile(filepath.Join(from, bodyFile), filepath.Join(p.path, bodyFile)); err != nil {
+		var lower []uint64
+		if err := prev.checkFormat(&lower); err != nil {
 			return err
+		}
+		for i, db := range prev.layers {
+			l := prevLayer{gen: prev.gen, file: filepath.Join(from, bodyFile), db: db}
+			if i < len(lower) {
+				l.gen, l.file = lower[i], filepath.Join(from, layerName(lower[i]))
+			}
+			st, err := os.Stat(l.file)
+			if err != nil {
+				return err
+			}
+			l.size = st.Size()
+			below = append(below, l)
+		}
+		// Keep the chain short: past maxDeltas deltas above the base, merge
+		// the deltas into the new layer; once they outweigh half the base,
+		// merge everything into a new base.
+		var deltas int64
+		for _, l := range below[1:] {
+			deltas += l.size
+		}
+		switch {
+		case deltas > below[0].size/2:
+			below, merge = nil, below
+		case len(below)-1 >= maxDeltas:
+			below, merge = below[:1], below[1:]
 		}
 		isSegment := func(name string) bool { return strings.HasSuffix(name, ".zap") }
 		if err := cloneTree(filepath.Join(from, fulltextDir), filepath.Join(p.path, fulltextDir), isSegment); err != nil {
 			return err
 		}
 	}
+	var gens []uint64
+	for _, l := range below {
+		name := filepath.Join(p.path, layerName(l.gen))
+		if err := os.Link(l.file, name); err != nil {
+			if err := copyFile(l.file, name); err != nil {
+				return err
+			}
+		}
+		db, err := openLayer(name)
+		if err != nil {
+			return err
+		}
+		p.lower = append(p.lower, db)
+		gens = append(gens, l.gen)
+	}
 	db, err := bolt.Open(filepath.Join(p.path, bodyFile), 0o644, &bolt.Options{NoSync: true, NoFreelistSync: true})
 	if err != nil {
 		return err
 	}
 	p.db = db
-	return db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketDocs, bucketBodies, bucketFiles} {
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketMeta, bucketDocs, bucketBodies, bucketFiles, bucketManifest} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
 		m := tx.Bucket(bucketMeta)
-		if err := m.Put(keyFormat, []byte(strconv.Itoa(FormatVersion))); err != nil {
+		var sources []byte
+		if prev != nil {
+			if err := prev.db.View(func(ptx *bolt.Tx) error {
+				sources = bytes.Clone(ptx.Bucket(bucketMeta).Get(keySources))
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		return errors.Join(
+			m.Put(keyFormat, []byte(strconv.Itoa(FormatVersion))),
+			m.Put(keyGeneration, []byte(strconv.FormatUint(p.gen, 10))),
+			m.Put(keyLayers, formatLayers(gens)),
+			putIf(m, keySources, sources))
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case prev == nil:
+	case merge == nil: // every layer of prev lies below
+		p.lowerCount, err = prev.Count()
+	default:
+		p.lowerCount, err = countLayers(p.lower)
+		if err == nil {
+			err = p.mergeIn(merge, len(below) > 0)
+		}
+	}
+	return err
+}
+
+func putIf(b *bolt.Bucket, k, v []byte) error {
+	if v == nil {
+		return nil
+	}
+	return b.Put(k, v)
+}
+
+// countLayers counts the documents of a chain of layers whose oldest holds
+// no tombstones (a base): the base's keys, plus or minus what each layer
+// above adds or removes.
+func countLayers(dbs []*bolt.DB) (n int, err error) {
+	c, done, err := beginChain(dbs)
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	for i := range c {
+		if i == 0 {
+			n = c[0].Bucket(bucketDocs).Stats().KeyN
+			continue
+		}
+		n += countDelta(c[:i+1])
+	}
+	return n, nil
+}
+
+// countDelta is how many documents the top layer of c adds (or, negative,
+// removes) over the layers below it.
+func countDelta(c chain) (d int) {
+	top := len(c) - 1
+	_ = c.top().Bucket(bucketDocs).ForEach(func(k, v []byte) error {
+		below, _ := c.getBelow(top, bucketDocs, k)
+		switch {
+		case isTombstone(v) && below != nil:
+			d--
+		case !isTombstone(v) && below == nil:
+			d++
+		}
+		return nil
+	})
+	return d
+}
+
+// mergeIn copies the newest entries of the layers from into the new layer,
+// in transactions of bounded size. With keepTombstones (layers remain
+// below) tombstones are copied too, to go on shadowing them.
+func (p *Pending) mergeIn(from []prevLayer, keepTombstones bool) error {
+	dbs := make([]*bolt.DB, len(from))
+	for i, l := range from {
+		dbs[i] = l.db
+	}
+	c, done, err := beginChain(dbs)
+	if err != nil {
+		return err
+	}
+	defer done()
+	const perTx = 4096
+	type kv struct{ k, v, body []byte }
+	for _, bucket := range [][]byte{bucketDocs, bucketFiles, bucketManifest} {
+		var batch []kv
+		flush := func() error {
+			err := p.db.Update(func(tx *bolt.Tx) error {
+				b := tx.Bucket(bucket)
+				b.FillPercent = fillPercent
+				bodies := tx.Bucket(bucketBodies)
+				bodies.FillPercent = fillPercent
+				for _, e := range batch {
+					if err := b.Put(e.k, e.v); err != nil {
+						return err
+					}
+					if e.body != nil {
+						if err := bodies.Put(e.k, e.body); err != nil {
+							return err
+						}
+					}
+				}
+				return nil
+			})
+			batch = batch[:0]
 			return err
 		}
-		return m.Put(keyGeneration, []byte(strconv.FormatUint(p.gen, 10)))
-	})
+		err := c.each(bucket, keepTombstones, func(k, v []byte, layer int) error {
+			e := kv{k: bytes.Clone(k), v: bytes.Clone(v)}
+			if string(bucket) == string(bucketDocs) && !isTombstone(v) {
+				e.body = bytes.Clone(c[layer].Bucket(bucketBodies).Get(k))
+				if e.body == nil {
+					e.body = []byte{}
+				}
+			}
+			batch = append(batch, e)
+			if len(batch) == perTx {
+				return flush()
+			}
+			return nil
+		})
+		if err == nil && len(batch) > 0 {
+			err = flush()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chain begins a read transaction on every lower layer; with tx, the new
+// layer's transaction tops it.
+func (p *Pending) chain(tx *bolt.Tx) (chain, func(), error) {
+	c, done, err := beginChain(p.lower)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(c, tx), done, nil
 }
 
 // Generation is the number the pending generation will publish as.
@@ -203,18 +422,28 @@ type PutDoc struct {
 	Body   []byte
 }
 
-// fillPercent is how full bbolt packs a page before splitting it.
-const fillPercent = 0.9
-
-// Apply writes c in one transaction.
+// Apply writes c in one transaction. Over lower layers, a delete leaves a
+// tombstone that shadows them.
 func (p *Pending) Apply(c Change) error {
 	return p.db.Update(func(tx *bolt.Tx) error {
+		ch, done, err := p.chain(tx)
+		if err != nil {
+			return err
+		}
+		defer done()
 		docs, bodies, files := tx.Bucket(bucketDocs), tx.Bucket(bucketBodies), tx.Bucket(bucketFiles)
+		manifest := tx.Bucket(bucketManifest)
 		// Refreshes mostly write keys in order (a walk is sorted): pack
 		// pages nearly full instead of bbolt's half-full default.
-		docs.FillPercent, bodies.FillPercent, files.FillPercent = fillPercent, fillPercent, fillPercent
+		docs.FillPercent, bodies.FillPercent, files.FillPercent, manifest.FillPercent = fillPercent, fillPercent, fillPercent, fillPercent
+		del := func(b *bolt.Bucket, k []byte) error {
+			if len(p.lower) == 0 {
+				return b.Delete(k)
+			}
+			return b.Put(k, tombstone)
+		}
 		for _, id := range c.Delete {
-			if err := errors.Join(docs.Delete([]byte(id)), bodies.Delete([]byte(id))); err != nil {
+			if err := errors.Join(del(docs, []byte(id)), bodies.Delete([]byte(id))); err != nil {
 				return err
 			}
 		}
@@ -231,11 +460,14 @@ func (p *Pending) Apply(c Change) error {
 		// in random order make a large transaction quadratic.
 		for _, k := range slices.Sorted(maps.Keys(c.Files)) {
 			e := c.Files[k]
+			if err := unindexFile(ch, del, []byte(k)); err != nil {
+				return err
+			}
 			var err error
 			if e == nil {
-				err = files.Delete([]byte(k))
+				err = del(files, []byte(k))
 			} else {
-				err = files.Put([]byte(k), e.marshal())
+				err = errors.Join(files.Put([]byte(k), e.marshal()), manifest.Put([]byte(e.ID), []byte(k)))
 			}
 			if err != nil {
 				return err
@@ -252,16 +484,52 @@ func (p *Pending) Apply(c Change) error {
 	})
 }
 
-// Publish makes the pending generation current: it syncs every file, renames
-// the folder into place, swaps CURRENT, and prunes generations older than
-// the newest retain ones. Any failure before the swap leaves the previous
+// unindexFile drops the manifest's index entry of the file at key, if the
+// entry still names that file (another file may have taken the id over in
+// the same change).
+func unindexFile(c chain, del func(*bolt.Bucket, []byte) error, key []byte) error {
+	old, _ := c.get(bucketFiles, key)
+	if old == nil {
+		return nil
+	}
+	e, err := unmarshalFileEntry(old)
+	if err != nil {
+		return fmt.Errorf("files table %q: %w", key, err)
+	}
+	if cur, _ := c.get(bucketManifest, []byte(e.ID)); string(cur) == string(key) {
+		return del(c.top().Bucket(bucketManifest), []byte(e.ID))
+	}
+	return nil
+}
+
+// fillPercent is how full bbolt packs a page before splitting it.
+const fillPercent = 0.9
+
+// Publish makes the pending generation current: it records the manifest
+// digest, syncs every file, renames the folder into place, swaps CURRENT,
+// and prunes all but the newest retain generations (the current one
+// included; at least one). Any failure before the swap leaves the previous
 // generation current.
 func (p *Pending) Publish(retain int) error {
 	// Record the document count, so a status never walks the whole bucket
-	// (2 ms of page faults on a 39k-document store).
+	// (2 ms of page faults on a 39k-document store), and the manifest
+	// digest, so a binding reads it with one lookup.
 	err := p.db.Update(func(tx *bolt.Tx) error {
-		n := tx.Bucket(bucketDocs).Stats().KeyN
-		return tx.Bucket(bucketMeta).Put(keyDocuments, []byte(strconv.Itoa(n)))
+		c, done, err := p.chain(tx)
+		if err != nil {
+			return err
+		}
+		defer done()
+		n := p.lowerCount + countDelta(c)
+		m, err := canonicalManifest(c)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(m)
+		meta := tx.Bucket(bucketMeta)
+		return errors.Join(
+			meta.Put(keyDocuments, []byte(strconv.Itoa(n))),
+			meta.Put(keyManifestDigest, []byte(hex.EncodeToString(sum[:]))))
 	})
 	if err != nil {
 		return p.fail(err)
@@ -269,7 +537,7 @@ func (p *Pending) Publish(retain int) error {
 	if err := p.db.Sync(); err != nil {
 		return p.fail(err)
 	}
-	if err := p.db.Close(); err != nil {
+	if err := errors.Join(p.db.Close(), p.closeLower()); err != nil {
 		return p.fail(err)
 	}
 	p.db = nil
@@ -296,7 +564,16 @@ func (p *Pending) Abort() error {
 		err = p.db.Close()
 		p.db = nil
 	}
-	return errors.Join(err, os.RemoveAll(p.path))
+	return errors.Join(err, p.closeLower(), os.RemoveAll(p.path))
+}
+
+func (p *Pending) closeLower() error {
+	var errs []error
+	for _, l := range p.lower {
+		errs = append(errs, l.Close())
+	}
+	p.lower = nil
+	return errors.Join(errs...)
 }
 
 func (p *Pending) fail(err error) error {
@@ -304,8 +581,10 @@ func (p *Pending) fail(err error) error {
 }
 
 // prune removes published generations but the newest retain (at least one).
-// A reader that still has a pruned generation open keeps reading it: its
-// files stay alive until it closes them.
+// Each leaves at once: its folder is renamed aside (a name Retained never
+// lists and the next Begin removes) before it is deleted. A reader that
+// still has a pruned generation open keeps reading it: its files stay
+// alive until it closes them.
 func prune(dir string, retain int) error {
 	gens, _, err := generations(dir)
 	if err != nil {
@@ -314,8 +593,14 @@ func prune(dir string, retain int) error {
 	retain = max(retain, 1)
 	var errs []error
 	for len(gens) > retain {
-		errs = append(errs, os.RemoveAll(genPath(dir, gens[0])))
+		from := genPath(dir, gens[0])
 		gens = gens[1:]
+		aside := from + tmpMarker + "pruned"
+		if err := os.Rename(from, aside); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		errs = append(errs, os.RemoveAll(aside))
 	}
 	return errors.Join(errs...)
 }

@@ -3,10 +3,10 @@ package workspace
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/docir/docir/address"
@@ -29,36 +29,6 @@ type view struct {
 
 	refs    int
 	retired bool
-
-	filesOnce sync.Once
-	files     map[string]sourceFile // doc id -> its source file, as the generation recorded it
-	filesErr  error
-}
-
-// sourceFile is where a document of a generation came from and the size
-// and mtime the generation recorded for it.
-type sourceFile struct {
-	path    string
-	size    int64
-	modTime int64
-	digest  [32]byte
-}
-
-// sources maps the generation's documents to their source files, once.
-func (v *view) sources() (map[string]sourceFile, error) {
-	v.filesOnce.Do(func() {
-		files, err := v.snap.Files()
-		if err != nil {
-			v.filesErr = err
-			return
-		}
-		v.files = make(map[string]sourceFile, len(files))
-		for key, e := range files {
-			root, rel, _ := strings.Cut(key, "\x00")
-			v.files[e.ID] = sourceFile{path: filepath.Join(root, filepath.FromSlash(rel)), size: e.Size, modTime: e.ModTime, digest: e.Digest}
-		}
-	})
-	return v.files, v.filesErr
 }
 
 // fullText opens the generation's bleve index read-only, once.
@@ -161,12 +131,14 @@ func logHits(ctx context.Context, hits []docir.Hit) {
 
 // Authenticate checks that the view's generation is still the store's
 // source of truth for what the reads with ctx read (its read log): the
-// store's current generation is the view's, and every source file of a
-// document read still has the size and mtime the generation recorded (or,
-// when only those changed, the same sha256). Any difference is a
-// source_drift error that names it.
+// store's current generation is the view's, with the same manifest digest
+// (a store removed and indexed again restarts its numbers), and every
+// source file of a document read still has the size and mtime its manifest
+// records (or, when only those changed, the same sha256). Any difference
+// is a source_drift error that names it.
 func (v *View) Authenticate(ctx context.Context) error {
-	held := v.Generation()
+	snap := v.Snapshot()
+	held := snap.Generation()
 	cur, err := store.CurrentGeneration(v.s.cfg.Dir)
 	if err != nil {
 		return err
@@ -174,34 +146,57 @@ func (v *View) Authenticate(ctx context.Context) error {
 	if cur != held {
 		return docir.Errorf(docir.CodeSourceDrift, "the store's current generation is %d, not the held %d: a refresh ran; refresh or bind again", cur, held)
 	}
-	ids := docir.ReadLogOf(ctx).IDs()
-	if len(ids) == 0 {
-		return nil
-	}
-	files, err := v.s.pin.sources()
-	if err != nil {
+	if err := v.sameManifest(); err != nil {
 		return err
 	}
-	for _, id := range ids {
+	for _, id := range docir.ReadLogOf(ctx).IDs() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		f, ok := files[id]
-		if !ok {
-			return docir.Errorf(docir.CodeSourceDrift, "document %s has no source file in generation %d", id, held)
+		e, ok, err := snap.ManifestEntry(id)
+		if err != nil {
+			return err
 		}
-		info, err := os.Stat(f.path)
+		if !ok {
+			return docir.Errorf(docir.CodeSourceDrift, "document %s is not in the manifest of generation %d", id, held)
+		}
+		path := filepath.Join(e.Root, filepath.FromSlash(e.Rel))
+		info, err := os.Stat(path)
 		if err != nil {
 			return docir.Errorf(docir.CodeSourceDrift, "the source of %s changed: %v", id, err)
 		}
-		if info.Size() == f.size && info.ModTime().UnixNano() == f.modTime {
+		if info.Size() == e.Size && info.ModTime().UnixNano() == e.ModTime {
 			continue
 		}
 		// A touched file (a checkout, a save without edits) still holds
 		// the bytes that were read: only its content decides.
-		if data, err := os.ReadFile(f.path); err != nil || sha256.Sum256(data) != f.digest {
-			return docir.Errorf(docir.CodeSourceDrift, "the source of %s (%s) changed since generation %d was built: refresh or bind again", id, f.path, held)
+		data, err := os.ReadFile(path)
+		if sum := sha256.Sum256(data); err != nil || hex.EncodeToString(sum[:]) != e.SHA256 {
+			return docir.Errorf(docir.CodeSourceDrift, "the source of %s (%s) changed since generation %d was built: refresh or bind again", id, path, held)
 		}
+	}
+	return nil
+}
+
+// sameManifest checks that the store's current generation, which has the
+// view's number, is the view's generation: the same manifest digest.
+func (v *View) sameManifest() error {
+	snap := v.Snapshot()
+	held, err := snap.ManifestDigest()
+	if err != nil {
+		return err
+	}
+	cur, err := store.OpenGeneration(v.s.cfg.Dir, snap.Generation())
+	if err != nil {
+		return docir.Errorf(docir.CodeSourceDrift, "generation %d can no longer be opened: %v", snap.Generation(), err)
+	}
+	defer cur.Close()
+	d, err := cur.ManifestDigest()
+	if err != nil {
+		return err
+	}
+	if d != held {
+		return docir.Errorf(docir.CodeSourceDrift, "the store's generation %d has manifest %s, not the held %s: the store was rebuilt", snap.Generation(), d, held)
 	}
 	return nil
 }

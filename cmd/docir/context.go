@@ -11,6 +11,7 @@ import (
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/workspace"
+	"github.com/docir/docir/workspace/wire"
 )
 
 // ContextOptions is everything `docir context` needs.
@@ -63,7 +64,11 @@ func contextRun(ctx context.Context, opts *ContextOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := r.Context(ctx, docir.ContextParams{Query: opts.Query, Budget: opts.Budget, Limit: opts.Limit})
+	params := docir.ContextParams{Query: opts.Query, Budget: opts.Budget, Limit: opts.Limit}
+	res, err := r.Context(ctx, params)
+	if err == nil {
+		err = opts.Evidence(wire.MethodContext, params, res)
+	}
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -25,9 +26,11 @@ type Factory struct {
 	configFile string
 	ran        bool // a command's RunE started: errors after this are not usage errors
 
-	config *loadedConfig
-	ws     *workspace.Service
-	fed    *federation.Reader
+	config       *loadedConfig
+	ws           *workspace.Service
+	fed          *federation.Reader
+	pin          pinFlags
+	pinnedReader docir.Reader // the reader the pin flags name, once opened
 }
 
 func newFactory(io *IOStreams) *Factory {
@@ -73,6 +76,17 @@ func (f *Factory) Reader() (docir.Reader, error) {
 	ws, err := f.Workspace()
 	if err != nil {
 		return nil, err
+	}
+	if f.pin.set() {
+		if f.pinnedReader == nil {
+			if err := somethingToRead(f.config, "read"); err != nil {
+				return nil, err
+			}
+			if f.pinnedReader, err = f.pinned(context.Background(), ws); err != nil {
+				return nil, err
+			}
+		}
+		return f.pinnedReader, nil
 	}
 	if len(f.config.peers) == 0 {
 		if err := somethingToRead(f.config, "read"); err != nil {
@@ -205,6 +219,7 @@ func hasMarkdown(dir string) bool {
 
 // Close releases what the factory opened.
 func (f *Factory) Close() {
+	f.pin.close()
 	if f.fed != nil {
 		_ = f.fed.Close()
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/workspace/wire"
 )
 
 // GetOptions is everything `docir get` needs.
@@ -18,13 +19,14 @@ type GetOptions struct {
 	IO       *IOStreams
 	Reader   func() (docir.Reader, error)
 	WantText func() (bool, error)
+	Evidence func(method string, params, result any) error
 
 	Args  []string
 	Stdin bool // the one argument was "-"
 }
 
 func newCmdGet(f *Factory, runF func(context.Context, *GetOptions) error) *cobra.Command {
-	opts := &GetOptions{IO: f.IO, Reader: f.Reader, WantText: f.wantText}
+	opts := &GetOptions{IO: f.IO, Reader: f.Reader, WantText: f.wantText, Evidence: f.recordEvidence}
 	cmd := &cobra.Command{
 		Use:   "get ADDR... | get -",
 		Short: "Deep read: documents or sections by address, in one unit of work",
@@ -79,6 +81,10 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 	// One typed address asks with doc_id; several, or stdin, with doc_ids.
 	if len(addrs) == 1 && !opts.Stdin {
 		doc, err := docir.GetOne(ctx, r, addrs[0])
+		if err == nil {
+			s := addrs[0].String()
+			err = opts.Evidence(wire.MethodGet, docir.GetParams{DocID: &s}, doc)
+		}
 		if err != nil {
 			return err
 		}
@@ -88,6 +94,13 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 		return opts.IO.printJSON(doc)
 	}
 	out, err := docir.Get(ctx, r, addrs)
+	if err == nil {
+		raw := make([]string, len(addrs))
+		for i, a := range addrs {
+			raw[i] = a.String()
+		}
+		err = opts.Evidence(wire.MethodGet, docir.GetParams{DocIDs: raw}, out)
+	}
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/workspace"
+	"github.com/docir/docir/workspace/wire"
 )
 
 // QueryOptions is everything `docir query` needs.
@@ -83,7 +84,11 @@ func queryRun(ctx context.Context, opts *QueryOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := r.Query(ctx, docir.QueryParams{Expr: opts.Expr, Limit: opts.Limit, Sort: opts.Sort})
+	params := docir.QueryParams{Expr: opts.Expr, Limit: opts.Limit, Sort: opts.Sort}
+	res, err := r.Query(ctx, params)
+	if err == nil {
+		err = opts.Evidence(wire.MethodQuery, params, res)
+	}
 	if err != nil {
 		return err
 	}

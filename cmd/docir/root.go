@@ -92,6 +92,9 @@ Addresses are <id> or <id>#<heading>, where the heading is a slug
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			f.ran = true
+			if err := f.pin.check(cmd); err != nil {
+				return err
+			}
 			switch f.IO.Color {
 			case "auto", "always", "never":
 			default:
@@ -108,6 +111,7 @@ Addresses are <id> or <id>#<heading>, where the heading is a slug
 	pf.StringVar(&jq, "jq", "", "filter JSON output with a jq `EXPR` (implies --format json)")
 	pf.StringVar(&f.IO.Color, "color", "auto", "colour in text output: auto (on a terminal, unless NO_COLOR is set), always, never")
 	pf.BoolVarP(&f.IO.Verbose, "verbose", "v", false, "print every warning, not the first few and a count")
+	f.pin.add(pf)
 	_ = f.viper.BindPFlag("store", pf.Lookup("store"))
 	_ = f.viper.BindPFlag("format", pf.Lookup("format"))
 	_ = root.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"auto", "json", "text"}, cobra.ShellCompDirectiveNoFileComp))
@@ -129,7 +133,7 @@ Addresses are <id> or <id>#<heading>, where the heading is a slug
 		}
 	}
 	add(groupRead, newCmdSearch(f, nil), newCmdQuery(f, nil), newCmdContext(f, nil), newCmdGet(f, nil))
-	add(groupIndex, newCmdIndex(f, nil), newCmdSources(f, nil), newCmdStatus(f, nil))
+	add(groupIndex, newCmdIndex(f, nil), newCmdSources(f, nil), newCmdStatus(f, nil), newCmdBind(f, nil), newCmdReplay(f, nil))
 	add(groupServe, newCmdServe(f, nil))
 	root.AddCommand(newCmdVersion(f))
 	return root

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/workspace/wire"
 )
 
 // SearchOptions is everything `docir search` needs.
@@ -60,10 +61,12 @@ type readerOptions struct {
 	IO       *IOStreams
 	Reader   func() (docir.Reader, error)
 	WantText func() (bool, error)
+	// Evidence writes the evidence receipt of a read under --evidence.
+	Evidence func(method string, params, result any) error
 }
 
 func newReaderOptions(f *Factory) readerOptions {
-	return readerOptions{IO: f.IO, Reader: f.Reader, WantText: f.wantText}
+	return readerOptions{IO: f.IO, Reader: f.Reader, WantText: f.wantText, Evidence: f.recordEvidence}
 }
 
 // open resolves the output format, then the reader.
@@ -88,7 +91,11 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := r.Search(ctx, docir.SearchParams{Query: opts.Query, Limit: opts.Limit})
+	params := docir.SearchParams{Query: opts.Query, Limit: opts.Limit}
+	res, err := r.Search(ctx, params)
+	if err == nil {
+		err = opts.Evidence(wire.MethodSearch, params, res)
+	}
 	if err != nil {
 		return err
 	}

@@ -123,7 +123,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "docir serve: warning: %v\n", err)
 	}
 	e := session.New(session.Config{Reader: r, Local: ws, Refresh: ws.Refresh, Policy: policy, Version: opts.Version, Log: log,
-		Hold: holdFunc(ws, r)})
+		Hold: holdFunc(ws, r), Bindings: ws.Bindings()})
 
 	switch {
 	case opts.MCP:

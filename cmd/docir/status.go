@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/workspace/wire"
 )
 
 // StatusOptions is everything `docir status` needs.
@@ -15,10 +16,11 @@ type StatusOptions struct {
 	IO       *IOStreams
 	Reader   func() (docir.Reader, error)
 	WantText func() (bool, error)
+	Evidence func(method string, params, result any) error
 }
 
 func newCmdStatus(f *Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
-	opts := &StatusOptions{IO: f.IO, Reader: f.Reader, WantText: f.wantText}
+	opts := &StatusOptions{IO: f.IO, Reader: f.Reader, WantText: f.wantText, Evidence: f.recordEvidence}
 	return &cobra.Command{
 		Use:   "status",
 		Short: "Show the store: generation, sources, document count, peers",
@@ -42,6 +44,9 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 		return err
 	}
 	st, err := r.Status(ctx)
+	if err == nil {
+		err = opts.Evidence(wire.MethodStatus, docir.StatusParams{}, st)
+	}
 	if err != nil {
 		return err
 	}

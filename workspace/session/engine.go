@@ -16,6 +16,7 @@ import (
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/readbatch"
+	"github.com/docir/docir/workspace/binding"
 	"github.com/docir/docir/workspace/wire"
 )
 
@@ -38,6 +39,10 @@ type Config struct {
 	// generation: a read batch. The binary wraps the view in the federation
 	// when peers are declared. Nil: such work answers no_store.
 	Hold func(ctx context.Context, revision uint64) (Held, error)
+	// Bindings is the local store as execution bindings see it
+	// (workspace/bind, workspace/replay, reads with a binding). Nil: those
+	// answer no_store.
+	Bindings binding.Service
 	// Refresh refreshes the local store. The engine serves it as
 	// workspace/refresh only when the policy grants refresh, so a caller
 	// may always set it. Later reads through Reader must see the new
@@ -134,6 +139,10 @@ func New(cfg Config) *Engine {
 		wire.MethodDiscover: {run: (*Engine).discover},
 	}
 	e.caps = []string{}
+	if cfg.Bindings != nil {
+		e.methods[wire.MethodBind] = methodFunc{run: (*Engine).bind}
+		e.methods[wire.MethodReplay] = methodFunc{run: (*Engine).replayMethod}
+	}
 	if cfg.Policy.Granted(GrantRefresh) {
 		e.methods[wire.MethodRefresh] = methodFunc{exclusive: true, run: (*Engine).refresh}
 		e.caps = append(e.caps, CapabilityRefresh)
@@ -312,7 +321,9 @@ func (e *Engine) get(ctx context.Context, params json.RawMessage) (any, error) {
 		if err != nil {
 			return nil, malformed(err)
 		}
-		return docir.GetOne(ctx, e.reader(ctx), a)
+		return on(ctx, e, wire.MethodGet, p.Selector, func(ctx context.Context, r docir.Reader) (docir.Document, error) {
+			return docir.GetOne(ctx, r, a)
+		})
 	case p.DocIDs != nil:
 		if len(p.DocIDs) > docir.MaxBatch {
 			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: %d addresses in doc_ids; at most %d in one call", wire.MethodGet, len(p.DocIDs), docir.MaxBatch)
@@ -321,9 +332,42 @@ func (e *Engine) get(ctx context.Context, params json.RawMessage) (any, error) {
 		if err != nil {
 			return nil, malformed(err)
 		}
-		return docir.Get(ctx, e.reader(ctx), addrs)
+		return on(ctx, e, wire.MethodGet, p.Selector, func(ctx context.Context, r docir.Reader) (docir.GetResult, error) {
+			return docir.Get(ctx, r, addrs)
+		})
 	}
 	return nil, docir.Errorf(docir.CodeInvalidParams, "%s: want doc_id (one address) or doc_ids (a list of addresses)", wire.MethodGet)
+}
+
+// on runs a read on the reader its selector names: a held generation of
+// the local store (image_revision, or a binding's generation once its
+// receipt replays exactly), else the session's reader for ctx. A pin is
+// the local store's: it is not sent on to peers.
+func on[T any](ctx context.Context, e *Engine, method string, sel docir.Selector, read func(context.Context, docir.Reader) (T, error)) (T, error) {
+	var zero T
+	if !sel.Pinned() {
+		return read(ctx, e.reader(ctx))
+	}
+	if sel.ImageRevision != 0 && sel.Binding != "" {
+		return zero, docir.Errorf(docir.CodeInvalidParams, "%s: give image_revision or binding, not both", method)
+	}
+	if e.cfg.Hold == nil {
+		return zero, docir.Errorf(docir.CodeNoStore, "%s: this session has no local store to pin", method)
+	}
+	rev := sel.ImageRevision
+	if sel.Binding != "" {
+		b, err := e.replay(ctx, []byte(sel.Binding))
+		if err != nil {
+			return zero, err
+		}
+		rev = b.Revision()
+	}
+	h, err := e.cfg.Hold(ctx, rev)
+	if err != nil {
+		return zero, err
+	}
+	defer h.Close()
+	return read(context.WithValue(ctx, readerKey{}, docir.Reader(h)), h)
 }
 
 func (e *Engine) search(ctx context.Context, params json.RawMessage) (any, error) {
@@ -331,7 +375,11 @@ func (e *Engine) search(ctx context.Context, params json.RawMessage) (any, error
 	if err := wire.DecodeParams(wire.MethodSearch, params, &p); err != nil {
 		return nil, err
 	}
-	return e.reader(ctx).Search(ctx, p)
+	sel := p.Selector
+	p.Selector = docir.Selector{}
+	return on(ctx, e, wire.MethodSearch, sel, func(ctx context.Context, r docir.Reader) (docir.SearchResult, error) {
+		return r.Search(ctx, p)
+	})
 }
 
 func (e *Engine) query(ctx context.Context, params json.RawMessage) (any, error) {
@@ -339,7 +387,11 @@ func (e *Engine) query(ctx context.Context, params json.RawMessage) (any, error)
 	if err := wire.DecodeParams(wire.MethodQuery, params, &p); err != nil {
 		return nil, err
 	}
-	return e.reader(ctx).Query(ctx, p)
+	sel := p.Selector
+	p.Selector = docir.Selector{}
+	return on(ctx, e, wire.MethodQuery, sel, func(ctx context.Context, r docir.Reader) (docir.SearchResult, error) {
+		return r.Query(ctx, p)
+	})
 }
 
 func (e *Engine) context(ctx context.Context, params json.RawMessage) (any, error) {
@@ -347,17 +399,24 @@ func (e *Engine) context(ctx context.Context, params json.RawMessage) (any, erro
 	if err := wire.DecodeParams(wire.MethodContext, params, &p); err != nil {
 		return nil, err
 	}
-	return e.reader(ctx).Context(ctx, p)
+	sel := p.Selector
+	p.Selector = docir.Selector{}
+	return on(ctx, e, wire.MethodContext, sel, func(ctx context.Context, r docir.Reader) (docir.ContextResult, error) {
+		return r.Context(ctx, p)
+	})
 }
 
 // noParams is the closed shape of a method that takes none.
 type noParams struct{}
 
 func (e *Engine) status(ctx context.Context, params json.RawMessage) (any, error) {
-	if err := wire.DecodeParams(wire.MethodStatus, params, &noParams{}); err != nil {
+	var p docir.StatusParams
+	if err := wire.DecodeParams(wire.MethodStatus, params, &p); err != nil {
 		return nil, err
 	}
-	return e.reader(ctx).Status(ctx)
+	return on(ctx, e, wire.MethodStatus, p.Selector, func(ctx context.Context, r docir.Reader) (docir.Status, error) {
+		return r.Status(ctx)
+	})
 }
 
 func (e *Engine) discover(_ context.Context, params json.RawMessage) (any, error) {
@@ -421,6 +480,71 @@ func (e *Engine) readBatch(ctx context.Context, params json.RawMessage) (any, er
 // ({"jsonrpc":"2.0","id":…,"result":…}), so that a result within its bound
 // is a reply within the session's.
 const batchEnvelope = 256
+
+// bind runs workspace/bind: a binding to a retained generation (or the
+// current one), its receipt. A new binding also ends a drifted session's
+// refusals: its reads now name the generation they trust.
+func (e *Engine) bind(ctx context.Context, params json.RawMessage) (any, error) {
+	var p docir.BindParams
+	if err := wire.DecodeParams(wire.MethodBind, params, &p); err != nil {
+		return nil, err
+	}
+	if e.cfg.Bindings == nil {
+		return nil, docir.Errorf(docir.CodeNoStore, "%s: this session has no local store to bind to", wire.MethodBind)
+	}
+	var b *binding.Binding
+	var err error
+	switch {
+	case p.Workspace == "" && p.Revision == 0:
+		b, err = binding.Bind(ctx, e.cfg.Bindings)
+	case p.Workspace == "" || p.Revision == 0:
+		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: give workspace and revision together (a select), or neither (the current generation)", wire.MethodBind)
+	default:
+		b, err = binding.Select(ctx, e.cfg.Bindings, p.Workspace, p.Revision)
+	}
+	if err != nil {
+		return nil, err
+	}
+	e.drift.Store(nil)
+	return e.bindingResult(ctx, b)
+}
+
+// replayMethod runs workspace/replay: the receipt verified against the
+// store's own state, byte for byte.
+func (e *Engine) replayMethod(ctx context.Context, params json.RawMessage) (any, error) {
+	var p docir.ReplayParams
+	if err := wire.DecodeParams(wire.MethodReplay, params, &p); err != nil {
+		return nil, err
+	}
+	b, err := e.replay(ctx, []byte(p.Receipt))
+	if err != nil {
+		return nil, err
+	}
+	if p.RequireCurrent {
+		if err := b.RequireCurrent(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return e.bindingResult(ctx, b)
+}
+
+func (e *Engine) bindingResult(ctx context.Context, b *binding.Binding) (docir.BindingResult, error) {
+	r := b.Receipt()
+	cur, err := e.cfg.Bindings.Current(ctx)
+	if err != nil {
+		return docir.BindingResult{}, err
+	}
+	return docir.BindingResult{Receipt: string(r.Marshal()), Digest: r.Digest(), Workspace: b.Workspace(),
+		Revision: b.Revision(), ManifestDigest: b.ManifestDigest(), Current: cur.Revision == b.Revision()}, nil
+}
+
+// replay checks a binding receipt against the local store.
+func (e *Engine) replay(ctx context.Context, receipt []byte) (*binding.Binding, error) {
+	if e.cfg.Bindings == nil {
+		return nil, docir.Errorf(docir.CodeNoStore, "this session has no local store to bind to")
+	}
+	return binding.Replay(ctx, e.cfg.Bindings, receipt)
+}
 
 // malformed prefixes an address parse error with the method; it keeps its
 // code (malformed_address) and its cause.

@@ -58,7 +58,7 @@ func checkLeaks(t *testing.T) {
 func newTestEngine(tb testing.TB, p *Policy, extra map[string]string) (*Engine, string) {
 	tb.Helper()
 	ws, dir := testStore(tb, extra)
-	return New(Config{Reader: ws, Refresh: ws.Refresh, Policy: p, Version: "test", Hold: holdOf(ws)}), filepath.Dir(dir)
+	return New(Config{Reader: ws, Refresh: ws.Refresh, Policy: p, Version: "test", Hold: holdOf(ws), Bindings: ws.Bindings()}), filepath.Dir(dir)
 }
 
 // repeatReader is an endless stream of one byte.

@@ -173,12 +173,21 @@ func TestDiscoverAdvertisesOnlyWhatRuns(t *testing.T) {
 		wire.MethodDiscover:  `{}`,
 		wire.MethodRefresh:   `{}`,
 		wire.MethodReadBatch: `{"image_revision":1,"batch":{"frames":["{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"workspace/status\"}"]}}`,
+		wire.MethodBind:      `{}`,
 	}
 	for _, p := range []*Policy{nil,
 		{Schema: PolicyV1, Grants: []string{GrantRefresh}},
 		{Schema: PolicyV2, Grants: []string{GrantRefresh}, ReadBatchWorkers: 2},
 	} {
 		e, _ := newTestEngine(t, p, nil)
+		var bound struct {
+			Result docir.BindingResult `json:"result"`
+		}
+		if err := json.Unmarshal(e.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"workspace/bind"}`)), &bound); err != nil {
+			t.Fatal(err)
+		}
+		receipt, _ := json.Marshal(bound.Result.Receipt)
+		wellFormed[wire.MethodReplay] = `{"receipt":` + string(receipt) + `}`
 		for _, m := range e.Discover().Methods {
 			params, ok := wellFormed[m]
 			if !ok {

@@ -66,11 +66,12 @@ func jsonFields(t reflect.Type) []string {
 	}
 	var names []string
 	for f := range t.Fields() {
-		if !f.IsExported() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			names = append(names, jsonFields(f.Type)...) // encoding/json flattens it
 			continue
 		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
+		if !f.IsExported() || name == "-" {
 			continue
 		}
 		if name == "" {
@@ -129,6 +130,12 @@ func DecodeParams(method string, params json.RawMessage, v any) error {
 func fieldByJSONName(t reflect.Type, name string) (reflect.StructField, bool) {
 	for f := range t.Fields() {
 		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
+			if g, ok := fieldByJSONName(f.Type, name); ok {
+				return g, true
+			}
+			continue
+		}
 		if tag == name || tag == "" && f.Name == name {
 			return f, true
 		}

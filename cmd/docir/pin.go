@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/federation"
+	"github.com/docir/docir/workspace"
+	"github.com/docir/docir/workspace/binding"
+	"github.com/docir/docir/workspace/wire"
+)
+
+// pinFlags are the flags every read takes to run on one generation: --at
+// REVISION or --receipt FILE, --require-current, and --evidence FILE (with
+// --receipt) to write an evidence receipt of the read.
+type pinFlags struct {
+	at             uint64
+	receipt        string
+	requireCurrent bool
+	evidence       string
+
+	binding *binding.Binding // set once --receipt replayed
+	closers []func()
+}
+
+func (p *pinFlags) set() bool {
+	return p.at != 0 || p.receipt != "" || p.requireCurrent || p.evidence != ""
+}
+
+func (p *pinFlags) add(pf interface {
+	Uint64Var(*uint64, string, uint64, string)
+	StringVar(*string, string, string, string)
+	BoolVar(*bool, string, bool, string)
+}) {
+	pf.Uint64Var(&p.at, "at", 0, "read generation `REVISION` of the store (it must still be retained)")
+	pf.StringVar(&p.receipt, "receipt", "", "read the generation a binding receipt `FILE` names (docir bind prints one); the receipt must replay exactly")
+	pf.BoolVar(&p.requireCurrent, "require-current", false, "refuse (exit 4) unless the pinned generation is the current one; refreshes wait while the read runs")
+	pf.StringVar(&p.evidence, "evidence", "", "with --receipt: write an evidence receipt of this read to `FILE` (docir replay --evidence checks it)")
+}
+
+// readCommands take the pin flags; any other command refuses them.
+var readCommands = map[string]bool{"get": true, "search": true, "query": true, "context": true, "status": true}
+
+func (p *pinFlags) check(cmd *cobra.Command) error {
+	if cmd.Name() == "replay" && p.at == 0 && p.receipt == "" {
+		return nil // replay's own --require-current and --evidence
+	}
+	if !p.set() || readCommands[cmd.Name()] {
+		if p.evidence != "" && p.receipt == "" {
+			return docir.Errorf(docir.CodeUsage, "--evidence needs --receipt: evidence is made under a binding")
+		}
+		if p.at != 0 && p.receipt != "" {
+			return docir.Errorf(docir.CodeUsage, "give --at or --receipt, not both")
+		}
+		return nil
+	}
+	return docir.Errorf(docir.CodeUsage, "--at, --receipt, --require-current and --evidence apply to reads (get, search, query, context, status), not %s", cmd.Name())
+}
+
+func (p *pinFlags) close() {
+	for i := len(p.closers) - 1; i >= 0; i-- {
+		p.closers[i]()
+	}
+	p.closers = nil
+}
+
+// pinned is the reader a pinned read answers from: the view of the
+// generation the flags name (federated with the peers, unless evidence is
+// asked for: evidence covers the local store's bytes only). With
+// --require-current, refreshes are held off until the command ends.
+func (f *Factory) pinned(ctx context.Context, ws *workspace.Service) (docir.Reader, error) {
+	p := &f.pin
+	svc := ws.Bindings()
+	rev := p.at
+	if p.receipt != "" {
+		data, err := os.ReadFile(p.receipt)
+		if err != nil {
+			return nil, docir.Errorf(docir.CodeUsage, "--receipt: %v", err)
+		}
+		b, err := binding.Replay(ctx, svc, data)
+		if err != nil {
+			return nil, fmt.Errorf("--receipt %s: %w", p.receipt, err)
+		}
+		p.binding, rev = b, b.Revision()
+	}
+	if p.requireCurrent {
+		release, err := svc.HoldRefresh(ctx)
+		if err != nil {
+			return nil, err
+		}
+		p.closers = append(p.closers, release)
+		cur, err := svc.Current(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if rev == 0 {
+			rev = cur.Revision
+		}
+		if p.binding != nil {
+			if err := p.binding.RequireCurrent(ctx); err != nil {
+				return nil, err
+			}
+		} else if cur.Revision != rev {
+			return nil, docir.Errorf(docir.CodeBindingRejected, "--at %d: generation %d is current (--require-current)", rev, cur.Revision)
+		}
+	}
+	v, err := ws.Hold(ctx, rev)
+	if err != nil {
+		return nil, err
+	}
+	p.closers = append(p.closers, func() { _ = v.Close() })
+	if len(f.config.peers) == 0 || p.evidence != "" {
+		return v, nil
+	}
+	peers, err := federation.OpenPeers(f.config.peers)
+	if err != nil {
+		return nil, err
+	}
+	fed := federation.New(federation.Config{Local: v, LocalDir: f.config.StoreDir(), Peers: peers})
+	p.closers = append(p.closers, func() { _ = fed.Close() })
+	return fed, nil
+}
+
+// recordEvidence writes the evidence receipt of a read when --evidence
+// asked for one: made by the binding from the exact request the method
+// takes (params, as JSON-RPC sends them) and the exact result bytes the
+// server answers for it.
+func (f *Factory) recordEvidence(method string, params, result any) error {
+	p := &f.pin
+	if p.evidence == "" || p.binding == nil {
+		return nil
+	}
+	req, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	resp, err := wire.EncodeResult(result)
+	if err != nil {
+		return err
+	}
+	ev := p.binding.Evidence(method, req, resp)
+	if err := os.WriteFile(p.evidence, ev.Marshal(), 0o644); err != nil {
+		return docir.Errorf(docir.CodeUsage, "--evidence: %v", err)
+	}
+	return nil
+}

@@ -1,0 +1,206 @@
+package store
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/docir/docir/docir"
+)
+
+// model is what one generation should hold.
+type model struct {
+	bodies map[string]string    // id -> body
+	files  map[string]FileEntry // file key -> entry
+}
+
+func (m model) clone() model {
+	return model{bodies: maps.Clone(m.bodies), files: maps.Clone(m.files)}
+}
+
+// check compares generation gen of dir with m through every read.
+func (m model) check(t *testing.T, dir string, gen uint64) {
+	t.Helper()
+	s, err := OpenGeneration(dir, gen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var ids []string
+	if err := s.Records(func(r docir.Record) error { ids = append(ids, r.ID); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(slices.Sorted(maps.Keys(m.bodies)), ids); diff != "" {
+		t.Fatalf("generation %d: records (-want +got):\n%s", gen, diff)
+	}
+	var raw int
+	if err := s.RecordsJSON(func([]byte) error { raw++; return nil }); err != nil || raw != len(ids) {
+		t.Fatalf("generation %d: RecordsJSON saw %d: %v", gen, raw, err)
+	}
+	if n, err := s.Count(); err != nil || n != len(m.bodies) {
+		t.Fatalf("generation %d: count %d, want %d (%v)", gen, n, len(m.bodies), err)
+	}
+	for id, body := range m.bodies {
+		_, got, ok, err := s.Lookup(id)
+		if err != nil || !ok || string(got) != body {
+			t.Fatalf("generation %d: %s reads %q %v %v, want %q", gen, id, got, ok, err, body)
+		}
+	}
+	if _, _, ok, _ := s.Lookup("gone"); ok {
+		t.Fatalf("generation %d: a document never written", gen)
+	}
+	files, err := s.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(m.files, files); diff != "" {
+		t.Fatalf("generation %d: files (-want +got):\n%s", gen, diff)
+	}
+	for k, e := range m.files {
+		got, ok, err := s.ManifestEntry(e.ID)
+		root, rel, _ := splitFileKey([]byte(k))
+		if err != nil || !ok || got.Root != root || got.Rel != rel || got.Size != e.Size {
+			t.Fatalf("generation %d: manifest entry of %s: %+v %v %v", gen, e.ID, got, ok, err)
+		}
+	}
+	d, err := s.ManifestDigest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm, err := s.CanonicalManifest(); err != nil || hexSum(cm) != d {
+		t.Fatalf("generation %d: manifest digest %s is not its manifest's (%v)", gen, d, err)
+	}
+	if len(s.layers) > maxDeltas+1 {
+		t.Fatalf("generation %d: %d layers", gen, len(s.layers))
+	}
+}
+
+// Generations built as layers read exactly like whole copies would, every
+// one of them, after any number of later refreshes: random puts, deletes,
+// and ids moving between files, through deltas, delta merges and new
+// bases.
+func TestLayersMatchModel(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	cur := model{bodies: map[string]string{}, files: map[string]FileEntry{}}
+	where := map[string]string{} // id -> its file key
+	var models []model
+	const gens = 40
+	for g := 1; g <= gens; g++ {
+		c := Change{Files: map[string]*FileEntry{}}
+		n := 3
+		if g == 1 {
+			n = 60
+		} else if g%13 == 0 {
+			n = 50 // a big change: the deltas outweigh the base
+		}
+		for range n {
+			id := fmt.Sprintf("doc/%02d", rng.IntN(60))
+			switch op := rng.IntN(5); {
+			case op == 0 && cur.bodies[id] != "": // delete
+				c.Delete = append(c.Delete, id)
+				c.Put = slices.DeleteFunc(c.Put, func(p PutDoc) bool { return p.Record.ID == id })
+				c.Files[where[id]] = nil
+				delete(cur.bodies, id)
+				delete(cur.files, where[id])
+				delete(where, id)
+			default: // put, sometimes moving the id to its other file
+				body := fmt.Sprintf("%s at %d: %x", id, g, rng.Uint64())
+				key := FileKey("/src", id+".md")
+				if old, ok := where[id]; ok && op == 1 {
+					c.Files[old] = nil
+					delete(cur.files, old)
+					if old == key {
+						key = FileKey("/src", id+"-moved.md")
+					}
+				} else if ok {
+					key = old
+				}
+				e := FileEntry{ID: id, Size: int64(len(body)), ModTime: int64(g), Digest: sha256.Sum256([]byte(body))}
+				c.Files[key] = &e
+				c.Put = slices.DeleteFunc(c.Put, func(p PutDoc) bool { return p.Record.ID == id })
+				c.Put = append(c.Put, PutDoc{Record: docir.Record{ID: id}, Body: []byte(body)})
+				c.Delete = slices.DeleteFunc(c.Delete, func(d string) bool { return d == id })
+				cur.bodies[id] = body
+				cur.files[key] = e
+				where[id] = key
+			}
+		}
+		publish(t, dir, gens+1, c)
+		models = append(models, cur.clone())
+		cur.check(t, dir, uint64(g))
+	}
+	// Every retained generation still reads as it was published.
+	for i, m := range models {
+		m.check(t, dir, uint64(i+1))
+	}
+}
+
+// A refresh writes only its change: the layers below are the previous
+// generation's files, hard-linked.
+func TestLayersShared(t *testing.T) {
+	dir := t.TempDir()
+	c := Change{Files: map[string]*FileEntry{}}
+	for i := range 200 {
+		id := fmt.Sprintf("d%03d", i)
+		c.Put = append(c.Put, PutDoc{Record: docir.Record{ID: id}, Body: make([]byte, 4096)})
+	}
+	publish(t, dir, 5, c)
+	publish(t, dir, 5, putFile("/src", "", "x.md", "x", "small change", 1))
+	a, err := os.Stat(filepath.Join(genPath(dir, 1), bodyFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.Stat(filepath.Join(genPath(dir, 2), layerName(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(a, b) {
+		t.Fatal("generation 2 copied generation 1's layer instead of linking it")
+	}
+	top, err := os.Stat(filepath.Join(genPath(dir, 2), bodyFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if top.Size() >= a.Size()/4 {
+		t.Fatalf("a one-document change wrote a layer of %d bytes over a base of %d", top.Size(), a.Size())
+	}
+}
+
+// BenchmarkOpenLookup is a cold deep read — open a generation, read one
+// document, close — on a base alone and under the most deltas a chain
+// keeps (maxDeltas).
+func BenchmarkOpenLookup(b *testing.B) {
+	for _, deltas := range []int{0, maxDeltas} {
+		b.Run(fmt.Sprintf("deltas=%d", deltas), func(b *testing.B) {
+			dir := b.TempDir()
+			c := Change{}
+			for i := range 5000 {
+				c.Put = append(c.Put, PutDoc{Record: docir.Record{ID: fmt.Sprintf("d%05d", i)}, Body: make([]byte, 500)})
+			}
+			publish(b, dir, 20, c)
+			for i := range deltas {
+				publish(b, dir, 20, putFile("/src", "", fmt.Sprintf("x%d.md", i), fmt.Sprintf("d%05d", i*100), "changed", 1))
+			}
+			gen := uint64(deltas + 1)
+			b.ReportAllocs()
+			for b.Loop() {
+				s, err := OpenGeneration(dir, gen)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, _, ok, err := s.Lookup("d04321"); err != nil || !ok {
+					b.Fatal(ok, err)
+				}
+				s.Close()
+			}
+		})
+	}
+}

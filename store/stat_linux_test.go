@@ -1,0 +1,5 @@
+package store_test
+
+import "syscall"
+
+type syscallStat = syscall.Stat_t
