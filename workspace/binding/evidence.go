@@ -50,7 +50,7 @@ func newEvidence(bindingDigest, method, requestDigest, responseDigest string) Re
 // caller.
 func (b *Binding) Evidence(method string, request, response []byte) Evidence {
 	return Evidence{
-		ev: newEvidence(b.receipt.digest, method, sha256Hex(request), sha256Hex(response)),
+		ev:      newEvidence(b.receipt.digest, method, sha256Hex(request), sha256Hex(response)),
 		binding: b.receipt,
 		method:  method,
 		request: bytes.Clone(request),

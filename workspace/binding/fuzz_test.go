@@ -56,7 +56,7 @@ func FuzzParseEvidence(f *testing.F) {
 			return
 		}
 		e := Evidence{
-			ev: newEvidence(c.Binding.Digest, c.Method, sha256Hex(c.Request), c.ResponseDigest),
+			ev:      newEvidence(c.Binding.Digest, c.Method, sha256Hex(c.Request), c.ResponseDigest),
 			binding: newReceipt(c.Binding.Workspace, c.Binding.Revision, c.Binding.ManifestDigest),
 			method:  c.Method, request: c.Request,
 		}
