@@ -4,10 +4,14 @@
 // writes the next generation aside through store.Pending, body file and
 // bleve index together, publishing it only when every write succeeded.
 //
-// It owns the id rule and the checks on outside files (size cap, binary and
-// non-UTF-8 files are skipped with a warning naming the file; two files
-// claiming one id fail the refresh, naming both). It is the only writer of a
-// store.
+// It owns the id rule and the checks on outside files: only files whose
+// real path lies under a source root are read (symbolic links included);
+// reads cannot block or flood (non-blocking, fstat'ed, capped); each parse
+// has a budget; .gitignore files and exclude patterns leave files out;
+// oversized, binary and non-UTF-8 files are skipped with a warning naming
+// the file; two files claiming one id fail the refresh, naming both. It is
+// the only writer of a store. Diff and Stale tell, without reading files,
+// what changed since the last refresh. docs/ingest.md has the rules.
 package ingest
 
 import (
@@ -171,10 +175,6 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	if err != nil {
 		return sum, err
 	}
-	roots, err := allowedRoots(sources, opt.AllowRoots)
-	if err != nil {
-		return sum, err
-	}
 	sum.Ignored = w.ignored
 	warn := func(wn warning) {
 		sum.Warnings = append(sum.Warnings, wn.text)
@@ -226,7 +226,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 			}
 		}
 	}
-	if err := read(ctx, p.toRead, owner, opt, roots, parsed); err != nil {
+	if err := read(ctx, p.toRead, owner, opt, w.roots, parsed); err != nil {
 		return fail(err)
 	}
 
@@ -373,7 +373,10 @@ func lock(ctx context.Context, dir string, wait func()) (func() error, error) {
 }
 
 // checkStoreDir refuses a store folder that holds something other than a
-// store: a refresh would write CURRENT, lock and gen/ among its files.
+// store: a refresh would write CURRENT, lock and gen/ among its files. A
+// folder with CURRENT, lock or gen/ is a store (whatever else it holds);
+// otherwise it may hold only what a refresh itself leaves (folders.json,
+// temporary files) and dotfiles.
 func checkStoreDir(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -382,14 +385,18 @@ func checkStoreDir(dir string) error {
 	if err != nil {
 		return docir.Errorf(docir.CodeUsage, "store folder %s: %w", dir, err)
 	}
+	var other string
 	for _, e := range entries {
-		name := e.Name()
-		switch {
-		case name == "CURRENT", name == "lock", name == "gen", name == folderStateFile,
-			strings.Contains(name, ".tmp-"), strings.HasPrefix(name, "."):
-			continue
+		switch name := e.Name(); {
+		case name == "CURRENT", name == "lock", name == "gen":
+			return nil
+		case name == folderStateFile, strings.Contains(name, ".tmp-"), strings.HasPrefix(name, "."):
+		case other == "":
+			other = name
 		}
-		return docir.Errorf(docir.CodeUsage, "store folder %s holds %s and is not a docir store; give --store an empty or new folder", dir, name)
+	}
+	if other != "" {
+		return docir.Errorf(docir.CodeUsage, "store folder %s holds %s and is not a docir store; give --store an empty or new folder", dir, other)
 	}
 	return nil
 }

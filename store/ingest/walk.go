@@ -36,6 +36,7 @@ type walkResult struct {
 	warnings []warning
 	ignored  int              // files and folders left out by ignore rules
 	folders  map[string]int64 // every folder read → its mtime (ns)
+	roots    []string         // real paths files must lie under
 }
 
 // walk lists the *.md files under every root, with their size and mtime,
@@ -68,7 +69,7 @@ func walk(ctx context.Context, sources []store.Source, opt Options) (*walkResult
 		excludes[i] = gitignore.ParsePattern(e, nil)
 	}
 	w := &walker{ctx: ctx, roots: roots, excludes: excludes, gitignore: !opt.NoGitignore,
-		res: &walkResult{folders: map[string]int64{}}}
+		res: &walkResult{folders: map[string]int64{}, roots: roots}}
 	for i, src := range sources {
 		real, err := filepath.EvalSymlinks(src.Path)
 		if err != nil {

@@ -17,7 +17,9 @@
 //     file name without ".md".
 //
 // Parse does not decide ids, check sizes or validate encodings: that is the
-// store's ingest, which knows the file's root and path.
+// store's ingest, which knows the file's root and path. ParseContext bounds
+// the work of one parse (Limits) and stops goldmark mid-parse when a limit
+// or the context ends.
 package markdown
 
 import (
