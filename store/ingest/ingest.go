@@ -146,7 +146,25 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	if err != nil {
 		return sum, err
 	}
-	defer unlock()
+	// A cancelled refresh answers at once and leaves the last of its
+	// cleanup (an index write bleve cannot interrupt, removing what it
+	// wrote aside) to a goroutine, which holds the lock until it is done.
+	release := unlock
+	defer func() {
+		if release != nil {
+			_ = release()
+		}
+	}()
+	background := func(wait func() *store.Pending) {
+		rel := release
+		release = nil
+		go func() {
+			if p := wait(); p != nil {
+				_ = p.Abort()
+			}
+			_ = rel()
+		}()
+	}
 
 	prev, err := store.Open(dir)
 	if err != nil && docir.CodeOf(err) != docir.CodeNoStore {
@@ -210,6 +228,16 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 		}
 	}
 	fail := func(err error) (docir.IndexSummary, error) {
+		if ctx.Err() != nil {
+			e, p := early, pending
+			background(func() *store.Pending {
+				if e != nil {
+					_ = e.finish()
+				}
+				return p
+			})
+			return sum, err
+		}
 		if early != nil {
 			err = errors.Join(err, early.finish())
 		}
@@ -317,22 +345,37 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 		change.Sources = []store.Source{}
 	}
 
-	if early != nil {
-		err := early.finish()
-		early = nil
-		if err != nil {
-			return fail(err)
-		}
-	} else {
-		if pending, err = store.Begin(dir, prev); err != nil {
-			return sum, err
-		}
-		if err := writeIndex(ctx, pending.FullTextPath(), deletes, adds, opt.Progress); err != nil {
-			return fail(err)
-		}
+	// Write the generation aside, on a goroutine, so that a cancel is
+	// answered at once even while bleve indexes a slice.
+	type written struct {
+		p   *store.Pending
+		err error
 	}
-	if err := writeBodies(ctx, pending, change); err != nil {
-		return fail(err)
+	wrote := make(chan written, 1)
+	e := early
+	early = nil
+	go func() {
+		w := written{p: pending}
+		if e != nil {
+			w.err = e.finish()
+		} else if w.p, w.err = store.Begin(dir, prev); w.err == nil {
+			w.err = writeIndex(ctx, w.p.FullTextPath(), deletes, adds, opt.Progress)
+		}
+		if w.err == nil {
+			w.err = writeBodies(ctx, w.p, change)
+		}
+		wrote <- w
+	}()
+	var res written
+	select {
+	case res = <-wrote:
+	case <-ctx.Done():
+		background(func() *store.Pending { return (<-wrote).p })
+		return sum, ctx.Err()
+	}
+	pending = res.p
+	if res.err != nil {
+		return fail(res.err)
 	}
 	// The last moment to stop: past it the generation is published.
 	if err := ctx.Err(); err != nil {
@@ -542,8 +585,14 @@ func (s *streamIndex) run() {
 	s.done <- errors.Join(err, s.ft.Close())
 }
 
-// add hands passages to the index.
-func (s *streamIndex) add(ps []fulltext.Passage) { s.in <- ps }
+// add hands passages to the index; once the refresh is cancelled, it
+// drops them.
+func (s *streamIndex) add(ps []fulltext.Passage) {
+	select {
+	case s.in <- ps:
+	case <-s.ctx.Done():
+	}
+}
 
 // finish indexes what is left, closes the index, and reports the first
 // error.
