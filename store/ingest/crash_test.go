@@ -62,8 +62,9 @@ func TestKilledIndexNeverTearsAReader(t *testing.T) {
 	}
 
 	// Two generations; the second, an incremental refresh like the ones
-	// killed below, is timed: kills are spread over 1.5 times as long, so
-	// they land in every stage and about a third of the refreshes finish.
+	// killed below, is timed: kills are spread over 1.5 times as long at
+	// first, then over a span that grows after a kill and shrinks after a
+	// finished refresh.
 	writeVersion(0)
 	if out, err := index(context.Background()).CombinedOutput(); err != nil {
 		t.Fatalf("first index: %v\n%s", err, out)
@@ -178,6 +179,7 @@ func TestKilledIndexNeverTearsAReader(t *testing.T) {
 				t.Fatalf("index of version %d: %v\n%s", v, err, out.String())
 			}
 			completed++
+			span = span * 9 / 10
 		case <-time.After(delay):
 			_ = cmd.Process.Signal(syscall.SIGKILL)
 			if err := <-exited; err == nil {
@@ -185,6 +187,9 @@ func TestKilledIndexNeverTearsAReader(t *testing.T) {
 			} else {
 				kills++
 			}
+			// Kills and finished refreshes should take turns about
+			// evenly, so that kills land around the publish too.
+			span = span * 11 / 10
 		}
 	}
 	close(stop)
