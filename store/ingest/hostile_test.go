@@ -249,3 +249,25 @@ func TestParseBudgetSkipsTheFileOnly(t *testing.T) {
 		t.Errorf("counts %v", sum.WarningCounts)
 	}
 }
+
+// TestCancelWhileWaitingForTheLock: a refresh waiting for another's lock
+// stops waiting when its ctx ends.
+func TestCancelWhileWaitingForTheLock(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "a.md", "# A\n")
+	unlock, err := store.Lock(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	waiting := make(chan struct{})
+	go func() {
+		<-waiting
+		cancel()
+	}()
+	_, err = Refresh(ctx, dir, []store.Source{{Path: src}}, Options{Wait: func() { close(waiting) }})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+}
