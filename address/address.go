@@ -31,7 +31,17 @@ var (
 	ErrEmptyHeading = errors.New("empty heading after '#'")
 	ErrLeadingSlash = errors.New("document id starts with '/'")
 	ErrBadSegment   = errors.New("empty, '.' or '..' path segment in document id")
+	// ErrBidi: a bidirectional control (U+200E, U+200F, U+202A..U+202E,
+	// U+2066..U+2069) makes an address print unlike the bytes it holds
+	// ("Trojan Source"), so two ids that look alike could name different
+	// documents.
+	ErrBidi = errors.New("bidirectional control character in address")
 )
+
+// isBidiControl reports whether r reorders the text around it on screen.
+func isBidiControl(r rune) bool {
+	return r == '\u200E' || r == '\u200F' || ('\u202A' <= r && r <= '\u202E') || ('\u2066' <= r && r <= '\u2069')
+}
 
 // ParseError records a malformed address and why it is malformed.
 type ParseError struct {
@@ -88,6 +98,9 @@ func Parse(s string) (Address, error) {
 	for _, r := range s {
 		if unicode.IsControl(r) {
 			return fail(ErrControl)
+		}
+		if isBidiControl(r) {
+			return fail(ErrBidi)
 		}
 	}
 	if strings.IndexFunc(id, unicode.IsSpace) >= 0 {

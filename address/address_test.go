@@ -50,6 +50,14 @@ func TestParse(t *testing.T) {
 		{in: "a/../b", err: ErrBadSegment},
 		{in: "..", err: ErrBadSegment},
 		{in: "a/.#x", err: ErrBadSegment},
+		{in: "evil\u202Etxt.md", err: ErrBidi},
+		{in: "a#\u2066x\u2069", err: ErrBidi},
+		{in: "a\u200Eb", err: ErrBidi},
+		{in: "a\u200Fb", err: ErrBidi},
+		{in: "a\u202Ab", err: ErrBidi},
+		{in: "a\u2068b", err: ErrBidi},
+		{in: "a\u200Db", want: Address{ID: "a\u200Db"}}, // a joiner, not a control of direction
+		{in: "عربي/صفحة#مقدمة", want: Address{ID: "عربي/صفحة", Heading: "مقدمة"}},
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.in)
@@ -130,7 +138,7 @@ func TestSluggerRepeats(t *testing.T) {
 // FuzzParse holds the round trip: whatever Parse accepts prints back to the
 // same text and parses again to the same value; nothing panics.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"a", "b#motivation", "a/b/c#Guide-level explanation", "#", "a#b#c", "/a", "a//b", "a b", "zh/命令#示例", "a\x00", ".."} {
+	for _, s := range []string{"a", "b#motivation", "a/b/c#Guide-level explanation", "#", "a#b#c", "/a", "a//b", "a b", "zh/命令#示例", "a\x00", "..", "a\u202Eb", "a#\u2067x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -142,7 +150,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if a.ID == "" || !utf8.ValidString(s) {
+		if a.ID == "" || !utf8.ValidString(s) || strings.ContainsFunc(s, isBidiControl) {
 			t.Fatalf("Parse(%q) accepted a bad address: %+v", s, a)
 		}
 		if got := a.String(); got != s {

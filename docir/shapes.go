@@ -125,6 +125,13 @@ type IndexSummary struct {
 	Published  bool     `json:"published"` // false when nothing changed
 	Seconds    float64  `json:"seconds"`
 	Warnings   []string `json:"warnings"`
+	// Ignored counts the markdown files and folders left out by .gitignore
+	// files and exclude patterns (an ignored folder counts once).
+	Ignored int `json:"ignored,omitempty"`
+	// WarningCounts counts Warnings by kind (too_large, binary,
+	// outside_roots, parse_budget, ...: see package ingest), so a summary
+	// can say "195 files skipped: no_id" and show the first few.
+	WarningCounts map[string]int `json:"warning_counts,omitempty"`
 }
 
 // SourceInfo is one source root of a store.

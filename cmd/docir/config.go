@@ -55,6 +55,9 @@ type loadedConfig struct {
 	// peers are Peers as the federation engine takes them, checked and
 	// resolved once by validate.
 	peers []federation.PeerConfig
+	// force lets a refresh drop recorded sources or most documents: the
+	// user changed the source list on purpose, or said --force.
+	force bool
 }
 
 // findConfig returns the config file to read: explicit when given, else

@@ -109,6 +109,7 @@ func (f *Factory) ingestOptions(lc *loadedConfig) ingest.Options {
 		MaxFileBytes: lc.MaxFileBytes,
 		Retain:       lc.Retain,
 		Progress:     f.progress(),
+		Force:        lc.force,
 	}
 }
 

@@ -26,6 +26,7 @@ type IndexOptions struct {
 	Dirs      []string
 	Prefix    string
 	PrefixSet bool // --prefix was given (an empty one removes a prefix)
+	Force     bool // --force: index even when that drops recorded sources or most documents
 }
 
 func newCmdIndex(f *Factory, runF func(context.Context, *IndexOptions) error) *cobra.Command {
@@ -70,6 +71,7 @@ stderr when it is a terminal.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Prefix, "prefix", "", "put `NAME`/ before the ids of the folder given (\"\" removes its prefix)")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "index even when that drops sources the store records, or most of its documents (a --store of another project, a config mistake)")
 	return cmd
 }
 
@@ -96,6 +98,7 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 			return err
 		}
 	}
+	lc.force = lc.force || opts.Force
 	sum, err := refreshWith(ctx, lc, list, opts.Workspace)
 	if err != nil {
 		return clashHint(err, opts.Dirs)
@@ -115,6 +118,9 @@ func refreshWith(ctx context.Context, lc *loadedConfig, list []SourceConfig, ope
 	write := list != nil && (oldFile == "" || !slices.Equal(list, old))
 	if list != nil {
 		lc.Sources = list // the workspace opens on the new list
+	}
+	if write {
+		lc.force = true // the user changed the list: dropping a source is meant
 	}
 	ws, err := open()
 	if err != nil {

@@ -4,29 +4,28 @@
 // writes the next generation aside through store.Pending, body file and
 // bleve index together, publishing it only when every write succeeded.
 //
-// It owns the id rule and the checks on outside files (size cap, binary and
-// non-UTF-8 files are skipped with a warning naming the file; two files
-// claiming one id fail the refresh, naming both). It is the only writer of a
-// store.
+// It owns the id rule and the checks on outside files: only files whose
+// real path lies under a source root are read (symbolic links included);
+// reads cannot block or flood (non-blocking, fstat'ed, capped); each parse
+// has a budget; .gitignore files and exclude patterns leave files out;
+// oversized, binary and non-UTF-8 files are skipped with a warning naming
+// the file; two files claiming one id fail the refresh, naming both. It is
+// the only writer of a store. Diff and Stale tell, without reading files,
+// what changed since the last refresh. docs/ingest.md has the rules.
 package ingest
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
-	"sort"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
@@ -42,10 +41,45 @@ const DefaultMaxFileBytes = 4 << 20
 // DefaultRetain is how many generations a store keeps by default.
 const DefaultRetain = 3
 
+// Defaults of the parse budget of one file (markdown.DefaultLimits): far
+// above what a page of documentation needs, low enough that a hostile
+// 4 MiB file costs at most a few seconds of one core and about 100 MB.
+const (
+	DefaultParseTime   = 5 * time.Second // CPU time
+	DefaultMaxHeadings = 10_000
+	DefaultMaxBlocks   = 100_000
+	DefaultMaxLines    = 200_000
+)
+
+// DropGuard is the least number of documents a store must hold before a
+// refresh that would remove more than half of them needs Options.Force.
+const DropGuard = 10
+
 // Options tune a refresh. The zero value is usable.
 type Options struct {
 	MaxFileBytes int64 // 0: DefaultMaxFileBytes
 	Retain       int   // 0: DefaultRetain
+
+	// The parse budget of one file; a file over it is skipped with a
+	// warning. 0: the default; a negative value: no limit.
+	ParseTime   time.Duration // CPU time; 0: DefaultParseTime
+	MaxHeadings int           // 0: DefaultMaxHeadings
+	MaxBlocks   int           // 0: DefaultMaxBlocks
+	MaxLines    int           // 0: DefaultMaxLines
+
+	// AllowRoots are folders besides the source roots that symbolic links
+	// under a source may lead into. A link whose real path lies under none
+	// of them nor under a source root is skipped with a warning.
+	AllowRoots []string
+	// Exclude are patterns in .gitignore syntax, relative to each source
+	// root, of files and folders to leave out. They win over .gitignore.
+	Exclude []string
+	// NoGitignore turns off reading .gitignore files under the sources.
+	NoGitignore bool
+	// Force lets a refresh drop a source the store records, or remove
+	// more than half of its documents (when it holds at least DropGuard).
+	Force bool
+
 	// Progress, when set, is called as the refresh advances through its
 	// stages ("reading" files, then "indexing" passages): done of total. It
 	// is called from one goroutine.
@@ -54,56 +88,83 @@ type Options struct {
 	Wait func()
 }
 
-// file is one markdown file found under a root.
-type file struct {
-	root  store.Source
-	rel   string // '/'-separated, below root
-	abs   string
-	size  int64
-	mtime int64
-	key   string
-
-	// filled while reading
-	prev    *store.FileEntry
-	status  status
-	digest  [32]byte
-	parsed  markdown.Parsed
-	body    []byte
-	id      string
-	warning string
+func (o Options) withDefaults() Options {
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if o.Retain <= 0 {
+		o.Retain = DefaultRetain
+	}
+	return o
 }
 
-type status int
-
-const (
-	statusNew status = iota
-	statusUnchanged
-	statusTouched // stat changed, bytes did not
-	statusChanged
-	statusSkipped
-)
+// limits is the markdown parse budget the options set.
+func (o Options) limits() markdown.Limits {
+	pick := func(v, def int) int {
+		switch {
+		case v < 0:
+			return 0
+		case v == 0:
+			return def
+		}
+		return v
+	}
+	l := markdown.Limits{
+		Time:     o.ParseTime,
+		Headings: pick(o.MaxHeadings, DefaultMaxHeadings),
+		Blocks:   pick(o.MaxBlocks, DefaultMaxBlocks),
+		Lines:    pick(o.MaxLines, DefaultMaxLines),
+	}
+	switch {
+	case l.Time < 0:
+		l.Time = 0
+	case l.Time == 0:
+		l.Time = DefaultParseTime
+	}
+	return l
+}
 
 // Refresh brings the store in dir up to date with sources and returns what
 // it did. It publishes a new generation only when a document was added,
 // changed or removed, or the source list changed.
+//
+// It runs in two steps: a plan from a stat walk (which files are new,
+// changed, unchanged, removed), then reading what changed, writing the next
+// generation aside and publishing it. ctx is honoured throughout: a
+// cancelled refresh publishes nothing and returns within a second.
 func Refresh(ctx context.Context, dir string, sources []store.Source, opt Options) (docir.IndexSummary, error) {
 	start := time.Now()
-	if opt.MaxFileBytes <= 0 {
-		opt.MaxFileBytes = DefaultMaxFileBytes
-	}
-	if opt.Retain <= 0 {
-		opt.Retain = DefaultRetain
-	}
-	sum := docir.IndexSummary{Warnings: []string{}}
+	opt = opt.withDefaults()
+	sum := docir.IndexSummary{Warnings: []string{}, WarningCounts: map[string]int{}}
 	if err := checkSources(sources); err != nil {
 		return sum, err
 	}
-
-	unlock, err := store.Lock(dir, opt.Wait)
+	if err := checkStoreDir(dir); err != nil {
+		return sum, err
+	}
+	unlock, err := lock(ctx, dir, opt.Wait)
 	if err != nil {
 		return sum, err
 	}
-	defer unlock()
+	// A cancelled refresh answers at once and leaves the last of its
+	// cleanup (an index write bleve cannot interrupt, removing what it
+	// wrote aside) to a goroutine, which holds the lock until it is done.
+	release := unlock
+	defer func() {
+		if release != nil {
+			_ = release()
+		}
+	}()
+	background := func(wait func() *store.Pending) {
+		rel := release
+		release = nil
+		go func() {
+			if p := wait(); p != nil {
+				_ = p.Abort()
+			}
+			_ = rel()
+		}()
+	}
 
 	prev, err := store.Open(dir)
 	if err != nil && docir.CodeOf(err) != docir.CodeNoStore {
@@ -111,6 +172,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	}
 	var prevFiles map[string]store.FileEntry
 	var prevSources []store.Source
+	prevDocs := 0
 	if prev != nil {
 		defer prev.Close()
 		if prevFiles, err = prev.Files(); err != nil {
@@ -119,18 +181,32 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 		if prevSources, err = prev.Sources(); err != nil {
 			return sum, err
 		}
+		if prevDocs, err = prev.Count(); err != nil {
+			return sum, err
+		}
+		if err := checkSourcesKept(dir, prevSources, sources, opt.Force); err != nil {
+			return sum, err
+		}
 	}
 
-	files, warnings, err := walk(sources)
+	w, err := walk(ctx, sources, opt)
 	if err != nil {
 		return sum, err
 	}
-	sum.Warnings = append(sum.Warnings, warnings...)
-	for _, f := range files {
-		if e, ok := prevFiles[f.key]; ok {
-			f.prev = &e
-		}
+	sum.Ignored = w.ignored
+	warn := func(wn warning) {
+		sum.Warnings = append(sum.Warnings, wn.text)
+		sum.WarningCounts[wn.kind]++
 	}
+	for _, wn := range w.warnings {
+		warn(wn)
+	}
+	p := makePlan(w.files, prevFiles)
+	owner := make(map[string]*file, len(w.files))
+	for _, f := range p.unchanged {
+		owner[f.id] = f
+	}
+
 	// From scratch there is nothing to delete first, so passages go to the
 	// index while the files are still being read: parsing and indexing
 	// share the cores instead of taking turns.
@@ -147,11 +223,21 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 		if pending, err = store.Begin(dir, nil); err != nil {
 			return sum, err
 		}
-		if early, err = startStreamIndex(pending.FullTextPath()); err != nil {
+		if early, err = startStreamIndex(ctx, pending.FullTextPath()); err != nil {
 			return sum, errors.Join(err, pending.Abort())
 		}
 	}
 	fail := func(err error) (docir.IndexSummary, error) {
+		if ctx.Err() != nil {
+			e, p := early, pending
+			background(func() *store.Pending {
+				if e != nil {
+					_ = e.finish()
+				}
+				return p
+			})
+			return sum, err
+		}
 		if early != nil {
 			err = errors.Join(err, early.finish())
 		}
@@ -168,31 +254,19 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 			}
 		}
 	}
-	if err := read(ctx, files, opt, parsed); err != nil {
+	if err := read(ctx, p.toRead, owner, opt, w.roots, parsed); err != nil {
 		return fail(err)
 	}
 
-	// Tally, check ids, and work out the edit.
-	seen := make(map[string]bool, len(files))
-	owner := make(map[string]*file, len(files))
+	// Tally and work out the edit.
 	var change store.Change
 	change.Files = make(map[string]*store.FileEntry)
 	var adds []fulltext.Passage
 	var deletes []string
-	for _, f := range files {
-		if f.warning != "" {
-			sum.Warnings = append(sum.Warnings, f.warning)
+	for _, f := range w.files {
+		if f.warning.text != "" {
+			warn(f.warning)
 		}
-		if f.status == statusSkipped {
-			continue
-		}
-		seen[f.key] = true
-		if other, dup := owner[f.id]; dup {
-			return fail(docir.Errorf(docir.CodeSource, "two files claim the id %q: %s and %s", f.id, other.abs, f.abs))
-		}
-		owner[f.id] = f
-	}
-	for _, f := range files {
 		switch f.status {
 		case statusUnchanged:
 			sum.Unchanged++
@@ -212,25 +286,35 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 			if early == nil {
 				adds = append(adds, Passages(&f.parsed.Record, f.body)...)
 			}
+		case statusSkipped:
+			if f.prev != nil {
+				// A file now skipped leaves the store like a removed one.
+				p.removed = append(p.removed, f.key)
+			}
 		}
 	}
 	// What leaves: files gone (or now skipped), and the old version of every
 	// changed file. Their old passages are deleted from the index first.
-	for key, e := range prevFiles {
-		if !seen[key] {
-			change.Files[key] = nil
-			if _, reused := owner[e.ID]; !reused {
-				change.Delete = append(change.Delete, e.ID)
-			}
-			sum.Removed++
+	for _, key := range p.removed {
+		e := prevFiles[key]
+		change.Files[key] = nil
+		if _, reused := owner[e.ID]; !reused {
+			change.Delete = append(change.Delete, e.ID)
 		}
+		sum.Removed++
 	}
-	for _, f := range files {
+	for _, f := range w.files {
 		if f.status == statusChanged && f.prev != nil && f.prev.ID != f.id {
 			if _, reused := owner[f.prev.ID]; !reused {
 				change.Delete = append(change.Delete, f.prev.ID)
 			}
 		}
+	}
+	slices.Sort(change.Delete)
+	change.Delete = slices.Compact(change.Delete)
+	sum.Documents = len(owner)
+	if err := checkDrop(dir, prevDocs, change.Delete, opt.Force); err != nil {
+		return fail(err)
 	}
 	if prev != nil {
 		oldIDs := append([]string(nil), change.Delete...)
@@ -249,35 +333,52 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 			}
 		}
 	}
-	sort.Strings(change.Delete)
-	sum.Documents = len(owner)
 
 	sourcesChanged := !sameSources(prevSources, sources)
 	if prev != nil && sum.Added+sum.Changed+sum.Removed == 0 && !sourcesChanged {
 		sum.Generation = prev.Generation()
 		sum.Seconds = time.Since(start).Seconds()
-		return sum, nil
+		return sum, writeFolderState(dir, sum.Generation, sources, w.folders)
 	}
 	change.Sources = sources
 	if change.Sources == nil {
 		change.Sources = []store.Source{}
 	}
 
-	if early != nil {
-		err := early.finish()
-		early = nil
-		if err != nil {
-			return fail(err)
-		}
-	} else {
-		if pending, err = store.Begin(dir, prev); err != nil {
-			return sum, err
-		}
-		if err := writeIndex(ctx, pending.FullTextPath(), deletes, adds, opt.Progress); err != nil {
-			return fail(err)
-		}
+	// Write the generation aside, on a goroutine, so that a cancel is
+	// answered at once even while bleve indexes a slice.
+	type written struct {
+		p   *store.Pending
+		err error
 	}
-	if err := writeBodies(ctx, pending, change); err != nil {
+	wrote := make(chan written, 1)
+	e := early
+	early = nil
+	go func() {
+		w := written{p: pending}
+		if e != nil {
+			w.err = e.finish()
+		} else if w.p, w.err = store.Begin(dir, prev); w.err == nil {
+			w.err = writeIndex(ctx, w.p.FullTextPath(), deletes, adds, opt.Progress)
+		}
+		if w.err == nil {
+			w.err = writeBodies(ctx, w.p, change)
+		}
+		wrote <- w
+	}()
+	var res written
+	select {
+	case res = <-wrote:
+	case <-ctx.Done():
+		background(func() *store.Pending { return (<-wrote).p })
+		return sum, ctx.Err()
+	}
+	pending = res.p
+	if res.err != nil {
+		return fail(res.err)
+	}
+	// The last moment to stop: past it the generation is published.
+	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
 	if err := pending.Publish(opt.Retain); err != nil {
@@ -286,7 +387,99 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	sum.Generation = pending.Generation()
 	sum.Published = true
 	sum.Seconds = time.Since(start).Seconds()
-	return sum, nil
+	return sum, writeFolderState(dir, sum.Generation, sources, w.folders)
+}
+
+// lock takes the store's refresh lock, giving up when ctx ends first.
+func lock(ctx context.Context, dir string, wait func()) (func() error, error) {
+	type locked struct {
+		unlock func() error
+		err    error
+	}
+	got := make(chan locked, 1)
+	go func() {
+		u, err := store.Lock(dir, wait)
+		got <- locked{u, err}
+	}()
+	select {
+	case l := <-got:
+		return l.unlock, l.err
+	case <-ctx.Done():
+		// The lock may yet be granted to the goroutine: release it then.
+		go func() {
+			if l := <-got; l.err == nil {
+				_ = l.unlock()
+			}
+		}()
+		return nil, ctx.Err()
+	}
+}
+
+// checkStoreDir refuses a store folder that holds something other than a
+// store: a refresh would write CURRENT, lock and gen/ among its files. A
+// folder with CURRENT, lock or gen/ is a store (whatever else it holds);
+// otherwise it may hold only what a refresh itself leaves (folders.json,
+// temporary files) and dotfiles.
+func checkStoreDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return docir.Errorf(docir.CodeUsage, "store folder %s: %w", dir, err)
+	}
+	var other string
+	for _, e := range entries {
+		switch name := e.Name(); {
+		case name == "CURRENT", name == "lock", name == "gen":
+			return nil
+		case name == folderStateFile, strings.Contains(name, ".tmp-"), strings.HasPrefix(name, "."):
+		case other == "":
+			other = name
+		}
+	}
+	if other != "" {
+		return docir.Errorf(docir.CodeUsage, "store folder %s holds %s and is not a docir store; give --store an empty or new folder", dir, other)
+	}
+	return nil
+}
+
+// checkSourcesKept refuses, unless force, a refresh that drops a source the
+// store records.
+func checkSourcesKept(dir string, recorded, sources []store.Source, force bool) error {
+	if force {
+		return nil
+	}
+	for _, r := range recorded {
+		if !slices.ContainsFunc(sources, func(s store.Source) bool { return s.Path == r.Path }) {
+			return docir.Errorf(docir.CodeConfig, "the store %s holds sources %s; indexing %s would drop %s; add it to the sources, or use --force to replace them", dir, sourceList(recorded), sourceList(sources), r.Path)
+		}
+	}
+	return nil
+}
+
+func sourceList(ss []store.Source) string {
+	if len(ss) == 0 {
+		return "[]"
+	}
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = s.Path
+		if s.Prefix != "" {
+			parts[i] += " (prefix " + s.Prefix + ")"
+		}
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// checkDrop refuses, unless force, a refresh that removes more than half of
+// the documents of a store of at least DropGuard: most often a mistake in
+// the config (a prefix, an exclude pattern, a folder that is not mounted).
+func checkDrop(dir string, had int, removed []string, force bool) error {
+	if force || had < DropGuard || 2*len(removed) <= had {
+		return nil
+	}
+	return docir.Errorf(docir.CodeConfig, "this refresh would remove %d of the %d documents in %s (%s, ...); check the sources, prefixes and exclude patterns, or use --force if it is meant", len(removed), had, dir, strings.Join(removed[:min(3, len(removed))], ", "))
 }
 
 // writeIndex applies an incremental change to the pending generation's
@@ -332,29 +525,36 @@ func writeBodies(ctx context.Context, p *store.Pending, c store.Change) error {
 	files := c.Files
 	c.Files = nil
 	for len(c.Put) > perTx {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if err := p.Apply(store.Change{Put: c.Put[:perTx]}); err != nil {
 			return err
 		}
 		c.Put = c.Put[perTx:]
 	}
 	c.Files = files
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	return p.Apply(c)
 }
 
 // streamIndex indexes passages on its own goroutine as they are handed to
 // it, in slices of a few batches.
 type streamIndex struct {
+	ctx  context.Context // once it ends, nothing more is indexed
 	ft   *fulltext.Index
 	in   chan []fulltext.Passage
 	done chan error
 }
 
-func startStreamIndex(path string) (*streamIndex, error) {
+func startStreamIndex(ctx context.Context, path string) (*streamIndex, error) {
 	ft, err := fulltext.Create(path)
 	if err != nil {
 		return nil, err
 	}
-	s := &streamIndex{ft: ft, in: make(chan []fulltext.Passage, 64), done: make(chan error, 1)}
+	s := &streamIndex{ctx: ctx, ft: ft, in: make(chan []fulltext.Passage, 64), done: make(chan error, 1)}
 	go s.run()
 	return s, nil
 }
@@ -364,6 +564,9 @@ func (s *streamIndex) run() {
 	var buf []fulltext.Passage
 	var err error
 	for ps := range s.in {
+		if err == nil {
+			err = s.ctx.Err()
+		}
 		if err != nil {
 			continue // drain: the refresh has failed and will abort
 		}
@@ -373,14 +576,23 @@ func (s *streamIndex) run() {
 			buf = nil
 		}
 	}
+	if err == nil {
+		err = s.ctx.Err()
+	}
 	if err == nil && len(buf) > 0 {
 		err = s.ft.Apply(nil, buf)
 	}
 	s.done <- errors.Join(err, s.ft.Close())
 }
 
-// add hands passages to the index.
-func (s *streamIndex) add(ps []fulltext.Passage) { s.in <- ps }
+// add hands passages to the index; once the refresh is cancelled, it
+// drops them.
+func (s *streamIndex) add(ps []fulltext.Passage) {
+	select {
+	case s.in <- ps:
+	case <-s.ctx.Done():
+	}
+}
 
 // finish indexes what is left, closes the index, and reports the first
 // error.
@@ -414,7 +626,11 @@ func checkSources(sources []store.Source) error {
 			return err
 		}
 		if s.Prefix != "" {
-			if _, err := address.Parse(strings.TrimSuffix(s.Prefix, "/")); err != nil {
+			a, err := address.Parse(strings.TrimSuffix(s.Prefix, "/"))
+			if err == nil && a.HasHeading() {
+				err = errors.New("'#' in an id prefix")
+			}
+			if err != nil {
 				return docir.Errorf(docir.CodeConfig, "source %s: prefix %q is not a valid id prefix: %w", s.Path, s.Prefix, err)
 			}
 		}
@@ -432,127 +648,6 @@ func sameSources(a, b []store.Source) bool {
 		}
 	}
 	return true
-}
-
-// read decides each file's status, reading and parsing the ones whose size
-// or mtime changed, on every core. parsed, when set, is called with each
-// file as it is read, from the calling goroutine.
-func read(ctx context.Context, files []*file, opt Options, parsed func(*file)) error {
-	var todo []*file
-	for _, f := range files {
-		if f.prev != nil && f.prev.Size == f.size && f.prev.ModTime == f.mtime && f.prev.Prefix == f.root.Prefix {
-			f.status = statusUnchanged
-			f.id = f.prev.ID
-			f.digest = f.prev.Digest
-			continue
-		}
-		todo = append(todo, f)
-	}
-	if len(todo) == 0 {
-		return nil
-	}
-	work := make(chan *file)
-	done := make(chan *file, len(todo))
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p := markdown.NewParser()
-			for f := range work {
-				readOne(p, f, opt.MaxFileBytes)
-				done <- f
-			}
-		}()
-	}
-	go func() {
-		defer close(work)
-		for _, f := range todo {
-			select {
-			case work <- f:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	for n := range len(todo) {
-		select {
-		case f := <-done:
-			if parsed != nil {
-				parsed(f)
-			}
-		case <-ctx.Done():
-			wg.Wait()
-			return ctx.Err()
-		}
-		if opt.Progress != nil {
-			opt.Progress("reading", n+1, len(todo))
-		}
-	}
-	wg.Wait()
-	return nil
-}
-
-func readOne(p *markdown.Parser, f *file, maxBytes int64) {
-	skip := func(format string, args ...any) {
-		f.status = statusSkipped
-		f.warning = f.abs + ": skipped: " + fmt.Sprintf(format, args...)
-	}
-	if f.size > maxBytes {
-		skip("%d bytes, over the %d-byte cap", f.size, maxBytes)
-		return
-	}
-	body, err := os.ReadFile(f.abs)
-	if err != nil {
-		skip("%v", err)
-		return
-	}
-	if int64(len(body)) > maxBytes {
-		skip("%d bytes, over the %d-byte cap", len(body), maxBytes)
-		return
-	}
-	f.size = int64(len(body))
-	if bytes.IndexByte(body, 0) >= 0 {
-		skip("binary file (NUL bytes)")
-		return
-	}
-	if !utf8.Valid(body) {
-		skip("not valid UTF-8")
-		return
-	}
-	f.digest = sha256.Sum256(body)
-	if f.prev != nil && f.prev.Digest == f.digest && f.prev.Prefix == f.root.Prefix {
-		f.status = statusTouched
-		f.id = f.prev.ID
-		return
-	}
-	f.status = statusNew
-	if f.prev != nil {
-		f.status = statusChanged
-	}
-	f.parsed = p.Parse(f.rel, body)
-	f.body = body
-	var warn []string
-	if f.parsed.Warning != "" {
-		warn = append(warn, f.parsed.Warning)
-	}
-	id, idWarn, ok := documentID(f.root, f.rel, f.parsed.FrontMatterID)
-	if idWarn != "" {
-		warn = append(warn, idWarn)
-	}
-	if !ok {
-		skip("%s", strings.Join(warn, "; "))
-		return
-	}
-	if len(warn) > 0 {
-		f.warning = f.abs + ": " + strings.Join(warn, "; ")
-	}
-	f.id = id
-	rec := &f.parsed.Record
-	rec.ID = id
-	rec.Path = f.rel
-	rec.Size = f.size
-	rec.Digest = hex.EncodeToString(f.digest[:])
 }
 
 // documentID applies the id rule: the front matter's id when it is a valid

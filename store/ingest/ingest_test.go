@@ -195,10 +195,19 @@ func TestPrefixAndSeveralRoots(t *testing.T) {
 	if diff := cmp.Diff([]string{"other/x", "x"}, ids(t, dir)); diff != "" {
 		t.Fatal(diff)
 	}
-	// Dropping a root removes its documents.
-	sum = refresh(t, dir, store.Source{Path: a})
-	if sum.Removed != 1 {
-		t.Fatalf("dropped root: %+v", sum)
+	// Dropping a root the store records needs Force, and names both lists.
+	_, err := Refresh(context.Background(), dir, []store.Source{{Path: a}}, Options{})
+	if docir.CodeOf(err) != docir.CodeConfig || !strings.Contains(err.Error(), b) || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("dropping a root without Force: %v", err)
+	}
+	// With it, the root's documents go.
+	sum, err = Refresh(context.Background(), dir, []store.Source{{Path: a}}, Options{Force: true})
+	if err != nil || sum.Removed != 1 {
+		t.Fatalf("dropped root: %+v %v", sum, err)
+	}
+	// Adding a root needs no Force.
+	if _, err := Refresh(context.Background(), dir, []store.Source{{Path: a}, {Path: b, Prefix: "b"}}, Options{}); err != nil {
+		t.Fatalf("adding a root: %v", err)
 	}
 }
 
@@ -359,33 +368,5 @@ func TestFromScratchFailureLeavesNoStore(t *testing.T) {
 	sum := refresh(t, dir, store.Source{Path: src})
 	if sum.Documents != 50 || sum.Generation != 1 {
 		t.Fatalf("%+v", sum)
-	}
-}
-
-func TestWalkLinksAndHiddenFolders(t *testing.T) {
-	src, other, dir := t.TempDir(), t.TempDir(), t.TempDir()
-	writeFile(t, other, "target.md", "# Target\n")
-	writeFile(t, other, "sub/inner.md", "# Inner\n")
-	writeFile(t, src, "a/b/c/deep.md", "# Deep\n")
-	writeFile(t, src, ".hidden/x.md", "# Hidden\n")
-	writeFile(t, src, "notes.txt", "not markdown")
-	for name, target := range map[string]string{
-		"linked.md": filepath.Join(other, "target.md"), // a link to a file is followed
-		"linkdir":   filepath.Join(other, "sub"),       // a link to a folder is not
-		"broken.md": filepath.Join(other, "nope.md"),   // a broken link is a warning
-	} {
-		if err := os.Symlink(target, filepath.Join(src, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sum, err := Refresh(context.Background(), dir, []store.Source{{Path: src}}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]string{"a/b/c/deep", "linked"}, ids(t, dir)); diff != "" {
-		t.Errorf("ids (-want +got):\n%s", diff)
-	}
-	if len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0], filepath.Join(src, "broken.md")) {
-		t.Errorf("warnings %q", sum.Warnings)
 	}
 }

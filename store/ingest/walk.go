@@ -1,10 +1,12 @@
 package ingest
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,32 +14,68 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"golang.org/x/sys/unix"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
 )
 
+// maxLinkHops is how many symbolic links to folders one path may pass
+// through; past it the walk stops with a warning, so links between
+// folders cannot multiply the walk.
+const maxLinkHops = 8
+
+// maxIgnoreFileBytes caps a .gitignore file; a larger one is skipped with a
+// warning.
+const maxIgnoreFileBytes = 1 << 20
+
+// walkResult is what a walk found.
+type walkResult struct {
+	files    []*file
+	warnings []warning
+	ignored  int              // files and folders left out by ignore rules
+	folders  map[string]int64 // every folder read → its mtime (ns)
+	roots    []string         // real paths files must lie under
+}
+
 // walk lists the *.md files under every root, with their size and mtime,
-// sorted by root (in the order given) and path. Hidden folders (.git,
-// .docir, ...) are skipped, but not hidden files: a file named "..md" is a
-// page about "." whose path gives no valid id, and the user is told so.
-// Symbolic links to files are followed; links to folders are not, so a walk
-// cannot loop. An unreadable folder or file below a root is a warning; an
-// unreadable root is an error.
+// sorted by root (in the order given) and path.
+//
+//   - Hidden folders (.git, .docir, ...) are skipped, but not hidden files:
+//     a file named "..md" is a page about "." whose path gives no valid id,
+//     and the user is told so.
+//   - A symbolic link (to a file or a folder) is followed only when its real
+//     path lies under the real path of a source root or of one of
+//     opt.AllowRoots; else it is skipped with a warning. A link to a folder
+//     that holds the link (a loop) is a warning, and a path passes through
+//     at most maxLinkHops links to folders.
+//   - .gitignore files under a root (unless opt.NoGitignore) and
+//     opt.Exclude leave files and folders out; a left-out folder is not
+//     read.
+//   - An unreadable folder or file below a root is a warning; an unreadable
+//     root is an error.
 //
 // On a no-op refresh of a large corpus the walk is most of the time, so
 // folders are read on several goroutines and each file is stat'ed relative
 // to its open folder (fstatat), not by its full path.
-func walk(sources []store.Source) ([]*file, []string, error) {
-	w := &walker{}
+func walk(ctx context.Context, sources []store.Source, opt Options) (*walkResult, error) {
+	roots, err := allowedRoots(sources, opt.AllowRoots)
+	if err != nil {
+		return nil, err
+	}
+	excludes := make([]gitignore.Pattern, len(opt.Exclude))
+	for i, e := range opt.Exclude {
+		excludes[i] = gitignore.ParsePattern(e, nil)
+	}
+	w := &walker{ctx: ctx, roots: roots, excludes: excludes, gitignore: !opt.NoGitignore,
+		res: &walkResult{folders: map[string]int64{}, roots: roots}}
 	for i, src := range sources {
-		root, err := os.Open(src.Path)
+		real, err := filepath.EvalSymlinks(src.Path)
 		if err != nil {
-			return nil, nil, docir.Errorf(docir.CodeSource, "source %s: %w", src.Path, err)
+			return nil, docir.Errorf(docir.CodeSource, "source %s: %w", src.Path, err)
 		}
-		root.Close()
-		w.queue = append(w.queue, dirJob{root: i, src: src, path: src.Path})
+		w.queue = append(w.queue, dirJob{root: i, src: src, path: src.Path, real: real, chain: []string{real}})
 	}
 	w.cond = sync.NewCond(&w.mu)
 	var wg sync.WaitGroup
@@ -49,22 +87,61 @@ func walk(sources []store.Source) ([]*file, []string, error) {
 		}()
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 
+	res := w.res
 	slices.SortFunc(w.files, func(a, b rootedFile) int {
 		return cmp.Or(cmp.Compare(a.root, b.root), strings.Compare(a.f.rel, b.f.rel))
 	})
-	files := make([]*file, len(w.files))
+	res.files = make([]*file, len(w.files))
 	for i, rf := range w.files {
-		files[i] = rf.f
+		res.files[i] = rf.f
 	}
-	slices.Sort(w.warnings)
-	return files, w.warnings, nil
+	slices.SortFunc(res.warnings, func(a, b warning) int { return strings.Compare(a.text, b.text) })
+	return res, nil
+}
+
+// allowedRoots is the real path of every source root and extra root.
+func allowedRoots(sources []store.Source, extra []string) ([]string, error) {
+	var roots []string
+	for _, s := range sources {
+		real, err := filepath.EvalSymlinks(s.Path)
+		if err != nil {
+			return nil, docir.Errorf(docir.CodeSource, "source %s: %w", s.Path, err)
+		}
+		roots = append(roots, real)
+	}
+	for _, e := range extra {
+		real, err := filepath.EvalSymlinks(e)
+		if err != nil {
+			return nil, docir.Errorf(docir.CodeConfig, "allowed root %s: %w", e, err)
+		}
+		roots = append(roots, real)
+	}
+	return roots, nil
+}
+
+// under reports whether the real path p is one of roots or lies below one.
+func under(p string, roots []string) bool {
+	for _, r := range roots {
+		if p == r || strings.HasPrefix(p, r+string(filepath.Separator)) || r == string(filepath.Separator) {
+			return true
+		}
+	}
+	return false
 }
 
 type dirJob struct {
-	root int // index of the source
-	src  store.Source
-	path string
+	root     int // index of the source
+	src      store.Source
+	path     string   // as reached from the source path: ids come from it
+	real     string   // its real path
+	chain    []string // real paths of the folders from the root to here
+	hops     int      // links to folders passed through
+	parts    []string // path components below the root, for ignore rules
+	patterns []gitignore.Pattern
 }
 
 type rootedFile struct {
@@ -74,12 +151,17 @@ type rootedFile struct {
 
 // walker is a pool of goroutines reading folders from a shared queue.
 type walker struct {
-	mu       sync.Mutex
-	cond     *sync.Cond
-	queue    []dirJob
-	active   int // folders being read
-	files    []rootedFile
-	warnings []string
+	ctx       context.Context
+	roots     []string
+	excludes  []gitignore.Pattern
+	gitignore bool
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	queue  []dirJob
+	active int // folders being read
+	files  []rootedFile
+	res    *walkResult
 }
 
 func (w *walker) work() {
@@ -98,61 +180,191 @@ func (w *walker) work() {
 		w.active++
 		w.mu.Unlock()
 
-		dirs, files, warnings := readFolder(job)
+		var out folderResult
+		if w.ctx.Err() == nil {
+			out = w.readFolder(job)
+		}
 
 		w.mu.Lock()
-		w.queue = append(w.queue, dirs...)
-		w.files = append(w.files, files...)
-		w.warnings = append(w.warnings, warnings...)
+		w.queue = append(w.queue, out.dirs...)
+		w.files = append(w.files, out.files...)
+		w.res.warnings = append(w.res.warnings, out.warnings...)
+		w.res.ignored += out.ignored
+		if out.mtime != 0 {
+			w.res.folders[job.path] = out.mtime
+		}
 		w.active--
 		w.mu.Unlock()
 		w.cond.Broadcast()
 	}
 }
 
+type folderResult struct {
+	dirs     []dirJob
+	files    []rootedFile
+	warnings []warning
+	ignored  int
+	mtime    int64
+}
+
 // readFolder lists one folder: the subfolders to read next and the
 // markdown files in it, stat'ed.
-func readFolder(job dirJob) (dirs []dirJob, files []rootedFile, warnings []string) {
+func (w *walker) readFolder(job dirJob) (out folderResult) {
+	warn := func(kind, p, format string, args ...any) {
+		out.warnings = append(out.warnings, warning{kind: kind, text: p + ": skipped: " + fmt.Sprintf(format, args...)})
+	}
 	d, err := os.Open(job.path)
 	if err != nil {
-		return nil, nil, []string{fmt.Sprintf("%s: skipped: %v", job.path, err)}
+		warn(KindUnreadable, job.path, "%v", err)
+		return out
 	}
 	defer d.Close()
+	fd := int(d.Fd())
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err == nil {
+		out.mtime = st.Mtim.Nano()
+	}
 	entries, err := d.ReadDir(-1)
 	if err != nil {
-		warnings = append(warnings, fmt.Sprintf("%s: skipped: %v", job.path, err))
+		warn(KindUnreadable, job.path, "%v", err)
 	}
-	fd := int(d.Fd())
+	patterns := job.patterns
+	if w.gitignore && slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == ".gitignore" }) {
+		ps, err := readIgnoreFile(filepath.Join(job.path, ".gitignore"), job.parts)
+		if err != nil {
+			warn(KindUnreadable, filepath.Join(job.path, ".gitignore"), "%v", err)
+		}
+		patterns = append(slices.Clip(patterns), ps...)
+	}
+	var matcher gitignore.Matcher
+	if len(patterns)+len(w.excludes) > 0 {
+		// Exclude patterns come last: they take precedence over any
+		// .gitignore negation.
+		matcher = gitignore.NewMatcher(append(slices.Clip(patterns), w.excludes...))
+	}
+	ignored := func(name string, isDir bool) bool {
+		if matcher == nil || !matcher.Match(append(slices.Clip(job.parts), name), isDir) {
+			return false
+		}
+		out.ignored++
+		return true
+	}
+
 	for _, e := range entries {
 		name := e.Name()
 		p := filepath.Join(job.path, name)
-		if e.IsDir() {
-			if !strings.HasPrefix(name, ".") {
-				dirs = append(dirs, dirJob{root: job.root, src: job.src, path: p})
+		isLink := e.Type()&os.ModeSymlink != 0
+		isDir := e.IsDir()
+		real := filepath.Join(job.real, name)
+		if isLink {
+			if !isDir && !strings.HasSuffix(name, ".md") {
+				// Only a link named *.md may be a page; a link to a folder
+				// may have any name, so resolve it to tell.
+				if info, err := os.Stat(p); err != nil || !info.IsDir() {
+					continue
+				}
 			}
+			r, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				if errors.Is(err, os.ErrNotExist) {
+					warn(KindBrokenLink, p, "broken symbolic link")
+				} else {
+					warn(KindUnreadable, p, "%v", err)
+				}
+				continue
+			}
+			real = r
+			info, err := os.Stat(real)
+			if err != nil {
+				warn(KindUnreadable, p, "%v", err)
+				continue
+			}
+			isDir = info.IsDir()
+			if !under(real, w.roots) {
+				if isDir && strings.HasPrefix(name, ".") {
+					continue
+				}
+				warn(KindOutsideRoots, p, "symbolic link to %s, outside the source roots", real)
+				continue
+			}
+		}
+		if isDir {
+			if strings.HasPrefix(name, ".") || ignored(name, true) {
+				continue
+			}
+			hops := job.hops
+			if isLink {
+				hops++
+				if loops(real, job.chain) {
+					warn(KindLinkLoop, p, "symbolic link to %s, a folder that holds it (a loop)", real)
+					continue
+				}
+				if hops > maxLinkHops {
+					warn(KindLinkLoop, p, "more than %d symbolic links to folders on the way", maxLinkHops)
+					continue
+				}
+			}
+			out.dirs = append(out.dirs, dirJob{
+				root: job.root, src: job.src, path: p, real: real,
+				chain: append(slices.Clip(job.chain), real), hops: hops,
+				parts: append(slices.Clip(job.parts), name), patterns: patterns,
+			})
 			continue
 		}
-		if !strings.HasSuffix(name, ".md") {
+		if !strings.HasSuffix(name, ".md") || ignored(name, false) {
 			continue
 		}
 		var st unix.Stat_t
-		err := unix.Fstatat(fd, name, &st, 0) // follows a link to a file
+		if isLink {
+			err = unix.Stat(real, &st)
+		} else {
+			err = unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		}
 		if err != nil {
-			if errors.Is(err, unix.ENOENT) && e.Type()&fs.ModeSymlink != 0 {
-				err = fmt.Errorf("broken symbolic link")
-			}
-			warnings = append(warnings, fmt.Sprintf("%s: skipped: %v", p, err))
+			warn(KindUnreadable, p, "%v", err)
 			continue
 		}
 		if st.Mode&unix.S_IFMT != unix.S_IFREG {
+			warn(KindNotRegular, p, "not a regular file")
 			continue
 		}
 		rel := filepath.ToSlash(p[len(job.src.Path)+1:])
-		files = append(files, rootedFile{root: job.root, f: &file{
-			root: job.src, rel: rel, abs: p,
+		out.files = append(out.files, rootedFile{root: job.root, f: &file{
+			root: job.src, rel: rel, abs: p, open: real,
 			size: st.Size, mtime: st.Mtim.Nano(),
 			key: store.FileKey(job.src.Path, rel),
 		}})
 	}
-	return dirs, files, warnings
+	return out
+}
+
+// loops reports whether following a link to the folder real would walk a
+// folder already on the way: real is one of chain, or holds one of them.
+func loops(real string, chain []string) bool {
+	for _, c := range chain {
+		if c == real || strings.HasPrefix(c, real+string(filepath.Separator)) || real == string(filepath.Separator) {
+			return true
+		}
+	}
+	return false
+}
+
+// readIgnoreFile reads the patterns of one .gitignore file, whose folder is
+// at parts below the root.
+func readIgnoreFile(p string, parts []string) ([]gitignore.Pattern, error) {
+	b, err := readRegular(p, maxIgnoreFileBytes, nil)
+	if err != nil {
+		return nil, err
+	}
+	var ps []gitignore.Pattern
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, maxIgnoreFileBytes)
+	for sc.Scan() {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
+			continue
+		}
+		ps = append(ps, gitignore.ParsePattern(line, slices.Clone(parts)))
+	}
+	return ps, sc.Err()
 }

@@ -17,24 +17,30 @@
 //     file name without ".md".
 //
 // Parse does not decide ids, check sizes or validate encodings: that is the
-// store's ingest, which knows the file's root and path.
+// store's ingest, which knows the file's root and path. ParseContext bounds
+// the work of one parse (Limits) and stops goldmark mid-parse when a limit
+// or the context ends.
 package markdown
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 	"go.yaml.in/yaml/v3"
+	"golang.org/x/sys/unix"
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
@@ -54,21 +60,104 @@ type Parsed struct {
 	Warning string
 }
 
+// Limits bound the work Parse may do on one file. A file that passes a
+// limit is not parsed: ParseContext returns an error wrapping ErrBudget.
+// The zero value sets no limit.
+type Limits struct {
+	// Time is the wall-clock budget of one parse; 0: none.
+	Time time.Duration
+	// Headings is the most headings a file may hold (at any depth); 0:
+	// none.
+	Headings int
+	// Blocks is the most blocks (paragraphs, list items, quotes, code
+	// blocks, headings...) a file may hold; 0: none. goldmark keeps a few
+	// hundred bytes per block, so this bounds the memory of a parse.
+	Blocks int
+	// Lines is the most lines a file may have; 0: none. goldmark keeps
+	// some bytes per line of a run of lines with no blank line between, for
+	// every block open around it.
+	Lines int
+}
+
+// DefaultLimits are ingest's defaults: far above what a page of
+// documentation holds (the largest of 40,000 real pages measured has 2,400
+// headings and 9,000 lines), and low enough that a hostile 4 MiB file
+// costs at most a few seconds and about 100 MB (docs/ingest.md).
+var DefaultLimits = Limits{Time: 5 * time.Second, Headings: 10_000, Blocks: 100_000, Lines: 200_000}
+
+// MaxDepth is how deeply blocks (list items, block quotes) may nest; a
+// deeper file is over budget. goldmark's work per line grows with the
+// depth, so a line of 100,000 "- " takes seconds.
+const MaxDepth = 32
+
+// stepsPerLine bounds goldmark's steps (reads and moves through the file)
+// at this many per line Limits.Lines allows. goldmark keeps a few bytes per
+// step over a run of lines with no blank line between; real pages take at
+// most 17 steps per line (1,641 Rust RFC and Hugo pages measured), a file of
+// lines under 30 nested block quotes a hundred.
+const stepsPerLine = 16
+
+// MaxHeadingBytes is how much of a heading's text is read for its title and
+// slug: a heading longer than this is cut (at a character boundary) before
+// its inline markup is parsed, which keeps a hostile heading linear.
+const MaxHeadingBytes = 1024
+
+// ErrBudget is wrapped by the error of a parse that passed its Limits.
+var ErrBudget = errors.New("over the parse budget")
+
 // Parser parses markdown files. It is not safe for concurrent use; make one
 // per goroutine.
+//
+// goldmark reads the blocks of the whole file (paragraphs, lists, headings)
+// through a text.Reader that checks the budget as it goes; inline markup
+// (emphasis, links, code spans) is parsed only in headings, whose text and
+// slug need it, and at most MaxHeadingBytes of each: docir never renders
+// paragraphs, and goldmark's inline parsing is where its quadratic shapes
+// live (docs/ingest.md lists them).
 type Parser struct {
-	md parser.Parser
+	md     parser.Parser // blocks only: no inline parsers
+	inline parser.Parser // inline markup of one heading at a time
+	b      *budget
+	replay *replayHeading
 }
 
 // NewParser returns a CommonMark parser.
 func NewParser() *Parser {
-	return &Parser{md: goldmark.New().Parser()}
+	b := &budget{}
+	var blocks []util.PrioritizedValue
+	for _, v := range parser.DefaultBlockParsers() {
+		bp := v.Value.(parser.BlockParser)
+		// The setext parser is the one triggered by '-' and '=' alone.
+		setext := string(bp.Trigger()) == "-="
+		blocks = append(blocks, util.Prioritized(&budgetedBlock{BlockParser: bp, b: b, setext: setext}, v.Priority))
+	}
+	replay := &replayHeading{}
+	return &Parser{
+		md: parser.NewParser(
+			parser.WithBlockParsers(blocks...),
+			parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(),
+				util.Prioritized(collapse{b}, math.MaxInt))...),
+		),
+		inline: parser.NewParser(
+			parser.WithBlockParsers(util.Prioritized(replay, 100)),
+			parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+		),
+		b:      b,
+		replay: replay,
+	}
 }
 
 // Parse reads src, the whole file, named name (its base name gives the title
-// of last resort).
+// of last resort), with no limits.
 func (p *Parser) Parse(name string, src []byte) Parsed {
-	var out Parsed
+	out, _ := p.ParseContext(context.Background(), name, src, Limits{})
+	return out
+}
+
+// ParseContext is Parse within a budget: it returns an error wrapping
+// ErrBudget when the file passes lim, and ctx's error when ctx ends first.
+// Either way it stops within milliseconds, not when goldmark would finish.
+func (p *Parser) ParseContext(ctx context.Context, name string, src []byte, lim Limits) (out Parsed, err error) {
 	rec := &out.Record
 
 	base := 0
@@ -77,19 +166,46 @@ func (p *Parser) Parse(name string, src []byte) Parsed {
 	}
 	rec.BodyStart = base
 
-	fmEnd, fields, err := frontMatter(src, base)
-	if err != nil {
-		out.Warning = err.Error()
+	fmEnd, fields, fmErr := frontMatter(src, base)
+	if fmErr != nil {
+		out.Warning = fmErr.Error()
 	}
 	rec.Fields = fields
 	rec.MarkdownStart = fmEnd
-	if id, ok := fields["id"].(string); ok {
+	switch id := fields["id"].(type) {
+	case nil:
+	case string:
 		out.FrontMatterID = strings.TrimSpace(id)
+	default:
+		out.Warning = strings.TrimPrefix(out.Warning+"; ", "; ") + fmt.Sprintf("front-matter id %v is a %s, not a string; ignored", id, yamlKind(id))
 	}
 
-	doc := p.md.Parse(text.NewReader(src[fmEnd:]))
+	body := src[fmEnd:]
+	if lim.Lines > 0 {
+		if n := bytes.Count(body, []byte{'\n'}); n > lim.Lines {
+			return Parsed{}, fmt.Errorf("%w: more than %d lines", ErrBudget, lim.Lines)
+		}
+	}
+	*p.b = budget{ctx: ctx, limits: lim, underlined: map[ast.Node]bool{}}
+	runtime.LockOSThread() // Limits.Time is this thread's CPU time
+	defer runtime.UnlockOSThread()
+	p.b.start = threadCPU()
+	defer func() {
+		if r := recover(); r != nil {
+			a, ok := r.(abort)
+			if !ok {
+				panic(r)
+			}
+			// goldmark's parser keeps no state between parses that an
+			// abort could leave half-made, but build a fresh one anyway.
+			*p = *NewParser()
+			out, err = Parsed{}, a.err
+		}
+	}()
+	pc := parser.NewContext()
+	doc := p.md.Parse(&budgetReader{Reader: text.NewReader(body), b: p.b}, parser.WithContext(pc))
 	lines := newLineIndex(src)
-	rec.Sections = sections(doc, src, fmEnd, lines)
+	rec.Sections = p.sections(doc, src, fmEnd, lines, pc)
 
 	switch t := fields["title"].(type) {
 	case string:
@@ -106,7 +222,195 @@ func (p *Parser) Parse(name string, src []byte) Parsed {
 	if rec.Title == "" {
 		rec.Title = strings.TrimSuffix(path.Base(name), ".md")
 	}
-	return out
+	return out, nil
+}
+
+func yamlKind(v any) string {
+	switch v.(type) {
+	case int, int64, uint64, float64:
+		return "number"
+	case bool:
+		return "boolean"
+	case []any:
+		return "list"
+	case map[string]any:
+		return "mapping"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// budget is the state of one parse's Limits.
+type budget struct {
+	ctx      context.Context
+	limits   Limits
+	start    time.Duration // the thread's CPU time when the parse began
+	ticks    int
+	headings int
+	blocks   int
+	// underlined holds the paragraphs a setext underline is turning into
+	// headings: their lines are kept for the heading.
+	underlined map[ast.Node]bool
+}
+
+// abort is what a budget check panics with; ParseContext recovers it.
+type abort struct{ err error }
+
+// tick counts a step of goldmark's work and checks the clock and ctx every
+// 256 steps.
+func (b *budget) tick() {
+	b.ticks++
+	if b.ticks&255 == 0 {
+		b.check()
+		if lim := b.limits.Lines; lim > 0 && b.ticks > stepsPerLine*lim {
+			panic(abort{fmt.Errorf("%w: more than %d parser steps", ErrBudget, stepsPerLine*lim)})
+		}
+	}
+}
+
+// check panics with an abort when ctx has ended or the time is spent.
+func (b *budget) check() {
+	if b.ctx != nil {
+		if err := b.ctx.Err(); err != nil {
+			panic(abort{err})
+		}
+	}
+	if b.limits.Time > 0 && threadCPU()-b.start > b.limits.Time {
+		panic(abort{fmt.Errorf("%w: parsing took more than %v of CPU time", ErrBudget, b.limits.Time)})
+	}
+}
+
+// threadCPU is the CPU time the calling OS thread has used. A parse locks
+// its goroutine to its thread, so this measures the parse alone, whatever
+// else the machine is doing.
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
+}
+
+// budgetReader is goldmark's reader of the file, ticking the budget on
+// every line and move.
+type budgetReader struct {
+	text.Reader
+	b *budget
+}
+
+func (r *budgetReader) PeekLine() ([]byte, text.Segment) { r.b.tick(); return r.Reader.PeekLine() }
+func (r *budgetReader) Advance(n int)                    { r.b.tick(); r.Reader.Advance(n) }
+func (r *budgetReader) AdvanceLine()                     { r.b.tick(); r.Reader.AdvanceLine() }
+func (r *budgetReader) AdvanceToEOL()                    { r.b.tick(); r.Reader.AdvanceToEOL() }
+func (r *budgetReader) Peek() byte                       { r.b.tick(); return r.Reader.Peek() }
+
+// budgetedBlock wraps one of goldmark's block parsers to count headings and
+// bound nesting as blocks open.
+type budgetedBlock struct {
+	parser.BlockParser
+	b      *budget
+	setext bool
+}
+
+func (w *budgetedBlock) Open(parent ast.Node, reader text.Reader, pc parser.Context) (ast.Node, parser.State) {
+	w.b.tick()
+	n, st := w.BlockParser.Open(parent, reader, pc)
+	if n == nil {
+		return n, st
+	}
+	if w.setext {
+		w.b.underlined[pc.LastOpenedBlock().Node] = true
+	}
+	w.b.blocks++
+	if lim := w.b.limits.Blocks; lim > 0 && w.b.blocks > lim {
+		panic(abort{fmt.Errorf("%w: more than %d blocks", ErrBudget, lim)})
+	}
+	if len(pc.OpenedBlocks()) >= MaxDepth {
+		panic(abort{fmt.Errorf("%w: blocks nested more than %d deep", ErrBudget, MaxDepth)})
+	}
+	if _, ok := n.(*ast.Heading); ok {
+		w.b.headings++
+		if lim := w.b.limits.Headings; lim > 0 && w.b.headings > lim {
+			panic(abort{fmt.Errorf("%w: more than %d headings", ErrBudget, lim)})
+		}
+	}
+	return n, st
+}
+
+// collapse is the last paragraph transformer: it makes a paragraph's lines
+// one segment, from its first byte to its last. docir reads no paragraph's
+// text, and goldmark's inline pass would otherwise keep a node per line. A
+// paragraph a setext underline turns into a heading keeps its lines.
+type collapse struct{ b *budget }
+
+func (c collapse) Transform(node *ast.Paragraph, reader text.Reader, pc parser.Context) {
+	lines := node.Lines()
+	if lines.Len() < 2 || c.b.underlined[node] {
+		return
+	}
+	first, last := lines.At(0), lines.At(lines.Len()-1)
+	node.SetLines(text.NewSegments())
+	node.Lines().Append(text.NewSegment(first.Start, last.Stop))
+}
+
+// replayHeading is the one block parser of Parser.inline: it makes the
+// whole (short) source one heading, whose inline markup goldmark then
+// parses as it would have in place.
+type replayHeading struct {
+	lines *text.Segments
+}
+
+func (r *replayHeading) Trigger() []byte { return nil }
+
+func (r *replayHeading) Open(parent ast.Node, reader text.Reader, pc parser.Context) (ast.Node, parser.State) {
+	h := ast.NewHeading(1)
+	h.SetLines(r.lines)
+	for {
+		if line, _ := reader.PeekLine(); line == nil {
+			break
+		}
+		reader.AdvanceLine()
+	}
+	return h, parser.NoChildren
+}
+
+func (r *replayHeading) Continue(ast.Node, text.Reader, parser.Context) parser.State {
+	return parser.Close
+}
+func (r *replayHeading) Close(ast.Node, text.Reader, parser.Context) {}
+func (r *replayHeading) CanInterruptParagraph() bool                 { return false }
+func (r *replayHeading) CanAcceptIndentedLine() bool                 { return true }
+
+// headingText parses the inline markup of heading h (found in body by the
+// block parse) and returns its text as a reader sees it. At most
+// MaxHeadingBytes of it are read.
+func (p *Parser) headingText(h *ast.Heading, body []byte, pc parser.Context) string {
+	var mini []byte
+	segs := text.NewSegments()
+	for i := range h.Lines().Len() {
+		seg := h.Lines().At(i)
+		v := seg.Value(body)
+		if room := MaxHeadingBytes - len(mini); len(v) > room {
+			for room > 0 && !utf8.RuneStart(v[room]) {
+				room--
+			}
+			v = v[:room]
+		}
+		if len(v) == 0 {
+			break
+		}
+		segs.Append(text.NewSegment(len(mini), len(mini)+len(v)))
+		mini = append(mini, v...)
+	}
+	if len(mini) == 0 {
+		return ""
+	}
+	p.b.check()
+	p.replay.lines = segs
+	doc := p.inline.Parse(text.NewReader(mini), parser.WithContext(pc))
+	if doc.FirstChild() == nil {
+		return ""
+	}
+	return plainText(doc.FirstChild(), mini)
 }
 
 // frontMatter finds a YAML front-matter block that starts at src[base:] and
@@ -152,8 +456,14 @@ type heading struct {
 	start int // first byte of its first line, in the whole file
 }
 
-func sections(doc ast.Node, src []byte, off int, lines lineIndex) []docir.Section {
+func (p *Parser) sections(doc ast.Node, src []byte, off int, lines lineIndex, pc parser.Context) []docir.Section {
 	body := src[off:]
+	// The headings' inline markup is parsed with the file's link
+	// reference definitions, as goldmark would have.
+	inlinePC := parser.NewContext()
+	for _, r := range pc.References() {
+		inlinePC.AddReference(r)
+	}
 	var hs []heading
 	cursor := 0 // offset in body where the previous top-level block ended
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
@@ -165,7 +475,7 @@ func sections(doc ast.Node, src []byte, off int, lines lineIndex) []docir.Sectio
 				start = findEmptyATX(body, cursor)
 			}
 			if start >= 0 {
-				hs = append(hs, heading{text: plainText(h, body), level: h.Level, start: off + start})
+				hs = append(hs, heading{text: p.headingText(h, body, inlinePC), level: h.Level, start: off + start})
 				cursor = start + 1
 			}
 		}

@@ -1,9 +1,11 @@
 package markdown
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/docir/docir/docir/corpustest"
@@ -51,6 +53,30 @@ func BenchmarkParse(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				p.Parse(c.name+".md", c.src)
+			}
+		})
+	}
+}
+
+// BenchmarkHostile parses the shapes on which bare goldmark v1.8.7 is
+// quadratic or heavy (docs/ingest.md), within DefaultLimits: each either
+// parses in linear time or stops at its budget.
+func BenchmarkHostile(b *testing.B) {
+	cases := []struct{ name, src string }{
+		{"link-openers-400KB", strings.Repeat("[a](", 100_000)},
+		{"link-openers-heading-400KB", "# " + strings.Repeat("[a](", 100_000)},
+		{"nested-lists-200KB", strings.Repeat("- ", 100_000) + "x"},
+		{"headings-2MB", strings.Repeat("#\n", 1_000_000)},
+		{"paragraphs-99k", strings.Repeat("a\n\n", 99_000)},
+		{"quoted-lines-199k", strings.Repeat(strings.Repeat(">", 30)+"b\n", 199_000)},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			p, src := NewParser(), []byte(c.src)
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = p.ParseContext(context.Background(), "x.md", src, DefaultLimits)
 			}
 		})
 	}

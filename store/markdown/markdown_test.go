@@ -2,12 +2,15 @@ package markdown
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -198,17 +201,30 @@ func TestFrontMatterFields(t *testing.T) {
 }
 
 // FuzzParse holds the range invariants on any input and that the record
-// always encodes as JSON.
+// always encodes as JSON; and that a parse within a small budget either
+// stops with ErrBudget or gives what the unbounded parse gives.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"# A\n## B\n", "A\n=\n", "---\na: 1\n---\n# x", "```\n# x\n```", "\ufeff#\r\n##\r\n", "> # q\n- # l\n", "---\n- [\n---\n"} {
 		f.Add([]byte(s))
 	}
-	p := NewParser()
+	f.Add([]byte(strings.Repeat("- ", 40) + "x"))
+	f.Add([]byte("# [a](" + strings.Repeat("[a](", 400) + "\n"))
+	p, small := NewParser(), NewParser()
 	f.Fuzz(func(t *testing.T, src []byte) {
 		got := p.Parse("f.md", src)
 		checkInvariants(t, "fuzz", src, got)
 		if _, err := json.Marshal(got.Record); err != nil {
 			t.Fatalf("record does not encode: %v", err)
+		}
+		bounded, err := small.ParseContext(context.Background(), "f.md", src, Limits{Time: time.Second, Headings: 8, Blocks: 40, Lines: 40})
+		if err != nil {
+			if !errors.Is(err, ErrBudget) {
+				t.Fatalf("error %v is not ErrBudget", err)
+			}
+			return
+		}
+		if diff := cmp.Diff(got, bounded); diff != "" {
+			t.Fatalf("bounded parse differs (-unbounded +bounded):\n%s", diff)
 		}
 	})
 }

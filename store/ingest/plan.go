@@ -1,0 +1,141 @@
+package ingest
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store"
+)
+
+// plan is what a refresh must do, worked out from a stat walk and the
+// current generation's file table without reading a file.
+type plan struct {
+	unchanged []*file  // size, mtime and prefix as recorded: id and digest reused
+	toRead    []*file  // new, or size, mtime or prefix differ
+	removed   []string // file keys the generation records and the walk did not find
+	clashes   []clash  // two files whose ids, known or derived from the path, agree
+}
+
+// clash is two files that would claim one id. For a file still to read,
+// the id is the one its path gives; its front matter may yet name another.
+type clash struct {
+	id   string
+	a, b string // paths as reached from the source folders
+}
+
+// makePlan sorts the walked files against the previous file table. It
+// sets each file's prev and, for unchanged files, status, id and digest.
+func makePlan(files []*file, prev map[string]store.FileEntry) plan {
+	var p plan
+	seen := make(map[string]bool, len(files))
+	ids := make(map[string]*file, len(files))
+	for _, f := range files {
+		seen[f.key] = true
+		if e, ok := prev[f.key]; ok {
+			f.prev = &e
+		}
+		var id string
+		if e := f.prev; e != nil && e.Size == f.size && e.ModTime == f.mtime && e.Prefix == f.root.Prefix {
+			f.status = statusUnchanged
+			f.id, f.digest = e.ID, e.Digest
+			id = e.ID
+			p.unchanged = append(p.unchanged, f)
+		} else {
+			f.status = statusNew
+			if f.prev != nil {
+				f.status = statusChanged
+			}
+			id, _, _ = documentID(f.root, f.rel, "")
+			p.toRead = append(p.toRead, f)
+		}
+		if id == "" {
+			continue
+		}
+		if other, dup := ids[id]; dup {
+			p.clashes = append(p.clashes, clash{id: id, a: other.abs, b: f.abs})
+			continue
+		}
+		ids[id] = f
+	}
+	for key := range prev {
+		if !seen[key] {
+			p.removed = append(p.removed, key)
+		}
+	}
+	slices.Sort(p.removed)
+	return p
+}
+
+// Changes is how the source folders differ from the current generation,
+// as a stat walk sees them: no file is read, so a file whose mtime or size
+// changed is "changed" even if its bytes did not.
+type Changes struct {
+	Generation uint64 `json:"generation"` // the current generation; 0 when there is none
+	// Added, Changed and Removed are file paths as reached from the source
+	// folders, sorted.
+	Added     []string `json:"added"`
+	Changed   []string `json:"changed"`
+	Removed   []string `json:"removed"`
+	Unchanged int      `json:"unchanged"`
+	Ignored   int      `json:"ignored"` // files and folders left out by ignore rules
+	// Clashes names pairs of files that would claim one id (the id their
+	// path gives, or the one recorded), "id: path and path".
+	Clashes []string `json:"clashes"`
+	// SourcesChanged is true when sources differ from the ones the
+	// generation was built from.
+	SourcesChanged bool `json:"sources_changed"`
+}
+
+// Diff tells what a refresh of the store in dir from sources would find
+// added, changed and removed, from a stat walk: it reads no file and takes
+// no lock. A store that does not exist yet has every file added.
+func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) (Changes, error) {
+	opt = opt.withDefaults()
+	c := Changes{Added: []string{}, Changed: []string{}, Removed: []string{}, Clashes: []string{}}
+	if err := checkSources(sources); err != nil {
+		return c, err
+	}
+	var prevFiles map[string]store.FileEntry
+	snap, err := store.Open(dir)
+	switch {
+	case docir.CodeOf(err) == docir.CodeNoStore:
+		c.SourcesChanged = len(sources) > 0
+	case err != nil:
+		return c, err
+	default:
+		defer snap.Close()
+		c.Generation = snap.Generation()
+		if prevFiles, err = snap.Files(); err != nil {
+			return c, err
+		}
+		prevSources, err := snap.Sources()
+		if err != nil {
+			return c, err
+		}
+		c.SourcesChanged = !sameSources(prevSources, sources)
+	}
+	w, err := walk(ctx, sources, opt)
+	if err != nil {
+		return c, err
+	}
+	p := makePlan(w.files, prevFiles)
+	c.Unchanged, c.Ignored = len(p.unchanged), w.ignored
+	for _, f := range p.toRead {
+		if f.prev == nil {
+			c.Added = append(c.Added, f.abs)
+		} else {
+			c.Changed = append(c.Changed, f.abs)
+		}
+	}
+	for _, key := range p.removed {
+		root, rel, _ := strings.Cut(key, "\x00")
+		c.Removed = append(c.Removed, filepath.Join(root, filepath.FromSlash(rel)))
+	}
+	for _, cl := range p.clashes {
+		c.Clashes = append(c.Clashes, cl.id+": "+cl.a+" and "+cl.b)
+	}
+	return c, nil
+}

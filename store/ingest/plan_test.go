@@ -1,0 +1,325 @@
+package ingest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store"
+)
+
+// TestMakePlan: which files are new, changed, unchanged, removed and
+// clashing, from stats alone.
+func TestMakePlan(t *testing.T) {
+	a := store.Source{Path: "/src/a"}
+	b := store.Source{Path: "/src/b"}
+	bp := store.Source{Path: "/src/b", Prefix: "team"}
+	f := func(root store.Source, rel string, size, mtime int64) *file {
+		return &file{root: root, rel: rel, abs: filepath.Join(root.Path, rel), size: size, mtime: mtime, key: store.FileKey(root.Path, rel)}
+	}
+	e := func(id, prefix string, size, mtime int64) store.FileEntry {
+		return store.FileEntry{ID: id, Prefix: prefix, Size: size, ModTime: mtime}
+	}
+	type want struct {
+		Unchanged, ToRead, Removed []string // keys, shown as root|rel
+		Clashes                    []clash
+	}
+	show := func(p plan) want {
+		var w want
+		name := func(key string) string { return strings.Replace(key, "\x00", "|", 1) }
+		for _, f := range p.unchanged {
+			w.Unchanged = append(w.Unchanged, name(f.key))
+		}
+		for _, f := range p.toRead {
+			w.ToRead = append(w.ToRead, name(f.key))
+		}
+		for _, k := range p.removed {
+			w.Removed = append(w.Removed, name(k))
+		}
+		w.Clashes = p.clashes
+		return w
+	}
+	tests := []struct {
+		name  string
+		files []*file
+		prev  map[string]store.FileEntry
+		want  want
+	}{
+		{
+			name:  "from scratch",
+			files: []*file{f(a, "x.md", 10, 1), f(a, "y/z.md", 20, 2)},
+			want:  want{ToRead: []string{"/src/a|x.md", "/src/a|y/z.md"}},
+		},
+		{
+			name:  "unchanged, changed size, changed mtime, removed",
+			files: []*file{f(a, "same.md", 10, 1), f(a, "size.md", 11, 1), f(a, "time.md", 10, 2)},
+			prev: map[string]store.FileEntry{
+				store.FileKey("/src/a", "same.md"): e("same", "", 10, 1),
+				store.FileKey("/src/a", "size.md"): e("size", "", 10, 1),
+				store.FileKey("/src/a", "time.md"): e("time", "", 10, 1),
+				store.FileKey("/src/a", "gone.md"): e("gone", "", 10, 1),
+			},
+			want: want{
+				Unchanged: []string{"/src/a|same.md"},
+				ToRead:    []string{"/src/a|size.md", "/src/a|time.md"},
+				Removed:   []string{"/src/a|gone.md"},
+			},
+		},
+		{
+			name:  "a new prefix re-reads the root",
+			files: []*file{f(bp, "x.md", 10, 1)},
+			prev:  map[string]store.FileEntry{store.FileKey("/src/b", "x.md"): e("x", "", 10, 1)},
+			want:  want{ToRead: []string{"/src/b|x.md"}},
+		},
+		{
+			name:  "two roots, one path: a clash by path",
+			files: []*file{f(a, "README.md", 10, 1), f(b, "README.md", 10, 1)},
+			want: want{
+				ToRead:  []string{"/src/a|README.md", "/src/b|README.md"},
+				Clashes: []clash{{id: "README", a: "/src/a/README.md", b: "/src/b/README.md"}},
+			},
+		},
+		{
+			name:  "a new file's path against an unchanged file's recorded id",
+			files: []*file{f(a, "old.md", 10, 1), f(a, "new.md", 10, 1)},
+			prev:  map[string]store.FileEntry{store.FileKey("/src/a", "old.md"): e("new", "", 10, 1)},
+			want: want{
+				Unchanged: []string{"/src/a|old.md"},
+				ToRead:    []string{"/src/a|new.md"},
+				Clashes:   []clash{{id: "new", a: "/src/a/old.md", b: "/src/a/new.md"}},
+			},
+		},
+		{
+			name:  "with a prefix, no clash",
+			files: []*file{f(a, "README.md", 10, 1), f(bp, "README.md", 10, 1)},
+			want:  want{ToRead: []string{"/src/a|README.md", "/src/b|README.md"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := show(makePlan(tt.files, tt.prev))
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(clash{})); diff != "" {
+				t.Errorf("plan (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDiffAndStale: after edits, Diff names what was added, changed and
+// removed without reading a file, and Stale notices from folder mtimes.
+func TestDiffAndStale(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "a.md", "# A\n")
+	writeFile(t, src, "sub/b.md", "# B\n")
+	writeFile(t, src, "sub/c.md", "# C\n")
+	srcs := []store.Source{{Path: src}}
+	ctx := context.Background()
+
+	if stale, err := Stale(dir, srcs); err != nil || !stale {
+		t.Fatalf("Stale before any refresh = %v, %v", stale, err)
+	}
+	refresh(t, dir, srcs...)
+	if stale, err := Stale(dir, srcs); err != nil || stale {
+		t.Fatalf("Stale after a refresh = %v, %v", stale, err)
+	}
+	if stale, _ := Stale(dir, []store.Source{{Path: src, Prefix: "p"}}); !stale {
+		t.Error("Stale with other sources = false")
+	}
+
+	// Let the folder mtimes move past the clock's granularity.
+	time.Sleep(20 * time.Millisecond)
+	writeFile(t, src, "sub/new.md", "# New\n")
+	if err := os.Remove(filepath.Join(src, "sub", "c.md")); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(filepath.Join(src, "a.md"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	if stale, err := Stale(dir, srcs); err != nil || !stale {
+		t.Fatalf("Stale after edits = %v, %v", stale, err)
+	}
+	got, err := Diff(ctx, dir, srcs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Changes{
+		Generation: 1,
+		Added:      []string{filepath.Join(src, "sub", "new.md")},
+		Changed:    []string{filepath.Join(src, "a.md")},
+		Removed:    []string{filepath.Join(src, "sub", "c.md")},
+		Unchanged:  1,
+		Clashes:    []string{},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Diff (-want +got):\n%s", diff)
+	}
+	refresh(t, dir, srcs...)
+	if stale, err := Stale(dir, srcs); err != nil || stale {
+		t.Fatalf("Stale after the second refresh = %v, %v", stale, err)
+	}
+	// A no-op refresh after a change that publishes nothing (a new
+	// non-markdown file) records the folders too.
+	writeFile(t, src, "notes.txt", "x")
+	if stale, _ := Stale(dir, srcs); !stale {
+		t.Error("Stale after a new file = false")
+	}
+	if sum := refresh(t, dir, srcs...); sum.Published {
+		t.Fatalf("published for a .txt file: %+v", sum)
+	}
+	if stale, err := Stale(dir, srcs); err != nil || stale {
+		t.Fatalf("Stale after a no-op refresh = %v, %v", stale, err)
+	}
+}
+
+// TestIgnoreRules: .gitignore files under a source are honoured (unless
+// NoGitignore), Exclude patterns win over them, and the summary counts
+// what was left out.
+func TestIgnoreRules(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, ".gitignore", "node_modules/\n# a comment\n\n*.draft.md\n")
+	writeFile(t, src, "a.md", "# A\n")
+	writeFile(t, src, "b.draft.md", "# Draft\n")
+	writeFile(t, src, "node_modules/pkg/README.md", "# pkg\n")
+	writeFile(t, src, "docs/.gitignore", "private.md\n!keep.draft.md\n")
+	writeFile(t, src, "docs/private.md", "# Private\n")
+	writeFile(t, src, "docs/keep.draft.md", "# Kept draft\n")
+	writeFile(t, src, "docs/guide.md", "# Guide\n")
+	writeFile(t, src, "vendor/x/README.md", "# vendored\n")
+	srcs := []store.Source{{Path: src}}
+
+	sum, err := Refresh(context.Background(), dir, srcs, Options{Exclude: []string{"vendor/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a", "docs/guide", "docs/keep.draft"}, ids(t, dir)); diff != "" {
+		t.Errorf("ids (-want +got):\n%s", diff)
+	}
+	if sum.Ignored != 4 { // node_modules/, b.draft.md, docs/private.md, vendor/
+		t.Errorf("ignored %d, want 4", sum.Ignored)
+	}
+	// Exclude wins over a .gitignore negation.
+	_, err = Refresh(context.Background(), dir, srcs, Options{Exclude: []string{"vendor/", "*.draft.md"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a", "docs/guide"}, ids(t, dir)); diff != "" {
+		t.Errorf("ids with an exclude (-want +got):\n%s", diff)
+	}
+	// NoGitignore reads everything but the excluded.
+	_, err = Refresh(context.Background(), dir, srcs, Options{NoGitignore: true, Exclude: []string{"vendor"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a", "b.draft", "docs/guide", "docs/keep.draft", "docs/private", "node_modules/pkg/README"}, ids(t, dir)); diff != "" {
+		t.Errorf("ids without .gitignore (-want +got):\n%s", diff)
+	}
+}
+
+// TestNotAStoreFolder: a store folder that holds other files is refused
+// before anything is written into it.
+func TestNotAStoreFolder(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "a.md", "# A\n")
+	writeFile(t, dir, "passwd", "root:x:0:0\n")
+	_, err := Refresh(context.Background(), dir, []store.Source{{Path: src}}, Options{})
+	if docir.CodeOf(err) != docir.CodeUsage || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "not a docir store") {
+		t.Fatalf("error %v", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("the folder was written into: %v", entries)
+	}
+	// An empty folder, or a store, is fine.
+	refresh(t, filepath.Join(dir, "new"), store.Source{Path: src})
+	refresh(t, filepath.Join(dir, "new"), store.Source{Path: src})
+}
+
+// TestMassRemovalNeedsForce: a refresh that would remove more than half of
+// a store's documents refuses without Force and publishes nothing.
+func TestMassRemovalNeedsForce(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	for i := range 12 {
+		writeFile(t, src, "docs/"+string(rune('a'+i))+".md", "# Doc\n")
+	}
+	srcs := []store.Source{{Path: src}}
+	refresh(t, dir, srcs...)
+	_, err := Refresh(context.Background(), dir, srcs, Options{Exclude: []string{"docs"}})
+	if docir.CodeOf(err) != docir.CodeConfig || !strings.Contains(err.Error(), "remove 12 of the 12 documents") {
+		t.Fatalf("error %v", err)
+	}
+	if gen, _ := store.CurrentGeneration(dir); gen != 1 {
+		t.Fatalf("generation %d published", gen)
+	}
+	// A prefix change that re-ids every document is caught the same way.
+	if _, err := Refresh(context.Background(), dir, []store.Source{{Path: src, Prefix: "x"}}, Options{}); docir.CodeOf(err) != docir.CodeConfig {
+		t.Fatalf("prefix change: %v", err)
+	}
+	// Removing a few is fine; so is Force.
+	os.Remove(filepath.Join(src, "docs", "a.md"))
+	if sum := refresh(t, dir, srcs...); sum.Removed != 1 {
+		t.Fatalf("%+v", sum)
+	}
+	sum, err := Refresh(context.Background(), dir, srcs, Options{Exclude: []string{"docs"}, Force: true})
+	if err != nil || sum.Removed != 11 || sum.Documents != 0 {
+		t.Fatalf("with Force: %+v %v", sum, err)
+	}
+}
+
+// TestBadPrefixesAndIDs: a prefix with '#' is refused like any bad prefix;
+// ids with bidirectional controls are not valid; a non-string front-matter
+// id warns.
+func TestBadPrefixesAndIDs(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	for _, prefix := range []string{"a#b", "a b", "/a", "a\u202Eb"} {
+		_, err := Refresh(context.Background(), dir, []store.Source{{Path: src, Prefix: prefix}}, Options{})
+		if docir.CodeOf(err) != docir.CodeConfig || !strings.Contains(err.Error(), "not a valid id prefix") {
+			t.Errorf("prefix %q: %v", prefix, err)
+		}
+	}
+	writeFile(t, src, "evil\u202Etxt.md", "# Evil\n")
+	writeFile(t, src, "fm.md", "---\nid: \"x\u2066y\"\n---\n# FM\n")
+	writeFile(t, src, "num.md", "---\nid: 42\n---\n# Num\n")
+	sum := refresh(t, dir, store.Source{Path: src})
+	if diff := cmp.Diff([]string{"fm", "num"}, ids(t, dir)); diff != "" {
+		t.Errorf("ids (-want +got):\n%s", diff)
+	}
+	if !hasWarning(sum, filepath.Join(src, "evil\u202Etxt.md"), "bidirectional") ||
+		!hasWarning(sum, filepath.Join(src, "fm.md"), "not a valid document id") ||
+		!hasWarning(sum, filepath.Join(src, "num.md"), "front-matter id 42 is a number, not a string") {
+		t.Errorf("warnings %q", sum.Warnings)
+	}
+}
+
+// TestClashFoundAsFilesAreRead: two files claiming one id end the read
+// when the second is read, not after every file is parsed, and the error
+// says how to fix it.
+func TestClashFoundAsFilesAreRead(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "a/one.md", "---\nid: same\n---\n# One\n")
+	writeFile(t, src, "a/two.md", "---\nid: same\n---\n# Two\n")
+	for i := range 400 {
+		writeFile(t, src, "z/"+strings.Repeat("p", i%9+1)+string(rune('a'+i%26))+string(rune('a'+i/26))+".md", "# Page\n")
+	}
+	read := 0
+	_, err := Refresh(context.Background(), dir, []store.Source{{Path: src}}, Options{Progress: func(stage string, done, total int) {
+		if stage == "reading" {
+			read = done
+		}
+	}})
+	if docir.CodeOf(err) != docir.CodeSource || !strings.Contains(err.Error(), "--prefix") || !strings.Contains(err.Error(), "id:") {
+		t.Fatalf("error %v", err)
+	}
+	if read > 200 {
+		t.Errorf("%d of 402 files were read before the clash ended the read", read)
+	}
+	if _, err := store.CurrentGeneration(dir); docir.CodeOf(err) != docir.CodeNoStore {
+		t.Errorf("something was published: %v", err)
+	}
+}

@@ -1,0 +1,287 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store"
+	"github.com/docir/docir/store/markdown"
+)
+
+// Warning kinds: what IndexSummary.WarningCounts counts. A skipped file's
+// warning is "PATH: skipped: why".
+const (
+	KindTooLarge     = "too_large"     // over Options.MaxFileBytes
+	KindBinary       = "binary"        // holds a NUL byte
+	KindNotUTF8      = "not_utf8"      // not valid UTF-8
+	KindNoID         = "no_id"         // its path gives no valid id
+	KindFrontMatter  = "front_matter"  // front matter ignored in part (the file indexes)
+	KindParseBudget  = "parse_budget"  // over the parse budget (Options.ParseTime, MaxHeadings...)
+	KindOutsideRoots = "outside_roots" // a symbolic link out of the source roots
+	KindNotRegular   = "not_regular"   // a FIFO, device or socket named *.md
+	KindBrokenLink   = "broken_link"   // a symbolic link to nothing
+	KindLinkLoop     = "link_loop"     // a symbolic link to a folder on its own way
+	KindUnreadable   = "unreadable"    // an error opening or reading it
+	KindChanged      = "changed"       // replaced while the refresh read it
+)
+
+// warning is one message for the user, with its kind.
+type warning struct {
+	kind, text string
+}
+
+// file is one markdown file found under a root.
+type file struct {
+	root  store.Source
+	rel   string // '/'-separated, below root
+	abs   string // the path as reached from the source folder
+	open  string // its real path, which is what is opened
+	size  int64
+	mtime int64
+	key   string
+
+	// filled while planning and reading
+	prev    *store.FileEntry
+	status  status
+	digest  [32]byte
+	parsed  markdown.Parsed
+	body    []byte
+	id      string
+	warning warning
+}
+
+type status int
+
+const (
+	statusNew status = iota
+	statusUnchanged
+	statusTouched // stat changed, bytes did not
+	statusChanged
+	statusSkipped
+)
+
+// errReplaced is a file that became something else (a link, a FIFO)
+// between the walk and the read.
+var errReplaced = errors.New("replaced while being read")
+
+// errOutside is a file that resolved outside the source roots when opened.
+var errOutside = errors.New("resolves outside the source roots")
+
+// readRegular reads the file at p, which must be a regular file of at most
+// max bytes, whatever it became since it was listed: it opens without
+// following a last symbolic link and without blocking (a FIFO never
+// hangs the read), checks the open file, and reads at most max+1 bytes
+// (a link swapped for /dev/zero never floods memory).
+//
+// When roots is not nil, the file the kernel opened must lie under one of
+// them: a folder swapped for a link since the walk cannot lead outside.
+func readRegular(p string, max int64, roots []string) ([]byte, error) {
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if errors.Is(err, unix.ELOOP) {
+		return nil, fmt.Errorf("%w: now a symbolic link", errReplaced)
+	}
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), p)
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, fmt.Errorf("%w: not a regular file", errReplaced)
+	}
+	if roots != nil && !openedUnder(f, roots) {
+		return nil, errOutside
+	}
+	if st.Size > max {
+		return nil, tooLarge(st.Size, max)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, tooLarge(int64(len(b)), max)
+	}
+	return b, nil
+}
+
+type tooLargeError struct{ size, max int64 }
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("%d bytes, over the %d-byte cap", e.size, e.max)
+}
+
+func tooLarge(size, max int64) error { return &tooLargeError{size, max} }
+
+// openedUnder reports whether the open file behind fd lies under one of
+// roots, as the kernel resolved it (/proc/self/fd); true when the kernel
+// does not say.
+func openedUnder(f *os.File, roots []string) bool {
+	real, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd())))
+	if err != nil || !strings.HasPrefix(real, "/") {
+		return true
+	}
+	return under(real, roots)
+}
+
+// read reads and parses files on every core. Each file's id is checked
+// against owner (which holds the ids already known) as soon as it is
+// read: a second claim ends the read at once with an error naming both
+// files. parsed, when set, is called with each file as it is read, from
+// the calling goroutine.
+func read(ctx context.Context, files []*file, owner map[string]*file, opt Options, roots []string, parsed func(*file)) error {
+	if len(files) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	work := make(chan *file)
+	done := make(chan *file, len(files))
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := markdown.NewParser()
+			for f := range work {
+				readOne(ctx, p, f, opt, roots)
+				done <- f
+			}
+		}()
+	}
+	go func() {
+		defer close(work)
+		for _, f := range files {
+			select {
+			case work <- f:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	stop := func(err error) error {
+		cancel()
+		wg.Wait()
+		return err
+	}
+	for n := range len(files) {
+		select {
+		case f := <-done:
+			if f.status != statusSkipped {
+				if other, dup := owner[f.id]; dup {
+					return stop(clashError(f.id, other, f))
+				}
+				owner[f.id] = f
+			}
+			if parsed != nil {
+				parsed(f)
+			}
+		case <-ctx.Done():
+			return stop(ctx.Err())
+		}
+		if opt.Progress != nil {
+			opt.Progress("reading", n+1, len(files))
+		}
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// clashError is the error of two files claiming one id, with the fix.
+func clashError(id string, a, b *file) error {
+	return docir.Errorf(docir.CodeSource, "two files claim the id %q: %s and %s; give one source folder a prefix (docir index --prefix NAME DIR) or one file an `id:` in its front matter", id, a.abs, b.abs)
+}
+
+func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, roots []string) {
+	skip := func(kind, format string, args ...any) {
+		f.status = statusSkipped
+		f.warning = warning{kind: kind, text: f.abs + ": skipped: " + fmt.Sprintf(format, args...)}
+	}
+	if f.size > opt.MaxFileBytes {
+		skip(KindTooLarge, "%v", tooLarge(f.size, opt.MaxFileBytes))
+		return
+	}
+	body, err := readRegular(f.open, opt.MaxFileBytes, roots)
+	var tl *tooLargeError
+	switch {
+	case errors.As(err, &tl):
+		skip(KindTooLarge, "%v", err)
+		return
+	case errors.Is(err, errOutside):
+		skip(KindOutsideRoots, "%v", err)
+		return
+	case errors.Is(err, errReplaced):
+		skip(KindChanged, "%v", err)
+		return
+	case err != nil:
+		skip(KindUnreadable, "%v", err)
+		return
+	}
+	f.size = int64(len(body))
+	if bytes.IndexByte(body, 0) >= 0 {
+		skip(KindBinary, "binary file (NUL bytes)")
+		return
+	}
+	if !utf8.Valid(body) {
+		skip(KindNotUTF8, "not valid UTF-8")
+		return
+	}
+	f.digest = sha256.Sum256(body)
+	if f.prev != nil && f.prev.Digest == f.digest && f.prev.Prefix == f.root.Prefix {
+		f.status = statusTouched
+		f.id = f.prev.ID
+		return
+	}
+	f.status = statusNew
+	if f.prev != nil {
+		f.status = statusChanged
+	}
+	f.parsed, err = p.ParseContext(ctx, f.rel, body, opt.limits())
+	if errors.Is(err, markdown.ErrBudget) {
+		skip(KindParseBudget, "%v", err)
+		return
+	}
+	if err != nil { // the refresh is cancelled; nothing of it is kept
+		f.status = statusSkipped
+		return
+	}
+	f.body = body
+	var warn []string
+	if f.parsed.Warning != "" {
+		warn = append(warn, f.parsed.Warning)
+	}
+	id, idWarn, ok := documentID(f.root, f.rel, f.parsed.FrontMatterID)
+	if idWarn != "" {
+		warn = append(warn, idWarn)
+	}
+	if !ok {
+		skip(KindNoID, "%s", strings.Join(warn, "; "))
+		return
+	}
+	if len(warn) > 0 {
+		f.warning = warning{kind: KindFrontMatter, text: f.abs + ": " + strings.Join(warn, "; ")}
+	}
+	f.id = id
+	rec := &f.parsed.Record
+	rec.ID = id
+	rec.Path = f.rel
+	rec.Size = f.size
+	rec.Digest = hex.EncodeToString(f.digest[:])
+}

@@ -1,0 +1,100 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store"
+)
+
+// folderStateFile, in the store folder, records what the last refresh saw
+// of the source folders: every folder it read and its mtime. It is written
+// after every refresh that succeeds (published or not), atomically, and is
+// read only by Stale. It is not part of a generation: losing it only makes
+// Stale answer true until the next refresh.
+const folderStateFile = "folders.json"
+
+// folderState is the content of folderStateFile.
+type folderState struct {
+	Generation uint64           `json:"generation"`
+	Sources    []store.Source   `json:"sources"`
+	Folders    map[string]int64 `json:"folders"` // path → mtime in ns
+}
+
+func writeFolderState(dir string, gen uint64, sources []store.Source, folders map[string]int64) error {
+	if sources == nil {
+		sources = []store.Source{}
+	}
+	b, err := json.Marshal(folderState{Generation: gen, Sources: sources, Folders: folders})
+	if err != nil {
+		return err
+	}
+	name := filepath.Join(dir, folderStateFile)
+	if old, err := os.ReadFile(name); err == nil && bytes.Equal(old, b) {
+		return nil
+	}
+	tmp, err := os.CreateTemp(dir, folderStateFile+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
+}
+
+// Stale reports whether the source folders may have changed since the
+// store in dir was last refreshed from sources: a file added, removed or
+// renamed in any folder changes that folder's mtime. It stats the folders
+// the last refresh read and reads no file, so it is cheap enough for every
+// read (a few milliseconds for thousands of folders). A file rewritten in
+// place (not through a rename, as most editors save) leaves its folder's
+// mtime alone and is not seen: Diff is the full check.
+//
+// It answers true when the store was never refreshed by this version, the
+// current generation is not the one last refreshed, or sources differ from
+// the ones last refreshed.
+func Stale(dir string, sources []store.Source) (bool, error) {
+	b, err := os.ReadFile(filepath.Join(dir, folderStateFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var st folderState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return true, nil
+	}
+	gen, err := store.CurrentGeneration(dir)
+	if docir.CodeOf(err) == docir.CodeNoStore {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if gen != st.Generation || !sameSources(st.Sources, sources) {
+		return true, nil
+	}
+	for p, mtime := range st.Folders {
+		info, err := os.Stat(p)
+		if err != nil || info.ModTime().UnixNano() != mtime {
+			return true, nil
+		}
+	}
+	return false, nil
+}

@@ -1,0 +1,94 @@
+package markdown
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestBudget feeds the shapes on which goldmark v1.8.7 is quadratic or
+// heavy (docs/ingest.md) and checks each either parses or stops with
+// ErrBudget, never running goldmark to the end. Run as they are, without
+// the budget, the first two took 35 s and 17.5 s.
+func TestBudget(t *testing.T) {
+	cases := []struct {
+		name     string
+		src      string
+		lim      Limits
+		err      string // "" when the file parses
+		sections int
+	}{
+		// Inline markup is parsed in headings only, and at most
+		// MaxHeadingBytes of each: a page of link openers is linear.
+		{name: "link openers", src: strings.Repeat("[a](", 100_000), lim: DefaultLimits},
+		{name: "link openers in a heading", src: "# " + strings.Repeat("[a](", 100_000) + "\n", lim: DefaultLimits, sections: 1},
+		{name: "link openers in a setext heading", src: strings.Repeat("[a](", 100_000) + "\n===\n", lim: DefaultLimits, sections: 1},
+		{name: "nested list items", src: strings.Repeat("- ", 100_000) + "x", lim: DefaultLimits, err: "nested more than 32 deep"},
+		{name: "nested block quotes", src: strings.Repeat("> ", 100_000), lim: DefaultLimits, err: "nested more than 32 deep"},
+		{name: "a million headings", src: strings.Repeat("#\n", 1_000_000), lim: DefaultLimits, err: "more than 200000 lines"},
+		{name: "headings", src: strings.Repeat("# a\n", 11), lim: Limits{Headings: 10}, err: "more than 10 headings"},
+		{name: "headings at the limit", src: strings.Repeat("# a\n", 10), lim: Limits{Headings: 10}, sections: 10},
+		{name: "blocks", src: strings.Repeat("a\n\n", 101), lim: Limits{Blocks: 100}, err: "more than 100 blocks"},
+		{name: "lines", src: strings.Repeat("a\n", 101), lim: Limits{Lines: 100}, err: "more than 100 lines"},
+		{name: "steps", src: strings.Repeat(strings.Repeat(">", 30)+"b\n", 100), lim: Limits{Lines: 100}, err: "more than 1600 parser steps"},
+		{name: "time", src: strings.Repeat("a\n", 100_000), lim: Limits{Time: 1}, err: "of CPU time"},
+	}
+	p := NewParser()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := p.ParseContext(context.Background(), "x.md", []byte(c.src), c.lim)
+			if c.err == "" {
+				if err != nil {
+					t.Fatalf("error %v", err)
+				}
+				if len(got.Record.Sections) != c.sections {
+					t.Fatalf("%d sections, want %d", len(got.Record.Sections), c.sections)
+				}
+				checkInvariants(t, c.name, []byte(c.src), got)
+				return
+			}
+			if !errors.Is(err, ErrBudget) || !strings.Contains(err.Error(), c.err) {
+				t.Fatalf("error %v, want ErrBudget saying %q", err, c.err)
+			}
+		})
+	}
+	// The parser is whole after an abort.
+	src := []byte("# A\n\ntext\n\n## B\n")
+	if diff := cmp.Diff(NewParser().Parse("a.md", src), p.Parse("a.md", src)); diff != "" {
+		t.Errorf("parse after aborts (-fresh +reused):\n%s", diff)
+	}
+}
+
+func TestParseCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := NewParser().ParseContext(ctx, "x.md", []byte(strings.Repeat("a\n", 10_000)), Limits{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+}
+
+// TestLongHeadingIsCut: only MaxHeadingBytes of a heading are read, cut at
+// a character boundary, and the rest of the section is unchanged.
+func TestLongHeadingIsCut(t *testing.T) {
+	src := "# " + strings.Repeat("é", 1000) + "\n\nbody\n"
+	got := NewParser().Parse("x.md", []byte(src))
+	if len(got.Record.Sections) != 1 {
+		t.Fatalf("sections %+v", got.Record.Sections)
+	}
+	h := got.Record.Sections[0]
+	if want := strings.Repeat("é", MaxHeadingBytes/2); h.Heading != want || !utf8.ValidString(h.Slug) || h.End != len(src) {
+		t.Errorf("heading %q (%d bytes), end %d", h.Heading, len(h.Heading), h.End)
+	}
+}
+
+func TestNonStringFrontMatterIDWarns(t *testing.T) {
+	got := NewParser().Parse("x.md", []byte("---\nid: 42\n---\n# A\n"))
+	if got.FrontMatterID != "" || !strings.Contains(got.Warning, "front-matter id 42 is a number, not a string") {
+		t.Errorf("id %q, warning %q", got.FrontMatterID, got.Warning)
+	}
+}
