@@ -311,3 +311,30 @@ func TestRelevanceHugo(t *testing.T) {
 		}
 	}
 }
+
+// TestContextBudgetRFCs: a context reply (hits, outlines and addresses)
+// stays within the order of magnitude of its budget on long design
+// documents: at most eight bytes per token of budget (a token is about four
+// bytes of text), plus one kilobyte per hit (the hits are bounded by the
+// limit the caller asked for, not by the budget).
+func TestContextBudgetRFCs(t *testing.T) {
+	skipHeavy(t)
+	ws, _, _ := indexCorpus(t, corpustest.RustRFCs, "rfcs")
+	ctx := context.Background()
+	for _, q := range []string{"trait objects", "async closures capture", "error handling", "private fields motivation"} {
+		for _, budget := range []int{1000, 4000} {
+			res, err := ws.Context(ctx, docir.ContextParams{Query: q, Budget: budget})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("context %q budget %d: %d bytes, %d hits, %d addresses, %d tokens planned", q, budget, len(b), len(res.Hits), len(res.Addresses), res.Tokens)
+			if bound := 8*budget + 1024*len(res.Hits); len(b) > bound {
+				t.Errorf("context %q budget %d: reply of %d bytes, over %d", q, budget, len(b), bound)
+			}
+		}
+	}
+}

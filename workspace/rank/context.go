@@ -7,11 +7,12 @@ import (
 	"github.com/docir/docir/store"
 )
 
-// Context ranks documents like Search and adds, for each, its outline with
-// token estimates, then the ordered addresses to read next within the token
-// budget: each document's matched section in rank order (a small document
-// whole), then the other sections that matched it well, while they fit.
-// Nothing planned overlaps anything planned before it.
+// Context ranks documents like Search, then plans the ordered addresses to
+// read next within the token budget: each document's matched section in
+// rank order (a small document whole), then the other sections that
+// matched it well, while they fit. Nothing planned overlaps anything
+// planned before it. The documents the plan reads from carry their outline
+// (see outline) with token estimates; the others none.
 func Context(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.ContextParams) (docir.ContextResult, error) {
 	q, limit, err := CheckQuery("context", p.Query, p.Limit)
 	if err != nil {
@@ -30,16 +31,8 @@ func Context(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.C
 		tc := newTokenCounter(f.body)
 		start := min(f.rec.BodyStart, len(f.body))
 		ch := docir.ContextHit{Hit: f.hit(), Tokens: tc.count(start, len(f.body)), Outline: []docir.OutlineEntry{}}
-		for _, sec := range f.rec.Sections {
-			ch.Outline = append(ch.Outline, docir.OutlineEntry{
-				Address: f.rec.ID + "#" + sec.Slug,
-				Heading: sec.Heading,
-				Level:   sec.Level,
-				Tokens:  tc.count(sec.Start, sec.End),
-			})
-		}
 		res.Hits = append(res.Hits, ch)
-		all = append(all, planned{rec: f.rec, doc: f.doc, tc: tc, whole: ch.Tokens, size: len(f.body)})
+		all = append(all, planned{rec: f.rec, doc: f.doc, tc: tc, whole: ch.Tokens, size: len(f.body), lead: leadSlug(&f.rec, f.body)})
 		return nil
 	})
 	if err != nil {
@@ -55,8 +48,55 @@ func Context(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.C
 	for i := range all {
 		plan.addRest(&all[i])
 	}
+	// Outlines only for the documents the plan reads from.
+	for i := range all {
+		if len(plan.taken[all[i].rec.ID]) > 0 {
+			res.Hits[i].Outline = outline(&all[i], min(max(budget/OutlineTokens, MinOutline), MaxOutline))
+		}
+	}
 	res.Addresses, res.Tokens = plan.addrs, plan.used
 	return res, nil
+}
+
+// OutlineDepth is how many heading levels an outline shows, from the
+// document's top level down. An outline holds at most one entry per
+// OutlineTokens tokens of the budget, at least MinOutline and at most
+// MaxOutline. A context reply must stay within the order of magnitude of
+// its budget: a 4,000-token plan once came with 283 KB of outlines of 676
+// long design documents.
+const (
+	OutlineDepth  = 2
+	OutlineTokens = 100
+	MinOutline    = 8
+	MaxOutline    = 40
+)
+
+// outline lists a planned document's sections down to OutlineDepth levels
+// below its top level, at most n of them, with the tokens a read of each
+// would return.
+func outline(d *planned, n int) []docir.OutlineEntry {
+	out := []docir.OutlineEntry{}
+	top := 0
+	for _, sec := range d.rec.Sections {
+		if top == 0 || sec.Level < top {
+			top = sec.Level
+		}
+	}
+	for _, sec := range d.rec.Sections {
+		if sec.Level >= top+OutlineDepth {
+			continue
+		}
+		if len(out) == n {
+			break
+		}
+		out = append(out, docir.OutlineEntry{
+			Address: d.rec.ID + "#" + sec.Slug,
+			Heading: sec.Heading,
+			Level:   sec.Level,
+			Tokens:  d.tc.count(sec.Start, sec.End),
+		})
+	}
+	return out
 }
 
 // planned is one ranked document as the read plan sees it.
@@ -64,8 +104,9 @@ type planned struct {
 	rec   docir.Record
 	doc   rankedDoc
 	tc    tokenCounter
-	whole int // tokens of the whole document
-	size  int // bytes of its file
+	whole int    // tokens of the whole document
+	size  int    // bytes of its file
+	lead  string // its lead section's slug (see leadSlug)
 }
 
 // MaxBudget bounds a context request's token budget.
@@ -163,14 +204,18 @@ func (p *readPlan) addRest(d *planned) {
 }
 
 func (p *readPlan) addPassage(d *planned, ph passageHit) {
-	if ph.slug == "" {
+	slug := ph.slug
+	if slug == "" {
+		slug = d.lead
+	}
+	if slug == "" {
 		// The text before the first heading has no address of its own; the
 		// document is its address.
 		p.add(d.rec.ID, d.rec.ID, 0, d.size, d.whole)
 		return
 	}
 	for _, sec := range d.rec.Sections {
-		if sec.Slug == ph.slug {
+		if sec.Slug == slug {
 			p.add(d.rec.ID, d.rec.ID+"#"+sec.Slug, sec.Start, sec.End, d.tc.count(sec.Start, sec.End))
 			return
 		}
