@@ -3,12 +3,14 @@
 // confined to this package; callers see passages and matches.
 //
 // The unit of the index is a passage: the own text of one section (its
-// heading line down to its first subsection), or the text before a
-// document's first heading, each preceded by the document's title (see
-// ingest.Passages). A passage's id is the section's address
-// (`<doc id>#<slug>`), or the bare document id for the text before the first
-// heading. Nothing is stored in bleve but the postings: titles, paths and
-// bodies live in the store's body file, so a deep read never opens bleve.
+// heading line down to its first subsection), the text before a document's
+// first heading, or the document's head (its title and front matter); see
+// ingest.Passages. A passage's id is the section's address
+// (`<doc id>#<slug>`), the bare document id for the text before the first
+// heading, or `<doc id>#` for the head. Nothing is stored in bleve but the
+// postings: titles, paths and bodies live in the store's body file, so a
+// deep read never opens bleve. Word order is scored at query time, on the
+// text of a search's best passages (Rescore), not indexed.
 //
 // The index must never be opened for writing where a reader might open it:
 // the store builds each generation's index in a folder no reader knows of.
