@@ -23,6 +23,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -220,7 +221,8 @@ type Query struct {
 	index  map[string]int     // term -> its index in terms
 	search []string           // the terms the index is searched on
 	pairs  []pair
-	maxIDF float64 // the idf of a term in one passage
+	maxIDF float64  // the idf of a term in one passage
+	probes []string // rare terms, lower-case ASCII, less their last letter; nil: analyze every paragraph
 }
 
 // pair is two adjacent terms of a query, and the weight Rescore gives the
@@ -275,6 +277,18 @@ func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
 		q.idf[t] = idf(n)
 		if n <= limit {
 			q.search = append(q.search, t)
+		}
+		if float64(n) <= RareShare*float64(total) {
+			q.probes = append(q.probes, t)
+		}
+	}
+	for i, t := range q.probes {
+		if !isASCIILower(t) {
+			q.probes = nil // a probe must be found as written
+			break
+		}
+		if len(t) > 3 {
+			q.probes[i] = t[:len(t)-1]
 		}
 	}
 	if len(q.search) == 0 || len(q.terms) < 2 {
@@ -395,8 +409,8 @@ func (x *Index) Rescore(q *Query, text string) float64 {
 	if len(q.terms) == 0 {
 		return 0
 	}
-	toks := x.analyze(text)
-	if len(toks) == 0 {
+	toks, words := x.analyzeRelevant(q, text)
+	if words == 0 {
 		return 0
 	}
 	// Term frequencies by the query term's index; map lookups keyed by
@@ -450,15 +464,112 @@ func (x *Index) Rescore(q *Query, text string) float64 {
 			matched++
 		}
 	}
-	// The text's length in words: an identifier is as long as its parts.
-	words := 0
-	for i, t := range toks {
-		if i == 0 || t.Position != toks[i-1].Position {
-			words++
-		}
-	}
 	all := len(q.terms) + len(q.pairs)
 	return sum / math.Sqrt(float64(words)) * float64(matched) / float64(all)
+}
+
+// RescoreParagraphs: text longer than this many bytes is rescored by
+// paragraphs, and only the paragraphs that hold one of the query's rare
+// terms (found in at most RareShare of the passages) are analyzed; the
+// others count only for the text's length, in words. A common word's
+// occurrences there (and pairs of common words) are left uncounted: their
+// idf is low. On long design documents this is most of a search's time.
+const (
+	RescoreParagraphs = 2048
+	RareShare         = 0.05
+)
+
+// analyzeRelevant returns the analyzed tokens of text, or of its
+// paragraphs that may hold a rare query term (see RescoreParagraphs), and
+// the text's length in words (an identifier as long as its parts).
+func (x *Index) analyzeRelevant(q *Query, text string) (analysis.TokenStream, int) {
+	if len(text) <= RescoreParagraphs || len(q.probes) == 0 {
+		toks := x.analyze(text)
+		return toks, positions(toks)
+	}
+	var out analysis.TokenStream
+	words, offset := 0, 0
+	for len(text) > 0 {
+		para := text
+		if i := strings.Index(text, "\n\n"); i >= 0 {
+			para, text = text[:i], text[i+2:]
+		} else {
+			text = ""
+		}
+		if !q.mayHold(para) {
+			words += asciiWords(para)
+			continue
+		}
+		toks := x.analyze(para)
+		for _, t := range toks {
+			t.Position += offset
+		}
+		out = append(out, toks...)
+		n := positions(toks)
+		words += n
+		offset += n + 2 // paragraphs are never adjacent
+	}
+	return out, words
+}
+
+// positions counts the distinct positions of toks: its words.
+func positions(toks analysis.TokenStream) int {
+	n := 0
+	for i, t := range toks {
+		if i == 0 || t.Position != toks[i-1].Position {
+			n++
+		}
+	}
+	return n
+}
+
+// mayHold reports whether para may hold one of the query's rare terms: it
+// contains a probe (a rare term less its last letter, so that "policy"
+// finds "policies"), ignoring ASCII case.
+func (q *Query) mayHold(para string) bool {
+	for _, p := range q.probes {
+		if containsFold(para, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s contains the lower-case ASCII probe p,
+// ignoring ASCII case.
+func containsFold(s, p string) bool {
+	for i := 0; i+len(p) <= len(s); i++ {
+		j := 0
+		for j < len(p) {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != p[j] {
+				break
+			}
+			j++
+		}
+		if j == len(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// asciiWords counts the runs of ASCII letters and digits in s, as the
+// length of text not analyzed; other bytes separate words.
+func asciiWords(s string) int {
+	n, in := 0, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		w := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c >= 0x80
+		if w && !in {
+			n++
+		}
+		in = w
+	}
+	return n
 }
 
 // A query term found in more than CommonShare of all passages, and in more
@@ -528,6 +639,15 @@ func hasWidthForm(b []byte) bool {
 		}
 	}
 	return false
+}
+
+func isASCIILower(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 || 'A' <= s[i] && s[i] <= 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 func (x *Index) analyzer() analysis.Analyzer {
