@@ -276,3 +276,65 @@ func TestRelevanceRFCNavigation(t *testing.T) {
 		t.Errorf("below floor: document recall@1 %.3f (want ≥ 0.85), section accuracy@1 %.3f (want ≥ 0.85)", d, sec)
 	}
 }
+
+// TestRelevanceHugo is the known-item evaluation on a documentation site
+// (the Hugo docs): a page's front-matter description, and its title, must
+// find the page; ten words of a section's prose must find the document and
+// name the section. Each kind is measured and held on its own.
+func TestRelevanceHugo(t *testing.T) {
+	skipHeavy(t)
+	rows := readEval(t, "hugo-docs.jsonl")
+	byKind := map[string][]evalRow{}
+	for _, r := range rows {
+		byKind[r.Kind] = append(byKind[r.Kind], r)
+	}
+	ws, dir, root := indexCorpus(t, corpustest.HugoDocs, "hugo-docs")
+	base := filepath.Join(dir, "hugo-docs")
+	targets := []struct {
+		kind, name      string
+		mrr, r1, secAcc float64
+	}{
+		{"doc", "hugo descriptions", 0.95, 0.92, 0},
+		{"title", "hugo titles", 0, 0.95, 0},
+		{"section", "hugo prose spans", 0, 0.95, 0.93},
+	}
+	for _, tg := range targets {
+		if len(byKind[tg.kind]) == 0 {
+			t.Errorf("hugo-docs.jsonl: no rows of kind %q", tg.kind)
+			continue
+		}
+		m := measure(t, ws, base, root, byKind[tg.kind])
+		report(t, tg.name, m)
+		if m.MRR10 < tg.mrr || m.Recall1 < tg.r1 || m.SectionAcc1 < tg.secAcc {
+			t.Errorf("%s below target: MRR@10 %.3f (want ≥ %.2f), recall@1 %.3f (want ≥ %.2f), section accuracy@1 %.3f (want ≥ %.2f)",
+				tg.name, m.MRR10, tg.mrr, m.Recall1, tg.r1, m.SectionAcc1, tg.secAcc)
+		}
+	}
+}
+
+// TestContextBudgetRFCs: a context reply (hits, outlines and addresses)
+// stays within the order of magnitude of its budget on long design
+// documents: at most eight bytes per token of budget (a token is about four
+// bytes of text), plus one kilobyte per hit (the hits are bounded by the
+// limit the caller asked for, not by the budget).
+func TestContextBudgetRFCs(t *testing.T) {
+	skipHeavy(t)
+	ws, _, _ := indexCorpus(t, corpustest.RustRFCs, "rfcs")
+	ctx := context.Background()
+	for _, q := range []string{"trait objects", "async closures capture", "error handling", "private fields motivation"} {
+		for _, budget := range []int{1000, 4000} {
+			res, err := ws.Context(ctx, docir.ContextParams{Query: q, Budget: budget})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("context %q budget %d: %d bytes, %d hits, %d addresses, %d tokens planned", q, budget, len(b), len(res.Hits), len(res.Addresses), res.Tokens)
+			if bound := 8*budget + 1024*len(res.Hits); len(b) > bound {
+				t.Errorf("context %q budget %d: reply of %d bytes, over %d", q, budget, len(b), bound)
+			}
+		}
+	}
+}

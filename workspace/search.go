@@ -2,186 +2,36 @@ package workspace
 
 import (
 	"context"
-	"strings"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/workspace/rank"
 )
 
-// passageHit is one passage of a ranked document: the section it is
-// ("" for the text before the first heading) and its score.
-type passageHit struct {
-	slug  string
-	score float64
-}
-
-// rankedDoc is one document of a ranking, with its matching passages best
-// first.
-type rankedDoc struct {
-	id       string
-	score    float64
-	passages []passageHit
-}
-
-// rank scores documents for a free-text query. The index scores passages
-// (section texts); a document scores as its best passage, which is its
-// matched section, and keeps its other matching passages in score order.
-// Passages are read in growing windows until limit documents are found or
-// the matches run out. total is the number of matching passages.
-func (s *Service) rank(ctx context.Context, v *view, q string, limit int) ([]rankedDoc, int, error) {
-	idx, err := v.fullText()
-	if err != nil {
-		return nil, 0, err
-	}
-	var docs []rankedDoc
-	at := map[string]int{}
-	window, offset := max(4*limit, 40), 0
-	for {
-		matches, total, err := idx.SearchPage(ctx, q, window, offset)
-		if err != nil {
-			return nil, 0, err
-		}
-		for _, m := range matches {
-			id, slug, _ := strings.Cut(m.ID, "#")
-			i, ok := at[id]
-			if !ok {
-				i = len(docs)
-				at[id] = i
-				docs = append(docs, rankedDoc{id: id, score: m.Score})
-			}
-			docs[i].passages = append(docs[i].passages, passageHit{slug: slug, score: m.Score})
-		}
-		offset += len(matches)
-		if len(docs) >= limit || len(matches) < window || uint64(offset) >= total || offset >= maxPassages {
-			return docs[:min(limit, len(docs))], int(total), nil
-		}
-		window *= 4
-	}
-}
-
-// maxPassages bounds how many passages one ranking reads.
-const maxPassages = 20000
-
 // Search ranks documents for a free-text query; each hit names the section
-// where the match is best.
+// where the match is best (see package rank).
 func (s *Service) Search(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error) {
-	q, limit, err := checkSearch("search", p.Query, p.Limit)
-	if err != nil {
-		return docir.SearchResult{}, err
-	}
 	v, release, err := s.acquire(ctx)
 	if err != nil {
 		return docir.SearchResult{}, err
 	}
 	defer release()
-	snap := v.snap
-	docs, total, err := s.rank(ctx, v, q, limit)
-	if err != nil {
-		return docir.SearchResult{}, err
-	}
-	res := docir.SearchResult{Query: q, Hits: []docir.Hit{}, Total: total}
-	for _, d := range docs {
-		rec, body, ok, err := snap.Lookup(d.id)
-		if err != nil {
-			return docir.SearchResult{}, err
-		}
-		if !ok {
-			continue
-		}
-		if err := s.chooseSection(ctx, v, &rec, &d, q); err != nil {
-			return docir.SearchResult{}, err
-		}
-		res.Hits = append(res.Hits, hitOf(&rec, body, d, q))
-	}
-	return res, nil
+	return rank.Search(ctx, v.snap, v.fullText, p)
 }
 
-// chooseSection settles which of a ranked document's sections is its
-// matched section. The title is part of every passage's text, so a query
-// that names the document ("retry budget examples") scores its shortest
-// sections highest on the title's words alone; when the query has words
-// beyond the title, the sections are compared on those words only, and the
-// best of them goes first. The document's score does not change.
-func (s *Service) chooseSection(ctx context.Context, v *view, rec *docir.Record, d *rankedDoc, q string) error {
-	if len(rec.Sections) < 2 {
-		return nil
-	}
-	idx, err := v.fullText()
-	if err != nil {
-		return err
-	}
-	ids := make([]string, 0, len(rec.Sections)+1)
-	ids = append(ids, rec.ID)
-	for _, sec := range rec.Sections {
-		ids = append(ids, rec.ID+"#"+sec.Slug)
-	}
-	best, err := idx.Within(ctx, q, rec.Title, ids)
-	if err != nil || len(best) == 0 {
-		return err
-	}
-	_, slug, _ := strings.Cut(best[0].ID, "#")
-	if len(d.passages) > 0 && d.passages[0].slug == slug {
-		return nil
-	}
-	first := passageHit{slug: slug, score: best[0].Score}
-	rest := []passageHit{first}
-	for _, p := range d.passages {
-		if p.slug == slug {
-			first.score = p.score
-			rest[0] = first
-			continue
-		}
-		rest = append(rest, p)
-	}
-	d.passages = rest
-	return nil
-}
+// Names of package rank that callers of workspace use.
+const (
+	SnippetMax    = rank.SnippetMax    // the most bytes a snippet holds
+	MaxBudget     = rank.MaxBudget     // bound of a context request's token budget
+	MaxQueryBytes = rank.MaxQueryBytes // bound of a free-text query
+)
 
-// hitOf builds the skeleton hit of a ranked document: its best passage is
-// the matched section, and the snippet comes from that passage's own text.
-func hitOf(rec *docir.Record, body []byte, d rankedDoc, q string) docir.Hit {
-	hit := docir.Hit{ID: rec.ID, Title: rec.Title, Path: rec.Path, Store: docir.StoreLocal, Score: d.score, MatchedSection: rec.ID}
-	from, to := min(rec.MarkdownStart, len(body)), len(body)
-	if len(rec.Sections) > 0 {
-		to = rec.Sections[0].Start
-	}
-	if len(d.passages) > 0 && d.passages[0].slug != "" {
-		slug := d.passages[0].slug
-		hit.MatchedSection = rec.ID + "#" + slug
-		for _, sec := range rec.Sections {
-			if sec.Slug == slug {
-				from, to = sec.Start, sec.OwnEnd
-				break
-			}
-		}
-	}
-	if from <= to && to <= len(body) {
-		hit.Snippet = Snippet(string(body[from:to]), q, SnippetMax)
-	}
-	return hit
-}
+// Span is one place in a text where a word of the query occurs.
+type Span = rank.Span
 
-// checkSearch checks the query and limit of a search or context request.
-func checkSearch(method, query string, limit int) (string, int, error) {
-	q := strings.TrimSpace(query)
-	if q == "" {
-		return "", 0, docir.Errorf(docir.CodeInvalidParams, "%s: empty query", method)
-	}
-	if len(q) > MaxQueryBytes {
-		return "", 0, docir.Errorf(docir.CodeInvalidParams, "%s: query of %d bytes, over the %d-byte bound", method, len(q), MaxQueryBytes)
-	}
-	limit, err := checkLimit(limit)
-	return q, limit, err
-}
+// MatchSpans finds where the query's words occur in text (see rank.MatchSpans).
+func MatchSpans(text, query string) []rank.Span { return rank.MatchSpans(text, query) }
 
-// MaxQueryBytes bounds a free-text query.
-const MaxQueryBytes = 4096
+// EstimateTokens estimates the tokens of text (see rank.EstimateTokens).
+func EstimateTokens(text []byte) int { return rank.EstimateTokens(text) }
 
-func checkLimit(n int) (int, error) {
-	switch {
-	case n == 0:
-		return docir.DefaultLimit, nil
-	case n < 0 || n > docir.MaxLimit:
-		return 0, docir.Errorf(docir.CodeInvalidParams, "limit %d: want 1 to %d", n, docir.MaxLimit)
-	}
-	return n, nil
-}
+func checkLimit(n int) (int, error) { return rank.CheckLimit(n) }

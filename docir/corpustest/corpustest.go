@@ -23,6 +23,7 @@ import (
 const (
 	RustRFCs  = "rust-rfcs.tar.gz"  // unpacks to rfcs/
 	TLDRPages = "tldr-pages.tar.gz" // unpacks to tldr/pages*/
+	HugoDocs  = "hugo-docs.tar.gz"  // unpacks to hugo-docs/
 )
 
 // SharedDir returns the shared folder: $DOCIR_SHARED, else the first

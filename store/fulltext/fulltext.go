@@ -3,12 +3,14 @@
 // confined to this package; callers see passages and matches.
 //
 // The unit of the index is a passage: the own text of one section (its
-// heading line down to its first subsection), or the text before a
-// document's first heading, each preceded by the document's title (see
-// ingest.Passages). A passage's id is the section's address
-// (`<doc id>#<slug>`), or the bare document id for the text before the first
-// heading. Nothing is stored in bleve but the postings: titles, paths and
-// bodies live in the store's body file, so a deep read never opens bleve.
+// heading line down to its first subsection), the text before a document's
+// first heading, or the document's head (its title and front matter); see
+// ingest.Passages. A passage's id is the section's address
+// (`<doc id>#<slug>`), the bare document id for the text before the first
+// heading, or `<doc id>#` for the head. Nothing is stored in bleve but the
+// postings: titles, paths and bodies live in the store's body file, so a
+// deep read never opens bleve. Word order is scored at query time, on the
+// text of a search's best passages (Rescore), not indexed.
 //
 // The index must never be opened for writing where a reader might open it:
 // the store builds each generation's index in a folder no reader knows of.
@@ -18,7 +20,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -26,7 +31,6 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
-	"github.com/blevesearch/bleve/v2/analysis/token/shingle"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
 	"golang.org/x/sync/errgroup"
@@ -62,47 +66,33 @@ type Index struct {
 //
 //	docir_unicode   words by Unicode segmentation; runs of scripts written
 //	                without spaces (Han, kana, Thai, Lao, Khmer, Myanmar) and
-//	                Hangul as Ideographic runs (see tokenizer.go)
+//	                Hangul as Ideographic runs; identifiers whole and in parts
+//	                (see tokenizer.go)
 //	cjk_width       full- and half-width forms folded
 //	lowercase
 //	cjk_bigram      Ideographic runs cut into overlapping character pairs;
 //	                every other token passes through
 //	possessive_en   "docir's" -> "docir"
 //	stemmer_en_plural  a light English plural stemmer: "archives" -> "archive"
-//	shingle         each token, and each pair of adjacent tokens as one term
-//	                ("topological sort"), so text that has the query's words
-//	                in the query's order scores above text that merely has
-//	                them somewhere
+//
+// The index holds single words only. Word order (a passage that has the
+// query's words in the query's order) is scored when a search's first
+// passages are scored again on their text (see Rescore): pair terms in the
+// index bought the same ranking at 3.4 times the indexing CPU, 2.4 times
+// the peak memory and 4 times the index size (docs/ranking.md).
 //
 // Scoring is bleve's tf-idf (its BM25 measured lower on both evaluation
 // sets); see docs/ranking.md for the numbers.
-const (
-	shingleFilter = "docir_shingle"
-	// ShingleSeparator joins the two words of a pair term.
-	ShingleSeparator = " "
-)
-
 // newMapping is the static mapping: one analyzed text field, no dynamic
 // fields, no _all, no stored values, no term vectors, no doc values.
 func newMapping() (*mapping.IndexMappingImpl, error) {
 	im := bleve.NewIndexMapping()
-	err := im.AddCustomTokenFilter(shingleFilter, map[string]any{
-		"type":            shingle.Name,
-		"min":             2.0,
-		"max":             2.0,
-		"output_original": true,
-		"separator":       ShingleSeparator,
-		"filler":          "_",
-	})
-	if err != nil {
-		return nil, err
-	}
-	err = im.AddCustomAnalyzer(AnalyzerName, map[string]any{
+	err := im.AddCustomAnalyzer(AnalyzerName, map[string]any{
 		"type":      custom.Name,
 		"tokenizer": TokenizerName,
 		"token_filters": []string{
 			cjk.WidthName, lowercase.Name, cjk.BigramName,
-			en.PossessiveName, en.PluralStemmerName, shingleFilter,
+			en.PossessiveName, en.PluralStemmerName,
 		},
 	})
 	if err != nil {
@@ -217,30 +207,182 @@ type Match struct {
 	Score float64
 }
 
-// MaxQueryTerms bounds the distinct terms (words and word pairs) of one
-// query; a longer query is cut, keeping its first terms.
+// MaxQueryTerms bounds the distinct terms of one query; a longer query is
+// cut, keeping its first terms.
 const MaxQueryTerms = 256
 
-// Search scores passages for text and returns the n best, best first, and
-// how many passages matched in all. The query is analyzed like the
-// passages; each distinct term (word or adjacent pair) is one clause of a
-// disjunction, so a passage scores by the sum of its terms' tf-idf weights
-// times the share of the query's terms it holds.
-func (x *Index) Search(ctx context.Context, text string, n int) ([]Match, uint64, error) {
-	return x.SearchPage(ctx, text, n, 0)
+// Query is a free-text query prepared against one index: its terms, each
+// one's inverse document frequency there, and the adjacent pairs of its
+// terms, which Rescore looks for in a passage's text.
+type Query struct {
+	tokens []string           // the query's terms in order, repeats included
+	terms  []string           // distinct, in order of first occurrence
+	idf    map[string]float64 // bleve's tf-idf idf: 1 + ln(passages / (df+1))
+	index  map[string]int     // term -> its index in terms
+	search []string           // the terms the index is searched on
+	pairs  []pair
+	maxIDF float64  // the idf of a term in one passage
+	probes []string // rare terms, lower-case ASCII, less their last letter; nil: analyze every paragraph
 }
 
-// SearchPage is Search from the offset-th best match on.
-func (x *Index) SearchPage(ctx context.Context, text string, n, offset int) ([]Match, uint64, error) {
-	terms, err := x.selective(ctx, x.Terms(text))
+// pair is two adjacent terms of a query, and the weight Rescore gives the
+// pair when a passage has them adjacent in the same order.
+type pair struct {
+	a, b int // indexes into the query's terms
+	idf  float64
+}
+
+// Prepare analyzes text as a query against x. Common terms are kept for
+// scoring but left out of the index search when the query has a rarer term
+// (see CommonShare).
+func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
+	stream := x.analyze(text)
+	toks := make([]string, len(stream))
+	for i, t := range stream {
+		toks[i] = string(t.Term)
+	}
+	q := &Query{tokens: toks, idf: map[string]float64{}, index: map[string]int{}}
+	for _, t := range toks {
+		if _, ok := q.index[t]; !ok && len(q.terms) < MaxQueryTerms {
+			q.index[t] = len(q.terms)
+			q.terms = append(q.terms, t)
+		}
+	}
+	if len(q.terms) == 0 {
+		return q, nil
+	}
+	adv, err := x.idx.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	total, err := r.DocCount()
+	if err != nil {
+		return nil, err
+	}
+	idf := func(df uint64) float64 { return 1 + math.Log(float64(total)/float64(df+1)) }
+	q.maxIDF = idf(1)
+	limit := max(uint64(CommonShare*float64(total)), CommonMin)
+	for _, t := range q.terms {
+		tfr, err := r.TermFieldReader(ctx, []byte(t), FieldText, false, false, false)
+		if err != nil {
+			return nil, err
+		}
+		n := tfr.Count()
+		tfr.Close()
+		q.idf[t] = idf(n)
+		if n <= limit {
+			q.search = append(q.search, t)
+		}
+		if float64(n) <= RareShare*float64(total) {
+			q.probes = append(q.probes, t)
+		}
+	}
+	for i, t := range q.probes {
+		if !isASCIILower(t) {
+			q.probes = nil // a probe must be found as written
+			break
+		}
+		if len(t) > 3 {
+			q.probes[i] = t[:len(t)-1]
+		}
+	}
+	if len(q.search) == 0 || len(q.terms) < 2 {
+		q.search = q.terms
+	}
+	// Pairs: a term at one position and a term at the next (an identifier
+	// shares its first part's position).
+	seen := map[[2]int]bool{}
+	for i := range stream {
+		a, ok := q.index[toks[i]]
+		if !ok {
+			continue
+		}
+		p := stream[i].Position
+		j := i + 1
+		for j < len(stream) && stream[j].Position == p {
+			j++
+		}
+		for ; j < len(stream) && stream[j].Position == p+1; j++ {
+			b, ok := q.index[toks[j]]
+			k := [2]int{a, b}
+			if !ok || a == b || seen[k] {
+				continue
+			}
+			seen[k] = true
+			q.pairs = append(q.pairs, pair{a: a, b: b, idf: q.pairIDF()})
+		}
+	}
+	return q, nil
+}
+
+// pairIDF is the weight of a pair of adjacent query words: the idf of a
+// term found in one passage. Most word pairs are that rare; the index no
+// longer holds pairs, so their own frequency is unknown. Measured against
+// two estimates from the words' idfs (the larger of the two; their sum
+// less one, as if the words occurred independently), this ranked best on
+// every set (docs/ranking.md).
+func (q *Query) pairIDF() float64 {
+	return q.maxIDF
+}
+
+// Equal reports whether text analyzes to the query's terms, in the same
+// order: the query says text, up to case, plural and punctuation.
+func (x *Index) Equal(q *Query, text string) bool {
+	return len(q.tokens) > 0 && slices.Equal(q.tokens, x.tokens(text))
+}
+
+// Without returns q without the terms of known, and without the pairs that
+// hold one: what the query says beyond a document's title, say.
+func (q *Query) Without(known map[string]bool) *Query {
+	out := &Query{idf: q.idf, index: map[string]int{}, maxIDF: q.maxIDF}
+	for _, t := range q.tokens {
+		if !known[t] {
+			out.tokens = append(out.tokens, t)
+		}
+	}
+	for _, t := range q.terms {
+		if !known[t] {
+			out.index[t] = len(out.terms)
+			out.terms = append(out.terms, t)
+		}
+	}
+	for _, p := range q.pairs {
+		a, b := q.terms[p.a], q.terms[p.b]
+		if !known[a] && !known[b] {
+			out.pairs = append(out.pairs, pair{a: out.index[a], b: out.index[b], idf: p.idf})
+		}
+	}
+	return out
+}
+
+// Terms returns the query's distinct terms.
+func (q *Query) Terms() []string { return q.terms }
+
+// Search scores passages for text and returns the n best, best first, and
+// how many passages matched in all.
+func (x *Index) Search(ctx context.Context, text string, n int) ([]Match, uint64, error) {
+	q, err := x.Prepare(ctx, text)
 	if err != nil {
 		return nil, 0, err
 	}
-	if len(terms) == 0 {
+	return x.Page(ctx, q, n, 0)
+}
+
+// Page scores passages for q and returns the n best from the offset-th on,
+// best first, and how many passages matched in all. Each searched term is
+// one clause of a disjunction, so a passage scores by the sum of its terms'
+// tf-idf weights times the share of the query's terms it holds.
+func (x *Index) Page(ctx context.Context, q *Query, n, offset int) ([]Match, uint64, error) {
+	if len(q.search) == 0 {
 		return nil, 0, nil
 	}
-	qs := make([]query.Query, len(terms))
-	for i, t := range terms {
+	qs := make([]query.Query, len(q.search))
+	for i, t := range q.search {
 		tq := bleve.NewTermQuery(t)
 		tq.SetField(FieldText)
 		qs[i] = tq
@@ -257,105 +399,276 @@ func (x *Index) SearchPage(ctx context.Context, text string, n, offset int) ([]M
 	return out, res.Total, nil
 }
 
+// Rescore scores a passage's text for q as the index would if it held each
+// pair of adjacent words as a term of its own: the sum, over the query's
+// terms and pairs the text has, of sqrt(tf) · idf² / sqrt(length), times
+// the share of the query's terms and pairs it has. A pair's idf is
+// estimated (see pairIDF). Text that has the query's words in the query's
+// order scores above text that merely has them somewhere.
+func (x *Index) Rescore(q *Query, text string) float64 {
+	if len(q.terms) == 0 {
+		return 0
+	}
+	toks, words := x.analyzeRelevant(q, text)
+	if words == 0 {
+		return 0
+	}
+	// Term frequencies by the query term's index; map lookups keyed by
+	// string(bytes) do not allocate.
+	tf := make([]int, len(q.terms))
+	at := make([]int, len(toks)) // toks[i] is q.terms[at[i]-1]; 0: no query term
+	for i, t := range toks {
+		if k, ok := q.index[string(t.Term)]; ok {
+			tf[k]++
+			at[i] = k + 1
+		}
+	}
+	// Pairs: a query term at one position of the text and the next query
+	// term at the next position (an identifier shares its first part's).
+	pairTF := make([]int, len(q.pairs))
+	if len(q.pairs) > 0 {
+		for i := 0; i < len(toks); i++ {
+			a := at[i]
+			if a == 0 {
+				continue
+			}
+			p := toks[i].Position
+			j := i + 1
+			for j < len(toks) && toks[j].Position == p {
+				j++
+			}
+			for ; j < len(toks) && toks[j].Position == p+1; j++ {
+				if b := at[j]; b != 0 {
+					for k, pr := range q.pairs {
+						if pr.a == a-1 && pr.b == b-1 {
+							pairTF[k]++
+						}
+					}
+				}
+			}
+		}
+	}
+	var sum float64
+	matched := 0
+	for k, n := range tf {
+		if n > 0 {
+			w := q.idf[q.terms[k]]
+			sum += math.Sqrt(float64(n)) * w * w
+			matched++
+		}
+	}
+	for j, n := range pairTF {
+		if n > 0 {
+			w := q.pairs[j].idf
+			sum += math.Sqrt(float64(n)) * w * w
+			matched++
+		}
+	}
+	all := len(q.terms) + len(q.pairs)
+	return sum / math.Sqrt(float64(words)) * float64(matched) / float64(all)
+}
+
+// RescoreParagraphs: text longer than this many bytes is rescored by
+// paragraphs, and only the paragraphs that hold one of the query's rare
+// terms (found in at most RareShare of the passages) are analyzed; the
+// others count only for the text's length, in words. A common word's
+// occurrences there (and pairs of common words) are left uncounted: their
+// idf is low. On long design documents this is most of a search's time.
+const (
+	RescoreParagraphs = 2048
+	RareShare         = 0.05
+)
+
+// analyzeRelevant returns the analyzed tokens of text, or of its
+// paragraphs that may hold a rare query term (see RescoreParagraphs), and
+// the text's length in words (an identifier as long as its parts).
+func (x *Index) analyzeRelevant(q *Query, text string) (analysis.TokenStream, int) {
+	if len(text) <= RescoreParagraphs || len(q.probes) == 0 {
+		toks := x.analyze(text)
+		return toks, positions(toks)
+	}
+	var out analysis.TokenStream
+	words, offset := 0, 0
+	for len(text) > 0 {
+		para := text
+		if i := strings.Index(text, "\n\n"); i >= 0 {
+			para, text = text[:i], text[i+2:]
+		} else {
+			text = ""
+		}
+		if !q.mayHold(para) {
+			words += asciiWords(para)
+			continue
+		}
+		toks := x.analyze(para)
+		for _, t := range toks {
+			t.Position += offset
+		}
+		out = append(out, toks...)
+		n := positions(toks)
+		words += n
+		offset += n + 2 // paragraphs are never adjacent
+	}
+	return out, words
+}
+
+// positions counts the distinct positions of toks: its words.
+func positions(toks analysis.TokenStream) int {
+	n := 0
+	for i, t := range toks {
+		if i == 0 || t.Position != toks[i-1].Position {
+			n++
+		}
+	}
+	return n
+}
+
+// mayHold reports whether para may hold one of the query's rare terms: it
+// contains a probe (a rare term less its last letter, so that "policy"
+// finds "policies"), ignoring ASCII case.
+func (q *Query) mayHold(para string) bool {
+	for _, p := range q.probes {
+		if containsFold(para, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s contains the lower-case ASCII probe p,
+// ignoring ASCII case.
+func containsFold(s, p string) bool {
+	for i := 0; i+len(p) <= len(s); i++ {
+		j := 0
+		for j < len(p) {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != p[j] {
+				break
+			}
+			j++
+		}
+		if j == len(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// asciiWords counts the runs of ASCII letters and digits in s, as the
+// length of text not analyzed; other bytes separate words.
+func asciiWords(s string) int {
+	n, in := 0, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		w := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c >= 0x80
+		if w && !in {
+			n++
+		}
+		in = w
+	}
+	return n
+}
+
 // A query term found in more than CommonShare of all passages, and in more
-// than CommonMin of them ("the", "a", "of the" in a large corpus), is left
-// out of the search when the query has a rarer term. Its weight (idf) is
+// than CommonMin of them ("the", "a", "of" in a large corpus), is left out
+// of the index search when the query has a rarer term. Its weight (idf) is
 // low, so it hardly moves a score, but reading its postings is most of the
 // cost of a long query: on 38k tldr pages this halves the time of a
 // five-word query for a change of one query in 300 in the evaluation (see
-// docs/ranking.md). Small corpora are scored on every term.
+// docs/ranking.md). Small corpora are searched on every term; Rescore
+// scores every term.
 const (
 	CommonShare = 0.05
 	CommonMin   = 1000
 )
 
-// selective drops the query's common terms, unless every term is common.
-func (x *Index) selective(ctx context.Context, terms []string) ([]string, error) {
-	if len(terms) < 2 {
-		return terms, nil
-	}
-	adv, err := x.idx.Advanced()
-	if err != nil {
-		return nil, err
-	}
-	r, err := adv.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	total, err := r.DocCount()
-	if err != nil {
-		return nil, err
-	}
-	limit := max(uint64(CommonShare*float64(total)), CommonMin)
-	kept := make([]string, 0, len(terms))
-	for _, t := range terms {
-		tfr, err := r.TermFieldReader(ctx, []byte(t), FieldText, false, false, false)
-		if err != nil {
-			return nil, err
-		}
-		n := tfr.Count()
-		tfr.Close()
-		if n <= limit {
-			kept = append(kept, t)
-		}
-	}
-	if len(kept) == 0 {
-		return terms, nil
-	}
-	return kept, nil
-}
-
-// Within scores only the passages named by ids for the terms of text that
-// are not terms of known (the words of a document's title, which every one
-// of its passages carries), best first. It tells a document's sections
-// apart by what the query says beyond the document's name; with no such
-// term, or when the query shares no term with known (the ranking already
-// told the sections apart on the query's own words), it returns nothing.
-func (x *Index) Within(ctx context.Context, text, known string, ids []string) ([]Match, error) {
-	skip := map[string]bool{}
-	for _, t := range x.Terms(known) {
-		skip[t] = true
-	}
-	var qs []query.Query
-	shared := false
-	for _, t := range x.Terms(text) {
-		if skip[t] {
-			shared = true
-			continue
-		}
-		tq := bleve.NewTermQuery(t)
-		tq.SetField(FieldText)
-		qs = append(qs, tq)
-	}
-	if !shared || len(qs) == 0 || len(ids) == 0 {
-		return nil, nil
-	}
-	q := bleve.NewConjunctionQuery(bleve.NewDocIDQuery(ids), bleve.NewDisjunctionQuery(qs...))
-	res, err := x.idx.SearchInContext(ctx, bleve.NewSearchRequestOptions(q, len(ids), 0, false))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Match, len(res.Hits))
-	for i, h := range res.Hits {
-		out[i] = Match{ID: h.ID, Score: h.Score}
-	}
-	return out, nil
-}
-
 // Terms returns the distinct index terms of text, in order of first
 // occurrence, at most MaxQueryTerms.
 func (x *Index) Terms(text string) []string {
-	return analyzeTerms(x.idx.Mapping().AnalyzerNamed(AnalyzerName), text)
+	return analyzeTerms(x.analyzer(), text)
+}
+
+// tokens returns the index terms of text in order, repeats included.
+func (x *Index) tokens(text string) []string {
+	return analyzeTokens(x.analyzer(), text)
+}
+
+// analyze runs the analysis chain on text. Its filters work token by token,
+// and the width and bigram filters change only full-width and ideographic
+// tokens, so text without such tokens skips them: the same terms, for a
+// third less time (Rescore analyzes passages at query time).
+func (x *Index) analyze(text string) analysis.TokenStream {
+	return analyzeFast(x.analyzer(), text)
+}
+
+func analyzeFast(a analysis.Analyzer, text string) analysis.TokenStream {
+	an, ok := a.(*analysis.DefaultAnalyzer)
+	if !ok {
+		return a.Analyze([]byte(text))
+	}
+	toks := an.Tokenizer.Tokenize([]byte(text))
+	wide := false
+	for _, t := range toks {
+		if t.Type == analysis.Ideographic || hasWidthForm(t.Term) {
+			wide = true
+			break
+		}
+	}
+	for _, f := range an.TokenFilters {
+		switch f.(type) {
+		case *cjk.CJKWidthFilter, *cjk.CJKBigramFilter:
+			if !wide {
+				continue
+			}
+		}
+		toks = f.Filter(toks)
+	}
+	return toks
+}
+
+// hasWidthForm reports whether b holds a character of the Halfwidth and
+// Fullwidth Forms block (U+FF00–U+FFEF), the only ones cjk_width changes;
+// they are encoded EF BC–BF xx in UTF-8.
+func hasWidthForm(b []byte) bool {
+	for i := 0; i+1 < len(b); i++ {
+		if b[i] == 0xEF && b[i+1] >= 0xBC && b[i+1] <= 0xBF {
+			return true
+		}
+	}
+	return false
+}
+
+func isASCIILower(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 || 'A' <= s[i] && s[i] <= 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+func (x *Index) analyzer() analysis.Analyzer {
+	return x.idx.Mapping().AnalyzerNamed(AnalyzerName)
+}
+
+func analyzeTokens(an analysis.Analyzer, text string) []string {
+	// Analyzers may rewrite their input in place: []byte(text) is a copy.
+	toks := analyzeFast(an, text)
+	out := make([]string, len(toks))
+	for i, t := range toks {
+		out[i] = string(t.Term)
+	}
+	return out
 }
 
 func analyzeTerms(an analysis.Analyzer, text string) []string {
-	// Analyzers may rewrite their input in place: []byte(text) is a copy.
-	toks := an.Analyze([]byte(text))
+	toks := analyzeTokens(an, text)
 	seen := make(map[string]bool, len(toks))
 	var out []string
-	for _, t := range toks {
-		k := string(t.Term)
+	for _, k := range toks {
 		if seen[k] {
 			continue
 		}

@@ -34,9 +34,16 @@ func TestAnalyzer(t *testing.T) {
 		want       []string // must all be among the terms
 		not        []string // must not be
 	}{
-		{"english", "Archives of the docir's Indexes", []string{"archive", "docir", "index", "archive of", "of the", "the docir"}, []string{"archives", "docir's"}},
-		{"pairs", "topological sort", []string{"topological", "sort", "topological sort"}, nil},
-		{"cyrillic", "Поиск по документам", []string{"поиск", "по", "документам", "поиск по"}, nil},
+		{"english", "Archives of the docir's Indexes", []string{"archive", "docir", "index"}, []string{"archives", "docir's", "archive of"}},
+		{"no pairs", "topological sort", []string{"topological", "sort"}, []string{"topological sort"}},
+		{"cyrillic", "Поиск по документам", []string{"поиск", "по", "документам"}, nil},
+		{"dotted", "use strings.Contains here", []string{"strings.contain", "string", "contain", "use", "here"}, nil},
+		{"camel", "ByLinkTitle and HTMLParser", []string{"bylinktitle", "by", "link", "title", "htmlparser", "html", "parser"}, nil},
+		{"hyphen", "run kube-scheduler now", []string{"kube-scheduler", "kube", "scheduler", "run", "now"}, nil},
+		{"hyphen camel", "Get-ChildItem", []string{"get-childitem", "get", "childitem", "child", "item"}, nil},
+		{"underscore", "about_Classes", []string{"about_class", "about", "class"}, nil},
+		{"plain", "well known", []string{"well", "known"}, []string{"well-known"}},
+		{"spaced hyphen", "a - b", []string{"a", "b"}, []string{"a-b"}},
 		{"han", "检索命令返回", []string{"检索", "索命", "命令", "令返", "返回"}, []string{"检"}},
 		{"kana", "このコマンドは", []string{"この", "コマ", "マン", "ンド"}, nil},
 		{"hangul particles", "명령에서 찾은", []string{"명령", "령에", "에서", "찾은"}, []string{"명령에서"}},
@@ -131,13 +138,84 @@ func TestSearchLanguages(t *testing.T) {
 	}
 	// Paging goes on where the first page stopped.
 	all, _, _ := x.Search(context.Background(), "tar", 20)
-	page, _, _ := x.SearchPage(context.Background(), "tar", 20, 2)
+	q, err := x.Prepare(context.Background(), "tar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _, _ := x.Page(context.Background(), q, 20, 2)
 	if len(all) < 3 || len(page) != len(all)-2 || page[0].ID != all[2].ID {
-		t.Errorf("SearchPage from 2: %v, all %v", page, all)
+		t.Errorf("Page from 2: %v, all %v", page, all)
 	}
 }
 
-// FuzzTokenizer: tokens are the input's own bytes, in order, never empty.
+// TestRescore: text with the query's words in the query's order scores
+// above text with the same words apart, and shorter text above longer;
+// Equal holds up to case, plurals and punctuation.
+func TestRescore(t *testing.T) {
+	x, err := Create(filepath.Join(t.TempDir(), "ft"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	ps := []Passage{
+		{"a", "sort the lines of a file"},
+		{"b", "lines sort of a file"},
+		{"c", "other words entirely"},
+	}
+	if err := x.Apply(nil, ps); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	q, err := x.Prepare(ctx, "sort the lines")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inOrder, apart := x.Rescore(q, ps[0].Text), x.Rescore(q, ps[1].Text)
+	if inOrder <= apart || apart <= 0 {
+		t.Errorf("in order %v, apart %v: want in order > apart > 0", inOrder, apart)
+	}
+	if got := x.Rescore(q, ps[2].Text); got != 0 {
+		t.Errorf("no query word: %v, want 0", got)
+	}
+	if long := x.Rescore(q, ps[0].Text+" and then a great many more words after it"); long >= inOrder {
+		t.Errorf("longer text %v, shorter %v: want shorter above", long, inOrder)
+	}
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"Sort the lines", true},
+		{"sort, the LINE", true},
+		{"sort the lines of", false},
+		{"lines the sort", false},
+	} {
+		if got := x.Equal(q, tt.text); got != tt.want {
+			t.Errorf("Equal(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestAnalyzeFast: skipping the width and bigram filters on narrow text
+// gives the terms the whole chain gives.
+func TestAnalyzeFast(t *testing.T) {
+	an := analyzer(t)
+	for _, text := range []string{"Archives of the docir's Indexes", "strings.Contains kube-scheduler", "ＡＰＩ docs", "检索命令 and tar", "Поиск по документам", "naïve “quoted” café ｶﾞ ﾊﾟ", ""} {
+		var want []string
+		for _, tok := range an.Analyze([]byte(text)) {
+			want = append(want, string(tok.Term))
+		}
+		var got []string
+		for _, tok := range analyzeFast(an, text) {
+			got = append(got, string(tok.Term))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: fast %q, full %q", text, got, want)
+		}
+	}
+}
+
+// FuzzTokenizer: tokens are the input's own bytes, never empty, starting in
+// order (an identifier's parts start inside the whole).
 func FuzzTokenizer(f *testing.F) {
 	for _, s := range []string{"hello world", "API를 호출", "คำสั่งนี้", "检索命令", "a\u0301b", "", "\xff\xfe"} {
 		f.Add(s)
@@ -157,46 +235,8 @@ func FuzzTokenizer(f *testing.F) {
 			if utf8.ValidString(s) && !utf8.Valid(tok.Term) {
 				t.Fatalf("%q: token %q cuts a character", s, tok.Term)
 			}
-			last = tok.End
+			last = tok.Start
 		}
 		analyzeTerms(an, s)
 	})
-}
-
-// TestWithin: a document's sections compared on the query's words beyond
-// the title; nothing when the query shares no word with the title, or has
-// no other word.
-func TestWithin(t *testing.T) {
-	x, err := Create(filepath.Join(t.TempDir(), "ft"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	title := "Retry budget for outbound calls"
-	passages := []Passage{
-		{"d#retry-budget-for-outbound-calls", "# Retry budget for outbound calls"},
-		{"d#decision", title + "\n## Decision\n\nEvery client gets a retry budget: retries may add at most 10% to the calls a client makes."},
-		{"d#examples", title + "\n### Examples\n\nA client making 200 calls per window may retry 20."},
-		{"e#x", "Retry examples elsewhere"},
-	}
-	if err := x.Apply(nil, passages); err != nil {
-		t.Fatal(err)
-	}
-	ids := []string{"d", "d#retry-budget-for-outbound-calls", "d#decision", "d#examples"}
-	ctx := context.Background()
-	got, err := x.Within(ctx, "retry budget examples", title, ids)
-	if err != nil || len(got) == 0 || got[0].ID != "d#examples" {
-		t.Errorf("retry budget examples: %v, %v", got, err)
-	}
-	for _, id := range got {
-		if id.ID == "e#x" {
-			t.Errorf("a passage outside ids: %v", got)
-		}
-	}
-	if got, _ := x.Within(ctx, "retry budget", title, ids); len(got) != 0 {
-		t.Errorf("title words only: %v", got)
-	}
-	if got, _ := x.Within(ctx, "client window", title, ids); len(got) != 0 {
-		t.Errorf("no title word: %v", got)
-	}
 }

@@ -24,6 +24,11 @@ import (
 //
 // A segment that mixes such a script with Latin letters or digits (API를)
 // is split at the script change, so "api" stays a word of its own.
+//
+// Identifiers come out whole and in parts (see identifiers): the whole
+// token, then its parts, so "strings.Contains" finds "Contains" and the
+// query "strings.Contains" scores text that writes it whole above text that
+// has the two words apart.
 const TokenizerName = "docir_unicode"
 
 func init() {
@@ -101,7 +106,124 @@ func (tokenizer) Tokenize(input []byte) analysis.TokenStream {
 		flush(len(b))
 		start = end
 	}
+	return identifiers(input, out)
+}
+
+// MaxCompound bounds the words of one hyphenated compound.
+const MaxCompound = 8
+
+// identifiers rewrites a token stream so that each identifier is a term
+// whole and in parts:
+//
+//   - words joined by single hyphens with no space ("kube-scheduler",
+//     "Get-ChildItem") are also one term, the hyphenated whole, before their
+//     words;
+//   - a word with inner dots or underscores, or with case changes
+//     ("strings.Contains", "about_Classes", "ByLinkTitle", "HTMLParser"),
+//     is followed by its parts ("strings", "contains"; "by", "link",
+//     "title"; "html", "parser"). Parts are cut at '.', '_', a lower-case
+//     letter followed by an upper-case one, and the last upper-case letter
+//     of a run followed by a lower-case one; digits stay with their letters.
+//
+// Plain words pass through untouched and without allocation.
+func identifiers(input []byte, in analysis.TokenStream) analysis.TokenStream {
+	if !hasIdentifier(input, in) {
+		return in
+	}
+	out := make(analysis.TokenStream, 0, len(in)+len(in)/4)
+	slab := make([]analysis.Token, 0, cap(out))
+	pos := 1
+	// Positions: a whole identifier shares its first part's position, and
+	// each further part takes the next one, so that the words before and
+	// after it, and its parts among themselves, stay adjacent.
+	emit := func(term []byte, start, end, at int, typ analysis.TokenType, fresh bool) {
+		if fresh {
+			term = append([]byte(nil), term...) // filters rewrite terms in place
+		}
+		if len(slab) == cap(slab) {
+			slab = make([]analysis.Token, 0, 256)
+		}
+		slab = append(slab, analysis.Token{Term: term, Start: start, End: end, Position: at, Type: typ})
+		out = append(out, &slab[len(slab)-1])
+	}
+	for i := 0; i < len(in); {
+		t := in[i]
+		j := i + 1
+		if t.Type == analysis.AlphaNumeric {
+			for j < len(in) && j-i < MaxCompound && hyphenJoined(input, in[j-1], in[j]) {
+				j++
+			}
+		}
+		if j-i > 1 {
+			emit(input[t.Start:in[j-1].End], t.Start, in[j-1].End, pos, analysis.AlphaNumeric, true)
+		}
+		for _, w := range in[i:j] {
+			parts := splitIdentifier(w.Term)
+			emit(w.Term, w.Start, w.End, pos, w.Type, len(parts) > 0 || j-i > 1)
+			for k, p := range parts {
+				emit(w.Term[p[0]:p[1]], w.Start+p[0], w.Start+p[1], pos+k, w.Type, true)
+			}
+			pos += max(1, len(parts))
+		}
+		i = j
+	}
 	return out
+}
+
+// hasIdentifier reports whether any token needs identifiers' rewriting.
+func hasIdentifier(input []byte, in analysis.TokenStream) bool {
+	for i, t := range in {
+		if t.Type != analysis.AlphaNumeric {
+			continue
+		}
+		if i > 0 && hyphenJoined(input, in[i-1], t) || splitIdentifier(t.Term) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// hyphenJoined reports whether b follows a with exactly one hyphen between.
+func hyphenJoined(input []byte, a, b *analysis.Token) bool {
+	return a.Type == analysis.AlphaNumeric && b.Type == analysis.AlphaNumeric &&
+		b.Start == a.End+1 && input[a.End] == '-'
+}
+
+// splitIdentifier returns the byte ranges of a word's parts, or nil when it
+// is one part.
+func splitIdentifier(w []byte) [][2]int {
+	var parts [][2]int
+	from := 0
+	cut := func(at, next int) {
+		if at > from {
+			parts = append(parts, [2]int{from, at})
+		}
+		from = next
+	}
+	var prev, prev2 rune
+	for i := 0; i < len(w); {
+		r, n := utf8.DecodeRune(w[i:])
+		switch {
+		case r == '.' || r == '_':
+			cut(i, i+n)
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			cut(i, i)
+		case unicode.IsLower(r) && unicode.IsUpper(prev) && unicode.IsUpper(prev2):
+			// "HTMLParser": the P starts the next part.
+			at := i - utf8.RuneLen(prev)
+			cut(at, at)
+		}
+		prev2, prev = prev, r
+		i += n
+	}
+	if from == 0 {
+		return nil
+	}
+	cut(len(w), len(w))
+	if len(parts) < 2 {
+		return nil
+	}
+	return parts
 }
 
 func hasBigramScript(b []byte) bool {

@@ -1,4 +1,4 @@
-package workspace
+package rank
 
 import (
 	"sort"

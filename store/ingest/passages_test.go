@@ -1,0 +1,99 @@
+package ingest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store/fulltext"
+)
+
+func TestProse(t *testing.T) {
+	tests := []struct {
+		name, in string
+		lead     bool
+		want     string // with runs of spaces folded
+	}{
+		{"plain", "Just prose.", false, "Just prose."},
+		{"comment", "before <!-- a note --> after", false, "before after"},
+		{"multi-line comment", "a\n<!--\nnot\nprose\n-->\nb", false, "a b"},
+		{"shortcode", `see {{< ref "x.md" >}} here`, false, "see here"},
+		{"paired shortcode keeps its text", "{{% note %}}Mind the gap.{{% /note %}}", false, "Mind the gap."},
+		{"unterminated", "text {{< open", false, "text"},
+		{"go template kept", "{{ math.Pi }} → 3.14", false, "{{ math.Pi }} → 3.14"},
+		{"toml front matter in the lead", "+++\ntitle = \"x\"\n+++\nBody.", true, "Body."},
+		{"toml only opens the lead", "+++\ntitle = \"x\"\n+++\nBody.", false, "+++ title = \"x\" +++ Body."},
+	}
+	for _, tt := range tests {
+		got := Prose(tt.in, tt.lead)
+		if len(got) != len(tt.in) {
+			t.Errorf("%s: %d bytes out of %d in: offsets must line up", tt.name, len(got), len(tt.in))
+		}
+		if d := cmp.Diff(tt.want, strings.Join(strings.Fields(got), " ")); d != "" {
+			t.Errorf("%s: (-want +got)\n%s", tt.name, d)
+		}
+	}
+}
+
+// FuzzProse: the output is as long as the input, keeps its newlines, and
+// changes bytes only to spaces.
+func FuzzProse(f *testing.F) {
+	for _, s := range []string{"a <!-- b --> c", "{{< x >}}y{{< /x >}}", "+++\na\n+++\nb", "{{%", "<!--", ""} {
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, s string, lead bool) {
+		got := Prose(s, lead)
+		if len(got) != len(s) {
+			t.Fatalf("%q: %d bytes, want %d", s, len(got), len(s))
+		}
+		for i := range len(s) {
+			if got[i] != s[i] && got[i] != ' ' || s[i] == '\n' && got[i] != '\n' {
+				t.Fatalf("%q: byte %d changed to %q", s, i, got[i])
+			}
+		}
+	})
+}
+
+func TestPassagesFrontMatter(t *testing.T) {
+	body := "---\ntitle: math.Pi\ndescription: Returns the constant pi.\nkeywords: [math, constant]\nweight: 10\n---\n\n<!-- hidden -->\nLead text.\n\n## Usage\n\n{{< code >}}Use it.{{< /code >}}\n"
+	start := strings.Index(body, "\n\n<!--") + 1
+	usage := strings.Index(body, "## Usage")
+	rec := docir.Record{
+		ID: "functions/math/Pi", Title: "math.Pi", MarkdownStart: start,
+		Fields:   map[string]any{"title": "math.Pi", "description": "Returns the constant pi.", "keywords": []any{"math", "constant"}, "weight": 10},
+		Sections: []docir.Section{{Slug: "usage", Heading: "Usage", Level: 2, Start: usage, OwnEnd: len(body), End: len(body)}},
+	}
+	fold := func(ps []fulltext.Passage) []fulltext.Passage {
+		for i := range ps {
+			ps[i].Text = strings.Join(strings.Fields(ps[i].Text), " ")
+		}
+		return ps
+	}
+	got := fold(Passages(&rec, []byte(body)))
+	want := []fulltext.Passage{
+		{ID: "functions/math/Pi", Text: "math.Pi Lead text."},
+		{ID: "functions/math/Pi#", Text: "math.Pi math.Pi Returns the constant pi. math constant"},
+		{ID: "functions/math/Pi#usage", Text: "math.Pi ## Usage Use it."},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("passages (-want +got)\n%s", d)
+	}
+	// Ids only, for a delete: the same ids, the head included.
+	var ids []string
+	for _, p := range Passages(&rec, nil) {
+		ids = append(ids, p.ID)
+	}
+	if d := cmp.Diff([]string{"functions/math/Pi", "functions/math/Pi#", "functions/math/Pi#usage"}, ids); d != "" {
+		t.Errorf("ids (-want +got)\n%s", d)
+	}
+	// A configured list: only the named fields.
+	got = fold(PassageConfig{FrontMatter: []string{"keywords"}}.Passages(&rec, []byte(body)))
+	if got[1].Text != "math.Pi math constant" {
+		t.Errorf("keywords only: head %q", got[1].Text)
+	}
+	if n := (PassageConfig{}).Names(&rec); !cmp.Equal(n, []string{"math.Pi", "Returns the constant pi."}) {
+		t.Errorf("names %q", n)
+	}
+}
