@@ -211,10 +211,21 @@ func peakRSS(ss []sample) int64 {
 
 // ratios are the per-pair wall-time ratios a[i] / b[i].
 func (r row) ratios() []float64 {
+	return pairRatios(r.a, r.b, func(s sample) time.Duration { return s.wall })
+}
+
+// cpuRatios are the per-pair CPU-time ratios a[i] / b[i]. On a machine
+// whose other work takes the cores, wall time waits for a core and CPU
+// time does not: these hold better than the wall ratios under load.
+func (r row) cpuRatios() []float64 {
+	return pairRatios(r.a, r.b, func(s sample) time.Duration { return s.cpu })
+}
+
+func pairRatios(a, b []sample, f func(sample) time.Duration) []float64 {
 	var out []float64
-	for i := range min(len(r.a), len(r.b)) {
-		if r.b[i].wall > 0 {
-			out = append(out, float64(r.a[i].wall)/float64(r.b[i].wall))
+	for i := range min(len(a), len(b)) {
+		if f(b[i]) > 0 {
+			out = append(out, float64(f(a[i]))/float64(f(b[i])))
 		}
 	}
 	return out

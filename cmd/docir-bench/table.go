@@ -25,8 +25,8 @@ func writeHeader(w io.Writer, e *env) {
 // and peak RSS, and when it ran against a base, the base's median and the
 // per-pair ratios.
 func writeTable(w io.Writer, rows []row) {
-	fmt.Fprintln(w, "| command | corpus | runs | median | min–max | CPU | peak RSS | base | base median | ratio: median | ratio: min–max |")
-	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|")
+	fmt.Fprintln(w, "| command | corpus | pairs | median | min–max | CPU | peak RSS | base | base median | ÷ base: median | ÷ base: min–max | CPU ÷ base: median (min–max) |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|")
 	for _, r := range rows {
 		if len(r.a) == 0 {
 			continue
@@ -36,17 +36,20 @@ func writeTable(w io.Writer, rows []row) {
 		if c := statsOf(cpus(r.a)); c.median > 0 {
 			cpu = ms(time.Duration(c.median))
 		}
-		base, bmed, rmed, rspread := "–", "–", "–", "–"
+		base, bmed, rmed, rspread, cpuq := "–", "–", "–", "–", "–"
 		if r.base != "" {
 			base = r.base
 			bmed = ms(time.Duration(statsOf(walls(r.b)).median))
 			q := statsOf(r.ratios())
 			rmed = fmt.Sprintf("%.2f", q.median)
 			rspread = fmt.Sprintf("%.2f–%.2f", q.min, q.max)
+			if c := statsOf(r.cpuRatios()); c.median > 0 {
+				cpuq = fmt.Sprintf("%.2f (%.2f–%.2f)", c.median, c.min, c.max)
+			}
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %s–%s | %s | %s | %s | %s | %s | %s |\n",
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s–%s | %s | %s | %s | %s | %s | %s | %s |\n",
 			r.label, r.corpus, len(r.a), ms(time.Duration(s.median)), ms(time.Duration(s.min)), ms(time.Duration(s.max)),
-			cpu, mib(peakRSS(r.a)), base, bmed, rmed, rspread)
+			cpu, mib(peakRSS(r.a)), base, bmed, rmed, rspread, cpuq)
 	}
 	fmt.Fprintln(w)
 	for _, r := range rows {
@@ -80,7 +83,7 @@ func writeCurve(w io.Writer, curve []point) {
 		if r.base == "" || len(r.b) == 0 {
 			return "–"
 		}
-		return fmt.Sprintf("%.2f", statsOf(r.ratios()).median)
+		return fmt.Sprintf("%.2f; CPU %.2f", statsOf(r.ratios()).median, statsOf(r.cpuRatios()).median)
 	}
 	line("documents", func(p point) string { return fmt.Sprint(p.docs) })
 	line("markdown", func(p point) string { return byteSize(p.markdownBytes) })
