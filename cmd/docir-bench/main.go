@@ -42,7 +42,7 @@ type options struct {
 	smoke, scale, keep      bool
 	out, only, sizes        string
 	inittrace               int
-	profile                 string
+	profile, profileDir     string
 }
 
 func main() {
@@ -60,6 +60,7 @@ func main() {
 	flag.StringVar(&o.only, "only", "", "time only the stores whose name contains this (not with -scale)")
 	flag.IntVar(&o.inittrace, "inittrace", 0, "run `docir --version` and `docir get` this many times with GODEBUG=inittrace=1 and print each package init over 50 µs")
 	flag.StringVar(&o.profile, "profile", "", "index the first -scale-sizes corpus in process, from scratch then a no-op refresh, and write heap and CPU profiles to this folder")
+	flag.StringVar(&o.profileDir, "profile-store", "", "with -profile: profile only a no-op refresh of the store this folder's docir.yaml names (a folder -scale -keep left)")
 	flag.Parse()
 	defaults(&o)
 	if err := run(o); err != nil {

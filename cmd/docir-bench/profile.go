@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/store/ingest"
 )
@@ -27,6 +29,9 @@ import (
 // FILE`. The heap is sampled every 250 ms; the profile kept is the one
 // written when HeapInuse was at its highest.
 func (e *env) profileIndex(w io.Writer) error {
+	if e.o.profileDir != "" {
+		return e.profileNoop(w)
+	}
 	sizes, err := e.selectedSizes()
 	if err != nil {
 		return err
@@ -133,4 +138,45 @@ func heapSampler(name string) (stop func(), peak *uint64, err error) {
 		}
 	}()
 	return func() { close(done); wg.Wait() }, peak, nil
+}
+
+// profileNoop profiles a no-op refresh of the store in -profile-store,
+// whose docir.yaml the bench wrote (sources with their prefixes).
+func (e *env) profileNoop(w io.Writer) error {
+	raw, err := os.ReadFile(filepath.Join(e.o.profileDir, "docir.yaml"))
+	if err != nil {
+		return err
+	}
+	var cfg struct {
+		Retain  int `yaml:"retain"`
+		Sources []struct {
+			Path   string `yaml:"path"`
+			Prefix string `yaml:"prefix"`
+		} `yaml:"sources"`
+	}
+	if err := yaml.Unmarshal(raw, &cfg); err != nil {
+		return fmt.Errorf("%s: %w", e.o.profileDir, err)
+	}
+	var sources []store.Source
+	for _, s := range cfg.Sources {
+		sources = append(sources, store.Source{Path: s.Path, Prefix: s.Prefix})
+	}
+	if err := os.MkdirAll(e.o.profile, 0o755); err != nil {
+		return err
+	}
+	dir := filepath.Join(e.o.profileDir, ".docir")
+	var times []string
+	for i := range 3 {
+		start := time.Now()
+		err := cpuProfile(filepath.Join(e.o.profile, fmt.Sprintf("noop%d.cpu.pprof", i+1)), func() error {
+			_, err := ingest.Refresh(context.Background(), dir, sources, ingest.Options{Retain: cfg.Retain})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		times = append(times, ms(time.Since(start)))
+	}
+	fmt.Fprintf(w, "in-process no-op refreshes of %s: %v; profiles in %s\n", dir, times, e.o.profile)
+	return nil
 }
