@@ -143,7 +143,9 @@ func run(o options) error {
 		if o.smoke {
 			return errors.New("-profile and -smoke do not go together")
 		}
-		return e.profileIndex(&b)
+		if err := e.profileIndex(&b); err != nil {
+			return err
+		}
 	case o.inittrace > 0 && !o.smoke:
 		if err := e.initTrace(&b); err != nil {
 			return err
