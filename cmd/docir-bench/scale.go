@@ -141,7 +141,9 @@ func (e *env) scaleCorpus(sz scaleSize) (*corpus, error) {
 			copies = 5
 		}
 		for k := 1; k <= copies; k++ {
-			dst := filepath.Join(e.work, "scale-src", fmt.Sprintf("tldr-%d", k))
+			// Each size has folders of its own: the refreshes of one size
+			// must not change the sources of another.
+			dst := filepath.Join(e.work, "scale-src", fmt.Sprintf("tldr-%s-%d", sz.name, k))
 			if _, err := os.Stat(dst); err != nil {
 				set := fmt.Sprintf("set%d", k)
 				if err := withFrontMatter(filepath.Join(src, "tldr"), dst, func(rel string) string { return tldrFrontMatter(rel, set) }); err != nil {
