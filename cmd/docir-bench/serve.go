@@ -68,29 +68,27 @@ func (s *server) call(method string, params any) error {
 	return nil
 }
 
-// memory returns the server's peak RSS (VmHWM) and its RSS now, in KiB.
-func (s *server) memory() (peak, now int64) {
+// memory reads the server's /proc status: peak RSS (VmHWM), RSS now,
+// and RSS now split into anonymous memory (its heap) and mapped files
+// (page cache of the store's files it has touched), in KiB.
+type memory struct{ peak, now, anon, file int64 }
+
+func (s *server) memory() memory {
+	var m memory
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
 	if err != nil {
-		return 0, 0
+		return m
 	}
+	fields := map[string]*int64{"VmHWM:": &m.peak, "VmRSS:": &m.now, "RssAnon:": &m.anon, "RssFile:": &m.file}
 	for _, l := range strings.Split(string(data), "\n") {
-		field := func(name string) (int64, bool) {
-			if !strings.HasPrefix(l, name) {
-				return 0, false
+		f := strings.Fields(l)
+		if len(f) >= 2 {
+			if p, ok := fields[f[0]]; ok {
+				fmt.Sscan(f[1], p)
 			}
-			var v int64
-			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(l, name), "kB")), &v)
-			return v, true
-		}
-		if v, ok := field("VmHWM:"); ok {
-			peak = v
-		}
-		if v, ok := field("VmRSS:"); ok {
-			now = v
 		}
 	}
-	return peak, now
+	return m
 }
 
 func (s *server) stop() {
@@ -119,9 +117,8 @@ func (e *env) serveRoundTrip(c *corpus) (row, error) {
 			a = append(a, sample{wall: time.Since(start)})
 		}
 	}
-	peak, _ := s.memory()
 	if len(a) > 0 {
-		a[0].rssKiB = peak
+		a[0].rssKiB = s.memory().peak
 	}
 	return row{label: "serve: docir/get round trip (stdio)", corpus: c.name, a: a}, nil
 }
@@ -162,8 +159,9 @@ func (e *env) serveSession(c *corpus, requests int) (row, error) {
 		}
 	}
 	elapsed := time.Since(start)
-	peak, now := s.memory()
+	m := s.memory()
 	return row{label: fmt.Sprintf("serve: %d mixed requests", requests), corpus: c.name,
-		a:    []sample{{wall: elapsed / time.Duration(max(requests, 1)), rssKiB: peak}},
-		note: fmt.Sprintf("peak RSS %s, RSS at the end %s", mib(peak), mib(now))}, nil
+		a: []sample{{wall: elapsed / time.Duration(max(requests, 1)), rssKiB: m.peak}},
+		note: fmt.Sprintf("%s per request on average; peak RSS %s; at the end %s: %s anonymous (heap), %s mapped files (the store's pages it touched)",
+			ms(elapsed/time.Duration(max(requests, 1))), mib(m.peak), mib(m.now), mib(m.anon), mib(m.file))}, nil
 }
