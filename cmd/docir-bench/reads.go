@@ -1,0 +1,222 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/docir/docir/docir/corpustest"
+	"github.com/docir/docir/store/markdown"
+)
+
+// source is one source root of a store's config.
+type source struct {
+	path, prefix string
+}
+
+// corpus is one store and the reads timed against it.
+type corpus struct {
+	name    string
+	dir     string // holds docir.yaml; the store is dir/.docir
+	sources []source
+	retain  int // 0: docir's default
+	docs    int
+	files   []string // the source files, sorted
+
+	one, five []string // ids of documents to read
+	section   string   // one section address
+	query     string   // a search/context query
+	expr      string   // a query expression over front matter ("" for none)
+}
+
+func (c *corpus) store() string { return filepath.Join(c.dir, ".docir") }
+
+func (c *corpus) cmd(docir string, args ...string) command {
+	return command{path: docir, dir: c.dir, args: args}
+}
+
+// readsRun is the default mode: start-up-bound reads on three stores, each
+// paired with the floor.
+func (e *env) readsRun() ([]row, error) {
+	rfcsDir, err := e.unpack(corpustest.RustRFCs)
+	if err != nil {
+		return nil, err
+	}
+	tldrDir, err := e.unpack(corpustest.TLDRPages)
+	if err != nil {
+		return nil, err
+	}
+	rfcs, tldr := filepath.Join(rfcsDir, "rfcs"), filepath.Join(tldrDir, "tldr")
+	corpora := []*corpus{
+		{name: "rfcs (648)", sources: []source{{path: rfcs}}, query: "object safety dyn trait method receiver"},
+		{name: "tldr-en (7.4k)", sources: []source{{path: filepath.Join(tldr, "pages")}}, query: "extract files from a tar archive"},
+		{name: "rfcs+tldr-all (39k)", sources: []source{{path: rfcs}, {path: tldr}}, query: "extract files from a tar archive"},
+	}
+	if e.o.smoke {
+		// CI: one store; the scale steps that follow build the RFCs.
+		corpora = corpora[1:2]
+	}
+	if e.o.only != "" {
+		corpora = slices.DeleteFunc(corpora, func(c *corpus) bool { return !strings.Contains(c.name, e.o.only) })
+	}
+	rows := []row{}
+	version, err := e.vsFloor("docir --version", "-", command{path: e.docir, args: []string{"--version"}}, e.o.runs)
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, version)
+	for i, c := range corpora {
+		c.dir = filepath.Join(e.work, fmt.Sprintf("reads%d", i))
+		if err := c.prepare(); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.name, err)
+		}
+		e.say("%s: %d documents", c.name, c.docs)
+		scratch, err := e.fromScratch(c)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, scratch)
+		steps := []struct {
+			label string
+			n     int
+			cmd   command
+		}{
+			{"get 1 document", e.o.runs, c.cmd(e.docir, append([]string{"get"}, c.one...)...)},
+			{"get 5 documents", e.o.runs, c.cmd(e.docir, append([]string{"get"}, c.five...)...)},
+			{"get 1 section", e.o.runs, c.cmd(e.docir, "get", c.section)},
+			{"search", e.o.runs, c.cmd(e.docir, "search", c.query)},
+			{"context", e.o.runs, c.cmd(e.docir, "context", c.query)},
+			{"index, no-op", e.o.refreshRuns, c.cmd(e.docir, "index")},
+		}
+		for _, s := range steps {
+			r, err := e.vsFloor(s.label, c.name, s.cmd, s.n)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, r)
+		}
+		rt, err := e.serveRoundTrip(c)
+		if err != nil {
+			return nil, fmt.Errorf("serve round trip (%s): %w", c.name, err)
+		}
+		rows = append(rows, rt)
+	}
+	return rows, nil
+}
+
+// vsFloor times cmd interleaved with the floor.
+func (e *env) vsFloor(label, corpusName string, cmd command, n int) (row, error) {
+	return e.versus(label, corpusName, cmd, "floor", command{path: e.floor}, n)
+}
+
+// versus times cmd interleaved with base.
+func (e *env) versus(label, corpusName string, cmd command, baseLabel string, base command, n int) (row, error) {
+	e.say("timing %s, %s (against %s)", label, corpusName, baseLabel)
+	a, b, err := e.r.pair(cmd, base, e.o.warmup, n)
+	if err != nil {
+		return row{}, fmt.Errorf("%s (%s): %w", label, corpusName, err)
+	}
+	return row{label: label, corpus: corpusName, a: a, base: baseLabel, b: b}, nil
+}
+
+// fromScratch indexes c from nothing, indexRuns times; the store is left
+// built.
+func (e *env) fromScratch(c *corpus) (row, error) {
+	e.say("timing index from scratch, %s", c.name)
+	cmd := c.cmd(e.docir, "index")
+	cmd.prepare = func() error { return os.RemoveAll(c.store()) }
+	a, err := e.r.repeat(cmd, 0, e.o.indexRuns)
+	if err != nil {
+		return row{}, fmt.Errorf("index from scratch (%s): %w", c.name, err)
+	}
+	wall := statsOf(walls(a)).median
+	e.built = append(e.built, c)
+	return row{label: "index from scratch", corpus: c.name, a: a,
+		note: fmt.Sprintf("%.0f documents/s", float64(c.docs)/(wall/1e9))}, nil
+}
+
+// prepare writes the corpus's config and picks the documents and the
+// section the reads ask for: spread evenly over the sorted files, the same
+// on every run.
+func (c *corpus) prepare() error {
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return err
+	}
+	var cfg strings.Builder
+	if c.retain > 0 {
+		fmt.Fprintf(&cfg, "retain: %d\n", c.retain)
+	}
+	cfg.WriteString("sources:\n")
+	for _, s := range c.sources {
+		fmt.Fprintf(&cfg, "  - path: %s\n", s.path)
+		if s.prefix != "" {
+			fmt.Fprintf(&cfg, "    prefix: %s\n", s.prefix)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "docir.yaml"), []byte(cfg.String()), 0o644); err != nil {
+		return err
+	}
+	var ids []string
+	c.files = nil
+	for _, root := range c.sources {
+		err := filepath.WalkDir(root.path, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() || !strings.HasSuffix(p, ".md") || strings.HasPrefix(d.Name(), ".") {
+				return nil
+			}
+			rel, _ := filepath.Rel(root.path, p)
+			id := strings.TrimSuffix(filepath.ToSlash(rel), ".md")
+			if root.prefix != "" {
+				id = root.prefix + "/" + id
+			}
+			ids = append(ids, id)
+			c.files = append(c.files, p)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	c.docs = len(ids)
+	if len(ids) < 10 {
+		return fmt.Errorf("only %d documents", len(ids))
+	}
+	step := len(ids) / 6
+	c.one = []string{ids[step]}
+	c.five = nil
+	for i := 1; i <= 5; i++ {
+		c.five = append(c.five, ids[i*step])
+	}
+	// A section: the second section of the first document from the first
+	// pick on (wrapping round) that has two; in a corpus of one-heading
+	// pages (tldr), the first section of the first pick.
+	p := markdown.NewParser()
+	c.section = ""
+	for k := range len(ids) {
+		i := (step + k) % len(ids)
+		src, err := os.ReadFile(c.files[i])
+		if err != nil {
+			return err
+		}
+		secs := p.Parse(c.files[i], src).Record.Sections
+		if len(secs) > 1 {
+			c.section = ids[i] + "#" + secs[1].Slug
+			break
+		}
+		if len(secs) == 1 && c.section == "" {
+			c.section = ids[i] + "#" + secs[0].Slug
+		}
+		if k > 200 && c.section != "" {
+			break
+		}
+	}
+	if c.section == "" {
+		return errors.New("no document with a heading")
+	}
+	return nil
+}
