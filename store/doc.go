@@ -58,4 +58,8 @@ package store
 //	   "manifest") and its digest (meta "manifest_digest"); body layers
 //	   (meta "layers", gen/N/layer-G.bolt, tombstones) instead of a
 //	   copied body file.
-const FormatVersion = 3
+//	4  fulltext: no word-pair terms (word order is rescored at query
+//	   time); identifiers indexed whole and in parts; a head passage
+//	   `<id>#` per document holding its title and front-matter text;
+//	   HTML comments and template shortcodes blanked.
+const FormatVersion = 4
