@@ -92,8 +92,10 @@ func (f *Factory) Reader() (docir.Reader, error) {
 		if err := somethingToRead(f.config, "read"); err != nil {
 			return nil, err
 		}
+		f.warnIfStale(f.config)
 		return ws, nil
 	}
+	f.warnIfStale(f.config)
 	if f.fed == nil {
 		peers, err := federation.OpenPeers(f.config.peers)
 		if err != nil {
@@ -102,6 +104,32 @@ func (f *Factory) Reader() (docir.Reader, error) {
 		f.fed = federation.New(federation.Config{Local: ws, LocalDir: f.config.StoreDir(), Peers: peers})
 	}
 	return f.fed, nil
+}
+
+// changes is what a refresh of the local store would find (a stat walk),
+// for `docir status`; nil for a pinned status.
+func (f *Factory) changes(ctx context.Context) (*ingest.Changes, error) {
+	if f.pin.set() {
+		return nil, nil
+	}
+	lc, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	c, err := ingest.Diff(ctx, lc.StoreDir(), lc.StoreSources(), f.ingestOptions(lc))
+	if err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// warnIfStale says once, on stderr, when the sources changed since the
+// current generation was indexed: a cheap check of folder mtimes only
+// (ingest.Stale), never a walk of the files.
+func (f *Factory) warnIfStale(lc *loadedConfig) {
+	if stale, err := ingest.Stale(lc.StoreDir(), lc.StoreSources()); err == nil && stale {
+		fmt.Fprintln(f.IO.ErrOut, "docir: warning: the sources changed since they were indexed; reads answer from the last index (docir status shows what changed; docir index refreshes)")
+	}
 }
 
 func (f *Factory) ingestOptions(lc *loadedConfig) ingest.Options {

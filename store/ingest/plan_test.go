@@ -164,17 +164,22 @@ func TestDiffAndStale(t *testing.T) {
 	if stale, err := Stale(dir, srcs); err != nil || stale {
 		t.Fatalf("Stale after the second refresh = %v, %v", stale, err)
 	}
-	// A no-op refresh after a change that publishes nothing (a new
-	// non-markdown file) records the folders too.
+	// A file a walk does not read (docir.yaml written beside the notes,
+	// an editor's swap file) moves its folder's mtime but is not a change.
 	writeFile(t, src, "notes.txt", "x")
-	if stale, _ := Stale(dir, srcs); !stale {
-		t.Error("Stale after a new file = false")
+	if stale, err := Stale(dir, srcs); err != nil || stale {
+		t.Errorf("Stale after a new .txt file = %v, %v; want false", stale, err)
 	}
-	if sum := refresh(t, dir, srcs...); sum.Published {
-		t.Fatalf("published for a .txt file: %+v", sum)
+	// A new markdown file is.
+	writeFile(t, src, "new2.md", "# New\n")
+	if stale, _ := Stale(dir, srcs); !stale {
+		t.Error("Stale after a new markdown file = false")
+	}
+	if sum := refresh(t, dir, srcs...); !sum.Published {
+		t.Fatalf("not published for a new markdown file: %+v", sum)
 	}
 	if stale, err := Stale(dir, srcs); err != nil || stale {
-		t.Fatalf("Stale after a no-op refresh = %v, %v", stale, err)
+		t.Fatalf("Stale after the refresh = %v, %v", stale, err)
 	}
 }
 

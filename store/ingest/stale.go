@@ -2,11 +2,15 @@ package ingest
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
@@ -21,16 +25,34 @@ const folderStateFile = "folders.json"
 
 // folderState is the content of folderStateFile.
 type folderState struct {
-	Generation uint64           `json:"generation"`
-	Sources    []store.Source   `json:"sources"`
-	Folders    map[string]int64 `json:"folders"` // path → mtime in ns
+	Generation uint64                 `json:"generation"`
+	Sources    []store.Source         `json:"sources"`
+	Folders    map[string]folderEntry `json:"folders"` // by path
+}
+
+// folderEntry is what a refresh saw of one folder: its mtime, and a digest
+// of the names in it that a walk reads (markdown files and folders), so
+// that a folder whose mtime moved for another file's sake (docir.yaml
+// written beside the notes, an editor's swap file) is not taken for a
+// changed source.
+type folderEntry struct {
+	ModTime int64  `json:"mtime_ns"`
+	Names   string `json:"names"`
 }
 
 func writeFolderState(dir string, gen uint64, sources []store.Source, folders map[string]int64) error {
 	if sources == nil {
 		sources = []store.Source{}
 	}
-	b, err := json.Marshal(folderState{Generation: gen, Sources: sources, Folders: folders})
+	entries := make(map[string]folderEntry, len(folders))
+	for p, mtime := range folders {
+		names, err := folderNames(p)
+		if err != nil {
+			continue // unreadable now: Stale will find it changed
+		}
+		entries[p] = folderEntry{ModTime: mtime, Names: names}
+	}
+	b, err := json.Marshal(folderState{Generation: gen, Sources: sources, Folders: entries})
 	if err != nil {
 		return err
 	}
@@ -90,11 +112,49 @@ func Stale(dir string, sources []store.Source) (bool, error) {
 	if gen != st.Generation || !sameSources(st.Sources, sources) {
 		return true, nil
 	}
-	for p, mtime := range st.Folders {
+	for p, e := range st.Folders {
 		info, err := os.Stat(p)
-		if err != nil || info.ModTime().UnixNano() != mtime {
+		if err != nil {
+			return true, nil
+		}
+		if info.ModTime().UnixNano() == e.ModTime {
+			continue
+		}
+		// Something in the folder was added, removed or renamed: only the
+		// names a walk reads decide.
+		if names, err := folderNames(p); err != nil || names != e.Names {
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// folderNames is a digest of the names in folder p that a walk reads:
+// markdown files and folders that are not hidden (with a trailing '/'),
+// sorted.
+func folderNames(p string) (string, error) {
+	d, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return "", err
+	}
+	slices.Sort(names)
+	h := sha256.New()
+	for _, n := range names {
+		if strings.HasPrefix(n, ".") && !strings.HasSuffix(n, ".md") {
+			continue
+		}
+		if strings.HasSuffix(n, ".md") {
+			h.Write([]byte(n + "\n"))
+			continue
+		}
+		if info, err := os.Stat(filepath.Join(p, n)); err == nil && info.IsDir() {
+			h.Write([]byte(n + "/\n"))
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16]), nil
 }
