@@ -2,10 +2,10 @@
 // holding immutable generations of a corpus, and the refresh that ingests
 // source folders into a new one.
 //
-// Layout (FormatVersion 3):
+// Layout (FormatVersion 4):
 //
 //	.docir/
-//	  CURRENT            {"format":3,"generation":N}: the one mutable file,
+//	  CURRENT            {"format":4,"generation":N}: the one mutable file,
 //	                     replaced by an atomic rename
 //	  IDENTITY           the workspace identity: 32 random hex digits and a
 //	                     newline, written once when the store is created
