@@ -100,6 +100,8 @@ const bindings: string[] = [
   docirQuery(27, { expr: "kind:adr", binding: receipt }),
   docirContext(28, { query: "x", budget: 10, image_revision: 3 }),
   workspaceStatus(29, { image_revision: 3 }),
+  workspaceStatus(38, null),
+  workspaceBind(39, null),
 ];
 if (JSON.parse(bindings[5]).params.binding !== receipt) throw new Error("binding: " + bindings[5]);
 expectThrow("both selectors", () => docirSearch(30, { query: "x", image_revision: 3, binding: receipt }));
