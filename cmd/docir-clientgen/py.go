@@ -106,7 +106,9 @@ func (g *pyGen) decl(name string, s *Schema) {
 		g.class(name, s)
 		return
 	}
-	t := g.typ(s, name)
+	// An object that may also be something else (params that may be null)
+	// gets a class of its own name, so that the alias does not rebind it.
+	t := g.typ(s, name+"Object")
 	fmt.Fprintf(&g.classes, "\n%s = %s\n", name, t)
 	if s.Description != "" {
 		fmt.Fprintf(&g.classes, "%q\n", s.Description)

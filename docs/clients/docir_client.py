@@ -317,7 +317,7 @@ class DocirContextParams(TypedDict):
 DocirContextResult = ContextResult
 
 
-class WorkspaceStatusParams(TypedDict):
+class WorkspaceStatusParamsObject(TypedDict):
     "none (params absent, null or {}: the current generation), or a selector: at most one of image_revision and binding"
 
     image_revision: NotRequired[int]
@@ -326,7 +326,7 @@ class WorkspaceStatusParams(TypedDict):
     "pin the read to the generation of this binding receipt file (as workspace/bind gives it), once it replays exactly; an edited, foreign or pruned receipt answers binding_rejected; not with image_revision"
 
 
-WorkspaceStatusParams = Union[WorkspaceStatusParams, None]
+WorkspaceStatusParams = Union[WorkspaceStatusParamsObject, None]
 "none (params absent, null or {}: the current generation), or a selector: at most one of image_revision and binding"
 
 
@@ -340,7 +340,7 @@ WorkspaceDiscoverParams = Union[Dict[str, Any], None]
 WorkspaceDiscoverResult = Discovery
 
 
-class WorkspaceBindParams(TypedDict):
+class WorkspaceBindParamsObject(TypedDict):
     "none (params absent, null or {}): bind to the current generation; workspace and revision together: bind to that retained generation of that workspace (a select)"
 
     workspace: NotRequired[str]
@@ -349,7 +349,7 @@ class WorkspaceBindParams(TypedDict):
     "a retained generation; with workspace"
 
 
-WorkspaceBindParams = Union[WorkspaceBindParams, None]
+WorkspaceBindParams = Union[WorkspaceBindParamsObject, None]
 "none (params absent, null or {}): bind to the current generation; workspace and revision together: bind to that retained generation of that workspace (a select)"
 
 
