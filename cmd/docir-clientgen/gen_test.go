@@ -57,6 +57,8 @@ func TestLoadRefuses(t *testing.T) {
 	for name, edit := range map[string][2]string{
 		"unknown keyword": {`"maxItems": 1000`, `"maxItems": 1000, "uniqueItems": true`},
 		"dangling ref":    {`"docir.defs.json#/$defs/Document"`, `"docir.defs.json#/$defs/Nope"`},
+		"open object":     {`"additionalProperties": false`, `"additionalProperties": true`},
+		"unknown in not":  {`"not": {`, `"not": {"uniqueItems": true,`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -9,10 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/docir/docir/docir/corpustest"
@@ -52,8 +54,11 @@ func docirBinary(t *testing.T) string {
 }
 
 // fixture copies testdata/corpus, indexes it, and writes a v2 policy that
-// grants refresh and selects 2 read-batch workers. It returns the corpus
-// folder and the policy file.
+// grants refresh and selects 2 read-batch workers. After the index it adds
+// a folder the corpus's .gitignore leaves out and a binary .md file, so
+// that a refresh reports ignored and warning_counts (and publishes nothing
+// new: neither is a document). It returns the corpus folder and the policy
+// file.
 func fixture(t *testing.T, bin string) (corpus, policy string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -65,6 +70,19 @@ func fixture(t *testing.T, bin string) (corpus, policy string) {
 	index.Dir = corpus
 	if out, err := index.CombinedOutput(); err != nil {
 		t.Fatalf("docir index: %v\n%s", err, out)
+	}
+	for name, data := range map[string]string{
+		".gitignore":      "drafts/\n",
+		"drafts/draft.md": "# A draft\n",
+		"blob.md":         "# Blob\n\x00\x01",
+	} {
+		path := filepath.Join(corpus, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	policy = filepath.Join(dir, "policy.json")
 	if err := os.WriteFile(policy, []byte(`{"schema":"docir.host-policy.v2","grants":["refresh"],"read_batch_workers":2}`), 0o644); err != nil {
@@ -317,4 +335,185 @@ func TestServerReplies(t *testing.T) {
 			}
 		}
 	})
+}
+
+// ask sends one request and decodes its reply.
+func (s *server) ask(t *testing.T, method, params string) (reply, string) {
+	t.Helper()
+	frame := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q`, method)
+	if params != "" {
+		frame += `,"params":` + params
+	}
+	line := s.call(t, frame+"}")
+	var r reply
+	if err := json.Unmarshal([]byte(line), &r); err != nil {
+		t.Fatalf("%s: %v", line, err)
+	}
+	return r, line
+}
+
+// TestServerBindings drives the execution bindings of a real `docir
+// serve`: discover lists exactly the indexed methods, workspace/bind gives
+// a real receipt, workspace/replay verifies it, and every read method
+// answers pinned by that receipt (binding) and by its generation
+// (image_revision) exactly as it answers unpinned. Each params sent and each
+// result received is checked against its schema; where the server refuses
+// a shape (invalid_params) the schema refuses it too, and where the server
+// refuses a well-formed pin against the store's state (stale_revision,
+// binding_rejected) the schema accepts it: only the store can know.
+func TestServerBindings(t *testing.T) {
+	bin := docirBinary(t)
+	corpus, policy := fixture(t, bin)
+	srv := serve(t, bin, corpus, policy)
+
+	set, err := Load(schemaDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var indexed []string
+	for _, m := range set.Methods {
+		indexed = append(indexed, m.Method)
+	}
+	slices.Sort(indexed)
+
+	// ok sends params the schema and the server both accept and returns the
+	// result, checked against its schema.
+	ok := func(t *testing.T, method, params string) json.RawMessage {
+		t.Helper()
+		sent := params
+		if sent == "" {
+			sent = "null" // absent params are null to the schema
+		}
+		if err := validate(compiled(t, file(method, "params")), []byte(sent)); err != nil {
+			t.Errorf("the params schema refuses %s: %v", sent, err)
+		}
+		r, line := srv.ask(t, method, params)
+		if r.Error != nil {
+			t.Fatalf("error reply to %s %.200s: %s", method, params, line)
+		}
+		if err := validate(compiled(t, file(method, "result")), r.Result); err != nil {
+			t.Errorf("result does not match %s: %v\n%.600s", file(method, "result"), err, r.Result)
+		}
+		return r.Result
+	}
+	// refused sends params the server answers with code; the schema
+	// refuses them exactly when the code is invalid_params.
+	refused := func(t *testing.T, method, params, code string) {
+		t.Helper()
+		r, line := srv.ask(t, method, params)
+		if r.Error == nil || r.Error.Data.Code != code {
+			t.Errorf("%s %.200s: %.300s; want %s", method, params, line, code)
+		}
+		perr := validate(compiled(t, file(method, "params")), []byte(params))
+		switch {
+		case code == "invalid_params" && perr == nil:
+			t.Errorf("the params schema accepts what the server refuses: %.200s", params)
+		case code != "invalid_params" && perr != nil:
+			t.Errorf("the params schema refuses a well-formed %s: %v", method, perr)
+		}
+	}
+
+	var disc struct {
+		Methods []string `json:"methods"`
+	}
+	json.Unmarshal(ok(t, "workspace/discover", ""), &disc)
+	if diff := cmp.Diff(indexed, disc.Methods); diff != "" {
+		t.Errorf("methods (-index +discover):\n%s", diff)
+	}
+
+	var status struct {
+		Generation uint64 `json:"generation"`
+		Format     int    `json:"format"`
+	}
+	json.Unmarshal(ok(t, "workspace/status", ""), &status)
+	if status.Format != 3 {
+		t.Errorf("status format %d; want 3", status.Format)
+	}
+
+	var b struct {
+		Receipt   string `json:"receipt"`
+		Digest    string `json:"digest"`
+		Workspace string `json:"workspace"`
+		Revision  uint64 `json:"revision"`
+		Current   bool   `json:"current"`
+	}
+	bound := ok(t, "workspace/bind", "")
+	json.Unmarshal(bound, &b)
+	if b.Revision != status.Generation || !b.Current {
+		t.Fatalf("bind: revision %d current %v; want %d, true", b.Revision, b.Current, status.Generation)
+	}
+	receipt, _ := json.Marshal(b.Receipt)
+	sel := func(ws string, rev uint64) string { return fmt.Sprintf(`{"workspace":%q,"revision":%d}`, ws, rev) }
+	if got := ok(t, "workspace/bind", sel(b.Workspace, b.Revision)); string(got) != string(bound) {
+		t.Errorf("a select of the bound generation:\n got %s\nwant %s", got, bound)
+	}
+	ok(t, "workspace/bind", `{}`)
+	if got := ok(t, "workspace/replay", `{"receipt":`+string(receipt)+`}`); string(got) != string(bound) {
+		t.Errorf("replay:\n got %s\nwant %s", got, bound)
+	}
+	ok(t, "workspace/replay", `{"receipt":`+string(receipt)+`,"require_current":true}`)
+	refused(t, "workspace/bind", fmt.Sprintf(`{"workspace":%q}`, b.Workspace), "invalid_params")
+	refused(t, "workspace/bind", fmt.Sprintf(`{"revision":%d}`, b.Revision), "invalid_params")
+	refused(t, "workspace/bind", `{"workspace":"x","revision":1,"extra":1}`, "invalid_params")
+	refused(t, "workspace/replay", `{"receipt":`+string(receipt)+`,"extra":1}`, "invalid_params")
+	refused(t, "workspace/bind", sel(b.Workspace, b.Revision+1000), "binding_rejected")
+	edited, _ := json.Marshal(strings.Replace(b.Receipt, b.Digest, strings.Repeat("0", 64), 1))
+	refused(t, "workspace/replay", `{"receipt":`+string(edited)+`}`, "binding_rejected")
+
+	// Every read, unpinned and pinned both ways: the same result.
+	reads := []struct{ method, params string }{
+		{"docir/get", `"doc_id":"runbooks/disk-full#Mitigate"`},
+		{"docir/get", `"doc_ids":["adr/0001-record-architecture-decisions","adr/0001-record-architecture-decisio"]`},
+		{"docir/search", `"query":"disk","limit":3`},
+		{"docir/query", `"expr":"kind:adr","sort":"-id"`},
+		{"docir/context", `"query":"disk full","budget":200`},
+		{"workspace/status", ``},
+	}
+	pins := map[string]string{
+		"binding":        `"binding":` + string(receipt),
+		"image_revision": fmt.Sprintf(`"image_revision":%d`, b.Revision),
+	}
+	join := func(a, b string) string {
+		if a == "" || b == "" {
+			return "{" + a + b + "}"
+		}
+		return "{" + a + "," + b + "}"
+	}
+	for _, rd := range reads {
+		t.Run(fmt.Sprintf("%s %.40s", rd.method, rd.params), func(t *testing.T) {
+			want := ok(t, rd.method, join(rd.params, ""))
+			for name, pin := range pins {
+				if got := ok(t, rd.method, join(rd.params, pin)); string(got) != string(want) {
+					t.Errorf("pinned by %s:\n got %.300s\nwant %.300s", name, got, want)
+				}
+			}
+			refused(t, rd.method, join(rd.params, pins["binding"]+","+pins["image_revision"]), "invalid_params")
+			refused(t, rd.method, join(rd.params, `"image_revision":-1`), "invalid_params")
+			refused(t, rd.method, join(rd.params, `"binding":1`), "invalid_params")
+			refused(t, rd.method, join(rd.params, fmt.Sprintf(`"image_revision":%d`, b.Revision+1000)), "stale_revision")
+			refused(t, rd.method, join(rd.params, `"binding":`+string(edited)), "binding_rejected")
+		})
+	}
+	var missing struct {
+		Missing []struct {
+			Suggestions []string `json:"suggestions"`
+		} `json:"missing"`
+	}
+	json.Unmarshal(ok(t, "docir/get", `{"doc_ids":["adr/0001-record-architecture-decisio"]}`), &missing)
+	if len(missing.Missing) != 1 || !slices.Contains(missing.Missing[0].Suggestions, "adr/0001-record-architecture-decisions") {
+		t.Errorf("a near miss: %+v; want a suggestion", missing)
+	}
+
+	// A refresh reports what the .gitignore left out and the binary file
+	// by kind, and publishes nothing new: the receipt stays current.
+	var sum struct {
+		Ignored       int            `json:"ignored"`
+		WarningCounts map[string]int `json:"warning_counts"`
+		Published     bool           `json:"published"`
+	}
+	json.Unmarshal(ok(t, "workspace/refresh", ""), &sum)
+	if sum.Ignored != 1 || sum.WarningCounts["binary"] != 1 || sum.Published {
+		t.Errorf("refresh: %+v; want ignored 1, warning_counts {binary: 1}, published false", sum)
+	}
+	ok(t, "workspace/replay", `{"receipt":`+string(receipt)+`,"require_current":true}`)
 }

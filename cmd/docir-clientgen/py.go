@@ -64,7 +64,9 @@ func (g *pyGen) typ(s *Schema, name string) string {
 		case "array":
 			parts = append(parts, "List["+g.typ(s.Items, name+"Item")+"]")
 		case "object":
-			if len(s.order) == 0 {
+			if len(s.order) == 0 && s.AdditionalProperties != nil && s.AdditionalProperties.Values != nil {
+				parts = append(parts, "Dict[str, "+g.typ(s.AdditionalProperties.Values, name+"Value")+"]")
+			} else if len(s.order) == 0 {
 				parts = append(parts, "Dict[str, Any]")
 			} else {
 				g.class(name, s)
@@ -104,7 +106,9 @@ func (g *pyGen) decl(name string, s *Schema) {
 		g.class(name, s)
 		return
 	}
-	t := g.typ(s, name)
+	// An object that may also be something else (params that may be null)
+	// gets a class of its own name, so that the alias does not rebind it.
+	t := g.typ(s, name+"Object")
 	fmt.Fprintf(&g.classes, "\n%s = %s\n", name, t)
 	if s.Description != "" {
 		fmt.Fprintf(&g.classes, "%q\n", s.Description)
@@ -147,7 +151,7 @@ T = TypeVar("T")
 	b.WriteString(pyRuntime)
 	for _, m := range set.Methods {
 		name, typ := Snake(m.Method), Pascal(m.Method)
-		if len(m.ParamsSchema.order) == 0 {
+		if m.ParamsOptional() {
 			fmt.Fprintf(&b, "\n\ndef %s(id: Id, params: Optional[%sParams] = None) -> str:\n", name, typ)
 		} else {
 			fmt.Fprintf(&b, "\n\ndef %s(id: Id, params: %sParams) -> str:\n", name, typ)
@@ -233,6 +237,11 @@ def _check(s: Dict[str, Any], v: Any, path: str, errs: List[str]) -> None:
             n += not e
         if n != 1:
             errs.append(f"{path}: matches {n} of the {len(s['oneOf'])} alternatives; want exactly one")
+    if "not" in s:
+        e: List[str] = []
+        _check(s["not"], v, path, e)
+        if not e:
+            errs.append(f"{path}: matches what it must not ({json.dumps(s['not'])})")
     if "type" in s:
         types = [s["type"]] if isinstance(s["type"], str) else s["type"]
         if not any(_has_type(t, v) for t in types):
@@ -272,6 +281,8 @@ def _check(s: Dict[str, Any], v: Any, path: str, errs: List[str]) -> None:
                 _check(props[name], value, f"{path}.{name}", errs)
             elif s.get("additionalProperties") is False:
                 errs.append(f"{path}: unknown member {json.dumps(name)}")
+            elif isinstance(s.get("additionalProperties"), dict):
+                _check(s["additionalProperties"], value, f"{path}.{name}", errs)
 
 
 def _must_match(s: Dict[str, Any], v: Any, what: str) -> None:

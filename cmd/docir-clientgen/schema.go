@@ -24,9 +24,10 @@ type Schema struct {
 	Enum                 []json.RawMessage  `json:"enum,omitempty"`
 	Properties           map[string]*Schema `json:"properties,omitempty"`
 	Required             []string           `json:"required,omitempty"`
-	AdditionalProperties *bool              `json:"additionalProperties,omitempty"`
+	AdditionalProperties *Additional        `json:"additionalProperties,omitempty"`
 	Items                *Schema            `json:"items,omitempty"`
 	OneOf                []*Schema          `json:"oneOf,omitempty"`
+	Not                  *Schema            `json:"not,omitempty"`
 	Minimum              *float64           `json:"minimum,omitempty"`
 	Maximum              *float64           `json:"maximum,omitempty"`
 	MinLength            *int               `json:"minLength,omitempty"`
@@ -61,6 +62,37 @@ func (s *Schema) UnmarshalJSON(data []byte) error {
 		s.order = keys
 	}
 	return nil
+}
+
+// Additional is additionalProperties: false (a closed object), or the
+// schema every member not among the properties matches (a map). true is
+// refused: an open object is no shape a client can type.
+type Additional struct {
+	Values *Schema // nil: closed
+}
+
+// Closed reports whether a is additionalProperties: false.
+func (a *Additional) Closed() bool { return a != nil && a.Values == nil }
+
+// UnmarshalJSON reads false or a schema.
+func (a *Additional) UnmarshalJSON(data []byte) error {
+	switch string(bytes.TrimSpace(data)) {
+	case "false":
+		a.Values = nil
+		return nil
+	case "true":
+		return fmt.Errorf("additionalProperties: true is not supported; give false or a schema")
+	}
+	a.Values = &Schema{}
+	return json.Unmarshal(data, a.Values)
+}
+
+// MarshalJSON writes false or the schema.
+func (a Additional) MarshalJSON() ([]byte, error) {
+	if a.Values == nil {
+		return []byte("false"), nil
+	}
+	return json.Marshal(a.Values)
 }
 
 // Names lists the properties in file order.
@@ -143,6 +175,17 @@ type Method struct {
 	IndexMethod
 	ParamsSchema, ResultSchema *Schema
 	ParamsRaw, ResultRaw       json.RawMessage
+}
+
+// ParamsOptional reports whether the method may be called without params:
+// its params schema admits null (params absent, null or {}).
+func (m Method) ParamsOptional() bool {
+	for _, t := range m.ParamsSchema.Types() {
+		if t == "null" {
+			return true
+		}
+	}
+	return false
 }
 
 // Set is every published schema.
@@ -237,6 +280,14 @@ func (set *Set) checkRefs() error {
 		}
 		for _, o := range s.OneOf {
 			if err := walk(where, o); err != nil {
+				return err
+			}
+		}
+		if err := walk(where+".not", s.Not); err != nil {
+			return err
+		}
+		if s.AdditionalProperties != nil {
+			if err := walk(where+".*", s.AdditionalProperties.Values); err != nil {
 				return err
 			}
 		}

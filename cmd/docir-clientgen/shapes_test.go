@@ -11,6 +11,7 @@ import (
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/readbatch"
 	"github.com/docir/docir/workspace"
+	"github.com/docir/docir/workspace/wire"
 )
 
 // jsonShape lists a Go struct's JSON members and which of them are always
@@ -83,6 +84,10 @@ func TestShapesMatchGo(t *testing.T) {
 		{"docir/search params", params["docir/search"], docir.SearchParams{}, true, []string{"query"}},
 		{"docir/query params", params["docir/query"], docir.QueryParams{}, true, []string{"expr"}},
 		{"docir/context params", params["docir/context"], docir.ContextParams{}, true, []string{"query"}},
+		{"workspace/status params", params["workspace/status"], docir.StatusParams{}, true, nil},
+		{"workspace/bind params", params["workspace/bind"], docir.BindParams{}, true, nil},
+		{"workspace/replay params", params["workspace/replay"], docir.ReplayParams{}, true, []string{"receipt"}},
+		{"BindingResult", set.Defs.Defs["BindingResult"], docir.BindingResult{}, false, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,18 +106,20 @@ func TestShapesMatchGo(t *testing.T) {
 			if diff := cmp.Diff(required, gotRequired, cmp.Comparer(func(a, b []string) bool { return len(a) == 0 && len(b) == 0 || slices.Equal(a, b) })); diff != "" {
 				t.Errorf("required (-Go +schema):\n%s", diff)
 			}
-			if tt.schema.AdditionalProperties == nil || *tt.schema.AdditionalProperties {
+			if !tt.schema.AdditionalProperties.Closed() {
 				t.Errorf("not closed: additionalProperties must be false")
 			}
 		})
 	}
 	// Every method has a params and a result schema, and the index lists
-	// exactly the methods a fully granted session serves.
+	// exactly the methods a fully granted session with a local store
+	// serves: the read methods, bind and replay (a local store), refresh
+	// (a grant) and read-batch (a selection).
 	var methods []string
 	for _, m := range set.Methods {
 		methods = append(methods, m.Method)
 	}
-	want := append(readbatch.ReadMethods(), "workspace/read-batch", "workspace/refresh")
+	want := append(readbatch.ReadMethods(), wire.MethodReadBatch, wire.MethodRefresh, wire.MethodBind, wire.MethodReplay)
 	slices.Sort(want)
 	slices.Sort(methods)
 	if diff := cmp.Diff(want, methods); diff != "" {
@@ -160,4 +167,25 @@ func TestBoundsMatchGo(t *testing.T) {
 	if c := string(set.Defs.Defs["Discovery"].Properties["schema"].Const); c != `"`+docir.DiscoverySchema+`"` {
 		t.Errorf("discover schema const %s", c)
 	}
+	// The selectors: a generation is a positive number and a receipt is
+	// not empty (the zero values mean "not pinned": docir.Selector.Pinned),
+	// and at most one of them is given.
+	if (docir.Selector{}).Pinned() || !(docir.Selector{ImageRevision: 1}).Pinned() || !(docir.Selector{Binding: "r"}).Pinned() {
+		t.Fatal("docir.Selector: the zero values no longer mean unpinned; revisit the selector bounds")
+	}
+	for _, m := range []string{"docir/get", "docir/search", "docir/query", "docir/context", "workspace/status"} {
+		rev, bnd := p[m].Properties["image_revision"], p[m].Properties["binding"]
+		if rev == nil || bnd == nil {
+			t.Errorf("%s: no selector properties", m)
+			continue
+		}
+		check(m+" image_revision min", rev.Minimum, 1)
+		checkInt(m+" binding min length", bnd.MinLength, 1)
+		if p[m].Not == nil || !slices.Equal(p[m].Not.Required, []string{"image_revision", "binding"}) {
+			t.Errorf("%s: want not {required: [image_revision, binding]}", m)
+		}
+	}
+	check("bind revision min", p["workspace/bind"].Properties["revision"].Minimum, 1)
+	checkInt("bind workspace min length", p["workspace/bind"].Properties["workspace"].MinLength, 1)
+	checkInt("replay receipt min length", p["workspace/replay"].Properties["receipt"].MinLength, 1)
 }

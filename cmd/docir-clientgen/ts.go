@@ -47,6 +47,10 @@ func strip(s *Schema) *Schema {
 		}
 	}
 	c.Items = strip(s.Items)
+	c.Not = strip(s.Not)
+	if s.AdditionalProperties != nil {
+		c.AdditionalProperties = &Additional{Values: strip(s.AdditionalProperties.Values)}
+	}
 	c.OneOf = nil
 	for _, o := range s.OneOf {
 		c.OneOf = append(c.OneOf, strip(o))
@@ -98,6 +102,9 @@ func tsType(s *Schema, indent string) string {
 
 func tsObject(s *Schema, indent string) string {
 	if len(s.order) == 0 {
+		if s.AdditionalProperties != nil && s.AdditionalProperties.Values != nil {
+			return "{ [name: string]: " + tsType(s.AdditionalProperties.Values, indent) + " }"
+		}
 		return "Record<string, never>"
 	}
 	var b strings.Builder
@@ -153,7 +160,7 @@ func TypeScript(set *Set) []byte {
 	for _, m := range set.Methods {
 		name, typ := Camel(m.Method), Pascal(m.Method)
 		fmt.Fprintf(&b, "/** The request frame of %s (no line ending). */\n", m.Method)
-		if len(m.ParamsSchema.order) == 0 {
+		if m.ParamsOptional() {
 			fmt.Fprintf(&b, "export function %s(id: Id, params?: %sParams): string {\n  return request(%q, id, params);\n}\n\n", name, typ, m.Method)
 		} else {
 			fmt.Fprintf(&b, "export function %s(id: Id, params: %sParams): string {\n  return request(%q, id, params);\n}\n\n", name, typ, m.Method)
@@ -191,9 +198,10 @@ interface Schema {
   enum?: unknown[];
   properties?: { [name: string]: Schema };
   required?: string[];
-  additionalProperties?: boolean;
+  additionalProperties?: false | Schema;
   items?: Schema;
   oneOf?: Schema[];
+  not?: Schema;
   minimum?: number;
   maximum?: number;
   minLength?: number;
@@ -261,6 +269,11 @@ function check(s: Schema, v: unknown, path: string, errs: string[]): void {
     }).length;
     if (n !== 1) errs.push(path + ": matches " + n + " of the " + s.oneOf.length + " alternatives; want exactly one");
   }
+  if (s.not !== undefined) {
+    const e: string[] = [];
+    check(s.not, v, path, e);
+    if (e.length === 0) errs.push(path + ": matches what it must not (" + JSON.stringify(s.not) + ")");
+  }
   if (s.type !== undefined) {
     const types = typeof s.type === "string" ? [s.type] : s.type;
     if (!types.some((t) => hasType(t, v))) {
@@ -294,6 +307,7 @@ function check(s: Schema, v: unknown, path: string, errs: string[]): void {
       const p = s.properties?.[name];
       if (p !== undefined) check(p, value, path + "." + name, errs);
       else if (s.additionalProperties === false) errs.push(path + ": unknown member " + JSON.stringify(name));
+      else if (s.additionalProperties !== undefined) check(s.additionalProperties, value, path + "." + name, errs);
     }
   }
 }

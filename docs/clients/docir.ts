@@ -8,6 +8,22 @@
 /** A request id: a string or a number. */
 export type Id = string | number;
 
+/** the reply of workspace/bind and workspace/replay: the binding, its receipt file, and whether its generation is the current one */
+export interface BindingResult {
+  /** the receipt file, as docir bind prints it: hand it back as binding or to workspace/replay byte for byte */
+  receipt: string;
+  /** the receipt's digest (SHA-256, lower-case hex) */
+  digest: string;
+  /** the store's workspace identity (32 lower-case hex digits) */
+  workspace: string;
+  /** the bound generation */
+  revision: number;
+  /** the manifest digest of the bound generation (SHA-256, lower-case hex) */
+  manifest_digest: string;
+  /** whether the bound generation is the store's current one */
+  current: boolean;
+}
+
 /** a hit with its document's estimated tokens and outline */
 export interface ContextHit {
   id: string;
@@ -110,12 +126,18 @@ export interface IndexSummary {
   published: boolean;
   seconds: number;
   warnings: string[];
+  /** markdown files and folders left out by .gitignore files and exclude patterns (an ignored folder counts once) */
+  ignored?: number;
+  /** warnings counted by kind (too_large, binary, outside_roots, parse_budget, ...) */
+  warning_counts?: { [name: string]: number };
 }
 
 /** an address of a doc_ids read that did not resolve */
 export interface Missing {
   address: string;
   reason: "no_document" | "no_section" | "unavailable";
+  /** the nearest ids, for a no_document miss; never applied silently */
+  suggestions?: string[];
 }
 
 /** one section of a document's outline */
@@ -200,28 +222,36 @@ export interface StoreStatus {
   error?: string;
 }
 
-/** give exactly one of doc_id and doc_ids */
+/** give exactly one of doc_id and doc_ids; at most one of the selectors image_revision and binding (neither: the current generation) */
 export interface DocirGetParams {
   /** one address; the result is the document itself */
   doc_id?: string;
   /** 0 to 1000 addresses; the result is {documents, missing} */
   doc_ids?: string[];
+  /** pin the read to this retained generation of the local store (workspace/status gives the current one); one no longer retained answers stale_revision; not with binding */
+  image_revision?: number;
+  /** pin the read to the generation of this binding receipt file (as workspace/bind gives it), once it replays exactly; an edited, foreign or pruned receipt answers binding_rejected; not with image_revision */
+  binding?: string;
 }
 
 /** a document for doc_id, {documents, missing} for doc_ids */
 export type DocirGetResult = Document | GetResult;
 
-/** ranked free text */
+/** ranked free text; at most one of the selectors image_revision and binding (neither: the current generation) */
 export interface DocirSearchParams {
   /** free text, not blank; at most 4096 bytes once trimmed */
   query: string;
   /** documents; 0 or absent: 10 */
   limit?: number;
+  /** pin the read to this retained generation of the local store (workspace/status gives the current one); one no longer retained answers stale_revision; not with binding */
+  image_revision?: number;
+  /** pin the read to the generation of this binding receipt file (as workspace/bind gives it), once it replays exactly; an edited, foreign or pruned receipt answers binding_rejected; not with image_revision */
+  binding?: string;
 }
 
 export type DocirSearchResult = SearchResult;
 
-/** field filters over front matter and metadata */
+/** field filters over front matter and metadata; at most one of the selectors image_revision and binding (neither: the current generation) */
 export interface DocirQueryParams {
   /** a query expression (kind:adr status:accepted) */
   expr: string;
@@ -229,11 +259,15 @@ export interface DocirQueryParams {
   limit?: number;
   /** a field, -field for descending */
   sort?: string;
+  /** pin the read to this retained generation of the local store (workspace/status gives the current one); one no longer retained answers stale_revision; not with binding */
+  image_revision?: number;
+  /** pin the read to the generation of this binding receipt file (as workspace/bind gives it), once it replays exactly; an edited, foreign or pruned receipt answers binding_rejected; not with image_revision */
+  binding?: string;
 }
 
 export type DocirQueryResult = SearchResult;
 
-/** what to read next within a token budget */
+/** what to read next within a token budget; at most one of the selectors image_revision and binding (neither: the current generation) */
 export interface DocirContextParams {
   /** free text, not blank; at most 4096 bytes once trimmed */
   query: string;
@@ -241,12 +275,21 @@ export interface DocirContextParams {
   budget?: number;
   /** documents; 0 or absent: 10 */
   limit?: number;
+  /** pin the read to this retained generation of the local store (workspace/status gives the current one); one no longer retained answers stale_revision; not with binding */
+  image_revision?: number;
+  /** pin the read to the generation of this binding receipt file (as workspace/bind gives it), once it replays exactly; an edited, foreign or pruned receipt answers binding_rejected; not with image_revision */
+  binding?: string;
 }
 
 export type DocirContextResult = ContextResult;
 
-/** none: params absent, null or {} */
-export type WorkspaceStatusParams = Record<string, never> | null;
+/** none (params absent, null or {}: the current generation), or a selector: at most one of image_revision and binding */
+export type WorkspaceStatusParams = {
+  /** pin the read to this retained generation of the local store (workspace/status gives the current one); one no longer retained answers stale_revision; not with binding */
+  image_revision?: number;
+  /** pin the read to the generation of this binding receipt file (as workspace/bind gives it), once it replays exactly; an edited, foreign or pruned receipt answers binding_rejected; not with image_revision */
+  binding?: string;
+} | null;
 
 export type WorkspaceStatusResult = Status;
 
@@ -254,6 +297,26 @@ export type WorkspaceStatusResult = Status;
 export type WorkspaceDiscoverParams = Record<string, never> | null;
 
 export type WorkspaceDiscoverResult = Discovery;
+
+/** none (params absent, null or {}): bind to the current generation; workspace and revision together: bind to that retained generation of that workspace (a select) */
+export type WorkspaceBindParams = {
+  /** the workspace identity (a BindingResult's workspace: 32 lower-case hex digits); with revision */
+  workspace?: string;
+  /** a retained generation; with workspace */
+  revision?: number;
+} | null;
+
+export type WorkspaceBindResult = BindingResult;
+
+/** verify a binding receipt file against the local store */
+export interface WorkspaceReplayParams {
+  /** a receipt file, byte for byte as workspace/bind or docir bind gave it */
+  receipt: string;
+  /** also require the receipt's generation to be the current one (else stale_revision) */
+  require_current?: boolean;
+}
+
+export type WorkspaceReplayResult = BindingResult;
 
 /** none: params absent, null or {} */
 export type WorkspaceRefreshParams = Record<string, never> | null;
@@ -273,7 +336,7 @@ export interface WorkspaceReadBatchParams {
 export type WorkspaceReadBatchResult = ReadBatchResult;
 
 /** The schemas every frame and reply is checked against. */
-const SCHEMAS: Schemas = {"defs":{"ContextHit":{"type":"object","properties":{"id":{"type":"string"},"matched_section":{"type":"string"},"outline":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/OutlineEntry"}},"path":{"type":"string"},"score":{"type":"number"},"snippet":{"type":"string","maxLength":240},"store":{"type":"string"},"title":{"type":"string"},"tokens":{"type":"integer","minimum":0}},"required":["id","title","path","store","score","matched_section","tokens","outline"],"additionalProperties":false},"ContextResult":{"type":"object","properties":{"addresses":{"type":"array","items":{"type":"string"}},"budget":{"type":"integer","minimum":1},"generation":{"type":"integer","minimum":0},"hits":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/ContextHit"}},"query":{"type":"string"},"stores":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/StoreStatus"}},"tokens":{"type":"integer","minimum":0},"warnings":{"type":"array","items":{"type":"string"}}},"required":["query","budget","hits","addresses","tokens","generation"],"additionalProperties":false},"Discovery":{"type":"object","properties":{"capabilities":{"type":"array","items":{"enum":["parallel_read","refresh"]}},"limits":{"$ref":"docir.defs.json#/$defs/SessionLimits"},"methods":{"type":"array","items":{"type":"string"}},"policy":{"type":["string","null"]},"read_batch_workers":{"type":"integer","minimum":1,"maximum":4},"schema":{"const":"docir.discover.v1"},"server":{"const":"docir"},"version":{"type":"string"}},"required":["schema","server","version","policy","methods","capabilities","limits"],"additionalProperties":false},"Document":{"type":"object","properties":{"address":{"type":"string"},"body":{"type":"string"},"generation":{"type":"integer","minimum":0},"id":{"type":"string"},"path":{"type":"string"},"section":{"$ref":"docir.defs.json#/$defs/SectionRef"},"store":{"type":"string"},"title":{"type":"string"}},"required":["address","id","title","path","store","generation","body"],"additionalProperties":false},"GetResult":{"type":"object","properties":{"documents":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/Document"}},"missing":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/Missing"}},"warnings":{"type":"array","items":{"type":"string"}}},"required":["documents","missing"],"additionalProperties":false},"Hit":{"type":"object","properties":{"id":{"type":"string"},"matched_section":{"type":"string"},"path":{"type":"string"},"score":{"type":"number"},"snippet":{"type":"string","maxLength":240},"store":{"type":"string"},"title":{"type":"string"}},"required":["id","title","path","store","score","matched_section"],"additionalProperties":false},"IndexSummary":{"type":"object","properties":{"added":{"type":"integer","minimum":0},"changed":{"type":"integer","minimum":0},"documents":{"type":"integer","minimum":0},"generation":{"type":"integer","minimum":0},"published":{"type":"boolean"},"removed":{"type":"integer","minimum":0},"seconds":{"type":"number","minimum":0},"unchanged":{"type":"integer","minimum":0},"warnings":{"type":"array","items":{"type":"string"}}},"required":["added","changed","removed","unchanged","documents","generation","published","seconds","warnings"],"additionalProperties":false},"Missing":{"type":"object","properties":{"address":{"type":"string"},"reason":{"enum":["no_document","no_section","unavailable"]}},"required":["address","reason"],"additionalProperties":false},"OutlineEntry":{"type":"object","properties":{"address":{"type":"string"},"heading":{"type":"string"},"level":{"type":"integer","minimum":1,"maximum":6},"tokens":{"type":"integer","minimum":0}},"required":["address","heading","level","tokens"],"additionalProperties":false},"PeerStatus":{"type":"object","properties":{"documents":{"type":"integer","minimum":0},"error":{"type":"string"},"generation":{"type":"integer","minimum":0},"kind":{"enum":["path","url"]},"location":{"type":"string"},"name":{"type":"string"},"status":{"enum":["ok","failed"]}},"required":["name","kind","location","status"],"additionalProperties":false},"ReadBatchResult":{"type":"object","properties":{"responses":{"type":"array","items":{"type":["string","null"]},"minItems":1,"maxItems":16},"schema":{"const":"docir.read-batch.v1"},"source_authority":{"const":false}},"required":["schema","responses","source_authority"],"additionalProperties":false},"SearchResult":{"type":"object","properties":{"hits":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/Hit"}},"query":{"type":"string"},"stores":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/StoreStatus"}},"total":{"type":"integer","minimum":0},"warnings":{"type":"array","items":{"type":"string"}}},"required":["query","hits","total"],"additionalProperties":false},"SectionRef":{"type":"object","properties":{"heading":{"type":"string"},"level":{"type":"integer","minimum":1,"maximum":6},"slug":{"type":"string"}},"required":["slug","heading","level"],"additionalProperties":false},"SessionLimits":{"type":"object","properties":{"max_doc_ids":{"type":"integer","minimum":1},"max_frame_bytes":{"type":"integer","minimum":1},"max_reply_bytes":{"type":"integer","minimum":1}},"required":["max_frame_bytes","max_reply_bytes","max_doc_ids"],"additionalProperties":false},"SourceInfo":{"type":"object","properties":{"path":{"type":"string"},"prefix":{"type":"string"}},"required":["path"],"additionalProperties":false},"Status":{"type":"object","properties":{"documents":{"type":"integer","minimum":0},"format":{"type":"integer","minimum":1},"generation":{"type":"integer","minimum":0},"peers":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/PeerStatus"}},"sources":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/SourceInfo"}},"store":{"type":"string"}},"required":["store","format","generation","documents","sources"],"additionalProperties":false},"StoreStatus":{"type":"object","properties":{"error":{"type":"string"},"status":{"enum":["ok","failed"]},"store":{"type":"string"}},"required":["store","status"],"additionalProperties":false}},"methods":{"docir/context":{"params":{"type":"object","properties":{"budget":{"type":"integer","minimum":0,"maximum":1048576},"limit":{"type":"integer","minimum":0,"maximum":1000},"query":{"type":"string","minLength":1,"pattern":"\\S"}},"required":["query"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/ContextResult"}},"docir/get":{"params":{"type":"object","properties":{"doc_id":{"type":"string"},"doc_ids":{"type":"array","items":{"type":"string"},"maxItems":1000}},"additionalProperties":false,"oneOf":[{"required":["doc_id"]},{"required":["doc_ids"]}]},"result":{"oneOf":[{"$ref":"docir.defs.json#/$defs/Document"},{"$ref":"docir.defs.json#/$defs/GetResult"}]}},"docir/query":{"params":{"type":"object","properties":{"expr":{"type":"string"},"limit":{"type":"integer","minimum":0,"maximum":1000},"sort":{"type":"string"}},"required":["expr"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/SearchResult"}},"docir/search":{"params":{"type":"object","properties":{"limit":{"type":"integer","minimum":0,"maximum":1000},"query":{"type":"string","minLength":1,"pattern":"\\S"}},"required":["query"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/SearchResult"}},"workspace/discover":{"params":{"type":["object","null"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/Discovery"}},"workspace/read-batch":{"params":{"type":"object","properties":{"batch":{"type":"object","properties":{"frames":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":16}},"required":["frames"],"additionalProperties":false},"image_revision":{"type":"integer","minimum":1}},"required":["image_revision","batch"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/ReadBatchResult"}},"workspace/refresh":{"params":{"type":["object","null"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/IndexSummary"}},"workspace/status":{"params":{"type":["object","null"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/Status"}}}};
+const SCHEMAS: Schemas = {"defs":{"BindingResult":{"type":"object","properties":{"current":{"type":"boolean"},"digest":{"type":"string","pattern":"^[0-9a-f]{64}$"},"manifest_digest":{"type":"string","pattern":"^[0-9a-f]{64}$"},"receipt":{"type":"string","minLength":1},"revision":{"type":"integer","minimum":1},"workspace":{"type":"string","pattern":"^[0-9a-f]{32}$"}},"required":["receipt","digest","workspace","revision","manifest_digest","current"],"additionalProperties":false},"ContextHit":{"type":"object","properties":{"id":{"type":"string"},"matched_section":{"type":"string"},"outline":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/OutlineEntry"}},"path":{"type":"string"},"score":{"type":"number"},"snippet":{"type":"string","maxLength":240},"store":{"type":"string"},"title":{"type":"string"},"tokens":{"type":"integer","minimum":0}},"required":["id","title","path","store","score","matched_section","tokens","outline"],"additionalProperties":false},"ContextResult":{"type":"object","properties":{"addresses":{"type":"array","items":{"type":"string"}},"budget":{"type":"integer","minimum":1},"generation":{"type":"integer","minimum":0},"hits":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/ContextHit"}},"query":{"type":"string"},"stores":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/StoreStatus"}},"tokens":{"type":"integer","minimum":0},"warnings":{"type":"array","items":{"type":"string"}}},"required":["query","budget","hits","addresses","tokens","generation"],"additionalProperties":false},"Discovery":{"type":"object","properties":{"capabilities":{"type":"array","items":{"enum":["parallel_read","refresh"]}},"limits":{"$ref":"docir.defs.json#/$defs/SessionLimits"},"methods":{"type":"array","items":{"type":"string"}},"policy":{"type":["string","null"]},"read_batch_workers":{"type":"integer","minimum":1,"maximum":4},"schema":{"const":"docir.discover.v1"},"server":{"const":"docir"},"version":{"type":"string"}},"required":["schema","server","version","policy","methods","capabilities","limits"],"additionalProperties":false},"Document":{"type":"object","properties":{"address":{"type":"string"},"body":{"type":"string"},"generation":{"type":"integer","minimum":0},"id":{"type":"string"},"path":{"type":"string"},"section":{"$ref":"docir.defs.json#/$defs/SectionRef"},"store":{"type":"string"},"title":{"type":"string"}},"required":["address","id","title","path","store","generation","body"],"additionalProperties":false},"GetResult":{"type":"object","properties":{"documents":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/Document"}},"missing":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/Missing"}},"warnings":{"type":"array","items":{"type":"string"}}},"required":["documents","missing"],"additionalProperties":false},"Hit":{"type":"object","properties":{"id":{"type":"string"},"matched_section":{"type":"string"},"path":{"type":"string"},"score":{"type":"number"},"snippet":{"type":"string","maxLength":240},"store":{"type":"string"},"title":{"type":"string"}},"required":["id","title","path","store","score","matched_section"],"additionalProperties":false},"IndexSummary":{"type":"object","properties":{"added":{"type":"integer","minimum":0},"changed":{"type":"integer","minimum":0},"documents":{"type":"integer","minimum":0},"generation":{"type":"integer","minimum":0},"ignored":{"type":"integer","minimum":0},"published":{"type":"boolean"},"removed":{"type":"integer","minimum":0},"seconds":{"type":"number","minimum":0},"unchanged":{"type":"integer","minimum":0},"warning_counts":{"type":"object","additionalProperties":{"type":"integer","minimum":1}},"warnings":{"type":"array","items":{"type":"string"}}},"required":["added","changed","removed","unchanged","documents","generation","published","seconds","warnings"],"additionalProperties":false},"Missing":{"type":"object","properties":{"address":{"type":"string"},"reason":{"enum":["no_document","no_section","unavailable"]},"suggestions":{"type":"array","items":{"type":"string"}}},"required":["address","reason"],"additionalProperties":false},"OutlineEntry":{"type":"object","properties":{"address":{"type":"string"},"heading":{"type":"string"},"level":{"type":"integer","minimum":1,"maximum":6},"tokens":{"type":"integer","minimum":0}},"required":["address","heading","level","tokens"],"additionalProperties":false},"PeerStatus":{"type":"object","properties":{"documents":{"type":"integer","minimum":0},"error":{"type":"string"},"generation":{"type":"integer","minimum":0},"kind":{"enum":["path","url"]},"location":{"type":"string"},"name":{"type":"string"},"status":{"enum":["ok","failed"]}},"required":["name","kind","location","status"],"additionalProperties":false},"ReadBatchResult":{"type":"object","properties":{"responses":{"type":"array","items":{"type":["string","null"]},"minItems":1,"maxItems":16},"schema":{"const":"docir.read-batch.v1"},"source_authority":{"const":false}},"required":["schema","responses","source_authority"],"additionalProperties":false},"SearchResult":{"type":"object","properties":{"hits":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/Hit"}},"query":{"type":"string"},"stores":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/StoreStatus"}},"total":{"type":"integer","minimum":0},"warnings":{"type":"array","items":{"type":"string"}}},"required":["query","hits","total"],"additionalProperties":false},"SectionRef":{"type":"object","properties":{"heading":{"type":"string"},"level":{"type":"integer","minimum":1,"maximum":6},"slug":{"type":"string"}},"required":["slug","heading","level"],"additionalProperties":false},"SessionLimits":{"type":"object","properties":{"max_doc_ids":{"type":"integer","minimum":1},"max_frame_bytes":{"type":"integer","minimum":1},"max_reply_bytes":{"type":"integer","minimum":1}},"required":["max_frame_bytes","max_reply_bytes","max_doc_ids"],"additionalProperties":false},"SourceInfo":{"type":"object","properties":{"path":{"type":"string"},"prefix":{"type":"string"}},"required":["path"],"additionalProperties":false},"Status":{"type":"object","properties":{"documents":{"type":"integer","minimum":0},"format":{"type":"integer","minimum":1},"generation":{"type":"integer","minimum":0},"peers":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/PeerStatus"}},"sources":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/SourceInfo"}},"store":{"type":"string"}},"required":["store","format","generation","documents","sources"],"additionalProperties":false},"StoreStatus":{"type":"object","properties":{"error":{"type":"string"},"status":{"enum":["ok","failed"]},"store":{"type":"string"}},"required":["store","status"],"additionalProperties":false}},"methods":{"docir/context":{"params":{"type":"object","properties":{"binding":{"type":"string","minLength":1},"budget":{"type":"integer","minimum":0,"maximum":1048576},"image_revision":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":0,"maximum":1000},"query":{"type":"string","minLength":1,"pattern":"\\S"}},"required":["query"],"additionalProperties":false,"not":{"type":"object","required":["image_revision","binding"]}},"result":{"$ref":"docir.defs.json#/$defs/ContextResult"}},"docir/get":{"params":{"type":"object","properties":{"binding":{"type":"string","minLength":1},"doc_id":{"type":"string"},"doc_ids":{"type":"array","items":{"type":"string"},"maxItems":1000},"image_revision":{"type":"integer","minimum":1}},"additionalProperties":false,"oneOf":[{"required":["doc_id"]},{"required":["doc_ids"]}],"not":{"type":"object","required":["image_revision","binding"]}},"result":{"oneOf":[{"$ref":"docir.defs.json#/$defs/Document"},{"$ref":"docir.defs.json#/$defs/GetResult"}]}},"docir/query":{"params":{"type":"object","properties":{"binding":{"type":"string","minLength":1},"expr":{"type":"string"},"image_revision":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":0,"maximum":1000},"sort":{"type":"string"}},"required":["expr"],"additionalProperties":false,"not":{"type":"object","required":["image_revision","binding"]}},"result":{"$ref":"docir.defs.json#/$defs/SearchResult"}},"docir/search":{"params":{"type":"object","properties":{"binding":{"type":"string","minLength":1},"image_revision":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":0,"maximum":1000},"query":{"type":"string","minLength":1,"pattern":"\\S"}},"required":["query"],"additionalProperties":false,"not":{"type":"object","required":["image_revision","binding"]}},"result":{"$ref":"docir.defs.json#/$defs/SearchResult"}},"workspace/bind":{"params":{"type":["object","null"],"properties":{"revision":{"type":"integer","minimum":1},"workspace":{"type":"string","minLength":1,"pattern":"^[0-9a-f]{32}$"}},"additionalProperties":false,"not":{"type":"object","oneOf":[{"required":["workspace"]},{"required":["revision"]}]}},"result":{"$ref":"docir.defs.json#/$defs/BindingResult"}},"workspace/discover":{"params":{"type":["object","null"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/Discovery"}},"workspace/read-batch":{"params":{"type":"object","properties":{"batch":{"type":"object","properties":{"frames":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":16}},"required":["frames"],"additionalProperties":false},"image_revision":{"type":"integer","minimum":1}},"required":["image_revision","batch"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/ReadBatchResult"}},"workspace/refresh":{"params":{"type":["object","null"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/IndexSummary"}},"workspace/replay":{"params":{"type":"object","properties":{"receipt":{"type":"string","minLength":1},"require_current":{"type":"boolean"}},"required":["receipt"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/BindingResult"}},"workspace/status":{"params":{"type":["object","null"],"properties":{"binding":{"type":"string","minLength":1},"image_revision":{"type":"integer","minimum":1}},"additionalProperties":false,"not":{"type":"object","required":["image_revision","binding"]}},"result":{"$ref":"docir.defs.json#/$defs/Status"}}}};
 
 /** A JSON-RPC error: the number, a message for people, docir's stable code. */
 export interface RpcError {
@@ -302,9 +365,10 @@ interface Schema {
   enum?: unknown[];
   properties?: { [name: string]: Schema };
   required?: string[];
-  additionalProperties?: boolean;
+  additionalProperties?: false | Schema;
   items?: Schema;
   oneOf?: Schema[];
+  not?: Schema;
   minimum?: number;
   maximum?: number;
   minLength?: number;
@@ -372,6 +436,11 @@ function check(s: Schema, v: unknown, path: string, errs: string[]): void {
     }).length;
     if (n !== 1) errs.push(path + ": matches " + n + " of the " + s.oneOf.length + " alternatives; want exactly one");
   }
+  if (s.not !== undefined) {
+    const e: string[] = [];
+    check(s.not, v, path, e);
+    if (e.length === 0) errs.push(path + ": matches what it must not (" + JSON.stringify(s.not) + ")");
+  }
   if (s.type !== undefined) {
     const types = typeof s.type === "string" ? [s.type] : s.type;
     if (!types.some((t) => hasType(t, v))) {
@@ -405,6 +474,7 @@ function check(s: Schema, v: unknown, path: string, errs: string[]): void {
       const p = s.properties?.[name];
       if (p !== undefined) check(p, value, path + "." + name, errs);
       else if (s.additionalProperties === false) errs.push(path + ": unknown member " + JSON.stringify(name));
+      else if (s.additionalProperties !== undefined) check(s.additionalProperties, value, path + "." + name, errs);
     }
   }
 }
@@ -531,6 +601,26 @@ export function workspaceDiscover(id: Id, params?: WorkspaceDiscoverParams): str
 /** Decodes a reply line of workspace/discover; throws SchemaError when it is not one. */
 export function decodeWorkspaceDiscover(line: string): Reply<WorkspaceDiscoverResult> {
   return decode<WorkspaceDiscoverResult>("workspace/discover", line);
+}
+
+/** The request frame of workspace/bind (no line ending). */
+export function workspaceBind(id: Id, params?: WorkspaceBindParams): string {
+  return request("workspace/bind", id, params);
+}
+
+/** Decodes a reply line of workspace/bind; throws SchemaError when it is not one. */
+export function decodeWorkspaceBind(line: string): Reply<WorkspaceBindResult> {
+  return decode<WorkspaceBindResult>("workspace/bind", line);
+}
+
+/** The request frame of workspace/replay (no line ending). */
+export function workspaceReplay(id: Id, params: WorkspaceReplayParams): string {
+  return request("workspace/replay", id, params);
+}
+
+/** Decodes a reply line of workspace/replay; throws SchemaError when it is not one. */
+export function decodeWorkspaceReplay(line: string): Reply<WorkspaceReplayResult> {
+  return decode<WorkspaceReplayResult>("workspace/replay", line);
 }
 
 /** The request frame of workspace/refresh (no line ending). */

@@ -16,6 +16,23 @@ Id = Union[str, int]
 
 T = TypeVar("T")
 
+class BindingResult(TypedDict):
+    "the reply of workspace/bind and workspace/replay: the binding, its receipt file, and whether its generation is the current one"
+
+    receipt: str
+    "the receipt file, as docir bind prints it: hand it back as binding or to workspace/replay byte for byte"
+    digest: str
+    "the receipt's digest (SHA-256, lower-case hex)"
+    workspace: str
+    "the store's workspace identity (32 lower-case hex digits)"
+    revision: int
+    "the bound generation"
+    manifest_digest: str
+    "the manifest digest of the bound generation (SHA-256, lower-case hex)"
+    current: bool
+    "whether the bound generation is the store's current one"
+
+
 class ContextHit(TypedDict):
     "a hit with its document's estimated tokens and outline"
 
@@ -125,6 +142,10 @@ class IndexSummary(TypedDict):
     "false when nothing changed"
     seconds: float
     warnings: List[str]
+    ignored: NotRequired[int]
+    "markdown files and folders left out by .gitignore files and exclude patterns (an ignored folder counts once)"
+    warning_counts: NotRequired[Dict[str, int]]
+    "warnings counted by kind (too_large, binary, outside_roots, parse_budget, ...)"
 
 
 class Missing(TypedDict):
@@ -132,6 +153,8 @@ class Missing(TypedDict):
 
     address: str
     reason: Literal["no_document", "no_section", "unavailable"]
+    suggestions: NotRequired[List[str]]
+    "the nearest ids, for a no_document miss; never applied silently"
 
 
 class OutlineEntry(TypedDict):
@@ -226,12 +249,16 @@ class StoreStatus(TypedDict):
 
 
 class DocirGetParams(TypedDict):
-    "give exactly one of doc_id and doc_ids"
+    "give exactly one of doc_id and doc_ids; at most one of the selectors image_revision and binding (neither: the current generation)"
 
     doc_id: NotRequired[str]
     "one address; the result is the document itself"
     doc_ids: NotRequired[List[str]]
     "0 to 1000 addresses; the result is {documents, missing}"
+    image_revision: NotRequired[int]
+    "pin the read to this retained generation of the local store (workspace/status gives the current one); one no longer retained answers stale_revision; not with binding"
+    binding: NotRequired[str]
+    "pin the read to the generation of this binding receipt file (as workspace/bind gives it), once it replays exactly; an edited, foreign or pruned receipt answers binding_rejected; not with image_revision"
 
 
 DocirGetResult = Union[Document, GetResult]
@@ -239,19 +266,23 @@ DocirGetResult = Union[Document, GetResult]
 
 
 class DocirSearchParams(TypedDict):
-    "ranked free text"
+    "ranked free text; at most one of the selectors image_revision and binding (neither: the current generation)"
 
     query: str
     "free text, not blank; at most 4096 bytes once trimmed"
     limit: NotRequired[int]
     "documents; 0 or absent: 10"
+    image_revision: NotRequired[int]
+    "pin the read to this retained generation of the local store (workspace/status gives the current one); one no longer retained answers stale_revision; not with binding"
+    binding: NotRequired[str]
+    "pin the read to the generation of this binding receipt file (as workspace/bind gives it), once it replays exactly; an edited, foreign or pruned receipt answers binding_rejected; not with image_revision"
 
 
 DocirSearchResult = SearchResult
 
 
 class DocirQueryParams(TypedDict):
-    "field filters over front matter and metadata"
+    "field filters over front matter and metadata; at most one of the selectors image_revision and binding (neither: the current generation)"
 
     expr: str
     "a query expression (kind:adr status:accepted)"
@@ -259,13 +290,17 @@ class DocirQueryParams(TypedDict):
     "documents; 0 or absent: 10"
     sort: NotRequired[str]
     "a field, -field for descending"
+    image_revision: NotRequired[int]
+    "pin the read to this retained generation of the local store (workspace/status gives the current one); one no longer retained answers stale_revision; not with binding"
+    binding: NotRequired[str]
+    "pin the read to the generation of this binding receipt file (as workspace/bind gives it), once it replays exactly; an edited, foreign or pruned receipt answers binding_rejected; not with image_revision"
 
 
 DocirQueryResult = SearchResult
 
 
 class DocirContextParams(TypedDict):
-    "what to read next within a token budget"
+    "what to read next within a token budget; at most one of the selectors image_revision and binding (neither: the current generation)"
 
     query: str
     "free text, not blank; at most 4096 bytes once trimmed"
@@ -273,13 +308,26 @@ class DocirContextParams(TypedDict):
     "tokens; 0 or absent: 4000"
     limit: NotRequired[int]
     "documents; 0 or absent: 10"
+    image_revision: NotRequired[int]
+    "pin the read to this retained generation of the local store (workspace/status gives the current one); one no longer retained answers stale_revision; not with binding"
+    binding: NotRequired[str]
+    "pin the read to the generation of this binding receipt file (as workspace/bind gives it), once it replays exactly; an edited, foreign or pruned receipt answers binding_rejected; not with image_revision"
 
 
 DocirContextResult = ContextResult
 
 
-WorkspaceStatusParams = Union[Dict[str, Any], None]
-"none: params absent, null or {}"
+class WorkspaceStatusParamsObject(TypedDict):
+    "none (params absent, null or {}: the current generation), or a selector: at most one of image_revision and binding"
+
+    image_revision: NotRequired[int]
+    "pin the read to this retained generation of the local store (workspace/status gives the current one); one no longer retained answers stale_revision; not with binding"
+    binding: NotRequired[str]
+    "pin the read to the generation of this binding receipt file (as workspace/bind gives it), once it replays exactly; an edited, foreign or pruned receipt answers binding_rejected; not with image_revision"
+
+
+WorkspaceStatusParams = Union[WorkspaceStatusParamsObject, None]
+"none (params absent, null or {}: the current generation), or a selector: at most one of image_revision and binding"
 
 
 WorkspaceStatusResult = Status
@@ -290,6 +338,34 @@ WorkspaceDiscoverParams = Union[Dict[str, Any], None]
 
 
 WorkspaceDiscoverResult = Discovery
+
+
+class WorkspaceBindParamsObject(TypedDict):
+    "none (params absent, null or {}): bind to the current generation; workspace and revision together: bind to that retained generation of that workspace (a select)"
+
+    workspace: NotRequired[str]
+    "the workspace identity (a BindingResult's workspace: 32 lower-case hex digits); with revision"
+    revision: NotRequired[int]
+    "a retained generation; with workspace"
+
+
+WorkspaceBindParams = Union[WorkspaceBindParamsObject, None]
+"none (params absent, null or {}): bind to the current generation; workspace and revision together: bind to that retained generation of that workspace (a select)"
+
+
+WorkspaceBindResult = BindingResult
+
+
+class WorkspaceReplayParams(TypedDict):
+    "verify a binding receipt file against the local store"
+
+    receipt: str
+    "a receipt file, byte for byte as workspace/bind or docir bind gave it"
+    require_current: NotRequired[bool]
+    "also require the receipt's generation to be the current one (else stale_revision)"
+
+
+WorkspaceReplayResult = BindingResult
 
 
 WorkspaceRefreshParams = Union[Dict[str, Any], None]
@@ -317,7 +393,7 @@ class WorkspaceReadBatchParams(TypedDict):
 WorkspaceReadBatchResult = ReadBatchResult
 
 
-_SCHEMAS: Dict[str, Any] = json.loads("{\"defs\":{\"ContextHit\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"matched_section\":{\"type\":\"string\"},\"outline\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/OutlineEntry\"}},\"path\":{\"type\":\"string\"},\"score\":{\"type\":\"number\"},\"snippet\":{\"type\":\"string\",\"maxLength\":240},\"store\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},\"tokens\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"id\",\"title\",\"path\",\"store\",\"score\",\"matched_section\",\"tokens\",\"outline\"],\"additionalProperties\":false},\"ContextResult\":{\"type\":\"object\",\"properties\":{\"addresses\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"budget\":{\"type\":\"integer\",\"minimum\":1},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"hits\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/ContextHit\"}},\"query\":{\"type\":\"string\"},\"stores\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/StoreStatus\"}},\"tokens\":{\"type\":\"integer\",\"minimum\":0},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"query\",\"budget\",\"hits\",\"addresses\",\"tokens\",\"generation\"],\"additionalProperties\":false},\"Discovery\":{\"type\":\"object\",\"properties\":{\"capabilities\":{\"type\":\"array\",\"items\":{\"enum\":[\"parallel_read\",\"refresh\"]}},\"limits\":{\"$ref\":\"docir.defs.json#/$defs/SessionLimits\"},\"methods\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"policy\":{\"type\":[\"string\",\"null\"]},\"read_batch_workers\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4},\"schema\":{\"const\":\"docir.discover.v1\"},\"server\":{\"const\":\"docir\"},\"version\":{\"type\":\"string\"}},\"required\":[\"schema\",\"server\",\"version\",\"policy\",\"methods\",\"capabilities\",\"limits\"],\"additionalProperties\":false},\"Document\":{\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"string\"},\"body\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"id\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},\"section\":{\"$ref\":\"docir.defs.json#/$defs/SectionRef\"},\"store\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"}},\"required\":[\"address\",\"id\",\"title\",\"path\",\"store\",\"generation\",\"body\"],\"additionalProperties\":false},\"GetResult\":{\"type\":\"object\",\"properties\":{\"documents\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/Document\"}},\"missing\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/Missing\"}},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"documents\",\"missing\"],\"additionalProperties\":false},\"Hit\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"matched_section\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},\"score\":{\"type\":\"number\"},\"snippet\":{\"type\":\"string\",\"maxLength\":240},\"store\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"}},\"required\":[\"id\",\"title\",\"path\",\"store\",\"score\",\"matched_section\"],\"additionalProperties\":false},\"IndexSummary\":{\"type\":\"object\",\"properties\":{\"added\":{\"type\":\"integer\",\"minimum\":0},\"changed\":{\"type\":\"integer\",\"minimum\":0},\"documents\":{\"type\":\"integer\",\"minimum\":0},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"published\":{\"type\":\"boolean\"},\"removed\":{\"type\":\"integer\",\"minimum\":0},\"seconds\":{\"type\":\"number\",\"minimum\":0},\"unchanged\":{\"type\":\"integer\",\"minimum\":0},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"added\",\"changed\",\"removed\",\"unchanged\",\"documents\",\"generation\",\"published\",\"seconds\",\"warnings\"],\"additionalProperties\":false},\"Missing\":{\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"string\"},\"reason\":{\"enum\":[\"no_document\",\"no_section\",\"unavailable\"]}},\"required\":[\"address\",\"reason\"],\"additionalProperties\":false},\"OutlineEntry\":{\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"string\"},\"heading\":{\"type\":\"string\"},\"level\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":6},\"tokens\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"address\",\"heading\",\"level\",\"tokens\"],\"additionalProperties\":false},\"PeerStatus\":{\"type\":\"object\",\"properties\":{\"documents\":{\"type\":\"integer\",\"minimum\":0},\"error\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"kind\":{\"enum\":[\"path\",\"url\"]},\"location\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"status\":{\"enum\":[\"ok\",\"failed\"]}},\"required\":[\"name\",\"kind\",\"location\",\"status\"],\"additionalProperties\":false},\"ReadBatchResult\":{\"type\":\"object\",\"properties\":{\"responses\":{\"type\":\"array\",\"items\":{\"type\":[\"string\",\"null\"]},\"minItems\":1,\"maxItems\":16},\"schema\":{\"const\":\"docir.read-batch.v1\"},\"source_authority\":{\"const\":false}},\"required\":[\"schema\",\"responses\",\"source_authority\"],\"additionalProperties\":false},\"SearchResult\":{\"type\":\"object\",\"properties\":{\"hits\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/Hit\"}},\"query\":{\"type\":\"string\"},\"stores\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/StoreStatus\"}},\"total\":{\"type\":\"integer\",\"minimum\":0},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"query\",\"hits\",\"total\"],\"additionalProperties\":false},\"SectionRef\":{\"type\":\"object\",\"properties\":{\"heading\":{\"type\":\"string\"},\"level\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":6},\"slug\":{\"type\":\"string\"}},\"required\":[\"slug\",\"heading\",\"level\"],\"additionalProperties\":false},\"SessionLimits\":{\"type\":\"object\",\"properties\":{\"max_doc_ids\":{\"type\":\"integer\",\"minimum\":1},\"max_frame_bytes\":{\"type\":\"integer\",\"minimum\":1},\"max_reply_bytes\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"max_frame_bytes\",\"max_reply_bytes\",\"max_doc_ids\"],\"additionalProperties\":false},\"SourceInfo\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"prefix\":{\"type\":\"string\"}},\"required\":[\"path\"],\"additionalProperties\":false},\"Status\":{\"type\":\"object\",\"properties\":{\"documents\":{\"type\":\"integer\",\"minimum\":0},\"format\":{\"type\":\"integer\",\"minimum\":1},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"peers\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/PeerStatus\"}},\"sources\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/SourceInfo\"}},\"store\":{\"type\":\"string\"}},\"required\":[\"store\",\"format\",\"generation\",\"documents\",\"sources\"],\"additionalProperties\":false},\"StoreStatus\":{\"type\":\"object\",\"properties\":{\"error\":{\"type\":\"string\"},\"status\":{\"enum\":[\"ok\",\"failed\"]},\"store\":{\"type\":\"string\"}},\"required\":[\"store\",\"status\"],\"additionalProperties\":false}},\"methods\":{\"docir/context\":{\"params\":{\"type\":\"object\",\"properties\":{\"budget\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1048576},\"limit\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1000},\"query\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"\\\\S\"}},\"required\":[\"query\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/ContextResult\"}},\"docir/get\":{\"params\":{\"type\":\"object\",\"properties\":{\"doc_id\":{\"type\":\"string\"},\"doc_ids\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":1000}},\"additionalProperties\":false,\"oneOf\":[{\"required\":[\"doc_id\"]},{\"required\":[\"doc_ids\"]}]},\"result\":{\"oneOf\":[{\"$ref\":\"docir.defs.json#/$defs/Document\"},{\"$ref\":\"docir.defs.json#/$defs/GetResult\"}]}},\"docir/query\":{\"params\":{\"type\":\"object\",\"properties\":{\"expr\":{\"type\":\"string\"},\"limit\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1000},\"sort\":{\"type\":\"string\"}},\"required\":[\"expr\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/SearchResult\"}},\"docir/search\":{\"params\":{\"type\":\"object\",\"properties\":{\"limit\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1000},\"query\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"\\\\S\"}},\"required\":[\"query\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/SearchResult\"}},\"workspace/discover\":{\"params\":{\"type\":[\"object\",\"null\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/Discovery\"}},\"workspace/read-batch\":{\"params\":{\"type\":\"object\",\"properties\":{\"batch\":{\"type\":\"object\",\"properties\":{\"frames\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1,\"maxItems\":16}},\"required\":[\"frames\"],\"additionalProperties\":false},\"image_revision\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"image_revision\",\"batch\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/ReadBatchResult\"}},\"workspace/refresh\":{\"params\":{\"type\":[\"object\",\"null\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/IndexSummary\"}},\"workspace/status\":{\"params\":{\"type\":[\"object\",\"null\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/Status\"}}}}")
+_SCHEMAS: Dict[str, Any] = json.loads("{\"defs\":{\"BindingResult\":{\"type\":\"object\",\"properties\":{\"current\":{\"type\":\"boolean\"},\"digest\":{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{64}$\"},\"manifest_digest\":{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{64}$\"},\"receipt\":{\"type\":\"string\",\"minLength\":1},\"revision\":{\"type\":\"integer\",\"minimum\":1},\"workspace\":{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{32}$\"}},\"required\":[\"receipt\",\"digest\",\"workspace\",\"revision\",\"manifest_digest\",\"current\"],\"additionalProperties\":false},\"ContextHit\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"matched_section\":{\"type\":\"string\"},\"outline\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/OutlineEntry\"}},\"path\":{\"type\":\"string\"},\"score\":{\"type\":\"number\"},\"snippet\":{\"type\":\"string\",\"maxLength\":240},\"store\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},\"tokens\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"id\",\"title\",\"path\",\"store\",\"score\",\"matched_section\",\"tokens\",\"outline\"],\"additionalProperties\":false},\"ContextResult\":{\"type\":\"object\",\"properties\":{\"addresses\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"budget\":{\"type\":\"integer\",\"minimum\":1},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"hits\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/ContextHit\"}},\"query\":{\"type\":\"string\"},\"stores\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/StoreStatus\"}},\"tokens\":{\"type\":\"integer\",\"minimum\":0},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"query\",\"budget\",\"hits\",\"addresses\",\"tokens\",\"generation\"],\"additionalProperties\":false},\"Discovery\":{\"type\":\"object\",\"properties\":{\"capabilities\":{\"type\":\"array\",\"items\":{\"enum\":[\"parallel_read\",\"refresh\"]}},\"limits\":{\"$ref\":\"docir.defs.json#/$defs/SessionLimits\"},\"methods\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"policy\":{\"type\":[\"string\",\"null\"]},\"read_batch_workers\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4},\"schema\":{\"const\":\"docir.discover.v1\"},\"server\":{\"const\":\"docir\"},\"version\":{\"type\":\"string\"}},\"required\":[\"schema\",\"server\",\"version\",\"policy\",\"methods\",\"capabilities\",\"limits\"],\"additionalProperties\":false},\"Document\":{\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"string\"},\"body\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"id\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},\"section\":{\"$ref\":\"docir.defs.json#/$defs/SectionRef\"},\"store\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"}},\"required\":[\"address\",\"id\",\"title\",\"path\",\"store\",\"generation\",\"body\"],\"additionalProperties\":false},\"GetResult\":{\"type\":\"object\",\"properties\":{\"documents\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/Document\"}},\"missing\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/Missing\"}},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"documents\",\"missing\"],\"additionalProperties\":false},\"Hit\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"matched_section\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},\"score\":{\"type\":\"number\"},\"snippet\":{\"type\":\"string\",\"maxLength\":240},\"store\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"}},\"required\":[\"id\",\"title\",\"path\",\"store\",\"score\",\"matched_section\"],\"additionalProperties\":false},\"IndexSummary\":{\"type\":\"object\",\"properties\":{\"added\":{\"type\":\"integer\",\"minimum\":0},\"changed\":{\"type\":\"integer\",\"minimum\":0},\"documents\":{\"type\":\"integer\",\"minimum\":0},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"ignored\":{\"type\":\"integer\",\"minimum\":0},\"published\":{\"type\":\"boolean\"},\"removed\":{\"type\":\"integer\",\"minimum\":0},\"seconds\":{\"type\":\"number\",\"minimum\":0},\"unchanged\":{\"type\":\"integer\",\"minimum\":0},\"warning_counts\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\",\"minimum\":1}},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"added\",\"changed\",\"removed\",\"unchanged\",\"documents\",\"generation\",\"published\",\"seconds\",\"warnings\"],\"additionalProperties\":false},\"Missing\":{\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"string\"},\"reason\":{\"enum\":[\"no_document\",\"no_section\",\"unavailable\"]},\"suggestions\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"address\",\"reason\"],\"additionalProperties\":false},\"OutlineEntry\":{\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"string\"},\"heading\":{\"type\":\"string\"},\"level\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":6},\"tokens\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"address\",\"heading\",\"level\",\"tokens\"],\"additionalProperties\":false},\"PeerStatus\":{\"type\":\"object\",\"properties\":{\"documents\":{\"type\":\"integer\",\"minimum\":0},\"error\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"kind\":{\"enum\":[\"path\",\"url\"]},\"location\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"status\":{\"enum\":[\"ok\",\"failed\"]}},\"required\":[\"name\",\"kind\",\"location\",\"status\"],\"additionalProperties\":false},\"ReadBatchResult\":{\"type\":\"object\",\"properties\":{\"responses\":{\"type\":\"array\",\"items\":{\"type\":[\"string\",\"null\"]},\"minItems\":1,\"maxItems\":16},\"schema\":{\"const\":\"docir.read-batch.v1\"},\"source_authority\":{\"const\":false}},\"required\":[\"schema\",\"responses\",\"source_authority\"],\"additionalProperties\":false},\"SearchResult\":{\"type\":\"object\",\"properties\":{\"hits\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/Hit\"}},\"query\":{\"type\":\"string\"},\"stores\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/StoreStatus\"}},\"total\":{\"type\":\"integer\",\"minimum\":0},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"query\",\"hits\",\"total\"],\"additionalProperties\":false},\"SectionRef\":{\"type\":\"object\",\"properties\":{\"heading\":{\"type\":\"string\"},\"level\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":6},\"slug\":{\"type\":\"string\"}},\"required\":[\"slug\",\"heading\",\"level\"],\"additionalProperties\":false},\"SessionLimits\":{\"type\":\"object\",\"properties\":{\"max_doc_ids\":{\"type\":\"integer\",\"minimum\":1},\"max_frame_bytes\":{\"type\":\"integer\",\"minimum\":1},\"max_reply_bytes\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"max_frame_bytes\",\"max_reply_bytes\",\"max_doc_ids\"],\"additionalProperties\":false},\"SourceInfo\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"prefix\":{\"type\":\"string\"}},\"required\":[\"path\"],\"additionalProperties\":false},\"Status\":{\"type\":\"object\",\"properties\":{\"documents\":{\"type\":\"integer\",\"minimum\":0},\"format\":{\"type\":\"integer\",\"minimum\":1},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"peers\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/PeerStatus\"}},\"sources\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/SourceInfo\"}},\"store\":{\"type\":\"string\"}},\"required\":[\"store\",\"format\",\"generation\",\"documents\",\"sources\"],\"additionalProperties\":false},\"StoreStatus\":{\"type\":\"object\",\"properties\":{\"error\":{\"type\":\"string\"},\"status\":{\"enum\":[\"ok\",\"failed\"]},\"store\":{\"type\":\"string\"}},\"required\":[\"store\",\"status\"],\"additionalProperties\":false}},\"methods\":{\"docir/context\":{\"params\":{\"type\":\"object\",\"properties\":{\"binding\":{\"type\":\"string\",\"minLength\":1},\"budget\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1048576},\"image_revision\":{\"type\":\"integer\",\"minimum\":1},\"limit\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1000},\"query\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"\\\\S\"}},\"required\":[\"query\"],\"additionalProperties\":false,\"not\":{\"type\":\"object\",\"required\":[\"image_revision\",\"binding\"]}},\"result\":{\"$ref\":\"docir.defs.json#/$defs/ContextResult\"}},\"docir/get\":{\"params\":{\"type\":\"object\",\"properties\":{\"binding\":{\"type\":\"string\",\"minLength\":1},\"doc_id\":{\"type\":\"string\"},\"doc_ids\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":1000},\"image_revision\":{\"type\":\"integer\",\"minimum\":1}},\"additionalProperties\":false,\"oneOf\":[{\"required\":[\"doc_id\"]},{\"required\":[\"doc_ids\"]}],\"not\":{\"type\":\"object\",\"required\":[\"image_revision\",\"binding\"]}},\"result\":{\"oneOf\":[{\"$ref\":\"docir.defs.json#/$defs/Document\"},{\"$ref\":\"docir.defs.json#/$defs/GetResult\"}]}},\"docir/query\":{\"params\":{\"type\":\"object\",\"properties\":{\"binding\":{\"type\":\"string\",\"minLength\":1},\"expr\":{\"type\":\"string\"},\"image_revision\":{\"type\":\"integer\",\"minimum\":1},\"limit\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1000},\"sort\":{\"type\":\"string\"}},\"required\":[\"expr\"],\"additionalProperties\":false,\"not\":{\"type\":\"object\",\"required\":[\"image_revision\",\"binding\"]}},\"result\":{\"$ref\":\"docir.defs.json#/$defs/SearchResult\"}},\"docir/search\":{\"params\":{\"type\":\"object\",\"properties\":{\"binding\":{\"type\":\"string\",\"minLength\":1},\"image_revision\":{\"type\":\"integer\",\"minimum\":1},\"limit\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":1000},\"query\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"\\\\S\"}},\"required\":[\"query\"],\"additionalProperties\":false,\"not\":{\"type\":\"object\",\"required\":[\"image_revision\",\"binding\"]}},\"result\":{\"$ref\":\"docir.defs.json#/$defs/SearchResult\"}},\"workspace/bind\":{\"params\":{\"type\":[\"object\",\"null\"],\"properties\":{\"revision\":{\"type\":\"integer\",\"minimum\":1},\"workspace\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"^[0-9a-f]{32}$\"}},\"additionalProperties\":false,\"not\":{\"type\":\"object\",\"oneOf\":[{\"required\":[\"workspace\"]},{\"required\":[\"revision\"]}]}},\"result\":{\"$ref\":\"docir.defs.json#/$defs/BindingResult\"}},\"workspace/discover\":{\"params\":{\"type\":[\"object\",\"null\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/Discovery\"}},\"workspace/read-batch\":{\"params\":{\"type\":\"object\",\"properties\":{\"batch\":{\"type\":\"object\",\"properties\":{\"frames\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1,\"maxItems\":16}},\"required\":[\"frames\"],\"additionalProperties\":false},\"image_revision\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"image_revision\",\"batch\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/ReadBatchResult\"}},\"workspace/refresh\":{\"params\":{\"type\":[\"object\",\"null\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/IndexSummary\"}},\"workspace/replay\":{\"params\":{\"type\":\"object\",\"properties\":{\"receipt\":{\"type\":\"string\",\"minLength\":1},\"require_current\":{\"type\":\"boolean\"}},\"required\":[\"receipt\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/BindingResult\"}},\"workspace/status\":{\"params\":{\"type\":[\"object\",\"null\"],\"properties\":{\"binding\":{\"type\":\"string\",\"minLength\":1},\"image_revision\":{\"type\":\"integer\",\"minimum\":1}},\"additionalProperties\":false,\"not\":{\"type\":\"object\",\"required\":[\"image_revision\",\"binding\"]}},\"result\":{\"$ref\":\"docir.defs.json#/$defs/Status\"}}}}")
 
 
 class SchemaError(ValueError):
@@ -386,6 +462,11 @@ def _check(s: Dict[str, Any], v: Any, path: str, errs: List[str]) -> None:
             n += not e
         if n != 1:
             errs.append(f"{path}: matches {n} of the {len(s['oneOf'])} alternatives; want exactly one")
+    if "not" in s:
+        e: List[str] = []
+        _check(s["not"], v, path, e)
+        if not e:
+            errs.append(f"{path}: matches what it must not ({json.dumps(s['not'])})")
     if "type" in s:
         types = [s["type"]] if isinstance(s["type"], str) else s["type"]
         if not any(_has_type(t, v) for t in types):
@@ -425,6 +506,8 @@ def _check(s: Dict[str, Any], v: Any, path: str, errs: List[str]) -> None:
                 _check(props[name], value, f"{path}.{name}", errs)
             elif s.get("additionalProperties") is False:
                 errs.append(f"{path}: unknown member {json.dumps(name)}")
+            elif isinstance(s.get("additionalProperties"), dict):
+                _check(s["additionalProperties"], value, f"{path}.{name}", errs)
 
 
 def _must_match(s: Dict[str, Any], v: Any, what: str) -> None:
@@ -550,6 +633,26 @@ def workspace_discover(id: Id, params: Optional[WorkspaceDiscoverParams] = None)
 def decode_workspace_discover(line: Union[str, bytes]) -> Reply[WorkspaceDiscoverResult]:
     """Decodes a reply line of workspace/discover; raises SchemaError when it is not one."""
     return decode("workspace/discover", line)
+
+
+def workspace_bind(id: Id, params: Optional[WorkspaceBindParams] = None) -> str:
+    """The request frame of workspace/bind (no line ending)."""
+    return request("workspace/bind", id, params)
+
+
+def decode_workspace_bind(line: Union[str, bytes]) -> Reply[WorkspaceBindResult]:
+    """Decodes a reply line of workspace/bind; raises SchemaError when it is not one."""
+    return decode("workspace/bind", line)
+
+
+def workspace_replay(id: Id, params: WorkspaceReplayParams) -> str:
+    """The request frame of workspace/replay (no line ending)."""
+    return request("workspace/replay", id, params)
+
+
+def decode_workspace_replay(line: Union[str, bytes]) -> Reply[WorkspaceReplayResult]:
+    """Decodes a reply line of workspace/replay; raises SchemaError when it is not one."""
+    return decode("workspace/replay", line)
 
 
 def workspace_refresh(id: Id, params: Optional[WorkspaceRefreshParams] = None) -> str:

@@ -1,6 +1,7 @@
 """Drives a live `docir serve` with the generated Python client (standard
 library only): builds request frames with its builders, decodes each reply
-with its decoders, and, in batch mode, sends the 16 frames as one
+with its decoders, binds, replays the receipt and pins every read by it
+and by its generation, and, in batch mode, sends the 16 frames as one
 workspace/read-batch and checks every row against the frame sent alone.
 
 usage: live.py MODE DOCIR CORPUS POLICY CLIENTS
@@ -87,6 +88,66 @@ try:
         except dc.SchemaError:
             continue
         fail("a builder accepted params past a bound")
+
+    # Bindings: bind, replay the receipt, and every read pinned by it
+    # (binding) and by its generation (image_revision) answers exactly as
+    # it does unpinned.
+    bound = dc.decode_workspace_bind(call(dc.workspace_bind(50)))
+    if not bound.ok or bound.result["revision"] != generation or not bound.result["current"]:
+        fail(f"bind: {bound}")
+    receipt = bound.result["receipt"]
+    again = dc.decode_workspace_bind(call(dc.workspace_bind(51, {"workspace": bound.result["workspace"], "revision": generation})))
+    if not again.ok or again.result != bound.result:
+        fail(f"a select of the bound generation: {again}")
+    for require in (False, True):
+        replayed = dc.decode_workspace_replay(call(dc.workspace_replay(52, {"receipt": receipt, "require_current": require})))
+        if not replayed.ok or replayed.result != bound.result:
+            fail(f"replay: {replayed}")
+    edited = receipt.replace(bound.result["digest"], "0" * 64)
+    rejected = dc.decode_workspace_replay(call(dc.workspace_replay(53, {"receipt": edited})))
+    if rejected.ok or rejected.error["data"]["code"] != "binding_rejected":
+        fail(f"an edited receipt: {rejected}")
+    reads = [
+        (dc.docir_get, {"doc_id": "runbooks/disk-full#Mitigate"}, dc.decode_docir_get),
+        (dc.docir_get, {"doc_ids": ["adr/0001-record-architecture-decisio"]}, dc.decode_docir_get),
+        (dc.docir_search, {"query": "disk", "limit": 3}, dc.decode_docir_search),
+        (dc.docir_query, {"expr": "kind:adr", "sort": "-id"}, dc.decode_docir_query),
+        (dc.docir_context, {"query": "disk full", "budget": 200}, dc.decode_docir_context),
+        (dc.workspace_status, {}, dc.decode_workspace_status),
+    ]
+    for build, params, decode in reads:
+        want = decode(call(build(60, params)))
+        if not want.ok:
+            fail(f"{params}: {want.error}")
+        for pin in ({"binding": receipt}, {"image_revision": generation}):
+            got = decode(call(build(61, {**params, **pin})))
+            if got != dc.Reply(id=61, result=want.result):
+                fail(f"{params} pinned by {list(pin)}: {got}; want {want}")
+        stale = decode(call(build(62, {**params, "image_revision": generation + 1000})))
+        if stale.ok or stale.error["data"]["code"] != "stale_revision":
+            fail(f"{params} pinned past the retained: {stale}")
+    suggested = dc.decode_docir_get(call(dc.docir_get(63, {"doc_ids": ["adr/0001-record-architecture-decisio"]})))
+    if "adr/0001-record-architecture-decisions" not in suggested.result["missing"][0].get("suggestions", []):
+        fail(f"a near miss without a suggestion: {suggested}")
+    refreshed = dc.decode_workspace_refresh(call(dc.workspace_refresh(64)))
+    if not refreshed.ok or refreshed.result.get("ignored") != 1 or refreshed.result.get("warning_counts") != {"binary": 1}:
+        fail(f"refresh: {refreshed}")
+    for bad in (lambda: dc.docir_search(1, {"query": "x", "image_revision": generation, "binding": receipt}),
+                lambda: dc.workspace_status(1, {"image_revision": 0}),
+                lambda: dc.docir_get(1, {"doc_id": "a", "binding": ""}),
+                lambda: dc.workspace_bind(1, {"workspace": bound.result["workspace"]}),
+                lambda: dc.workspace_bind(1, {"revision": generation}),
+                lambda: dc.workspace_replay(1, {"require_current": True})):
+        try:
+            bad()
+        except dc.SchemaError:
+            continue
+        fail("a builder accepted two selectors, a zero selector, a half select or no receipt")
+    try:
+        dc.decode_workspace_refresh('{"jsonrpc":"2.0","id":1,"result":' + dc.json.dumps({**refreshed.result, "warning_counts": {"binary": "1"}}) + "}")
+        fail("the refresh decoder accepted a warning count that is no integer")
+    except dc.SchemaError:
+        pass
 
     if mode == "batch":
         frames = [frame for frame, _ in calls]

@@ -6,12 +6,20 @@ import {
   decodeDocirGet,
   decodeDocirSearch,
   decodeRow,
+  decodeWorkspaceBind,
   decodeWorkspaceReadBatch,
+  decodeWorkspaceRefresh,
+  decodeWorkspaceReplay,
+  docirContext,
   docirGet,
+  docirQuery,
   docirSearch,
   readBatch,
   SchemaError,
+  workspaceBind,
+  workspaceReplay,
   workspaceStatus,
+  type BindingResult,
   type Document,
   type GetResult,
   type Hit,
@@ -77,4 +85,61 @@ if (row === null || !row.ok) throw new Error("row");
 const doc: Document | GetResult = row.result;
 if (!("documents" in doc)) throw new Error("row: " + JSON.stringify(doc));
 if (decodeRow(res.result.responses[1], decodeDocirGet) !== null) throw new Error("null row");
+// Bindings: bind and replay frames, and every read pinned by a receipt or a
+// generation, at most one of the two.
+const receipt =
+  '{"digest":"' + "a".repeat(64) + '","receipt":{"authority":false,"manifest_digest":"' + "b".repeat(64) + '","revision":3,"schema":"docir.workspace-binding.v1","workspace":"' + "c".repeat(32) + '"}}\n';
+const bindings: string[] = [
+  workspaceBind(20),
+  workspaceBind(21, {}),
+  workspaceBind(22, { workspace: "c".repeat(32), revision: 3 }),
+  workspaceReplay(23, { receipt }),
+  workspaceReplay(24, { receipt, require_current: true }),
+  docirGet(25, { doc_id: "a", binding: receipt }),
+  docirSearch(26, { query: "x", image_revision: 3 }),
+  docirQuery(27, { expr: "kind:adr", binding: receipt }),
+  docirContext(28, { query: "x", budget: 10, image_revision: 3 }),
+  workspaceStatus(29, { image_revision: 3 }),
+  workspaceStatus(38, null),
+  workspaceBind(39, null),
+];
+if (JSON.parse(bindings[5]).params.binding !== receipt) throw new Error("binding: " + bindings[5]);
+expectThrow("both selectors", () => docirSearch(30, { query: "x", image_revision: 3, binding: receipt }));
+expectThrow("both selectors on status", () => workspaceStatus(31, { image_revision: 3, binding: receipt }));
+expectThrow("image_revision 0", () => docirGet(32, { doc_id: "a", image_revision: 0 }));
+expectThrow("an empty binding", () => docirGet(33, { doc_id: "a", binding: "" }));
+expectThrow("workspace without revision", () => workspaceBind(34, { workspace: "c".repeat(32) }));
+expectThrow("revision without workspace", () => workspaceBind(35, { revision: 3 }));
+expectThrow("no receipt", () =>
+  // @ts-expect-error: receipt is required
+  workspaceReplay(36, { require_current: true }),
+);
+expectThrow("a string image_revision", () =>
+  // @ts-expect-error: image_revision is a number
+  docirSearch(37, { query: "x", image_revision: "3" }),
+);
+const bound = decodeWorkspaceBind(
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 20,
+    result: { receipt, digest: "a".repeat(64), workspace: "c".repeat(32), revision: 3, manifest_digest: "b".repeat(64), current: true },
+  }),
+);
+if (!bound.ok) throw new Error("bind: not ok");
+const b: BindingResult = bound.result;
+if (b.revision !== 3 || !b.current) throw new Error("bind: " + JSON.stringify(b));
+expectThrow("a binding result without current", () =>
+  decodeWorkspaceReplay(
+    JSON.stringify({ jsonrpc: "2.0", id: 23, result: { receipt, digest: "a".repeat(64), workspace: "c".repeat(32), revision: 3, manifest_digest: "b".repeat(64) } }),
+  ),
+);
+const summary = (counts: unknown) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 40,
+    result: { added: 0, changed: 0, removed: 0, unchanged: 1, documents: 1, generation: 1, published: false, seconds: 0, warnings: ["x"], ignored: 2, warning_counts: counts },
+  });
+const refreshed = decodeWorkspaceRefresh(summary({ binary: 1 }));
+if (!refreshed.ok || refreshed.result.warning_counts?.["binary"] !== 1) throw new Error("refresh: " + JSON.stringify(refreshed));
+expectThrow("a warning count that is no number", () => decodeWorkspaceRefresh(summary({ binary: "1" })));
 console.log("ok");
