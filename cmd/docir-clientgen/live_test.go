@@ -18,6 +18,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/docir/docir/docir/corpustest"
+	"github.com/docir/docir/store"
 )
 
 var (
@@ -426,8 +427,8 @@ func TestServerBindings(t *testing.T) {
 		Format     int    `json:"format"`
 	}
 	json.Unmarshal(ok(t, "workspace/status", ""), &status)
-	if status.Format != 3 {
-		t.Errorf("status format %d; want 3", status.Format)
+	if status.Format != store.FormatVersion {
+		t.Errorf("status format %d; want %d", status.Format, store.FormatVersion)
 	}
 
 	var b struct {
