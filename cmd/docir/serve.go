@@ -6,11 +6,14 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/federation"
+	"github.com/docir/docir/store"
 	"github.com/docir/docir/workspace"
 	"github.com/docir/docir/workspace/mcp"
 	"github.com/docir/docir/workspace/session"
@@ -25,6 +28,7 @@ type ServeOptions struct {
 	IO        *IOStreams
 	Reader    func() (docir.Reader, error)
 	Workspace func() (*workspace.Service, error)
+	Config    func() (*loadedConfig, error)
 	Getenv    func(string) string
 	Version   string
 
@@ -33,12 +37,21 @@ type ServeOptions struct {
 	HTTPSet    bool
 	PolicyFile string
 	TokenEnv   string
+	Watch      bool
 }
 
+// serveWait bounds how long a read waits for the background indexing of a
+// server's first start before it answers an indexing error.
+const serveWait = 2 * time.Second
+
+// watchDebounce is how long `serve --watch` waits for the sources to be
+// quiet before it refreshes.
+const watchDebounce = 500 * time.Millisecond
+
 func newCmdServe(f *Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
-	opts := &ServeOptions{IO: f.IO, Reader: f.Reader, Workspace: f.Workspace, Getenv: os.Getenv, Version: buildVersion()}
+	opts := &ServeOptions{IO: f.IO, Reader: f.Reader, Workspace: f.Workspace, Config: f.Config, Getenv: os.Getenv, Version: buildVersion()}
 	cmd := &cobra.Command{
-		Use:   "serve [--mcp | --http ADDR] [--policy FILE]",
+		Use:   "serve [--mcp] [--http ADDR] [--policy FILE] [--watch]",
 		Short: "Answer reads over JSON-RPC: NDJSON on stdio, MCP, or HTTP for peers",
 		Long: `Serve the store's reads to a host until stdin ends (or SIGTERM).
 
@@ -52,6 +65,13 @@ One request at a time, replies in order.
 status). --http ADDR serves POST /rpc, one frame per request, to peers;
 an ADDR without a host listens on 127.0.0.1. A non-loopback ADDR needs a
 bearer token in $` + DefaultTokenEnv + ` (or the variable --token-env names).
+
+serve answers at once wherever it starts. With a store it serves it;
+with sources but no store it indexes them in the background, and reads
+wait for that (at most 2 s, then an "indexing" error). With no docir.yaml
+it never indexes $HOME, / or a folder without markdown: reads answer an
+error that says to run docir index DIR. --watch refreshes the store
+when a source file changes.
 
 --policy FILE is the host policy (docir.host-policy.v1 or .v2), read once
 at start-up. Logs go to stderr; stdout carries only replies.
@@ -77,6 +97,7 @@ See docs/protocol.md.`,
 	cmd.Flags().BoolVar(&opts.MCP, "mcp", false, "speak MCP over stdio (for agents)")
 	cmd.Flags().StringVar(&opts.HTTP, "http", "", "serve POST /rpc on `ADDR` (HOST:PORT, :PORT or PORT; no host: 127.0.0.1)")
 	cmd.Flags().StringVar(&opts.PolicyFile, "policy", "", "host policy `FILE` (docir.host-policy.v1 or v2); default: no grants")
+	cmd.Flags().BoolVar(&opts.Watch, "watch", false, "refresh the store when source files change")
 	cmd.Flags().StringVar(&opts.TokenEnv, "token-env", DefaultTokenEnv, "environment `VARIABLE` holding the bearer token for --http")
 	return cmd
 }
@@ -107,23 +128,38 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 			return docir.Errorf(docir.CodeUsage, "--http %s is not a loopback address: set a bearer token in $%s (or name another variable with --token-env)", hostport, opts.TokenEnv)
 		}
 	}
-	r, err := opts.Reader()
-	if err != nil {
-		return err
-	}
 	ws, err := opts.Workspace()
 	if err != nil {
 		return err
 	}
-	// Open the local store now (indexing first, with a note, when nothing
-	// is indexed yet), so that the first request does not pay for it; peers
-	// are not asked. A store that cannot be read is reported here and on
-	// every request.
-	if _, err := ws.Status(ctx); err != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "docir serve: warning: %v\n", err)
+	lc, err := opts.Config()
+	if err != nil {
+		return err
 	}
-	e := session.New(session.Config{Reader: r, Local: ws, Refresh: ws.Refresh, Policy: policy, Version: opts.Version, Log: log,
-		Hold: holdFunc(ws, r)})
+	// Answer the handshake at once: never index before serving. Reads go
+	// through the gate, which opens when the store is ready.
+	gate, r, err := serveReader(ctx, opts, lc, ws)
+	if err != nil {
+		return err
+	}
+	if opts.Watch && gate.Ready() {
+		startWatch(ctx, opts, ws)
+	}
+	refresh := func(ctx context.Context) (docir.IndexSummary, error) {
+		if err := gate.Wait(ctx); err != nil {
+			return docir.IndexSummary{}, err
+		}
+		return ws.Refresh(ctx)
+	}
+	hold := holdFunc(ws, r)
+	e := session.New(session.Config{Reader: gate, Local: gate.Over(ws), Refresh: refresh, Policy: policy,
+		Version: opts.Version, Log: log,
+		Hold: func(ctx context.Context, rev uint64) (session.Held, error) {
+			if err := gate.Wait(ctx); err != nil {
+				return nil, err
+			}
+			return hold(ctx, rev)
+		}})
 
 	switch {
 	case opts.MCP:
@@ -146,6 +182,81 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	default:
 		return session.Serve(ctx, e, opts.IO.In, opts.IO.Out)
 	}
+}
+
+// serveReader is what serve reads through: the configured reader behind a
+// gate. The gate is open at once when a store exists; opened by a
+// background index when there are sources with markdown but no store; and
+// opened with a no_store error, indexing nothing, when there is nothing to
+// serve or the folder is $HOME or / with no config file.
+func serveReader(ctx context.Context, opts *ServeOptions, lc *loadedConfig, ws *workspace.Service) (*workspace.Gate, docir.Reader, error) {
+	dir := lc.StoreDir()
+	_, err := store.CurrentGeneration(dir)
+	hasStore := docir.CodeOf(err) != docir.CodeNoStore
+	if !hasStore && lc.File == "" && len(lc.peers) == 0 && isHomeOrRoot(lc.BaseDir, opts.Getenv("HOME")) {
+		g := workspace.NewGate(ws, serveWait)
+		g.Open(&docir.Error{Code: docir.CodeNoStore, Err: store.ErrNoStore, Message: fmt.Sprintf(
+			"nothing to serve: no store in %s, and docir does not index %s without a docir.yaml; run `docir index DIR` with a folder of markdown, then start serve there", dir, lc.BaseDir)})
+		return g, ws, nil
+	}
+	r, err := opts.Reader()
+	if err != nil {
+		if docir.CodeOf(err) != docir.CodeNoStore {
+			return nil, nil, err
+		}
+		// No store and no markdown: nothing to index.
+		g := workspace.NewGate(ws, serveWait)
+		g.Open(err)
+		return g, ws, nil
+	}
+	g := workspace.NewGate(r, serveWait)
+	if hasStore {
+		g.Open(nil)
+		return g, r, nil
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "docir serve: nothing indexed yet in %s; indexing %d source folder(s) in the background\n", dir, len(lc.StoreSources()))
+	go func() {
+		_, err := ws.Refresh(ctx)
+		if err != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "docir serve: indexing failed: %v\n", err)
+		}
+		g.Open(err)
+		if err == nil && opts.Watch {
+			startWatch(ctx, opts, ws)
+		}
+	}()
+	return g, r, nil
+}
+
+// startWatch refreshes ws when its sources change, reporting on stderr.
+func startWatch(ctx context.Context, opts *ServeOptions, ws *workspace.Service) {
+	err := workspace.Watch(ctx, ws, watchDebounce, func(sum docir.IndexSummary, err error) {
+		if err != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "docir serve: warning: refresh after a change: %v\n", err)
+			return
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "docir serve: sources changed; now serving generation %d\n", sum.Generation)
+	})
+	if err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "docir serve: warning: --watch: %v\n", err)
+	}
+}
+
+// isHomeOrRoot reports whether dir is the file-system root or home.
+func isHomeOrRoot(dir, home string) bool {
+	dir = filepath.Clean(dir)
+	if dir == filepath.Dir(dir) {
+		return true
+	}
+	if home == "" {
+		return false
+	}
+	same := func(a, b string) bool {
+		fa, err1 := os.Stat(a)
+		fb, err2 := os.Stat(b)
+		return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+	}
+	return filepath.Clean(home) == dir || same(home, dir)
 }
 
 // holdFunc holds one generation of the local store for the session's
