@@ -115,8 +115,10 @@ func TestMCPClient(t *testing.T) {
 		get.Documents[1].ID != "adr/0001-record-architecture-decisions" || len(get.Missing) != 1 || get.Missing[0].Address != "nope" || get.Missing[0].Reason != "no_document" {
 		t.Errorf("get doc_ids: %s", got.Get.StructuredContent)
 	}
-	if len(got.Get.Content) != 1 || !jsonEqual(got.Get.Content[0].Text, string(got.Get.StructuredContent)) {
-		t.Errorf("get: the text content is not the structured content: %+v", got.Get.Content)
+	// The text is the documents as markdown, not the JSON a second time.
+	if len(got.Get.Content) != 1 || jsonEqual(got.Get.Content[0].Text, string(got.Get.StructuredContent)) ||
+		!strings.Contains(got.Get.Content[0].Text, get.Documents[0].Body) || !strings.Contains(got.Get.Content[0].Text, "- `nope`: no_document") {
+		t.Errorf("get: the text content is not the documents as markdown: %+v", got.Get.Content)
 	}
 	if got.GetOne.IsError || !strings.Contains(string(got.GetOne.StructuredContent), `"slug":"概述"`) {
 		t.Errorf("get doc_id: %+v", got.GetOne)

@@ -19,6 +19,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/docir/docir/docir"
 	"github.com/docir/docir/workspace/session"
 	"github.com/docir/docir/workspace/wire"
 )
@@ -79,10 +80,17 @@ func newServer(e *session.Engine, version string, log *slog.Logger) (*sdk.Server
 func handler(e *session.Engine, method string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		result, werr := e.Call(ctx, method, req.Params.Arguments)
-		if werr == nil && 2*len(result)+4096 > wire.MaxReplyBytes {
-			// The reply carries the result twice (structuredContent and
-			// its text copy for older clients).
-			werr = wire.ReplyTooLarge(2*len(result), wire.MaxReplyBytes)
+		var text string
+		if werr == nil {
+			var err error
+			if text, err = textOf(method, result); err != nil {
+				werr = wire.NewError(docir.CodeInternal, "%s: rendering the reply: %v", method, err)
+			}
+		}
+		if werr == nil && len(text)+len(result)+4096 > wire.MaxReplyBytes {
+			// The reply carries the result as JSON (structuredContent)
+			// and as markdown (its text).
+			werr = wire.ReplyTooLarge(len(text)+len(result), wire.MaxReplyBytes)
 		}
 		if werr != nil {
 			// A tool error, not a protocol error: the agent reads it and
@@ -94,7 +102,7 @@ func handler(e *session.Engine, method string) sdk.ToolHandler {
 			}, nil
 		}
 		return &sdk.CallToolResult{
-			Content:           []sdk.Content{&sdk.TextContent{Text: string(result)}},
+			Content:           []sdk.Content{&sdk.TextContent{Text: text}},
 			StructuredContent: result,
 		}, nil
 	}
