@@ -113,6 +113,9 @@ func TestTools(t *testing.T) {
 		if err := json.Unmarshal(out, &outSchema); err != nil || outSchema.Type != "object" {
 			t.Errorf("%s: output schema %s", tool.Name, out)
 		}
+		if tool.Annotations != nil && (tool.Annotations.DestructiveHint == nil || *tool.Annotations.DestructiveHint) {
+			t.Errorf("%s: destructiveHint %v, want false", tool.Name, tool.Annotations.DestructiveHint)
+		}
 		if tool.Description == "" || tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
 			t.Errorf("%s: description %q, annotations %+v", tool.Name, tool.Description, tool.Annotations)
 		}

@@ -70,7 +70,7 @@ func newServer(e *session.Engine, version string, log *slog.Logger) (*sdk.Server
 			Description:  t.description,
 			InputSchema:  in,
 			OutputSchema: out,
-			Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: t.readOnly, IdempotentHint: true, OpenWorldHint: new(false)},
+			Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: t.readOnly, DestructiveHint: new(false), IdempotentHint: true, OpenWorldHint: new(false)},
 		}, handler(e, t.method))
 	}
 	return s, nil

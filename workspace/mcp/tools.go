@@ -1,14 +1,18 @@
 package mcp
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/readbatch"
+	"github.com/docir/docir/workspace"
 	"github.com/docir/docir/workspace/session"
 	"github.com/docir/docir/workspace/wire"
 )
@@ -50,7 +54,7 @@ func tools(e *session.Engine) []tool {
 			},
 			describe: map[string]string{
 				"doc_id":  "one address; the reply is the document itself",
-				"doc_ids": fmt.Sprintf("several addresses (1 to %d); the reply is {documents, missing}", docir.MaxBatch),
+				"doc_ids": fmt.Sprintf("several addresses (at most %d), as a JSON array of strings; the reply is {documents, missing}", docir.MaxBatch),
 			},
 		},
 		{
@@ -84,7 +88,7 @@ func tools(e *session.Engine) []tool {
 			output: schemaFor[docir.ContextResult],
 			describe: map[string]string{
 				"query":  "free text",
-				"budget": "tokens to spend on the addresses to read next (default 4000)",
+				"budget": fmt.Sprintf("tokens the addresses to read next may add up to: %d to %d (default %d)", MinBudget, workspace.MaxBudget, docir.DefaultBudget),
 				"limit":  limitDesc("documents to rank"),
 			},
 		},
@@ -148,16 +152,54 @@ func inputSchema(t tool) (*jsonschema.Schema, error) {
 	for name, p := range s.Properties {
 		p.Description = t.describe[name]
 	}
+	plainTypes(s)
 	if t.method == wire.MethodGet {
 		s.Properties["doc_ids"].MaxItems = new(docir.MaxBatch)
+		// Exactly one of the two keys: a form shows the choice.
+		s.OneOf = []*jsonschema.Schema{
+			{Title: "one address", Required: []string{"doc_id"}},
+			{Title: "several addresses", Required: []string{"doc_ids"}},
+		}
 	}
 	if p, ok := s.Properties["limit"]; ok {
-		p.Minimum, p.Maximum = new(float64(0)), new(float64(docir.MaxLimit))
+		p.Minimum, p.Maximum = new(float64(MinLimit)), new(float64(docir.MaxLimit))
+		p.Default = json.RawMessage(strconv.Itoa(docir.DefaultLimit))
+	}
+	if p, ok := s.Properties["budget"]; ok {
+		p.Minimum, p.Maximum = new(float64(MinBudget)), new(float64(workspace.MaxBudget))
+		p.Default = json.RawMessage(strconv.Itoa(docir.DefaultBudget))
 	}
 	return s, nil
 }
 
+// The lower bounds the engine enforces: an explicit 0 is refused, as in
+// the CLI (leaving the key out gives the default).
+const (
+	MinLimit  = 1
+	MinBudget = 1
+)
+
+// plainTypes turns the nullable unions the schema package derives from Go
+// pointers and slices ("type": ["null", "array"]) into plain types: hosts
+// build forms from them, and a key left out already means "none".
+func plainTypes(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && slices.Contains(s.Types, "null") {
+		s.Type = s.Types[0]
+		if s.Type == "null" {
+			s.Type = s.Types[1]
+		}
+		s.Types = nil
+	}
+	for _, p := range s.Properties {
+		plainTypes(p)
+	}
+	plainTypes(s.Items)
+}
+
 // limitDesc describes a limit parameter from the bounds docir enforces.
 func limitDesc(what string) string {
-	return fmt.Sprintf("%s: 1 to %d (default %d)", what, docir.MaxLimit, docir.DefaultLimit)
+	return fmt.Sprintf("%s: %d to %d (default %d)", what, MinLimit, docir.MaxLimit, docir.DefaultLimit)
 }

@@ -331,12 +331,18 @@ func (e *Engine) search(ctx context.Context, params json.RawMessage) (any, error
 	if err := wire.DecodeParams(wire.MethodSearch, params, &p); err != nil {
 		return nil, err
 	}
+	if err := noZero(wire.MethodSearch, params, "limit"); err != nil {
+		return nil, err
+	}
 	return e.reader(ctx).Search(ctx, p)
 }
 
 func (e *Engine) query(ctx context.Context, params json.RawMessage) (any, error) {
 	var p docir.QueryParams
 	if err := wire.DecodeParams(wire.MethodQuery, params, &p); err != nil {
+		return nil, err
+	}
+	if err := noZero(wire.MethodQuery, params, "limit"); err != nil {
 		return nil, err
 	}
 	return e.reader(ctx).Query(ctx, p)
@@ -347,7 +353,31 @@ func (e *Engine) context(ctx context.Context, params json.RawMessage) (any, erro
 	if err := wire.DecodeParams(wire.MethodContext, params, &p); err != nil {
 		return nil, err
 	}
+	if err := noZero(wire.MethodContext, params, "limit", "budget"); err != nil {
+		return nil, err
+	}
 	return e.reader(ctx).Context(ctx, p)
+}
+
+// noZero refuses an explicit 0 for a bound that leaving the key out
+// defaults (limit, budget): 0 is out of range, as in the CLI, not a
+// silent default.
+func noZero(method string, params json.RawMessage, keys ...string) error {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(params, &m) != nil {
+		return nil // DecodeParams took it: nothing to refuse
+	}
+	for _, k := range keys {
+		var f float64
+		if v, ok := m[k]; ok && json.Unmarshal(v, &f) == nil && f == 0 {
+			def := docir.DefaultLimit
+			if k == "budget" {
+				def = docir.DefaultBudget
+			}
+			return docir.Errorf(docir.CodeInvalidParams, "%s: %s 0: want 1 or more (leave %s out for %d)", method, k, k, def)
+		}
+	}
+	return nil
 }
 
 // noParams is the closed shape of a method that takes none.
