@@ -152,7 +152,13 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		return ws.Refresh(ctx)
 	}
 	hold := holdFunc(ws, r)
-	e := session.New(session.Config{Reader: gate, Local: gate.Over(ws), Refresh: refresh, Policy: policy,
+	fields := func(ctx context.Context) (docir.FieldsResult, error) {
+		if err := gate.Wait(ctx); err != nil {
+			return docir.FieldsResult{}, err
+		}
+		return ws.Fields(ctx)
+	}
+	e := session.New(session.Config{Reader: gate, Local: gate.Over(ws), Refresh: refresh, Fields: fields, Policy: policy,
 		Version: opts.Version, Log: log,
 		Hold: func(ctx context.Context, rev uint64) (session.Held, error) {
 			if err := gate.Wait(ctx); err != nil {
@@ -163,7 +169,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 
 	switch {
 	case opts.MCP:
-		return mcp.Serve(ctx, e, opts.Version, opts.IO.In, opts.IO.Out, log)
+		return mcp.Serve(ctx, e, mcpOptions(opts, lc, log), opts.IO.In, opts.IO.Out)
 	case opts.HTTPSet:
 		ln, err := net.Listen("tcp", hostport)
 		if err != nil {
@@ -257,6 +263,11 @@ func isHomeOrRoot(dir, home string) bool {
 		return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 	}
 	return filepath.Clean(home) == dir || same(home, dir)
+}
+
+// mcpOptions describe the corpus to MCP hosts.
+func mcpOptions(opts *ServeOptions, lc *loadedConfig, log *slog.Logger) mcp.Options {
+	return mcp.Options{Version: opts.Version, Name: lc.CorpusName(), Description: lc.CorpusDescription(), Log: log}
 }
 
 // holdFunc holds one generation of the local store for the session's

@@ -89,7 +89,7 @@ func TestMCPClient(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if strings.Join(names, " ") != "context get query search status" {
+	if strings.Join(names, " ") != "context fields get query search status" {
 		t.Errorf("tools %v", names)
 	}
 

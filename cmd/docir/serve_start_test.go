@@ -228,3 +228,19 @@ func TestServeWatch(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// TestCorpusName: docir.yaml's name and description, else the source
+// folders.
+func TestCorpusName(t *testing.T) {
+	lc := &loadedConfig{File: "/x/docir.yaml", BaseDir: "/x", Config: Config{Sources: []SourceConfig{{Path: "docs"}, {Path: "/y/adr"}}}}
+	if got, want := lc.CorpusName(), "docs, adr"; got != want {
+		t.Errorf("name %q, want %q", got, want)
+	}
+	if got, want := lc.CorpusDescription(), "the markdown files under /x/docs, /y/adr"; got != want {
+		t.Errorf("description %q, want %q", got, want)
+	}
+	lc.Name, lc.Description = "Handbook", "the team handbook"
+	if lc.CorpusName() != "Handbook" || lc.CorpusDescription() != "the team handbook" {
+		t.Errorf("configured: %q %q", lc.CorpusName(), lc.CorpusDescription())
+	}
+}

@@ -36,7 +36,7 @@ func fixture(t *testing.T, policy string) *session.Engine {
 	if _, err := ws.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	cfg := session.Config{Reader: ws, Refresh: ws.Refresh, Version: "test"}
+	cfg := session.Config{Reader: ws, Refresh: ws.Refresh, Fields: ws.Fields, Version: "test"}
 	if policy != "" {
 		p, err := session.ParsePolicy([]byte(policy))
 		if err != nil {
@@ -61,7 +61,7 @@ func serve(t *testing.T, e *session.Engine) (io.WriteCloser, io.ReadCloser) {
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(context.Background(), e, "test", inR, outW, nil)
+		done <- Serve(context.Background(), e, Options{Version: "test"}, inR, outW)
 		outW.Close()
 	}()
 	t.Cleanup(func() {
@@ -121,7 +121,7 @@ func TestTools(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if diff := cmp.Diff([]string{"context", "get", "query", "search", "status"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"context", "fields", "get", "query", "search", "status"}, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 }
@@ -134,7 +134,7 @@ func TestRefreshTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != 6 || !slices.ContainsFunc(res.Tools, func(tool *sdk.Tool) bool { return tool.Name == "refresh" }) {
+	if len(res.Tools) != 7 || !slices.ContainsFunc(res.Tools, func(tool *sdk.Tool) bool { return tool.Name == "refresh" }) {
 		t.Fatalf("%d tools, no refresh", len(res.Tools))
 	}
 	r, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "refresh"})
@@ -169,6 +169,8 @@ func TestToolsAreTheEngine(t *testing.T) {
 		{"query", "docir/query", `{"expr":"kind:"}`, "invalid_query"},
 		{"context", "docir/context", `{"query":"disk full","budget":200}`, ""},
 		{"status", "workspace/status", `{}`, ""},
+		{"fields", "docir/fields", `{}`, ""},
+		{"fields", "docir/fields", `{"x":1}`, `unknown field "x"`},
 		{"status", "workspace/status", `{"x":1}`, `unknown field "x"`},
 	}
 	for _, tt := range tests {

@@ -27,7 +27,7 @@ func TestInputSchemasForForms(t *testing.T) {
 		t.Fatal(err)
 	}
 	method := map[string]string{}
-	for _, tl := range tools(e) {
+	for _, tl := range tools(e, Options{}) {
 		method[tl.name] = tl.method
 	}
 	type prop struct {
@@ -114,5 +114,24 @@ func TestInputSchemasForForms(t *testing.T) {
 	}
 	if checked != 4 { // limit of search, query, context; budget of context
 		t.Errorf("checked %d bounds, want 4", checked)
+	}
+}
+
+// TestDescriptionsNameTheCorpus: the instructions and every tool's
+// description say which corpus this is, and the instructions spell out
+// both syntaxes.
+func TestDescriptionsNameTheCorpus(t *testing.T) {
+	e := fixture(t, "")
+	o := Options{Name: "Team handbook", Description: "runbooks and ADRs of the storage team"}
+	ins := instructions(o, true)
+	for _, want := range []string{`"Team handbook": runbooks and ADRs of the storage team`, SearchSyntax, QuerySyntax} {
+		if !strings.Contains(ins, want) {
+			t.Errorf("instructions do not say %q:\n%s", want, ins)
+		}
+	}
+	for _, tl := range tools(e, o) {
+		if !strings.Contains(tl.description, `"Team handbook"`) {
+			t.Errorf("%s: description does not name the corpus: %s", tl.name, tl.description)
+		}
 	}
 }

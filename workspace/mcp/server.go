@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -33,29 +35,77 @@ const (
 	ToolStatus    = "status"
 	ToolRefresh   = "refresh"    // only when the host policy grants refresh
 	ToolReadBatch = "read_batch" // only when the host policy selects read_batch_workers
+	ToolFields    = "fields"     // when the session has a local store to scan
 )
 
-// instructions tell an agent how the tools fit together.
-const instructions = `docir reads a markdown corpus split into sections by heading.
-Find with search (free text), query (field filters such as kind:adr status:accepted) or context
-(ranked documents with outlines and the addresses to read next within a token budget); these never
-return bodies. Then read with get: doc_ids takes several addresses at once and reports the ones that
-did not resolve in "missing" beside the documents that did. An address is <id> or <id>#<heading>,
-exactly as the matched_section and addresses fields of the other tools give them.`
+// Options describe the server to hosts.
+type Options struct {
+	Version string
+	// Name and Description say which corpus this is (docir.yaml's name
+	// and description; the binary defaults them to the source folders).
+	// The server's instructions and the tools' descriptions name it.
+	Name, Description string
+	// Log receives the SDK's logs (stderr in the binary); nil discards.
+	Log *slog.Logger
+}
+
+// SearchSyntax and QuerySyntax spell out the two languages for an LLM.
+const (
+	SearchSyntax = `Free text: plain words, matched on word stems in every section (title and body). ` +
+		`A section matching more of the words, and rarer ones, ranks higher; there are no operators, quotes or fields. ` +
+		`Each hit names its best section as matched_section.`
+	QuerySyntax = `Space-separated field:value terms, all of which must hold: kind:adr status:accepted. ` +
+		`Any of several values: status:accepted,proposed. Negation: -status:superseded. ` +
+		`Globs: path:runbooks/* title:*retry*. Comparisons: date:>=2024-01-01 size:<4096. ` +
+		`Ranges: date:2024-01..2024-06 (either end open). A list field matches when an element does: tags:process. ` +
+		`Nested: author.name:ada. Presence: owner:* (absent: -owner:*). Quotes keep spaces: title:"retry budget". ` +
+		`Fields are the documents' front matter plus id, path, title and size; values compare as numbers, ` +
+		`dates or case-insensitive text. Call fields first to see which fields and values exist.`
+)
+
+// instructions tell an agent what the corpus is and how the tools fit
+// together.
+func instructions(o Options, hasFields bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "docir serves %s", corpusName(o))
+	if o.Description != "" {
+		fmt.Fprintf(&b, ": %s", o.Description)
+	}
+	b.WriteString(`. It is a markdown corpus split into sections by heading.
+Find with search (free text), query (front-matter filters) or context (ranked documents with outlines
+and the addresses to read next within a token budget); these never return bodies. Then read with get:
+doc_ids takes several addresses at once and reports the ones that did not resolve in "missing" beside
+the documents that did. An address is <id> or <id>#<heading>, exactly as the matched_section and
+addresses fields of the other tools give them.
+search: ` + SearchSyntax + `
+query: ` + QuerySyntax)
+	if !hasFields {
+		b.WriteString(" (this session has no fields tool: use status and search to learn the corpus)")
+	}
+	return b.String()
+}
+
+func corpusName(o Options) string {
+	if o.Name == "" {
+		return "a markdown corpus"
+	}
+	return "the corpus " + strconv.Quote(o.Name)
+}
 
 // newServer builds the MCP server over e. Each tool's input schema comes
 // from the method's params shape and its output schema from the result
 // shape, both in package docir.
-func newServer(e *session.Engine, version string, log *slog.Logger) (*sdk.Server, error) {
+func newServer(e *session.Engine, o Options) (*sdk.Server, error) {
+	log := o.Log
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := sdk.NewServer(&sdk.Implementation{Name: "docir", Title: "docir", Version: version}, &sdk.ServerOptions{
+	s := sdk.NewServer(&sdk.Implementation{Name: "docir", Title: "docir", Version: o.Version}, &sdk.ServerOptions{
 		Logger:       log,
-		Instructions: instructions,
+		Instructions: instructions(o, e.Has(wire.MethodFields)),
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
 	})
-	for _, t := range tools(e) {
+	for _, t := range tools(e, o) {
 		in, err := inputSchema(t)
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: input schema: %w", t.name, err)
@@ -111,8 +161,9 @@ func handler(e *session.Engine, method string) sdk.ToolHandler {
 // Serve runs one MCP session over r and w (stdin and stdout in the binary)
 // until r ends or ctx is done. On a done ctx the requests in hand finish
 // first. It returns nil on either.
-func Serve(ctx context.Context, e *session.Engine, version string, r io.Reader, w io.Writer, log *slog.Logger) error {
-	s, err := newServer(e, version, log)
+func Serve(ctx context.Context, e *session.Engine, o Options, r io.Reader, w io.Writer) error {
+	log := o.Log
+	s, err := newServer(e, o)
 	if err != nil {
 		return err
 	}

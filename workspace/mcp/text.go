@@ -126,6 +126,32 @@ func textOf(method string, result json.RawMessage) (string, error) {
 			return "", err
 		}
 		fmt.Fprintf(&b, "%d answers, in request order, in structuredContent.responses.\n", len(r.Responses))
+	case wire.MethodFields:
+		var r docir.FieldsResult
+		if err := json.Unmarshal(result, &r); err != nil {
+			return "", err
+		}
+		if len(r.Fields) == 0 {
+			fmt.Fprintf(&b, "None of the %d documents has front matter: query can filter on id, path, title and size only.\n", r.Documents)
+			break
+		}
+		fmt.Fprintf(&b, "Front-matter fields of %d documents (field: documents that have it; common values):\n", r.Documents)
+		for _, f := range r.Fields {
+			fmt.Fprintf(&b, "- %s: %d;", f.Name, f.Documents)
+			for i, v := range f.Values {
+				if i > 0 {
+					b.WriteString(",")
+				}
+				fmt.Fprintf(&b, " %s (%d)", v.Value, v.Documents)
+			}
+			if more := f.Distinct - len(f.Values); more > 0 {
+				fmt.Fprintf(&b, " and %d more", more)
+			}
+			b.WriteString("\n")
+		}
+		if r.Truncated {
+			fmt.Fprintf(&b, "(only the %d fields most documents have)\n", len(r.Fields))
+		}
 	default:
 		return "", fmt.Errorf("no text rendering for %s", method)
 	}

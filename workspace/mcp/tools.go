@@ -31,11 +31,12 @@ type tool struct {
 
 // tools lists the session's tools: get, search, query, context and status,
 // and refresh when the host policy grants it.
-func tools(e *session.Engine) []tool {
+func tools(e *session.Engine, o Options) []tool {
+	corpus := corpusName(o)
 	ts := []tool{
 		{
 			name: ToolGet, title: "Read documents or sections", method: wire.MethodGet, readOnly: true,
-			description: "Deep read by address (<id> or <id>#<heading>). doc_id reads one and returns the document " +
+			description: "Deep read of " + corpus + " by address (<id> or <id>#<heading>). doc_id reads one and returns the document " +
 				"(a miss is an error); doc_ids reads several in one call and returns {documents, missing}: " +
 				"the documents in request order, and each address that did not resolve with its reason " +
 				"(no_document, no_section, unavailable). A malformed address fails the call and nothing is read.",
@@ -59,45 +60,56 @@ func tools(e *session.Engine) []tool {
 		},
 		{
 			name: ToolSearch, title: "Search the corpus", method: wire.MethodSearch, readOnly: true,
-			description: "Ranked free-text search. Each hit names the section that matched as an address " +
-				"(matched_section) that get accepts as-is; hits never carry a body.",
+			description: "Ranked free-text search of " + corpus + ". Each hit names the section that matched as an address " +
+				"(matched_section) that get accepts as-is; hits never carry a body. Syntax: " + SearchSyntax,
 			params: reflect.TypeFor[docir.SearchParams](),
 			output: schemaFor[docir.SearchResult],
 			describe: map[string]string{
-				"query": "free text",
+				"query": "plain words (no operators), e.g. retry budget for outbound calls",
 				"limit": limitDesc("documents to return"),
 			},
 		},
 		{
 			name: ToolQuery, title: "Filter documents by fields", method: wire.MethodQuery, readOnly: true,
-			description: "Filter documents by front-matter fields and metadata (kind:adr status:accepted). " +
-				"Hits are skeletons, as in search.",
+			description: "Filter the documents of " + corpus + " by front-matter fields and metadata. " +
+				"Hits are skeletons, as in search, in id order unless sorted. Syntax: " + QuerySyntax,
 			params: reflect.TypeFor[docir.QueryParams](),
 			output: schemaFor[docir.SearchResult],
 			describe: map[string]string{
-				"expr":  "field filters such as kind:adr status:accepted",
+				"expr":  "field:value terms, all must hold, e.g. kind:adr status:accepted,proposed date:>=2024 (the fields tool lists the fields that exist)",
 				"limit": limitDesc("documents to return"),
 				"sort":  "a field to sort by; -field for descending",
 			},
 		},
 		{
 			name: ToolContext, title: "What to read next", method: wire.MethodContext, readOnly: true,
-			description: "Ranked documents with their outlines, and the ordered addresses to read next " +
-				"within a token budget; pass those addresses to get as doc_ids.",
+			description: "Plan a read of " + corpus + ": ranked documents with their outlines, and the ordered addresses to read next " +
+				"within a token budget; pass those addresses to get as doc_ids. The query is free text, as in search.",
 			params: reflect.TypeFor[docir.ContextParams](),
 			output: schemaFor[docir.ContextResult],
 			describe: map[string]string{
-				"query":  "free text",
+				"query":  "plain words (no operators), as in search",
 				"budget": fmt.Sprintf("tokens the addresses to read next may add up to: %d to %d (default %d)", MinBudget, workspace.MaxBudget, docir.DefaultBudget),
 				"limit":  limitDesc("documents to rank"),
 			},
 		},
 		{
 			name: ToolStatus, title: "Store status", method: wire.MethodStatus, readOnly: true,
-			description: "The store: current generation, document count, sources and peers.",
+			description: "The store of " + corpus + ": current generation, document count, sources and peers.",
 			params:      reflect.TypeFor[struct{}](),
 			output:      schemaFor[docir.Status],
 		},
+	}
+	if e.Has(wire.MethodFields) {
+		ts = append(ts, tool{
+			name: ToolFields, title: "List the front-matter fields", method: wire.MethodFields, readOnly: true,
+			description: fmt.Sprintf("The front-matter fields of %s, from a scan of every document: for each field (nested ones as "+
+				"dotted paths, the way query names them) the number of documents that have it, its distinct values and its "+
+				"%d most common values with their counts. Call it before writing a query expression. Built-in fields every "+
+				"document has: id, path, title, size.", corpus, docir.TopValues),
+			params: reflect.TypeFor[struct{}](),
+			output: schemaFor[docir.FieldsResult],
+		})
 	}
 	if e.Has(wire.MethodReadBatch) {
 		ts = append(ts, tool{

@@ -43,6 +43,9 @@ type Config struct {
 	// may always set it. Later reads through Reader must see the new
 	// generation.
 	Refresh func(context.Context) (docir.IndexSummary, error)
+	// Fields lists the local store's front-matter fields (docir/fields);
+	// nil: the session does not serve docir/fields.
+	Fields func(context.Context) (docir.FieldsResult, error)
 	// Policy is the host's, loaded at start-up; nil for the default policy.
 	Policy *Policy
 	// Version is the binary's version, reported by workspace/discover.
@@ -98,7 +101,7 @@ type Engine struct {
 // session refuses.
 var readMethods = map[string]bool{
 	wire.MethodGet: true, wire.MethodSearch: true, wire.MethodQuery: true, wire.MethodContext: true,
-	wire.MethodStatus: true, wire.MethodReadBatch: true,
+	wire.MethodStatus: true, wire.MethodReadBatch: true, wire.MethodFields: true,
 }
 
 type readerKey struct{}
@@ -132,6 +135,9 @@ func New(cfg Config) *Engine {
 		wire.MethodContext:  {run: (*Engine).context},
 		wire.MethodStatus:   {run: (*Engine).status},
 		wire.MethodDiscover: {run: (*Engine).discover},
+	}
+	if cfg.Fields != nil {
+		e.methods[wire.MethodFields] = methodFunc{run: (*Engine).fields}
 	}
 	e.caps = []string{}
 	if cfg.Policy.Granted(GrantRefresh) {
@@ -388,6 +394,13 @@ func (e *Engine) status(ctx context.Context, params json.RawMessage) (any, error
 		return nil, err
 	}
 	return e.reader(ctx).Status(ctx)
+}
+
+func (e *Engine) fields(ctx context.Context, params json.RawMessage) (any, error) {
+	if err := wire.DecodeParams(wire.MethodFields, params, &noParams{}); err != nil {
+		return nil, err
+	}
+	return e.cfg.Fields(ctx)
 }
 
 func (e *Engine) discover(_ context.Context, params json.RawMessage) (any, error) {
