@@ -62,9 +62,12 @@ policy grants it, workspace/read-batch when it selects read_batch_workers.
 One request at a time, replies in order.
 
 --mcp speaks MCP over stdio instead (tools get, search, query, context,
-status). --http ADDR serves POST /rpc, one frame per request, to peers;
-an ADDR without a host listens on 127.0.0.1. A non-loopback ADDR needs a
-bearer token in $` + DefaultTokenEnv + ` (or the variable --token-env names).
+fields, status). --http ADDR serves POST /rpc, one frame per request, to
+peers, and GET /health; with --mcp too it also serves MCP's Streamable
+HTTP transport at /mcp. An ADDR without a host listens on 127.0.0.1; on
+loopback, requests must name a loopback Host (and Origin, if any). A
+non-loopback ADDR needs a bearer token in $` + DefaultTokenEnv + ` (or the
+variable --token-env names).
 
 serve answers at once wherever it starts. With a store it serves it;
 with sources but no store it indexes them in the background, and reads
@@ -78,13 +81,11 @@ at start-up. Logs go to stderr; stdout carries only replies.
 See docs/protocol.md.`,
 		Example: `  printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"docir/get","params":{"doc_ids":["a","b#x"]}}' | docir serve
   docir serve --mcp
+  docir serve --mcp --http 7420        # MCP at http://127.0.0.1:7420/mcp
   DOCIR_HTTP_TOKEN=s3cret docir serve --http 0.0.0.0:7420 --policy host.json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.HTTPSet = cmd.Flags().Changed("http")
-			if opts.MCP && opts.HTTPSet {
-				return docir.Errorf(docir.CodeUsage, "--mcp and --http are two different transports; give one\nusage: %s", cmd.UseLine())
-			}
 			if cmd.Flags().Changed("token-env") && !opts.HTTPSet {
 				return docir.Errorf(docir.CodeUsage, "--token-env applies to --http only")
 			}
@@ -94,7 +95,7 @@ See docs/protocol.md.`,
 			return serveRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.MCP, "mcp", false, "speak MCP over stdio (for agents)")
+	cmd.Flags().BoolVar(&opts.MCP, "mcp", false, "speak MCP (for agents): over stdio, or at /mcp with --http")
 	cmd.Flags().StringVar(&opts.HTTP, "http", "", "serve POST /rpc on `ADDR` (HOST:PORT, :PORT or PORT; no host: 127.0.0.1)")
 	cmd.Flags().StringVar(&opts.PolicyFile, "policy", "", "host policy `FILE` (docir.host-policy.v1 or v2); default: no grants")
 	cmd.Flags().BoolVar(&opts.Watch, "watch", false, "refresh the store when source files change")
@@ -168,7 +169,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		}})
 
 	switch {
-	case opts.MCP:
+	case opts.MCP && !opts.HTTPSet:
 		return mcp.Serve(ctx, e, mcpOptions(opts, lc, log), opts.IO.In, opts.IO.Out)
 	case opts.HTTPSet:
 		ln, err := net.Listen("tcp", hostport)
@@ -183,8 +184,18 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		if token != "" {
 			auth = "bearer token from $" + opts.TokenEnv
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "docir serve: listening on http://%s%s (%s)\n", ln.Addr(), session.RPCPath, auth)
-		return session.ServeHTTP(ctx, e, ln, session.HTTPOptions{Token: token, Loopback: loopback, Instance: federation.Instance()})
+		hopts := session.HTTPOptions{Token: token, Loopback: loopback, Instance: federation.Instance()}
+		path := session.RPCPath
+		if opts.MCP {
+			h, err := mcp.HTTPHandler(e, mcpOptions(opts, lc, log))
+			if err != nil {
+				ln.Close()
+				return err
+			}
+			hopts.MCP, path = h, session.MCPPath
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "docir serve: listening on http://%s%s (%s)\n", ln.Addr(), path, auth)
+		return session.ServeHTTP(ctx, e, ln, hopts)
 	default:
 		return session.Serve(ctx, e, opts.IO.In, opts.IO.Out)
 	}

@@ -45,10 +45,19 @@ func TestMCPClient(t *testing.T) {
 		t.Fatalf("docir index: %v\n%s", err, out)
 	}
 
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) { checkMCPClient(t, dir, docir, corpus, transport) })
+	}
+}
+
+// checkMCPClient runs client.mjs over transport (stdio, or Streamable
+// HTTP) and checks what it saw.
+func checkMCPClient(t *testing.T, dir, docir, corpus, transport string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "client.mjs"), docir, corpus)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "DOCIR_MCP_TRANSPORT="+transport)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -73,13 +82,25 @@ func TestMCPClient(t *testing.T) {
 			InputSchema  map[string]any `json:"inputSchema"`
 			OutputSchema map[string]any `json:"outputSchema"`
 		} `json:"tools"`
-		Get, GetOne, Search, Context, Query, Status, Malformed, NotFound toolResult
+		Instructions string `json:"instructions"`
+		Health       struct {
+			Status int            `json:"status"`
+			Body   map[string]any `json:"body"`
+		} `json:"health"`
+		NoTokenStatus                                                                          int `json:"noTokenStatus"`
+		Get, GetOne, Search, Context, Query, Status, Fields, InspectorGet, Malformed, NotFound toolResult
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
 		t.Fatalf("client output: %v\n%s", err, stdout.String())
 	}
 	if got.Server.Name != "docir" {
 		t.Errorf("server name %q", got.Server.Name)
+	}
+	if !strings.Contains(got.Instructions, `docir serves the corpus "corpus"`) {
+		t.Errorf("instructions do not name the corpus: %q", got.Instructions)
+	}
+	if transport == "http" && (got.Health.Status != 200 || got.Health.Body["status"] != "ok" || got.NoTokenStatus != 401) {
+		t.Errorf("http: /health %d %v, /mcp without the token %d", got.Health.Status, got.Health.Body, got.NoTokenStatus)
 	}
 	var names []string
 	for _, tool := range got.Tools {
@@ -123,11 +144,17 @@ func TestMCPClient(t *testing.T) {
 	if got.GetOne.IsError || !strings.Contains(string(got.GetOne.StructuredContent), `"slug":"概述"`) {
 		t.Errorf("get doc_id: %+v", got.GetOne)
 	}
-	for name, r := range map[string]toolResult{"search": got.Search, "context": got.Context, "query": got.Query, "status": got.Status} {
+	if got.InspectorGet.IsError || !strings.Contains(string(got.InspectorGet.StructuredContent), `"id":"runbooks/disk-full"`) {
+		t.Errorf("get with a doc_ids array, as the Inspector sends it: %+v", got.InspectorGet)
+	}
+	if !strings.Contains(string(got.Fields.StructuredContent), `{"name":"kind","documents":`) {
+		t.Errorf("fields: %s", got.Fields.StructuredContent)
+	}
+	for name, r := range map[string]toolResult{"search": got.Search, "context": got.Context, "query": got.Query, "status": got.Status, "fields": got.Fields} {
 		if r.IsError || len(r.StructuredContent) == 0 {
 			t.Errorf("%s: %+v", name, r)
 		}
-		if name != "status" && strings.Contains(string(r.StructuredContent), `"body"`) {
+		if name != "status" && name != "fields" && strings.Contains(string(r.StructuredContent), `"body"`) {
 			t.Errorf("%s returned a body: %s", name, r.StructuredContent)
 		}
 	}
