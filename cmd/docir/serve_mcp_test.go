@@ -87,6 +87,14 @@ func checkMCPClient(t *testing.T, dir, docir, corpus, transport string) {
 			Status int            `json:"status"`
 			Body   map[string]any `json:"body"`
 		} `json:"health"`
+		Templates []struct {
+			URITemplate string `json:"uriTemplate"`
+		} `json:"templates"`
+		Resource struct {
+			Contents []struct {
+				URI, MimeType, Text string
+			} `json:"contents"`
+		} `json:"resource"`
 		NoTokenStatus                                                                          int `json:"noTokenStatus"`
 		Get, GetOne, Search, Context, Query, Status, Fields, InspectorGet, Malformed, NotFound toolResult
 	}
@@ -143,6 +151,10 @@ func checkMCPClient(t *testing.T, dir, docir, corpus, transport string) {
 	}
 	if got.GetOne.IsError || !strings.Contains(string(got.GetOne.StructuredContent), `"slug":"概述"`) {
 		t.Errorf("get doc_id: %+v", got.GetOne)
+	}
+	if len(got.Templates) != 1 || got.Templates[0].URITemplate != "docir:///{+address}" || len(got.Resource.Contents) != 1 ||
+		!strings.HasPrefix(got.Resource.Contents[0].Text, "## Mitigate\n") || got.Resource.Contents[0].MimeType != "text/markdown" {
+		t.Errorf("resources: %+v %+v", got.Templates, got.Resource)
 	}
 	if got.InspectorGet.IsError || !strings.Contains(string(got.InspectorGet.StructuredContent), `"id":"runbooks/disk-full"`) {
 		t.Errorf("get with a doc_ids array, as the Inspector sends it: %+v", got.InspectorGet)

@@ -81,6 +81,9 @@ out.context = await client.callTool({ name: "context", arguments: { query: "disk
 out.query = await client.callTool({ name: "query", arguments: { expr: "kind:adr" } });
 out.status = await client.callTool({ name: "status", arguments: {} });
 out.fields = await client.callTool({ name: "fields", arguments: {} });
+// A section as a resource a host can attach.
+out.templates = (await client.listResourceTemplates()).resourceTemplates;
+out.resource = await client.readResource({ uri: "docir:///runbooks/disk-full#mitigate" });
 // As the Inspector's form sends it: doc_ids as an array, limit as a number.
 out.inspectorGet = await client.callTool({ name: "get", arguments: { doc_ids: ["runbooks/disk-full"] } });
 // Errors of the call are tool errors, not protocol errors.

@@ -103,7 +103,7 @@ func newServer(e *session.Engine, o Options) (*sdk.Server, error) {
 	s := sdk.NewServer(&sdk.Implementation{Name: "docir", Title: "docir", Version: o.Version}, &sdk.ServerOptions{
 		Logger:       log,
 		Instructions: instructions(o, e.Has(wire.MethodFields)),
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{}},
 	})
 	for _, t := range tools(e, o) {
 		in, err := inputSchema(t)
@@ -123,6 +123,7 @@ func newServer(e *session.Engine, o Options) (*sdk.Server, error) {
 			Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: t.readOnly, DestructiveHint: new(false), IdempotentHint: true, OpenWorldHint: new(false)},
 		}, handler(e, t.method))
 	}
+	addResources(s, e, o)
 	return s, nil
 }
 
