@@ -292,6 +292,8 @@ func FuzzLineConn(f *testing.F) {
 		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]` + "\n42\n\n" + `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":2,"result":{}}` + "\r\n" + `{"jsonrpc":"1.0","id":3,"method":"x"}`,
 		strings.Repeat("x", 70000) + "\n" + `{"jsonrpc":"2.0","id":"s","method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"x"}` + "\n" + `{"jsonrpc":"2.0","id":8}` + "\n" + `{"jsonrpc":"2.0","id":null,"method":"initialize"}`,
+		`{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/list"}` + "\n" + `{"jsonrpc":"2.0","id":-0,"method":"ping"}`,
 	} {
 		f.Add([]byte(s))
 	}

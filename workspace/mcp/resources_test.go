@@ -47,3 +47,23 @@ func TestResources(t *testing.T) {
 		t.Errorf("a malformed address: %v", err)
 	}
 }
+
+// FuzzAddressOf: any URI gives an address or an error naming the URI;
+// an address comes only from a docir:/// URI.
+func FuzzAddressOf(f *testing.F) {
+	for _, s := range []string{"docir:///a#b", "docir:///%E6%A3%80", "docir:///", "docir:///%zz", "http://x/a", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, uri string) {
+		addr, err := addressOf(uri)
+		if err != nil {
+			if !strings.Contains(err.Error(), "resource ") {
+				t.Errorf("%q: error %v does not name the resource", uri, err)
+			}
+			return
+		}
+		if !strings.HasPrefix(uri, ResourcePrefix) || addr == "" {
+			t.Errorf("%q: address %q", uri, addr)
+		}
+	})
+}
