@@ -14,6 +14,7 @@ import (
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store/ingest"
 )
 
 // Gate is a docir.Reader in front of another that answers only once the
@@ -221,4 +222,53 @@ func addTree(w *fsnotify.Watcher, dir string) error {
 		}
 		return nil
 	})
+}
+
+// Progress is how far a background index has come: the indexer's stage
+// and its count of done out of total. Safe for concurrent use.
+type Progress struct {
+	mu                 sync.Mutex
+	stage              string
+	done, total        int
+	started, completed bool
+}
+
+// Report records one step; it has the shape of ingest.Options.Progress.
+func (p *Progress) Report(stage string, done, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stage, p.done, p.total, p.started = stage, done, total, true
+}
+
+// Finish records that the index is done.
+func (p *Progress) Finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.completed = true
+}
+
+// Now returns the stage and counts, and whether indexing is still under
+// way (started or not, and not finished).
+func (p *Progress) Now() (stage string, done, total int, running bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stage, p.done, p.total, !p.completed
+}
+
+// RefreshReporting is Refresh with each step also reported to p (beside
+// the configured progress callback), and p finished at the end.
+func (s *Service) RefreshReporting(ctx context.Context, p *Progress) (docir.IndexSummary, error) {
+	defer p.Finish()
+	opt := s.cfg.Ingest
+	prev := opt.Progress
+	opt.Progress = func(stage string, done, total int) {
+		p.Report(stage, done, total)
+		if prev != nil {
+			prev(stage, done, total)
+		}
+	}
+	if opt.Wait == nil {
+		opt.Wait = func() { s.notify("docir: waiting for another refresh of " + s.cfg.Dir + " to finish") }
+	}
+	return ingest.Refresh(ctx, s.cfg.Dir, s.cfg.Sources, opt)
 }

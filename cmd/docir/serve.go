@@ -139,7 +139,8 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	}
 	// Answer the handshake at once: never index before serving. Reads go
 	// through the gate, which opens when the store is ready.
-	gate, r, err := serveReader(ctx, opts, lc, ws)
+	prog := &workspace.Progress{}
+	gate, r, err := serveReader(ctx, opts, lc, ws, prog)
 	if err != nil {
 		return err
 	}
@@ -170,7 +171,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 
 	switch {
 	case opts.MCP && !opts.HTTPSet:
-		return mcp.Serve(ctx, e, mcpOptions(opts, lc, log), opts.IO.In, opts.IO.Out)
+		return mcp.Serve(ctx, e, mcpOptions(opts, lc, log, prog), opts.IO.In, opts.IO.Out)
 	case opts.HTTPSet:
 		ln, err := net.Listen("tcp", hostport)
 		if err != nil {
@@ -187,7 +188,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		hopts := session.HTTPOptions{Token: token, Loopback: loopback, Instance: federation.Instance()}
 		path := session.RPCPath
 		if opts.MCP {
-			h, err := mcp.HTTPHandler(e, mcpOptions(opts, lc, log))
+			h, err := mcp.HTTPHandler(e, mcpOptions(opts, lc, log, prog))
 			if err != nil {
 				ln.Close()
 				return err
@@ -206,11 +207,15 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 // background index when there are sources with markdown but no store; and
 // opened with a no_store error, indexing nothing, when there is nothing to
 // serve or the folder is $HOME or / with no config file.
-func serveReader(ctx context.Context, opts *ServeOptions, lc *loadedConfig, ws *workspace.Service) (*workspace.Gate, docir.Reader, error) {
+//
+// prog follows the background index; it is finished at once when there is
+// none.
+func serveReader(ctx context.Context, opts *ServeOptions, lc *loadedConfig, ws *workspace.Service, prog *workspace.Progress) (*workspace.Gate, docir.Reader, error) {
 	dir := lc.StoreDir()
 	_, err := store.CurrentGeneration(dir)
 	hasStore := docir.CodeOf(err) != docir.CodeNoStore
 	if !hasStore && lc.File == "" && len(lc.peers) == 0 && isHomeOrRoot(lc.BaseDir, opts.Getenv("HOME")) {
+		prog.Finish()
 		g := workspace.NewGate(ws, serveWait)
 		g.Open(&docir.Error{Code: docir.CodeNoStore, Err: store.ErrNoStore, Message: fmt.Sprintf(
 			"nothing to serve: no store in %s, and docir does not index %s without a docir.yaml; run `docir index DIR` with a folder of markdown, then start serve there", dir, lc.BaseDir)})
@@ -222,18 +227,20 @@ func serveReader(ctx context.Context, opts *ServeOptions, lc *loadedConfig, ws *
 			return nil, nil, err
 		}
 		// No store and no markdown: nothing to index.
+		prog.Finish()
 		g := workspace.NewGate(ws, serveWait)
 		g.Open(err)
 		return g, ws, nil
 	}
 	g := workspace.NewGate(r, serveWait)
 	if hasStore {
+		prog.Finish()
 		g.Open(nil)
 		return g, r, nil
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "docir serve: nothing indexed yet in %s; indexing %d source folder(s) in the background\n", dir, len(lc.StoreSources()))
 	go func() {
-		_, err := ws.Refresh(ctx)
+		_, err := ws.RefreshReporting(ctx, prog)
 		if err != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "docir serve: indexing failed: %v\n", err)
 		}
@@ -277,8 +284,8 @@ func isHomeOrRoot(dir, home string) bool {
 }
 
 // mcpOptions describe the corpus to MCP hosts.
-func mcpOptions(opts *ServeOptions, lc *loadedConfig, log *slog.Logger) mcp.Options {
-	return mcp.Options{Version: opts.Version, Name: lc.CorpusName(), Description: lc.CorpusDescription(), Log: log}
+func mcpOptions(opts *ServeOptions, lc *loadedConfig, log *slog.Logger, prog *workspace.Progress) mcp.Options {
+	return mcp.Options{Version: opts.Version, Name: lc.CorpusName(), Description: lc.CorpusDescription(), Log: log, Indexing: prog.Now}
 }
 
 // holdFunc holds one generation of the local store for the session's

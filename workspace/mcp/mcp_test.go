@@ -55,13 +55,17 @@ func checkLeaks(t *testing.T) {
 
 // serve runs Serve over pipes until the test ends; it returns the client's
 // ends: where to write frames and where to read replies.
-func serve(t *testing.T, e *session.Engine) (io.WriteCloser, io.ReadCloser) {
+func serve(t *testing.T, e *session.Engine, opts ...Options) (io.WriteCloser, io.ReadCloser) {
 	t.Helper()
+	o := Options{Version: "test"}
+	if len(opts) > 0 {
+		o = opts[0]
+	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(context.Background(), e, Options{Version: "test"}, inR, outW)
+		done <- Serve(context.Background(), e, o, inR, outW)
 		outW.Close()
 	}()
 	t.Cleanup(func() {

@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -47,7 +48,14 @@ type Options struct {
 	Name, Description string
 	// Log receives the SDK's logs (stderr in the binary); nil discards.
 	Log *slog.Logger
+	// Indexing, when set, says how far a background index has come
+	// (running false once it is done): a tool call with a progress token
+	// that comes meanwhile gets MCP progress notifications while it waits.
+	Indexing func() (stage string, done, total int, running bool)
 }
+
+// progressEvery is how often a waiting call is told how indexing goes.
+const progressEvery = 250 * time.Millisecond
 
 // SearchSyntax and QuerySyntax spell out the two languages for an LLM.
 const (
@@ -121,15 +129,21 @@ func newServer(e *session.Engine, o Options) (*sdk.Server, error) {
 			InputSchema:  in,
 			OutputSchema: out,
 			Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: t.readOnly, DestructiveHint: new(false), IdempotentHint: true, OpenWorldHint: new(false)},
-		}, handler(e, t.method))
+		}, handler(e, t.method, o.Indexing))
 	}
 	addResources(s, e, o)
 	return s, nil
 }
 
 // handler calls the engine's method with the arguments as sent.
-func handler(e *session.Engine, method string) sdk.ToolHandler {
+func handler(e *session.Engine, method string, indexing func() (string, int, int, bool)) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		if indexing != nil && req.Session != nil {
+			if token := req.Params.GetProgressToken(); token != nil {
+				stop := reportIndexing(ctx, req.Session, token, indexing)
+				defer stop()
+			}
+		}
 		result, werr := e.Call(ctx, method, req.Params.Arguments)
 		var text string
 		if werr == nil {
@@ -156,6 +170,46 @@ func handler(e *session.Engine, method string) sdk.ToolHandler {
 			Content:           []sdk.Content{&sdk.TextContent{Text: text}},
 			StructuredContent: result,
 		}, nil
+	}
+}
+
+// reportIndexing sends progress notifications for token while a
+// background index runs, until stop is called.
+func reportIndexing(ctx context.Context, ss *sdk.ServerSession, token any, indexing func() (string, int, int, bool)) (stop func()) {
+	if _, _, _, running := indexing(); !running {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		last := -1.0
+		for {
+			stage, n, total, running := indexing()
+			if !running {
+				return
+			}
+			// Progress must increase: stages restart their counts.
+			if p := float64(n); p > last {
+				last = p
+				msg := "indexing the corpus"
+				if stage != "" {
+					msg = fmt.Sprintf("indexing the corpus: %s %d of %d", stage, n, total)
+				}
+				_ = ss.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: p, Total: float64(total), Message: msg})
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
 	}
 }
 
