@@ -113,13 +113,13 @@ func TestShapesMatchGo(t *testing.T) {
 	}
 	// Every method has a params and a result schema, and the index lists
 	// exactly the methods a fully granted session with a local store
-	// serves: the read methods, bind and replay (a local store), refresh
-	// (a grant) and read-batch (a selection).
+	// serves: the read methods, bind, replay and fields (a local store),
+	// refresh (a grant) and read-batch (a selection).
 	var methods []string
 	for _, m := range set.Methods {
 		methods = append(methods, m.Method)
 	}
-	want := append(readbatch.ReadMethods(), wire.MethodReadBatch, wire.MethodRefresh, wire.MethodBind, wire.MethodReplay)
+	want := append(readbatch.ReadMethods(), wire.MethodReadBatch, wire.MethodRefresh, wire.MethodBind, wire.MethodReplay, wire.MethodFields)
 	slices.Sort(want)
 	slices.Sort(methods)
 	if diff := cmp.Diff(want, methods); diff != "" {
@@ -152,7 +152,7 @@ func TestBoundsMatchGo(t *testing.T) {
 	}
 	for _, m := range []string{"docir/search", "docir/query", "docir/context"} {
 		check(m+" limit max", p[m].Properties["limit"].Maximum, docir.MaxLimit)
-		check(m+" limit min", p[m].Properties["limit"].Minimum, 0) // 0: the default
+		check(m+" limit min", p[m].Properties["limit"].Minimum, 1) // an explicit 0 is refused; absent is the default
 	}
 	check("context budget max", p["docir/context"].Properties["budget"].Maximum, workspace.MaxBudget)
 	checkInt("query bytes", p["docir/search"].Properties["query"].MinLength, 1)

@@ -22,6 +22,11 @@ const ConfigFileName = "docir.yaml"
 // Config is docir.yaml, typed. Relative paths in it are relative to the
 // folder of the config file.
 type Config struct {
+	// Name and Description say which corpus this is, to agents: `serve
+	// --mcp` names it in its instructions and tool descriptions. Default:
+	// the source folders.
+	Name         string         `mapstructure:"name"`
+	Description  string         `mapstructure:"description"`
 	Store        string         `mapstructure:"store"`
 	Format       string         `mapstructure:"format"`
 	Sources      []SourceConfig `mapstructure:"sources"`
@@ -198,6 +203,34 @@ func (lc *loadedConfig) StoreDir() string {
 		return lc.abs(lc.Store)
 	}
 	return filepath.Join(lc.BaseDir, ".docir")
+}
+
+// CorpusName is the config's name, else the source folders' names.
+func (lc *loadedConfig) CorpusName() string {
+	if n := strings.TrimSpace(lc.Name); n != "" {
+		return n
+	}
+	var names []string
+	for _, s := range lc.StoreSources() {
+		names = append(names, filepath.Base(s.Path))
+	}
+	return strings.Join(names, ", ")
+}
+
+// CorpusDescription is the config's description, else where the corpus
+// comes from.
+func (lc *loadedConfig) CorpusDescription() string {
+	if d := strings.TrimSpace(lc.Description); d != "" {
+		return d
+	}
+	var paths []string
+	for _, s := range lc.StoreSources() {
+		paths = append(paths, s.Path)
+	}
+	if len(paths) == 0 {
+		return ""
+	}
+	return "the markdown files under " + strings.Join(paths, ", ")
 }
 
 // StoreSources are the configured sources, absolute; with no config file

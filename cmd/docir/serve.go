@@ -6,12 +6,16 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/federation"
+	"github.com/docir/docir/store"
 	"github.com/docir/docir/workspace"
+	"github.com/docir/docir/workspace/binding"
 	"github.com/docir/docir/workspace/mcp"
 	"github.com/docir/docir/workspace/session"
 )
@@ -25,6 +29,7 @@ type ServeOptions struct {
 	IO        *IOStreams
 	Reader    func() (docir.Reader, error)
 	Workspace func() (*workspace.Service, error)
+	Config    func() (*loadedConfig, error)
 	Getenv    func(string) string
 	Version   string
 
@@ -33,12 +38,21 @@ type ServeOptions struct {
 	HTTPSet    bool
 	PolicyFile string
 	TokenEnv   string
+	Watch      bool
 }
 
+// serveWait bounds how long a read waits for the background indexing of a
+// server's first start before it answers an indexing error.
+const serveWait = 2 * time.Second
+
+// watchDebounce is how long `serve --watch` waits for the sources to be
+// quiet before it refreshes.
+const watchDebounce = 500 * time.Millisecond
+
 func newCmdServe(f *Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
-	opts := &ServeOptions{IO: f.IO, Reader: f.Reader, Workspace: f.Workspace, Getenv: os.Getenv, Version: buildVersion()}
+	opts := &ServeOptions{IO: f.IO, Reader: f.Reader, Workspace: f.Workspace, Config: f.Config, Getenv: os.Getenv, Version: buildVersion()}
 	cmd := &cobra.Command{
-		Use:   "serve [--mcp | --http ADDR] [--policy FILE]",
+		Use:   "serve [--mcp] [--http ADDR] [--policy FILE] [--watch]",
 		Short: "Answer reads over JSON-RPC: NDJSON on stdio, MCP, or HTTP for peers",
 		Long: `Serve the store's reads to a host until stdin ends (or SIGTERM).
 
@@ -49,22 +63,30 @@ policy grants it, workspace/read-batch when it selects read_batch_workers.
 One request at a time, replies in order.
 
 --mcp speaks MCP over stdio instead (tools get, search, query, context,
-status). --http ADDR serves POST /rpc, one frame per request, to peers;
-an ADDR without a host listens on 127.0.0.1. A non-loopback ADDR needs a
-bearer token in $` + DefaultTokenEnv + ` (or the variable --token-env names).
+fields, status). --http ADDR serves POST /rpc, one frame per request, to
+peers, and GET /health; with --mcp too it also serves MCP's Streamable
+HTTP transport at /mcp. An ADDR without a host listens on 127.0.0.1; on
+loopback, requests must name a loopback Host (and Origin, if any). A
+non-loopback ADDR needs a bearer token in $` + DefaultTokenEnv + ` (or the
+variable --token-env names).
+
+serve answers at once wherever it starts. With a store it serves it;
+with sources but no store it indexes them in the background, and reads
+wait for that (at most 2 s, then an "indexing" error). With no docir.yaml
+it never indexes $HOME, / or a folder without markdown: reads answer an
+error that says to run docir index DIR. --watch refreshes the store
+when a source file changes.
 
 --policy FILE is the host policy (docir.host-policy.v1 or .v2), read once
 at start-up. Logs go to stderr; stdout carries only replies.
 See docs/protocol.md.`,
 		Example: `  printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"docir/get","params":{"doc_ids":["a","b#x"]}}' | docir serve
   docir serve --mcp
+  docir serve --mcp --http 7420        # MCP at http://127.0.0.1:7420/mcp
   DOCIR_HTTP_TOKEN=s3cret docir serve --http 0.0.0.0:7420 --policy host.json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.HTTPSet = cmd.Flags().Changed("http")
-			if opts.MCP && opts.HTTPSet {
-				return docir.Errorf(docir.CodeUsage, "--mcp and --http are two different transports; give one\nusage: %s", cmd.UseLine())
-			}
 			if cmd.Flags().Changed("token-env") && !opts.HTTPSet {
 				return docir.Errorf(docir.CodeUsage, "--token-env applies to --http only")
 			}
@@ -74,9 +96,10 @@ See docs/protocol.md.`,
 			return serveRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.MCP, "mcp", false, "speak MCP over stdio (for agents)")
+	cmd.Flags().BoolVar(&opts.MCP, "mcp", false, "speak MCP (for agents): over stdio, or at /mcp with --http")
 	cmd.Flags().StringVar(&opts.HTTP, "http", "", "serve POST /rpc on `ADDR` (HOST:PORT, :PORT or PORT; no host: 127.0.0.1)")
 	cmd.Flags().StringVar(&opts.PolicyFile, "policy", "", "host policy `FILE` (docir.host-policy.v1 or v2); default: no grants")
+	cmd.Flags().BoolVar(&opts.Watch, "watch", false, "refresh the store when source files change")
 	cmd.Flags().StringVar(&opts.TokenEnv, "token-env", DefaultTokenEnv, "environment `VARIABLE` holding the bearer token for --http")
 	return cmd
 }
@@ -107,27 +130,50 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 			return docir.Errorf(docir.CodeUsage, "--http %s is not a loopback address: set a bearer token in $%s (or name another variable with --token-env)", hostport, opts.TokenEnv)
 		}
 	}
-	r, err := opts.Reader()
-	if err != nil {
-		return err
-	}
 	ws, err := opts.Workspace()
 	if err != nil {
 		return err
 	}
-	// Open the local store now (indexing first, with a note, when nothing
-	// is indexed yet), so that the first request does not pay for it; peers
-	// are not asked. A store that cannot be read is reported here and on
-	// every request.
-	if _, err := ws.Status(ctx); err != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "docir serve: warning: %v\n", err)
+	lc, err := opts.Config()
+	if err != nil {
+		return err
 	}
-	e := session.New(session.Config{Reader: r, Local: ws, Refresh: ws.Refresh, Policy: policy, Version: opts.Version, Log: log,
-		Hold: holdFunc(ws, r), Bindings: ws.Bindings()})
+	// Answer the handshake at once: never index before serving. Reads go
+	// through the gate, which opens when the store is ready.
+	prog := &workspace.Progress{}
+	gate, r, err := serveReader(ctx, opts, lc, ws, prog)
+	if err != nil {
+		return err
+	}
+	if opts.Watch && gate.Ready() {
+		startWatch(ctx, opts, ws)
+	}
+	refresh := func(ctx context.Context) (docir.IndexSummary, error) {
+		if err := gate.Wait(ctx); err != nil {
+			return docir.IndexSummary{}, err
+		}
+		return ws.Refresh(ctx)
+	}
+	hold := holdFunc(ws, r)
+	fields := func(ctx context.Context) (docir.FieldsResult, error) {
+		if err := gate.Wait(ctx); err != nil {
+			return docir.FieldsResult{}, err
+		}
+		return ws.Fields(ctx)
+	}
+	e := session.New(session.Config{Reader: gate, Local: gate.Over(ws), Refresh: refresh, Fields: fields, Policy: policy,
+		Version: opts.Version, Log: log,
+		Hold: func(ctx context.Context, rev uint64) (session.Held, error) {
+			if err := gate.Wait(ctx); err != nil {
+				return nil, err
+			}
+			return hold(ctx, rev)
+		},
+		Bindings: gatedBindings{gate: gate, svc: ws.Bindings()}})
 
 	switch {
-	case opts.MCP:
-		return mcp.Serve(ctx, e, opts.Version, opts.IO.In, opts.IO.Out, log)
+	case opts.MCP && !opts.HTTPSet:
+		return mcp.Serve(ctx, e, mcpOptions(opts, lc, log, prog), opts.IO.In, opts.IO.Out)
 	case opts.HTTPSet:
 		ln, err := net.Listen("tcp", hostport)
 		if err != nil {
@@ -141,11 +187,107 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		if token != "" {
 			auth = "bearer token from $" + opts.TokenEnv
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "docir serve: listening on http://%s%s (%s)\n", ln.Addr(), session.RPCPath, auth)
-		return session.ServeHTTP(ctx, e, ln, session.HTTPOptions{Token: token, Loopback: loopback, Instance: federation.Instance()})
+		hopts := session.HTTPOptions{Token: token, Loopback: loopback, Instance: federation.Instance()}
+		path := session.RPCPath
+		if opts.MCP {
+			h, err := mcp.HTTPHandler(e, mcpOptions(opts, lc, log, prog))
+			if err != nil {
+				ln.Close()
+				return err
+			}
+			hopts.MCP, path = h, session.MCPPath
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "docir serve: listening on http://%s%s (%s)\n", ln.Addr(), path, auth)
+		return session.ServeHTTP(ctx, e, ln, hopts)
 	default:
 		return session.Serve(ctx, e, opts.IO.In, opts.IO.Out)
 	}
+}
+
+// serveReader is what serve reads through: the configured reader behind a
+// gate. The gate is open at once when a store exists; opened by a
+// background index when there are sources with markdown but no store; and
+// opened with a no_store error, indexing nothing, when there is nothing to
+// serve or the folder is $HOME or / with no config file.
+//
+// prog follows the background index; it is finished at once when there is
+// none.
+func serveReader(ctx context.Context, opts *ServeOptions, lc *loadedConfig, ws *workspace.Service, prog *workspace.Progress) (*workspace.Gate, docir.Reader, error) {
+	dir := lc.StoreDir()
+	_, err := store.CurrentGeneration(dir)
+	hasStore := docir.CodeOf(err) != docir.CodeNoStore
+	if !hasStore && lc.File == "" && len(lc.peers) == 0 && isHomeOrRoot(lc.BaseDir, opts.Getenv("HOME")) {
+		prog.Finish()
+		g := workspace.NewGate(ws, serveWait)
+		g.Open(&docir.Error{Code: docir.CodeNoStore, Err: store.ErrNoStore, Message: fmt.Sprintf(
+			"nothing to serve: no store in %s, and docir does not index %s without a docir.yaml; run `docir index DIR` with a folder of markdown, then start serve there", dir, lc.BaseDir)})
+		return g, ws, nil
+	}
+	r, err := opts.Reader()
+	if err != nil {
+		if docir.CodeOf(err) != docir.CodeNoStore {
+			return nil, nil, err
+		}
+		// No store and no markdown: nothing to index.
+		prog.Finish()
+		g := workspace.NewGate(ws, serveWait)
+		g.Open(err)
+		return g, ws, nil
+	}
+	g := workspace.NewGate(r, serveWait)
+	if hasStore {
+		prog.Finish()
+		g.Open(nil)
+		return g, r, nil
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "docir serve: nothing indexed yet in %s; indexing %d source folder(s) in the background\n", dir, len(lc.StoreSources()))
+	go func() {
+		_, err := ws.RefreshReporting(ctx, prog)
+		if err != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "docir serve: indexing failed: %v\n", err)
+		}
+		g.Open(err)
+		if err == nil && opts.Watch {
+			startWatch(ctx, opts, ws)
+		}
+	}()
+	return g, r, nil
+}
+
+// startWatch refreshes ws when its sources change, reporting on stderr.
+func startWatch(ctx context.Context, opts *ServeOptions, ws *workspace.Service) {
+	err := workspace.Watch(ctx, ws, watchDebounce, func(sum docir.IndexSummary, err error) {
+		if err != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "docir serve: warning: refresh after a change: %v\n", err)
+			return
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "docir serve: sources changed; now serving generation %d\n", sum.Generation)
+	})
+	if err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "docir serve: warning: --watch: %v\n", err)
+	}
+}
+
+// isHomeOrRoot reports whether dir is the file-system root or home.
+func isHomeOrRoot(dir, home string) bool {
+	dir = filepath.Clean(dir)
+	if dir == filepath.Dir(dir) {
+		return true
+	}
+	if home == "" {
+		return false
+	}
+	same := func(a, b string) bool {
+		fa, err1 := os.Stat(a)
+		fb, err2 := os.Stat(b)
+		return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+	}
+	return filepath.Clean(home) == dir || same(home, dir)
+}
+
+// mcpOptions describe the corpus to MCP hosts.
+func mcpOptions(opts *ServeOptions, lc *loadedConfig, log *slog.Logger, prog *workspace.Progress) mcp.Options {
+	return mcp.Options{Version: opts.Version, Name: lc.CorpusName(), Description: lc.CorpusDescription(), Log: log, Indexing: prog.Now}
 }
 
 // holdFunc holds one generation of the local store for the session's
@@ -173,3 +315,38 @@ type heldFederation struct {
 func (h heldFederation) Generation() uint64                     { return h.view.Generation() }
 func (h heldFederation) Authenticate(ctx context.Context) error { return h.view.Authenticate(ctx) }
 func (h heldFederation) Close() error                           { return h.view.Close() }
+
+// gatedBindings waits for the store to be ready (a background index) before
+// it answers what a binding asks.
+type gatedBindings struct {
+	gate *workspace.Gate
+	svc  binding.Service
+}
+
+func (g gatedBindings) Workspace(ctx context.Context) (string, error) {
+	if err := g.gate.Wait(ctx); err != nil {
+		return "", err
+	}
+	return g.svc.Workspace(ctx)
+}
+
+func (g gatedBindings) Generation(ctx context.Context, rev uint64) (binding.Generation, error) {
+	if err := g.gate.Wait(ctx); err != nil {
+		return binding.Generation{}, err
+	}
+	return g.svc.Generation(ctx, rev)
+}
+
+func (g gatedBindings) Current(ctx context.Context) (binding.Generation, error) {
+	if err := g.gate.Wait(ctx); err != nil {
+		return binding.Generation{}, err
+	}
+	return g.svc.Current(ctx)
+}
+
+func (g gatedBindings) HoldRefresh(ctx context.Context) (func(), error) {
+	if err := g.gate.Wait(ctx); err != nil {
+		return nil, err
+	}
+	return g.svc.HoldRefresh(ctx)
+}

@@ -45,10 +45,19 @@ func TestMCPClient(t *testing.T) {
 		t.Fatalf("docir index: %v\n%s", err, out)
 	}
 
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) { checkMCPClient(t, dir, docir, corpus, transport) })
+	}
+}
+
+// checkMCPClient runs client.mjs over transport (stdio, or Streamable
+// HTTP) and checks what it saw.
+func checkMCPClient(t *testing.T, dir, docir, corpus, transport string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "client.mjs"), docir, corpus)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "DOCIR_MCP_TRANSPORT="+transport)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -73,13 +82,33 @@ func TestMCPClient(t *testing.T) {
 			InputSchema  map[string]any `json:"inputSchema"`
 			OutputSchema map[string]any `json:"outputSchema"`
 		} `json:"tools"`
-		Get, GetOne, Search, Context, Query, Status, Malformed, NotFound toolResult
+		Instructions string `json:"instructions"`
+		Health       struct {
+			Status int            `json:"status"`
+			Body   map[string]any `json:"body"`
+		} `json:"health"`
+		Templates []struct {
+			URITemplate string `json:"uriTemplate"`
+		} `json:"templates"`
+		Resource struct {
+			Contents []struct {
+				URI, MimeType, Text string
+			} `json:"contents"`
+		} `json:"resource"`
+		NoTokenStatus                                                                          int `json:"noTokenStatus"`
+		Get, GetOne, Search, Context, Query, Status, Fields, InspectorGet, Malformed, NotFound toolResult
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
 		t.Fatalf("client output: %v\n%s", err, stdout.String())
 	}
 	if got.Server.Name != "docir" {
 		t.Errorf("server name %q", got.Server.Name)
+	}
+	if !strings.Contains(got.Instructions, `docir serves the corpus "corpus"`) {
+		t.Errorf("instructions do not name the corpus: %q", got.Instructions)
+	}
+	if transport == "http" && (got.Health.Status != 200 || got.Health.Body["status"] != "ok" || got.NoTokenStatus != 401) {
+		t.Errorf("http: /health %d %v, /mcp without the token %d", got.Health.Status, got.Health.Body, got.NoTokenStatus)
 	}
 	var names []string
 	for _, tool := range got.Tools {
@@ -89,7 +118,7 @@ func TestMCPClient(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if strings.Join(names, " ") != "context get query search status" {
+	if strings.Join(names, " ") != "context fields get query search status" {
 		t.Errorf("tools %v", names)
 	}
 
@@ -115,17 +144,29 @@ func TestMCPClient(t *testing.T) {
 		get.Documents[1].ID != "adr/0001-record-architecture-decisions" || len(get.Missing) != 1 || get.Missing[0].Address != "nope" || get.Missing[0].Reason != "no_document" {
 		t.Errorf("get doc_ids: %s", got.Get.StructuredContent)
 	}
-	if len(got.Get.Content) != 1 || !jsonEqual(got.Get.Content[0].Text, string(got.Get.StructuredContent)) {
-		t.Errorf("get: the text content is not the structured content: %+v", got.Get.Content)
+	// The text is the documents as markdown, not the JSON a second time.
+	if len(got.Get.Content) != 1 || jsonEqual(got.Get.Content[0].Text, string(got.Get.StructuredContent)) ||
+		!strings.Contains(got.Get.Content[0].Text, get.Documents[0].Body) || !strings.Contains(got.Get.Content[0].Text, "- `nope`: no_document") {
+		t.Errorf("get: the text content is not the documents as markdown: %+v", got.Get.Content)
 	}
 	if got.GetOne.IsError || !strings.Contains(string(got.GetOne.StructuredContent), `"slug":"概述"`) {
 		t.Errorf("get doc_id: %+v", got.GetOne)
 	}
-	for name, r := range map[string]toolResult{"search": got.Search, "context": got.Context, "query": got.Query, "status": got.Status} {
+	if len(got.Templates) != 1 || got.Templates[0].URITemplate != "docir:///{+address}" || len(got.Resource.Contents) != 1 ||
+		!strings.HasPrefix(got.Resource.Contents[0].Text, "## Mitigate\n") || got.Resource.Contents[0].MimeType != "text/markdown" {
+		t.Errorf("resources: %+v %+v", got.Templates, got.Resource)
+	}
+	if got.InspectorGet.IsError || !strings.Contains(string(got.InspectorGet.StructuredContent), `"id":"runbooks/disk-full"`) {
+		t.Errorf("get with a doc_ids array, as the Inspector sends it: %+v", got.InspectorGet)
+	}
+	if !strings.Contains(string(got.Fields.StructuredContent), `{"name":"kind","documents":`) {
+		t.Errorf("fields: %s", got.Fields.StructuredContent)
+	}
+	for name, r := range map[string]toolResult{"search": got.Search, "context": got.Context, "query": got.Query, "status": got.Status, "fields": got.Fields} {
 		if r.IsError || len(r.StructuredContent) == 0 {
 			t.Errorf("%s: %+v", name, r)
 		}
-		if name != "status" && strings.Contains(string(r.StructuredContent), `"body"`) {
+		if name != "status" && name != "fields" && strings.Contains(string(r.StructuredContent), `"body"`) {
 			t.Errorf("%s returned a body: %s", name, r.StructuredContent)
 		}
 	}

@@ -8,26 +8,67 @@
 // usage: node client.mjs DOCIR_BINARY CORPUS_DIR [POLICY_FILE]
 // With a policy file the server is started with --policy, and when it
 // lists a read_batch tool the client runs a batch of three frames.
+// With DOCIR_MCP_TRANSPORT=http the client starts
+// `docir serve --mcp --http 127.0.0.1:0` with a bearer token, reads the
+// address from its stderr, checks GET /health, and speaks Streamable HTTP
+// to /mcp with the token; otherwise it speaks stdio.
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const [docir, corpus, policy] = process.argv.slice(2);
 if (!docir || !corpus) {
-  console.error("usage: node client.mjs DOCIR_BINARY CORPUS_DIR");
+  console.error("usage: node client.mjs DOCIR_BINARY CORPUS_DIR [POLICY_FILE]");
   process.exit(2);
 }
+const policyArgs = policy ? ["--policy", policy] : [];
 
-const transport = new StdioClientTransport({
-  command: docir,
-  args: policy ? ["serve", "--mcp", "--policy", policy] : ["serve", "--mcp"],
-  cwd: corpus,
-  stderr: "inherit",
-});
+let transport;
+let server; // the HTTP server process
+const result = {};
+if (process.env.DOCIR_MCP_TRANSPORT === "http") {
+  const token = "tok-" + Math.random().toString(36).slice(2);
+  server = spawn(docir, ["serve", "--mcp", "--http", "127.0.0.1:0", ...policyArgs], {
+    cwd: corpus,
+    env: { ...process.env, DOCIR_HTTP_TOKEN: token },
+    stdio: ["ignore", "inherit", "pipe"],
+  });
+  const url = await new Promise((resolve, reject) => {
+    const lines = createInterface({ input: server.stderr });
+    lines.on("line", (line) => {
+      const m = line.match(/^docir serve: listening on (http:\/\/127\.0\.0\.1:\d+\/mcp) /);
+      if (m) resolve(m[1]);
+      else process.stderr.write(line + "\n");
+    });
+    server.on("exit", (code) => reject(new Error(`docir serve exited ${code} before listening`)));
+  });
+  const health = await fetch(new URL("/health", url));
+  result.health = { status: health.status, body: await health.json() };
+  const noToken = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+  });
+  result.noTokenStatus = noToken.status;
+  transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+} else {
+  transport = new StdioClientTransport({
+    command: docir,
+    args: ["serve", "--mcp", ...policyArgs],
+    cwd: corpus,
+    stderr: "inherit",
+  });
+}
 const client = new Client({ name: "docir-mcpclient-test", version: "1.0.0" });
 await client.connect(transport); // initialize + notifications/initialized
 
-const out = {};
+const out = result;
 out.server = client.getServerVersion();
+out.instructions = client.getInstructions();
 out.tools = (await client.listTools()).tools;
 // Two documents and a miss, in one call.
 out.get = await client.callTool({
@@ -39,6 +80,12 @@ out.search = await client.callTool({ name: "search", arguments: { query: "retry 
 out.context = await client.callTool({ name: "context", arguments: { query: "disk full", budget: 200 } });
 out.query = await client.callTool({ name: "query", arguments: { expr: "kind:adr" } });
 out.status = await client.callTool({ name: "status", arguments: {} });
+out.fields = await client.callTool({ name: "fields", arguments: {} });
+// A section as a resource a host can attach.
+out.templates = (await client.listResourceTemplates()).resourceTemplates;
+out.resource = await client.readResource({ uri: "docir:///runbooks/disk-full#mitigate" });
+// As the Inspector's form sends it: doc_ids as an array, limit as a number.
+out.inspectorGet = await client.callTool({ name: "get", arguments: { doc_ids: ["runbooks/disk-full"] } });
 // Errors of the call are tool errors, not protocol errors.
 out.malformed = await client.callTool({ name: "get", arguments: { doc_ids: ["runbooks/disk-full", "a b"] } });
 out.notFound = await client.callTool({ name: "get", arguments: { doc_id: "nope" } });
@@ -61,4 +108,9 @@ if (out.tools.some((t) => t.name === "read_batch")) {
 }
 
 await client.close();
+if (server) {
+  const exited = new Promise((resolve) => server.on("exit", resolve));
+  if (server.exitCode === null) server.kill("SIGTERM");
+  await exited;
+}
 process.stdout.write(JSON.stringify(out) + "\n");

@@ -36,7 +36,7 @@ func fixture(t *testing.T, policy string) *session.Engine {
 	if _, err := ws.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	cfg := session.Config{Reader: ws, Refresh: ws.Refresh, Version: "test"}
+	cfg := session.Config{Reader: ws, Refresh: ws.Refresh, Fields: ws.Fields, Version: "test"}
 	if policy != "" {
 		p, err := session.ParsePolicy([]byte(policy))
 		if err != nil {
@@ -55,13 +55,17 @@ func checkLeaks(t *testing.T) {
 
 // serve runs Serve over pipes until the test ends; it returns the client's
 // ends: where to write frames and where to read replies.
-func serve(t *testing.T, e *session.Engine) (io.WriteCloser, io.ReadCloser) {
+func serve(t *testing.T, e *session.Engine, opts ...Options) (io.WriteCloser, io.ReadCloser) {
 	t.Helper()
+	o := Options{Version: "test"}
+	if len(opts) > 0 {
+		o = opts[0]
+	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(context.Background(), e, "test", inR, outW, nil)
+		done <- Serve(context.Background(), e, o, inR, outW)
 		outW.Close()
 	}()
 	t.Cleanup(func() {
@@ -113,12 +117,15 @@ func TestTools(t *testing.T) {
 		if err := json.Unmarshal(out, &outSchema); err != nil || outSchema.Type != "object" {
 			t.Errorf("%s: output schema %s", tool.Name, out)
 		}
+		if tool.Annotations != nil && (tool.Annotations.DestructiveHint == nil || *tool.Annotations.DestructiveHint) {
+			t.Errorf("%s: destructiveHint %v, want false", tool.Name, tool.Annotations.DestructiveHint)
+		}
 		if tool.Description == "" || tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
 			t.Errorf("%s: description %q, annotations %+v", tool.Name, tool.Description, tool.Annotations)
 		}
 	}
 	slices.Sort(names)
-	if diff := cmp.Diff([]string{"context", "get", "query", "search", "status"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"context", "fields", "get", "query", "search", "status"}, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 }
@@ -131,7 +138,7 @@ func TestRefreshTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != 6 || !slices.ContainsFunc(res.Tools, func(tool *sdk.Tool) bool { return tool.Name == "refresh" }) {
+	if len(res.Tools) != 7 || !slices.ContainsFunc(res.Tools, func(tool *sdk.Tool) bool { return tool.Name == "refresh" }) {
 		t.Fatalf("%d tools, no refresh", len(res.Tools))
 	}
 	r, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "refresh"})
@@ -166,6 +173,8 @@ func TestToolsAreTheEngine(t *testing.T) {
 		{"query", "docir/query", `{"expr":"kind:"}`, "invalid_query"},
 		{"context", "docir/context", `{"query":"disk full","budget":200}`, ""},
 		{"status", "workspace/status", `{}`, ""},
+		{"fields", "docir/fields", `{}`, ""},
+		{"fields", "docir/fields", `{"x":1}`, `unknown field "x"`},
 		{"status", "workspace/status", `{"x":1}`, `unknown field "x"`},
 	}
 	for _, tt := range tests {
@@ -197,9 +206,16 @@ func TestToolsAreTheEngine(t *testing.T) {
 		if res.IsError || !cmp.Equal(a, b) {
 			t.Errorf("%s %s: isError %v\nstructured %s\nwant       %s", tt.tool, tt.args, res.IsError, got, want)
 		}
-		var c any
-		if err := json.Unmarshal([]byte(text), &c); err != nil || !cmp.Equal(a, c) {
-			t.Errorf("%s %s: the text content is not the result: %s", tt.tool, tt.args, text)
+		// The text is the markdown rendering, never the JSON again.
+		wantText, err := textOf(tt.method, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(wantText, text); diff != "" {
+			t.Errorf("%s %s: text content (-want +got):\n%s", tt.tool, tt.args, diff)
+		}
+		if json.Valid([]byte(strings.TrimSpace(text))) {
+			t.Errorf("%s %s: the text content is JSON: %s", tt.tool, tt.args, text)
 		}
 	}
 }
@@ -280,6 +296,8 @@ func FuzzLineConn(f *testing.F) {
 		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]` + "\n42\n\n" + `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":2,"result":{}}` + "\r\n" + `{"jsonrpc":"1.0","id":3,"method":"x"}`,
 		strings.Repeat("x", 70000) + "\n" + `{"jsonrpc":"2.0","id":"s","method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"x"}` + "\n" + `{"jsonrpc":"2.0","id":8}` + "\n" + `{"jsonrpc":"2.0","id":null,"method":"initialize"}`,
+		`{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/list"}` + "\n" + `{"jsonrpc":"2.0","id":-0,"method":"ping"}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -16,9 +16,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
+	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/docir/docir/docir"
 	"github.com/docir/docir/workspace/session"
 	"github.com/docir/docir/workspace/wire"
 )
@@ -32,29 +36,84 @@ const (
 	ToolStatus    = "status"
 	ToolRefresh   = "refresh"    // only when the host policy grants refresh
 	ToolReadBatch = "read_batch" // only when the host policy selects read_batch_workers
+	ToolFields    = "fields"     // when the session has a local store to scan
 )
 
-// instructions tell an agent how the tools fit together.
-const instructions = `docir reads a markdown corpus split into sections by heading.
-Find with search (free text), query (field filters such as kind:adr status:accepted) or context
-(ranked documents with outlines and the addresses to read next within a token budget); these never
-return bodies. Then read with get: doc_ids takes several addresses at once and reports the ones that
-did not resolve in "missing" beside the documents that did. An address is <id> or <id>#<heading>,
-exactly as the matched_section and addresses fields of the other tools give them.`
+// Options describe the server to hosts.
+type Options struct {
+	Version string
+	// Name and Description say which corpus this is (docir.yaml's name
+	// and description; the binary defaults them to the source folders).
+	// The server's instructions and the tools' descriptions name it.
+	Name, Description string
+	// Log receives the SDK's logs (stderr in the binary); nil discards.
+	Log *slog.Logger
+	// Indexing, when set, says how far a background index has come
+	// (running false once it is done): a tool call with a progress token
+	// that comes meanwhile gets MCP progress notifications while it waits.
+	Indexing func() (stage string, done, total int, running bool)
+}
+
+// progressEvery is how often a waiting call is told how indexing goes.
+const progressEvery = 250 * time.Millisecond
+
+// SearchSyntax and QuerySyntax spell out the two languages for an LLM.
+const (
+	SearchSyntax = `Free text: plain words, matched on word stems in every section (title and body). ` +
+		`A section matching more of the words, and rarer ones, ranks higher; there are no operators, quotes or fields. ` +
+		`Each hit names its best section as matched_section.`
+	QuerySyntax = `Space-separated field:value terms, all of which must hold: kind:adr status:accepted. ` +
+		`Any of several values: status:accepted,proposed. Negation: -status:superseded. ` +
+		`Globs: path:runbooks/* title:*retry*. Comparisons: date:>=2024-01-01 size:<4096. ` +
+		`Ranges: date:2024-01..2024-06 (either end open). A list field matches when an element does: tags:process. ` +
+		`Nested: author.name:ada. Presence: owner:* (absent: -owner:*). Quotes keep spaces: title:"retry budget". ` +
+		`Fields are the documents' front matter plus id, path, title and size; values compare as numbers, ` +
+		`dates or case-insensitive text. Call fields first to see which fields and values exist.`
+)
+
+// instructions tell an agent what the corpus is and how the tools fit
+// together.
+func instructions(o Options, hasFields bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "docir serves %s", corpusName(o))
+	if o.Description != "" {
+		fmt.Fprintf(&b, ": %s", o.Description)
+	}
+	b.WriteString(`. It is a markdown corpus split into sections by heading.
+Find with search (free text), query (front-matter filters) or context (ranked documents with outlines
+and the addresses to read next within a token budget); these never return bodies. Then read with get:
+doc_ids takes several addresses at once and reports the ones that did not resolve in "missing" beside
+the documents that did. An address is <id> or <id>#<heading>, exactly as the matched_section and
+addresses fields of the other tools give them.
+search: ` + SearchSyntax + `
+query: ` + QuerySyntax)
+	if !hasFields {
+		b.WriteString(" (this session has no fields tool: use status and search to learn the corpus)")
+	}
+	return b.String()
+}
+
+func corpusName(o Options) string {
+	if o.Name == "" {
+		return "a markdown corpus"
+	}
+	return "the corpus " + strconv.Quote(o.Name)
+}
 
 // newServer builds the MCP server over e. Each tool's input schema comes
 // from the method's params shape and its output schema from the result
 // shape, both in package docir.
-func newServer(e *session.Engine, version string, log *slog.Logger) (*sdk.Server, error) {
+func newServer(e *session.Engine, o Options) (*sdk.Server, error) {
+	log := o.Log
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := sdk.NewServer(&sdk.Implementation{Name: "docir", Title: "docir", Version: version}, &sdk.ServerOptions{
+	s := sdk.NewServer(&sdk.Implementation{Name: "docir", Title: "docir", Version: o.Version}, &sdk.ServerOptions{
 		Logger:       log,
-		Instructions: instructions,
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+		Instructions: instructions(o, e.Has(wire.MethodFields)),
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{}},
 	})
-	for _, t := range tools(e) {
+	for _, t := range tools(e, o) {
 		in, err := inputSchema(t)
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: input schema: %w", t.name, err)
@@ -69,20 +128,34 @@ func newServer(e *session.Engine, version string, log *slog.Logger) (*sdk.Server
 			Description:  t.description,
 			InputSchema:  in,
 			OutputSchema: out,
-			Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: t.readOnly, IdempotentHint: true, OpenWorldHint: new(false)},
-		}, handler(e, t.method))
+			Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: t.readOnly, DestructiveHint: new(false), IdempotentHint: true, OpenWorldHint: new(false)},
+		}, handler(e, t.method, o.Indexing))
 	}
+	addResources(s, e, o)
 	return s, nil
 }
 
 // handler calls the engine's method with the arguments as sent.
-func handler(e *session.Engine, method string) sdk.ToolHandler {
+func handler(e *session.Engine, method string, indexing func() (string, int, int, bool)) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		if indexing != nil && req.Session != nil {
+			if token := req.Params.GetProgressToken(); token != nil {
+				stop := reportIndexing(ctx, req.Session, token, indexing)
+				defer stop()
+			}
+		}
 		result, werr := e.Call(ctx, method, req.Params.Arguments)
-		if werr == nil && 2*len(result)+4096 > wire.MaxReplyBytes {
-			// The reply carries the result twice (structuredContent and
-			// its text copy for older clients).
-			werr = wire.ReplyTooLarge(2*len(result), wire.MaxReplyBytes)
+		var text string
+		if werr == nil {
+			var err error
+			if text, err = textOf(method, result); err != nil {
+				werr = wire.NewError(docir.CodeInternal, "%s: rendering the reply: %v", method, err)
+			}
+		}
+		if werr == nil && len(text)+len(result)+4096 > wire.MaxReplyBytes {
+			// The reply carries the result as JSON (structuredContent)
+			// and as markdown (its text).
+			werr = wire.ReplyTooLarge(len(text)+len(result), wire.MaxReplyBytes)
 		}
 		if werr != nil {
 			// A tool error, not a protocol error: the agent reads it and
@@ -94,17 +167,58 @@ func handler(e *session.Engine, method string) sdk.ToolHandler {
 			}, nil
 		}
 		return &sdk.CallToolResult{
-			Content:           []sdk.Content{&sdk.TextContent{Text: string(result)}},
+			Content:           []sdk.Content{&sdk.TextContent{Text: text}},
 			StructuredContent: result,
 		}, nil
+	}
+}
+
+// reportIndexing sends progress notifications for token while a
+// background index runs, until stop is called.
+func reportIndexing(ctx context.Context, ss *sdk.ServerSession, token any, indexing func() (string, int, int, bool)) (stop func()) {
+	if _, _, _, running := indexing(); !running {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		last := -1.0
+		for {
+			stage, n, total, running := indexing()
+			if !running {
+				return
+			}
+			// Progress must increase: stages restart their counts.
+			if p := float64(n); p > last {
+				last = p
+				msg := "indexing the corpus"
+				if stage != "" {
+					msg = fmt.Sprintf("indexing the corpus: %s %d of %d", stage, n, total)
+				}
+				_ = ss.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: p, Total: float64(total), Message: msg})
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
 	}
 }
 
 // Serve runs one MCP session over r and w (stdin and stdout in the binary)
 // until r ends or ctx is done. On a done ctx the requests in hand finish
 // first. It returns nil on either.
-func Serve(ctx context.Context, e *session.Engine, version string, r io.Reader, w io.Writer, log *slog.Logger) error {
-	s, err := newServer(e, version, log)
+func Serve(ctx context.Context, e *session.Engine, o Options, r io.Reader, w io.Writer) error {
+	log := o.Log
+	s, err := newServer(e, o)
 	if err != nil {
 		return err
 	}

@@ -1,14 +1,18 @@
 package mcp
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/readbatch"
+	"github.com/docir/docir/workspace"
 	"github.com/docir/docir/workspace/session"
 	"github.com/docir/docir/workspace/wire"
 )
@@ -27,11 +31,12 @@ type tool struct {
 
 // tools lists the session's tools: get, search, query, context and status,
 // and refresh when the host policy grants it.
-func tools(e *session.Engine) []tool {
+func tools(e *session.Engine, o Options) []tool {
+	corpus := corpusName(o)
 	ts := []tool{
 		{
 			name: ToolGet, title: "Read documents or sections", method: wire.MethodGet, readOnly: true,
-			description: "Deep read by address (<id> or <id>#<heading>). doc_id reads one and returns the document " +
+			description: "Deep read of " + corpus + " by address (<id> or <id>#<heading>). doc_id reads one and returns the document " +
 				"(a miss is an error); doc_ids reads several in one call and returns {documents, missing}: " +
 				"the documents in request order, and each address that did not resolve with its reason " +
 				"(no_document, no_section, unavailable). A malformed address fails the call and nothing is read.",
@@ -50,50 +55,61 @@ func tools(e *session.Engine) []tool {
 			},
 			describe: map[string]string{
 				"doc_id":  "one address; the reply is the document itself",
-				"doc_ids": fmt.Sprintf("several addresses (1 to %d); the reply is {documents, missing}", docir.MaxBatch),
+				"doc_ids": fmt.Sprintf("several addresses (at most %d), as a JSON array of strings; the reply is {documents, missing}", docir.MaxBatch),
 			},
 		},
 		{
 			name: ToolSearch, title: "Search the corpus", method: wire.MethodSearch, readOnly: true,
-			description: "Ranked free-text search. Each hit names the section that matched as an address " +
-				"(matched_section) that get accepts as-is; hits never carry a body.",
+			description: "Ranked free-text search of " + corpus + ". Each hit names the section that matched as an address " +
+				"(matched_section) that get accepts as-is; hits never carry a body. Syntax: " + SearchSyntax,
 			params: reflect.TypeFor[docir.SearchParams](),
 			output: schemaFor[docir.SearchResult],
 			describe: map[string]string{
-				"query": "free text",
+				"query": "plain words (no operators), e.g. retry budget for outbound calls",
 				"limit": limitDesc("documents to return"),
 			},
 		},
 		{
 			name: ToolQuery, title: "Filter documents by fields", method: wire.MethodQuery, readOnly: true,
-			description: "Filter documents by front-matter fields and metadata (kind:adr status:accepted). " +
-				"Hits are skeletons, as in search.",
+			description: "Filter the documents of " + corpus + " by front-matter fields and metadata. " +
+				"Hits are skeletons, as in search, in id order unless sorted. Syntax: " + QuerySyntax,
 			params: reflect.TypeFor[docir.QueryParams](),
 			output: schemaFor[docir.SearchResult],
 			describe: map[string]string{
-				"expr":  "field filters such as kind:adr status:accepted",
+				"expr":  "field:value terms, all must hold, e.g. kind:adr status:accepted,proposed date:>=2024 (the fields tool lists the fields that exist)",
 				"limit": limitDesc("documents to return"),
 				"sort":  "a field to sort by; -field for descending",
 			},
 		},
 		{
 			name: ToolContext, title: "What to read next", method: wire.MethodContext, readOnly: true,
-			description: "Ranked documents with their outlines, and the ordered addresses to read next " +
-				"within a token budget; pass those addresses to get as doc_ids.",
+			description: "Plan a read of " + corpus + ": ranked documents with their outlines, and the ordered addresses to read next " +
+				"within a token budget; pass those addresses to get as doc_ids. The query is free text, as in search.",
 			params: reflect.TypeFor[docir.ContextParams](),
 			output: schemaFor[docir.ContextResult],
 			describe: map[string]string{
-				"query":  "free text",
-				"budget": "tokens to spend on the addresses to read next (default 4000)",
+				"query":  "plain words (no operators), as in search",
+				"budget": fmt.Sprintf("tokens the addresses to read next may add up to: %d to %d (default %d)", MinBudget, workspace.MaxBudget, docir.DefaultBudget),
 				"limit":  limitDesc("documents to rank"),
 			},
 		},
 		{
 			name: ToolStatus, title: "Store status", method: wire.MethodStatus, readOnly: true,
-			description: "The store: current generation, document count, sources and peers.",
+			description: "The store of " + corpus + ": current generation, document count, sources and peers.",
 			params:      reflect.TypeFor[struct{}](),
 			output:      schemaFor[docir.Status],
 		},
+	}
+	if e.Has(wire.MethodFields) {
+		ts = append(ts, tool{
+			name: ToolFields, title: "List the front-matter fields", method: wire.MethodFields, readOnly: true,
+			description: fmt.Sprintf("The front-matter fields of %s, from a scan of every document: for each field (nested ones as "+
+				"dotted paths, the way query names them) the number of documents that have it, its distinct values and its "+
+				"%d most common values with their counts. Call it before writing a query expression. Built-in fields every "+
+				"document has: id, path, title, size.", corpus, docir.TopValues),
+			params: reflect.TypeFor[struct{}](),
+			output: schemaFor[docir.FieldsResult],
+		})
 	}
 	if e.Has(wire.MethodReadBatch) {
 		ts = append(ts, tool{
@@ -147,17 +163,68 @@ func inputSchema(t tool) (*jsonschema.Schema, error) {
 	}
 	for name, p := range s.Properties {
 		p.Description = t.describe[name]
+		if d, ok := selectorDesc[name]; ok && p.Description == "" {
+			p.Description = d
+		}
+	}
+	plainTypes(s)
+	if p, ok := s.Properties["image_revision"]; ok {
+		p.Minimum = new(float64(1))
 	}
 	if t.method == wire.MethodGet {
 		s.Properties["doc_ids"].MaxItems = new(docir.MaxBatch)
+		// Exactly one of the two keys: a form shows the choice.
+		s.OneOf = []*jsonschema.Schema{
+			{Title: "one address", Required: []string{"doc_id"}},
+			{Title: "several addresses", Required: []string{"doc_ids"}},
+		}
 	}
 	if p, ok := s.Properties["limit"]; ok {
-		p.Minimum, p.Maximum = new(float64(0)), new(float64(docir.MaxLimit))
+		p.Minimum, p.Maximum = new(float64(MinLimit)), new(float64(docir.MaxLimit))
+		p.Default = json.RawMessage(strconv.Itoa(docir.DefaultLimit))
+	}
+	if p, ok := s.Properties["budget"]; ok {
+		p.Minimum, p.Maximum = new(float64(MinBudget)), new(float64(workspace.MaxBudget))
+		p.Default = json.RawMessage(strconv.Itoa(docir.DefaultBudget))
 	}
 	return s, nil
 }
 
+// selectorDesc documents the selectors every read takes (docir.Selector):
+// the read answers from one pinned generation of the store.
+var selectorDesc = map[string]string{
+	"image_revision": "optional: answer from this generation of the store (a number the store still retains); give it or binding, not both",
+	"binding":        "optional: answer from the generation a binding receipt names (the receipt file's text, as docir bind prints it); give it or image_revision, not both",
+}
+
+// The lower bounds the engine enforces: an explicit 0 is refused, as in
+// the CLI (leaving the key out gives the default).
+const (
+	MinLimit  = 1
+	MinBudget = 1
+)
+
+// plainTypes turns the nullable unions the schema package derives from Go
+// pointers and slices ("type": ["null", "array"]) into plain types: hosts
+// build forms from them, and a key left out already means "none".
+func plainTypes(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && slices.Contains(s.Types, "null") {
+		s.Type = s.Types[0]
+		if s.Type == "null" {
+			s.Type = s.Types[1]
+		}
+		s.Types = nil
+	}
+	for _, p := range s.Properties {
+		plainTypes(p)
+	}
+	plainTypes(s.Items)
+}
+
 // limitDesc describes a limit parameter from the bounds docir enforces.
 func limitDesc(what string) string {
-	return fmt.Sprintf("%s: 1 to %d (default %d)", what, docir.MaxLimit, docir.DefaultLimit)
+	return fmt.Sprintf("%s: %d to %d (default %d)", what, MinLimit, docir.MaxLimit, docir.DefaultLimit)
 }

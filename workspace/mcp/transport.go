@@ -7,7 +7,9 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -73,6 +75,9 @@ type lineConn struct {
 	pendingMu sync.Mutex
 	pending   map[jsonrpc.ID]bool
 	answered  chan struct{}
+
+	// initialized is set once an initialize request has passed.
+	initialized atomic.Bool
 }
 
 // Read returns the next message the SDK can handle, answering the lines it
@@ -103,6 +108,12 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if len(line) == 0 {
 			continue
 		}
+		if reply := c.strict(line); reply != nil {
+			if err := c.writeLine(reply); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		msg, err := jsonrpc.DecodeMessage(line)
 		if err == nil {
 			if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
@@ -122,6 +133,82 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, err
 		}
 	}
+}
+
+// strict answers, with the error to send, the frames the SDK would take
+// too loosely; nil lets the frame through. MCP ids are strings or integers
+// and are echoed exactly, so an id that is null, a fraction, an exponent or
+// an integer past 2^53-1 (the SDK holds ids as float64) is refused (-32600, id null) rather than
+// answered under another id; a message that is neither a request nor a
+// response (no method, no result, no error) is refused (-32600); and a
+// call other than initialize or ping before initialize is refused with
+// -32600 and data.code invalid_request, naming the lifecycle.
+func (c *lineConn) strict(line []byte) []byte {
+	if line[0] != '{' {
+		return nil // the decoder below says what is wrong
+	}
+	members, err := wire.Members(line)
+	if err != nil {
+		return nil
+	}
+	rawID, hasID := members["id"]
+	_, hasMethod := members["method"]
+	_, hasResult := members["result"]
+	_, hasError := members["error"]
+	id := json.RawMessage("null")
+	if hasID {
+		if !exactID(rawID) {
+			return wire.ErrorLine(id, wire.NewError(docir.CodeInvalidRequest,
+				"invalid request: id %s: an MCP id is a string or an integer from -(2^53-1) to 2^53-1 (not null), and is echoed exactly", clipID(rawID)))
+		}
+		id = rawID
+	}
+	if !hasMethod {
+		if hasResult || hasError {
+			return nil // a response to a request of ours
+		}
+		return wire.ErrorLine(id, wire.NewError(docir.CodeInvalidRequest, "invalid request: want a method name (a non-empty string)"))
+	}
+	var method string
+	if json.Unmarshal(members["method"], &method) != nil {
+		return nil // the SDK's decoder reports it
+	}
+	switch {
+	case method == "initialize":
+		c.initialized.Store(true)
+	case hasID && method != "ping" && !c.initialized.Load():
+		return wire.ErrorLine(id, wire.NewError(docir.CodeInvalidRequest,
+			"invalid request: %s before initialize: an MCP session starts with an initialize request", clipID(members["method"])))
+	}
+	return nil
+}
+
+// exactID reports whether raw is an id the SDK echoes byte for byte: a
+// JSON string, or an integer literal within ±maxExactID.
+func exactID(raw json.RawMessage) bool {
+	switch {
+	case len(raw) == 0:
+		return false
+	case raw[0] == '"':
+		var s string
+		return json.Unmarshal(raw, &s) == nil
+	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		return err == nil && strconv.FormatInt(n, 10) == string(raw) && n >= -maxExactID && n <= maxExactID
+	}
+	return false
+}
+
+// maxExactID bounds integer ids: the SDK holds them as float64, which is
+// exact up to 2^53-1.
+const maxExactID = 1<<53 - 1
+
+// clipID shortens an id or method for an error message.
+func clipID(raw json.RawMessage) string {
+	if len(raw) > 64 {
+		return string(raw[:64]) + "…"
+	}
+	return string(raw)
 }
 
 // drainPatience bounds how long the end of input waits for a reply once

@@ -48,6 +48,9 @@ type Config struct {
 	// may always set it. Later reads through Reader must see the new
 	// generation.
 	Refresh func(context.Context) (docir.IndexSummary, error)
+	// Fields lists the local store's front-matter fields (docir/fields);
+	// nil: the session does not serve docir/fields.
+	Fields func(context.Context) (docir.FieldsResult, error)
 	// Policy is the host's, loaded at start-up; nil for the default policy.
 	Policy *Policy
 	// Version is the binary's version, reported by workspace/discover.
@@ -103,7 +106,7 @@ type Engine struct {
 // session refuses.
 var readMethods = map[string]bool{
 	wire.MethodGet: true, wire.MethodSearch: true, wire.MethodQuery: true, wire.MethodContext: true,
-	wire.MethodStatus: true, wire.MethodReadBatch: true,
+	wire.MethodStatus: true, wire.MethodReadBatch: true, wire.MethodFields: true,
 }
 
 type readerKey struct{}
@@ -137,6 +140,9 @@ func New(cfg Config) *Engine {
 		wire.MethodContext:  {run: (*Engine).context},
 		wire.MethodStatus:   {run: (*Engine).status},
 		wire.MethodDiscover: {run: (*Engine).discover},
+	}
+	if cfg.Fields != nil {
+		e.methods[wire.MethodFields] = methodFunc{run: (*Engine).fields}
 	}
 	e.caps = []string{}
 	if cfg.Bindings != nil {
@@ -375,6 +381,9 @@ func (e *Engine) search(ctx context.Context, params json.RawMessage) (any, error
 	if err := wire.DecodeParams(wire.MethodSearch, params, &p); err != nil {
 		return nil, err
 	}
+	if err := noZero(wire.MethodSearch, params, "limit"); err != nil {
+		return nil, err
+	}
 	sel := p.Selector
 	p.Selector = docir.Selector{}
 	return on(ctx, e, wire.MethodSearch, sel, func(ctx context.Context, r docir.Reader) (docir.SearchResult, error) {
@@ -385,6 +394,9 @@ func (e *Engine) search(ctx context.Context, params json.RawMessage) (any, error
 func (e *Engine) query(ctx context.Context, params json.RawMessage) (any, error) {
 	var p docir.QueryParams
 	if err := wire.DecodeParams(wire.MethodQuery, params, &p); err != nil {
+		return nil, err
+	}
+	if err := noZero(wire.MethodQuery, params, "limit"); err != nil {
 		return nil, err
 	}
 	sel := p.Selector
@@ -399,11 +411,35 @@ func (e *Engine) context(ctx context.Context, params json.RawMessage) (any, erro
 	if err := wire.DecodeParams(wire.MethodContext, params, &p); err != nil {
 		return nil, err
 	}
+	if err := noZero(wire.MethodContext, params, "limit", "budget"); err != nil {
+		return nil, err
+	}
 	sel := p.Selector
 	p.Selector = docir.Selector{}
 	return on(ctx, e, wire.MethodContext, sel, func(ctx context.Context, r docir.Reader) (docir.ContextResult, error) {
 		return r.Context(ctx, p)
 	})
+}
+
+// noZero refuses an explicit 0 for a bound that leaving the key out
+// defaults (limit, budget): 0 is out of range, as in the CLI, not a
+// silent default.
+func noZero(method string, params json.RawMessage, keys ...string) error {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(params, &m) != nil {
+		return nil // DecodeParams took it: nothing to refuse
+	}
+	for _, k := range keys {
+		var f float64
+		if v, ok := m[k]; ok && json.Unmarshal(v, &f) == nil && f == 0 {
+			def := docir.DefaultLimit
+			if k == "budget" {
+				def = docir.DefaultBudget
+			}
+			return docir.Errorf(docir.CodeInvalidParams, "%s: %s 0: want 1 or more (leave %s out for %d)", method, k, k, def)
+		}
+	}
+	return nil
 }
 
 // noParams is the closed shape of a method that takes none.
@@ -417,6 +453,13 @@ func (e *Engine) status(ctx context.Context, params json.RawMessage) (any, error
 	return on(ctx, e, wire.MethodStatus, p.Selector, func(ctx context.Context, r docir.Reader) (docir.Status, error) {
 		return r.Status(ctx)
 	})
+}
+
+func (e *Engine) fields(ctx context.Context, params json.RawMessage) (any, error) {
+	if err := wire.DecodeParams(wire.MethodFields, params, &noParams{}); err != nil {
+		return nil, err
+	}
+	return e.cfg.Fields(ctx)
 }
 
 func (e *Engine) discover(_ context.Context, params json.RawMessage) (any, error) {

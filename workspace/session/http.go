@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -19,8 +20,12 @@ import (
 	"github.com/docir/docir/workspace/wire"
 )
 
-// RPCPath is the one path the HTTP transport serves.
-const RPCPath = "/rpc"
+// Paths the HTTP transport serves.
+const (
+	RPCPath    = "/rpc"    // JSON-RPC, one frame per POST
+	MCPPath    = "/mcp"    // MCP's Streamable HTTP, when HTTPOptions.MCP is set
+	HealthPath = "/health" // GET: {"status":"ok"}, no token needed
+)
 
 // ShutdownGrace bounds how long a shutting-down HTTP server waits for the
 // requests in hand.
@@ -39,6 +44,10 @@ type HTTPOptions struct {
 	// requests carry in wire.HeaderPeer): a request that carries it came
 	// from this very server, through a peer entry that names itself.
 	Instance string
+	// MCP, when set, serves MCP's Streamable HTTP transport at MCPPath
+	// behind the same token, Host and Origin checks (package mcp builds
+	// it).
+	MCP http.Handler
 }
 
 // HTTPHandler serves POST /rpc: one JSON-RPC frame per request body (at
@@ -55,15 +64,16 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 	if opts.Token != "" {
 		want = sha256.Sum256([]byte(opts.Token))
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != RPCPath {
-			http.Error(w, "docir serve: the one endpoint is POST "+RPCPath, http.StatusNotFound)
-			return
+	// guard runs the checks every path but /health shares: the Host and
+	// Origin of a loopback listener, then the token.
+	guard := func(w http.ResponseWriter, r *http.Request) bool {
+		if opts.Loopback && !loopbackHost(r.Host) {
+			http.Error(w, fmt.Sprintf("docir serve: Host %q is not a loopback name", r.Host), http.StatusForbidden)
+			return false
 		}
-		if r.Method != http.MethodPost {
-			w.Header().Set("Allow", http.MethodPost)
-			http.Error(w, "docir serve: "+RPCPath+" takes POST", http.StatusMethodNotAllowed)
-			return
+		if origin := r.Header.Get("Origin"); origin != "" && opts.Loopback && !loopbackOrigin(origin) {
+			http.Error(w, fmt.Sprintf("docir serve: Origin %q is not a loopback origin", origin), http.StatusForbidden)
+			return false
 		}
 		if opts.Token != "" {
 			scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
@@ -74,11 +84,44 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 			if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 || !ok {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="docir"`)
 				writeReply(w, http.StatusUnauthorized, wire.ErrorLine(nil, wire.NewError(docir.CodeUnauthorized, "missing or wrong bearer token")))
-				return
+				return false
 			}
 		}
-		if opts.Loopback && !loopbackHost(r.Host) {
-			http.Error(w, fmt.Sprintf("docir serve: Host %q is not a loopback name", r.Host), http.StatusForbidden)
+		return true
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == HealthPath:
+			if opts.Loopback && !loopbackHost(r.Host) {
+				http.Error(w, fmt.Sprintf("docir serve: Host %q is not a loopback name", r.Host), http.StatusForbidden)
+				return
+			}
+			if r.Method != http.MethodGet && r.Method != http.MethodHead {
+				w.Header().Set("Allow", "GET, HEAD")
+				http.Error(w, "docir serve: "+HealthPath+" takes GET", http.StatusMethodNotAllowed)
+				return
+			}
+			writeReply(w, http.StatusOK, []byte(`{"status":"ok"}`))
+			return
+		case r.URL.Path == MCPPath && opts.MCP != nil:
+			if guard(w, r) {
+				opts.MCP.ServeHTTP(w, r)
+			}
+			return
+		case r.URL.Path != RPCPath:
+			endpoints := "POST " + RPCPath + ", GET " + HealthPath
+			if opts.MCP != nil {
+				endpoints += ", " + MCPPath + " (MCP Streamable HTTP)"
+			}
+			http.Error(w, "docir serve: the endpoints are "+endpoints, http.StatusNotFound)
+			return
+		}
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			http.Error(w, "docir serve: "+RPCPath+" takes POST", http.StatusMethodNotAllowed)
+			return
+		}
+		if !guard(w, r) {
 			return
 		}
 		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
@@ -134,6 +177,13 @@ func loopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// loopbackOrigin reports whether a browser's Origin header names this
+// machine by a loopback name.
+func loopbackOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && u.Host != "" && loopbackHost(u.Host)
 }
 
 // ListenAddr resolves the ADDR of --http: "HOST:PORT", ":PORT" or "PORT".

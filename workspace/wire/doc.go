@@ -21,6 +21,7 @@ const (
 	MethodReplay    = "workspace/replay"
 	MethodRefresh   = "workspace/refresh"    // only when the host policy grants "refresh"
 	MethodReadBatch = "workspace/read-batch" // only when the host policy selects read_batch_workers
+	MethodFields    = "docir/fields"         // when the session has a local store to scan
 )
 
 // HeaderPeer marks an HTTP request that one docir makes of another as a

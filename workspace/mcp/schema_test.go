@@ -1,0 +1,137 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/workspace"
+)
+
+// TestInputSchemasForForms: every input schema has plain types (no
+// "type" arrays), get says oneOf doc_id | doc_ids, and every bound in a
+// schema is the one the engine enforces, described in words: the values
+// at the bounds pass, the ones just past them are refused.
+func TestInputSchemasForForms(t *testing.T) {
+	checkLeaks(t)
+	e := fixture(t, "")
+	cs := connect(t, e)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	method := map[string]string{}
+	for _, tl := range tools(e, Options{}) {
+		method[tl.name] = tl.method
+	}
+	type prop struct {
+		Type        any             `json:"type"`
+		Description string          `json:"description"`
+		Minimum     *float64        `json:"minimum"`
+		Maximum     *float64        `json:"maximum"`
+		MaxItems    *int            `json:"maxItems"`
+		Default     json.RawMessage `json:"default"`
+	}
+	type schema struct {
+		Type       any             `json:"type"`
+		Properties map[string]prop `json:"properties"`
+		OneOf      []struct {
+			Required []string `json:"required"`
+		} `json:"oneOf"`
+	}
+	bounds := map[string][3]int{ // min, max, default
+		"limit":  {MinLimit, docir.MaxLimit, docir.DefaultLimit},
+		"budget": {MinBudget, workspace.MaxBudget, docir.DefaultBudget},
+	}
+	base := map[string]string{"search": `"query":"retry"`, "query": `"expr":"kind:adr"`, "context": `"query":"retry"`}
+	checked := 0
+	for _, tool := range res.Tools {
+		data, _ := json.Marshal(tool.InputSchema)
+		var s schema
+		if err := json.Unmarshal(data, &s); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := s.Type.(string); !ok {
+			t.Errorf("%s: type %v", tool.Name, s.Type)
+		}
+		for name, p := range s.Properties {
+			if _, ok := p.Type.(string); !ok {
+				t.Errorf("%s.%s: type %v, want one plain type", tool.Name, name, p.Type)
+			}
+			if p.Description == "" {
+				t.Errorf("%s.%s: no description", tool.Name, name)
+			}
+			b, ok := bounds[name]
+			if !ok {
+				continue
+			}
+			checked++
+			if p.Minimum == nil || p.Maximum == nil || int(*p.Minimum) != b[0] || int(*p.Maximum) != b[1] || string(p.Default) != strconv.Itoa(b[2]) {
+				t.Errorf("%s.%s: minimum %v maximum %v default %s, want %v", tool.Name, name, p.Minimum, p.Maximum, p.Default, b)
+			}
+			for _, n := range b {
+				if !strings.Contains(p.Description, strconv.Itoa(n)) {
+					t.Errorf("%s.%s: description %q does not say %d", tool.Name, name, p.Description, n)
+				}
+			}
+			for _, c := range []struct {
+				v  int
+				ok bool
+			}{{b[0] - 1, false}, {b[0], true}, {b[1], true}, {b[1] + 1, false}} {
+				args := fmt.Sprintf(`{%s,%q:%d}`, base[tool.Name], name, c.v)
+				_, werr := e.Call(context.Background(), method[tool.Name], json.RawMessage(args))
+				if (werr == nil) != c.ok {
+					t.Errorf("%s %s: error %v, want accepted %v", tool.Name, args, werr, c.ok)
+				}
+			}
+		}
+		if tool.Name == "get" {
+			var req [][]string
+			for _, o := range s.OneOf {
+				req = append(req, o.Required)
+			}
+			if diff := cmp.Diff([][]string{{"doc_id"}, {"doc_ids"}}, req); diff != "" {
+				t.Errorf("get: oneOf required (-want +got):\n%s", diff)
+			}
+			if p := s.Properties["doc_ids"]; p.MaxItems == nil || *p.MaxItems != docir.MaxBatch || p.Type != "array" {
+				t.Errorf("get.doc_ids: %+v", p)
+			}
+			ids := make([]string, docir.MaxBatch+1)
+			for i := range ids {
+				ids[i] = "x"
+			}
+			over, _ := json.Marshal(map[string]any{"doc_ids": ids})
+			if _, werr := e.Call(context.Background(), method["get"], over); werr == nil {
+				t.Errorf("get: %d doc_ids accepted", len(ids))
+			}
+		}
+	}
+	if checked != 4 { // limit of search, query, context; budget of context
+		t.Errorf("checked %d bounds, want 4", checked)
+	}
+}
+
+// TestDescriptionsNameTheCorpus: the instructions and every tool's
+// description say which corpus this is, and the instructions spell out
+// both syntaxes.
+func TestDescriptionsNameTheCorpus(t *testing.T) {
+	e := fixture(t, "")
+	o := Options{Name: "Team handbook", Description: "runbooks and ADRs of the storage team"}
+	ins := instructions(o, true)
+	for _, want := range []string{`"Team handbook": runbooks and ADRs of the storage team`, SearchSyntax, QuerySyntax} {
+		if !strings.Contains(ins, want) {
+			t.Errorf("instructions do not say %q:\n%s", want, ins)
+		}
+	}
+	for _, tl := range tools(e, o) {
+		if !strings.Contains(tl.description, `"Team handbook"`) {
+			t.Errorf("%s: description does not name the corpus: %s", tl.name, tl.description)
+		}
+	}
+}

@@ -1,0 +1,56 @@
+package mcp
+
+import (
+	"bufio"
+	"io"
+	"strings"
+	"testing"
+)
+
+// TestWireStrictness: ids are echoed exactly or refused with -32600, a
+// message with no method gets -32600, and a call before initialize gets
+// -32600 with data.code, while ping still answers.
+func TestWireStrictness(t *testing.T) {
+	checkLeaks(t)
+	w, r := serve(t, fixture(t, ""))
+	replies := bufio.NewScanner(r)
+	replies.Buffer(nil, 2<<20)
+	// step sends a line and checks the reply: equal to want, or starting
+	// with it when want ends in "…".
+	step := func(send, want string) {
+		t.Helper()
+		if _, err := io.WriteString(w, send+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if !replies.Scan() {
+			t.Fatalf("the session ended: %v", replies.Err())
+		}
+		got := replies.Text()
+		if p, ok := strings.CutSuffix(want, "…"); ok && strings.HasPrefix(got, p) || got == want {
+			return
+		}
+		t.Errorf("after %s\n got %s\nwant %s", send, got, want)
+	}
+	badID := func(id string) string {
+		return `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: id ` + id +
+			`: an MCP id is a string or an integer from -(2^53-1) to 2^53-1 (not null), and is echoed exactly","data":{"code":"invalid_request"}}}`
+	}
+	step(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"invalid request: \"tools/list\" before initialize: an MCP session starts with an initialize request","data":{"code":"invalid_request"}}}`)
+	step(`{"jsonrpc":"2.0","id":"p","method":"ping"}`, `{"jsonrpc":"2.0","id":"p","result":{}}`)
+	step(`{"jsonrpc":"2.0","id":1.5,"method":"initialize","params":{}}`, badID("1.5"))
+	step(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{…`)
+	if _, err := io.WriteString(w, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"1.5", "12345678901234567890", "null", "1e3", "-0", "1.0", "true", "{}", "9007199254740992"} {
+		step(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/list"}`, badID(id))
+	}
+	step(`{"jsonrpc":"2.0","id":8}`, `{"jsonrpc":"2.0","id":8,"error":{"code":-32600,"message":"invalid request: want a method name (a non-empty string)","data":{"code":"invalid_request"}}}`)
+	step(`{"jsonrpc":"2.0"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: want a method name (a non-empty string)","data":{"code":"invalid_request"}}}`)
+	// Ids at the edges of int64 and strings come back exactly.
+	for _, id := range []string{"9007199254740991", "-9007199254740991", `"12345678901234567890"`, `"1.5"`, "0"} {
+		step(`{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`, `{"jsonrpc":"2.0","id":`+id+`,"result":{}}`)
+	}
+}
