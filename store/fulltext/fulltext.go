@@ -21,18 +21,20 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strings"
 
-	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/collector"
 	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -56,9 +58,15 @@ type Passage struct {
 	Text string
 }
 
-// Index is an open bleve index.
+// Index is an open bleve index: a scorch index and the mapping stored in
+// it, used through bleve's own packages (see open.go) rather than its
+// top-level package, which links and initializes index types, stores and
+// expvar state docir never uses.
 type Index struct {
-	idx      bleve.Index
+	idx      index.Index
+	m        *mapping.IndexMappingImpl
+	an       analysis.Analyzer
+	queue    *index.AnalysisQueue // nil when read-only
 	readOnly bool
 }
 
@@ -86,7 +94,7 @@ type Index struct {
 // newMapping is the static mapping: one analyzed text field, no dynamic
 // fields, no _all, no stored values, no term vectors, no doc values.
 func newMapping() (*mapping.IndexMappingImpl, error) {
-	im := bleve.NewIndexMapping()
+	im := mapping.NewIndexMapping()
 	err := im.AddCustomAnalyzer(AnalyzerName, map[string]any{
 		"type":      custom.Name,
 		"tokenizer": TokenizerName,
@@ -103,43 +111,17 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	im.StoreDynamic = false
 	im.DocValuesDynamic = false
 
-	text := bleve.NewTextFieldMapping()
+	text := mapping.NewTextFieldMapping()
 	text.Analyzer = AnalyzerName
 	text.Store = false
 	text.IncludeTermVectors = false
 	text.IncludeInAll = false
 	text.DocValues = false
 
-	doc := bleve.NewDocumentStaticMapping()
+	doc := mapping.NewDocumentStaticMapping()
 	doc.AddFieldMappingsAt(FieldText, text)
 	im.DefaultMapping = doc
 	return im, nil
-}
-
-// Create makes a new, empty index at path, which must not exist.
-func Create(path string) (*Index, error) {
-	m, err := newMapping()
-	if err != nil {
-		return nil, fmt.Errorf("fulltext mapping: %w", err)
-	}
-	idx, err := bleve.NewUsing(path, m, bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, nil)
-	if err != nil {
-		return nil, fmt.Errorf("create index %s: %w", path, err)
-	}
-	return &Index{idx: idx}, nil
-}
-
-// Open opens the index at path. A read-only open coexists with other
-// read-only opens; a writable one excludes every other opener.
-func Open(path string, readOnly bool) (*Index, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("open index: %w", err)
-	}
-	idx, err := bleve.OpenUsing(path, map[string]any{"read_only": readOnly})
-	if err != nil {
-		return nil, fmt.Errorf("open index %s: %w", path, err)
-	}
-	return &Index{idx: idx, readOnly: readOnly}, nil
 }
 
 // Apply deletes the passages named in deletes and indexes adds, in batches.
@@ -148,9 +130,9 @@ func (x *Index) Apply(deletes []string, adds []Passage) error {
 	if x.readOnly {
 		return errors.New("fulltext: index opened read-only")
 	}
-	b := x.idx.NewBatch()
+	b := index.NewBatch()
 	flush := func() error {
-		if b.Size() == 0 {
+		if len(b.IndexOps) == 0 {
 			return nil
 		}
 		if err := x.idx.Batch(b); err != nil {
@@ -160,8 +142,10 @@ func (x *Index) Apply(deletes []string, adds []Passage) error {
 		return nil
 	}
 	for _, id := range deletes {
-		b.Delete(id)
-		if b.Size() >= BatchSize {
+		if id != "" {
+			b.Delete(id)
+		}
+		if len(b.IndexOps) >= BatchSize {
 			if err := flush(); err != nil {
 				return err
 			}
@@ -178,11 +162,16 @@ func (x *Index) Apply(deletes []string, adds []Passage) error {
 	for start := 0; start < len(adds); start += BatchSize {
 		part := adds[start:min(start+BatchSize, len(adds))]
 		g.Go(func() error {
-			b := x.idx.NewBatch()
+			b := index.NewBatch()
 			for _, p := range part {
-				if err := b.Index(p.ID, passageDoc{Text: p.Text}); err != nil {
+				if p.ID == "" {
+					return errors.New("fulltext: passage with an empty id")
+				}
+				doc := document.NewDocument(p.ID)
+				if err := x.m.MapDocument(doc, passageDoc{Text: p.Text}); err != nil {
 					return fmt.Errorf("index %s: %w", p.ID, err)
 				}
+				b.Update(doc)
 			}
 			if err := x.idx.Batch(b); err != nil {
 				return fmt.Errorf("index batch: %w", err)
@@ -199,7 +188,14 @@ type passageDoc struct {
 }
 
 // Close releases the index.
-func (x *Index) Close() error { return x.idx.Close() }
+func (x *Index) Close() error {
+	err := x.idx.Close()
+	if x.queue != nil {
+		x.queue.Close()
+		x.queue = nil
+	}
+	return err
+}
 
 // Match is one passage a search found.
 type Match struct {
@@ -251,11 +247,7 @@ func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
 	if len(q.terms) == 0 {
 		return q, nil
 	}
-	adv, err := x.idx.Advanced()
-	if err != nil {
-		return nil, err
-	}
-	r, err := adv.Reader()
+	r, err := x.idx.Reader()
 	if err != nil {
 		return nil, err
 	}
@@ -383,20 +375,47 @@ func (x *Index) Page(ctx context.Context, q *Query, n, offset int) ([]Match, uin
 	}
 	qs := make([]query.Query, len(q.search))
 	for i, t := range q.search {
-		tq := bleve.NewTermQuery(t)
+		tq := query.NewTermQuery(t)
 		tq.SetField(FieldText)
 		qs[i] = tq
 	}
-	req := bleve.NewSearchRequestOptions(bleve.NewDisjunctionQuery(qs...), n, offset, false)
-	res, err := x.idx.SearchInContext(ctx, req)
+	return x.search(ctx, query.NewDisjunctionQuery(qs), n, offset)
+}
+
+// search runs q on a reader of the index and collects the n best passages
+// from the offset-th on, by score, as bleve's Index.SearchInContext does
+// for a request with no sort, facets, fields or highlighting: the same
+// searcher, the same tf-idf scoring (no scoring model set), the same top-N
+// collector.
+func (x *Index) search(ctx context.Context, q query.Query, n, offset int) (_ []Match, _ uint64, err error) {
+	r, err := x.idx.Reader()
+	if err != nil {
+		return nil, 0, fmt.Errorf("open index reader: %w", err)
+	}
+	defer func() {
+		if cerr := r.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	s, err := q.Searcher(ctx, r, x.m, search.SearcherOptions{})
 	if err != nil {
 		return nil, 0, err
 	}
-	out := make([]Match, len(res.Hits))
-	for i, h := range res.Hits {
+	defer func() {
+		if serr := s.Close(); err == nil && serr != nil {
+			err = serr
+		}
+	}()
+	coll := collector.NewTopNCollector(n, offset, search.SortOrder{&search.SortScore{Desc: true}})
+	if err := coll.Collect(ctx, s, r); err != nil {
+		return nil, 0, err
+	}
+	hits := coll.Results()
+	out := make([]Match, len(hits))
+	for i, h := range hits {
 		out[i] = Match{ID: h.ID, Score: h.Score}
 	}
-	return out, res.Total, nil
+	return out, coll.Total(), nil
 }
 
 // Rescore scores a passage's text for q as the index would if it held each
@@ -651,7 +670,7 @@ func isASCIILower(s string) bool {
 }
 
 func (x *Index) analyzer() analysis.Analyzer {
-	return x.idx.Mapping().AnalyzerNamed(AnalyzerName)
+	return x.an
 }
 
 func analyzeTokens(an analysis.Analyzer, text string) []string {

@@ -1,0 +1,199 @@
+package fulltext
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/util"
+	index "github.com/blevesearch/bleve_index_api"
+)
+
+// The on-disk layout is bleve's, byte for byte, so an index written by
+// bleve.NewUsing opens here and the other way round:
+//
+//	<path>/index_meta.json  {"storage":"boltdb","index_type":"scorch"}
+//	<path>/store/           the scorch index; the mapping, as JSON, under
+//	                        the internal key "_mapping"
+//
+// docir opens it through bleve's scorch and mapping packages directly. The
+// top-level bleve package would also link and initialize the upsidedown
+// index type and its stores, protobuf, expvar and bleve's configuration,
+// which a read never uses: about 15 MB of the binary and a large share of
+// a read's start-up.
+const (
+	metaFile  = "index_meta.json"
+	storeDir  = "store"
+	indexType = scorch.Name // "scorch"
+	// storageName is what bleve writes as the store of a scorch index on
+	// disk (its default key-value store, which scorch does not use).
+	storageName = "boltdb"
+)
+
+// AnalysisWorkers is how many goroutines analyze a batch's passages, as in
+// bleve's default configuration.
+const AnalysisWorkers = 4
+
+// indexMeta is bleve's index_meta.json.
+type indexMeta struct {
+	Storage   string         `json:"storage"`
+	IndexType string         `json:"index_type"`
+	Config    map[string]any `json:"config,omitempty"`
+}
+
+// Create makes a new, empty index at path, which must not exist.
+func Create(path string) (x *Index, err error) {
+	m, err := newMapping()
+	if err != nil {
+		return nil, fmt.Errorf("fulltext mapping: %w", err)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("fulltext mapping: %w", err)
+	}
+	mappingJSON, err := util.MarshalJSON(m)
+	if err != nil {
+		return nil, fmt.Errorf("fulltext mapping: %w", err)
+	}
+	meta, err := json.Marshal(indexMeta{Storage: storageName, IndexType: indexType})
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(path, 0o700); err != nil {
+		return nil, fmt.Errorf("create index %s: %w", path, err)
+	}
+	f, err := os.OpenFile(filepath.Join(path, metaFile), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("create index %s: %w", path, err)
+	}
+	_, err = f.Write(meta)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("create index %s: %w", path, err)
+	}
+	x, err = openScorch(path, m, map[string]any{"create_if_missing": true, "error_if_exists": true}, false)
+	if err != nil {
+		return nil, fmt.Errorf("create index %s: %w", path, err)
+	}
+	if err := x.idx.SetInternal(util.MappingInternalKey, mappingJSON); err != nil {
+		x.Close()
+		return nil, fmt.Errorf("create index %s: %w", path, err)
+	}
+	return x, nil
+}
+
+// Open opens the index at path. A read-only open coexists with other
+// read-only opens; a writable one excludes every other opener.
+func Open(path string, readOnly bool) (*Index, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("open index: %w", err)
+	}
+	if err := checkMeta(path); err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	x, err := openScorch(path, nil, map[string]any{
+		"create_if_missing": false, "error_if_exists": false, "read_only": readOnly,
+	}, readOnly)
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	if err := x.loadMapping(); err != nil {
+		x.Close()
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	return x, nil
+}
+
+// checkMeta reads the index's index_meta.json and refuses an index of
+// another type than scorch, or one whose meta bleve wrote through a file
+// callback (encrypted), which docir never sets.
+func checkMeta(path string) error {
+	b, err := os.ReadFile(filepath.Join(path, metaFile))
+	if err != nil {
+		return fmt.Errorf("index meta: %w", err)
+	}
+	if _, err := os.Stat(filepath.Join(path, metaFile+"_temp")); err == nil {
+		return fmt.Errorf("index meta: %s_temp present: an interrupted update", metaFile)
+	}
+	var meta indexMeta
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&meta); err != nil {
+		return fmt.Errorf("index meta %s: %w", metaFile, err)
+	}
+	if meta.IndexType != indexType {
+		return fmt.Errorf("index meta %s: index type %q, want %q", metaFile, meta.IndexType, indexType)
+	}
+	return nil
+}
+
+// openScorch opens the scorch index under path/store with config (bleve's
+// keys), and m as its mapping when known.
+func openScorch(path string, m *mapping.IndexMappingImpl, config map[string]any, readOnly bool) (*Index, error) {
+	config["path"] = filepath.Join(path, storeDir)
+	x := &Index{m: m, readOnly: readOnly}
+	if !readOnly {
+		x.queue = index.NewAnalysisQueue(AnalysisWorkers)
+	}
+	idx, err := scorch.NewScorch(storageName, config, x.queue)
+	if err == nil {
+		err = idx.Open()
+	}
+	if err != nil {
+		if x.queue != nil {
+			x.queue.Close()
+		}
+		return nil, err
+	}
+	x.idx = idx
+	if m != nil {
+		if err := x.setMapping(m); err != nil {
+			x.Close()
+			return nil, err
+		}
+	}
+	return x, nil
+}
+
+// loadMapping reads the mapping stored in the index, as bleve.OpenUsing
+// does.
+func (x *Index) loadMapping() (err error) {
+	r, err := x.idx.Reader()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := r.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	b, err := r.GetInternal(util.MappingInternalKey)
+	if err != nil {
+		return err
+	}
+	if len(b) == 0 {
+		return errors.New("no mapping stored in the index")
+	}
+	var m *mapping.IndexMappingImpl
+	if err := util.UnmarshalJSON(b, &m); err != nil {
+		return fmt.Errorf("index mapping: %w", err)
+	}
+	if err := m.Validate(); err != nil {
+		return fmt.Errorf("index mapping: %w", err)
+	}
+	return x.setMapping(m)
+}
+
+func (x *Index) setMapping(m *mapping.IndexMappingImpl) error {
+	an := m.AnalyzerNamed(AnalyzerName)
+	if an == nil {
+		return fmt.Errorf("index mapping has no analyzer %q", AnalyzerName)
+	}
+	x.m, x.an = m, an
+	return nil
+}
