@@ -43,7 +43,7 @@ func TestDispatchUnderWaitingRefresh(t *testing.T) {
 		go e.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"workspace/refresh"}`))
 		// Wait until the refresh is queued on the write lock: from then
 		// on TryRLock fails.
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(time.Minute)
 		for e.mu.TryRLock() {
 			e.mu.RUnlock()
 			if time.Now().After(deadline) {
