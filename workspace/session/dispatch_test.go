@@ -37,10 +37,14 @@ func TestDispatchUnderWaitingRefresh(t *testing.T) {
 	want := append(New(Config{Reader: ws}).Handle(context.Background(), frame), '\n')
 
 	refreshed := make(chan struct{})
+	refreshDone := make(chan struct{})
 	var e *Engine
 	var inner [][]byte
 	reader := &innerReader{Reader: ws, run: func(ctx context.Context) error {
-		go e.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"workspace/refresh"}`))
+		go func() {
+			defer close(refreshDone)
+			e.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"workspace/refresh"}`))
+		}()
 		// Wait until the refresh is queued on the write lock: from then
 		// on TryRLock fails.
 		deadline := time.Now().Add(time.Minute)
@@ -89,6 +93,7 @@ func TestDispatchUnderWaitingRefresh(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the refresh never ran after the outer call")
 	}
+	<-refreshDone // the store is written until then
 	if got := e.Dispatch(context.Background(), []byte(`{"jsonrpc":"2.0","method":"docir/get","params":{"doc_id":"a"}}`)); got != nil {
 		t.Errorf("a notification dispatched: %q, want nil", got)
 	}
