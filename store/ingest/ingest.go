@@ -170,14 +170,12 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	if err != nil && docir.CodeOf(err) != docir.CodeNoStore {
 		return sum, err
 	}
-	var prevFiles map[string]store.FileEntry
+	var prevFiles fileTable
 	var prevSources []store.Source
 	prevDocs := 0
 	if prev != nil {
 		defer prev.Close()
-		if prevFiles, err = prev.Files(); err != nil {
-			return sum, err
-		}
+		prevFiles = prev.EachFile
 		if prevSources, err = prev.Sources(); err != nil {
 			return sum, err
 		}
@@ -201,11 +199,11 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	for _, wn := range w.warnings {
 		warn(wn)
 	}
-	p := makePlan(w.files, prevFiles)
-	owner := make(map[string]*file, len(w.files))
-	for _, f := range p.unchanged {
-		owner[f.id] = f
+	p, err := makePlan(w.files, prevFiles)
+	if err != nil {
+		return sum, err
 	}
+	owner := p.owner
 
 	// From scratch there is nothing to delete first, so passages go to the
 	// index while the files are still being read: parsing and indexing
@@ -289,17 +287,16 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 		case statusSkipped:
 			if f.prev != nil {
 				// A file now skipped leaves the store like a removed one.
-				p.removed = append(p.removed, f.key)
+				p.removed = append(p.removed, gone{key: f.key, id: f.prev.ID})
 			}
 		}
 	}
 	// What leaves: files gone (or now skipped), and the old version of every
 	// changed file. Their old passages are deleted from the index first.
-	for _, key := range p.removed {
-		e := prevFiles[key]
-		change.Files[key] = nil
-		if _, reused := owner[e.ID]; !reused {
-			change.Delete = append(change.Delete, e.ID)
+	for _, g := range p.removed {
+		change.Files[g.key] = nil
+		if _, reused := owner[g.id]; !reused {
+			change.Delete = append(change.Delete, g.id)
 		}
 		sum.Removed++
 	}

@@ -13,10 +13,18 @@ import (
 // plan is what a refresh must do, worked out from a stat walk and the
 // current generation's file table without reading a file.
 type plan struct {
-	unchanged []*file  // size, mtime and prefix as recorded: id and digest reused
-	toRead    []*file  // new, or size, mtime or prefix differ
-	removed   []string // file keys the generation records and the walk did not find
-	clashes   []clash  // two files whose ids, known or derived from the path, agree
+	unchanged []*file // size, mtime and prefix as recorded: id and digest reused
+	toRead    []*file // new, or size, mtime or prefix differ
+	removed   []gone  // entries the generation records and the walk did not find, by key
+	clashes   []clash // two files whose ids, known or derived from the path, agree
+	// owner maps the id of every unchanged file to it: the ids a file
+	// read next may not claim.
+	owner map[string]*file
+}
+
+// gone is a file-table entry to remove: its key and the id it held.
+type gone struct {
+	key, id string
 }
 
 // clash is two files that would claim one id. For a file still to read,
@@ -26,47 +34,82 @@ type clash struct {
 	a, b string // paths as reached from the source folders
 }
 
+// fileTable is a generation's file table read in key order
+// (store.Snapshot.EachFile); nil is an empty table.
+type fileTable func(fn func(key []byte, e store.FileEntry) error) error
+
 // makePlan sorts the walked files against the previous file table. It
 // sets each file's prev and, for unchanged files, status, id and digest.
-func makePlan(files []*file, prev map[string]store.FileEntry) plan {
+//
+// The table is merged with the walk in key order rather than loaded into a
+// map: on a no-op refresh of 192k files, building that map cost more than
+// reading the table.
+func makePlan(files []*file, prev fileTable) (plan, error) {
 	var p plan
-	seen := make(map[string]bool, len(files))
-	ids := make(map[string]*file, len(files))
-	for _, f := range files {
-		seen[f.key] = true
-		if e, ok := prev[f.key]; ok {
-			f.prev = &e
+	byKey := files
+	keyOrder := func(a, b *file) int { return strings.Compare(a.key, b.key) }
+	if !slices.IsSortedFunc(byKey, keyOrder) {
+		byKey = slices.Clone(files)
+		slices.SortFunc(byKey, keyOrder)
+	}
+	if prev != nil {
+		i := 0
+		err := prev(func(k []byte, e store.FileEntry) error {
+			for i < len(byKey) && byKey[i].key < string(k) {
+				i++ // new: not in the table
+			}
+			// Two walked files never share a key (one root, one path);
+			// should they, the first takes the entry.
+			if i < len(byKey) && byKey[i].key == string(k) {
+				f := byKey[i]
+				f.prevEntry = e
+				f.prev = &f.prevEntry
+				i++
+				return nil
+			}
+			p.removed = append(p.removed, gone{key: string(k), id: e.ID})
+			return nil
+		})
+		if err != nil {
+			return p, err
 		}
-		var id string
+	}
+	for _, f := range files {
 		if e := f.prev; e != nil && e.Size == f.size && e.ModTime == f.mtime && e.Prefix == f.root.Prefix {
 			f.status = statusUnchanged
 			f.id, f.digest = e.ID, e.Digest
-			id = e.ID
 			p.unchanged = append(p.unchanged, f)
 		} else {
 			f.status = statusNew
 			if f.prev != nil {
 				f.status = statusChanged
 			}
-			id, _, _ = documentID(f.root, f.rel, "")
 			p.toRead = append(p.toRead, f)
+		}
+	}
+	// Ids in walk order, so the first of two clashing files is named first.
+	p.owner = make(map[string]*file, len(p.unchanged))
+	derived := make(map[string]*file, len(p.toRead))
+	for _, f := range files {
+		id, ids := f.id, p.owner
+		if f.status != statusUnchanged {
+			id, _, _ = documentID(f.root, f.rel, "")
+			ids = derived
 		}
 		if id == "" {
 			continue
 		}
-		if other, dup := ids[id]; dup {
+		other, dup := p.owner[id]
+		if !dup {
+			other, dup = derived[id]
+		}
+		if dup {
 			p.clashes = append(p.clashes, clash{id: id, a: other.abs, b: f.abs})
 			continue
 		}
 		ids[id] = f
 	}
-	for key := range prev {
-		if !seen[key] {
-			p.removed = append(p.removed, key)
-		}
-	}
-	slices.Sort(p.removed)
-	return p
+	return p, nil
 }
 
 // Changes is how the source folders differ from the current generation,
@@ -98,7 +141,7 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 	if err := checkSources(sources); err != nil {
 		return c, err
 	}
-	var prevFiles map[string]store.FileEntry
+	var prevFiles fileTable
 	snap, err := store.Open(dir)
 	switch {
 	case docir.CodeOf(err) == docir.CodeNoStore:
@@ -108,9 +151,7 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 	default:
 		defer snap.Close()
 		c.Generation = snap.Generation()
-		if prevFiles, err = snap.Files(); err != nil {
-			return c, err
-		}
+		prevFiles = snap.EachFile
 		prevSources, err := snap.Sources()
 		if err != nil {
 			return c, err
@@ -121,7 +162,10 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 	if err != nil {
 		return c, err
 	}
-	p := makePlan(w.files, prevFiles)
+	p, err := makePlan(w.files, prevFiles)
+	if err != nil {
+		return c, err
+	}
 	c.Unchanged, c.Ignored = len(p.unchanged), w.ignored
 	for _, f := range p.toRead {
 		if f.prev == nil {
@@ -130,8 +174,8 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 			c.Changed = append(c.Changed, f.abs)
 		}
 	}
-	for _, key := range p.removed {
-		root, rel, _ := strings.Cut(key, "\x00")
+	for _, g := range p.removed {
+		root, rel, _ := strings.Cut(g.key, "\x00")
 		c.Removed = append(c.Removed, filepath.Join(root, filepath.FromSlash(rel)))
 	}
 	for _, cl := range p.clashes {

@@ -55,13 +55,14 @@ type file struct {
 	key   string
 
 	// filled while planning and reading
-	prev    *store.FileEntry
-	status  status
-	digest  [32]byte
-	parsed  markdown.Parsed
-	body    []byte
-	id      string
-	warning warning
+	prev      *store.FileEntry // &prevEntry when the file table has the file
+	prevEntry store.FileEntry
+	status    status
+	digest    [32]byte
+	parsed    markdown.Parsed
+	body      []byte
+	id        string
+	warning   warning
 }
 
 type status int
