@@ -59,7 +59,7 @@ type file struct {
 	prevEntry store.FileEntry
 	status    status
 	digest    [32]byte
-	parsed    markdown.Parsed
+	parsed    *markdown.Parsed // set once read; released once stored
 	body      []byte
 	id        string
 	warning   warning
@@ -254,7 +254,7 @@ func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, root
 	if f.prev != nil {
 		f.status = statusChanged
 	}
-	f.parsed, err = p.ParseContext(ctx, f.rel, body, opt.limits())
+	parsed, err := p.ParseContext(ctx, f.rel, body, opt.limits())
 	if errors.Is(err, markdown.ErrBudget) {
 		skip(KindParseBudget, "%v", err)
 		return
@@ -263,7 +263,7 @@ func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, root
 		f.status = statusSkipped
 		return
 	}
-	f.body = body
+	f.body, f.parsed = body, &parsed
 	var warn []string
 	if f.parsed.Warning != "" {
 		warn = append(warn, f.parsed.Warning)
