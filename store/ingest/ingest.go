@@ -210,6 +210,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	// share the cores instead of taking turns.
 	var pending *store.Pending
 	var early *streamIndex
+	var bodies *bodyStream
 	if prev == nil {
 		// A from-scratch build allocates for seconds and keeps little; let
 		// the heap grow to three times the live data between collections
@@ -224,13 +225,20 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 		if early, err = startStreamIndex(ctx, pending.FullTextPath()); err != nil {
 			return sum, errors.Join(err, pending.Abort())
 		}
+		bodies = startBodyStream(ctx, pending)
 	}
+	// From scratch, documents are written as they are read: neither their
+	// passages nor their records and bodies are kept past that.
+	streamed := early != nil
 	fail := func(err error) (docir.IndexSummary, error) {
 		if ctx.Err() != nil {
-			e, p := early, pending
+			e, b, p := early, bodies, pending
 			background(func() *store.Pending {
 				if e != nil {
 					_ = e.finish()
+				}
+				if b != nil {
+					_ = b.finish()
 				}
 				return p
 			})
@@ -239,16 +247,21 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 		if early != nil {
 			err = errors.Join(err, early.finish())
 		}
+		if bodies != nil {
+			err = errors.Join(err, bodies.finish())
+		}
 		if pending != nil {
 			err = errors.Join(err, pending.Abort())
 		}
 		return sum, err
 	}
 	var parsed func(*file)
-	if early != nil {
+	if streamed {
 		parsed = func(f *file) {
 			if f.status == statusNew {
 				early.add(Passages(&f.parsed.Record, f.body))
+				bodies.add(store.PutDoc{Record: f.parsed.Record, Body: f.body})
+				f.parsed, f.body = nil, nil
 			}
 		}
 	}
@@ -280,8 +293,8 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 			}
 			e := entry(f)
 			change.Files[f.key] = &e
-			change.Put = append(change.Put, store.PutDoc{Record: f.parsed.Record, Body: f.body})
-			if early == nil {
+			if !streamed {
+				change.Put = append(change.Put, store.PutDoc{Record: f.parsed.Record, Body: f.body})
 				adds = append(adds, Passages(&f.parsed.Record, f.body)...)
 			}
 		case statusSkipped:
@@ -349,12 +362,12 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 		err error
 	}
 	wrote := make(chan written, 1)
-	e := early
-	early = nil
+	e, b := early, bodies
+	early, bodies = nil, nil
 	go func() {
 		w := written{p: pending}
 		if e != nil {
-			w.err = e.finish()
+			w.err = errors.Join(b.finish(), e.finish())
 		} else if w.p, w.err = store.Begin(dir, prev); w.err == nil {
 			w.err = writeIndex(ctx, w.p.FullTextPath(), deletes, adds, opt.Progress)
 		}
@@ -535,6 +548,83 @@ func writeBodies(ctx context.Context, p *store.Pending, c store.Change) error {
 		return err
 	}
 	return p.Apply(c)
+}
+
+// bodyStream writes the documents of a from-scratch build to the pending
+// generation's body file as they are read, in transactions of bounded size
+// on its own goroutine, so that a document's record and body are released
+// once written. Nothing is published until the refresh succeeds: the
+// generation is built aside.
+type bodyStream struct {
+	ctx   context.Context // once it ends, nothing more is written
+	p     *store.Pending
+	batch []store.PutDoc // being filled
+	bytes int            // bodies in batch
+	in    chan []store.PutDoc
+	done  chan error
+}
+
+// A batch goes to the body file at bodyBatchDocs documents or
+// bodyBatchBytes of bodies, whichever comes first: large enough that the
+// transactions cost little, small enough to bound what is held (at most
+// three batches: one filling, one queued, one being written).
+const (
+	bodyBatchDocs  = 2000
+	bodyBatchBytes = 8 << 20
+)
+
+func startBodyStream(ctx context.Context, p *store.Pending) *bodyStream {
+	s := &bodyStream{ctx: ctx, p: p, in: make(chan []store.PutDoc, 1), done: make(chan error, 1)}
+	go s.run()
+	return s
+}
+
+func (s *bodyStream) run() {
+	var err error
+	for batch := range s.in {
+		if err == nil {
+			err = s.ctx.Err()
+		}
+		if err != nil {
+			continue // drain: the refresh has failed and will abort
+		}
+		// In key order: bbolt inserts into a page's sorted slice.
+		slices.SortFunc(batch, func(a, b store.PutDoc) int { return strings.Compare(a.Record.ID, b.Record.ID) })
+		err = s.p.Apply(store.Change{Put: batch})
+	}
+	if err == nil {
+		err = s.ctx.Err()
+	}
+	s.done <- err
+}
+
+// add queues one document, handing a full batch to the writer (waiting
+// while it writes the one before); once the refresh is cancelled, it drops
+// them.
+func (s *bodyStream) add(d store.PutDoc) {
+	s.batch = append(s.batch, d)
+	s.bytes += len(d.Body)
+	if len(s.batch) >= bodyBatchDocs || s.bytes >= bodyBatchBytes {
+		s.flush()
+	}
+}
+
+func (s *bodyStream) flush() {
+	if len(s.batch) == 0 {
+		return
+	}
+	select {
+	case s.in <- s.batch:
+	case <-s.ctx.Done():
+	}
+	s.batch, s.bytes = nil, 0
+}
+
+// finish writes what is left and reports the first error.
+func (s *bodyStream) finish() error {
+	s.flush()
+	close(s.in)
+	return <-s.done
 }
 
 // streamIndex indexes passages on its own goroutine as they are handed to

@@ -154,7 +154,10 @@ func read(ctx context.Context, files []*file, owner map[string]*file, opt Option
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	work := make(chan *file)
-	done := make(chan *file, len(files))
+	// Bounded: when the caller's parsed is slower than reading (a build
+	// waits on the index), the readers wait too instead of holding every
+	// body and parse.
+	done := make(chan *file, min(len(files), 4*runtime.GOMAXPROCS(0)))
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
@@ -163,7 +166,11 @@ func read(ctx context.Context, files []*file, owner map[string]*file, opt Option
 			p := markdown.NewParser()
 			for f := range work {
 				readOne(ctx, p, f, opt, roots)
-				done <- f
+				select {
+				case done <- f:
+				case <-ctx.Done():
+					return
+				}
 			}
 		}()
 	}
