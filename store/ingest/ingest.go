@@ -256,7 +256,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 		parsed = func(f *file) {
 			if f.status == statusNew {
 				early.add(Passages(&f.parsed.Record, f.body))
-				bodies.add(store.PutDoc{Record: f.parsed.Record, Body: f.body}, f.key, entry(f))
+				bodies.add(store.PutDoc{Record: f.parsed.Record, Body: f.body}, f.key(), entry(f))
 				f.parsed, f.body = nil, nil
 			}
 		}
@@ -280,7 +280,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 		case statusTouched:
 			sum.Unchanged++
 			e := entry(f)
-			change.Files[f.key] = &e
+			change.Files[f.key()] = &e
 		case statusNew, statusChanged:
 			if f.status == statusNew {
 				sum.Added++
@@ -289,14 +289,14 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 			}
 			if !streamed { // else written with its document
 				e := entry(f)
-				change.Files[f.key] = &e
+				change.Files[f.key()] = &e
 				change.Put = append(change.Put, store.PutDoc{Record: f.parsed.Record, Body: f.body})
 				adds = append(adds, Passages(&f.parsed.Record, f.body)...)
 			}
 		case statusSkipped:
 			if f.prev != nil {
 				// A file now skipped leaves the store like a removed one.
-				p.removed = append(p.removed, gone{key: f.key, id: f.prev.ID})
+				p.removed = append(p.removed, gone{key: f.key(), id: f.prev.ID})
 			}
 		}
 	}

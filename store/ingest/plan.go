@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"path/filepath"
 	"slices"
@@ -47,7 +49,9 @@ type fileTable func(fn func(key []byte, e store.FileEntry) error) error
 func makePlan(files []*file, prev fileTable) (plan, error) {
 	var p plan
 	byKey := files
-	keyOrder := func(a, b *file) int { return strings.Compare(a.key, b.key) }
+	keyOrder := func(a, b *file) int {
+		return cmp.Or(strings.Compare(a.root.Path, b.root.Path), strings.Compare(a.rel, b.rel))
+	}
 	if !slices.IsSortedFunc(byKey, keyOrder) {
 		byKey = slices.Clone(files)
 		slices.SortFunc(byKey, keyOrder)
@@ -55,12 +59,12 @@ func makePlan(files []*file, prev fileTable) (plan, error) {
 	if prev != nil {
 		i := 0
 		err := prev(func(k []byte, e store.FileEntry) error {
-			for i < len(byKey) && byKey[i].key < string(k) {
+			for i < len(byKey) && byKey[i].cmpKey(k) < 0 {
 				i++ // new: not in the table
 			}
 			// Two walked files never share a key (one root, one path);
 			// should they, the first takes the entry.
-			if i < len(byKey) && byKey[i].key == string(k) {
+			if i < len(byKey) && byKey[i].cmpKey(k) == 0 {
 				f := byKey[i]
 				f.prevEntry = e
 				f.prev = &f.prevEntry
@@ -110,6 +114,32 @@ func makePlan(files []*file, prev fileTable) (plan, error) {
 		ids[id] = f
 	}
 	return p, nil
+}
+
+// key is the file's files-table key (store.FileKey).
+func (f *file) key() string { return store.FileKey(f.root.Path, f.rel) }
+
+// cmpKey compares f's files-table key with the key k, as bytes, without
+// building f's: a walk of 192k files would allocate each. Keys order by
+// root, then path below it: a root that is a proper prefix of another
+// sorts first, as its "\x00" separator sorts before any byte of a path.
+func (f *file) cmpKey(k []byte) int {
+	root, rel, ok := bytes.Cut(k, []byte{0})
+	if !ok { // not a key store.FileKey makes: order it by its bytes
+		return strings.Compare(f.key(), string(k))
+	}
+	// Comparison operators on string(b) do not copy b.
+	switch {
+	case f.root.Path < string(root):
+		return -1
+	case f.root.Path > string(root):
+		return 1
+	case f.rel < string(rel):
+		return -1
+	case f.rel > string(rel):
+		return 1
+	}
+	return 0
 }
 
 // Changes is how the source folders differ from the current generation,

@@ -23,7 +23,7 @@ func TestMakePlan(t *testing.T) {
 	b := store.Source{Path: "/src/b"}
 	bp := store.Source{Path: "/src/b", Prefix: "team"}
 	f := func(root store.Source, rel string, size, mtime int64) *file {
-		return &file{root: root, rel: rel, abs: filepath.Join(root.Path, rel), size: size, mtime: mtime, key: store.FileKey(root.Path, rel)}
+		return &file{root: root, rel: rel, abs: filepath.Join(root.Path, rel), size: size, mtime: mtime}
 	}
 	e := func(id, prefix string, size, mtime int64) store.FileEntry {
 		return store.FileEntry{ID: id, Prefix: prefix, Size: size, ModTime: mtime}
@@ -36,10 +36,10 @@ func TestMakePlan(t *testing.T) {
 		var w want
 		name := func(key string) string { return strings.Replace(key, "\x00", "|", 1) }
 		for _, f := range p.unchanged {
-			w.Unchanged = append(w.Unchanged, name(f.key))
+			w.Unchanged = append(w.Unchanged, name(f.key()))
 		}
 		for _, f := range p.toRead {
-			w.ToRead = append(w.ToRead, name(f.key))
+			w.ToRead = append(w.ToRead, name(f.key()))
 		}
 		for _, g := range p.removed {
 			w.Removed = append(w.Removed, name(g.key))
@@ -361,5 +361,29 @@ func tableOf(m map[string]store.FileEntry) fileTable {
 			}
 		}
 		return nil
+	}
+}
+
+// TestCmpKey: comparing a file with a files-table key agrees with
+// comparing the keys themselves.
+func TestCmpKey(t *testing.T) {
+	roots := []string{"/src/a", "/src/a-b", "/src/ab", "/src/a/b", "/"}
+	rels := []string{"x.md", "a/x.md", "a-b/x.md", "a.md", "z/y.md"}
+	var keys []string
+	for _, r := range roots {
+		for _, rel := range rels {
+			keys = append(keys, store.FileKey(r, rel))
+		}
+	}
+	keys = append(keys, "no separator", "")
+	for _, r := range roots {
+		for _, rel := range rels {
+			f := &file{root: store.Source{Path: r}, rel: rel}
+			for _, k := range keys {
+				if got, want := f.cmpKey([]byte(k)), strings.Compare(store.FileKey(r, rel), k); got != want {
+					t.Errorf("(%q, %q) against %q: %d, want %d", r, rel, k, got, want)
+				}
+			}
+		}
 	}
 }

@@ -52,7 +52,6 @@ type file struct {
 	open  string // its real path, which is what is opened
 	size  int64
 	mtime int64
-	key   string
 
 	// filled while planning and reading
 	prev      *store.FileEntry // &prevEntry when the file table has the file

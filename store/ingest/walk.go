@@ -340,7 +340,6 @@ func (w *walker) readFolder(job dirJob) (out folderResult) {
 		out.files = append(out.files, rootedFile{root: job.root, f: &file{
 			root: job.src, rel: rel, abs: p, open: real,
 			size: st.Size, mtime: st.Mtim.Nano(),
-			key: store.FileKey(job.src.Path, rel),
 		}})
 	}
 	return out
