@@ -41,7 +41,8 @@ type clash struct {
 type fileTable func(fn func(key []byte, e store.FileEntry) error) error
 
 // makePlan sorts the walked files against the previous file table. It
-// sets each file's prev and, for unchanged files, status, id and digest.
+// sets every file's status; for unchanged files, id and digest; for the
+// others the table has, prev.
 //
 // The table is merged with the walk in key order rather than loaded into a
 // map: on a no-op refresh of 192k files, building that map cost more than
@@ -66,8 +67,14 @@ func makePlan(files []*file, prev fileTable) (plan, error) {
 			// should they, the first takes the entry.
 			if i < len(byKey) && byKey[i].cmpKey(k) == 0 {
 				f := byKey[i]
-				f.prevEntry = e
-				f.prev = &f.prevEntry
+				if e.Size == f.size && e.ModTime == f.mtime && e.Prefix == f.root.Prefix {
+					// Unchanged: all it needs of the entry (most files
+					// of a refresh, so no copy of the entry is kept).
+					f.status = statusUnchanged
+					f.id, f.digest = e.ID, e.Digest
+				} else {
+					f.prev = &e
+				}
 				i++
 				return nil
 			}
@@ -79,9 +86,7 @@ func makePlan(files []*file, prev fileTable) (plan, error) {
 		}
 	}
 	for _, f := range files {
-		if e := f.prev; e != nil && e.Size == f.size && e.ModTime == f.mtime && e.Prefix == f.root.Prefix {
-			f.status = statusUnchanged
-			f.id, f.digest = e.ID, e.Digest
+		if f.status == statusUnchanged {
 			p.unchanged = append(p.unchanged, f)
 		} else {
 			f.status = statusNew

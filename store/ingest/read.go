@@ -54,14 +54,13 @@ type file struct {
 	mtime int64
 
 	// filled while planning and reading
-	prev      *store.FileEntry // &prevEntry when the file table has the file
-	prevEntry store.FileEntry
-	status    status
-	digest    [32]byte
-	parsed    *markdown.Parsed // set once read; released once stored
-	body      []byte
-	id        string
-	warning   warning
+	prev    *store.FileEntry // the file table's entry, for a file to read
+	status  status
+	digest  [32]byte
+	parsed  *markdown.Parsed // set once read; released once stored
+	body    []byte
+	id      string
+	warning warning
 }
 
 type status int
