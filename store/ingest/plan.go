@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"path/filepath"
 	"slices"
@@ -13,10 +15,18 @@ import (
 // plan is what a refresh must do, worked out from a stat walk and the
 // current generation's file table without reading a file.
 type plan struct {
-	unchanged []*file  // size, mtime and prefix as recorded: id and digest reused
-	toRead    []*file  // new, or size, mtime or prefix differ
-	removed   []string // file keys the generation records and the walk did not find
-	clashes   []clash  // two files whose ids, known or derived from the path, agree
+	unchanged []*file // size, mtime and prefix as recorded: id and digest reused
+	toRead    []*file // new, or size, mtime or prefix differ
+	removed   []gone  // entries the generation records and the walk did not find, by key
+	clashes   []clash // two files whose ids, known or derived from the path, agree
+	// owner maps the id of every unchanged file to it: the ids a file
+	// read next may not claim.
+	owner map[string]*file
+}
+
+// gone is a file-table entry to remove: its key and the id it held.
+type gone struct {
+	key, id string
 }
 
 // clash is two files that would claim one id. For a file still to read,
@@ -26,47 +36,115 @@ type clash struct {
 	a, b string // paths as reached from the source folders
 }
 
+// fileTable is a generation's file table read in key order
+// (store.Snapshot.EachFile); nil is an empty table.
+type fileTable func(fn func(key []byte, e store.FileEntry) error) error
+
 // makePlan sorts the walked files against the previous file table. It
-// sets each file's prev and, for unchanged files, status, id and digest.
-func makePlan(files []*file, prev map[string]store.FileEntry) plan {
+// sets every file's status; for unchanged files, id and digest; for the
+// others the table has, prev.
+//
+// The table is merged with the walk in key order rather than loaded into a
+// map: on a no-op refresh of 192k files, building that map cost more than
+// reading the table.
+func makePlan(files []*file, prev fileTable) (plan, error) {
 	var p plan
-	seen := make(map[string]bool, len(files))
-	ids := make(map[string]*file, len(files))
-	for _, f := range files {
-		seen[f.key] = true
-		if e, ok := prev[f.key]; ok {
-			f.prev = &e
+	byKey := files
+	keyOrder := func(a, b *file) int {
+		return cmp.Or(strings.Compare(a.root.Path, b.root.Path), strings.Compare(a.rel, b.rel))
+	}
+	if !slices.IsSortedFunc(byKey, keyOrder) {
+		byKey = slices.Clone(files)
+		slices.SortFunc(byKey, keyOrder)
+	}
+	if prev != nil {
+		i := 0
+		err := prev(func(k []byte, e store.FileEntry) error {
+			for i < len(byKey) && byKey[i].cmpKey(k) < 0 {
+				i++ // new: not in the table
+			}
+			// Two walked files never share a key (one root, one path);
+			// should they, the first takes the entry.
+			if i < len(byKey) && byKey[i].cmpKey(k) == 0 {
+				f := byKey[i]
+				if e.Size == f.size && e.ModTime == f.mtime && e.Prefix == f.root.Prefix {
+					// Unchanged: all it needs of the entry (most files
+					// of a refresh, so no copy of the entry is kept).
+					f.status = statusUnchanged
+					f.id, f.digest = e.ID, e.Digest
+				} else {
+					f.prev = &e
+				}
+				i++
+				return nil
+			}
+			p.removed = append(p.removed, gone{key: string(k), id: e.ID})
+			return nil
+		})
+		if err != nil {
+			return p, err
 		}
-		var id string
-		if e := f.prev; e != nil && e.Size == f.size && e.ModTime == f.mtime && e.Prefix == f.root.Prefix {
-			f.status = statusUnchanged
-			f.id, f.digest = e.ID, e.Digest
-			id = e.ID
+	}
+	for _, f := range files {
+		if f.status == statusUnchanged {
 			p.unchanged = append(p.unchanged, f)
 		} else {
 			f.status = statusNew
 			if f.prev != nil {
 				f.status = statusChanged
 			}
-			id, _, _ = documentID(f.root, f.rel, "")
 			p.toRead = append(p.toRead, f)
+		}
+	}
+	// Ids in walk order, so the first of two clashing files is named first.
+	p.owner = make(map[string]*file, len(p.unchanged))
+	derived := make(map[string]*file, len(p.toRead))
+	for _, f := range files {
+		id, ids := f.id, p.owner
+		if f.status != statusUnchanged {
+			id, _, _ = documentID(f.root, f.rel, "")
+			ids = derived
 		}
 		if id == "" {
 			continue
 		}
-		if other, dup := ids[id]; dup {
+		other, dup := p.owner[id]
+		if !dup {
+			other, dup = derived[id]
+		}
+		if dup {
 			p.clashes = append(p.clashes, clash{id: id, a: other.abs, b: f.abs})
 			continue
 		}
 		ids[id] = f
 	}
-	for key := range prev {
-		if !seen[key] {
-			p.removed = append(p.removed, key)
-		}
+	return p, nil
+}
+
+// key is the file's files-table key (store.FileKey).
+func (f *file) key() string { return store.FileKey(f.root.Path, f.rel) }
+
+// cmpKey compares f's files-table key with the key k, as bytes, without
+// building f's: a walk of 192k files would allocate each. Keys order by
+// root, then path below it: a root that is a proper prefix of another
+// sorts first, as its "\x00" separator sorts before any byte of a path.
+func (f *file) cmpKey(k []byte) int {
+	root, rel, ok := bytes.Cut(k, []byte{0})
+	if !ok { // not a key store.FileKey makes: order it by its bytes
+		return strings.Compare(f.key(), string(k))
 	}
-	slices.Sort(p.removed)
-	return p
+	// Comparison operators on string(b) do not copy b.
+	switch {
+	case f.root.Path < string(root):
+		return -1
+	case f.root.Path > string(root):
+		return 1
+	case f.rel < string(rel):
+		return -1
+	case f.rel > string(rel):
+		return 1
+	}
+	return 0
 }
 
 // Changes is how the source folders differ from the current generation,
@@ -98,7 +176,7 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 	if err := checkSources(sources); err != nil {
 		return c, err
 	}
-	var prevFiles map[string]store.FileEntry
+	var prevFiles fileTable
 	snap, err := store.Open(dir)
 	switch {
 	case docir.CodeOf(err) == docir.CodeNoStore:
@@ -108,9 +186,7 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 	default:
 		defer snap.Close()
 		c.Generation = snap.Generation()
-		if prevFiles, err = snap.Files(); err != nil {
-			return c, err
-		}
+		prevFiles = snap.EachFile
 		prevSources, err := snap.Sources()
 		if err != nil {
 			return c, err
@@ -121,7 +197,10 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 	if err != nil {
 		return c, err
 	}
-	p := makePlan(w.files, prevFiles)
+	p, err := makePlan(w.files, prevFiles)
+	if err != nil {
+		return c, err
+	}
 	c.Unchanged, c.Ignored = len(p.unchanged), w.ignored
 	for _, f := range p.toRead {
 		if f.prev == nil {
@@ -130,8 +209,8 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 			c.Changed = append(c.Changed, f.abs)
 		}
 	}
-	for _, key := range p.removed {
-		root, rel, _ := strings.Cut(key, "\x00")
+	for _, g := range p.removed {
+		root, rel, _ := strings.Cut(g.key, "\x00")
 		c.Removed = append(c.Removed, filepath.Join(root, filepath.FromSlash(rel)))
 	}
 	for _, cl := range p.clashes {

@@ -2,8 +2,10 @@ package ingest
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +23,7 @@ func TestMakePlan(t *testing.T) {
 	b := store.Source{Path: "/src/b"}
 	bp := store.Source{Path: "/src/b", Prefix: "team"}
 	f := func(root store.Source, rel string, size, mtime int64) *file {
-		return &file{root: root, rel: rel, abs: filepath.Join(root.Path, rel), size: size, mtime: mtime, key: store.FileKey(root.Path, rel)}
+		return &file{root: root, rel: rel, abs: filepath.Join(root.Path, rel), size: size, mtime: mtime}
 	}
 	e := func(id, prefix string, size, mtime int64) store.FileEntry {
 		return store.FileEntry{ID: id, Prefix: prefix, Size: size, ModTime: mtime}
@@ -34,13 +36,13 @@ func TestMakePlan(t *testing.T) {
 		var w want
 		name := func(key string) string { return strings.Replace(key, "\x00", "|", 1) }
 		for _, f := range p.unchanged {
-			w.Unchanged = append(w.Unchanged, name(f.key))
+			w.Unchanged = append(w.Unchanged, name(f.key()))
 		}
 		for _, f := range p.toRead {
-			w.ToRead = append(w.ToRead, name(f.key))
+			w.ToRead = append(w.ToRead, name(f.key()))
 		}
-		for _, k := range p.removed {
-			w.Removed = append(w.Removed, name(k))
+		for _, g := range p.removed {
+			w.Removed = append(w.Removed, name(g.key))
 		}
 		w.Clashes = p.clashes
 		return w
@@ -96,6 +98,24 @@ func TestMakePlan(t *testing.T) {
 			},
 		},
 		{
+			// The walk lists roots in the order given; the table is in key
+			// order. Each file still meets its own entry.
+			name:  "roots given out of key order",
+			files: []*file{f(b, "x.md", 10, 1), f(b, "z.md", 10, 1), f(a, "x.md", 10, 1), f(a, "y.md", 10, 1)},
+			prev: map[string]store.FileEntry{
+				store.FileKey("/src/a", "x.md"): e("x", "", 10, 1),
+				store.FileKey("/src/a", "w.md"): e("w", "", 10, 1),
+				store.FileKey("/src/b", "z.md"): e("b/z", "", 10, 9),
+				store.FileKey("/src/b", "x.md"): e("b/x", "", 10, 1),
+				store.FileKey("/src/c", "q.md"): e("q", "", 10, 1),
+			},
+			want: want{
+				Unchanged: []string{"/src/b|x.md", "/src/a|x.md"},
+				ToRead:    []string{"/src/b|z.md", "/src/a|y.md"},
+				Removed:   []string{"/src/a|w.md", "/src/c|q.md"},
+			},
+		},
+		{
 			name:  "with a prefix, no clash",
 			files: []*file{f(a, "README.md", 10, 1), f(bp, "README.md", 10, 1)},
 			want:  want{ToRead: []string{"/src/a|README.md", "/src/b|README.md"}},
@@ -103,7 +123,11 @@ func TestMakePlan(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := show(makePlan(tt.files, tt.prev))
+			p, err := makePlan(tt.files, tableOf(tt.prev))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := show(p)
 			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(clash{})); diff != "" {
 				t.Errorf("plan (-want +got):\n%s", diff)
 			}
@@ -326,5 +350,45 @@ func TestClashFoundAsFilesAreRead(t *testing.T) {
 	}
 	if _, err := store.CurrentGeneration(dir); docir.CodeOf(err) != docir.CodeNoStore {
 		t.Errorf("something was published: %v", err)
+	}
+}
+
+// tableOf serves a file table from a map, in key order, as
+// store.Snapshot.EachFile does; nil for a nil map.
+func tableOf(m map[string]store.FileEntry) fileTable {
+	if m == nil {
+		return nil
+	}
+	return func(fn func(key []byte, e store.FileEntry) error) error {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if err := fn([]byte(k), m[k]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// TestCmpKey: comparing a file with a files-table key agrees with
+// comparing the keys themselves.
+func TestCmpKey(t *testing.T) {
+	roots := []string{"/src/a", "/src/a-b", "/src/ab", "/src/a/b", "/"}
+	rels := []string{"x.md", "a/x.md", "a-b/x.md", "a.md", "z/y.md"}
+	var keys []string
+	for _, r := range roots {
+		for _, rel := range rels {
+			keys = append(keys, store.FileKey(r, rel))
+		}
+	}
+	keys = append(keys, "no separator", "")
+	for _, r := range roots {
+		for _, rel := range rels {
+			f := &file{root: store.Source{Path: r}, rel: rel}
+			for _, k := range keys {
+				if got, want := f.cmpKey([]byte(k)), strings.Compare(store.FileKey(r, rel), k); got != want {
+					t.Errorf("(%q, %q) against %q: %d, want %d", r, rel, k, got, want)
+				}
+			}
+		}
 	}
 }

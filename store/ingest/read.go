@@ -52,13 +52,12 @@ type file struct {
 	open  string // its real path, which is what is opened
 	size  int64
 	mtime int64
-	key   string
 
 	// filled while planning and reading
-	prev    *store.FileEntry
+	prev    *store.FileEntry // the file table's entry, for a file to read
 	status  status
 	digest  [32]byte
-	parsed  markdown.Parsed
+	parsed  *markdown.Parsed // set once read; released once stored
 	body    []byte
 	id      string
 	warning warning
@@ -153,7 +152,10 @@ func read(ctx context.Context, files []*file, owner map[string]*file, opt Option
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	work := make(chan *file)
-	done := make(chan *file, len(files))
+	// Bounded: when the caller's parsed is slower than reading (a build
+	// waits on the index), the readers wait too instead of holding every
+	// body and parse.
+	done := make(chan *file, min(len(files), 4*runtime.GOMAXPROCS(0)))
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
@@ -162,7 +164,11 @@ func read(ctx context.Context, files []*file, owner map[string]*file, opt Option
 			p := markdown.NewParser()
 			for f := range work {
 				readOne(ctx, p, f, opt, roots)
-				done <- f
+				select {
+				case done <- f:
+				case <-ctx.Done():
+					return
+				}
 			}
 		}()
 	}
@@ -253,7 +259,7 @@ func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, root
 	if f.prev != nil {
 		f.status = statusChanged
 	}
-	f.parsed, err = p.ParseContext(ctx, f.rel, body, opt.limits())
+	parsed, err := p.ParseContext(ctx, f.rel, body, opt.limits())
 	if errors.Is(err, markdown.ErrBudget) {
 		skip(KindParseBudget, "%v", err)
 		return
@@ -262,7 +268,7 @@ func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, root
 		f.status = statusSkipped
 		return
 	}
-	f.body = body
+	f.body, f.parsed = body, &parsed
 	var warn []string
 	if f.parsed.Warning != "" {
 		warn = append(warn, f.parsed.Warning)

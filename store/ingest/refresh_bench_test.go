@@ -42,3 +42,21 @@ func BenchmarkStale(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNoopRefreshTLDR is the no-op refresh of the 38k tldr pages
+// (issue 16's target: ≤ 1 s at 192k, five times this corpus).
+func BenchmarkNoopRefreshTLDR(b *testing.B) {
+	src := corpustest.Unpack(b, corpustest.TLDRPages)
+	dir := b.TempDir()
+	srcs := []store.Source{{Path: src}}
+	if _, err := Refresh(context.Background(), dir, srcs, Options{}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		sum, err := Refresh(context.Background(), dir, srcs, Options{})
+		if err != nil || sum.Published {
+			b.Fatalf("%+v %v", sum, err)
+		}
+	}
+}

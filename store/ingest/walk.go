@@ -252,10 +252,18 @@ func (w *walker) readFolder(job dirJob) (out folderResult) {
 
 	for _, e := range entries {
 		name := e.Name()
-		p := filepath.Join(job.path, name)
 		isLink := e.Type()&os.ModeSymlink != 0
 		isDir := e.IsDir()
-		real := filepath.Join(job.real, name)
+		if !isLink && !isDir && !strings.HasSuffix(name, ".md") {
+			continue // most entries of a large tree: no path built for them
+		}
+		// job.path and job.real are clean and name has no separator: a
+		// join is a concatenation (filepath.Join would clean it again).
+		p := joinClean(job.path, name)
+		real := p
+		if job.real != job.path {
+			real = joinClean(job.real, name)
+		}
 		if isLink {
 			if !isDir && !strings.HasSuffix(name, ".md") {
 				// Only a link named *.md may be a page; a link to a folder
@@ -332,10 +340,17 @@ func (w *walker) readFolder(job dirJob) (out folderResult) {
 		out.files = append(out.files, rootedFile{root: job.root, f: &file{
 			root: job.src, rel: rel, abs: p, open: real,
 			size: st.Size, mtime: st.Mtim.Nano(),
-			key: store.FileKey(job.src.Path, rel),
 		}})
 	}
 	return out
+}
+
+// joinClean joins a clean folder path and a name without a separator.
+func joinClean(dir, name string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return dir + name
+	}
+	return dir + string(filepath.Separator) + name
 }
 
 // loops reports whether following a link to the folder real would walk a
