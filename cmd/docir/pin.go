@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -127,9 +128,11 @@ func (f *Factory) pinned(ctx context.Context, ws *workspace.Service) (docir.Read
 }
 
 // recordEvidence writes the evidence receipt of a read when --evidence
-// asked for one: made by the binding from the exact request the method
-// takes (params, as JSON-RPC sends them) and the exact result bytes the
-// server answers for it.
+// asked for one: the server's engine runs the exact request the method
+// takes (params, as JSON-RPC sends them) on the pinned generation, and the
+// binding makes the evidence from that request and the engine's exact
+// result bytes — the bytes `docir replay --evidence` re-runs and compares.
+// What the command printed must be those bytes' content.
 func (f *Factory) recordEvidence(method string, params, result any) error {
 	p := &f.pin
 	if p.evidence == "" || p.binding == nil {
@@ -139,9 +142,20 @@ func (f *Factory) recordEvidence(method string, params, result any) error {
 	if err != nil {
 		return err
 	}
-	resp, err := wire.EncodeResult(result)
+	ws, err := f.Workspace()
 	if err != nil {
 		return err
+	}
+	resp, err := rerun(ws)(context.Background(), p.binding, method, req)
+	if err != nil {
+		return err
+	}
+	printed, err := wire.EncodeResult(result)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(printed, resp) {
+		return docir.Errorf(docir.CodeInternal, "--evidence: the engine answers %s on generation %d with other bytes than this read printed; no evidence written", method, p.binding.Revision())
 	}
 	ev := p.binding.Evidence(method, req, resp)
 	if err := os.WriteFile(p.evidence, ev.Marshal(), 0o644); err != nil {
