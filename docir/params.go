@@ -1,5 +1,7 @@
 package docir
 
+import "encoding/json"
+
 // Request shapes. Every transport decodes its input into these (closed:
 // unknown fields are refused) and hands them to the same engine.
 
@@ -80,4 +82,14 @@ type BindParams struct {
 type ReplayParams struct {
 	Receipt        string `json:"receipt"`
 	RequireCurrent bool   `json:"require_current,omitempty"`
+}
+
+// EvidenceParams asks workspace/evidence to run one read under a binding
+// and attest it: Method is a read method (docir/get, docir/search,
+// docir/query, docir/context, workspace/status), Params its params (no
+// selector: the binding pins the read), Binding the receipt file's text.
+type EvidenceParams struct {
+	Binding string          `json:"binding"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params,omitempty"`
 }

@@ -172,3 +172,13 @@ type BindingResult struct {
 	ManifestDigest string `json:"manifest_digest"`
 	Current        bool   `json:"current"`
 }
+
+// EvidenceResult is the reply of workspace/evidence: the read's exact
+// result, as the JSON text the method answers on the binding's generation,
+// and the evidence file (docir.read-evidence.v1 with its binding) that
+// `docir replay --evidence` checks.
+type EvidenceResult struct {
+	Response string `json:"response"`
+	Evidence string `json:"evidence"`
+	Digest   string `json:"digest"`
+}

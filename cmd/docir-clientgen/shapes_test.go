@@ -119,7 +119,7 @@ func TestShapesMatchGo(t *testing.T) {
 	for _, m := range set.Methods {
 		methods = append(methods, m.Method)
 	}
-	want := append(readbatch.ReadMethods(), wire.MethodReadBatch, wire.MethodRefresh, wire.MethodBind, wire.MethodReplay, wire.MethodFields)
+	want := append(readbatch.ReadMethods(), wire.MethodReadBatch, wire.MethodRefresh, wire.MethodBind, wire.MethodReplay, wire.MethodFields, wire.MethodEvidence)
 	slices.Sort(want)
 	slices.Sort(methods)
 	if diff := cmp.Diff(want, methods); diff != "" {

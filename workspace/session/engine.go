@@ -147,6 +147,7 @@ func New(cfg Config) *Engine {
 	e.caps = []string{}
 	if cfg.Bindings != nil {
 		e.methods[wire.MethodBind] = methodFunc{run: (*Engine).bind}
+		e.methods[wire.MethodEvidence] = methodFunc{run: (*Engine).evidence}
 		e.methods[wire.MethodReplay] = methodFunc{run: (*Engine).replayMethod}
 	}
 	if cfg.Policy.Granted(GrantRefresh) {
@@ -550,6 +551,55 @@ func (e *Engine) bind(ctx context.Context, params json.RawMessage) (any, error) 
 	}
 	e.drift.Store(nil)
 	return e.bindingResult(ctx, b)
+}
+
+// evidenceMethods are the reads workspace/evidence attests.
+var evidenceMethods = map[string]bool{
+	wire.MethodGet: true, wire.MethodSearch: true, wire.MethodQuery: true, wire.MethodContext: true, wire.MethodStatus: true,
+}
+
+// evidence runs workspace/evidence: one read on the binding's generation,
+// its exact result bytes, and the evidence receipt the binding makes of
+// the exact params and result bytes. The receipt is made here, by the
+// engine, from bytes it produced; no caller supplies a digest.
+func (e *Engine) evidence(ctx context.Context, params json.RawMessage) (any, error) {
+	var p docir.EvidenceParams
+	if err := wire.DecodeParams(wire.MethodEvidence, params, &p); err != nil {
+		return nil, err
+	}
+	if !evidenceMethods[p.Method] {
+		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: method %q: want one of docir/get, docir/search, docir/query, docir/context, workspace/status", wire.MethodEvidence, p.Method)
+	}
+	if len(p.Params) == 0 || string(p.Params) == "null" {
+		p.Params = json.RawMessage("{}")
+	}
+	var sel docir.Selector
+	if err := json.Unmarshal(p.Params, &sel); err == nil && sel.Pinned() {
+		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: params must not pin a generation: the binding does", wire.MethodEvidence)
+	}
+	b, err := e.replay(ctx, []byte(p.Binding))
+	if err != nil {
+		return nil, err
+	}
+	if e.cfg.Hold == nil {
+		return nil, docir.Errorf(docir.CodeNoStore, "%s: this session has no local store to pin", wire.MethodEvidence)
+	}
+	h, err := e.cfg.Hold(ctx, b.Revision())
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	m := e.methods[p.Method]
+	v, err := m.run(e, context.WithValue(ctx, readerKey{}, docir.Reader(h)), p.Params)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := wire.EncodeResult(v)
+	if err != nil {
+		return nil, err
+	}
+	ev := b.Evidence(p.Method, p.Params, resp)
+	return docir.EvidenceResult{Response: string(resp), Evidence: string(ev.Marshal()), Digest: ev.Digest()}, nil
 }
 
 // replayMethod runs workspace/replay: the receipt verified against the

@@ -188,6 +188,7 @@ func TestDiscoverAdvertisesOnlyWhatRuns(t *testing.T) {
 		}
 		receipt, _ := json.Marshal(bound.Result.Receipt)
 		wellFormed[wire.MethodReplay] = `{"receipt":` + string(receipt) + `}`
+		wellFormed[wire.MethodEvidence] = `{"binding":` + string(receipt) + `,"method":"docir/search","params":{"query":"disk"}}`
 		for _, m := range e.Discover().Methods {
 			params, ok := wellFormed[m]
 			if !ok {

@@ -19,6 +19,7 @@ const (
 	MethodDiscover  = "workspace/discover"
 	MethodBind      = "workspace/bind"
 	MethodReplay    = "workspace/replay"
+	MethodEvidence  = "workspace/evidence"   // a read under a binding, with its evidence receipt
 	MethodRefresh   = "workspace/refresh"    // only when the host policy grants "refresh"
 	MethodReadBatch = "workspace/read-batch" // only when the host policy selects read_batch_workers
 	MethodFields    = "docir/fields"         // when the session has a local store to scan
