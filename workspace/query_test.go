@@ -160,9 +160,7 @@ func TestQueryIndexEdgeCases(t *testing.T) {
 // with generated front matter, on random expressions, before and after a
 // refresh that changes some of the files.
 func TestQueryIndexTLDR(t *testing.T) {
-	if testing.Short() {
-		t.Skip("indexes the tldr pages")
-	}
+	skipHeavy(t)
 	src := filepath.Join(corpustest.Unpack(t, corpustest.TLDRPages), "tldr")
 	root := t.TempDir()
 	rng := rand.New(rand.NewPCG(16, 3))
