@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sort"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -75,8 +76,10 @@ func dropFields(b *bolt.Bucket, id string, old []byte) error {
 }
 
 // IndexedIDs returns, sorted and distinct, the ids of the documents having
-// a live field-index entry under any of prefixes (see query.Lookup).
-func (s *Snapshot) IndexedIDs(prefixes [][]byte) ([]string, error) {
+// a live field-index entry under any of prefixes (see query.Lookup). With
+// within non-nil (sorted), only ids in it are returned: a conjunction
+// reads its later terms without keeping what an earlier one ruled out.
+func (s *Snapshot) IndexedIDs(prefixes [][]byte, within []string) ([]string, error) {
 	var ids []string
 	err := s.view(func(c chain) error {
 		docs := c.buckets(bucketDocs)
@@ -90,6 +93,13 @@ func (s *Snapshot) IndexedIDs(prefixes [][]byte) ([]string, error) {
 				cur := b.Cursor()
 				for k, _ := cur.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = cur.Next() {
 					id := k[bytes.LastIndexByte(k, 0)+1:]
+					if within != nil {
+						// string(id) in a comparison does not allocate.
+						j := sort.Search(len(within), func(m int) bool { return within[m] >= string(id) })
+						if j == len(within) || within[j] != string(id) {
+							continue
+						}
+					}
 					if shadowed(above, id) {
 						continue
 					}

@@ -77,15 +77,15 @@ func matchRecords(ctx context.Context, snap *store.Snapshot, expr *query.Expr, s
 	}
 	var cand []string
 	for i, l := range lookups {
-		ids, err := snap.IndexedIDs(l.Prefixes)
+		var within []string
+		if i > 0 {
+			within = cand
+		}
+		ids, err := snap.IndexedIDs(l.Prefixes, within)
 		if err != nil {
 			return nil, false, err
 		}
-		if i == 0 {
-			cand = ids
-		} else {
-			cand = intersect(cand, ids)
-		}
+		cand = ids
 		if len(cand) == 0 || ctx.Err() != nil {
 			return nil, false, ctx.Err()
 		}
@@ -93,11 +93,10 @@ func matchRecords(ctx context.Context, snap *store.Snapshot, expr *query.Expr, s
 	verify := cand
 	exact := expr.Exact(lookups) && sortField == ""
 	if exact {
-		irregular, err := snap.IndexedIDs([][]byte{query.IrregularKey})
+		verify, err = snap.IndexedIDs([][]byte{query.IrregularKey}, cand)
 		if err != nil {
 			return nil, false, err
 		}
-		verify = intersect(cand, irregular)
 	}
 	var ok map[string]*docir.Record
 	if len(verify) > 0 {
@@ -191,24 +190,6 @@ func decodeMeta(raw []byte) (*docir.Record, error) {
 		return nil, fmt.Errorf("record: %w", err)
 	}
 	return &docir.Record{ID: m.ID, Title: m.Title, Path: m.Path, Fields: m.Fields, Size: m.Size}, nil
-}
-
-// intersect returns the ids in both sorted lists.
-func intersect(a, b []string) []string {
-	out := a[:0:0]
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch strings.Compare(a[i], b[j]) {
-		case -1:
-			i++
-		case 1:
-			j++
-		default:
-			out = append(out, a[i])
-			i++
-			j++
-		}
-	}
-	return out
 }
 
 // recordMeta is the part of a stored docir.Record a filter reads.
