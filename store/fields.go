@@ -91,11 +91,20 @@ func (s *Snapshot) IndexedIDs(prefixes [][]byte, within []string) ([]string, err
 			above := docs[i+1:]
 			for _, p := range prefixes {
 				cur := b.Cursor()
+				j, last := 0, []byte(nil)
 				for k, _ := cur.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = cur.Next() {
 					id := k[bytes.LastIndexByte(k, 0)+1:]
 					if within != nil {
-						// string(id) in a comparison does not allocate.
-						j := sort.Search(len(within), func(m int) bool { return within[m] >= string(id) })
+						// Under an exact value the ids come in order: walk
+						// within alongside; else search it. string(id) in a
+						// comparison does not allocate.
+						if bytes.Compare(id, last) < 0 {
+							j = sort.Search(len(within), func(m int) bool { return within[m] >= string(id) })
+						}
+						for j < len(within) && within[j] < string(id) {
+							j++
+						}
+						last = id
 						if j == len(within) || within[j] != string(id) {
 							continue
 						}
