@@ -11,9 +11,10 @@ import (
 // A field index answers some terms without reading records. Its entries
 // are keys (IndexKeys), each followed by the document id in the store:
 //
-//	'p' path 0                 the front-matter path is present
 //	'v' path 0 value 0         a scalar value at that path
-//	'b' name 0 value 0         a built-in field's value (id, path, title)
+//	'p' path 0                 the path is present without a scalar value
+//	                           (null, an object, an empty list)
+//	'b' name 0 value 0         a built-in field's value (path, title)
 //	'x' 0                      the record is irregular: verify it
 //
 // Paths are the dotted key chains of the front matter, values the scalars
@@ -99,7 +100,7 @@ func key(kind byte, path, value string, withValue bool) []byte {
 // gives it (the form a query evaluates), so numbers are float64.
 func IndexKeys(id, path, title string, fields map[string]any) [][]byte {
 	var keys [][]byte
-	for name, v := range map[string]string{"id": id, "path": path, "title": title} {
+	for name, v := range map[string]string{"path": path, "title": title} {
 		keys = append(keys, key(kindBuiltin, Fold(name), capped(Fold(v)), true))
 	}
 	irregular := false
@@ -119,12 +120,16 @@ func IndexKeys(id, path, title string, fields map[string]any) [][]byte {
 			if len(p) > KeyCap {
 				continue // no field a query can name (Lookup refuses it)
 			}
-			keys = append(keys, key(kindPresent, p, "", false))
 			if n, ok := v.(map[string]any); ok {
+				keys = append(keys, key(kindPresent, p, "", false))
 				walk(n, p)
 				continue
 			}
-			for _, s := range scalars(v, nil) {
+			vals := scalars(v, nil)
+			if len(vals) == 0 {
+				keys = append(keys, key(kindPresent, p, "", false))
+			}
+			for _, s := range vals {
 				keys = append(keys, key(kindValue, p, capped(Fold(s)), true))
 			}
 		}
@@ -182,10 +187,10 @@ func (t *Term) lookup() (Lookup, bool) {
 	}
 	builtin := false
 	switch t.Field {
-	case "id", "path", "title":
+	case "path", "title":
 		builtin = true
-	case "size":
-		return Lookup{}, false // a number
+	case "id", "size":
+		return Lookup{}, false // not indexed: a get reads one id; size is a number
 	}
 	path := Fold(t.Field)
 	if len(path) > KeyCap {
@@ -195,7 +200,7 @@ func (t *Term) lookup() (Lookup, bool) {
 		if builtin {
 			return Lookup{}, false // every document
 		}
-		return Lookup{Prefixes: [][]byte{key(kindPresent, path, "", false)}, Exact: true}, true
+		return Lookup{Prefixes: [][]byte{key(kindPresent, path, "", false), key(kindValue, path, "", false)}, Exact: true}, true
 	}
 	kind := byte(kindValue)
 	if builtin {

@@ -45,17 +45,17 @@ func TestIndexKeys(t *testing.T) {
 		fields map[string]any
 		want   []string
 	}{
-		{"none", nil, []string{"bID|A|", "bPATH|A.MD|", "bTITLE|T|"}},
+		{"none", nil, []string{"bPATH|A.MD|", "bTITLE|T|"}},
 		{"scalars and lists", map[string]any{"Kind": "ADR", "tags": []any{"go", 2.0, map[string]any{"x": "y"}, true}},
-			[]string{"bID|A|", "bPATH|A.MD|", "bTITLE|T|", "pKIND|", "pTAGS|", "vKIND|ADR|", "vTAGS|2|", "vTAGS|GO|", "vTAGS|TRUE|"}},
+			[]string{"bPATH|A.MD|", "bTITLE|T|", "vKIND|ADR|", "vTAGS|2|", "vTAGS|GO|", "vTAGS|TRUE|"}},
 		{"nested and null", map[string]any{"author": map[string]any{"name": "Ada"}, "owner": nil},
-			[]string{"bID|A|", "bPATH|A.MD|", "bTITLE|T|", "pAUTHOR|", "pAUTHOR.NAME|", "pOWNER|", "vAUTHOR.NAME|ADA|"}},
+			[]string{"bPATH|A.MD|", "bTITLE|T|", "pAUTHOR|", "pOWNER|", "vAUTHOR.NAME|ADA|"}},
 		{"irregular: keys equal ignoring case", map[string]any{"a": "1", "A": "2"},
-			[]string{"bID|A|", "bPATH|A.MD|", "bTITLE|T|", "pA|", "vA|1|", "vA|2|", "x|"}},
+			[]string{"bPATH|A.MD|", "bTITLE|T|", "vA|1|", "vA|2|", "x|"}},
 		{"irregular: a dotted key", map[string]any{"a.b": "1"},
-			[]string{"bID|A|", "bPATH|A.MD|", "bTITLE|T|", "pA.B|", "vA.B|1|", "x|"}},
+			[]string{"bPATH|A.MD|", "bTITLE|T|", "vA.B|1|", "x|"}},
 		{"long value cut", map[string]any{"n": strings.Repeat("é", 150)},
-			[]string{"bID|A|", "bPATH|A.MD|", "bTITLE|T|", "pN|", "vN|" + strings.Repeat("É", 100) + "|"}},
+			[]string{"bPATH|A.MD|", "bTITLE|T|", "vN|" + strings.Repeat("É", 100) + "|"}},
 	}
 	for _, tt := range tests {
 		got := show(IndexKeys("a", "a.md", "t", tt.fields))
@@ -77,7 +77,7 @@ func TestLookups(t *testing.T) {
 		exact bool
 	}{
 		{"status:accepted", []lk{{0, []string{"vSTATUS|ACCEPTED|"}, true}}, true},
-		{"status:a,B kind:*", []lk{{0, []string{"vSTATUS|A|", "vSTATUS|B|"}, true}, {1, []string{"pKIND|"}, true}}, true},
+		{"status:a,B kind:*", []lk{{0, []string{"vSTATUS|A|", "vSTATUS|B|"}, true}, {1, []string{"pKIND|", "vKIND|"}, true}}, true},
 		{"path:pages/* title:Tar", []lk{{0, []string{"bPATH|PAGES/"}, false}, {1, []string{"bTITLE|TAR|"}, true}}, false},
 		{"Title:tar", []lk{{0, []string{"vTITLE|TAR|"}, true}}, true},
 		{"-status:x date:2024 prio:2 size:3 id:* tags:*x title:i*", nil, false},
