@@ -2,17 +2,18 @@
 // holding immutable generations of a corpus, and the refresh that ingests
 // source folders into a new one.
 //
-// Layout (FormatVersion 4):
+// Layout (FormatVersion 5; see the change log below):
 //
 //	.docir/
-//	  CURRENT            {"format":4,"generation":N}: the one mutable file,
+//	  CURRENT            {"format":5,"generation":N}: the one mutable file,
 //	                     replaced by an atomic rename
 //	  IDENTITY           the workspace identity: 32 random hex digits and a
 //	                     newline, written once when the store is created
 //	  lock               flock'd by a refresh; readers never touch it
 //	  gen/N/docs.bolt    the generation's own body layer: records, bodies,
-//	                     source file entries and the manifest's id index
-//	                     it added or removed (tombstones), and its meta
+//	                     source file entries, the manifest's id index and
+//	                     the field index of the records it added or removed
+//	                     (tombstones), and its meta
 //	                     (sources, count, manifest digest, layer list)
 //	  gen/N/layer-G.bolt the body layers below it, written by generation G
 //	                     and hard-linked here: never copied
@@ -62,4 +63,6 @@ package store
 //	   time); identifiers indexed whole and in parts; a head passage
 //	   `<id>#` per document holding its title and front-matter text;
 //	   HTML comments and template shortcodes blanked.
-const FormatVersion = 4
+//	5  per body layer, the field index (bucket "fields", fields.go):
+//	   front-matter paths and values, case-folded, to document ids.
+const FormatVersion = 5

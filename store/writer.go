@@ -280,7 +280,7 @@ func (p *Pending) seed(prev *Snapshot) error {
 	}
 	p.db = db
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketDocs, bucketBodies, bucketFiles, bucketManifest} {
+		for _, b := range [][]byte{bucketMeta, bucketDocs, bucketBodies, bucketFiles, bucketManifest, bucketFields} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -383,12 +383,13 @@ func (p *Pending) mergeIn(from []prevLayer, keepTombstones bool) error {
 				b.FillPercent = fillPercent
 				bodies := tx.Bucket(bucketBodies)
 				bodies.FillPercent = fillPercent
+				fields := tx.Bucket(bucketFields)
 				for _, e := range batch {
 					if err := b.Put(e.k, e.v); err != nil {
 						return err
 					}
 					if e.body != nil {
-						if err := bodies.Put(e.k, e.body); err != nil {
+						if err := errors.Join(bodies.Put(e.k, e.body), putFields(fields, string(e.k), e.v)); err != nil {
 							return err
 						}
 					}
@@ -473,8 +474,17 @@ func (p *Pending) Apply(c Change) error {
 			}
 			return b.Put(k, tombstone)
 		}
+		fields := tx.Bucket(bucketFields)
+		// The field index entries of a record this layer put earlier go
+		// with it; those of lower layers are shadowed by the new key.
+		unfield := func(id string) error {
+			if old := docs.Get([]byte(id)); old != nil && !isTombstone(old) {
+				return dropFields(fields, id, old)
+			}
+			return nil
+		}
 		for _, id := range c.Delete {
-			if err := errors.Join(del(docs, []byte(id)), bodies.Delete([]byte(id))); err != nil {
+			if err := errors.Join(unfield(id), del(docs, []byte(id)), bodies.Delete([]byte(id))); err != nil {
 				return err
 			}
 		}
@@ -483,7 +493,8 @@ func (p *Pending) Apply(c Change) error {
 			if err != nil {
 				return fmt.Errorf("encode %s: %w", d.Record.ID, err)
 			}
-			if err := errors.Join(docs.Put([]byte(d.Record.ID), v), bodies.Put([]byte(d.Record.ID), d.Body)); err != nil {
+			id := d.Record.ID
+			if err := errors.Join(unfield(id), docs.Put([]byte(id), v), bodies.Put([]byte(id), d.Body), putFields(fields, id, v)); err != nil {
 				return err
 			}
 		}

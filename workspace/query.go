@@ -9,6 +9,7 @@ import (
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/query"
+	"github.com/docir/docir/store"
 )
 
 // Query filters documents by front matter and metadata (see package query
@@ -31,35 +32,23 @@ func (s *Service) Query(ctx context.Context, p docir.QueryParams) (docir.SearchR
 		return docir.SearchResult{}, err
 	}
 	defer release()
-	snap := v.snap
-	// Rule out what the raw JSON can, and decode only the metadata of the
-	// rest: no sections.
-	var matched []*docir.Record
-	n := 0
-	err = snap.RecordsJSON(func(raw []byte) error {
-		if n++; n%1024 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if !expr.MayMatchJSON(raw) {
-			return nil
-		}
-		var m recordMeta
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return fmt.Errorf("record: %w", err)
-		}
-		rec := &docir.Record{ID: m.ID, Title: m.Title, Path: m.Path, Fields: m.Fields, Size: m.Size}
-		if expr.Match(rec) {
-			matched = append(matched, rec)
-		}
-		return nil
-	})
+	matched, bare, err := matchRecords(ctx, v.snap, expr, sortField)
 	if err != nil {
 		return docir.SearchResult{}, err
+	}
+	total := len(matched)
+	if sortField == "" && total > limit {
+		matched = matched[:limit]
+	}
+	if bare {
+		if err := fillRecords(v.snap, matched[:min(limit, len(matched))]); err != nil {
+			return docir.SearchResult{}, err
+		}
 	}
 	if sortField != "" {
 		query.Sort(matched, sortField, desc)
 	}
-	res := docir.SearchResult{Query: expr.String(), Hits: []docir.Hit{}, Total: len(matched)}
+	res := docir.SearchResult{Query: expr.String(), Hits: []docir.Hit{}, Total: total}
 	for _, rec := range matched[:min(limit, len(matched))] {
 		res.Hits = append(res.Hits, docir.Hit{
 			ID:             rec.ID,
@@ -72,6 +61,135 @@ func (s *Service) Query(ctx context.Context, p docir.QueryParams) (docir.SearchR
 		})
 	}
 	return res, nil
+}
+
+// matchRecords returns the records matching expr, in id order. The field
+// index gives the candidates when it can answer some term; the rest of the
+// expression is verified on the decoded candidates. When the index answers
+// every term exactly and no sort needs the values, only the irregular
+// records are decoded: the others come back bare (only ID set; bare is
+// true), for fillRecords to decode the page shown.
+func matchRecords(ctx context.Context, snap *store.Snapshot, expr *query.Expr, sortField string) (recs []*docir.Record, bare bool, err error) {
+	lookups := expr.Lookups()
+	if len(lookups) == 0 {
+		recs, err := scanRecords(ctx, snap, expr)
+		return recs, false, err
+	}
+	var cand []string
+	for i, l := range lookups {
+		var within []string
+		if i > 0 {
+			within = cand
+		}
+		ids, err := snap.IndexedIDs(l.Prefixes, within)
+		if err != nil {
+			return nil, false, err
+		}
+		cand = ids
+		if len(cand) == 0 || ctx.Err() != nil {
+			return nil, false, ctx.Err()
+		}
+	}
+	verify := cand
+	exact := expr.Exact(lookups) && sortField == ""
+	if exact {
+		verify, err = snap.IndexedIDs([][]byte{query.IrregularKey}, cand)
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	var ok map[string]*docir.Record
+	if len(verify) > 0 {
+		ok = make(map[string]*docir.Record, len(verify))
+		n := 0
+		err = snap.RecordsJSONOf(verify, func(id string, raw []byte) error {
+			if n++; n%1024 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			rec, err := decodeMeta(raw)
+			if err != nil {
+				return err
+			}
+			if expr.Match(rec) {
+				ok[id] = rec
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	matched := make([]*docir.Record, 0, len(cand))
+	if !exact {
+		for _, id := range cand {
+			if rec := ok[id]; rec != nil {
+				matched = append(matched, rec)
+			}
+		}
+		return matched, false, nil
+	}
+	j := 0
+	for _, id := range cand {
+		if j < len(verify) && verify[j] == id {
+			j++
+			if rec := ok[id]; rec != nil {
+				matched = append(matched, rec)
+			}
+			continue
+		}
+		matched = append(matched, &docir.Record{ID: id})
+	}
+	return matched, true, nil
+}
+
+// fillRecords decodes the metadata of recs, which may be bare.
+func fillRecords(snap *store.Snapshot, recs []*docir.Record) error {
+	ids := make([]string, len(recs))
+	at := make(map[string]*docir.Record, len(recs))
+	for i, r := range recs {
+		ids[i] = r.ID
+		at[r.ID] = r
+	}
+	return snap.RecordsJSONOf(ids, func(id string, raw []byte) error {
+		rec, err := decodeMeta(raw)
+		if err != nil {
+			return err
+		}
+		*at[id] = *rec
+		return nil
+	})
+}
+
+// scanRecords is the filter without the index: every record, ruled out
+// from its raw JSON where possible, else decoded and matched.
+func scanRecords(ctx context.Context, snap *store.Snapshot, expr *query.Expr) ([]*docir.Record, error) {
+	var matched []*docir.Record
+	n := 0
+	err := snap.RecordsJSON(func(raw []byte) error {
+		if n++; n%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if !expr.MayMatchJSON(raw) {
+			return nil
+		}
+		rec, err := decodeMeta(raw)
+		if err != nil {
+			return err
+		}
+		if expr.Match(rec) {
+			matched = append(matched, rec)
+		}
+		return nil
+	})
+	return matched, err
+}
+
+func decodeMeta(raw []byte) (*docir.Record, error) {
+	var m recordMeta
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("record: %w", err)
+	}
+	return &docir.Record{ID: m.ID, Title: m.Title, Path: m.Path, Fields: m.Fields, Size: m.Size}, nil
 }
 
 // recordMeta is the part of a stored docir.Record a filter reads.

@@ -21,7 +21,9 @@
 //
 // A malformed expression is an *Error naming the term and its offset. The
 // package knows nothing of bleve or of any store; it evaluates against
-// docir.Record values.
+// docir.Record values. It also defines the keys of a field index a store
+// may keep (IndexKeys) and which terms such an index answers (Lookups),
+// so a filter reads candidates instead of every record.
 package query
 
 import (

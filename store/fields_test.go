@@ -1,0 +1,115 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/query"
+)
+
+// The field index of every generation lists exactly the live documents of
+// each value, through random puts, replacements and deletes, several
+// batches per generation (a record replaced within its own layer), delta
+// merges and new bases; and every retained generation keeps its own.
+func TestFieldIndexMatchesModel(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(7, 9))
+	values := []string{"red", "Green", "BLUE", "gReen"}
+	cur := map[string]string{} // id -> its value
+	var models []map[string]string
+	const gens = 30
+	for g := 1; g <= gens; g++ {
+		var prev *Snapshot
+		if s, err := Open(dir); err == nil {
+			prev = s
+		}
+		p, err := Begin(dir, prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(p.FullTextPath(), 0o755); err != nil {
+			t.Fatal(errors.Join(err, p.Abort()))
+		}
+		batches, n := 1+rng.IntN(3), 4
+		if g == 1 || g%11 == 0 {
+			n = 40
+		}
+		for range batches {
+			var c Change
+			for range n {
+				id := fmt.Sprintf("doc/%02d", rng.IntN(50))
+				if _, ok := cur[id]; ok && rng.IntN(4) == 0 {
+					c.Delete = append(c.Delete, id)
+					c.Put = slices.DeleteFunc(c.Put, func(p PutDoc) bool { return p.Record.ID == id })
+					delete(cur, id)
+					continue
+				}
+				v := values[rng.IntN(len(values))]
+				c.Put = slices.DeleteFunc(c.Put, func(p PutDoc) bool { return p.Record.ID == id })
+				c.Put = append(c.Put, PutDoc{Record: docir.Record{ID: id, Fields: map[string]any{"color": v}}})
+				c.Delete = slices.DeleteFunc(c.Delete, func(d string) bool { return d == id })
+				cur[id] = v
+			}
+			if err := p.Apply(c); err != nil {
+				t.Fatal(errors.Join(err, p.Abort()))
+			}
+		}
+		if err := p.Publish(gens + 1); err != nil {
+			t.Fatal(err)
+		}
+		if prev != nil {
+			prev.Close()
+		}
+		models = append(models, maps.Clone(cur))
+		checkFieldIndex(t, dir, uint64(g), cur)
+	}
+	for i, m := range models {
+		checkFieldIndex(t, dir, uint64(i+1), m)
+	}
+}
+
+func checkFieldIndex(t *testing.T, dir string, gen uint64, m map[string]string) {
+	t.Helper()
+	s, err := OpenGeneration(dir, gen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, v := range []string{"red", "green", "blue", "purple"} {
+		var want []string
+		for id, w := range m {
+			if query.Fold(w) == query.Fold(v) {
+				want = append(want, id)
+			}
+		}
+		slices.Sort(want)
+		e, err := query.Parse("color:" + v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.IndexedIDs(e.Lookups()[0].Prefixes, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got, cmpEmpty); diff != "" {
+			t.Fatalf("generation %d: color:%s (-want +got):\n%s", gen, v, diff)
+		}
+		if len(want) > 1 {
+			within := want[len(want)/2:]
+			got, err := s.IndexedIDs(e.Lookups()[0].Prefixes, append([]string{"aaa"}, within...))
+			if err != nil || !slices.Equal(got, within) {
+				t.Fatalf("generation %d: color:%s within %q: %q %v", gen, v, within, got, err)
+			}
+		}
+	}
+}
+
+var cmpEmpty = cmp.Comparer(func(a, b []string) bool { return slices.Equal(a, b) })

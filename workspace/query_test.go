@@ -1,0 +1,298 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/corpustest"
+	"github.com/docir/docir/docir/query"
+	"github.com/docir/docir/store"
+)
+
+// queryByScan is the reference Query answers must equal: every record
+// scanned, prefiltered on its JSON and matched, as before the field index.
+func queryByScan(ctx context.Context, s *Service, p docir.QueryParams) (docir.SearchResult, error) {
+	expr, sortField, desc, err := ParseQuery(p)
+	if err != nil {
+		return docir.SearchResult{}, err
+	}
+	limit, err := checkLimit(p.Limit)
+	if err != nil {
+		return docir.SearchResult{}, err
+	}
+	v, release, err := s.acquire(ctx)
+	if err != nil {
+		return docir.SearchResult{}, err
+	}
+	defer release()
+	matched, err := scanRecords(ctx, v.snap, expr)
+	if err != nil {
+		return docir.SearchResult{}, err
+	}
+	if sortField != "" {
+		query.Sort(matched, sortField, desc)
+	}
+	res := docir.SearchResult{Query: expr.String(), Hits: []docir.Hit{}, Total: len(matched)}
+	for _, rec := range matched[:min(limit, len(matched))] {
+		res.Hits = append(res.Hits, docir.Hit{
+			ID: rec.ID, Title: rec.Title, Path: rec.Path, Store: docir.StoreLocal, Score: 1,
+			MatchedSection: rec.ID, Snippet: expr.Summary(rec, SnippetMax, sortField),
+		})
+	}
+	return res, nil
+}
+
+// compareQueries runs every expression through Query and queryByScan.
+func compareQueries(t *testing.T, ws *Service, params []docir.QueryParams) (hits int) {
+	t.Helper()
+	ctx := context.Background()
+	for _, p := range params {
+		want, err := queryByScan(ctx, ws, p)
+		if err != nil {
+			t.Fatalf("scan %q: %v", p.Expr, err)
+		}
+		got, err := ws.Query(ctx, p)
+		if err != nil {
+			t.Fatalf("query %q: %v", p.Expr, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("query %q sort %q: index differs from scan (-scan +index):\n%s", p.Expr, p.Sort, diff)
+		}
+		hits += want.Total
+	}
+	return hits
+}
+
+func writeDocs(t *testing.T, root string, docs map[string]string) {
+	t.Helper()
+	for name, text := range docs {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestQueryIndexEdgeCases pins the index to the scan on front matter made
+// to trip it: keys equal ignoring case, dotted keys beside nested maps,
+// numbers and dates, letters whose case folding leaves ASCII (K KELVIN
+// SIGN, ſ LONG S, İ), long values, lists of maps, nulls; and again after
+// refreshes that replace and delete documents over lower layers.
+func TestQueryIndexEdgeCases(t *testing.T) {
+	root := t.TempDir()
+	long := strings.Repeat("x", 300)
+	writeDocs(t, root, map[string]string{
+		"a.md":       "---\nstatus: accepted\nkind: adr\ntags: [process, Go]\ndate: 2024-03-05\n---\n# A\n",
+		"b.md":       "---\nStatus: Accepted\nstatus: proposed\nkind: ADR\n---\n# B\n",
+		"c.md":       "---\nauthor:\n  name: Ada\n  team: core\nauthor.name: Bob\n---\n# C\n",
+		"d.md":       "---\nauthor:\n  Name: ada\nowner: null\nsize: 12\n---\n# D\n",
+		"e.md":       "---\nkind: \u212aind\nstatus: \u017ftable\ntitle: \u0130stanbul\n---\n# E\n",
+		"f.md":       "---\nkind: kind\nstatus: stable\ntitle: istanbul\nnotes: " + long + "\n---\n# F\n",
+		"g.md":       "---\nitems:\n  - name: x\n  - y\nlevel: 2.0\nversion: 2\n---\n# G\n",
+		"h.md":       "# H without front matter\n",
+		"sub/i.md":   "---\nAuthor: {name: Ada}\nstatus: \"\"\nkind: \"a\\0b\"\n---\n# I\n",
+		"sub/j.md":   "---\nTitle: Front\ntags: go\nowner: [team-a, team-b]\n---\n# J\n",
+		"sub/k.md":   "---\nnotes: " + long + "y\n---\n# K\n",
+		"sub/K2.md":  "---\nkInd: adr\nstatus: Accepted\n---\n# K2\n",
+		"sub/l/m.md": "---\nkind: adr\nstatus: accepted\ndate: 2023-12-31T10:00:00Z\n---\n# M\n",
+	})
+	exprs := []string{
+		"status:accepted", "status:Accepted", "status:accepted,proposed", "kind:adr", "kind:adr status:accepted",
+		"kind:kind", "kind:KIND", "status:stable", "status:STABLE", "title:istanbul", "Title:istanbul", "title:İstanbul",
+		"Title:front", "title:*", "Title:*", "author.name:ada", "author.name:bob", "Author.Name:ADA", "author:*",
+		"author.team:*", "owner:*", "-owner:*", "owner:team-a", "size:12", "size:*", "tags:go", "tags:process",
+		"tags:g*", "tags:p*s", "kind:a*", "kind:k*", "status:s*", "title:i*", "title:*stan*", "notes:" + long,
+		"notes:" + long + "y", "notes:x*", "items:y", "items:*", "items.name:x", "level:2", "version:2.0", "level:*",
+		"date:2024", "date:2024-03", "date:>=2024-01-01", "date:2023-12-31", "status:\"\"", "kind:adr -status:accepted",
+		"id:a", "id:sub/*", "path:sub/*", "path:*m.md", "id:*", "kind:nope", "nope:*", "status:accepted kind:nope",
+		"kind:adr,kind", "kind:adr date:*",
+	}
+	var params []docir.QueryParams
+	for _, e := range exprs {
+		params = append(params, docir.QueryParams{Expr: e})
+		params = append(params, docir.QueryParams{Expr: e, Sort: "-date"}, docir.QueryParams{Expr: e, Limit: 1})
+	}
+	ws := New(Config{Dir: t.TempDir(), Sources: []store.Source{{Path: root}}})
+	defer ws.Close()
+	ctx := context.Background()
+	if _, err := ws.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if hits := compareQueries(t, ws, params); hits == 0 {
+		t.Fatal("no expression matched anything")
+	}
+	// Generations on top: replaced front matter, deletions, a new file;
+	// enough refreshes to cross the layer merges.
+	for i := range 7 {
+		writeDocs(t, root, map[string]string{
+			"a.md":                   fmt.Sprintf("---\nstatus: superseded\nkind: adr%d\n---\n# A\n", i%2),
+			"new.md":                 fmt.Sprintf("---\nstatus: accepted\nkind: adr\nround: %d\n---\n# New\n", i),
+			fmt.Sprintf("n%d.md", i): "---\nkind: adr\n---\n# N\n",
+		})
+		if i%2 == 0 {
+			os.Remove(filepath.Join(root, "b.md"))
+		} else {
+			writeDocs(t, root, map[string]string{"b.md": "---\nstatus: accepted\nkind: adr\n---\n# B again\n"})
+		}
+		if i == 3 {
+			os.Remove(filepath.Join(root, "n0.md"))
+		}
+		if _, err := ws.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		compareQueries(t, ws, append(params, docir.QueryParams{Expr: "kind:adr0"}, docir.QueryParams{Expr: "round:*"}))
+	}
+}
+
+// TestQueryIndexTLDR compares the index with the scan over the tldr pages
+// with generated front matter, on random expressions, before and after a
+// refresh that changes some of the files.
+func TestQueryIndexTLDR(t *testing.T) {
+	skipHeavy(t)
+	src := filepath.Join(corpustest.Unpack(t, corpustest.TLDRPages), "tldr")
+	root := t.TempDir()
+	rng := rand.New(rand.NewPCG(16, 3))
+	vocab := map[string][]string{
+		"status": {"draft", "accepted", "Accepted", "superseded", "stable"},
+		"team":   {"core", "docs", "infra", "Core"},
+		"tags":   {"cli", "net", "fs", "text", "archive"},
+		"prio":   {"1", "2", "3", "10"},
+		"date":   {"2023-01-05", "2024-02-29", "2024-06", "2025-11-30"},
+	}
+	fm := func() string {
+		var b strings.Builder
+		b.WriteString("---\n")
+		for _, f := range []string{"status", "team", "tags", "prio", "date"} {
+			if rng.IntN(4) == 0 {
+				continue
+			}
+			vs := vocab[f]
+			switch f {
+			case "tags":
+				fmt.Fprintf(&b, "tags: [%s, %s]\n", vs[rng.IntN(len(vs))], vs[rng.IntN(len(vs))])
+			case "team":
+				if rng.IntN(5) == 0 {
+					fmt.Fprintf(&b, "owner:\n  team: %s\n", vs[rng.IntN(len(vs))])
+					continue
+				}
+				fallthrough
+			default:
+				fmt.Fprintf(&b, "%s: %s\n", f, vs[rng.IntN(len(vs))])
+			}
+		}
+		if rng.IntN(50) == 0 {
+			b.WriteString("Status: draft\n") // irregular: two keys equal ignoring case
+		}
+		b.WriteString("---\n")
+		return b.String()
+	}
+	var files []string
+	err := filepath.WalkDir(filepath.Join(src, "pages"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		body, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(root, rel)
+		files = append(files, dst)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, append([]byte(fm()), body...), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields []string
+	for f := range vocab {
+		fields = append(fields, f)
+	}
+	fields = append(fields, "owner.team", "owner", "Status", "path", "title")
+	randomExpr := func() string {
+		var terms []string
+		for range 1 + rng.IntN(3) {
+			f := fields[rng.IntN(len(fields))]
+			var v string
+			switch vs := vocab[f]; {
+			case f == "owner.team":
+				vs = vocab["team"]
+				v = vs[rng.IntN(len(vs))]
+			case f == "path":
+				v = []string{"pages/linux/*", "pages/common/t*", "*tar*"}[rng.IntN(3)]
+			case f == "title":
+				v = []string{"tar", "git*", "*"}[rng.IntN(3)]
+			case len(vs) == 0 || rng.IntN(6) == 0:
+				v = "*"
+			case rng.IntN(4) == 0:
+				v = vs[rng.IntN(len(vs))][:1] + "*"
+			case rng.IntN(4) == 0:
+				v = vs[rng.IntN(len(vs))] + "," + vs[rng.IntN(len(vs))]
+			default:
+				v = vs[rng.IntN(len(vs))]
+			}
+			neg := ""
+			if rng.IntN(6) == 0 {
+				neg = "-"
+			}
+			terms = append(terms, neg+f+":"+v)
+		}
+		return strings.Join(terms, " ")
+	}
+	params := func() []docir.QueryParams {
+		var ps []docir.QueryParams
+		for range 150 {
+			p := docir.QueryParams{Expr: randomExpr()}
+			switch rng.IntN(4) {
+			case 0:
+				p.Sort = "-date"
+			case 1:
+				p.Limit = 1 + rng.IntN(100)
+			}
+			ps = append(ps, p)
+		}
+		return ps
+	}
+	ws := New(Config{Dir: t.TempDir(), Sources: []store.Source{{Path: root}}})
+	defer ws.Close()
+	ctx := context.Background()
+	if _, err := ws.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if hits := compareQueries(t, ws, params()); hits == 0 {
+		t.Fatal("no expression matched anything")
+	}
+	for _, i := range rng.Perm(len(files))[:200] {
+		f := files[i]
+		if i%4 == 0 {
+			os.Remove(f)
+			continue
+		}
+		body, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rest, _ := strings.Cut(string(body[4:]), "---\n")
+		if err := os.WriteFile(f, []byte(fm()+rest), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ws.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	compareQueries(t, ws, params())
+}
