@@ -127,6 +127,9 @@ func (f *Factory) changes(ctx context.Context) (*ingest.Changes, error) {
 // current generation was indexed: a cheap check of folder mtimes only
 // (ingest.Stale), never a walk of the files.
 func (f *Factory) warnIfStale(lc *loadedConfig) {
+	if _, err := store.CurrentGeneration(lc.StoreDir()); err != nil {
+		return // nothing indexed yet: the read indexes first, or says what to run
+	}
 	if stale, err := ingest.Stale(lc.StoreDir(), lc.StoreSources()); err == nil && stale {
 		fmt.Fprintln(f.IO.ErrOut, "docir: warning: the sources changed since they were indexed; reads answer from the last index (docir status shows what changed; docir index refreshes)")
 	}
