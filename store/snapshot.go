@@ -26,10 +26,11 @@ var (
 )
 
 var (
-	keyGeneration = []byte("generation")
-	keySources    = []byte("sources")
-	keyFormat     = []byte("format")
-	keyDocuments  = []byte("documents") // the count, written at publish
+	keyGeneration  = []byte("generation")
+	keySources     = []byte("sources")
+	keyFrontMatter = []byte("front_matter") // the front-matter fields the index holds (JSON list)
+	keyFormat      = []byte("format")
+	keyDocuments   = []byte("documents") // the count, written at publish
 	// hex sha256 of the canonical manifest, written at publish
 	keyManifestDigest = []byte("manifest_digest")
 	// the generations whose layers lie below this one, oldest first
@@ -225,6 +226,21 @@ func (s *Snapshot) Sources() (srcs []Source, err error) {
 		return json.Unmarshal(v, &srcs)
 	})
 	return srcs, err
+}
+
+// FrontMatter returns the front-matter fields the generation's index
+// holds as text, and whether the generation recorded them (generations
+// built before the list was recorded did not: they hold the defaults).
+func (s *Snapshot) FrontMatter() (fields []string, recorded bool, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketMeta).Get(keyFrontMatter)
+		if v == nil {
+			return nil
+		}
+		recorded = true
+		return json.Unmarshal(v, &fields)
+	})
+	return fields, recorded, err
 }
 
 // FullTextPath is the folder of the generation's bleve index, for package

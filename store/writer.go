@@ -286,10 +286,11 @@ func (p *Pending) seed(prev *Snapshot) error {
 			}
 		}
 		m := tx.Bucket(bucketMeta)
-		var sources []byte
+		var sources, frontMatter []byte
 		if prev != nil {
 			if err := prev.db.View(func(ptx *bolt.Tx) error {
 				sources = bytes.Clone(ptx.Bucket(bucketMeta).Get(keySources))
+				frontMatter = bytes.Clone(ptx.Bucket(bucketMeta).Get(keyFrontMatter))
 				return nil
 			}); err != nil {
 				return err
@@ -299,7 +300,8 @@ func (p *Pending) seed(prev *Snapshot) error {
 			m.Put(keyFormat, []byte(strconv.Itoa(FormatVersion))),
 			m.Put(keyGeneration, []byte(strconv.FormatUint(p.gen, 10))),
 			m.Put(keyLayers, formatLayers(gens)),
-			putIf(m, keySources, sources))
+			putIf(m, keySources, sources),
+			putIf(m, keyFrontMatter, frontMatter))
 	})
 	if err != nil {
 		return err
@@ -446,6 +448,9 @@ type Change struct {
 	Put     []PutDoc              // documents to add or replace
 	Files   map[string]*FileEntry // files-table edits: nil removes the key
 	Sources []Source              // when non-nil, replaces the recorded sources
+	// FrontMatter, when non-nil, replaces the recorded list of the
+	// front-matter fields the index holds.
+	FrontMatter []string
 }
 
 // PutDoc is one document to store.
@@ -512,6 +517,15 @@ func (p *Pending) Apply(c Change) error {
 				err = errors.Join(files.Put([]byte(k), e.marshal()), manifest.Put([]byte(e.ID), []byte(k)))
 			}
 			if err != nil {
+				return err
+			}
+		}
+		if c.FrontMatter != nil {
+			v, err := json.Marshal(c.FrontMatter)
+			if err != nil {
+				return err
+			}
+			if err := tx.Bucket(bucketMeta).Put(keyFrontMatter, v); err != nil {
 				return err
 			}
 		}

@@ -32,7 +32,10 @@ type Config struct {
 	Sources      []SourceConfig `mapstructure:"sources"`
 	Retain       int            `mapstructure:"retain"`
 	MaxFileBytes int64          `mapstructure:"max_file_bytes"`
-	Peers        []PeerConfig   `mapstructure:"peers"`
+	// FrontMatter lists the front-matter fields search reads as text
+	// (default: title, description, summary, keywords, tags, aliases).
+	FrontMatter []string     `mapstructure:"front_matter"`
+	Peers       []PeerConfig `mapstructure:"peers"`
 }
 
 // PeerConfig is one entry of `peers:`: another store folder (path) or a

@@ -138,6 +138,7 @@ func (f *Factory) warnIfStale(lc *loadedConfig) {
 func (f *Factory) ingestOptions(lc *loadedConfig) ingest.Options {
 	return ingest.Options{
 		MaxFileBytes: lc.MaxFileBytes,
+		FrontMatter:  lc.FrontMatter,
 		Retain:       lc.Retain,
 		Progress:     f.progress(),
 		Force:        lc.force,

@@ -56,6 +56,11 @@ const DropGuard = 10
 
 // Options tune a refresh. The zero value is usable.
 type Options struct {
+	// FrontMatter lists the front-matter fields the index holds as text
+	// (nil: DefaultFrontMatter). A change of the list re-indexes every
+	// document; the generation records the list, and searches of it use
+	// the recorded one.
+	FrontMatter  []string
 	MaxFileBytes int64 // 0: DefaultMaxFileBytes
 	Retain       int   // 0: DefaultRetain
 
@@ -198,7 +203,19 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	for _, wn := range w.warnings {
 		warn(wn)
 	}
-	p, err := makePlan(w.files, prevFiles)
+	pc := PassageConfig{FrontMatter: opt.FrontMatter}
+	reparse := false
+	if prev != nil {
+		recorded, ok, err := prev.FrontMatter()
+		if err != nil {
+			return sum, err
+		}
+		if !ok {
+			recorded = DefaultFrontMatter
+		}
+		reparse = !slices.Equal(recorded, pc.fields())
+	}
+	p, err := makePlanWith(w.files, prevFiles, reparse)
 	if err != nil {
 		return sum, err
 	}
@@ -255,7 +272,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	if streamed {
 		parsed = func(f *file) {
 			if f.status == statusNew {
-				early.add(Passages(&f.parsed.Record, f.body))
+				early.add(pc.Passages(&f.parsed.Record, f.body))
 				bodies.add(store.PutDoc{Record: f.parsed.Record, Body: f.body}, f.key(), entry(f))
 				f.parsed, f.body = nil, nil
 			}
@@ -291,7 +308,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 				e := entry(f)
 				change.Files[f.key()] = &e
 				change.Put = append(change.Put, store.PutDoc{Record: f.parsed.Record, Body: f.body})
-				adds = append(adds, Passages(&f.parsed.Record, f.body)...)
+				adds = append(adds, pc.Passages(&f.parsed.Record, f.body)...)
 			}
 		case statusSkipped:
 			if f.prev != nil {
@@ -350,6 +367,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	if change.Sources == nil {
 		change.Sources = []store.Source{}
 	}
+	change.FrontMatter = slices.Clone(pc.fields())
 
 	// Write the generation aside, on a goroutine, so that a cancel is
 	// answered at once even while bleve indexes a slice.

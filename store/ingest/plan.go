@@ -48,6 +48,13 @@ type fileTable func(fn func(key []byte, e store.FileEntry) error) error
 // map: on a no-op refresh of 192k files, building that map cost more than
 // reading the table.
 func makePlan(files []*file, prev fileTable) (plan, error) {
+	return makePlanWith(files, prev, false)
+}
+
+// makePlanWith is makePlan; with reparse, no file is taken as unchanged
+// (the index's passages change for every document: a new front-matter
+// list), so every file is read and parsed again.
+func makePlanWith(files []*file, prev fileTable, reparse bool) (plan, error) {
 	var p plan
 	byKey := files
 	keyOrder := func(a, b *file) int {
@@ -67,13 +74,14 @@ func makePlan(files []*file, prev fileTable) (plan, error) {
 			// should they, the first takes the entry.
 			if i < len(byKey) && byKey[i].cmpKey(k) == 0 {
 				f := byKey[i]
-				if e.Size == f.size && e.ModTime == f.mtime && e.Prefix == f.root.Prefix {
+				if !reparse && e.Size == f.size && e.ModTime == f.mtime && e.Prefix == f.root.Prefix {
 					// Unchanged: all it needs of the entry (most files
 					// of a refresh, so no copy of the entry is kept).
 					f.status = statusUnchanged
 					f.id, f.digest = e.ID, e.Digest
 				} else {
 					f.prev = &e
+					f.reparse = reparse
 				}
 				i++
 				return nil

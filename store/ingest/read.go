@@ -55,6 +55,7 @@ type file struct {
 
 	// filled while planning and reading
 	prev    *store.FileEntry // the file table's entry, for a file to read
+	reparse bool             // parse it even if its bytes did not change
 	status  status
 	digest  [32]byte
 	parsed  *markdown.Parsed // set once read; released once stored
@@ -250,7 +251,7 @@ func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, root
 		return
 	}
 	f.digest = sha256.Sum256(body)
-	if f.prev != nil && f.prev.Digest == f.digest && f.prev.Prefix == f.root.Prefix {
+	if f.prev != nil && !f.reparse && f.prev.Digest == f.digest && f.prev.Prefix == f.root.Prefix {
 		f.status = statusTouched
 		f.id = f.prev.ID
 		return

@@ -67,6 +67,7 @@ type found struct {
 	body []byte
 	doc  rankedDoc
 	q    string
+	pc   ingest.PassageConfig // what the generation's index holds of front matter
 }
 
 // eachHit ranks documents for q and calls fn for each one still in the
@@ -78,6 +79,12 @@ func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string,
 		return 0, err
 	}
 	r := &ranking{ctx: ctx, ft: ft, snap: snap, docs: map[string]*docText{}}
+	// Search with the front-matter fields the generation was indexed with.
+	if fm, ok, err := snap.FrontMatter(); err != nil {
+		return 0, err
+	} else if ok {
+		r.pc.FrontMatter = fm
+	}
 	docs, total, err := r.rank(q, limit)
 	if err != nil {
 		return 0, err
@@ -90,7 +97,7 @@ func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string,
 		if dt == nil {
 			continue
 		}
-		f := &found{rec: dt.rec, body: dt.body, doc: d, q: q}
+		f := &found{rec: dt.rec, body: dt.body, doc: d, q: q, pc: r.pc}
 		if err := r.chooseSection(f); err != nil {
 			return 0, err
 		}
@@ -108,13 +115,15 @@ type ranking struct {
 	ft   *fulltext.Index
 	snap *store.Snapshot
 	q    *fulltext.Query
-	text string              // the query as plainName has it
-	docs map[string]*docText // nil value: not in the generation
+	text string               // the query as plainName has it
+	docs map[string]*docText  // nil value: not in the generation
+	pc   ingest.PassageConfig // the front matter the generation's index holds
 }
 
 // docText is a document read from the generation, with the text of its
 // passages as the index was given them.
 type docText struct {
+	pc       ingest.PassageConfig
 	rec      docir.Record
 	body     []byte
 	passages map[string]string // passage id -> text; built on first use
@@ -130,7 +139,7 @@ func (r *ranking) doc(id string) (*docText, error) {
 	}
 	var d *docText
 	if ok {
-		d = &docText{rec: rec, body: body}
+		d = &docText{pc: r.pc, rec: rec, body: body}
 	}
 	r.docs[id] = d
 	return d, nil
@@ -138,7 +147,7 @@ func (r *ranking) doc(id string) (*docText, error) {
 
 func (d *docText) passage(id string) string {
 	if d.passages == nil {
-		ps := ingest.Passages(&d.rec, d.body)
+		ps := d.pc.Passages(&d.rec, d.body)
 		d.passages = make(map[string]string, len(ps))
 		for _, p := range ps {
 			d.passages[p.ID] = p.Text
@@ -256,7 +265,7 @@ func (r *ranking) rescore(ms []fulltext.Match) (float64, error) {
 // analyzed (up to plurals and punctuation); 0 not at all.
 func (r *ranking) names(d *docText) int {
 	best := 0
-	for _, n := range (ingest.PassageConfig{}).Names(&d.rec) {
+	for _, n := range r.pc.Names(&d.rec) {
 		switch {
 		case strings.EqualFold(plainName(n), r.text):
 			return 2
@@ -391,7 +400,7 @@ func (f *found) hit() docir.Hit {
 	}
 	if slug == "" {
 		slug = leadSlug(rec, body)
-		prefix = ingest.PassageConfig{}.FrontMatterProse(rec)
+		prefix = f.pc.FrontMatterProse(rec)
 	}
 	from, to := min(rec.MarkdownStart, len(body)), len(body)
 	if len(rec.Sections) > 0 {
