@@ -64,30 +64,13 @@ func New(cfg Config) *Reader {
 	return &Reader{local: cfg.Local, localDir: cfg.LocalDir, peers: cfg.Peers, parallel: n}
 }
 
-// WithLocal returns the federation of local (a view of one generation, say)
-// with the same peers. Closing it closes nothing: the peers stay r's.
-func (r *Reader) WithLocal(local docir.Reader) docir.Reader {
+// WithLocal returns the federation of local (a view of one generation,
+// say) with the same peers. The peers are r's: close r, not the copy.
+func (r *Reader) WithLocal(local docir.Reader) *Reader {
 	c := *r
 	c.local = local
-	return &withLocal{&c}
+	return &c
 }
-
-// withLocal hides Close, so that the peers' connections stay open.
-type withLocal struct{ r *Reader }
-
-func (w *withLocal) Resolve(ctx context.Context, addrs []address.Address) (docir.Resolved, error) {
-	return w.r.Resolve(ctx, addrs)
-}
-func (w *withLocal) Search(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error) {
-	return w.r.Search(ctx, p)
-}
-func (w *withLocal) Query(ctx context.Context, p docir.QueryParams) (docir.SearchResult, error) {
-	return w.r.Query(ctx, p)
-}
-func (w *withLocal) Context(ctx context.Context, p docir.ContextParams) (docir.ContextResult, error) {
-	return w.r.Context(ctx, p)
-}
-func (w *withLocal) Status(ctx context.Context) (docir.Status, error) { return w.r.Status(ctx) }
 
 // Close releases what the peers hold (idle HTTP connections). It does not
 // close the local reader, which the caller made and owns.

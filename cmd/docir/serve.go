@@ -306,9 +306,10 @@ func holdFunc(ws *workspace.Service, r docir.Reader) func(context.Context, uint6
 	}
 }
 
-// heldFederation reads a held view and the peers.
+// heldFederation reads a held view and the peers. Its Close releases the
+// view only: the peers belong to the session's federation.
 type heldFederation struct {
-	docir.Reader
+	*federation.Reader
 	view *workspace.View
 }
 
