@@ -76,3 +76,5 @@ require (
 	google.golang.org/protobuf v1.36.6 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 )
+
+replace github.com/blevesearch/vellum => ./store/patched/vellum
