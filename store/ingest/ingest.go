@@ -336,6 +336,9 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	slices.Sort(change.Delete)
 	change.Delete = slices.Compact(change.Delete)
 	sum.Documents = len(owner)
+	if owner == nil {
+		sum.Documents = len(p.unchanged)
+	}
 	if err := checkDrop(dir, prevDocs, change.Delete, opt.Force); err != nil {
 		return fail(err)
 	}

@@ -20,7 +20,7 @@ type plan struct {
 	removed   []gone  // entries the generation records and the walk did not find, by key
 	clashes   []clash // two files whose ids, known or derived from the path, agree
 	// owner maps the id of every unchanged file to it: the ids a file
-	// read next may not claim.
+	// read next may not claim. It is nil when there is no file to read.
 	owner map[string]*file
 }
 
@@ -103,6 +103,11 @@ func makePlanWith(files []*file, prev fileTable, reparse bool) (plan, error) {
 			}
 			p.toRead = append(p.toRead, f)
 		}
+	}
+	if len(p.toRead) == 0 {
+		// Nothing is read: no id can clash with another (the table's ids
+		// are distinct), and no owner is asked for.
+		return p, nil
 	}
 	// Ids in walk order, so the first of two clashing files is named first.
 	p.owner = make(map[string]*file, len(p.unchanged))

@@ -40,19 +40,11 @@ type folderEntry struct {
 	Names   string `json:"names"`
 }
 
-func writeFolderState(dir string, gen uint64, sources []store.Source, folders map[string]int64) error {
+func writeFolderState(dir string, gen uint64, sources []store.Source, folders map[string]folderEntry) error {
 	if sources == nil {
 		sources = []store.Source{}
 	}
-	entries := make(map[string]folderEntry, len(folders))
-	for p, mtime := range folders {
-		names, err := folderNames(p)
-		if err != nil {
-			continue // unreadable now: Stale will find it changed
-		}
-		entries[p] = folderEntry{ModTime: mtime, Names: names}
-	}
-	b, err := json.Marshal(folderState{Generation: gen, Sources: sources, Folders: entries})
+	b, err := json.Marshal(folderState{Generation: gen, Sources: sources, Folders: folders})
 	if err != nil {
 		return err
 	}
@@ -129,32 +121,46 @@ func Stale(dir string, sources []store.Source) (bool, error) {
 	return false, nil
 }
 
-// folderNames is a digest of the names in folder p that a walk reads:
-// markdown files and folders that are not hidden (with a trailing '/'),
-// sorted.
+// folderNames is a digest of the names in folder p that a walk reads (see
+// namesDigest).
 func folderNames(p string) (string, error) {
 	d, err := os.Open(p)
 	if err != nil {
 		return "", err
 	}
 	defer d.Close()
-	names, err := d.Readdirnames(-1)
+	entries, err := d.ReadDir(-1)
 	if err != nil {
 		return "", err
+	}
+	return entriesDigest(p, entries), nil
+}
+
+// entriesDigest is the digest of the names a walk reads among the entries
+// of folder p: markdown files, and folders that are not hidden (with a
+// trailing '/'; a symbolic link counts as a folder when it leads to one),
+// sorted. The walk computes it from the entries it read; Stale, from a
+// fresh read of a folder whose mtime moved.
+func entriesDigest(p string, entries []os.DirEntry) string {
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		n := e.Name()
+		switch {
+		case strings.HasSuffix(n, ".md"):
+			names = append(names, n+"\n")
+		case strings.HasPrefix(n, "."):
+		case e.IsDir():
+			names = append(names, n+"/\n")
+		case e.Type()&os.ModeSymlink != 0:
+			if info, err := os.Stat(filepath.Join(p, n)); err == nil && info.IsDir() {
+				names = append(names, n+"/\n")
+			}
+		}
 	}
 	slices.Sort(names)
 	h := sha256.New()
 	for _, n := range names {
-		if strings.HasPrefix(n, ".") && !strings.HasSuffix(n, ".md") {
-			continue
-		}
-		if strings.HasSuffix(n, ".md") {
-			h.Write([]byte(n + "\n"))
-			continue
-		}
-		if info, err := os.Stat(filepath.Join(p, n)); err == nil && info.IsDir() {
-			h.Write([]byte(n + "/\n"))
-		}
+		h.Write([]byte(n))
 	}
-	return hex.EncodeToString(h.Sum(nil)[:16]), nil
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
