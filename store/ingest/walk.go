@@ -168,7 +168,7 @@ type walker struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
 	queue  []dirJob
-	active int // folders being read
+	active int            // folders being read
 	chunks [][]rootedFile // the files of each folder read
 	res    *walkResult
 }
