@@ -115,6 +115,93 @@ func canonicalManifest(c chain) ([]byte, error) {
 	return writeCanonical(docs)
 }
 
+// manifestDigest is the sha256 of canonicalManifest(c), written straight
+// into the hash: no entry is kept and nothing is allocated per document.
+// It runs on every publish, over every document of the generation, so it
+// is much of a small refresh's cost on a large store. Ids in bbolt's byte
+// order are already in RFC 8785's UTF-16 order unless one holds a
+// character past U+FFFF (a 4-byte UTF-8 sequence); such a manifest, and
+// one with text that is not valid UTF-8, is digested from
+// canonicalManifest.
+func manifestDigest(c chain) ([sha256.Size]byte, error) {
+	h := sha256.New()
+	buf := make([]byte, 0, 64<<10)
+	buf = append(buf, `{"documents":{`...)
+	files := c.buckets(bucketFiles)
+	first, slow := true, false
+	err := c.each(bucketManifest, false, func(id, key []byte, _ int) error {
+		v, _ := files.get(key)
+		if v == nil {
+			return fmt.Errorf("manifest: %q names a missing file %q", id, key)
+		}
+		e, err := viewFileEntry(v)
+		if err != nil {
+			return fmt.Errorf("manifest: %q: %w", id, err)
+		}
+		i := bytes.IndexByte(key, 0)
+		if i < 0 {
+			return fmt.Errorf("files table key %q has no root", key)
+		}
+		rel := key[i+1:]
+		if !bmpUTF8(id) || !utf8.Valid(e.prefix) || !utf8.Valid(rel) {
+			slow = true
+			return errSlowManifest
+		}
+		if !first {
+			buf = append(buf, ',')
+		}
+		first = false
+		buf = appendJSONString(buf, id)
+		buf = append(buf, `:{"mtime_ns":"`...)
+		buf = strconv.AppendInt(buf, e.modTime, 10)
+		buf = append(buf, `","path":"`...)
+		if p := bytes.TrimSuffix(e.prefix, []byte("/")); len(p) > 0 {
+			buf = appendJSONText(buf, p)
+			buf = append(buf, '/')
+		}
+		buf = appendJSONText(buf, rel)
+		buf = append(buf, `","sha256":"`...)
+		buf = hex.AppendEncode(buf, e.digest)
+		buf = append(buf, `","size":`...)
+		buf = strconv.AppendInt(buf, e.size, 10)
+		buf = append(buf, '}')
+		if len(buf) > cap(buf)-4096 {
+			h.Write(buf)
+			buf = buf[:0]
+		}
+		return nil
+	})
+	if slow {
+		m, err := canonicalManifest(c)
+		if err != nil {
+			return [sha256.Size]byte{}, err
+		}
+		return sha256.Sum256(m), nil
+	}
+	if err != nil {
+		return [sha256.Size]byte{}, err
+	}
+	buf = append(buf, `},"schema":"`+ManifestSchema+`"}`...)
+	h.Write(buf)
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum, nil
+}
+
+// errSlowManifest stops manifestDigest's walk for canonicalManifest's way.
+var errSlowManifest = errors.New("manifest needs the general writer")
+
+// bmpUTF8 reports whether b is valid UTF-8 without a character past
+// U+FFFF, so that its byte order is its UTF-16 order.
+func bmpUTF8(b []byte) bool {
+	for _, c := range b {
+		if c >= 0xF0 {
+			return false
+		}
+	}
+	return utf8.Valid(b)
+}
+
 type manifestEntryJSON struct {
 	ID  string
 	Doc manifestDoc
@@ -196,9 +283,14 @@ func utf16Key(r rune) rune {
 // appendJSONString appends s as RFC 8785 (ECMAScript) writes a string:
 // '"' and '\' escaped, control characters as \b \t \n \f \r or
 // \u00xx, everything else as is.
-func appendJSONString(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
+func appendJSONString[T string | []byte](b []byte, s T) []byte {
 	b = append(b, '"')
+	return append(appendJSONText(b, s), '"')
+}
+
+// appendJSONText is appendJSONString without the quotes.
+func appendJSONText[T string | []byte](b []byte, s T) []byte {
+	const hexDigits = "0123456789abcdef"
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -220,7 +312,7 @@ func appendJSONString(b []byte, s string) []byte {
 			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 		}
 	}
-	return append(b, '"')
+	return b
 }
 
 // CanonicalManifest returns the generation's manifest in its canonical form

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -261,6 +262,64 @@ func TestWriteCanonicalMatchesJCS(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
 		t.Fatalf("writeCanonical differs from jcs (-jcs +ours):\n%s", diff)
+	}
+}
+
+// The digest a publish records (manifestDigest, streamed into the hash) is
+// the sha256 of the canonical manifest, and of what jcs makes of it: for
+// ids and paths that escape or sort differently, with and without a
+// prefix, on a base and on layers above it, and for a manifest with a
+// character past U+FFFF or bytes that are not UTF-8 (the general writer's
+// way).
+func TestManifestDigestIsCanonical(t *testing.T) {
+	plain := []string{
+		"a", "b/c", `q"uote`, `back\slash`, "tab\there", "nl\nx", "bell\x07", "del\x7f",
+		"ü", "日本", "\ue000", "\uffff", "</script>", "&amp", "\u2028", "x y",
+	}
+	for _, tc := range []struct {
+		name  string
+		names []string
+	}{
+		{"plain", plain},
+		{"past U+FFFF", append(slices.Clone(plain), "😀", "a/😀", "\U00010000")},
+		{"not UTF-8", append(slices.Clone(plain), "bad\xff")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var c Change
+			c.Files = map[string]*FileEntry{}
+			for i, n := range tc.names {
+				prefix := []string{"", "team", "team/"}[i%3]
+				one := putFile("/src", prefix, n+".md", n, "body of "+n, int64(i)*-1e17)
+				c.Put = append(c.Put, one.Put...)
+				maps.Copy(c.Files, one.Files)
+			}
+			gens := []uint64{publish(t, dir, 10, c)}
+			// Layers above the base: a changed file, a removed one.
+			gens = append(gens, publish(t, dir, 10, putFile("/src", "", "a.md", "a", "changed", 7)))
+			gens = append(gens, publish(t, dir, 10, Change{Delete: []string{"x y"}, Files: map[string]*FileEntry{FileKey("/src", "x y.md"): nil}}))
+			for _, g := range gens {
+				s := open(t, dir, g)
+				d, err := s.ManifestDigest()
+				if err != nil {
+					t.Fatal(err)
+				}
+				m, err := s.CanonicalManifest()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d != hexSum(m) {
+					t.Errorf("generation %d: recorded digest %s, canonical manifest's %s", g, d, hexSum(m))
+				}
+				j, err := jcs.Transform(m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(string(j), string(m)); diff != "" {
+					t.Errorf("generation %d: the canonical manifest is not what jcs makes of it (-jcs +ours):\n%s", g, diff)
+				}
+			}
+		})
 	}
 }
 

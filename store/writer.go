@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -44,25 +43,41 @@ func (e FileEntry) marshal() []byte {
 	return append(b, e.ID...)
 }
 
-func unmarshalFileEntry(b []byte) (FileEntry, error) {
-	var e FileEntry
+// fileEntryView is a FileEntry whose strings are the bytes of the stored
+// value: valid only while they are.
+type fileEntryView struct {
+	size, modTime int64
+	digest        []byte
+	prefix, id    []byte
+}
+
+func viewFileEntry(b []byte) (fileEntryView, error) {
+	var e fileEntryView
 	var n int
-	if e.Size, n = binary.Varint(b); n <= 0 {
+	if e.size, n = binary.Varint(b); n <= 0 {
 		return e, errors.New("bad file entry")
 	}
 	b = b[n:]
-	if e.ModTime, n = binary.Varint(b); n <= 0 || len(b) < n+32 {
+	if e.modTime, n = binary.Varint(b); n <= 0 || len(b) < n+32 {
 		return e, errors.New("bad file entry")
 	}
 	b = b[n:]
-	copy(e.Digest[:], b)
-	b = b[32:]
+	e.digest, b = b[:32], b[32:]
 	l, n := binary.Uvarint(b)
 	if n <= 0 || uint64(len(b)-n) < l {
 		return e, errors.New("bad file entry")
 	}
-	e.Prefix = string(b[n : n+int(l)])
-	e.ID = string(b[n+int(l):])
+	e.prefix, e.id = b[n:n+int(l)], b[n+int(l):]
+	return e, nil
+}
+
+func unmarshalFileEntry(b []byte) (FileEntry, error) {
+	v, err := viewFileEntry(b)
+	if err != nil {
+		return FileEntry{}, err
+	}
+	e := FileEntry{ID: string(v.id), Prefix: string(v.prefix), Size: v.size, ModTime: v.modTime}
+	copy(e.Digest[:], v.digest)
 	return e, nil
 }
 
@@ -337,7 +352,12 @@ func countLayers(dbs []*bolt.DB) (n int, err error) {
 	defer done()
 	for i := range c {
 		if i == 0 {
-			n = c[0].Bucket(bucketDocs).Stats().KeyN
+			// The base recorded its count when it was published (it was
+			// then a whole generation); counting its keys walks every page.
+			recorded, aerr := strconv.Atoi(string(c[0].Bucket(bucketMeta).Get(keyDocuments)))
+			if n = recorded; aerr != nil {
+				n = c[0].Bucket(bucketDocs).Stats().KeyN
+			}
 			continue
 		}
 		n += countDelta(c[:i+1])
@@ -577,11 +597,10 @@ func (p *Pending) Publish(retain int) error {
 		}
 		defer done()
 		n := p.lowerCount + countDelta(c)
-		m, err := canonicalManifest(c)
+		sum, err := manifestDigest(c)
 		if err != nil {
 			return err
 		}
-		sum := sha256.Sum256(m)
 		meta := tx.Bucket(bucketMeta)
 		return errors.Join(
 			meta.Put(keyDocuments, []byte(strconv.Itoa(n))),
