@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
@@ -122,14 +123,15 @@ func Stale(dir string, sources []store.Source) (bool, error) {
 }
 
 // folderNames is a digest of the names in folder p that a walk reads (see
-// namesDigest).
+// entriesDigest).
 func folderNames(p string) (string, error) {
 	d, err := os.Open(p)
 	if err != nil {
 		return "", err
 	}
 	defer d.Close()
-	entries, err := d.ReadDir(-1)
+	var buf []byte
+	entries, err := readDirents(int(d.Fd()), &buf)
 	if err != nil {
 		return "", err
 	}
@@ -137,30 +139,39 @@ func folderNames(p string) (string, error) {
 }
 
 // entriesDigest is the digest of the names a walk reads among the entries
-// of folder p: markdown files, and folders that are not hidden (with a
-// trailing '/'; a symbolic link counts as a folder when it leads to one),
-// sorted. The walk computes it from the entries it read; Stale, from a
-// fresh read of a folder whose mtime moved.
-func entriesDigest(p string, entries []os.DirEntry) string {
-	names := make([]string, 0, len(entries))
+// of folder p: markdown files, and folders that are not hidden (a symbolic
+// link counts as a folder when it leads to one), in name order, each
+// followed by "\n", a folder's by "/\n". The walk computes it from the
+// entries it read; Stale, from a fresh read of a folder whose mtime moved.
+func entriesDigest(p string, entries []dirent) string {
+	type named struct {
+		name string
+		dir  bool
+	}
+	names := make([]named, 0, len(entries))
 	for _, e := range entries {
-		n := e.Name()
+		n := e.name
 		switch {
 		case strings.HasSuffix(n, ".md"):
-			names = append(names, n+"\n")
+			names = append(names, named{n, false})
 		case strings.HasPrefix(n, "."):
 		case e.IsDir():
-			names = append(names, n+"/\n")
-		case e.Type()&os.ModeSymlink != 0:
+			names = append(names, named{n, true})
+		case e.mode&os.ModeSymlink != 0:
 			if info, err := os.Stat(filepath.Join(p, n)); err == nil && info.IsDir() {
-				names = append(names, n+"/\n")
+				names = append(names, named{n, true})
 			}
 		}
 	}
-	slices.Sort(names)
+	slices.SortFunc(names, func(a, b named) int { return strings.Compare(a.name, b.name) })
 	h := sha256.New()
 	for _, n := range names {
-		h.Write([]byte(n))
+		h.Write(unsafe.Slice(unsafe.StringData(n.name), len(n.name))) // no copy: Write only reads
+		if n.dir {
+			h.Write([]byte("/\n"))
+		} else {
+			h.Write([]byte("\n"))
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }

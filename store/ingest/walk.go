@@ -174,6 +174,7 @@ type walker struct {
 }
 
 func (w *walker) work() {
+	var buf []byte
 	for {
 		w.mu.Lock()
 		for len(w.queue) == 0 && (w.active > 0) {
@@ -191,7 +192,7 @@ func (w *walker) work() {
 
 		var out folderResult
 		if w.ctx.Err() == nil {
-			out = w.readFolder(job)
+			out = w.readFolder(job, &buf)
 		}
 
 		w.mu.Lock()
@@ -221,7 +222,10 @@ type folderResult struct {
 
 // readFolder lists one folder: the subfolders to read next and the
 // markdown files in it, stat'ed.
-func (w *walker) readFolder(job dirJob) (out folderResult) {
+//
+// buf is the goroutine's folder buffer (see readDirents): the names of
+// entries are views of it, so a name kept past the call is cloned.
+func (w *walker) readFolder(job dirJob, buf *[]byte) (out folderResult) {
 	warn := func(kind, p, format string, args ...any) {
 		out.warnings = append(out.warnings, warning{kind: kind, text: p + ": skipped: " + fmt.Sprintf(format, args...)})
 	}
@@ -236,7 +240,7 @@ func (w *walker) readFolder(job dirJob) (out folderResult) {
 	if err := unix.Fstat(fd, &st); err == nil {
 		out.mtime = st.Mtim.Nano()
 	}
-	entries, err := d.ReadDir(-1)
+	entries, err := readDirents(fd, buf)
 	if err != nil {
 		warn(KindUnreadable, job.path, "%v", err)
 	}
@@ -244,7 +248,7 @@ func (w *walker) readFolder(job dirJob) (out folderResult) {
 		out.names = entriesDigest(job.path, entries)
 	}
 	patterns := job.patterns
-	if w.gitignore && slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == ".gitignore" }) {
+	if w.gitignore && slices.ContainsFunc(entries, func(e dirent) bool { return e.Name() == ".gitignore" }) {
 		ps, err := readIgnoreFile(filepath.Join(job.path, ".gitignore"), job.parts)
 		if err != nil {
 			warn(KindUnreadable, filepath.Join(job.path, ".gitignore"), "%v", err)
@@ -340,7 +344,7 @@ func (w *walker) readFolder(job dirJob) (out folderResult) {
 			out.dirs = append(out.dirs, dirJob{
 				root: job.root, src: job.src, path: p, real: real,
 				chain: append(slices.Clip(job.chain), real), hops: hops,
-				parts: append(slices.Clip(job.parts), name), patterns: patterns,
+				parts: append(slices.Clip(job.parts), strings.Clone(name)), patterns: patterns,
 			})
 			continue
 		}
