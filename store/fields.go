@@ -79,8 +79,17 @@ func dropFields(b *bolt.Bucket, id string, old []byte) error {
 // a live field-index entry under any of prefixes (see query.Lookup). With
 // within non-nil (sorted), only ids in it are returned: a conjunction
 // reads its later terms without keeping what an earlier one ruled out.
+//
+// A filter at scale reads tens of thousands of entries, so the loop is
+// kept free of per-entry work: ids are copied into one arena and become
+// strings of one allocation, each layer's run is sorted only if it is not
+// already (under an exact value it is) and runs are merged, and an entry
+// is checked against the layers above it with cursors that move forward
+// with the ids instead of a lookup per entry.
 func (s *Snapshot) IndexedIDs(prefixes [][]byte, within []string) ([]string, error) {
-	var ids []string
+	var arena []byte
+	var runs [][2]int // each run's [first, end) index into ends
+	var ends []int    // arena offset where each id ends
 	err := s.view(func(c chain) error {
 		docs := c.buckets(bucketDocs)
 		for i, tx := range c {
@@ -88,9 +97,15 @@ func (s *Snapshot) IndexedIDs(prefixes [][]byte, within []string) ([]string, err
 			if b == nil {
 				continue
 			}
-			above := docs[i+1:]
+			var above []*shadowCursor
+			for _, d := range docs[i+1:] {
+				if d != nil {
+					above = append(above, &shadowCursor{cur: d.Cursor()})
+				}
+			}
 			for _, p := range prefixes {
 				cur := b.Cursor()
+				first := len(ends)
 				j, last := 0, []byte(nil)
 				for k, _ := cur.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = cur.Next() {
 					id := k[bytes.LastIndexByte(k, 0)+1:]
@@ -112,7 +127,11 @@ func (s *Snapshot) IndexedIDs(prefixes [][]byte, within []string) ([]string, err
 					if shadowed(above, id) {
 						continue
 					}
-					ids = append(ids, string(id))
+					arena = append(arena, id...)
+					ends = append(ends, len(arena))
+				}
+				if len(ends) > first {
+					runs = append(runs, [2]int{first, len(ends)})
 				}
 			}
 		}
@@ -121,16 +140,72 @@ func (s *Snapshot) IndexedIDs(prefixes [][]byte, within []string) ([]string, err
 	if err != nil {
 		return nil, err
 	}
-	if !slices.IsSorted(ids) {
-		slices.Sort(ids)
+	all := string(arena)
+	ids := make([]string, len(ends))
+	start := 0
+	for n, end := range ends {
+		ids[n] = all[start:end]
+		start = end
 	}
-	return slices.Compact(ids), nil
+	var merged []string
+	for _, r := range runs {
+		run := ids[r[0]:r[1]]
+		if !slices.IsSorted(run) {
+			slices.Sort(run)
+		}
+		merged = mergeSorted(merged, run)
+	}
+	return slices.Compact(merged), nil
+}
+
+// mergeSorted merges two sorted lists; it may return either when the
+// other is empty.
+func mergeSorted(a, b []string) []string {
+	switch {
+	case len(a) == 0:
+		return b
+	case len(b) == 0:
+		return a
+	case a[len(a)-1] <= b[0]:
+		return append(slices.Clip(a), b...)
+	}
+	out := make([]string, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if b[j] < a[i] {
+			out = append(out, b[j])
+			j++
+		} else {
+			out = append(out, a[i])
+			i++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}
+
+// shadowCursor answers whether a newer layer's docs bucket holds an id,
+// for ids asked mostly in ascending order: k is the first key at or after
+// from, so an id between from and k needs no lookup; an id before from
+// (or past k) seeks.
+type shadowCursor struct {
+	cur     *bolt.Cursor
+	from, k []byte
+	sought  bool
+}
+
+func (s *shadowCursor) has(id []byte) bool {
+	if !s.sought || bytes.Compare(id, s.from) < 0 || (s.k != nil && bytes.Compare(s.k, id) < 0) {
+		s.k, _ = s.cur.Seek(id)
+		s.from, s.sought = append(s.from[:0], id...), true
+	}
+	return s.k != nil && bytes.Equal(s.k, id)
 }
 
 // shadowed reports whether a newer layer holds id in its docs bucket.
-func shadowed(above layered, id []byte) bool {
-	for _, b := range above {
-		if b != nil && b.Get(id) != nil {
+func shadowed(above []*shadowCursor, id []byte) bool {
+	for _, s := range above {
+		if s.has(id) {
 			return true
 		}
 	}

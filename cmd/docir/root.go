@@ -36,6 +36,7 @@ func run(ctx context.Context, args []string, io *IOStreams) int {
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
 	err := root.ExecuteContext(ctx)
+	f.reportStale() // before an error's message
 	if err == nil {
 		return 0
 	}
