@@ -87,25 +87,12 @@ func splitFileKey(k []byte) (root, rel string, err error) {
 // re-parse); writeCanonical's test holds it to jcs.Transform.
 func canonicalManifest(c chain) ([]byte, error) {
 	var docs []manifestEntryJSON
-	files := c.buckets(bucketFiles)
-	err := c.each(bucketManifest, false, func(id, key []byte, _ int) error {
-		v, _ := files.get(key)
-		if v == nil {
-			return fmt.Errorf("manifest: %q names a missing file %q", id, key)
-		}
-		e, err := unmarshalFileEntry(v)
-		if err != nil {
-			return fmt.Errorf("manifest: %q: %w", id, err)
-		}
-		_, rel, err := splitFileKey(key)
-		if err != nil {
-			return err
-		}
+	err := eachManifestDoc(c, func(id []byte, e fileEntryView, rel []byte) error {
 		docs = append(docs, manifestEntryJSON{ID: string(id), Doc: manifestDoc{
-			Path:    manifestPath(e.Prefix, rel),
-			SHA256:  hex.EncodeToString(e.Digest[:]),
-			Size:    e.Size,
-			ModTime: strconv.FormatInt(e.ModTime, 10),
+			Path:    manifestPath(string(e.prefix), string(rel)),
+			SHA256:  hex.EncodeToString(e.digest),
+			Size:    e.size,
+			ModTime: strconv.FormatInt(e.modTime, 10),
 		}})
 		return nil
 	})
@@ -113,6 +100,28 @@ func canonicalManifest(c chain) ([]byte, error) {
 		return nil, err
 	}
 	return writeCanonical(docs)
+}
+
+// eachManifestDoc calls fn with every document of the manifest in c, in
+// id order (bytewise): its id, its file's entry and the file's path below
+// its root. The bytes are valid only during the call.
+func eachManifestDoc(c chain, fn func(id []byte, e fileEntryView, rel []byte) error) error {
+	files := c.buckets(bucketFiles)
+	return c.each(bucketManifest, false, func(id, key []byte, _ int) error {
+		v, _ := files.get(key)
+		if v == nil {
+			return fmt.Errorf("manifest: %q names a missing file %q", id, key)
+		}
+		e, err := viewFileEntry(v)
+		if err != nil {
+			return fmt.Errorf("manifest: %q: %w", id, err)
+		}
+		i := bytes.IndexByte(key, 0)
+		if i < 0 {
+			return fmt.Errorf("files table key %q has no root", key)
+		}
+		return fn(id, e, key[i+1:])
+	})
 }
 
 // manifestDigest is the sha256 of canonicalManifest(c), written straight
@@ -127,22 +136,8 @@ func manifestDigest(c chain) ([sha256.Size]byte, error) {
 	h := sha256.New()
 	buf := make([]byte, 0, 64<<10)
 	buf = append(buf, `{"documents":{`...)
-	files := c.buckets(bucketFiles)
 	first, slow := true, false
-	err := c.each(bucketManifest, false, func(id, key []byte, _ int) error {
-		v, _ := files.get(key)
-		if v == nil {
-			return fmt.Errorf("manifest: %q names a missing file %q", id, key)
-		}
-		e, err := viewFileEntry(v)
-		if err != nil {
-			return fmt.Errorf("manifest: %q: %w", id, err)
-		}
-		i := bytes.IndexByte(key, 0)
-		if i < 0 {
-			return fmt.Errorf("files table key %q has no root", key)
-		}
-		rel := key[i+1:]
+	err := eachManifestDoc(c, func(id []byte, e fileEntryView, rel []byte) error {
 		if !bmpUTF8(id) || !utf8.Valid(e.prefix) || !utf8.Valid(rel) {
 			slow = true
 			return errSlowManifest
