@@ -50,7 +50,13 @@ const serveWait = 2 * time.Second
 const watchDebounce = 500 * time.Millisecond
 
 func newCmdServe(f *Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
-	opts := &ServeOptions{IO: f.IO, Reader: f.Reader, Workspace: f.Workspace, Config: f.Config, Getenv: os.Getenv, Version: buildVersion()}
+	// A server says at start whether the sources changed, not at exit.
+	reader := func() (docir.Reader, error) {
+		r, err := f.Reader()
+		f.reportStale()
+		return r, err
+	}
+	opts := &ServeOptions{IO: f.IO, Reader: reader, Workspace: f.Workspace, Config: f.Config, Getenv: os.Getenv, Version: buildVersion()}
 	cmd := &cobra.Command{
 		Use:   "serve [--mcp] [--http ADDR] [--policy FILE] [--watch]",
 		Short: "Answer reads over JSON-RPC: NDJSON on stdio, MCP, or HTTP for peers",
