@@ -128,7 +128,10 @@ func matchRecords(ctx context.Context, snap *store.Snapshot, expr *query.Expr, s
 		}
 		return matched, false, nil
 	}
-	j := 0
+	// The bare records of a large match (10k at 192k documents) come from
+	// one allocation, not one each.
+	bareRecs := make([]docir.Record, len(cand)-len(verify))
+	j, b := 0, 0
 	for _, id := range cand {
 		if j < len(verify) && verify[j] == id {
 			j++
@@ -137,7 +140,9 @@ func matchRecords(ctx context.Context, snap *store.Snapshot, expr *query.Expr, s
 			}
 			continue
 		}
-		matched = append(matched, &docir.Record{ID: id})
+		bareRecs[b].ID = id
+		matched = append(matched, &bareRecs[b])
+		b++
 	}
 	return matched, true, nil
 }
