@@ -1,0 +1,225 @@
+package fulltext
+
+import (
+	"strings"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+)
+
+// Word order as a reader sees it. Rescore looks for the query's words in
+// the query's order in a passage's text; the text is markdown, where words
+// that read as consecutive need not be consecutive tokens:
+//
+//   - inline code, link destinations and reference labels (`[text](url)`,
+//     `[text][label]`), HTML tags and template actions (`{{ .Title }}`)
+//     sit between the words of a sentence: "render GoAT diagrams as
+//     `figure` elements" says "as elements" to a reader who skips the code.
+//     Such markup tokens are *skippable*: the word before them is adjacent
+//     to the token right after it, as always, and also to the first word
+//     after the markup. A query that names the code ("as figure elements")
+//     still finds its words adjacent;
+//   - a code fence line (```` ``` ````, `~~~`) separates the text before
+//     it from the text after it: a code block's last word and the sentence
+//     after the block are not a phrase. Its info string is skippable.
+
+// layout marks a text's tokens: skip[i] when toks[i] is markup a reader
+// reads past, and it moves every token after a fence line one position on,
+// so that no pair or run crosses the fence. Tokens must be in text order,
+// with offsets into text.
+func layout(text string, toks analysis.TokenStream) []bool {
+	if len(toks) == 0 || !strings.ContainsAny(text, "`[<{~") {
+		return nil
+	}
+	spans, fences := markup(text)
+	if len(spans) == 0 && len(fences) == 0 {
+		return nil
+	}
+	skip := make([]bool, len(toks))
+	si, fi, shift := 0, 0, 0
+	for i, t := range toks {
+		for fi < len(fences) && fences[fi] <= t.Start {
+			fi++
+			shift++
+		}
+		t.Position += shift
+		for si < len(spans) && spans[si][1] <= t.Start {
+			si++
+		}
+		skip[i] = si < len(spans) && spans[si][0] <= t.Start
+	}
+	return skip
+}
+
+// markup returns the byte ranges of text that are markup a reader reads
+// past (sorted, not overlapping), and the offsets where fence lines start.
+// A fence line's own text is one of the ranges.
+func markup(text string) (spans [][2]int, fences []int) {
+	add := func(from, to int) {
+		if n := len(spans); n > 0 && spans[n-1][1] > from {
+			if to > spans[n-1][1] {
+				spans[n-1][1] = to
+			}
+			return
+		}
+		spans = append(spans, [2]int{from, to})
+	}
+	lineStart := true
+	for i := 0; i < len(text); {
+		c := text[i]
+		if lineStart {
+			j := i
+			for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == '>') {
+				j++
+			}
+			if strings.HasPrefix(text[j:], "```") || strings.HasPrefix(text[j:], "~~~") {
+				end := lineEnd(text, j)
+				fences = append(fences, i)
+				add(i, end)
+				i = end
+				continue
+			}
+		}
+		lineStart = c == '\n'
+		switch c {
+		case '`':
+			n := run(text, i, '`')
+			if end := closeCode(text, i+n, n); end > 0 {
+				add(i, end)
+				i = end
+				continue
+			}
+			i += n
+			continue
+		case ']':
+			// A link destination or a reference label right after the text.
+			if i+1 < len(text) && (text[i+1] == '(' || text[i+1] == '[') {
+				closer := byte(')')
+				if text[i+1] == '[' {
+					closer = ']'
+				}
+				if end := strings.IndexByte(text[i+2:lineEnd(text, i)], closer); end >= 0 {
+					add(i+1, i+2+end+1)
+					i += 2 + end + 1
+					continue
+				}
+			}
+		case '<':
+			if i+1 < len(text) && (isLetter(text[i+1]) || text[i+1] == '/') {
+				if end := strings.IndexByte(text[i:lineEnd(text, i)], '>'); end > 0 {
+					add(i, i+end+1)
+					i += end + 1
+					continue
+				}
+			}
+		case '{':
+			if strings.HasPrefix(text[i:], "{{") {
+				if end := strings.Index(text[i+2:lineEnd(text, i)], "}}"); end >= 0 {
+					add(i, i+2+end+2)
+					i += 2 + end + 2
+					continue
+				}
+			}
+		}
+		i++
+	}
+	return spans, fences
+}
+
+// lineEnd returns the offset of the end of the line holding offset i.
+func lineEnd(text string, i int) int {
+	if j := strings.IndexByte(text[i:], '\n'); j >= 0 {
+		return i + j
+	}
+	return len(text)
+}
+
+// run returns how many bytes c repeat from offset i.
+func run(text string, i int, c byte) int {
+	n := 0
+	for i+n < len(text) && text[i+n] == c {
+		n++
+	}
+	return n
+}
+
+// closeCode returns the end of the code span whose opening run of n
+// backticks ends at offset from: just past a run of exactly n backticks,
+// before a blank line; 0 when there is none.
+func closeCode(text string, from, n int) int {
+	limit := len(text)
+	if j := strings.Index(text[from:], "\n\n"); j >= 0 {
+		limit = from + j
+	}
+	for i := from; i < limit; {
+		if text[i] != '`' {
+			i++
+			continue
+		}
+		m := run(text, i, '`')
+		if m == n {
+			return i + m
+		}
+		i += m
+	}
+	return 0
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// order is the word order of an analyzed text: its tokens grouped by
+// position, and for each group the groups a reader reads next.
+type order struct {
+	groups [][2]int // token index ranges [from, to) of each position
+	next   [][2]int // the group at the next position (-1: none), and the first group past skippable markup (-1: none)
+}
+
+// newOrder groups toks by position and links each group to the groups that
+// follow it for a reader (see layout).
+func newOrder(toks analysis.TokenStream, skip []bool) order {
+	var o order
+	for i := 0; i < len(toks); {
+		j := i + 1
+		for j < len(toks) && toks[j].Position == toks[i].Position {
+			j++
+		}
+		o.groups = append(o.groups, [2]int{i, j})
+		i = j
+	}
+	o.next = make([][2]int, len(o.groups))
+	skipped := func(g int) bool {
+		if skip == nil {
+			return false
+		}
+		for i := o.groups[g][0]; i < o.groups[g][1]; i++ {
+			if !skip[i] {
+				return false
+			}
+		}
+		return true
+	}
+	pos := func(g int) int { return toks[o.groups[g][0]].Position }
+	// past[g]: the first group from g on that is not skippable, when the
+	// groups from g to it are at consecutive positions (-1: none).
+	past := make([]int, len(o.groups)+1)
+	past[len(o.groups)] = -1
+	for g := len(o.groups) - 1; g >= 0; g-- {
+		switch {
+		case !skipped(g):
+			past[g] = g
+		case g+1 < len(o.groups) && pos(g+1) == pos(g)+1:
+			past[g] = past[g+1]
+		default:
+			past[g] = -1
+		}
+	}
+	for g := range o.groups {
+		o.next[g] = [2]int{-1, -1}
+		if g+1 < len(o.groups) && pos(g+1) == pos(g)+1 {
+			o.next[g][0] = g + 1
+			if skipped(g+1) && past[g+1] > g+1 {
+				o.next[g][1] = past[g+1]
+			}
+		}
+	}
+	return o
+}
