@@ -217,8 +217,8 @@ type Query struct {
 	index  map[string]int     // term -> its index in terms
 	search []string           // the terms the index is searched on
 	pairs  []pair
-	at     [][]int            // term index -> the query positions it is at (0 to span-1)
-	span   int                // the query's positions: its words
+	at     [][]int  // term index -> the query positions it is at (0 to span-1)
+	span   int      // the query's positions: its words
 	maxIDF float64  // the idf of a term in one passage
 	probes []string // rare terms, lower-case ASCII, less their last letter; nil: analyze every paragraph
 }
