@@ -527,26 +527,36 @@ func (x *Index) features(q *Query, text string) features {
 		return f
 	}
 	o := newOrder(toks, skip)
-	// in[g]: runs that reach group g, as (the query position g must hold,
-	// the run's length with it).
-	in := make([][][2]int, len(o.groups))
-	for g, rng := range o.groups {
-		for i := rng[0]; i < rng[1]; i++ {
+	// Runs that reach a later group: the group, the query position it must
+	// hold, and the run's length with it. Groups are read in order and a
+	// run reaches only groups ahead, so those behind are dropped.
+	type reach struct{ g, qp, r int32 }
+	var ahead []reach
+	for g, grp := range o {
+		kept := ahead[:0]
+		for _, e := range ahead {
+			if e.g >= int32(g) {
+				kept = append(kept, e)
+			}
+		}
+		ahead = kept
+		reads := [2]int32{grp.next, grp.pastAt}
+		for i := grp.from; i < grp.to; i++ {
 			a := at[i]
 			if a == 0 {
 				continue
 			}
 			for _, qp := range q.at[a-1] {
-				r := 1
-				for _, e := range in[g] {
-					if e[0] == qp && e[1] > r {
-						r = e[1]
+				r := int32(1)
+				for _, e := range ahead {
+					if e.g == int32(g) && e.qp == int32(qp) && e.r > r {
+						r = e.r
 					}
 				}
-				f.run = max(f.run, r)
-				for _, n := range o.next[g] {
+				f.run = max(f.run, int(r))
+				for _, n := range reads {
 					if n >= 0 {
-						in[n] = append(in[n], [2]int{qp + 1, r + 1})
+						ahead = append(ahead, reach{n, int32(qp) + 1, r + 1})
 					}
 				}
 			}
@@ -555,11 +565,11 @@ func (x *Index) features(q *Query, text string) features {
 			if len(q.pairs) == 0 {
 				continue
 			}
-			for _, n := range o.next[g] {
+			for _, n := range reads {
 				if n < 0 {
 					continue
 				}
-				for j := o.groups[n][0]; j < o.groups[n][1]; j++ {
+				for j := o[n].from; j < o[n].to; j++ {
 					b := at[j]
 					if b == 0 {
 						continue

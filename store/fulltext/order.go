@@ -168,58 +168,59 @@ func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 
 // order is the word order of an analyzed text: its tokens grouped by
 // position, and for each group the groups a reader reads next.
-type order struct {
-	groups [][2]int // token index ranges [from, to) of each position
-	next   [][2]int // the group at the next position (-1: none), and the first group past skippable markup (-1: none)
+type order []group
+
+// group is the tokens at one position, toks[from:to], and the groups read
+// after it: the one at the next position, and the first one past skippable
+// markup that starts there (-1: none).
+type group struct {
+	from, to     int32
+	next, pastAt int32
 }
 
 // newOrder groups toks by position and links each group to the groups that
 // follow it for a reader (see layout).
 func newOrder(toks analysis.TokenStream, skip []bool) order {
-	var o order
+	n := positions(toks)
+	o := make(order, 0, n)
 	for i := 0; i < len(toks); {
 		j := i + 1
+		all := skip != nil && skip[i]
 		for j < len(toks) && toks[j].Position == toks[i].Position {
+			all = all && skip[j]
 			j++
 		}
-		o.groups = append(o.groups, [2]int{i, j})
+		// pastAt holds, for now, whether the group is all skippable.
+		o = append(o, group{from: int32(i), to: int32(j), next: -1, pastAt: b2i(all)})
 		i = j
 	}
-	o.next = make([][2]int, len(o.groups))
-	skipped := func(g int) bool {
-		if skip == nil {
-			return false
-		}
-		for i := o.groups[g][0]; i < o.groups[g][1]; i++ {
-			if !skip[i] {
-				return false
-			}
-		}
-		return true
-	}
-	pos := func(g int) int { return toks[o.groups[g][0]].Position }
-	// past[g]: the first group from g on that is not skippable, when the
+	pos := func(g int) int { return toks[o[g].from].Position }
+	// past: the first group from g on that is not skippable, when the
 	// groups from g to it are at consecutive positions (-1: none).
-	past := make([]int, len(o.groups)+1)
-	past[len(o.groups)] = -1
-	for g := len(o.groups) - 1; g >= 0; g-- {
-		switch {
-		case !skipped(g):
-			past[g] = g
-		case g+1 < len(o.groups) && pos(g+1) == pos(g)+1:
-			past[g] = past[g+1]
-		default:
-			past[g] = -1
-		}
-	}
-	for g := range o.groups {
-		o.next[g] = [2]int{-1, -1}
-		if g+1 < len(o.groups) && pos(g+1) == pos(g)+1 {
-			o.next[g][0] = g + 1
-			if skipped(g+1) && past[g+1] > g+1 {
-				o.next[g][1] = past[g+1]
+	past := int32(-1)
+	for g := len(o) - 1; g >= 0; g-- {
+		skipped := o[g].pastAt == 1
+		o[g].pastAt = -1
+		adjacent := g+1 < len(o) && pos(g+1) == pos(g)+1
+		if adjacent {
+			o[g].next = int32(g + 1)
+			if past > int32(g+1) {
+				o[g].pastAt = past
 			}
+		}
+		switch {
+		case !skipped:
+			past = int32(g)
+		case !adjacent:
+			past = -1
 		}
 	}
 	return o
+}
+
+func b2i(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
 }
