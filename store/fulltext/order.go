@@ -63,6 +63,7 @@ func markup(text string) (spans [][2]int, fences []int) {
 		}
 		spans = append(spans, [2]int{from, to})
 	}
+	code := newTicks(text)
 	lineStart := true
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -83,7 +84,7 @@ func markup(text string) (spans [][2]int, fences []int) {
 		switch c {
 		case '`':
 			n := run(text, i, '`')
-			if end := closeCode(text, i+n, n); end > 0 {
+			if end := code.close(text, i, n); end > 0 {
 				add(i, end)
 				i = end
 				continue
@@ -142,24 +143,51 @@ func run(text string, i int, c byte) int {
 	return n
 }
 
-// closeCode returns the end of the code span whose opening run of n
-// backticks ends at offset from: just past a run of exactly n backticks,
-// before a blank line; 0 when there is none.
-func closeCode(text string, from, n int) int {
-	limit := len(text)
-	if j := strings.Index(text[from:], "\n\n"); j >= 0 {
-		limit = from + j
+// ticks finds code spans' closing backticks in one pass over a text: its
+// runs of backticks, by length, and where the next blank line is. Openings
+// are looked up in text order, so each cursor only moves on, and a text of
+// many code spans, or of many unmatched backticks, costs its length.
+type ticks struct {
+	at    []int         // offsets of the backtick runs, in order
+	byLen map[int][]int // run length -> indexes into at
+	next  map[int]int   // run length -> the first of byLen not yet passed
+	blank int           // offset of the next blank line ("\n\n") at or after the last lookup; len(text): none
+}
+
+func newTicks(text string) *ticks {
+	t := &ticks{byLen: map[int][]int{}, next: map[int]int{}, blank: -1}
+	for i := 0; i < len(text); {
+		j := strings.IndexByte(text[i:], '`')
+		if j < 0 {
+			break
+		}
+		i += j
+		n := run(text, i, '`')
+		t.byLen[n] = append(t.byLen[n], len(t.at))
+		t.at = append(t.at, i)
+		i += n
 	}
-	for i := from; i < limit; {
-		if text[i] != '`' {
-			i++
-			continue
+	return t
+}
+
+// close returns the end of the code span opened by the run of n backticks
+// at offset i: just past the next run of exactly n backticks before a blank
+// line; 0 when there is none. Calls come in increasing i.
+func (t *ticks) close(text string, i, n int) int {
+	if t.blank < i {
+		t.blank = len(text)
+		if j := strings.Index(text[i:], "\n\n"); j >= 0 {
+			t.blank = i + j
 		}
-		m := run(text, i, '`')
-		if m == n {
-			return i + m
-		}
-		i += m
+	}
+	runs := t.byLen[n]
+	k := t.next[n]
+	for k < len(runs) && t.at[runs[k]] <= i {
+		k++
+	}
+	t.next[n] = k
+	if k < len(runs) && t.at[runs[k]] < t.blank {
+		return t.at[runs[k]] + n
 	}
 	return 0
 }

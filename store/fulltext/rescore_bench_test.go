@@ -34,3 +34,20 @@ func BenchmarkRescore(b *testing.B) {
 		x.Rescore(q, text)
 	}
 }
+
+// BenchmarkMarkup finds the markup of one long paragraph: many code spans,
+// and runs of backticks that close nothing; the cost must grow with the
+// text, not with its square.
+func BenchmarkMarkup(b *testing.B) {
+	var sb strings.Builder
+	for i := 0; sb.Len() < 1<<20; i++ {
+		sb.WriteString("word `code` [link](/a/b) ")
+		sb.WriteString(strings.Repeat("`", 1+i%50) + " ")
+	}
+	text := sb.String()
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		markup(text)
+	}
+}
