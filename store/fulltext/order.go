@@ -144,18 +144,20 @@ func run(text string, i int, c byte) int {
 }
 
 // ticks finds code spans' closing backticks in one pass over a text: its
-// runs of backticks, by length, and where the next blank line is. Openings
-// are looked up in text order, so each cursor only moves on, and a text of
-// many code spans, or of many unmatched backticks, costs its length.
+// runs of backticks, each linked to the next run of the same length, and
+// where the next blank line is. Openings are looked up in text order, so
+// the cursors only move on, and a text of many code spans, or of many
+// unmatched backticks, costs its length.
 type ticks struct {
-	at    []int         // offsets of the backtick runs, in order
-	byLen map[int][]int // run length -> indexes into at
-	next  map[int]int   // run length -> the first of byLen not yet passed
-	blank int           // offset of the next blank line ("\n\n") at or after the last lookup; len(text): none
+	at    []int // offsets of the backtick runs, in order
+	same  []int // index of the next run of the same length; -1: none
+	k     int   // the first run not yet passed
+	blank int   // offset of the next blank line ("\n\n") at or after the last lookup; len(text): none
 }
 
 func newTicks(text string) *ticks {
-	t := &ticks{byLen: map[int][]int{}, next: map[int]int{}, blank: -1}
+	t := &ticks{blank: -1}
+	var lens []int
 	for i := 0; i < len(text); {
 		j := strings.IndexByte(text[i:], '`')
 		if j < 0 {
@@ -163,9 +165,18 @@ func newTicks(text string) *ticks {
 		}
 		i += j
 		n := run(text, i, '`')
-		t.byLen[n] = append(t.byLen[n], len(t.at))
 		t.at = append(t.at, i)
+		lens = append(lens, n)
 		i += n
+	}
+	t.same = make([]int, len(t.at))
+	last := map[int]int{} // run length -> the index of its run last seen, going backwards
+	for k := len(t.at) - 1; k >= 0; k-- {
+		t.same[k] = -1
+		if l, ok := last[lens[k]]; ok {
+			t.same[k] = l
+		}
+		last[lens[k]] = k
 	}
 	return t
 }
@@ -180,14 +191,14 @@ func (t *ticks) close(text string, i, n int) int {
 			t.blank = i + j
 		}
 	}
-	runs := t.byLen[n]
-	k := t.next[n]
-	for k < len(runs) && t.at[runs[k]] <= i {
-		k++
+	for t.k < len(t.at) && t.at[t.k] < i {
+		t.k++
 	}
-	t.next[n] = k
-	if k < len(runs) && t.at[runs[k]] < t.blank {
-		return t.at[runs[k]] + n
+	if t.k == len(t.at) || t.at[t.k] != i {
+		return 0 // i is inside a run (markup ended there): not an opening
+	}
+	if c := t.same[t.k]; c >= 0 && t.at[c] < t.blank {
+		return t.at[c] + n
 	}
 	return 0
 }
