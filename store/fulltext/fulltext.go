@@ -10,7 +10,9 @@
 // heading, or `<doc id>#` for the head. Nothing is stored in bleve but the
 // postings: titles, paths and bodies live in the store's body file, so a
 // deep read never opens bleve. Word order is scored at query time, on the
-// text of a search's best passages (Rescore), not indexed.
+// text of a search's best passages (Rescore), not indexed, and read as a
+// reader reads it: past inline code and link markup, never across a code
+// fence (order.go).
 //
 // The index must never be opened for writing where a reader might open it:
 // the store builds each generation's index in a folder no reader knows of.
