@@ -10,7 +10,9 @@
 // heading, or `<doc id>#` for the head. Nothing is stored in bleve but the
 // postings: titles, paths and bodies live in the store's body file, so a
 // deep read never opens bleve. Word order is scored at query time, on the
-// text of a search's best passages (Rescore), not indexed.
+// text of a search's best passages (Rescore), not indexed, and read as a
+// reader reads it: past inline code and link markup, never across a code
+// fence (order.go).
 //
 // The index must never be opened for writing where a reader might open it:
 // the store builds each generation's index in a folder no reader knows of.
@@ -217,6 +219,8 @@ type Query struct {
 	index  map[string]int     // term -> its index in terms
 	search []string           // the terms the index is searched on
 	pairs  []pair
+	at     [][]int  // term index -> the query positions it is at (0 to span-1)
+	span   int      // the query's positions: its words
 	maxIDF float64  // the idf of a term in one passage
 	probes []string // rare terms, lower-case ASCII, less their last letter; nil: analyze every paragraph
 }
@@ -286,6 +290,25 @@ func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
 	if len(q.search) == 0 || len(q.terms) < 2 {
 		q.search = q.terms
 	}
+	// Positions, numbered from 0: an identifier's whole shares its first
+	// part's.
+	q.at = make([][]int, len(q.terms))
+	q.span = -1
+	last := -1
+	for i, t := range toks {
+		k, ok := q.index[t]
+		if !ok {
+			continue
+		}
+		if stream[i].Position != last {
+			last = stream[i].Position
+			q.span++
+		}
+		if !slices.Contains(q.at[k], q.span) {
+			q.at[k] = append(q.at[k], q.span)
+		}
+	}
+	q.span++
 	// Pairs: a term at one position and a term at the next (an identifier
 	// shares its first part's position).
 	seen := map[[2]int]bool{}
@@ -337,12 +360,20 @@ func (q *Query) Without(known map[string]bool) *Query {
 			out.tokens = append(out.tokens, t)
 		}
 	}
-	for _, t := range q.terms {
+	// The words left keep their positions: a run of them in the text is
+	// in order only where they were adjacent in the query.
+	kept := map[int]bool{}
+	for k, t := range q.terms {
 		if !known[t] {
 			out.index[t] = len(out.terms)
 			out.terms = append(out.terms, t)
+			out.at = append(out.at, q.at[k])
+			for _, p := range q.at[k] {
+				kept[p] = true
+			}
 		}
 	}
+	out.span = len(kept)
 	for _, p := range q.pairs {
 		a, b := q.terms[p.a], q.terms[p.b]
 		if !known[a] && !known[b] {
@@ -421,62 +452,27 @@ func (x *Index) search(ctx context.Context, q query.Query, n, offset int) (_ []M
 // Rescore scores a passage's text for q as the index would if it held each
 // pair of adjacent words as a term of its own: the sum, over the query's
 // terms and pairs the text has, of sqrt(tf) · idf² / sqrt(length), times
-// the share of the query's terms and pairs it has. A pair's idf is
-// estimated (see pairIDF). Text that has the query's words in the query's
-// order scores above text that merely has them somewhere.
+// the share of the query's terms and pairs it has, times the share of the
+// query's words that the text's longest in-order run of them covers (see
+// RunWeight). A pair's idf is estimated (see pairIDF). Text that has the
+// query's words in the query's order scores above text that merely has them
+// somewhere. Adjacency is a reader's: inline code and other markup between
+// two words may be read past, a code fence may not (see layout).
 func (x *Index) Rescore(q *Query, text string) float64 {
-	if len(q.terms) == 0 {
+	f := x.features(q, text)
+	if f.words == 0 {
 		return 0
-	}
-	toks, words := x.analyzeRelevant(q, text)
-	if words == 0 {
-		return 0
-	}
-	// Term frequencies by the query term's index; map lookups keyed by
-	// string(bytes) do not allocate.
-	tf := make([]int, len(q.terms))
-	at := make([]int, len(toks)) // toks[i] is q.terms[at[i]-1]; 0: no query term
-	for i, t := range toks {
-		if k, ok := q.index[string(t.Term)]; ok {
-			tf[k]++
-			at[i] = k + 1
-		}
-	}
-	// Pairs: a query term at one position of the text and the next query
-	// term at the next position (an identifier shares its first part's).
-	pairTF := make([]int, len(q.pairs))
-	if len(q.pairs) > 0 {
-		for i := 0; i < len(toks); i++ {
-			a := at[i]
-			if a == 0 {
-				continue
-			}
-			p := toks[i].Position
-			j := i + 1
-			for j < len(toks) && toks[j].Position == p {
-				j++
-			}
-			for ; j < len(toks) && toks[j].Position == p+1; j++ {
-				if b := at[j]; b != 0 {
-					for k, pr := range q.pairs {
-						if pr.a == a-1 && pr.b == b-1 {
-							pairTF[k]++
-						}
-					}
-				}
-			}
-		}
 	}
 	var sum float64
 	matched := 0
-	for k, n := range tf {
+	for k, n := range f.tf {
 		if n > 0 {
 			w := q.idf[q.terms[k]]
 			sum += math.Sqrt(float64(n)) * w * w
 			matched++
 		}
 	}
-	for j, n := range pairTF {
+	for j, n := range f.pairTF {
 		if n > 0 {
 			w := q.pairs[j].idf
 			sum += math.Sqrt(float64(n)) * w * w
@@ -484,7 +480,112 @@ func (x *Index) Rescore(q *Query, text string) float64 {
 		}
 	}
 	all := len(q.terms) + len(q.pairs)
-	return sum / math.Sqrt(float64(words)) * float64(matched) / float64(all)
+	score := sum / math.Sqrt(float64(f.words)) * float64(matched) / float64(all)
+	if q.span > 1 && f.run > 0 {
+		score *= math.Pow(float64(f.run)/float64(q.span), RunWeight)
+	}
+	return score
+}
+
+// RunWeight is the exponent of the run factor: a passage's score is
+// multiplied by (r/n)^RunWeight, where n is the query's words and r the
+// longest run of them the text has in the query's order. Pairs see two
+// words at a time; a run sees the whole query, which tells apart two pages
+// that share most of a sentence.
+const RunWeight = 1.0
+
+// features is what Rescore counts in a text.
+type features struct {
+	tf     []int // by query term
+	pairTF []int // by query pair
+	words  int   // the text's length
+	run    int   // the longest run of query positions in order
+}
+
+func (x *Index) features(q *Query, text string) features {
+	var f features
+	if len(q.terms) == 0 {
+		return f
+	}
+	toks, skip, words := x.analyzeRelevant(q, text)
+	f.words = words
+	if words == 0 {
+		return f
+	}
+	// Term frequencies by the query term's index; map lookups keyed by
+	// string(bytes) do not allocate.
+	f.tf = make([]int, len(q.terms))
+	at := make([]int, len(toks)) // toks[i] is q.terms[at[i]-1]; 0: no query term
+	found := false
+	for i, t := range toks {
+		if k, ok := q.index[string(t.Term)]; ok {
+			f.tf[k]++
+			at[i] = k + 1
+			found = true
+		}
+	}
+	f.pairTF = make([]int, len(q.pairs))
+	if !found {
+		return f
+	}
+	o := newOrder(toks, skip)
+	// Runs that reach a later group: the group, the query position it must
+	// hold, and the run's length with it. Groups are read in order and a
+	// run reaches only groups ahead, so those behind are dropped.
+	type reach struct{ g, qp, r int32 }
+	var ahead []reach
+	for g, grp := range o {
+		kept := ahead[:0]
+		for _, e := range ahead {
+			if e.g >= int32(g) {
+				kept = append(kept, e)
+			}
+		}
+		ahead = kept
+		reads := [2]int32{grp.next, grp.pastAt}
+		for i := grp.from; i < grp.to; i++ {
+			a := at[i]
+			if a == 0 {
+				continue
+			}
+			for _, qp := range q.at[a-1] {
+				r := int32(1)
+				for _, e := range ahead {
+					if e.g == int32(g) && e.qp == int32(qp) && e.r > r {
+						r = e.r
+					}
+				}
+				f.run = max(f.run, int(r))
+				for _, n := range reads {
+					if n >= 0 {
+						ahead = append(ahead, reach{n, int32(qp) + 1, r + 1})
+					}
+				}
+			}
+			// Pairs: this query term, and a query term in a group a reader
+			// reads next.
+			if len(q.pairs) == 0 {
+				continue
+			}
+			for _, n := range reads {
+				if n < 0 {
+					continue
+				}
+				for j := o[n].from; j < o[n].to; j++ {
+					b := at[j]
+					if b == 0 {
+						continue
+					}
+					for k, pr := range q.pairs {
+						if pr.a == a-1 && pr.b == b-1 {
+							f.pairTF[k]++
+						}
+					}
+				}
+			}
+		}
+	}
+	return f
 }
 
 // RescoreParagraphs: text longer than this many bytes is rescored by
@@ -501,12 +602,14 @@ const (
 // analyzeRelevant returns the analyzed tokens of text, or of its
 // paragraphs that may hold a rare query term (see RescoreParagraphs), and
 // the text's length in words (an identifier as long as its parts).
-func (x *Index) analyzeRelevant(q *Query, text string) (analysis.TokenStream, int) {
+func (x *Index) analyzeRelevant(q *Query, text string) (analysis.TokenStream, []bool, int) {
 	if len(text) <= RescoreParagraphs || len(q.probes) == 0 {
 		toks := x.analyze(text)
-		return toks, positions(toks)
+		n := positions(toks)
+		return toks, layout(text, toks), n
 	}
 	var out analysis.TokenStream
+	var skip []bool
 	words, offset := 0, 0
 	for len(text) > 0 {
 		para := text
@@ -520,15 +623,27 @@ func (x *Index) analyzeRelevant(q *Query, text string) (analysis.TokenStream, in
 			continue
 		}
 		toks := x.analyze(para)
+		n := positions(toks)
+		sk := layout(para, toks)
+		if sk != nil && skip == nil {
+			skip = make([]bool, len(out), len(out)+len(sk))
+		}
+		if skip != nil {
+			if sk == nil {
+				sk = make([]bool, len(toks))
+			}
+			skip = append(skip, sk...)
+		}
 		for _, t := range toks {
 			t.Position += offset
 		}
 		out = append(out, toks...)
-		n := positions(toks)
 		words += n
-		offset += n + 2 // paragraphs are never adjacent
+		if len(toks) > 0 {
+			offset = toks[len(toks)-1].Position + 2 // paragraphs are never adjacent
+		}
 	}
-	return out, words
+	return out, skip, words
 }
 
 // positions counts the distinct positions of toks: its words.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/registry"
+	"github.com/google/go-cmp/cmp"
 )
 
 func analyzer(t testing.TB) analysis.Analyzer {
@@ -191,6 +192,90 @@ func TestRescore(t *testing.T) {
 	} {
 		if got := x.Equal(q, tt.text); got != tt.want {
 			t.Errorf("Equal(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestRescoreReaderOrder: adjacency is a reader's (inline code and link
+// markup between two words are read past, a code fence is not), and a text
+// holding the query's whole run outranks a shorter one holding part of it.
+func TestRescoreReaderOrder(t *testing.T) {
+	x, err := Create(filepath.Join(t.TempDir(), "ft"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	filler := strings.Repeat("other words about something else entirely here. ", 30)
+	ps := []Passage{
+		{"code", "render the diagrams as `figure` elements"},
+		{"plain", "render the diagrams as figure elements"},
+		{"fenced", "can't evaluate field in type int\n```\n\nThe error occurs because"},
+		{"indented", "can't evaluate field in type int\n\nThe error occurs because"},
+		{"whole", "Snap is a free and open package manager for Linux. Available for most distributions. " + filler},
+		{"part", "Scoop is a free and open package manager for Windows."},
+		{"filler", filler},
+	}
+	if err := x.Apply(nil, ps); err != nil {
+		t.Fatal(err)
+	}
+	text := map[string]string{}
+	for _, p := range ps {
+		text[p.ID] = p.Text
+	}
+	ctx := context.Background()
+	for _, tt := range []struct {
+		query, above, below string
+		same                bool // score alike
+	}{
+		{"diagrams as elements", "code", "plain", false},
+		{"diagrams as figure elements", "code", "plain", true}, // the code's words still count
+		{"int The error occurs", "indented", "fenced", false},
+		{"free and open package manager for Linux. Available for most", "whole", "part", false},
+	} {
+		q, err := x.Prepare(ctx, tt.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		above, below := x.Rescore(q, text[tt.above]), x.Rescore(q, text[tt.below])
+		if tt.same {
+			if above != below || above == 0 {
+				t.Errorf("%q: %s scores %v, %s %v: want them alike", tt.query, tt.above, above, tt.below, below)
+			}
+			continue
+		}
+		if above <= below {
+			t.Errorf("%q: %s scores %v, %s %v: want %s above", tt.query, tt.above, above, tt.below, below, tt.above)
+		}
+	}
+}
+
+// TestMarkup pins what a reader reads past, and where fences are.
+func TestMarkup(t *testing.T) {
+	for _, tt := range []struct {
+		text   string
+		spans  []string
+		fences int
+	}{
+		{"as `figure` elements", []string{"`figure`"}, 0},
+		{"a ``co`de`` b", []string{"``co`de``"}, 0},
+		{"an `unclosed\n\nspan`", nil, 0},
+		{"see [the docs](/a/b#c) and [more][ref].", []string{"(/a/b#c)", "[ref]"}, 0},
+		{"a <figure class=x> b </figure>", []string{"<figure class=x>", "</figure>"}, 0},
+		{"use {{ .Title }} here, 1 < 2", []string{"{{ .Title }}"}, 0},
+		{"text\n```go\ncode\n```\nmore", []string{"```go", "```"}, 2},
+		{"> ~~~\n", []string{"> ~~~"}, 1},
+		{"[[menus.main]]", nil, 0},
+	} {
+		spans, fences := markup(tt.text)
+		var got []string
+		for _, s := range spans {
+			got = append(got, tt.text[s[0]:s[1]])
+		}
+		if diff := cmp.Diff(tt.spans, got); diff != "" {
+			t.Errorf("markup(%q) spans (-want +got):\n%s", tt.text, diff)
+		}
+		if len(fences) != tt.fences {
+			t.Errorf("markup(%q): %d fences, want %d", tt.text, len(fences), tt.fences)
 		}
 	}
 }
