@@ -445,7 +445,7 @@ func lock(ctx context.Context, dir string, wait func()) (func() error, error) {
 // checkStoreDir refuses a store folder that holds something other than a
 // store: a refresh would write CURRENT, lock and gen/ among its files. A
 // folder with CURRENT, lock or gen/ is a store (whatever else it holds);
-// otherwise it may hold only what a refresh itself leaves (folders.json,
+// otherwise it may hold only what a refresh itself leaves (folders.state,
 // temporary files) and dotfiles.
 func checkStoreDir(dir string) error {
 	entries, err := os.ReadDir(dir)
@@ -460,7 +460,7 @@ func checkStoreDir(dir string) error {
 		switch name := e.Name(); {
 		case name == "CURRENT", name == "lock", name == "gen":
 			return nil
-		case name == folderStateFile, strings.Contains(name, ".tmp-"), strings.HasPrefix(name, "."):
+		case name == folderStateFile, name == legacyFolderStateFile, strings.Contains(name, ".tmp-"), strings.HasPrefix(name, "."):
 		case other == "":
 			other = name
 		}

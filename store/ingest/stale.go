@@ -7,28 +7,45 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
+	"golang.org/x/sys/unix"
 )
 
 // folderStateFile, in the store folder, records what the last refresh saw
-// of the source folders: every folder it read and its mtime. It is written
-// after every refresh that succeeds (published or not), atomically, and is
-// read only by Stale. It is not part of a generation: losing it only makes
-// Stale answer true until the next refresh.
-const folderStateFile = "folders.json"
+// of the source folders: every folder it read, its mtime and a digest of
+// its names. It is written after every refresh that succeeds (published or
+// not), atomically, and is read only by Stale, which every read runs: it
+// is a line per folder, not JSON (decoding 1,600 folders as JSON was a
+// third of the check). It is not part of a generation: losing it only
+// makes Stale answer true until the next refresh.
+//
+//	docir folders 1
+//	{"generation":N,"sources":[...]}
+//	<mtime_ns> <names digest> <path, Go-quoted>
+//	...
+const folderStateFile = "folders.state"
 
-// folderState is the content of folderStateFile.
-type folderState struct {
-	Generation uint64                 `json:"generation"`
-	Sources    []store.Source         `json:"sources"`
-	Folders    map[string]folderEntry `json:"folders"` // by path
+// legacyFolderStateFile is the JSON form earlier versions wrote; a refresh
+// removes it.
+const legacyFolderStateFile = "folders.json"
+
+const folderStateMagic = "docir folders 1"
+
+// folderHead is the second line of folderStateFile.
+type folderHead struct {
+	Generation uint64         `json:"generation"`
+	Sources    []store.Source `json:"sources"`
 }
 
 // folderEntry is what a refresh saw of one folder: its mtime, and a digest
@@ -37,18 +54,32 @@ type folderState struct {
 // written beside the notes, an editor's swap file) is not taken for a
 // changed source.
 type folderEntry struct {
-	ModTime int64  `json:"mtime_ns"`
-	Names   string `json:"names"`
+	ModTime int64
+	Names   string
 }
 
 func writeFolderState(dir string, gen uint64, sources []store.Source, folders map[string]folderEntry) error {
 	if sources == nil {
 		sources = []store.Source{}
 	}
-	b, err := json.Marshal(folderState{Generation: gen, Sources: sources, Folders: folders})
+	head, err := json.Marshal(folderHead{Generation: gen, Sources: sources})
 	if err != nil {
 		return err
 	}
+	paths := slices.Sorted(maps.Keys(folders))
+	b := make([]byte, 0, 64+len(head)+len(paths)*128)
+	b = append(b, folderStateMagic+"\n"...)
+	b = append(append(b, head...), '\n')
+	for _, p := range paths {
+		e := folders[p]
+		b = strconv.AppendInt(b, e.ModTime, 10)
+		b = append(b, ' ')
+		b = append(b, e.Names...)
+		b = append(b, ' ')
+		b = strconv.AppendQuote(b, p)
+		b = append(b, '\n')
+	}
+	_ = os.Remove(filepath.Join(dir, legacyFolderStateFile))
 	name := filepath.Join(dir, folderStateFile)
 	if old, err := os.ReadFile(name); err == nil && bytes.Equal(old, b) {
 		return nil
@@ -72,27 +103,72 @@ func writeFolderState(dir string, gen uint64, sources []store.Source, folders ma
 	return os.Rename(tmp.Name(), name)
 }
 
+// readFolderState parses folderStateFile; ok is false when it is missing
+// or not in this form (then Stale answers true).
+func readFolderState(dir string) (head folderHead, paths []string, entries []folderEntry, ok bool, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, folderStateFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return head, nil, nil, false, nil
+	}
+	if err != nil {
+		return head, nil, nil, false, err
+	}
+	line := func() []byte {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			l := b
+			b = nil
+			return l
+		}
+		l := b[:i]
+		b = b[i+1:]
+		return l
+	}
+	if string(line()) != folderStateMagic {
+		return head, nil, nil, false, nil
+	}
+	if json.Unmarshal(line(), &head) != nil {
+		return head, nil, nil, false, nil
+	}
+	for len(b) > 0 {
+		l := line()
+		i := bytes.IndexByte(l, ' ')
+		if i < 0 {
+			return head, nil, nil, false, nil
+		}
+		mtime, perr := strconv.ParseInt(string(l[:i]), 10, 64)
+		rest := l[i+1:]
+		j := bytes.IndexByte(rest, ' ')
+		if perr != nil || j < 0 {
+			return head, nil, nil, false, nil
+		}
+		p, uerr := strconv.Unquote(string(rest[j+1:]))
+		if uerr != nil {
+			return head, nil, nil, false, nil
+		}
+		paths = append(paths, p)
+		entries = append(entries, folderEntry{ModTime: mtime, Names: string(rest[:j])})
+	}
+	return head, paths, entries, true, nil
+}
+
 // Stale reports whether the source folders may have changed since the
 // store in dir was last refreshed from sources: a file added, removed or
 // renamed in any folder changes that folder's mtime. It stats the folders
-// the last refresh read and reads no file, so it is cheap enough for every
-// read (a few milliseconds for thousands of folders). A file rewritten in
-// place (not through a rename, as most editors save) leaves its folder's
-// mtime alone and is not seen: Diff is the full check.
+// the last refresh read, on a few goroutines, and reads no file (1,600
+// folders: a few milliseconds). A file rewritten in place (not through a
+// rename, as most editors save) leaves its folder's mtime alone and is not
+// seen: Diff is the full check.
 //
 // It answers true when the store was never refreshed by this version, the
 // current generation is not the one last refreshed, or sources differ from
 // the ones last refreshed.
 func Stale(dir string, sources []store.Source) (bool, error) {
-	b, err := os.ReadFile(filepath.Join(dir, folderStateFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return true, nil
-	}
+	head, paths, entries, ok, err := readFolderState(dir)
 	if err != nil {
 		return false, err
 	}
-	var st folderState
-	if err := json.Unmarshal(b, &st); err != nil {
+	if !ok {
 		return true, nil
 	}
 	gen, err := store.CurrentGeneration(dir)
@@ -102,24 +178,40 @@ func Stale(dir string, sources []store.Source) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if gen != st.Generation || !sameSources(st.Sources, sources) {
+	if gen != head.Generation || !sameSources(head.Sources, sources) {
 		return true, nil
 	}
-	for p, e := range st.Folders {
-		info, err := os.Stat(p)
-		if err != nil {
-			return true, nil
-		}
-		if info.ModTime().UnixNano() == e.ModTime {
-			continue
-		}
-		// Something in the folder was added, removed or renamed: only the
-		// names a walk reads decide.
-		if names, err := folderNames(p); err != nil || names != e.Names {
-			return true, nil
-		}
+	var changed atomic.Bool
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(4, len(paths)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var st unix.Stat_t
+			for !changed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= len(paths) {
+					return
+				}
+				if unix.Stat(paths[i], &st) != nil {
+					changed.Store(true)
+					return
+				}
+				if st.Mtim.Nano() == entries[i].ModTime {
+					continue
+				}
+				// Something in the folder was added, removed or renamed:
+				// only the names a walk reads decide.
+				if names, err := folderNames(paths[i]); err != nil || names != entries[i].Names {
+					changed.Store(true)
+					return
+				}
+			}
+		}()
 	}
-	return false, nil
+	wg.Wait()
+	return changed.Load(), nil
 }
 
 // folderNames is a digest of the names in folder p that a walk reads (see

@@ -1,0 +1,96 @@
+package ingest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/docir/docir/store"
+)
+
+// The folder state round-trips every path a folder can have: spaces,
+// quotes, a newline, bytes that are not UTF-8.
+func TestFolderStateRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	folders := map[string]folderEntry{
+		"/src":                          {ModTime: 1, Names: "aa"},
+		"/src/with space":               {ModTime: -2, Names: "bb"},
+		"/src/q\"uote\\back":            {ModTime: 3, Names: "cc"},
+		"/src/new\nline":                {ModTime: 4, Names: "dd"},
+		"/src/bad\xffbyte/日本":           {ModTime: 5, Names: "ee"},
+		"/src/" + string(rune(0)) + "x": {ModTime: 6, Names: "ff"},
+	}
+	sources := []store.Source{{Path: "/src", Prefix: "team"}}
+	if err := os.WriteFile(filepath.Join(dir, legacyFolderStateFile), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFolderState(dir, 7, sources, folders); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, legacyFolderStateFile)); !os.IsNotExist(err) {
+		t.Errorf("the legacy folders.json is still there (%v)", err)
+	}
+	head, paths, entries, ok, err := readFolderState(dir)
+	if err != nil || !ok {
+		t.Fatalf("read: ok %v, %v", ok, err)
+	}
+	got := map[string]folderEntry{}
+	for i, p := range paths {
+		got[p] = entries[i]
+	}
+	if diff := cmp.Diff(folders, got); diff != "" {
+		t.Errorf("folders (-wrote +read):\n%s", diff)
+	}
+	if diff := cmp.Diff(folderHead{Generation: 7, Sources: sources}, head); diff != "" {
+		t.Errorf("head (-wrote +read):\n%s", diff)
+	}
+}
+
+// A damaged folder state is not an error and never a panic: Stale takes
+// the sources for changed.
+func FuzzReadFolderState(f *testing.F) {
+	f.Add([]byte(folderStateMagic + "\n{\"generation\":1,\"sources\":[]}\n5 abc \"/x\"\n"))
+	f.Add([]byte(folderStateMagic + "\n{}\n5 abc /x\n"))
+	f.Add([]byte("{\"generation\":1}"))
+	f.Add([]byte(folderStateMagic + "\n{\"generation\":1,\"sources\":[]}\n-9 \"/x\"\n1 a \"\\xff\"\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, folderStateFile), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		head, paths, entries, ok, err := readFolderState(dir)
+		if err != nil {
+			t.Fatalf("an error for a readable file: %v", err)
+		}
+		if !ok {
+			return
+		}
+		if len(paths) != len(entries) {
+			t.Fatalf("%d paths, %d entries", len(paths), len(entries))
+		}
+		// What was read writes back to a state that reads the same.
+		folders := map[string]folderEntry{}
+		for i, p := range paths {
+			folders[p] = entries[i]
+		}
+		if len(folders) != len(paths) {
+			return // a path listed twice: the map keeps one
+		}
+		if err := writeFolderState(dir, head.Generation, head.Sources, folders); err != nil {
+			t.Fatal(err)
+		}
+		_, paths2, entries2, ok2, err := readFolderState(dir)
+		if err != nil || !ok2 {
+			t.Fatalf("rewritten state unreadable: ok %v, %v", ok2, err)
+		}
+		got := map[string]folderEntry{}
+		for i, p := range paths2 {
+			got[p] = entries2[i]
+		}
+		if diff := cmp.Diff(folders, got); diff != "" {
+			t.Fatalf("rewritten state differs (-first +second):\n%s", diff)
+		}
+	})
+}
