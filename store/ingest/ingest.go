@@ -179,7 +179,9 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	prevDocs := 0
 	if prev != nil {
 		defer prev.Close()
-		prevFiles = prev.EachFile
+		var wait func()
+		prevFiles, wait = preloadTable(prev)
+		defer wait()
 		if prevSources, err = prev.Sources(); err != nil {
 			return sum, err
 		}
