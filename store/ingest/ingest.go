@@ -179,9 +179,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	prevDocs := 0
 	if prev != nil {
 		defer prev.Close()
-		var wait func()
-		prevFiles, wait = preloadTable(prev)
-		defer wait()
+		prevFiles = prev.EachFile
 		if prevSources, err = prev.Sources(); err != nil {
 			return sum, err
 		}

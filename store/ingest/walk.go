@@ -96,19 +96,14 @@ func walk(ctx context.Context, sources []store.Source, opt Options) (*walkResult
 	for _, c := range w.chunks {
 		n += len(c)
 	}
-	// Each folder's files were sorted by the goroutine that read it; in
-	// the order of their folders' first files they are nearly sorted,
-	// which pdqsort finishes in about one pass.
-	order := func(a, b rootedFile) int {
-		return cmp.Or(cmp.Compare(a.root, b.root), strings.Compare(a.f.rel, b.f.rel))
-	}
-	slices.SortFunc(w.chunks, func(a, b []rootedFile) int { return order(a[0], b[0]) })
 	files := make([]rootedFile, 0, n)
 	for _, c := range w.chunks {
 		files = append(files, c...)
 	}
 	w.chunks = nil
-	slices.SortFunc(files, order)
+	slices.SortFunc(files, func(a, b rootedFile) int {
+		return cmp.Or(cmp.Compare(a.root, b.root), strings.Compare(a.f.rel, b.f.rel))
+	})
 	res.files = make([]*file, len(files))
 	for i, rf := range files {
 		res.files[i] = rf.f
@@ -198,7 +193,6 @@ func (w *walker) work() {
 		var out folderResult
 		if w.ctx.Err() == nil {
 			out = w.readFolder(job, &buf)
-			slices.SortFunc(out.files, func(a, b rootedFile) int { return strings.Compare(a.f.rel, b.f.rel) })
 		}
 
 		w.mu.Lock()
