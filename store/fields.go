@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"unsafe"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -140,7 +141,9 @@ func (s *Snapshot) IndexedIDs(prefixes [][]byte, within []string) ([]string, err
 	if err != nil {
 		return nil, err
 	}
-	all := string(arena)
+	// The arena is not written again: the ids are views of it, not a copy
+	// (a filter at 192k gathers a megabyte of ids).
+	all := unsafe.String(unsafe.SliceData(arena), len(arena))
 	ids := make([]string, len(ends))
 	start := 0
 	for n, end := range ends {

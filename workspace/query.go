@@ -32,12 +32,11 @@ func (s *Service) Query(ctx context.Context, p docir.QueryParams) (docir.SearchR
 		return docir.SearchResult{}, err
 	}
 	defer release()
-	matched, bare, err := matchRecords(ctx, v.snap, expr, sortField)
+	matched, total, bare, err := matchRecords(ctx, v.snap, expr, sortField, limit)
 	if err != nil {
 		return docir.SearchResult{}, err
 	}
-	total := len(matched)
-	if sortField == "" && total > limit {
+	if sortField == "" && len(matched) > limit {
 		matched = matched[:limit]
 	}
 	if bare {
@@ -63,17 +62,18 @@ func (s *Service) Query(ctx context.Context, p docir.QueryParams) (docir.SearchR
 	return res, nil
 }
 
-// matchRecords returns the records matching expr, in id order. The field
-// index gives the candidates when it can answer some term; the rest of the
-// expression is verified on the decoded candidates. When the index answers
-// every term exactly and no sort needs the values, only the irregular
-// records are decoded: the others come back bare (only ID set; bare is
-// true), for fillRecords to decode the page shown.
-func matchRecords(ctx context.Context, snap *store.Snapshot, expr *query.Expr, sortField string) (recs []*docir.Record, bare bool, err error) {
+// matchRecords returns the records matching expr, in id order, and how
+// many match. The field index gives the candidates when it can answer some
+// term; the rest of the expression is verified on the decoded candidates.
+// When the index answers every term exactly and no sort needs the values,
+// only the irregular records are decoded, and only the first page records
+// come back, bare (only ID set; bare is true), for fillRecords to decode:
+// the rest are counted, not built (10k hits at 192k documents).
+func matchRecords(ctx context.Context, snap *store.Snapshot, expr *query.Expr, sortField string, page int) (recs []*docir.Record, total int, bare bool, err error) {
 	lookups := expr.Lookups()
 	if len(lookups) == 0 {
 		recs, err := scanRecords(ctx, snap, expr)
-		return recs, false, err
+		return recs, len(recs), false, err
 	}
 	var cand []string
 	for i, l := range lookups {
@@ -83,11 +83,11 @@ func matchRecords(ctx context.Context, snap *store.Snapshot, expr *query.Expr, s
 		}
 		ids, err := snap.IndexedIDs(l.Prefixes, within)
 		if err != nil {
-			return nil, false, err
+			return nil, 0, false, err
 		}
 		cand = ids
 		if len(cand) == 0 || ctx.Err() != nil {
-			return nil, false, ctx.Err()
+			return nil, 0, false, ctx.Err()
 		}
 	}
 	verify := cand
@@ -95,7 +95,7 @@ func matchRecords(ctx context.Context, snap *store.Snapshot, expr *query.Expr, s
 	if exact {
 		verify, err = snap.IndexedIDs([][]byte{query.IrregularKey}, cand)
 		if err != nil {
-			return nil, false, err
+			return nil, 0, false, err
 		}
 	}
 	var ok map[string]*docir.Record
@@ -116,35 +116,36 @@ func matchRecords(ctx context.Context, snap *store.Snapshot, expr *query.Expr, s
 			return nil
 		})
 		if err != nil {
-			return nil, false, err
+			return nil, 0, false, err
 		}
 	}
-	matched := make([]*docir.Record, 0, len(cand))
+	matched := make([]*docir.Record, 0, min(len(cand), 1024))
 	if !exact {
 		for _, id := range cand {
 			if rec := ok[id]; rec != nil {
 				matched = append(matched, rec)
 			}
 		}
-		return matched, false, nil
+		return matched, len(matched), false, nil
 	}
-	// The bare records of a large match (10k at 192k documents) come from
-	// one allocation, not one each.
-	bareRecs := make([]docir.Record, len(cand)-len(verify))
-	j, b := 0, 0
+	j := 0
 	for _, id := range cand {
+		var rec *docir.Record
 		if j < len(verify) && verify[j] == id {
 			j++
-			if rec := ok[id]; rec != nil {
-				matched = append(matched, rec)
+			if rec = ok[id]; rec == nil {
+				continue
 			}
+		}
+		if total++; len(matched) >= page {
 			continue
 		}
-		bareRecs[b].ID = id
-		matched = append(matched, &bareRecs[b])
-		b++
+		if rec == nil {
+			rec = &docir.Record{ID: id}
+		}
+		matched = append(matched, rec)
 	}
-	return matched, true, nil
+	return matched, total, true, nil
 }
 
 // fillRecords decodes the metadata of recs, which may be bare.
