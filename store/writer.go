@@ -406,6 +406,7 @@ func (p *Pending) mergeIn(from []prevLayer, keepTombstones bool) error {
 				bodies := tx.Bucket(bucketBodies)
 				bodies.FillPercent = fillPercent
 				fields := tx.Bucket(bucketFields)
+				fields.FillPercent = fillPercent
 				for _, e := range batch {
 					if err := b.Put(e.k, e.v); err != nil {
 						return err
@@ -493,6 +494,10 @@ func (p *Pending) Apply(c Change) error {
 		// Refreshes mostly write keys in order (a walk is sorted): pack
 		// pages nearly full instead of bbolt's half-full default.
 		docs.FillPercent, bodies.FillPercent, files.FillPercent, manifest.FillPercent = fillPercent, fillPercent, fillPercent, fillPercent
+		// Field keys of documents written in id order arrive in order
+		// under each field and value: the same holds for them (half-full
+		// pages made the field index twice its size, and a filter's walk
+		// touched twice the pages).
 		del := func(b *bolt.Bucket, k []byte) error {
 			if len(p.lower) == 0 {
 				return b.Delete(k)
@@ -500,6 +505,7 @@ func (p *Pending) Apply(c Change) error {
 			return b.Put(k, tombstone)
 		}
 		fields := tx.Bucket(bucketFields)
+		fields.FillPercent = fillPercent
 		// The field index entries of a record this layer put earlier go
 		// with it; those of lower layers are shadowed by the new key.
 		unfield := func(id string) error {
