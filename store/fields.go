@@ -88,67 +88,47 @@ func dropFields(b *bolt.Bucket, id string, old []byte) error {
 // is checked against the layers above it with cursors that move forward
 // with the ids instead of a lookup per entry.
 func (s *Snapshot) IndexedIDs(prefixes [][]byte, within []string) ([]string, error) {
-	var arena []byte
-	var runs [][2]int // each run's [first, end) index into ends
-	var ends []int    // arena offset where each id ends
+	var ids []string
+	var runs [][2]int // each run's [first, end) index into ids
 	err := s.view(func(c chain) error {
-		docs := c.buckets(bucketDocs)
-		for i, tx := range c {
-			b := tx.Bucket(bucketFields)
-			if b == nil {
-				continue
-			}
-			var above []*shadowCursor
-			for _, d := range docs[i+1:] {
-				if d != nil {
-					above = append(above, &shadowCursor{cur: d.Cursor()})
-				}
-			}
-			for _, p := range prefixes {
-				cur := b.Cursor()
-				first := len(ends)
-				j, last := 0, []byte(nil)
-				for k, _ := cur.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = cur.Next() {
-					id := k[bytes.LastIndexByte(k, 0)+1:]
-					if within != nil {
-						// Under an exact value the ids come in order: walk
-						// within alongside; else search it. string(id) in a
-						// comparison does not allocate.
-						if bytes.Compare(id, last) < 0 {
-							j = sort.Search(len(within), func(m int) bool { return within[m] >= string(id) })
-						}
-						for j < len(within) && within[j] < string(id) {
-							j++
-						}
-						last = id
-						if j == len(within) || within[j] != string(id) {
-							continue
-						}
-					}
-					if shadowed(above, id) {
-						continue
-					}
-					arena = append(arena, id...)
-					ends = append(ends, len(arena))
-				}
-				if len(ends) > first {
-					runs = append(runs, [2]int{first, len(ends)})
-				}
-			}
+		// Without within (the first term of a filter), two passes over
+		// the same transaction: the first counts the ids and their bytes,
+		// the second copies them into memory allocated once. Growing the
+		// buffers cost more in page faults on fresh memory than the second
+		// walk costs (the first term at 192k gathers 43k ids: 25 → 14 ms).
+		// A later term keeps at most what within holds: one pass.
+		var arena []byte
+		if within == nil {
+			n, size := 0, 0
+			scan(c, prefixes, nil, func(id []byte) { n, size = n+1, size+len(id) }, nil)
+			arena, ids = make([]byte, 0, size), make([]string, 0, n)
 		}
+		scan(c, prefixes, within, func(id []byte) {
+			if len(id) == 0 {
+				ids = append(ids, "")
+				return
+			}
+			if cap(arena)-len(arena) < len(id) {
+				arena = make([]byte, 0, max(2*cap(arena), 4096, len(id)))
+			}
+			start := len(arena)
+			arena = append(arena, id...)
+			// arena is never written again where an id lies (a full arena
+			// is replaced, not grown): each id is a view of it.
+			ids = append(ids, unsafe.String(&arena[start], len(id)))
+		}, func() {
+			first := 0
+			if len(runs) > 0 {
+				first = runs[len(runs)-1][1]
+			}
+			if len(ids) > first {
+				runs = append(runs, [2]int{first, len(ids)})
+			}
+		})
 		return nil
 	})
 	if err != nil {
 		return nil, err
-	}
-	// The arena is not written again: the ids are views of it, not a copy
-	// (a filter at 192k gathers a megabyte of ids).
-	all := unsafe.String(unsafe.SliceData(arena), len(arena))
-	ids := make([]string, len(ends))
-	start := 0
-	for n, end := range ends {
-		ids[n] = all[start:end]
-		start = end
 	}
 	var merged []string
 	for _, r := range runs {
@@ -159,6 +139,53 @@ func (s *Snapshot) IndexedIDs(prefixes [][]byte, within []string) ([]string, err
 		merged = mergeSorted(merged, run)
 	}
 	return slices.Compact(merged), nil
+}
+
+// scan calls emit with every live id under prefixes (in within, when it
+// is not nil), one run per layer and prefix, calling endRun after each.
+func scan(c chain, prefixes [][]byte, within []string, emit func(id []byte), endRun func()) {
+	docs := c.buckets(bucketDocs)
+	for i, tx := range c {
+		b := tx.Bucket(bucketFields)
+		if b == nil {
+			continue
+		}
+		var above []*shadowCursor
+		for _, d := range docs[i+1:] {
+			if d != nil {
+				above = append(above, &shadowCursor{cur: d.Cursor()})
+			}
+		}
+		for _, p := range prefixes {
+			cur := b.Cursor()
+			j, last := 0, []byte(nil)
+			for k, _ := cur.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = cur.Next() {
+				id := k[bytes.LastIndexByte(k, 0)+1:]
+				if within != nil {
+					// Under an exact value the ids come in order: walk
+					// within alongside; else search it. string(id) in a
+					// comparison does not allocate.
+					if bytes.Compare(id, last) < 0 {
+						j = sort.Search(len(within), func(m int) bool { return within[m] >= string(id) })
+					}
+					for j < len(within) && within[j] < string(id) {
+						j++
+					}
+					last = id
+					if j == len(within) || within[j] != string(id) {
+						continue
+					}
+				}
+				if shadowed(above, id) {
+					continue
+				}
+				emit(id)
+			}
+			if endRun != nil {
+				endRun()
+			}
+		}
+	}
 }
 
 // mergeSorted merges two sorted lists; it may return either when the
