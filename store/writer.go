@@ -105,11 +105,17 @@ func (s *Snapshot) Files() (map[string]FileEntry, error) {
 // the first error fn returns. key is valid only during the call.
 func (s *Snapshot) EachFile(fn func(key []byte, e FileEntry) error) error {
 	return s.view(func(c chain) error {
+		prefix := "" // a root's prefix repeats for all its files: one string
 		return c.each(bucketFiles, false, func(k, v []byte, _ int) error {
-			e, err := unmarshalFileEntry(v)
+			ev, err := viewFileEntry(v)
 			if err != nil {
 				return fmt.Errorf("files table %q: %w", k, err)
 			}
+			if string(ev.prefix) != prefix {
+				prefix = string(ev.prefix)
+			}
+			e := FileEntry{ID: string(ev.id), Prefix: prefix, Size: ev.size, ModTime: ev.modTime}
+			copy(e.Digest[:], ev.digest)
 			return fn(k, e)
 		})
 	})

@@ -288,8 +288,8 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	var adds []fulltext.Passage
 	var deletes []string
 	for _, f := range w.files {
-		if f.warning.text != "" {
-			warn(f.warning)
+		if f.warning != nil {
+			warn(*f.warning)
 		}
 		switch f.status {
 		case statusUnchanged:

@@ -115,7 +115,7 @@ func makePlanWith(files []*file, prev fileTable, reparse bool) (plan, error) {
 	for _, f := range files {
 		id, ids := f.id, p.owner
 		if f.status != statusUnchanged {
-			id, _, _ = documentID(f.root, f.rel, "")
+			id, _, _ = documentID(*f.root, f.rel, "")
 			ids = derived
 		}
 		if id == "" {

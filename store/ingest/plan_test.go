@@ -23,7 +23,7 @@ func TestMakePlan(t *testing.T) {
 	b := store.Source{Path: "/src/b"}
 	bp := store.Source{Path: "/src/b", Prefix: "team"}
 	f := func(root store.Source, rel string, size, mtime int64) *file {
-		return &file{root: root, rel: rel, abs: filepath.Join(root.Path, rel), size: size, mtime: mtime}
+		return &file{root: &root, rel: rel, abs: filepath.Join(root.Path, rel), size: size, mtime: mtime}
 	}
 	e := func(id, prefix string, size, mtime int64) store.FileEntry {
 		return store.FileEntry{ID: id, Prefix: prefix, Size: size, ModTime: mtime}
@@ -383,7 +383,7 @@ func TestCmpKey(t *testing.T) {
 	keys = append(keys, "no separator", "")
 	for _, r := range roots {
 		for _, rel := range rels {
-			f := &file{root: store.Source{Path: r}, rel: rel}
+			f := &file{root: &store.Source{Path: r}, rel: rel}
 			for _, k := range keys {
 				if got, want := f.cmpKey([]byte(k)), strings.Compare(store.FileKey(r, rel), k); got != want {
 					t.Errorf("(%q, %q) against %q: %d, want %d", r, rel, k, got, want)

@@ -46,7 +46,7 @@ type warning struct {
 
 // file is one markdown file found under a root.
 type file struct {
-	root  store.Source
+	root  *store.Source // one per source, shared by its files
 	rel   string // '/'-separated, below root
 	abs   string // the path as reached from the source folder
 	open  string // its real path, which is what is opened
@@ -55,16 +55,16 @@ type file struct {
 
 	// filled while planning and reading
 	prev    *store.FileEntry // the file table's entry, for a file to read
-	reparse bool             // parse it even if its bytes did not change
 	status  status
+	reparse bool // parse it even if its bytes did not change
 	digest  [32]byte
 	parsed  *markdown.Parsed // set once read; released once stored
 	body    []byte
 	id      string
-	warning warning
+	warning *warning // why it was skipped or what its front matter lacks; nil when nothing
 }
 
-type status int
+type status uint8
 
 const (
 	statusNew status = iota
@@ -219,7 +219,7 @@ func clashError(id string, a, b *file) error {
 func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, roots []string) {
 	skip := func(kind, format string, args ...any) {
 		f.status = statusSkipped
-		f.warning = warning{kind: kind, text: f.abs + ": skipped: " + fmt.Sprintf(format, args...)}
+		f.warning = &warning{kind: kind, text: f.abs + ": skipped: " + fmt.Sprintf(format, args...)}
 	}
 	if f.size > opt.MaxFileBytes {
 		skip(KindTooLarge, "%v", tooLarge(f.size, opt.MaxFileBytes))
@@ -274,7 +274,7 @@ func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, root
 	if f.parsed.Warning != "" {
 		warn = append(warn, f.parsed.Warning)
 	}
-	id, idWarn, ok := documentID(f.root, f.rel, f.parsed.FrontMatterID)
+	id, idWarn, ok := documentID(*f.root, f.rel, f.parsed.FrontMatterID)
 	if idWarn != "" {
 		warn = append(warn, idWarn)
 	}
@@ -283,7 +283,7 @@ func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, root
 		return
 	}
 	if len(warn) > 0 {
-		f.warning = warning{kind: KindFrontMatter, text: f.abs + ": " + strings.Join(warn, "; ")}
+		f.warning = &warning{kind: KindFrontMatter, text: f.abs + ": " + strings.Join(warn, "; ")}
 	}
 	f.id = id
 	rec := &f.parsed.Record

@@ -70,7 +70,8 @@ func walk(ctx context.Context, sources []store.Source, opt Options) (*walkResult
 	}
 	w := &walker{ctx: ctx, roots: roots, excludes: excludes, gitignore: !opt.NoGitignore,
 		res: &walkResult{folders: map[string]folderEntry{}, roots: roots}}
-	for i, src := range sources {
+	for i := range sources {
+		src := &sources[i]
 		real, err := filepath.EvalSymlinks(src.Path)
 		if err != nil {
 			return nil, docir.Errorf(docir.CodeSource, "source %s: %w", src.Path, err)
@@ -144,7 +145,7 @@ func under(p string, roots []string) bool {
 
 type dirJob struct {
 	root     int // index of the source
-	src      store.Source
+	src      *store.Source
 	path     string   // as reached from the source path: ids come from it
 	real     string   // its real path
 	chain    []string // real paths of the folders from the root to here
