@@ -47,9 +47,9 @@ type warning struct {
 // file is one markdown file found under a root.
 type file struct {
 	root  *store.Source // one per source, shared by its files
-	rel   string // '/'-separated, below root
-	abs   string // the path as reached from the source folder
-	open  string // its real path, which is what is opened
+	rel   string        // '/'-separated, below root
+	abs   string        // the path as reached from the source folder
+	open  string        // its real path, which is what is opened
 	size  int64
 	mtime int64
 
