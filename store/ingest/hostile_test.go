@@ -173,7 +173,7 @@ func TestSwappedUnderTheWalk(t *testing.T) {
 			if f == nil {
 				t.Fatal("not walked")
 			}
-			swap(f.abs)
+			swap(f.path())
 			done := make(chan struct{})
 			go func() {
 				defer close(done)

@@ -126,7 +126,7 @@ func makePlanWith(files []*file, prev fileTable, reparse bool) (plan, error) {
 			other, dup = derived[id]
 		}
 		if dup {
-			p.clashes = append(p.clashes, clash{id: id, a: other.abs, b: f.abs})
+			p.clashes = append(p.clashes, clash{id: id, a: other.path(), b: f.path()})
 			continue
 		}
 		ids[id] = f
@@ -217,9 +217,9 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 	c.Unchanged, c.Ignored = len(p.unchanged), w.ignored
 	for _, f := range p.toRead {
 		if f.prev == nil {
-			c.Added = append(c.Added, f.abs)
+			c.Added = append(c.Added, f.path())
 		} else {
-			c.Changed = append(c.Changed, f.abs)
+			c.Changed = append(c.Changed, f.path())
 		}
 	}
 	for _, g := range p.removed {

@@ -23,7 +23,7 @@ func TestMakePlan(t *testing.T) {
 	b := store.Source{Path: "/src/b"}
 	bp := store.Source{Path: "/src/b", Prefix: "team"}
 	f := func(root store.Source, rel string, size, mtime int64) *file {
-		return &file{root: &root, rel: rel, abs: filepath.Join(root.Path, rel), size: size, mtime: mtime}
+		return &file{root: &root, rel: rel, size: size, mtime: mtime}
 	}
 	e := func(id, prefix string, size, mtime int64) store.FileEntry {
 		return store.FileEntry{ID: id, Prefix: prefix, Size: size, ModTime: mtime}

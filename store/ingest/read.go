@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -48,8 +49,7 @@ type warning struct {
 type file struct {
 	root  *store.Source // one per source, shared by its files
 	rel   string        // '/'-separated, below root
-	abs   string        // the path as reached from the source folder
-	open  string        // its real path, which is what is opened
+	real  string        // its real path when a link lies on the way; else "" (path is real)
 	size  int64
 	mtime int64
 
@@ -62,6 +62,19 @@ type file struct {
 	body    []byte
 	id      string
 	warning *warning // why it was skipped or what its front matter lacks; nil when nothing
+}
+
+// path is the file's path as reached from its source folder. It is built
+// when asked, not kept: a walk of 192k files would hold every one.
+func (f *file) path() string { return joinClean(f.root.Path, filepath.FromSlash(f.rel)) }
+
+// openPath is the path a read opens: the real path when a link lies on the
+// way (the one the walk checked against the roots), else path.
+func (f *file) openPath() string {
+	if f.real != "" {
+		return f.real
+	}
+	return f.path()
 }
 
 type status uint8
@@ -213,19 +226,19 @@ func read(ctx context.Context, files []*file, owner map[string]*file, opt Option
 
 // clashError is the error of two files claiming one id, with the fix.
 func clashError(id string, a, b *file) error {
-	return docir.Errorf(docir.CodeSource, "two files claim the id %q: %s and %s; give one source folder a prefix (docir index --prefix NAME DIR) or one file an `id:` in its front matter", id, a.abs, b.abs)
+	return docir.Errorf(docir.CodeSource, "two files claim the id %q: %s and %s; give one source folder a prefix (docir index --prefix NAME DIR) or one file an `id:` in its front matter", id, a.path(), b.path())
 }
 
 func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, roots []string) {
 	skip := func(kind, format string, args ...any) {
 		f.status = statusSkipped
-		f.warning = &warning{kind: kind, text: f.abs + ": skipped: " + fmt.Sprintf(format, args...)}
+		f.warning = &warning{kind: kind, text: f.path() + ": skipped: " + fmt.Sprintf(format, args...)}
 	}
 	if f.size > opt.MaxFileBytes {
 		skip(KindTooLarge, "%v", tooLarge(f.size, opt.MaxFileBytes))
 		return
 	}
-	body, err := readRegular(f.open, opt.MaxFileBytes, roots)
+	body, err := readRegular(f.openPath(), opt.MaxFileBytes, roots)
 	var tl *tooLargeError
 	switch {
 	case errors.As(err, &tl):
@@ -283,7 +296,7 @@ func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, root
 		return
 	}
 	if len(warn) > 0 {
-		f.warning = &warning{kind: KindFrontMatter, text: f.abs + ": " + strings.Join(warn, "; ")}
+		f.warning = &warning{kind: KindFrontMatter, text: f.path() + ": " + strings.Join(warn, "; ")}
 	}
 	f.id = id
 	rec := &f.parsed.Record

@@ -280,12 +280,54 @@ func (w *walker) readFolder(job dirJob, buf *[]byte) (out folderResult) {
 		}
 	}
 	slab := make([]file, 0, mds)
+	// A file keeps its path below the root, not its whole path (that was a
+	// fifth of a 192k walk's memory): path() rebuilds it when a message or
+	// a read needs it.
+	relDir := filepath.ToSlash(strings.TrimPrefix(job.path[len(job.src.Path):], string(filepath.Separator)))
+	if relDir != "" {
+		relDir += "/"
+	}
+	addFile := func(name, real string, st *unix.Stat_t) {
+		// name is a view of the folder buffer: the path kept must be a
+		// copy ("" + name would be name itself).
+		rel := strings.Clone(name)
+		if relDir != "" {
+			rel = relDir + name
+		}
+		slab = append(slab, file{
+			root: job.src, rel: rel, real: real,
+			size: st.Size, mtime: st.Mtim.Nano(),
+		})
+		if out.files == nil {
+			out.files = make([]rootedFile, 0, mds)
+		}
+		out.files = append(out.files, rootedFile{root: job.root, f: &slab[len(slab)-1]})
+	}
 	for _, e := range entries {
 		name := e.Name()
 		isLink := e.Type()&os.ModeSymlink != 0
 		isDir := e.IsDir()
-		if !isLink && !isDir && !strings.HasSuffix(name, ".md") {
-			continue // most entries of a large tree: no path built for them
+		if !isLink && !isDir {
+			// Most entries of a large tree: a markdown file is stat'ed
+			// relative to its folder, and no path is built for it.
+			if !strings.HasSuffix(name, ".md") || ignored(name, false) {
+				continue
+			}
+			var st unix.Stat_t
+			if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				warn(KindUnreadable, joinClean(job.path, name), "%v", err)
+				continue
+			}
+			if st.Mode&unix.S_IFMT != unix.S_IFREG {
+				warn(KindNotRegular, joinClean(job.path, name), "not a regular file")
+				continue
+			}
+			real := ""
+			if job.real != job.path {
+				real = joinClean(job.real, name)
+			}
+			addFile(name, real, &st)
+			continue
 		}
 		// job.path and job.real are clean and name has no separator: a
 		// join is a concatenation (filepath.Join would clean it again).
@@ -352,13 +394,9 @@ func (w *walker) readFolder(job dirJob, buf *[]byte) (out folderResult) {
 		if !strings.HasSuffix(name, ".md") || ignored(name, false) {
 			continue
 		}
+		// A link named *.md: its target, checked against the roots above.
 		var st unix.Stat_t
-		if isLink {
-			err = unix.Stat(real, &st)
-		} else {
-			err = unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
-		}
-		if err != nil {
+		if err := unix.Stat(real, &st); err != nil {
 			warn(KindUnreadable, p, "%v", err)
 			continue
 		}
@@ -366,15 +404,7 @@ func (w *walker) readFolder(job dirJob, buf *[]byte) (out folderResult) {
 			warn(KindNotRegular, p, "not a regular file")
 			continue
 		}
-		rel := filepath.ToSlash(p[len(job.src.Path)+1:])
-		slab = append(slab, file{
-			root: job.src, rel: rel, abs: p, open: real,
-			size: st.Size, mtime: st.Mtim.Nano(),
-		})
-		if out.files == nil {
-			out.files = make([]rootedFile, 0, mds)
-		}
-		out.files = append(out.files, rootedFile{root: job.root, f: &slab[len(slab)-1]})
+		addFile(name, real, &st)
 	}
 	return out
 }
