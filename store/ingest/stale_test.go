@@ -36,11 +36,7 @@ func TestFolderStateRoundTrip(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("read: ok %v, %v", ok, err)
 	}
-	got := map[string]folderEntry{}
-	for i, p := range paths {
-		got[p] = entries[i]
-	}
-	if diff := cmp.Diff(folders, got); diff != "" {
+	if diff := cmp.Diff(folders, byPath(paths, entries)); diff != "" {
 		t.Errorf("folders (-wrote +read):\n%s", diff)
 	}
 	if diff := cmp.Diff(folderHead{Generation: 7, Sources: sources}, head); diff != "" {
@@ -71,10 +67,7 @@ func FuzzReadFolderState(f *testing.F) {
 			t.Fatalf("%d paths, %d entries", len(paths), len(entries))
 		}
 		// What was read writes back to a state that reads the same.
-		folders := map[string]folderEntry{}
-		for i, p := range paths {
-			folders[p] = entries[i]
-		}
+		folders := byPath(paths, entries)
 		if len(folders) != len(paths) {
 			return // a path listed twice: the map keeps one
 		}
@@ -85,12 +78,17 @@ func FuzzReadFolderState(f *testing.F) {
 		if err != nil || !ok2 {
 			t.Fatalf("rewritten state unreadable: ok %v, %v", ok2, err)
 		}
-		got := map[string]folderEntry{}
-		for i, p := range paths2 {
-			got[p] = entries2[i]
-		}
-		if diff := cmp.Diff(folders, got); diff != "" {
+		if diff := cmp.Diff(folders, byPath(paths2, entries2)); diff != "" {
 			t.Fatalf("rewritten state differs (-first +second):\n%s", diff)
 		}
 	})
+}
+
+// byPath is a folder state's folders by path.
+func byPath(paths []string, entries []folderEntry) map[string]folderEntry {
+	m := make(map[string]folderEntry, len(paths))
+	for i, p := range paths {
+		m[p] = entries[i]
+	}
+	return m
 }
