@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/docir/docir/docir"
@@ -142,14 +143,32 @@ func readFolderState(dir string) (head folderHead, paths []string, entries []fol
 		if perr != nil || j < 0 {
 			return head, nil, nil, false, nil
 		}
-		p, uerr := strconv.Unquote(string(rest[j+1:]))
-		if uerr != nil {
+		p, perr2 := unquotePath(rest[j+1:])
+		if perr2 != nil {
 			return head, nil, nil, false, nil
 		}
 		paths = append(paths, p)
-		entries = append(entries, folderEntry{ModTime: mtime, Names: string(rest[:j])})
+		entries = append(entries, folderEntry{ModTime: mtime, Names: view(rest[:j])})
 	}
 	return head, paths, entries, true, nil
+}
+
+// view is b as a string without a copy: b is the folder state file's
+// content, which is never written after it is read.
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// unquotePath reads a Go-quoted path: a view of q when it holds no escape
+// (every path of a plain tree), else strconv.Unquote's copy.
+func unquotePath(q []byte) (string, error) {
+	if len(q) >= 2 && q[0] == '"' && q[len(q)-1] == '"' && bytes.IndexByte(q, '\\') < 0 && bytes.IndexByte(q[1:len(q)-1], '"') < 0 && utf8.Valid(q) {
+		return view(q[1 : len(q)-1]), nil
+	}
+	return strconv.Unquote(string(q))
 }
 
 // Stale reports whether the source folders may have changed since the
@@ -181,6 +200,34 @@ func Stale(dir string, sources []store.Source) (bool, error) {
 	if gen != head.Generation || !sameSources(head.Sources, sources) {
 		return true, nil
 	}
+	// Each folder is stat'ed relative to its source root, open once: the
+	// kernel then walks only the part of the path below the root.
+	roots := make([]int, len(sources))
+	for i, src := range sources {
+		roots[i] = -1
+		if fd, err := unix.Open(src.Path, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
+			roots[i] = fd
+			defer unix.Close(fd)
+		}
+	}
+	stat := func(p string, st *unix.Stat_t) error {
+		best := -1
+		for i, src := range sources {
+			if roots[i] >= 0 && strings.HasPrefix(p, src.Path) && (best < 0 || len(src.Path) > len(sources[best].Path)) {
+				if rest := p[len(src.Path):]; rest == "" || rest[0] == filepath.Separator {
+					best = i
+				}
+			}
+		}
+		if best < 0 {
+			return unix.Stat(p, st)
+		}
+		rel := strings.TrimPrefix(p[len(sources[best].Path):], string(filepath.Separator))
+		if rel == "" {
+			rel = "."
+		}
+		return unix.Fstatat(roots[best], rel, st, 0)
+	}
 	var changed atomic.Bool
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -194,7 +241,7 @@ func Stale(dir string, sources []store.Source) (bool, error) {
 				if i >= len(paths) {
 					return
 				}
-				if unix.Stat(paths[i], &st) != nil {
+				if stat(paths[i], &st) != nil {
 					changed.Store(true)
 					return
 				}

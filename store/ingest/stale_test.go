@@ -92,3 +92,40 @@ func byPath(paths []string, entries []folderEntry) map[string]folderEntry {
 	}
 	return m
 }
+
+// Stale stats each folder relative to its source root: a root that is a
+// symbolic link, its own folder and a nested one are all seen.
+func TestStaleThroughLinkedRoot(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "real")
+	for _, d := range []string{real, filepath.Join(real, "a", "b")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"top.md", "a/b/deep.md"} {
+		if err := os.WriteFile(filepath.Join(real, f), []byte("# x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	sources := []store.Source{{Path: link}}
+	dir := filepath.Join(base, "store")
+	for _, add := range []string{"new-top.md", "a/b/new-deep.md"} {
+		if _, err := Refresh(t.Context(), dir, sources, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if stale, err := Stale(dir, sources); err != nil || stale {
+			t.Fatalf("right after a refresh: stale %v, %v", stale, err)
+		}
+		if err := os.WriteFile(filepath.Join(real, add), []byte("# y\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if stale, err := Stale(dir, sources); err != nil || !stale {
+			t.Errorf("after adding %s: stale %v, %v", add, stale, err)
+		}
+	}
+}
