@@ -137,6 +137,8 @@ func manifestDigest(c chain) ([sha256.Size]byte, error) {
 	buf := make([]byte, 0, 64<<10)
 	buf = append(buf, `{"documents":{`...)
 	first, slow := true, false
+	var num, hexd []byte // the mtime in decimal and the digest in hex, reused
+	slash := []byte("/")
 	err := eachManifestDoc(c, func(id []byte, e fileEntryView, rel []byte) error {
 		if !bmpUTF8(id) || !utf8.Valid(e.prefix) || !utf8.Valid(rel) {
 			slow = true
@@ -146,20 +148,13 @@ func manifestDigest(c chain) ([sha256.Size]byte, error) {
 			buf = append(buf, ',')
 		}
 		first = false
-		buf = appendJSONString(buf, id)
-		buf = append(buf, `:{"mtime_ns":"`...)
-		buf = strconv.AppendInt(buf, e.modTime, 10)
-		buf = append(buf, `","path":"`...)
-		if p := bytes.TrimSuffix(e.prefix, []byte("/")); len(p) > 0 {
-			buf = appendJSONText(buf, p)
-			buf = append(buf, '/')
+		num = strconv.AppendInt(num[:0], e.modTime, 10)
+		hexd = hex.AppendEncode(hexd[:0], e.digest)
+		if p := bytes.TrimSuffix(e.prefix, slash); len(p) > 0 {
+			buf = appendManifestDoc(buf, id, num, hexd, e.size, p, slash, rel)
+		} else {
+			buf = appendManifestDoc(buf, id, num, hexd, e.size, rel)
 		}
-		buf = appendJSONText(buf, rel)
-		buf = append(buf, `","sha256":"`...)
-		buf = hex.AppendEncode(buf, e.digest)
-		buf = append(buf, `","size":`...)
-		buf = strconv.AppendInt(buf, e.size, 10)
-		buf = append(buf, '}')
 		if len(buf) > cap(buf)-4096 {
 			h.Write(buf)
 			buf = buf[:0]
@@ -225,19 +220,29 @@ func writeCanonical(docs []manifestEntryJSON) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, d.ID)
-		b = append(b, `:{"mtime_ns":`...)
-		b = appendJSONString(b, d.Doc.ModTime)
-		b = append(b, `,"path":`...)
-		b = appendJSONString(b, d.Doc.Path)
-		b = append(b, `,"sha256":"`...)
-		b = append(b, d.Doc.SHA256...)
-		b = append(b, `","size":`...)
-		b = strconv.AppendInt(b, d.Doc.Size, 10)
-		b = append(b, '}')
+		b = appendManifestDoc(b, d.ID, d.Doc.ModTime, d.Doc.SHA256, d.Doc.Size, d.Doc.Path)
 	}
 	b = append(b, `},"schema":"`+ManifestSchema+`"}`...)
 	return b, nil
+}
+
+// appendManifestDoc appends one member of the canonical form's documents,
+// "id":{"mtime_ns":"N","path":"…","sha256":"…","size":N}, the path being
+// its pieces joined. mtime is decimal digits, sha256 hex digits: neither
+// needs escaping. manifestDigest and writeCanonical both write with it.
+func appendManifestDoc[T string | []byte](b []byte, id, mtime, sha256 T, size int64, path ...T) []byte {
+	b = appendJSONString(b, id)
+	b = append(b, `:{"mtime_ns":"`...)
+	b = append(b, mtime...)
+	b = append(b, `","path":"`...)
+	for _, p := range path {
+		b = appendJSONText(b, p)
+	}
+	b = append(b, `","sha256":"`...)
+	b = append(b, sha256...)
+	b = append(b, `","size":`...)
+	b = strconv.AppendInt(b, size, 10)
+	return append(b, '}')
 }
 
 // canonicalSlow is writeCanonical through encoding/json and jcs.
