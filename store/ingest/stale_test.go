@@ -3,6 +3,7 @@ package ingest
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -47,10 +48,12 @@ func TestFolderStateRoundTrip(t *testing.T) {
 // A damaged folder state is not an error and never a panic: Stale takes
 // the sources for changed.
 func FuzzReadFolderState(f *testing.F) {
-	f.Add([]byte(folderStateMagic + "\n{\"generation\":1,\"sources\":[]}\n5 abc \"/x\"\n"))
-	f.Add([]byte(folderStateMagic + "\n{}\n5 abc /x\n"))
-	f.Add([]byte("{\"generation\":1}"))
-	f.Add([]byte(folderStateMagic + "\n{\"generation\":1,\"sources\":[]}\n-9 \"/x\"\n1 a \"\\xff\"\n"))
+	f.Add([]byte(folderStateMagic + "\ngeneration 1\n5 abc \"/x\"\n"))
+	f.Add([]byte(folderStateMagic + "\ngeneration 3\nsource \"/x\" \"p\"\nsource \"/y\\n\" \"\"\n5 abc \"/x/a b\"\n"))
+	f.Add([]byte(folderStateMagic + "\ngeneration 1\nsource \"/x\"\n5 abc /x\n"))
+	f.Add([]byte("docir folders 1\n{\"generation\":1,\"sources\":[]}\n5 abc \"/x\"\n"))
+	f.Add([]byte(folderStateMagic + "\ngeneration 18446744073709551616\n"))
+	f.Add([]byte(folderStateMagic + "\ngeneration 1\n-9 \"/x\"\n1 a \"\\xff\"\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, folderStateFile), b, 0o644); err != nil {
@@ -82,6 +85,55 @@ func FuzzReadFolderState(f *testing.F) {
 			t.Fatalf("rewritten state differs (-first +second):\n%s", diff)
 		}
 	})
+}
+
+// readFolderState reads the whole folder state as Stale sees it, every
+// string copied out of the mapping; ok is false when Stale would take any
+// of it for changed (a missing or foreign file, a damaged line).
+func readFolderState(dir string) (head folderHead, paths []string, entries []folderEntry, ok bool, err error) {
+	st, ok, err := openFolderState(dir)
+	if err != nil || !ok {
+		return head, nil, nil, false, err
+	}
+	defer st.close()
+	ok = true
+	eachFolderLine(st.folders, func(l []byte) bool {
+		p, e, lok := parseFolderLine(l)
+		if !lok {
+			ok = false
+			return false
+		}
+		paths = append(paths, strings.Clone(p))
+		entries = append(entries, folderEntry{ModTime: e.ModTime, Names: strings.Clone(e.Names)})
+		return true
+	})
+	if !ok {
+		return folderHead{}, nil, nil, false, nil
+	}
+	return st.head, paths, entries, true, nil
+}
+
+// Stale reads a folder state in parts, one per goroutine: the parts are
+// whole lines and together the whole.
+func TestSplitLines(t *testing.T) {
+	for _, in := range []string{"", "a\n", "a\nb\n", "a\nbb\nccc\ndddd\ne\n", "no newline", "a\nb", strings.Repeat("line\n", 1000)} {
+		for n := 1; n <= 5; n++ {
+			parts := splitLines([]byte(in), n)
+			if len(parts) > n {
+				t.Errorf("%q in %d: %d parts", in, n, len(parts))
+			}
+			var whole []byte
+			for i, p := range parts {
+				if len(p) == 0 || (i < len(parts)-1 && p[len(p)-1] != '\n') {
+					t.Errorf("%q in %d: part %d is %q", in, n, i, p)
+				}
+				whole = append(whole, p...)
+			}
+			if string(whole) != in {
+				t.Errorf("%q in %d: parts give %q", in, n, whole)
+			}
+		}
+	}
 }
 
 // byPath is a folder state's folders by path.
