@@ -80,3 +80,5 @@ require (
 replace github.com/blevesearch/vellum => ./store/patched/vellum
 
 replace github.com/yuin/goldmark => ./store/patched/goldmark
+
+replace github.com/itchyny/gojq => ./store/patched/gojq
