@@ -113,6 +113,11 @@ func (c chain) getBelow(i int, bucket, key []byte) ([]byte, int) {
 // is a tombstone are skipped unless tombstones is set. k and v are valid
 // only during the call.
 func (c chain) each(bucket []byte, tombstones bool, fn func(k, v []byte, layer int) error) error {
+	return c.eachFrom(bucket, nil, tombstones, fn)
+}
+
+// eachFrom is each from the first key at or after from.
+func (c chain) eachFrom(bucket, from []byte, tombstones bool, fn func(k, v []byte, layer int) error) error {
 	type pos struct {
 		cur  *bolt.Cursor
 		k, v []byte
@@ -122,6 +127,9 @@ func (c chain) each(bucket []byte, tombstones bool, fn func(k, v []byte, layer i
 		if b := tx.Bucket(bucket); b != nil {
 			cur := b.Cursor()
 			k, v := cur.First()
+			if len(from) > 0 {
+				k, v = cur.Seek(from)
+			}
 			ps[i] = pos{cur: cur, k: k, v: v}
 		}
 	}

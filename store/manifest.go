@@ -17,6 +17,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/gowebpki/jcs"
 	bolt "go.etcd.io/bbolt"
@@ -122,6 +123,34 @@ func eachManifestDoc(c chain, fn func(id []byte, e fileEntryView, rel []byte) er
 		}
 		return fn(id, e, key[i+1:])
 	})
+}
+
+// EachDocPath calls fn with the id of every document the generation holds,
+// from the first id at or after from, in id order (bytewise), and its
+// source file's path below its root (as Record.Path), until fn returns an
+// error. It reads only the manifest's id index, about a seventh of the
+// records' bytes (13 against 94 MB at 192k documents): what a scan of ids
+// (suggestions for a miss, completion) needs. id and path are valid only
+// during the call.
+func (s *Snapshot) EachDocPath(from string, fn func(id, path string) error) error {
+	return s.view(func(c chain) error {
+		return c.eachFrom(bucketManifest, []byte(from), false, func(id, key []byte, _ int) error {
+			i := bytes.IndexByte(key, 0)
+			if i < 0 {
+				return fmt.Errorf("generation %d: manifest entry of %q names %q, which has no root", s.gen, id, key)
+			}
+			return fn(bytesView(id), bytesView(key[i+1:]))
+		})
+	})
+}
+
+// bytesView is b as a string without a copy, for a call that does not keep
+// it (bbolt's bytes are valid only during their transaction).
+func bytesView(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 // manifestDigest is the sha256 of canonicalManifest(c), written straight

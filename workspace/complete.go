@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 )
@@ -37,25 +36,19 @@ func (s *Service) Complete(ctx context.Context, partial string) ([]string, error
 		}
 		return out, nil
 	}
+	// Ids come in order from the manifest, from the first at or after
+	// partial: the scan stops at the first that does not start with it.
 	var out []string
-	var rec struct {
-		ID string `json:"id"`
-	}
-	err = snap.RecordsJSON(func(raw []byte) error {
+	err = snap.EachDocPath(partial, func(id, _ string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rec.ID = ""
-		if err := json.Unmarshal(raw, &rec); err != nil {
-			return err
+		if !strings.HasPrefix(id, partial) {
+			return errEnough
 		}
-		if strings.HasPrefix(rec.ID, partial) {
-			out = append(out, rec.ID)
-			if len(out) == maxCompletions {
-				return errEnough
-			}
-		} else if rec.ID > partial {
-			return errEnough // ids come in order: no later one matches
+		out = append(out, strings.Clone(id))
+		if len(out) == maxCompletions {
+			return errEnough
 		}
 		return nil
 	})

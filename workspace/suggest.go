@@ -1,11 +1,6 @@
 package workspace
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"path"
 	"slices"
 	"strings"
@@ -34,12 +29,11 @@ func Suggest(snap *store.Snapshot, a address.Address, n int) ([]string, error) {
 	base := path.Base(noExt)
 	maxEdits := min(3, max(1, len(typed)/4))
 	var cands []candidate
-	err := snap.RecordsJSON(func(raw []byte) error {
-		id, recPath, err := idAndPath(raw)
-		if err != nil {
-			return err
-		}
-		c := candidate{id: id, dist: 0}
+	// Ids and paths come from the manifest, not the records: a seventh of
+	// the bytes (a miss at 192k documents read 94 MB of records). id and
+	// recPath are views, valid during the call: a candidate keeps a copy.
+	err := snap.EachDocPath("", func(id, recPath string) error {
+		c := candidate{dist: 0}
 		recNoExt := strings.TrimSuffix(recPath, ".md")
 		switch {
 		case typed == recPath || noExt == recNoExt || strings.HasSuffix(noExt, "/"+recNoExt) ||
@@ -60,6 +54,7 @@ func Suggest(snap *store.Snapshot, a address.Address, n int) ([]string, error) {
 			}
 			c.tier, c.dist = 4, d
 		}
+		c.id = strings.Clone(id)
 		cands = append(cands, c)
 		return nil
 	})
@@ -157,74 +152,4 @@ func editDistance(a, b string, limit int) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
-}
-
-// idAndPath reads the id and path of a record's JSON without decoding the
-// rest: a record is written id, title, path first, which the fast path
-// reads; any other shape goes through a token decoder that stops once both
-// are read.
-func idAndPath(raw []byte) (id, p string, err error) {
-	rest, ok := bytes.CutPrefix(raw, []byte(`{"id":`))
-	if ok {
-		if id, rest, ok = jsonString(rest); ok {
-			if rest, ok = bytes.CutPrefix(rest, []byte(`,"title":`)); ok {
-				if _, rest, ok = jsonString(rest); ok {
-					if rest, ok = bytes.CutPrefix(rest, []byte(`,"path":`)); ok {
-						if p, _, ok = jsonString(rest); ok {
-							return id, p, nil
-						}
-					}
-				}
-			}
-		}
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return "", "", fmt.Errorf("record: not an object")
-	}
-	var haveID, havePath bool
-	for dec.More() && !(haveID && havePath) {
-		k, err := dec.Token()
-		if err != nil {
-			return "", "", err
-		}
-		switch k {
-		case "id":
-			err, haveID = dec.Decode(&id), true
-		case "path":
-			err, havePath = dec.Decode(&p), true
-		default:
-			var skip json.RawMessage
-			err = dec.Decode(&skip)
-		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return "", "", fmt.Errorf("record %q: %w", id, err)
-		}
-	}
-	return id, p, nil
-}
-
-// jsonString reads the JSON string at the start of b and returns it and
-// what follows it.
-func jsonString(b []byte) (s string, rest []byte, ok bool) {
-	if len(b) == 0 || b[0] != '"' {
-		return "", b, false
-	}
-	escaped := false
-	for i := 1; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			escaped = true
-			i++
-		case '"':
-			if !escaped {
-				return string(b[1:i]), b[i+1:], true
-			}
-			if err := json.Unmarshal(b[:i+1], &s); err != nil {
-				return "", b, false
-			}
-			return s, b[i+1:], true
-		}
-	}
-	return "", b, false
 }

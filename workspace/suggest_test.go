@@ -81,6 +81,59 @@ func TestSuggestFolderIndex(t *testing.T) {
 	}
 }
 
+// Suggestions and completion read ids from the manifest through the body
+// layers: a document a later refresh removed (a tombstone in a delta) is
+// neither suggested nor completed, one it added is.
+func TestSuggestAndCompleteAcrossLayers(t *testing.T) {
+	root := t.TempDir()
+	write := func(f string) {
+		p := filepath.Join(root, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("# "+f+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Enough documents that the change stays a delta above the base.
+	for _, f := range []string{"ops/alpha.md", "ops/alpine.md", "ops/beta.md", "ops/gamma.md", "ops/delta.md", "ops/epsilon.md", "ops/zeta.md", "ops/eta.md", "ops/theta.md", "ops/iota.md"} {
+		write(f)
+	}
+	ws := New(Config{Dir: t.TempDir(), Sources: []store.Source{{Path: root}}})
+	t.Cleanup(func() { ws.Close() })
+	ctx := context.Background()
+	if _, err := ws.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(root, "ops/alpine.md")); err != nil {
+		t.Fatal(err)
+	}
+	write("ops/alps.md")
+	if _, err := ws.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := ws.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if layers, err := filepath.Glob(filepath.Join(snap.Dir(), "gen", "2", "layer-*.bolt")); err != nil || len(layers) == 0 {
+		t.Fatalf("generation 2 has no body layer below its own (%v): the test needs a delta", err)
+	}
+	got, err := Suggest(snap, address.Address{ID: "ops/alp"}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"ops/alps", "ops/alpha"}, got); diff != "" {
+		t.Errorf("Suggest (-want +got):\n%s", diff)
+	}
+	if got, err = ws.Complete(ctx, "ops/al"); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"ops/alpha", "ops/alps"}, got); diff != "" {
+		t.Errorf("Complete (-want +got):\n%s", diff)
+	}
+}
+
 func TestComplete(t *testing.T) {
 	ws := fixture(t)
 	ctx := context.Background()
