@@ -18,8 +18,19 @@ import (
 // The field index of every generation lists exactly the live documents of
 // each value, through random puts, replacements and deletes, several
 // batches per generation (a record replaced within its own layer), delta
-// merges and new bases; and every retained generation keeps its own.
+// merges and new bases; and every retained generation keeps its own. With
+// small chunks, a layer's postings span several.
 func TestFieldIndexMatchesModel(t *testing.T) {
+	t.Run("chunks of 65536", testFieldIndexModel)
+	t.Run("chunks of 8", func(t *testing.T) {
+		chunk, batch := sealChunk, sealBatch
+		sealChunk, sealBatch = 8, 4
+		t.Cleanup(func() { sealChunk, sealBatch = chunk, batch })
+		testFieldIndexModel(t)
+	})
+}
+
+func testFieldIndexModel(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(7, 9))
 	values := []string{"red", "Green", "BLUE", "gReen"}

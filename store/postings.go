@@ -24,8 +24,8 @@ import (
 //
 //	numbers   big-endian uint32 number -> id
 //	postings  index key (query.IndexKeys) + big-endian uint16 chunk ->
-//	          roaring bitmap of the numbers, in that chunk of 2^16, of the
-//	          documents having the key
+//	          roaring bitmap of the numbers, in that chunk (of 2^16), of
+//	          the documents having the key
 //	shadow    big-endian uint64 generation of a layer below ->
 //	          roaring bitmap of that layer's numbers whose ids this layer
 //	          or one between holds (a newer version or a tombstone)
@@ -44,13 +44,11 @@ var (
 	bucketShadow   = []byte("shadow")
 )
 
-const (
-	chunkBits = 16
-	chunkSize = 1 << chunkBits
-	// sealBatch documents are read and decoded per read transaction; it
-	// divides chunkSize, so a chunk ends with a batch.
-	sealBatch = 2048
-)
+// The seal gathers and writes the postings of sealChunk documents at a
+// time (a roaring container's span), reading and decoding sealBatch per
+// read transaction; sealBatch divides sealChunk, so a chunk ends with a
+// batch. Variables for tests, which make them small.
+var sealChunk, sealBatch = 1 << 16, 2048
 
 func be32(n uint32) []byte { return binary.BigEndian.AppendUint32(nil, n) }
 func be64(n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n) }
@@ -68,7 +66,7 @@ func (p *Pending) sealFields() error {
 type chunkPostings struct {
 	base uint32              // the chunk's first number
 	ids  []string            // by number - base
-	keys map[string][]uint16 // index key -> low 16 bits of its numbers, ascending
+	keys map[string][]uint16 // index key -> its numbers - base, ascending
 }
 
 // writePostings reads the new layer's documents in id order, sealBatch
@@ -120,7 +118,7 @@ func (p *Pending) writePostings() error {
 		if err != nil {
 			return err
 		}
-		if len(ch.ids) == chunkSize || (done && len(ch.ids) > 0) {
+		if len(ch.ids) == sealChunk || (done && len(ch.ids) > 0) {
 			if err := p.db.Update(ch.write); err != nil {
 				return err
 			}
@@ -163,7 +161,7 @@ func (ch *chunkPostings) write(tx *bolt.Tx) error {
 			return err
 		}
 	}
-	suffix := binary.BigEndian.AppendUint16(nil, uint16(ch.base>>chunkBits))
+	suffix := binary.BigEndian.AppendUint16(nil, uint16(ch.base/uint32(sealChunk)))
 	var nums []uint32
 	for _, key := range slices.Sorted(maps.Keys(ch.keys)) {
 		nums = nums[:0]
