@@ -198,7 +198,7 @@ func (p *Pending) writeShadows() error {
 	return p.db.Update(func(tx *bolt.Tx) error {
 		gens, err := parseLayers(tx.Bucket(bucketMeta).Get(keyLayers))
 		if err != nil || len(gens) != len(c) {
-			return fmt.Errorf("pending generation %d: bad layer list %q", p.gen, tx.Bucket(bucketMeta).Get(keyLayers))
+			return p.corrupt("bad layer list %q", tx.Bucket(bucketMeta).Get(keyLayers))
 		}
 		var ids [][]byte
 		if err := tx.Bucket(bucketDocs).ForEach(func(k, _ []byte) error {
@@ -213,18 +213,18 @@ func (p *Pending) writeShadows() error {
 			if last := len(c) - 1; i < last {
 				v := c[last].Bucket(bucketShadow).Get(be64(gens[i]))
 				if v == nil {
-					return fmt.Errorf("layer %d has no shadow of layer %d", gens[last], gens[i])
+					return p.corrupt("layer %d has no shadow of layer %d", gens[last], gens[i])
 				}
 				if sh, err = readBitmap(v); err != nil {
-					return fmt.Errorf("layer %d: shadow of layer %d: %w", gens[last], gens[i], err)
+					return p.corrupt("layer %d: shadow of layer %d: %v", gens[last], gens[i], err)
 				}
 			}
 			nums := ltx.Bucket(bucketNumbers)
 			if nums == nil {
-				return fmt.Errorf("layer %d has no numbers", gens[i])
+				return p.corrupt("layer %d has no numbers bucket", gens[i])
 			}
 			if err := numbersOf(nums, ids, sh.Add); err != nil {
-				return fmt.Errorf("layer %d: %w", gens[i], err)
+				return p.corrupt("layer %d: %v", gens[i], err)
 			}
 			sh.RunOptimize()
 			v, err := sh.ToBytes()
@@ -403,8 +403,15 @@ func union(b *bolt.Bucket, prefixes [][]byte) (*roaring.Bitmap, error) {
 	return roaring.FastOr(bms...), nil
 }
 
+// corrupt is the error of a layer whose field index is missing or bad.
 func (s *Snapshot) corrupt(layer uint64, format string, args ...any) error {
 	return docir.Errorf(docir.CodeStoreFormat, "%s: generation %d: layer %d: field index: %s; remove the folder and index again", s.dir, s.gen, layer, fmt.Sprintf(format, args...))
+}
+
+// corrupt is the error of a layer below a pending generation whose field
+// index is missing or bad.
+func (p *Pending) corrupt(format string, args ...any) error {
+	return docir.Errorf(docir.CodeStoreFormat, "%s: building generation %d: field index: %s; remove the folder and index again", p.dir, p.gen, fmt.Sprintf(format, args...))
 }
 
 // Len is the number of matching documents.
