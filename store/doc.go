@@ -2,18 +2,19 @@
 // holding immutable generations of a corpus, and the refresh that ingests
 // source folders into a new one.
 //
-// Layout (FormatVersion 5; see the change log below):
+// Layout (FormatVersion 6; see the change log below):
 //
 //	.docir/
-//	  CURRENT            {"format":5,"generation":N}: the one mutable file,
+//	  CURRENT            {"format":6,"generation":N}: the one mutable file,
 //	                     replaced by an atomic rename
 //	  IDENTITY           the workspace identity: 32 random hex digits and a
 //	                     newline, written once when the store is created
 //	  lock               flock'd by a refresh; readers never touch it
 //	  gen/N/docs.bolt    the generation's own body layer: records, bodies,
-//	                     source file entries, the manifest's id index and
-//	                     the field index of the records it added or removed
-//	                     (tombstones), and its meta
+//	                     source file entries, the manifest's id index, the
+//	                     field index of the records it holds (postings of
+//	                     its document numbers, postings.go) and what it
+//	                     shadows below, and its meta
 //	                     (sources, count, manifest digest, layer list)
 //	  gen/N/layer-G.bolt the body layers below it, written by generation G
 //	                     and hard-linked here: never copied
@@ -65,4 +66,10 @@ package store
 //	   HTML comments and template shortcodes blanked.
 //	5  per body layer, the field index (bucket "fields", fields.go):
 //	   front-matter paths and values, case-folded, to document ids.
-const FormatVersion = 5
+//	6  the field index as packed posting lists (postings.go): per body
+//	   layer, its live documents numbered in id order (bucket "numbers"),
+//	   a roaring bitmap of numbers per index key and chunk of 2^16
+//	   (bucket "postings"), and per layer below, the bitmap of its
+//	   numbers this layer or one between shadows (bucket "shadow"); no
+//	   bucket "fields".
+const FormatVersion = 6

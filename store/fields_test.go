@@ -18,8 +18,19 @@ import (
 // The field index of every generation lists exactly the live documents of
 // each value, through random puts, replacements and deletes, several
 // batches per generation (a record replaced within its own layer), delta
-// merges and new bases; and every retained generation keeps its own.
+// merges and new bases; and every retained generation keeps its own. With
+// small chunks, a layer's postings span several.
 func TestFieldIndexMatchesModel(t *testing.T) {
+	t.Run("chunks of 65536", testFieldIndexModel)
+	t.Run("chunks of 8", func(t *testing.T) {
+		chunk, batch := sealChunk, sealBatch
+		sealChunk, sealBatch = 8, 4
+		t.Cleanup(func() { sealChunk, sealBatch = chunk, batch })
+		testFieldIndexModel(t)
+	})
+}
+
+func testFieldIndexModel(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(7, 9))
 	values := []string{"red", "Green", "BLUE", "gReen"}
@@ -54,7 +65,7 @@ func TestFieldIndexMatchesModel(t *testing.T) {
 				}
 				v := values[rng.IntN(len(values))]
 				c.Put = slices.DeleteFunc(c.Put, func(p PutDoc) bool { return p.Record.ID == id })
-				c.Put = append(c.Put, PutDoc{Record: docir.Record{ID: id, Fields: map[string]any{"color": v}}})
+				c.Put = append(c.Put, PutDoc{Record: docir.Record{ID: id, Fields: map[string]any{"color": v, "shape": shapeOf(id)}}})
 				c.Delete = slices.DeleteFunc(c.Delete, func(d string) bool { return d == id })
 				cur[id] = v
 			}
@@ -83,35 +94,55 @@ func checkFieldIndex(t *testing.T, dir string, gen uint64, m map[string]string) 
 		t.Fatal(err)
 	}
 	defer s.Close()
-	// Exact values (one sorted run per layer) and globs (runs in value
-	// order, sorted and merged).
+	// Exact values, globs (several values, ORed) and conjunctions, whole
+	// and paged.
 	for _, v := range []string{"red", "green", "blue", "purple", "g*", "*"} {
-		e, err := query.Parse("color:" + v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want []string
-		for id, w := range m {
-			if e.Match(&docir.Record{ID: id, Fields: map[string]any{"color": w}}) {
-				want = append(want, id)
+		for _, extra := range []string{"", " shape:round", " shape:r*"} {
+			e, err := query.Parse("color:" + v + extra)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		slices.Sort(want)
-		got, err := s.IndexedIDs(e.Lookups()[0].Prefixes, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(want, got, cmpEmpty); diff != "" {
-			t.Fatalf("generation %d: color:%s (-want +got):\n%s", gen, v, diff)
-		}
-		if len(want) > 1 {
-			within := want[len(want)/2:]
-			got, err := s.IndexedIDs(e.Lookups()[0].Prefixes, append([]string{"aaa"}, within...))
-			if err != nil || !slices.Equal(got, within) {
-				t.Fatalf("generation %d: color:%s within %q: %q %v", gen, v, within, got, err)
+			var want []string
+			for id, w := range m {
+				if e.Match(&docir.Record{ID: id, Fields: map[string]any{"color": w, "shape": shapeOf(id)}}) {
+					want = append(want, id)
+				}
+			}
+			slices.Sort(want)
+			var terms [][][]byte
+			for _, l := range e.Lookups() {
+				terms = append(terms, l.Prefixes)
+			}
+			got, err := s.Match(terms)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Len() != len(want) {
+				t.Fatalf("generation %d: %s: %d matches, want %d", gen, e, got.Len(), len(want))
+			}
+			ids, err := got.IDs(-1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, ids, cmpEmpty); diff != "" {
+				t.Fatalf("generation %d: %s (-want +got):\n%s", gen, e, diff)
+			}
+			for _, n := range []int{0, 1, 3, len(want)/2 + 1} {
+				page, err := got.IDs(n)
+				if err != nil || !slices.Equal(page, want[:min(n, len(want))]) {
+					t.Fatalf("generation %d: %s: first %d: %q %v", gen, e, n, page, err)
+				}
 			}
 		}
 	}
+}
+
+// shapeOf is a second field, fixed per id, for conjunctions.
+func shapeOf(id string) string {
+	if id[len(id)-1]%3 == 0 {
+		return "square"
+	}
+	return "round"
 }
 
 var cmpEmpty = cmp.Comparer(func(a, b []string) bool { return slices.Equal(a, b) })

@@ -301,7 +301,7 @@ func (p *Pending) seed(prev *Snapshot) error {
 	}
 	p.db = db
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketDocs, bucketBodies, bucketFiles, bucketManifest, bucketFields} {
+		for _, b := range [][]byte{bucketMeta, bucketDocs, bucketBodies, bucketFiles, bucketManifest, bucketNumbers, bucketPostings, bucketShadow} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -411,14 +411,12 @@ func (p *Pending) mergeIn(from []prevLayer, keepTombstones bool) error {
 				b.FillPercent = fillPercent
 				bodies := tx.Bucket(bucketBodies)
 				bodies.FillPercent = fillPercent
-				fields := tx.Bucket(bucketFields)
-				fields.FillPercent = fillPercent
 				for _, e := range batch {
 					if err := b.Put(e.k, e.v); err != nil {
 						return err
 					}
 					if e.body != nil {
-						if err := errors.Join(bodies.Put(e.k, e.body), putFields(fields, string(e.k), e.v)); err != nil {
+						if err := bodies.Put(e.k, e.body); err != nil {
 							return err
 						}
 					}
@@ -500,28 +498,16 @@ func (p *Pending) Apply(c Change) error {
 		// Refreshes mostly write keys in order (a walk is sorted): pack
 		// pages nearly full instead of bbolt's half-full default.
 		docs.FillPercent, bodies.FillPercent, files.FillPercent, manifest.FillPercent = fillPercent, fillPercent, fillPercent, fillPercent
-		// Field keys of documents written in id order arrive in order
-		// under each field and value: the same holds for them (half-full
-		// pages made the field index twice its size, and a filter's walk
-		// touched twice the pages).
 		del := func(b *bolt.Bucket, k []byte) error {
 			if len(p.lower) == 0 {
 				return b.Delete(k)
 			}
 			return b.Put(k, tombstone)
 		}
-		fields := tx.Bucket(bucketFields)
-		fields.FillPercent = fillPercent
-		// The field index entries of a record this layer put earlier go
-		// with it; those of lower layers are shadowed by the new key.
-		unfield := func(id string) error {
-			if old := docs.Get([]byte(id)); old != nil && !isTombstone(old) {
-				return dropFields(fields, id, old)
-			}
-			return nil
-		}
+		// The field index is written when the layer is sealed, from the
+		// records it then holds (Publish).
 		for _, id := range c.Delete {
-			if err := errors.Join(unfield(id), del(docs, []byte(id)), bodies.Delete([]byte(id))); err != nil {
+			if err := errors.Join(del(docs, []byte(id)), bodies.Delete([]byte(id))); err != nil {
 				return err
 			}
 		}
@@ -531,7 +517,7 @@ func (p *Pending) Apply(c Change) error {
 				return fmt.Errorf("encode %s: %w", d.Record.ID, err)
 			}
 			id := d.Record.ID
-			if err := errors.Join(unfield(id), docs.Put([]byte(id), v), bodies.Put([]byte(id), d.Body), putFields(fields, id, v)); err != nil {
+			if err := errors.Join(docs.Put([]byte(id), v), bodies.Put([]byte(id), d.Body)); err != nil {
 				return err
 			}
 		}
@@ -599,6 +585,11 @@ const fillPercent = 0.9
 // included; at least one). Any failure before the swap leaves the previous
 // generation current.
 func (p *Pending) Publish(retain int) error {
+	// Seal the layer's field index: number its documents, write their
+	// postings and what it shadows below.
+	if err := p.sealFields(); err != nil {
+		return p.fail(err)
+	}
 	// Record the document count, so a status never walks the whole bucket
 	// (2 ms of page faults on a 39k-document store), and the manifest
 	// digest, so a binding reads it with one lookup.

@@ -66,86 +66,86 @@ func (s *Service) Query(ctx context.Context, p docir.QueryParams) (docir.SearchR
 // many match. The field index gives the candidates when it can answer some
 // term; the rest of the expression is verified on the decoded candidates.
 // When the index answers every term exactly and no sort needs the values,
-// only the irregular records are decoded, and only the first page records
-// come back, bare (only ID set; bare is true), for fillRecords to decode:
-// the rest are counted, not built (10k hits at 192k documents).
+// the total is the index's count less the irregular records that fail
+// once decoded, and only the first page comes back, bare (only ID set;
+// bare is true), for fillRecords to decode: the cost is the page's, not
+// the hits' (10k hits at 192k documents).
 func matchRecords(ctx context.Context, snap *store.Snapshot, expr *query.Expr, sortField string, page int) (recs []*docir.Record, total int, bare bool, err error) {
 	lookups := expr.Lookups()
 	if len(lookups) == 0 {
 		recs, err := scanRecords(ctx, snap, expr)
 		return recs, len(recs), false, err
 	}
-	var cand []string
+	terms := make([][][]byte, len(lookups))
 	for i, l := range lookups {
-		var within []string
-		if i > 0 {
-			within = cand
-		}
-		ids, err := snap.IndexedIDs(l.Prefixes, within)
-		if err != nil {
-			return nil, 0, false, err
-		}
-		cand = ids
-		if len(cand) == 0 || ctx.Err() != nil {
-			return nil, 0, false, ctx.Err()
-		}
+		terms[i] = l.Prefixes
 	}
-	verify := cand
+	cand, err := snap.Match(terms)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if cand.Len() == 0 || ctx.Err() != nil {
+		return nil, 0, false, ctx.Err()
+	}
 	exact := expr.Exact(lookups) && sortField == ""
+	var verify []string
 	if exact {
-		verify, err = snap.IndexedIDs([][]byte{query.IrregularKey}, cand)
+		irregular, err := snap.Match(append(terms, [][]byte{query.IrregularKey}))
+		if err == nil {
+			verify, err = irregular.IDs(-1)
+		}
 		if err != nil {
 			return nil, 0, false, err
 		}
+	} else if verify, err = cand.IDs(-1); err != nil {
+		return nil, 0, false, err
 	}
-	var ok map[string]*docir.Record
-	if len(verify) > 0 {
-		ok = make(map[string]*docir.Record, len(verify))
-		n := 0
-		err = snap.RecordsJSONOf(verify, func(id string, raw []byte) error {
-			if n++; n%1024 == 0 && ctx.Err() != nil {
-				return ctx.Err()
-			}
-			rec, err := decodeMeta(raw)
-			if err != nil {
-				return err
-			}
-			if expr.Match(rec) {
-				ok[id] = rec
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, 0, false, err
+	ok := make(map[string]*docir.Record, len(verify))
+	failed := make(map[string]bool)
+	n := 0
+	err = snap.RecordsJSONOf(verify, func(id string, raw []byte) error {
+		if n++; n%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
 		}
+		rec, err := decodeMeta(raw)
+		if err != nil {
+			return err
+		}
+		if expr.Match(rec) {
+			ok[id] = rec
+		} else {
+			failed[id] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, false, err
 	}
-	matched := make([]*docir.Record, 0, min(len(cand), 1024))
 	if !exact {
-		for _, id := range cand {
+		matched := make([]*docir.Record, 0, len(ok))
+		for _, id := range verify {
 			if rec := ok[id]; rec != nil {
 				matched = append(matched, rec)
 			}
 		}
 		return matched, len(matched), false, nil
 	}
-	j := 0
-	for _, id := range cand {
-		var rec *docir.Record
-		if j < len(verify) && verify[j] == id {
-			j++
-			if rec = ok[id]; rec == nil {
-				continue
-			}
-		}
-		if total++; len(matched) >= page {
+	ids, err := cand.IDs(page + len(failed))
+	if err != nil {
+		return nil, 0, false, err
+	}
+	matched := make([]*docir.Record, 0, min(page, len(ids)))
+	for _, id := range ids {
+		if failed[id] || len(matched) == page {
 			continue
 		}
+		rec := ok[id]
 		if rec == nil {
 			rec = &docir.Record{ID: id}
 		}
 		matched = append(matched, rec)
 	}
-	return matched, total, true, nil
+	return matched, cand.Len() - len(failed), true, nil
 }
 
 // fillRecords decodes the metadata of recs, which may be bare.

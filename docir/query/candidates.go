@@ -8,8 +8,9 @@ import (
 	"unicode/utf8"
 )
 
-// A field index answers some terms without reading records. Its entries
-// are keys (IndexKeys), each followed by the document id in the store:
+// A field index answers some terms without reading records. It maps keys
+// (IndexKeys) to the documents having them (in the store, posting lists
+// keyed by the key), and a term is a lookup of the keys under a prefix:
 //
 //	'v' path 0 value 0         a scalar value at that path
 //	'p' path 0                 the path is present without a scalar value
