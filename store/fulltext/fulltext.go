@@ -67,7 +67,8 @@ type Passage struct {
 type Index struct {
 	idx      index.Index
 	m        *mapping.IndexMappingImpl
-	an       analysis.Analyzer
+	an       analysis.Analyzer    // the fast analyzer when there is one, else the mapping's
+	fast     *fastAnalyzer        // nil when the mapping is not docir's own
 	queue    *index.AnalysisQueue // nil when read-only
 	readOnly bool
 }
@@ -168,6 +169,10 @@ func (x *Index) Apply(deletes []string, adds []Passage) error {
 			for _, p := range part {
 				if p.ID == "" {
 					return errors.New("fulltext: passage with an empty id")
+				}
+				if x.fast != nil {
+					b.Update(passageDocument(p, x.fast))
+					continue
 				}
 				doc := document.NewDocument(p.ID)
 				if err := x.m.MapDocument(doc, passageDoc{Text: p.Text}); err != nil {
@@ -730,37 +735,18 @@ func (x *Index) tokens(text string) []string {
 	return analyzeTokens(x.analyzer(), text)
 }
 
-// analyze runs the analysis chain on text. Its filters work token by token,
-// and the width and bigram filters change only full-width and ideographic
-// tokens, so text without such tokens skips them: the same terms, for a
-// third less time (Rescore analyzes passages at query time).
+// analyze runs the analysis chain on text, the fast way (see fastAnalyzer
+// and analyzeChain): Rescore analyzes passages at query time.
 func (x *Index) analyze(text string) analysis.TokenStream {
 	return analyzeFast(x.analyzer(), text)
 }
 
 func analyzeFast(a analysis.Analyzer, text string) analysis.TokenStream {
-	an, ok := a.(*analysis.DefaultAnalyzer)
-	if !ok {
-		return a.Analyze([]byte(text))
+	// Analyzers may rewrite their input in place: []byte(text) is a copy.
+	if an, ok := a.(*analysis.DefaultAnalyzer); ok {
+		return analyzeChain(an, []byte(text))
 	}
-	toks := an.Tokenizer.Tokenize([]byte(text))
-	wide := false
-	for _, t := range toks {
-		if t.Type == analysis.Ideographic || hasWidthForm(t.Term) {
-			wide = true
-			break
-		}
-	}
-	for _, f := range an.TokenFilters {
-		switch f.(type) {
-		case *cjk.CJKWidthFilter, *cjk.CJKBigramFilter:
-			if !wide {
-				continue
-			}
-		}
-		toks = f.Filter(toks)
-	}
-	return toks
+	return a.Analyze([]byte(text))
 }
 
 // hasWidthForm reports whether b holds a character of the Halfwidth and
@@ -789,7 +775,6 @@ func (x *Index) analyzer() analysis.Analyzer {
 }
 
 func analyzeTokens(an analysis.Analyzer, text string) []string {
-	// Analyzers may rewrite their input in place: []byte(text) is a copy.
 	toks := analyzeFast(an, text)
 	out := make([]string, len(toks))
 	for i, t := range toks {

@@ -53,6 +53,20 @@ func BigramScript(r rune) bool {
 }
 
 func (tokenizer) Tokenize(input []byte) analysis.TokenStream {
+	return identifiers(input, segmentWords(input), true)
+}
+
+// segmentWords cuts input into words, before identifiers are split.
+func segmentWords(input []byte) analysis.TokenStream {
+	if isASCII(input) {
+		return segmentASCII(input)
+	}
+	return segmentUnicode(input)
+}
+
+// segmentUnicode cuts input into words by Unicode segmentation, and runs
+// of bigram scripts into Ideographic tokens.
+func segmentUnicode(input []byte) analysis.TokenStream {
 	out := make(analysis.TokenStream, 0, len(input)/6+1)
 	slab := make([]analysis.Token, 0, cap(out))
 	pos := 1
@@ -106,7 +120,101 @@ func (tokenizer) Tokenize(input []byte) analysis.TokenStream {
 		flush(len(b))
 		start = end
 	}
-	return identifiers(input, out)
+	return out
+}
+
+// segmentASCII segments ASCII text as the Unicode word segmenter does
+// (bleve's segment package, UAX #29 with its longest-match rules), without
+// its state machine: most text is ASCII, and there the rules come down to
+//
+//   - a word is a run of letters, digits and underscores;
+//   - a colon, full stop or apostrophe between two letters, and a comma,
+//     semicolon, full stop or apostrophe between two digits, joins them;
+//   - a word without letters but with a digit is a number; any other word
+//     (with letters, or only underscores) is alphanumeric;
+//   - every other byte is a segment of its own that is not a word.
+//
+// The segmenter's own output is the reference (TestSegmentASCII,
+// FuzzFastAnalyzer).
+func segmentASCII(input []byte) analysis.TokenStream {
+	out := make(analysis.TokenStream, 0, len(input)/6+1)
+	slab := make([]analysis.Token, 0, cap(out))
+	pos := 1
+	n := len(input)
+	for i := 0; i < n; {
+		if c := wordByte[input[i]]; c == 0 || c == mid {
+			i++
+			continue
+		}
+		start, letters, digits := i, false, false
+	word:
+		for i < n {
+			switch wordByte[input[i]] {
+			case letter:
+				letters = true
+			case digit:
+				digits = true
+			case under:
+			case mid:
+				if i+1 < n {
+					prev, next := wordByte[input[i-1]], wordByte[input[i+1]]
+					c := input[i]
+					if prev == letter && next == letter && (c == ':' || c == '.' || c == '\'') ||
+						prev == digit && next == digit && (c == ',' || c == ';' || c == '.' || c == '\'') {
+						i++
+						continue
+					}
+				}
+				break word
+			default:
+				break word
+			}
+			i++
+		}
+		typ := analysis.AlphaNumeric
+		if !letters && digits {
+			typ = analysis.Numeric
+		}
+		if len(slab) == cap(slab) {
+			slab = make([]analysis.Token, 0, 256)
+		}
+		slab = append(slab, analysis.Token{Term: input[start:i], Start: start, End: i, Position: pos, Type: typ})
+		out = append(out, &slab[len(slab)-1])
+		pos++
+	}
+	return out
+}
+
+// The classes of ASCII bytes in a word: 0 for a byte that is never in one.
+const (
+	letter = 1 + iota
+	digit
+	under
+	mid // joins two letters or two digits
+)
+
+var wordByte = func() (t [256]byte) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = letter, letter
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = digit
+	}
+	t['_'] = under
+	for _, c := range ":.',;" {
+		t[c] = mid
+	}
+	return t
+}()
+
+// isASCII reports whether b is all ASCII.
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // MaxCompound bounds the words of one hyphenated compound.
@@ -125,8 +233,10 @@ const MaxCompound = 8
 //     letter followed by an upper-case one, and the last upper-case letter
 //     of a run followed by a lower-case one; digits stay with their letters.
 //
-// Plain words pass through untouched and without allocation.
-func identifiers(input []byte, in analysis.TokenStream) analysis.TokenStream {
+// Plain words pass through untouched and without allocation. With fresh,
+// a term that overlaps another is a copy of its bytes, for filters that
+// rewrite terms in place; without, every term is a slice of input.
+func identifiers(input []byte, in analysis.TokenStream, fresh bool) analysis.TokenStream {
 	if !hasIdentifier(input, in) {
 		return in
 	}
@@ -136,8 +246,8 @@ func identifiers(input []byte, in analysis.TokenStream) analysis.TokenStream {
 	// Positions: a whole identifier shares its first part's position, and
 	// each further part takes the next one, so that the words before and
 	// after it, and its parts among themselves, stay adjacent.
-	emit := func(term []byte, start, end, at int, typ analysis.TokenType, fresh bool) {
-		if fresh {
+	emit := func(term []byte, start, end, at int, typ analysis.TokenType, overlaps bool) {
+		if fresh && overlaps {
 			term = append([]byte(nil), term...) // filters rewrite terms in place
 		}
 		if len(slab) == cap(slab) {
@@ -192,6 +302,9 @@ func hyphenJoined(input []byte, a, b *analysis.Token) bool {
 // splitIdentifier returns the byte ranges of a word's parts, or nil when it
 // is one part.
 func splitIdentifier(w []byte) [][2]int {
+	if isASCII(w) {
+		return splitASCII(w)
+	}
 	var parts [][2]int
 	from := 0
 	cut := func(at, next int) {
@@ -225,6 +338,49 @@ func splitIdentifier(w []byte) [][2]int {
 	}
 	return parts
 }
+
+// splitASCII is splitIdentifier for an ASCII word, byte by byte.
+func splitASCII(w []byte) [][2]int {
+	cuts := 0
+	var prev, prev2 byte
+	for _, c := range w {
+		if c == '.' || c == '_' || isUpper(c) && isLower(prev) || isLower(c) && isUpper(prev) && isUpper(prev2) {
+			cuts++
+		}
+		prev2, prev = prev, c
+	}
+	if cuts == 0 {
+		return nil
+	}
+	parts := make([][2]int, 0, cuts+1)
+	from := 0
+	cut := func(at, next int) {
+		if at > from {
+			parts = append(parts, [2]int{from, at})
+		}
+		from = next
+	}
+	prev, prev2 = 0, 0
+	for i, c := range w {
+		switch {
+		case c == '.' || c == '_':
+			cut(i, i+1)
+		case isUpper(c) && isLower(prev):
+			cut(i, i)
+		case isLower(c) && isUpper(prev) && isUpper(prev2):
+			cut(i-1, i-1)
+		}
+		prev2, prev = prev, c
+	}
+	cut(len(w), len(w))
+	if len(parts) < 2 {
+		return nil
+	}
+	return parts
+}
+
+func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
+func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
 
 func hasBigramScript(b []byte) bool {
 	for i := 0; i < len(b); {

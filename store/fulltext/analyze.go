@@ -1,0 +1,182 @@
+package fulltext
+
+import (
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/document"
+	index "github.com/blevesearch/bleve_index_api"
+)
+
+// fastAnalyzer is docir's analysis chain (see newMapping) with a fast path
+// for ASCII text, which is most of what is indexed and searched: there the
+// tokenizer and the filters come down to one pass over the words and one
+// over the bytes, with no copies. Other text goes through the chain itself,
+// less the width and bigram filters where they change nothing (see
+// analyzeChain). Both paths give the same tokens as the chain: terms,
+// positions, offsets and types (TestFastAnalyzer, FuzzFastAnalyzer).
+//
+// Analyze rewrites its input in place, as the chain's lower-case filter
+// does; the terms it returns are slices of it.
+type fastAnalyzer struct {
+	chain *analysis.DefaultAnalyzer
+}
+
+// newFastAnalyzer returns the fast analyzer for a's chain, or nil when a is
+// not docir's chain (an index some other build wrote; it is then analyzed
+// by its own chain).
+func newFastAnalyzer(a analysis.Analyzer) *fastAnalyzer {
+	an, ok := a.(*analysis.DefaultAnalyzer)
+	if !ok || an.CharFilters != nil || len(an.TokenFilters) != 5 {
+		return nil
+	}
+	if _, ok := an.Tokenizer.(tokenizer); !ok {
+		return nil
+	}
+	f := an.TokenFilters
+	_, w := f[0].(*cjk.CJKWidthFilter)
+	_, l := f[1].(*lowercase.LowerCaseFilter)
+	_, b := f[2].(*cjk.CJKBigramFilter)
+	_, p := f[3].(*en.PossessiveFilter)
+	_, s := f[4].(*en.EnglishPluralStemmerFilter)
+	if !w || !l || !b || !p || !s {
+		return nil
+	}
+	return &fastAnalyzer{chain: an}
+}
+
+func (a *fastAnalyzer) Analyze(input []byte) analysis.TokenStream {
+	if !isASCII(input) {
+		return analyzeChain(a.chain, input)
+	}
+	toks := identifiers(input, segmentASCII(input), false)
+	// Every term is a slice of input: lower-casing input lower-cases them
+	// all, once each byte.
+	for i, c := range input {
+		if 'A' <= c && c <= 'Z' {
+			input[i] = c + 'a' - 'A'
+		}
+	}
+	for _, t := range toks {
+		t.Term = stemASCII(possessiveASCII(t.Term))
+	}
+	return toks
+}
+
+// analyzeChain runs the chain an on input. Its filters work token by token,
+// and the width and bigram filters change only full-width and ideographic
+// tokens, so text without such tokens skips them: the same terms, for a
+// third less time. (The bigram filter also numbers the positions of the
+// tokens it passes afresh, which for tokens that share a position, an
+// identifier and its first part, changes nothing the index holds: it holds
+// no positions.)
+func analyzeChain(an *analysis.DefaultAnalyzer, input []byte) analysis.TokenStream {
+	toks := an.Tokenizer.Tokenize(input)
+	wide := false
+	for _, t := range toks {
+		if t.Type == analysis.Ideographic || hasWidthForm(t.Term) {
+			wide = true
+			break
+		}
+	}
+	for _, f := range an.TokenFilters {
+		switch f.(type) {
+		case *cjk.CJKWidthFilter, *cjk.CJKBigramFilter:
+			if !wide {
+				continue
+			}
+		}
+		toks = f.Filter(toks)
+	}
+	return toks
+}
+
+// possessiveASCII is the possessive_en filter for a lower-case ASCII term:
+// "docir's" -> "docir".
+func possessiveASCII(t []byte) []byte {
+	if n := len(t); n >= 2 && t[n-1] == 's' && t[n-2] == '\'' {
+		return t[:n-2]
+	}
+	return t
+}
+
+// stemASCII is the stemmer_en_plural filter for a lower-case ASCII term,
+// rule for rule (bleve's en.stem, after OpenSearch's
+// EnglishPluralStemFilter). It cuts t, or returns a new slice where a
+// letter changes ("policies" -> "policy"): terms may share bytes.
+func stemASCII(t []byte) []byte {
+	n := len(t)
+	if n < 3 || t[n-1] != 's' {
+		return t
+	}
+	switch t[n-2] {
+	case 'u', 's':
+		return t
+	case 'e':
+		if n > 4 && t[n-3] == 'i' {
+			out := make([]byte, n-2)
+			copy(out, t[:n-3])
+			out[n-3] = 'y'
+			return out
+		}
+		if n > 3 {
+			if n > 4 && t[n-3] == 'x' {
+				return t[:n-2]
+			}
+			if t[n-3] == 'o' {
+				if hasSuffixException(t, oesExceptions) {
+					return t[:n-1]
+				}
+				return t[:n-2]
+			}
+			if n > 4 {
+				if t[n-4] == 's' && (t[n-3] == 'h' || t[n-3] == 's') {
+					return t[:n-2]
+				}
+				if t[n-4] == 'c' && t[n-3] == 'h' {
+					if hasSuffixException(t, chesExceptions) {
+						return t[:n-1]
+					}
+					return t[:n-2]
+				}
+			}
+		}
+	}
+	return t[:n-1]
+}
+
+// The stemmer's exceptions: words that lose only their "s".
+var (
+	oesExceptions  = []string{"shoes", "canoes", "oboes"}
+	chesExceptions = []string{"cliches", "avalanches", "mustaches", "moustaches", "quiches", "headaches", "heartaches", "porsches", "tranches", "caches"}
+)
+
+// hasSuffixException reports whether t and one of the exceptions agree on
+// their common tail: the stemmer's test, which "aches" passes for "caches".
+func hasSuffixException(t []byte, exceptions []string) bool {
+	for _, e := range exceptions {
+		i, j := len(e)-1, len(t)-1
+		for i >= 0 && j >= 0 && e[i] == t[j] {
+			i--
+			j--
+		}
+		if i < 0 || j < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// passageDocument is the document bleve's mapping makes of a passage (an
+// analyzed text field, and the empty _all field the mapping always adds,
+// which excludes it), analyzed by an: the same postings, without walking
+// the passage by reflection and with the fast analyzer
+// (TestPassageDocument).
+func passageDocument(p Passage, an analysis.Analyzer) *document.Document {
+	doc := document.NewDocument(p.ID)
+	doc.AddField(document.NewTextFieldCustom(FieldText, []uint64{}, []byte(p.Text), index.IndexField, an))
+	doc.AddField(document.NewCompositeFieldWithIndexingOptions("_all", true, []string{}, []string{FieldText}, index.IndexField|index.IncludeTermVectors))
+	doc.SetIndexed()
+	return doc
+}
