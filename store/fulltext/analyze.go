@@ -1,6 +1,8 @@
 package fulltext
 
 import (
+	"sync"
+
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -50,7 +52,7 @@ func (a *fastAnalyzer) Analyze(input []byte) analysis.TokenStream {
 	if !isASCII(input) {
 		return analyzeChain(a.chain, input)
 	}
-	toks := identifiers(input, segmentASCII(input), false)
+	toks := identifiers(input, segmentASCII(input, nil), false)
 	// Every term is a slice of input: lower-casing input lower-cases them
 	// all, once each byte.
 	for i, c := range input {
@@ -171,12 +173,90 @@ func hasSuffixException(t []byte, exceptions []string) bool {
 // passageDocument is the document bleve's mapping makes of a passage (an
 // analyzed text field, and the empty _all field the mapping always adds,
 // which excludes it), analyzed by an: the same postings, without walking
-// the passage by reflection and with the fast analyzer
-// (TestPassageDocument).
-func passageDocument(p Passage, an analysis.Analyzer) *document.Document {
+// the passage by reflection (TestPassageDocument).
+func passageDocument(p Passage, an *fastAnalyzer) *document.Document {
 	doc := document.NewDocument(p.ID)
-	doc.AddField(document.NewTextFieldCustom(FieldText, []uint64{}, []byte(p.Text), index.IndexField, an))
+	doc.AddField(&passageField{value: []byte(p.Text), an: an})
 	doc.AddField(document.NewCompositeFieldWithIndexingOptions("_all", true, []string{}, []string{FieldText}, index.IndexField|index.IncludeTermVectors))
 	doc.SetIndexed()
 	return doc
+}
+
+// passageField is a passage's text as bleve's text field holds it, analyzed
+// into what the index keeps of it, the frequency of each term and the
+// count of terms, without making tokens first where the text is ASCII
+// (see countASCII).
+type passageField struct {
+	value  []byte
+	an     *fastAnalyzer
+	length int
+	freqs  index.TokenFrequencies
+}
+
+func (f *passageField) Name() string                                     { return FieldText }
+func (f *passageField) ArrayPositions() []uint64                         { return []uint64{} }
+func (f *passageField) Options() index.FieldIndexingOptions              { return index.IndexField }
+func (f *passageField) Value() []byte                                    { return f.value }
+func (f *passageField) NumPlainTextBytes() uint64                        { return uint64(len(f.value)) }
+func (f *passageField) EncodedFieldType() byte                           { return 't' }
+func (f *passageField) AnalyzedLength() int                              { return f.length }
+func (f *passageField) AnalyzedTokenFrequencies() index.TokenFrequencies { return f.freqs }
+
+// Size is what bleve counts the field's memory as: its text and terms.
+func (f *passageField) Size() int {
+	n := 64 + len(f.value)
+	for k := range f.freqs {
+		n += 2*len(k) + 64
+	}
+	return n
+}
+
+func (f *passageField) Analyze() {
+	if isASCII(f.value) {
+		f.length, f.freqs = countASCII(f.value)
+		return
+	}
+	toks := analyzeChain(f.an.chain, f.value)
+	f.length = len(toks)
+	f.freqs = analysis.TokenFrequency(toks, nil, index.IndexField)
+}
+
+// wordPool holds the word buffers of countASCII.
+var wordPool = sync.Pool{New: func() any { return new([]word) }}
+
+// countASCII analyzes ASCII text as fastAnalyzer does and counts its terms,
+// without making tokens.
+func countASCII(text []byte) (int, index.TokenFrequencies) {
+	buf := wordPool.Get().(*[]word)
+	words := segmentASCII(text, (*buf)[:0])
+	// Terms are cut from text (identifiers split at case changes) and read
+	// from its lower-case copy.
+	lower := make([]byte, len(text))
+	for i, c := range text {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	freqs := make(index.TokenFrequencies, len(words)/2+1)
+	var slab []index.TokenFreq
+	n := 0
+	eachTerm(text, words, func(start, end, _ int, _ analysis.TokenType, _ bool) {
+		n++
+		b := stemASCII(possessiveASCII(lower[start:end]))
+		if tf, ok := freqs[string(b)]; ok {
+			tf.SetFrequency(tf.Frequency() + 1)
+			return
+		}
+		if len(slab) == cap(slab) {
+			slab = make([]index.TokenFreq, 0, 64)
+		}
+		slab = append(slab, index.TokenFreq{Term: b})
+		tf := &slab[len(slab)-1]
+		tf.SetFrequency(1)
+		freqs[string(b)] = tf
+	})
+	*buf = words
+	wordPool.Put(buf)
+	return n, freqs
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/blevesearch/bleve/v2/document"
 	index "github.com/blevesearch/bleve_index_api"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // refTokenizer is docir's tokenizer without the ASCII fast path: the
@@ -20,7 +21,7 @@ import (
 type refTokenizer struct{}
 
 func (refTokenizer) Tokenize(input []byte) analysis.TokenStream {
-	return identifiers(input, segmentUnicode(input), true)
+	return identifiers(input, segmentUnicode(input, nil), true)
 }
 
 // refChain is docir's analysis chain as bleve runs it at index time, with
@@ -76,6 +77,22 @@ func checkSame(t *testing.T, f *fastAnalyzer, ref *analysis.DefaultAnalyzer, tex
 	if d := cmp.Diff(sortedTerms(full), sortedTerms(got)); d != "" {
 		t.Fatalf("%q: fast analyzer's terms differ from the whole chain's (-chain +fast):\n%s", text, d)
 	}
+	field := &passageField{value: []byte(text), an: f}
+	field.Analyze()
+	if d := cmp.Diff(freqs(analysis.TokenFrequency(full, nil, index.IndexField)), freqs(field.freqs)); d != "" || field.length != len(full) {
+		t.Fatalf("%q: passage field's terms differ from the whole chain's (-chain +field; %d terms, %d):\n%s", text, len(full), field.length, d)
+	}
+}
+
+func freqs(tfs index.TokenFrequencies) map[string]int {
+	out := map[string]int{}
+	for k, tf := range tfs {
+		if string(tf.Term) != k {
+			out[k+" (term "+string(tf.Term)+")"] = -1
+		}
+		out[k] = tf.Frequency()
+	}
+	return out
 }
 
 // TestSegmentASCII: the ASCII segmentation is the Unicode segmenter's on
@@ -89,7 +106,7 @@ func TestSegmentASCII(t *testing.T) {
 	var walk func()
 	walk = func() {
 		in := string(buf)
-		if d := cmp.Diff(toks(segmentUnicode([]byte(in))), toks(segmentASCII([]byte(in)))); d != "" {
+		if d := cmp.Diff(segmentUnicode([]byte(in), nil), segmentASCII([]byte(in), nil), cmp.AllowUnexported(word{}), cmpopts.EquateEmpty()); d != "" {
 			t.Fatalf("%q (-segmenter +ascii):\n%s", in, d)
 		}
 		if len(buf) == n {
@@ -142,7 +159,7 @@ func FuzzFastAnalyzer(f *testing.F) {
 	fa, ref := fast(f), refChain(f)
 	f.Fuzz(func(t *testing.T, s string) {
 		if isASCII([]byte(s)) {
-			if d := cmp.Diff(toks(segmentUnicode([]byte(s))), toks(segmentASCII([]byte(s)))); d != "" {
+			if d := cmp.Diff(segmentUnicode([]byte(s), nil), segmentASCII([]byte(s), nil), cmp.AllowUnexported(word{}), cmpopts.EquateEmpty()); d != "" {
 				t.Fatalf("%q (-segmenter +ascii):\n%s", s, d)
 			}
 		}
@@ -187,7 +204,7 @@ func TestPassageDocument(t *testing.T) {
 		var b strings.Builder
 		fmt.Fprintf(&b, "id %s indexed %v\n", d.ID(), d.Indexed())
 		for _, f := range d.Fields {
-			fmt.Fprintf(&b, "field %s %T %v %q %v\n", f.Name(), f, f.Options(), f.Value(), f.ArrayPositions())
+			fmt.Fprintf(&b, "field %s %v %q %v %c %d\n", f.Name(), f.Options(), f.Value(), f.ArrayPositions(), f.EncodedFieldType(), f.NumPlainTextBytes())
 		}
 		for _, c := range d.CompositeFields {
 			c.Compose(FieldText, 3, index.TokenFrequencies{})
@@ -218,4 +235,36 @@ func loadPassages(t testing.TB) []Passage {
 		out = append(out, p)
 	}
 	return out
+}
+
+// BenchmarkAnalyze analyzes every passage of $DOCIR_PASSAGES as an index
+// does, by the whole chain and by the fast analyzer.
+func BenchmarkAnalyze(b *testing.B) {
+	ps := loadPassages(b)
+	size := 0
+	for _, p := range ps {
+		size += len(p.Text)
+	}
+	for _, c := range []struct {
+		name string
+		an   analysis.Analyzer
+	}{{"chain", analyzer(b)}, {"fast", fast(b)}, {"field", fieldAnalyzer{fast(b)}}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, p := range ps {
+					c.an.Analyze([]byte(p.Text))
+				}
+			}
+		})
+	}
+}
+
+// fieldAnalyzer analyzes text as a passage field does, for benchmarks.
+type fieldAnalyzer struct{ f *fastAnalyzer }
+
+func (a fieldAnalyzer) Analyze(text []byte) analysis.TokenStream {
+	(&passageField{value: text, an: a.f}).Analyze()
+	return nil
 }

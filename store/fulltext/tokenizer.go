@@ -53,30 +53,28 @@ func BigramScript(r rune) bool {
 }
 
 func (tokenizer) Tokenize(input []byte) analysis.TokenStream {
-	return identifiers(input, segmentWords(input), true)
+	return identifiers(input, segmentWords(input, nil), true)
 }
 
-// segmentWords cuts input into words, before identifiers are split.
-func segmentWords(input []byte) analysis.TokenStream {
+// A word is a run of input, before identifiers are split: [start, end).
+type word struct {
+	start, end int
+	typ        analysis.TokenType
+}
+
+// segmentWords appends the words of input to words.
+func segmentWords(input []byte, words []word) []word {
 	if isASCII(input) {
-		return segmentASCII(input)
+		return segmentASCII(input, words)
 	}
-	return segmentUnicode(input)
+	return segmentUnicode(input, words)
 }
 
 // segmentUnicode cuts input into words by Unicode segmentation, and runs
-// of bigram scripts into Ideographic tokens.
-func segmentUnicode(input []byte) analysis.TokenStream {
-	out := make(analysis.TokenStream, 0, len(input)/6+1)
-	slab := make([]analysis.Token, 0, cap(out))
-	pos := 1
+// of bigram scripts into Ideographic words.
+func segmentUnicode(input []byte, out []word) []word {
 	emit := func(term []byte, start int, typ analysis.TokenType) {
-		if len(slab) == cap(slab) {
-			slab = make([]analysis.Token, 0, 256)
-		}
-		slab = append(slab, analysis.Token{Term: term, Start: start, End: start + len(term), Position: pos, Type: typ})
-		out = append(out, &slab[len(slab)-1])
-		pos++
+		out = append(out, word{start, start + len(term), typ})
 	}
 	seg := segment.NewWordSegmenterDirect(input)
 	start := 0
@@ -136,10 +134,10 @@ func segmentUnicode(input []byte) analysis.TokenStream {
 //
 // The segmenter's own output is the reference (TestSegmentASCII,
 // FuzzFastAnalyzer).
-func segmentASCII(input []byte) analysis.TokenStream {
-	out := make(analysis.TokenStream, 0, len(input)/6+1)
-	slab := make([]analysis.Token, 0, cap(out))
-	pos := 1
+func segmentASCII(input []byte, out []word) []word {
+	if out == nil {
+		out = make([]word, 0, len(input)/6+1)
+	}
 	n := len(input)
 	for i := 0; i < n; {
 		if c := wordByte[input[i]]; c == 0 || c == mid {
@@ -147,7 +145,7 @@ func segmentASCII(input []byte) analysis.TokenStream {
 			continue
 		}
 		start, letters, digits := i, false, false
-	word:
+	scan:
 		for i < n {
 			switch wordByte[input[i]] {
 			case letter:
@@ -165,9 +163,9 @@ func segmentASCII(input []byte) analysis.TokenStream {
 						continue
 					}
 				}
-				break word
+				break scan
 			default:
-				break word
+				break scan
 			}
 			i++
 		}
@@ -175,12 +173,7 @@ func segmentASCII(input []byte) analysis.TokenStream {
 		if !letters && digits {
 			typ = analysis.Numeric
 		}
-		if len(slab) == cap(slab) {
-			slab = make([]analysis.Token, 0, 256)
-		}
-		slab = append(slab, analysis.Token{Term: input[start:i], Start: start, End: i, Position: pos, Type: typ})
-		out = append(out, &slab[len(slab)-1])
-		pos++
+		out = append(out, word{start, i, typ})
 	}
 	return out
 }
@@ -236,76 +229,66 @@ const MaxCompound = 8
 // Plain words pass through untouched and without allocation. With fresh,
 // a term that overlaps another is a copy of its bytes, for filters that
 // rewrite terms in place; without, every term is a slice of input.
-func identifiers(input []byte, in analysis.TokenStream, fresh bool) analysis.TokenStream {
-	if !hasIdentifier(input, in) {
-		return in
-	}
-	out := make(analysis.TokenStream, 0, len(in)+len(in)/4)
+func identifiers(input []byte, words []word, fresh bool) analysis.TokenStream {
+	out := make(analysis.TokenStream, 0, len(words)+len(words)/8+1)
 	slab := make([]analysis.Token, 0, cap(out))
-	pos := 1
-	// Positions: a whole identifier shares its first part's position, and
-	// each further part takes the next one, so that the words before and
-	// after it, and its parts among themselves, stay adjacent.
-	emit := func(term []byte, start, end, at int, typ analysis.TokenType, overlaps bool) {
+	eachTerm(input, words, func(start, end, pos int, typ analysis.TokenType, overlaps bool) {
+		term := input[start:end]
 		if fresh && overlaps {
 			term = append([]byte(nil), term...) // filters rewrite terms in place
 		}
 		if len(slab) == cap(slab) {
 			slab = make([]analysis.Token, 0, 256)
 		}
-		slab = append(slab, analysis.Token{Term: term, Start: start, End: end, Position: at, Type: typ})
+		slab = append(slab, analysis.Token{Term: term, Start: start, End: end, Position: pos, Type: typ})
 		out = append(out, &slab[len(slab)-1])
-	}
-	for i := 0; i < len(in); {
-		t := in[i]
+	})
+	return out
+}
+
+// eachTerm calls emit for each term of words, in order (see identifiers):
+// its bytes input[start:end], its position, its type, and whether it
+// overlaps another term. Positions: a whole identifier shares its first
+// part's position, and each further part takes the next one, so that the
+// words before and after it, and its parts among themselves, stay
+// adjacent.
+func eachTerm(input []byte, words []word, emit func(start, end, pos int, typ analysis.TokenType, overlaps bool)) {
+	pos := 1
+	var parts [][2]int
+	for i := 0; i < len(words); {
+		t := words[i]
 		j := i + 1
-		if t.Type == analysis.AlphaNumeric {
-			for j < len(in) && j-i < MaxCompound && hyphenJoined(input, in[j-1], in[j]) {
+		if t.typ == analysis.AlphaNumeric {
+			for j < len(words) && j-i < MaxCompound && hyphenJoined(input, words[j-1], words[j]) {
 				j++
 			}
 		}
 		if j-i > 1 {
-			emit(input[t.Start:in[j-1].End], t.Start, in[j-1].End, pos, analysis.AlphaNumeric, true)
+			emit(t.start, words[j-1].end, pos, analysis.AlphaNumeric, true)
 		}
-		for _, w := range in[i:j] {
-			parts := splitIdentifier(w.Term)
-			emit(w.Term, w.Start, w.End, pos, w.Type, len(parts) > 0 || j-i > 1)
+		for _, w := range words[i:j] {
+			parts = splitIdentifier(input[w.start:w.end], parts[:0])
+			emit(w.start, w.end, pos, w.typ, len(parts) > 0 || j-i > 1)
 			for k, p := range parts {
-				emit(w.Term[p[0]:p[1]], w.Start+p[0], w.Start+p[1], pos+k, w.Type, true)
+				emit(w.start+p[0], w.start+p[1], pos+k, w.typ, true)
 			}
 			pos += max(1, len(parts))
 		}
 		i = j
 	}
-	return out
-}
-
-// hasIdentifier reports whether any token needs identifiers' rewriting.
-func hasIdentifier(input []byte, in analysis.TokenStream) bool {
-	for i, t := range in {
-		if t.Type != analysis.AlphaNumeric {
-			continue
-		}
-		if i > 0 && hyphenJoined(input, in[i-1], t) || splitIdentifier(t.Term) != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // hyphenJoined reports whether b follows a with exactly one hyphen between.
-func hyphenJoined(input []byte, a, b *analysis.Token) bool {
-	return a.Type == analysis.AlphaNumeric && b.Type == analysis.AlphaNumeric &&
-		b.Start == a.End+1 && input[a.End] == '-'
+func hyphenJoined(input []byte, a, b word) bool {
+	return a.typ == analysis.AlphaNumeric && b.typ == analysis.AlphaNumeric &&
+		b.start == a.end+1 && input[a.end] == '-'
 }
 
-// splitIdentifier returns the byte ranges of a word's parts, or nil when it
-// is one part.
-func splitIdentifier(w []byte) [][2]int {
-	if isASCII(w) {
-		return splitASCII(w)
-	}
-	var parts [][2]int
+// splitIdentifier appends the byte ranges of a word's parts to parts[:0],
+// or returns parts[:0] when it is one part.
+func splitIdentifier(w []byte, parts [][2]int) [][2]int {
+	parts = parts[:0]
+	ascii := isASCII(w)
 	from := 0
 	cut := func(at, next int) {
 		if at > from {
@@ -313,68 +296,42 @@ func splitIdentifier(w []byte) [][2]int {
 		}
 		from = next
 	}
-	var prev, prev2 rune
-	for i := 0; i < len(w); {
-		r, n := utf8.DecodeRune(w[i:])
-		switch {
-		case r == '.' || r == '_':
-			cut(i, i+n)
-		case unicode.IsUpper(r) && unicode.IsLower(prev):
-			cut(i, i)
-		case unicode.IsLower(r) && unicode.IsUpper(prev) && unicode.IsUpper(prev2):
-			// "HTMLParser": the P starts the next part.
-			at := i - utf8.RuneLen(prev)
-			cut(at, at)
+	if ascii {
+		var prev, prev2 byte
+		for i, c := range w {
+			switch {
+			case c == '.' || c == '_':
+				cut(i, i+1)
+			case isUpper(c) && isLower(prev):
+				cut(i, i)
+			case isLower(c) && isUpper(prev) && isUpper(prev2):
+				cut(i-1, i-1) // "HTMLParser": the P starts the next part
+			}
+			prev2, prev = prev, c
 		}
-		prev2, prev = prev, r
-		i += n
+	} else {
+		var prev, prev2 rune
+		for i := 0; i < len(w); {
+			r, n := utf8.DecodeRune(w[i:])
+			switch {
+			case r == '.' || r == '_':
+				cut(i, i+n)
+			case unicode.IsUpper(r) && unicode.IsLower(prev):
+				cut(i, i)
+			case unicode.IsLower(r) && unicode.IsUpper(prev) && unicode.IsUpper(prev2):
+				at := i - utf8.RuneLen(prev)
+				cut(at, at)
+			}
+			prev2, prev = prev, r
+			i += n
+		}
 	}
 	if from == 0 {
-		return nil
+		return parts[:0]
 	}
 	cut(len(w), len(w))
 	if len(parts) < 2 {
-		return nil
-	}
-	return parts
-}
-
-// splitASCII is splitIdentifier for an ASCII word, byte by byte.
-func splitASCII(w []byte) [][2]int {
-	cuts := 0
-	var prev, prev2 byte
-	for _, c := range w {
-		if c == '.' || c == '_' || isUpper(c) && isLower(prev) || isLower(c) && isUpper(prev) && isUpper(prev2) {
-			cuts++
-		}
-		prev2, prev = prev, c
-	}
-	if cuts == 0 {
-		return nil
-	}
-	parts := make([][2]int, 0, cuts+1)
-	from := 0
-	cut := func(at, next int) {
-		if at > from {
-			parts = append(parts, [2]int{from, at})
-		}
-		from = next
-	}
-	prev, prev2 = 0, 0
-	for i, c := range w {
-		switch {
-		case c == '.' || c == '_':
-			cut(i, i+1)
-		case isUpper(c) && isLower(prev):
-			cut(i, i)
-		case isLower(c) && isUpper(prev) && isUpper(prev2):
-			cut(i-1, i-1)
-		}
-		prev2, prev = prev, c
-	}
-	cut(len(w), len(w))
-	if len(parts) < 2 {
-		return nil
+		return parts[:0]
 	}
 	return parts
 }
