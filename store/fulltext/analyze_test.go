@@ -1,6 +1,7 @@
 package fulltext
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -267,4 +268,66 @@ type fieldAnalyzer struct{ f *fastAnalyzer }
 func (a fieldAnalyzer) Analyze(text []byte) analysis.TokenStream {
 	(&passageField{value: text, an: a.f}).Analyze()
 	return nil
+}
+
+// BenchmarkIndex indexes every passage of $DOCIR_PASSAGES into a new index
+// as a from-scratch refresh does: in slices of four batches, then Close.
+func BenchmarkIndex(b *testing.B) {
+	ps := loadPassages(b)
+	size := 0
+	for _, p := range ps {
+		size += len(p.Text)
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		x, err := Create(filepath.Join(b.TempDir(), fmt.Sprint(i)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for done := 0; done < len(ps); done += 4 * BatchSize {
+			if err := x.Apply(nil, ps[done:min(done+4*BatchSize, len(ps))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := x.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestWriter: passages added a few at a time across batch boundaries are
+// all indexed; a bad passage's error is reported, by Add or Close.
+func TestWriter(t *testing.T) {
+	x, err := Create(filepath.Join(t.TempDir(), "ft"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	w := x.Writer()
+	const n = 2*BatchSize + 345
+	for i := 0; i < n; i += 7 {
+		var ps []Passage
+		for j := i; j < min(i+7, n); j++ {
+			ps = append(ps, Passage{ID: fmt.Sprint("p", j), Text: "common words " + fmt.Sprint("w", j)})
+		}
+		if err := w.Add(ps...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, total, err := x.Search(context.Background(), "common", 1)
+	if err != nil || total != n {
+		t.Fatalf("search common: %d passages (%v), want %d", total, err, n)
+	}
+	w = x.Writer()
+	err = w.Add(Passage{ID: "ok", Text: "a"}, Passage{Text: "no id"})
+	if err == nil {
+		err = w.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "empty id") {
+		t.Errorf("a passage without an id: %v, want an error", err)
+	}
 }
