@@ -144,7 +144,7 @@ func TestFastAnalyzer(t *testing.T) {
 // every passage of a corpus dump ($DOCIR_PASSAGES: JSON lines of
 // passages), when there is one.
 func TestFastAnalyzerCorpus(t *testing.T) {
-	ps := loadPassages(t)
+	ps, _ := loadPassages(t)
 	f, ref := fast(t), refChain(t)
 	for _, p := range ps {
 		checkSame(t, f, ref, p.Text)
@@ -218,7 +218,9 @@ func TestPassageDocument(t *testing.T) {
 	}
 }
 
-func loadPassages(t testing.TB) []Passage {
+// loadPassages reads the passages of $DOCIR_PASSAGES (JSON lines, as
+// ingest cuts a corpus) and their bytes of text.
+func loadPassages(t testing.TB) ([]Passage, int) {
 	path := os.Getenv("DOCIR_PASSAGES")
 	if path == "" {
 		t.Skip("no $DOCIR_PASSAGES")
@@ -228,24 +230,22 @@ func loadPassages(t testing.TB) []Passage {
 		t.Fatal(err)
 	}
 	var out []Passage
+	size := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		var p Passage
 		if err := json.Unmarshal([]byte(line), &p); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, p)
+		size += len(p.Text)
 	}
-	return out
+	return out, size
 }
 
 // BenchmarkAnalyze analyzes every passage of $DOCIR_PASSAGES as an index
 // does, by the whole chain and by the fast analyzer.
 func BenchmarkAnalyze(b *testing.B) {
-	ps := loadPassages(b)
-	size := 0
-	for _, p := range ps {
-		size += len(p.Text)
-	}
+	ps, size := loadPassages(b)
 	for _, c := range []struct {
 		name string
 		an   analysis.Analyzer
@@ -273,11 +273,7 @@ func (a fieldAnalyzer) Analyze(text []byte) analysis.TokenStream {
 // BenchmarkIndex indexes every passage of $DOCIR_PASSAGES into a new index
 // as a from-scratch refresh does: in slices of four batches, then Close.
 func BenchmarkIndex(b *testing.B) {
-	ps := loadPassages(b)
-	size := 0
-	for _, p := range ps {
-		size += len(p.Text)
-	}
+	ps, size := loadPassages(b)
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
