@@ -2,6 +2,7 @@ package fulltext
 
 import (
 	"sync"
+	"unsafe"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
@@ -49,21 +50,71 @@ func newFastAnalyzer(a analysis.Analyzer) *fastAnalyzer {
 }
 
 func (a *fastAnalyzer) Analyze(input []byte) analysis.TokenStream {
-	if !isASCII(input) {
-		return analyzeChain(a.chain, input)
-	}
-	toks := identifiers(input, segmentASCII(input, nil), false)
-	// Every term is a slice of input: lower-casing input lower-cases them
-	// all, once each byte.
-	for i, c := range input {
-		if 'A' <= c && c <= 'Z' {
-			input[i] = c + 'a' - 'A'
+	if isASCII(input) {
+		toks := identifiers(input, segmentASCII(input, 0, nil), false)
+		// Every term is a slice of input: lower-casing input lower-cases
+		// them all, once each byte.
+		for i, c := range input {
+			if 'A' <= c && c <= 'Z' {
+				input[i] = c + 'a' - 'A'
+			}
 		}
+		for _, t := range toks {
+			t.Term = stemASCII(possessiveASCII(t.Term))
+		}
+		return toks
 	}
+	toks := identifiers(input, segmentWords(input, nil), true)
+	if wide(toks) {
+		for _, f := range a.chain.TokenFilters {
+			toks = f.Filter(toks)
+		}
+		return toks
+	}
+	one := make(analysis.TokenStream, 1)
 	for _, t := range toks {
-		t.Term = stemASCII(possessiveASCII(t.Term))
+		if isASCII(t.Term) {
+			lowerASCII(t.Term)
+			t.Term = stemASCII(possessiveASCII(t.Term))
+			continue
+		}
+		one[0] = t
+		a.filterNarrow(one)
 	}
 	return toks
+}
+
+// filterNarrow runs the chain's filters on toks, less the width and
+// bigram filters, which change nothing of tokens that are neither full
+// width nor ideographic.
+func (a *fastAnalyzer) filterNarrow(toks analysis.TokenStream) analysis.TokenStream {
+	for _, f := range a.chain.TokenFilters {
+		switch f.(type) {
+		case *cjk.CJKWidthFilter, *cjk.CJKBigramFilter:
+			continue
+		}
+		toks = f.Filter(toks)
+	}
+	return toks
+}
+
+// wide reports whether toks has a token that the width or bigram filter
+// changes: an ideographic one, or one with a full- or half-width form.
+func wide(toks analysis.TokenStream) bool {
+	for _, t := range toks {
+		if t.Type == analysis.Ideographic || hasWidthForm(t.Term) {
+			return true
+		}
+	}
+	return false
+}
+
+func lowerASCII(b []byte) {
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
 }
 
 // analyzeChain runs the chain an on input. Its filters work token by token,
@@ -75,17 +126,11 @@ func (a *fastAnalyzer) Analyze(input []byte) analysis.TokenStream {
 // no positions.)
 func analyzeChain(an *analysis.DefaultAnalyzer, input []byte) analysis.TokenStream {
 	toks := an.Tokenizer.Tokenize(input)
-	wide := false
-	for _, t := range toks {
-		if t.Type == analysis.Ideographic || hasWidthForm(t.Term) {
-			wide = true
-			break
-		}
-	}
+	w := wide(toks)
 	for _, f := range an.TokenFilters {
 		switch f.(type) {
 		case *cjk.CJKWidthFilter, *cjk.CJKBigramFilter:
-			if !wide {
+			if !w {
 				continue
 			}
 		}
@@ -212,25 +257,32 @@ func (f *passageField) Size() int {
 }
 
 func (f *passageField) Analyze() {
-	if isASCII(f.value) {
-		f.length, f.freqs = countASCII(f.value)
-		return
-	}
-	toks := analyzeChain(f.an.chain, f.value)
-	f.length = len(toks)
-	f.freqs = analysis.TokenFrequency(toks, nil, index.IndexField)
+	f.length, f.freqs = f.an.count(f.value)
 }
 
-// wordPool holds the word buffers of countASCII.
+// wordPool holds the word buffers of count.
 var wordPool = sync.Pool{New: func() any { return new([]word) }}
 
-// countASCII analyzes ASCII text as fastAnalyzer does and counts its terms,
-// without making tokens.
-func countASCII(text []byte) (int, index.TokenFrequencies) {
+// count analyzes text as the fast analyzer does and counts its terms,
+// without making tokens where it can: text with ideographic or full-width
+// words goes through the chain.
+func (a *fastAnalyzer) count(text []byte) (int, index.TokenFrequencies) {
 	buf := wordPool.Get().(*[]word)
-	words := segmentASCII(text, (*buf)[:0])
+	defer wordPool.Put(buf)
+	words := segmentWords(text, (*buf)[:0])
+	*buf = words
+	ascii := isASCII(text)
+	if !ascii {
+		for _, w := range words {
+			if w.typ == analysis.Ideographic || hasWidthForm(text[w.start:w.end]) {
+				toks := analyzeChain(a.chain, text)
+				return len(toks), analysis.TokenFrequency(toks, nil, index.IndexField)
+			}
+		}
+	}
 	// Terms are cut from text (identifiers split at case changes) and read
-	// from its lower-case copy.
+	// from its copy with ASCII letters in lower case; a term past ASCII is
+	// a copy that goes through the chain's filters.
 	lower := make([]byte, len(text))
 	for i, c := range text {
 		if 'A' <= c && c <= 'Z' {
@@ -240,11 +292,25 @@ func countASCII(text []byte) (int, index.TokenFrequencies) {
 	}
 	freqs := make(index.TokenFrequencies, len(words)/2+1)
 	var slab []index.TokenFreq
+	var one analysis.TokenStream
 	n := 0
 	eachTerm(text, words, func(start, end, _ int, _ analysis.TokenType, _ bool) {
 		n++
-		b := stemASCII(possessiveASCII(lower[start:end]))
-		if tf, ok := freqs[string(b)]; ok {
+		var b []byte
+		if ascii || isASCII(text[start:end]) {
+			b = stemASCII(possessiveASCII(lower[start:end]))
+		} else {
+			if one == nil {
+				one = analysis.TokenStream{new(analysis.Token)}
+			}
+			*one[0] = analysis.Token{Term: append([]byte(nil), text[start:end]...)}
+			b = a.filterNarrow(one)[0].Term
+		}
+		// The key shares the term's bytes, which nothing writes once
+		// lower is made (stemASCII and the filters copy what they
+		// change).
+		key := unsafe.String(unsafe.SliceData(b), len(b))
+		if tf, ok := freqs[key]; ok {
 			tf.SetFrequency(tf.Frequency() + 1)
 			return
 		}
@@ -254,9 +320,7 @@ func countASCII(text []byte) (int, index.TokenFrequencies) {
 		slab = append(slab, index.TokenFreq{Term: b})
 		tf := &slab[len(slab)-1]
 		tf.SetFrequency(1)
-		freqs[string(b)] = tf
+		freqs[key] = tf
 	})
-	*buf = words
-	wordPool.Put(buf)
 	return n, freqs
 }

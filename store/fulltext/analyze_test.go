@@ -22,7 +22,7 @@ import (
 type refTokenizer struct{}
 
 func (refTokenizer) Tokenize(input []byte) analysis.TokenStream {
-	return identifiers(input, segmentUnicode(input, nil), true)
+	return identifiers(input, segmentUnicode(input, 0, nil), true)
 }
 
 // refChain is docir's analysis chain as bleve runs it at index time, with
@@ -69,6 +69,7 @@ func sortedTerms(ts analysis.TokenStream) []string {
 // time.
 func checkSame(t *testing.T, f *fastAnalyzer, ref *analysis.DefaultAnalyzer, text string) {
 	t.Helper()
+	checkSegments(t, text)
 	got := f.Analyze([]byte(text))
 	query := analyzeChain(ref, []byte(text))
 	if d := cmp.Diff(toks(query), toks(got)); d != "" {
@@ -107,7 +108,7 @@ func TestSegmentASCII(t *testing.T) {
 	var walk func()
 	walk = func() {
 		in := string(buf)
-		if d := cmp.Diff(segmentUnicode([]byte(in), nil), segmentASCII([]byte(in), nil), cmp.AllowUnexported(word{}), cmpopts.EquateEmpty()); d != "" {
+		if d := cmp.Diff(segmentUnicode([]byte(in), 0, nil), segmentASCII([]byte(in), 0, nil), cmp.AllowUnexported(word{}), cmpopts.EquateEmpty()); d != "" {
 			t.Fatalf("%q (-segmenter +ascii):\n%s", in, d)
 		}
 		if len(buf) == n {
@@ -120,6 +121,32 @@ func TestSegmentASCII(t *testing.T) {
 		}
 	}
 	walk()
+}
+
+// checkSegments fails unless segmentWords cuts s as the Unicode segmenter
+// does on the whole of it.
+func checkSegments(t *testing.T, s string) {
+	t.Helper()
+	if d := cmp.Diff(segmentUnicode([]byte(s), 0, nil), segmentWords([]byte(s), nil), cmp.AllowUnexported(word{}), cmpopts.EquateEmpty()); d != "" {
+		t.Fatalf("%q (-segmenter +pieces):\n%s", s, d)
+	}
+}
+
+// TestSegmentWords: text that mixes ASCII with other scripts, marks and
+// line ends segments piece by piece as the segmenter segments the whole.
+func TestSegmentWords(t *testing.T) {
+	parts := []string{"a", "Z9", " ", "\t", "\r", "\n", "\r\n", "é", "\u0301", "\u0E31", "检索", "ｶﾞ", "’s", "'", ".", "_", "-", "—", "\u200d", "😀", "\v"}
+	var walk func(s string, n int)
+	walk = func(s string, n int) {
+		checkSegments(t, s)
+		if n == 0 {
+			return
+		}
+		for _, p := range parts {
+			walk(s+p, n-1)
+		}
+	}
+	walk("", 3) // 4 takes fifteen seconds; FuzzFastAnalyzer goes further
 }
 
 // TestFastAnalyzer: the fast analyzer gives what the chain gives, on text
@@ -160,10 +187,11 @@ func FuzzFastAnalyzer(f *testing.F) {
 	fa, ref := fast(f), refChain(f)
 	f.Fuzz(func(t *testing.T, s string) {
 		if isASCII([]byte(s)) {
-			if d := cmp.Diff(segmentUnicode([]byte(s), nil), segmentASCII([]byte(s), nil), cmp.AllowUnexported(word{}), cmpopts.EquateEmpty()); d != "" {
+			if d := cmp.Diff(segmentUnicode([]byte(s), 0, nil), segmentASCII([]byte(s), 0, nil), cmp.AllowUnexported(word{}), cmpopts.EquateEmpty()); d != "" {
 				t.Fatalf("%q (-segmenter +ascii):\n%s", s, d)
 			}
 		}
+		checkSegments(t, s)
 		checkSame(t, fa, ref, s)
 	})
 }

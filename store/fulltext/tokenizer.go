@@ -62,19 +62,72 @@ type word struct {
 	typ        analysis.TokenType
 }
 
-// segmentWords appends the words of input to words.
+// segmentWords appends the words of input to words: the Unicode
+// segmenter's, found by segmentASCII in the stretches of input that are
+// ASCII. The segmenter always ends a segment before a space, a tab, a
+// carriage return, and a line feed that does not follow a carriage return
+// (none of them continues a segment; see segment_words.rl), so input is cut
+// there into pieces that segment alone as they do in the whole; a piece
+// with a byte past ASCII goes to the segmenter. (Not so in text that is not
+// UTF-8: the segmenter takes it whole.)
 func segmentWords(input []byte, words []word) []word {
-	if isASCII(input) {
-		return segmentASCII(input, words)
+	if words == nil {
+		words = make([]word, 0, len(input)/6+1)
 	}
-	return segmentUnicode(input, words)
+	if k := indexNonASCII(input); k >= 0 && !utf8.Valid(input[k:]) {
+		// The segmenter reads a broken sequence with the bytes after it,
+		// spaces included.
+		return segmentUnicode(input, 0, words)
+	}
+	done := 0 // input[:done] is segmented
+	for done < len(input) {
+		k := indexNonASCII(input[done:])
+		if k < 0 {
+			return segmentASCII(input[done:], done, words)
+		}
+		k += done
+		from := k // the start of the piece that holds input[k]
+		for from > done && !cutBefore(input, from) {
+			from--
+		}
+		to := k + 1 // its end
+		for to < len(input) && !cutBefore(input, to) {
+			to++
+		}
+		words = segmentASCII(input[done:from], done, words)
+		words = segmentUnicode(input[from:to], from, words)
+		done = to
+	}
+	return words
 }
 
-// segmentUnicode cuts input into words by Unicode segmentation, and runs
-// of bigram scripts into Ideographic words.
-func segmentUnicode(input []byte, out []word) []word {
+// cutBefore reports whether the segmenter always ends a segment before
+// input[i].
+func cutBefore(input []byte, i int) bool {
+	switch input[i] {
+	case ' ', '\t', '\r':
+		return true
+	case '\n':
+		return i == 0 || input[i-1] != '\r'
+	}
+	return false
+}
+
+// indexNonASCII returns the index of b's first byte past ASCII, or -1.
+func indexNonASCII(b []byte) int {
+	for i, c := range b {
+		if c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return -1
+}
+
+// segmentUnicode appends the words of input, at base in the whole, by
+// Unicode segmentation, and runs of bigram scripts as Ideographic words.
+func segmentUnicode(input []byte, base int, out []word) []word {
 	emit := func(term []byte, start int, typ analysis.TokenType) {
-		out = append(out, word{start, start + len(term), typ})
+		out = append(out, word{base + start, base + start + len(term), typ})
 	}
 	seg := segment.NewWordSegmenterDirect(input)
 	start := 0
@@ -133,8 +186,8 @@ func segmentUnicode(input []byte, out []word) []word {
 //   - every other byte is a segment of its own that is not a word.
 //
 // The segmenter's own output is the reference (TestSegmentASCII,
-// FuzzFastAnalyzer).
-func segmentASCII(input []byte, out []word) []word {
+// FuzzFastAnalyzer). The words' offsets are input's plus base.
+func segmentASCII(input []byte, base int, out []word) []word {
 	if out == nil {
 		out = make([]word, 0, len(input)/6+1)
 	}
@@ -173,7 +226,7 @@ func segmentASCII(input []byte, out []word) []word {
 		if !letters && digits {
 			typ = analysis.Numeric
 		}
-		out = append(out, word{start, i, typ})
+		out = append(out, word{base + start, base + i, typ})
 	}
 	return out
 }
