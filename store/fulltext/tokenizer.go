@@ -193,37 +193,31 @@ func segmentASCII(input []byte, base int, out []word) []word {
 	}
 	n := len(input)
 	for i := 0; i < n; {
-		if c := wordByte[input[i]]; c == 0 || c == mid {
+		if wordByte[input[i]]&inWord == 0 {
 			i++
 			continue
 		}
-		start, letters, digits := i, false, false
-	scan:
+		start := i
+		var seen byte
 		for i < n {
-			switch wordByte[input[i]] {
-			case letter:
-				letters = true
-			case digit:
-				digits = true
-			case under:
-			case mid:
-				if i+1 < n {
-					prev, next := wordByte[input[i-1]], wordByte[input[i+1]]
-					c := input[i]
-					if prev == letter && next == letter && (c == ':' || c == '.' || c == '\'') ||
-						prev == digit && next == digit && (c == ',' || c == ';' || c == '.' || c == '\'') {
-						i++
-						continue
-					}
-				}
-				break scan
-			default:
-				break scan
+			c := wordByte[input[i]]
+			if c&inWord != 0 {
+				seen |= c
+				i++
+				continue
 			}
-			i++
+			if c&(midLetter|midNum) != 0 && i+1 < n {
+				// Both neighbours are letters, or both digits.
+				both := wordByte[input[i-1]] & wordByte[input[i+1]]
+				if both&letter != 0 && c&midLetter != 0 || both&digit != 0 && c&midNum != 0 {
+					i++
+					continue
+				}
+			}
+			break
 		}
 		typ := analysis.AlphaNumeric
-		if !letters && digits {
+		if seen&(letter|digit) == digit {
 			typ = analysis.Numeric
 		}
 		out = append(out, word{base + start, base + i, typ})
@@ -231,12 +225,16 @@ func segmentASCII(input []byte, base int, out []word) []word {
 	return out
 }
 
-// The classes of ASCII bytes in a word: 0 for a byte that is never in one.
+// The classes of ASCII bytes in a word, as bits: 0 for a byte that is
+// never in one.
 const (
-	letter = 1 + iota
+	letter = 1 << iota
 	digit
 	under
-	mid // joins two letters or two digits
+	midLetter // joins two letters
+	midNum    // joins two digits
+
+	inWord = letter | digit | under
 )
 
 var wordByte = func() (t [256]byte) {
@@ -247,9 +245,9 @@ var wordByte = func() (t [256]byte) {
 		t[c] = digit
 	}
 	t['_'] = under
-	for _, c := range ":.',;" {
-		t[c] = mid
-	}
+	t[':'] = midLetter
+	t[','], t[';'] = midNum, midNum
+	t['.'], t['\''] = midLetter|midNum, midLetter|midNum
 	return t
 }()
 
@@ -340,53 +338,70 @@ func hyphenJoined(input []byte, a, b word) bool {
 // splitIdentifier appends the byte ranges of a word's parts to parts[:0],
 // or returns parts[:0] when it is one part.
 func splitIdentifier(w []byte, parts [][2]int) [][2]int {
-	parts = parts[:0]
-	ascii := isASCII(w)
-	from := 0
-	cut := func(at, next int) {
-		if at > from {
-			parts = append(parts, [2]int{from, at})
+	sp := splitter{parts: parts[:0]}
+	var prev, prev2 byte
+	for i, c := range w {
+		switch {
+		case c >= utf8.RuneSelf:
+			return splitUnicode(w, parts[:0])
+		case c == '.' || c == '_':
+			sp.cut(i, i+1)
+		case isUpper(c) && isLower(prev):
+			sp.cut(i, i)
+		case isLower(c) && isUpper(prev) && isUpper(prev2):
+			sp.cut(i-1, i-1) // "HTMLParser": the P starts the next part
 		}
-		from = next
+		prev2, prev = prev, c
 	}
-	if ascii {
-		var prev, prev2 byte
-		for i, c := range w {
-			switch {
-			case c == '.' || c == '_':
-				cut(i, i+1)
-			case isUpper(c) && isLower(prev):
-				cut(i, i)
-			case isLower(c) && isUpper(prev) && isUpper(prev2):
-				cut(i-1, i-1) // "HTMLParser": the P starts the next part
-			}
-			prev2, prev = prev, c
+	return sp.end(len(w))
+}
+
+// splitUnicode is splitIdentifier rune by rune, for a word past ASCII.
+func splitUnicode(w []byte, parts [][2]int) [][2]int {
+	sp := splitter{parts: parts}
+	var prev, prev2 rune
+	for i := 0; i < len(w); {
+		r, n := utf8.DecodeRune(w[i:])
+		switch {
+		case r == '.' || r == '_':
+			sp.cut(i, i+n)
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			sp.cut(i, i)
+		case unicode.IsLower(r) && unicode.IsUpper(prev) && unicode.IsUpper(prev2):
+			at := i - utf8.RuneLen(prev)
+			sp.cut(at, at)
 		}
-	} else {
-		var prev, prev2 rune
-		for i := 0; i < len(w); {
-			r, n := utf8.DecodeRune(w[i:])
-			switch {
-			case r == '.' || r == '_':
-				cut(i, i+n)
-			case unicode.IsUpper(r) && unicode.IsLower(prev):
-				cut(i, i)
-			case unicode.IsLower(r) && unicode.IsUpper(prev) && unicode.IsUpper(prev2):
-				at := i - utf8.RuneLen(prev)
-				cut(at, at)
-			}
-			prev2, prev = prev, r
-			i += n
-		}
+		prev2, prev = prev, r
+		i += n
 	}
-	if from == 0 {
-		return parts[:0]
+	return sp.end(len(w))
+}
+
+// splitter collects the parts of a word as it is cut.
+type splitter struct {
+	parts [][2]int
+	from  int // where the next part starts
+}
+
+// cut ends a part at at (if it is not empty); the next starts at next.
+func (sp *splitter) cut(at, next int) {
+	if at > sp.from {
+		sp.parts = append(sp.parts, [2]int{sp.from, at})
 	}
-	cut(len(w), len(w))
-	if len(parts) < 2 {
-		return parts[:0]
+	sp.from = next
+}
+
+// end cuts the last part of a word n bytes long and returns the parts: none
+// for a word with no cut, or with one part.
+func (sp *splitter) end(n int) [][2]int {
+	if sp.from == 0 {
+		return sp.parts[:0]
 	}
-	return parts
+	sp.cut(n, n)
+	if len(sp.parts) < 2 {
+		return sp.parts[:0]
+	}
+	return sp.parts
 }
 
 func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
