@@ -159,7 +159,7 @@ func (x *Index) Apply(deletes []string, adds []Passage) error {
 		return err
 	}
 	w := x.Writer()
-	w.Add(adds...)
+	_ = w.Add(adds...) // Close reports a batch's error
 	return w.Close()
 }
 
