@@ -51,7 +51,7 @@ func newFastAnalyzer(a analysis.Analyzer) *fastAnalyzer {
 
 func (a *fastAnalyzer) Analyze(input []byte) analysis.TokenStream {
 	if isASCII(input) {
-		toks := identifiers(input, segmentASCII(input, 0, nil), false)
+		toks := identifiers(input, segmentASCII(input, 0, nil))
 		// Every term is a slice of input: lower-casing input lower-cases
 		// them all, once each byte.
 		for i, c := range input {
@@ -64,7 +64,7 @@ func (a *fastAnalyzer) Analyze(input []byte) analysis.TokenStream {
 		}
 		return toks
 	}
-	toks := identifiers(input, segmentWords(input, nil), true)
+	toks := identifiers(input, segmentWords(input, nil))
 	if wide(toks) {
 		for _, f := range a.chain.TokenFilters {
 			toks = f.Filter(toks)
@@ -291,7 +291,7 @@ func (a *fastAnalyzer) count(text []byte) (int, index.TokenFrequencies) {
 	var slab []index.TokenFreq
 	var one analysis.TokenStream
 	n := 0
-	eachTerm(text, words, func(start, end, _ int, _ analysis.TokenType, _ bool) {
+	eachTerm(text, words, func(start, end, _ int, _ analysis.TokenType) {
 		n++
 		var b []byte
 		if ascii || isASCII(text[start:end]) {

@@ -22,7 +22,7 @@ import (
 type refTokenizer struct{}
 
 func (refTokenizer) Tokenize(input []byte) analysis.TokenStream {
-	return identifiers(input, segmentUnicode(input, 0, nil), true)
+	return identifiers(input, segmentUnicode(input, 0, nil))
 }
 
 // refChain is docir's analysis chain as bleve runs it at index time, with

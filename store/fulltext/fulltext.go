@@ -78,8 +78,8 @@ type Index struct {
 //
 //	docir_unicode   words by Unicode segmentation; runs of scripts written
 //	                without spaces (Han, kana, Thai, Lao, Khmer, Myanmar) and
-//	                Hangul as Ideographic runs; identifiers whole and in parts
-//	                (see tokenizer.go)
+//	                Hangul as Ideographic runs; identifiers in parts (see
+//	                tokenizer.go)
 //	cjk_width       full- and half-width forms folded
 //	lowercase
 //	cjk_bigram      Ideographic runs cut into overlapping character pairs;
@@ -374,8 +374,7 @@ func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
 	if len(q.search) == 0 || len(q.terms) < 2 {
 		q.search = q.terms
 	}
-	// Positions, numbered from 0: an identifier's whole shares its first
-	// part's.
+	// Positions, numbered from 0; tokens at one position count once.
 	q.at = make([][]int, len(q.terms))
 	q.span = -1
 	last := -1
@@ -393,8 +392,7 @@ func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
 		}
 	}
 	q.span++
-	// Pairs: a term at one position and a term at the next (an identifier
-	// shares its first part's position).
+	// Pairs: a term at one position and a term at the next.
 	seen := map[[2]int]bool{}
 	for i := range stream {
 		a, ok := q.index[toks[i]]
