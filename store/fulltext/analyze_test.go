@@ -247,7 +247,8 @@ func TestPassageDocument(t *testing.T) {
 }
 
 // loadPassages reads the passages of $DOCIR_PASSAGES (JSON lines, as
-// ingest cuts a corpus) and their bytes of text.
+// ingest cuts a corpus: see store/ingest's TestWritePassages) and their
+// bytes of text.
 func loadPassages(t testing.TB) ([]Passage, int) {
 	path := os.Getenv("DOCIR_PASSAGES")
 	if path == "" {
