@@ -1,7 +1,6 @@
 package fulltext
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -318,41 +317,5 @@ func BenchmarkIndex(b *testing.B) {
 		if err := x.Close(); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-// TestWriter: passages added a few at a time across batch boundaries are
-// all indexed; a bad passage's error is reported, by Add or Close.
-func TestWriter(t *testing.T) {
-	x, err := Create(filepath.Join(t.TempDir(), "ft"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	w := x.Writer()
-	const n = 2*BatchSize + 345
-	for i := 0; i < n; i += 7 {
-		var ps []Passage
-		for j := i; j < min(i+7, n); j++ {
-			ps = append(ps, Passage{ID: fmt.Sprint("p", j), Text: "common words " + fmt.Sprint("w", j)})
-		}
-		if err := w.Add(ps...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	_, total, err := x.Search(context.Background(), "common", 1)
-	if err != nil || total != n {
-		t.Fatalf("search common: %d passages (%v), want %d", total, err, n)
-	}
-	w = x.Writer()
-	err = w.Add(Passage{ID: "ok", Text: "a"}, Passage{Text: "no id"})
-	if err == nil {
-		err = w.Close()
-	}
-	if err == nil || !strings.Contains(err.Error(), "empty id") {
-		t.Errorf("a passage without an id: %v, want an error", err)
 	}
 }

@@ -25,7 +25,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
@@ -158,91 +157,16 @@ func (x *Index) Apply(deletes []string, adds []Passage) error {
 	if err := flush(); err != nil {
 		return err
 	}
-	w := x.Writer()
-	_ = w.Add(adds...) // Close reports a batch's error
-	return w.Close()
-}
-
-// A Writer indexes passages as they are added, in batches of BatchSize,
-// BatchWorkers batches at a time: a refresh that streams passages as it
-// parses keeps the index busy without waiting for a batch's neighbours.
-// Batches of distinct passages build their segments side by side: a
-// batch's analysis is parallel in bleve, but its segment is built on one
-// goroutine. Its methods are for one goroutine.
-type Writer struct {
-	x   *Index
-	buf []Passage
-	g   errgroup.Group
-	err error // the first error of a batch, once seen
-	mu  sync.Mutex
-}
-
-// Writer returns a writer of x's passages; x must be writable.
-func (x *Index) Writer() *Writer {
-	w := &Writer{x: x}
-	w.g.SetLimit(BatchWorkers)
-	if x.readOnly {
-		w.err = errors.New("fulltext: index opened read-only")
+	// Batches of distinct passages build their segments side by side: a
+	// batch's analysis is parallel in bleve, but its segment is built on one
+	// goroutine.
+	var g errgroup.Group
+	g.SetLimit(BatchWorkers)
+	for start := 0; start < len(adds); start += BatchSize {
+		part := adds[start:min(start+BatchSize, len(adds))]
+		g.Go(func() error { return x.batch(part) })
 	}
-	return w
-}
-
-// Add queues passages; a full batch is indexed at once, waiting while
-// BatchWorkers batches are in flight. It reports the first error a batch
-// met so far (the passages of a refresh that failed need not be indexed).
-func (w *Writer) Add(ps ...Passage) error {
-	for len(ps) > 0 {
-		if err := w.failed(); err != nil {
-			return err
-		}
-		if w.buf == nil {
-			w.buf = make([]Passage, 0, BatchSize)
-		}
-		n := min(len(ps), BatchSize-len(w.buf))
-		w.buf = append(w.buf, ps[:n]...)
-		ps = ps[n:]
-		if len(w.buf) == BatchSize {
-			w.flush()
-		}
-	}
-	return w.failed()
-}
-
-// Close indexes what is queued, waits for every batch, and reports the
-// first error. The index stays open.
-func (w *Writer) Close() error {
-	if w.failed() == nil && len(w.buf) > 0 {
-		w.flush()
-	}
-	err := w.g.Wait()
-	if ferr := w.failed(); ferr != nil {
-		return ferr
-	}
-	return err
-}
-
-func (w *Writer) failed() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.err
-}
-
-// flush hands the queued batch to a worker.
-func (w *Writer) flush() {
-	part := w.buf
-	w.buf = nil
-	x := w.x
-	w.g.Go(func() error {
-		err := x.batch(part)
-		if err != nil {
-			w.mu.Lock()
-			if w.err == nil {
-				w.err = err
-			}
-			w.mu.Unlock()
-		}
-		return err
-	})
+	return g.Wait()
 }
 
 // batch indexes one batch of passages.

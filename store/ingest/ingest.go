@@ -384,10 +384,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	go func() {
 		w := written{p: pending}
 		if e != nil {
-			// The index's last batches need not wait for the bodies'.
-			indexed := make(chan error, 1)
-			go func() { indexed <- e.finish() }()
-			w.err = errors.Join(b.finish(), <-indexed)
+			w.err = errors.Join(b.finish(), e.finish())
 		} else if w.p, w.err = store.Begin(dir, prev); w.err == nil {
 			w.err = writeIndex(ctx, w.p.FullTextPath(), deletes, adds, opt.Progress)
 		}
@@ -671,10 +668,8 @@ func startStreamIndex(ctx context.Context, path string) (*streamIndex, error) {
 }
 
 func (s *streamIndex) run() {
-	// Batches go to the index as they fill, a few at a time, so the index
-	// is never idle while passages wait for a slice to fill or for a
-	// slice's last batch.
-	w := s.ft.Writer()
+	const slice = 4 * fulltext.BatchSize
+	var buf []fulltext.Passage
 	var err error
 	for ps := range s.in {
 		if err == nil {
@@ -683,15 +678,17 @@ func (s *streamIndex) run() {
 		if err != nil {
 			continue // drain: the refresh has failed and will abort
 		}
-		err = w.Add(ps...)
+		buf = append(buf, ps...)
+		if len(buf) >= slice {
+			err = s.ft.Apply(nil, buf)
+			buf = nil
+		}
 	}
 	if err == nil {
 		err = s.ctx.Err()
 	}
-	if err == nil {
-		err = w.Close()
-	} else {
-		_ = w.Close() // the batches in flight; the refresh aborts
+	if err == nil && len(buf) > 0 {
+		err = s.ft.Apply(nil, buf)
 	}
 	s.done <- errors.Join(err, s.ft.Close())
 }
