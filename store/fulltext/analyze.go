@@ -312,7 +312,8 @@ func (a *fastAnalyzer) count(text []byte) (int, index.TokenFrequencies) {
 			return
 		}
 		if len(slab) == cap(slab) {
-			slab = make([]index.TokenFreq, 0, 64)
+			// A short passage's terms, or 64 at a time.
+			slab = make([]index.TokenFreq, 0, min(64, max(len(words)-n, 8)))
 		}
 		slab = append(slab, index.TokenFreq{Term: b})
 		tf := &slab[len(slab)-1]
