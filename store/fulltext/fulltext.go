@@ -67,7 +67,8 @@ type Passage struct {
 type Index struct {
 	idx      index.Index
 	m        *mapping.IndexMappingImpl
-	an       analysis.Analyzer
+	an       analysis.Analyzer    // the fast analyzer when there is one, else the mapping's
+	fast     *fastAnalyzer        // nil when the mapping is not docir's own
 	queue    *index.AnalysisQueue // nil when read-only
 	readOnly bool
 }
@@ -76,8 +77,8 @@ type Index struct {
 //
 //	docir_unicode   words by Unicode segmentation; runs of scripts written
 //	                without spaces (Han, kana, Thai, Lao, Khmer, Myanmar) and
-//	                Hangul as Ideographic runs; identifiers whole and in parts
-//	                (see tokenizer.go)
+//	                Hangul as Ideographic runs; identifiers in parts (see
+//	                tokenizer.go)
 //	cjk_width       full- and half-width forms folded
 //	lowercase
 //	cjk_bigram      Ideographic runs cut into overlapping character pairs;
@@ -163,25 +164,32 @@ func (x *Index) Apply(deletes []string, adds []Passage) error {
 	g.SetLimit(BatchWorkers)
 	for start := 0; start < len(adds); start += BatchSize {
 		part := adds[start:min(start+BatchSize, len(adds))]
-		g.Go(func() error {
-			b := index.NewBatch()
-			for _, p := range part {
-				if p.ID == "" {
-					return errors.New("fulltext: passage with an empty id")
-				}
-				doc := document.NewDocument(p.ID)
-				if err := x.m.MapDocument(doc, passageDoc{Text: p.Text}); err != nil {
-					return fmt.Errorf("index %s: %w", p.ID, err)
-				}
-				b.Update(doc)
-			}
-			if err := x.idx.Batch(b); err != nil {
-				return fmt.Errorf("index batch: %w", err)
-			}
-			return nil
-		})
+		g.Go(func() error { return x.batch(part) })
 	}
 	return g.Wait()
+}
+
+// batch indexes one batch of passages.
+func (x *Index) batch(part []Passage) error {
+	b := index.NewBatch()
+	for _, p := range part {
+		if p.ID == "" {
+			return errors.New("fulltext: passage with an empty id")
+		}
+		if x.fast != nil {
+			b.Update(passageDocument(p, x.fast))
+			continue
+		}
+		doc := document.NewDocument(p.ID)
+		if err := x.m.MapDocument(doc, passageDoc{Text: p.Text}); err != nil {
+			return fmt.Errorf("index %s: %w", p.ID, err)
+		}
+		b.Update(doc)
+	}
+	if err := x.idx.Batch(b); err != nil {
+		return fmt.Errorf("index batch: %w", err)
+	}
+	return nil
 }
 
 // passageDoc is what bleve's mapping walks for one passage.
@@ -290,8 +298,7 @@ func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
 	if len(q.search) == 0 || len(q.terms) < 2 {
 		q.search = q.terms
 	}
-	// Positions, numbered from 0: an identifier's whole shares its first
-	// part's.
+	// Positions, numbered from 0; tokens at one position count once.
 	q.at = make([][]int, len(q.terms))
 	q.span = -1
 	last := -1
@@ -309,8 +316,7 @@ func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
 		}
 	}
 	q.span++
-	// Pairs: a term at one position and a term at the next (an identifier
-	// shares its first part's position).
+	// Pairs: a term at one position and a term at the next.
 	seen := map[[2]int]bool{}
 	for i := range stream {
 		a, ok := q.index[toks[i]]
@@ -730,37 +736,18 @@ func (x *Index) tokens(text string) []string {
 	return analyzeTokens(x.analyzer(), text)
 }
 
-// analyze runs the analysis chain on text. Its filters work token by token,
-// and the width and bigram filters change only full-width and ideographic
-// tokens, so text without such tokens skips them: the same terms, for a
-// third less time (Rescore analyzes passages at query time).
+// analyze runs the analysis chain on text, the fast way (see fastAnalyzer
+// and analyzeChain): Rescore analyzes passages at query time.
 func (x *Index) analyze(text string) analysis.TokenStream {
 	return analyzeFast(x.analyzer(), text)
 }
 
 func analyzeFast(a analysis.Analyzer, text string) analysis.TokenStream {
-	an, ok := a.(*analysis.DefaultAnalyzer)
-	if !ok {
-		return a.Analyze([]byte(text))
+	// Analyzers may rewrite their input in place: []byte(text) is a copy.
+	if an, ok := a.(*analysis.DefaultAnalyzer); ok {
+		return analyzeChain(an, []byte(text))
 	}
-	toks := an.Tokenizer.Tokenize([]byte(text))
-	wide := false
-	for _, t := range toks {
-		if t.Type == analysis.Ideographic || hasWidthForm(t.Term) {
-			wide = true
-			break
-		}
-	}
-	for _, f := range an.TokenFilters {
-		switch f.(type) {
-		case *cjk.CJKWidthFilter, *cjk.CJKBigramFilter:
-			if !wide {
-				continue
-			}
-		}
-		toks = f.Filter(toks)
-	}
-	return toks
+	return a.Analyze([]byte(text))
 }
 
 // hasWidthForm reports whether b holds a character of the Halfwidth and
@@ -789,7 +776,6 @@ func (x *Index) analyzer() analysis.Analyzer {
 }
 
 func analyzeTokens(an analysis.Analyzer, text string) []string {
-	// Analyzers may rewrite their input in place: []byte(text) is a copy.
 	toks := analyzeFast(an, text)
 	out := make([]string, len(toks))
 	for i, t := range toks {

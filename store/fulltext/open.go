@@ -194,6 +194,9 @@ func (x *Index) setMapping(m *mapping.IndexMappingImpl) error {
 	if an == nil {
 		return fmt.Errorf("index mapping has no analyzer %q", AnalyzerName)
 	}
-	x.m, x.an = m, an
+	x.m, x.an, x.fast = m, an, newFastAnalyzer(an)
+	if x.fast != nil {
+		x.an = x.fast
+	}
 	return nil
 }

@@ -1,6 +1,10 @@
 package ingest
 
 import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -8,6 +12,7 @@ import (
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store/fulltext"
+	"github.com/docir/docir/store/markdown"
 )
 
 func TestProse(t *testing.T) {
@@ -96,4 +101,52 @@ func TestPassagesFrontMatter(t *testing.T) {
 	if n := (PassageConfig{}).Names(&rec); !cmp.Equal(n, []string{"math.Pi", "Returns the constant pi."}) {
 		t.Errorf("names %q", n)
 	}
+}
+
+// TestWritePassages writes the passages of every markdown file under
+// $DOCIR_PASSAGES_SRC to $DOCIR_PASSAGES, one JSON line each, for the
+// corpus tests and benchmarks of store/fulltext:
+//
+//	DOCIR_PASSAGES_SRC=<folder> DOCIR_PASSAGES=/tmp/p.jsonl go test ./store/ingest -run WritePassages
+func TestWritePassages(t *testing.T) {
+	src, dst := os.Getenv("DOCIR_PASSAGES_SRC"), os.Getenv("DOCIR_PASSAGES")
+	if src == "" || dst == "" {
+		t.Skip("no $DOCIR_PASSAGES_SRC and $DOCIR_PASSAGES")
+	}
+	f, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := json.NewEncoder(f)
+	p := markdown.NewParser()
+	n := 0
+	err = filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") {
+			return err
+		}
+		body, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		rec := p.Parse(rel, body).Record
+		rec.ID = strings.TrimSuffix(filepath.ToSlash(rel), ".md")
+		for _, ps := range Passages(&rec, body) {
+			if err := enc.Encode(ps); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d passages written to %s", n, dst)
 }

@@ -1,0 +1,324 @@
+package fulltext
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/document"
+	index "github.com/blevesearch/bleve_index_api"
+)
+
+// fastAnalyzer is docir's analysis chain (see newMapping) with a fast path
+// for ASCII text, which is most of what is indexed and searched: there the
+// tokenizer and the filters come down to one pass over the words and one
+// over the bytes, with no copies. Other text goes through the chain itself,
+// less the width and bigram filters where they change nothing (see
+// analyzeChain). Both paths give the same tokens as the chain: terms,
+// positions, offsets and types (TestFastAnalyzer, FuzzFastAnalyzer).
+//
+// Analyze rewrites its input in place, as the chain's lower-case filter
+// does; the terms it returns are slices of it.
+type fastAnalyzer struct {
+	chain *analysis.DefaultAnalyzer
+}
+
+// newFastAnalyzer returns the fast analyzer for a's chain, or nil when a is
+// not docir's chain (an index some other build wrote; it is then analyzed
+// by its own chain).
+func newFastAnalyzer(a analysis.Analyzer) *fastAnalyzer {
+	an, ok := a.(*analysis.DefaultAnalyzer)
+	if !ok || an.CharFilters != nil || len(an.TokenFilters) != 5 {
+		return nil
+	}
+	if _, ok := an.Tokenizer.(tokenizer); !ok {
+		return nil
+	}
+	f := an.TokenFilters
+	_, w := f[0].(*cjk.CJKWidthFilter)
+	_, l := f[1].(*lowercase.LowerCaseFilter)
+	_, b := f[2].(*cjk.CJKBigramFilter)
+	_, p := f[3].(*en.PossessiveFilter)
+	_, s := f[4].(*en.EnglishPluralStemmerFilter)
+	if !w || !l || !b || !p || !s {
+		return nil
+	}
+	return &fastAnalyzer{chain: an}
+}
+
+func (a *fastAnalyzer) Analyze(input []byte) analysis.TokenStream {
+	if isASCII(input) {
+		toks := identifiers(input, segmentASCII(input, 0, nil))
+		// Every term is a slice of input: lower-casing input lower-cases
+		// them all, once each byte.
+		for i, c := range input {
+			if 'A' <= c && c <= 'Z' {
+				input[i] = c + 'a' - 'A'
+			}
+		}
+		for _, t := range toks {
+			t.Term = stemASCII(possessiveASCII(t.Term))
+		}
+		return toks
+	}
+	toks := identifiers(input, segmentWords(input, nil))
+	if wide(toks) {
+		for _, f := range a.chain.TokenFilters {
+			toks = f.Filter(toks)
+		}
+		return toks
+	}
+	one := make(analysis.TokenStream, 1)
+	for _, t := range toks {
+		if isASCII(t.Term) {
+			lowerASCII(t.Term)
+			t.Term = stemASCII(possessiveASCII(t.Term))
+			continue
+		}
+		one[0] = t
+		a.filterNarrow(one)
+	}
+	return toks
+}
+
+// filterNarrow runs the chain's filters on toks, less the width and
+// bigram filters, which change nothing of tokens that are neither full
+// width nor ideographic.
+func (a *fastAnalyzer) filterNarrow(toks analysis.TokenStream) analysis.TokenStream {
+	for _, f := range a.chain.TokenFilters {
+		switch f.(type) {
+		case *cjk.CJKWidthFilter, *cjk.CJKBigramFilter:
+			continue
+		}
+		toks = f.Filter(toks)
+	}
+	return toks
+}
+
+// wide reports whether toks has a token that the width or bigram filter
+// changes: an ideographic one, or one with a full- or half-width form.
+func wide(toks analysis.TokenStream) bool {
+	for _, t := range toks {
+		if t.Type == analysis.Ideographic || hasWidthForm(t.Term) {
+			return true
+		}
+	}
+	return false
+}
+
+func lowerASCII(b []byte) {
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+}
+
+// analyzeChain runs the chain an on input. Its filters work token by token,
+// and the width and bigram filters change only full-width and ideographic
+// tokens, so text without such tokens skips them: the same terms, for a
+// third less time. (The bigram filter also numbers the positions of the
+// tokens it passes afresh, which for tokens that share a position, an
+// identifier and its first part, changes nothing the index holds: it holds
+// no positions.)
+func analyzeChain(an *analysis.DefaultAnalyzer, input []byte) analysis.TokenStream {
+	toks := an.Tokenizer.Tokenize(input)
+	w := wide(toks)
+	for _, f := range an.TokenFilters {
+		switch f.(type) {
+		case *cjk.CJKWidthFilter, *cjk.CJKBigramFilter:
+			if !w {
+				continue
+			}
+		}
+		toks = f.Filter(toks)
+	}
+	return toks
+}
+
+// possessiveASCII is the possessive_en filter for a lower-case ASCII term:
+// "docir's" -> "docir".
+func possessiveASCII(t []byte) []byte {
+	if n := len(t); n >= 2 && t[n-1] == 's' && t[n-2] == '\'' {
+		return t[:n-2]
+	}
+	return t
+}
+
+// stemASCII is the stemmer_en_plural filter for a lower-case ASCII term,
+// rule for rule (bleve's en.stem, after OpenSearch's
+// EnglishPluralStemFilter). It cuts t, or returns a new slice where a
+// letter changes ("policies" -> "policy"): terms may share bytes.
+func stemASCII(t []byte) []byte {
+	n := len(t)
+	if n < 3 || t[n-1] != 's' {
+		return t
+	}
+	switch t[n-2] {
+	case 'u', 's':
+		return t
+	case 'e':
+		if n > 4 && t[n-3] == 'i' {
+			out := make([]byte, n-2)
+			copy(out, t[:n-3])
+			out[n-3] = 'y'
+			return out
+		}
+		if n > 3 {
+			if n > 4 && t[n-3] == 'x' {
+				return t[:n-2]
+			}
+			if t[n-3] == 'o' {
+				if hasSuffixException(t, oesExceptions) {
+					return t[:n-1]
+				}
+				return t[:n-2]
+			}
+			if n > 4 {
+				if t[n-4] == 's' && (t[n-3] == 'h' || t[n-3] == 's') {
+					return t[:n-2]
+				}
+				if t[n-4] == 'c' && t[n-3] == 'h' {
+					if hasSuffixException(t, chesExceptions) {
+						return t[:n-1]
+					}
+					return t[:n-2]
+				}
+			}
+		}
+	}
+	return t[:n-1]
+}
+
+// The stemmer's exceptions: words that lose only their "s".
+var (
+	oesExceptions  = []string{"shoes", "canoes", "oboes"}
+	chesExceptions = []string{"cliches", "avalanches", "mustaches", "moustaches", "quiches", "headaches", "heartaches", "porsches", "tranches", "caches"}
+)
+
+// hasSuffixException reports whether t and one of the exceptions agree on
+// their common tail: the stemmer's test, which "aches" passes for "caches".
+func hasSuffixException(t []byte, exceptions []string) bool {
+	for _, e := range exceptions {
+		i, j := len(e)-1, len(t)-1
+		for i >= 0 && j >= 0 && e[i] == t[j] {
+			i--
+			j--
+		}
+		if i < 0 || j < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// passageDocument is the document bleve's mapping makes of a passage (an
+// analyzed text field, and the empty _all field the mapping always adds,
+// which excludes it), analyzed by an: the same postings, without walking
+// the passage by reflection (TestPassageDocument).
+func passageDocument(p Passage, an *fastAnalyzer) *document.Document {
+	doc := document.NewDocument(p.ID)
+	doc.AddField(&passageField{value: []byte(p.Text), an: an})
+	doc.AddField(document.NewCompositeFieldWithIndexingOptions("_all", true, []string{}, []string{FieldText}, index.IndexField|index.IncludeTermVectors))
+	doc.SetIndexed()
+	return doc
+}
+
+// passageField is a passage's text as bleve's text field holds it, analyzed
+// into what the index keeps of it, the frequency of each term and the
+// count of terms, without making tokens first where the text is ASCII
+// (see countASCII).
+type passageField struct {
+	value  []byte
+	an     *fastAnalyzer
+	length int
+	freqs  index.TokenFrequencies
+}
+
+func (f *passageField) Name() string                                     { return FieldText }
+func (f *passageField) ArrayPositions() []uint64                         { return []uint64{} }
+func (f *passageField) Options() index.FieldIndexingOptions              { return index.IndexField }
+func (f *passageField) Value() []byte                                    { return f.value }
+func (f *passageField) NumPlainTextBytes() uint64                        { return uint64(len(f.value)) }
+func (f *passageField) EncodedFieldType() byte                           { return 't' }
+func (f *passageField) AnalyzedLength() int                              { return f.length }
+func (f *passageField) AnalyzedTokenFrequencies() index.TokenFrequencies { return f.freqs }
+
+// Size is what bleve counts the field's memory as (for its statistics):
+// its text, and about as much again for its terms.
+func (f *passageField) Size() int {
+	return 64 + 2*len(f.value) + 64*len(f.freqs)
+}
+
+func (f *passageField) Analyze() {
+	f.length, f.freqs = f.an.count(f.value)
+}
+
+// wordPool holds the word buffers of count.
+var wordPool = sync.Pool{New: func() any { return new([]word) }}
+
+// count analyzes text as the fast analyzer does and counts its terms,
+// without making tokens where it can: text with ideographic or full-width
+// words goes through the chain.
+func (a *fastAnalyzer) count(text []byte) (int, index.TokenFrequencies) {
+	buf := wordPool.Get().(*[]word)
+	defer wordPool.Put(buf)
+	words := segmentWords(text, (*buf)[:0])
+	*buf = words
+	ascii := isASCII(text)
+	if !ascii {
+		for _, w := range words {
+			if w.typ == analysis.Ideographic || hasWidthForm(text[w.start:w.end]) {
+				toks := analyzeChain(a.chain, text)
+				return len(toks), analysis.TokenFrequency(toks, nil, index.IndexField)
+			}
+		}
+	}
+	// Terms are cut from text (identifiers split at case changes) and read
+	// from its copy with ASCII letters in lower case; a term past ASCII is
+	// a copy that goes through the chain's filters.
+	lower := make([]byte, len(text))
+	for i, c := range text {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	freqs := make(index.TokenFrequencies, len(words)/2+1)
+	var slab []index.TokenFreq
+	var one analysis.TokenStream
+	n := 0
+	eachTerm(text, words, func(start, end, _ int, _ analysis.TokenType) {
+		n++
+		var b []byte
+		if ascii || isASCII(text[start:end]) {
+			b = stemASCII(possessiveASCII(lower[start:end]))
+		} else {
+			if one == nil {
+				one = analysis.TokenStream{new(analysis.Token)}
+			}
+			*one[0] = analysis.Token{Term: append([]byte(nil), text[start:end]...)}
+			b = a.filterNarrow(one)[0].Term
+		}
+		// The key shares the term's bytes, which nothing writes once
+		// lower is made (stemASCII and the filters copy what they
+		// change).
+		key := unsafe.String(unsafe.SliceData(b), len(b))
+		if tf, ok := freqs[key]; ok {
+			tf.SetFrequency(tf.Frequency() + 1)
+			return
+		}
+		if len(slab) == cap(slab) {
+			// A short passage's terms, or 64 at a time.
+			slab = make([]index.TokenFreq, 0, min(64, max(len(words)-n, 8)))
+		}
+		slab = append(slab, index.TokenFreq{Term: b})
+		tf := &slab[len(slab)-1]
+		tf.SetFrequency(1)
+		freqs[key] = tf
+	})
+	return n, freqs
+}

@@ -1,0 +1,321 @@
+package fulltext
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/document"
+	index "github.com/blevesearch/bleve_index_api"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// refTokenizer is docir's tokenizer without the ASCII fast path: the
+// Unicode segmenter for every text.
+type refTokenizer struct{}
+
+func (refTokenizer) Tokenize(input []byte) analysis.TokenStream {
+	return identifiers(input, segmentUnicode(input, 0, nil))
+}
+
+// refChain is docir's analysis chain as bleve runs it at index time, with
+// the reference tokenizer: every filter on every token.
+func refChain(t testing.TB) *analysis.DefaultAnalyzer {
+	an := analyzer(t).(*analysis.DefaultAnalyzer)
+	return &analysis.DefaultAnalyzer{Tokenizer: refTokenizer{}, TokenFilters: an.TokenFilters}
+}
+
+func fast(t testing.TB) *fastAnalyzer {
+	f := newFastAnalyzer(analyzer(t))
+	if f == nil {
+		t.Fatal("docir's mapping has no fast analyzer")
+	}
+	return f
+}
+
+type tok struct {
+	Term            string
+	Start, End, Pos int
+	Type            analysis.TokenType
+}
+
+func toks(ts analysis.TokenStream) []tok {
+	out := make([]tok, len(ts))
+	for i, t := range ts {
+		out[i] = tok{string(t.Term), t.Start, t.End, t.Position, t.Type}
+	}
+	return out
+}
+
+func sortedTerms(ts analysis.TokenStream) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = string(t.Term)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkSame fails unless the fast analyzer gives text the tokens the chain
+// gives it at query time (analyzeChain: terms, offsets, positions, types),
+// and the terms, with their counts, that the whole chain gives it at index
+// time.
+func checkSame(t *testing.T, f *fastAnalyzer, ref *analysis.DefaultAnalyzer, text string) {
+	t.Helper()
+	checkSegments(t, text)
+	got := f.Analyze([]byte(text))
+	query := analyzeChain(ref, []byte(text))
+	if d := cmp.Diff(toks(query), toks(got)); d != "" {
+		t.Fatalf("%q: fast analyzer differs from the chain (-chain +fast):\n%s", text, d)
+	}
+	full := ref.Analyze([]byte(text))
+	if d := cmp.Diff(sortedTerms(full), sortedTerms(got)); d != "" {
+		t.Fatalf("%q: fast analyzer's terms differ from the whole chain's (-chain +fast):\n%s", text, d)
+	}
+	field := &passageField{value: []byte(text), an: f}
+	field.Analyze()
+	if d := cmp.Diff(freqs(analysis.TokenFrequency(full, nil, index.IndexField)), freqs(field.freqs)); d != "" || field.length != len(full) {
+		t.Fatalf("%q: passage field's terms differ from the whole chain's (-chain +field; %d terms, %d):\n%s", text, len(full), field.length, d)
+	}
+}
+
+func freqs(tfs index.TokenFrequencies) map[string]int {
+	out := map[string]int{}
+	for k, tf := range tfs {
+		if string(tf.Term) != k {
+			out[k+" (term "+string(tf.Term)+")"] = -1
+		}
+		out[k] = tf.Frequency()
+	}
+	return out
+}
+
+// TestSegmentASCII: the ASCII segmentation is the Unicode segmenter's on
+// every ASCII string of up to four bytes over the bytes its rules treat
+// apart (letters, digits, the joiners, the underscore, quotes, line ends,
+// others).
+func TestSegmentASCII(t *testing.T) {
+	alphabet := []byte("aZ7_.:',;\"\r\n -")
+	n := 4 // 5 takes ten seconds; FuzzFastAnalyzer goes further
+	buf := make([]byte, 0, n)
+	var walk func()
+	walk = func() {
+		in := string(buf)
+		if d := cmp.Diff(segmentUnicode([]byte(in), 0, nil), segmentASCII([]byte(in), 0, nil), cmp.AllowUnexported(word{}), cmpopts.EquateEmpty()); d != "" {
+			t.Fatalf("%q (-segmenter +ascii):\n%s", in, d)
+		}
+		if len(buf) == n {
+			return
+		}
+		for _, c := range alphabet {
+			buf = append(buf, c)
+			walk()
+			buf = buf[:len(buf)-1]
+		}
+	}
+	walk()
+}
+
+// checkSegments fails unless segmentWords cuts s as the Unicode segmenter
+// does on the whole of it.
+func checkSegments(t *testing.T, s string) {
+	t.Helper()
+	if d := cmp.Diff(segmentUnicode([]byte(s), 0, nil), segmentWords([]byte(s), nil), cmp.AllowUnexported(word{}), cmpopts.EquateEmpty()); d != "" {
+		t.Fatalf("%q (-segmenter +pieces):\n%s", s, d)
+	}
+}
+
+// TestSegmentWords: text that mixes ASCII with other scripts, marks and
+// line ends segments piece by piece as the segmenter segments the whole.
+func TestSegmentWords(t *testing.T) {
+	parts := []string{"a", "Z9", " ", "\t", "\r", "\n", "\r\n", "é", "\u0301", "\u0E31", "检索", "ｶﾞ", "’s", "'", ".", "_", "-", "—", "\u200d", "😀", "\v"}
+	var walk func(s string, n int)
+	walk = func(s string, n int) {
+		checkSegments(t, s)
+		if n == 0 {
+			return
+		}
+		for _, p := range parts {
+			walk(s+p, n-1)
+		}
+	}
+	walk("", 3) // 4 takes fifteen seconds; FuzzFastAnalyzer goes further
+}
+
+// TestFastAnalyzer: the fast analyzer gives what the chain gives, on text
+// of every kind the chain treats apart, ASCII and not.
+func TestFastAnalyzer(t *testing.T) {
+	f, ref := fast(t), refChain(t)
+	for _, text := range []string{
+		"", "Archives of the docir's Indexes", "strings.Contains kube-scheduler Get-ChildItem about_Classes",
+		"ByLinkTitle and HTMLParser, XMLHttpRequest2 a1.2 1,000.5 3.14's _private __init__ _1 1_a",
+		"policies boxes axes shoes canoes potatoes wishes classes churches caches aches heartaches buses bus's yes is us",
+		"It's the users' RFCs: a:b, std::mem, x.'s, O'Neil's, rock'n'roll, e.g., i.e. v1.2.3-rc.1",
+		"snake_CASE_Words, kebab-case-words-that-go-on-and-on-and-on-and-on, a--b, -flag --long-flag",
+		"\tTabs\r\nand CRLF\vvertical\fform feed \"quoted\" (parens) [brackets] {braces} <html> #hash $dollar",
+		"ＡＰＩ docs", "检索命令 and tar", "Поиск по документам", "naïve “quoted” café ｶﾞ ﾊﾟ", "API를 호출",
+		"docir’s index", "Straße STRASSE İstanbul", "mixed ASCII_Words then ünïcödé",
+	} {
+		checkSame(t, f, ref, text)
+	}
+}
+
+// TestFastAnalyzerCorpus compares the fast analyzer with the chain on
+// every passage of a corpus dump ($DOCIR_PASSAGES: JSON lines of
+// passages), when there is one.
+func TestFastAnalyzerCorpus(t *testing.T) {
+	ps, _ := loadPassages(t)
+	f, ref := fast(t), refChain(t)
+	for _, p := range ps {
+		checkSame(t, f, ref, p.Text)
+	}
+}
+
+// FuzzFastAnalyzer: the fast analyzer gives what the chain gives, and the
+// ASCII segmentation what the Unicode segmenter gives.
+func FuzzFastAnalyzer(f *testing.F) {
+	for _, s := range []string{"hello world", "strings.Contains's", "a1.2_b:c", "1,000;2", "policies", "API를", "x\u0301y", "\xff"} {
+		f.Add(s)
+	}
+	fa, ref := fast(f), refChain(f)
+	f.Fuzz(func(t *testing.T, s string) {
+		if isASCII([]byte(s)) {
+			if d := cmp.Diff(segmentUnicode([]byte(s), 0, nil), segmentASCII([]byte(s), 0, nil), cmp.AllowUnexported(word{}), cmpopts.EquateEmpty()); d != "" {
+				t.Fatalf("%q (-segmenter +ascii):\n%s", s, d)
+			}
+		}
+		checkSegments(t, s)
+		checkSame(t, fa, ref, s)
+	})
+}
+
+// TestStemASCII: the ASCII stemmer is the plural stemmer filter on words
+// of every ending its rules read.
+func TestStemASCII(t *testing.T) {
+	stem := analyzer(t).(*analysis.DefaultAnalyzer).TokenFilters[4]
+	var words []string
+	for _, w := range []string{"", "s", "es", "ies", "xes", "oes", "shes", "sses", "ches", "us", "ss", "ys"} {
+		for _, pre := range []string{"", "a", "ab", "abc", "c", "h", "o", "x", "i", "ca", "cach", "head", "b", "can", "sh"} {
+			words = append(words, pre+w)
+		}
+	}
+	words = append(words, oesExceptions...)
+	words = append(words, chesExceptions...)
+	for _, w := range words {
+		want := string(stem.Filter(analysis.TokenStream{{Term: []byte(w)}})[0].Term)
+		if got := string(stemASCII([]byte(w))); got != want {
+			t.Errorf("stemASCII(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
+
+// TestPassageDocument: a passage's document is the one bleve's mapping
+// makes of it, field for field, but for the analyzer.
+func TestPassageDocument(t *testing.T) {
+	m, err := newMapping()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Passage{ID: "a#b", Text: "Some Words here"}
+	want := document.NewDocument(p.ID)
+	if err := m.MapDocument(want, passageDoc{Text: p.Text}); err != nil {
+		t.Fatal(err)
+	}
+	got := passageDocument(p, fast(t))
+	describe := func(d *document.Document) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "id %s indexed %v\n", d.ID(), d.Indexed())
+		for _, f := range d.Fields {
+			fmt.Fprintf(&b, "field %s %v %q %v %c %d\n", f.Name(), f.Options(), f.Value(), f.ArrayPositions(), f.EncodedFieldType(), f.NumPlainTextBytes())
+		}
+		for _, c := range d.CompositeFields {
+			c.Compose(FieldText, 3, index.TokenFrequencies{})
+			fmt.Fprintf(&b, "composite %s %v %d\n", c.Name(), c.Options(), c.AnalyzedLength())
+		}
+		return b.String()
+	}
+	if d := cmp.Diff(describe(want), describe(got)); d != "" {
+		t.Errorf("passage document differs from the mapping's (-mapping +docir):\n%s", d)
+	}
+}
+
+// loadPassages reads the passages of $DOCIR_PASSAGES (JSON lines, as
+// ingest cuts a corpus: see store/ingest's TestWritePassages) and their
+// bytes of text.
+func loadPassages(t testing.TB) ([]Passage, int) {
+	path := os.Getenv("DOCIR_PASSAGES")
+	if path == "" {
+		t.Skip("no $DOCIR_PASSAGES")
+	}
+	b, err := os.ReadFile(filepath.Clean(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []Passage
+	size := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var p Passage
+		if err := json.Unmarshal([]byte(line), &p); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+		size += len(p.Text)
+	}
+	return out, size
+}
+
+// BenchmarkAnalyze analyzes every passage of $DOCIR_PASSAGES as an index
+// does, by the whole chain and by the fast analyzer.
+func BenchmarkAnalyze(b *testing.B) {
+	ps, size := loadPassages(b)
+	for _, c := range []struct {
+		name string
+		an   analysis.Analyzer
+	}{{"chain", analyzer(b)}, {"fast", fast(b)}, {"field", fieldAnalyzer{fast(b)}}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, p := range ps {
+					c.an.Analyze([]byte(p.Text))
+				}
+			}
+		})
+	}
+}
+
+// fieldAnalyzer analyzes text as a passage field does, for benchmarks.
+type fieldAnalyzer struct{ f *fastAnalyzer }
+
+func (a fieldAnalyzer) Analyze(text []byte) analysis.TokenStream {
+	(&passageField{value: text, an: a.f}).Analyze()
+	return nil
+}
+
+// BenchmarkIndex indexes every passage of $DOCIR_PASSAGES into a new index
+// as a from-scratch refresh does: in slices of four batches, then Close.
+func BenchmarkIndex(b *testing.B) {
+	ps, size := loadPassages(b)
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		x, err := Create(filepath.Join(b.TempDir(), fmt.Sprint(i)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for done := 0; done < len(ps); done += 4 * BatchSize {
+			if err := x.Apply(nil, ps[done:min(done+4*BatchSize, len(ps))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := x.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
