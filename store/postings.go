@@ -381,6 +381,17 @@ func (s *Snapshot) Match(terms [][][]byte) (*Matches, error) {
 	return m, nil
 }
 
+// And returns the documents in both m and o, two answers of the same
+// snapshot: per layer, an AND of numbers already read (no postings are
+// read again).
+func (m *Matches) And(o *Matches) *Matches {
+	out := &Matches{s: m.s, sets: make([]*roaring.Bitmap, len(m.sets))}
+	for i := range m.sets {
+		out.sets[i] = roaring.And(m.sets[i], o.sets[i])
+	}
+	return out
+}
+
 // union is the OR of the postings under any of prefixes.
 func union(b *bolt.Bucket, prefixes [][]byte) (*roaring.Bitmap, error) {
 	var bms []*roaring.Bitmap

@@ -90,9 +90,11 @@ func matchRecords(ctx context.Context, snap *store.Snapshot, expr *query.Expr, s
 	exact := expr.Exact(lookups) && sortField == ""
 	var verify []string
 	if exact {
-		irregular, err := snap.Match(append(terms, [][]byte{query.IrregularKey}))
+		// The irregular records among the candidates: the marker's
+		// postings alone, intersected with the terms' already read.
+		irregular, err := snap.Match([][][]byte{{query.IrregularKey}})
 		if err == nil {
-			verify, err = irregular.IDs(-1)
+			verify, err = cand.And(irregular).IDs(-1)
 		}
 		if err != nil {
 			return nil, 0, false, err

@@ -120,10 +120,7 @@ func lowerASCII(b []byte) {
 // analyzeChain runs the chain an on input. Its filters work token by token,
 // and the width and bigram filters change only full-width and ideographic
 // tokens, so text without such tokens skips them: the same terms, for a
-// third less time. (The bigram filter also numbers the positions of the
-// tokens it passes afresh, which for tokens that share a position, an
-// identifier and its first part, changes nothing the index holds: it holds
-// no positions.)
+// third less time.
 func analyzeChain(an *analysis.DefaultAnalyzer, input []byte) analysis.TokenStream {
 	toks := an.Tokenizer.Tokenize(input)
 	w := wide(toks)
