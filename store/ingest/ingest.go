@@ -232,7 +232,11 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 		// bought ~10% of wall time, but with documents streamed to disk
 		// the live heap is small and GOGC=200 costs a third more peak RSS
 		// (tldr 38k: 166 → 229 MiB) for no measurable CPU.
-		if pending, err = store.Begin(dir, nil); err != nil {
+		var markdown int64
+		for _, f := range p.toRead {
+			markdown += f.size
+		}
+		if pending, err = store.BeginSized(dir, nil, markdown); err != nil {
 			return sum, err
 		}
 		if early, err = startStreamIndex(ctx, pending.FullTextPath()); err != nil {
