@@ -36,17 +36,17 @@ func indexKeys(id string, raw []byte) ([][]byte, error) {
 // generation holds, in the order given, until fn returns an error. The
 // bytes are valid only during the call.
 func (s *Snapshot) RecordsJSONOf(ids []string, fn func(id string, raw []byte) error) error {
-	return s.view(func(c chain) error {
-		docs := c.buckets(bucketDocs)
-		for _, id := range ids {
-			v, _ := docs.get([]byte(id))
-			if v == nil {
-				continue
-			}
-			if err := fn(id, v); err != nil {
-				return err
-			}
+	for _, id := range ids {
+		v, _, err := s.pointGet(bucketDocs, []byte(id))
+		if err != nil {
+			return err
 		}
-		return nil
-	})
+		if v == nil {
+			continue
+		}
+		if err := fn(id, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -51,6 +52,12 @@ type Snapshot struct {
 	gen    uint64
 	db     *bolt.DB   // the generation's own layer: meta and the newest entries
 	layers []*bolt.DB // every layer, oldest first; the last is db
+
+	// The layers' files opened for point reads by pread (pread.go), in
+	// step with layers; ready once pointsOnce has run.
+	pointsOnce sync.Once
+	pread      []*preadLayer
+	pointsErr  error
 }
 
 // Open opens the current generation of the store in dir for reading. It
@@ -97,6 +104,15 @@ func OpenGeneration(dir string, gen uint64) (*Snapshot, error) {
 		s.layers = append(s.layers, l)
 	}
 	s.layers = append(s.layers, db)
+	cache := newPageCache(pageCacheBytes)
+	for i, l := range s.layers {
+		pl, err := openPreadLayer(l, cache, i)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("open generation %d: %w", gen, err)
+		}
+		s.pread = append(s.pread, pl)
+	}
 	return s, nil
 }
 
@@ -140,6 +156,9 @@ func (s *Snapshot) Dir() string { return s.dir }
 // Close releases the snapshot's files.
 func (s *Snapshot) Close() error {
 	var errs []error
+	for _, l := range s.pread {
+		errs = append(errs, l.Close())
+	}
 	for _, l := range s.layers {
 		if l != s.db {
 			errs = append(errs, l.Close())
@@ -152,32 +171,26 @@ func (s *Snapshot) Close() error {
 // id. ok is false when the generation has no such document. The returned
 // bytes are the caller's: they are copied out of the memory map.
 func (s *Snapshot) Lookup(id string) (rec docir.Record, body []byte, ok bool, err error) {
-	err = s.view(func(c chain) error {
-		v, layer := c.get(bucketDocs, []byte(id))
-		if v == nil {
-			return nil
-		}
-		if err := json.Unmarshal(v, &rec); err != nil {
-			return fmt.Errorf("record %q: %w", id, err)
-		}
-		body = append([]byte(nil), c[layer].Bucket(bucketBodies).Get([]byte(id))...)
-		ok = true
-		return nil
-	})
-	return rec, body, ok, err
+	v, layer, err := s.pointGet(bucketDocs, []byte(id))
+	if v == nil || err != nil {
+		return rec, nil, false, err
+	}
+	if err := json.Unmarshal(v, &rec); err != nil {
+		return rec, nil, false, fmt.Errorf("record %q: %w", id, err)
+	}
+	if body, err = s.pointGetIn(s.pread, layer, bucketBodies, []byte(id)); err != nil {
+		return rec, nil, false, err
+	}
+	return rec, body, true, nil
 }
 
 // Record returns the record of one document, without its body.
 func (s *Snapshot) Record(id string) (rec docir.Record, ok bool, err error) {
-	err = s.view(func(c chain) error {
-		v, _ := c.get(bucketDocs, []byte(id))
-		if v == nil {
-			return nil
-		}
-		ok = true
-		return json.Unmarshal(v, &rec)
-	})
-	return rec, ok, err
+	v, _, err := s.pointGet(bucketDocs, []byte(id))
+	if v == nil || err != nil {
+		return rec, false, err
+	}
+	return rec, true, json.Unmarshal(v, &rec)
 }
 
 // Records calls fn for every record, in id order, until fn returns an error.
