@@ -684,8 +684,13 @@ func (s *streamIndex) run() {
 		}
 		buf = append(buf, ps...)
 		if len(buf) >= slice {
-			err = s.ft.Apply(nil, buf)
-			buf = nil
+			// Whole batches only: the rest waits for the next slice
+			// instead of making a small segment of its own, which would
+			// put the index over the merge planner's budget (see
+			// fulltext's mergePlan) and have it merged again at once.
+			n := len(buf) - len(buf)%fulltext.BatchSize
+			err = s.ft.Apply(nil, buf[:n])
+			buf = append([]fulltext.Passage(nil), buf[n:]...)
 		}
 	}
 	if err == nil {
