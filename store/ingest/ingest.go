@@ -388,6 +388,10 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	go func() {
 		w := written{p: pending}
 		if e != nil {
+			// Both are told the input has ended before either is waited
+			// for: the index's last batches build while the body file
+			// takes its last documents.
+			e.end()
 			w.err = errors.Join(b.finish(), e.finish())
 		} else if w.p, w.err = store.Begin(dir, prev); w.err == nil {
 			w.err = writeIndex(ctx, w.p.FullTextPath(), deletes, adds, opt.Progress)
@@ -655,10 +659,11 @@ func (s *bodyStream) finish() error {
 // streamIndex indexes passages on its own goroutine as they are handed to
 // it, in slices of a few batches.
 type streamIndex struct {
-	ctx  context.Context // once it ends, nothing more is indexed
-	ft   *fulltext.Index
-	in   chan []fulltext.Passage
-	done chan error
+	ctx   context.Context // once it ends, nothing more is indexed
+	ft    *fulltext.Index
+	in    chan []fulltext.Passage
+	ended bool // in is closed
+	done  chan error
 }
 
 func startStreamIndex(ctx context.Context, path string) (*streamIndex, error) {
@@ -684,8 +689,13 @@ func (s *streamIndex) run() {
 		}
 		buf = append(buf, ps...)
 		if len(buf) >= slice {
-			err = s.ft.Apply(nil, buf)
-			buf = nil
+			// Whole batches only: the rest waits for the next slice
+			// instead of making a small segment of its own, which would
+			// put the index over the merge planner's budget (see
+			// fulltext's mergePlan) and have it merged again at once.
+			n := len(buf) - len(buf)%fulltext.BatchSize
+			err = s.ft.Apply(nil, buf[:n])
+			buf = append([]fulltext.Passage(nil), buf[n:]...)
 		}
 	}
 	if err == nil {
@@ -706,10 +716,19 @@ func (s *streamIndex) add(ps []fulltext.Passage) {
 	}
 }
 
+// end tells the index that no more passages come: it indexes what is
+// left and closes. finish waits for that.
+func (s *streamIndex) end() {
+	if !s.ended {
+		s.ended = true
+		close(s.in)
+	}
+}
+
 // finish indexes what is left, closes the index, and reports the first
 // error.
 func (s *streamIndex) finish() error {
-	close(s.in)
+	s.end()
 	return <-s.done
 }
 

@@ -125,12 +125,35 @@ func readRegular(p string, max int64, roots []string) ([]byte, error) {
 	if st.Size > max {
 		return nil, tooLarge(st.Size, max)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	b, err := readSized(f, st.Size, max+1)
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(b)) > max {
 		return nil, tooLarge(int64(len(b)), max)
+	}
+	return b, nil
+}
+
+// readSized reads r to its end, or to limit bytes, into a buffer of the
+// size the file had when checked (and one byte more, to see its end
+// without growing): io.ReadAll would start small and double, copying
+// each body about twice and keeping up to twice its size for as long as
+// the body is held.
+func readSized(r io.Reader, size, limit int64) ([]byte, error) {
+	b := make([]byte, 0, min(max(size, 0), limit)+1)
+	for int64(len(b)) < limit {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // the file grew since it was checked
+		}
+		n, err := r.Read(b[len(b):min(int64(cap(b)), limit)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	return b, nil
 }
