@@ -104,9 +104,14 @@ func (s *Snapshot) Files() (map[string]FileEntry, error) {
 // in key order (FileKey: root, then path below it, bytewise), stopping at
 // the first error fn returns. key is valid only during the call.
 func (s *Snapshot) EachFile(fn func(key []byte, e FileEntry) error) error {
+	return s.EachFileFrom(nil, fn)
+}
+
+// EachFileFrom is EachFile from the first key at or after from.
+func (s *Snapshot) EachFileFrom(from []byte, fn func(key []byte, e FileEntry) error) error {
 	return s.view(func(c chain) error {
 		prefix := "" // a root's prefix repeats for all its files: one string
-		return c.each(bucketFiles, false, func(k, v []byte, _ int) error {
+		return c.eachFrom(bucketFiles, from, false, func(k, v []byte, _ int) error {
 			ev, err := viewFileEntry(v)
 			if err != nil {
 				return fmt.Errorf("files table %q: %w", k, err)

@@ -179,7 +179,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	prevDocs := 0
 	if prev != nil {
 		defer prev.Close()
-		prevFiles = prev.EachFile
+		prevFiles = prev.EachFileFrom
 		if prevSources, err = prev.Sources(); err != nil {
 			return sum, err
 		}

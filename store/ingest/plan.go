@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
@@ -36,9 +39,9 @@ type clash struct {
 	a, b string // paths as reached from the source folders
 }
 
-// fileTable is a generation's file table read in key order
-// (store.Snapshot.EachFile); nil is an empty table.
-type fileTable func(fn func(key []byte, e store.FileEntry) error) error
+// fileTable is a generation's file table read in key order from the first
+// key at or after from (store.Snapshot.EachFileFrom); nil is an empty table.
+type fileTable func(from []byte, fn func(key []byte, e store.FileEntry) error) error
 
 // makePlan sorts the walked files against the previous file table. It
 // sets every file's status; for unchanged files, id and digest; for the
@@ -65,30 +68,25 @@ func makePlanWith(files []*file, prev fileTable, reparse bool) (plan, error) {
 		slices.SortFunc(byKey, keyOrder)
 	}
 	if prev != nil {
-		i := 0
-		err := prev(func(k []byte, e store.FileEntry) error {
-			for i < len(byKey) && byKey[i].cmpKey(k) < 0 {
-				i++ // new: not in the table
-			}
-			// Two walked files never share a key (one root, one path);
-			// should they, the first takes the entry.
-			if i < len(byKey) && byKey[i].cmpKey(k) == 0 {
-				f := byKey[i]
-				if !reparse && e.Size == f.size && e.ModTime == f.mtime && e.Prefix == f.root.Prefix {
-					// Unchanged: all it needs of the entry (most files
-					// of a refresh, so no copy of the entry is kept).
-					f.status = statusUnchanged
-					f.id, f.digest = e.ID, e.Digest
-				} else {
-					f.prev = &e
-					f.reparse = reparse
-				}
-				i++
-				return nil
-			}
-			p.removed = append(p.removed, gone{key: string(k), id: e.ID})
-			return nil
-		})
+		// A large table is merged in two halves side by side, each from
+		// its own cursor: on a no-op refresh of 192k files the merge was a
+		// fifth of the time, all on one core.
+		var err error
+		if len(byKey) < planSplitMin {
+			p.removed, err = mergeTable(byKey, prev, nil, nil, reparse)
+		} else {
+			mid := len(byKey) / 2
+			midKey := []byte(byKey[mid].key())
+			var g errgroup.Group
+			var after []gone
+			g.Go(func() (err error) {
+				after, err = mergeTable(byKey[mid:], prev, midKey, nil, reparse)
+				return err
+			})
+			p.removed, err = mergeTable(byKey[:mid], prev, nil, midKey, reparse)
+			err = errors.Join(err, g.Wait())
+			p.removed = append(p.removed, after...)
+		}
 		if err != nil {
 			return p, err
 		}
@@ -132,6 +130,53 @@ func makePlanWith(files []*file, prev fileTable, reparse bool) (plan, error) {
 		ids[id] = f
 	}
 	return p, nil
+}
+
+// planSplitMin is the least number of walked files whose merge with the
+// file table is split in two.
+var planSplitMin = 16384
+
+// errStop ends a walk of the file table early.
+var errStop = errors.New("stop")
+
+// mergeTable merges the files byKey (in key order) with the entries of the
+// table from key from up to, not including, key to (nil: to the end): it
+// marks the files the table has unchanged, or points them at their entry,
+// and returns the entries no file matched, in key order. The files must be
+// all the walked files whose keys lie in that range.
+func mergeTable(byKey []*file, table fileTable, from, to []byte, reparse bool) ([]gone, error) {
+	var removed []gone
+	i := 0
+	err := table(from, func(k []byte, e store.FileEntry) error {
+		if to != nil && bytes.Compare(k, to) >= 0 {
+			return errStop
+		}
+		for i < len(byKey) && byKey[i].cmpKey(k) < 0 {
+			i++ // new: not in the table
+		}
+		// Two walked files never share a key (one root, one path);
+		// should they, the first takes the entry.
+		if i < len(byKey) && byKey[i].cmpKey(k) == 0 {
+			f := byKey[i]
+			if !reparse && e.Size == f.size && e.ModTime == f.mtime && e.Prefix == f.root.Prefix {
+				// Unchanged: all it needs of the entry (most files of a
+				// refresh, so no copy of the entry is kept).
+				f.status = statusUnchanged
+				f.id, f.digest = e.ID, e.Digest
+			} else {
+				f.prev = &e
+				f.reparse = reparse
+			}
+			i++
+			return nil
+		}
+		removed = append(removed, gone{key: string(k), id: e.ID})
+		return nil
+	})
+	if errors.Is(err, errStop) {
+		err = nil
+	}
+	return removed, err
 }
 
 // key is the file's files-table key (store.FileKey).
@@ -199,7 +244,7 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 	default:
 		defer snap.Close()
 		c.Generation = snap.Generation()
-		prevFiles = snap.EachFile
+		prevFiles = snap.EachFileFrom
 		prevSources, err := snap.Sources()
 		if err != nil {
 			return c, err

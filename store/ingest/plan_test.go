@@ -2,7 +2,9 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -359,8 +361,11 @@ func tableOf(m map[string]store.FileEntry) fileTable {
 	if m == nil {
 		return nil
 	}
-	return func(fn func(key []byte, e store.FileEntry) error) error {
+	return func(from []byte, fn func(key []byte, e store.FileEntry) error) error {
 		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if k < string(from) {
+				continue
+			}
 			if err := fn([]byte(k), m[k]); err != nil {
 				return err
 			}
@@ -389,6 +394,66 @@ func TestCmpKey(t *testing.T) {
 					t.Errorf("(%q, %q) against %q: %d, want %d", r, rel, k, got, want)
 				}
 			}
+		}
+	}
+}
+
+// TestMakePlanSplit: a plan whose merge with the table runs in two halves
+// is the plan of one merge, wherever the halves meet.
+func TestMakePlanSplit(t *testing.T) {
+	roots := []*store.Source{{Path: "/src/a"}, {Path: "/src/a-b"}, {Path: "/src/b", Prefix: "p"}}
+	rng := rand.New(rand.NewPCG(1, 2))
+	walkFiles := func() []*file {
+		var fs []*file
+		for _, r := range roots {
+			for i := range 300 {
+				if rng.IntN(5) == 0 {
+					continue // only in the table: removed
+				}
+				fs = append(fs, &file{root: r, rel: fmt.Sprintf("d%d/f%03d.md", i%7, i), size: 10, mtime: int64(1 + rng.IntN(2))})
+			}
+		}
+		return fs
+	}
+	table := map[string]store.FileEntry{}
+	for _, r := range roots {
+		for i := range 330 { // 30 more than walked: new files are only walked
+			table[store.FileKey(r.Path, fmt.Sprintf("d%d/f%03d.md", i%7, i))] = store.FileEntry{ID: fmt.Sprint(i), Prefix: r.Prefix, Size: 10, ModTime: 1}
+		}
+	}
+	type outcome struct {
+		Status  []status
+		Prev    []bool
+		Removed []gone
+	}
+	run := func(files []*file, splitMin int) outcome {
+		defer func(old int) { planSplitMin = old }(planSplitMin)
+		planSplitMin = splitMin
+		for _, f := range files {
+			f.status, f.prev, f.id = 0, nil, ""
+		}
+		p, err := makePlan(files, tableOf(table))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o outcome
+		for _, f := range files {
+			o.Status = append(o.Status, f.status)
+			o.Prev = append(o.Prev, f.prev != nil)
+		}
+		o.Removed = p.removed
+		return o
+	}
+	for range 20 {
+		files := walkFiles()
+		one := run(files, len(files)+1)
+		for _, min := range []int{1, 2, len(files) / 3, len(files)} {
+			if diff := cmp.Diff(one, run(files, min), cmp.AllowUnexported(gone{})); diff != "" {
+				t.Fatalf("split at %d of %d files (-one merge +two halves):\n%s", min, len(files), diff)
+			}
+		}
+		if len(one.Removed) == 0 {
+			t.Fatal("the table should have entries the walk did not find")
 		}
 	}
 }
