@@ -49,7 +49,7 @@ func main() {
 	var o options
 	flag.IntVar(&o.runs, "runs", 0, "timed pairs per read (default 40; 20 with -scale)")
 	flag.IntVar(&o.warmup, "warmup", 3, "untimed pairs before timing")
-	flag.IntVar(&o.indexRuns, "index-runs", 0, "timed runs of a from-scratch index (default 3; 1 with -scale)")
+	flag.IntVar(&o.indexRuns, "index-runs", 0, "timed runs of a from-scratch index (default 3; with -scale 5 below 10k documents, else 1)")
 	flag.IntVar(&o.refreshRuns, "refresh-runs", 0, "timed pairs of a no-op refresh (default: -runs; 8 with -scale)")
 	flag.IntVar(&o.gens, "gens", 20, "with -scale: refreshes changing 100 files each, all retained")
 	flag.BoolVar(&o.smoke, "smoke", false, "one run of each step on the small stores, no warm-up (CI)")
@@ -76,11 +76,8 @@ func defaults(o *options) {
 			o.runs = 20
 		}
 	}
-	if o.indexRuns == 0 {
+	if o.indexRuns == 0 && !o.scale { // with -scale, per corpus: scratchRuns
 		o.indexRuns = 3
-		if o.scale {
-			o.indexRuns = 1
-		}
 	}
 	if o.refreshRuns == 0 {
 		o.refreshRuns = o.runs

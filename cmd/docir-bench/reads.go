@@ -128,7 +128,7 @@ func (e *env) fromScratch(c *corpus) (row, error) {
 	e.say("timing index from scratch, %s", c.name)
 	cmd := c.cmd(e.docir, "index")
 	cmd.prepare = func() error { return os.RemoveAll(c.store()) }
-	a, err := e.r.repeat(cmd, 0, e.o.indexRuns)
+	a, err := e.r.repeat(cmd, 0, e.scratchRuns(c))
 	if err != nil {
 		return row{}, fmt.Errorf("index from scratch (%s): %w", c.name, err)
 	}
@@ -136,6 +136,20 @@ func (e *env) fromScratch(c *corpus) (row, error) {
 	e.built = append(e.built, c)
 	return row{label: "index from scratch", corpus: c.name, a: a,
 		note: fmt.Sprintf("%.0f documents/s", float64(c.docs)/(wall/1e9))}, nil
+}
+
+// scratchRuns is how many times c is indexed from scratch: -index-runs;
+// by default with -scale, 5 for a corpus below 10k documents (a second or
+// so each: one run on a shared machine is one sample of its noise) and 1
+// for the larger ones.
+func (e *env) scratchRuns(c *corpus) int {
+	switch {
+	case e.o.indexRuns > 0:
+		return e.o.indexRuns
+	case c.docs < 10000:
+		return 5
+	}
+	return 1
 }
 
 // prepare writes the corpus's config and picks the documents and the

@@ -16,9 +16,13 @@ func writeHeader(w io.Writer, e *env) {
 	if e.o.smoke {
 		mode = "smoke (one run of each step; the figures mean nothing)"
 	}
-	fmt.Fprintf(w, "docir-bench %s: %s, %s/%s, %d CPUs; %d timed pairs per read after %d warm-up pairs, %d per no-op refresh, %d from-scratch index runs, %d refreshes of 100 files\n\n",
+	scratch := fmt.Sprint(e.o.indexRuns)
+	if e.o.indexRuns == 0 {
+		scratch = "5 (below 10k documents) or 1"
+	}
+	fmt.Fprintf(w, "docir-bench %s: %s, %s/%s, %d CPUs; %d timed pairs per read after %d warm-up pairs, %d per no-op refresh, %s from-scratch index runs, %d refreshes of 100 files\n\n",
 		mode, time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
-		e.o.runs, e.o.warmup, e.o.refreshRuns, e.o.indexRuns, e.o.gens)
+		e.o.runs, e.o.warmup, e.o.refreshRuns, scratch, e.o.gens)
 }
 
 // writeTable prints one line per row: the command's median, spread, CPU
