@@ -43,7 +43,9 @@
 // new base (layers.go).
 //
 // Deep reads open only the body file (a few milliseconds, flat in corpus
-// size); bleve is opened only by searches. Subpackage markdown turns files
+// size) and read a document's record and body by pread into a bounded page
+// cache rather than through bbolt's memory map (pread.go); bleve is opened
+// only by searches. Subpackage markdown turns files
 // into records; subpackage fulltext owns bleve.
 package store
 
