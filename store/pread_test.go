@@ -130,24 +130,30 @@ func TestPreadMatchesBolt(t *testing.T) {
 	}
 }
 
-// TestPreadCorruptPages: a page that is not what bbolt writes is a
-// store_format error naming the file, never a panic or a wrong value.
-func TestPreadCorruptPages(t *testing.T) {
-	db, keys := preadFixture(t, 400)
+// fixtureBytes returns the fixture's file, its page size and the root page
+// of its bucket "big".
+func fixtureBytes(t testing.TB, db *bolt.DB) (data []byte, pageSize int, root uint64) {
+	t.Helper()
 	data, err := os.ReadFile(db.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := openPreadLayer(db, newPageCache(pageCacheBytes), 0)
-	if err != nil {
-		t.Fatal(err)
+	err = db.View(func(tx *bolt.Tx) error {
+		root = uint64(tx.Bucket([]byte("big")).Root())
+		return nil
+	})
+	if err != nil || root == 0 {
+		t.Fatalf("root of big: %d, %v", root, err)
 	}
-	if err := l.init(db, []byte("big")); err != nil {
-		t.Fatal(err)
-	}
-	l.Close()
-	root := l.roots["big"]
-	ps := db.Info().PageSize
+	return data, db.Info().PageSize, root
+}
+
+// TestPreadCorruptPages: a page that is not what bbolt writes is a
+// store_format error naming the file, never a panic or a wrong value.
+func TestPreadCorruptPages(t *testing.T) {
+	db, keys := preadFixture(t, 400)
+	data, ps, root := fixtureBytes(t, db)
+	roots := map[string]uint64{"big": root}
 	cases := map[string]func(b []byte){
 		"wrong page id":       func(b []byte) { binary.NativeEndian.PutUint64(b[int(root)*ps:], root+1) },
 		"meta flags on root":  func(b []byte) { binary.NativeEndian.PutUint16(b[int(root)*ps+8:], 0x04) },
@@ -169,7 +175,7 @@ func TestPreadCorruptPages(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			bad := &preadLayer{f: f, size: int64(len(b)), pageSize: ps, roots: l.roots, cache: newPageCache(0)}
+			bad := &preadLayer{f: f, size: int64(len(b)), pageSize: ps, roots: roots, cache: newPageCache(0)}
 			failed := 0
 			for _, k := range keys {
 				v, err := bad.get([]byte("big"), k)
@@ -195,20 +201,7 @@ func TestPreadCorruptPages(t *testing.T) {
 // store_format error, never a panic or a read past the file.
 func FuzzPreadPage(f *testing.F) {
 	db, _ := preadFixture(f, 60)
-	data, err := os.ReadFile(db.Path())
-	if err != nil {
-		f.Fatal(err)
-	}
-	l, err := openPreadLayer(db, newPageCache(pageCacheBytes), 0)
-	if err != nil {
-		f.Fatal(err)
-	}
-	if err := l.init(db, []byte("big")); err != nil {
-		f.Fatal(err)
-	}
-	l.Close()
-	ps := db.Info().PageSize
-	root := l.roots["big"]
+	data, ps, root := fixtureBytes(f, db)
 	f.Add(data[int(root)*ps:int(root+1)*ps], []byte("doc/000010"))
 	f.Add(make([]byte, ps), []byte("doc/000000"))
 	dir := f.TempDir()
