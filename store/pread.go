@@ -238,10 +238,10 @@ func (l *preadLayer) page(id uint64) ([]byte, error) {
 	if p, ok := l.cache.get(pageKey{l.layer, id}); ok {
 		return p, nil
 	}
-	off := int64(id) * int64(l.pageSize)
-	if id < 2 || off/int64(l.pageSize) != int64(id) || off+int64(l.pageSize) > l.size {
+	if id < 2 || id >= uint64(l.size/int64(l.pageSize)) {
 		return nil, l.corrupt(id, "page out of the file (%d bytes)", l.size)
 	}
+	off := int64(id) * int64(l.pageSize)
 	p := make([]byte, l.pageSize)
 	if _, err := l.f.ReadAt(p, off); err != nil {
 		return nil, fmt.Errorf("read %s page %d: %w", l.f.Name(), id, err)

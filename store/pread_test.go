@@ -155,12 +155,14 @@ func TestPreadCorruptPages(t *testing.T) {
 	data, ps, root := fixtureBytes(t, db)
 	roots := map[string]uint64{"big": root}
 	cases := map[string]func(b []byte){
-		"wrong page id":       func(b []byte) { binary.NativeEndian.PutUint64(b[int(root)*ps:], root+1) },
-		"meta flags on root":  func(b []byte) { binary.NativeEndian.PutUint16(b[int(root)*ps+8:], 0x04) },
-		"too many elements":   func(b []byte) { binary.NativeEndian.PutUint16(b[int(root)*ps+10:], 0xffff) },
-		"overflow past file":  func(b []byte) { binary.NativeEndian.PutUint32(b[int(root)*ps+12:], 1<<20) },
-		"key outside page":    func(b []byte) { binary.NativeEndian.PutUint32(b[int(root)*ps+16+4:], 1<<30) },
-		"child past the file": func(b []byte) { binary.NativeEndian.PutUint64(b[int(root)*ps+16+8:], 1<<40) },
+		"wrong page id":        func(b []byte) { binary.NativeEndian.PutUint64(b[int(root)*ps:], root+1) },
+		"meta flags on root":   func(b []byte) { binary.NativeEndian.PutUint16(b[int(root)*ps+8:], 0x04) },
+		"too many elements":    func(b []byte) { binary.NativeEndian.PutUint16(b[int(root)*ps+10:], 0xffff) },
+		"overflow past file":   func(b []byte) { binary.NativeEndian.PutUint32(b[int(root)*ps+12:], 1<<20) },
+		"key outside page":     func(b []byte) { binary.NativeEndian.PutUint32(b[int(root)*ps+16+4:], 1<<30) },
+		"child past the file":  func(b []byte) { binary.NativeEndian.PutUint64(b[int(root)*ps+16+8:], 1<<40) },
+		"child id 2^64-1":      func(b []byte) { binary.NativeEndian.PutUint64(b[int(root)*ps+16+8:], 1<<64-1) },
+		"child is a meta page": func(b []byte) { binary.NativeEndian.PutUint64(b[int(root)*ps+16+8:], 1) },
 	}
 	for name, mutate := range cases {
 		t.Run(name, func(t *testing.T) {
