@@ -56,6 +56,40 @@ func (m model) check(t *testing.T, dir string, gen uint64) {
 	if _, _, ok, _ := s.Lookup("gone"); ok {
 		t.Fatalf("generation %d: a document never written", gen)
 	}
+	// The model's other ids were never written or were deleted (a
+	// tombstone in a layer above the document's).
+	asked := slices.Clone(ids)
+	for i := range 60 {
+		id := fmt.Sprintf("doc/%02d", i)
+		if _, ok := m.bodies[id]; ok {
+			continue
+		}
+		asked = append(asked, id)
+		if _, _, ok, err := s.Lookup(id); ok || err != nil {
+			t.Fatalf("generation %d: %s reads %v %v, want no document", gen, id, ok, err)
+		}
+		if _, ok, err := s.Record(id); ok || err != nil {
+			t.Fatalf("generation %d: record %s reads %v %v, want no document", gen, id, ok, err)
+		}
+	}
+	// RecordsJSONOf reads a short list by pread and a long one through the
+	// map: both must see every document and nothing else.
+	for i := range pointReadsMost + 6 {
+		asked = append(asked, fmt.Sprintf("gone-%d", i))
+	}
+	slices.Sort(asked)
+	var long, short []string
+	if err := s.RecordsJSONOf(asked, func(id string, _ []byte) error { long = append(long, id); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for part := range slices.Chunk(asked, 10) {
+		if err := s.RecordsJSONOf(part, func(id string, _ []byte) error { short = append(short, id); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(long, ids) || !slices.Equal(short, ids) {
+		t.Fatalf("generation %d: RecordsJSONOf saw %d ids in one list and %d in short ones, want %d", gen, len(long), len(short), len(ids))
+	}
 	files, err := s.Files()
 	if err != nil {
 		t.Fatal(err)
