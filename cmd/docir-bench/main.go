@@ -43,6 +43,7 @@ type options struct {
 	out, only, sizes        string
 	inittrace               int
 	profile, profileDir     string
+	anchor                  string // a docir binary the small from-scratch index is paired with
 }
 
 func main() {
@@ -59,6 +60,7 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "also write the table to this file")
 	flag.StringVar(&o.only, "only", "", "time only the stores whose name contains this (not with -scale)")
 	flag.IntVar(&o.inittrace, "inittrace", 0, "run `docir --version` and `docir get` this many times with GODEBUG=inittrace=1 and print each package init over 50 µs")
+	flag.StringVar(&o.anchor, "anchor", "", "with -scale: a docir `binary` (say, built from the commit an issue was measured at) whose from-scratch index of the corpora below 10k documents is interleaved with this one's, A B A B")
 	flag.StringVar(&o.profile, "profile", "", "index the first -scale-sizes corpus in process, from scratch then a no-op refresh, and write heap and CPU profiles to this folder")
 	flag.StringVar(&o.profileDir, "profile-store", "", "with -profile: profile only a no-op refresh of the store this folder's docir.yaml names (a folder -scale -keep left)")
 	flag.Parse()

@@ -128,6 +128,9 @@ func (e *env) fromScratch(c *corpus) (row, error) {
 	e.say("timing index from scratch, %s", c.name)
 	cmd := c.cmd(e.docir, "index")
 	cmd.prepare = func() error { return os.RemoveAll(c.store()) }
+	if e.o.anchor != "" && c.docs < 10000 {
+		return e.fromScratchVersus(c, cmd)
+	}
 	a, err := e.r.repeat(cmd, 0, e.scratchRuns(c))
 	if err != nil {
 		return row{}, fmt.Errorf("index from scratch (%s): %w", c.name, err)
@@ -136,6 +139,35 @@ func (e *env) fromScratch(c *corpus) (row, error) {
 	e.built = append(e.built, c)
 	return row{label: "index from scratch", corpus: c.name, a: a,
 		note: fmt.Sprintf("%.0f documents/s", float64(c.docs)/(wall/1e9))}, nil
+}
+
+// fromScratchVersus indexes c from nothing interleaved with the -anchor
+// binary indexing the same sources into a folder of its own: a figure
+// measured against a binary of another day (an issue's qmd ratio) then
+// compares as a ratio from one run, whatever the machine's speed today.
+func (e *env) fromScratchVersus(c *corpus, cmd command) (row, error) {
+	dir := c.dir + "-anchor"
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return row{}, err
+	}
+	cfg, err := os.ReadFile(filepath.Join(c.dir, "docir.yaml"))
+	if err != nil {
+		return row{}, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "docir.yaml"), cfg, 0o644); err != nil {
+		return row{}, err
+	}
+	base := command{path: e.o.anchor, dir: dir, args: []string{"index"},
+		prepare: func() error { return os.RemoveAll(filepath.Join(dir, ".docir")) }}
+	e.say("timing index from scratch, %s (against %s)", c.name, e.o.anchor)
+	a, b, err := e.r.pair(cmd, base, 1, e.scratchRuns(c))
+	if err != nil {
+		return row{}, fmt.Errorf("index from scratch (%s): %w", c.name, err)
+	}
+	r := row{label: "index from scratch", corpus: c.name, a: a, base: "docir at -anchor", b: b}
+	e.built = append(e.built, c)
+	r.note = fmt.Sprintf("%.0f documents/s; -anchor is %s", float64(c.docs)/(statsOf(walls(r.a)).median/1e9), e.o.anchor)
+	return r, nil
 }
 
 // scratchRuns is how many times c is indexed from scratch: -index-runs;
