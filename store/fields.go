@@ -41,34 +41,27 @@ func indexKeys(id string, raw []byte) ([][]byte, error) {
 // transaction, where neighbouring records share the pages the kernel maps
 // around each one touched: 10k sorted ids by pread cost 1.28× the CPU.
 func (s *Snapshot) RecordsJSONOf(ids []string, fn func(id string, raw []byte) error) error {
-	if len(ids) > pointReadsMost {
-		return s.view(func(c chain) error {
-			docs := c.buckets(bucketDocs)
-			for _, id := range ids {
-				v, _ := docs.get([]byte(id))
-				if v == nil {
-					continue
-				}
+	each := func(get func(id []byte) ([]byte, error)) error {
+		for _, id := range ids {
+			v, err := get([]byte(id))
+			if err != nil {
+				return err
+			}
+			if v != nil {
 				if err := fn(id, v); err != nil {
 					return err
 				}
 			}
-			return nil
+		}
+		return nil
+	}
+	if len(ids) > pointReadsMost {
+		return s.view(func(c chain) error {
+			docs := c.buckets(bucketDocs)
+			return each(func(id []byte) ([]byte, error) { v, _ := docs.get(id); return v, nil })
 		})
 	}
-	for _, id := range ids {
-		v, _, err := s.pointGet(bucketDocs, []byte(id))
-		if err != nil {
-			return err
-		}
-		if v == nil {
-			continue
-		}
-		if err := fn(id, v); err != nil {
-			return err
-		}
-	}
-	return nil
+	return each(func(id []byte) ([]byte, error) { v, _, err := s.pointGet(bucketDocs, id); return v, err })
 }
 
 // pointReadsMost is the longest list of ids RecordsJSONOf reads by pread.

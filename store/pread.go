@@ -31,7 +31,7 @@ import (
 // is open, and so do the pages read: the snapshot keeps the last of them,
 // up to pageCacheBytes (pageCache).
 
-// pageLayout is bbolt's on-disk page format (go.etcd.io/bbolt/internal/common,
+// bbolt's on-disk page format (go.etcd.io/bbolt/internal/common,
 // stable since bbolt's first release): a 16-byte header (id uint64, flags
 // uint16, count uint16, overflow uint32) then count 16-byte elements.
 const (
@@ -291,7 +291,7 @@ func (s *Snapshot) pointGet(bucket, key []byte) ([]byte, int, error) {
 		return nil, -1, err
 	}
 	for i := len(ls) - 1; i >= 0; i-- {
-		v, err := s.pointGetIn(ls, i, bucket, key)
+		v, err := s.pointGetIn(i, bucket, key)
 		if err != nil {
 			return nil, -1, err
 		}
@@ -305,10 +305,11 @@ func (s *Snapshot) pointGet(bucket, key []byte) ([]byte, int, error) {
 	return nil, -1, nil
 }
 
-// pointGetIn is a copy of the value of key in bucket of layer i alone.
-func (s *Snapshot) pointGetIn(ls []*preadLayer, i int, bucket, key []byte) (v []byte, err error) {
-	if ls[i].has(bucket) {
-		return ls[i].get(bucket, key)
+// pointGetIn is a copy of the value of key in bucket of layer i alone. The
+// layers must be ready (points).
+func (s *Snapshot) pointGetIn(i int, bucket, key []byte) (v []byte, err error) {
+	if l := s.pread[i]; l.has(bucket) {
+		return l.get(bucket, key)
 	}
 	err = s.layers[i].View(func(tx *bolt.Tx) error {
 		if b := tx.Bucket(bucket); b != nil {

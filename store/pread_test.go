@@ -148,12 +148,27 @@ func fixtureBytes(t testing.TB, db *bolt.DB) (data []byte, pageSize int, root ui
 	return data, db.Info().PageSize, root
 }
 
+// layerOver writes b to path and returns a layer reading it by pread, with
+// bucket "big" rooted at page root and no cache; the file is closed when
+// the test ends.
+func layerOver(t testing.TB, path string, b []byte, pageSize int, root uint64) *preadLayer {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return &preadLayer{f: f, size: int64(len(b)), pageSize: pageSize, roots: map[string]uint64{"big": root}, cache: newPageCache(0)}
+}
+
 // TestPreadCorruptPages: a page that is not what bbolt writes is a
 // store_format error naming the file, never a panic or a wrong value.
 func TestPreadCorruptPages(t *testing.T) {
 	db, keys := preadFixture(t, 400)
 	data, ps, root := fixtureBytes(t, db)
-	roots := map[string]uint64{"big": root}
 	cases := map[string]func(b []byte){
 		"wrong page id":        func(b []byte) { binary.NativeEndian.PutUint64(b[int(root)*ps:], root+1) },
 		"meta flags on root":   func(b []byte) { binary.NativeEndian.PutUint16(b[int(root)*ps+8:], 0x04) },
@@ -169,15 +184,7 @@ func TestPreadCorruptPages(t *testing.T) {
 			b := bytes.Clone(data)
 			mutate(b)
 			path := filepath.Join(t.TempDir(), "bad.bolt")
-			if err := os.WriteFile(path, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			bad := &preadLayer{f: f, size: int64(len(b)), pageSize: ps, roots: roots, cache: newPageCache(0)}
+			bad := layerOver(t, path, b, ps, root)
 			failed := 0
 			for _, k := range keys {
 				v, err := bad.get([]byte("big"), k)
@@ -211,16 +218,7 @@ func FuzzPreadPage(f *testing.F) {
 		// The fixture's file with its bucket's root page replaced.
 		b := bytes.Clone(data)
 		copy(b[int(root)*ps:int(root+1)*ps], page)
-		path := filepath.Join(dir, "fuzz.bolt")
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		file, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer file.Close()
-		x := &preadLayer{f: file, size: int64(len(b)), pageSize: ps, roots: map[string]uint64{"big": root}, cache: newPageCache(0)}
+		x := layerOver(t, filepath.Join(dir, "fuzz.bolt"), b, ps, root)
 		if _, err := x.get([]byte("big"), key); err != nil && docir.CodeOf(err) != docir.CodeStoreFormat {
 			t.Fatalf("error %v: want store_format", err)
 		}

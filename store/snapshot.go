@@ -178,7 +178,7 @@ func (s *Snapshot) Lookup(id string) (rec docir.Record, body []byte, ok bool, er
 	if err := json.Unmarshal(v, &rec); err != nil {
 		return rec, nil, false, fmt.Errorf("record %q: %w", id, err)
 	}
-	if body, err = s.pointGetIn(s.pread, layer, bucketBodies, []byte(id)); err != nil {
+	if body, err = s.pointGetIn(layer, bucketBodies, []byte(id)); err != nil {
 		return rec, nil, false, err
 	}
 	return rec, body, true, nil

@@ -122,52 +122,52 @@ func (e *env) versus(label, corpusName string, cmd command, baseLabel string, ba
 	return row{label: label, corpus: corpusName, a: a, base: baseLabel, b: b}, nil
 }
 
-// fromScratch indexes c from nothing, indexRuns times; the store is left
-// built.
+// fromScratch indexes c from nothing, scratchRuns times; the store is left
+// built. With -anchor, a corpus below 10k documents is indexed interleaved
+// with the -anchor binary indexing the same sources into a folder of its
+// own: a figure measured against a binary of another day (an issue's qmd
+// ratio) then compares as a ratio from one run, whatever the machine's
+// speed today.
 func (e *env) fromScratch(c *corpus) (row, error) {
 	e.say("timing index from scratch, %s", c.name)
 	cmd := c.cmd(e.docir, "index")
 	cmd.prepare = func() error { return os.RemoveAll(c.store()) }
+	r := row{label: "index from scratch", corpus: c.name}
+	var err error
 	if e.o.anchor != "" && c.docs < 10000 {
-		return e.fromScratchVersus(c, cmd)
+		var base command
+		if base, err = e.anchorCmd(c); err == nil {
+			e.say("… against %s", e.o.anchor)
+			r.base = "docir at -anchor"
+			r.a, r.b, err = e.r.pair(cmd, base, 1, e.scratchRuns(c))
+		}
+	} else {
+		r.a, err = e.r.repeat(cmd, 0, e.scratchRuns(c))
 	}
-	a, err := e.r.repeat(cmd, 0, e.scratchRuns(c))
 	if err != nil {
 		return row{}, fmt.Errorf("index from scratch (%s): %w", c.name, err)
 	}
-	wall := statsOf(walls(a)).median
 	e.built = append(e.built, c)
-	return row{label: "index from scratch", corpus: c.name, a: a,
-		note: fmt.Sprintf("%.0f documents/s", float64(c.docs)/(wall/1e9))}, nil
+	r.note = fmt.Sprintf("%.0f documents/s", float64(c.docs)/(statsOf(walls(r.a)).median/1e9))
+	if r.b != nil {
+		r.note += "; -anchor is " + e.o.anchor
+	}
+	return r, nil
 }
 
-// fromScratchVersus indexes c from nothing interleaved with the -anchor
-// binary indexing the same sources into a folder of its own: a figure
-// measured against a binary of another day (an issue's qmd ratio) then
-// compares as a ratio from one run, whatever the machine's speed today.
-func (e *env) fromScratchVersus(c *corpus, cmd command) (row, error) {
+// anchorCmd is the -anchor binary's from-scratch index of c's sources, in
+// a folder of its own beside c's.
+func (e *env) anchorCmd(c *corpus) (command, error) {
 	dir := c.dir + "-anchor"
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return row{}, err
+		return command{}, err
 	}
 	cfg, err := os.ReadFile(filepath.Join(c.dir, "docir.yaml"))
-	if err != nil {
-		return row{}, err
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "docir.yaml"), cfg, 0o644)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "docir.yaml"), cfg, 0o644); err != nil {
-		return row{}, err
-	}
-	base := command{path: e.o.anchor, dir: dir, args: []string{"index"},
-		prepare: func() error { return os.RemoveAll(filepath.Join(dir, ".docir")) }}
-	e.say("timing index from scratch, %s (against %s)", c.name, e.o.anchor)
-	a, b, err := e.r.pair(cmd, base, 1, e.scratchRuns(c))
-	if err != nil {
-		return row{}, fmt.Errorf("index from scratch (%s): %w", c.name, err)
-	}
-	r := row{label: "index from scratch", corpus: c.name, a: a, base: "docir at -anchor", b: b}
-	e.built = append(e.built, c)
-	r.note = fmt.Sprintf("%.0f documents/s; -anchor is %s", float64(c.docs)/(statsOf(walls(r.a)).median/1e9), e.o.anchor)
-	return r, nil
+	return command{path: e.o.anchor, dir: dir, args: []string{"index"},
+		prepare: func() error { return os.RemoveAll(filepath.Join(dir, ".docir")) }}, err
 }
 
 // scratchRuns is how many times c is indexed from scratch: -index-runs;
