@@ -13,7 +13,7 @@ import (
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
-	"github.com/docir/docir/workspace/wire"
+	"github.com/docir/docir/docir/wire"
 )
 
 // MaxReply bounds the bytes read of one HTTP peer reply. `docir serve`

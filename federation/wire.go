@@ -10,7 +10,7 @@ import (
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
-	"github.com/docir/docir/workspace/wire"
+	"github.com/docir/docir/docir/wire"
 )
 
 // The replies of an HTTP peer are outside input. This file decodes them

@@ -9,9 +9,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/readbatch"
 	"github.com/docir/docir/workspace"
-	"github.com/docir/docir/workspace/wire"
 )
 
 // jsonShape lists a Go struct's JSON members and which of them are always

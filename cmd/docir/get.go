@@ -11,7 +11,7 @@ import (
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
-	"github.com/docir/docir/workspace/wire"
+	"github.com/docir/docir/docir/wire"
 )
 
 // GetOptions is everything `docir get` needs.

@@ -10,10 +10,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/federation"
 	"github.com/docir/docir/workspace"
 	"github.com/docir/docir/workspace/binding"
-	"github.com/docir/docir/workspace/wire"
 )
 
 // pinFlags are the flags every read takes to run on one generation: --at

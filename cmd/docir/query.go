@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/workspace"
-	"github.com/docir/docir/workspace/wire"
 )
 
 // QueryOptions is everything `docir query` needs.

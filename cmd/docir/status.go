@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/store/ingest"
-	"github.com/docir/docir/workspace/wire"
 )
 
 // StatusOptions is everything `docir status` needs.

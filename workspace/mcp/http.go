@@ -6,8 +6,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/workspace/session"
-	"github.com/docir/docir/workspace/wire"
 )
 
 // sessionIdle closes an MCP-over-HTTP session no request has used for

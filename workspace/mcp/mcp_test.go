@@ -17,10 +17,10 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/docir/docir/docir/corpustest"
+	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/workspace"
 	"github.com/docir/docir/workspace/session"
-	"github.com/docir/docir/workspace/wire"
 )
 
 // fixture is an engine over a store of the fixture corpus.

@@ -10,8 +10,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/workspace/session"
-	"github.com/docir/docir/workspace/wire"
 )
 
 // ResourcePrefix starts every docir resource URI: docir:///<address>, a

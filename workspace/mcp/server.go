@@ -23,8 +23,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/workspace/session"
-	"github.com/docir/docir/workspace/wire"
 )
 
 // Tool names.

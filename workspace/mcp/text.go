@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/readbatch"
-	"github.com/docir/docir/workspace/wire"
 )
 
 // textOf renders a method's result as the markdown an LLM reads in the

@@ -11,10 +11,10 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/readbatch"
 	"github.com/docir/docir/workspace"
 	"github.com/docir/docir/workspace/session"
-	"github.com/docir/docir/workspace/wire"
 )
 
 // tool is one MCP tool: the engine method it calls and the Go shapes its

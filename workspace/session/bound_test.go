@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/workspace"
-	"github.com/docir/docir/workspace/wire"
 )
 
 // bigDocRequest asks for 300 copies of one 1.2 MB document: 360 MB of

@@ -18,7 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
 
-	"github.com/docir/docir/workspace/wire"
+	"github.com/docir/docir/docir/wire"
 )
 
 var update = flag.Bool("update", false, "rewrite the responses of testdata/conformance/*.txtar from what the server answers")

@@ -15,9 +15,9 @@ import (
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/readbatch"
 	"github.com/docir/docir/workspace/binding"
-	"github.com/docir/docir/workspace/wire"
 )
 
 // Capabilities a session may report in workspace/discover.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/docir/docir/docir"
-	"github.com/docir/docir/workspace/wire"
+	"github.com/docir/docir/docir/wire"
 )
 
 // TestDiscoveryShape pins the fields of workspace/discover's reply.

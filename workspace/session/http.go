@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/docir/docir/docir"
-	"github.com/docir/docir/workspace/wire"
+	"github.com/docir/docir/docir/wire"
 )
 
 // Paths the HTTP transport serves.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docir/docir/workspace/wire"
+	"github.com/docir/docir/docir/wire"
 )
 
 // do sends a request to the HTTP transport and returns the response with

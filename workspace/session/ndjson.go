@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/docir/docir/workspace/wire"
+	"github.com/docir/docir/docir/wire"
 )
 
 // Serve answers NDJSON frames from r on w: one request at a time, replies

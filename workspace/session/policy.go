@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/docir/docir/docir"
-	"github.com/docir/docir/workspace/wire"
+	"github.com/docir/docir/docir/wire"
 )
 
 // Host policy schema names. A policy file names exactly one; each version

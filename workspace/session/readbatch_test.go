@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/docir/docir/docir"
-	"github.com/docir/docir/workspace/wire"
+	"github.com/docir/docir/docir/wire"
 )
 
 func batchFrame(t testing.TB, id any, rev uint64, frames ...string) []byte {

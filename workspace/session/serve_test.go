@@ -14,7 +14,7 @@ import (
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
-	"github.com/docir/docir/workspace/wire"
+	"github.com/docir/docir/docir/wire"
 )
 
 // gatedReader is a docir.Reader whose Status waits for a gate, so a

@@ -1,9 +1,10 @@
 // Package wire is docir's JSON-RPC 2.0 codec: the method names, the
 // request, response and error types, the strict decoding of frames and
 // params (closed shapes, no member twice), and NDJSON framing with a bounded
-// line reader. The server (package session), the MCP adapter and
-// federation's HTTP peer client all speak through it; a method name is
-// never a string literal outside this package.
+// line reader. The server (package session), the MCP adapter, federation's
+// HTTP peer client and the read-batch engine (package readbatch, which
+// decides on the request this package decoded) all speak through it; a
+// method name is never a string literal outside this package.
 //
 // It knows JSON-RPC and bounds, not what a method does: dispatch lives in
 // package session. It imports only docir and the standard library.
