@@ -25,6 +25,11 @@ type Selector struct {
 	// replays exactly; an edited, foreign or pruned receipt answers
 	// binding_rejected.
 	Binding string `json:"binding,omitempty"`
+	// RequireCurrent, beside Binding, is run_current: the binding's
+	// generation must be the current one, and refreshes are held off from
+	// that check to the end of the read (binding_rejected when it is not
+	// current; nothing is read). Without Binding it is invalid_params.
+	RequireCurrent bool `json:"require_current,omitempty"`
 }
 
 // Pinned reports whether the selector names a generation.

@@ -5,28 +5,28 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/readbatch"
 )
 
-// A server hands Run its ordinary one-frame path, the read allowlist, the
-// host's worker count, the generation it holds and its authenticator.
+// okReads answers every read {"ok":true}.
+type okReads struct{}
+
+func (okReads) Call(context.Context, string, json.RawMessage) (json.RawMessage, *wire.Error) {
+	return json.RawMessage(`{"ok":true}`), nil
+}
+
+// A server hands Run the read methods on the generation it holds, the read
+// allowlist, the host's worker count, that generation's number and its
+// authenticator.
 func ExampleRun() {
-	dispatch := func(ctx context.Context, frame []byte) []byte {
-		var req struct {
-			ID json.RawMessage `json:"id"`
-		}
-		json.Unmarshal(frame, &req)
-		if req.ID == nil {
-			return nil // a notification: nothing is written
-		}
-		return []byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"ok":true}}` + "\n")
-	}
 	cfg := readbatch.Config{
-		Dispatch:     dispatch,
+		Reads:        okReads{},
 		Allow:        readbatch.ReadMethods(),
 		Workers:      2,
 		Revision:     3,
 		Authenticate: func(context.Context) error { return nil }, // the held source is unchanged
+		MaxReply:     wire.MaxReplyBytes,
 		MaxResult:    1 << 20,
 	}
 	params := `{"image_revision":3,"batch":{"frames":[

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
 )
 
 // params are the decoded read-batch params.
@@ -46,7 +49,7 @@ func decodeParams(raw json.RawMessage) (params, error) {
 	list := inner["frames"]
 	var items []json.RawMessage
 	if list[0] != '[' || json.Unmarshal(list, &items) != nil {
-		return p, malformed(fmt.Sprintf("batch.frames: want a list of request lines (strings), not %s", kind(list[0])))
+		return p, malformed(fmt.Sprintf("batch.frames: want a list of request lines (strings), not %s", wire.Kind(list[0])))
 	}
 	if n := len(items); n < 1 || n > MaxFrames {
 		return p, malformed(fmt.Sprintf("batch.frames holds %d frames; want 1 to %d", n, MaxFrames))
@@ -54,7 +57,7 @@ func decodeParams(raw json.RawMessage) (params, error) {
 	p.frames = make([]string, len(items))
 	for i, item := range items {
 		if item[0] != '"' || json.Unmarshal(item, &p.frames[i]) != nil {
-			return p, malformed(fmt.Sprintf("batch.frames[%d]: want a request line (a string), not %s", i, kind(item[0])))
+			return p, malformed(fmt.Sprintf("batch.frames[%d]: want a request line (a string), not %s", i, wire.Kind(item[0])))
 		}
 	}
 	return p, nil
@@ -66,28 +69,20 @@ func closedObject(what string, raw json.RawMessage, names ...string) (map[string
 	if len(raw) == 0 || raw[0] != '{' {
 		k := "nothing"
 		if len(raw) > 0 {
-			k = kind(raw[0])
+			k = wire.Kind(raw[0])
 		}
 		return nil, malformed(fmt.Sprintf("%s must be an object, not %s; %s", what, k, wantParams))
 	}
-	members, ok := objectMembers(raw)
-	if !ok {
-		return nil, malformed(fmt.Sprintf("%s is not one JSON object; %s", what, wantParams))
+	members, err := wire.Members(raw)
+	if err != nil {
+		return nil, malformed(fmt.Sprintf("%s is not one JSON object (%v); %s", what, err, wantParams))
 	}
-	out := make(map[string]json.RawMessage, len(members))
-	for _, m := range members {
-		known := false
-		for _, n := range names {
-			known = known || m.name == n
+	for _, name := range slices.Sorted(maps.Keys(members)) {
+		if !slices.Contains(names, name) {
+			return nil, malformed(fmt.Sprintf("unknown member %q in %s (known: %s)", clip(name), what, strings.Join(names, ", ")))
 		}
-		if !known {
-			return nil, malformed(fmt.Sprintf("unknown member %q in %s (known: %s)", clip(m.name), what, strings.Join(names, ", ")))
-		}
-		if _, dup := out[m.name]; dup {
-			return nil, malformed(fmt.Sprintf("member %q appears twice in %s", m.name, what))
-		}
-		out[m.name] = m.raw
 	}
+	out := members
 	for _, n := range names {
 		if _, ok := out[n]; !ok {
 			return nil, malformed(fmt.Sprintf("%s has no %q; %s", what, n, wantParams))
@@ -119,88 +114,4 @@ func clip(s string) string {
 		return s
 	}
 	return s[:max] + "..."
-}
-
-func kind(c byte) string {
-	switch c {
-	case '{':
-		return "an object"
-	case '[':
-		return "a list"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	default:
-		return "a number"
-	}
-}
-
-// prefixID reads the id of a request from the first bytes of a frame too
-// large to run, the way the ordinary path addresses its frame_too_large
-// reply: nil when no top-level "id" member is whole within prefix.
-func prefixID(prefix []byte) json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(prefix))
-	dec.UseNumber()
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil
-	}
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil // the object ended
-		}
-		if key != "id" {
-			if !skipValue(dec) {
-				return nil
-			}
-			continue
-		}
-		val, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		// A number is whole only if a byte follows it within the prefix.
-		if _, isNum := val.(json.Number); isNum && dec.InputOffset() >= int64(len(prefix)) {
-			return nil
-		}
-		switch v := val.(type) {
-		case string, json.Number, nil:
-			out, err := json.Marshal(v)
-			if err != nil {
-				return nil
-			}
-			return out
-		default:
-			return nil
-		}
-	}
-}
-
-// skipValue reads one whole value off dec.
-func skipValue(dec *json.Decoder) bool {
-	depth := 0
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		if d, ok := tok.(json.Delim); ok {
-			switch d {
-			case '{', '[':
-				depth++
-			default:
-				depth--
-			}
-		}
-		if depth == 0 {
-			return true
-		}
-	}
 }

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"runtime/debug"
 	"slices"
@@ -16,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
 )
 
 // Schema names the shape of a read-batch result.
@@ -32,8 +31,8 @@ const Method = "workspace/read-batch"
 
 // Bounds of one batch.
 const (
-	MaxFrames     = 16       // frames in one batch
-	MaxFrameBytes = 64 << 10 // one inner frame, decoded, without its line ending
+	MaxFrames     = 16                 // frames in one batch
+	MaxFrameBytes = wire.MaxFrameBytes // one inner frame, decoded, without its line ending: the ordinary path's bound
 	MinWorkers    = 1
 	MaxWorkers    = 4
 )
@@ -42,23 +41,28 @@ const (
 // a batch may run, sorted. A server passes these (or the part of them it
 // serves) as Config.Allow.
 func ReadMethods() []string {
-	return []string{"docir/context", "docir/get", "docir/query", "docir/search", "workspace/discover", "workspace/status"}
+	return []string{wire.MethodContext, wire.MethodGet, wire.MethodQuery, wire.MethodSearch, wire.MethodDiscover, wire.MethodStatus}
 }
 
-// Dispatcher runs one inner frame exactly as the ordinary NDJSON path would
-// and returns the exact bytes that path writes for it (the reply line
-// including its trailing "\n"), or nil when the path writes nothing (a
-// notification). The frame it is handed has no line ending. It is called
-// from up to Config.Workers goroutines at once.
-type Dispatcher func(ctx context.Context, frame []byte) []byte
+// Reads serves the read methods a batch may run, on the generation the
+// batch holds. It is all a worker can reach: nothing that refreshes, binds,
+// attests or changes the session's state is reachable from it, so a frame
+// that got past the allowlist still could not run such a method. It is
+// called from up to Config.Workers goroutines at once.
+type Reads interface {
+	// Call runs one read method with its params (nil when absent or null)
+	// and returns the encoded result or the error to reply with, exactly
+	// as the ordinary one-frame path computes them.
+	Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *wire.Error)
+}
 
 // Config is what one batch runs with.
 type Config struct {
-	// Dispatch is the ordinary one-frame path.
-	Dispatch Dispatcher
-	// Allow is the read allowlist (method names). A frame naming any other
-	// method gets a -32601 method_not_found row and is not dispatched.
-	// It must not name Method itself.
+	// Reads serves the allowlisted reads on the held generation.
+	Reads Reads
+	// Allow is the read allowlist (method names). A frame whose decoded
+	// method is any other gets a -32601 method_not_found row and nothing
+	// runs. It must not name Method itself.
 	Allow []string
 	// Workers is how many inner calls may run at once: 1 to 4.
 	Workers int
@@ -70,6 +74,9 @@ type Config struct {
 	// assembled (also when it is too large or a worker panicked), with the
 	// ctx Run was given; its error is returned as is and no row is.
 	Authenticate func(ctx context.Context) error
+	// MaxReply bounds one row's reply line as the ordinary path bounds a
+	// reply (wire.MaxReplyBytes): a longer one is a reply_too_large row.
+	MaxReply int
 	// MaxResult bounds the assembled result in bytes; assembly stops once
 	// it is passed and the batch answers batch_too_large.
 	MaxResult int
@@ -145,8 +152,10 @@ func Run(ctx context.Context, cfg Config, params json.RawMessage) (json.RawMessa
 
 func (cfg *Config) check() error {
 	switch {
-	case cfg.Dispatch == nil:
-		return docir.Errorf(docir.CodeInternal, "%s: no dispatcher", Method)
+	case cfg.Reads == nil:
+		return docir.Errorf(docir.CodeInternal, "%s: no reads to serve", Method)
+	case cfg.MaxReply <= 0:
+		return docir.Errorf(docir.CodeInternal, "%s: reply bound %d; want a positive number of bytes", Method, cfg.MaxReply)
 	case cfg.Authenticate == nil:
 		return docir.Errorf(docir.CodeInternal, "%s: no authenticator", Method)
 	case cfg.Workers < MinWorkers || cfg.Workers > MaxWorkers:
@@ -225,143 +234,37 @@ func (b *batch) run(ctx context.Context) {
 }
 
 // row runs one frame and returns the bytes its row holds, nil for null.
+// The frame is decoded once, by the codec every transport dispatches with
+// (wire.DecodeRequest), and the allowlist decides on the method that
+// decoding found: there is no second reading of the frame that could find
+// another method. A frame that is not exactly one JSON-RPC request object
+// (after JSON whitespace) is an error row and runs nothing.
 func (b *batch) row(ctx context.Context, frame string) []byte {
 	line := []byte(frame)
 	line = bytes.TrimSuffix(line, []byte("\n"))
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	if len(line) > MaxFrameBytes { // checked first, as the ordinary path does
-		return errorLine(prefixID(line[:MaxFrameBytes]), docir.CodeFrameTooLarge,
-			fmt.Sprintf("frame of %d bytes is over the %d-byte bound; it was skipped unread", len(line), MaxFrameBytes))
+		f := wire.Frame{TooLarge: true, Prefix: line[:MaxFrameBytes], Size: int64(len(line))}
+		return append(wire.TooLargeFrame(f), '\n')
 	}
-	if len(bytes.TrimSpace(line)) == 0 {
+	if wire.Blank(line) {
 		return nil // the ordinary path skips a blank line
 	}
-	if method, id, denied := b.denied(line); denied {
-		if id == nil {
-			return nil // a notification: the ordinary path writes nothing
-		}
-		return errorLine(id, docir.CodeMethodNotFound, fmt.Sprintf("method %q is not allowed inside %s (allowed: %s); it was not run", method, Method, b.allowText))
+	req, id, werr := wire.DecodeRequest(line)
+	if werr != nil {
+		return append(wire.ErrorLine(id, werr), '\n')
 	}
-	return b.cfg.Dispatch(ctx, line)
-}
-
-// denied reads the method of a frame that is a JSON object and reports
-// whether it names a method off the allowlist, with that method and the id
-// to address the refusal to ("null" when the id is not a string or a
-// number, nil when there is none). Every top-level member spelled "method"
-// in any case counts, so that no decoder of the frame, however lenient,
-// can find a method this check did not refuse. A frame that is not an
-// object is the dispatcher's to refuse: it runs nothing.
-func (b *batch) denied(line []byte) (method string, id json.RawMessage, deny bool) {
-	if !json.Valid(line) {
-		return "", nil, false
+	var result json.RawMessage
+	if b.allow[req.Method] {
+		result, werr = b.cfg.Reads.Call(ctx, req.Method, req.Params)
+	} else {
+		werr = wire.NewError(docir.CodeMethodNotFound, "method %q is not allowed inside %s (allowed: %s); it was not run", req.Method, Method, b.allowText)
 	}
-	idSeen := false
-	scanMembers(line, func(name, value []byte) {
-		switch {
-		case string(name) == "id" && !idSeen:
-			idSeen = true
-			id = json.RawMessage("null")
-			if c := value[0]; c == '"' || c == '-' || c >= '0' && c <= '9' {
-				id = value // a scalar: compact as it stands
-			}
-		case !deny && isMethodName(name):
-			var m string
-			if value[0] == '"' && json.Unmarshal(value, &m) == nil && !b.allow[m] {
-				method, deny = m, true
-			}
-		}
-	})
-	return method, id, deny
-}
-
-// isMethodName reports whether a member name (its JSON text inside the
-// quotes) reads as "method" in any letter case, escapes decoded.
-func isMethodName(name []byte) bool {
-	if bytes.IndexByte(name, '\\') < 0 {
-		return strings.EqualFold(string(name), "method")
+	reply := wire.Reply(req, result, werr, b.cfg.MaxReply)
+	if reply == nil {
+		return nil // a notification: the ordinary path writes nothing
 	}
-	var s string
-	return json.Unmarshal(append(append([]byte{'"'}, name...), '"'), &s) == nil && strings.EqualFold(s, "method")
-}
-
-// scanMembers calls fn with each top-level member of data, a valid JSON
-// value, in order, duplicates kept: the name as written between its quotes
-// and the value's bytes. It does nothing when data is not an object.
-func scanMembers(data []byte, fn func(name, value []byte)) {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return
-	}
-	i++
-	for {
-		i = skipSpace(data, i)
-		if i >= len(data) || data[i] != '"' {
-			return // '}': the end
-		}
-		end := stringEnd(data, i)
-		name := data[i+1 : end-1]
-		i = skipSpace(data, end) + 1 // past ':'
-		i = skipSpace(data, i)
-		vend := valueEnd(data, i)
-		fn(name, data[i:vend])
-		i = skipSpace(data, vend)
-		if i >= len(data) || data[i] != ',' {
-			return
-		}
-		i++
-	}
-}
-
-func skipSpace(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// stringEnd returns the index after the string that starts at data[i].
-func stringEnd(data []byte, i int) int {
-	for i++; i < len(data); i++ {
-		switch data[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(data)
-}
-
-// valueEnd returns the index after the value that starts at data[i].
-func valueEnd(data []byte, i int) int {
-	depth := 0
-	for i < len(data) {
-		switch c := data[i]; c {
-		case '"':
-			i = stringEnd(data, i)
-			if depth == 0 {
-				return i
-			}
-			continue
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth == 0 {
-				return i
-			}
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-		case ',', ' ', '\t', '\n', '\r':
-			if depth == 0 {
-				return i
-			}
-		}
-		i++
-	}
-	return i
+	return append(reply, '\n')
 }
 
 // assemble writes the result: the rows in input order.
@@ -383,76 +286,9 @@ func encodeRow(line []byte) []byte {
 	if line == nil {
 		return []byte("null")
 	}
-	return encode(string(line))
-}
-
-func encode(v any) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic(fmt.Sprintf("readbatch: encoding %T: %v", v, err)) // strings and plain structs only
+	row, err := wire.EncodeResult(string(line))
+	if err != nil {
+		panic(fmt.Sprintf("readbatch: encoding a row: %v", err)) // a string always encodes
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-}
-
-// errorLine is the reply line the ordinary path writes for an error to id:
-// {"jsonrpc":"2.0","id":...,"error":{"code":N,"message":"...","data":{"code":"..."}}} and "\n".
-func errorLine(id json.RawMessage, code docir.Code, message string) []byte {
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	type data struct {
-		Code docir.Code `json:"code"`
-	}
-	type wireError struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-		Data    data   `json:"data"`
-	}
-	type response struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   wireError       `json:"error"`
-	}
-	line := encode(response{JSONRPC: "2.0", ID: id, Error: wireError{Code: docir.RPCNumber(code), Message: message, Data: data{Code: code}}})
-	return append(line, '\n')
-}
-
-// member is one top-level member of a JSON object, its value compacted.
-type member struct {
-	name string
-	raw  json.RawMessage
-}
-
-// objectMembers splits a JSON object into its members in order, duplicates
-// kept. ok is false when data is not one JSON object.
-func objectMembers(data []byte) (members []member, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, false
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		name, _ := tok.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, false
-		}
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, raw); err != nil {
-			return nil, false
-		}
-		members = append(members, member{name: name, raw: buf.Bytes()})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, false
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, false
-	}
-	return members, true
+	return row
 }

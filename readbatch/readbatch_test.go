@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,74 +15,83 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
 )
 
-// fake is a small JSON-RPC dispatcher with the ordinary path's habits: a
-// reply line with its "\n", nothing for a notification, an error line for a
-// frame it cannot read. It records every frame it was handed.
+// fake serves the read methods as a session's reads would: an encoded
+// result, or an error for the address "nope". It records every call.
 type fake struct {
-	mu     sync.Mutex
-	frames []string
+	mu    sync.Mutex
+	calls []call
 	// before, when set, runs first on every call.
-	before func(ctx context.Context, req *fakeRequest)
+	before func(ctx context.Context, c call)
 }
 
-type fakeRequest struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params"`
+// call is one read a fake served: its method and params as given.
+type call struct {
+	method string
+	params string
 }
 
-func (f *fake) dispatch(ctx context.Context, frame []byte) []byte {
+func (f *fake) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *wire.Error) {
+	c := call{method: method, params: string(params)}
 	f.mu.Lock()
-	f.frames = append(f.frames, string(frame))
+	f.calls = append(f.calls, c)
 	f.mu.Unlock()
-	var req fakeRequest
-	dec := json.NewDecoder(bytes.NewReader(frame))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		if !json.Valid(frame) {
-			return errorLine(nil, docir.CodeParseError, "parse error")
-		}
-		return errorLine(nil, docir.CodeInvalidRequest, "invalid request: "+err.Error())
-	}
 	if f.before != nil {
-		f.before(ctx, &req)
+		f.before(ctx, c)
 	}
-	if req.ID == nil {
-		return nil
+	if method == "docir/get" && bytes.Contains(params, []byte(`"nope"`)) {
+		return nil, wire.NewError(docir.CodeNotFound, "docir/get: no document \"nope\"")
 	}
-	switch req.Method {
-	case "docir/get":
-		if bytes.Contains(req.Params, []byte(`"nope"`)) {
-			return errorLine(req.ID, docir.CodeNotFound, "docir/get: no document \"nope\"")
-		}
-	case "docir/search", "docir/query", "docir/context", "workspace/status", "workspace/discover":
-	default:
-		return errorLine(req.ID, docir.CodeMethodNotFound, "no method")
+	var p any
+	if params != nil {
+		json.Unmarshal(params, &p)
 	}
-	var params any
-	if req.Params != nil {
-		json.Unmarshal(req.Params, &params)
+	out, err := wire.EncodeResult(map[string]any{"method": method, "params": p, "body": "<a> & b"})
+	if err != nil {
+		return nil, wire.NewError(docir.CodeInternal, "%v", err)
 	}
-	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": map[string]any{"method": req.Method, "params": params, "body": "<a> & b"}})
-	return append(line, '\n')
+	return out, nil
 }
 
-func (f *fake) calls() []string {
+func (f *fake) methods() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]string(nil), f.frames...)
+	var out []string
+	for _, c := range f.calls {
+		out = append(out, c.method)
+	}
+	return out
+}
+
+// alone is what the ordinary one-frame path writes for a frame sent alone
+// to a session serving r: nil for a blank frame or a notification, else
+// the reply line and its "\n".
+func alone(r Reads, line string) *string {
+	if wire.Blank([]byte(line)) {
+		return nil
+	}
+	req, id, werr := wire.DecodeRequest([]byte(line))
+	if werr != nil {
+		return str(string(wire.ErrorLine(id, werr)) + "\n")
+	}
+	result, werr := r.Call(context.Background(), req.Method, req.Params)
+	reply := wire.Reply(req, result, werr, wire.MaxReplyBytes)
+	if reply == nil {
+		return nil
+	}
+	return str(string(reply) + "\n")
 }
 
 func config(f *fake) Config {
 	return Config{
-		Dispatch:     f.dispatch,
+		Reads:        f,
 		Allow:        ReadMethods(),
 		Workers:      2,
 		Revision:     7,
 		Authenticate: func(context.Context) error { return nil },
+		MaxReply:     wire.MaxReplyBytes,
 		MaxResult:    1 << 20,
 	}
 }
@@ -144,49 +154,57 @@ func TestParity(t *testing.T) {
 	}
 	var want []*string
 	for _, fr := range frames {
-		line := strings.TrimSuffix(strings.TrimSuffix(fr, "\n"), "\r")
-		if strings.TrimSpace(line) == "" {
-			want = append(want, nil)
-			continue
-		}
-		alone := (&fake{}).dispatch(context.Background(), []byte(line))
-		if alone == nil {
-			want = append(want, nil)
-		} else {
-			want = append(want, str(string(alone)))
-		}
+		want = append(want, alone(&fake{}, strings.TrimSuffix(strings.TrimSuffix(fr, "\n"), "\r")))
 	}
 	if diff := cmp.Diff(want, rows(t, out)); diff != "" {
 		t.Errorf("rows differ from each frame sent alone (-want +got):\n%s", diff)
 	}
-	if n := len(f.calls()); n != len(frames)-2 {
-		t.Errorf("%d frames dispatched; want %d (every frame but the two blank ones)", n, len(frames)-2)
+	// Every well-formed request runs (the failed get and the
+	// notification too); the blank, malformed and invalid frames do not.
+	if n := len(f.methods()); n != 9 {
+		t.Errorf("%d reads ran; want 9", n)
 	}
 }
 
 func TestAllowlist(t *testing.T) {
-	refused := func(id, method string) *string {
-		return str(`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32601,"message":"method \"` + method +
-			`\" is not allowed inside workspace/read-batch (allowed: docir/context, docir/get, docir/query, docir/search, workspace/discover, workspace/status); it was not run","data":{"code":"method_not_found"}}}` + "\n")
+	refused := func(id, method string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32601,"message":"method \"` + method +
+			`\" is not allowed inside workspace/read-batch (allowed: docir/context, docir/get, docir/query, docir/search, workspace/discover, workspace/status); it was not run","data":{"code":"method_not_found"}}}` + "\n"
 	}
+	// invalid is a row that refuses the frame as no request at all, with
+	// the code and the id it names.
+	invalid := func(id string, code docir.Code) string { return "invalid " + id + " " + string(code) }
 	tests := []struct {
 		name  string
 		frame string
-		want  *string
+		want  string // a full row, an invalid(...) check, or "" for null
 	}{
 		{"nested batch", `{"jsonrpc":"2.0","id":1,"method":"workspace/read-batch","params":{"image_revision":7,"batch":{"frames":["{}"]}}}`, refused("1", "workspace/read-batch")},
 		{"refresh", `{"jsonrpc":"2.0","id":"r","method":"workspace/refresh"}`, refused(`"r"`, "workspace/refresh")},
 		{"bind", `{"jsonrpc":"2.0","id":3,"method":"workspace/bind","params":{}}`, refused("3", "workspace/bind")},
 		{"replay", `{"jsonrpc":"2.0","id":4,"method":"workspace/replay","params":{}}`, refused("4", "workspace/replay")},
+		{"evidence", `{"jsonrpc":"2.0","id":4,"method":"workspace/evidence","params":{}}`, refused("4", "workspace/evidence")},
+		{"fields", `{"jsonrpc":"2.0","id":4,"method":"docir/fields"}`, refused("4", "docir/fields")},
 		{"unknown", `{"jsonrpc":"2.0","id":5,"method":"rm -rf"}`, refused("5", "rm -rf")},
 		{"id compacted", `{"jsonrpc":"2.0", "id" : 6.50 ,"method":"workspace/refresh"}`, refused("6.50", "workspace/refresh")},
 		{"null id", `{"jsonrpc":"2.0","id":null,"method":"workspace/refresh"}`, refused("null", "workspace/refresh")},
-		{"id of a bad type", `{"jsonrpc":"2.0","id":{"a":1},"method":"workspace/refresh"}`, refused("null", "workspace/refresh")},
-		{"other case", `{"jsonrpc":"2.0","id":7,"METHOD":"workspace/refresh"}`, refused("7", "workspace/refresh")},
 		{"escaped name", `{"jsonrpc":"2.0","id":9,"\u006dethod":"workspace/refresh"}`, refused("9", "workspace/refresh")},
-		{"spaced", "{ \"jsonrpc\" : \"2.0\" ,\n \"id\" : [1] , \"method\" : \"workspace/bind\" }", refused("null", "workspace/bind")},
-		{"second method member", `{"jsonrpc":"2.0","id":8,"method":"docir/get","method":"workspace/refresh"}`, refused("8", "workspace/refresh")},
-		{"notification", `{"jsonrpc":"2.0","method":"workspace/refresh"}`, nil},
+		{"escaped value", `{"jsonrpc":"2.0","id":9,"method":"workspace\/refresh"}`, refused("9", "workspace/refresh")},
+		{"escaped letters", `{"jsonrpc":"2.0","id":9,"method":"workspace/\u0072efresh"}`, refused("9", "workspace/refresh")},
+		{"id of a bad type", `{"jsonrpc":"2.0","id":{"a":1},"method":"workspace/refresh"}`, invalid("null", docir.CodeInvalidRequest)},
+		{"other case", `{"jsonrpc":"2.0","id":7,"METHOD":"workspace/refresh"}`, invalid("7", docir.CodeInvalidRequest)},
+		{"spaced", "{ \"jsonrpc\" : \"2.0\" ,\n \"id\" : [1] , \"method\" : \"workspace/bind\" }", invalid("null", docir.CodeInvalidRequest)},
+		{"second method member", `{"jsonrpc":"2.0","id":8,"method":"docir/get","method":"workspace/refresh"}`, invalid("null", docir.CodeInvalidRequest)},
+		{"second method member, allowed last", `{"jsonrpc":"2.0","id":8,"method":"workspace/refresh","method":"docir/get"}`, invalid("null", docir.CodeInvalidRequest)},
+		{"no-break space", "\u00a0" + `{"jsonrpc":"2.0","id":9,"method":"workspace/refresh"}`, invalid("null", docir.CodeParseError)},
+		{"line separator", "\u2028" + `{"jsonrpc":"2.0","id":9,"method":"workspace/bind"}`, invalid("null", docir.CodeParseError)},
+		{"vertical tab", "\v" + `{"jsonrpc":"2.0","id":9,"method":"workspace/bind"}`, invalid("null", docir.CodeParseError)},
+		{"form feed", "\f" + `{"jsonrpc":"2.0","id":9,"method":"docir/fields"}`, invalid("null", docir.CodeParseError)},
+		{"byte-order mark", "\ufeff" + `{"jsonrpc":"2.0","id":9,"method":"workspace/evidence"}`, invalid("null", docir.CodeParseError)},
+		{"trailing no-break space", `{"jsonrpc":"2.0","id":9,"method":"workspace/refresh"}` + "\u00a0", invalid("null", docir.CodeParseError)},
+		{"a JSON array", `[{"jsonrpc":"2.0","id":9,"method":"workspace/refresh"}]`, invalid("null", docir.CodeBatchUnsupported)},
+		{"a string frame", `"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"workspace/refresh\"}"`, invalid("null", docir.CodeInvalidRequest)},
+		{"notification", `{"jsonrpc":"2.0","method":"workspace/refresh"}`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -195,11 +213,27 @@ func TestAllowlist(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff([]*string{tt.want}, rows(t, out)); diff != "" {
-				t.Errorf("row (-want +got):\n%s", diff)
+			got := rows(t, out)[0]
+			switch {
+			case tt.want == "":
+				if got != nil {
+					t.Errorf("row %q; want null", *got)
+				}
+			case strings.HasPrefix(tt.want, "invalid "):
+				var r wire.Response
+				if got == nil || json.Unmarshal([]byte(*got), &r) != nil || r.Error == nil {
+					t.Fatalf("row %v; want an error row", got)
+				}
+				if have := "invalid " + string(r.ID) + " " + string(r.Error.StableCode()); have != tt.want {
+					t.Errorf("row %s: %s; want %s", *got, have, tt.want)
+				}
+			default:
+				if got == nil || *got != tt.want {
+					t.Errorf("row %v;\nwant %s", got, tt.want)
+				}
 			}
-			if calls := f.calls(); len(calls) != 0 {
-				t.Errorf("a refused frame reached the dispatcher: %q", calls)
+			if calls := f.methods(); len(calls) != 0 {
+				t.Errorf("a refused frame ran: %q", calls)
 			}
 		})
 	}
@@ -209,6 +243,96 @@ func TestAllowlist(t *testing.T) {
 		_, err := Run(context.Background(), cfg, batchParams(`{}`))
 		if docir.CodeOf(err) != docir.CodeInternal {
 			t.Errorf("err %v; want internal", err)
+		}
+	})
+}
+
+// FuzzFrame runs one arbitrary frame in a batch whose reads record what
+// they ran, against an oracle that decodes the frame on its own terms: no
+// method off the allowlist ever runs; a read runs only for a frame that is
+// exactly one JSON object (JSON whitespace around it) whose one "method"
+// member, spelled exactly, names that read; and the row is always one
+// JSON-RPC reply line or null.
+func FuzzFrame(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"docir/get","params":{"doc_id":"a"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"workspace/refresh"}`,
+		"\u00a0{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"workspace/refresh\"}",
+		"\v{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"workspace/bind\"}",
+		`{"jsonrpc":"2.0","id":8,"method":"docir/get","method":"workspace/refresh"}`,
+		`{"jsonrpc":"2.0","id":8,"Method":"workspace/refresh"}`,
+		`{"jsonrpc":"2.0","id":8,"\u006dethod":"workspace\/refresh"}`,
+		`{"jsonrpc":"2.0","method":"docir/search","params":{"query":"x"}}`,
+		` {"jsonrpc":"2.0","id":"x","method":"workspace/status"} ` + "\r",
+		`[]`, ``, `{`,
+	} {
+		f.Add(s)
+	}
+	allowed := map[string]bool{}
+	for _, m := range ReadMethods() {
+		allowed[m] = true
+	}
+	f.Fuzz(func(t *testing.T, frame string) {
+		rd := &fake{}
+		out, err := Run(context.Background(), config(rd), batchParams(frame))
+		if err != nil {
+			if docir.CodeOf(err) == docir.CodeBatchTooLarge {
+				return
+			}
+			t.Fatalf("frame %q: %v", frame, err)
+		}
+		ran := rd.methods()
+		for _, m := range ran {
+			if !allowed[m] {
+				t.Fatalf("frame %q ran %q, off the allowlist", frame, m)
+			}
+		}
+		if len(ran) > 1 {
+			t.Fatalf("frame %q ran %d reads", frame, len(ran))
+		}
+		if len(ran) == 1 {
+			// The oracle: the frame, less one line ending, is JSON
+			// whitespace around exactly one object whose only member
+			// named exactly "method" says the read that ran.
+			line := strings.TrimSuffix(strings.TrimSuffix(frame, "\n"), "\r")
+			trimmed := strings.Trim(line, " \t\r\n")
+			if !strings.HasPrefix(trimmed, "{") || !strings.HasSuffix(trimmed, "}") {
+				t.Fatalf("frame %q ran %q but is not one JSON object", frame, ran[0])
+			}
+			dec := json.NewDecoder(strings.NewReader(trimmed))
+			tok, err := dec.Token()
+			if err != nil || tok != json.Delim('{') {
+				t.Fatalf("frame %q ran %q but does not open an object", frame, ran[0])
+			}
+			methods := 0
+			for dec.More() {
+				k, err := dec.Token()
+				if err != nil {
+					t.Fatalf("frame %q: %v", frame, err)
+				}
+				var v json.RawMessage
+				if err := dec.Decode(&v); err != nil {
+					t.Fatalf("frame %q: %v", frame, err)
+				}
+				if k == "method" {
+					methods++
+					var m string
+					if json.Unmarshal(v, &m) != nil || m != ran[0] {
+						t.Fatalf("frame %q ran %q; its method member says %s", frame, ran[0], v)
+					}
+				}
+			}
+			if methods != 1 {
+				t.Fatalf("frame %q ran %q with %d method members", frame, ran[0], methods)
+			}
+		}
+		row := rows(t, out)[0]
+		if row == nil {
+			return
+		}
+		var r wire.Response
+		if err := json.Unmarshal([]byte(*row), &r); err != nil || !strings.HasSuffix(*row, "\n") || (r.Error == nil) == (r.Result == nil) {
+			t.Fatalf("frame %q: row %q is not one reply line", frame, *row)
 		}
 	})
 }
@@ -229,16 +353,16 @@ func TestParams(t *testing.T) {
 		{"no frames", `{"image_revision":7,"batch":{"frames":[]}}`, "holds 0 frames"},
 		{"absent", ``, "no params"},
 		{"null", `null`, "no params"},
-		{"a list", `[1]`, "params must be an object, not a list"},
+		{"a list", `[1]`, "params must be an object, not an array"},
 		{"unknown outer member", `{"image_revision":7,"batch":{"frames":["x"]},"workers":4}`, `unknown member "workers" in params`},
 		{"unknown inner member", `{"image_revision":7,"batch":{"frames":["x"],"workers":4}}`, `unknown member "workers" in batch`},
-		{"duplicate outer member", `{"image_revision":7,"image_revision":7,"batch":{"frames":["x"]}}`, `"image_revision" appears twice in params`},
-		{"duplicate inner member", `{"image_revision":7,"batch":{"frames":["x"],"frames":["x"]}}`, `"frames" appears twice in batch`},
+		{"duplicate outer member", `{"image_revision":7,"image_revision":7,"batch":{"frames":["x"]}}`, `params is not one JSON object (member "image_revision" appears twice)`},
+		{"duplicate inner member", `{"image_revision":7,"batch":{"frames":["x"],"frames":["x"]}}`, `batch is not one JSON object (member "frames" appears twice)`},
 		{"member case", `{"Image_Revision":7,"batch":{"frames":["x"]}}`, `unknown member "Image_Revision"`},
 		{"no revision", `{"batch":{"frames":["x"]}}`, `params has no "image_revision"`},
 		{"no batch", `{"image_revision":7}`, `params has no "batch"`},
 		{"no frames member", `{"image_revision":7,"batch":{}}`, `batch has no "frames"`},
-		{"batch a list", `{"image_revision":7,"batch":["x"]}`, "batch must be an object, not a list"},
+		{"batch a list", `{"image_revision":7,"batch":["x"]}`, "batch must be an object, not an array"},
 		{"frames null", `{"image_revision":7,"batch":{"frames":null}}`, "batch.frames: want a list of request lines (strings), not null"},
 		{"frame null", `{"image_revision":7,"batch":{"frames":["x",null]}}`, "batch.frames[1]: want a request line (a string), not null"},
 		{"frame object", `{"image_revision":7,"batch":{"frames":[{"jsonrpc":"2.0"}]}}`, "batch.frames[0]: want a request line (a string), not an object"},
@@ -290,14 +414,14 @@ func TestFrameTooLarge(t *testing.T) {
 	if got[1] == nil || *got[1] != want {
 		t.Errorf("row 1 %v; want %s", got[1], want)
 	}
-	if got[0] == nil || !strings.HasPrefix(*got[0], `{"id":1,"jsonrpc":"2.0","result"`) {
+	if got[0] == nil || !strings.HasPrefix(*got[0], `{"jsonrpc":"2.0","id":1,"result"`) {
 		t.Errorf("a frame of exactly the bound was not run: %v", got[0])
 	}
 	if got[2] == nil || !strings.Contains(*got[2], `"id":null`) || !strings.Contains(*got[2], "frame_too_large") {
 		t.Errorf("a blank frame over the bound: %v; want frame_too_large to null", got[2])
 	}
-	if calls := f.calls(); len(calls) != 1 || calls[0] != atBound {
-		t.Errorf("dispatched %d frames; want only the one at the bound, without its line ending", len(calls))
+	if calls := f.methods(); len(calls) != 1 {
+		t.Errorf("%d frames ran; want only the one at the bound", len(calls))
 	}
 }
 
@@ -341,17 +465,17 @@ func TestMaxResult(t *testing.T) {
 	if _, err := Run(context.Background(), cfg, batchParams(many...)); docir.CodeOf(err) != docir.CodeBatchTooLarge {
 		t.Fatalf("err %v; want batch_too_large", err)
 	}
-	if n := len(f.calls()); n != 1 {
+	if n := len(f.methods()); n != 1 {
 		t.Errorf("%d frames ran; want 1 (the first passes the bound)", n)
 	}
 }
 
 func TestWorkerPanic(t *testing.T) {
 	var inflight, after atomic.Int32
-	f := &fake{before: func(ctx context.Context, req *fakeRequest) {
+	f := &fake{before: func(ctx context.Context, c call) {
 		inflight.Add(1)
 		defer inflight.Add(-1)
-		if req.Method == "docir/query" {
+		if c.method == "docir/query" {
 			panic("boom")
 		}
 	}}
@@ -392,7 +516,7 @@ func TestAuthenticate(t *testing.T) {
 	}{
 		{"ordinary", []string{frame, frame}, 0, false, 2},
 		{"only blank frames", []string{"", "\n"}, 0, false, 0},
-		{"only malformed and silent frames", []string{"{", `{"jsonrpc":"2.0","method":"workspace/status"}`}, 0, false, 2},
+		{"only malformed and silent frames", []string{"{", `{"jsonrpc":"2.0","method":"workspace/status"}`}, 0, false, 1},
 		{"drift before the work", []string{frame, frame}, 1, true, 0},
 		{"drift after the work", []string{frame, frame}, 2, true, 2},
 		{"drift after only blank frames", []string{""}, 2, true, 0},
@@ -404,7 +528,7 @@ func TestAuthenticate(t *testing.T) {
 			calls := 0
 			cfg.Authenticate = func(ctx context.Context) error {
 				calls++
-				if calls == 2 && len(f.calls()) != tt.wantRuns {
+				if calls == 2 && len(f.methods()) != tt.wantRuns {
 					t.Errorf("second authentication before every worker joined")
 				}
 				if calls == tt.failAt {
@@ -420,7 +544,7 @@ func TestAuthenticate(t *testing.T) {
 			if calls != wantCalls {
 				t.Errorf("authenticated %d times; want %d", calls, wantCalls)
 			}
-			if n := len(f.calls()); n != tt.wantRuns {
+			if n := len(f.methods()); n != tt.wantRuns {
 				t.Errorf("%d frames dispatched; want %d", n, tt.wantRuns)
 			}
 			if !tt.wantErr {
@@ -445,7 +569,7 @@ func TestConcurrencyBound(t *testing.T) {
 			var inflight, peak atomic.Int32
 			full := make(chan struct{})
 			var once sync.Once
-			f := &fake{before: func(ctx context.Context, req *fakeRequest) {
+			f := &fake{before: func(ctx context.Context, c call) {
 				n := inflight.Add(1)
 				defer inflight.Add(-1)
 				for {
@@ -459,15 +583,17 @@ func TestConcurrencyBound(t *testing.T) {
 				}
 				// The first frames wait until the limit is reached, so the
 				// peak is exactly the limit, not a lucky schedule.
-				var id int
-				json.Unmarshal(req.ID, &id)
-				if id < workers {
+				var p struct {
+					DocID string `json:"doc_id"`
+				}
+				json.Unmarshal([]byte(c.params), &p)
+				if id, _ := strconv.Atoi(p.DocID); id < workers {
 					<-full
 				}
 			}}
 			frames := make([]string, MaxFrames)
 			for i := range frames {
-				frames[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"docir/get","params":{"doc_id":"a"}}`, i)
+				frames[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"docir/get","params":{"doc_id":"%d"}}`, i, i)
 			}
 			cfg := config(f)
 			cfg.Workers = workers
@@ -476,7 +602,7 @@ func TestConcurrencyBound(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, r := range rows(t, out) {
-				if r == nil || !strings.HasPrefix(*r, fmt.Sprintf(`{"id":%d,`, i)) {
+				if r == nil || !strings.HasPrefix(*r, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,`, i)) {
 					t.Errorf("row %d out of order: %v", i, r)
 				}
 			}
@@ -491,7 +617,8 @@ func TestConfigBounds(t *testing.T) {
 	for _, mod := range []func(*Config){
 		func(c *Config) { c.Workers = 0 },
 		func(c *Config) { c.Workers = 5 },
-		func(c *Config) { c.Dispatch = nil },
+		func(c *Config) { c.Reads = nil },
+		func(c *Config) { c.MaxReply = 0 },
 		func(c *Config) { c.Authenticate = nil },
 		func(c *Config) { c.MaxResult = 0 },
 	} {
@@ -554,73 +681,39 @@ func FuzzParams(f *testing.F) {
 	})
 }
 
-// TestContextValues: the dispatcher and the authenticator see the values of
-// the ctx Run was given (a server tracks what each row read through them).
+// ctxReads reports whether each read saw the values of the ctx Run was
+// given (a server tracks what each row read through them).
+type ctxReads struct {
+	key  any
+	seen atomic.Int32
+}
+
+func (r *ctxReads) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *wire.Error) {
+	if ctx.Value(r.key) == "held" {
+		r.seen.Add(1)
+	}
+	return json.RawMessage(`{}`), nil
+}
+
+// TestContextValues: the reads and the authenticator see the values of
+// the ctx Run was given.
 func TestContextValues(t *testing.T) {
 	type key struct{}
 	ctx := context.WithValue(context.Background(), key{}, "held")
-	var seen atomic.Int32
 	cfg := config(&fake{})
-	cfg.Dispatch = func(ctx context.Context, frame []byte) []byte {
-		if ctx.Value(key{}) == "held" {
-			seen.Add(1)
-		}
-		return nil
-	}
+	rd := &ctxReads{key: key{}}
+	cfg.Reads = rd
 	cfg.Authenticate = func(ctx context.Context) error {
 		if ctx.Value(key{}) != "held" {
 			t.Error("the authenticator lost the ctx values")
 		}
 		return nil
 	}
-	if _, err := Run(ctx, cfg, batchParams("{}", "{}")); err != nil {
+	frame := `{"jsonrpc":"2.0","id":1,"method":"workspace/status"}`
+	if _, err := Run(ctx, cfg, batchParams(frame, frame)); err != nil {
 		t.Fatal(err)
 	}
-	if seen.Load() != 2 {
-		t.Errorf("%d of 2 dispatches saw the ctx values", seen.Load())
+	if rd.seen.Load() != 2 {
+		t.Errorf("%d of 2 reads saw the ctx values", rd.seen.Load())
 	}
-}
-
-// FuzzScanMembers holds the allowlist's scanner to encoding/json: on any
-// JSON object it finds the same members, in order, with the same values.
-func FuzzScanMembers(f *testing.F) {
-	for _, s := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"docir/get","params":{"doc_id":"a"}}`,
-		`{"a":[1,{"b":"}"}],"\u006dethod":"x", "c" : "\\\"" ,"d":null,"e":-1.5e3,"f":true}`,
-		`{}`, `[]`, `"x"`, `{"a":{}}`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if !json.Valid(data) {
-			return
-		}
-		want, ok := objectMembers(data)
-		var got []member
-		scanMembers(data, func(name, value []byte) {
-			var n string
-			if err := json.Unmarshal(append(append([]byte{'"'}, name...), '"'), &n); err != nil {
-				t.Fatalf("name %q: %v", name, err)
-			}
-			var buf bytes.Buffer
-			if err := json.Compact(&buf, value); err != nil {
-				t.Fatalf("value %q of %q: %v", value, data, err)
-			}
-			got = append(got, member{name: n, raw: buf.Bytes()})
-		})
-		if !ok {
-			if len(got) != 0 {
-				t.Fatalf("%q is not an object, yet members were found", data)
-			}
-			return
-		}
-		if len(got) != len(want) {
-			t.Fatalf("%q: %d members; want %d", data, len(got), len(want))
-		}
-		for i := range want {
-			if got[i].name != want[i].name || !bytes.Equal(got[i].raw, want[i].raw) {
-				t.Fatalf("%q: member %d is %q=%s; want %q=%s", data, i, got[i].name, got[i].raw, want[i].name, want[i].raw)
-			}
-		}
-	})
 }

@@ -94,7 +94,7 @@ func DecodeParams(method string, params json.RawMessage, v any) error {
 		return nil
 	}
 	if params[0] != '{' {
-		return docir.Errorf(docir.CodeInvalidParams, "%s: params must be a JSON object, not %s", method, jsonKind(params[0]))
+		return docir.Errorf(docir.CodeInvalidParams, "%s: params must be a JSON object, not %s", method, Kind(params[0]))
 	}
 	members, err := Members(params)
 	if err != nil {

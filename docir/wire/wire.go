@@ -84,8 +84,14 @@ var nullID = json.RawMessage("null")
 // body). It returns the request, or the error to reply with and the id to
 // reply to (null when the id could not be read). The envelope is closed:
 // only jsonrpc, id, method and params, each once, spelled exactly.
+//
+// Only the whitespace JSON allows between tokens (space, tab, line feed,
+// carriage return) may surround the object: any other byte before it
+// (U+00A0, U+2028, a vertical tab, a form feed, a byte-order mark) makes
+// the frame not JSON, a parse error that runs nothing. Every transport and
+// the read batch decode a frame here and decide on what this returns.
 func DecodeRequest(frame []byte) (*Request, json.RawMessage, *Error) {
-	frame = bytes.TrimSpace(frame)
+	frame = TrimJSONSpace(frame)
 	if len(frame) == 0 {
 		return nil, nullID, NewError(docir.CodeInvalidRequest, "empty frame: want a JSON-RPC request object")
 	}
@@ -97,7 +103,7 @@ func DecodeRequest(frame []byte) (*Request, json.RawMessage, *Error) {
 	case '[':
 		return nil, nullID, NewError(docir.CodeBatchUnsupported, "batch requests (JSON arrays) are not supported: send one request object per frame")
 	default:
-		return nil, nullID, NewError(docir.CodeInvalidRequest, "invalid request: a frame must be a JSON-RPC request object, not %s", jsonKind(frame[0]))
+		return nil, nullID, NewError(docir.CodeInvalidRequest, "invalid request: a frame must be a JSON-RPC request object, not %s", Kind(frame[0]))
 	}
 	members, err := Members(frame)
 	if err != nil {
@@ -113,7 +119,7 @@ func DecodeRequest(frame []byte) (*Request, json.RawMessage, *Error) {
 		case 'n':
 			req.ID = nullID
 		default:
-			return nil, nullID, NewError(docir.CodeInvalidRequest, "invalid request: id must be a string, a number or null, not %s", jsonKind(raw[0]))
+			return nil, nullID, NewError(docir.CodeInvalidRequest, "invalid request: id must be a string, a number or null, not %s", Kind(raw[0]))
 		}
 	}
 	for name := range members {
@@ -135,6 +141,48 @@ func DecodeRequest(frame []byte) (*Request, json.RawMessage, *Error) {
 		req.Params = raw
 	}
 	return req, replyID, nil
+}
+
+// isJSONSpace reports whether c is whitespace as JSON has it (RFC 8259,
+// section 2): space, horizontal tab, line feed, carriage return.
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// TrimJSONSpace returns b without the JSON whitespace at its ends, and
+// nothing else trimmed.
+func TrimJSONSpace(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && isJSONSpace(b[i]) {
+		i++
+	}
+	for j > i && isJSONSpace(b[j-1]) {
+		j--
+	}
+	return b[i:j]
+}
+
+// Blank reports whether a frame holds nothing but JSON whitespace: a line
+// the NDJSON path skips (and a read batch answers with null). A line of
+// other spaces (U+00A0, a form feed) is not blank: it is not JSON.
+func Blank(frame []byte) bool { return len(TrimJSONSpace(frame)) == 0 }
+
+// Reply is the reply line to a decoded request, without its line ending:
+// the error when werr is set, else the result; nil for a notification,
+// which gets no reply. A line over maxReply bytes becomes a reply_too_large
+// error to the same id. It is the one last step of every frame-based path
+// (the NDJSON and HTTP sessions and the read batch's rows), so that a row
+// is byte-identical to the reply the ordinary path writes.
+func Reply(req *Request, result json.RawMessage, werr *Error, maxReply int) []byte {
+	if req.IsNotification() {
+		return nil
+	}
+	if werr != nil {
+		return ErrorLine(req.ID, werr)
+	}
+	line := EncodeResponse(&Response{ID: req.ID, Result: result})
+	if len(line) > maxReply {
+		return ErrorLine(req.ID, ReplyTooLarge(len(line), maxReply))
+	}
+	return line
 }
 
 // EncodeResult marshals a result without escaping <, > and & (bodies are
@@ -168,7 +216,9 @@ func ErrorLine(id json.RawMessage, e *Error) []byte {
 	return EncodeResponse(&Response{ID: id, Error: e})
 }
 
-func jsonKind(c byte) string {
+// Kind names the kind of JSON value that starts with c, for messages:
+// "an object", "an array", "a string", "a boolean", "null", "a number".
+func Kind(c byte) string {
 	switch c {
 	case '{':
 		return "an object"

@@ -189,3 +189,28 @@ func FuzzCheckText(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeRequestOnlyJSONWhitespace: JSON's four whitespace bytes may
+// surround a frame; any other space before or after it makes the frame
+// not JSON, a parse error to id null, whatever method it names.
+func TestDecodeRequestOnlyJSONWhitespace(t *testing.T) {
+	body := `{"jsonrpc":"2.0","id":9,"method":"workspace/refresh"}`
+	req, _, werr := DecodeRequest([]byte(" \t\r\n" + body + "\r\n\t "))
+	if werr != nil || req.Method != "workspace/refresh" || string(req.ID) != "9" {
+		t.Fatalf("JSON whitespace around a frame: %+v %v", req, werr)
+	}
+	for _, space := range []string{"\u00a0", "\u2028", "\u2029", "\u0085", "\u3000", "\ufeff", "\v", "\f", "\x00"} {
+		for _, frame := range []string{space + body, body + space} {
+			req, id, werr := DecodeRequest([]byte(frame))
+			if req != nil || werr == nil || werr.StableCode() != docir.CodeParseError || string(id) != "null" {
+				t.Errorf("%q: %+v, id %s, %v; want a parse error to null", frame, req, id, werr)
+			}
+		}
+		if Blank([]byte(space)) {
+			t.Errorf("%q is blank; only JSON whitespace is", space)
+		}
+	}
+	if !Blank([]byte(" \t\r\n")) || !Blank(nil) {
+		t.Error("JSON whitespace is not blank")
+	}
+}

@@ -193,8 +193,9 @@ func inputSchema(t tool) (*jsonschema.Schema, error) {
 // selectorDesc documents the selectors every read takes (docir.Selector):
 // the read answers from one pinned generation of the store.
 var selectorDesc = map[string]string{
-	"image_revision": "optional: answer from this generation of the store (a number the store still retains); give it or binding, not both",
-	"binding":        "optional: answer from the generation a binding receipt names (the receipt file's text, as docir bind prints it); give it or image_revision, not both",
+	"image_revision":  "optional: answer from this generation of the store (a number the store still retains); give it or binding, not both",
+	"binding":         "optional: answer from the generation a binding receipt names (the receipt file's text, as docir bind prints it); give it or image_revision, not both",
+	"require_current": "optional, with binding: true to read only if the binding's generation is still the current one (checked and read while refreshes wait); binding_rejected otherwise",
 }
 
 // The lower bounds the engine enforces: an explicit 0 is refused, as in

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -104,7 +103,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			}
 			continue
 		}
-		line := bytes.TrimSpace(rr.Frame.Line)
+		line := wire.TrimJSONSpace(rr.Frame.Line)
 		if len(line) == 0 {
 			continue
 		}

@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
 )
 
 // innerReader's Status stands for an outer call that runs inner frames
-// through the engine's Dispatch (as a read batch does) while a refresh
-// waits for the engine lock.
+// through reads on a held reader (as a read batch's workers do) while a
+// refresh waits for the engine lock.
 type innerReader struct {
 	docir.Reader // answers everything but Status
 	run          func(ctx context.Context) error
@@ -25,16 +26,16 @@ func (r *innerReader) Status(ctx context.Context) (docir.Status, error) {
 	return docir.Status{Store: "inner", Sources: []docir.SourceInfo{}}, nil
 }
 
-// TestDispatchUnderWaitingRefresh: an outer call holds the engine's read
-// lock and a refresh waits for the write lock; inner frames dispatched from
-// the outer call still run (re-taking the read lock would deadlock: Go's
-// RWMutex makes new readers wait behind a waiting writer), return exactly
-// the bytes Handle gives for the same frame plus the line ending, and the
-// refresh runs only once the outer call is done.
-func TestDispatchUnderWaitingRefresh(t *testing.T) {
+// TestInnerReadsUnderWaitingRefresh: an outer call holds the engine's read
+// lock and a refresh waits for the write lock; inner frames run from the
+// outer call on reads still run (re-taking the read lock would deadlock:
+// Go's RWMutex makes new readers wait behind a waiting writer), give
+// exactly the reply Handle gives for the same frame, and the refresh runs
+// only once the outer call is done.
+func TestInnerReadsUnderWaitingRefresh(t *testing.T) {
 	ws, _ := testStore(t, nil)
 	frame := []byte(`{"jsonrpc":"2.0","id":7,"method":"docir/get","params":{"doc_ids":["runbooks/disk-full#escalate","nope"]}}`)
-	want := append(New(Config{Reader: ws}).Handle(context.Background(), frame), '\n')
+	want := New(Config{Reader: ws}).Handle(context.Background(), frame)
 
 	refreshed := make(chan struct{})
 	refreshDone := make(chan struct{})
@@ -59,7 +60,12 @@ func TestDispatchUnderWaitingRefresh(t *testing.T) {
 		go func() {
 			defer close(done)
 			for range 3 {
-				inner = append(inner, e.Dispatch(ctx, frame))
+				req, _, werr := wire.DecodeRequest(frame)
+				if werr != nil {
+					panic(werr)
+				}
+				result, werr := e.readsOn(ws).Call(ctx, req.Method, req.Params)
+				inner = append(inner, wire.Reply(req, result, werr, e.maxReply))
 			}
 		}()
 		select {
@@ -94,9 +100,6 @@ func TestDispatchUnderWaitingRefresh(t *testing.T) {
 		t.Fatal("the refresh never ran after the outer call")
 	}
 	<-refreshDone // the store is written until then
-	if got := e.Dispatch(context.Background(), []byte(`{"jsonrpc":"2.0","method":"docir/get","params":{"doc_id":"a"}}`)); got != nil {
-		t.Errorf("a notification dispatched: %q, want nil", got)
-	}
 }
 
 // A doc_id damaged on the way (invalid UTF-8, a lone surrogate) is a

@@ -7,10 +7,13 @@
 // bounds, not JSON-RPC. The codec (wire.DecodeRequest, wire.Response,
 // wire.Error) knows JSON-RPC, not methods. The Engine knows methods and
 // calls a docir.Reader; it is the same for NDJSON (Serve), HTTP
-// (HTTPHandler) and MCP (package workspace/mcp calls Engine.Call). A batch
-// engine running inside an outer call runs its inner frames through
-// Engine.Dispatch, which returns the exact bytes the ordinary path writes
-// and never takes the engine lock a second time. The methods a session
+// (HTTPHandler) and MCP (package workspace/mcp calls Engine.Call). The read
+// methods are served by a reads value on one reader (reads.go); a read
+// batch's workers get one on the held generation, never the Engine: what
+// they can reach is the read allowlist and nothing else, and they never
+// take the engine lock a second time. Their rows end in wire.Reply, the
+// step that ends Handle too, so a row is the ordinary path's exact bytes.
+// The methods a session
 // serves follow from its Policy, fixed when the Engine is built; nothing
 // over the wire changes them.
 //

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/readbatch"
@@ -74,9 +73,10 @@ type Held interface {
 }
 
 // Engine is the one dispatcher behind every transport: NDJSON and HTTP hand
-// it frames (Handle), MCP hands it method calls (Call), and a batch engine
-// running inside an outer call hands it inner frames (Dispatch). It is safe
-// for concurrent use: reads run side by side, a refresh runs alone.
+// it frames (Handle), MCP hands it method calls (Call). A read batch's
+// workers never see it: they get reads on the held generation, which serve
+// the read allowlist and nothing else. It is safe for concurrent use: reads
+// run side by side, a refresh runs alone.
 type Engine struct {
 	cfg     Config
 	methods map[string]methodFunc
@@ -84,10 +84,9 @@ type Engine struct {
 	caps    []string // sorted
 	log     *slog.Logger
 
-	// mu keeps a refresh from running beside an outer call: reads share
-	// it, a refresh takes it alone. Only outer calls (Handle, Call) take it;
-	// inner calls (Dispatch) run under their outer call's hold, so a
-	// refresh waiting for the lock cannot deadlock them.
+	// mu keeps a refresh from running beside a call: reads share it, a
+	// refresh takes it alone. A read batch's inner calls never take it:
+	// they run on the batch's reads (see reads), under the batch's hold.
 	mu sync.RWMutex
 	// maxReply is wire.MaxReplyBytes; tests lower it.
 	maxReply int
@@ -98,26 +97,18 @@ type Engine struct {
 	// serves.
 	allow []string
 	// drift is set once a read batch found the held source changed: every
-	// read then answers it until a granted refresh succeeds.
+	// read then answers it until a granted refresh succeeds (a new session
+	// starts without it; nothing else clears it).
 	drift atomic.Pointer[docir.Error]
+	// reads serves the session's own read methods, on its reader.
+	reads *reads
 }
 
 // readMethods are the methods that read the store: the ones a drifted
 // session refuses.
 var readMethods = map[string]bool{
 	wire.MethodGet: true, wire.MethodSearch: true, wire.MethodQuery: true, wire.MethodContext: true,
-	wire.MethodStatus: true, wire.MethodReadBatch: true, wire.MethodFields: true,
-}
-
-type readerKey struct{}
-
-// reader is what a read with ctx answers from: the reader a read batch
-// holds, else the session's.
-func (e *Engine) reader(ctx context.Context) docir.Reader {
-	if r, ok := ctx.Value(readerKey{}).(docir.Reader); ok {
-		return r
-	}
-	return e.cfg.Reader
+	wire.MethodStatus: true, wire.MethodReadBatch: true, wire.MethodFields: true, wire.MethodEvidence: true,
 }
 
 type methodFunc struct {
@@ -133,13 +124,12 @@ func New(cfg Config) *Engine {
 	if e.log == nil {
 		e.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	e.methods = map[string]methodFunc{
-		wire.MethodGet:      {run: (*Engine).get},
-		wire.MethodSearch:   {run: (*Engine).search},
-		wire.MethodQuery:    {run: (*Engine).query},
-		wire.MethodContext:  {run: (*Engine).context},
-		wire.MethodStatus:   {run: (*Engine).status},
-		wire.MethodDiscover: {run: (*Engine).discover},
+	e.reads = e.readsOn(cfg.Reader)
+	e.methods = map[string]methodFunc{}
+	for _, m := range readbatch.ReadMethods() {
+		e.methods[m] = methodFunc{run: func(e *Engine, ctx context.Context, params json.RawMessage) (any, error) {
+			return e.reads.run(ctx, m, params)
+		}}
 	}
 	if cfg.Fields != nil {
 		e.methods[wire.MethodFields] = methodFunc{run: (*Engine).fields}
@@ -185,74 +175,41 @@ func (e *Engine) Has(method string) bool {
 	return ok
 }
 
-// Handle runs one outer frame and returns the reply line (without its line
+// Handle runs one frame and returns the reply line (without its line
 // ending), or nil for a notification. It never panics on bad input, and the
 // reply is never over MaxReplyBytes: a larger one becomes a
 // reply_too_large error to the same id.
 func (e *Engine) Handle(ctx context.Context, frame []byte) []byte {
-	return e.handle(ctx, frame, true)
-}
-
-// Dispatch runs one inner frame for a batch engine that runs inside an
-// outer call, and returns exactly the bytes the ordinary NDJSON path writes
-// for that frame alone (the reply line and its "\n"), or nil for a
-// notification. It does not take the engine lock: the outer call holds it.
-func (e *Engine) Dispatch(ctx context.Context, frame []byte) []byte {
-	line := e.handle(ctx, frame, false)
-	if line == nil {
-		return nil
-	}
-	return append(line, '\n')
-}
-
-func (e *Engine) handle(ctx context.Context, frame []byte, outer bool) []byte {
 	req, id, werr := wire.DecodeRequest(frame)
 	if werr != nil {
 		return wire.ErrorLine(id, werr)
 	}
-	result, werr := e.call(ctx, req.Method, req.Params, outer)
-	if req.IsNotification() {
-		return nil
-	}
-	if werr != nil {
-		return wire.ErrorLine(req.ID, werr)
-	}
-	line := wire.EncodeResponse(&wire.Response{ID: req.ID, Result: result})
-	if len(line) > e.maxReply {
-		return wire.ErrorLine(req.ID, wire.ReplyTooLarge(len(line), e.maxReply))
-	}
-	return line
+	result, werr := e.Call(ctx, req.Method, req.Params)
+	return wire.Reply(req, result, werr, e.maxReply)
 }
 
 // Call runs one method with its raw params (nil for none) and returns the
 // encoded result, or the error to reply with. Results over MaxReplyBytes
-// are a reply_too_large error.
-func (e *Engine) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *wire.Error) {
-	return e.call(ctx, method, params, true)
-}
-
-func (e *Engine) call(ctx context.Context, method string, params json.RawMessage, outer bool) (result json.RawMessage, werr *wire.Error) {
+// are a reply_too_large error. A panic in the method is an internal error
+// reply, logged; the session goes on.
+func (e *Engine) Call(ctx context.Context, method string, params json.RawMessage) (result json.RawMessage, werr *wire.Error) {
 	m, ok := e.methods[method]
 	if !ok {
 		return nil, e.noMethod(method)
 	}
-	if outer {
-		if m.exclusive {
-			e.mu.Lock()
-			defer e.mu.Unlock()
-		} else {
-			e.mu.RLock()
-			defer e.mu.RUnlock()
-		}
-		// An inner call's panic is its batch's to handle (it joins every
-		// worker and answers batch_worker_failed); an outer one's ends here.
-		defer func() {
-			if r := recover(); r != nil {
-				e.log.Error("docir serve: a method panicked", "method", method, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-				result, werr = nil, wire.NewError(docir.CodeInternal, "%s: internal error: %v", method, r)
-			}
-		}()
+	if m.exclusive {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+	} else {
+		e.mu.RLock()
+		defer e.mu.RUnlock()
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Error("docir serve: a method panicked", "method", method, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			result, werr = nil, wire.NewError(docir.CodeInternal, "%s: internal error: %v", method, r)
+		}
+	}()
 	if d := e.drift.Load(); d != nil && readMethods[method] {
 		return nil, wire.ToWire(d)
 	}
@@ -260,14 +217,7 @@ func (e *Engine) call(ctx context.Context, method string, params json.RawMessage
 	if err != nil {
 		return nil, wire.ToWire(err)
 	}
-	out, err := wire.EncodeResult(v)
-	if err != nil {
-		return nil, wire.NewError(docir.CodeInternal, "%s: encoding the result: %v", method, err)
-	}
-	if len(out) > e.maxReply {
-		return nil, wire.ReplyTooLarge(len(out), e.maxReply)
-	}
-	return out, nil
+	return encodeBounded(method, v, e.maxReply)
 }
 
 func (e *Engine) noMethod(method string) *wire.Error {
@@ -309,119 +259,6 @@ func (e *Engine) Discover() docir.Discovery {
 	return d
 }
 
-func (e *Engine) get(ctx context.Context, params json.RawMessage) (any, error) {
-	if err := wire.CheckText(params); err != nil {
-		// An address damaged on the way must not read as another one.
-		return nil, docir.Errorf(docir.CodeMalformedAddress, "%s: malformed address: %v", wire.MethodGet, err)
-	}
-	var p docir.GetParams
-	if err := wire.DecodeParams(wire.MethodGet, params, &p); err != nil {
-		return nil, err
-	}
-	// Stop gathering bodies once they could not fit in a reply.
-	ctx = docir.WithReplyBound(ctx, e.maxReply)
-	switch {
-	case p.DocID != nil && p.DocIDs != nil:
-		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: give doc_id or doc_ids, not both", wire.MethodGet)
-	case p.DocID != nil:
-		a, err := address.Parse(*p.DocID)
-		if err != nil {
-			return nil, malformed(err)
-		}
-		return on(ctx, e, wire.MethodGet, p.Selector, func(ctx context.Context, r docir.Reader) (docir.Document, error) {
-			return docir.GetOne(ctx, r, a)
-		})
-	case p.DocIDs != nil:
-		if len(p.DocIDs) > docir.MaxBatch {
-			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: %d addresses in doc_ids; at most %d in one call", wire.MethodGet, len(p.DocIDs), docir.MaxBatch)
-		}
-		addrs, err := address.ParseAll(p.DocIDs)
-		if err != nil {
-			return nil, malformed(err)
-		}
-		return on(ctx, e, wire.MethodGet, p.Selector, func(ctx context.Context, r docir.Reader) (docir.GetResult, error) {
-			return docir.Get(ctx, r, addrs)
-		})
-	}
-	return nil, docir.Errorf(docir.CodeInvalidParams, "%s: want doc_id (one address) or doc_ids (a list of addresses)", wire.MethodGet)
-}
-
-// on runs a read on the reader its selector names: a held generation of
-// the local store (image_revision, or a binding's generation once its
-// receipt replays exactly), else the session's reader for ctx. A pin is
-// the local store's: it is not sent on to peers.
-func on[T any](ctx context.Context, e *Engine, method string, sel docir.Selector, read func(context.Context, docir.Reader) (T, error)) (T, error) {
-	var zero T
-	if !sel.Pinned() {
-		return read(ctx, e.reader(ctx))
-	}
-	if sel.ImageRevision != 0 && sel.Binding != "" {
-		return zero, docir.Errorf(docir.CodeInvalidParams, "%s: give image_revision or binding, not both", method)
-	}
-	if e.cfg.Hold == nil {
-		return zero, docir.Errorf(docir.CodeNoStore, "%s: this session has no local store to pin", method)
-	}
-	rev := sel.ImageRevision
-	if sel.Binding != "" {
-		b, err := e.replay(ctx, []byte(sel.Binding))
-		if err != nil {
-			return zero, err
-		}
-		rev = b.Revision()
-	}
-	h, err := e.cfg.Hold(ctx, rev)
-	if err != nil {
-		return zero, err
-	}
-	defer h.Close()
-	return read(context.WithValue(ctx, readerKey{}, docir.Reader(h)), h)
-}
-
-func (e *Engine) search(ctx context.Context, params json.RawMessage) (any, error) {
-	var p docir.SearchParams
-	if err := wire.DecodeParams(wire.MethodSearch, params, &p); err != nil {
-		return nil, err
-	}
-	if err := noZero(wire.MethodSearch, params, "limit"); err != nil {
-		return nil, err
-	}
-	sel := p.Selector
-	p.Selector = docir.Selector{}
-	return on(ctx, e, wire.MethodSearch, sel, func(ctx context.Context, r docir.Reader) (docir.SearchResult, error) {
-		return r.Search(ctx, p)
-	})
-}
-
-func (e *Engine) query(ctx context.Context, params json.RawMessage) (any, error) {
-	var p docir.QueryParams
-	if err := wire.DecodeParams(wire.MethodQuery, params, &p); err != nil {
-		return nil, err
-	}
-	if err := noZero(wire.MethodQuery, params, "limit"); err != nil {
-		return nil, err
-	}
-	sel := p.Selector
-	p.Selector = docir.Selector{}
-	return on(ctx, e, wire.MethodQuery, sel, func(ctx context.Context, r docir.Reader) (docir.SearchResult, error) {
-		return r.Query(ctx, p)
-	})
-}
-
-func (e *Engine) context(ctx context.Context, params json.RawMessage) (any, error) {
-	var p docir.ContextParams
-	if err := wire.DecodeParams(wire.MethodContext, params, &p); err != nil {
-		return nil, err
-	}
-	if err := noZero(wire.MethodContext, params, "limit", "budget"); err != nil {
-		return nil, err
-	}
-	sel := p.Selector
-	p.Selector = docir.Selector{}
-	return on(ctx, e, wire.MethodContext, sel, func(ctx context.Context, r docir.Reader) (docir.ContextResult, error) {
-		return r.Context(ctx, p)
-	})
-}
-
 // noZero refuses an explicit 0 for a bound that leaving the key out
 // defaults (limit, budget): 0 is out of range, as in the CLI, not a
 // silent default.
@@ -446,28 +283,11 @@ func noZero(method string, params json.RawMessage, keys ...string) error {
 // noParams is the closed shape of a method that takes none.
 type noParams struct{}
 
-func (e *Engine) status(ctx context.Context, params json.RawMessage) (any, error) {
-	var p docir.StatusParams
-	if err := wire.DecodeParams(wire.MethodStatus, params, &p); err != nil {
-		return nil, err
-	}
-	return on(ctx, e, wire.MethodStatus, p.Selector, func(ctx context.Context, r docir.Reader) (docir.Status, error) {
-		return r.Status(ctx)
-	})
-}
-
 func (e *Engine) fields(ctx context.Context, params json.RawMessage) (any, error) {
 	if err := wire.DecodeParams(wire.MethodFields, params, &noParams{}); err != nil {
 		return nil, err
 	}
 	return e.cfg.Fields(ctx)
-}
-
-func (e *Engine) discover(_ context.Context, params json.RawMessage) (any, error) {
-	if err := wire.DecodeParams(wire.MethodDiscover, params, &noParams{}); err != nil {
-		return nil, err
-	}
-	return e.Discover(), nil
 }
 
 func (e *Engine) refresh(ctx context.Context, params json.RawMessage) (any, error) {
@@ -497,13 +317,14 @@ func (e *Engine) readBatch(ctx context.Context, params json.RawMessage) (any, er
 		return nil, err
 	}
 	defer h.Close()
-	ctx = docir.WithReadLog(context.WithValue(ctx, readerKey{}, docir.Reader(h)), &docir.ReadLog{})
+	ctx = docir.WithReadLog(ctx, &docir.ReadLog{})
 	out, err := readbatch.Run(ctx, readbatch.Config{
-		Dispatch:     e.Dispatch,
+		Reads:        e.readsOn(h),
 		Allow:        e.allow,
 		Workers:      e.cfg.Policy.ReadBatchWorkers,
 		Revision:     h.Generation(),
 		Authenticate: h.Authenticate,
+		MaxReply:     e.maxReply,
 		MaxResult:    e.maxReply - batchEnvelope,
 	}, params)
 	var de *docir.Error
@@ -526,8 +347,8 @@ func (e *Engine) readBatch(ctx context.Context, params json.RawMessage) (any, er
 const batchEnvelope = 256
 
 // bind runs workspace/bind: a binding to a retained generation (or the
-// current one), its receipt. A new binding also ends a drifted session's
-// refusals: its reads now name the generation they trust.
+// current one), its receipt. It does not end a drifted session's refusals:
+// only a granted refresh (or a new session) does.
 func (e *Engine) bind(ctx context.Context, params json.RawMessage) (any, error) {
 	var p docir.BindParams
 	if err := wire.DecodeParams(wire.MethodBind, params, &p); err != nil {
@@ -549,7 +370,6 @@ func (e *Engine) bind(ctx context.Context, params json.RawMessage) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	e.drift.Store(nil)
 	return e.bindingResult(ctx, b)
 }
 
@@ -589,8 +409,7 @@ func (e *Engine) evidence(ctx context.Context, params json.RawMessage) (any, err
 		return nil, err
 	}
 	defer h.Close()
-	m := e.methods[p.Method]
-	v, err := m.run(e, context.WithValue(ctx, readerKey{}, docir.Reader(h)), p.Params)
+	v, err := e.readsOn(h).run(ctx, p.Method, p.Params)
 	if err != nil {
 		return nil, err
 	}
@@ -633,10 +452,13 @@ func (e *Engine) bindingResult(ctx context.Context, b *binding.Binding) (docir.B
 
 // replay checks a binding receipt against the local store.
 func (e *Engine) replay(ctx context.Context, receipt []byte) (*binding.Binding, error) {
-	if e.cfg.Bindings == nil {
-		return nil, docir.Errorf(docir.CodeNoStore, "this session has no local store to bind to")
-	}
-	return binding.Replay(ctx, e.cfg.Bindings, receipt)
+	return replay(ctx, e.cfg.Bindings, receipt)
+}
+
+// readsOn is the read methods on r: the session's reader for its own
+// calls, a held generation for a read batch's workers and for evidence.
+func (e *Engine) readsOn(r docir.Reader) *reads {
+	return &reads{r: r, pins: pins{hold: e.cfg.Hold, bindings: e.cfg.Bindings}, maxReply: e.maxReply, discover: e.Discover}
 }
 
 // malformed prefixes an address parse error with the method; it keeps its

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -149,7 +148,7 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 			}
 			handler = e.peer // a peer's request is answered locally, never federated again
 		}
-		reply := handler.Handle(r.Context(), bytes.TrimSpace(body))
+		reply := handler.Handle(r.Context(), body)
 		if reply == nil {
 			w.WriteHeader(http.StatusNoContent)
 			return

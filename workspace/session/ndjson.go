@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -49,7 +48,7 @@ func Serve(ctx context.Context, e *Engine, r io.Reader, w io.Writer) error {
 		switch {
 		case ev.Frame.TooLarge:
 			reply = wire.TooLargeFrame(ev.Frame)
-		case len(bytes.TrimSpace(ev.Frame.Line)) == 0:
+		case wire.Blank(ev.Frame.Line):
 			continue
 		default:
 			reply = e.Handle(work, ev.Frame.Line)

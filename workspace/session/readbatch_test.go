@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
+	"github.com/docir/docir/workspace/binding"
 )
 
 func batchFrame(t testing.TB, id any, rev uint64, frames ...string) []byte {
@@ -98,13 +101,14 @@ func TestReadBatchParityAndLeastAuthority(t *testing.T) {
 
 // Drift: a source file a row read changes while the batch runs; the
 // second authentication discards every row (source_drift), and the session
-// answers source_drift to every read until a granted refresh.
+// answers source_drift to every read until a granted refresh: a bind does
+// not clear it.
 func TestReadBatchSourceDrift(t *testing.T) {
 	ws, dir := testStore(t, nil)
 	src := filepath.Join(filepath.Dir(dir), "corpus", "runbooks", "disk-full.md")
 	var e *Engine
 	hold := holdOf(ws)
-	e = New(Config{Reader: ws, Version: "test", Refresh: ws.Refresh,
+	e = New(Config{Reader: ws, Version: "test", Refresh: ws.Refresh, Bindings: ws.Bindings(),
 		Policy: &Policy{Schema: PolicyV2, Grants: []string{GrantRefresh}, ReadBatchWorkers: 1},
 		Hold: func(ctx context.Context, rev uint64) (Held, error) {
 			h, err := hold(ctx, rev)
@@ -119,10 +123,15 @@ func TestReadBatchSourceDrift(t *testing.T) {
 	if r.Error == nil || r.Error.StableCode() != docir.CodeSourceDrift || r.Result != nil {
 		t.Fatalf("batch over an edited source: %+v", r)
 	}
+	// A bind does not clear the drift: only a granted refresh does.
+	if got := string(e.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":8,"method":"workspace/bind"}`))); !strings.Contains(got, `"result"`) {
+		t.Fatalf("bind after drift: %s", got)
+	}
 	for _, f := range []string{
 		`{"jsonrpc":"2.0","id":3,"method":"docir/search","params":{"query":"disk"}}`,
 		`{"jsonrpc":"2.0","id":4,"method":"workspace/status"}`,
 		string(batchFrame(t, 5, 1, "")),
+		`{"jsonrpc":"2.0","id":9,"method":"docir/get","params":{"doc_id":"runbooks/disk-full","image_revision":1}}`,
 	} {
 		if got := string(e.Handle(context.Background(), []byte(f))); !strings.Contains(got, `"code":"source_drift"`) {
 			t.Errorf("after drift, %s: %s", f, got)
@@ -202,4 +211,147 @@ func TestDiscoverAdvertisesOnlyWhatRuns(t *testing.T) {
 			}
 		}
 	}
+}
+
+// countingBindings counts every use of the store's bindings.
+type countingBindings struct {
+	binding.Service
+	n atomic.Int32
+}
+
+func (c *countingBindings) Workspace(ctx context.Context) (string, error) {
+	c.n.Add(1)
+	return c.Service.Workspace(ctx)
+}
+
+func (c *countingBindings) Generation(ctx context.Context, rev uint64) (binding.Generation, error) {
+	c.n.Add(1)
+	return c.Service.Generation(ctx, rev)
+}
+
+func (c *countingBindings) Current(ctx context.Context) (binding.Generation, error) {
+	c.n.Add(1)
+	return c.Service.Current(ctx)
+}
+
+func (c *countingBindings) HoldRefresh(ctx context.Context) (func(), error) {
+	c.n.Add(1)
+	return c.Service.HoldRefresh(ctx)
+}
+
+// TestReadBatchEncodingTricks drives every method off the allowlist through
+// every encoding trick a frame can carry (leading and trailing Unicode
+// spaces, a byte-order mark, escaped member names and values, a method
+// member twice in either order, another letter case, a nested batch, a
+// JSON array, a string holding the frame) inside a batch sent over the
+// NDJSON transport, with a policy that grants refresh: none runs. The
+// session's refresh, bindings, fields and holds count every use; the
+// batch holds its generation once, and nothing else is touched.
+func TestReadBatchEncodingTricks(t *testing.T) {
+	ws, _ := testStore(t, nil)
+	var refreshes, fields, holds atomic.Int32
+	bindings := &countingBindings{Service: ws.Bindings()}
+	hold := holdOf(ws)
+	e := New(Config{Reader: ws, Version: "test", Bindings: bindings,
+		Policy: &Policy{Schema: PolicyV2, Grants: []string{GrantRefresh}, ReadBatchWorkers: 2},
+		Refresh: func(ctx context.Context) (docir.IndexSummary, error) {
+			refreshes.Add(1)
+			return ws.Refresh(ctx)
+		},
+		Fields: func(ctx context.Context) (docir.FieldsResult, error) {
+			fields.Add(1)
+			return docir.FieldsResult{}, nil
+		},
+		Hold: func(ctx context.Context, rev uint64) (Held, error) {
+			holds.Add(1)
+			return hold(ctx, rev)
+		}})
+	excluded := map[string]string{
+		wire.MethodRefresh:   `{}`,
+		wire.MethodBind:      `{}`,
+		wire.MethodReplay:    `{"receipt":"x"}`,
+		wire.MethodEvidence:  `{"binding":"x","method":"docir/search","params":{"query":"disk"}}`,
+		wire.MethodFields:    `{}`,
+		wire.MethodReadBatch: `{"image_revision":1,"batch":{"frames":["{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"workspace/refresh\"}"]}}`,
+	}
+	escape := func(m string) string { // every letter as \uXXXX, and / as \/
+		var b strings.Builder
+		for _, r := range m {
+			if r == '/' {
+				b.WriteString(`\/`)
+				continue
+			}
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+		return b.String()
+	}
+	var frames []string
+	for m, params := range excluded {
+		plain := `{"jsonrpc":"2.0","id":1,"method":"` + m + `","params":` + params + `}`
+		frames = append(frames,
+			plain,
+			"\u00a0"+plain, "\u2028"+plain, "\u2029"+plain, "\u0085"+plain, "\v"+plain, "\f"+plain, "\ufeff"+plain, "\u3000"+plain,
+			plain+"\u00a0", plain+"\v",
+			`{"jsonrpc":"2.0","id":1,"`+escape("method")+`":"`+m+`","params":`+params+`}`,
+			`{"jsonrpc":"2.0","id":1,"method":"`+escape(m)+`","params":`+params+`}`,
+			`{"jsonrpc":"2.0","id":1,"method":"docir/get","method":"`+m+`","params":`+params+`}`,
+			`{"jsonrpc":"2.0","id":1,"method":"`+m+`","method":"docir/get","params":`+params+`}`,
+			`{"jsonrpc":"2.0","id":1,"Method":"`+m+`","params":`+params+`}`,
+			`{"jsonrpc":"2.0","id":1,"METHOD":"`+m+`","params":`+params+`}`,
+			`[`+plain+`]`,
+			string(mustJSON(t, plain)),
+			`{"jsonrpc":"2.0","id":1,"method":"`+m+`"}`,              // no params
+			`{"jsonrpc":"2.0","method":"`+m+`","params":`+params+`}`, // a notification
+			string(batchFrame(t, 2, 1, plain)),
+		)
+	}
+	var in strings.Builder
+	for start := 0; start < len(frames); start += 16 {
+		in.Write(batchFrame(t, start, 1, frames[start:min(start+16, len(frames))]...))
+		in.WriteByte('\n')
+	}
+	var out strings.Builder
+	if err := Serve(context.Background(), e, strings.NewReader(in.String()), &out); err != nil {
+		t.Fatal(err)
+	}
+	replies := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if want := (len(frames) + 15) / 16; len(replies) != want {
+		t.Fatalf("%d replies for %d batches", len(replies), want)
+	}
+	for _, line := range replies {
+		var r batchReply
+		if err := json.Unmarshal([]byte(line), &r); err != nil || r.Result == nil {
+			t.Fatalf("batch reply %s: %v", line, err)
+		}
+		for i, row := range r.Result.Responses {
+			if row != nil && strings.Contains(*row, `"result"`) {
+				t.Errorf("row %d ran: %s", i, *row)
+			}
+		}
+	}
+	if n := refreshes.Load(); n != 0 {
+		t.Errorf("%d refreshes ran inside batches", n)
+	}
+	if n := fields.Load(); n != 0 {
+		t.Errorf("docir/fields ran %d times inside batches", n)
+	}
+	if n := bindings.n.Load(); n != 0 {
+		t.Errorf("the bindings were used %d times inside batches", n)
+	}
+	if n, batches := holds.Load(), int32(len(replies)); n != batches {
+		t.Errorf("%d holds for %d batches: a nested batch ran", n, batches)
+	}
+	st, err := ws.Status(context.Background())
+	if err != nil || st.Generation != 1 {
+		t.Errorf("generation %d (%v) after the batches; want 1", st.Generation, err)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -1,0 +1,234 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/docir/docir/address"
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
+	"github.com/docir/docir/workspace/binding"
+)
+
+// reads serves the read methods of the contract's allowlist (docir/get,
+// search, query, context, workspace/status, workspace/discover) on one
+// reader. The engine serves its outer reads through one on the session's
+// reader; a read batch's workers and workspace/evidence get one on a held
+// generation. It holds no engine: refresh, bind, evidence, the policy and
+// the drift state are not reachable from it, so whatever a frame says, a
+// worker can only read.
+type reads struct {
+	r        docir.Reader // what an unpinned read answers from
+	pins     pins         // what a pinned read (image_revision, binding) answers from
+	maxReply int
+	discover func() docir.Discovery
+}
+
+// pins opens the generation a read's selector names: a retained generation
+// by number, or a binding receipt's once it replays exactly. Both are
+// immutable reads of the store.
+type pins struct {
+	hold     func(ctx context.Context, revision uint64) (Held, error) // nil: no local store
+	bindings binding.Service                                          // nil: no bindings
+}
+
+// call runs one read method and returns its encoded result, or the error
+// to reply with; a result over maxReply bytes is a reply_too_large error.
+func (rd *reads) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *wire.Error) {
+	v, err := rd.run(ctx, method, params)
+	if err != nil {
+		return nil, wire.ToWire(err)
+	}
+	return encodeBounded(method, v, rd.maxReply)
+}
+
+// Call is call, for the read batch (readbatch.Reads).
+func (rd *reads) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *wire.Error) {
+	return rd.call(ctx, method, params)
+}
+
+// run runs one read method and returns its result.
+func (rd *reads) run(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	switch method {
+	case wire.MethodGet:
+		return rd.get(ctx, params)
+	case wire.MethodSearch:
+		return rd.search(ctx, params)
+	case wire.MethodQuery:
+		return rd.query(ctx, params)
+	case wire.MethodContext:
+		return rd.context(ctx, params)
+	case wire.MethodStatus:
+		return rd.status(ctx, params)
+	case wire.MethodDiscover:
+		if err := wire.DecodeParams(wire.MethodDiscover, params, &noParams{}); err != nil {
+			return nil, err
+		}
+		return rd.discover(), nil
+	}
+	return nil, docir.Errorf(docir.CodeMethodNotFound, "no read method %q", method)
+}
+
+// encodeBounded encodes a method's result; one over bound bytes is a
+// reply_too_large error.
+func encodeBounded(method string, v any, bound int) (json.RawMessage, *wire.Error) {
+	out, err := wire.EncodeResult(v)
+	if err != nil {
+		return nil, wire.NewError(docir.CodeInternal, "%s: encoding the result: %v", method, err)
+	}
+	if len(out) > bound {
+		return nil, wire.ReplyTooLarge(len(out), bound)
+	}
+	return out, nil
+}
+
+func (rd *reads) get(ctx context.Context, params json.RawMessage) (any, error) {
+	if err := wire.CheckText(params); err != nil {
+		// An address damaged on the way must not read as another one.
+		return nil, docir.Errorf(docir.CodeMalformedAddress, "%s: malformed address: %v", wire.MethodGet, err)
+	}
+	var p docir.GetParams
+	if err := wire.DecodeParams(wire.MethodGet, params, &p); err != nil {
+		return nil, err
+	}
+	// Stop gathering bodies once they could not fit in a reply.
+	ctx = docir.WithReplyBound(ctx, rd.maxReply)
+	switch {
+	case p.DocID != nil && p.DocIDs != nil:
+		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: give doc_id or doc_ids, not both", wire.MethodGet)
+	case p.DocID != nil:
+		a, err := address.Parse(*p.DocID)
+		if err != nil {
+			return nil, malformed(err)
+		}
+		return on(ctx, rd, wire.MethodGet, p.Selector, func(ctx context.Context, r docir.Reader) (docir.Document, error) {
+			return docir.GetOne(ctx, r, a)
+		})
+	case p.DocIDs != nil:
+		if len(p.DocIDs) > docir.MaxBatch {
+			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: %d addresses in doc_ids; at most %d in one call", wire.MethodGet, len(p.DocIDs), docir.MaxBatch)
+		}
+		addrs, err := address.ParseAll(p.DocIDs)
+		if err != nil {
+			return nil, malformed(err)
+		}
+		return on(ctx, rd, wire.MethodGet, p.Selector, func(ctx context.Context, r docir.Reader) (docir.GetResult, error) {
+			return docir.Get(ctx, r, addrs)
+		})
+	}
+	return nil, docir.Errorf(docir.CodeInvalidParams, "%s: want doc_id (one address) or doc_ids (a list of addresses)", wire.MethodGet)
+}
+
+// on runs a read on the reader its selector names: a held generation of
+// the local store (image_revision, or a binding's generation once its
+// receipt replays exactly), else rd's reader. A pin is the local store's:
+// it is not sent on to peers. With require_current (a binding's run_current
+// form), refreshes are held off from the check to the end of the read, so
+// the generation checked current is the one read.
+func on[T any](ctx context.Context, rd *reads, method string, sel docir.Selector, read func(context.Context, docir.Reader) (T, error)) (T, error) {
+	var zero T
+	if sel.RequireCurrent && sel.Binding == "" {
+		return zero, docir.Errorf(docir.CodeInvalidParams, "%s: require_current applies to a read under a binding; give binding too", method)
+	}
+	if !sel.Pinned() {
+		return read(ctx, rd.r)
+	}
+	if sel.ImageRevision != 0 && sel.Binding != "" {
+		return zero, docir.Errorf(docir.CodeInvalidParams, "%s: give image_revision or binding, not both", method)
+	}
+	if rd.pins.hold == nil {
+		return zero, docir.Errorf(docir.CodeNoStore, "%s: this session has no local store to pin", method)
+	}
+	rev := sel.ImageRevision
+	if sel.Binding != "" {
+		if sel.RequireCurrent {
+			if rd.pins.bindings == nil {
+				return zero, docir.Errorf(docir.CodeNoStore, "%s: this session has no local store to bind to", method)
+			}
+			release, err := rd.pins.bindings.HoldRefresh(ctx)
+			if err != nil {
+				return zero, err
+			}
+			defer release()
+		}
+		b, err := replay(ctx, rd.pins.bindings, []byte(sel.Binding))
+		if err != nil {
+			return zero, err
+		}
+		if sel.RequireCurrent {
+			if err := b.RequireCurrent(ctx); err != nil {
+				return zero, err
+			}
+		}
+		rev = b.Revision()
+	}
+	h, err := rd.pins.hold(ctx, rev)
+	if err != nil {
+		return zero, err
+	}
+	defer h.Close()
+	return read(ctx, h)
+}
+
+// replay checks a binding receipt against the local store.
+func replay(ctx context.Context, svc binding.Service, receipt []byte) (*binding.Binding, error) {
+	if svc == nil {
+		return nil, docir.Errorf(docir.CodeNoStore, "this session has no local store to bind to")
+	}
+	return binding.Replay(ctx, svc, receipt)
+}
+
+func (rd *reads) search(ctx context.Context, params json.RawMessage) (any, error) {
+	var p docir.SearchParams
+	if err := wire.DecodeParams(wire.MethodSearch, params, &p); err != nil {
+		return nil, err
+	}
+	if err := noZero(wire.MethodSearch, params, "limit"); err != nil {
+		return nil, err
+	}
+	sel := p.Selector
+	p.Selector = docir.Selector{}
+	return on(ctx, rd, wire.MethodSearch, sel, func(ctx context.Context, r docir.Reader) (docir.SearchResult, error) {
+		return r.Search(ctx, p)
+	})
+}
+
+func (rd *reads) query(ctx context.Context, params json.RawMessage) (any, error) {
+	var p docir.QueryParams
+	if err := wire.DecodeParams(wire.MethodQuery, params, &p); err != nil {
+		return nil, err
+	}
+	if err := noZero(wire.MethodQuery, params, "limit"); err != nil {
+		return nil, err
+	}
+	sel := p.Selector
+	p.Selector = docir.Selector{}
+	return on(ctx, rd, wire.MethodQuery, sel, func(ctx context.Context, r docir.Reader) (docir.SearchResult, error) {
+		return r.Query(ctx, p)
+	})
+}
+
+func (rd *reads) context(ctx context.Context, params json.RawMessage) (any, error) {
+	var p docir.ContextParams
+	if err := wire.DecodeParams(wire.MethodContext, params, &p); err != nil {
+		return nil, err
+	}
+	if err := noZero(wire.MethodContext, params, "limit", "budget"); err != nil {
+		return nil, err
+	}
+	sel := p.Selector
+	p.Selector = docir.Selector{}
+	return on(ctx, rd, wire.MethodContext, sel, func(ctx context.Context, r docir.Reader) (docir.ContextResult, error) {
+		return r.Context(ctx, p)
+	})
+}
+
+func (rd *reads) status(ctx context.Context, params json.RawMessage) (any, error) {
+	var p docir.StatusParams
+	if err := wire.DecodeParams(wire.MethodStatus, params, &p); err != nil {
+		return nil, err
+	}
+	return on(ctx, rd, wire.MethodStatus, p.Selector, func(ctx context.Context, r docir.Reader) (docir.Status, error) {
+		return r.Status(ctx)
+	})
+}
