@@ -106,8 +106,7 @@ func TestJQ(t *testing.T) {
 		{".missing[0]", `{"address":"x","reason":"no_document","suggestions":["y"]}` + "\n"},
 		{".missing[].suggestions | length", "1\n"},
 		{"empty", ""},
-		// Builtins defined in jq and in Go (the patched gojq builds both
-		// tables on first use: store/patched/README.md).
+		// Builtins defined in jq and in Go (gojq keeps them in two tables).
 		{"[.documents[].id] | map(ascii_upcase) | first", "A\n"},
 		{"[.missing[] | select(.reason == \"no_document\") | .address] | join(\",\")", "x\n"},
 		{".documents | to_entries | map(.key) | add", "0\n"},
