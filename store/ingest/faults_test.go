@@ -1,11 +1,14 @@
 package ingest
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -411,5 +414,115 @@ func TestStoreModesAndLeftovers(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "notes.tmp-1")); err != nil {
 		t.Errorf("a file docir did not make: %v", err)
+	}
+}
+
+// TestIndexingOneFileIsBounded: one 4 MB file of a single token peaked at
+// 510 MB when indexed (bleve's term dictionary keeps ~130 bytes per byte
+// of a term), and 4 MB of Han text or of distinct words at 440 MB (a few
+// hundred bytes per word in analysis, as much per distinct term in bleve's
+// segment builder). Each shape is indexed by a process of its own, whose
+// peak resident memory must stay within 64 MiB beside the file's size.
+func TestIndexingOneFileIsBounded(t *testing.T) {
+	if shape := os.Getenv("DOCIR_TEST_SHAPE"); shape != "" {
+		indexOneShape(t, shape)
+		return
+	}
+	const size = 4 << 20
+	for _, shape := range []string{"token", "dotted", "han", "thai", "distinct"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestIndexingOneFileIsBounded$")
+		cmd.Env = append(os.Environ(), "DOCIR_TEST_SHAPE="+shape, "DOCIR_TEST_DIR="+t.TempDir())
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", shape, err, out)
+		}
+		peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+		t.Logf("%-8s peak %3d MiB", shape, peak>>20)
+		if peak > 64<<20+size {
+			t.Errorf("indexing a 4 MB file of %s peaked at %d MiB, over 64 MiB beside the file", shape, peak>>20)
+		}
+	}
+}
+
+// indexOneShape indexes one 4 MB file of the shape named, in
+// DOCIR_TEST_DIR; the text is made as it is written, not held.
+func indexOneShape(t *testing.T, shape string) {
+	dir := os.Getenv("DOCIR_TEST_DIR")
+	src := filepath.Join(dir, "src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(src, "big.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	w.WriteString("# Big\n\n")
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for n := 0; n < 4<<20-16; {
+		var piece string
+		switch shape {
+		case "token":
+			piece = "a"
+		case "dotted":
+			piece = "a."
+		case "han":
+			piece = "检索命令返回"
+		case "thai":
+			piece = "คำสั่งนี้"
+		case "distinct":
+			b := make([]byte, 3+rnd.IntN(8), 12)
+			for i := range b {
+				b[i] = byte('a' + rnd.IntN(26))
+			}
+			piece = string(append(b, ' '))
+		}
+		w.WriteString(piece)
+		n += len(piece)
+	}
+	if err := errors.Join(w.Flush(), f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Refresh(context.Background(), filepath.Join(dir, "store"), []store.Source{{Path: src}}, Options{})
+	if err != nil || sum.Documents != 1 || sum.WarningCounts[KindPartlyIndexed] != 1 {
+		t.Fatalf("%+v, %v", sum, err)
+	}
+}
+
+// TestDiskFullFailsCleanly: ENOSPC while bleve wrote a segment panicked in
+// scorch's persister, 3 of 3 runs ("assignment to entry in nil map" in
+// zapx's invertedIndexCache.insertLOCKED). On a full disk the refresh now
+// fails with the error, and leaves nothing behind. It needs a small
+// filesystem to fill: a tmpfs it mounts, so it runs where the test may
+// mount one (as root) and is skipped elsewhere.
+func TestDiskFullFailsCleanly(t *testing.T) {
+	mnt := t.TempDir()
+	if err := syscall.Mount("tmpfs", mnt, "tmpfs", 0, "size=2m"); err != nil {
+		t.Skipf("cannot mount a 2 MB tmpfs to fill (%v)", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(mnt, 0) })
+	src := t.TempDir()
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for i := range 150 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Page %d\n\n", i)
+		for range 1500 {
+			for range 3 + rnd.IntN(7) {
+				b.WriteByte(byte('a' + rnd.IntN(26)))
+			}
+			b.WriteByte(' ')
+		}
+		writeFile(t, src, fmt.Sprintf("p%03d.md", i), b.String())
+	}
+	dir := filepath.Join(mnt, "store")
+	_, err := Refresh(context.Background(), dir, []store.Source{{Path: src}}, Options{})
+	if err == nil || !strings.Contains(err.Error(), syscall.ENOSPC.Error()) { // scorch's own errors carry it as text
+		t.Fatalf("a refresh onto a full disk: %v", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "gen")); len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+	if _, err := store.Open(dir); docir.CodeOf(err) != docir.CodeNoStore {
+		t.Errorf("after the failure: %v", err)
 	}
 }

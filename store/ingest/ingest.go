@@ -276,7 +276,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	if streamed {
 		parsed = func(f *file) {
 			if f.status == statusNew {
-				early.add(pc.Passages(&f.parsed.Record, f.body))
+				early.add(filePassages(pc, f))
 				bodies.add(store.PutDoc{Record: f.parsed.Record, Body: f.body}, f.key(), entry(f))
 				f.parsed, f.body = nil, nil
 			}
@@ -312,7 +312,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 				e := entry(f)
 				change.Files[f.key()] = &e
 				change.Put = append(change.Put, store.PutDoc{Record: f.parsed.Record, Body: f.body})
-				adds = append(adds, pc.Passages(&f.parsed.Record, f.body)...)
+				adds = append(adds, filePassages(pc, f)...)
 			}
 		case statusSkipped:
 			if f.prev != nil {
@@ -442,6 +442,28 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	return sum, nil
 }
 
+// filePassages cuts the record of the file f, read, into passages, and
+// warns on f of those the index holds in part: a passage's first
+// fulltext.MaxTextBytes are analyzed, no more.
+func filePassages(pc PassageConfig, f *file) []fulltext.Passage {
+	ps := pc.Passages(&f.parsed.Record, f.body)
+	var long []string
+	for _, p := range ps {
+		if len(p.Text) > fulltext.MaxTextBytes {
+			long = append(long, p.ID)
+		}
+	}
+	if len(long) > 0 {
+		text := fmt.Sprintf("%d passage(s) over %d KiB (%s) are searchable by their first %d KiB only; split them with headings", len(long), fulltext.MaxTextBytes>>10, strings.Join(long[:min(3, len(long))], ", "), fulltext.MaxTextBytes>>10)
+		if f.warning == nil {
+			f.warning = &warning{kind: KindPartlyIndexed, text: shown(f.path()) + ": " + text}
+		} else {
+			f.warning.text += "; " + text
+		}
+	}
+	return ps
+}
+
 // beforePublish runs opt.BeforePublish, if any.
 func beforePublish(opt Options) error {
 	if opt.BeforePublish == nil {
@@ -520,8 +542,10 @@ func checkDrop(dir string, had int, removed []string, force bool) error {
 }
 
 // writeIndex applies an incremental change to the pending generation's
-// index (a clone of the previous one): deletes first, so that a changed
-// passage is replaced, then adds.
+// index (a clone of the previous one, whose count of passages its open
+// checks): deletes first, so that a changed passage is replaced, then
+// adds; then seals it (fulltext.Index.Seal), so that the generation
+// publishes only an index whose disk holds what was written.
 func writeIndex(ctx context.Context, path string, deletes []string, adds []fulltext.Passage, progress func(string, int, int)) error {
 	ft, err := openOrCreate(path)
 	if err != nil {
@@ -549,7 +573,7 @@ func writeIndex(ctx context.Context, path string, deletes []string, adds []fullt
 			return err
 		}
 	}
-	return ft.Close()
+	return ft.Seal()
 }
 
 // writeBodies applies the change to the pending generation's body file, in
@@ -706,7 +730,12 @@ func (s *streamIndex) run() {
 	if err == nil && len(buf) > 0 {
 		err = s.ft.Apply(nil, buf)
 	}
-	s.done <- errors.Join(err, s.ft.Close())
+	if err != nil {
+		_ = s.ft.Close() // its error is err, again
+		s.done <- err
+		return
+	}
+	s.done <- s.ft.Seal()
 }
 
 // add hands passages to the index; once the refresh is cancelled, it

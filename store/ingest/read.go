@@ -28,19 +28,20 @@ import (
 // Warning kinds: what IndexSummary.WarningCounts counts. A skipped file's
 // warning is "PATH: skipped: why".
 const (
-	KindTooLarge     = "too_large"     // over Options.MaxFileBytes
-	KindBinary       = "binary"        // holds a NUL byte
-	KindNotUTF8      = "not_utf8"      // not valid UTF-8
-	KindNoID         = "no_id"         // its path gives no valid id
-	KindFrontMatter  = "front_matter"  // front matter ignored in part (the file indexes)
-	KindParseBudget  = "parse_budget"  // over the parse budget (Options.ParseTime, MaxHeadings...)
-	KindOutsideRoots = "outside_roots" // a symbolic link out of the source roots
-	KindNotRegular   = "not_regular"   // a FIFO, device or socket named *.md
-	KindBrokenLink   = "broken_link"   // a symbolic link to nothing
-	KindLinkLoop     = "link_loop"     // a symbolic link to a folder on its own way
-	KindUnreadable   = "unreadable"    // an error opening or reading it
-	KindChanged      = "changed"       // replaced while the refresh read it
-	KindCleanup      = "cleanup"       // a step after publishing failed (the refresh published)
+	KindTooLarge      = "too_large"      // over Options.MaxFileBytes
+	KindBinary        = "binary"         // holds a NUL byte
+	KindNotUTF8       = "not_utf8"       // not valid UTF-8
+	KindNoID          = "no_id"          // its path gives no valid id
+	KindFrontMatter   = "front_matter"   // front matter ignored in part (the file indexes)
+	KindParseBudget   = "parse_budget"   // over the parse budget (Options.ParseTime, MaxHeadings...)
+	KindOutsideRoots  = "outside_roots"  // a symbolic link out of the source roots
+	KindNotRegular    = "not_regular"    // a FIFO, device or socket named *.md
+	KindBrokenLink    = "broken_link"    // a symbolic link to nothing
+	KindLinkLoop      = "link_loop"      // a symbolic link to a folder on its own way
+	KindUnreadable    = "unreadable"     // an error opening or reading it
+	KindChanged       = "changed"        // replaced while the refresh read it
+	KindCleanup       = "cleanup"        // a step after publishing failed (the refresh published)
+	KindPartlyIndexed = "partly_indexed" // a passage over fulltext.MaxTextBytes: searchable by its start
 )
 
 // shown is a path as messages print it: as it is, or, when it holds a
