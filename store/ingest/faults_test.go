@@ -526,3 +526,27 @@ func TestDiskFullFailsCleanly(t *testing.T) {
 		t.Errorf("after the failure: %v", err)
 	}
 }
+
+// TestFrontMatterOverBudgetWarns: front matter with 80,000 keys held the
+// refresh lock for 14 s (yaml.v3's pairwise check for repeated keys), and a
+// deeply nested value failed the whole corpus with no file named. Front
+// matter is inside the parse budget: one over it is a warning naming its
+// file, the file indexes without its fields, and the rest of the corpus
+// indexes.
+func TestFrontMatterOverBudgetWarns(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	var keys strings.Builder
+	for i := range 80_000 {
+		fmt.Fprintf(&keys, "k%d: v\n", i)
+	}
+	writeFile(t, src, "keys.md", "---\n"+keys.String()+"---\n# Keys\n")
+	writeFile(t, src, "deep.md", "---\na: "+strings.Repeat("[", 9_998)+strings.Repeat("]", 9_998)+"\n---\n# Deep\n")
+	writeFile(t, src, "ok.md", "---\ntitle: Fine\n---\nbody\n")
+	sum := refresh(t, dir, store.Source{Path: src})
+	if diff := cmp.Diff([]string{"deep", "keys", "ok"}, ids(t, dir)); diff != "" {
+		t.Errorf("ids (-want +got):\n%s", diff)
+	}
+	if !hasWarning(sum, filepath.Join(src, "keys.md"), "over the parse budget") || !hasWarning(sum, filepath.Join(src, "deep.md"), "nested more than 32 deep") || sum.WarningCounts[KindFrontMatter] != 2 {
+		t.Errorf("warnings %q", sum.Warnings)
+	}
+}
