@@ -56,7 +56,11 @@ func genPath(dir string, gen uint64) string {
 func readCurrent(dir string) (current, error) {
 	b, err := os.ReadFile(filepath.Join(dir, currentFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return current{}, &docir.Error{Code: docir.CodeNoStore, Message: fmt.Sprintf("%s: %v", dir, ErrNoStore), Err: ErrNoStore}
+		msg := fmt.Sprintf("%s: %v", dir, ErrNoStore)
+		if _, err := os.Stat(filepath.Join(dir, identityFile)); err == nil {
+			msg = fmt.Sprintf("%s: %v (the store folder exists, but no index of it finished)", dir, ErrNoStore)
+		}
+		return current{}, &docir.Error{Code: docir.CodeNoStore, Message: msg, Err: ErrNoStore}
 	}
 	if err != nil {
 		return current{}, err
@@ -264,6 +268,9 @@ func generations(dir string) (gens []uint64, tmps []string, highest uint64, err 
 // never writes into it, and prune never removes what docir did not make.
 // created reports whether this call made the folder a store.
 func Claim(dir string) (created bool, err error) {
+	if err := faultfs.Check(faultfs.OpReadDir, dir); err != nil {
+		return false, fmt.Errorf("store folder %s: %w", dir, err)
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("store folder %s: %w", dir, err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // SetFromEnv installs a hook the environment describes, for tests that run
@@ -17,9 +18,13 @@ import (
 //	DOCIR_FAULT=kill@N   SIGKILL the process at the Nth counted operation,
 //	                     before it is done
 //	DOCIR_FAULT=eio@N    fail the Nth counted operation with EIO
+//	DOCIR_FAULT=pause@N  sleep a second before the Nth counted operation
+//	                     (a test signals the process meanwhile)
 //	DOCIR_FAULT=count    count only
 //	DOCIR_FAULT_OPS      the operations counted, comma-separated names
 //	                     (default "rename,remove,sync")
+//	DOCIR_FAULT_PATH     when set, only operations on a path holding it
+//	                     are counted
 //	DOCIR_FAULT_LOG      a file each counted operation is appended to, as
 //	                     "N op path"
 func SetFromEnv() error {
@@ -31,9 +36,9 @@ func SetFromEnv() error {
 	at, err := strconv.Atoi(nth)
 	switch {
 	case action == "count":
-	case (action == "kill" || action == "eio") && err == nil && at > 0:
+	case (action == "kill" || action == "eio" || action == "pause") && err == nil && at > 0:
 	default:
-		return fmt.Errorf("DOCIR_FAULT=%q: want kill@N, eio@N or count", spec)
+		return fmt.Errorf("DOCIR_FAULT=%q: want kill@N, eio@N, pause@N or count", spec)
 	}
 	counted := map[Op]bool{}
 	ops := os.Getenv("DOCIR_FAULT_OPS")
@@ -57,10 +62,11 @@ func SetFromEnv() error {
 			return err
 		}
 	}
+	only := os.Getenv("DOCIR_FAULT_PATH")
 	var mu sync.Mutex
 	n := 0
 	Set(func(op Op, path string) error {
-		if !counted[op] {
+		if !counted[op] || !strings.Contains(path, only) {
 			return nil
 		}
 		mu.Lock()
@@ -78,6 +84,8 @@ func SetFromEnv() error {
 			select {} // the signal is on its way
 		case "eio":
 			return syscall.EIO
+		case "pause":
+			time.Sleep(time.Second)
 		}
 		return nil
 	})

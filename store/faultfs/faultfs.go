@@ -26,7 +26,7 @@ const (
 	OpSync                  // fsync(2) of a file or a folder
 	OpLink                  // link(2)
 	OpMkdir                 // mkdir(2)
-	OpReadDir               // opening or listing a folder of the sources
+	OpReadDir               // listing a folder: of the sources, or the store's
 	OpRead                  // reading a source file
 )
 
