@@ -428,6 +428,9 @@ func TestIndexingOneFileIsBounded(t *testing.T) {
 		indexOneShape(t, shape)
 		return
 	}
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory is not the indexer's")
+	}
 	const size = 4 << 20
 	for _, shape := range []string{"token", "dotted", "han", "thai", "distinct"} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestIndexingOneFileIsBounded$")
