@@ -209,10 +209,11 @@ type Pending struct {
 // files hard-linked. It first removes what crashed or aborted refreshes
 // left behind.
 //
-// The next generation's number is one past every number the store's
-// gen/ folder shows, published or not: a build a crash left renamed into
-// place but never named by CURRENT keeps its number taken, so no number
-// ever names two different generations.
+// The next generation's number is one past the current one and every
+// generation folder (and build) gen/ shows, published or not: a build a
+// crash left renamed into place but never named by CURRENT keeps its
+// number taken, so no number ever names two different generations a
+// reader could see.
 func Begin(dir string, prev *Snapshot) (*Pending, error) {
 	return BeginSized(dir, prev, 0)
 }
