@@ -180,7 +180,7 @@ func (x *Index) checkCount() error {
 		return err
 	}
 	if got != want {
-		return fmt.Errorf("it holds %d passages, where %d were written: a segment did not load (an I/O error, or a damaged index), and bleve fell back to an older snapshot", got, want)
+		return fmt.Errorf("it holds %d passages, where %d were written: a segment did not load (an I/O error, or a damaged index), and bleve fell back to an older snapshot; try again, and if it persists, remove the store folder and index again", got, want)
 	}
 	return nil
 }
