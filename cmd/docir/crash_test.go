@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/docir/docir/docir/corpustest"
 )
 
 // TestCrashAtEveryStep kills `docir index` (SIGKILL, through the store's
@@ -66,7 +67,9 @@ func TestCrashAtEveryStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	pristine := filepath.Join(t.TempDir(), "pristine")
-	copyWork(t, w, pristine)
+	if err := corpustest.CopyAll(w, pristine); err != nil {
+		t.Fatal(err)
+	}
 
 	// The operations of one refresh, counted.
 	log := filepath.Join(t.TempDir(), "ops")
@@ -89,7 +92,9 @@ func TestCrashAtEveryStep(t *testing.T) {
 		if err := os.RemoveAll(w); err != nil {
 			t.Fatal(err)
 		}
-		copyWork(t, pristine, w)
+		if err := corpustest.CopyAll(pristine, w); err != nil {
+			t.Fatal(err)
+		}
 		cmd, stdout, stderr := startDocir(t, w, []string{fmt.Sprintf("DOCIR_FAULT=kill@%d", k)}, "--format", "json", "index")
 		if r := waitDocir(t, cmd, stdout, stderr); r.code != -1 {
 			t.Fatalf("kill at %s: not killed: %+v", op, r)
@@ -188,31 +193,4 @@ func genFolders(t *testing.T, dir string) []uint64 {
 		}
 	}
 	return out
-}
-
-// copyWork copies the folder from (a config, its sources and its store)
-// to the new folder to, file by file.
-func copyWork(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(to, strings.TrimPrefix(p, from))
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return os.MkdirAll(target, info.Mode().Perm())
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, info.Mode().Perm())
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }

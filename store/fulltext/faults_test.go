@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	index "github.com/blevesearch/bleve_index_api"
+
+	"github.com/docir/docir/docir/corpustest"
 )
 
 // Faults of the index (issue 28): an index that does not load whole, a
@@ -24,28 +25,6 @@ func numbered(from, to int, word string) []Passage {
 		ps = append(ps, Passage{ID: fmt.Sprintf("p%03d", i), Text: fmt.Sprintf("passage %d about %s", i, word)})
 	}
 	return ps
-}
-
-// copyTree copies the folder from to to, file by file.
-func copyTree(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(to, strings.TrimPrefix(p, from))
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestOpenFailsClosed: scorch, when the newest snapshot of an index does
@@ -89,7 +68,9 @@ func TestOpenFailsClosed(t *testing.T) {
 	fellBack := 0
 	for i, seg := range segments {
 		broken := filepath.Join(t.TempDir(), fmt.Sprint(i))
-		copyTree(t, path, broken)
+		if err := corpustest.CopyAll(path, broken); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.Truncate(filepath.Join(broken, storeDir, filepath.Base(seg)), 16); err != nil {
 			t.Fatal(err)
 		}

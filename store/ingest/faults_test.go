@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/corpustest"
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/store/faultfs"
 	"github.com/docir/docir/store/fulltext"
@@ -256,30 +257,11 @@ func TestEveryFaultFailsClosed(t *testing.T) {
 	}
 }
 
-// copyStore copies the store folder from (hard links kept apart: a copy)
-// to a new folder.
+// copyStore copies the store folder from to a new folder.
 func copyStore(t *testing.T, from string) string {
 	t.Helper()
 	to := filepath.Join(t.TempDir(), "store")
-	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(to, strings.TrimPrefix(p, from))
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return os.MkdirAll(target, info.Mode().Perm())
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, info.Mode().Perm())
-	})
-	if err != nil {
+	if err := corpustest.CopyAll(from, to); err != nil {
 		t.Fatal(err)
 	}
 	return to
