@@ -2,13 +2,15 @@
 // holding immutable generations of a corpus, and the refresh that ingests
 // source folders into a new one.
 //
-// Layout (FormatVersion 6; see the change log below):
+// Layout (FormatVersion 7; see the change log below):
 //
 //	.docir/
-//	  CURRENT            {"format":6,"generation":N}: the one mutable file,
-//	                     replaced by an atomic rename
 //	  IDENTITY           the workspace identity: 32 random hex digits and a
-//	                     newline, written once when the store is created
+//	                     newline, written first when docir creates the store;
+//	                     it marks the folder as docir's (Claim)
+//	  .gitignore         "*": the folder ignores itself
+//	  CURRENT            {"format":7,"generation":N}: the one mutable file,
+//	                     replaced by an atomic rename
 //	  lock               flock'd by a refresh; readers never touch it
 //	  gen/N/docs.bolt    the generation's own body layer: records, bodies,
 //	                     source file entries, the manifest's id index, the
@@ -19,6 +21,8 @@
 //	  gen/N/layer-G.bolt the body layers below it, written by generation G
 //	                     and hard-linked here: never copied
 //	  gen/N/fulltext/    bleve index of the generation's passages
+//	  gen/N/hold         empty; a reader flocks it shared while it holds
+//	                     the generation, and prune skips a held generation
 //	  gen/N.tmp-*/       a generation being built or pruned; never read,
 //	                     removed if stale
 //
@@ -35,9 +39,12 @@
 // reader never waits on a writer. A refresh hard-links the previous
 // generation's body layers and its index's immutable segment files (copying
 // the rest of the index), writes the change as a new body layer on top,
-// syncs it, renames it into place and only then swaps CURRENT. A crash at
-// any point leaves the previous generation current and whole; the next
-// refresh removes the leftovers. Retaining a generation costs the bytes
+// syncs it, renames it into place and only then swaps CURRENT: the commit
+// point. A crash at any point leaves the previous generation current and
+// whole; the next refresh removes the leftovers. A generation folder past
+// CURRENT (renamed into place, never named) never opens, and its number is
+// never given to another generation. Nothing outside a folder docir made
+// (Claim) is ever written or removed. Retaining a generation costs the bytes
 // that changed, not a copy: past 4 layers above the base the deltas are
 // merged into one, and once they outweigh half the base a refresh writes a
 // new base (layers.go).
@@ -74,4 +81,8 @@ package store
 //	   (bucket "postings"), and per layer below, the bitmap of its
 //	   numbers this layer or one between shadows (bucket "shadow"); no
 //	   bucket "fields".
-const FormatVersion = 6
+//	7  the store folder is docir's only when it holds IDENTITY (written
+//	   first), and holds a .gitignore; per generation, the file hold
+//	   (readers' shared flock, which prune respects) and, in fulltext/,
+//	   the count of passages the index holds (checked on every open).
+const FormatVersion = 7

@@ -73,8 +73,8 @@ func testFieldIndexModel(t *testing.T) {
 				t.Fatal(errors.Join(err, p.Abort()))
 			}
 		}
-		if err := p.Publish(gens + 1); err != nil {
-			t.Fatal(err)
+		if after, err := p.Publish(gens + 1); err != nil || after != nil {
+			t.Fatal(errors.Join(err, after))
 		}
 		if prev != nil {
 			prev.Close()

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store/faultfs"
 )
 
 const (
@@ -22,9 +23,16 @@ const (
 	genDir       = "gen"
 	bodyFile     = "docs.bolt"
 	fulltextDir  = "fulltext"
+	holdFile     = "hold"
+	ignoreFile   = ".gitignore"
 	tmpMarker    = ".tmp-"
 	currentPerms = 0o644
 )
+
+// ignoreText is the .gitignore docir writes into a store folder it creates:
+// the folder ignores itself, so a store beside the sources never shows in
+// `git status`.
+const ignoreText = "# a docir store (docir index writes it): nothing in it belongs in git\n*\n"
 
 // ErrNoStore is returned when a folder holds no published generation.
 var ErrNoStore = errors.New("no docir store here yet")
@@ -35,6 +43,11 @@ type current struct {
 	Generation uint64 `json:"generation"`
 }
 
+// ErrNotPublished is wrapped by the error of opening a generation the store
+// never published: a build that a crash left past CURRENT, or a number not
+// yet reached. It is an fs.ErrNotExist: nothing by that number exists.
+var ErrNotPublished = fmt.Errorf("never published: %w", fs.ErrNotExist)
+
 func genPath(dir string, gen uint64) string {
 	return filepath.Join(dir, genDir, strconv.FormatUint(gen, 10))
 }
@@ -43,7 +56,11 @@ func genPath(dir string, gen uint64) string {
 func readCurrent(dir string) (current, error) {
 	b, err := os.ReadFile(filepath.Join(dir, currentFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return current{}, &docir.Error{Code: docir.CodeNoStore, Message: fmt.Sprintf("%s: %v", dir, ErrNoStore), Err: ErrNoStore}
+		msg := fmt.Sprintf("%s: %v", dir, ErrNoStore)
+		if _, err := os.Stat(filepath.Join(dir, identityFile)); err == nil {
+			msg = fmt.Sprintf("%s: %v (the store folder exists, but no index of it finished)", dir, ErrNoStore)
+		}
+		return current{}, &docir.Error{Code: docir.CodeNoStore, Message: msg, Err: ErrNoStore}
 	}
 	if err != nil {
 		return current{}, err
@@ -59,52 +76,71 @@ func readCurrent(dir string) (current, error) {
 }
 
 // writeCurrent publishes gen as the current generation, atomically.
-func writeCurrent(dir string, gen uint64) error {
+// published reports whether CURRENT names gen, whatever err says: once
+// its rename is done the generation is current even if the folder's sync
+// then failed.
+func writeCurrent(dir string, gen uint64) (published bool, err error) {
 	b, err := json.Marshal(current{Format: FormatVersion, Generation: gen})
 	if err != nil {
-		return err
+		return false, err
 	}
 	return writeFileAtomic(filepath.Join(dir, currentFile), append(b, '\n'))
 }
 
 // writeFileAtomic writes data to a temporary file beside name, syncs it, and
 // renames it over name, then syncs the folder: readers see the old bytes or
-// the new ones, never a mix, and a crash keeps one of them.
-func writeFileAtomic(name string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(name), filepath.Base(name)+tmpMarker+"*")
+// the new ones, never a mix, and a crash keeps one of them. renamed reports
+// whether the new bytes are in place (err may then be the folder's sync).
+func writeFileAtomic(name string, data []byte) (renamed bool, err error) {
+	tmp, err := writeTemp(name, data)
 	if err != nil {
-		return err
+		return false, err
 	}
-	tmp := f.Name()
 	defer os.Remove(tmp) // a no-op once renamed
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
+	if err := faultfs.Rename(tmp, name); err != nil {
+		return false, err
 	}
-	if err := f.Chmod(currentPerms); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, name); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(name))
+	return true, faultfs.SyncDir(filepath.Dir(name))
 }
 
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
+// writeTemp writes data, synced, to a new temporary file beside name (its
+// name and tmpMarker, then random digits) and returns its path.
+func writeTemp(name string, data []byte) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(name), filepath.Base(name)+tmpMarker+"*")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(currentPerms)
+	}
+	if err == nil {
+		err = faultfs.SyncFile(f)
+	}
+	if err := errors.Join(err, f.Close()); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// writeOnce writes the file dir/name with data if it is absent: written
+// aside and hard-linked into place, so that it appears whole and an
+// existing file is never replaced.
+func writeOnce(dir, name string, data []byte) error {
+	path := filepath.Join(dir, name)
+	if _, err := os.Lstat(path); err == nil {
+		return nil
+	}
+	tmp, err := writeTemp(path, data)
 	if err != nil {
 		return err
 	}
-	defer d.Close()
-	return d.Sync()
+	defer os.Remove(tmp)
+	if err := faultfs.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return faultfs.SyncDir(dir)
 }
 
 // cloneTree copies the folder src to dst (which must not exist). Files named
@@ -121,10 +157,10 @@ func cloneTree(src, dst string, link func(name string) bool) error {
 		}
 		target := filepath.Join(dst, rel)
 		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
+			return faultfs.MkdirAll(target, 0o755)
 		}
 		if link(d.Name()) {
-			if err := os.Link(p, target); err == nil {
+			if err := faultfs.Link(p, target); err == nil {
 				return nil
 			}
 		}
@@ -150,8 +186,11 @@ func copyFile(src, dst string) error {
 }
 
 // syncTree fsyncs every file and folder below root, so a rename that
-// publishes root publishes bytes that are on disk.
-func syncTree(root string) error {
+// publishes root publishes bytes that are on disk. On the way it gives
+// folders the mode dirMode and files fileMode where theirs differ (bleve
+// makes its own 0700 and 0600; a store's are 0755 and 0644 less the umask,
+// as the files docir creates itself).
+func syncTree(root string, dirMode, fileMode fs.FileMode) error {
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -161,31 +200,132 @@ func syncTree(root string) error {
 			return err
 		}
 		defer f.Close()
-		return f.Sync()
+		want := fileMode
+		if d.IsDir() {
+			want = dirMode
+		}
+		if info, err := f.Stat(); err != nil {
+			return err
+		} else if info.Mode().Perm() != want {
+			if err := f.Chmod(want); err != nil {
+				return err
+			}
+		}
+		return faultfs.SyncFile(f)
 	})
 }
 
-// generations lists the published generation numbers under dir, ascending,
-// and the names of unfinished builds.
-func generations(dir string) (gens []uint64, tmps []string, err error) {
+// genName is what docir names an entry of gen/: a generation "N", or a
+// build or pruned generation "N.tmp-*". ok is false for any other name,
+// which docir never touches.
+func genName(name string) (n uint64, tmp bool, ok bool) {
+	num, rest, tmp := strings.Cut(name, tmpMarker)
+	if tmp && rest == "" {
+		return 0, false, false
+	}
+	if num == "" || strings.TrimLeft(num, "0123456789") != "" || (len(num) > 1 && num[0] == '0') {
+		return 0, false, false
+	}
+	n, err := strconv.ParseUint(num, 10, 64)
+	return n, tmp, err == nil
+}
+
+// generations lists the generation folders under dir, ascending (published
+// or, past CURRENT, left by a crash before the swap), the names of
+// unfinished builds and pruned generations, and the highest number any of
+// them carries.
+func generations(dir string) (gens []uint64, tmps []string, highest uint64, err error) {
 	entries, err := os.ReadDir(filepath.Join(dir, genDir))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+		return nil, nil, 0, nil
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	for _, e := range entries {
-		if strings.Contains(e.Name(), tmpMarker) {
-			tmps = append(tmps, e.Name())
+		n, tmp, ok := genName(e.Name())
+		if !ok {
 			continue
 		}
-		if n, err := strconv.ParseUint(e.Name(), 10, 64); err == nil {
+		highest = max(highest, n)
+		if tmp {
+			tmps = append(tmps, e.Name())
+		} else {
 			gens = append(gens, n)
 		}
 	}
 	slices.Sort(gens)
-	return gens, tmps, nil
+	return gens, tmps, highest, nil
+}
+
+// Claim makes dir docir's store folder, or checks that it is one, before a
+// refresh writes anything into it: a folder is a docir store only if docir
+// made it, which its IDENTITY file marks (written first, when docir
+// creates the store). A folder that does not exist, or holds nothing but
+// dotfiles, becomes a store: docir writes its IDENTITY and a .gitignore
+// that keeps the folder out of git. Any other folder is refused (a usage
+// error naming a file in it), so that `--store` on a folder of the user's
+// never writes into it, and prune never removes what docir did not make.
+// created reports whether this call made the folder a store.
+func Claim(dir string) (created bool, err error) {
+	if err := faultfs.Check(faultfs.OpReadDir, dir); err != nil {
+		return false, fmt.Errorf("store folder %s: %w", dir, err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("store folder %s: %w", dir, err)
+	}
+	var other string
+	for _, e := range entries {
+		switch name := e.Name(); {
+		case name == identityFile:
+			return false, nil
+		case strings.HasPrefix(name, "."), strings.HasPrefix(name, identityFile+tmpMarker): // another Claim's, under way
+		case other == "":
+			other = name
+		}
+	}
+	if other != "" {
+		return false, docir.Errorf(docir.CodeUsage, "store folder %s holds %s and is not a docir store (docir marks the stores it makes with an %s file); give --store an empty or new folder", dir, other, identityFile)
+	}
+	if err := faultfs.MkdirAll(dir, 0o755); err != nil {
+		return false, err
+	}
+	if err := ensureIdentity(dir); err != nil {
+		return false, err
+	}
+	if err := writeOnce(dir, ignoreFile, []byte(ignoreText)); err != nil {
+		return true, err
+	}
+	return true, nil
+}
+
+// Tidy removes what killed refreshes left in the store dir: temporary
+// files of CURRENT, IDENTITY and .gitignore and of the other files named
+// (a refresh's own, such as folders.state), and unfinished builds and
+// pruned generations under gen/. Only a refresh calls it, holding the
+// lock, and only on a store (Claim).
+func Tidy(dir string, others ...string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("store folder %s: %w", dir, err)
+	}
+	bases := append([]string{currentFile, identityFile, ignoreFile}, others...)
+	var errs []error
+	for _, e := range entries {
+		base, _, tmp := strings.Cut(e.Name(), tmpMarker)
+		if tmp && slices.Contains(bases, base) && !e.IsDir() {
+			errs = append(errs, faultfs.Remove(filepath.Join(dir, e.Name())))
+		}
+	}
+	_, tmps, _, err := generations(dir)
+	if err != nil {
+		return err
+	}
+	for _, t := range tmps {
+		errs = append(errs, faultfs.RemoveAll(filepath.Join(dir, genDir, t)))
+	}
+	return errors.Join(errs...)
 }
 
 // CheckSourceDir reports a clear error when dir is not a readable folder.
@@ -209,7 +349,8 @@ func CurrentGeneration(dir string) (uint64, error) {
 
 // Retained lists the generations of the store in dir that a binding may
 // select, ascending: every published generation up to the current one (a
-// folder past CURRENT, left by a crash before the swap, was never current).
+// folder past CURRENT, left by a crash before the swap, was never current
+// and never opens).
 // A refresh keeps the newest retain of them (ingest's Options.Retain,
 // default 3: the current generation and the two before it).
 func Retained(dir string) ([]uint64, error) {
@@ -217,7 +358,7 @@ func Retained(dir string) ([]uint64, error) {
 	if err != nil {
 		return nil, err
 	}
-	gens, _, err := generations(dir)
+	gens, _, _, err := generations(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -443,32 +443,12 @@ func validIdentity(id string) bool {
 // file is written aside and hard-linked into place, so it appears whole
 // and an existing identity is never replaced.
 func ensureIdentity(dir string) error {
-	name := filepath.Join(dir, identityFile)
-	if _, err := os.Stat(name); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, identityFile)); err == nil {
 		return nil
 	}
 	var raw [identityBytes]byte
 	if _, err := rand.Read(raw[:]); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, identityFile+tmpMarker+"*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	_, err = f.WriteString(hex.EncodeToString(raw[:]) + "\n")
-	if err == nil {
-		err = f.Chmod(currentPerms)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if err := errors.Join(err, f.Close()); err != nil {
-		return err
-	}
-	if err := os.Link(tmp, name); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	return syncDir(dir)
+	return writeOnce(dir, identityFile, []byte(hex.EncodeToString(raw[:])+"\n"))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -39,8 +40,8 @@ func publish(t testing.TB, dir string, retain int, c Change) uint64 {
 	if err := p.Apply(c); err != nil {
 		t.Fatal(errors.Join(err, p.Abort()))
 	}
-	if err := p.Publish(retain); err != nil {
-		t.Fatal(err)
+	if after, err := p.Publish(retain); err != nil || after != nil {
+		t.Fatal(errors.Join(err, after))
 	}
 	return p.Generation()
 }
@@ -199,22 +200,32 @@ func TestRetainedAndPrune(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]uint64{3, 4, 5}, got); diff != "" {
+	if diff := cmp.Diff([]uint64{1, 3, 4, 5}, got); diff != "" {
 		t.Fatalf("retained (-want +got):\n%s", diff)
 	}
-	// A reader holding a pruned generation keeps reading it.
+	// A generation a reader holds is kept past retain; once let go, the
+	// next publish prunes it.
 	if _, body, ok, err := held.Lookup("a"); err != nil || !ok || string(body) != "v1" {
-		t.Fatalf("pruned generation read %q %v %v", body, ok, err)
+		t.Fatalf("held generation read %q %v %v", body, ok, err)
 	}
-	if _, err := OpenGeneration(dir, gen1); err == nil {
-		t.Fatal("a pruned generation opened")
+	if got, _ := Retained(dir); !cmp.Equal([]uint64{1, 3, 4, 5}, got) {
+		t.Fatalf("retained with generation 1 held: %v", got)
 	}
-	// A folder past CURRENT (a crash before the swap) is not retained.
-	if err := os.MkdirAll(genPath(dir, 6), 0o755); err != nil {
+	held.Close()
+	publish(t, dir, 3, putFile("/src", "", "a.md", "a", "v6", 1))
+	if _, err := OpenGeneration(dir, gen1); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a pruned generation opened: %v", err)
+	}
+	// A folder past CURRENT (a crash before the swap) is not retained,
+	// and does not open.
+	if err := os.MkdirAll(genPath(dir, 7), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := Retained(dir); !cmp.Equal([]uint64{3, 4, 5}, got) {
+	if got, _ := Retained(dir); !cmp.Equal([]uint64{4, 5, 6}, got) {
 		t.Fatalf("retained with a crashed build: %v", got)
+	}
+	if _, err := OpenGeneration(dir, 7); !errors.Is(err, ErrNotPublished) {
+		t.Fatalf("generation 7, never published, opened: %v", err)
 	}
 }
 

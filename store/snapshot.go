@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	"golang.org/x/sys/unix"
 
 	"github.com/docir/docir/docir"
 )
@@ -52,6 +54,7 @@ type Snapshot struct {
 	gen    uint64
 	db     *bolt.DB   // the generation's own layer: meta and the newest entries
 	layers []*bolt.DB // every layer, oldest first; the last is db
+	hold   *os.File   // the generation's hold file, flock'ed shared: prune leaves the generation be
 
 	// The layers' files opened for point reads by pread (pread.go), in
 	// step with layers; ready once pointsOnce has run.
@@ -71,7 +74,7 @@ func Open(dir string) (*Snapshot, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, err := OpenGeneration(dir, cur.Generation)
+		s, err := openGeneration(dir, cur.Generation)
 		if err == nil {
 			return s, nil
 		}
@@ -83,8 +86,27 @@ func Open(dir string) (*Snapshot, error) {
 	return nil, lastErr
 }
 
-// OpenGeneration opens generation gen of the store in dir for reading.
+// OpenGeneration opens generation gen of the store in dir for reading: a
+// published one, no later than the current generation. A generation past
+// CURRENT (a build a crash left renamed into place before the swap) was
+// never published and is an error wrapping ErrNotPublished, as is a
+// number not reached yet; a pruned one is an fs.ErrNotExist too.
+//
+// The snapshot holds its generation until it is closed: a refresh prunes
+// no generation a reader holds, so its bleve index opens later as well.
 func OpenGeneration(dir string, gen uint64) (*Snapshot, error) {
+	c, err := readCurrent(dir)
+	if err != nil {
+		return nil, err
+	}
+	if gen > c.Generation {
+		return nil, fmt.Errorf("open generation %d of %s (current: %d): %w", gen, dir, c.Generation, ErrNotPublished)
+	}
+	return openGeneration(dir, gen)
+}
+
+// openGeneration opens generation gen, which CURRENT names or named.
+func openGeneration(dir string, gen uint64) (*Snapshot, error) {
 	db, err := openLayer(filepath.Join(genPath(dir, gen), bodyFile))
 	if err != nil {
 		return nil, fmt.Errorf("open generation %d: %w", gen, err)
@@ -94,6 +116,10 @@ func OpenGeneration(dir string, gen uint64) (*Snapshot, error) {
 	if err := s.checkFormat(&lower); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if s.hold, err = holdGeneration(genPath(dir, gen)); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open generation %d: %w", gen, err)
 	}
 	for _, g := range lower {
 		l, err := openLayer(filepath.Join(genPath(dir, gen), layerName(g)))
@@ -114,6 +140,37 @@ func OpenGeneration(dir string, gen uint64) (*Snapshot, error) {
 		s.pread = append(s.pread, pl)
 	}
 	return s, nil
+}
+
+// holdGeneration holds the generation in the folder gen for a reader: a
+// shared flock on its hold file, which prune takes exclusive (and leaves
+// the generation alone when it cannot). A generation being pruned, or
+// pruned since its folder was found, is an fs.ErrNotExist.
+func holdGeneration(gen string) (*os.File, error) {
+	name := filepath.Join(gen, holdFile)
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%s: being pruned: %w", gen, fs.ErrNotExist)
+		}
+		return nil, fmt.Errorf("hold %s: %w", name, err)
+	}
+	// prune renames the folder aside while it holds the file: a hold
+	// taken since is on a file that is no longer the generation's.
+	var held, now unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &held); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := unix.Stat(name, &now); err != nil || now.Ino != held.Ino || now.Dev != held.Dev {
+		f.Close()
+		return nil, fmt.Errorf("%s: pruned: %w", gen, fs.ErrNotExist)
+	}
+	return f, nil
 }
 
 func openLayer(path string) (*bolt.DB, error) {
@@ -163,6 +220,9 @@ func (s *Snapshot) Close() error {
 		if l != s.db {
 			errs = append(errs, l.Close())
 		}
+	}
+	if s.hold != nil {
+		errs = append(errs, s.hold.Close())
 	}
 	return errors.Join(append(errs, s.db.Close())...)
 }

@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,8 +18,10 @@ import (
 	"syscall"
 
 	bolt "go.etcd.io/bbolt"
+	"golang.org/x/sys/unix"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store/faultfs"
 )
 
 // FileEntry is what the store remembers of one source file, to tell on the
@@ -143,7 +147,7 @@ func (c chain) keyCount(bucket []byte) int {
 // refreshes take it; readers never do. It waits for a refresh in another
 // process to finish; wait is called once, before waiting, if it must.
 func Lock(dir string, wait func()) (unlock func() error, err error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := faultfs.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_RDWR|os.O_CREATE, 0o644)
@@ -198,11 +202,18 @@ type Pending struct {
 	lowerCount int
 }
 
-// Begin starts generation prev+1 (1 when prev is nil) in a folder no reader
-// knows of, on top of prev: prev's body layers hard-linked below a new,
-// empty layer (or merged into it, to keep the chain short), and its bleve
-// index cloned with the immutable segment files hard-linked. It first
-// removes what crashed or aborted refreshes left behind.
+// Begin starts the next generation in a folder no reader knows of, on top
+// of prev (the current generation, or nil for the first): prev's body
+// layers hard-linked below a new, empty layer (or merged into it, to keep
+// the chain short), and its bleve index cloned with the immutable segment
+// files hard-linked. It first removes what crashed or aborted refreshes
+// left behind.
+//
+// The next generation's number is one past the current one and every
+// generation folder (and build) gen/ shows, published or not: a build a
+// crash left renamed into place but never named by CURRENT keeps its
+// number taken, so no number ever names two different generations a
+// reader could see.
 func Begin(dir string, prev *Snapshot) (*Pending, error) {
 	return BeginSized(dir, prev, 0)
 }
@@ -217,39 +228,63 @@ func Begin(dir string, prev *Snapshot) (*Pending, error) {
 // documents is 3.5 times its markdown), which costs nothing until pages
 // are touched. The file still grows as bbolt grows it.
 func BeginSized(dir string, prev *Snapshot, expect int64) (*Pending, error) {
-	_, tmps, err := generations(dir)
+	if _, err := Claim(dir); err != nil {
+		return nil, err
+	}
+	var cur uint64
+	if c, err := readCurrent(dir); err == nil {
+		cur = c.Generation
+	} else if docir.CodeOf(err) != docir.CodeNoStore {
+		return nil, err
+	}
+	if prev != nil && prev.gen != cur {
+		return nil, fmt.Errorf("store %s: generation %d is current, not %d: another refresh published", dir, cur, prev.gen)
+	}
+	gens, tmps, highest, err := generations(dir)
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range tmps {
-		if err := os.RemoveAll(filepath.Join(dir, genDir, t)); err != nil {
-			return nil, err
-		}
-	}
-	gen := uint64(1)
-	if prev != nil {
-		gen = prev.gen + 1
-	}
-	// A generation folder may exist past CURRENT if a crash hit between its
-	// rename and the swap of CURRENT; it was never current, so build anew.
-	if err := os.RemoveAll(genPath(dir, gen)); err != nil {
+	gen := max(cur, highest) + 1
+	if err := faultfs.MkdirAll(filepath.Join(dir, genDir), 0o755); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Join(dir, genDir), 0o755); err != nil {
-		return nil, err
-	}
-	if err := ensureIdentity(dir); err != nil {
-		return nil, err
-	}
-	path, err := os.MkdirTemp(filepath.Join(dir, genDir), strconv.FormatUint(gen, 10)+tmpMarker)
+	path, err := mkdirTemp(filepath.Join(dir, genDir), gen)
 	if err != nil {
 		return nil, err
 	}
 	p := &Pending{dir: dir, gen: gen, path: path, mmap: mmapFor(expect)}
+	// Only now that a folder holds the new number are the leftovers
+	// removed: unfinished builds, and generations past CURRENT (renamed
+	// into place by a refresh that died before the swap, never current).
+	var errs []error
+	for _, t := range tmps {
+		errs = append(errs, faultfs.RemoveAll(filepath.Join(dir, genDir, t)))
+	}
+	for _, g := range gens {
+		if g > cur {
+			errs = append(errs, faultfs.RemoveAll(genPath(dir, g)))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, errors.Join(err, p.Abort())
+	}
 	if err := p.seed(prev); err != nil {
 		return nil, errors.Join(err, p.Abort())
 	}
 	return p, nil
+}
+
+// mkdirTemp makes the folder of a build of generation gen in parent,
+// named gen, tmpMarker and random digits, with the mode every store folder
+// has (0755 less the umask; os.MkdirTemp's is 0700).
+func mkdirTemp(parent string, gen uint64) (string, error) {
+	for {
+		path := filepath.Join(parent, strconv.FormatUint(gen, 10)+tmpMarker+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		err := faultfs.Mkdir(path, 0o755)
+		if !errors.Is(err, fs.ErrExist) {
+			return path, err
+		}
+	}
 }
 
 // prevLayer is one of prev's layers: its file and the generation that
@@ -302,7 +337,7 @@ func (p *Pending) seed(prev *Snapshot) error {
 	var gens []uint64
 	for _, l := range below {
 		name := filepath.Join(p.path, layerName(l.gen))
-		if err := os.Link(l.file, name); err != nil {
+		if err := faultfs.Link(l.file, name); err != nil {
 			if err := copyFile(l.file, name); err != nil {
 				return err
 			}
@@ -618,20 +653,26 @@ func mmapFor(expect int64) int {
 }
 
 // Publish makes the pending generation current: it records the manifest
-// digest, syncs every file, renames the folder into place, swaps CURRENT,
-// and prunes all but the newest retain generations (the current one
-// included; at least one). Any failure before the swap leaves the previous
-// generation current.
-func (p *Pending) Publish(retain int) error {
+// digest, syncs every file, renames the folder into place, and swaps
+// CURRENT by an atomic rename: the commit point. Any failure before it
+// leaves the previous generation current and is err; the generation is
+// then not published (a folder renamed into place is removed, its number
+// kept, by the next Begin).
+//
+// Past the commit point the generation is current whatever fails: the sync
+// of the store folder, then pruning all but the newest retain published
+// generations (the current one included; at least one) that no reader
+// holds. Those failures are after, and err is nil.
+func (p *Pending) Publish(retain int) (after, err error) {
 	// Seal the layer's field index: number its documents, write their
 	// postings and what it shadows below.
 	if err := p.sealFields(); err != nil {
-		return p.fail(err)
+		return nil, p.fail(err)
 	}
 	// Record the document count, so a status never walks the whole bucket
 	// (2 ms of page faults on a 39k-document store), and the manifest
 	// digest, so a binding reads it with one lookup.
-	err := p.db.Update(func(tx *bolt.Tx) error {
+	err = p.db.Update(func(tx *bolt.Tx) error {
 		c, done, err := p.chain(tx)
 		if err != nil {
 			return err
@@ -648,39 +689,73 @@ func (p *Pending) Publish(retain int) error {
 			meta.Put(keyManifestDigest, []byte(hex.EncodeToString(sum[:]))))
 	})
 	if err != nil {
-		return p.fail(err)
+		return nil, p.fail(err)
+	}
+	body := filepath.Join(p.path, bodyFile)
+	if err := faultfs.Check(faultfs.OpSync, body); err != nil {
+		return nil, p.fail(err)
 	}
 	if err := p.db.Sync(); err != nil {
-		return p.fail(err)
+		return nil, p.fail(err)
 	}
 	if err := errors.Join(p.db.Close(), p.closeLower()); err != nil {
-		return p.fail(err)
+		return nil, p.fail(err)
 	}
 	p.db = nil
-	if err := syncTree(p.path); err != nil {
-		return p.fail(err)
+	if err := writeHold(p.path); err != nil {
+		return nil, p.fail(err)
+	}
+	dirInfo, err := os.Stat(p.path)
+	if err != nil {
+		return nil, p.fail(err)
+	}
+	fileInfo, err := os.Stat(body)
+	if err != nil {
+		return nil, p.fail(err)
+	}
+	if err := syncTree(p.path, dirInfo.Mode().Perm(), fileInfo.Mode().Perm()); err != nil {
+		return nil, p.fail(err)
 	}
 	final := genPath(p.dir, p.gen)
-	if err := os.Rename(p.path, final); err != nil {
-		return p.fail(err)
+	if err := faultfs.Rename(p.path, final); err != nil {
+		return nil, p.fail(err)
 	}
-	if err := syncDir(filepath.Join(p.dir, genDir)); err != nil {
-		return err
+	p.path = final // not published yet: unreadable past CURRENT
+	if err := faultfs.SyncDir(filepath.Join(p.dir, genDir)); err != nil {
+		return nil, err
 	}
-	if err := writeCurrent(p.dir, p.gen); err != nil {
-		return err
+	published, err := writeCurrent(p.dir, p.gen)
+	if !published {
+		return nil, err
 	}
-	return prune(p.dir, retain)
+	// The commit point is behind: the generation is current.
+	return errors.Join(err, prune(p.dir, retain)), nil
 }
 
-// Abort discards the pending generation.
+// writeHold creates the generation's hold file: a reader holds the
+// generation with a shared flock on it (holdGeneration), which prune
+// respects.
+func writeHold(gen string) error {
+	f, err := os.OpenFile(filepath.Join(gen, holdFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// Abort discards the pending generation. Once Publish renamed it into
+// place, it leaves the folder to the next Begin, which keeps its number.
 func (p *Pending) Abort() error {
 	var err error
 	if p.db != nil {
 		err = p.db.Close()
 		p.db = nil
 	}
-	return errors.Join(err, p.closeLower(), os.RemoveAll(p.path))
+	err = errors.Join(err, p.closeLower())
+	if strings.Contains(filepath.Base(p.path), tmpMarker) {
+		err = errors.Join(err, faultfs.RemoveAll(p.path))
+	}
+	return err
 }
 
 func (p *Pending) closeLower() error {
@@ -696,27 +771,69 @@ func (p *Pending) fail(err error) error {
 	return errors.Join(err, p.Abort())
 }
 
-// prune removes published generations but the newest retain (at least one).
-// Each leaves at once: its folder is renamed aside (a name Retained never
-// lists and the next Begin removes) before it is deleted. A reader that
-// still has a pruned generation open keeps reading it: its files stay
-// alive until it closes them.
+// Prune removes published generations but the newest retain of the store
+// in dir, as a refresh that publishes does (see prune). Only a refresh
+// calls it, holding the lock: one that publishes nothing, so that what an
+// earlier one could not prune goes.
+func Prune(dir string, retain int) error { return prune(dir, retain) }
+
+// prune removes published generations but the newest retain (at least
+// one), except those a reader holds (see holdGeneration): a held one stays
+// until a later refresh finds it let go. Each leaves at once: while prune
+// holds its hold file exclusively, its folder is renamed aside (a name
+// Retained never lists and the next refresh removes) before it is deleted,
+// so no reader can take a hold on it after that. A reader that opened it
+// before keeps its files until it closes them.
 func prune(dir string, retain int) error {
-	gens, _, err := generations(dir)
+	c, err := readCurrent(dir)
 	if err != nil {
 		return err
 	}
+	gens, _, _, err := generations(dir)
+	if err != nil {
+		return err
+	}
+	published := gens[:0]
+	for _, g := range gens {
+		if g <= c.Generation {
+			published = append(published, g)
+		}
+	}
 	retain = max(retain, 1)
 	var errs []error
-	for len(gens) > retain {
-		from := genPath(dir, gens[0])
-		gens = gens[1:]
-		aside := from + tmpMarker + "pruned"
-		if err := os.Rename(from, aside); err != nil {
-			errs = append(errs, err)
-			continue
+	for len(published) > retain {
+		g := published[0]
+		published = published[1:]
+		if err := pruneOne(dir, g); err != nil {
+			errs = append(errs, fmt.Errorf("prune generation %d: %w", g, err))
 		}
-		errs = append(errs, os.RemoveAll(aside))
 	}
 	return errors.Join(errs...)
+}
+
+func pruneOne(dir string, gen uint64) error {
+	from := genPath(dir, gen)
+	h, err := os.Open(filepath.Join(from, holdFile))
+	switch {
+	case err == nil:
+		defer h.Close()
+		if err := unix.Flock(int(h.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			if errors.Is(err, unix.EWOULDBLOCK) {
+				return nil // held: kept until its readers let go
+			}
+			return err
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	aside := from + tmpMarker + "pruned"
+	if _, err := os.Lstat(aside); err == nil { // left by a prune that died
+		if err := faultfs.RemoveAll(aside); err != nil {
+			return err
+		}
+	}
+	if err := faultfs.Rename(from, aside); err != nil {
+		return err
+	}
+	return faultfs.RemoveAll(aside)
 }

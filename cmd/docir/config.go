@@ -66,6 +66,9 @@ type loadedConfig struct {
 	// force lets a refresh drop recorded sources or most documents: the
 	// user changed the source list on purpose, or said --force.
 	force bool
+	// beforePublish, when set, runs just before a refresh publishes (see
+	// ingest.Options.BeforePublish): index writes the config there.
+	beforePublish func() error
 }
 
 // findConfig returns the config file to read: explicit when given, else

@@ -100,6 +100,9 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 	}
 	lc.force = lc.force || opts.Force
 	sum, err := refreshWith(ctx, lc, list, opts.Workspace)
+	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return &interruptedError{what: "nothing published", err: err}
+	}
 	if err != nil {
 		return clashHint(err, opts.Dirs)
 	}
@@ -111,8 +114,12 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 }
 
 // refreshWith refreshes the store from list (nil: the configured sources)
-// and writes list to the config only once the refresh succeeded, so a
-// source that cannot be indexed is never remembered.
+// and writes list to the config once the refresh has succeeded, just
+// before it publishes (ingest.Options.BeforePublish): a source that cannot
+// be indexed is never remembered, and a published generation never holds a
+// source the config lacks, which would have every later refresh refused
+// ("would drop"). (Should publishing itself then fail, the config lists a
+// source the store does not hold yet; the next refresh indexes it.)
 func refreshWith(ctx context.Context, lc *loadedConfig, list []SourceConfig, open func() (*workspace.Service, error)) (docir.IndexSummary, error) {
 	old, oldFile := lc.Sources, lc.File
 	write := list != nil && (oldFile == "" || !slices.Equal(list, old))
@@ -121,22 +128,17 @@ func refreshWith(ctx context.Context, lc *loadedConfig, list []SourceConfig, ope
 	}
 	if write {
 		lc.force = true // the user changed the list: dropping a source is meant
+		lc.beforePublish = func() error { return lc.saveSources(list) }
 	}
 	ws, err := open()
 	if err != nil {
 		return docir.IndexSummary{}, err
 	}
 	sum, err := ws.Refresh(ctx)
-	if err != nil {
+	if err != nil && lc.File == oldFile {
 		lc.Sources = old
-		return sum, err
 	}
-	if write {
-		if err := lc.saveSources(list); err != nil {
-			return sum, err
-		}
-	}
-	return sum, nil
+	return sum, err
 }
 
 // clashHint adds the fix to a refresh that failed because two files claim

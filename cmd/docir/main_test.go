@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,11 +12,20 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/docir/docir/docir/corpustest"
+	"github.com/docir/docir/store/faultfs"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"docir": func() { os.Exit(Main()) },
+		"docir": func() {
+			// DOCIR_FAULT makes this docir fail or crash at a chosen file
+			// operation (store/faultfs).
+			if err := faultfs.SetFromEnv(); err != nil {
+				fmt.Fprintln(os.Stderr, "docir:", err)
+				os.Exit(2)
+			}
+			os.Exit(Main())
+		},
 	})
 }
 

@@ -22,10 +22,40 @@ var version = ""
 // Main runs docir with the process's arguments and streams and returns the
 // exit code.
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		if s, ok := (<-sigs).(syscall.Signal); ok {
+			cancel(signalled{s})
+		}
+	}()
 	return run(ctx, os.Args[1:], &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
 }
+
+// signalled is the cause of a context that a signal ended.
+type signalled struct{ sig syscall.Signal }
+
+func (s signalled) Error() string { return s.sig.String() + " received" }
+
+// interruptedError is a command that a signal stopped (SIGINT, SIGTERM):
+// its message says what it left, and the exit code is the shell's for the
+// signal, 128 + its number (130 for Ctrl-C).
+type interruptedError struct {
+	what string // what the command left, "" when nothing needs saying
+	err  error
+}
+
+func (e *interruptedError) Error() string {
+	if e.what == "" {
+		return "interrupted"
+	}
+	return "interrupted; " + e.what
+}
+
+func (e *interruptedError) Unwrap() error { return e.err }
 
 func run(ctx context.Context, args []string, io *IOStreams) int {
 	f := newFactory(io)
@@ -44,9 +74,18 @@ func run(ctx context.Context, args []string, io *IOStreams) int {
 		// cobra refused the command line before any command ran.
 		err = &docir.Error{Code: docir.CodeUsage, Message: err.Error(), Err: err}
 	}
+	var sig signalled
+	if errors.As(context.Cause(ctx), &sig) && errors.Is(err, context.Canceled) {
+		var in *interruptedError
+		if !errors.As(err, &in) {
+			in = &interruptedError{err: err}
+		}
+		fmt.Fprintln(io.ErrOut, "docir: "+in.Error())
+		return 128 + int(sig.sig)
+	}
 	var silent *silentError
 	if !errors.As(err, &silent) {
-		fmt.Fprintln(io.ErrOut, "docir: "+err.Error())
+		fmt.Fprintln(io.ErrOut, "docir: "+forTerminal(err.Error()))
 	}
 	return docir.ExitCode(err)
 }

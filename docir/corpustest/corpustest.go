@@ -124,12 +124,20 @@ func UnpackTo(src, dst string) error {
 // CopyTree copies the files of src to dst, leaving out anything hidden
 // (such as a .docir store left in a fixture folder by trying the README's
 // command), so each test starts from the fixture's files alone.
-func CopyTree(src, dst string) error {
+func CopyTree(src, dst string) error { return copyTree(src, dst, false) }
+
+// CopyAll copies everything under src to dst, hidden files included, each
+// file and folder with its mode: a store (.docir) with its config and
+// sources, for a test that runs many refreshes from one state. Hard links
+// become copies.
+func CopyAll(src, dst string) error { return copyTree(src, dst, true) }
+
+func copyTree(src, dst string, all bool) error {
 	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if strings.HasPrefix(d.Name(), ".") && p != src {
+		if !all && strings.HasPrefix(d.Name(), ".") && p != src {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -139,13 +147,21 @@ func CopyTree(src, dst string) error {
 		if err != nil {
 			return err
 		}
+		dirMode, fileMode := os.FileMode(0o755), os.FileMode(0o644)
+		if all {
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			dirMode, fileMode = info.Mode().Perm(), info.Mode().Perm()
+		}
 		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+			return os.MkdirAll(filepath.Join(dst, rel), dirMode)
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+		return os.WriteFile(filepath.Join(dst, rel), data, fileMode)
 	})
 }

@@ -50,6 +50,7 @@ func newFastAnalyzer(a analysis.Analyzer) *fastAnalyzer {
 }
 
 func (a *fastAnalyzer) Analyze(input []byte) analysis.TokenStream {
+	input = cutText(input)
 	if isASCII(input) {
 		toks := identifiers(input, segmentASCII(input, 0, nil))
 		// Every term is a slice of input: lower-casing input lower-cases
@@ -271,6 +272,7 @@ const slabLen = 1024
 // without making tokens where it can: text with ideographic or full-width
 // words goes through the chain.
 func (a *fastAnalyzer) count(text []byte) (int, index.TokenFrequencies) {
+	text = cutText(text)
 	buf := wordPool.Get().(*[]word)
 	defer wordPool.Put(buf)
 	words := segmentWords(text, (*buf)[:0])

@@ -23,8 +23,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
@@ -71,6 +73,14 @@ type Index struct {
 	fast     *fastAnalyzer        // nil when the mapping is not docir's own
 	queue    *index.AnalysisQueue // nil when read-only
 	readOnly bool
+	path     string // the index folder
+
+	// A writable index fails once: an error of scorch's persister or
+	// merger (reported on their goroutines, see open.go), or a panic of
+	// bleve's under a write. Every write after that returns it.
+	failOnce sync.Once
+	failed   chan struct{} // closed once it failed; nil when read-only
+	failure  error
 }
 
 // Analysis. A passage and a query go through the same chain:
@@ -127,8 +137,10 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	return im, nil
 }
 
-// Apply deletes the passages named in deletes and indexes adds, in batches.
-// Deletes go first, so a passage deleted and added again ends up indexed.
+// Apply deletes the passages named in deletes and indexes adds, in batches,
+// each persisted before Apply returns. Deletes go first, so a passage
+// deleted and added again ends up indexed. Any error of the index, its
+// background work included, fails Apply, and every write after it.
 func (x *Index) Apply(deletes []string, adds []Passage) error {
 	if x.readOnly {
 		return errors.New("fulltext: index opened read-only")
@@ -138,8 +150,8 @@ func (x *Index) Apply(deletes []string, adds []Passage) error {
 		if len(b.IndexOps) == 0 {
 			return nil
 		}
-		if err := x.idx.Batch(b); err != nil {
-			return fmt.Errorf("index batch: %w", err)
+		if err := x.write(b); err != nil {
+			return err
 		}
 		b.Reset()
 		return nil
@@ -186,10 +198,66 @@ func (x *Index) batch(part []Passage) error {
 		}
 		b.Update(doc)
 	}
+	return x.write(b)
+}
+
+// write applies b to the index and waits until scorch has persisted it,
+// or the index failed. Scorch runs unsafe batches (openScorch): its Batch
+// returns once the segment is in the index, and the wait for persistence
+// is this one. A safe batch would have scorch wait, but when that wait
+// ends in an error (ENOSPC persisting), scorch's Batch closes the segment
+// it already put in the index, and the persister's next try at merging it
+// panics on a goroutine of its own, which nothing can recover: bleve
+// v2.6.3 with zapx v17.2.5, "assignment to entry in nil map" in zapx's
+// invertedIndexCache.insertLOCKED (see docs/ingest.md).
+//
+// A panic of bleve's on this goroutine is recovered here: the write, and
+// the index, fail with it.
+func (x *Index) write(b *index.Batch) (err error) {
+	if err := x.err(); err != nil {
+		return err
+	}
+	persisted := make(chan error, 1)
+	b.SetPersistedCallback(func(err error) { persisted <- err })
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("fulltext: bleve panicked writing a batch: %v", r)
+			x.fail(err)
+		}
+	}()
 	if err := x.idx.Batch(b); err != nil {
 		return fmt.Errorf("index batch: %w", err)
 	}
-	return nil
+	select {
+	case err := <-persisted:
+		if err != nil {
+			return fmt.Errorf("index batch: %w", err)
+		}
+		return x.err()
+	case <-x.failed:
+		return x.err()
+	}
+}
+
+// fail marks the index failed with err, once.
+func (x *Index) fail(err error) {
+	x.failOnce.Do(func() {
+		x.failure = err
+		close(x.failed)
+	})
+}
+
+// err is the failure of the index, if it failed.
+func (x *Index) err() error {
+	if x.failed == nil {
+		return nil
+	}
+	select {
+	case <-x.failed:
+		return fmt.Errorf("fulltext %s: %w", x.path, x.failure)
+	default:
+		return nil
+	}
 }
 
 // passageDoc is what bleve's mapping walks for one passage.
@@ -197,14 +265,18 @@ type passageDoc struct {
 	Text string `json:"text"`
 }
 
-// Close releases the index.
+// Close releases the index. For a writable one it returns the index's
+// failure, if any.
 func (x *Index) Close() error {
 	err := x.idx.Close()
 	if x.queue != nil {
 		x.queue.Close()
 		x.queue = nil
 	}
-	return err
+	if !x.readOnly {
+		writers.Delete(filepath.Join(x.path, storeDir))
+	}
+	return errors.Join(x.err(), err)
 }
 
 // Match is one passage a search found.

@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -21,6 +25,11 @@ import (
 //	<path>/store/           the scorch index; the mapping, as JSON, under
 //	                        the internal key "_mapping"
 //
+// and docir's own file beside them (bleve ignores it):
+//
+//	<path>/docir_passages   how many passages the index holds, decimal:
+//	                        written by Seal, checked by every Open
+//
 // docir opens it through bleve's scorch and mapping packages directly. The
 // top-level bleve package would also link and initialize the upsidedown
 // index type and its stores, protobuf, expvar and bleve's configuration,
@@ -33,7 +42,26 @@ const (
 	// storageName is what bleve writes as the store of a scorch index on
 	// disk (its default key-value store, which scorch does not use).
 	storageName = "boltdb"
+	countFile   = "docir_passages"
+	// asyncErrors names docir's callback for the errors of scorch's
+	// persister and merger goroutines (see writers).
+	asyncErrors = "docir"
 )
+
+// writers maps the scorch folder of every index open for writing to it, for
+// the callback scorch calls with an error of its background work (a
+// persist or a merge that failed, a panic it recovered), which fails that
+// index: scorch itself only logs such an error, or retries. The registry
+// is scorch's, filled at init as it asks.
+var writers sync.Map
+
+func init() {
+	scorch.RegistryAsyncErrorCallbacks[asyncErrors] = func(err error, path string) {
+		if x, ok := writers.Load(path); ok {
+			x.(*Index).fail(fmt.Errorf("scorch: %w", err))
+		}
+	}
+}
 
 // AnalysisWorkers is how many goroutines analyze a batch's passages, as in
 // bleve's default configuration.
@@ -73,10 +101,10 @@ func Create(path string) (x *Index, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(path, 0o700); err != nil {
+	if err := os.MkdirAll(path, 0o755); err != nil {
 		return nil, fmt.Errorf("create index %s: %w", path, err)
 	}
-	f, err := os.OpenFile(filepath.Join(path, metaFile), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+	f, err := os.OpenFile(filepath.Join(path, metaFile), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("create index %s: %w", path, err)
 	}
@@ -91,7 +119,9 @@ func Create(path string) (x *Index, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("create index %s: %w", path, err)
 	}
-	if err := x.idx.SetInternal(util.MappingInternalKey, mappingJSON); err != nil {
+	b := index.NewBatch()
+	b.SetInternal(util.MappingInternalKey, mappingJSON)
+	if err := x.write(b); err != nil {
 		x.Close()
 		return nil, fmt.Errorf("create index %s: %w", path, err)
 	}
@@ -100,6 +130,13 @@ func Create(path string) (x *Index, err error) {
 
 // Open opens the index at path. A read-only open coexists with other
 // read-only opens; a writable one excludes every other opener.
+//
+// An index Seal recorded must hold the passages it recorded: scorch, when
+// the newest snapshot of an index does not load (one segment file that an
+// I/O error keeps from opening), logs "unable to load snapshot,
+// continuing" and opens an older one, which would answer searches from a
+// stale index (or, written to, build the next generation on it). Open fails
+// instead, naming the counts.
 func Open(path string, readOnly bool) (*Index, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
@@ -117,7 +154,71 @@ func Open(path string, readOnly bool) (*Index, error) {
 		x.Close()
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
+	if err := x.checkCount(); err != nil {
+		x.Close()
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
 	return x, nil
+}
+
+// checkCount compares the passages the index holds with the count Seal
+// recorded, when it recorded one (an index bleve wrote has none).
+func (x *Index) checkCount() error {
+	b, err := os.ReadFile(filepath.Join(x.path, countFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	want, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return fmt.Errorf("%s: %q is not a count of passages", countFile, b)
+	}
+	got, err := x.count()
+	if err != nil {
+		return err
+	}
+	if got != want {
+		return fmt.Errorf("it holds %d passages, where %d were written: a segment did not load (an I/O error, or a damaged index), and bleve fell back to an older snapshot; try again, and if it persists, remove the store folder and index again", got, want)
+	}
+	return nil
+}
+
+// count is the number of passages the index holds.
+func (x *Index) count() (uint64, error) {
+	r, err := x.idx.Reader()
+	if err != nil {
+		return 0, err
+	}
+	n, err := r.DocCount()
+	return n, errors.Join(err, r.Close())
+}
+
+// Seal closes an index opened for writing, records beside it how many
+// passages it holds, and opens it again from disk, read-only, to check
+// that the disk holds as many: what a refresh publishes is what it wrote,
+// and every later Open checks the same count.
+func (x *Index) Seal() error {
+	if x.readOnly {
+		return errors.New("fulltext: Seal of an index opened read-only")
+	}
+	n, err := x.count()
+	if err = errors.Join(err, x.Close()); err != nil {
+		return fmt.Errorf("seal index %s: %w", x.path, err)
+	}
+	name := filepath.Join(x.path, countFile)
+	if err := os.WriteFile(name+".tmp", []byte(strconv.FormatUint(n, 10)+"\n"), 0o644); err != nil {
+		return fmt.Errorf("seal index %s: %w", x.path, err)
+	}
+	if err := os.Rename(name+".tmp", name); err != nil {
+		return fmt.Errorf("seal index %s: %w", x.path, err)
+	}
+	y, err := Open(x.path, true)
+	if err != nil {
+		return fmt.Errorf("seal: %w", err)
+	}
+	return y.Close()
 }
 
 // checkMeta reads the index's index_meta.json and refuses an index of
@@ -146,10 +247,15 @@ func checkMeta(path string) error {
 // keys), and m as its mapping when known.
 func openScorch(path string, m *mapping.IndexMappingImpl, config map[string]any, readOnly bool) (*Index, error) {
 	config["path"] = filepath.Join(path, storeDir)
-	x := &Index{m: m, readOnly: readOnly}
+	x := &Index{m: m, readOnly: readOnly, path: path}
 	if !readOnly {
 		x.queue = index.NewAnalysisQueue(AnalysisWorkers)
 		config["scorchMergePlanOptions"] = mergePlan
+		// Batches wait for their persistence in write, not in scorch.
+		config["unsafe_batch"] = true
+		config["asyncErrorCallbackName"] = asyncErrors
+		x.failed = make(chan struct{})
+		writers.Store(config["path"], x)
 	}
 	idx, err := scorch.NewScorch(storageName, config, x.queue)
 	if err == nil {
@@ -158,6 +264,7 @@ func openScorch(path string, m *mapping.IndexMappingImpl, config map[string]any,
 	if err != nil {
 		if x.queue != nil {
 			x.queue.Close()
+			writers.Delete(config["path"])
 		}
 		return nil, err
 	}

@@ -53,7 +53,29 @@ func BigramScript(r rune) bool {
 }
 
 func (tokenizer) Tokenize(input []byte) analysis.TokenStream {
+	input = cutText(input)
 	return identifiers(input, segmentWords(input, nil))
+}
+
+// MaxTextBytes bounds the text one analysis reads, at index and query time
+// alike: a passage longer than that (a section of 256 KiB, some 40,000
+// words of prose) is searchable by its first MaxTextBytes. Analysis holds
+// a few hundred bytes per word, and bleve's segment builder as much per
+// distinct term, so the bound keeps indexing one file within 64 MiB
+// beside the file itself: before it, 4 MB of Han text (one word per
+// character) took 440 MB, and 4 MB of distinct words 430 MB.
+const MaxTextBytes = 256 << 10
+
+// cutText is text cut to MaxTextBytes, at the start of a character.
+func cutText(text []byte) []byte {
+	if len(text) <= MaxTextBytes {
+		return text
+	}
+	end := MaxTextBytes
+	for end > 0 && !utf8.RuneStart(text[end]) {
+		end--
+	}
+	return text[:end]
 }
 
 // A word is a run of input, before identifiers are split: [start, end).
@@ -291,23 +313,45 @@ func identifiers(input []byte, words []word) analysis.TokenStream {
 	return out
 }
 
+// MaxTermBytes bounds a term: a longer one keeps its first MaxTermBytes
+// bytes (cut at a character boundary), at index and query time alike. The
+// index's term dictionary (vellum's builder) keeps about 130 bytes per
+// byte of the term it is adding, so one 4 MB word (a base64 blob, a line
+// of one character) took 510 MB to index; no word one searches for is
+// longer (Lucene's standard tokenizer cuts at 255 characters).
+const MaxTermBytes = 256
+
 // eachTerm calls emit for each term of words, in order (see identifiers):
-// its bytes input[start:end], its position and its type.
+// its bytes input[start:end] (at most MaxTermBytes of them), its position
+// and its type.
 func eachTerm(input []byte, words []word, emit func(start, end, pos int, typ analysis.TokenType)) {
 	pos := 1
 	var parts [][2]int
 	for _, w := range words {
 		parts = splitIdentifier(input[w.start:w.end], parts[:0])
 		if len(parts) == 0 {
-			emit(w.start, w.end, pos, w.typ)
+			emit(w.start, cutTerm(input, w.start, w.end), pos, w.typ)
 			pos++
 			continue
 		}
 		for _, p := range parts {
-			emit(w.start+p[0], w.start+p[1], pos, w.typ)
+			emit(w.start+p[0], cutTerm(input, w.start+p[0], w.start+p[1]), pos, w.typ)
 			pos++
 		}
 	}
+}
+
+// cutTerm is the end of the term input[start:end] cut to MaxTermBytes, at
+// the start of a character.
+func cutTerm(input []byte, start, end int) int {
+	if end-start <= MaxTermBytes {
+		return end
+	}
+	end = start + MaxTermBytes
+	for end > start && !utf8.RuneStart(input[end]) {
+		end--
+	}
+	return end
 }
 
 // splitIdentifier appends the byte ranges of a word's parts to parts[:0],

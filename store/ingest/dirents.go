@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"io/fs"
 	"unsafe"
 
@@ -24,7 +25,8 @@ func (d dirent) Type() fs.FileMode { return d.mode }
 // views of *buf, which it grows to hold the whole folder, and are valid
 // only until *buf is used again — clone a name that must outlive the
 // folder's walk. "." and ".." are left out. A name of unknown kind (a
-// filesystem that does not fill d_type) is lstat'ed.
+// filesystem that does not fill d_type) is lstat'ed; one that cannot be
+// (but for having vanished) fails the listing.
 func readDirents(fd int, buf *[]byte) ([]dirent, error) {
 	if cap(*buf) < 64<<10 {
 		*buf = make([]byte, 0, 64<<10)
@@ -77,8 +79,10 @@ func readDirents(fd int, buf *[]byte) ([]dirent, error) {
 		case unix.DT_UNKNOWN:
 			var st unix.Stat_t
 			if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-				mode = fs.ModeIrregular
-				break
+				if err == unix.ENOENT {
+					continue // removed since the folder was read
+				}
+				return nil, fmt.Errorf("%s: %w", name, err)
 			}
 			switch st.Mode & unix.S_IFMT {
 			case unix.S_IFREG:

@@ -26,10 +26,11 @@ func symlink(t *testing.T, target, link string) {
 	}
 }
 
-// hasWarning reports whether one warning names path and says frag.
+// hasWarning reports whether one warning names path (quoted, when it
+// holds characters that are not graphic) and says frag.
 func hasWarning(sum docir.IndexSummary, path, frag string) bool {
 	for _, w := range sum.Warnings {
-		if strings.HasPrefix(w, path+":") && strings.Contains(w, frag) {
+		if strings.HasPrefix(w, shown(path)+":") && strings.Contains(w, frag) {
 			return true
 		}
 	}
@@ -255,6 +256,9 @@ func TestParseBudgetSkipsTheFileOnly(t *testing.T) {
 func TestCancelWhileWaitingForTheLock(t *testing.T) {
 	src, dir := t.TempDir(), t.TempDir()
 	writeFile(t, src, "a.md", "# A\n")
+	if _, err := store.Claim(dir); err != nil {
+		t.Fatal(err)
+	}
 	unlock, err := store.Lock(dir, nil)
 	if err != nil {
 		t.Fatal(err)

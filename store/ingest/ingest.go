@@ -18,7 +18,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -90,6 +89,12 @@ type Options struct {
 	Progress func(stage string, done, total int)
 	// Wait, when set, is called once if another refresh holds the store.
 	Wait func()
+	// BeforePublish, when set, is called once the refresh has succeeded,
+	// just before it publishes (or, when nothing changed, before it
+	// returns): the place for what must agree with the published
+	// generation, such as the config that lists its sources. An error
+	// fails the refresh, and nothing is published.
+	BeforePublish func() error
 }
 
 func (o Options) withDefaults() Options {
@@ -134,51 +139,58 @@ func (o Options) limits() markdown.Limits {
 //
 // It runs in two steps: a plan from a stat walk (which files are new,
 // changed, unchanged, removed), then reading what changed, writing the next
-// generation aside and publishing it. ctx is honoured throughout: a
-// cancelled refresh publishes nothing and returns within a second.
+// generation aside, checking its index, and publishing it. Any I/O error
+// before publishing fails the refresh and publishes nothing. Publishing
+// (the swap of CURRENT) is the commit point: what fails after it (pruning
+// old generations, recording the folder state) is a KindCleanup warning,
+// never the refresh's error.
+//
+// ctx is honoured throughout: a cancelled refresh publishes nothing,
+// removes what it wrote aside, and returns ctx's error, within a second or
+// two (the index batch under way ends first).
 func Refresh(ctx context.Context, dir string, sources []store.Source, opt Options) (docir.IndexSummary, error) {
 	start := time.Now()
 	opt = opt.withDefaults()
 	sum := docir.IndexSummary{Warnings: []string{}, WarningCounts: map[string]int{}}
+	warn := func(wn warning) {
+		sum.Warnings = append(sum.Warnings, wn.text)
+		sum.WarningCounts[wn.kind]++
+	}
 	if err := checkSources(sources); err != nil {
 		return sum, err
 	}
-	if err := checkStoreDir(dir); err != nil {
+	if err := ctx.Err(); err != nil {
+		return sum, err
+	}
+	if _, err := store.Claim(dir); err != nil {
 		return sum, err
 	}
 	unlock, err := lock(ctx, dir, opt.Wait)
 	if err != nil {
 		return sum, err
 	}
-	// A cancelled refresh answers at once and leaves the last of its
-	// cleanup (an index write bleve cannot interrupt, removing what it
-	// wrote aside) to a goroutine, which holds the lock until it is done.
-	release := unlock
-	defer func() {
-		if release != nil {
-			_ = release()
-		}
-	}()
-	background := func(wait func() *store.Pending) {
-		rel := release
-		release = nil
-		go func() {
-			if p := wait(); p != nil {
-				_ = p.Abort()
-			}
-			_ = rel()
-		}()
+	defer unlock()
+	if err := store.Tidy(dir, folderStateFile); err != nil {
+		return sum, err
 	}
 
 	prev, err := store.Open(dir)
 	if err != nil && docir.CodeOf(err) != docir.CodeNoStore {
 		return sum, err
 	}
+	// prev is closed before the new generation is published: a reader's
+	// hold (this one's too) keeps prune off a generation.
+	closePrev := func() {
+		if prev != nil {
+			_ = prev.Close()
+			prev = nil
+		}
+	}
+	defer closePrev()
 	var prevFiles fileTable
 	var prevSources []store.Source
 	prevDocs := 0
 	if prev != nil {
-		defer prev.Close()
 		prevFiles = prev.EachFileFrom
 		if prevSources, err = prev.Sources(); err != nil {
 			return sum, err
@@ -196,10 +208,6 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 		return sum, err
 	}
 	sum.Ignored = w.ignored
-	warn := func(wn warning) {
-		sum.Warnings = append(sum.Warnings, wn.text)
-		sum.WarningCounts[wn.kind]++
-	}
 	for _, wn := range w.warnings {
 		warn(wn)
 	}
@@ -247,20 +255,9 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	// From scratch, documents are written as they are read: neither their
 	// passages nor their records and bodies are kept past that.
 	streamed := early != nil
+	// fail removes what the refresh wrote aside, then returns err: once
+	// Refresh returns, nothing of a failed or cancelled refresh is left.
 	fail := func(err error) (docir.IndexSummary, error) {
-		if ctx.Err() != nil {
-			e, b, p := early, bodies, pending
-			background(func() *store.Pending {
-				if e != nil {
-					_ = e.finish()
-				}
-				if b != nil {
-					_ = b.finish()
-				}
-				return p
-			})
-			return sum, err
-		}
 		if early != nil {
 			err = errors.Join(err, early.finish())
 		}
@@ -270,13 +267,16 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 		if pending != nil {
 			err = errors.Join(err, pending.Abort())
 		}
+		if ctx.Err() != nil {
+			return sum, ctx.Err()
+		}
 		return sum, err
 	}
 	var parsed func(*file)
 	if streamed {
 		parsed = func(f *file) {
 			if f.status == statusNew {
-				early.add(pc.Passages(&f.parsed.Record, f.body))
+				early.add(filePassages(pc, f))
 				bodies.add(store.PutDoc{Record: f.parsed.Record, Body: f.body}, f.key(), entry(f))
 				f.parsed, f.body = nil, nil
 			}
@@ -312,7 +312,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 				e := entry(f)
 				change.Files[f.key()] = &e
 				change.Put = append(change.Put, store.PutDoc{Record: f.parsed.Record, Body: f.body})
-				adds = append(adds, pc.Passages(&f.parsed.Record, f.body)...)
+				adds = append(adds, filePassages(pc, f)...)
 			}
 		case statusSkipped:
 			if f.prev != nil {
@@ -366,9 +366,19 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 
 	sourcesChanged := !sameSources(prevSources, sources)
 	if prev != nil && sum.Added+sum.Changed+sum.Removed == 0 && !sourcesChanged {
+		if err := beforePublish(opt); err != nil {
+			return sum, err
+		}
 		sum.Generation = prev.Generation()
+		closePrev()
+		if err := store.Prune(dir, opt.Retain); err != nil { // what an earlier refresh could not
+			warn(cleanupWarning("prune", err))
+		}
 		sum.Seconds = time.Since(start).Seconds()
-		return sum, writeFolderState(dir, sum.Generation, sources, w.folders)
+		if err := writeFolderState(dir, sum.Generation, sources, w.folders); err != nil {
+			warn(cleanupWarning("record the folder state", err))
+		}
+		return sum, nil
 	}
 	change.Sources = sources
 	if change.Sources == nil {
@@ -377,7 +387,8 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	change.FrontMatter = slices.Clone(pc.fields())
 
 	// Write the generation aside, on a goroutine, so that a cancel is
-	// answered at once even while bleve indexes a slice.
+	// answered as soon as the step under way ends (an index batch bleve
+	// cannot interrupt).
 	type written struct {
 		p   *store.Pending
 		err error
@@ -401,28 +412,70 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 		}
 		wrote <- w
 	}()
-	var res written
-	select {
-	case res = <-wrote:
-	case <-ctx.Done():
-		background(func() *store.Pending { return (<-wrote).p })
-		return sum, ctx.Err()
-	}
+	res := <-wrote
 	pending = res.p
 	if res.err != nil {
 		return fail(res.err)
 	}
+	closePrev()
 	// The last moment to stop: past it the generation is published.
 	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
-	if err := pending.Publish(opt.Retain); err != nil {
-		return sum, err
+	if err := beforePublish(opt); err != nil {
+		return fail(err)
+	}
+	after, err := pending.Publish(opt.Retain)
+	if err != nil {
+		pending = nil // Publish cleaned up what it could
+		return fail(err)
+	}
+	if after != nil {
+		warn(cleanupWarning("finish publishing", after))
 	}
 	sum.Generation = pending.Generation()
 	sum.Published = true
 	sum.Seconds = time.Since(start).Seconds()
-	return sum, writeFolderState(dir, sum.Generation, sources, w.folders)
+	if err := writeFolderState(dir, sum.Generation, sources, w.folders); err != nil {
+		warn(cleanupWarning("record the folder state", err))
+	}
+	return sum, nil
+}
+
+// filePassages cuts the record of the file f, read, into passages, and
+// warns on f of those the index holds in part: a passage's first
+// fulltext.MaxTextBytes are analyzed, no more.
+func filePassages(pc PassageConfig, f *file) []fulltext.Passage {
+	ps := pc.Passages(&f.parsed.Record, f.body)
+	var long []string
+	for _, p := range ps {
+		if len(p.Text) > fulltext.MaxTextBytes {
+			long = append(long, p.ID)
+		}
+	}
+	if len(long) > 0 {
+		text := fmt.Sprintf("%d passage(s) over %d KiB (%s) are searchable by their first %d KiB only; split them with headings", len(long), fulltext.MaxTextBytes>>10, strings.Join(long[:min(3, len(long))], ", "), fulltext.MaxTextBytes>>10)
+		if f.warning == nil {
+			f.warning = &warning{kind: KindPartlyIndexed, text: shown(f.path()) + ": " + text}
+		} else {
+			f.warning.text += "; " + text
+		}
+	}
+	return ps
+}
+
+// beforePublish runs opt.BeforePublish, if any.
+func beforePublish(opt Options) error {
+	if opt.BeforePublish == nil {
+		return nil
+	}
+	return opt.BeforePublish()
+}
+
+// cleanupWarning is the warning of a step after the commit point that
+// failed: the refresh published all the same.
+func cleanupWarning(what string, err error) warning {
+	return warning{kind: KindCleanup, text: fmt.Sprintf("published, but could not %s (the next refresh tries again): %v", what, err)}
 }
 
 // lock takes the store's refresh lock, giving up when ctx ends first.
@@ -448,35 +501,6 @@ func lock(ctx context.Context, dir string, wait func()) (func() error, error) {
 		}()
 		return nil, ctx.Err()
 	}
-}
-
-// checkStoreDir refuses a store folder that holds something other than a
-// store: a refresh would write CURRENT, lock and gen/ among its files. A
-// folder with CURRENT, lock or gen/ is a store (whatever else it holds);
-// otherwise it may hold only what a refresh itself leaves (folders.state,
-// temporary files) and dotfiles.
-func checkStoreDir(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return docir.Errorf(docir.CodeUsage, "store folder %s: %w", dir, err)
-	}
-	var other string
-	for _, e := range entries {
-		switch name := e.Name(); {
-		case name == "CURRENT", name == "lock", name == "gen":
-			return nil
-		case name == folderStateFile, name == legacyFolderStateFile, strings.Contains(name, ".tmp-"), strings.HasPrefix(name, "."):
-		case other == "":
-			other = name
-		}
-	}
-	if other != "" {
-		return docir.Errorf(docir.CodeUsage, "store folder %s holds %s and is not a docir store; give --store an empty or new folder", dir, other)
-	}
-	return nil
 }
 
 // checkSourcesKept refuses, unless force, a refresh that drops a source the
@@ -518,8 +542,10 @@ func checkDrop(dir string, had int, removed []string, force bool) error {
 }
 
 // writeIndex applies an incremental change to the pending generation's
-// index (a clone of the previous one): deletes first, so that a changed
-// passage is replaced, then adds.
+// index (a clone of the previous one, whose count of passages its open
+// checks): deletes first, so that a changed passage is replaced, then
+// adds; then seals it (fulltext.Index.Seal), so that the generation
+// publishes only an index whose disk holds what was written.
 func writeIndex(ctx context.Context, path string, deletes []string, adds []fulltext.Passage, progress func(string, int, int)) error {
 	ft, err := openOrCreate(path)
 	if err != nil {
@@ -547,7 +573,7 @@ func writeIndex(ctx context.Context, path string, deletes []string, adds []fullt
 			return err
 		}
 	}
-	return ft.Close()
+	return ft.Seal()
 }
 
 // writeBodies applies the change to the pending generation's body file, in
@@ -704,7 +730,12 @@ func (s *streamIndex) run() {
 	if err == nil && len(buf) > 0 {
 		err = s.ft.Apply(nil, buf)
 	}
-	s.done <- errors.Join(err, s.ft.Close())
+	if err != nil {
+		_ = s.ft.Close() // its error is err, again
+		s.done <- err
+		return
+	}
+	s.done <- s.ft.Seal()
 }
 
 // add hands passages to the index; once the refresh is cancelled, it

@@ -2,7 +2,9 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -212,7 +214,8 @@ func TestPrefixAndSeveralRoots(t *testing.T) {
 }
 
 // A reader holding a generation keeps reading it, whole, while refreshes
-// publish new ones and prune the old.
+// publish new ones and prune the old: its generation is kept (index and
+// all) until it lets go.
 func TestReaderNeverWaitsOnWriter(t *testing.T) {
 	src, dir := t.TempDir(), t.TempDir()
 	writeFile(t, src, "a.md", "# A\n\nversion one\n")
@@ -221,12 +224,11 @@ func TestReaderNeverWaitsOnWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer old.Close()
 	oldFT, err := fulltext.Open(old.FullTextPath(), true)
 	if err != nil {
+		old.Close()
 		t.Fatal(err)
 	}
-	defer oldFT.Close()
 
 	unlock, err := store.Lock(dir, nil)
 	if err != nil {
@@ -267,13 +269,22 @@ func TestReaderNeverWaitsOnWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(gens) != DefaultRetain {
-		t.Errorf("%d generations kept, want %d", len(gens), DefaultRetain)
+	if len(gens) != DefaultRetain+1 {
+		t.Errorf("%d generations kept while one is held, want %d", len(gens), DefaultRetain+1)
+	}
+	oldFT.Close()
+	old.Close()
+	writeFile(t, src, "a.md", "# A\n\nversion last\n")
+	refresh(t, dir, store.Source{Path: src})
+	if gens, _ = os.ReadDir(filepath.Join(dir, "gen")); len(gens) != DefaultRetain {
+		t.Errorf("%d generations kept once let go, want %d", len(gens), DefaultRetain)
 	}
 }
 
 // A refresh that dies before publishing leaves the previous generation
-// current and whole, and the next refresh cleans up after it.
+// current and whole, and the next refresh cleans up after it. A
+// generation folder renamed into place but never named by CURRENT does
+// not open, and its number is never used again.
 func TestCrashLeavesPreviousGeneration(t *testing.T) {
 	src, dir := t.TempDir(), t.TempDir()
 	writeFile(t, src, "a.md", "# A\n")
@@ -300,10 +311,16 @@ func TestCrashLeavesPreviousGeneration(t *testing.T) {
 	if diff := cmp.Diff([]string{"a"}, ids(t, dir)); diff != "" {
 		t.Fatalf("after crash: %s", diff)
 	}
+	if _, err := store.OpenGeneration(dir, 2); !errors.Is(err, store.ErrNotPublished) {
+		t.Fatalf("the unpublished generation 2 opened: %v", err)
+	}
 	writeFile(t, src, "b.md", "# B\n")
 	sum := refresh(t, dir, store.Source{Path: src})
-	if sum.Generation != 2 || sum.Added != 1 {
-		t.Fatalf("refresh after crash: %+v", sum)
+	if sum.Generation != 3 || sum.Added != 1 {
+		t.Fatalf("refresh after crash: %+v, want generation 3", sum)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "gen", "2")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the unpublished generation 2 is still there: %v", err)
 	}
 	entries, _ := os.ReadDir(filepath.Join(dir, "gen"))
 	for _, e := range entries {

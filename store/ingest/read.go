@@ -14,31 +14,49 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
+	"github.com/docir/docir/store/faultfs"
 	"github.com/docir/docir/store/markdown"
 )
 
 // Warning kinds: what IndexSummary.WarningCounts counts. A skipped file's
 // warning is "PATH: skipped: why".
 const (
-	KindTooLarge     = "too_large"     // over Options.MaxFileBytes
-	KindBinary       = "binary"        // holds a NUL byte
-	KindNotUTF8      = "not_utf8"      // not valid UTF-8
-	KindNoID         = "no_id"         // its path gives no valid id
-	KindFrontMatter  = "front_matter"  // front matter ignored in part (the file indexes)
-	KindParseBudget  = "parse_budget"  // over the parse budget (Options.ParseTime, MaxHeadings...)
-	KindOutsideRoots = "outside_roots" // a symbolic link out of the source roots
-	KindNotRegular   = "not_regular"   // a FIFO, device or socket named *.md
-	KindBrokenLink   = "broken_link"   // a symbolic link to nothing
-	KindLinkLoop     = "link_loop"     // a symbolic link to a folder on its own way
-	KindUnreadable   = "unreadable"    // an error opening or reading it
-	KindChanged      = "changed"       // replaced while the refresh read it
+	KindTooLarge      = "too_large"      // over Options.MaxFileBytes
+	KindBinary        = "binary"         // holds a NUL byte
+	KindNotUTF8       = "not_utf8"       // not valid UTF-8
+	KindNoID          = "no_id"          // its path gives no valid id
+	KindFrontMatter   = "front_matter"   // front matter ignored in part (the file indexes)
+	KindParseBudget   = "parse_budget"   // over the parse budget (Options.ParseTime, MaxHeadings...)
+	KindOutsideRoots  = "outside_roots"  // a symbolic link out of the source roots
+	KindNotRegular    = "not_regular"    // a FIFO, device or socket named *.md
+	KindBrokenLink    = "broken_link"    // a symbolic link to nothing
+	KindLinkLoop      = "link_loop"      // a symbolic link to a folder on its own way
+	KindUnreadable    = "unreadable"     // an error opening or reading it
+	KindChanged       = "changed"        // replaced while the refresh read it
+	KindCleanup       = "cleanup"        // a step after publishing failed (the refresh published)
+	KindPartlyIndexed = "partly_indexed" // a passage over fulltext.MaxTextBytes: searchable by its start
 )
+
+// shown is a path as messages print it: as it is, or, when it holds a
+// character that is not graphic (a control character such as ESC, a
+// bidirectional override such as U+202E), Go-quoted with those escaped,
+// so that a file's name never drives the terminal that shows a warning
+// nor reorders the text around it.
+func shown(p string) string {
+	for _, r := range p {
+		if !unicode.IsGraphic(r) || r == utf8.RuneError {
+			return strconv.QuoteToGraphic(p)
+		}
+	}
+	return p
+}
 
 // warning is one message for the user, with its kind.
 type warning struct {
@@ -62,6 +80,7 @@ type file struct {
 	body    []byte
 	id      string
 	warning *warning // why it was skipped or what its front matter lacks; nil when nothing
+	err     error    // it could not be read for an I/O error: the refresh fails
 }
 
 // path is the file's path as reached from its source folder. It is built
@@ -133,6 +152,14 @@ func readRegular(p string, max int64, roots []string) ([]byte, error) {
 		return nil, tooLarge(int64(len(b)), max)
 	}
 	return b, nil
+}
+
+// readSource is readRegular for a source file, through the fault seam.
+func readSource(p string, max int64, roots []string) ([]byte, error) {
+	if err := faultfs.Check(faultfs.OpRead, p); err != nil {
+		return nil, err
+	}
+	return readRegular(p, max, roots)
 }
 
 // readSized reads r to its end, or to limit bytes, into a buffer of the
@@ -227,6 +254,9 @@ func read(ctx context.Context, files []*file, owner map[string]*file, opt Option
 	for n := range len(files) {
 		select {
 		case f := <-done:
+			if f.err != nil {
+				return stop(f.err)
+			}
 			if f.status != statusSkipped {
 				if other, dup := owner[f.id]; dup {
 					return stop(clashError(f.id, other, f))
@@ -249,21 +279,25 @@ func read(ctx context.Context, files []*file, owner map[string]*file, opt Option
 
 // clashError is the error of two files claiming one id, with the fix.
 func clashError(id string, a, b *file) error {
-	return docir.Errorf(docir.CodeSource, "two files claim the id %q: %s and %s; give one source folder a prefix (docir index --prefix NAME DIR) or one file an `id:` in its front matter", id, a.path(), b.path())
+	return docir.Errorf(docir.CodeSource, "two files claim the id %q: %s and %s; give one source folder a prefix (docir index --prefix NAME DIR) or one file an `id:` in its front matter", id, shown(a.path()), shown(b.path()))
 }
 
 func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, roots []string) {
 	skip := func(kind, format string, args ...any) {
 		f.status = statusSkipped
-		f.warning = &warning{kind: kind, text: f.path() + ": skipped: " + fmt.Sprintf(format, args...)}
+		f.warning = &warning{kind: kind, text: shown(f.path()) + ": skipped: " + fmt.Sprintf(format, args...)}
 	}
 	if f.size > opt.MaxFileBytes {
 		skip(KindTooLarge, "%v", tooLarge(f.size, opt.MaxFileBytes))
 		return
 	}
-	body, err := readRegular(f.openPath(), opt.MaxFileBytes, roots)
+	body, err := readSource(f.openPath(), opt.MaxFileBytes, roots)
 	var tl *tooLargeError
 	switch {
+	case ioFailure(err):
+		f.status = statusSkipped
+		f.err = docir.Errorf(docir.CodeSource, "%s cannot be read (%w); nothing is published, since it would read as removed", shown(f.path()), err)
+		return
 	case errors.As(err, &tl):
 		skip(KindTooLarge, "%v", err)
 		return
@@ -319,7 +353,7 @@ func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, root
 		return
 	}
 	if len(warn) > 0 {
-		f.warning = &warning{kind: KindFrontMatter, text: f.path() + ": " + strings.Join(warn, "; ")}
+		f.warning = &warning{kind: KindFrontMatter, text: shown(f.path()) + ": " + strings.Join(warn, "; ")}
 	}
 	f.id = id
 	rec := &f.parsed.Record

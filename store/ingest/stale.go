@@ -19,6 +19,7 @@ import (
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
+	"github.com/docir/docir/store/faultfs"
 	"golang.org/x/sys/unix"
 )
 
@@ -105,7 +106,7 @@ func writeFolderState(dir string, gen uint64, sources []store.Source, folders ma
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), name)
+	return faultfs.Rename(tmp.Name(), name)
 }
 
 // folderState is folderStateFile mapped into memory: its head, and its

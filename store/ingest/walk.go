@@ -19,6 +19,7 @@ import (
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
+	"github.com/docir/docir/store/faultfs"
 )
 
 // maxLinkHops is how many symbolic links to folders one path may pass
@@ -53,8 +54,11 @@ type walkResult struct {
 //   - .gitignore files under a root (unless opt.NoGitignore) and
 //     opt.Exclude leave files and folders out; a left-out folder is not
 //     read.
-//   - An unreadable folder or file below a root is a warning; an unreadable
-//     root is an error.
+//   - A folder below a root that cannot be listed fails the walk (its files
+//     are unknown, not gone): an I/O error, or one docir may not read. A
+//     file or link that cannot be stat'ed is a warning when it vanished or
+//     may not be read, and fails the walk on any other error (ioFailure).
+//     An unreadable root is an error.
 //
 // On a no-op refresh of a large corpus the walk is most of the time, so
 // folders are read on several goroutines and each file is stat'ed relative
@@ -90,6 +94,9 @@ func walk(ctx context.Context, sources []store.Source, opt Options) (*walkResult
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if w.err != nil {
+		return nil, w.err
 	}
 
 	res := w.res
@@ -172,6 +179,7 @@ type walker struct {
 	active int            // folders being read
 	chunks [][]rootedFile // the files of each folder read
 	res    *walkResult
+	err    error // the first folder that failed; the walk stops
 }
 
 func (w *walker) work() {
@@ -192,11 +200,17 @@ func (w *walker) work() {
 		w.mu.Unlock()
 
 		var out folderResult
-		if w.ctx.Err() == nil {
+		w.mu.Lock()
+		failed := w.err != nil
+		w.mu.Unlock()
+		if w.ctx.Err() == nil && !failed {
 			out = w.readFolder(job, &buf)
 		}
 
 		w.mu.Lock()
+		if out.err != nil && w.err == nil {
+			w.err = out.err
+		}
 		w.queue = append(w.queue, out.dirs...)
 		if len(out.files) > 0 {
 			w.chunks = append(w.chunks, out.files)
@@ -219,6 +233,30 @@ type folderResult struct {
 	ignored  int
 	mtime    int64
 	names    string // namesDigest of the folder's entries
+	err      error  // the folder, or an entry of it, failed: the walk fails
+}
+
+// ioFailure reports whether err, met reading a file or a link below a root,
+// fails the refresh: anything but the file having vanished, having been
+// replaced, or being one docir may not read. A file that could not be read
+// for an I/O error (EIO, EMFILE...) is not a removed file, and a refresh
+// must not publish it as one.
+func ioFailure(err error) bool {
+	switch {
+	case err == nil,
+		errors.Is(err, os.ErrNotExist), errors.Is(err, os.ErrPermission),
+		errors.Is(err, unix.ENOTDIR), errors.Is(err, unix.ELOOP), errors.Is(err, unix.ENAMETOOLONG),
+		errors.Is(err, errReplaced), errors.Is(err, errOutside):
+		return false
+	}
+	var tl *tooLargeError
+	return !errors.As(err, &tl)
+}
+
+// folderError is the error of a folder below a root that could not be
+// read, with the fix.
+func folderError(p string, err error) error {
+	return docir.Errorf(docir.CodeSource, "source folder %s cannot be read (%w); nothing is published, since its files would read as removed; fix it, or exclude the folder", shown(p), err)
 }
 
 // readFolder lists one folder: the subfolders to read next and the
@@ -228,22 +266,43 @@ type folderResult struct {
 // entries are views of it, so a name kept past the call is cloned.
 func (w *walker) readFolder(job dirJob, buf *[]byte) (out folderResult) {
 	warn := func(kind, p, format string, args ...any) {
-		out.warnings = append(out.warnings, warning{kind: kind, text: p + ": skipped: " + fmt.Sprintf(format, args...)})
+		out.warnings = append(out.warnings, warning{kind: kind, text: shown(p) + ": skipped: " + fmt.Sprintf(format, args...)})
+	}
+	// unreadable warns of an entry that vanished or may not be read, and
+	// fails the folder on any other error.
+	unreadable := func(p string, err error) {
+		if ioFailure(err) {
+			if out.err == nil {
+				out.err = docir.Errorf(docir.CodeSource, "%s cannot be read (%w); nothing is published, since it would read as removed", shown(p), err)
+			}
+			return
+		}
+		warn(KindUnreadable, p, "%v", err)
+	}
+	if err := faultfs.Check(faultfs.OpReadDir, job.path); err != nil {
+		out.err = folderError(job.path, err)
+		return out
 	}
 	d, err := os.Open(job.path)
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, unix.ENOTDIR) {
+		return out // gone, or no longer a folder, since its parent was read
+	}
 	if err != nil {
-		warn(KindUnreadable, job.path, "%v", err)
+		out.err = folderError(job.path, err)
 		return out
 	}
 	defer d.Close()
 	fd := int(d.Fd())
 	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err == nil {
-		out.mtime = st.Mtim.Nano()
+	if err := unix.Fstat(fd, &st); err != nil {
+		out.err = folderError(job.path, err)
+		return out
 	}
+	out.mtime = st.Mtim.Nano()
 	entries, err := readDirents(fd, buf)
 	if err != nil {
-		warn(KindUnreadable, job.path, "%v", err)
+		out.err = folderError(job.path, err)
+		return out
 	}
 	if out.mtime != 0 {
 		out.names = entriesDigest(job.path, entries)
@@ -252,7 +311,7 @@ func (w *walker) readFolder(job dirJob, buf *[]byte) (out folderResult) {
 	if w.gitignore && slices.ContainsFunc(entries, func(e dirent) bool { return e.Name() == ".gitignore" }) {
 		ps, err := readIgnoreFile(filepath.Join(job.path, ".gitignore"), job.parts)
 		if err != nil {
-			warn(KindUnreadable, filepath.Join(job.path, ".gitignore"), "%v", err)
+			unreadable(filepath.Join(job.path, ".gitignore"), err)
 		}
 		patterns = append(slices.Clip(patterns), ps...)
 	}
@@ -315,7 +374,7 @@ func (w *walker) readFolder(job dirJob, buf *[]byte) (out folderResult) {
 			}
 			var st unix.Stat_t
 			if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-				warn(KindUnreadable, joinClean(job.path, name), "%v", err)
+				unreadable(joinClean(job.path, name), err)
 				continue
 			}
 			if st.Mode&unix.S_IFMT != unix.S_IFREG {
@@ -340,7 +399,11 @@ func (w *walker) readFolder(job dirJob, buf *[]byte) (out folderResult) {
 			if !isDir && !strings.HasSuffix(name, ".md") {
 				// Only a link named *.md may be a page; a link to a folder
 				// may have any name, so resolve it to tell.
-				if info, err := os.Stat(p); err != nil || !info.IsDir() {
+				info, err := os.Stat(p)
+				if err != nil && ioFailure(err) {
+					unreadable(p, err)
+				}
+				if err != nil || !info.IsDir() {
 					continue
 				}
 			}
@@ -349,14 +412,14 @@ func (w *walker) readFolder(job dirJob, buf *[]byte) (out folderResult) {
 				if errors.Is(err, os.ErrNotExist) {
 					warn(KindBrokenLink, p, "broken symbolic link")
 				} else {
-					warn(KindUnreadable, p, "%v", err)
+					unreadable(p, err)
 				}
 				continue
 			}
 			real = r
 			info, err := os.Stat(real)
 			if err != nil {
-				warn(KindUnreadable, p, "%v", err)
+				unreadable(p, err)
 				continue
 			}
 			isDir = info.IsDir()
@@ -364,7 +427,7 @@ func (w *walker) readFolder(job dirJob, buf *[]byte) (out folderResult) {
 				if isDir && strings.HasPrefix(name, ".") {
 					continue
 				}
-				warn(KindOutsideRoots, p, "symbolic link to %s, outside the source roots", real)
+				warn(KindOutsideRoots, p, "symbolic link to %s, outside the source roots", shown(real))
 				continue
 			}
 		}
@@ -376,7 +439,7 @@ func (w *walker) readFolder(job dirJob, buf *[]byte) (out folderResult) {
 			if isLink {
 				hops++
 				if loops(real, job.chain) {
-					warn(KindLinkLoop, p, "symbolic link to %s, a folder that holds it (a loop)", real)
+					warn(KindLinkLoop, p, "symbolic link to %s, a folder that holds it (a loop)", shown(real))
 					continue
 				}
 				if hops > maxLinkHops {
@@ -397,7 +460,7 @@ func (w *walker) readFolder(job dirJob, buf *[]byte) (out folderResult) {
 		// A link named *.md: its target, checked against the roots above.
 		var st unix.Stat_t
 		if err := unix.Stat(real, &st); err != nil {
-			warn(KindUnreadable, p, "%v", err)
+			unreadable(p, err)
 			continue
 		}
 		if st.Mode&unix.S_IFMT != unix.S_IFREG {

@@ -2,7 +2,9 @@ package markdown
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -90,5 +92,63 @@ func TestNonStringFrontMatterIDWarns(t *testing.T) {
 	got := NewParser().Parse("x.md", []byte("---\nid: 42\n---\n# A\n"))
 	if got.FrontMatterID != "" || !strings.Contains(got.Warning, "front-matter id 42 is a number, not a string") {
 		t.Errorf("id %q, warning %q", got.FrontMatterID, got.Warning)
+	}
+}
+
+// TestFrontMatterBudget: front matter is inside the parse budget. yaml.v3
+// checks a mapping's keys for repeats pairwise, so 80,000 keys took 14 s
+// (holding the refresh lock); a value nested 10,000 deep decoded, then
+// failed every read of the record. Over the budget, the fields are
+// ignored with a warning and the document parses.
+func TestFrontMatterBudget(t *testing.T) {
+	keys := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "k%d: v\n", i)
+		}
+		return b.String()
+	}
+	nested := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			b.WriteString(strings.Repeat(" ", i) + "a:\n")
+		}
+		return b.String()
+	}
+	cases := []struct {
+		name, fm string
+		warning  string // "" when the fields are kept
+	}{
+		{"a page's", "title: T\ntags: [a, b]\n", ""},
+		{"keys at the limit", keys(MaxFrontMatterKeys), ""},
+		{"too many keys", keys(MaxFrontMatterKeys + 1), "more than 1000 keys"},
+		{"80,000 keys", keys(80_000), "more than 65536"},
+		{"nested at the limit", nested(MaxFrontMatterDepth), ""},
+		{"nested too deep", nested(MaxFrontMatterDepth + 1), "nested more than 32 deep"},
+		{"10,000 deep", "a: " + strings.Repeat("[", 10_000) + strings.Repeat("]", 10_000) + "\n", "fields ignored"},
+		{"9,000 deep", "a: " + strings.Repeat("[", 9_000) + strings.Repeat("]", 9_000) + "\n", "nested more than 32 deep"},
+		{"deep flow", "a: " + strings.Repeat("[", 40) + strings.Repeat("]", 40) + "\n", "nested more than 32 deep"},
+		{"repeated key", "a: 1\na: 2\n", "not valid YAML"},
+	}
+	p := NewParser()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := p.ParseContext(context.Background(), "x.md", []byte("---\n"+c.fm+"---\n# Body\n"), DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Record.Sections) != 1 || got.Record.Title != "Body" && c.warning != "" {
+				t.Errorf("the document did not parse: %+v", got.Record)
+			}
+			switch {
+			case c.warning == "" && (got.Warning != "" || len(got.Record.Fields) == 0):
+				t.Errorf("fields %d, warning %q", len(got.Record.Fields), got.Warning)
+			case c.warning != "" && (!strings.Contains(got.Warning, c.warning) || got.Record.Fields != nil):
+				t.Errorf("fields %d, warning %q; want %q", len(got.Record.Fields), got.Warning, c.warning)
+			}
+			if _, err := json.Marshal(got.Record); err != nil {
+				t.Errorf("the record does not encode: %v", err)
+			}
+		})
 	}
 }

@@ -235,6 +235,10 @@ func TestForgeriesRejected(t *testing.T) {
 		{"array", "[" + strings.TrimSuffix(good, "\n") + "]"},
 		{"oversize", strings.TrimSuffix(good, "}\n") + `,"pad":"` + strings.Repeat("a", MaxReceiptBytes) + `"}`},
 		{"machine path as workspace", remint("/home/me/docs/.docir", 1, d1)},
+		// encoding/json matches keys whatever their case: these stay in
+		// RFC 8785 order, and were accepted (issue 28).
+		{"envelope key upper case", strings.Replace(good, `"digest"`, `"DIGEST"`, 1)},
+		{"envelope key case changed", strings.Replace(good, `"receipt"`, `"rECEIPT"`, 1)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -289,6 +293,13 @@ func TestEvidenceForgeriesRejected(t *testing.T) {
 		{"edited response digest", strings.Replace(good, sha256Hex(resp), sha256Hex([]byte("x")), 1), answer(resp)},
 		{"reordered", strings.Replace(good, `{"authority":false,"binding_digest":"`+bd+`"`, `{"binding_digest":"`+bd+`","authority":false`, 1), answer(resp)},
 		{"authority", strings.Replace(good, `"authority":false,"binding`, `"authority":true,"binding`, 1), answer(resp)},
+		// Keys whatever their case, still in RFC 8785 order (issue 28).
+		{"binding key case changed", strings.Replace(good, `{"binding":`, `{"bINDING":`, 1), answer(resp)},
+		{"binding key upper case", strings.Replace(good, `{"binding":`, `{"BINDING":`, 1), answer(resp)},
+		{"evidence key case changed", strings.Replace(good, `"evidence":`, `"eVIDENCE":`, 1), answer(resp)},
+		{"request key case changed", strings.Replace(good, `"request":`, `"rEQUEST":`, 1), answer(resp)},
+		{"inner receipt key case changed", strings.Replace(good, `"receipt":`, `"rECEIPT":`, 1), answer(resp)},
+		{"inner digest key case changed", strings.Replace(good, `{"digest":`, `{"dIGEST":`, 1), answer(resp)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -113,7 +113,7 @@ func ParseEvidence(file []byte) (EvidenceClaim, error) {
 		Evidence json.RawMessage `json:"evidence"`
 		Request  *string         `json:"request"`
 	}
-	if err := decodeCanonical("evidence", file, &env); err != nil {
+	if err := decodeCanonical("evidence", file, &env, "binding", "digest", "evidence", "request"); err != nil {
 		return EvidenceClaim{}, err
 	}
 	if env.Binding == nil || env.Digest == nil || env.Evidence == nil || env.Request == nil {
@@ -131,7 +131,7 @@ func ParseEvidence(file []byte) (EvidenceClaim, error) {
 		ResponseDigest *string `json:"response_digest"`
 		Authority      *bool   `json:"authority"`
 	}
-	if err := decodeClosed("evidence", env.Evidence, &e); err != nil {
+	if err := decodeClosed("evidence", env.Evidence, &e, "schema", "binding_digest", "method", "request_digest", "response_digest", "authority"); err != nil {
 		return EvidenceClaim{}, err
 	}
 	if e.Schema == nil || e.BindingDigest == nil || e.Method == nil || e.RequestDigest == nil || e.ResponseDigest == nil || e.Authority == nil {
@@ -162,10 +162,15 @@ func ParseEvidence(file []byte) (EvidenceClaim, error) {
 	if *env.Digest != want.digest {
 		return EvidenceClaim{}, rejectf("evidence: digest %q is not the evidence's digest", clip(*env.Digest))
 	}
-	return EvidenceClaim{
+	c := EvidenceClaim{
 		Binding: bc, Method: *e.Method, Request: request, ResponseDigest: *e.ResponseDigest,
 		Digest: want.digest, binding: env.Binding,
-	}, nil
+	}
+	again := Evidence{ev: want, binding: Receipt{schema: SchemaBinding, canonical: bc.canonical, digest: bc.Digest}, method: c.Method, request: request}
+	if !bytes.Equal(bytes.TrimSuffix(file, []byte("\n")), bytes.TrimSuffix(again.Marshal(), []byte("\n"))) {
+		return EvidenceClaim{}, rejectf("evidence: not the bytes docir writes for it")
+	}
+	return c, nil
 }
 
 // Runner re-runs one read on a binding's generation: the method with the

@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/gowebpki/jcs"
 
@@ -128,7 +130,7 @@ func ParseReceipt(file []byte) (Claim, error) {
 		Digest  *string         `json:"digest"`
 		Receipt json.RawMessage `json:"receipt"`
 	}
-	if err := decodeCanonical("receipt", file, &env); err != nil {
+	if err := decodeCanonical("receipt", file, &env, "digest", "receipt"); err != nil {
 		return Claim{}, err
 	}
 	if env.Digest == nil || env.Receipt == nil {
@@ -141,7 +143,7 @@ func ParseReceipt(file []byte) (Claim, error) {
 		ManifestDigest *string `json:"manifest_digest"`
 		Authority      *bool   `json:"authority"`
 	}
-	if err := decodeClosed("receipt", env.Receipt, &r); err != nil {
+	if err := decodeClosed("receipt", env.Receipt, &r, "schema", "workspace", "revision", "manifest_digest", "authority"); err != nil {
 		return Claim{}, err
 	}
 	if r.Schema == nil || r.Workspace == nil || r.Revision == nil || r.ManifestDigest == nil || r.Authority == nil {
@@ -166,12 +168,15 @@ func ParseReceipt(file []byte) (Claim, error) {
 	if *env.Digest != want.digest {
 		return Claim{}, rejectf("receipt: digest %q is not the receipt's digest", clip(*env.Digest))
 	}
+	if !bytes.Equal(bytes.TrimSuffix(file, []byte("\n")), want.object()) {
+		return Claim{}, rejectf("receipt: not the bytes docir writes for it")
+	}
 	return Claim{Workspace: *r.Workspace, Revision: *r.Revision, ManifestDigest: *r.ManifestDigest, Digest: want.digest, canonical: want.canonical}, nil
 }
 
 // decodeCanonical decodes a file that must be in RFC 8785 form (one
-// trailing newline allowed) into the closed shape v.
-func decodeCanonical(what string, file []byte, v any) error {
+// trailing newline allowed) into the closed shape v, whose keys are keys.
+func decodeCanonical(what string, file []byte, v any, keys ...string) error {
 	b := bytes.TrimSuffix(file, []byte("\n"))
 	canon, err := jcs.Transform(b)
 	if err != nil {
@@ -180,12 +185,17 @@ func decodeCanonical(what string, file []byte, v any) error {
 	if !bytes.Equal(canon, b) {
 		return rejectf("%s: not in canonical form (RFC 8785): keys reordered, spaces added or escapes changed; use the bytes docir wrote", what)
 	}
-	return decodeClosed(what, b, v)
+	return decodeClosed(what, b, v, keys...)
 }
 
-// decodeClosed decodes JSON into v, rejecting unknown fields and trailing
-// data.
-func decodeClosed(what string, b []byte, v any) error {
+// decodeClosed decodes the JSON object b into v, whose keys are keys,
+// rejecting any other key and trailing data. encoding/json matches a key
+// to a field whatever its case ("DIGEST" fills digest): b's keys are
+// checked byte for byte first.
+func decodeClosed(what string, b []byte, v any, keys ...string) error {
+	if err := exactKeys(b, keys); err != nil {
+		return rejectf("%s: %v", what, err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -193,6 +203,29 @@ func decodeClosed(what string, b []byte, v any) error {
 	}
 	if dec.More() {
 		return rejectf("%s: data after the object", what)
+	}
+	return nil
+}
+
+// exactKeys checks that every key of the JSON object b, at its top level,
+// is one of keys, byte for byte.
+func exactKeys(b []byte, keys []string) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return errors.New("not a JSON object")
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if k, _ := t.(string); !slices.Contains(keys, k) {
+			return fmt.Errorf("unknown field %q", clip(k))
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -86,8 +86,8 @@ func (s *storeService) write(t *testing.T, id, body string) uint64 {
 	if err := errors.Join(os.MkdirAll(p.FullTextPath(), 0o755), p.Apply(c)); err != nil {
 		t.Fatal(errors.Join(err, p.Abort()))
 	}
-	if err := p.Publish(s.retain); err != nil {
-		t.Fatal(err)
+	if after, err := p.Publish(s.retain); err != nil || after != nil {
+		t.Fatal(errors.Join(err, after))
 	}
 	return p.Generation()
 }

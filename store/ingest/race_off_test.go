@@ -1,0 +1,6 @@
+//go:build !race
+
+package ingest
+
+// raceEnabled is true when tests run under the race detector.
+const raceEnabled = false
