@@ -2,7 +2,7 @@
 // holding immutable generations of a corpus, and the refresh that ingests
 // source folders into a new one.
 //
-// Layout (FormatVersion 7; see the change log below):
+// Layout (FormatVersion 8; see the change log below):
 //
 //	.docir/
 //	  IDENTITY           the workspace identity: 32 random hex digits and a
@@ -85,4 +85,8 @@ package store
 //	   first), and holds a .gitignore; per generation, the file hold
 //	   (readers' shared flock, which prune respects) and, in fulltext/,
 //	   the count of passages the index holds (checked on every open).
-const FormatVersion = 7
+//	8  fulltext: each passage's head (its document's title and path and
+//	   the headings above it) indexed as a field of its own, "head"; a
+//	   document's names (title, description) as name terms; link and
+//	   image destinations, reference labels and definitions blanked.
+const FormatVersion = 8

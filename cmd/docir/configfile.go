@@ -147,7 +147,18 @@ func editDistance(a, b string) int {
 // creating the file if needed. Only the lines of the old `sources:` value
 // are replaced; every other byte of the file, comments and blank lines
 // included, is kept. Entries that stay keep their own comments.
+//
+// The file is replaced by a rename, so it must be a regular file: a link is
+// followed and the file it names is written (the link stays), and anything
+// else (/dev/null, a FIFO, a folder) is refused before anything is
+// written, never replaced by a file.
 func writeSources(path string, list []SourceConfig) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		return fmt.Errorf("not a regular file (%s): docir keeps the source list in its config file; give --config a file", info.Mode().Type())
+	}
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err

@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -264,5 +267,45 @@ func TestGetTextSuggestions(t *testing.T) {
 	want := "<!-- docir: missing docs/a.md (no_document; did you mean a, b/a?) -->\n<!-- docir: missing z (no_document) -->\n"
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestWriteSourcesKeepsSpecialFiles: the source list is written through a
+// link to the file it names (the link stays), and a config path that is
+// not a regular file (a FIFO here, /dev/null for a user) is refused before
+// anything is written: a rename over it would replace it with a file.
+func TestWriteSourcesKeepsSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	list := []SourceConfig{{Path: "docs"}}
+	real := filepath.Join(dir, "real.yaml")
+	if err := os.WriteFile(real, []byte("name: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "docir.yaml")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeSources(link, list); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Lstat(link); err != nil || info.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", info.Mode(), err)
+	}
+	if data, _ := os.ReadFile(real); !strings.Contains(string(data), "docs") || !strings.Contains(string(data), "name: x") {
+		t.Errorf("the linked file: %q", data)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	err := writeSources(fifo, list)
+	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("writing to a FIFO: %v", err)
+	}
+	if info, err := os.Lstat(fifo); err != nil || info.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO was replaced: %v %v", info.Mode(), err)
+	}
+	if _, err := os.Stat(fifo + ".tmp"); err == nil {
+		t.Error("a temporary file was left")
 	}
 }

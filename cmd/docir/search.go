@@ -27,15 +27,23 @@ func newCmdSearch(f *Factory, runF func(context.Context, *SearchOptions) error) 
 		Use:   "search QUERY...",
 		Short: "Skeleton read: documents ranked for free text, each naming its best section",
 		Long: `Rank documents for free text. Every section of every document is scored
-on its own text (with the document's title); a document ranks by its best
+on its own text (with the document's title) and on where it sits (the
+title, the path and the headings above it); a document ranks by its best
 section, which the hit names as matched_section, an address get accepts.
+A query equal to a page's title or description ranks that page first.
 Hits never carry a body; the snippet (at most 240 bytes) shows where the
 match is. Several words are one query: docir search retry budget.
 
+Syntax (quote it for the shell): "exact phrase" matches only sections with
+those words adjacent, in order; -word and -"a phrase" leave out the
+sections that hold them:
+  docir search '"front matter" dates -taxonomy'
+docs/ranking.md explains the score.
+
 Output (JSON): {query, hits: [{id, title, path, store, score,
-matched_section, snippet}], total}, total being the number of matching
-sections. Text: one line per hit, address first, then the snippet with the
-query's words highlighted.`,
+matched_section, snippet}], total}, total being the number of sections
+that hold any of its words. Text: one line per hit, address first, then the
+snippet with the query's words highlighted.`,
 		Example: `  docir search "retry budget"
   docir search -n 3 disk full
   docir search "retry budget" | docir get -     # read what was ranked, in rank order`,

@@ -219,8 +219,9 @@ func hasSuffixException(t []byte, exceptions []string) bool {
 // the passage by reflection (TestPassageDocument).
 func passageDocument(p Passage, an *fastAnalyzer) *document.Document {
 	doc := document.NewDocument(p.ID)
-	doc.AddField(&passageField{value: []byte(p.Text), an: an})
-	doc.AddField(document.NewCompositeFieldWithIndexingOptions("_all", true, []string{}, []string{FieldText}, index.IndexField|index.IncludeTermVectors))
+	doc.AddField(&passageField{name: FieldText, value: []byte(p.Text), an: an, names: p.Names})
+	doc.AddField(&passageField{name: FieldHead, value: []byte(p.Head), an: an})
+	doc.AddField(document.NewCompositeFieldWithIndexingOptions("_all", true, []string{}, []string{FieldText, FieldHead}, index.IndexField|index.IncludeTermVectors))
 	doc.SetIndexed()
 	return doc
 }
@@ -230,13 +231,15 @@ func passageDocument(p Passage, an *fastAnalyzer) *document.Document {
 // count of terms, without making tokens first where the text is ASCII
 // (see countASCII).
 type passageField struct {
+	name   string // FieldText or FieldHead
 	value  []byte
 	an     *fastAnalyzer
+	names  []string // see Passage.Names
 	length int
 	freqs  index.TokenFrequencies
 }
 
-func (f *passageField) Name() string                                     { return FieldText }
+func (f *passageField) Name() string                                     { return f.name }
 func (f *passageField) ArrayPositions() []uint64                         { return []uint64{} }
 func (f *passageField) Options() index.FieldIndexingOptions              { return index.IndexField }
 func (f *passageField) Value() []byte                                    { return f.value }
@@ -251,8 +254,24 @@ func (f *passageField) Size() int {
 	return 64 + 2*len(f.value) + 64*len(f.freqs)
 }
 
+// Analyze counts the text's terms, and adds one name term per name (of at
+// most MaxNameTerms terms). Name terms are not counted in the length: the
+// passage's words score as they would without them.
 func (f *passageField) Analyze() {
 	f.length, f.freqs = f.an.count(f.value)
+	for _, n := range f.names {
+		toks := analyzeTokens(f.an, n)
+		if len(toks) == 0 || len(toks) > MaxNameTerms {
+			continue
+		}
+		key := nameTerm(toks)
+		if _, ok := f.freqs[key]; ok {
+			continue
+		}
+		tf := &index.TokenFreq{Term: []byte(key)}
+		tf.SetFrequency(1)
+		f.freqs[key] = tf
+	}
 }
 
 // wordPool holds the word buffers of count.

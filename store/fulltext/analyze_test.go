@@ -224,7 +224,7 @@ func TestPassageDocument(t *testing.T) {
 	}
 	p := Passage{ID: "a#b", Text: "Some Words here"}
 	want := document.NewDocument(p.ID)
-	if err := m.MapDocument(want, passageDoc{Text: p.Text}); err != nil {
+	if err := m.MapDocument(want, passageDoc{Text: p.Text, Head: p.Head}); err != nil {
 		t.Fatal(err)
 	}
 	got := passageDocument(p, fast(t))

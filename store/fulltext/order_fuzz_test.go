@@ -26,7 +26,7 @@ func FuzzRescore(f *testing.F) {
 		f.Fatal(err)
 	}
 	defer x.Close()
-	if err := x.Apply(nil, []Passage{{"a", "render the diagrams as figure elements"}}); err != nil {
+	if err := x.Apply(nil, []Passage{{ID: "a", Text: "render the diagrams as figure elements"}}); err != nil {
 		f.Fatal(err)
 	}
 	q, err := x.Prepare(context.Background(), "the diagrams as elements code")

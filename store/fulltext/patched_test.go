@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/collector"
 	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/blevesearch/vellum/levenshtein"
 	"github.com/google/go-cmp/cmp"
@@ -52,7 +54,7 @@ func TestPatchedLevenshteinBuilders(t *testing.T) {
 		fq := query.NewFuzzyQuery(tc.term)
 		fq.SetField(FieldText)
 		fq.SetFuzziness(tc.fuzziness)
-		ms, _, err := x.search(context.Background(), fq, 10, 0)
+		ms, err := searchQuery(x, fq, 10)
 		if err != nil {
 			t.Fatalf("fuzzy %q~%d: %v", tc.term, tc.fuzziness, err)
 		}
@@ -240,4 +242,29 @@ func exportedNames(dir string) (names, own []string, err error) {
 	}
 	sort.Strings(names)
 	return names, own, nil
+}
+
+// searchQuery runs a bleve query on x's index and returns the n best
+// passages, as bleve's top-level search does for a request with no sort.
+func searchQuery(x *Index, q query.Query, n int) ([]Match, error) {
+	r, err := x.idx.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	ctx := context.Background()
+	s, err := q.Searcher(ctx, r, x.m, search.SearcherOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	coll := collector.NewTopNCollector(n, 0, search.SortOrder{&search.SortScore{Desc: true}})
+	if err := coll.Collect(ctx, s, r); err != nil {
+		return nil, err
+	}
+	var out []Match
+	for _, h := range coll.Results() {
+		out = append(out, Match{ID: h.ID, Score: h.Score})
+	}
+	return out, nil
 }

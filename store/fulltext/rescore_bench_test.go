@@ -21,7 +21,7 @@ func BenchmarkRescore(b *testing.B) {
 		"specification string. Use it with [`Filter`](/functions/images/filter/) or on its own.\n\n"
 	text := strings.Repeat(para, 4) + "```go-html-template\n{{ $img := .Resources.Get \"a.jpg\" }}\n```\n\n" +
 		strings.Repeat(para, 2) + "Unlike specialized methods such as `Resize` you must include the action."
-	if err := x.Apply(nil, []Passage{{"a", text}, {"b", "other words"}}); err != nil {
+	if err := x.Apply(nil, []Passage{{ID: "a", Text: text}, {ID: "b", Text: "other words"}}); err != nil {
 		b.Fatal(err)
 	}
 	q, err := x.Prepare(context.Background(), "range of image transformations including resizing, cropping, rotation, and format")

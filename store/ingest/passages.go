@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -56,45 +57,122 @@ func Passages(rec *docir.Record, body []byte) []fulltext.Passage {
 // The document's title is put before each section's text, except the
 // section headed by the title itself, so that a query naming the document
 // and a topic ("private fields motivation") finds the section. Markup that
-// is not prose (see Prose) is blanked. With a nil body only the ids are
-// filled, which is all a delete needs.
+// is not prose (see Prose) is blanked. Each passage's Head is where it
+// sits: the document's title and path, and for a section the headings
+// above it and its own (see headingPath). With a nil body only the ids are
+// filled, which is all a delete needs. The document's names (see Names) go
+// with its head passage, or its first passage when it has no head.
 func (c PassageConfig) Passages(rec *docir.Record, body []byte) []fulltext.Passage {
-	var out []fulltext.Passage
-	first := int(rec.Size)
-	if body != nil {
-		first = len(body)
-	}
-	if len(rec.Sections) > 0 {
-		first = rec.Sections[0].Start
-	}
-	start := min(rec.MarkdownStart, first)
 	if body == nil {
-		out = append(out, fulltext.Passage{ID: rec.ID}, fulltext.Passage{ID: rec.ID + HeadSuffix})
-	} else {
-		lead := Prose(string(body[start:first]), true)
-		if len(rec.Sections) == 0 || strings.TrimSpace(lead) != "" {
-			out = append(out, fulltext.Passage{ID: rec.ID, Text: joinText(rec.Title, lead)})
+		out := []fulltext.Passage{{ID: rec.ID}, {ID: rec.ID + HeadSuffix}}
+		for _, s := range rec.Sections {
+			out = append(out, fulltext.Passage{ID: rec.ID + "#" + s.Slug})
 		}
-		if fm := c.frontMatterText(rec); fm != "" {
-			out = append(out, fulltext.Passage{ID: rec.ID + HeadSuffix, Text: joinText(rec.Title, fm)})
-		}
+		return out
 	}
-	titled := false // the first section headed by the title already says it
-	for _, s := range rec.Sections {
-		own := !titled && s.Heading == rec.Title
-		titled = titled || own
-		p := fulltext.Passage{ID: rec.ID + "#" + s.Slug}
-		if body != nil {
-			text := Prose(string(body[s.Start:s.OwnEnd]), false)
-			if own {
-				p.Text = text
-			} else {
-				p.Text = joinText(rec.Title, text)
-			}
-		}
+	var out []fulltext.Passage
+	if p, ok := c.lead(rec, body); ok {
 		out = append(out, p)
 	}
+	head := -1 // the passage that carries the document's names
+	if p, ok := c.head(rec); ok {
+		head = len(out)
+		out = append(out, p)
+	}
+	titled := false // the first section headed by the title already says it
+	for i := range rec.Sections {
+		own := !titled && rec.Sections[i].Heading == rec.Title
+		titled = titled || own
+		out = append(out, c.section(rec, body, i, own))
+	}
+	if len(out) > 0 {
+		head = max(head, 0)
+		out[head].Names = c.Names(rec)
+	}
 	return out
+}
+
+// Passage is the passage of rec with id as Passages cuts it (without the
+// document's names), built alone: false when rec has none with that id.
+func (c PassageConfig) Passage(rec *docir.Record, body []byte, id string) (fulltext.Passage, bool) {
+	switch {
+	case id == rec.ID:
+		return c.lead(rec, body)
+	case id == rec.ID+HeadSuffix:
+		return c.head(rec)
+	}
+	slug, ok := strings.CutPrefix(id, rec.ID+"#")
+	if !ok {
+		return fulltext.Passage{}, false
+	}
+	titled := false
+	for i, s := range rec.Sections {
+		own := !titled && s.Heading == rec.Title
+		titled = titled || own
+		if s.Slug == slug {
+			return c.section(rec, body, i, own), true
+		}
+	}
+	return fulltext.Passage{}, false
+}
+
+// lead is the document's lead passage, when it has one.
+func (c PassageConfig) lead(rec *docir.Record, body []byte) (fulltext.Passage, bool) {
+	first := len(body)
+	if len(rec.Sections) > 0 {
+		first = min(rec.Sections[0].Start, len(body))
+	}
+	start := min(rec.MarkdownStart, first)
+	lead := Prose(string(body[start:first]), true)
+	if len(rec.Sections) > 0 && strings.TrimSpace(lead) == "" {
+		return fulltext.Passage{}, false
+	}
+	return fulltext.Passage{ID: rec.ID, Text: joinText(rec.Title, lead), Head: headingPath(rec, -1)}, true
+}
+
+// head is the document's head passage, when it has front matter to index.
+func (c PassageConfig) head(rec *docir.Record) (fulltext.Passage, bool) {
+	fm := c.frontMatterText(rec)
+	if fm == "" {
+		return fulltext.Passage{}, false
+	}
+	return fulltext.Passage{ID: rec.ID + HeadSuffix, Text: joinText(rec.Title, fm), Head: headingPath(rec, -1)}, true
+}
+
+// section is the passage of section i; own when it is headed by the
+// document's title.
+func (c PassageConfig) section(rec *docir.Record, body []byte, i int, own bool) fulltext.Passage {
+	s := rec.Sections[i]
+	text := Prose(string(body[min(s.Start, len(body)):min(s.OwnEnd, len(body))]), false)
+	if !own {
+		text = joinText(rec.Title, text)
+	}
+	return fulltext.Passage{ID: rec.ID + "#" + s.Slug, Text: text, Head: headingPath(rec, i)}
+}
+
+// headingPath is where a passage sits in its document, as a reader sees
+// it: the document's title and path (its id, whose words name it too, as
+// in "configuration/front-matter"), and for section i the headings above
+// it, outermost first, and its own; -1 for the lead and the head.
+func headingPath(rec *docir.Record, i int) string {
+	parts := []string{rec.Title, rec.ID}
+	if i >= 0 {
+		var above []string
+		level := rec.Sections[i].Level
+		for j := i - 1; j >= 0 && level > 1; j-- {
+			if s := rec.Sections[j]; s.Level < level {
+				if s.Heading != rec.Title {
+					above = append(above, s.Heading)
+				}
+				level = s.Level
+			}
+		}
+		for j := len(above) - 1; j >= 0; j-- {
+			parts = append(parts, above[j])
+		}
+		parts = append(parts, rec.Sections[i].Heading)
+	}
+	return strings.Join(parts, "\n")
 }
 
 func joinText(parts ...string) string {
@@ -178,12 +256,17 @@ func appendValues(lines []string, v any) []string {
 // Prose returns text with the markup that is not prose blanked out (each of
 // its bytes a space, newlines kept, so offsets still line up): HTML
 // comments (`<!-- … -->`), template shortcodes (`{{< … >}}`, `{{% … %}}`;
-// the text between an opening and a closing shortcode is kept), and, when
-// lead is true and text opens with a `+++` line, a TOML front-matter block
-// through its closing `+++` line. An unterminated comment or shortcode
-// runs to the end of the text.
+// the text between an opening and a closing shortcode is kept), link and
+// image destinations (`[text](/a/b "title")` keeps `[text]`), reference
+// labels (`[text][label]` keeps `[text]`), reference definitions (a line
+// `[label]: /a/b "title"`), and, when lead is true and text opens with a
+// `+++` line, a TOML front-matter block through its closing `+++` line. An
+// unterminated comment or shortcode runs to the end of the text. Links in
+// code (fenced blocks, code spans) are code, and kept.
 func Prose(text string, lead bool) string {
-	if !strings.Contains(text, "<!--") && !strings.Contains(text, "{{") && !(lead && strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++")) {
+	if !strings.Contains(text, "<!--") && !strings.Contains(text, "{{") && !strings.Contains(text, "](") &&
+		!strings.Contains(text, "][") && !strings.Contains(text, "]:") &&
+		!(lead && strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++")) {
 		return text
 	}
 	b := []byte(text)
@@ -224,5 +307,112 @@ func Prose(text string, lead bool) string {
 		blank(i, end)
 		i = end
 	}
+	blankLinks(b)
 	return string(b)
+}
+
+// blankLinks blanks, in markdown text b, link and image destinations, the
+// labels of reference links and whole reference-definition lines, outside
+// fenced code blocks and code spans (see Prose).
+func blankLinks(b []byte) {
+	blank := func(from, to int) {
+		for i := from; i < to; i++ {
+			if b[i] != '\n' {
+				b[i] = ' '
+			}
+		}
+	}
+	fence := "" // the fence of the code block the scan is in
+	for start := 0; start < len(b); {
+		end := bytes.IndexByte(b[start:], '\n')
+		if end < 0 {
+			end = len(b)
+		} else {
+			end += start
+		}
+		line := b[start:end]
+		trimmed := bytes.TrimLeft(line, " \t")
+		switch {
+		case fence != "":
+			if bytes.HasPrefix(trimmed, []byte(fence)) {
+				fence = ""
+			}
+		case bytes.HasPrefix(trimmed, []byte("```")) || bytes.HasPrefix(trimmed, []byte("~~~")):
+			fence = string(trimmed[:3])
+		case isRefDefinition(line):
+			blank(start, end)
+		default:
+			blankInlineLinks(line, blank, start)
+		}
+		start = end + 1
+	}
+}
+
+// isRefDefinition reports whether line is a link reference definition:
+// up to three spaces, "[label]:", and a destination. A footnote ("[^1]:
+// text") is not one.
+func isRefDefinition(line []byte) bool {
+	i := 0
+	for i < len(line) && i < 3 && line[i] == ' ' {
+		i++
+	}
+	if i >= len(line) || line[i] != '[' || i+1 < len(line) && line[i+1] == '^' {
+		return false // not a definition, or a footnote's, which is prose
+	}
+	j := bytes.IndexByte(line[i+1:], ']')
+	if j <= 0 {
+		return false
+	}
+	rest := line[i+1+j+1:]
+	if len(rest) == 0 || rest[0] != ':' {
+		return false
+	}
+	return len(bytes.TrimSpace(rest[1:])) > 0
+}
+
+// blankInlineLinks blanks the destinations ("(…)" after "]") and reference
+// labels ("[…]" after "]") of one line, outside its code spans; off is the
+// line's offset in the text blank works on.
+func blankInlineLinks(line []byte, blank func(from, to int), off int) {
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '`':
+			n := 1
+			for i+n < len(line) && line[i+n] == '`' {
+				n++
+			}
+			if end := bytes.Index(line[i+n:], bytes.Repeat([]byte{'`'}, n)); end >= 0 {
+				i += n + end + n - 1
+			} else {
+				i += n - 1
+			}
+		case ']':
+			if i+1 >= len(line) {
+				continue
+			}
+			switch line[i+1] {
+			case '(':
+				depth, j := 0, i+1
+				for ; j < len(line); j++ {
+					if line[j] == '(' {
+						depth++
+					} else if line[j] == ')' {
+						depth--
+						if depth == 0 {
+							break
+						}
+					}
+				}
+				if j < len(line) {
+					blank(off+i+1, off+j+1)
+					i = j
+				}
+			case '[':
+				if end := bytes.IndexByte(line[i+2:], ']'); end >= 0 {
+					blank(off+i+1, off+i+2+end+1)
+					i += 2 + end
+				}
+			}
+		}
+	}
 }

@@ -77,13 +77,26 @@ func TestPassagesFrontMatter(t *testing.T) {
 		return ps
 	}
 	got := fold(Passages(&rec, []byte(body)))
+	head := "math.Pi\nfunctions/math/Pi"
 	want := []fulltext.Passage{
-		{ID: "functions/math/Pi", Text: "math.Pi Lead text."},
-		{ID: "functions/math/Pi#", Text: "math.Pi math.Pi Returns the constant pi. math constant"},
-		{ID: "functions/math/Pi#usage", Text: "math.Pi ## Usage Use it."},
+		{ID: "functions/math/Pi", Text: "math.Pi Lead text.", Head: head},
+		{ID: "functions/math/Pi#", Text: "math.Pi math.Pi Returns the constant pi. math constant", Head: head,
+			Names: []string{"math.Pi", "Returns the constant pi."}},
+		{ID: "functions/math/Pi#usage", Text: "math.Pi ## Usage Use it.", Head: head + "\nUsage"},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("passages (-want +got)\n%s", d)
+	}
+	// Each passage cut alone is the one Passages cuts, less the names.
+	for _, p := range Passages(&rec, []byte(body)) {
+		alone, ok := PassageConfig{}.Passage(&rec, []byte(body), p.ID)
+		p.Names = nil
+		if d := cmp.Diff(p, alone); !ok || d != "" {
+			t.Errorf("Passage(%s) (-in Passages +alone), found %v:\n%s", p.ID, ok, d)
+		}
+	}
+	if _, ok := (PassageConfig{}).Passage(&rec, []byte(body), "functions/math/Pi#nope"); ok {
+		t.Error("Passage of a slug the record lacks")
 	}
 	// Ids only, for a delete: the same ids, the head included.
 	var ids []string
@@ -149,4 +162,50 @@ func TestWritePassages(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d passages written to %s", n, dst)
+}
+
+// TestHeadingPath: a section's head is the title, the path, the headings
+// above it (outermost first, the one that repeats the title left out) and
+// its own.
+func TestHeadingPath(t *testing.T) {
+	rec := docir.Record{ID: "configuration/front-matter", Title: "Front matter", Sections: []docir.Section{
+		{Heading: "Front matter", Level: 1}, {Heading: "Fields", Level: 2}, {Heading: "Dates", Level: 3},
+		{Heading: "Cascade", Level: 2}, {Heading: "Target", Level: 4},
+	}}
+	for i, want := range []string{
+		"Front matter\nconfiguration/front-matter\nFront matter",
+		"Front matter\nconfiguration/front-matter\nFields",
+		"Front matter\nconfiguration/front-matter\nFields\nDates",
+		"Front matter\nconfiguration/front-matter\nCascade",
+		"Front matter\nconfiguration/front-matter\nCascade\nTarget",
+	} {
+		if got := headingPath(&rec, i); got != want {
+			t.Errorf("section %d: %q, want %q", i, got, want)
+		}
+	}
+	if got := headingPath(&rec, -1); got != "Front matter\nconfiguration/front-matter" {
+		t.Errorf("lead: %q", got)
+	}
+}
+
+// TestProseLinks: link and image destinations, reference labels and
+// reference definitions are blanked (offsets kept); link text, footnotes
+// and links in code are kept.
+func TestProseLinks(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"see [the docs](/a/b#c) now", "see [the docs]         now"},
+		{"an ![image](img/x.png \"title\") here", "an ![image]                    here"},
+		{"nested [a](/x_(y)) end", "nested [a]" + strings.Repeat(" ", len("(/x_(y))")) + " end"},
+		{"by [reference][ref-1] and [collapsed][].", "by [reference]        and [collapsed]  ."},
+		{"[ref-1]: /configuration/front-matter/#dates \"Dates\"\nnext", strings.Repeat(" ", len(`[ref-1]: /configuration/front-matter/#dates "Dates"`)) + "\nnext"},
+		{"   [x]: https://example.com", strings.Repeat(" ", 27)},
+		{"[^1]: a footnote is prose", "[^1]: a footnote is prose"},
+		{"code `[a](/b)` stays", "code `[a](/b)` stays"},
+		{"```md\n[a](/b)\n[x]: /y\n```\nafter [c](/d)", "```md\n[a](/b)\n[x]: /y\n```\nafter [c]    "},
+		{"a [b] c", "a [b] c"},
+	} {
+		if got := Prose(tt.in, false); got != tt.want {
+			t.Errorf("Prose(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
 }

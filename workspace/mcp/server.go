@@ -59,8 +59,9 @@ const progressEvery = 250 * time.Millisecond
 
 // SearchSyntax and QuerySyntax spell out the two languages for an LLM.
 const (
-	SearchSyntax = `Free text: plain words, matched on word stems in every section (title and body). ` +
-		`A section matching more of the words, and rarer ones, ranks higher; there are no operators, quotes or fields. ` +
+	SearchSyntax = `Free text: plain words, matched on word stems in every section (its title, headings and body). ` +
+		`A section holding more of the words, rarer ones, and in the query's order, ranks higher; a query equal to a page's title ranks that page first. ` +
+		`"exact phrase" in double quotes matches only sections with those words adjacent, in order; -word or -"a phrase" leaves out the sections that hold it. ` +
 		`Each hit names its best section as matched_section.`
 	QuerySyntax = `Space-separated field:value terms, all of which must hold: kind:adr status:accepted. ` +
 		`Any of several values: status:accepted,proposed. Negation: -status:superseded. ` +

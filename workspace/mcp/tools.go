@@ -65,7 +65,7 @@ func tools(e *session.Engine, o Options) []tool {
 			params: reflect.TypeFor[docir.SearchParams](),
 			output: schemaFor[docir.SearchResult],
 			describe: map[string]string{
-				"query": "plain words (no operators), e.g. retry budget for outbound calls",
+				"query": `words, e.g. retry budget for outbound calls; "a phrase" for words adjacent in order, -word to leave out sections that hold it`,
 				"limit": limitDesc("documents to return"),
 			},
 		},
@@ -88,7 +88,7 @@ func tools(e *session.Engine, o Options) []tool {
 			params: reflect.TypeFor[docir.ContextParams](),
 			output: schemaFor[docir.ContextResult],
 			describe: map[string]string{
-				"query":  "plain words (no operators), as in search",
+				"query":  "free text, as in search (phrases and -word too)",
 				"budget": fmt.Sprintf("tokens the addresses to read next may add up to: %d to %d (default %d)", MinBudget, workspace.MaxBudget, docir.DefaultBudget),
 				"limit":  limitDesc("documents to rank"),
 			},

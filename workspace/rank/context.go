@@ -27,7 +27,7 @@ func Context(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.C
 	}
 	res := docir.ContextResult{Query: q, Budget: budget, Hits: []docir.ContextHit{}, Addresses: []string{}, Generation: snap.Generation()}
 	var all []planned
-	_, err = eachHit(ctx, snap, idx, q, limit, func(f *found) error {
+	_, err = eachHit(ctx, snap, idx, q, limit, false, func(f *found) error {
 		tc := newTokenCounter(f.body)
 		start := min(f.rec.BodyStart, len(f.body))
 		ch := docir.ContextHit{Hit: f.hit(), Tokens: tc.count(start, len(f.body)), Outline: []docir.OutlineEntry{}}

@@ -10,6 +10,7 @@
 package rank
 
 import (
+	"container/heap"
 	"context"
 	"sort"
 	"strings"
@@ -30,12 +31,24 @@ const MaxQueryBytes = 4096
 // Search ranks documents for a free-text query; each hit names the section
 // where the match is best.
 func Search(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.SearchParams) (docir.SearchResult, error) {
+	return search(ctx, snap, idx, p, false)
+}
+
+// Reference is Search by an exhaustive reading: every passage that holds a
+// query word is scored on its text alone. It is what Search must answer
+// (TestRankSafe), at the cost of reading the text of every such passage;
+// tests and audits call it, never a transport.
+func Reference(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.SearchParams) (docir.SearchResult, error) {
+	return search(ctx, snap, idx, p, true)
+}
+
+func search(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.SearchParams, exhaustive bool) (docir.SearchResult, error) {
 	q, limit, err := CheckQuery("search", p.Query, p.Limit)
 	if err != nil {
 		return docir.SearchResult{}, err
 	}
 	res := docir.SearchResult{Query: q, Hits: []docir.Hit{}}
-	res.Total, err = eachHit(ctx, snap, idx, q, limit, func(h *found) error {
+	res.Total, err = eachHit(ctx, snap, idx, q, limit, exhaustive, func(h *found) error {
 		res.Hits = append(res.Hits, h.hit())
 		return nil
 	})
@@ -73,12 +86,12 @@ type found struct {
 // eachHit ranks documents for q and calls fn for each one still in the
 // generation, in rank order, with its matched section chosen. It returns
 // the number of matching passages.
-func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string, limit int, fn func(*found) error) (int, error) {
+func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string, limit int, exhaustive bool, fn func(*found) error) (int, error) {
 	ft, err := idx()
 	if err != nil {
 		return 0, err
 	}
-	r := &ranking{ctx: ctx, ft: ft, snap: snap, docs: map[string]*docText{}}
+	r := &ranking{ctx: ctx, ft: ft, snap: snap, docs: map[string]*docText{}, exhaustive: exhaustive}
 	// Search with the front-matter fields the generation was indexed with.
 	if fm, ok, err := snap.FrontMatter(); err != nil {
 		return 0, err
@@ -118,15 +131,18 @@ type ranking struct {
 	text string               // the query as plainName has it
 	docs map[string]*docText  // nil value: not in the generation
 	pc   ingest.PassageConfig // the front matter the generation's index holds
+	// exhaustive: every passage that holds a query word is scored on its
+	// text alone (Reference), not read rank-safely.
+	exhaustive bool
 }
 
-// docText is a document read from the generation, with the text of its
-// passages as the index was given them.
+// docText is a document read from the generation, with the passages the
+// ranking has cut of it as the index was given them.
 type docText struct {
 	pc       ingest.PassageConfig
 	rec      docir.Record
 	body     []byte
-	passages map[string]string // passage id -> text; built on first use
+	passages map[string]fulltext.Passage // by passage id, cut on first use
 }
 
 func (r *ranking) doc(id string) (*docText, error) {
@@ -145,119 +161,239 @@ func (r *ranking) doc(id string) (*docText, error) {
 	return d, nil
 }
 
-func (d *docText) passage(id string) string {
-	if d.passages == nil {
-		ps := d.pc.Passages(&d.rec, d.body)
-		d.passages = make(map[string]string, len(ps))
-		for _, p := range ps {
-			d.passages[p.ID] = p.Text
-		}
+// passage is the document's passage with id (empty when it has none).
+func (d *docText) passage(id string) fulltext.Passage {
+	if p, ok := d.passages[id]; ok {
+		return p
 	}
-	return d.passages[id]
+	p, _ := d.pc.Passage(&d.rec, d.body, id)
+	if d.passages == nil {
+		d.passages = map[string]fulltext.Passage{}
+	}
+	d.passages[id] = p
+	return p
 }
 
-// RescoreDepth is how many of the index's best passages are scored again on
-// their text, with word order (fulltext.Index.Rescore).
-//
-// 40 keeps RFC document recall@1 at 0.987 (20: 0.970, 60: 0.997, at 1.5
-// times the query time); the Hugo and tldr sets do not move from 20 up.
-const RescoreDepth = 40
-
-// rank scores documents for a free-text query. The index scores passages
-// (section texts) on their words; the best RescoreDepth of them are scored
-// again on their text, where the query's words in the query's order count.
-// A document scores as its best passage, which is its matched section, and
-// keeps its other matching passages in score order. Passages are read in
-// growing windows until limit documents are found or the matches run out.
-// total is the number of matching passages.
+// rank ranks documents for a free-text query: each scores as its best
+// passage (fulltext's score: its words, their pairs and run in the query's
+// order), and a document the query names (its title or description, see
+// names) goes above every document the query only matches. The ranking is
+// the one an exhaustive reading of every passage that holds a query word
+// would give (Reference), read rank-safely: passages are scored in order of
+// their bound (the best score their term counts allow) until no bound left
+// can reach the limit-th document's score (see fulltext's retrieve.go). A
+// document keeps its scored passages, best first. total is the number of
+// passages that hold a query word.
 func (r *ranking) rank(q string, limit int) ([]rankedDoc, int, error) {
 	pq, err := r.ft.Prepare(r.ctx, q)
 	if err != nil {
 		return nil, 0, err
 	}
-	r.q, r.text = pq, plainName(q)
-	var docs []rankedDoc
-	at := map[string]int{}
-	add := func(ms []fulltext.Match) {
-		for _, m := range ms {
-			id, slug, _ := strings.Cut(m.ID, "#")
-			i, ok := at[id]
-			if !ok {
-				i = len(docs)
-				at[id] = i
-				docs = append(docs, rankedDoc{id: id, score: m.Score})
-			}
-			docs[i].passages = append(docs[i].passages, passageHit{slug: slug, score: m.Score})
-		}
+	r.q, r.text = pq, plainName(pq.Text())
+	if len(pq.Terms()) == 0 {
+		return nil, 0, nil
 	}
-	window, offset := max(4*limit, 40, RescoreDepth), 0
-	floor := 0.0 // the lowest rescored score: passages past the rescored ones score below it
+	rt, err := r.ft.Retrieve(r.ctx, pq)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rt.Close()
+	total, err := rt.Total()
+	if err != nil {
+		return nil, 0, err
+	}
+	b := &board{k: limit, docs: map[string]*rankedDoc{}}
+	floor := rt.StartFloor()
+	if r.exhaustive {
+		floor = 0
+	}
+	scored := map[uint64]bool{}
 	for {
-		matches, total, err := r.ft.Page(r.ctx, pq, window, offset)
+		cands, err := rt.Candidates(floor)
 		if err != nil {
 			return nil, 0, err
 		}
-		if offset == 0 {
-			n := min(RescoreDepth, len(matches))
-			if floor, err = r.rescore(matches[:n]); err != nil {
+		// Best bound first: a heap, since the reading usually stops long
+		// before the last candidate.
+		h := &byBound{cands: cands}
+		heap.Init(h)
+		for h.Len() > 0 {
+			c := heap.Pop(h).(*fulltext.Candidate)
+			if scored[c.Number()] {
+				continue
+			}
+			if !r.exhaustive && c.Bound <= b.theta() {
+				break
+			}
+			scored[c.Number()] = true
+			id, err := rt.ID(c)
+			if err != nil {
 				return nil, 0, err
 			}
-		} else {
-			for i := range matches {
-				matches[i].Score = min(matches[i].Score, floor)
+			docID, slug, _ := strings.Cut(id, "#")
+			if d, ok := b.docs[docID]; ok && !r.exhaustive && d.score >= c.Bound {
+				continue // cannot raise its document's score: a document scores as its best passage
 			}
+			d, err := r.doc(docID)
+			if err != nil {
+				return nil, 0, err
+			}
+			if d == nil {
+				continue // gone from the generation
+			}
+			var score float64
+			if r.exhaustive {
+				score = r.ft.ScorePassage(pq, d.passage(id))
+			} else {
+				score = rt.Score(c, d.passage(id).Text)
+			}
+			b.add(docID, slug, score)
 		}
-		add(matches)
-		offset += len(matches)
-		if len(docs) >= limit || len(matches) < window || uint64(offset) >= total || offset >= maxPassages {
-			return docs[:min(limit, len(docs))], int(total), nil
+		theta := b.theta()
+		if r.exhaustive || floor <= theta {
+			break
 		}
-		window *= 4
+		floor = theta
 	}
+	named, err := r.named(rt, b)
+	if err != nil {
+		return nil, 0, err
+	}
+	return b.ranking(named, limit), int(total), nil
 }
 
-// rescore scores ms again on their passages' text and sorts them best
-// first (index order among equals); it returns the lowest score. A passage
-// whose document is gone keeps its place with its index score.
-func (r *ranking) rescore(ms []fulltext.Match) (float64, error) {
-	floor := 0.0
-	for i := range ms {
-		id, _, _ := strings.Cut(ms[i].ID, "#")
-		d, err := r.doc(id)
+// byBound is a max-heap of candidates by bound (the first read first among
+// equals).
+type byBound struct {
+	cands []fulltext.Candidate
+	idx   []int32
+}
+
+func (h *byBound) Len() int {
+	if h.idx == nil {
+		h.idx = make([]int32, len(h.cands))
+		for i := range h.idx {
+			h.idx[i] = int32(i)
+		}
+	}
+	return len(h.idx)
+}
+
+func (h *byBound) Less(i, j int) bool {
+	a, b := &h.cands[h.idx[i]], &h.cands[h.idx[j]]
+	if a.Bound != b.Bound {
+		return a.Bound > b.Bound
+	}
+	return h.idx[i] < h.idx[j]
+}
+
+func (h *byBound) Swap(i, j int) { h.idx[i], h.idx[j] = h.idx[j], h.idx[i] }
+func (h *byBound) Push(any)      { panic("byBound: push") }
+func (h *byBound) Pop() any {
+	n := len(h.idx) - 1
+	c := &h.cands[h.idx[n]]
+	h.idx = h.idx[:n]
+	return c
+}
+
+// named finds the documents the query names and scores each, when its
+// passages were not read, by the passage that holds the name. It returns
+// each one's level (see names).
+func (r *ranking) named(rt *fulltext.Retrieval, b *board) (map[string]int, error) {
+	ids, err := rt.Named()
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	out := map[string]int{}
+	for _, id := range ids {
+		docID, slug, _ := strings.Cut(id, "#")
+		d, err := r.doc(docID)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
-		if d != nil {
-			ms[i].Score = r.ft.Rescore(r.q, d.passage(ms[i].ID))
-		}
-		if i == 0 || ms[i].Score < floor {
-			floor = ms[i].Score
-		}
-	}
-	// A query that equals a document's title or description asks for that
-	// document: it goes above every document that the query only matches,
-	// and one that says it as written (up to case and spacing) above one
-	// equal only once analyzed ("Glob patterns" above "glob pattern").
-	top := 0.0
-	for _, m := range ms {
-		top = max(top, m.Score)
-	}
-	named := map[string]int{}
-	for i := range ms {
-		id, _, _ := strings.Cut(ms[i].ID, "#")
-		d := r.docs[id]
 		if d == nil {
 			continue
 		}
-		is, ok := named[id]
-		if !ok {
-			is = r.names(d)
-			named[id] = is
+		level := r.names(d)
+		if level == 0 {
+			continue
 		}
-		ms[i].Score += float64(is) * top
+		out[docID] = max(out[docID], level)
+		if _, ok := b.docs[docID]; !ok {
+			b.add(docID, slug, r.ft.ScorePassage(r.q, d.passage(id)))
+		}
 	}
-	sort.SliceStable(ms, func(a, b int) bool { return ms[a].Score > ms[b].Score })
-	return floor, nil
+	return out, nil
+}
+
+// board is the documents a ranking has scored, each with its passages, and
+// the limit-th best document score among them (theta): the score a
+// passage must pass to change the top of the ranking.
+type board struct {
+	k     int
+	docs  map[string]*rankedDoc
+	order []string // documents in the order first scored
+	th    float64
+	dirty bool
+}
+
+// add records a passage's score; one that scores 0 (a phrase it lacks, an
+// excluded word) does not match.
+func (b *board) add(docID, slug string, score float64) {
+	if score <= 0 {
+		return
+	}
+	d, ok := b.docs[docID]
+	if !ok {
+		d = &rankedDoc{id: docID}
+		b.docs[docID] = d
+		b.order = append(b.order, docID)
+	}
+	d.passages = append(d.passages, passageHit{slug: slug, score: score})
+	if score > d.score {
+		d.score = score
+		b.dirty = b.dirty || score > b.th
+	}
+}
+
+// theta is the limit-th best document score, 0 while fewer documents
+// matched.
+func (b *board) theta() float64 {
+	if !b.dirty {
+		return b.th
+	}
+	b.dirty = false
+	if len(b.docs) < b.k {
+		b.th = 0
+		return 0
+	}
+	scores := make([]float64, 0, len(b.docs))
+	for _, d := range b.docs {
+		scores = append(scores, d.score)
+	}
+	sort.Sort(sort.Reverse(sort.Float64Slice(scores)))
+	b.th = scores[b.k-1]
+	return b.th
+}
+
+// ranking lists the named documents first (as written before once
+// analyzed, then by score), then the others by score (the first scored
+// first among equals), at most limit, each with its passages best first.
+func (b *board) ranking(named map[string]int, limit int) []rankedDoc {
+	out := make([]rankedDoc, 0, len(b.docs))
+	for _, id := range b.order {
+		d := b.docs[id]
+		sort.SliceStable(d.passages, func(i, j int) bool { return d.passages[i].score > d.passages[j].score })
+		out = append(out, *d)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		ni, nj := named[out[i].id], named[out[j].id]
+		if ni != nj {
+			return ni > nj
+		}
+		return out[i].score > out[j].score
+	})
+	return out[:min(limit, len(out))]
 }
 
 // names tells how the query equals one of the document's names (see
@@ -282,9 +418,6 @@ func (r *ranking) names(d *docText) int {
 func plainName(s string) string {
 	return strings.TrimRight(strings.Join(strings.Fields(s), " "), ".:;!?")
 }
-
-// maxPassages bounds how many passages one ranking reads.
-const maxPassages = 20000
 
 // chooseSection settles which of a ranked document's sections is its
 // matched section. The title is part of every passage's text, so a query
@@ -337,11 +470,11 @@ func (r *ranking) chooseSection(f *found) error {
 		ids = append(ids, rec.ID+"#"+sec.Slug)
 	}
 	for _, id := range ids {
-		text := d2.passage(id)
-		if text == "" {
+		p := d2.passage(id)
+		if p.Text == "" {
 			continue
 		}
-		if sc := r.ft.Rescore(rest, text); sc > best {
+		if sc := r.ft.ScorePassage(rest, p); sc > best {
 			_, slug, _ := strings.Cut(id, "#")
 			best, bestSlug = sc, slug
 		}

@@ -1,0 +1,325 @@
+package fulltext
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+)
+
+// MaxQueryTerms bounds the distinct terms of one query; a longer query is
+// cut, keeping its first terms.
+const MaxQueryTerms = 256
+
+// Query is a free-text query prepared against one index: its positive
+// terms (the words it is ranked by), each one's weight there, the pairs of
+// adjacent terms that Rescore looks for in a passage's text, and what the
+// query's syntax requires or excludes (see Syntax).
+type Query struct {
+	text   string   // the positive text (Syntax.Text)
+	tokens []string // the positive terms in order, repeats included
+	terms  []string // distinct, in order of first occurrence
+	index  map[string]int
+	idf    []float64 // by term: 1 + ln(passages / (df+1)), as bleve's tf-idf
+	df     []uint64  // by term: the passages that hold it (in their text or head, the more)
+	pairs  []pair
+	at     [][]int // term index -> the query positions it is at (0 to span-1)
+	span   int     // the query's positions: its words
+
+	required []bool   // by term: a term of a positive phrase, which every match holds
+	phrases  []*Query // positive phrases of two or more words: every match has each as a run
+	not      []string // excluded terms: a passage that holds one does not match
+	notRuns  []*Query // excluded phrases of two or more words
+	probes   []probe  // the query's terms', then its excluded phrases' (see mayHold)
+}
+
+// pair is two adjacent terms of a query, and the weight Rescore gives the
+// pair when a passage has them adjacent in the same order.
+type pair struct {
+	a, b int // indexes into the query's terms
+	idf  float64
+}
+
+// Prepare analyzes text as a query against x (see ParseSyntax for what it
+// may say beyond its words).
+func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
+	syn := ParseSyntax(text)
+	q := x.positive(syn.Text)
+	if len(q.terms) > 0 {
+		r, err := x.idx.Reader()
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		total, err := r.DocCount()
+		if err != nil {
+			return nil, err
+		}
+		q.idf = make([]float64, len(q.terms))
+		q.df = make([]uint64, len(q.terms))
+		idf := func(df uint64) float64 { return 1 + math.Log(float64(total)/float64(df+1)) }
+		for i, t := range q.terms {
+			// A term's weight is the text's and the heads' alike: the
+			// passages that hold it are at least as many as in either.
+			for _, field := range []string{FieldText, FieldHead} {
+				tfr, err := r.TermFieldReader(ctx, []byte(t), field, false, false, false)
+				if err != nil {
+					return nil, err
+				}
+				q.df[i] = max(q.df[i], tfr.Count())
+				tfr.Close()
+			}
+			q.idf[i] = idf(q.df[i])
+		}
+		// A pair is at least as rare as the rarer of its words: its idf
+		// is at least that word's, the least the index can prove of it
+		// without positions. A pair of common words ("of the") weighs
+		// as a common word, one with a rare word as the rare word.
+		for i := range q.pairs {
+			q.pairs[i].idf = max(q.idf[q.pairs[i].a], q.idf[q.pairs[i].b])
+		}
+	}
+	q.required = make([]bool, len(q.terms))
+	for _, ph := range syn.Phrases {
+		sub := x.positive(ph)
+		for _, t := range sub.terms {
+			if k, ok := q.index[t]; ok {
+				q.required[k] = true
+			}
+		}
+		if sub.span >= 2 {
+			q.phrases = append(q.phrases, sub)
+		}
+	}
+	for _, n := range syn.Not {
+		sub := x.positive(n)
+		switch {
+		case sub.span >= 2:
+			q.notRuns = append(q.notRuns, sub)
+		case len(sub.terms) > 0:
+			q.not = append(q.not, sub.terms...)
+		}
+	}
+	q.prepareProbes()
+	return q, nil
+}
+
+// positive is the terms, positions and pairs of text, analyzed as a
+// query's words (no weights).
+func (x *Index) positive(text string) *Query {
+	stream := x.analyze(text)
+	toks := make([]string, len(stream))
+	for i, t := range stream {
+		toks[i] = string(t.Term)
+	}
+	q := &Query{text: text, tokens: toks, index: map[string]int{}}
+	for _, t := range toks {
+		if _, ok := q.index[t]; !ok && len(q.terms) < MaxQueryTerms {
+			q.index[t] = len(q.terms)
+			q.terms = append(q.terms, t)
+		}
+	}
+	if len(q.terms) == 0 {
+		return q
+	}
+	// Positions, numbered from 0; tokens at one position count once.
+	q.at = make([][]int, len(q.terms))
+	q.span = -1
+	last := -1
+	for i, t := range toks {
+		k, ok := q.index[t]
+		if !ok {
+			continue
+		}
+		if stream[i].Position != last {
+			last = stream[i].Position
+			q.span++
+		}
+		if !slices.Contains(q.at[k], q.span) {
+			q.at[k] = append(q.at[k], q.span)
+		}
+	}
+	q.span++
+	q.pairs = pairsOf(q, stream, toks)
+	return q
+}
+
+// pairsOf lists the pairs of q's terms at adjacent positions of stream, in
+// order, each once; a term is never paired with itself.
+func pairsOf(q *Query, stream analysis.TokenStream, toks []string) []pair {
+	var out []pair
+	seen := map[[2]int]bool{}
+	for i := range stream {
+		a, ok := q.index[toks[i]]
+		if !ok {
+			continue
+		}
+		p := stream[i].Position
+		j := i + 1
+		for j < len(stream) && stream[j].Position == p {
+			j++
+		}
+		for ; j < len(stream) && stream[j].Position == p+1; j++ {
+			b, ok := q.index[toks[j]]
+			k := [2]int{a, b}
+			if !ok || a == b || seen[k] {
+				continue
+			}
+			seen[k] = true
+			out = append(out, pair{a: a, b: b})
+		}
+	}
+	return out
+}
+
+// Text is the query's positive text: its words and the words of its
+// phrases, without its syntax.
+func (q *Query) Text() string { return q.text }
+
+// Plain reports whether the query is words only: no phrase, no exclusion.
+// Only a plain query can name a document (see Index.Named).
+func (q *Query) Plain() bool {
+	return len(q.phrases) == 0 && len(q.not) == 0 && len(q.notRuns) == 0 && !slices.Contains(q.required, true)
+}
+
+// Equal reports whether text analyzes to the query's terms, in the same
+// order: the query says text, up to case, plural and punctuation.
+func (x *Index) Equal(q *Query, text string) bool {
+	return len(q.tokens) > 0 && slices.Equal(q.tokens, x.tokens(text))
+}
+
+// Without returns q without the terms of known, and without the pairs that
+// hold one: what the query says beyond a document's title, say. What the
+// query excludes it still excludes; its phrases are not kept.
+func (q *Query) Without(known map[string]bool) *Query {
+	out := &Query{text: q.text, index: map[string]int{}, not: q.not, notRuns: q.notRuns}
+	for _, t := range q.tokens {
+		if !known[t] {
+			out.tokens = append(out.tokens, t)
+		}
+	}
+	// The words left keep their positions: a run of them in the text is
+	// in order only where they were adjacent in the query.
+	kept := map[int]bool{}
+	for k, t := range q.terms {
+		if !known[t] {
+			out.index[t] = len(out.terms)
+			out.terms = append(out.terms, t)
+			out.at = append(out.at, q.at[k])
+			out.idf = append(out.idf, q.idf[k])
+			out.df = append(out.df, q.df[k])
+			for _, p := range q.at[k] {
+				kept[p] = true
+			}
+		}
+	}
+	out.span = len(kept)
+	for _, p := range q.pairs {
+		a, b := q.terms[p.a], q.terms[p.b]
+		if !known[a] && !known[b] {
+			out.pairs = append(out.pairs, pair{a: out.index[a], b: out.index[b], idf: p.idf})
+		}
+	}
+	out.required = make([]bool, len(out.terms))
+	out.prepareProbes()
+	return out
+}
+
+// Terms returns the query's distinct positive terms.
+func (q *Query) Terms() []string { return q.terms }
+
+// probe is what a paragraph must contain, ignoring ASCII case, to hold a
+// term (see mayHold).
+type probe struct {
+	s string
+	// never: the term cannot come from ASCII text (it is not ASCII).
+	never bool
+}
+
+// prepareProbes sets the probes of the query's terms and of its excluded
+// phrases' terms.
+func (q *Query) prepareProbes() {
+	q.probes = q.probes[:0]
+	for _, t := range q.terms {
+		q.probes = append(q.probes, newProbe(t))
+	}
+	for _, nr := range q.notRuns {
+		for _, t := range nr.terms {
+			q.probes = append(q.probes, newProbe(t))
+		}
+	}
+}
+
+// newProbe is the probe of term t: a lower-case ASCII term comes from
+// text that holds it less its last letter ("polic" for "policy", found in
+// "Policies"; a term of one or two letters, as it is), because analysis
+// lower-cases, splits identifiers and changes only the end of a word
+// (possessives, plurals). A term that is not ASCII never comes from ASCII
+// text.
+func newProbe(t string) probe {
+	if !isASCIILower(t) {
+		return probe{never: true}
+	}
+	if len(t) > 2 {
+		t = t[:len(t)-1]
+	}
+	return probe{s: t}
+}
+
+// mayHold reports whether an ASCII paragraph may hold one of the query's
+// terms or of its excluded phrases' (see probe).
+func (q *Query) mayHold(para string) bool {
+	for _, p := range q.probes {
+		if !p.never && containsFold(para, p.s) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s contains the lower-case ASCII probe p,
+// ignoring ASCII case.
+func containsFold(s, p string) bool {
+	if p == "" {
+		return true
+	}
+	first := p[0]
+	upper := first
+	if 'a' <= first && first <= 'z' {
+		upper = first - 'a' + 'A'
+	}
+	for i := 0; i+len(p) <= len(s); i++ {
+		if c := s[i]; c != first && c != upper {
+			continue
+		}
+		j := 1
+		for j < len(p) {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != p[j] {
+				break
+			}
+			j++
+		}
+		if j == len(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// nameTerm is the index term that a document's name holds: its analyzed
+// terms joined by NUL, after a NUL, which no analyzed word holds, so that
+// no word of any text is a name term. Names of more than MaxNameTerms
+// terms are not indexed as names.
+func nameTerm(tokens []string) string {
+	return "\x00" + strings.Join(tokens, "\x00")
+}
+
+// MaxNameTerms bounds the terms of a name that is indexed as a name (see
+// Passage.Names).
+const MaxNameTerms = 64

@@ -1,0 +1,501 @@
+package fulltext
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	index "github.com/blevesearch/bleve_index_api"
+)
+
+// Rank-safe retrieval. A search wants the k best documents under the
+// score of score.go, each scoring as its best passage. Reading the text of
+// every passage that holds a query word would give them, at the cost of
+// reading most of the corpus for a query of common words; scoring on the
+// index alone would miss word order. A Retrieval gives the caller what it
+// needs to do neither:
+//
+//   - Candidates(floor) enumerates every passage whose bound (Query.bound:
+//     the best score its term counts and length allow, whatever its word
+//     order) is above floor, with those counts. It reads the postings of
+//     only the query's essential terms: the terms, rarest first, without
+//     which a passage bounds at floor or below (Query.setBound, as in
+//     MaxScore); the others are looked up for those passages only
+//     (postings Advance), never read whole.
+//   - Score(c, text) is a candidate's exact score, its pairs and run read
+//     from its text (a candidate that cannot hold a pair is exact already).
+//
+// The caller scores candidates in order of bound and stops when the next
+// bound cannot reach the k-th best document found; when floor was above
+// that score, it asks again with floor lowered to it (rank.go). No passage
+// it did not score can rank in the top k: each bounds at or below the k-th
+// score. TestRankSafe holds the result to an exhaustive reading.
+
+// Retrieval is one query's reading of the index, on a snapshot held until
+// Close.
+type Retrieval struct {
+	x   *Index
+	q   *Query
+	ctx context.Context
+	r   index.IndexReader
+}
+
+// Candidate is a passage whose bound passed a Candidates floor, with what
+// the index holds of it.
+type Candidate struct {
+	Bound float64 // no order of its words scores more
+	Exact bool    // Bound is its score: its text can change nothing
+	num   uint64  // the passage's number in the snapshot
+	st    stats   // its term counts and lengths (text and head)
+}
+
+// Retrieve opens a reading of the index for q; Close releases it.
+func (x *Index) Retrieve(ctx context.Context, q *Query) (*Retrieval, error) {
+	r, err := x.idx.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("open index reader: %w", err)
+	}
+	return &Retrieval{x: x, q: q, ctx: ctx, r: r}, nil
+}
+
+// Close releases the snapshot.
+func (rt *Retrieval) Close() error { return rt.r.Close() }
+
+// StartFloor is a first floor to ask Candidates for: the bound of the
+// passages that lack the query's rarest term, so that the first reading
+// goes through that term's postings only.
+func (rt *Retrieval) StartFloor() float64 {
+	q := rt.q
+	if len(q.terms) < 2 {
+		return 0
+	}
+	rarest := 0
+	for k := range q.terms {
+		if q.df[k] < q.df[rarest] {
+			rarest = k
+		}
+	}
+	in := make([]bool, len(q.terms))
+	for k := range in {
+		in[k] = k != rarest
+	}
+	return q.setBound(in)
+}
+
+// essential picks the terms whose postings a reading with floor must go
+// through: every passage that bounds above floor holds one of them. The
+// others are taken, most common first, while the set of them alone still
+// bounds at floor or below; when the query has required terms, the rarest
+// of them alone is essential if that reads fewer postings.
+func (q *Query) essential(floor float64) []bool {
+	order := make([]int, len(q.terms))
+	for k := range order {
+		order[k] = k
+	}
+	sort.SliceStable(order, func(a, b int) bool { return q.df[order[a]] > q.df[order[b]] })
+	rest := make([]bool, len(q.terms))
+	for _, k := range order {
+		rest[k] = true
+		if q.setBound(rest) > floor {
+			rest[k] = false
+			break
+		}
+	}
+	ess := make([]bool, len(q.terms))
+	var reads uint64
+	for k := range ess {
+		ess[k] = !rest[k]
+		if ess[k] {
+			reads += q.df[k]
+		}
+	}
+	req := -1
+	for k, r := range q.required {
+		if r && (req < 0 || q.df[k] < q.df[req]) {
+			req = k
+		}
+	}
+	if req >= 0 && q.df[req] < reads {
+		clear(ess)
+		ess[req] = true
+	}
+	return ess
+}
+
+// cursor is a term's postings in one field, read in passage order.
+type cursor struct {
+	term int  // the query term; -1: an excluded term
+	head bool // the head field, else the text
+	tfr  index.TermFieldReader
+	doc  index.TermFieldDoc
+	at   uint64 // the passage it is on
+	done bool
+}
+
+func (c *cursor) next() error {
+	d, err := c.tfr.Next(&c.doc)
+	c.set(d)
+	return err
+}
+
+// seek moves the cursor to the first passage at or after num.
+func (c *cursor) seek(num uint64) error {
+	if c.done || c.at >= num {
+		return nil
+	}
+	d, err := c.tfr.Advance(index.NewIndexInternalID(nil, num), &c.doc)
+	c.set(d)
+	return err
+}
+
+func (c *cursor) set(d *index.TermFieldDoc) {
+	if d == nil {
+		c.done = true
+		return
+	}
+	c.at = d.ID.Value()
+}
+
+// length is the terms a field holds, from its norm (1/√length).
+func length(norm float64) int {
+	if norm <= 0 {
+		return 0
+	}
+	return int(math.Round(1 / (norm * norm)))
+}
+
+// Candidates returns every passage whose bound is above floor, in passage
+// order, skipping those that hold an excluded term. A passage is found by
+// a query term in its text or in its head.
+func (rt *Retrieval) Candidates(floor float64) (out []Candidate, err error) {
+	q := rt.q
+	if len(q.terms) == 0 {
+		return nil, nil
+	}
+	ess := q.essential(floor)
+	open := func(t string, term int, head bool) (*cursor, error) {
+		field := FieldText
+		if head {
+			field = FieldHead
+		}
+		tfr, err := rt.r.TermFieldReader(rt.ctx, []byte(t), field, term >= 0, term >= 0, false)
+		if err != nil {
+			return nil, err
+		}
+		return &cursor{term: term, head: head, tfr: tfr}, nil
+	}
+	var lead, probe []*cursor
+	defer func() {
+		for _, c := range slices.Concat(lead, probe) {
+			if cerr := c.tfr.Close(); err == nil && cerr != nil {
+				err = cerr
+			}
+		}
+	}()
+	for k, t := range q.terms {
+		for _, head := range []bool{false, true} {
+			c, err := open(t, k, head)
+			if err != nil {
+				return nil, err
+			}
+			if ess[k] {
+				lead = append(lead, c)
+				if err := c.next(); err != nil {
+					return nil, err
+				}
+			} else {
+				probe = append(probe, c)
+			}
+		}
+	}
+	for _, t := range q.not {
+		c, err := open(t, -1, false)
+		if err != nil {
+			return nil, err
+		}
+		probe = append(probe, c)
+	}
+	n := len(q.terms)
+	slab := make([]int32, 0, 1024)
+	st := stats{tf: make([]int32, n), hf: make([]int32, n)}
+	for steps := 0; ; steps++ {
+		if steps&1023 == 0 {
+			if err := rt.ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		num, any := uint64(math.MaxUint64), false
+		for _, c := range lead {
+			if !c.done && c.at < num {
+				num, any = c.at, true
+			}
+		}
+		if !any {
+			return out, nil
+		}
+		clear(st.tf)
+		clear(st.hf)
+		st.length, st.hlength = 0, 0
+		take := func(c *cursor) {
+			if c.head {
+				st.hf[c.term] = int32(c.doc.Freq)
+				st.hlength = length(c.doc.Norm)
+			} else {
+				st.tf[c.term] = int32(c.doc.Freq)
+				st.length = length(c.doc.Norm)
+			}
+		}
+		for _, c := range lead {
+			if !c.done && c.at == num {
+				take(c)
+				if err := c.next(); err != nil {
+					return nil, err
+				}
+			}
+		}
+		excluded := false
+		for _, c := range probe {
+			if err := c.seek(num); err != nil {
+				return nil, err
+			}
+			if c.done || c.at != num {
+				continue
+			}
+			if c.term < 0 {
+				excluded = true
+				break
+			}
+			take(c)
+		}
+		if excluded {
+			continue
+		}
+		b := q.bound(&st)
+		if b <= floor {
+			continue
+		}
+		if len(slab)+2*n > cap(slab) {
+			slab = make([]int32, 0, max(1024, 2*n))
+		}
+		slab = append(slab, st.tf...)
+		slab = append(slab, st.hf...)
+		kept := stats{tf: slab[len(slab)-2*n : len(slab)-n], hf: slab[len(slab)-n:], length: st.length, hlength: st.hlength}
+		out = append(out, Candidate{Bound: b, Exact: q.exact(kept.tf), num: num, st: kept})
+	}
+}
+
+// ID is the passage id of a candidate.
+func (rt *Retrieval) ID(c *Candidate) (string, error) {
+	return rt.r.ExternalID(index.NewIndexInternalID(nil, c.num))
+}
+
+// Number is the candidate's passage number in the retrieval's snapshot:
+// the same passage has the same number in every Candidates of it.
+func (c *Candidate) Number() uint64 { return c.num }
+
+// Score is a candidate's exact score: its term counts and length from the
+// index, its pairs, run and phrases from text, the passage's text as it was
+// indexed. Only the paragraphs that may hold a pair are analyzed.
+func (rt *Retrieval) Score(c *Candidate, text string) float64 {
+	if c.Exact {
+		return c.Bound
+	}
+	q := rt.q
+	toks, skip := rt.x.pairable(q, text)
+	o := newOrder(toks, skip)
+	f := q.walk(toks, o)
+	if !q.runsPass(toks, skip) {
+		return 0
+	}
+	run := f.run
+	if run == 0 && slices.ContainsFunc(c.st.tf, func(n int32) bool { return n > 0 }) {
+		run = 1 // a word the paragraphs not read hold
+	}
+	return q.score(&c.st, f.pairTF, run)
+}
+
+// Total counts the passages that hold any of the query's words, in their
+// text or head: what the index matched before phrases and exclusions
+// narrow it. Postings are
+// united as bitmaps, segment by segment (bleve's unadorned disjunction),
+// not read with their counts.
+func (rt *Retrieval) Total() (uint64, error) {
+	q := rt.q
+	if len(q.terms) == 0 {
+		return 0, nil
+	}
+	var tfrs []index.TermFieldReader
+	defer func() {
+		for _, t := range tfrs {
+			t.Close()
+		}
+	}()
+	var octx index.OptimizableContext
+	for _, t := range q.terms {
+		for _, field := range []string{FieldText, FieldHead} {
+			tfr, err := rt.r.TermFieldReader(rt.ctx, []byte(t), field, false, false, false)
+			if err != nil {
+				return 0, err
+			}
+			tfrs = append(tfrs, tfr)
+		}
+	}
+	if len(tfrs) == 1 {
+		return tfrs[0].Count(), nil
+	}
+	for _, tfr := range tfrs {
+		o, ok := tfr.(index.Optimizable)
+		if !ok {
+			return rt.countAll(tfrs)
+		}
+		var err error
+		if octx, err = o.Optimize("disjunction:unadorned", octx); err != nil {
+			return 0, err
+		}
+		if octx == nil {
+			return rt.countAll(tfrs)
+		}
+	}
+	opt, err := octx.Finish()
+	if err != nil {
+		return 0, err
+	}
+	union, ok := opt.(index.TermFieldReader)
+	if !ok {
+		return rt.countAll(tfrs)
+	}
+	defer union.Close()
+	return count(rt.ctx, union)
+}
+
+// countAll counts the passages any of tfrs holds by reading them side by
+// side: the way when the index cannot unite them as bitmaps.
+func (rt *Retrieval) countAll(tfrs []index.TermFieldReader) (uint64, error) {
+	cs := make([]*cursor, len(tfrs))
+	for i, t := range tfrs {
+		cs[i] = &cursor{tfr: t}
+		if err := cs[i].next(); err != nil {
+			return 0, err
+		}
+	}
+	var n uint64
+	for {
+		num, any := uint64(math.MaxUint64), false
+		for _, c := range cs {
+			if !c.done && c.at < num {
+				num, any = c.at, true
+			}
+		}
+		if !any {
+			return n, nil
+		}
+		n++
+		for _, c := range cs {
+			if !c.done && c.at == num {
+				if err := c.next(); err != nil {
+					return 0, err
+				}
+			}
+		}
+	}
+}
+
+func count(ctx context.Context, tfr index.TermFieldReader) (uint64, error) {
+	var n uint64
+	var d index.TermFieldDoc
+	for {
+		if n&4095 == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
+		next, err := tfr.Next(&d)
+		if err != nil {
+			return 0, err
+		}
+		if next == nil {
+			return n, nil
+		}
+		n++
+	}
+}
+
+// Named returns the passages that hold a name (a title, a description:
+// see Passage.Names) equal to the query once analyzed: a plain query of
+// the same terms, in the same order.
+func (rt *Retrieval) Named() ([]string, error) {
+	q := rt.q
+	if !q.Plain() || len(q.tokens) == 0 || len(q.tokens) > MaxNameTerms {
+		return nil, nil
+	}
+	tfr, err := rt.r.TermFieldReader(rt.ctx, []byte(nameTerm(q.tokens)), FieldText, false, false, false)
+	if err != nil {
+		return nil, err
+	}
+	defer tfr.Close()
+	var out []string
+	var d index.TermFieldDoc
+	for {
+		next, err := tfr.Next(&d)
+		if err != nil {
+			return nil, err
+		}
+		if next == nil {
+			return out, nil
+		}
+		id, err := rt.r.ExternalID(next.ID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+		if len(out) > maxNamed {
+			return nil, nil // a name that many pages share names none of them
+		}
+	}
+}
+
+// maxNamed bounds the documents one name lifts (a title shared by that
+// many pages names none of them in particular).
+const maxNamed = 1000
+
+// Match is one passage a Search found.
+type Match struct {
+	ID    string
+	Score float64
+}
+
+// Search returns the n passages that hold text's words with the highest
+// bound (what the index alone knows of them: no word order), best first,
+// and how many passages hold a word of it. It is a lookup for tests and
+// tools; a ranked search also reads text (workspace/rank).
+func (x *Index) Search(ctx context.Context, text string, n int) ([]Match, uint64, error) {
+	q, err := x.Prepare(ctx, text)
+	if err != nil {
+		return nil, 0, err
+	}
+	rt, err := x.Retrieve(ctx, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rt.Close()
+	total, err := rt.Total()
+	if err != nil {
+		return nil, 0, err
+	}
+	cands, err := rt.Candidates(0)
+	if err != nil {
+		return nil, 0, err
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].Bound > cands[j].Bound })
+	out := make([]Match, 0, min(n, len(cands)))
+	for i := range cands[:min(n, len(cands))] {
+		id, err := rt.ID(&cands[i])
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, Match{ID: id, Score: cands[i].Bound})
+	}
+	return out, total, nil
+}

@@ -1,0 +1,151 @@
+package fulltext
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// retrievalCorpus is passages of random words from a small vocabulary, some
+// long enough to be read by paragraphs, with markup a reader reads past,
+// fences, blank lines and code, so that pairs and runs meet every rule of
+// order.go and of the paragraph reading.
+func retrievalCorpus(r *rand.Rand, n int) []Passage {
+	words := []string{"the", "a", "of", "front", "matter", "dates", "template", "taxonomy", "menu", "page",
+		"Bundle", "archives", "policies", "kube-scheduler", "strings.Contains", "HTMLParser", "retry", "budget"}
+	markup := []string{"`code`", "[link](/a/b)", "<br>", "{{ .Title }}", "\n```go\nx := 1\n```\n", "\n\n", "\n   \n", "[text][label]", "—"}
+	var ps []Passage
+	for i := range n {
+		var b strings.Builder
+		size := 5 + r.IntN(40)
+		if i%7 == 0 {
+			size = 600 + r.IntN(400) // past RescoreParagraphs
+		}
+		for j := range size {
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			if r.IntN(9) == 0 {
+				b.WriteString(markup[r.IntN(len(markup))])
+				continue
+			}
+			b.WriteString(words[r.IntN(len(words))])
+		}
+		head := words[r.IntN(len(words))] + "\n" + words[r.IntN(len(words))] + " " + words[r.IntN(len(words))]
+		ps = append(ps, Passage{ID: fmt.Sprintf("d%03d#s%d", i/4, i%4), Text: b.String(), Head: head})
+	}
+	return ps
+}
+
+// TestRetrievalScoresExactly: for every candidate of many queries (words,
+// phrases, exclusions), the index-assisted score (Retrieval.Score: counts
+// and lengths from the index, pairs and runs from the paragraphs that may
+// hold them) equals the score read from the passage alone
+// (ScorePassage), and no bound is below the score; every passage that
+// scores above 0 is a candidate at floor 0.
+func TestRetrievalScoresExactly(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	ps := retrievalCorpus(r, 400)
+	x := indexed(t, ps)
+	byID := map[string]Passage{}
+	for _, p := range ps {
+		byID[p.ID] = p
+	}
+	queries := []string{"front matter dates", "the front of the page", "a", "taxonomy template", "retry budget",
+		`"front matter" dates`, "menu -taxonomy", `page -"front matter"`, "bundles archive policy", "kube scheduler",
+		"strings contains", "html parser", "of the of the", "dates dates matter", "template menu page bundle"}
+	for range 20 {
+		queries = append(queries, ps[r.IntN(len(ps))].Text[:40])
+	}
+	ctx := context.Background()
+	for _, text := range queries {
+		q, err := x.Prepare(ctx, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, err := x.Retrieve(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cands, err := rt.Candidates(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for i := range cands {
+			c := &cands[i]
+			id, err := rt.ID(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen[id] = true
+			want := x.ScorePassage(q, byID[id])
+			got := rt.Score(c, byID[id].Text)
+			if !near(got, want) {
+				t.Errorf("%q: %s scores %v by the index, %v by its text", text, id, got, want)
+			}
+			if c.Bound < want*(1-1e-12) {
+				t.Errorf("%q: %s bounds at %v, below its score %v", text, id, c.Bound, want)
+			}
+		}
+		for _, p := range ps {
+			if !seen[p.ID] && x.ScorePassage(q, p) > 0 {
+				t.Errorf("%q: %s scores %v but is no candidate", text, p.ID, x.ScorePassage(q, p))
+			}
+		}
+		rt.Close()
+	}
+}
+
+// indexed is a new index of ps, closed when t ends.
+func indexed(t *testing.T, ps []Passage) *Index {
+	t.Helper()
+	x, err := Create(filepath.Join(t.TempDir(), "ft"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	if err := x.Apply(nil, ps); err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+func near(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// TestSetBound: setBound bounds every passage that holds only the set's
+// terms (checked on every candidate of a query, against the set of terms
+// each holds).
+func TestSetBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	x := indexed(t, retrievalCorpus(r, 300))
+	ctx := context.Background()
+	for _, text := range []string{"front matter dates", "the a of page menu", "taxonomy template bundle archives"} {
+		q, err := x.Prepare(ctx, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, _ := x.Retrieve(ctx, q)
+		cands, err := rt.Candidates(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range cands {
+			c := &cands[i]
+			in := make([]bool, len(q.terms))
+			for k := range in {
+				in[k] = c.st.tf[k] > 0 || c.st.hf[k] > 0
+			}
+			if sb := q.setBound(in); sb < c.Bound*(1-1e-12) {
+				t.Errorf("%q: set %v bounds at %v, below a passage's bound %v", text, in, sb, c.Bound)
+			}
+		}
+		rt.Close()
+	}
+}

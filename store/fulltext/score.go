@@ -1,0 +1,507 @@
+package fulltext
+
+import (
+	"math"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+)
+
+// The score of a passage for a query (docs/ranking.md, "Scoring a
+// passage") is its text's part and its head's (headScore). The text's,
+// over its terms t and the query's pairs j of adjacent terms:
+//
+//	text = (Σ_t √tf_t · idf_t² + Σ_j √ptf_j · pidf_j²) / √length
+//	       × (m / (|terms| + |pairs|))      the share of terms and pairs it has
+//	       × (1 + r/n) / 2                  r: the longest in-order run of the query's n positions
+//
+// tf_t is how often the text holds term t and length how many terms it
+// holds in all (both as the index counts them); ptf_j is how often the
+// text has pair j's words adjacent, in order, as a reader reads them
+// (order.go); pidf_j is the idf of the rarer of the pair's words, the
+// least rare the pair can be (see Prepare). A passage that lacks a
+// phrase's run, or holds an excluded word or phrase, scores 0.
+//
+// Everything but ptf and r is in the index, so a passage's score is bounded
+// before its text is read (Query.bound), and a search reads the text of
+// only the passages whose bound can still reach its k-th best score
+// (retrieve.go).
+func (q *Query) score(st *stats, pairTF []int32, run int) float64 {
+	return q.textScore(st.tf, pairTF, st.length, run) + q.headScore(st.hf, st.hlength)
+}
+
+// stats is what the index counts of a passage for a query: how often its
+// text holds each query term, and how many terms it holds in all; the same
+// of its head.
+type stats struct {
+	tf      []int32
+	length  int
+	hf      []int32
+	hlength int
+}
+
+// headScore is the head's part of the score: the head (where the passage
+// sits: its document's title and path and the headings above it) scored
+// as a passage of its own, without word order:
+//
+//	(Σ_t √hf_t · idf_t²) / √hlength × (the share of the query's terms it holds)
+//
+// A section whose headings say what the query asks about scores as a
+// short passage that says it, whatever the length of its text.
+func (q *Query) headScore(hf []int32, hlength int) float64 {
+	if hlength <= 0 {
+		return 0
+	}
+	sum, matched := weigh(hf, func(k int) float64 { return q.idf[k] })
+	if matched == 0 {
+		return 0
+	}
+	return sum / math.Sqrt(float64(hlength)) * float64(matched) / float64(len(q.terms))
+}
+
+// weigh sums √n · w(k)² over the counts n above 0, and counts them.
+func weigh(counts []int32, w func(k int) float64) (sum float64, matched int) {
+	for k, n := range counts {
+		if n > 0 {
+			wk := w(k)
+			sum += math.Sqrt(float64(n)) * wk * wk
+			matched++
+		}
+	}
+	return sum, matched
+}
+
+// textScore is the text's part of the score (see score).
+func (q *Query) textScore(tf, pairTF []int32, length, run int) float64 {
+	if length <= 0 {
+		return 0
+	}
+	sum, matched := weigh(tf, func(k int) float64 { return q.idf[k] })
+	psum, pmatched := weigh(pairTF, func(j int) float64 { return q.pairs[j].idf })
+	sum, matched = sum+psum, matched+pmatched
+	if matched == 0 {
+		return 0
+	}
+	all := len(q.terms) + len(q.pairs)
+	s := sum / math.Sqrt(float64(length)) * float64(matched) / float64(all)
+	return s * q.runFactor(run)
+}
+
+// runFactor is the run factor (1 + r/n) / 2: n is the query's words
+// (positions) and r the longest run of them the text has in the query's
+// order. Pairs see two words at a time; a run sees the whole query, which
+// tells apart two pages that share most of a sentence. Words found in no
+// order score half what they score in the query's order: order weighs as
+// much as the words it orders, never more. A query of one word, or a text
+// with none of its words, is not changed.
+func (q *Query) runFactor(run int) float64 {
+	if q.span <= 1 || run <= 0 {
+		return 1
+	}
+	return (1 + float64(run)/float64(q.span)) / 2
+}
+
+// bound is the highest score a passage can have that holds the query's
+// terms tf times and length terms in all, whatever its word order: each
+// pair whose two words it holds, twice as often as the rarer of them (a
+// word is adjacent to the next word and, past markup a reader skips, to
+// the first word after it: order.go), and the longest run of consecutive
+// query positions whose words it holds. The
+// score grows with each of these, so no order of the words scores more.
+// A passage that lacks a required term bounds at 0.
+func (q *Query) bound(st *stats) float64 {
+	tf := st.tf
+	for k, n := range tf {
+		if n == 0 && q.required[k] {
+			return 0
+		}
+	}
+	var ptf [64]int32
+	pairTF := ptf[:0]
+	if len(q.pairs) > len(ptf) {
+		pairTF = make([]int32, 0, len(q.pairs))
+	}
+	for _, p := range q.pairs {
+		pairTF = append(pairTF, 2*min(tf[p.a], tf[p.b]))
+	}
+	return q.score(st, pairTF, q.runBound(func(k int) bool { return tf[k] > 0 }))
+}
+
+// runBound is the longest run of consecutive query positions whose terms
+// hold(term) says a passage holds.
+func (q *Query) runBound(hold func(term int) bool) int {
+	var at [64]bool
+	held := at[:0]
+	if q.span > len(at) {
+		held = make([]bool, 0, q.span)
+	}
+	held = held[:q.span]
+	clear(held)
+	for k, ps := range q.at {
+		if hold(k) {
+			for _, p := range ps {
+				held[p] = true
+			}
+		}
+	}
+	best, cur := 0, 0
+	for _, h := range held {
+		if h {
+			cur++
+			best = max(best, cur)
+		} else {
+			cur = 0
+		}
+	}
+	return best
+}
+
+// exact reports whether a passage that holds the query's terms tf times
+// scores its bound: no pair can be in it (no two words of a pair are) and
+// no run longer than one, so its text can change nothing, and no phrase or
+// excluded phrase needs its text either.
+func (q *Query) exact(tf []int32) bool {
+	if len(q.phrases) > 0 || len(q.notRuns) > 0 {
+		return false
+	}
+	for _, p := range q.pairs {
+		if tf[p.a] > 0 && tf[p.b] > 0 {
+			return false
+		}
+	}
+	return q.runBound(func(k int) bool { return tf[k] > 0 }) <= 1
+}
+
+// setBound bounds the score of every passage that holds only terms of the
+// set in (by term), whatever their counts and its length: with
+// u_t = idf_t² + Σ pidf²/√2 over the pairs of t within the set, the
+// numerator is at most Σ √tf_t · u_t (a pair occurs at most 2·min(a,b)
+// times, see bound, and √(2·min(a,b)) ≤ (√a+√b)/√2), which is at most
+// √(Σ tf_t) · ‖u‖ (Cauchy–Schwarz), and Σ tf_t is at most the passage's
+// length; the share of terms and pairs and the run are at most
+// what the set allows. The head's part is bounded alike. A set without
+// every required term bounds at 0.
+func (q *Query) setBound(in []bool) float64 {
+	terms := 0
+	for k, ok := range in {
+		if ok {
+			terms++
+		} else if q.required[k] {
+			return 0
+		}
+	}
+	if terms == 0 {
+		return 0
+	}
+	u := make([]float64, len(q.terms))
+	pairs := 0
+	for k, ok := range in {
+		if ok {
+			u[k] = q.idf[k] * q.idf[k]
+		}
+	}
+	for _, p := range q.pairs {
+		if in[p.a] && in[p.b] {
+			w := p.idf * p.idf / math.Sqrt2
+			u[p.a] += w
+			u[p.b] += w
+			pairs++
+		}
+	}
+	var norm, hnorm float64
+	for k, v := range u {
+		norm += v * v
+		if in[k] {
+			hnorm += q.idf[k] * q.idf[k] * q.idf[k] * q.idf[k]
+		}
+	}
+	// The head's part, by the same argument without pairs or run.
+	head := math.Sqrt(hnorm) * float64(terms) / float64(len(q.terms))
+	s := math.Sqrt(norm) * float64(terms+pairs) / float64(len(q.terms)+len(q.pairs))
+	s *= q.runFactor(q.runBound(func(k int) bool { return in[k] }))
+	return s + head
+}
+
+// Rescore scores a passage's text for q, without a head (see
+// ScorePassage).
+func (x *Index) Rescore(q *Query, text string) float64 {
+	return x.ScorePassage(q, Passage{Text: text})
+}
+
+// ScorePassage scores a passage for q, text and head, every count read
+// from them (see score): the reference the index-assisted path
+// (Retrieval.Score) must equal.
+func (x *Index) ScorePassage(q *Query, p Passage) float64 {
+	if len(q.terms) == 0 {
+		return 0
+	}
+	st := &stats{}
+	if p.Head != "" {
+		htoks := x.analyze(p.Head)
+		st.hf, st.hlength = q.counts(htoks), len(htoks)
+	}
+	text := p.Text
+	toks := x.analyze(text)
+	skip := layout(text, toks)
+	f := q.walk(toks, newOrder(toks, skip))
+	for _, t := range toks {
+		for _, n := range q.not {
+			if string(t.Term) == n {
+				return 0
+			}
+		}
+	}
+	if !q.runsPass(toks, skip) {
+		return 0
+	}
+	for k, n := range f.tf {
+		if n == 0 && q.required[k] {
+			return 0
+		}
+	}
+	st.tf, st.length = f.tf, len(toks)
+	return q.score(st, f.pairTF, f.run)
+}
+
+// counts is how often toks holds each query term.
+func (q *Query) counts(toks analysis.TokenStream) []int32 {
+	out := make([]int32, len(q.terms))
+	for _, t := range toks {
+		if k, ok := q.index[string(t.Term)]; ok {
+			out[k]++
+		}
+	}
+	return out
+}
+
+// features is what a walk of a text counts for a query.
+type features struct {
+	tf     []int32 // by query term
+	pairTF []int32 // by query pair
+	run    int     // the longest run of query positions in order
+}
+
+// walk counts q's terms, pairs and longest in-order run in toks, read in
+// the order o (see layout).
+func (q *Query) walk(toks analysis.TokenStream, o order) features {
+	f := features{tf: make([]int32, len(q.terms)), pairTF: make([]int32, len(q.pairs))}
+	if len(q.terms) == 0 || len(toks) == 0 {
+		return f
+	}
+	at := make([]int, len(toks)) // toks[i] is q.terms[at[i]-1]; 0: no query term
+	found := false
+	for i, t := range toks {
+		if k, ok := q.index[string(t.Term)]; ok {
+			f.tf[k]++
+			at[i] = k + 1
+			found = true
+		}
+	}
+	if !found {
+		return f
+	}
+	// Runs that reach a later group: the group, the query position it must
+	// hold, and the run's length with it. Groups are read in order and a
+	// run reaches only groups ahead, so those behind are dropped.
+	type reach struct{ g, qp, r int32 }
+	var ahead []reach
+	for g, grp := range o {
+		kept := ahead[:0]
+		for _, e := range ahead {
+			if e.g >= int32(g) {
+				kept = append(kept, e)
+			}
+		}
+		ahead = kept
+		reads := [2]int32{grp.next, grp.pastAt}
+		for i := grp.from; i < grp.to; i++ {
+			a := at[i]
+			if a == 0 {
+				continue
+			}
+			for _, qp := range q.at[a-1] {
+				r := int32(1)
+				for _, e := range ahead {
+					if e.g == int32(g) && e.qp == int32(qp) && e.r > r {
+						r = e.r
+					}
+				}
+				f.run = max(f.run, int(r))
+				for _, n := range reads {
+					if n >= 0 {
+						ahead = append(ahead, reach{n, int32(qp) + 1, r + 1})
+					}
+				}
+			}
+			// Pairs: this query term, and a query term in a group a reader
+			// reads next.
+			if len(q.pairs) == 0 {
+				continue
+			}
+			for _, n := range reads {
+				if n < 0 {
+					continue
+				}
+				for j := o[n].from; j < o[n].to; j++ {
+					b := at[j]
+					if b == 0 {
+						continue
+					}
+					for k, pr := range q.pairs {
+						if pr.a == a-1 && pr.b == b-1 {
+							f.pairTF[k]++
+						}
+					}
+				}
+			}
+		}
+	}
+	return f
+}
+
+// runsPass reports whether toks has each of the query's phrases as a run
+// and none of its excluded phrases.
+func (q *Query) runsPass(toks analysis.TokenStream, skip []bool) bool {
+	if len(q.phrases) == 0 && len(q.notRuns) == 0 {
+		return true
+	}
+	o := newOrder(toks, skip)
+	for _, ph := range q.phrases {
+		if ph.walk(toks, o).run < ph.span {
+			return false
+		}
+	}
+	for _, nr := range q.notRuns {
+		if nr.walk(toks, o).run >= nr.span {
+			return false
+		}
+	}
+	return true
+}
+
+// RescoreParagraphs: a text longer than this many bytes is read by
+// paragraphs when the index has counted its terms (Retrieval.Score): a
+// paragraph that holds none of the query's words (nor of its excluded
+// phrases) and has a word a reader cannot read past is not analyzed. Such
+// a paragraph holds no pair, run or phrase of the query's, and its plain
+// word keeps the paragraphs before and after it from being adjacent: the
+// pairs and runs of the rest are the whole text's.
+const RescoreParagraphs = 2048
+
+// pairable returns the analyzed tokens of text, with its layout, leaving
+// out the paragraphs that cannot change a pair, run or phrase of q's (see
+// RescoreParagraphs); positions are the whole text's wherever a pair or a
+// run could tell.
+func (x *Index) pairable(q *Query, text string) (analysis.TokenStream, []bool) {
+	if len(text) <= RescoreParagraphs {
+		toks := x.analyze(text)
+		return toks, layout(text, toks)
+	}
+	var out analysis.TokenStream
+	var skip []bool
+	base := 1    // the position the next analyzed paragraph's first word has
+	gap := false // a paragraph was left out since the last analyzed one
+	for text != "" {
+		para, rest := cutParagraph(text)
+		text = rest
+		if isASCII([]byte(para)) && !q.mayHold(para) && hasPlainWord(para) {
+			gap = true
+			continue
+		}
+		if gap {
+			base += 2 // never adjacent to what came before
+			gap = false
+		}
+		toks := x.analyze(para)
+		if len(toks) == 0 {
+			base += fenceCount(para)
+			continue
+		}
+		first, last := toks[0].Position, toks[len(toks)-1].Position
+		sk := layout(para, toks)
+		trailing := fenceCount(para) - (toks[len(toks)-1].Position - last)
+		delta := base - first
+		for _, t := range toks {
+			t.Position += delta
+		}
+		if sk != nil && skip == nil {
+			skip = make([]bool, len(out), len(out)+len(sk))
+		}
+		if skip != nil {
+			if sk == nil {
+				sk = make([]bool, len(toks))
+			}
+			skip = append(skip, sk...)
+		}
+		out = append(out, toks...)
+		base = toks[len(toks)-1].Position + 1 + trailing
+	}
+	return out, skip
+}
+
+// cutParagraph cuts text at its first blank line (a line of nothing but
+// spaces, tabs and carriage returns): the paragraph before it, and the
+// text after it.
+func cutParagraph(text string) (para, rest string) {
+	for i := 0; i < len(text); {
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 {
+			break
+		}
+		start := i + j + 1 // the next line
+		end := start
+		for end < len(text) && (text[end] == ' ' || text[end] == '\t' || text[end] == '\r') {
+			end++
+		}
+		if end < len(text) && text[end] == '\n' {
+			return text[:i+j], text[end+1:]
+		}
+		i = start
+	}
+	return text, ""
+}
+
+// fenceCount is how many code fence lines text has (see layout).
+func fenceCount(text string) int {
+	if !strings.Contains(text, "```") && !strings.Contains(text, "~~~") {
+		return 0
+	}
+	_, fences := markup(text)
+	return len(fences)
+}
+
+// hasPlainWord reports whether ASCII text has a letter or digit outside
+// the markup a reader reads past (and outside fence lines): the start of a
+// word no run or pair can pass over, since every markup span ends at a
+// character that ends a word.
+func hasPlainWord(text string) bool {
+	var spans [][2]int
+	if strings.ContainsAny(text, "`[<{~") {
+		spans, _ = markup(text)
+	}
+	si := 0
+	for i := 0; i < len(text); i++ {
+		for si < len(spans) && spans[si][1] <= i {
+			si++
+		}
+		if si < len(spans) && spans[si][0] <= i {
+			i = spans[si][1] - 1
+			continue
+		}
+		if c := text[i]; 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// positions counts the distinct positions of toks: its words.
+func positions(toks analysis.TokenStream) int {
+	n := 0
+	for i, t := range toks {
+		if i == 0 || t.Position != toks[i-1].Position {
+			n++
+		}
+	}
+	return n
+}

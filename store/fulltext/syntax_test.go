@@ -1,0 +1,98 @@
+package fulltext
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseSyntax(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want Syntax
+	}{
+		{"retry budget", Syntax{Text: "retry budget"}},
+		{`"retry budget" examples`, Syntax{Text: "retry budget examples", Phrases: []string{"retry budget"}}},
+		{`retry -timeout -"circuit breaker"`, Syntax{Text: "retry", Not: []string{"timeout", "circuit breaker"}}},
+		{"kube-scheduler --force - x", Syntax{Text: "kube-scheduler --force - x"}},
+		{`unclosed "phrase runs on`, Syntax{Text: "unclosed phrase runs on", Phrases: []string{"phrase runs on"}}},
+		{`a""b`, Syntax{Text: "a b"}},
+		{`-"" x`, Syntax{Text: "x"}},
+		{"  \t ", Syntax{}},
+	} {
+		if d := cmp.Diff(tt.want, ParseSyntax(tt.in)); d != "" {
+			t.Errorf("ParseSyntax(%q) (-want +got):\n%s", tt.in, d)
+		}
+	}
+}
+
+// FuzzParseSyntax: any query parses; the positive text and the excluded
+// words are made of the query's own bytes, and a query without quotes or
+// a leading "-" is its own text (spaces folded).
+func FuzzParseSyntax(f *testing.F) {
+	for _, s := range []string{"retry budget", `"a b" -c -"d e"`, `"`, `-`, `--x`, "a\u00a0-b", `-"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		s := ParseSyntax(q)
+		for _, part := range append(append([]string{}, s.Phrases...), s.Not...) {
+			if !strings.Contains(q, part) {
+				t.Fatalf("%q: part %q is not in the query", q, part)
+			}
+		}
+		if utf8.ValidString(q) && !strings.ContainsAny(q, `"-`) {
+			if want := strings.Join(strings.Fields(q), " "); s.Text != want {
+				t.Fatalf("%q: text %q, want %q", q, s.Text, want)
+			}
+		}
+	})
+}
+
+// TestQuerySyntax: a phrase matches only passages with its words adjacent,
+// in order; "-word" and "-\"phrase\"" exclude the passages that hold them.
+func TestQuerySyntax(t *testing.T) {
+	x, err := Create(filepath.Join(t.TempDir(), "ft"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	ps := []Passage{
+		{ID: "a", Text: "set the front matter dates here"},
+		{ID: "b", Text: "the matter of the front door and its dates"},
+		{ID: "c", Text: "front matter without the other word"},
+		{ID: "d", Text: "dates in a menu"},
+	}
+	if err := x.Apply(nil, ps); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, tt := range []struct {
+		q    string
+		want []string // the passages that score above 0, by id
+	}{
+		{"front matter dates", []string{"a", "b", "c", "d"}},
+		{`"front matter" dates`, []string{"a", "c"}},
+		{`"front matter dates"`, []string{"a"}},
+		{"dates -menu", []string{"a", "b"}},
+		{`front -"front matter"`, []string{"b"}},
+		{`"matter front"`, nil},
+	} {
+		q, err := x.Prepare(ctx, tt.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range ps {
+			if x.ScorePassage(q, p) > 0 {
+				got = append(got, p.ID)
+			}
+		}
+		if d := cmp.Diff(tt.want, got); d != "" {
+			t.Errorf("%q (-want +got):\n%s", tt.q, d)
+		}
+	}
+}

@@ -1,0 +1,262 @@
+package workspace
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/corpustest"
+	"github.com/docir/docir/workspace/rank"
+)
+
+// referenceSearch is a search answered by rank.Reference: every passage
+// that holds a query word scored on its text.
+func (s *Service) referenceSearch(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error) {
+	v, release, err := s.acquire(ctx)
+	if err != nil {
+		return docir.SearchResult{}, err
+	}
+	defer release()
+	return rank.Reference(ctx, v.snap, v.fullText, p)
+}
+
+// topicRow is one row of testdata/eval/*-topics.jsonl (see its README).
+type topicRow struct {
+	Query    string   `json:"query"`
+	Relevant []string `json:"relevant"`
+	Best     string   `json:"best"`
+	Kind     string   `json:"kind"`
+}
+
+func readTopics(t *testing.T, name string) []topicRow {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "testdata", "eval", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rows []topicRow
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var r topicRow
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// titleQueries makes queries from the corpus's documents: every title, and
+// every title padded with the corpus's most common words before and after
+// it ("the a Menu templates of the"), and every word of a title alone.
+func titleQueries(t *testing.T, ws *Service, r *rand.Rand, n int) []string {
+	t.Helper()
+	snap, err := ws.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	count := map[string]int{}
+	err = snap.Records(func(rec docir.Record) error {
+		titles = append(titles, rec.Title)
+		desc, _ := rec.Fields["description"].(string)
+		for _, w := range strings.Fields(strings.ToLower(rec.Title + " " + desc)) {
+			count[w]++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	common := make([]string, 0, len(count))
+	for w := range count {
+		common = append(common, w)
+	}
+	sort.Slice(common, func(i, j int) bool {
+		if count[common[i]] != count[common[j]] {
+			return count[common[i]] > count[common[j]]
+		}
+		return common[i] < common[j]
+	})
+	common = common[:min(6, len(common))]
+	var out []string
+	for range n {
+		title := titles[r.IntN(len(titles))]
+		out = append(out, title, common[r.IntN(len(common))]+" "+common[r.IntN(len(common))]+" "+title+" "+common[r.IntN(len(common))])
+		if words := strings.Fields(title); len(words) > 0 {
+			out = append(out, words[r.IntN(len(words))])
+		}
+	}
+	return out
+}
+
+// sameTop reports how a search's hits differ from the reference's, or "":
+// the same scores place by place, and the same document at each place whose
+// score no other hit shares (documents of equal score may come in either
+// order).
+func sameTop(got, want []docir.Hit) string {
+	if len(got) != len(want) {
+		return "hits: " + itoa(len(got)) + ", reference " + itoa(len(want))
+	}
+	score := func(h []docir.Hit, i int) float64 { return h[i].Score }
+	for i := range got {
+		a, b := score(got, i), score(want, i)
+		if math.Abs(a-b) > 1e-9*math.Max(a, b) {
+			return "place " + itoa(i+1) + ": " + got[i].ID + " scores " + ftoa(a) + ", reference " + want[i].ID + " " + ftoa(b)
+		}
+		tied := i > 0 && math.Abs(score(want, i-1)-b) <= 1e-9*b || i+1 < len(want) && math.Abs(score(want, i+1)-b) <= 1e-9*b
+		if !tied && got[i].ID != want[i].ID {
+			return "place " + itoa(i+1) + ": " + got[i].ID + ", reference " + want[i].ID
+		}
+	}
+	return ""
+}
+
+func ftoa(f float64) string { return strings.TrimRight(strings.TrimRight(jsonNumber(f), "0"), ".") }
+
+func jsonNumber(f float64) string {
+	b, _ := json.Marshal(f)
+	return string(b)
+}
+
+// TestRankSafe holds search to its definition: on each corpus, for every
+// query of the evaluation sets and for queries made of titles (alone, and
+// padded with the corpus's most common words) and single words, the ten
+// hits of Search are the ten of rank.Reference, which scores every passage
+// that holds a query word on its text. Search reads the text of only the
+// passages whose bound can still reach the tenth document's score.
+func TestRankSafe(t *testing.T) {
+	skipHeavy(t)
+	r := rand.New(rand.NewPCG(22, 22))
+	type corpus struct {
+		tarball, sub string
+		queries      func(ws *Service) []string
+		topics       string  // testdata/eval's topic set for the corpus
+		prefix       string  // what the set's ids lack of the store's
+		r1, r3       float64 // the topic set's floors: a relevant page first, in the top 3
+	}
+	shared := func(name string, every int) []string {
+		var out []string
+		for i, row := range readEval(t, name) {
+			if i%every == 0 {
+				out = append(out, row.Query)
+			}
+		}
+		return out
+	}
+	topics := func(name string) []string {
+		var out []string
+		for _, row := range readTopics(t, name) {
+			out = append(out, row.Query)
+		}
+		return out
+	}
+	corpora := []corpus{
+		{corpustest.HugoDocs, "hugo-docs", func(ws *Service) []string {
+			return append(append(shared("hugo-docs.jsonl", 1), topics("hugo-topics.jsonl")...), titleQueries(t, ws, r, 30)...)
+		}, "hugo-topics.jsonl", "", 0.48, 0.69},
+		{corpustest.RustRFCs, "rfcs", func(ws *Service) []string {
+			return append(append(shared("rust-rfcs.sections.jsonl", 8), topics("rfc-topics.jsonl")...), titleQueries(t, ws, r, 15)...)
+		}, "rfc-topics.jsonl", "", 0.60, 0.76},
+		{corpustest.TLDRPages, "tldr/pages", func(ws *Service) []string {
+			return append(append(shared("tldr-pages.docs.jsonl", 3), topics("tldr-topics.jsonl")...), titleQueries(t, ws, r, 30)...)
+		}, "tldr-topics.jsonl", "", 0.44, 0.56},
+	}
+	ctx := context.Background()
+	for _, c := range corpora {
+		ws, _, _ := indexCorpus(t, c.tarball, c.sub)
+		queries := c.queries(ws)
+		queries = append(queries, `"front matter" dates`, "menu -template", `"retry" -"the"`)
+		failed := 0
+		for _, q := range queries {
+			p := docir.SearchParams{Query: q, Limit: 10}
+			got, err := ws.Search(ctx, p)
+			if err != nil {
+				t.Fatalf("search %q: %v", q, err)
+			}
+			want, err := ws.referenceSearch(ctx, p)
+			if err != nil {
+				t.Fatalf("reference %q: %v", q, err)
+			}
+			if d := sameTop(got.Hits, want.Hits); d != "" {
+				failed++
+				t.Errorf("%s: %q: %s", c.sub, q, d)
+			}
+		}
+		t.Logf("%s: %d queries, %d differ from the exhaustive reference", c.sub, len(queries), failed)
+		m := measureTopics(t, ws, readTopics(t, c.topics), c.prefix)
+		t.Logf("%s: %s", c.topics, m)
+		if m.r1 < c.r1 || m.r3 < c.r3 {
+			t.Errorf("%s below floor: a relevant page first %.3f (want ≥ %.2f), in the top 3 %.3f (want ≥ %.2f)", c.topics, m.r1, c.r1, m.r3, c.r3)
+		}
+	}
+}
+
+// topics is what a topic set measured: how often a relevant page came
+// first (r1), in the top 3 (r3), the mean reciprocal rank of the first
+// relevant page in the top 10, and how often the top hit's matched section
+// was the row's best one (a page id: the page).
+type topics struct {
+	n            int
+	r1, r3, mrr  float64
+	best, bestOf float64
+}
+
+func (m topics) String() string {
+	return fmt.Sprintf("%d queries: relevant page first %.3f, in the top 3 %.3f, MRR@10 %.3f, best section first %.3f",
+		m.n, m.r1, m.r3, m.mrr, m.best/max(m.bestOf, 1))
+}
+
+// measureTopics runs each topic row as a search of 10 hits (see
+// testdata/eval/README.md).
+func measureTopics(t *testing.T, ws *Service, rows []topicRow, prefix string) topics {
+	t.Helper()
+	var m topics
+	for _, row := range rows {
+		res, err := ws.Search(context.Background(), docir.SearchParams{Query: row.Query, Limit: 10})
+		if err != nil {
+			t.Fatalf("search %q: %v", row.Query, err)
+		}
+		rank := 0
+		for i, h := range res.Hits {
+			if slices.Contains(row.Relevant, strings.TrimPrefix(h.ID, prefix)) {
+				rank = i + 1
+				break
+			}
+		}
+		m.n++
+		if rank > 0 {
+			m.mrr += 1 / float64(rank)
+		}
+		if rank == 1 {
+			m.r1++
+		}
+		if rank >= 1 && rank <= 3 {
+			m.r3++
+		}
+		if row.Best != "" && len(res.Hits) > 0 {
+			m.bestOf++
+			top := res.Hits[0]
+			if strings.TrimPrefix(top.MatchedSection, prefix) == row.Best || !strings.Contains(row.Best, "#") && strings.TrimPrefix(top.ID, prefix) == row.Best {
+				m.best++
+			}
+		}
+	}
+	n := float64(max(m.n, 1))
+	m.r1, m.r3, m.mrr = m.r1/n, m.r3/n, m.mrr/n
+	return m
+}
