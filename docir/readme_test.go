@@ -19,7 +19,8 @@ const readmeInner = "DOCIR_README_TEST_INNER"
 // TestReadmeCommands runs the README's "Try it" code blocks as a new user
 // would, in a copy of the tree (the files a clone has, with a bin/ that an
 // earlier build left): the build-and-read block twice (any number of times),
-// then the test block. The test block is `go test ./...`; it is run on the
+// then the test block, then the install block (GOBIN a temporary folder on
+// PATH). The test block is `go test ./...`; it is run on the
 // one package that checks the tree itself (./docir, where a bin/ once failed
 // TestReadmeLayout), not on every package a second time.
 func TestReadmeCommands(t *testing.T) {
@@ -36,11 +37,11 @@ func TestReadmeCommands(t *testing.T) {
 	}
 	root := moduleRoot(t)
 	try := readmeSection(t, root, "Try it")
-	blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(try, -1)
+	blocks := shBlocks(t, try)
 	if len(blocks) != 2 {
 		t.Fatalf("%d sh blocks under \"## Try it\", want 2 (build and read; test)", len(blocks))
 	}
-	build, test := blocks[0][1], blocks[1][1]
+	build, test := blocks[0], blocks[1]
 	if strings.TrimSpace(test) != "go test ./..." {
 		t.Fatalf("the README's test command is %q; this test runs `go test ./...` narrowed to ./docir", test)
 	}
@@ -55,11 +56,11 @@ func TestReadmeCommands(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "bin", "docir-old"), []byte("an earlier build\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	run := func(script string) string {
+	run := func(script string, env ...string) string {
 		t.Helper()
 		cmd := exec.Command("sh", "-c", script)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), readmeInner+"=1")
+		cmd.Env = append(append(os.Environ(), readmeInner+"=1"), env...)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {
@@ -76,6 +77,31 @@ func TestReadmeCommands(t *testing.T) {
 		}
 	}
 	run(strings.Replace(test, "./...", "./docir", 1))
+
+	// The install block, with GOBIN a new folder put on PATH: docir
+	// version runs the installed binary.
+	install := shBlocks(t, readmeSection(t, root, "Install"))
+	if len(install) != 1 {
+		t.Fatalf("%d sh blocks under \"## Install\", want 1", len(install))
+	}
+	bin := t.TempDir()
+	out := run(install[0], "GOBIN="+bin, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if _, err := os.Stat(filepath.Join(bin, "docir")); err != nil {
+		t.Errorf("the install block put no docir in GOBIN: %v", err)
+	}
+	if !regexp.MustCompile(`^docir \S+.* \(go1\.\S+ \S+/\S+\)\n$`).MatchString(out) {
+		t.Errorf("docir version after the install block printed %q", out)
+	}
+}
+
+// shBlocks are the bodies of the ```sh code blocks in text.
+func shBlocks(t *testing.T, text string) []string {
+	t.Helper()
+	var out []string
+	for _, m := range regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(text, -1) {
+		out = append(out, m[1])
+	}
+	return out
 }
 
 // copySourceTree copies the tree at root to dst as a clone would hold it:

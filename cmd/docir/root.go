@@ -140,9 +140,11 @@ Addresses are <id> or <id>#<heading>, where the heading is a slug
 	return root
 }
 
-// buildVersion is the version set with -ldflags, else the module version
-// the go command recorded (a tag or pseudo-version for `go install
-// ...@version`), else the VCS revision of a local build, else "(devel)".
+// buildVersion is the version set with -ldflags, else the main module's
+// version the go command recorded from version control (a tag, or a
+// pseudo-version of the commit, for `go install ./cmd/docir` in a clone),
+// else the VCS revision alone, else "(devel)". docir is not installed with
+// `go install ...@version`: go.mod's replace directives forbid it.
 func buildVersion() string {
 	if version != "" {
 		return version
