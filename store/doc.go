@@ -2,10 +2,10 @@
 // holding immutable generations of a corpus, and the refresh that ingests
 // source folders into a new one.
 //
-// Layout (FormatVersion 6; see the change log below):
+// Layout (FormatVersion 7; see the change log below):
 //
 //	.docir/
-//	  CURRENT            {"format":6,"generation":N}: the one mutable file,
+//	  CURRENT            {"format":7,"generation":N}: the one mutable file,
 //	                     replaced by an atomic rename
 //	  IDENTITY           the workspace identity: 32 random hex digits and a
 //	                     newline, written once when the store is created
@@ -74,4 +74,8 @@ package store
 //	   (bucket "postings"), and per layer below, the bitmap of its
 //	   numbers this layer or one between shadows (bucket "shadow"); no
 //	   bucket "fields".
-const FormatVersion = 6
+//	7  the same layout; records made by the rules of documentation sites:
+//	   a bundle's index.md or _index.md has its folder's id, and a
+//	   heading's {#id} attribute is its slug (a format-6 store holds the
+//	   /index ids and the slugs of "Metadata {#metadata-schema}").
+const FormatVersion = 7

@@ -34,8 +34,12 @@ type Config struct {
 	MaxFileBytes int64          `mapstructure:"max_file_bytes"`
 	// FrontMatter lists the front-matter fields search reads as text
 	// (default: title, description, summary, keywords, tags, aliases).
-	FrontMatter []string     `mapstructure:"front_matter"`
-	Peers       []PeerConfig `mapstructure:"peers"`
+	FrontMatter []string `mapstructure:"front_matter"`
+	// Exclude are patterns in .gitignore syntax of files and folders to
+	// leave out of every source, relative to each source folder
+	// (`_common/`, `*.draft.md`).
+	Exclude []string     `mapstructure:"exclude"`
+	Peers   []PeerConfig `mapstructure:"peers"`
 }
 
 // PeerConfig is one entry of `peers:`: another store folder (path) or a
@@ -53,6 +57,15 @@ type PeerConfig struct {
 type SourceConfig struct {
 	Path   string `mapstructure:"path" yaml:"path"`
 	Prefix string `mapstructure:"prefix" yaml:"prefix,omitempty"`
+	// Exclude are more patterns like Config.Exclude, for this source only;
+	// they come after the global ones.
+	Exclude []string `mapstructure:"exclude" yaml:"exclude,omitempty"`
+}
+
+// sameSource reports whether a and b are one entry, exclude patterns and
+// all.
+func sameSource(a, b SourceConfig) bool {
+	return a.Path == b.Path && a.Prefix == b.Prefix && slices.Equal(a.Exclude, b.Exclude)
 }
 
 // loadedConfig is the config with where it came from resolved.
@@ -147,6 +160,12 @@ func (lc *loadedConfig) validate() error {
 		if strings.TrimSpace(s.Path) == "" {
 			return docir.Errorf(docir.CodeConfig, "config %s: sources[%d] has no path", orNone(lc.File), i)
 		}
+		if slices.ContainsFunc(s.Exclude, blank) {
+			return docir.Errorf(docir.CodeConfig, "config %s: sources[%d] (%s): an empty exclude pattern", orNone(lc.File), i, s.Path)
+		}
+	}
+	if slices.ContainsFunc(lc.Exclude, blank) {
+		return docir.Errorf(docir.CodeConfig, "config %s: exclude: an empty pattern", orNone(lc.File))
 	}
 	if lc.Retain < 0 || lc.MaxFileBytes < 0 {
 		return docir.Errorf(docir.CodeConfig, "config %s: retain and max_file_bytes must not be negative", orNone(lc.File))
@@ -197,6 +216,23 @@ func (lc *loadedConfig) abs(p string) string {
 		return filepath.Clean(p)
 	}
 	return filepath.Join(lc.BaseDir, p)
+}
+
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// sourceExcludes are the sources' own exclude patterns, by absolute path,
+// as ingest takes them.
+func (lc *loadedConfig) sourceExcludes() map[string][]string {
+	var out map[string][]string
+	for _, s := range lc.Sources {
+		if len(s.Exclude) > 0 {
+			if out == nil {
+				out = map[string][]string{}
+			}
+			out[lc.abs(s.Path)] = s.Exclude
+		}
+	}
+	return out
 }
 
 // StoreDir is --store, else the config's `store:`, else .docir beside the

@@ -87,7 +87,15 @@ func checkNode(file, at string, node *yaml.Node, t reflect.Type) error {
 				return configErr(file, v, where, "want a list")
 			}
 			for j, item := range v.Content {
-				if err := checkNode(file, fmt.Sprintf("%s[%d]", where, j), item, f.Type.Elem()); err != nil {
+				at := fmt.Sprintf("%s[%d]", where, j)
+				if f.Type.Elem().Kind() == reflect.String {
+					// A list of words (front_matter, exclude).
+					if item.Kind != yaml.ScalarNode {
+						return configErr(file, item, at, "want a single value")
+					}
+					continue
+				}
+				if err := checkNode(file, at, item, f.Type.Elem()); err != nil {
 					return err
 				}
 			}
@@ -173,7 +181,7 @@ func editSources(data []byte, list []SourceConfig) ([]byte, error) {
 	var back struct {
 		Sources []SourceConfig `yaml:"sources"`
 	}
-	if err := yaml.Unmarshal(out, &back); err != nil || !slices.Equal(back.Sources, list) {
+	if err := yaml.Unmarshal(out, &back); err != nil || !slices.EqualFunc(back.Sources, list, sameSource) {
 		return nil, fmt.Errorf("cannot rewrite sources: in this layout; edit the file by hand")
 	}
 	return out, nil

@@ -159,11 +159,13 @@ func (f *Factory) reportStale() {
 
 func (f *Factory) ingestOptions(lc *loadedConfig) ingest.Options {
 	return ingest.Options{
-		MaxFileBytes: lc.MaxFileBytes,
-		FrontMatter:  lc.FrontMatter,
-		Retain:       lc.Retain,
-		Progress:     f.progress(),
-		Force:        lc.force,
+		MaxFileBytes:  lc.MaxFileBytes,
+		FrontMatter:   lc.FrontMatter,
+		Exclude:       lc.Exclude,
+		SourceExclude: lc.sourceExcludes(),
+		Retain:        lc.Retain,
+		Progress:      f.progress(),
+		Force:         lc.force,
 	}
 }
 

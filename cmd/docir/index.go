@@ -115,7 +115,7 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 // source that cannot be indexed is never remembered.
 func refreshWith(ctx context.Context, lc *loadedConfig, list []SourceConfig, open func() (*workspace.Service, error)) (docir.IndexSummary, error) {
 	old, oldFile := lc.Sources, lc.File
-	write := list != nil && (oldFile == "" || !slices.Equal(list, old))
+	write := list != nil && (oldFile == "" || !slices.EqualFunc(list, old, sameSource))
 	if list != nil {
 		lc.Sources = list // the workspace opens on the new list
 	}

@@ -26,7 +26,9 @@ type SourcesOptions struct {
 
 // sourcesResult is the JSON of `docir sources`.
 type sourcesResult struct {
-	Config  string        `json:"config"` // the config file; "" when there is none
+	Config string `json:"config"` // the config file; "" when there is none
+	// Exclude are the config's exclude patterns, for every source.
+	Exclude []string      `json:"exclude,omitempty"`
 	Sources []sourceEntry `json:"sources"`
 }
 
@@ -34,7 +36,10 @@ type sourcesResult struct {
 type sourceEntry struct {
 	Path   string `json:"path"`
 	Prefix string `json:"prefix,omitempty"`
-	Dir    string `json:"dir"` // absolute
+	// Exclude are the source's own exclude patterns (after the config's
+	// global ones, sourcesResult.Exclude).
+	Exclude []string `json:"exclude,omitempty"`
+	Dir     string   `json:"dir"` // absolute
 }
 
 func newCmdSources(f *Factory, runF func(context.Context, *SourcesOptions) error) *cobra.Command {
@@ -109,7 +114,7 @@ func sourcesRun(ctx context.Context, opts *SourcesOptions) error {
 			list, err = lc.sourcesAdding(opts.Dirs, "", false)
 			for i := range list {
 				if j := lc.indexOf(kept, list[i].Path); j >= 0 {
-					list[i].Prefix = kept[j].Prefix
+					list[i].Prefix, list[i].Exclude = kept[j].Prefix, kept[j].Exclude
 				}
 			}
 			lc.Sources = kept
@@ -132,12 +137,12 @@ func sourcesRun(ctx context.Context, opts *SourcesOptions) error {
 			_ = printIndexText(opts.IO.ErrOut, sum)
 		}
 	}
-	res := sourcesResult{Config: lc.File, Sources: []sourceEntry{}}
+	res := sourcesResult{Config: lc.File, Exclude: lc.Exclude, Sources: []sourceEntry{}}
 	if lc.File == "" && len(lc.Sources) == 0 {
 		res.Sources = append(res.Sources, sourceEntry{Path: ".", Dir: lc.BaseDir})
 	}
 	for _, s := range lc.Sources {
-		res.Sources = append(res.Sources, sourceEntry{Path: s.Path, Prefix: s.Prefix, Dir: lc.abs(s.Path)})
+		res.Sources = append(res.Sources, sourceEntry{Path: s.Path, Prefix: s.Prefix, Exclude: s.Exclude, Dir: lc.abs(s.Path)})
 	}
 	if text {
 		return printSourcesText(opts.IO.Out, res)
