@@ -71,8 +71,11 @@ func sameSource(a, b SourceConfig) bool {
 // loadedConfig is the config with where it came from resolved.
 type loadedConfig struct {
 	Config
-	File    string // the config file, "" when there is none
-	BaseDir string // where relative paths start: the config's folder, else the working folder
+	File string // the config file, "" when there is none
+	// BaseDir is where relative paths start: the config's folder; with no
+	// config, the folder of the nearest .docir at or above the working
+	// folder, else the working folder.
+	BaseDir string
 	// peers are Peers as the federation engine takes them, checked and
 	// resolved once by validate.
 	peers []federation.PeerConfig
@@ -98,6 +101,25 @@ func findConfig(explicit, dir string) (string, error) {
 		parent := filepath.Dir(dir)
 		if parent == dir {
 			return "", nil
+		}
+		dir = parent
+	}
+}
+
+// StoreFolderName is the store folder beside a docir.yaml, or in the
+// folder a zero-setup read indexed.
+const StoreFolderName = ".docir"
+
+// findStore returns the nearest folder at or above dir that holds a
+// .docir folder, else "".
+func findStore(dir string) string {
+	for {
+		if st, err := os.Stat(filepath.Join(dir, StoreFolderName)); err == nil && st.IsDir() {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
 		}
 		dir = parent
 	}
@@ -134,6 +156,13 @@ func loadConfig(v *viper.Viper, explicit string) (*loadedConfig, error) {
 	}
 	if err := v.UnmarshalExact(&lc.Config); err != nil {
 		return nil, docir.Errorf(docir.CodeConfig, "config %s: %v", orNone(file), err)
+	}
+	if file == "" && lc.Store == "" {
+		// No docir.yaml at or above: the project is the folder of the
+		// nearest store at or above, as git finds .git.
+		if project := findStore(wd); project != "" {
+			lc.BaseDir = project
+		}
 	}
 	if err := lc.validate(); err != nil {
 		return nil, err
@@ -236,12 +265,14 @@ func (lc *loadedConfig) sourceExcludes() map[string][]string {
 }
 
 // StoreDir is --store, else the config's `store:`, else .docir beside the
-// config file (or in the working folder).
+// config file, else the nearest .docir at or above the working folder,
+// else .docir in the working folder: BaseDir is the folder of the config,
+// or of that store.
 func (lc *loadedConfig) StoreDir() string {
 	if lc.Store != "" {
 		return lc.abs(lc.Store)
 	}
-	return filepath.Join(lc.BaseDir, ".docir")
+	return filepath.Join(lc.BaseDir, StoreFolderName)
 }
 
 // CorpusName is the config's name, else the source folders' names.
@@ -273,7 +304,8 @@ func (lc *loadedConfig) CorpusDescription() string {
 }
 
 // StoreSources are the configured sources, absolute; with no config file
-// and no sources, the working folder is the one source.
+// and no sources, BaseDir is the one source (the working folder, or the
+// folder of the store found above it).
 func (lc *loadedConfig) StoreSources() []store.Source {
 	if len(lc.Sources) == 0 && lc.File == "" {
 		return []store.Source{{Path: lc.BaseDir}}

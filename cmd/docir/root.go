@@ -93,6 +93,7 @@ Addresses are <id> or <id>#<heading>, where the heading is a slug
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			f.ran = true
+			f.ctx = cmd.Context()
 			if err := f.pin.check(cmd); err != nil {
 				return err
 			}
@@ -107,7 +108,7 @@ Addresses are <id> or <id>#<heading>, where the heading is a slug
 	root.SetVersionTemplate("docir {{.Version}}\n")
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.configFile, "config", "", "config file (default: nearest "+ConfigFileName+" from the working folder up)")
-	pf.String("store", "", "store folder (default: .docir beside the config, or in the working folder)")
+	pf.String("store", "", "store folder (default: .docir beside the config; with none, the nearest .docir at or above the working folder, else one in it)")
 	pf.String("format", "auto", "output format: auto (text on a terminal, else json), json, text")
 	pf.StringVar(&jq, "jq", "", "filter JSON output with a jq `EXPR` (implies --format json)")
 	pf.StringVar(&f.IO.Color, "color", "auto", "colour in text output: auto (on a terminal, unless NO_COLOR is set), always, never")

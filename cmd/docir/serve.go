@@ -52,7 +52,7 @@ const watchDebounce = 500 * time.Millisecond
 func newCmdServe(f *Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
 	// A server says at start whether the sources changed, not at exit.
 	reader := func() (docir.Reader, error) {
-		r, err := f.Reader()
+		r, err := f.serveReader()
 		f.reportStale()
 		return r, err
 	}
@@ -230,6 +230,9 @@ func serveReader(ctx context.Context, opts *ServeOptions, lc *loadedConfig, ws *
 		return g, ws, nil
 	}
 	r, err := opts.Reader()
+	if err == nil && !hasStore {
+		err = zeroSetupRefusal(lc) // a folder that holds another project's store
+	}
 	if err != nil {
 		if docir.CodeOf(err) != docir.CodeNoStore {
 			return nil, nil, err
