@@ -121,7 +121,13 @@ func configErr(file string, n *yaml.Node, at, msg string) error {
 // nearest is the candidate closest to s by edit distance, if it is near
 // enough to be a typo; else "".
 func nearest(s string, candidates []string) string {
-	best, bestD := "", max(2, len(s)/3)+1
+	return closest(s, candidates, max(2, len(s)/3))
+}
+
+// closest is the candidate closest to s by edit distance, if that is at
+// most within; else "".
+func closest(s string, candidates []string, within int) string {
+	best, bestD := "", within+1
 	for _, c := range candidates {
 		if d := editDistance(s, c); d < bestD {
 			best, bestD = c, d

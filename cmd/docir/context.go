@@ -39,7 +39,7 @@ Tokens are estimated as one per four bytes (see docs/ranking.md).
 Pipe it to get to read exactly that: docir context "retry budget" | docir get -`,
 		Example: `  docir context "retry budget"
   docir context --budget 2000 disk full | docir get -`,
-		Args: usageArgs(cobra.MinimumNArgs(1)),
+		Args: needArgs(1, `a QUERY: the words to rank documents for (docir context "retry budget")`),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Query = strings.Join(args, " ")
 			if err := checkLimitFlag(opts.Limit); err != nil {
@@ -56,6 +56,7 @@ Pipe it to get to read exactly that: docir context "retry budget" | docir get -`
 	}
 	cmd.Flags().IntVar(&opts.Budget, "budget", docir.DefaultBudget, "tokens the addresses to read next may add up to")
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", docir.DefaultLimit, "most documents to rank (1 to "+strconv.Itoa(docir.MaxLimit)+")")
+	f.addFlags(cmd, readFlags|colorFlag)
 	return cmd
 }
 

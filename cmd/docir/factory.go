@@ -27,6 +27,7 @@ type Factory struct {
 	configFile string
 	ran        bool            // a command's RunE started: errors after this are not usage errors
 	ctx        context.Context // the command's: a zero-setup index stops with it (Ctrl-C)
+	jq         string          // --jq, compiled into IO before the command runs
 
 	config       *loadedConfig
 	ws           *workspace.Service

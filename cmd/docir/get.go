@@ -43,7 +43,7 @@ search, query and context print.`,
 		Example: `  docir get adr/0001-record-architecture-decisions
   docir get adr/0003 runbooks/disk-full#mitigate "runbooks/disk-full#Escalate"
   docir search "retry budget" | docir get -`,
-		Args:              usageArgs(cobra.MinimumNArgs(1)),
+		Args:              needArgs(1, "an ADDR (<id> or <id>#<heading>), or - to read addresses from stdin"),
 		ValidArgsFunction: completeAddresses(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
@@ -56,6 +56,7 @@ search, query and context print.`,
 			return getRun(cmd.Context(), opts)
 		},
 	}
+	f.addFlags(cmd, readFlags)
 	return cmd
 }
 

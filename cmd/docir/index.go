@@ -72,6 +72,7 @@ stderr when it is a terminal.`,
 	}
 	cmd.Flags().StringVar(&opts.Prefix, "prefix", "", "put `NAME`/ before the ids of the folder given (\"\" removes its prefix)")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "index even when that drops sources the store records, or most of its documents (a --store of another project, a config mistake)")
+	f.addFlags(cmd, storeFlags|outputFlags|verboseFlag)
 	return cmd
 }
 

@@ -64,7 +64,6 @@ const (
 )
 
 func newRootCmd(f *Factory) *cobra.Command {
-	var jq string
 	root := &cobra.Command{
 		Use:   "docir",
 		Short: "Read markdown corpora: skeleton reads to find, deep reads to read",
@@ -94,6 +93,7 @@ Addresses are <id> or <id>#<heading>, where the heading is a slug
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			f.ran = true
 			f.ctx = cmd.Context()
+			f.bindFlags(cmd)
 			if err := f.pin.check(cmd); err != nil {
 				return err
 			}
@@ -102,26 +102,12 @@ Addresses are <id> or <id>#<heading>, where the heading is a slug
 			default:
 				return docir.Errorf(docir.CodeUsage, "--color %q: want auto, always or never", f.IO.Color)
 			}
-			return f.IO.setJQ(jq)
+			return f.IO.setJQ(f.jq)
 		},
 	}
 	root.SetVersionTemplate("docir {{.Version}}\n")
-	pf := root.PersistentFlags()
-	pf.StringVar(&f.configFile, "config", "", "config file (default: nearest "+ConfigFileName+" from the working folder up)")
-	pf.String("store", "", "store folder (default: .docir beside the config; with none, the nearest .docir at or above the working folder, else one in it)")
-	pf.String("format", "auto", "output format: auto (text on a terminal, else json), json, text")
-	pf.StringVar(&jq, "jq", "", "filter JSON output with a jq `EXPR` (implies --format json)")
-	pf.StringVar(&f.IO.Color, "color", "auto", "colour in text output: auto (on a terminal, unless NO_COLOR is set), always, never")
-	pf.BoolVarP(&f.IO.Verbose, "verbose", "v", false, "print every warning, not the first few and a count")
-	f.pin.add(pf)
-	_ = f.viper.BindPFlag("store", pf.Lookup("store"))
-	_ = f.viper.BindPFlag("format", pf.Lookup("format"))
-	_ = root.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"auto", "json", "text"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = root.MarkPersistentFlagDirname("store")
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return &docir.Error{Code: docir.CodeUsage, Message: err.Error() + "\n" + cmd.UseLine(), Err: err}
-	})
+	f.hideFlags(root)
+	root.SetFlagErrorFunc(flagError)
 
 	root.AddGroup(
 		&cobra.Group{ID: groupRead, Title: "Reading (find with search, query, context; read with get):"},
@@ -186,11 +172,18 @@ func newCmdVersion(f *Factory) *cobra.Command {
 	}
 }
 
-// usageArgs wraps a cobra argument check so that its failure is a usage
-// error (exit 2).
-func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+// usageArgs wraps cobra argument checks so that a failure is a usage error
+// (exit 2); docir's own (needArgs) pass through as they are.
+func usageArgs(checks ...cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if err := check(cmd, args); err != nil {
+		for _, check := range checks {
+			err := check(cmd, args)
+			if err == nil {
+				continue
+			}
+			if docir.CodeOf(err) == docir.CodeUsage {
+				return err
+			}
 			return &docir.Error{Code: docir.CodeUsage, Message: err.Error() + "\nusage: " + cmd.UseLine(), Err: err}
 		}
 		return nil

@@ -39,7 +39,7 @@ query's words highlighted.`,
 		Example: `  docir search "retry budget"
   docir search -n 3 disk full
   docir search "retry budget" | docir get -     # read what was ranked, in rank order`,
-		Args: usageArgs(cobra.MinimumNArgs(1)),
+		Args: needArgs(1, `a QUERY: the words to rank documents for (docir search "retry budget")`),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Query = strings.Join(args, " ")
 			if err := checkLimitFlag(opts.Limit); err != nil {
@@ -52,6 +52,7 @@ query's words highlighted.`,
 		},
 	}
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", docir.DefaultLimit, "most documents to return (1 to "+strconv.Itoa(docir.MaxLimit)+")")
+	f.addFlags(cmd, readFlags|colorFlag)
 	return cmd
 }
 

@@ -107,6 +107,7 @@ See docs/protocol.md.`,
 	cmd.Flags().StringVar(&opts.PolicyFile, "policy", "", "host policy `FILE` (docir.host-policy.v1 or v2); default: no grants")
 	cmd.Flags().BoolVar(&opts.Watch, "watch", false, "refresh the store when source files change")
 	cmd.Flags().StringVar(&opts.TokenEnv, "token-env", DefaultTokenEnv, "environment `VARIABLE` holding the bearer token for --http")
+	f.addFlags(cmd, storeFlags)
 	return cmd
 }
 

@@ -91,6 +91,7 @@ is never saved. To add a folder, use docir index DIR (--prefix NAME).`,
 		}
 		return paths, cobra.ShellCompDirectiveNoFileComp
 	})
+	f.addFlags(cmd, storeFlags|outputFlags|verboseFlag)
 	return cmd
 }
 
