@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -118,20 +119,30 @@ func printHitsText(w io.Writer, query string, hits []docir.Hit, mark marker, foo
 		_, err := fmt.Fprintf(w, "no documents match %q\n", query)
 		return err
 	}
-	rows := [][]string{{"ADDRESS", "SCORE", "STORE", "TITLE"}}
-	for _, h := range hits {
-		rows = append(rows, []string{hitAddress(h), formatScore(h.Score), h.Store, h.Title})
+	// The address is never cut: the title is narrowed, then the score and
+	// the title are left out. The store is shown only when a hit comes
+	// from a peer (else every row says local).
+	cols := []column{{head: "ADDRESS"}, {head: "SCORE", right: true, drop: 1}, {head: "TITLE", cut: 12, drop: 2}}
+	peers := slices.ContainsFunc(hits, func(h docir.Hit) bool { return h.Store != "" && h.Store != docir.StoreLocal })
+	if peers {
+		cols = slices.Insert(cols, 2, column{head: "STORE", drop: 1})
 	}
-	widths := fitWidths(columnWidths(rows), width, []shrink{{3, 12}, {0, 24}})
+	var rows [][]string
+	for _, h := range hits {
+		row := []string{hitAddress(h), formatScore(h.Score), h.Title}
+		if peers {
+			row = slices.Insert(row, 2, h.Store)
+		}
+		rows = append(rows, row)
+	}
 	var b strings.Builder
-	for i, row := range rows {
-		writeRow(&b, row, widths, []bool{false, true, false, false})
-		if i > 0 && hits[i-1].Snippet != "" {
+	writeTable(&b, cols, rows, true, width, func(i int) {
+		if hits[i].Snippet != "" {
 			b.WriteString("    ")
-			b.WriteString(mark.highlight(fitText(hits[i-1].Snippet, width-4), query))
+			b.WriteString(mark.highlight(fitText(hits[i].Snippet, width-4), query))
 			b.WriteByte('\n')
 		}
-	}
+	})
 	if footer != "" {
 		b.WriteString(footer + "\n")
 	}
