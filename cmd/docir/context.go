@@ -54,8 +54,8 @@ Pipe it to get to read exactly that: docir context "retry budget" | docir get -`
 			return contextRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().IntVar(&opts.Budget, "budget", docir.DefaultBudget, "tokens the addresses to read next may add up to")
-	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", docir.DefaultLimit, "most documents to rank (1 to "+strconv.Itoa(docir.MaxLimit)+")")
+	cmd.Flags().IntVar(&opts.Budget, "budget", docir.DefaultBudget, "`TOKENS` the addresses to read next may add up to (1 to "+strconv.Itoa(workspace.MaxBudget)+")")
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", docir.DefaultLimit, "rank at most `N` documents (1 to "+strconv.Itoa(docir.MaxLimit)+")")
 	f.addFlags(cmd, readFlags|colorFlag)
 	return cmd
 }

@@ -40,12 +40,12 @@ func (f *Factory) addFlags(cmd *cobra.Command, which sharedFlags) {
 		_ = cmd.MarkFlagDirname("store")
 	}
 	if which&outputFlags != 0 {
-		fs.String("format", "auto", "output format: auto (text on a terminal, else json), json, text")
+		fs.String("format", "auto", "output `FORMAT`: auto (text on a terminal, else json), json or text")
 		fs.StringVar(&f.jq, "jq", "", "filter JSON output with a jq `EXPR` (implies --format json)")
 		_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"auto", "json", "text"}, cobra.ShellCompDirectiveNoFileComp))
 	}
 	if which&colorFlag != 0 {
-		fs.StringVar(&f.IO.Color, "color", "auto", "colour in text output: auto (on a terminal, unless NO_COLOR is set), always, never")
+		fs.StringVar(&f.IO.Color, "color", "auto", "colour in text output, `WHEN`: auto (on a terminal, unless NO_COLOR is set), always or never")
 		_ = cmd.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	}
 	if which&verboseFlag != 0 {

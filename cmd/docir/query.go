@@ -62,8 +62,8 @@ documents without the field last.`,
 			return queryRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", docir.DefaultLimit, "most documents to return (1 to "+strconv.Itoa(docir.MaxLimit)+")")
-	cmd.Flags().StringVar(&opts.Sort, "sort", "", "sort by FIELD (ascending) or -FIELD (descending); default: id")
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", docir.DefaultLimit, "return at most `N` documents (1 to "+strconv.Itoa(docir.MaxLimit)+")")
+	cmd.Flags().StringVar(&opts.Sort, "sort", "", "sort by `FIELD` (ascending) or -FIELD (descending); default: id")
 	// "-status:draft" reads as a flag to cobra; say how to write it.
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		msg := err.Error()

@@ -52,7 +52,7 @@ query's words highlighted.`,
 			return searchRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", docir.DefaultLimit, "most documents to return (1 to "+strconv.Itoa(docir.MaxLimit)+")")
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", docir.DefaultLimit, "return at most `N` documents (1 to "+strconv.Itoa(docir.MaxLimit)+")")
 	f.addFlags(cmd, readFlags|colorFlag)
 	return cmd
 }
