@@ -124,6 +124,7 @@ Addresses are <id> or <id>#<heading>, where the heading is a slug
 	add(groupIndex, newCmdIndex(f, nil), newCmdSources(f, nil), newCmdStatus(f, nil), newCmdBind(f, nil), newCmdReplay(f, nil))
 	add(groupServe, newCmdServe(f, nil))
 	root.AddCommand(newCmdVersion(f))
+	ignoreCaseInBash(root)
 	return root
 }
 
