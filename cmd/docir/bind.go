@@ -105,8 +105,10 @@ refused with exit 4 (binding_rejected).
 --evidence FILE re-runs the read an evidence receipt records on the pinned
 generation and confirms that the response is byte for byte the one it
 attests.`,
-		Example: `  docir replay task.receipt
+		Example: `  docir bind > task.receipt
+  docir replay task.receipt
   docir replay task.receipt --require-current
+  docir get --receipt task.receipt --evidence read.evidence runbooks/retry-budget
   docir replay task.receipt --evidence read.evidence`,
 		Args: usageArgs(cobra.MaximumNArgs(1), needArgs(1, "a RECEIPT_FILE (docir bind prints one)")),
 		RunE: func(cmd *cobra.Command, args []string) error {

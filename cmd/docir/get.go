@@ -41,7 +41,7 @@ read with exit 2 before anything is read.
 "get -" reads addresses from stdin: one per line, or the JSON that
 search, query and context print.`,
 		Example: `  docir get adr/0001-record-architecture-decisions
-  docir get adr/0003 runbooks/disk-full#mitigate "runbooks/disk-full#Escalate"
+  docir get runbooks/retry-budget runbooks/disk-full#mitigate "runbooks/disk-full#Escalate"
   docir search "retry budget" | docir get -`,
 		Args:              needArgs(1, "an ADDR (<id> or <id>#<heading>), or - to read addresses from stdin"),
 		ValidArgsFunction: completeAddresses(f),

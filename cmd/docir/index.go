@@ -50,9 +50,9 @@ read again. A refresh that changes anything publishes a new generation
 atomically; readers are never blocked. Warnings (skipped files) go to
 stderr, the first few and a count unless -v; a progress bar is drawn on
 stderr when it is a terminal.`,
-		Example: `  docir index docs/ adr/
-  docir index --prefix kep ../enhancements/keps
-  docir index                 # refresh the configured sources
+		Example: `  docir index runbooks/ adr/            # two folders: ids are paths below each (disk-full)
+  docir index --prefix guides guides/   # ids below guides/ start with guides/
+  docir index                           # refresh the configured sources
   docir index --format json`,
 		Args: usageArgs(cobra.ArbitraryArgs),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {

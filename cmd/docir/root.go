@@ -76,17 +76,16 @@ and answers two kinds of reads:
 
 Addresses are <id> or <id>#<heading>, where the heading is a slug
 (guide-level-explanation) or the heading text ("Guide-level explanation").`,
-		Example: `  # index two repositories that each hold a README.md
-  docir index --prefix api ../api/docs
-  docir index --prefix web ../web/docs
+		Example: `  # index a folder of markdown (remembered in docir.yaml)
+  docir index .
 
   # find, then read exactly what was found
   docir search "retry budget"
   docir context "disk full" | docir get -
-  docir get api/README runbooks/disk-full#mitigate
+  docir get runbooks/retry-budget runbooks/disk-full#mitigate
 
   # scripts: JSON when piped, filtered with --jq
-  docir search -n 3 timeout --jq '.hits[].matched_section'`,
+  docir search -n 3 retry --jq '.hits[].matched_section'`,
 		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -86,10 +86,10 @@ when a source file changes.
 --policy FILE is the host policy (docir.host-policy.v1 or .v2), read once
 at start-up. Logs go to stderr; stdout carries only replies.
 See docs/protocol.md.`,
-		Example: `  printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"docir/get","params":{"doc_ids":["a","b#x"]}}' | docir serve
+		Example: `  printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"docir/get","params":{"doc_ids":["runbooks/retry-budget","runbooks/disk-full#mitigate"]}}' | docir serve
   docir serve --mcp
   docir serve --mcp --http 7420        # MCP at http://127.0.0.1:7420/mcp
-  DOCIR_HTTP_TOKEN=s3cret docir serve --http 0.0.0.0:7420 --policy host.json`,
+  DOCIR_HTTP_TOKEN=s3cret docir serve --http 0.0.0.0:7420   # any address: a token is needed`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.HTTPSet = cmd.Flags().Changed("http")

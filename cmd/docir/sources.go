@@ -55,9 +55,10 @@ func newCmdSources(f *Factory, runF func(context.Context, *SourcesOptions) error
 stays keeps its prefix). Either refreshes the store on the new list first
 and writes the config only once that succeeded, so a list whose ids clash
 is never saved. To add a folder, use docir index DIR (--prefix NAME).`,
-		Example: `  docir sources
-  docir sources --remove ../old-docs
-  docir sources --replace docs adr`,
+		Example: `  docir index runbooks/ adr/ guides/
+  docir sources
+  docir sources --remove guides/
+  docir sources --replace runbooks adr guides`,
 		Args: usageArgs(cobra.ArbitraryArgs),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return nil, cobra.ShellCompDirectiveFilterDirs
