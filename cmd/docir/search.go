@@ -122,10 +122,10 @@ func printHitsText(w io.Writer, query string, hits []docir.Hit, mark marker, foo
 	// The address is never cut: the title is narrowed, then the score and
 	// the title are left out. The store is shown only when a hit comes
 	// from a peer (else every row says local).
-	cols := []column{{head: "ADDRESS"}, {head: "SCORE", right: true, drop: 1}, {head: "TITLE", cut: 12, drop: 2}}
+	cols := []column{{head: "ADDRESS"}, {head: "SCORE", right: true, drop: 1}, {head: "TITLE", cut: 12, drop: 3}}
 	peers := slices.ContainsFunc(hits, func(h docir.Hit) bool { return h.Store != "" && h.Store != docir.StoreLocal })
 	if peers {
-		cols = slices.Insert(cols, 2, column{head: "STORE", drop: 1})
+		cols = slices.Insert(cols, 2, column{head: "STORE", drop: 2})
 	}
 	var rows [][]string
 	for _, h := range hits {
