@@ -63,7 +63,7 @@ func roffText(b *bytes.Buffer, text string) {
 	for _, para := range strings.Split(strings.TrimSpace(text), "\n\n") {
 		lines := strings.Split(para, "\n")
 		b.WriteString(".PP\n")
-		if slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, " ") }) {
+		if slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t") }) {
 			b.WriteString(".nf\n")
 			for _, l := range lines {
 				b.WriteString(roff(l) + "\n")
