@@ -38,8 +38,9 @@ resolved in request order, and the addresses that did not with a reason
 (no_document, no_section, unavailable). A malformed address fails the whole
 read with exit 2 before anything is read.
 
-"get -" reads addresses from stdin: one per line, or the JSON that
-search, query and context print.`,
+"get -" reads addresses from stdin: one per line, or what search, query
+and context print, as JSON or as text (for context, its addresses to read
+next).`,
 		Example: `  docir get adr/0001-record-architecture-decisions
   docir get runbooks/retry-budget runbooks/disk-full#mitigate "runbooks/disk-full#Escalate"
   docir search "retry budget" | docir get -`,
