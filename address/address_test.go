@@ -135,6 +135,17 @@ func TestSluggerRepeats(t *testing.T) {
 	}
 }
 
+// TestSluggerTake: an author's id is the slug as written (case kept); a
+// repeat gets -1 like a repeated heading; headings after it skip it.
+func TestSluggerTake(t *testing.T) {
+	var s Slugger
+	got := []string{s.Next("Setup"), s.Take("metadata-schema"), s.Next("Metadata schema"), s.Take("metadata-schema"), s.Take("Setup"), s.Take("setup")}
+	want := []string{"setup", "metadata-schema", "metadata-schema-1", "metadata-schema-2", "Setup", "setup-1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("slugs mismatch (-want +got):\n%s", diff)
+	}
+}
+
 // FuzzParse holds the round trip: whatever Parse accepts prints back to the
 // same text and parses again to the same value; nothing panics.
 func FuzzParse(f *testing.F) {

@@ -43,10 +43,21 @@ type Slugger struct {
 
 // Next returns the unique slug for the next heading with the given text.
 func (s *Slugger) Next(heading string) string {
+	return s.unique(Slug(heading))
+}
+
+// Take returns the unique slug for the next heading when its author gave it
+// an id (a `{#id}` heading attribute): the id as written, or, when an
+// earlier heading took it, the id with -1, -2 as Next would. Later
+// headings' slugs skip it.
+func (s *Slugger) Take(id string) string {
+	return s.unique(id)
+}
+
+func (s *Slugger) unique(base string) string {
 	if s.seen == nil {
 		s.seen = make(map[string]int)
 	}
-	base := Slug(heading)
 	slug := base
 	for {
 		if _, taken := s.seen[slug]; !taken {

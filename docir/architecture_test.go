@@ -1,6 +1,7 @@
 package docir_test
 
 import (
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -13,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
 // The module's layers, lowest first (../shared/DESIGN.md): a package may
@@ -297,38 +300,100 @@ func TestPackageComments(t *testing.T) {
 	}
 }
 
-// TestReadmeLayout: README's layout lists exactly the top-level folders
-// that exist (dotfolders aside).
+// TestReadmeLayout: README's layout lists exactly the top-level folders of
+// the source tree: every folder at the top, less dotfolders (.git, .ci,
+// .docir) and the folders the root .gitignore ignores, which are build
+// output (bin/ after the README's build command), not layout.
 func TestReadmeLayout(t *testing.T) {
 	root := moduleRoot(t)
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(readme), "\n## Layout\n")
-	if !ok {
-		t.Fatal("README.md has no ## Layout section")
-	}
-	if end := strings.Index(rest, "\n## "); end >= 0 {
-		rest = rest[:end]
-	}
+	rest := readmeSection(t, root, "Layout")
 	var listed []string
 	for _, m := range regexp.MustCompile(`(?m)^([a-z][a-z0-9_-]*)/`).FindAllStringSubmatch(rest, -1) {
 		listed = append(listed, m[1])
 	}
-	entries, err := os.ReadDir(root)
+	dirs, err := layoutDirs(root)
 	if err != nil {
 		t.Fatal(err)
 	}
+	slices.Sort(listed)
+	if !slices.Equal(listed, dirs) {
+		t.Errorf("README's layout lists %q; the tree has %q", listed, dirs)
+	}
+}
+
+// readmeSection is the text of the README section "## <title...>" below
+// its heading line, up to the next "## " heading.
+func readmeSection(t *testing.T, root, title string) string {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "\n## "+title)
+	if !ok {
+		t.Fatalf("README.md has no \"## %s\" section", title)
+	}
+	_, rest, _ = strings.Cut(rest, "\n")
+	rest, _, _ = strings.Cut(rest, "\n## ")
+	return rest
+}
+
+// layoutDirs are the top-level folders of the tree at root, sorted, less
+// dotfolders and the folders root/.gitignore ignores.
+func layoutDirs(root string) ([]string, error) {
+	ignore, err := rootIgnore(root)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, err
+	}
 	var dirs []string
 	for _, e := range entries {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !ignore.Match([]string{e.Name()}, true) {
 			dirs = append(dirs, e.Name())
 		}
 	}
-	slices.Sort(listed)
 	slices.Sort(dirs)
-	if !slices.Equal(listed, dirs) {
-		t.Errorf("README's layout lists %q; the tree has %q", listed, dirs)
+	return dirs, nil
+}
+
+// rootIgnore matches what the .gitignore at root ignores (nothing when
+// there is none), with git's syntax.
+func rootIgnore(root string) (gitignore.Matcher, error) {
+	data, err := os.ReadFile(filepath.Join(root, ".gitignore"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	var ps []gitignore.Pattern
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimRight(line, "\r\n")
+		if strings.TrimSpace(line) != "" && !strings.HasPrefix(line, "#") {
+			ps = append(ps, gitignore.ParsePattern(line, nil))
+		}
+	}
+	return gitignore.NewMatcher(ps), nil
+}
+
+// TestLayoutIgnoresBuildOutput: a bin/ folder (what the README's build
+// command makes) and an ignored folder of any name are not layout; a
+// folder .gitignore does not name is.
+func TestLayoutIgnoresBuildOutput(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"bin", "cmd", "out", "extra", ".docir"} {
+		if err := os.Mkdir(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, ".gitignore"), []byte("# build output\n/bin/\nout\n*.test\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := layoutDirs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"cmd", "extra"}; !slices.Equal(got, want) {
+		t.Errorf("layout dirs %q, want %q", got, want)
 	}
 }

@@ -43,7 +43,9 @@ type Section struct {
 
 // FindSection resolves the heading part of an address in r: a section whose
 // slug is exactly heading, else one whose slug is the slug of heading read as
-// heading text (so "Guide-level explanation" finds "guide-level-explanation").
+// heading text (so "Guide-level explanation" finds "guide-level-explanation"),
+// else one whose heading text has that slug (a section whose author gave it
+// an id, `## Metadata {#metadata-schema}`, is found by "Metadata" too).
 func (r *Record) FindSection(heading string) (Section, bool) {
 	for _, s := range r.Sections {
 		if s.Slug == heading {
@@ -53,6 +55,11 @@ func (r *Record) FindSection(heading string) (Section, bool) {
 	slug := address.Slug(heading)
 	for _, s := range r.Sections {
 		if s.Slug == slug {
+			return s, true
+		}
+	}
+	for _, s := range r.Sections {
+		if address.Slug(s.Heading) == slug {
 			return s, true
 		}
 	}

@@ -2,14 +2,14 @@
 // holding immutable generations of a corpus, and the refresh that ingests
 // source folders into a new one.
 //
-// Layout (FormatVersion 8; see the change log below):
+// Layout (FormatVersion 9; see the change log below):
 //
 //	.docir/
 //	  IDENTITY           the workspace identity: 32 random hex digits and a
 //	                     newline, written first when docir creates the store;
 //	                     it marks the folder as docir's (Claim)
 //	  .gitignore         "*": the folder ignores itself
-//	  CURRENT            {"format":7,"generation":N}: the one mutable file,
+//	  CURRENT            {"format":9,"generation":N}: the one mutable file,
 //	                     replaced by an atomic rename
 //	  lock               flock'd by a refresh; readers never touch it
 //	  gen/N/docs.bolt    the generation's own body layer: records, bodies,
@@ -89,4 +89,8 @@ package store
 //	   the headings above it) indexed as a field of its own, "head"; a
 //	   document's names (title, description) as name terms; link and
 //	   image destinations, reference labels and definitions blanked.
-const FormatVersion = 8
+//	9  the same layout; records made by the rules of documentation sites:
+//	   a bundle's index.md or _index.md has its folder's id, and a
+//	   heading's {#id} attribute is its slug (an older store holds the
+//	   /index ids and the slugs of "Metadata {#metadata-schema}").
+const FormatVersion = 9

@@ -134,6 +134,7 @@ func TestSuggestAndCompleteAcrossLayers(t *testing.T) {
 	}
 }
 
+// TestComplete: ids, then slugs after a '#', ignoring case.
 func TestComplete(t *testing.T) {
 	ws := fixture(t)
 	ctx := context.Background()
@@ -147,6 +148,13 @@ func TestComplete(t *testing.T) {
 		{"runbooks/disk-full#Mi", []string{"runbooks/disk-full#mitigate"}},
 		{"runbooks/nope#", nil},
 		{"zzz", nil},
+		// Case is ignored, and completions are written as the ids are.
+		{"RUNBOOKS/D", []string{"runbooks/disk-full"}},
+		{"Adr/0001", []string{"adr/0001-record-architecture-decisions"}},
+		{"GUIDES/DÉ", []string{"guides/démarrage-rapide"}},
+		{"guides/ПО", []string{"guides/поиск"}},
+		{"Runbooks/Disk-Full#MIT", []string{"runbooks/disk-full#mitigate"}},
+		{"", []string{"adr/0001-record-architecture-decisions", "adr/0002-store-bodies-beside-the-index", "guides/démarrage-rapide", "guides/поиск", "guides/检索", "runbooks/disk-full", "runbooks/retry-budget", "runbooks/windows-crlf"}},
 	}
 	for _, tt := range tests {
 		got, err := ws.Complete(ctx, tt.partial)

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"sync"
 
 	"github.com/docir/docir/address"
@@ -337,6 +338,9 @@ const maxSuggested = 5
 
 func resolveOne(snap *store.Snapshot, a address.Address) (*docir.Document, string, error) {
 	rec, body, ok, err := snap.Lookup(a.ID)
+	if err == nil && !ok {
+		rec, body, ok, err = lookupBundlePage(snap, a.ID)
+	}
 	if err != nil {
 		return nil, "", err
 	}
@@ -365,6 +369,22 @@ func resolveOne(snap *store.Snapshot, a address.Address) (*docir.Document, strin
 	doc.Section = &docir.SectionRef{Slug: sec.Slug, Heading: sec.Heading, Level: sec.Level}
 	doc.Body = string(body[sec.Start:sec.End])
 	return doc, "", nil
+}
+
+// lookupBundlePage reads the document a bundle's page is by the name of
+// its file, "a/b/index" or "a/b/_index" (ids were so before store format
+// 7): the document of its folder, "a/b", when that document is the file
+// a/b/index.md (or _index.md).
+func lookupBundlePage(snap *store.Snapshot, id string) (docir.Record, []byte, bool, error) {
+	folder, ok := ingest.BundleFolder(id)
+	if !ok || folder == "" {
+		return docir.Record{}, nil, false, nil
+	}
+	rec, body, ok, err := snap.Lookup(folder)
+	if err != nil || !ok || path.Base(rec.Path) != path.Base(id)+".md" {
+		return docir.Record{}, nil, false, err
+	}
+	return rec, body, true, nil
 }
 
 // Status describes the local store's current generation.

@@ -56,6 +56,7 @@ docs/bindings.md for its format.`,
 	}
 	cmd.Flags().Uint64Var(&opts.Revision, "revision", 0, "pin generation `N` (with --workspace)")
 	cmd.Flags().StringVar(&opts.WorkspaceID, "workspace", "", "the workspace identity `ID` the receipt must be for (with --revision)")
+	f.addFlags(cmd, storeFlags)
 	return cmd
 }
 
@@ -91,7 +92,7 @@ type ReplayOptions struct {
 
 func newCmdReplay(f *Factory, runF func(context.Context, *ReplayOptions) error) *cobra.Command {
 	opts := &ReplayOptions{IO: f.IO, Workspace: f.Workspace, WantText: f.wantText, Pin: &f.pin}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "replay RECEIPT_FILE [--require-current] [--evidence FILE]",
 		Short: "Verify a binding receipt (and an evidence receipt) against the store",
 		Long: `Verify a binding receipt: the store reselects the generation it names,
@@ -104,10 +105,12 @@ refused with exit 4 (binding_rejected).
 --evidence FILE re-runs the read an evidence receipt records on the pinned
 generation and confirms that the response is byte for byte the one it
 attests.`,
-		Example: `  docir replay task.receipt
+		Example: `  docir bind > task.receipt
+  docir replay task.receipt
   docir replay task.receipt --require-current
+  docir get --receipt task.receipt --evidence read.evidence runbooks/retry-budget
   docir replay task.receipt --evidence read.evidence`,
-		Args: usageArgs(cobra.ExactArgs(1)),
+		Args: usageArgs(cobra.MaximumNArgs(1), needArgs(1, "a RECEIPT_FILE (docir bind prints one)")),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
 			if runF != nil {
@@ -116,6 +119,10 @@ attests.`,
 			return replayRun(cmd.Context(), opts)
 		},
 	}
+	f.addFlags(cmd, storeFlags|outputFlags)
+	cmd.Flags().BoolVar(&f.pin.requireCurrent, "require-current", false, "also demand that the receipt's generation is the current one (exit 4 otherwise)")
+	cmd.Flags().StringVar(&f.pin.evidence, "evidence", "", "re-run the read an evidence receipt `FILE` records and check its response bytes")
+	return cmd
 }
 
 func replayRun(ctx context.Context, opts *ReplayOptions) error {

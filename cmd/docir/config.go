@@ -34,8 +34,12 @@ type Config struct {
 	MaxFileBytes int64          `mapstructure:"max_file_bytes"`
 	// FrontMatter lists the front-matter fields search reads as text
 	// (default: title, description, summary, keywords, tags, aliases).
-	FrontMatter []string     `mapstructure:"front_matter"`
-	Peers       []PeerConfig `mapstructure:"peers"`
+	FrontMatter []string `mapstructure:"front_matter"`
+	// Exclude are patterns in .gitignore syntax of files and folders to
+	// leave out of every source, relative to each source folder
+	// (`_common/`, `*.draft.md`).
+	Exclude []string     `mapstructure:"exclude"`
+	Peers   []PeerConfig `mapstructure:"peers"`
 }
 
 // PeerConfig is one entry of `peers:`: another store folder (path) or a
@@ -53,13 +57,25 @@ type PeerConfig struct {
 type SourceConfig struct {
 	Path   string `mapstructure:"path" yaml:"path"`
 	Prefix string `mapstructure:"prefix" yaml:"prefix,omitempty"`
+	// Exclude are more patterns like Config.Exclude, for this source only;
+	// they come after the global ones.
+	Exclude []string `mapstructure:"exclude" yaml:"exclude,omitempty"`
+}
+
+// sameSource reports whether a and b are one entry, exclude patterns and
+// all.
+func sameSource(a, b SourceConfig) bool {
+	return a.Path == b.Path && a.Prefix == b.Prefix && slices.Equal(a.Exclude, b.Exclude)
 }
 
 // loadedConfig is the config with where it came from resolved.
 type loadedConfig struct {
 	Config
-	File    string // the config file, "" when there is none
-	BaseDir string // where relative paths start: the config's folder, else the working folder
+	File string // the config file, "" when there is none
+	// BaseDir is where relative paths start: the config's folder; with no
+	// config, the folder of the nearest .docir at or above the working
+	// folder, else the working folder.
+	BaseDir string
 	// peers are Peers as the federation engine takes them, checked and
 	// resolved once by validate.
 	peers []federation.PeerConfig
@@ -88,6 +104,25 @@ func findConfig(explicit, dir string) (string, error) {
 		parent := filepath.Dir(dir)
 		if parent == dir {
 			return "", nil
+		}
+		dir = parent
+	}
+}
+
+// StoreFolderName is the store folder beside a docir.yaml, or in the
+// folder a zero-setup read indexed.
+const StoreFolderName = ".docir"
+
+// findStore returns the nearest folder at or above dir that holds a
+// .docir folder, else "".
+func findStore(dir string) string {
+	for {
+		if st, err := os.Stat(filepath.Join(dir, StoreFolderName)); err == nil && st.IsDir() {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
 		}
 		dir = parent
 	}
@@ -125,6 +160,13 @@ func loadConfig(v *viper.Viper, explicit string) (*loadedConfig, error) {
 	if err := v.UnmarshalExact(&lc.Config); err != nil {
 		return nil, docir.Errorf(docir.CodeConfig, "config %s: %v", orNone(file), err)
 	}
+	if file == "" && lc.Store == "" {
+		// No docir.yaml at or above: the project is the folder of the
+		// nearest store at or above, as git finds .git.
+		if project := findStore(wd); project != "" {
+			lc.BaseDir = project
+		}
+	}
 	if err := lc.validate(); err != nil {
 		return nil, err
 	}
@@ -150,6 +192,12 @@ func (lc *loadedConfig) validate() error {
 		if strings.TrimSpace(s.Path) == "" {
 			return docir.Errorf(docir.CodeConfig, "config %s: sources[%d] has no path", orNone(lc.File), i)
 		}
+		if slices.ContainsFunc(s.Exclude, blank) {
+			return docir.Errorf(docir.CodeConfig, "config %s: sources[%d] (%s): an empty exclude pattern", orNone(lc.File), i, s.Path)
+		}
+	}
+	if slices.ContainsFunc(lc.Exclude, blank) {
+		return docir.Errorf(docir.CodeConfig, "config %s: exclude: an empty pattern", orNone(lc.File))
 	}
 	if lc.Retain < 0 || lc.MaxFileBytes < 0 {
 		return docir.Errorf(docir.CodeConfig, "config %s: retain and max_file_bytes must not be negative", orNone(lc.File))
@@ -202,13 +250,32 @@ func (lc *loadedConfig) abs(p string) string {
 	return filepath.Join(lc.BaseDir, p)
 }
 
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// sourceExcludes are the sources' own exclude patterns, by absolute path,
+// as ingest takes them.
+func (lc *loadedConfig) sourceExcludes() map[string][]string {
+	var out map[string][]string
+	for _, s := range lc.Sources {
+		if len(s.Exclude) > 0 {
+			if out == nil {
+				out = map[string][]string{}
+			}
+			out[lc.abs(s.Path)] = s.Exclude
+		}
+	}
+	return out
+}
+
 // StoreDir is --store, else the config's `store:`, else .docir beside the
-// config file (or in the working folder).
+// config file, else the nearest .docir at or above the working folder,
+// else .docir in the working folder: BaseDir is the folder of the config,
+// or of that store.
 func (lc *loadedConfig) StoreDir() string {
 	if lc.Store != "" {
 		return lc.abs(lc.Store)
 	}
-	return filepath.Join(lc.BaseDir, ".docir")
+	return filepath.Join(lc.BaseDir, StoreFolderName)
 }
 
 // CorpusName is the config's name, else the source folders' names.
@@ -240,7 +307,8 @@ func (lc *loadedConfig) CorpusDescription() string {
 }
 
 // StoreSources are the configured sources, absolute; with no config file
-// and no sources, the working folder is the one source.
+// and no sources, BaseDir is the one source (the working folder, or the
+// folder of the store found above it).
 func (lc *loadedConfig) StoreSources() []store.Source {
 	if len(lc.Sources) == 0 && lc.File == "" {
 		return []store.Source{{Path: lc.BaseDir}}

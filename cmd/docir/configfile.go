@@ -87,7 +87,15 @@ func checkNode(file, at string, node *yaml.Node, t reflect.Type) error {
 				return configErr(file, v, where, "want a list")
 			}
 			for j, item := range v.Content {
-				if err := checkNode(file, fmt.Sprintf("%s[%d]", where, j), item, f.Type.Elem()); err != nil {
+				at := fmt.Sprintf("%s[%d]", where, j)
+				if f.Type.Elem().Kind() == reflect.String {
+					// A list of words (front_matter, exclude).
+					if item.Kind != yaml.ScalarNode {
+						return configErr(file, item, at, "want a single value")
+					}
+					continue
+				}
+				if err := checkNode(file, at, item, f.Type.Elem()); err != nil {
 					return err
 				}
 			}
@@ -113,7 +121,13 @@ func configErr(file string, n *yaml.Node, at, msg string) error {
 // nearest is the candidate closest to s by edit distance, if it is near
 // enough to be a typo; else "".
 func nearest(s string, candidates []string) string {
-	best, bestD := "", max(2, len(s)/3)+1
+	return closest(s, candidates, max(2, len(s)/3))
+}
+
+// closest is the candidate closest to s by edit distance, if that is at
+// most within; else "".
+func closest(s string, candidates []string, within int) string {
+	best, bestD := "", within+1
 	for _, c := range candidates {
 		if d := editDistance(s, c); d < bestD {
 			best, bestD = c, d
@@ -184,7 +198,7 @@ func editSources(data []byte, list []SourceConfig) ([]byte, error) {
 	var back struct {
 		Sources []SourceConfig `yaml:"sources"`
 	}
-	if err := yaml.Unmarshal(out, &back); err != nil || !slices.Equal(back.Sources, list) {
+	if err := yaml.Unmarshal(out, &back); err != nil || !slices.EqualFunc(back.Sources, list, sameSource) {
 		return nil, fmt.Errorf("cannot rewrite sources: in this layout; edit the file by hand")
 	}
 	return out, nil

@@ -39,7 +39,7 @@ Tokens are estimated as one per four bytes (see docs/ranking.md).
 Pipe it to get to read exactly that: docir context "retry budget" | docir get -`,
 		Example: `  docir context "retry budget"
   docir context --budget 2000 disk full | docir get -`,
-		Args: usageArgs(cobra.MinimumNArgs(1)),
+		Args: needArgs(1, `a QUERY: the words to rank documents for (docir context "retry budget")`),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Query = strings.Join(args, " ")
 			if err := checkLimitFlag(opts.Limit); err != nil {
@@ -54,8 +54,9 @@ Pipe it to get to read exactly that: docir context "retry budget" | docir get -`
 			return contextRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().IntVar(&opts.Budget, "budget", docir.DefaultBudget, "tokens the addresses to read next may add up to")
-	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", docir.DefaultLimit, "most documents to rank (1 to "+strconv.Itoa(docir.MaxLimit)+")")
+	cmd.Flags().IntVar(&opts.Budget, "budget", docir.DefaultBudget, "`TOKENS` the addresses to read next may add up to (1 to "+strconv.Itoa(workspace.MaxBudget)+")")
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", docir.DefaultLimit, "rank at most `N` documents (1 to "+strconv.Itoa(docir.MaxLimit)+")")
+	f.addFlags(cmd, readFlags|colorFlag)
 	return cmd
 }
 
@@ -92,6 +93,7 @@ func printContextText(w io.Writer, res docir.ContextResult, mark marker, width i
 	tokens := res.AddressTokens()
 	var b strings.Builder
 	fmt.Fprintf(&b, "READ NEXT  %d of %d tokens\n", res.Tokens, res.Budget)
+	// Addresses are never cut: other columns are narrowed or left out.
 	rows := [][]string{}
 	for _, a := range res.Addresses {
 		rows = append(rows, []string{a, strconv.Itoa(tokens[a])})
@@ -99,23 +101,17 @@ func printContextText(w io.Writer, res docir.ContextResult, mark marker, width i
 	if len(rows) == 0 {
 		b.WriteString("(nothing fits the budget)\n")
 	}
-	widths := fitWidths(columnWidths(rows), width, []shrink{{0, 24}})
-	for _, row := range rows {
-		writeRow(&b, row, widths, []bool{false, true})
-	}
+	writeTable(&b, []column{{}, {right: true, drop: 1}}, rows, false, width, nil)
 	b.WriteString("\n")
 
-	rows = [][]string{{"ADDRESS", "SCORE", "TOKENS", "TITLE"}}
+	rows = [][]string{}
 	for _, h := range res.Hits {
 		rows = append(rows, []string{hitAddress(h.Hit), formatScore(h.Score), strconv.Itoa(h.Tokens), h.Title})
 	}
-	widths = fitWidths(columnWidths(rows), width, []shrink{{3, 12}, {0, 24}})
-	for i, row := range rows {
-		writeRow(&b, row, widths, []bool{false, true, true, false})
-		if i == 0 {
-			continue
-		}
-		h := res.Hits[i-1]
+	cols := []column{{head: "ADDRESS"}, {head: "SCORE", right: true, drop: 1}, {head: "TOKENS", right: true, drop: 3}, {head: "TITLE", cut: 12, drop: 2}}
+	outlineCols := []column{{}, {right: true, drop: 2}, {cut: 12, drop: 1}}
+	writeTable(&b, cols, rows, true, width, func(i int) {
+		h := res.Hits[i]
 		if h.Snippet != "" {
 			b.WriteString("    " + mark.highlight(fitText(h.Snippet, width-4), res.Query) + "\n")
 		}
@@ -123,11 +119,8 @@ func printContextText(w io.Writer, res docir.ContextResult, mark marker, width i
 		for _, o := range h.Outline {
 			outline = append(outline, []string{"  " + o.Address, strconv.Itoa(o.Tokens), strings.Repeat("  ", max(0, o.Level-1)) + o.Heading})
 		}
-		ow := fitWidths(columnWidths(outline), width, []shrink{{2, 12}, {0, 24}})
-		for _, row := range outline {
-			writeRow(&b, row, ow, []bool{false, true, false})
-		}
-	}
+		writeTable(&b, outlineCols, outline, false, width, nil)
+	})
 	_, err := io.WriteString(w, b.String())
 	return err
 }

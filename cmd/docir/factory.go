@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,7 +25,9 @@ type Factory struct {
 	IO         *IOStreams
 	viper      *viper.Viper
 	configFile string
-	ran        bool // a command's RunE started: errors after this are not usage errors
+	ran        bool            // a command's RunE started: errors after this are not usage errors
+	ctx        context.Context // the command's: a zero-setup index stops with it (Ctrl-C)
+	jq         string          // --jq, compiled into IO before the command runs
 
 	config       *loadedConfig
 	ws           *workspace.Service
@@ -70,10 +73,21 @@ func (f *Factory) Workspace() (*workspace.Service, error) {
 	return f.ws, nil
 }
 
-// Reader is what read commands (and serve) call: every deep and skeleton
-// read goes through it. With peers configured it is the federation: local
-// first, then the peers in declaration order.
+// Reader is what read commands call: every deep and skeleton read goes
+// through it. With peers configured it is the federation: local first, then
+// the peers in declaration order. A store with nothing indexed yet is
+// indexed first (zeroSetup).
 func (f *Factory) Reader() (docir.Reader, error) {
+	return f.reader(true)
+}
+
+// serveReader is Reader without the zero-setup index: serve answers at once
+// and indexes in the background.
+func (f *Factory) serveReader() (docir.Reader, error) {
+	return f.reader(false)
+}
+
+func (f *Factory) reader(setUp bool) (docir.Reader, error) {
 	ws, err := f.Workspace()
 	if err != nil {
 		return nil, err
@@ -93,10 +107,16 @@ func (f *Factory) Reader() (docir.Reader, error) {
 		if err := somethingToRead(f.config, "read"); err != nil {
 			return nil, err
 		}
-		f.warnIfStale(f.config)
-		return ws, nil
+	}
+	if setUp {
+		if err := f.zeroSetup(f.config, ws); err != nil {
+			return nil, err
+		}
 	}
 	f.warnIfStale(f.config)
+	if len(f.config.peers) == 0 {
+		return ws, nil
+	}
 	if f.fed == nil {
 		peers, err := federation.OpenPeers(f.config.peers)
 		if err != nil {
@@ -105,6 +125,84 @@ func (f *Factory) Reader() (docir.Reader, error) {
 		f.fed = federation.New(federation.Config{Local: ws, LocalDir: f.config.StoreDir(), Peers: peers})
 	}
 	return f.fed, nil
+}
+
+// zeroSetup indexes the sources when the store has no generation yet, so
+// that a first read needs no set-up step, and says on stderr what it
+// indexes, where the store goes, and what it found. With no docir.yaml, it
+// refuses a folder that holds another project's store (zeroSetupRefusal).
+// A store with a generation, or sources with no markdown, it leaves alone.
+func (f *Factory) zeroSetup(lc *loadedConfig, ws *workspace.Service) error {
+	dir := lc.StoreDir()
+	if _, err := store.CurrentGeneration(dir); docir.CodeOf(err) != docir.CodeNoStore {
+		return nil
+	}
+	srcs := lc.StoreSources()
+	if !slices.ContainsFunc(srcs, func(s store.Source) bool { return hasMarkdown(s.Path) }) {
+		return nil
+	}
+	if err := zeroSetupRefusal(lc); err != nil {
+		return err
+	}
+	paths := make([]string, len(srcs))
+	for i, s := range srcs {
+		paths[i] = s.Path
+	}
+	fmt.Fprintf(f.IO.ErrOut, "docir: no store yet: indexing %s into %s first\n", strings.Join(paths, ", "), dir)
+	ctx := f.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	sum, err := ws.Refresh(ctx)
+	if err != nil {
+		return err
+	}
+	printWarnings(f.IO, sum.Warnings)
+	fmt.Fprintf(f.IO.ErrOut, "docir: indexed %d documents (%d warnings, %.2fs) into %s; reads below %s use it; `docir index` refreshes it\n",
+		sum.Documents, len(sum.Warnings), sum.Seconds, dir, lc.BaseDir)
+	return nil
+}
+
+// zeroSetupRefusal refuses to index the working folder of a project with
+// no docir.yaml (its one source, implicit) when a store lies below it: that
+// store is another project's, and it already indexes what it holds. nil
+// when there is a config (its sources were chosen) or no store below.
+func zeroSetupRefusal(lc *loadedConfig) error {
+	if lc.File != "" || len(lc.Sources) > 0 {
+		return nil
+	}
+	inner := storeBelow(lc.BaseDir)
+	if inner == "" {
+		return nil
+	}
+	project := filepath.Dir(inner)
+	return &docir.Error{Code: docir.CodeNoStore, Err: store.ErrNoStore, Message: fmt.Sprintf(
+		"not indexing %s: %s below it is the store of the project %s, which reads there use; read from %s, or run `docir index` to index all of %s into a store of its own",
+		lc.BaseDir, inner, project, project, lc.BaseDir)}
+}
+
+// storeBelow is the first .docir folder found below dir (not dir's own),
+// in a folder the indexer reads (not a hidden one); "" when there is none.
+func storeBelow(dir string) string {
+	found := ""
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			if d != nil && d.IsDir() && p != dir {
+				return fs.SkipDir
+			}
+			return nil
+		case !d.IsDir() || p == dir:
+			return nil
+		case d.Name() == StoreFolderName && filepath.Dir(p) != dir:
+			found = p
+			return fs.SkipAll
+		case strings.HasPrefix(d.Name(), "."):
+			return fs.SkipDir
+		}
+		return nil
+	})
+	return found
 }
 
 // changes is what a refresh of the local store would find (a stat walk),
@@ -161,6 +259,8 @@ func (f *Factory) ingestOptions(lc *loadedConfig) ingest.Options {
 	return ingest.Options{
 		MaxFileBytes:  lc.MaxFileBytes,
 		FrontMatter:   lc.FrontMatter,
+		Exclude:       lc.Exclude,
+		SourceExclude: lc.sourceExcludes(),
 		Retain:        lc.Retain,
 		Progress:      f.progress(),
 		Force:         lc.force,

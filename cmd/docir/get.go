@@ -38,12 +38,13 @@ resolved in request order, and the addresses that did not with a reason
 (no_document, no_section, unavailable). A malformed address fails the whole
 read with exit 2 before anything is read.
 
-"get -" reads addresses from stdin: one per line, or the JSON that
-search, query and context print.`,
+"get -" reads addresses from stdin: one per line, or what search, query
+and context print, as JSON or as text (for context, its addresses to read
+next).`,
 		Example: `  docir get adr/0001-record-architecture-decisions
-  docir get adr/0003 runbooks/disk-full#mitigate "runbooks/disk-full#Escalate"
+  docir get runbooks/retry-budget runbooks/disk-full#mitigate "runbooks/disk-full#Escalate"
   docir search "retry budget" | docir get -`,
-		Args:              usageArgs(cobra.MinimumNArgs(1)),
+		Args:              needArgs(1, "an ADDR (<id> or <id>#<heading>), or - to read addresses from stdin"),
 		ValidArgsFunction: completeAddresses(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
@@ -56,6 +57,7 @@ search, query and context print.`,
 			return getRun(cmd.Context(), opts)
 		},
 	}
+	f.addFlags(cmd, readFlags)
 	return cmd
 }
 

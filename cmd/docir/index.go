@@ -50,9 +50,9 @@ read again. A refresh that changes anything publishes a new generation
 atomically; readers are never blocked. Warnings (skipped files) go to
 stderr, the first few and a count unless -v; a progress bar is drawn on
 stderr when it is a terminal.`,
-		Example: `  docir index docs/ adr/
-  docir index --prefix kep ../enhancements/keps
-  docir index                 # refresh the configured sources
+		Example: `  docir index runbooks/ adr/            # two folders: ids are paths below each (disk-full)
+  docir index --prefix guides guides/   # ids below guides/ start with guides/
+  docir index                           # refresh the configured sources
   docir index --format json`,
 		Args: usageArgs(cobra.ArbitraryArgs),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -72,6 +72,7 @@ stderr when it is a terminal.`,
 	}
 	cmd.Flags().StringVar(&opts.Prefix, "prefix", "", "put `NAME`/ before the ids of the folder given (\"\" removes its prefix)")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "index even when that drops sources the store records, or most of its documents (a --store of another project, a config mistake)")
+	f.addFlags(cmd, storeFlags|outputFlags|verboseFlag)
 	return cmd
 }
 
@@ -122,7 +123,7 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 // source the store does not hold yet; the next refresh indexes it.)
 func refreshWith(ctx context.Context, lc *loadedConfig, list []SourceConfig, open func() (*workspace.Service, error)) (docir.IndexSummary, error) {
 	old, oldFile := lc.Sources, lc.File
-	write := list != nil && (oldFile == "" || !slices.Equal(list, old))
+	write := list != nil && (oldFile == "" || !slices.EqualFunc(list, old, sameSource))
 	if list != nil {
 		lc.Sources = list // the workspace opens on the new list
 	}

@@ -33,18 +33,24 @@ func TestMain(m *testing.M) {
 // session of real docir processes. $CORPUS is a fresh copy of
 // testdata/corpus, the fixture corpus.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir:                 "../../testdata/script",
+	testscript.Run(t, scriptParams("../../testdata/script", func(env *testscript.Env) error {
+		dst := filepath.Join(env.WorkDir, "corpus")
+		env.Setenv("CORPUS", dst)
+		return corpustest.CopyTree("../../testdata/corpus", dst)
+	}))
+}
+
+// scriptParams runs the scripts in dir with docir and exitcode, each after
+// setup.
+func scriptParams(dir string, setup func(*testscript.Env) error) testscript.Params {
+	return testscript.Params{
+		Dir:                 dir,
 		RequireExplicitExec: true,
-		Setup: func(env *testscript.Env) error {
-			dst := filepath.Join(env.WorkDir, "corpus")
-			env.Setenv("CORPUS", dst)
-			return corpustest.CopyTree("../../testdata/corpus", dst)
-		},
+		Setup:               setup,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitCode,
 		},
-	})
+	}
 }
 
 // cmdExitCode runs a program and checks its exit code:

@@ -16,53 +16,91 @@ import (
 	"github.com/docir/docir/docir"
 )
 
-func TestFitWidths(t *testing.T) {
-	tests := []struct {
-		name   string
-		widths []int
-		width  int
-		want   []int
+// TestLayout: a table too wide for the terminal narrows the columns that
+// may be cut, then leaves columns out in their order; the address is never
+// cut or left out.
+func TestLayout(t *testing.T) {
+	cols := []column{{head: "ADDRESS"}, {head: "SCORE", right: true, drop: 1}, {head: "TITLE", cut: 12, drop: 2}}
+	row := func(addr, title string) [][]string { return [][]string{{addr, "1.000", title}} }
+	for _, tt := range []struct {
+		name       string
+		rows       [][]string
+		width      int
+		keep, want []int
 	}{
-		{"no limit", []int{170, 5, 5, 40}, 0, []int{170, 5, 5, 40}},
-		{"fits", []int{20, 5, 5, 20}, 80, []int{20, 5, 5, 20}},
-		{"title first", []int{30, 5, 5, 40}, 80, []int{30, 5, 5, 34}},
-		{"then address", []int{170, 5, 5, 40}, 80, []int{52, 5, 5, 12}},
-		{"floors hold", []int{170, 5, 5, 40}, 20, []int{24, 5, 5, 12}},
-	}
-	for _, tt := range tests {
-		got := fitWidths(tt.widths, tt.width, []shrink{{3, 12}, {0, 24}})
-		if diff := cmp.Diff(tt.want, got); diff != "" {
+		{"no limit", row(strings.Repeat("a", 170), strings.Repeat("t", 40)), 0, []int{0, 1, 2}, []int{170, 5, 40}},
+		{"fits", row(strings.Repeat("a", 20), strings.Repeat("t", 20)), 80, []int{0, 1, 2}, []int{20, 5, 20}},
+		{"title cut first", row(strings.Repeat("a", 30), strings.Repeat("t", 60)), 80, []int{0, 1, 2}, []int{30, 5, 41}},
+		{"then the score left out", row(strings.Repeat("a", 50), strings.Repeat("t", 60)), 64, []int{0, 2}, []int{50, 12}},
+		{"then the title", row(strings.Repeat("a", 50), strings.Repeat("t", 60)), 60, []int{0}, []int{50}},
+		{"the address runs on", row(strings.Repeat("a", 90), "t"), 60, []int{0}, []int{90}},
+	} {
+		keep, widths := layout(cols, tt.rows, true, tt.width)
+		if diff := cmp.Diff([]any{tt.keep, tt.want}, []any{keep, widths}); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
 	}
 }
 
-// A table printed for an 80-column terminal has no line over 80 columns,
-// cut cells end in "…", and the snippet is plain.
+// A table printed for a terminal never cuts an address: at 60 columns the
+// title is cut, then left out with the score, and no STORE column is shown
+// when every hit is local; a row longer than the terminal is its address
+// alone. Into a pipe nothing is cut.
 func TestHitsTableFitsTerminal(t *testing.T) {
-	long := "runbooks/" + strings.Repeat("very-long-name-", 10) + "#section-with-a-long-slug"
+	long := "runbooks/" + strings.Repeat("very-long-name-", 5) + "#section-with-a-long-slug"
 	hits := []docir.Hit{
-		{ID: "a", Title: "A title that is rather long, as titles of design documents tend to be", Store: "local", Score: 1, MatchedSection: long, Snippet: strings.Repeat("retry budget words ", 20)},
+		{ID: "a", Title: "A title that is rather long, as titles of design documents tend to be", Store: "local", Score: 1, MatchedSection: "adr/0003-retry-budget#decision", Snippet: strings.Repeat("retry budget words ", 20)},
 		{ID: "b", Title: "Short", Store: "local", Score: 0.5, MatchedSection: "b#x"},
 	}
-	var out bytes.Buffer
-	if err := printHitsText(&out, "retry", hits, marker{}, "", 80); err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
-		if w := uniseg.StringWidth(line); w > 80 {
-			t.Errorf("line of %d columns: %q", w, line)
+	for _, tt := range []struct {
+		width int
+		want  []string // the table's lines, snippets left out
+	}{
+		{60, []string{
+			"ADDRESS                         SCORE  TITLE",
+			"adr/0003-retry-budget#decision  1.000  A title that is rath…",
+			"b#x                             0.500  Short",
+		}},
+		{46, []string{
+			"ADDRESS                         TITLE",
+			"adr/0003-retry-budget#decision  A title that …",
+			"b#x                             Short",
+		}},
+		{40, []string{"ADDRESS", "adr/0003-retry-budget#decision", "b#x"}},
+	} {
+		var out bytes.Buffer
+		if err := printHitsText(&out, "retry", hits, marker{}, "", tt.width); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+			if strings.HasPrefix(line, "    ") {
+				if w := uniseg.StringWidth(line); w > tt.width {
+					t.Errorf("width %d: snippet line of %d columns", tt.width, w)
+				}
+				continue
+			}
+			got = append(got, line)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("width %d (-want +got):\n%s", tt.width, diff)
 		}
 	}
-	if !strings.Contains(out.String(), "…") {
-		t.Errorf("nothing was cut:\n%s", out.String())
+	hits[0].MatchedSection = long
+	hits[1].Store = "team"
+	var out bytes.Buffer
+	if err := printHitsText(&out, "retry", hits, marker{}, "", 40); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "\n"+long+"\n") {
+		t.Errorf("the long address is cut or not alone on its row:\n%s", out.String())
 	}
 	out.Reset()
 	if err := printHitsText(&out, "retry", hits, marker{}, "", 0); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), long) || strings.Contains(out.String(), "…") {
-		t.Errorf("without a terminal nothing may be cut:\n%s", out.String())
+	if !strings.Contains(out.String(), "STORE") || !strings.Contains(out.String(), "  team  ") || strings.Contains(out.String(), "…") {
+		t.Errorf("into a pipe: every column, a STORE column for a peer's hit, nothing cut:\n%s", out.String())
 	}
 }
 

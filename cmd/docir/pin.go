@@ -44,23 +44,20 @@ func (p *pinFlags) add(pf interface {
 	pf.StringVar(&p.evidence, "evidence", "", "with --receipt: write an evidence receipt of this read to `FILE` (docir replay --evidence checks it)")
 }
 
-// readCommands take the pin flags; any other command refuses them.
-var readCommands = map[string]bool{"get": true, "search": true, "query": true, "context": true, "status": true}
-
+// check refuses pin flags that do not go together. Only the reads declare
+// them (get, search, query, context, status); replay declares its own
+// --require-current and --evidence, which mean something else there.
 func (p *pinFlags) check(cmd *cobra.Command) error {
-	if cmd.Name() == "replay" && p.at == 0 && p.receipt == "" {
-		return nil // replay's own --require-current and --evidence
-	}
-	if !p.set() || readCommands[cmd.Name()] {
-		if p.evidence != "" && p.receipt == "" {
-			return docir.Errorf(docir.CodeUsage, "--evidence needs --receipt: evidence is made under a binding")
-		}
-		if p.at != 0 && p.receipt != "" {
-			return docir.Errorf(docir.CodeUsage, "give --at or --receipt, not both")
-		}
+	if cmd.Flags().Lookup("at") == nil {
 		return nil
 	}
-	return docir.Errorf(docir.CodeUsage, "--at, --receipt, --require-current and --evidence apply to reads (get, search, query, context, status), not %s", cmd.Name())
+	if p.evidence != "" && p.receipt == "" {
+		return docir.Errorf(docir.CodeUsage, "--evidence needs --receipt: evidence is made under a binding")
+	}
+	if p.at != 0 && p.receipt != "" {
+		return docir.Errorf(docir.CodeUsage, "give --at or --receipt, not both")
+	}
+	return nil
 }
 
 func (p *pinFlags) close() {

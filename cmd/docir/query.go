@@ -50,7 +50,7 @@ documents without the field last.`,
 		Example: `  docir query status:accepted kind:adr
   docir query 'date:2024-01..2024-06' --sort -date
   docir query 'path:adr/*' -status:superseded | docir get -`,
-		Args: usageArgs(cobra.MinimumNArgs(1)),
+		Args: needArgs(1, "an EXPR: field:value terms, all of which must hold (docir query kind:adr status:accepted)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Expr = strings.Join(args, " ")
 			if err := checkLimitFlag(opts.Limit); err != nil {
@@ -62,8 +62,8 @@ documents without the field last.`,
 			return queryRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", docir.DefaultLimit, "most documents to return (1 to "+strconv.Itoa(docir.MaxLimit)+")")
-	cmd.Flags().StringVar(&opts.Sort, "sort", "", "sort by FIELD (ascending) or -FIELD (descending); default: id")
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", docir.DefaultLimit, "return at most `N` documents (1 to "+strconv.Itoa(docir.MaxLimit)+")")
+	cmd.Flags().StringVar(&opts.Sort, "sort", "", "sort by `FIELD` (ascending) or -FIELD (descending); default: id")
 	// "-status:draft" reads as a flag to cobra; say how to write it.
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		msg := err.Error()
@@ -72,6 +72,7 @@ documents without the field last.`,
 		}
 		return &docir.Error{Code: docir.CodeUsage, Message: msg + "\n" + c.UseLine(), Err: err}
 	})
+	f.addFlags(cmd, readFlags|colorFlag)
 	return cmd
 }
 

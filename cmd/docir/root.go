@@ -103,7 +103,6 @@ const (
 )
 
 func newRootCmd(f *Factory) *cobra.Command {
-	var jq string
 	root := &cobra.Command{
 		Use:   "docir",
 		Short: "Read markdown corpora: skeleton reads to find, deep reads to read",
@@ -116,22 +115,23 @@ and answers two kinds of reads:
 
 Addresses are <id> or <id>#<heading>, where the heading is a slug
 (guide-level-explanation) or the heading text ("Guide-level explanation").`,
-		Example: `  # index two repositories that each hold a README.md
-  docir index --prefix api ../api/docs
-  docir index --prefix web ../web/docs
+		Example: `  # index a folder of markdown (remembered in docir.yaml)
+  docir index .
 
   # find, then read exactly what was found
   docir search "retry budget"
   docir context "disk full" | docir get -
-  docir get api/README runbooks/disk-full#mitigate
+  docir get runbooks/retry-budget runbooks/disk-full#mitigate
 
   # scripts: JSON when piped, filtered with --jq
-  docir search -n 3 timeout --jq '.hits[].matched_section'`,
+  docir search -n 3 retry --jq '.hits[].matched_section'`,
 		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			f.ran = true
+			f.ctx = cmd.Context()
+			f.bindFlags(cmd)
 			if err := f.pin.check(cmd); err != nil {
 				return err
 			}
@@ -140,26 +140,12 @@ Addresses are <id> or <id>#<heading>, where the heading is a slug
 			default:
 				return docir.Errorf(docir.CodeUsage, "--color %q: want auto, always or never", f.IO.Color)
 			}
-			return f.IO.setJQ(jq)
+			return f.IO.setJQ(f.jq)
 		},
 	}
 	root.SetVersionTemplate("docir {{.Version}}\n")
-	pf := root.PersistentFlags()
-	pf.StringVar(&f.configFile, "config", "", "config file (default: nearest "+ConfigFileName+" from the working folder up)")
-	pf.String("store", "", "store folder (default: .docir beside the config, or in the working folder)")
-	pf.String("format", "auto", "output format: auto (text on a terminal, else json), json, text")
-	pf.StringVar(&jq, "jq", "", "filter JSON output with a jq `EXPR` (implies --format json)")
-	pf.StringVar(&f.IO.Color, "color", "auto", "colour in text output: auto (on a terminal, unless NO_COLOR is set), always, never")
-	pf.BoolVarP(&f.IO.Verbose, "verbose", "v", false, "print every warning, not the first few and a count")
-	f.pin.add(pf)
-	_ = f.viper.BindPFlag("store", pf.Lookup("store"))
-	_ = f.viper.BindPFlag("format", pf.Lookup("format"))
-	_ = root.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"auto", "json", "text"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = root.MarkPersistentFlagDirname("store")
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return &docir.Error{Code: docir.CodeUsage, Message: err.Error() + "\n" + cmd.UseLine(), Err: err}
-	})
+	f.hideFlags(root)
+	root.SetFlagErrorFunc(flagError)
 
 	root.AddGroup(
 		&cobra.Group{ID: groupRead, Title: "Reading (find with search, query, context; read with get):"},
@@ -172,16 +158,19 @@ Addresses are <id> or <id>#<heading>, where the heading is a slug
 			root.AddCommand(c)
 		}
 	}
-	add(groupRead, newCmdSearch(f, nil), newCmdQuery(f, nil), newCmdContext(f, nil), newCmdGet(f, nil))
+	add(groupRead, newCmdSearch(f, nil), newCmdQuery(f, nil), newCmdContext(f, nil), newCmdGet(f, nil), newCmdFields(f, nil))
 	add(groupIndex, newCmdIndex(f, nil), newCmdSources(f, nil), newCmdStatus(f, nil), newCmdBind(f, nil), newCmdReplay(f, nil))
 	add(groupServe, newCmdServe(f, nil))
 	root.AddCommand(newCmdVersion(f))
+	ignoreCaseInBash(root)
 	return root
 }
 
-// buildVersion is the version set with -ldflags, else the module version
-// the go command recorded (a tag or pseudo-version for `go install
-// ...@version`), else the VCS revision of a local build, else "(devel)".
+// buildVersion is the version set with -ldflags, else the main module's
+// version the go command recorded from version control (a tag, or a
+// pseudo-version of the commit, for `go install ./cmd/docir` in a clone),
+// else the VCS revision alone, else "(devel)". docir is not installed with
+// `go install ...@version`: go.mod's replace directives forbid it.
 func buildVersion() string {
 	if version != "" {
 		return version
@@ -222,11 +211,18 @@ func newCmdVersion(f *Factory) *cobra.Command {
 	}
 }
 
-// usageArgs wraps a cobra argument check so that its failure is a usage
-// error (exit 2).
-func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+// usageArgs wraps cobra argument checks so that a failure is a usage error
+// (exit 2); docir's own (needArgs) pass through as they are.
+func usageArgs(checks ...cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if err := check(cmd, args); err != nil {
+		for _, check := range checks {
+			err := check(cmd, args)
+			if err == nil {
+				continue
+			}
+			if docir.CodeOf(err) == docir.CodeUsage {
+				return err
+			}
 			return &docir.Error{Code: docir.CodeUsage, Message: err.Error() + "\nusage: " + cmd.UseLine(), Err: err}
 		}
 		return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -47,7 +48,7 @@ snippet with the query's words highlighted.`,
 		Example: `  docir search "retry budget"
   docir search -n 3 disk full
   docir search "retry budget" | docir get -     # read what was ranked, in rank order`,
-		Args: usageArgs(cobra.MinimumNArgs(1)),
+		Args: needArgs(1, `a QUERY: the words to rank documents for (docir search "retry budget")`),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Query = strings.Join(args, " ")
 			if err := checkLimitFlag(opts.Limit); err != nil {
@@ -59,7 +60,8 @@ snippet with the query's words highlighted.`,
 			return searchRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", docir.DefaultLimit, "most documents to return (1 to "+strconv.Itoa(docir.MaxLimit)+")")
+	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", docir.DefaultLimit, "return at most `N` documents (1 to "+strconv.Itoa(docir.MaxLimit)+")")
+	f.addFlags(cmd, readFlags|colorFlag)
 	return cmd
 }
 
@@ -125,20 +127,30 @@ func printHitsText(w io.Writer, query string, hits []docir.Hit, mark marker, foo
 		_, err := fmt.Fprintf(w, "no documents match %q\n", query)
 		return err
 	}
-	rows := [][]string{{"ADDRESS", "SCORE", "STORE", "TITLE"}}
-	for _, h := range hits {
-		rows = append(rows, []string{hitAddress(h), formatScore(h.Score), h.Store, h.Title})
+	// The address is never cut: the title is narrowed, then the score and
+	// the title are left out. The store is shown only when a hit comes
+	// from a peer (else every row says local).
+	cols := []column{{head: "ADDRESS"}, {head: "SCORE", right: true, drop: 1}, {head: "TITLE", cut: 12, drop: 3}}
+	peers := slices.ContainsFunc(hits, func(h docir.Hit) bool { return h.Store != "" && h.Store != docir.StoreLocal })
+	if peers {
+		cols = slices.Insert(cols, 2, column{head: "STORE", drop: 2})
 	}
-	widths := fitWidths(columnWidths(rows), width, []shrink{{3, 12}, {0, 24}})
+	var rows [][]string
+	for _, h := range hits {
+		row := []string{hitAddress(h), formatScore(h.Score), h.Title}
+		if peers {
+			row = slices.Insert(row, 2, h.Store)
+		}
+		rows = append(rows, row)
+	}
 	var b strings.Builder
-	for i, row := range rows {
-		writeRow(&b, row, widths, []bool{false, true, false, false})
-		if i > 0 && hits[i-1].Snippet != "" {
+	writeTable(&b, cols, rows, true, width, func(i int) {
+		if hits[i].Snippet != "" {
 			b.WriteString("    ")
-			b.WriteString(mark.highlight(fitText(hits[i-1].Snippet, width-4), query))
+			b.WriteString(mark.highlight(fitText(hits[i].Snippet, width-4), query))
 			b.WriteByte('\n')
 		}
-	}
+	})
 	if footer != "" {
 		b.WriteString(footer + "\n")
 	}

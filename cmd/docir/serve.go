@@ -52,7 +52,7 @@ const watchDebounce = 500 * time.Millisecond
 func newCmdServe(f *Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
 	// A server says at start whether the sources changed, not at exit.
 	reader := func() (docir.Reader, error) {
-		r, err := f.Reader()
+		r, err := f.serveReader()
 		f.reportStale()
 		return r, err
 	}
@@ -86,10 +86,10 @@ when a source file changes.
 --policy FILE is the host policy (docir.host-policy.v1 or .v2), read once
 at start-up. Logs go to stderr; stdout carries only replies.
 See docs/protocol.md.`,
-		Example: `  printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"docir/get","params":{"doc_ids":["a","b#x"]}}' | docir serve
+		Example: `  printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"docir/get","params":{"doc_ids":["runbooks/retry-budget","runbooks/disk-full#mitigate"]}}' | docir serve
   docir serve --mcp
   docir serve --mcp --http 7420        # MCP at http://127.0.0.1:7420/mcp
-  DOCIR_HTTP_TOKEN=s3cret docir serve --http 0.0.0.0:7420 --policy host.json`,
+  DOCIR_HTTP_TOKEN=s3cret docir serve --http 0.0.0.0:7420   # any address: a token is needed`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.HTTPSet = cmd.Flags().Changed("http")
@@ -107,6 +107,7 @@ See docs/protocol.md.`,
 	cmd.Flags().StringVar(&opts.PolicyFile, "policy", "", "host policy `FILE` (docir.host-policy.v1 or v2); default: no grants")
 	cmd.Flags().BoolVar(&opts.Watch, "watch", false, "refresh the store when source files change")
 	cmd.Flags().StringVar(&opts.TokenEnv, "token-env", DefaultTokenEnv, "environment `VARIABLE` holding the bearer token for --http")
+	f.addFlags(cmd, storeFlags)
 	return cmd
 }
 
@@ -230,6 +231,9 @@ func serveReader(ctx context.Context, opts *ServeOptions, lc *loadedConfig, ws *
 		return g, ws, nil
 	}
 	r, err := opts.Reader()
+	if err == nil && !hasStore {
+		err = zeroSetupRefusal(lc) // a folder that holds another project's store
+	}
 	if err != nil {
 		if docir.CodeOf(err) != docir.CodeNoStore {
 			return nil, nil, err

@@ -26,7 +26,9 @@ type SourcesOptions struct {
 
 // sourcesResult is the JSON of `docir sources`.
 type sourcesResult struct {
-	Config  string        `json:"config"` // the config file; "" when there is none
+	Config string `json:"config"` // the config file; "" when there is none
+	// Exclude are the config's exclude patterns, for every source.
+	Exclude []string      `json:"exclude,omitempty"`
 	Sources []sourceEntry `json:"sources"`
 }
 
@@ -34,7 +36,10 @@ type sourcesResult struct {
 type sourceEntry struct {
 	Path   string `json:"path"`
 	Prefix string `json:"prefix,omitempty"`
-	Dir    string `json:"dir"` // absolute
+	// Exclude are the source's own exclude patterns (after the config's
+	// global ones, sourcesResult.Exclude).
+	Exclude []string `json:"exclude,omitempty"`
+	Dir     string   `json:"dir"` // absolute
 }
 
 func newCmdSources(f *Factory, runF func(context.Context, *SourcesOptions) error) *cobra.Command {
@@ -50,9 +55,10 @@ func newCmdSources(f *Factory, runF func(context.Context, *SourcesOptions) error
 stays keeps its prefix). Either refreshes the store on the new list first
 and writes the config only once that succeeded, so a list whose ids clash
 is never saved. To add a folder, use docir index DIR (--prefix NAME).`,
-		Example: `  docir sources
-  docir sources --remove ../old-docs
-  docir sources --replace docs adr`,
+		Example: `  docir index runbooks/ adr/ guides/
+  docir sources
+  docir sources --remove guides/
+  docir sources --replace runbooks adr guides`,
 		Args: usageArgs(cobra.ArbitraryArgs),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return nil, cobra.ShellCompDirectiveFilterDirs
@@ -86,6 +92,7 @@ is never saved. To add a folder, use docir index DIR (--prefix NAME).`,
 		}
 		return paths, cobra.ShellCompDirectiveNoFileComp
 	})
+	f.addFlags(cmd, storeFlags|outputFlags|verboseFlag)
 	return cmd
 }
 
@@ -109,7 +116,7 @@ func sourcesRun(ctx context.Context, opts *SourcesOptions) error {
 			list, err = lc.sourcesAdding(opts.Dirs, "", false)
 			for i := range list {
 				if j := lc.indexOf(kept, list[i].Path); j >= 0 {
-					list[i].Prefix = kept[j].Prefix
+					list[i].Prefix, list[i].Exclude = kept[j].Prefix, kept[j].Exclude
 				}
 			}
 			lc.Sources = kept
@@ -132,12 +139,12 @@ func sourcesRun(ctx context.Context, opts *SourcesOptions) error {
 			_ = printIndexText(opts.IO.ErrOut, sum)
 		}
 	}
-	res := sourcesResult{Config: lc.File, Sources: []sourceEntry{}}
+	res := sourcesResult{Config: lc.File, Exclude: lc.Exclude, Sources: []sourceEntry{}}
 	if lc.File == "" && len(lc.Sources) == 0 {
 		res.Sources = append(res.Sources, sourceEntry{Path: ".", Dir: lc.BaseDir})
 	}
 	for _, s := range lc.Sources {
-		res.Sources = append(res.Sources, sourceEntry{Path: s.Path, Prefix: s.Prefix, Dir: lc.abs(s.Path)})
+		res.Sources = append(res.Sources, sourceEntry{Path: s.Path, Prefix: s.Prefix, Exclude: s.Exclude, Dir: lc.abs(s.Path)})
 	}
 	if text {
 		return printSourcesText(opts.IO.Out, res)

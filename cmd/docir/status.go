@@ -25,7 +25,7 @@ type StatusOptions struct {
 
 func newCmdStatus(f *Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
 	opts := &StatusOptions{IO: f.IO, Reader: f.Reader, WantText: f.wantText, Evidence: f.recordEvidence, Changes: f.changes}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show the store: generation, sources, document count, peers",
 		Args:  usageArgs(cobra.NoArgs),
@@ -36,6 +36,8 @@ func newCmdStatus(f *Factory, runF func(context.Context, *StatusOptions) error) 
 			return statusRun(cmd.Context(), opts)
 		},
 	}
+	f.addFlags(cmd, readFlags)
+	return cmd
 }
 
 func statusRun(ctx context.Context, opts *StatusOptions) error {

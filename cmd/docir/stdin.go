@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/docir/docir/address"
@@ -22,7 +23,11 @@ const MaxAddressList = 16 << 20 // bytes
 //   - the JSON of `search` or `query` ({"hits": [...]}): each hit's
 //     matched_section, else its id;
 //   - the JSON of `context` ({"addresses": [...]});
-//   - a JSON array of address strings.
+//   - a JSON array of address strings;
+//   - the text of `search` or `query` (a table headed ADDRESS SCORE ...):
+//     the first column of each row;
+//   - the text of `context` (headed READ NEXT): the addresses listed
+//     under that head, up to the blank line, as its JSON's addresses.
 //
 // Any malformed address fails the whole read with its *address.ParseError,
 // so nothing is read for a batch with a typo in it.
@@ -44,17 +49,73 @@ func readAddresses(r io.Reader) ([]address.Address, error) {
 	default:
 		sc := bufio.NewScanner(bytes.NewReader(data))
 		sc.Buffer(make([]byte, 0, 4096), MaxAddressList)
+		var lines []string
 		for sc.Scan() {
-			line := strings.TrimSpace(sc.Text())
-			if line != "" {
-				raw = append(raw, line)
-			}
+			lines = append(lines, sc.Text())
 		}
 		if err := sc.Err(); err != nil {
 			return nil, err
 		}
+		raw = addressesFromLines(lines)
 	}
 	return address.ParseAll(raw)
+}
+
+// The heads of the text that search, query and context print: no address
+// line can look like them (an id holds no whitespace).
+var (
+	hitsHead    = regexp.MustCompile(`^ADDRESS\s+SCORE\s`)
+	readNext    = regexp.MustCompile(`^READ NEXT\s+\d+ of \d+ tokens$`)
+	noMatch     = regexp.MustCompile(`^no documents match `)
+	ansiEscapes = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+)
+
+// addressesFromLines reads the addresses of text input: the text of
+// search, query or context (by its first line), else one address a line.
+func addressesFromLines(lines []string) []string {
+	var out []string
+	first := -1
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(ansiEscapes.ReplaceAllString(l, ""), " \t\r")
+		if first < 0 && strings.TrimSpace(lines[i]) != "" {
+			first = i
+		}
+	}
+	if first < 0 {
+		return out
+	}
+	switch head := lines[first]; {
+	case noMatch.MatchString(head):
+		return out
+	case readNext.MatchString(head):
+		// The addresses to read next, one a row with its tokens, up to the
+		// blank line before the hits table.
+		for _, l := range lines[first+1:] {
+			if l == "" {
+				break
+			}
+			if f := strings.Fields(l); len(f) > 0 && !strings.HasPrefix(l, "(") {
+				out = append(out, f[0])
+			}
+		}
+		return out
+	case hitsHead.MatchString(head):
+		// A row starts at the first column; a snippet is indented, and a
+		// footer is in parentheses.
+		for _, l := range lines[first+1:] {
+			if l == "" || l[0] == ' ' || l[0] == '\t' || l[0] == '(' {
+				continue
+			}
+			out = append(out, strings.Fields(l)[0])
+		}
+		return out
+	}
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // addressList is the union of the JSON shapes ReadAddresses accepts.

@@ -22,6 +22,13 @@ func TestReadAddresses(t *testing.T) {
 		{"search json", `{"query":"q","hits":[{"id":"a","matched_section":"a#x"},{"id":"b","matched_section":""}],"total":2}`, []string{"a#x", "b"}, ""},
 		{"context json", `{"query":"q","hits":[{"id":"z"}],"addresses":["a#x","b"]}`, []string{"a#x", "b"}, ""},
 		{"array", `["a", "b#c"]`, []string{"a", "b#c"}, ""},
+		{"search text", "ADDRESS                      SCORE  STORE  TITLE\nrunbooks/disk-full#mitigate  0.692  local  Disk full\n    Mitigate Delete rotated logs\nadr/x                        0.100  local  X\n", []string{"runbooks/disk-full#mitigate", "adr/x"}, ""},
+		{"query text with a footer", "ADDRESS  SCORE  TITLE\na        1.000  A\n    kind: adr\n(1 of 34 documents; -n for more)\n", []string{"a"}, ""},
+		{"search text, coloured", "ADDRESS  SCORE  TITLE\na#b      1.000  A\n    \x1b[1mword\x1b[0m here\n", []string{"a#b"}, ""},
+		{"no match", "no documents match \"zz\"\n", []string{}, ""},
+		{"context text", "READ NEXT  108 of 150 tokens\nrunbooks/windows-crlf        68\nrunbooks/disk-full#mitigate  40\n\nADDRESS                       SCORE  TOKENS  TITLE\nrunbooks/windows-crlf#checks  0.599      68  Index\n  runbooks/windows-crlf#steps   16    Steps\n", []string{"runbooks/windows-crlf", "runbooks/disk-full#mitigate"}, ""},
+		{"context text, nothing fits", "READ NEXT  0 of 10 tokens\n(nothing fits the budget)\n\nADDRESS  SCORE  TOKENS  TITLE\na        1.000     900  A\n", []string{}, ""},
+		{"a header-like line is not a header", "ADDRESS\n", []string{"ADDRESS"}, ""},
 		{"malformed line", "a\nb c\n", nil, docir.CodeMalformedAddress},
 		{"malformed in json", `{"addresses":["a#"]}`, nil, docir.CodeMalformedAddress},
 		{"bad json", `{"hits": 3}`, nil, docir.CodeUsage},
@@ -54,7 +61,7 @@ func TestReadAddresses(t *testing.T) {
 // FuzzReadAddresses: any input either fails with a usage or address error,
 // or yields addresses that each round-trip through address.Parse.
 func FuzzReadAddresses(f *testing.F) {
-	for _, s := range []string{"a\nb#c\n", `{"hits":[{"id":"a","matched_section":"a#b"}]}`, `{"addresses":["x"]}`, `["a"]`, "{", "a b"} {
+	for _, s := range []string{"a\nb#c\n", `{"hits":[{"id":"a","matched_section":"a#b"}]}`, `{"addresses":["x"]}`, `["a"]`, "{", "a b", "ADDRESS  SCORE  TITLE\na  1  A\n    snip\n(1 of 2)\n", "READ NEXT  1 of 2 tokens\na  1\n\nADDRESS  SCORE\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {

@@ -22,34 +22,103 @@ func columnWidths(rows [][]string) []int {
 	return widths
 }
 
-// shrink names a column that may be narrowed to fit the terminal, and the
-// narrowest it may get.
-type shrink struct{ col, min int }
+// column is one column of a text table and how it gives way when the
+// table is wider than the terminal: a column with cut > 0 is narrowed to
+// no less than cut (its cells ending in "…"); then the columns with drop > 0
+// are left out, lowest drop first. A column with neither (the address) is
+// never cut or left out: a row longer than the terminal runs on.
+type column struct {
+	head  string
+	right bool // right-aligned
+	cut   int  // the narrowest it may be cut to; 0: never cut
+	drop  int  // the order in which it is left out; 0: never
+}
 
-// fitWidths narrows columns, in the order given, until a row (cells two
-// spaces apart) fits in width columns; width <= 0 means no limit.
-func fitWidths(widths []int, width int, order []shrink) []int {
-	if width <= 0 || len(widths) == 0 {
-		return widths
-	}
-	total := 2 * (len(widths) - 1)
-	for _, w := range widths {
-		total += w
-	}
-	out := append([]int(nil), widths...)
-	for _, s := range order {
-		over := total - width
-		if over <= 0 {
-			break
+// layout decides which columns of a table to show at width columns (<= 0:
+// no limit) and how wide each is: every column at its widest cell (the
+// head included, when heads is true); if the row is too wide, cut columns
+// are narrowed, then columns are left out one at a time, in drop order,
+// each time starting again from the widest cells.
+func layout(cols []column, rows [][]string, heads bool, width int) (keep []int, widths []int) {
+	all := rows
+	if heads {
+		head := make([]string, len(cols))
+		for i, c := range cols {
+			head[i] = c.head
 		}
-		if s.col >= len(out) {
-			continue
-		}
-		cut := min(over, max(0, out[s.col]-s.min))
-		out[s.col] -= cut
-		total -= cut
+		all = append([][]string{head}, rows...)
 	}
-	return out
+	natural := columnWidths(all)
+	for len(natural) < len(cols) {
+		natural = append(natural, 0)
+	}
+	for i := range cols {
+		keep = append(keep, i)
+	}
+	for {
+		widths = make([]int, len(keep))
+		total := 2 * (len(keep) - 1)
+		for j, i := range keep {
+			widths[j] = natural[i]
+			total += natural[i]
+		}
+		for j, i := range keep {
+			if width <= 0 || total <= width {
+				break
+			}
+			if c := cols[i].cut; c > 0 && widths[j] > c {
+				by := min(total-width, widths[j]-c)
+				widths[j] -= by
+				total -= by
+			}
+		}
+		if width <= 0 || total <= width {
+			return keep, widths
+		}
+		next := -1
+		for j, i := range keep {
+			if d := cols[i].drop; d > 0 && (next < 0 || d < cols[keep[next]].drop) {
+				next = j
+			}
+		}
+		if next < 0 {
+			return keep, widths // nothing more to leave out: the row runs on
+		}
+		keep = append(keep[:next:next], keep[next+1:]...)
+	}
+}
+
+// writeTable writes rows under cols, laid out for width (see layout), the
+// heads first when heads is true; after, when set, is called after each
+// row is written (to write a snippet line under it, say).
+func writeTable(b *strings.Builder, cols []column, rows [][]string, heads bool, width int, after func(row int)) {
+	keep, widths := layout(cols, rows, heads, width)
+	right := make([]bool, len(keep))
+	for j, i := range keep {
+		right[j] = cols[i].right
+	}
+	pick := func(row []string) []string {
+		out := make([]string, len(keep))
+		for j, i := range keep {
+			if i < len(row) {
+				out[j] = row[i]
+			}
+		}
+		return out
+	}
+	if heads {
+		head := make([]string, len(cols))
+		for i, c := range cols {
+			head[i] = c.head
+		}
+		writeRow(b, pick(head), widths, right)
+	}
+	for r, row := range rows {
+		writeRow(b, pick(row), widths, right)
+		if after != nil {
+			after(r)
+		}
+	}
 }
 
 // fitText cuts s to at most width display columns, ending it with "…" when
@@ -74,7 +143,8 @@ func fitText(s string, width int) string {
 }
 
 // writeRow writes cells padded (or cut) to widths, two spaces apart,
-// right-aligned where right says so; the last cell is not padded.
+// right-aligned where right says so; the last cell is not padded. A cell
+// wider than its width is cut to it.
 func writeRow(b *strings.Builder, row []string, widths []int, right []bool) {
 	for i, cell := range row {
 		cell = fitText(cell, widths[i])

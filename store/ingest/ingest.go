@@ -77,6 +77,10 @@ type Options struct {
 	// Exclude are patterns in .gitignore syntax, relative to each source
 	// root, of files and folders to leave out. They win over .gitignore.
 	Exclude []string
+	// SourceExclude are more such patterns for one source each, by its
+	// Path; they come after Exclude (a "!" negation in them can bring back
+	// what Exclude left out).
+	SourceExclude map[string][]string
 	// NoGitignore turns off reading .gitignore files under the sources.
 	NoGitignore bool
 	// Force lets a refresh drop a source the store records, or remove
@@ -814,7 +818,9 @@ func sameSources(a, b []store.Source) bool {
 
 // documentID applies the id rule: the front matter's id when it is a valid
 // document id, else the root's prefix and the path below the root without
-// ".md", whitespace turned into '-'. ok is false when no valid id results.
+// ".md", whitespace turned into '-'; a bundle's page (index.md or _index.md
+// in a folder, as Hugo's page bundles and section pages are) has its
+// folder's path. ok is false when no valid id results.
 func documentID(root store.Source, rel, fmID string) (id, warning string, ok bool) {
 	if fmID != "" {
 		a, err := address.Parse(fmID)
@@ -830,8 +836,14 @@ func documentID(root store.Source, rel, fmID string) (id, warning string, ok boo
 		}
 		return r
 	}, id)
-	if p := root.Prefix; p != "" {
-		id = strings.TrimSuffix(p, "/") + "/" + id
+	p := strings.TrimSuffix(root.Prefix, "/")
+	if folder, ok := BundleFolder(id); ok && (folder != "" || p != "") {
+		// The root's own index.md is the prefix's page; with no prefix it
+		// keeps its name (an empty id names nothing).
+		id = folder
+	}
+	if p != "" {
+		id = strings.TrimSuffix(p+"/"+id, "/")
 	}
 	a, err := address.Parse(id)
 	if err != nil || a.HasHeading() {
@@ -841,4 +853,20 @@ func documentID(root store.Source, rel, fmID string) (id, warning string, ok boo
 		return "", strings.TrimPrefix(warning+"; ", "; ") + fmt.Sprintf("path gives no valid id (%v); set an id in the front matter", err), false
 	}
 	return id, warning, true
+}
+
+// BundleFolder reports whether the path-derived id id (a path without
+// ".md") names a bundle's page, index or _index, and returns its folder's
+// path: "a/b/index" → "a/b"; "index" → "" (the root's). Such a document's
+// id is its folder's; the id that names the page itself ("a/b/index")
+// resolves to it too.
+func BundleFolder(id string) (folder string, ok bool) {
+	dir, base := "", id
+	if i := strings.LastIndexByte(id, '/'); i >= 0 {
+		dir, base = id[:i], id[i+1:]
+	}
+	if base != "index" && base != "_index" {
+		return "", false
+	}
+	return dir, true
 }

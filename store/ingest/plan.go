@@ -108,14 +108,20 @@ func makePlanWith(files []*file, prev fileTable, reparse bool) (plan, error) {
 		return p, nil
 	}
 	// Ids in walk order, so the first of two clashing files is named first.
+	// Every unchanged file owns its id, also when a file to read that comes
+	// first in the walk derives the same id from its path: the read of that
+	// file must find the id taken (foo.md beside foo/index.md).
 	p.owner = make(map[string]*file, len(p.unchanged))
 	derived := make(map[string]*file, len(p.toRead))
 	for _, f := range files {
-		id, ids := f.id, p.owner
-		if f.status != statusUnchanged {
-			id, _, _ = documentID(*f.root, f.rel, "")
-			ids = derived
+		if f.status == statusUnchanged {
+			if other, dup := derived[f.id]; dup {
+				p.clashes = append(p.clashes, clash{id: f.id, a: other.path(), b: f.path()})
+			}
+			p.owner[f.id] = f
+			continue
 		}
+		id, _, _ := documentID(*f.root, f.rel, "")
 		if id == "" {
 			continue
 		}
@@ -127,7 +133,7 @@ func makePlanWith(files []*file, prev fileTable, reparse bool) (plan, error) {
 			p.clashes = append(p.clashes, clash{id: id, a: other.path(), b: f.path()})
 			continue
 		}
-		ids[id] = f
+		derived[id] = f
 	}
 	return p, nil
 }

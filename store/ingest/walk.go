@@ -51,9 +51,9 @@ type walkResult struct {
 //     opt.AllowRoots; else it is skipped with a warning. A link to a folder
 //     that holds the link (a loop) is a warning, and a path passes through
 //     at most maxLinkHops links to folders.
-//   - .gitignore files under a root (unless opt.NoGitignore) and
-//     opt.Exclude leave files and folders out; a left-out folder is not
-//     read.
+//   - .gitignore files under a root (unless opt.NoGitignore),
+//     opt.Exclude and the root's opt.SourceExclude leave files and folders
+//     out; a left-out folder is not read.
 //   - A folder below a root that cannot be listed fails the walk (its files
 //     are unknown, not gone): an I/O error, or one docir may not read. A
 //     file or link that cannot be stat'ed is a warning when it vanished or
@@ -68,9 +68,11 @@ func walk(ctx context.Context, sources []store.Source, opt Options) (*walkResult
 	if err != nil {
 		return nil, err
 	}
-	excludes := make([]gitignore.Pattern, len(opt.Exclude))
-	for i, e := range opt.Exclude {
-		excludes[i] = gitignore.ParsePattern(e, nil)
+	excludes := make([][]gitignore.Pattern, len(sources))
+	for i, src := range sources {
+		for _, e := range slices.Concat(opt.Exclude, opt.SourceExclude[src.Path]) {
+			excludes[i] = append(excludes[i], gitignore.ParsePattern(e, nil))
+		}
 	}
 	w := &walker{ctx: ctx, roots: roots, excludes: excludes, gitignore: !opt.NoGitignore,
 		res: &walkResult{folders: map[string]folderEntry{}, roots: roots}}
@@ -170,7 +172,7 @@ type rootedFile struct {
 type walker struct {
 	ctx       context.Context
 	roots     []string
-	excludes  []gitignore.Pattern
+	excludes  [][]gitignore.Pattern // per source: Options.Exclude, then its own
 	gitignore bool
 
 	mu     sync.Mutex
@@ -316,10 +318,10 @@ func (w *walker) readFolder(job dirJob, buf *[]byte) (out folderResult) {
 		patterns = append(slices.Clip(patterns), ps...)
 	}
 	var matcher gitignore.Matcher
-	if len(patterns)+len(w.excludes) > 0 {
+	if excludes := w.excludes[job.root]; len(patterns)+len(excludes) > 0 {
 		// Exclude patterns come last: they take precedence over any
 		// .gitignore negation.
-		matcher = gitignore.NewMatcher(append(slices.Clip(patterns), w.excludes...))
+		matcher = gitignore.NewMatcher(append(slices.Clip(patterns), excludes...))
 	}
 	ignored := func(name string, isDir bool) bool {
 		if matcher == nil || !matcher.Match(append(slices.Clip(job.parts), name), isDir) {

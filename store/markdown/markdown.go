@@ -12,7 +12,9 @@
 //     of the next heading of the same or a higher level; OwnEnd stops at the
 //     next heading of any level.
 //   - Slugs come from address.Slug through an address.Slugger, so repeats get
-//     -1, -2 as on GitHub.
+//     -1, -2 as on GitHub. A heading that ends with an attribute block
+//     (Hugo's and Pandoc's `## Metadata {#metadata-schema}`) has the id it
+//     gives as its slug, and the block is not part of its text.
 //   - Title: front-matter `title`, else the first level-1 heading, else the
 //     file name without ".md".
 //
@@ -33,6 +35,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
@@ -515,6 +518,7 @@ func lineAt(b []byte, i int) (int, bool) {
 // heading is a top-level heading found in the AST, before ranges are known.
 type heading struct {
 	text  string
+	id    string // the id its attributes give ({#id}); "" when none
 	level int
 	start int // first byte of its first line, in the whole file
 }
@@ -538,7 +542,8 @@ func (p *Parser) sections(doc ast.Node, src []byte, off int, lines lineIndex, pc
 				start = findEmptyATX(body, cursor)
 			}
 			if start >= 0 {
-				hs = append(hs, heading{text: p.headingText(h, body, inlinePC), level: h.Level, start: off + start})
+				id := headingAttributes(h, body)
+				hs = append(hs, heading{text: p.headingText(h, body, inlinePC), id: id, level: h.Level, start: off + start})
 				cursor = start + 1
 			}
 		}
@@ -560,8 +565,14 @@ func (p *Parser) sections(doc ast.Node, src []byte, off int, lines lineIndex, pc
 				break
 			}
 		}
+		slug := ""
+		if h.id != "" {
+			slug = slugs.Take(h.id)
+		} else {
+			slug = slugs.Next(h.text)
+		}
 		out[i] = docir.Section{
-			Slug:    slugs.Next(h.text),
+			Slug:    slug,
 			Heading: h.text,
 			Level:   h.level,
 			Start:   h.start,
@@ -572,6 +583,74 @@ func (p *Parser) sections(doc ast.Node, src []byte, off int, lines lineIndex, pc
 		}
 	}
 	return out
+}
+
+// maxAttributeBytes bounds the attribute block read at the end of a
+// heading. Hugo's ids are a few dozen bytes; goldmark's own attribute parsing
+// (parser.WithAttribute) reads a whole line and is quadratic in the classes
+// of one block (a heading of 1.5 MB of ".a " took 94 s), so docir reads the
+// block itself, from the last bytes of the line only.
+const maxAttributeBytes = 256
+
+// headingAttributes reads the attribute block that ends heading h's last
+// line ({#id .class key=value}, as Hugo and Pandoc write it), when there is
+// one within its last maxAttributeBytes: it cuts the block from the
+// heading's text (its last segment) and returns the id the block gives, ""
+// when none. As in goldmark, the first '{' (not escaped) that opens a block
+// reaching the end of the line opens it.
+func headingAttributes(h *ast.Heading, body []byte) string {
+	n := h.Lines().Len()
+	if n == 0 {
+		return ""
+	}
+	last := h.Lines().At(n - 1)
+	line := bytes.TrimRight(body[last.Start:last.Stop], " \t")
+	if len(line) == 0 || line[len(line)-1] != '}' {
+		return ""
+	}
+	for i := max(0, len(line)-maxAttributeBytes); i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			i++ // an escaped character is text: "\{#x}" is not a block
+			continue
+		case '{':
+		default:
+			continue
+		}
+		r := text.NewReader(line[i:])
+		attrs, ok := parser.ParseAttributes(r)
+		if !ok {
+			continue
+		}
+		if rest, _ := r.PeekLine(); rest != nil && !util.IsBlank(rest) {
+			continue
+		}
+		last.Stop = last.Start + i
+		h.Lines().Set(n-1, last.TrimRightSpace(body))
+		v, _ := attrs.Find([]byte("id"))
+		return anchorID(v)
+	}
+	return ""
+}
+
+// anchorID is an attribute's id value when it can be an HTML id (no
+// whitespace) and the heading part of an address; else "", and the
+// heading's text gives its slug.
+func anchorID(v any) string {
+	var id string
+	switch v := v.(type) {
+	case []byte:
+		id = string(v)
+	case string:
+		id = v
+	}
+	if id == "" || strings.ContainsFunc(id, unicode.IsSpace) {
+		return ""
+	}
+	if a, err := address.Parse("x#" + id); err != nil || a.Heading != id {
+		return ""
+	}
+	return id
 }
 
 // lineStart returns the offset of the first byte of the line holding i.

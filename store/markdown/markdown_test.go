@@ -204,7 +204,7 @@ func TestFrontMatterFields(t *testing.T) {
 // always encodes as JSON; and that a parse within a small budget either
 // stops with ErrBudget or gives what the unbounded parse gives.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"# A\n## B\n", "A\n=\n", "---\na: 1\n---\n# x", "```\n# x\n```", "\ufeff#\r\n##\r\n", "> # q\n- # l\n", "---\n- [\n---\n"} {
+	for _, s := range []string{"# A\n## B\n", "A\n=\n", "---\na: 1\n---\n# x", "```\n# x\n```", "\ufeff#\r\n##\r\n", "> # q\n- # l\n", "---\n- [\n---\n", "# a {#x}\n## a {#x}\n### a\n", "b {.c #d}\n===\n", "# \\{#e}\n# {#}\n# {id=\"f g\"}\n"} {
 		f.Add([]byte(s))
 	}
 	f.Add([]byte(strings.Repeat("- ", 40) + "x"))

@@ -1,0 +1,34 @@
+package docir
+
+import "testing"
+
+// TestFindSection: the heading part of an address finds a section by its
+// slug, by the slug of the text given, and by its own heading text when
+// its author gave it an id; the first match wins.
+func TestFindSection(t *testing.T) {
+	r := Record{Sections: []Section{
+		{Slug: "setup", Heading: "Setup"},
+		{Slug: "metadata-open-graph", Heading: "Metadata"},
+		{Slug: "metadata-schema", Heading: "Metadata"},
+		{Slug: "Upper-Case", Heading: "Kept as written"},
+		{Slug: "guide-level-explanation", Heading: "Guide-level explanation"},
+	}}
+	for _, tt := range []struct {
+		heading, want string // want "" for no section
+	}{
+		{"setup", "setup"},
+		{"Setup", "setup"},
+		{"metadata-schema", "metadata-schema"},
+		{"Metadata", "metadata-open-graph"},
+		{"Upper-Case", "Upper-Case"},
+		{"upper-case", ""},
+		{"Kept as written", "Upper-Case"},
+		{"Guide-level explanation", "guide-level-explanation"},
+		{"nope", ""},
+	} {
+		s, ok := r.FindSection(tt.heading)
+		if got := s.Slug; ok != (tt.want != "") || got != tt.want {
+			t.Errorf("FindSection(%q) = %q, %v; want %q", tt.heading, got, ok, tt.want)
+		}
+	}
+}
