@@ -134,15 +134,13 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 		}
 		// The bound counts every byte, as a line's does in NDJSON.
 		if len(body) > wire.MaxFrameBytes {
-			f := wire.Frame{TooLarge: true, Prefix: body[:wire.MaxFrameBytes], Size: r.ContentLength}
-			w.Header().Set("Connection", "close") // the rest of the body is not read
-			writeReply(w, http.StatusRequestEntityTooLarge, wire.TooLargeFrame(f))
+			writeReply(w, http.StatusRequestEntityTooLarge, wire.TooLargeFrame(skipBody(w, r, body)))
 			return
 		}
 		handler := e
 		if from := r.Header.Get(wire.HeaderPeer); from != "" {
 			if opts.Instance != "" && from == opts.Instance {
-				writeReply(w, http.StatusOK, wire.ErrorLine(wire.PrefixID(body), wire.NewError(docir.CodeUnavailable,
+				writeReply(w, http.StatusOK, wire.ErrorLine(wire.ScanID(body, true), wire.NewError(docir.CodeUnavailable,
 					"this server is the peer itself: a peers entry of its config names its own url; remove it")))
 				return
 			}
@@ -155,6 +153,28 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 		}
 		writeReply(w, http.StatusOK, reply)
 	})
+}
+
+// MaxScanBytes bounds how much of a body over the frame bound is read
+// (without being kept) to find the request's id, which a client may write
+// last: past it the reply goes to the id read so far, or null.
+const MaxScanBytes = 16 << 20
+
+// skipBody reads the rest of a body over the frame bound, up to
+// MaxScanBytes, through an id scanner, and returns its frame: the id and,
+// when it ended within the bound, its size. A body that did not end is left
+// unread and its connection is closed after the reply.
+func skipBody(w http.ResponseWriter, r *http.Request, head []byte) wire.Frame {
+	var ids wire.IDScanner
+	ids.Write(head)
+	n, err := io.CopyN(&ids, r.Body, MaxScanBytes-int64(len(head)))
+	whole := errors.Is(err, io.EOF)
+	f := wire.Frame{TooLarge: true, ID: ids.ID(whole), Size: int64(len(head)) + n}
+	if !whole {
+		f.Size = r.ContentLength // -1 when the request did not say
+		w.Header().Set("Connection", "close")
+	}
+	return f
 }
 
 func writeReply(w http.ResponseWriter, status int, line []byte) {

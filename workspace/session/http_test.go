@@ -105,9 +105,15 @@ func TestHTTPTransport(t *testing.T) {
 		{"a body of exactly the bound", func() *http.Request { return rpcRequest(t, url, pad(wire.MaxFrameBytes)) }, 200, `"result"`},
 		{"one byte over", func() *http.Request { return rpcRequest(t, url, pad(wire.MaxFrameBytes+1)) }, 413,
 			`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"frame of 65537 bytes is over the 65536-byte bound; it was skipped unread","data":{"code":"frame_too_large"}}}`},
-		{"far over, length unknown", func() *http.Request {
+		{"far over, length unknown, id last", func() *http.Request {
 			r := rpcRequest(t, url, "")
-			r.Body = io.NopCloser(io.MultiReader(strings.NewReader(`{"id":"x","params":"`), io.LimitReader(repeatReader('a'), 10<<20)))
+			r.Body = io.NopCloser(io.MultiReader(strings.NewReader(`{"params":"`), io.LimitReader(repeatReader('a'), 10<<20), strings.NewReader(`","id":"x"}`)))
+			r.ContentLength = -1
+			return r
+		}, 413, `{"jsonrpc":"2.0","id":"x","error":{"code":-32600,"message":"frame of 10485782 bytes is over the 65536-byte bound; it was skipped unread"`},
+		{"past the scan bound, length unknown", func() *http.Request {
+			r := rpcRequest(t, url, "")
+			r.Body = io.NopCloser(io.MultiReader(strings.NewReader(`{"id":"x","params":"`), io.LimitReader(repeatReader('a'), MaxScanBytes)))
 			r.ContentLength = -1
 			return r
 		}, 413, `{"jsonrpc":"2.0","id":"x","error":{"code":-32600,"message":"frame of more than 65536 bytes is over the 65536-byte bound; it was not read"`},
