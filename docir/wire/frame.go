@@ -116,6 +116,35 @@ func TooLargeLine(line []byte) Frame {
 	return Frame{TooLarge: true, ID: ScanID(line, true), Size: int64(len(line))}
 }
 
+// MaxScanBytes bounds how much of a body over its frame bound ReadBody
+// reads (without keeping it) to find the request's id, which a client may
+// write last.
+const MaxScanBytes = 16 << 20
+
+// ReadBody reads a frame that comes as a whole body (an HTTP request's),
+// keeping at most max bytes. A body over the bound is read on without being
+// kept, up to MaxScanBytes, for the id of the request it holds: its Frame is
+// TooLarge, with Size -1 when it did not end within MaxScanBytes (the rest
+// is left unread, and the connection should be closed).
+func ReadBody(r io.Reader, max int) (Frame, error) {
+	body, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
+	if err != nil {
+		return Frame{}, err
+	}
+	if len(body) <= max {
+		return Frame{Line: body}, nil
+	}
+	var ids IDScanner
+	ids.Write(body)
+	n, err := io.CopyN(&ids, r, MaxScanBytes-int64(len(body)))
+	whole := errors.Is(err, io.EOF)
+	f := Frame{TooLarge: true, ID: ids.ID(whole), Size: int64(len(body)) + n, Bound: max}
+	if !whole {
+		f.Size = -1
+	}
+	return f, nil
+}
+
 // ScanID reads the top-level "id" of the request frame b with an
 // IDScanner. whole says b is the whole frame, not its first bytes, so that
 // a number at its end is whole.

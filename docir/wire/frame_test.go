@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"runtime"
@@ -241,4 +242,31 @@ func FuzzScanID(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReadBody: a body within the bound is the frame; one over it is read
+// on, unkept, for its id, up to MaxScanBytes; past that its size is
+// unknown.
+func TestReadBody(t *testing.T) {
+	big := func(n int64, tail string) io.Reader {
+		return io.MultiReader(strings.NewReader(`{"params":"`), io.LimitReader(repeatReader('a'), n), strings.NewReader(tail))
+	}
+	tests := []struct {
+		name string
+		in   io.Reader
+		want Frame
+	}{
+		{"fits", strings.NewReader(`{"id":1}`), Frame{Line: []byte(`{"id":1}`)}},
+		{"over, id last", big(100, `","id":"z"}`), Frame{TooLarge: true, ID: json.RawMessage(`"z"`), Size: 122, Bound: 16}},
+		{"past the scan bound", big(MaxScanBytes, `","id":"z"}`), Frame{TooLarge: true, Size: -1, Bound: 16}},
+	}
+	for _, tt := range tests {
+		got, err := ReadBody(tt.in, 16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
 }

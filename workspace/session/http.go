@@ -6,7 +6,6 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net"
 	"net/http"
@@ -127,16 +126,17 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 			http.Error(w, "docir serve: the body must be application/json (one JSON-RPC request)", http.StatusUnsupportedMediaType)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, wire.MaxFrameBytes+1))
+		// The bound counts every byte, as a line's does in NDJSON.
+		f, err := wire.ReadBody(r.Body, wire.MaxFrameBytes)
 		if err != nil {
 			http.Error(w, "docir serve: reading the body: "+err.Error(), http.StatusBadRequest)
 			return
 		}
-		// The bound counts every byte, as a line's does in NDJSON.
-		if len(body) > wire.MaxFrameBytes {
-			writeReply(w, http.StatusRequestEntityTooLarge, wire.TooLargeFrame(skipBody(w, r, body)))
+		if f.TooLarge {
+			writeTooLarge(w, r, f)
 			return
 		}
+		body := f.Line
 		handler := e
 		if from := r.Header.Get(wire.HeaderPeer); from != "" {
 			if opts.Instance != "" && from == opts.Instance {
@@ -155,26 +155,16 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 	})
 }
 
-// MaxScanBytes bounds how much of a body over the frame bound is read
-// (without being kept) to find the request's id, which a client may write
-// last: past it the reply goes to the id read so far, or null.
-const MaxScanBytes = 16 << 20
-
-// skipBody reads the rest of a body over the frame bound, up to
-// MaxScanBytes, through an id scanner, and returns its frame: the id and,
-// when it ended within the bound, its size. A body that did not end is left
-// unread and its connection is closed after the reply.
-func skipBody(w http.ResponseWriter, r *http.Request, head []byte) wire.Frame {
-	var ids wire.IDScanner
-	ids.Write(head)
-	n, err := io.CopyN(&ids, r.Body, MaxScanBytes-int64(len(head)))
-	whole := errors.Is(err, io.EOF)
-	f := wire.Frame{TooLarge: true, ID: ids.ID(whole), Size: int64(len(head)) + n}
-	if !whole {
-		f.Size = r.ContentLength // -1 when the request did not say
+// writeTooLarge answers a body over the frame bound: 413 with a
+// frame_too_large reply to its id. A body that did not end within
+// wire.MaxScanBytes was left unread: its size is the one the request
+// declared, if any, and its connection is closed.
+func writeTooLarge(w http.ResponseWriter, r *http.Request, f wire.Frame) {
+	if f.Size < 0 {
+		f.Size = r.ContentLength
 		w.Header().Set("Connection", "close")
 	}
-	return f
+	writeReply(w, http.StatusRequestEntityTooLarge, wire.TooLargeFrame(f))
 }
 
 func writeReply(w http.ResponseWriter, status int, line []byte) {

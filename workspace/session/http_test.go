@@ -113,7 +113,7 @@ func TestHTTPTransport(t *testing.T) {
 		}, 413, `{"jsonrpc":"2.0","id":"x","error":{"code":-32600,"message":"frame of 10485782 bytes is over the 65536-byte bound; it was skipped unread"`},
 		{"past the scan bound, length unknown", func() *http.Request {
 			r := rpcRequest(t, url, "")
-			r.Body = io.NopCloser(io.MultiReader(strings.NewReader(`{"id":"x","params":"`), io.LimitReader(repeatReader('a'), MaxScanBytes)))
+			r.Body = io.NopCloser(io.MultiReader(strings.NewReader(`{"id":"x","params":"`), io.LimitReader(repeatReader('a'), wire.MaxScanBytes)))
 			r.ContentLength = -1
 			return r
 		}, 413, `{"jsonrpc":"2.0","id":"x","error":{"code":-32600,"message":"frame of more than 65536 bytes is over the 65536-byte bound; it was not read"`},
