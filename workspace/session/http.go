@@ -65,6 +65,7 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 	// guard runs the checks every path but /health shares: the Host and
 	// Origin of a loopback listener, then the token.
 	guard := func(w http.ResponseWriter, r *http.Request) bool {
+		w.Header().Set("Connection", "close") // a refused client pins no slot
 		if opts.Loopback && !loopbackHost(r.Host) {
 			http.Error(w, fmt.Sprintf("docir serve: Host %q is not a loopback name", r.Host), http.StatusForbidden)
 			return false
@@ -85,11 +86,13 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 				return false
 			}
 		}
+		w.Header().Del("Connection") // allowed: the connection may be kept alive
 		return true
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == HealthPath:
+			w.Header().Set("Connection", "close") // a health check pins no slot
 			if opts.Loopback && !loopbackHost(r.Host) {
 				http.Error(w, fmt.Sprintf("docir serve: Host %q is not a loopback name", r.Host), http.StatusForbidden)
 				return
@@ -111,11 +114,13 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 			if opts.MCP != nil {
 				endpoints += ", " + MCPPath + " (MCP Streamable HTTP)"
 			}
+			w.Header().Set("Connection", "close")
 			http.Error(w, "docir serve: the endpoints are "+endpoints, http.StatusNotFound)
 			return
 		}
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
+			w.Header().Set("Connection", "close")
 			http.Error(w, "docir serve: "+RPCPath+" takes POST", http.StatusMethodNotAllowed)
 			return
 		}
@@ -236,9 +241,15 @@ func ListenAddr(addr string) (hostport string, loopback bool, err error) {
 
 // Bounds of the HTTP server: a client that is slow to send or to read
 // cannot hold a connection forever, and no more than MaxConns connections
-// are open at once (the next ones wait in the kernel's accept queue).
+// are open at once. When all are open, the connection idle longest (kept
+// alive between requests, or accepted and silent) is closed once it has
+// been idle for ShedAfter, to make room; a connection busy with a request
+// is never closed for room. A health check, and a request refused before
+// it is served (no token, a foreign Host, another path), close their
+// connection: they pin no slot.
 const (
 	MaxConns          = 64
+	ShedAfter         = time.Second
 	readHeaderTimeout = 10 * time.Second
 	readTimeout       = time.Minute
 	writeTimeout      = 2 * time.Minute
@@ -248,6 +259,10 @@ const (
 // ServeHTTP serves the engine on ln until ctx is done, then shuts down:
 // no new connections, requests in hand finish (up to ShutdownGrace).
 func ServeHTTP(ctx context.Context, e *Engine, ln net.Listener, opts HTTPOptions) error {
+	return serveHTTP(ctx, e, newConnPool(ln, MaxConns, ShedAfter), opts)
+}
+
+func serveHTTP(ctx context.Context, e *Engine, pool *connPool, opts HTTPOptions) error {
 	srv := &http.Server{
 		Handler:           e.HTTPHandler(opts),
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -255,9 +270,10 @@ func ServeHTTP(ctx context.Context, e *Engine, ln net.Listener, opts HTTPOptions
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    16 << 10,
+		ConnState:         pool.track,
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(limitListener(ln, MaxConns)) }()
+	go func() { errc <- srv.Serve(pool) }()
 	select {
 	case err := <-errc:
 		return err
@@ -272,35 +288,116 @@ func ServeHTTP(ctx context.Context, e *Engine, ln net.Listener, opts HTTPOptions
 	return err
 }
 
-// limitListener accepts at most n connections at once: Accept waits for a
-// slot, and closing a connection frees its slot.
-func limitListener(ln net.Listener, n int) net.Listener {
-	return &limited{Listener: ln, slots: make(chan struct{}, n)}
-}
-
-type limited struct {
+// connPool is a listener that holds at most max connections open at once.
+// When all are open, Accept closes the connection idle longest once it has
+// been idle for shedAfter, and takes the next one in its place; while none
+// is idle, Accept waits for one to close. The server reports each
+// connection's state through track (its ConnState hook).
+type connPool struct {
 	net.Listener
-	slots chan struct{}
+	max       int
+	shedAfter time.Duration
+
+	mu    sync.Mutex
+	open  map[*poolConn]struct{}
+	freed chan struct{} // a token when a connection closes
 }
 
-func (l *limited) Accept() (net.Conn, error) {
-	l.slots <- struct{}{}
-	c, err := l.Listener.Accept()
+func newConnPool(ln net.Listener, max int, shedAfter time.Duration) *connPool {
+	return &connPool{Listener: ln, max: max, shedAfter: shedAfter, open: map[*poolConn]struct{}{}, freed: make(chan struct{}, 1)}
+}
+
+// poolConn is an open connection of a pool.
+type poolConn struct {
+	net.Conn
+	pool  *connPool
+	once  sync.Once
+	idle  bool      // no request in hand (guarded by pool.mu)
+	since time.Time // when it became idle (guarded by pool.mu)
+}
+
+func (p *connPool) Accept() (net.Conn, error) {
+	for {
+		victim, wait := p.room()
+		if victim != nil {
+			victim.Close()
+			continue
+		}
+		if wait == 0 {
+			break
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-p.freed:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	c, err := p.Listener.Accept()
 	if err != nil {
-		<-l.slots
 		return nil, err
 	}
-	return &slotConn{Conn: c, free: func() { <-l.slots }}, nil
+	pc := &poolConn{Conn: c, pool: p, idle: true, since: time.Now()}
+	p.mu.Lock()
+	p.open[pc] = struct{}{}
+	p.mu.Unlock()
+	return pc, nil
 }
 
-type slotConn struct {
-	net.Conn
-	once sync.Once
-	free func()
+// room says what Accept must do first: nothing (wait 0) when a slot is
+// free; close victim, the connection idle longest, when it has been idle
+// for shedAfter; else wait that long (or for a close) and look again.
+func (p *connPool) room() (victim *poolConn, wait time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.open) < p.max {
+		return nil, 0
+	}
+	var oldest *poolConn
+	for c := range p.open {
+		if c.idle && (oldest == nil || c.since.Before(oldest.since)) {
+			oldest = c
+		}
+	}
+	if oldest == nil {
+		return nil, time.Minute // every connection is busy: a close or an idle one wakes Accept
+	}
+	if idle := time.Since(oldest.since); idle < p.shedAfter {
+		return nil, p.shedAfter - idle
+	}
+	return oldest, 0
 }
 
-func (c *slotConn) Close() error {
+// track records a connection's state as the server reports it.
+func (p *connPool) track(c net.Conn, state http.ConnState) {
+	pc, ok := c.(*poolConn)
+	if !ok {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch state {
+	case http.StateNew, http.StateIdle:
+		pc.idle, pc.since = true, time.Now()
+		select { // an Accept waiting for room looks again
+		case p.freed <- struct{}{}:
+		default:
+		}
+	case http.StateActive, http.StateHijacked:
+		pc.idle = false
+	}
+}
+
+func (c *poolConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(c.free)
+	c.once.Do(func() {
+		c.pool.mu.Lock()
+		delete(c.pool.open, c)
+		c.pool.mu.Unlock()
+		select {
+		case c.pool.freed <- struct{}{}:
+		default:
+		}
+	})
 	return err
 }

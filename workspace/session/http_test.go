@@ -1,11 +1,13 @@
 package session
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -230,15 +232,15 @@ func TestListenAddr(t *testing.T) {
 	}
 }
 
-// The listener holds at most n connections open at once: the next Accept
-// waits until one of them is closed.
-func TestLimitListener(t *testing.T) {
+// The pool holds at most n connections open at once: while none is idle
+// long enough to shed, the next Accept waits until one of them is closed.
+func TestConnPool(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	l := limitListener(ln, 2)
+	l := newConnPool(ln, 2, time.Hour)
 	var conns []net.Conn
 	for range 3 {
 		c, err := net.Dial("tcp", ln.Addr().String())
@@ -273,4 +275,84 @@ func TestLimitListener(t *testing.T) {
 		t.Fatal("closing a connection did not free its slot")
 	}
 	conns[1].Close()
+}
+
+// TestIdleConnectionsAreShed: with every slot held — by keep-alive
+// connections idle between requests, or by connections that say nothing —
+// a new client is served within the shed time, not after the idle or
+// header timeouts (two minutes; issue 28.10: 64 idle GET /health took
+// every slot and a request waited 118 s). A connection busy with a request
+// is not closed for room. A health check closes its connection.
+func TestIdleConnectionsAreShed(t *testing.T) {
+	const slots, shed = 4, 200 * time.Millisecond
+	e, _ := newTestEngine(t, nil, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveHTTP(ctx, e, newConnPool(ln, slots, shed), HTTPOptions{Loopback: true}) }()
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close() // first: the server's shutdown waits for silent connections
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serveHTTP: %v", err)
+		}
+	}()
+	addr := ln.Addr().String()
+	// request writes one HTTP request on c and reads its response.
+	request := func(c net.Conn, req string) (*http.Response, error) {
+		c.SetDeadline(time.Now().Add(3 * time.Second))
+		if _, err := io.WriteString(c, req); err != nil {
+			return nil, err
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err == nil {
+			_, err = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		return resp, err
+	}
+	discover := `{"jsonrpc":"2.0","id":1,"method":"workspace/discover"}`
+	rpc := "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(discover)) + "\r\n\r\n" + discover
+	dial := func() net.Conn {
+		t.Helper()
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		return c
+	}
+	for _, hold := range []string{"keep-alive", "silent"} {
+		for range slots {
+			c := dial()
+			if hold == "keep-alive" {
+				if resp, err := request(c, rpc); err != nil || resp.StatusCode != 200 || resp.Close {
+					t.Fatalf("a keep-alive request: %v %v", resp, err)
+				}
+			}
+		}
+		start := time.Now()
+		resp, err := request(dial(), rpc)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s: a new client with every slot held: %v %v", hold, resp, err)
+		}
+		if waited := time.Since(start); waited > 2*time.Second {
+			t.Errorf("%s: a new client waited %v", hold, waited)
+		}
+	}
+	c := dial()
+	resp, err := request(c, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+	if err != nil || resp.StatusCode != 200 || !resp.Close {
+		t.Fatalf("health: %v %v", resp, err)
+	}
+	c.SetReadDeadline(time.Now().Add(3 * time.Second))
+	if n, err := c.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		t.Errorf("the health check's connection stayed open: %d %v", n, err)
+	}
 }
