@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,17 +26,21 @@ import (
 // whole file that holds the answer, and with reading the files of the top
 // ten search hits.
 //
-// A question set is JSON lines of {question, answer}: answer is the
+// A question set is JSON lines of {question, answer, also}: answer is the
 // address of the section (or the document) that answers it, written by
-// reading the corpus's pages, not by running the search.
+// reading the corpus's pages, not by running the search; also lists other
+// sections that answer it as well, where the corpus says the same thing
+// twice (a command's own page and the guide that explains it).
 
 // agentQuestion is one row of a question set.
 type agentQuestion struct {
-	Question string `json:"question"`
-	Answer   string `json:"answer"`
+	Question string   `json:"question"`
+	Answer   string   `json:"answer"`
+	Also     []string `json:"also,omitempty"`
 }
 
-// agentResult is what the agent did for one question.
+// agentResult is what the agent did for one question; answerFile is the
+// size of the file of its first answer.
 type agentResult struct {
 	q                 agentQuestion
 	found             bool
@@ -145,19 +150,25 @@ type toolReply struct {
 // text (the section itself, a section around it, or its document).
 func playAgent(s *mcpServer, q agentQuestion) (agentResult, error) {
 	r := agentResult{q: q}
-	oracle, err := s.call("get", map[string]any{"doc_id": q.Answer})
-	if err != nil {
-		return r, err
-	}
-	var answer struct {
-		Body string `json:"body"`
-		Path string `json:"path"`
-	}
-	if oracle.isError || json.Unmarshal(oracle.structured, &answer) != nil || answer.Body == "" {
-		return r, fmt.Errorf("the answer %s does not resolve: %.200s", q.Answer, oracle.text)
-	}
-	if r.answerFile, err = s.fileSize(answer.Path); err != nil {
-		return r, err
+	var answers []string // the bodies of the answers
+	for i, addr := range append([]string{q.Answer}, q.Also...) {
+		oracle, err := s.call("get", map[string]any{"doc_id": addr})
+		if err != nil {
+			return r, err
+		}
+		var answer struct {
+			Body string `json:"body"`
+			Path string `json:"path"`
+		}
+		if oracle.isError || json.Unmarshal(oracle.structured, &answer) != nil || answer.Body == "" {
+			return r, fmt.Errorf("the answer %s does not resolve: %.200s", addr, oracle.text)
+		}
+		answers = append(answers, answer.Body)
+		if i == 0 {
+			if r.answerFile, err = s.fileSize(answer.Path); err != nil {
+				return r, err
+			}
+		}
 	}
 
 	search, err := s.call("search", map[string]any{"query": q.Question})
@@ -202,7 +213,7 @@ func playAgent(s *mcpServer, q agentQuestion) (agentResult, error) {
 		}
 		r.calls++
 		r.bytes += len(got.text)
-		if !got.isError && strings.Contains(got.text, answer.Body) {
+		if !got.isError && slices.ContainsFunc(answers, func(a string) bool { return strings.Contains(got.text, a) }) {
 			r.found, r.position = true, i+1
 			break
 		}
@@ -407,4 +418,3 @@ func pct(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
 func ratio(a, b int) float64 { return float64(a) / float64(max(b, 1)) }
 
 func kb(n int) string { return fmt.Sprintf("%.1f KB", float64(n)/1000) }
-

@@ -8,6 +8,7 @@ import (
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/readbatch"
+	"github.com/docir/docir/workspace/rank"
 )
 
 // textOf renders a method's result as the markdown an LLM reads in the
@@ -64,14 +65,14 @@ func textOf(method string, result json.RawMessage) (string, error) {
 		if err := json.Unmarshal(result, &r); err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&b, "%d of %d matches for `%s`", len(r.Hits), r.Total, r.Query)
+		fmt.Fprintf(&b, "%d of %d matches", len(r.Hits), r.Total)
 		if len(r.Hits) > 0 {
-			b.WriteString(" (read one with get and its address):\n")
+			b.WriteString(" (get reads one by its address):\n")
 		} else {
 			b.WriteString(".\n")
 		}
 		for i, h := range r.Hits {
-			writeHit(&b, i+1, &h)
+			writeHit(&b, i+1, &h, r.Query)
 			b.WriteString("\n")
 		}
 		writeStores(&b, r.Stores)
@@ -81,15 +82,7 @@ func textOf(method string, result json.RawMessage) (string, error) {
 		if err := json.Unmarshal(result, &r); err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&b, "Read next (about %d of %d tokens): get with doc_ids %s\n", r.Tokens, r.Budget, mustJSON(r.Addresses))
-		if len(r.Hits) > 0 {
-			fmt.Fprintf(&b, "\nRanked documents for `%s` (outlines with token counts in structuredContent):\n", r.Query)
-		}
-		for i := range r.Hits {
-			h := &r.Hits[i]
-			writeHit(&b, i+1, &h.Hit)
-			fmt.Fprintf(&b, "; %d tokens, %d sections\n", h.Tokens, len(h.Outline))
-		}
+		writePlan(&b, &r)
 		writeStores(&b, r.Stores)
 		writeWarnings(&b, r.Warnings)
 	case wire.MethodStatus:
@@ -163,14 +156,99 @@ func writeDocument(b *strings.Builder, d *docir.Document) {
 	b.WriteString(d.Body)
 }
 
-func writeHit(b *strings.Builder, n int, h *docir.Hit) {
-	fmt.Fprintf(b, "%d. `%s` %s (%s)", n, h.MatchedSection, h.Title, h.Path)
+// TextSnippetMax bounds a hit's snippet in the text: its densest part
+// around the query's words (the whole snippet is in structuredContent).
+const TextSnippetMax = 120
+
+// writeHit writes one hit as a line: its address and title; its path only
+// when the id does not say it; its store when not local; and its snippet
+// cut to TextSnippetMax around the query's words.
+func writeHit(b *strings.Builder, n int, h *docir.Hit, query string) {
+	fmt.Fprintf(b, "%d. `%s` %s", n, h.MatchedSection, h.Title)
+	if !pathOfID(h.ID, h.Path) {
+		fmt.Fprintf(b, " (%s)", h.Path)
+	}
 	if h.Store != "" && h.Store != docir.StoreLocal {
 		fmt.Fprintf(b, " [%s]", h.Store)
 	}
-	if s := strings.Join(strings.Fields(h.Snippet), " "); s != "" {
+	if s := rank.Snippet(h.Snippet, query, TextSnippetMax); s != "" {
 		fmt.Fprintf(b, " — %s", s)
 	}
+}
+
+// pathOfID reports whether path is the file an id is derived from (the id
+// with .md, or a folder's index), which the address then already says.
+func pathOfID(id, path string) bool {
+	p, ok := strings.CutSuffix(path, ".md")
+	if !ok {
+		return false
+	}
+	return p == id || p == id+"/index" || p == id+"/_index" || p == id+"/README"
+}
+
+// writePlan writes a context reply as the plan to follow: the addresses to
+// get, best first, with their tokens, then the outline of each document the
+// plan reads from, its planned sections marked, so that an agent can take
+// a nearby section the plan left out. The hits are not repeated: search
+// gives them.
+func writePlan(b *strings.Builder, r *docir.ContextResult) {
+	tokens := r.AddressTokens()
+	if len(r.Addresses) == 0 {
+		fmt.Fprintf(b, "Nothing to read for `%s` within %d tokens.\n", r.Query, r.Budget)
+		return
+	}
+	fmt.Fprintf(b, "Plan: get these in order, best first, and stop once answered (about %d of %d tokens):\n", r.Tokens, r.Budget)
+	planned := map[string]bool{}
+	for i, a := range r.Addresses {
+		planned[a] = true
+		fmt.Fprintf(b, "%d. `%s` %d tokens", i+1, a, tokens[a])
+		if !strings.Contains(a, "#") {
+			b.WriteString(", the whole document")
+		}
+		b.WriteString("\n")
+	}
+	wrote := false
+	for i := range r.Hits {
+		h := &r.Hits[i]
+		if len(h.Outline) == 0 {
+			continue
+		}
+		if !wrote {
+			b.WriteString("Outlines of the planned documents (#section tokens; * planned):\n")
+			wrote = true
+		}
+		fmt.Fprintf(b, "`%s` %s, %d tokens: ", h.ID, h.Title, h.Tokens)
+		writeOutline(b, h.ID, h.Outline, planned)
+		b.WriteString("\n")
+	}
+}
+
+// writeOutline writes an outline on one line, subsections in parentheses
+// after their section: #a 40, #b 300 (#c* 120, #d 90), #e 10.
+func writeOutline(b *strings.Builder, id string, outline []docir.OutlineEntry, planned map[string]bool) {
+	top := outline[0].Level
+	for _, o := range outline {
+		top = min(top, o.Level)
+	}
+	depth := 0
+	for i, o := range outline {
+		level := min(o.Level-top, depth+1) // a heading that skips a level nests once
+		switch {
+		case i == 0:
+			level = 0
+		case level > depth:
+			b.WriteString(" (")
+		default:
+			b.WriteString(strings.Repeat(")", depth-level) + ", ")
+		}
+		depth = level
+		fmt.Fprintf(b, "#%s", strings.TrimPrefix(o.Address, id+"#"))
+		if planned[o.Address] {
+			b.WriteString("*")
+		}
+		fmt.Fprintf(b, " %d", o.Tokens)
+	}
+	b.WriteString(strings.Repeat(")", depth))
 }
 
 func writeStores(b *strings.Builder, stores []docir.StoreStatus) {
@@ -185,9 +263,4 @@ func writeWarnings(b *strings.Builder, ws []string) {
 	for _, w := range ws {
 		fmt.Fprintf(b, "Warning: %s\n", w)
 	}
-}
-
-func mustJSON(v any) string {
-	data, _ := json.Marshal(v)
-	return string(data)
 }

@@ -2,15 +2,16 @@ package rank
 
 import (
 	"context"
+	"sort"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
 )
 
 // Context ranks documents like Search, then plans the ordered addresses to
-// read next within the token budget: each document's matched section in
-// rank order (a small document whole), then the other sections that
-// matched it well, while they fit. Nothing planned overlaps anything
+// read next within the token budget: the sections the ranking matched in
+// the order of their scores (see steps; a small document whole), while
+// they fit. Nothing planned overlaps anything
 // planned before it. The documents the plan reads from carry their outline
 // (see outline) with token estimates; the others none.
 func Context(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.ContextParams) (docir.ContextResult, error) {
@@ -39,19 +40,13 @@ func Context(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.C
 		return docir.ContextResult{}, err
 	}
 	plan := newReadPlan(budget)
-	// First pass: the best section of each document, in rank order, or the
-	// whole document when it is small.
-	for i := range all {
-		plan.addBest(&all[i])
-	}
-	// Second pass: the other sections that matched each document well.
-	for i := range all {
-		plan.addRest(&all[i])
+	for _, st := range steps(all) {
+		plan.addStep(st)
 	}
 	// Outlines only for the documents the plan reads from.
 	for i := range all {
 		if len(plan.taken[all[i].rec.ID]) > 0 {
-			res.Hits[i].Outline = outline(&all[i], min(max(budget/OutlineTokens, MinOutline), MaxOutline))
+			res.Hits[i].Outline = outline(&all[i], min(max(budget/OutlineTokens, MinOutline), MaxOutline), plan.planned)
 		}
 	}
 	res.Addresses, res.Tokens = plan.addrs, plan.used
@@ -59,9 +54,11 @@ func Context(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.C
 }
 
 // OutlineDepth is how many heading levels an outline shows, from the
-// document's top level down. An outline holds at most one entry per
+// document's top level down; a section the plan reads, and the sections
+// around it, show at any depth. An outline holds at most one entry per
 // OutlineTokens tokens of the budget, at least MinOutline and at most
-// MaxOutline. A context reply must stay within the order of magnitude of
+// MaxOutline, besides the planned sections and their ancestors, which it
+// always holds. A context reply must stay within the order of magnitude of
 // its budget: a 4,000-token plan once came with 283 KB of outlines of 676
 // long design documents.
 const (
@@ -71,23 +68,43 @@ const (
 	MaxOutline    = 40
 )
 
-// outline lists a planned document's sections down to OutlineDepth levels
-// below its top level, at most n of them, with the tokens a read of each
-// would return.
-func outline(d *planned, n int) []docir.OutlineEntry {
-	out := []docir.OutlineEntry{}
+// outline lists a planned document's sections with the tokens a read of
+// each would return: those within OutlineDepth levels of its top level, at
+// most n of them, and at every level the sections planned (planned holds
+// their addresses) with their ancestors, so that every heading the plan
+// recommends is in its outline.
+func outline(d *planned, n int, planned map[string]bool) []docir.OutlineEntry {
+	secs := d.rec.Sections
 	top := 0
-	for _, sec := range d.rec.Sections {
+	for _, sec := range secs {
 		if top == 0 || sec.Level < top {
 			top = sec.Level
 		}
 	}
-	for _, sec := range d.rec.Sections {
-		if sec.Level >= top+OutlineDepth {
+	// Keep the planned sections and their ancestors: walking back from a
+	// planned section, each section of a lower level is an ancestor.
+	keep := make([]bool, len(secs))
+	for i, sec := range secs {
+		if !planned[d.rec.ID+"#"+sec.Slug] {
 			continue
 		}
-		if len(out) == n {
-			break
+		keep[i] = true
+		level := sec.Level
+		for j := i - 1; j >= 0 && level > top; j-- {
+			if secs[j].Level < level {
+				keep[j], level = true, secs[j].Level
+			}
+		}
+	}
+	out := []docir.OutlineEntry{}
+	shown := 0
+	for i, sec := range secs {
+		switch {
+		case keep[i]:
+		case sec.Level < top+OutlineDepth && shown < n:
+			shown++
+		default:
+			continue
 		}
 		out = append(out, docir.OutlineEntry{
 			Address: d.rec.ID + "#" + sec.Slug,
@@ -154,11 +171,12 @@ func (t tokenCounter) count(from, to int) int {
 type readPlan struct {
 	budget, used int
 	addrs        []string
+	planned      map[string]bool     // the addresses in addrs
 	taken        map[string][][2]int // doc id -> byte ranges already planned
 }
 
 func newReadPlan(budget int) *readPlan {
-	return &readPlan{budget: budget, addrs: []string{}, taken: map[string][][2]int{}}
+	return &readPlan{budget: budget, addrs: []string{}, planned: map[string]bool{}, taken: map[string][][2]int{}}
 }
 
 // add plans reading addr (bytes [from,to) of document id, estimated at
@@ -174,33 +192,66 @@ func (p *readPlan) add(id, addr string, from, to, tokens int) bool {
 	}
 	p.used += tokens
 	p.addrs = append(p.addrs, addr)
+	p.planned[addr] = true
 	p.taken[id] = append(p.taken[id], [2]int{from, to})
 	return true
 }
 
-func (p *readPlan) addBest(d *planned) {
-	if d.whole <= SmallDocTokens && p.add(d.rec.ID, d.rec.ID, 0, d.size, d.whole) {
-		return
-	}
-	if len(d.doc.passages) > 0 {
-		p.addPassage(d, d.doc.passages[0])
-	}
+// step is one read a plan may take: a matched section of a ranked
+// document, or a small document whole, with the score it is read in order
+// of.
+type step struct {
+	d     *planned
+	ph    passageHit
+	whole bool
+	score float64
 }
 
-// WellMatched is the share of a document's best passage score another of
-// its passages must reach to be read in the second pass.
+// WellMatched is the share of its document's score another matched section
+// of a document must reach to be planned.
 const WellMatched = 0.5
 
-func (p *readPlan) addRest(d *planned) {
-	if len(d.doc.passages) < 2 {
-		return
-	}
-	floor := WellMatched * d.doc.passages[0].score
-	for _, ph := range d.doc.passages[1:] {
-		if ph.score >= floor {
-			p.addPassage(d, ph)
+// steps lists the reads a plan may take, best first: every section the
+// ranking matched, in the order of its score — a document's matched section
+// at the document's score, its other sections that reach WellMatched of it
+// at their own — so that a section of the best document that outscores the
+// best of the next one is read before it; a small document is one read,
+// whole. Equal scores keep rank order.
+func steps(all []planned) []step {
+	var out []step
+	for i := range all {
+		d := &all[i]
+		if d.whole <= SmallDocTokens || len(d.doc.passages) == 0 {
+			out = append(out, step{d: d, whole: true, score: d.doc.score})
+			continue
+		}
+		for j, ph := range d.doc.passages {
+			sc := ph.score
+			switch {
+			case j == 0:
+				sc = max(sc, d.doc.score)
+			case sc < WellMatched*d.doc.score:
+				continue
+			}
+			out = append(out, step{d: d, ph: ph, score: sc})
 		}
 	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].score > out[b].score })
+	return out
+}
+
+// addStep plans a step if it fits and overlaps nothing planned; a small
+// document that does not fit whole is read by its matched section.
+func (p *readPlan) addStep(st step) {
+	d := st.d
+	if !st.whole {
+		p.addPassage(d, st.ph)
+		return
+	}
+	if p.add(d.rec.ID, d.rec.ID, 0, d.size, d.whole) || len(d.doc.passages) == 0 {
+		return
+	}
+	p.addPassage(d, d.doc.passages[0])
 }
 
 func (p *readPlan) addPassage(d *planned, ph passageHit) {
