@@ -51,6 +51,42 @@ func TestSuggest(t *testing.T) {
 	}
 }
 
+// A heading that names no section of the document suggests its nearest
+// sections: by prefix, then shared words, then a few edits.
+func TestSuggestSections(t *testing.T) {
+	ws := fixture(t)
+	snap, err := ws.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		typed string
+		want  []string
+	}{
+		{"runbooks/disk-full#mitig", []string{"runbooks/disk-full#mitigate"}},
+		{"runbooks/disk-full#Mitigation steps", []string{"runbooks/disk-full#mitigate"}}, // a stem shared
+		{"runbooks/disk-full#disk", []string{"runbooks/disk-full#disk-full-on-a-storage-node"}},
+		{"runbooks/disk-full#full disk", []string{"runbooks/disk-full#disk-full-on-a-storage-node"}},
+		{"runbooks/disk-full#diagnos", []string{"runbooks/disk-full#diagnose"}},
+		{"runbooks/disk-full#escalte", []string{"runbooks/disk-full#escalate"}},
+		{"runbooks/disk-full#zzzz", nil},
+		{"nope#mitigate", nil},
+	}
+	for _, tt := range tests {
+		a, err := address.Parse(tt.typed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := SuggestSections(snap, a, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("SuggestSections(%q) (-want +got):\n%s", tt.typed, diff)
+		}
+	}
+}
+
 // A folder typed as an id suggests the page that stands for it first.
 func TestSuggestFolderIndex(t *testing.T) {
 	root := t.TempDir()

@@ -151,8 +151,15 @@ func textOf(method string, result json.RawMessage) (string, error) {
 	return b.String(), nil
 }
 
+// writeDocument writes a document or section as written, after a comment
+// line with its address and title (and its path when the id does not say
+// it; the generation and the rest are in structuredContent).
 func writeDocument(b *strings.Builder, d *docir.Document) {
-	fmt.Fprintf(b, "<!-- docir: %s | %s | %s | generation %d -->\n", d.Address, d.Title, d.Path, d.Generation)
+	fmt.Fprintf(b, "<!-- docir: %s | %s", d.Address, d.Title)
+	if !pathOfID(d.ID, d.Path) {
+		fmt.Fprintf(b, " | %s", d.Path)
+	}
+	b.WriteString(" -->\n")
 	b.WriteString(d.Body)
 }
 
@@ -210,8 +217,8 @@ func writePlan(b *strings.Builder, r *docir.ContextResult) {
 	wrote := false
 	for i := range r.Hits {
 		h := &r.Hits[i]
-		if len(h.Outline) == 0 {
-			continue
+		if len(h.Outline) == 0 || planned[h.ID] {
+			continue // not planned, or read whole: its outline says nothing more
 		}
 		if !wrote {
 			b.WriteString("Outlines of the planned documents (#section tokens; * planned):\n")
@@ -223,25 +230,43 @@ func writePlan(b *strings.Builder, r *docir.ContextResult) {
 	}
 }
 
+// TextOutlineMax bounds the entries of one document's outline in the text:
+// its planned sections and their ancestors always, then the sections
+// nearest them in the document, where an agent that did not find its
+// answer in a planned section looks next (the whole outline is in
+// structuredContent). "…" marks where sections are left out.
+const TextOutlineMax = 12
+
 // writeOutline writes an outline on one line, subsections in parentheses
-// after their section: #a 40, #b 300 (#c* 120, #d 90), #e 10.
+// after their section: #a 40, #b 300 (#c* 120, #d 90), …, #e 10.
 func writeOutline(b *strings.Builder, id string, outline []docir.OutlineEntry, planned map[string]bool) {
+	show := nearPlanned(outline, planned, TextOutlineMax)
 	top := outline[0].Level
 	for _, o := range outline {
 		top = min(top, o.Level)
 	}
-	depth := 0
+	depth, first, gap := 0, true, false
 	for i, o := range outline {
+		if !show[i] {
+			gap = true
+			continue
+		}
 		level := min(o.Level-top, depth+1) // a heading that skips a level nests once
 		switch {
-		case i == 0:
+		case first:
 			level = 0
+			if gap {
+				b.WriteString("…, ")
+			}
 		case level > depth:
 			b.WriteString(" (")
 		default:
 			b.WriteString(strings.Repeat(")", depth-level) + ", ")
 		}
-		depth = level
+		if gap && !first {
+			b.WriteString("…, ")
+		}
+		first, gap, depth = false, false, level
 		fmt.Fprintf(b, "#%s", strings.TrimPrefix(o.Address, id+"#"))
 		if planned[o.Address] {
 			b.WriteString("*")
@@ -249,6 +274,54 @@ func writeOutline(b *strings.Builder, id string, outline []docir.OutlineEntry, p
 		fmt.Fprintf(b, " %d", o.Tokens)
 	}
 	b.WriteString(strings.Repeat(")", depth))
+	if gap {
+		b.WriteString(", …")
+	}
+}
+
+// nearPlanned picks at most max entries of an outline to show: the planned
+// ones and their ancestors, then, nearest first in document order, the
+// others (all of them when there are few).
+func nearPlanned(outline []docir.OutlineEntry, planned map[string]bool, max int) []bool {
+	show := make([]bool, len(outline))
+	if len(outline) <= max {
+		for i := range show {
+			show[i] = true
+		}
+		return show
+	}
+	n := 0
+	var at []int
+	for i, o := range outline {
+		if !planned[o.Address] {
+			continue
+		}
+		at = append(at, i)
+		level := o.Level
+		for j := i; j >= 0; j-- {
+			if j == i || outline[j].Level < level {
+				if !show[j] {
+					show[j] = true
+					n++
+				}
+				level = outline[j].Level
+			}
+		}
+	}
+	if len(at) == 0 {
+		at = []int{0}
+	}
+	for d := 1; n < max && d < len(outline); d++ {
+		for _, i := range at {
+			for _, j := range []int{i - d, i + d} {
+				if j >= 0 && j < len(outline) && !show[j] && n < max {
+					show[j] = true
+					n++
+				}
+			}
+		}
+	}
+	return show
 }
 
 func writeStores(b *strings.Builder, stores []docir.StoreStatus) {

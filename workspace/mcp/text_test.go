@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -23,10 +24,12 @@ func TestTextOf(t *testing.T) {
 		result any
 		want   string
 	}{
-		{wire.MethodGet, doc, "<!-- docir: a#b | A | a.md | generation 3 -->\n## B\n\ntext\n"},
+		{wire.MethodGet, doc, "<!-- docir: a#b | A -->\n## B\n\ntext\n"},
 		{wire.MethodGet, docir.GetResult{Documents: []docir.Document{doc, doc}, Missing: []docir.Missing{{Address: "x", Reason: "no_document", Suggestions: []string{"a"}}}},
-			"<!-- docir: a#b | A | a.md | generation 3 -->\n## B\n\ntext\n\n\n---\n\n<!-- docir: a#b | A | a.md | generation 3 -->\n## B\n\ntext\n\n\n---\n\nNot found:\n- `x`: no_document (did you mean `a`?)\n"},
+			"<!-- docir: a#b | A -->\n## B\n\ntext\n\n\n---\n\n<!-- docir: a#b | A -->\n## B\n\ntext\n\n\n---\n\nNot found:\n- `x`: no_document (did you mean `a`?)\n"},
 		{wire.MethodGet, docir.GetResult{Documents: []docir.Document{}, Missing: []docir.Missing{}}, "No addresses asked, none read.\n"},
+		// A path the id does not say is kept.
+		{wire.MethodGet, docir.Document{Address: "p/x", ID: "p/x", Title: "X", Path: "x.md", Body: "x\n"}, "<!-- docir: p/x | X | x.md -->\nx\n"},
 		// The path only when the id does not say it; a snippet cut to the
 		// words around the query.
 		{wire.MethodSearch, docir.SearchResult{Query: "fail fast", Hits: []docir.Hit{hit, {ID: "p", Title: "P", Path: "src/p.md", Store: "peer1", MatchedSection: "p"},
@@ -50,6 +53,13 @@ func TestTextOf(t *testing.T) {
 				"`a` A, 900 tokens: #b 500 (#c* 200 (#d 50)), #e* 40 (#f 10)\n"},
 		{wire.MethodContext, docir.ContextResult{Query: "q", Budget: 10, Addresses: []string{}, Hits: []docir.ContextHit{}},
 			"Nothing to read for `q` within 10 tokens.\n"},
+		// A long outline shows the planned section, its parent, and the
+		// sections nearest them; "…" where others are left out.
+		{wire.MethodContext, docir.ContextResult{Query: "q", Budget: 1000, Tokens: 7, Addresses: []string{"l#s9"},
+			Hits: []docir.ContextHit{{Hit: docir.Hit{ID: "l", Title: "L", Path: "l.md", MatchedSection: "l#s9"}, Tokens: 5000, Outline: longOutline()}}},
+			"Plan: get these in order, best first, and stop once answered (about 7 of 1000 tokens):\n1. `l#s9` 9 tokens\n" +
+				"Outlines of the planned documents (#section tokens; * planned):\n" +
+				"`l` L, 5000 tokens: …, #s3 3, #s4 4, #s5 5 (#s6 6, #s7 7, #s8 8, #s9* 9, #s10 10, #s11 11, #s12 12), #s13 13, #s14 14, …\n"},
 		{wire.MethodStatus, docir.Status{Store: "/s", Generation: 2, Documents: 5, Sources: []docir.SourceInfo{{Path: "/d1"}, {Path: "/d2"}}},
 			"Store /s: generation 2, 5 documents, from /d1, /d2.\n"},
 	}
@@ -69,4 +79,17 @@ func TestTextOf(t *testing.T) {
 	if _, err := textOf("docir/nope", []byte(`{}`)); err == nil {
 		t.Error("an unknown method rendered")
 	}
+}
+
+// longOutline is 20 sections: s5 holds s6 to s12, the others are at the top.
+func longOutline() []docir.OutlineEntry {
+	var out []docir.OutlineEntry
+	for i := range 20 {
+		level := 2
+		if i >= 6 && i <= 12 {
+			level = 3
+		}
+		out = append(out, docir.OutlineEntry{Address: fmt.Sprintf("l#s%d", i), Level: level, Tokens: i})
+	}
+	return out
 }

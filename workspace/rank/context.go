@@ -3,9 +3,12 @@ package rank
 import (
 	"context"
 	"sort"
+	"strings"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
+	"github.com/docir/docir/store/fulltext"
+	"github.com/docir/docir/store/ingest"
 )
 
 // Context ranks documents like Search, then plans the ordered addresses to
@@ -27,13 +30,22 @@ func Context(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.C
 		return docir.ContextResult{}, docir.Errorf(docir.CodeInvalidParams, "budget %d: want 1 to %d tokens", budget, MaxBudget)
 	}
 	res := docir.ContextResult{Query: q, Budget: budget, Hits: []docir.ContextHit{}, Addresses: []string{}, Generation: snap.Generation()}
+	ft, err := idx()
+	if err != nil {
+		return docir.ContextResult{}, err
+	}
+	pq, err := ft.Prepare(ctx, q)
+	if err != nil {
+		return docir.ContextResult{}, err
+	}
 	var all []planned
 	_, err = eachHit(ctx, snap, idx, q, limit, func(f *found) error {
 		tc := newTokenCounter(f.body)
 		start := min(f.rec.BodyStart, len(f.body))
 		ch := docir.ContextHit{Hit: f.hit(), Tokens: tc.count(start, len(f.body)), Outline: []docir.OutlineEntry{}}
 		res.Hits = append(res.Hits, ch)
-		all = append(all, planned{rec: f.rec, doc: f.doc, tc: tc, whole: ch.Tokens, size: len(f.body), lead: leadSlug(&f.rec, f.body)})
+		all = append(all, planned{rec: f.rec, doc: f.doc, tc: tc, whole: ch.Tokens, size: len(f.body), lead: leadSlug(&f.rec, f.body),
+			sections: sectionScores(ft, pq, f)})
 		return nil
 	})
 	if err != nil {
@@ -118,12 +130,43 @@ func outline(d *planned, n int, planned map[string]bool) []docir.OutlineEntry {
 
 // planned is one ranked document as the read plan sees it.
 type planned struct {
-	rec   docir.Record
-	doc   rankedDoc
-	tc    tokenCounter
-	whole int    // tokens of the whole document
-	size  int    // bytes of its file
-	lead  string // its lead section's slug (see leadSlug)
+	rec      docir.Record
+	doc      rankedDoc
+	tc       tokenCounter
+	whole    int          // tokens of the whole document
+	size     int          // bytes of its file
+	lead     string       // its lead section's slug (see leadSlug)
+	sections []passageHit // every section scored on the query's words beyond the title, best first
+}
+
+// sectionScores scores every section of a ranked document on what the
+// query says beyond the document's title, as the matched section is
+// chosen (see chooseSection): the ranking retrieves the best passages of
+// the whole corpus, and the section of a top document that answers may not
+// be among them (the Debian section of an installation page whose short
+// "Package managers" heading matched better). Sections that score 0 are
+// left out; nil when the query has nothing beyond the title.
+func sectionScores(ft *fulltext.Index, pq *fulltext.Query, f *found) []passageHit {
+	title := map[string]bool{}
+	for _, t := range ft.Terms(f.rec.Title) {
+		title[t] = true
+	}
+	rest := pq.Without(title)
+	if len(rest.Terms()) == 0 {
+		return nil
+	}
+	var out []passageHit
+	for _, p := range f.pc.Passages(&f.rec, f.body) {
+		_, slug, ok := strings.Cut(p.ID, "#")
+		if !ok || p.ID == f.rec.ID+ingest.HeadSuffix {
+			continue // the lead or the front matter: not a section
+		}
+		if sc := ft.Rescore(rest, p.Text); sc > 0 {
+			out = append(out, passageHit{slug: slug, score: sc})
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].score > out[b].score })
+	return out
 }
 
 // MaxBudget bounds a context request's token budget.
@@ -211,47 +254,62 @@ type step struct {
 // of a document must reach to be planned.
 const WellMatched = 0.5
 
-// steps lists the reads a plan may take, best first: every section the
-// ranking matched, in the order of its score — a document's matched section
-// at the document's score, its other sections that reach WellMatched of it
-// at their own — so that a section of the best document that outscores the
-// best of the next one is read before it; a small document is one read,
-// whole. Equal scores keep rank order.
+// steps lists the reads a plan may take, best first. A document's matched
+// section is read at the document's score; its other sections when they
+// score at least WellMatched of the best: a section the ranking matched at
+// its own score, and a section scored on the words beyond the title (see
+// sectionScores) at the document's score times its share of the best such
+// section — so that a document's sections are read in the order of what
+// they say beyond its title, and a section of the best document that
+// outscores the best of the next one is read before it. A small document
+// is one read, whole, before its sections. Equal scores keep rank order.
 func steps(all []planned) []step {
 	var out []step
 	for i := range all {
 		d := &all[i]
 		if d.whole <= SmallDocTokens || len(d.doc.passages) == 0 {
+			// Whole, first; its sections after, for when it does not fit
+			// (they overlap it when it does, and are skipped).
 			out = append(out, step{d: d, whole: true, score: d.doc.score})
-			continue
+		}
+		score := map[string]float64{}
+		var order []string
+		take := func(slug string, sc float64) {
+			if old, ok := score[slug]; !ok {
+				order = append(order, slug)
+			} else if old >= sc {
+				return
+			}
+			score[slug] = sc
 		}
 		for j, ph := range d.doc.passages {
-			sc := ph.score
 			switch {
 			case j == 0:
-				sc = max(sc, d.doc.score)
-			case sc < WellMatched*d.doc.score:
-				continue
+				take(ph.slug, max(ph.score, d.doc.score))
+			case ph.score >= WellMatched*d.doc.score:
+				take(ph.slug, ph.score)
 			}
-			out = append(out, step{d: d, ph: ph, score: sc})
+		}
+		for _, ph := range d.sections {
+			if ratio := ph.score / d.sections[0].score; ratio >= WellMatched {
+				take(ph.slug, d.doc.score*ratio)
+			}
+		}
+		for _, slug := range order {
+			out = append(out, step{d: d, ph: passageHit{slug: slug}, score: score[slug]})
 		}
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].score > out[b].score })
 	return out
 }
 
-// addStep plans a step if it fits and overlaps nothing planned; a small
-// document that does not fit whole is read by its matched section.
+// addStep plans a step if it fits and overlaps nothing planned.
 func (p *readPlan) addStep(st step) {
-	d := st.d
-	if !st.whole {
-		p.addPassage(d, st.ph)
+	if st.whole {
+		p.add(st.d.rec.ID, st.d.rec.ID, 0, st.d.size, st.d.whole)
 		return
 	}
-	if p.add(d.rec.ID, d.rec.ID, 0, d.size, d.whole) || len(d.doc.passages) == 0 {
-		return
-	}
-	p.addPassage(d, d.doc.passages[0])
+	p.addPassage(st.d, st.ph)
 }
 
 func (p *readPlan) addPassage(d *planned, ph passageHit) {
