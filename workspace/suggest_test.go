@@ -12,12 +12,19 @@ import (
 	"github.com/docir/docir/store"
 )
 
-func TestSuggest(t *testing.T) {
-	ws := fixture(t)
-	snap, err := ws.Snapshot(context.Background())
+// fixtureSnapshot is the current generation of a store of the fixture
+// corpus.
+func fixtureSnapshot(t *testing.T) *store.Snapshot {
+	t.Helper()
+	snap, err := fixture(t).Snapshot(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return snap
+}
+
+func TestSuggest(t *testing.T) {
+	snap := fixtureSnapshot(t)
 	tests := []struct {
 		typed string
 		n     int
@@ -54,11 +61,7 @@ func TestSuggest(t *testing.T) {
 // A heading that names no section of the document suggests its nearest
 // sections: by prefix, then shared words, then a few edits.
 func TestSuggestSections(t *testing.T) {
-	ws := fixture(t)
-	snap, err := ws.Snapshot(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := fixtureSnapshot(t)
 	tests := []struct {
 		typed string
 		want  []string
