@@ -24,10 +24,10 @@ func TestParseQuestions(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	for in, msg := range map[string]string{
-		``:                                     "q.jsonl: no questions",
-		`{"question": "x"}`:                    "q.jsonl:1: want a question and its answer's address",
+		``:                                       "q.jsonl: no questions",
+		`{"question": "x"}`:                      "q.jsonl:1: want a question and its answer's address",
 		"\n" + `{"question": "x", "answr": "a"}`: `q.jsonl:2: json: unknown field "answr"`,
-		`not json`:                             "q.jsonl:1: invalid character",
+		`not json`:                               "q.jsonl:1: invalid character",
 	} {
 		if _, err := parseQuestions([]byte(in), "q.jsonl"); err == nil || !strings.HasPrefix(err.Error(), msg) {
 			t.Errorf("%q: error %v, want %q", in, err, msg)
