@@ -113,17 +113,17 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		defer h.done(s)
 	}
-	if reply := h.check(s, body); reply != nil {
+	g := &guard{} // a new session's, when the request starts one
+	if s != nil {
+		g = s.g
+	}
+	if reply := h.check(s, g, body); reply != nil {
 		writeRPC(w, http.StatusBadRequest, reply)
 		return
 	}
-	g := &guard{}
-	if s != nil {
-		g = s.g
-	} else {
+	if s == nil {
 		// An initialize without a session: a new session, if there is
 		// room for one.
-		g.inbound(body)
 		if !h.admit() {
 			w.Header().Set("Retry-After", strconv.Itoa(int(h.shed.Seconds())))
 			writeRPC(w, http.StatusServiceUnavailable, wire.ErrorLine(wire.ScanID(body, true), wire.NewError(docir.CodeUnavailable,
@@ -135,14 +135,14 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ow := &outboundWriter{ResponseWriter: w, g: g}
 	if s == nil {
 		ow.onHeader = func(hd http.Header) { h.register(hd.Get(sessionHeader), g) }
-		defer h.unadmit(ow)
+		defer h.unadmit()
 	}
 	h.sdk.ServeHTTP(ow, r)
 }
 
 // check is the reply that refuses body in session s (nil before
-// initialize), or nil to let it through to the SDK.
-func (h *httpHandler) check(s *httpSession, body []byte) []byte {
+// initialize), whose guard is g, or nil to let it through to the SDK.
+func (h *httpHandler) check(s *httpSession, g *guard, body []byte) []byte {
 	switch {
 	case len(body) == 0:
 		return wire.ErrorLine(nil, wire.NewError(docir.CodeInvalidRequest, "empty body: want a JSON-RPC message"))
@@ -152,15 +152,15 @@ func (h *httpHandler) check(s *httpSession, body []byte) []byte {
 	case body[0] == '[' && s == nil:
 		return wire.ErrorLine(nil, wire.NewError(docir.CodeInvalidRequest,
 			"invalid request: a batch without %s: a session starts with an initialize request, alone", sessionHeader))
-	case body[0] == '[' && !s.g.batches():
-		return s.g.refuseBatch().line()
+	case body[0] == '[' && !g.batches():
+		return g.refuseBatch().line()
 	case body[0] == '[':
-		_, refused := s.g.batch(body)
+		_, refused := g.batch(body)
 		return refused
 	case body[0] != '{':
 		return wire.ErrorLine(nil, wire.NewError(docir.CodeInvalidRequest, "invalid request: a message is a JSON object, not %s", wire.Kind(body[0])))
 	case s != nil:
-		if r := s.g.inbound(body); r != nil {
+		if r := g.inbound(body); r != nil {
 			return r.line()
 		}
 		return nil
@@ -172,7 +172,7 @@ func (h *httpHandler) check(s *httpSession, body []byte) []byte {
 	}
 	_ = json.Unmarshal(body, &m)
 	if m.Method == "initialize" && m.ID != nil {
-		if r := (&guard{}).inbound(body); r != nil {
+		if r := g.inbound(body); r != nil {
 			return r.line()
 		}
 		return nil
@@ -252,7 +252,7 @@ func (h *httpHandler) register(sid string, g *guard) {
 }
 
 // unadmit releases an admission once its initialize has been served.
-func (h *httpHandler) unadmit(*outboundWriter) {
+func (h *httpHandler) unadmit() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.admitted--

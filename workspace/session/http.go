@@ -246,7 +246,8 @@ func ListenAddr(addr string) (hostport string, loopback bool, err error) {
 // been idle for ShedAfter, to make room; a connection busy with a request
 // is never closed for room. A health check, and a request refused before
 // it is served (no token, a foreign Host, another path), close their
-// connection: they pin no slot.
+// connection: they pin no slot. The connection shed is one of the client
+// that holds the most.
 const (
 	MaxConns          = 64
 	ShedAfter         = time.Second
@@ -345,17 +346,27 @@ func (p *connPool) Accept() (net.Conn, error) {
 }
 
 // room says what Accept must do first: nothing (wait 0) when a slot is
-// free; close victim, the connection idle longest, when it has been idle
-// for shedAfter; else wait that long (or for a close) and look again.
+// free; close victim when it has been idle for shedAfter; else wait that
+// long (or for a close) and look again. The victim is an idle connection
+// of the client (remote host) that holds the most connections, the one
+// idle longest: a client that holds many sockets gives them up first.
 func (p *connPool) room() (victim *poolConn, wait time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.open) < p.max {
 		return nil, 0
 	}
+	held := map[string]int{}
+	for c := range p.open {
+		held[c.host()]++
+	}
 	var oldest *poolConn
 	for c := range p.open {
-		if c.idle && (oldest == nil || c.since.Before(oldest.since)) {
+		if !c.idle {
+			continue
+		}
+		if oldest == nil || held[c.host()] > held[oldest.host()] ||
+			held[c.host()] == held[oldest.host()] && c.since.Before(oldest.since) {
 			oldest = c
 		}
 	}
@@ -386,6 +397,15 @@ func (p *connPool) track(c net.Conn, state http.ConnState) {
 	case http.StateActive, http.StateHijacked:
 		pc.idle = false
 	}
+}
+
+// host is the connection's remote host, without the port.
+func (c *poolConn) host() string {
+	addr := c.RemoteAddr().String()
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		return h
+	}
+	return addr
 }
 
 func (c *poolConn) Close() error {

@@ -356,3 +356,43 @@ func TestIdleConnectionsAreShed(t *testing.T) {
 		t.Errorf("the health check's connection stayed open: %d %v", n, err)
 	}
 }
+
+// addrConn is a net.Conn with a remote address and nothing else.
+type addrConn struct {
+	net.Conn
+	remote net.Addr
+}
+
+func (c addrConn) RemoteAddr() net.Addr { return c.remote }
+func (c addrConn) Close() error         { return nil }
+
+// TestShedTheClientHoldingMost: when every slot is held, the connection
+// shed is an idle one of the client holding the most connections, the one
+// idle longest; a busy connection never is, and one idle for less than the
+// shed time is waited for.
+func TestShedTheClientHoldingMost(t *testing.T) {
+	p := newConnPool(nil, 4, time.Second)
+	now := time.Now()
+	conn := func(host string, idle bool, since time.Duration) *poolConn {
+		c := &poolConn{Conn: addrConn{remote: &net.TCPAddr{IP: net.ParseIP(host), Port: 4000}}, pool: p, idle: idle, since: now.Add(-since)}
+		p.open[c] = struct{}{}
+		return c
+	}
+	conn("10.0.0.1", true, time.Hour) // idle longest, but its client holds one
+	busy := conn("10.0.0.2", false, 2*time.Hour)
+	conn("10.0.0.2", true, 2*time.Second)
+	conn("10.0.0.2", true, time.Minute+time.Second)
+	victim, _ := p.room()
+	if victim == nil || victim.host() != "10.0.0.2" || !victim.idle {
+		t.Fatalf("victim %+v, want an idle connection of 10.0.0.2", victim)
+	}
+	if victim == busy || victim.since != now.Add(-(time.Minute+time.Second)) {
+		t.Errorf("victim idle since %v, want the one idle longest of 10.0.0.2", now.Sub(victim.since))
+	}
+	// Only a connection idle for less than the shed time: wait for it.
+	q := newConnPool(nil, 1, time.Second)
+	q.open[&poolConn{Conn: addrConn{remote: &net.TCPAddr{IP: net.ParseIP("10.0.0.3")}}, pool: q, idle: true, since: time.Now()}] = struct{}{}
+	if victim, wait := q.room(); victim != nil || wait <= 0 || wait > time.Second {
+		t.Errorf("a fresh idle connection: victim %v, wait %v", victim, wait)
+	}
+}
