@@ -20,12 +20,13 @@ import (
 // lineTransport is an sdk.Transport over newline-delimited JSON, like the
 // SDK's StdioTransport, except that a bad line does not end the session
 // (upstream go-sdk issue #1209: its stdio reader stops at the first frame
-// it cannot decode). Frames are read with session's bounded LineReader, so
-// the bounds are those of the NDJSON transport:
+// it cannot decode). Frames are read with wire's bounded LineReader, with
+// MCP's bound:
 //
 //   - a line that is not JSON gets a -32700 reply with id null;
-//   - a JSON array (a batch) and a JSON value that is not a JSON-RPC
-//     message get a -32600 reply;
+//   - a JSON value that is not a JSON-RPC message gets a -32600 reply, and
+//     so does a JSON array (a batch) in a session whose protocol has no
+//     batches;
 //   - a line over MaxFrameBytes is skipped unread and gets a
 //     frame_too_large reply, addressed to its id wherever the line holds it;
 //   - a reply over wire.MaxReplyBytes is replaced by a reply_too_large
