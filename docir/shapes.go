@@ -34,7 +34,7 @@ type SectionRef struct {
 type Missing struct {
 	Address     string   `json:"address"`
 	Reason      string   `json:"reason"`
-	Suggestions []string `json:"suggestions,omitempty"` // nearest ids for a no_document miss; never applied silently
+	Suggestions []string `json:"suggestions,omitempty"` // nearest ids (no_document) or sections (no_section); never applied silently
 }
 
 // GetResult is the reply to a `doc_ids` read: the documents that resolved,

@@ -244,8 +244,7 @@ func (b *batch) row(ctx context.Context, frame string) []byte {
 	line = bytes.TrimSuffix(line, []byte("\n"))
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	if len(line) > MaxFrameBytes { // checked first, as the ordinary path does
-		f := wire.Frame{TooLarge: true, Prefix: line[:MaxFrameBytes], Size: int64(len(line))}
-		return append(wire.TooLargeFrame(f), '\n')
+		return append(wire.TooLargeFrame(wire.TooLargeLine(line)), '\n')
 	}
 	if wire.Blank(line) {
 		return nil // the ordinary path skips a blank line

@@ -153,3 +153,79 @@ func editDistance(a, b string, limit int) int {
 	}
 	return prev[len(b)]
 }
+
+// SuggestSections returns at most n addresses of the sections of a's
+// document that a, an address naming no section of it, most likely meant,
+// best first, in a's id as typed. The heading typed is compared as a slug
+// with each section's: first a section whose slug starts with it or that
+// it starts with ("mitig" for "mitigate"); then the sections that share
+// the most of its words or their stems ("mitigation steps" for
+// "mitigate"); then the slugs within a few edits. Like Suggest, it is data: nothing is read in
+// its place.
+func SuggestSections(snap *store.Snapshot, a address.Address, n int) ([]string, error) {
+	if n <= 0 || !a.HasHeading() {
+		return nil, nil
+	}
+	rec, ok, err := snap.Record(a.ID)
+	if err != nil || !ok {
+		return nil, err
+	}
+	typed := address.Slug(a.Heading)
+	words := strings.FieldsFunc(typed, func(r rune) bool { return r == '-' })
+	maxEdits := min(3, max(1, len(typed)/4))
+	var cands []candidate
+	for _, sec := range rec.Sections {
+		c := candidate{id: sec.Slug}
+		switch {
+		case typed == "":
+			continue
+		case strings.HasPrefix(sec.Slug, typed) || strings.HasPrefix(typed, sec.Slug):
+			c.tier, c.dist = 0, abs(len(sec.Slug)-len(typed))
+		case sharedWords(words, sec.Slug) > 0:
+			c.tier, c.dist = 1, -sharedWords(words, sec.Slug)
+		default:
+			d := editDistance(typed, sec.Slug, maxEdits)
+			if d > maxEdits {
+				continue
+			}
+			c.tier, c.dist = 2, d
+		}
+		cands = append(cands, c)
+	}
+	slices.SortStableFunc(cands, func(x, y candidate) int {
+		if x.tier != y.tier {
+			return x.tier - y.tier
+		}
+		return x.dist - y.dist
+	})
+	var out []string
+	for _, c := range cands[:min(n, len(cands))] {
+		out = append(out, a.ID+"#"+c.id)
+	}
+	return out, nil
+}
+
+// sharedWords counts the words of a typed slug that are words of slug, or
+// share their stem with one: a common start of five bytes, or the whole of
+// the shorter word of four or more ("mitigation" and "mitigate").
+func sharedWords(words []string, slug string) int {
+	have := strings.Split(slug, "-")
+	n := 0
+	for _, w := range words {
+		if len(w) > 1 && slices.ContainsFunc(have, func(h string) bool { return sameStem(w, h) }) {
+			n++
+		}
+	}
+	return n
+}
+
+func sameStem(a, b string) bool {
+	if a == b {
+		return true
+	}
+	p := 0
+	for p < min(len(a), len(b)) && a[p] == b[p] {
+		p++
+	}
+	return p >= 5 || p >= 4 && p == min(len(a), len(b))
+}

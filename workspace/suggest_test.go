@@ -12,12 +12,19 @@ import (
 	"github.com/docir/docir/store"
 )
 
-func TestSuggest(t *testing.T) {
-	ws := fixture(t)
-	snap, err := ws.Snapshot(context.Background())
+// fixtureSnapshot is the current generation of a store of the fixture
+// corpus.
+func fixtureSnapshot(t *testing.T) *store.Snapshot {
+	t.Helper()
+	snap, err := fixture(t).Snapshot(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return snap
+}
+
+func TestSuggest(t *testing.T) {
+	snap := fixtureSnapshot(t)
 	tests := []struct {
 		typed string
 		n     int
@@ -47,6 +54,38 @@ func TestSuggest(t *testing.T) {
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("Suggest(%q, %d) (-want +got):\n%s", tt.typed, tt.n, diff)
+		}
+	}
+}
+
+// A heading that names no section of the document suggests its nearest
+// sections: by prefix, then shared words, then a few edits.
+func TestSuggestSections(t *testing.T) {
+	snap := fixtureSnapshot(t)
+	tests := []struct {
+		typed string
+		want  []string
+	}{
+		{"runbooks/disk-full#mitig", []string{"runbooks/disk-full#mitigate"}},
+		{"runbooks/disk-full#Mitigation steps", []string{"runbooks/disk-full#mitigate"}}, // a stem shared
+		{"runbooks/disk-full#disk", []string{"runbooks/disk-full#disk-full-on-a-storage-node"}},
+		{"runbooks/disk-full#full disk", []string{"runbooks/disk-full#disk-full-on-a-storage-node"}},
+		{"runbooks/disk-full#diagnos", []string{"runbooks/disk-full#diagnose"}},
+		{"runbooks/disk-full#escalte", []string{"runbooks/disk-full#escalate"}},
+		{"runbooks/disk-full#zzzz", nil},
+		{"nope#mitigate", nil},
+	}
+	for _, tt := range tests {
+		a, err := address.Parse(tt.typed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := SuggestSections(snap, a, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("SuggestSections(%q) (-want +got):\n%s", tt.typed, diff)
 		}
 	}
 }

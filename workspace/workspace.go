@@ -328,6 +328,12 @@ func (s *Service) Resolve(ctx context.Context, addrs []address.Address) (docir.R
 				return docir.Resolved{}, err
 			}
 		}
+		if reason == docir.ReasonNoSection && suggested < maxSuggested {
+			suggested++
+			if out[i].Suggestions, err = SuggestSections(snap, a, 3); err != nil {
+				return docir.Resolved{}, err
+			}
+		}
 	}
 	return docir.Resolved{Items: out}, nil
 }

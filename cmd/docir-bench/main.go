@@ -17,6 +17,7 @@
 //	go run ./cmd/docir-bench            # reads on 648 / 7.4k / 39k documents
 //	go run ./cmd/docir-bench -scale     # the cost curve 648 / 38k / 192k (issue 16's table)
 //	go run ./cmd/docir-bench -smoke     # one pass of every step on small stores (CI)
+//	go run ./cmd/docir-bench -agent     # bytes to answer: an agent over MCP on the Hugo docs
 //	go run ./cmd/docir-bench -inittrace 20        # package inits over 50 µs of --version and get
 //	go run ./cmd/docir-bench -profile /tmp/p -scale-sizes 38k   # in-process heap and CPU profiles of an index
 //
@@ -44,6 +45,8 @@ type options struct {
 	inittrace               int
 	profile, profileDir     string
 	anchor                  string // a docir binary the small from-scratch index is paired with
+	agent                   bool   // play an agent over MCP on a question set
+	questions               string // the question set of -agent
 }
 
 func main() {
@@ -61,6 +64,8 @@ func main() {
 	flag.StringVar(&o.only, "only", "", "time only the stores whose name contains this (not with -scale)")
 	flag.IntVar(&o.inittrace, "inittrace", 0, "run `docir --version` and `docir get` this many times with GODEBUG=inittrace=1 and print each package init over 50 µs")
 	flag.StringVar(&o.anchor, "anchor", "", "with -scale: a docir `binary` (say, built from the commit an issue was measured at) whose from-scratch index of the corpora below 10k documents is interleaved with this one's, A B A B")
+	flag.BoolVar(&o.agent, "agent", false, "play an agent over MCP on the Hugo docs: search, context, then the plan's addresses until the answer is read; report bytes read, calls and found")
+	flag.StringVar(&o.questions, "questions", "", "with -agent: the question set, JSON lines of {question, answer} (default "+DefaultQuestions+")")
 	flag.StringVar(&o.profile, "profile", "", "index the first -scale-sizes corpus in process, from scratch then a no-op refresh, and write heap and CPU profiles to this folder")
 	flag.StringVar(&o.profileDir, "profile-store", "", "with -profile: profile only a no-op refresh of the store this folder's docir.yaml names (a folder -scale -keep left)")
 	flag.Parse()
@@ -145,6 +150,10 @@ func run(o options) error {
 		if err := e.profileIndex(&b); err != nil {
 			return err
 		}
+	case o.agent:
+		if err := e.agentRun(&b); err != nil {
+			return err
+		}
 	case o.inittrace > 0 && !o.smoke:
 		if err := e.initTrace(&b); err != nil {
 			return err
@@ -176,6 +185,9 @@ func run(o options) error {
 			writeCurve(&b, curve)
 			e.o.inittrace = 1
 			if err := e.initTrace(&b); err != nil {
+				return err
+			}
+			if err := e.agentRun(&b); err != nil {
 				return err
 			}
 			break

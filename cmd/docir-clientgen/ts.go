@@ -102,10 +102,15 @@ func tsType(s *Schema, indent string) string {
 
 func tsObject(s *Schema, indent string) string {
 	if len(s.order) == 0 {
-		if s.AdditionalProperties != nil && s.AdditionalProperties.Values != nil {
-			return "{ [name: string]: " + tsType(s.AdditionalProperties.Values, indent) + " }"
+		switch a := s.AdditionalProperties; {
+		case a.Closed():
+			return "Record<string, never>" // no members at all
+		case a != nil:
+			return "{ [name: string]: " + tsType(a.Values, indent) + " }"
 		}
-		return "Record<string, never>"
+		// An open object (workspace/evidence's params, which are the read's
+		// own): any members, checked by the server.
+		return "{ [name: string]: unknown }"
 	}
 	var b strings.Builder
 	b.WriteString("{\n")

@@ -73,6 +73,11 @@ func checkMCPClient(t *testing.T, dir, docir, corpus, transport string) {
 		StructuredContent json.RawMessage `json:"structuredContent"`
 		IsError           bool            `json:"isError"`
 	}
+	type caught struct {
+		Answered *toolResult `json:"answered"`
+		Code     int         `json:"code"`
+		Message  string      `json:"message"`
+	}
 	var got struct {
 		Server struct {
 			Name string `json:"name"`
@@ -97,6 +102,15 @@ func checkMCPClient(t *testing.T, dir, docir, corpus, transport string) {
 		} `json:"resource"`
 		NoTokenStatus                                                                          int `json:"noTokenStatus"`
 		Get, GetOne, Search, Context, Query, Status, Fields, InspectorGet, Malformed, NotFound toolResult
+		Call100k                                                                               struct {
+			Bytes int    `json:"bytes"`
+			Reply caught `json:"reply"`
+		} `json:"call100k"`
+		Call50k, Call2m, ControlURI, PingAfter caught
+		NoSession, BigID                       struct {
+			Status int    `json:"status"`
+			Body   string `json:"body"`
+		}
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
 		t.Fatalf("client output: %v\n%s", err, stdout.String())
@@ -180,6 +194,33 @@ func checkMCPClient(t *testing.T, dir, docir, corpus, transport string) {
 	}
 	if !got.NotFound.IsError || !strings.Contains(got.NotFound.Content[0].Text, "not_found") {
 		t.Errorf("doc_id miss: %+v", got.NotFound)
+	}
+
+	// Every call answered, whatever its size (issue 25): a 100 KB call and
+	// one over the 1 MiB bound, their ids written last, as this SDK does;
+	// before, both timed out on stdio.
+	if r := got.Call100k.Reply.Answered; got.Call100k.Bytes < 100_000 || r == nil || !r.IsError || !strings.Contains(r.Content[0].Text, "(invalid_params, JSON-RPC -32602)") {
+		t.Errorf("a %d-byte call: %+v", got.Call100k.Bytes, got.Call100k.Reply)
+	}
+	if r := got.Call50k.Answered; r == nil || r.IsError || strings.Count(string(r.StructuredContent), `"reason":"no_section"`) != 100 {
+		t.Errorf("a get of 100 addresses: %+v", got.Call50k)
+	}
+	if transport == "stdio" && (got.Call2m.Code != -32600 || !strings.Contains(got.Call2m.Message, "over the 1048576-byte bound")) ||
+		transport == "http" && (got.Call2m.Code != 413 || !strings.Contains(got.Call2m.Message, `"data":{"code":"frame_too_large"}`) || strings.Contains(got.Call2m.Message, `"id":null`)) {
+		t.Errorf("a call over the bound: %+v", got.Call2m)
+	}
+	// A control character in a resource URI is a malformed address; the
+	// session goes on (issue 28.9: the process exited).
+	if got.ControlURI.Code != -32602 || !strings.Contains(got.ControlURI.Message, "malformed address") || got.PingAfter.Answered == nil {
+		t.Errorf("docir:///\\u0000: %+v, then ping: %+v", got.ControlURI, got.PingAfter)
+	}
+	if transport == "http" {
+		if got.NoSession.Status != 400 || !strings.Contains(got.NoSession.Body, `"id":5,"error":{"code":-32600,"message":"invalid request: no Mcp-Session-Id header`) {
+			t.Errorf("a POST without Mcp-Session-Id: %+v", got.NoSession)
+		}
+		if got.BigID.Status != 400 || !strings.Contains(got.BigID.Body, `"id":null,"error":{"code":-32600,"message":"invalid request: id 12345678901234567890`) {
+			t.Errorf("id 12345678901234567890: %+v", got.BigID)
+		}
 	}
 }
 

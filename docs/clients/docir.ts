@@ -379,7 +379,7 @@ export interface WorkspaceEvidenceParams {
   /** the read to run */
   method: "docir/get" | "docir/search" | "docir/query" | "docir/context" | "workspace/status";
   /** the read's params, without a selector (the binding pins the read) */
-  params?: Record<string, never> | null;
+  params?: { [name: string]: unknown } | null;
 }
 
 export type WorkspaceEvidenceResult = EvidenceResult;

@@ -27,6 +27,7 @@ const policyArgs = policy ? ["--policy", policy] : [];
 
 let transport;
 let server; // the HTTP server process
+let httpURL, httpAuth; // its /mcp URL and the token's header
 const result = {};
 if (process.env.DOCIR_MCP_TRANSPORT === "http") {
   const token = "tok-" + Math.random().toString(36).slice(2);
@@ -52,6 +53,8 @@ if (process.env.DOCIR_MCP_TRANSPORT === "http") {
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
   });
   result.noTokenStatus = noToken.status;
+  httpURL = url;
+  httpAuth = { Authorization: `Bearer ${token}` };
   transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
   });
@@ -105,6 +108,38 @@ if (out.tools.some((t) => t.name === "read_batch")) {
       },
     },
   });
+}
+
+// Every call answered, whatever its size (issue 25): each waits 15 s at
+// most, so that a reply that never comes fails here rather than at the
+// SDK's 60 s timeout.
+const quick = { timeout: 15000 };
+const addrs = (n, len) => Array.from({ length: n }, (_, i) => `runbooks/disk-full#${"h".repeat(len)}-${i}`);
+const caught = async (f) => {
+  try {
+    return { answered: await f() };
+  } catch (e) {
+    return { code: e.code, message: String(e.message) };
+  }
+};
+// A 100 KB call (250 addresses, over the 100 a get takes): a tool error.
+out.call100k = { bytes: JSON.stringify({ doc_ids: addrs(250, 380) }).length };
+out.call100k.reply = await caught(() => client.callTool({ name: "get", arguments: { doc_ids: addrs(250, 380) } }, undefined, quick));
+// The most a get takes, 100 addresses of 500 bytes: served.
+out.call50k = await caught(() => client.callTool({ name: "get", arguments: { doc_ids: addrs(100, 480) } }, undefined, quick));
+// Over the 1 MiB bound, the id written last as this SDK writes it.
+out.call2m = await caught(() => client.callTool({ name: "search", arguments: { query: "q ".repeat(1 << 20) } }, undefined, quick));
+// A control character in a resource URI (issue 28.9), then the session goes on.
+out.controlURI = await caught(() => client.readResource({ uri: "docir:///\u0000" }, quick));
+out.pingAfter = await caught(() => client.ping(quick));
+if (server) {
+  const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...httpAuth };
+  const raw = async (body, sid) => {
+    const r = await fetch(httpURL, { method: "POST", headers: sid ? { ...headers, "Mcp-Session-Id": sid } : headers, body });
+    return { status: r.status, body: await r.text() };
+  };
+  out.noSession = await raw(JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/list" }));
+  out.bigID = await raw('{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/list"}', transport.sessionId);
 }
 
 await client.close();

@@ -1,31 +1,341 @@
 package mcp
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/workspace/session"
 )
 
-// sessionIdle closes an MCP-over-HTTP session no request has used for
-// this long.
-const sessionIdle = 30 * time.Minute
+// Bounds of MCP over HTTP: at most MaxSessions sessions are open at once.
+// A session no request has used for SessionIdle is closed; when
+// MaxSessions are open, the one idle longest is closed to admit a new one
+// if it has been idle for SessionShed, else the new one is refused (503,
+// Retry-After). An open session costs about 16 KB: 40,000 initialize
+// requests once held 648 MB.
+const (
+	MaxSessions = 256
+	SessionIdle = 30 * time.Minute
+	SessionShed = time.Minute
+)
+
+// sessionHeader carries the session id of Streamable HTTP.
+const sessionHeader = "Mcp-Session-Id"
 
 // HTTPHandler serves the same tools over the SDK's Streamable HTTP
 // transport (`docir serve --mcp --http ADDR`, at session.MCPPath). The
 // caller mounts it behind the checks of session.HTTPOptions (token, Host,
 // Origin). Every HTTP session shares one server.
+//
+// In front of the SDK's handler, each POST goes through the session's
+// guard, as a stdio line does: the same ids are refused the same way, a
+// cancelled call gets no reply, no error has code 0, and batches follow
+// the session's protocol. Statuses follow the transport spec: a body that
+// is not a message the session takes is 400 (with the JSON-RPC error as
+// its body); a POST without Mcp-Session-Id that is not an initialize is
+// 400; an unknown session is 404; a body over MaxFrameBytes is 413.
 func HTTPHandler(e *session.Engine, o Options) (http.Handler, error) {
+	return newHTTPHandler(e, o, MaxSessions, SessionShed)
+}
+
+func newHTTPHandler(e *session.Engine, o Options, max int, shed time.Duration) (*httpHandler, error) {
 	s, err := newServer(e, o)
 	if err != nil {
 		return nil, err
 	}
-	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{
+	h := &httpHandler{server: s, max: max, shed: shed, sessions: map[string]*httpSession{}}
+	h.sdk = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{
 		Logger:              o.Log,
-		SessionTimeout:      sessionIdle,
-		MaxRequestBodyBytes: wire.MaxFrameBytes,
-	}), nil
+		SessionTimeout:      SessionIdle,
+		MaxRequestBodyBytes: MaxFrameBytes,
+	})
+	return h, nil
+}
+
+type httpHandler struct {
+	sdk    http.Handler
+	server *sdk.Server
+	max    int
+	shed   time.Duration
+
+	mu       sync.Mutex
+	sessions map[string]*httpSession
+	admitted int // initialize requests admitted whose session is not yet known
+}
+
+// httpSession is one Streamable HTTP session as the guard sees it.
+type httpSession struct {
+	g        *guard
+	last     time.Time // when a request last ended
+	inflight int       // POSTs being served
+}
+
+func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	sid := r.Header.Get(sessionHeader)
+	if r.Method != http.MethodPost {
+		h.sdk.ServeHTTP(w, r) // GET (a stream of the server's messages), DELETE: the SDK's
+		return
+	}
+	f, err := wire.ReadBody(r.Body, MaxFrameBytes)
+	if err != nil {
+		http.Error(w, "docir serve: reading the body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if f.TooLarge {
+		if !exactID(f.ID) {
+			f.ID = nil
+		}
+		if f.Size < 0 {
+			f.Size = r.ContentLength
+			w.Header().Set("Connection", "close") // the rest of the body is unread
+		}
+		writeRPC(w, http.StatusRequestEntityTooLarge, wire.TooLargeFrame(f))
+		return
+	}
+	body := wire.TrimJSONSpace(f.Line)
+	var s *httpSession
+	if sid != "" {
+		if s = h.use(sid); s == nil {
+			http.Error(w, "session not found", http.StatusNotFound)
+			return
+		}
+		defer h.done(s)
+	}
+	g := &guard{} // a new session's, when the request starts one
+	if s != nil {
+		g = s.g
+	}
+	if reply := h.check(s, g, body); reply != nil {
+		writeRPC(w, http.StatusBadRequest, reply)
+		return
+	}
+	if s == nil {
+		// An initialize without a session: a new session, if there is
+		// room for one.
+		if !h.admit() {
+			w.Header().Set("Retry-After", strconv.Itoa(int(h.shed.Seconds())))
+			writeRPC(w, http.StatusServiceUnavailable, wire.ErrorLine(wire.ScanID(body, true), wire.NewError(docir.CodeUnavailable,
+				"%d MCP sessions are open and none has been idle for %v: try again shortly", h.max, h.shed)))
+			return
+		}
+	}
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	ow := &outboundWriter{ResponseWriter: w, g: g}
+	if s == nil {
+		ow.onHeader = func(hd http.Header) { h.register(hd.Get(sessionHeader), g) }
+		defer h.unadmit()
+	}
+	h.sdk.ServeHTTP(ow, r)
+}
+
+// check is the reply that refuses body in session s (nil before
+// initialize), whose guard is g, or nil to let it through to the SDK.
+func (h *httpHandler) check(s *httpSession, g *guard, body []byte) []byte {
+	switch {
+	case len(body) == 0:
+		return wire.ErrorLine(nil, wire.NewError(docir.CodeInvalidRequest, "empty body: want a JSON-RPC message"))
+	case !json.Valid(body):
+		_, id, werr := wire.DecodeRequest(body)
+		return wire.ErrorLine(id, werr)
+	case body[0] == '[' && s == nil:
+		return wire.ErrorLine(nil, wire.NewError(docir.CodeInvalidRequest,
+			"invalid request: a batch without %s: a session starts with an initialize request, alone", sessionHeader))
+	case body[0] == '[' && !g.batches():
+		return g.refuseBatch().line()
+	case body[0] == '[':
+		_, refused := g.batch(body)
+		return refused
+	case body[0] != '{':
+		return wire.ErrorLine(nil, wire.NewError(docir.CodeInvalidRequest, "invalid request: a message is a JSON object, not %s", wire.Kind(body[0])))
+	case s != nil:
+		if r := g.inbound(body); r != nil {
+			return r.line()
+		}
+		return nil
+	}
+	// No session: only an initialize request starts one.
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	_ = json.Unmarshal(body, &m)
+	if m.Method == "initialize" && m.ID != nil {
+		if r := g.inbound(body); r != nil {
+			return r.line()
+		}
+		return nil
+	}
+	id := json.RawMessage(nil)
+	if exactID(m.ID) {
+		id = m.ID
+	}
+	return wire.ErrorLine(id, wire.NewError(docir.CodeInvalidRequest,
+		"invalid request: no %s header: a session starts with an initialize request, and every later request carries the session id its reply gave", sessionHeader))
+}
+
+// use marks the session sid busy, or returns nil when it is not open.
+func (h *httpHandler) use(sid string) *httpSession {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.sessions[sid]
+	if s != nil {
+		s.inflight++
+	}
+	return s
+}
+
+func (h *httpHandler) done(s *httpSession) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s.inflight--
+	s.last = time.Now()
+}
+
+// admit makes room for a new session: true when fewer than max are open
+// (counting the ones being initialized), or once the session idle longest
+// has been closed, if it has been idle for shed.
+func (h *httpHandler) admit() bool {
+	h.mu.Lock()
+	live := map[string]*sdk.ServerSession{}
+	for ss := range h.server.Sessions() {
+		live[ss.ID()] = ss
+	}
+	for id := range h.sessions {
+		if live[id] == nil {
+			delete(h.sessions, id) // closed by the SDK: idle timeout, DELETE
+		}
+	}
+	if len(h.sessions)+h.admitted < h.max {
+		h.admitted++
+		h.mu.Unlock()
+		return true
+	}
+	oldest := ""
+	for id, s := range h.sessions {
+		if s.inflight == 0 && time.Since(s.last) >= h.shed && (oldest == "" || s.last.Before(h.sessions[oldest].last)) {
+			oldest = id
+		}
+	}
+	if oldest == "" {
+		h.mu.Unlock()
+		return false
+	}
+	delete(h.sessions, oldest)
+	h.admitted++
+	h.mu.Unlock()
+	if ss := live[oldest]; ss != nil {
+		_ = ss.Close()
+	}
+	return true
+}
+
+// register records a new session when its initialize reply starts.
+func (h *httpHandler) register(sid string, g *guard) {
+	if sid == "" {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.sessions[sid] = &httpSession{g: g, last: time.Now()}
+}
+
+// unadmit releases an admission once its initialize has been served.
+func (h *httpHandler) unadmit() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.admitted--
+}
+
+// outboundWriter passes the SDK's replies through the session's guard:
+// each server-sent event (or JSON body) that carries a reply is dropped
+// when the call was cancelled, else written with its error coded and
+// within the reply bound.
+type outboundWriter struct {
+	http.ResponseWriter
+	g           *guard
+	onHeader    func(http.Header)
+	wroteHeader bool
+}
+
+func (o *outboundWriter) WriteHeader(status int) {
+	if !o.wroteHeader {
+		o.wroteHeader = true
+		if o.onHeader != nil {
+			o.onHeader(o.Header())
+		}
+	}
+	o.ResponseWriter.WriteHeader(status)
+}
+
+func (o *outboundWriter) Write(p []byte) (int, error) {
+	if !o.wroteHeader {
+		o.WriteHeader(http.StatusOK)
+	}
+	out := p
+	switch ct := o.Header().Get("Content-Type"); {
+	case strings.HasPrefix(ct, "text/event-stream"):
+		out = o.event(p)
+	case strings.HasPrefix(ct, "application/json"):
+		out = o.message(p)
+	}
+	if len(out) == 0 {
+		return len(p), nil
+	}
+	if _, err := o.ResponseWriter.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// event settles one server-sent event (the SDK writes one a Write): its
+// data line is a message.
+func (o *outboundWriter) event(p []byte) []byte {
+	head, rest, ok := bytes.Cut(p, []byte("data: "))
+	if !ok || bytes.Contains(head, []byte("\n\n")) {
+		return p
+	}
+	data, tail, _ := bytes.Cut(rest, []byte("\n"))
+	msg := o.message(data)
+	if msg == nil {
+		return nil
+	}
+	return append(append(append(head, "data: "...), msg...), append([]byte("\n"), tail...)...)
+}
+
+// message settles one message the SDK writes: a reply to a cancelled call
+// is dropped (nil); a reply goes out coded and bounded.
+func (o *outboundWriter) message(data []byte) []byte {
+	msg, err := jsonrpc.DecodeMessage(data)
+	resp, ok := msg.(*jsonrpc.Response)
+	if err != nil || !ok {
+		return data
+	}
+	if o.g.outbound(resp) {
+		return nil
+	}
+	return encodeReply(resp)
+}
+
+func (o *outboundWriter) Flush() { _ = http.NewResponseController(o.ResponseWriter).Flush() }
+
+func (o *outboundWriter) Unwrap() http.ResponseWriter { return o.ResponseWriter }
+
+// writeRPC writes a JSON-RPC reply line as a response body.
+func writeRPC(w http.ResponseWriter, status int, line []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = fmt.Fprintf(w, "%s\n", line)
 }

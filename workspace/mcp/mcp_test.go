@@ -251,8 +251,12 @@ func TestBadLinesDoNotEndTheSession(t *testing.T) {
 		{`[{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`, `"data":{"code":"batch_unsupported"}`},
 		{`42`, `"id":null,"error":{"code":-32600`},
 		{`{"jsonrpc":"1.0","id":3,"method":"tools/list"}`, `"id":3,"error":{"code":-32600`},
-		{`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get","arguments":{"doc_id":"` + strings.Repeat("x", 70000) + `"}}}`,
-			`{"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"frame of 70096 bytes is over the 65536-byte bound; it was skipped unread","data":{"code":"frame_too_large"}}}`},
+		// Over the bound, with the id written last as the TypeScript SDK
+		// writes it: the error is addressed to it.
+		{`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"get","arguments":{"doc_id":"` + strings.Repeat("x", 2<<20) + `"}},"id":4}`,
+			`{"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"frame of 2097248 bytes is over the 1048576-byte bound; it was skipped unread","data":{"code":"frame_too_large"}}}`},
+		{`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"get","arguments":{"doc_id":"` + strings.Repeat("x", 2<<20) + `"}},"id":4.5}`,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"frame of 2097250 bytes`},
 		{`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get","arguments":{"doc_ids":["runbooks/disk-full#escalate","nope"]}}}`,
 			`"structuredContent":{"documents":[{"address":"runbooks/disk-full#escalate"`},
 		{`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"get","arguments":{"doc_id":"a b"}}}`, `"isError":true`},

@@ -3,12 +3,13 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/url"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/workspace/session"
@@ -35,35 +36,52 @@ func addResources(s *sdk.Server, e *session.Engine, o Options) {
 			"the addresses are those search, query and context return (percent-encode what a URI needs).",
 	}, func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 		uri := req.Params.URI
-		addr, err := addressOf(uri)
-		if err != nil {
-			return nil, err
+		addr, werr := addressOf(uri)
+		if werr != nil {
+			return nil, sdkError(werr)
 		}
 		params, _ := json.Marshal(docir.GetParams{DocID: &addr})
 		result, werr := e.Call(ctx, wire.MethodGet, params)
 		if werr != nil {
 			if werr.StableCode() == docir.CodeNotFound {
-				return nil, sdk.ResourceNotFoundError(uri)
+				return nil, resourceNotFound(uri)
 			}
-			return nil, fmt.Errorf("%s (%s)", werr.Message, werr.StableCode())
+			return nil, sdkError(werr)
 		}
 		var doc docir.Document
 		if err := json.Unmarshal(result, &doc); err != nil {
-			return nil, err
+			return nil, sdkError(wire.NewError(docir.CodeInternal, "resources/read %s: %v", uri, err))
 		}
 		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: doc.Body}}}, nil
 	})
 }
 
-// addressOf is the address a docir:/// URI names.
-func addressOf(uri string) (string, error) {
+// addressOf is the address a docir:/// URI names, parsed: a URI that names
+// none, or an address that is malformed, is the caller's error
+// (malformed_address, as get answers it).
+func addressOf(uri string) (string, *wire.Error) {
 	rest, ok := strings.CutPrefix(uri, ResourcePrefix)
 	if !ok || rest == "" {
-		return "", fmt.Errorf("resource %q: want %s<id> or %s<id>#<heading>", uri, ResourcePrefix, ResourcePrefix)
+		return "", wire.NewError(docir.CodeMalformedAddress, "resource %q: want %s<id> or %s<id>#<heading>", uri, ResourcePrefix, ResourcePrefix)
 	}
 	addr, err := url.PathUnescape(rest)
 	if err != nil {
-		return "", fmt.Errorf("resource %q: %v", uri, err)
+		return "", wire.NewError(docir.CodeMalformedAddress, "resource %q: %v", uri, err)
+	}
+	if _, err := address.Parse(addr); err != nil {
+		return "", wire.NewError(docir.CodeMalformedAddress, "resource %q: %v", uri, err)
 	}
 	return addr, nil
+}
+
+// resourceNotFound is MCP's resource-not-found error (-32602 since
+// SEP-2164) with the URI and docir's code in its data. (The SDK's own writes the URI with Go's
+// %q, which is not JSON for a control character: one such URI once ended
+// the session.)
+func resourceNotFound(uri string) *jsonrpc.Error {
+	data, _ := json.Marshal(struct {
+		URI  string     `json:"uri"`
+		Code docir.Code `json:"code"`
+	}{uri, docir.CodeNotFound})
+	return &jsonrpc.Error{Code: sdk.CodeResourceNotFound, Message: "Resource not found", Data: data}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/workspace"
@@ -99,16 +100,22 @@ func TestInputSchemasForForms(t *testing.T) {
 			if diff := cmp.Diff([][]string{{"doc_id"}, {"doc_ids"}}, req); diff != "" {
 				t.Errorf("get: oneOf required (-want +got):\n%s", diff)
 			}
-			if p := s.Properties["doc_ids"]; p.MaxItems == nil || *p.MaxItems != docir.MaxBatch || p.Type != "array" {
+			if p := s.Properties["doc_ids"]; p.MaxItems == nil || *p.MaxItems != MaxToolAddresses || p.Type != "array" ||
+				!strings.Contains(p.Description, strconv.Itoa(MaxToolAddresses)) {
 				t.Errorf("get.doc_ids: %+v", p)
 			}
-			ids := make([]string, docir.MaxBatch+1)
-			for i := range ids {
-				ids[i] = "x"
-			}
-			over, _ := json.Marshal(map[string]any{"doc_ids": ids})
-			if _, werr := e.Call(context.Background(), method["get"], over); werr == nil {
-				t.Errorf("get: %d doc_ids accepted", len(ids))
+			for _, n := range []int{MaxToolAddresses, MaxToolAddresses + 1} {
+				ids := make([]string, n)
+				for i := range ids {
+					ids[i] = "x"
+				}
+				res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "get", Arguments: map[string]any{"doc_ids": ids}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.IsError != (n > MaxToolAddresses) {
+					t.Errorf("get with %d doc_ids: isError %v: %v", n, res.IsError, res.Content)
+				}
 			}
 		}
 	}
@@ -134,4 +141,99 @@ func TestDescriptionsNameTheCorpus(t *testing.T) {
 			t.Errorf("%s: description does not name the corpus: %s", tl.name, tl.description)
 		}
 	}
+}
+
+// maxCharBytes is the most bytes one character of a JSON string can take
+// as written: a character outside the Basic Multilingual Plane as two \u
+// escapes (a surrogate pair), which is how an encoder that escapes all
+// non-ASCII (Python's json.dumps by default) writes it.
+const maxCharBytes = 12
+
+// envelopeBytes is what a tools/call adds around its arguments, allowed
+// for: jsonrpc, id, method, the tool's name and a _meta (a progress
+// token).
+const envelopeBytes = 64 << 10
+
+// TestSchemaValidCallsFit: the largest call any tool's input schema
+// accepts — every string at its maxLength, each character at its longest
+// escape, every array at its maxItems, every number at its longest — fits
+// in MaxFrameBytes with the envelope, so a host that checks calls against
+// the schemas never sends one the frame bound refuses. A string or array
+// without a bound fails the test.
+func TestSchemaValidCallsFit(t *testing.T) {
+	checkLeaks(t)
+	e := fixture(t, `{"schema":"docir.host-policy.v2","grants":["refresh"],"read_batch_workers":2}`)
+	cs := connect(t, e)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) != 8 {
+		t.Fatalf("%d tools, want every one (read_batch and refresh too)", len(res.Tools))
+	}
+	for _, tool := range res.Tools {
+		data, _ := json.Marshal(tool.InputSchema)
+		var s map[string]any
+		if err := json.Unmarshal(data, &s); err != nil {
+			t.Fatal(err)
+		}
+		n, err := maxEncoded(s)
+		if err != nil {
+			t.Errorf("%s: %v", tool.Name, err)
+			continue
+		}
+		t.Logf("%s: the largest schema-valid arguments are %d bytes", tool.Name, n)
+		if n+envelopeBytes > MaxFrameBytes {
+			t.Errorf("%s: a schema-valid call can be %d bytes with its envelope, over the %d-byte frame bound", tool.Name, n+envelopeBytes, MaxFrameBytes)
+		}
+	}
+}
+
+// maxEncoded is the most bytes a JSON value valid against schema s can be
+// written in (all of an object's properties present).
+func maxEncoded(s map[string]any) (int, error) {
+	num := func(key string) (int, bool) {
+		v, ok := s[key].(float64)
+		return int(v), ok
+	}
+	switch s["type"] {
+	case "object":
+		n := 2
+		props, _ := s["properties"].(map[string]any)
+		for name, p := range props {
+			m, err := maxEncoded(p.(map[string]any))
+			if err != nil {
+				return 0, fmt.Errorf("%s: %w", name, err)
+			}
+			n += len(name)*maxCharBytes + 2 + 1 + m + 1 // "name": value,
+		}
+		if ap, ok := s["additionalProperties"]; ok && ap != false {
+			return 0, fmt.Errorf("open object (additionalProperties %v)", ap)
+		}
+		return n, nil
+	case "array":
+		items, ok := s["items"].(map[string]any)
+		max, bounded := num("maxItems")
+		if !ok || !bounded {
+			return 0, fmt.Errorf("array without items or maxItems: %v", s)
+		}
+		m, err := maxEncoded(items)
+		if err != nil {
+			return 0, fmt.Errorf("items: %w", err)
+		}
+		return 2 + max*(m+1), nil
+	case "string":
+		max, ok := num("maxLength")
+		if !ok {
+			return 0, fmt.Errorf("string without maxLength: %v", s)
+		}
+		return 2 + max*maxCharBytes, nil
+	case "integer":
+		return len("-9223372036854775808"), nil
+	case "number":
+		return len("-1.7976931348623157e+308"), nil
+	case "boolean":
+		return len("false"), nil
+	}
+	return 0, fmt.Errorf("type %v", s["type"])
 }

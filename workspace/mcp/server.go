@@ -12,6 +12,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +20,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/docir/docir/docir"
@@ -133,7 +136,55 @@ func newServer(e *session.Engine, o Options) (*sdk.Server, error) {
 		}, handler(e, t.method, o.Indexing))
 	}
 	addResources(s, e, o)
+	s.AddReceivingMiddleware(codedErrors)
 	return s, nil
+}
+
+// codedErrors gives every error a method answers a JSON-RPC number and
+// docir's code in data.code, so that no error has code 0 (the SDK answers
+// errors it has no number for with 0, and a host cannot then tell "try
+// again shortly" from "bad request"). A resource that is not found is
+// -32602 with data.code not_found, as MCP says since SEP-2164 (and the SDK
+// does).
+//
+//   - a second initialize in a session is invalid_request (-32600);
+//   - resources/read of a URI that is not docir's, or of a malformed
+//     address, is answered before the SDK looks it up: not_found or
+//     malformed_address;
+//   - an error of a list method without a number (a cursor this server did
+//     not give) is invalid_params (-32602); any other is internal (-32603);
+//   - an error with a number and no data gets data.code from the number
+//     (see coded).
+func codedErrors(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if ss, ok := req.GetSession().(*sdk.ServerSession); ok && method == "initialize" && ss.InitializeParams() != nil {
+			return nil, sdkError(wire.NewError(docir.CodeInvalidRequest,
+				"invalid request: a second initialize: this session is initialized (start a new session to initialize again)"))
+		}
+		if r, ok := req.(*sdk.ReadResourceRequest); ok {
+			if r.Params != nil && !strings.HasPrefix(r.Params.URI, ResourcePrefix) {
+				return nil, resourceNotFound(r.Params.URI)
+			}
+			if r.Params != nil {
+				if _, werr := addressOf(r.Params.URI); werr != nil {
+					return nil, sdkError(werr)
+				}
+			}
+		}
+		res, err := next(ctx, method, req)
+		if err == nil {
+			return res, nil
+		}
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code == 0 {
+			code := docir.CodeInternal
+			if strings.HasSuffix(method, "/list") {
+				code = docir.CodeInvalidParams
+			}
+			return nil, sdkError(wire.NewError(code, "%s: %v", method, err))
+		}
+		return nil, coded(je)
+	}
 }
 
 // handler calls the engine's method with the arguments as sent.
@@ -145,7 +196,11 @@ func handler(e *session.Engine, method string, indexing func() (string, int, int
 				defer stop()
 			}
 		}
-		result, werr := e.Call(ctx, method, req.Params.Arguments)
+		werr := toolBounds(method, req.Params.Arguments)
+		var result json.RawMessage
+		if werr == nil {
+			result, werr = e.Call(ctx, method, req.Params.Arguments)
+		}
 		var text string
 		if werr == nil {
 			var err error
@@ -172,6 +227,37 @@ func handler(e *session.Engine, method string, indexing func() (string, int, int
 			StructuredContent: result,
 		}, nil
 	}
+}
+
+// toolBounds enforces the bounds the tools' input schemas add to their
+// methods' (see MaxToolAddresses): more addresses or longer frames than a
+// schema allows are invalid_params. Arguments that do not decode are left
+// to the engine, which says what is wrong with them.
+func toolBounds(method string, args json.RawMessage) *wire.Error {
+	switch method {
+	case wire.MethodGet:
+		var p struct {
+			DocIDs []json.RawMessage `json:"doc_ids"`
+		}
+		if json.Unmarshal(args, &p) == nil && len(p.DocIDs) > MaxToolAddresses {
+			return wire.NewError(docir.CodeInvalidParams, "%s: %d addresses in doc_ids, over the %d one get tool call takes: split the call", method, len(p.DocIDs), MaxToolAddresses)
+		}
+	case wire.MethodReadBatch:
+		var p struct {
+			Batch struct {
+				Frames []string `json:"frames"`
+			} `json:"batch"`
+		}
+		if json.Unmarshal(args, &p) != nil {
+			return nil
+		}
+		for i, f := range p.Batch.Frames {
+			if n := utf8.RuneCountInString(f); n > MaxToolFrameChars {
+				return wire.NewError(docir.CodeBatchMalformed, "%s: frame %d has %d characters, over the %d a read_batch tool call takes", method, i, n, MaxToolFrameChars)
+			}
+		}
+	}
+	return nil
 }
 
 // reportIndexing sends progress notifications for token while a

@@ -8,6 +8,7 @@ import (
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/readbatch"
+	"github.com/docir/docir/workspace/rank"
 )
 
 // textOf renders a method's result as the markdown an LLM reads in the
@@ -64,14 +65,14 @@ func textOf(method string, result json.RawMessage) (string, error) {
 		if err := json.Unmarshal(result, &r); err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&b, "%d of %d matches for `%s`", len(r.Hits), r.Total, r.Query)
+		fmt.Fprintf(&b, "%d of %d matches", len(r.Hits), r.Total)
 		if len(r.Hits) > 0 {
-			b.WriteString(" (read one with get and its address):\n")
+			b.WriteString(" (get reads one by its address):\n")
 		} else {
 			b.WriteString(".\n")
 		}
 		for i, h := range r.Hits {
-			writeHit(&b, i+1, &h)
+			writeHit(&b, i+1, &h, r.Query)
 			b.WriteString("\n")
 		}
 		writeStores(&b, r.Stores)
@@ -81,15 +82,7 @@ func textOf(method string, result json.RawMessage) (string, error) {
 		if err := json.Unmarshal(result, &r); err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&b, "Read next (about %d of %d tokens): get with doc_ids %s\n", r.Tokens, r.Budget, mustJSON(r.Addresses))
-		if len(r.Hits) > 0 {
-			fmt.Fprintf(&b, "\nRanked documents for `%s` (outlines with token counts in structuredContent):\n", r.Query)
-		}
-		for i := range r.Hits {
-			h := &r.Hits[i]
-			writeHit(&b, i+1, &h.Hit)
-			fmt.Fprintf(&b, "; %d tokens, %d sections\n", h.Tokens, len(h.Outline))
-		}
+		writePlan(&b, &r)
 		writeStores(&b, r.Stores)
 		writeWarnings(&b, r.Warnings)
 	case wire.MethodStatus:
@@ -158,19 +151,177 @@ func textOf(method string, result json.RawMessage) (string, error) {
 	return b.String(), nil
 }
 
+// writeDocument writes a document or section as written, after a comment
+// line with its address and title (and its path when the id does not say
+// it; the generation and the rest are in structuredContent).
 func writeDocument(b *strings.Builder, d *docir.Document) {
-	fmt.Fprintf(b, "<!-- docir: %s | %s | %s | generation %d -->\n", d.Address, d.Title, d.Path, d.Generation)
+	fmt.Fprintf(b, "<!-- docir: %s | %s", d.Address, d.Title)
+	if !pathOfID(d.ID, d.Path) {
+		fmt.Fprintf(b, " | %s", d.Path)
+	}
+	b.WriteString(" -->\n")
 	b.WriteString(d.Body)
 }
 
-func writeHit(b *strings.Builder, n int, h *docir.Hit) {
-	fmt.Fprintf(b, "%d. `%s` %s (%s)", n, h.MatchedSection, h.Title, h.Path)
+// TextSnippetMax bounds a hit's snippet in the text: its densest part
+// around the query's words (the whole snippet is in structuredContent).
+const TextSnippetMax = 120
+
+// writeHit writes one hit as a line: its address and title; its path only
+// when the id does not say it; its store when not local; and its snippet
+// cut to TextSnippetMax around the query's words.
+func writeHit(b *strings.Builder, n int, h *docir.Hit, query string) {
+	fmt.Fprintf(b, "%d. `%s` %s", n, h.MatchedSection, h.Title)
+	if !pathOfID(h.ID, h.Path) {
+		fmt.Fprintf(b, " (%s)", h.Path)
+	}
 	if h.Store != "" && h.Store != docir.StoreLocal {
 		fmt.Fprintf(b, " [%s]", h.Store)
 	}
-	if s := strings.Join(strings.Fields(h.Snippet), " "); s != "" {
+	if s := rank.Snippet(h.Snippet, query, TextSnippetMax); s != "" {
 		fmt.Fprintf(b, " — %s", s)
 	}
+}
+
+// pathOfID reports whether path is the file an id is derived from (the id
+// with .md, or a folder's index), which the address then already says.
+func pathOfID(id, path string) bool {
+	p, ok := strings.CutSuffix(path, ".md")
+	if !ok {
+		return false
+	}
+	return p == id || p == id+"/index" || p == id+"/_index" || p == id+"/README"
+}
+
+// writePlan writes a context reply as the plan to follow: the addresses to
+// get, best first, with their tokens, then the outline of each document the
+// plan reads from, its planned sections marked, so that an agent can take
+// a nearby section the plan left out. The hits are not repeated: search
+// gives them.
+func writePlan(b *strings.Builder, r *docir.ContextResult) {
+	tokens := r.AddressTokens()
+	if len(r.Addresses) == 0 {
+		fmt.Fprintf(b, "Nothing to read for `%s` within %d tokens.\n", r.Query, r.Budget)
+		return
+	}
+	fmt.Fprintf(b, "Plan: get these in order, best first, and stop once answered (about %d of %d tokens):\n", r.Tokens, r.Budget)
+	planned := map[string]bool{}
+	for i, a := range r.Addresses {
+		planned[a] = true
+		fmt.Fprintf(b, "%d. `%s` %d tokens", i+1, a, tokens[a])
+		if !strings.Contains(a, "#") {
+			b.WriteString(", the whole document")
+		}
+		b.WriteString("\n")
+	}
+	wrote := false
+	for i := range r.Hits {
+		h := &r.Hits[i]
+		if len(h.Outline) == 0 || planned[h.ID] {
+			continue // not planned, or read whole: its outline says nothing more
+		}
+		if !wrote {
+			b.WriteString("Outlines of the planned documents (#section tokens; * planned):\n")
+			wrote = true
+		}
+		fmt.Fprintf(b, "`%s` %s, %d tokens: ", h.ID, h.Title, h.Tokens)
+		writeOutline(b, h.ID, h.Outline, planned)
+		b.WriteString("\n")
+	}
+}
+
+// TextOutlineMax bounds the entries of one document's outline in the text:
+// its planned sections and their ancestors always, then the sections
+// nearest them in the document, where an agent that did not find its
+// answer in a planned section looks next (the whole outline is in
+// structuredContent). "…" marks where sections are left out.
+const TextOutlineMax = 12
+
+// writeOutline writes an outline on one line, subsections in parentheses
+// after their section: #a 40, #b 300 (#c* 120, #d 90), …, #e 10.
+func writeOutline(b *strings.Builder, id string, outline []docir.OutlineEntry, planned map[string]bool) {
+	show := nearPlanned(outline, planned, TextOutlineMax)
+	top := outline[0].Level
+	for _, o := range outline {
+		top = min(top, o.Level)
+	}
+	depth, first, gap := 0, true, false
+	for i, o := range outline {
+		if !show[i] {
+			gap = true
+			continue
+		}
+		level := min(o.Level-top, depth+1) // a heading that skips a level nests once
+		switch {
+		case first:
+			level = 0
+			if gap {
+				b.WriteString("…, ")
+			}
+		case level > depth:
+			b.WriteString(" (")
+		default:
+			b.WriteString(strings.Repeat(")", depth-level) + ", ")
+		}
+		if gap && !first {
+			b.WriteString("…, ")
+		}
+		first, gap, depth = false, false, level
+		fmt.Fprintf(b, "#%s", strings.TrimPrefix(o.Address, id+"#"))
+		if planned[o.Address] {
+			b.WriteString("*")
+		}
+		fmt.Fprintf(b, " %d", o.Tokens)
+	}
+	b.WriteString(strings.Repeat(")", depth))
+	if gap {
+		b.WriteString(", …")
+	}
+}
+
+// nearPlanned picks at most max entries of an outline to show: the planned
+// ones and their ancestors, then, nearest first in document order, the
+// others (all of them when there are few).
+func nearPlanned(outline []docir.OutlineEntry, planned map[string]bool, max int) []bool {
+	show := make([]bool, len(outline))
+	if len(outline) <= max {
+		for i := range show {
+			show[i] = true
+		}
+		return show
+	}
+	n := 0
+	var at []int
+	for i, o := range outline {
+		if !planned[o.Address] {
+			continue
+		}
+		at = append(at, i)
+		level := o.Level
+		for j := i; j >= 0; j-- {
+			if j == i || outline[j].Level < level {
+				if !show[j] {
+					show[j] = true
+					n++
+				}
+				level = outline[j].Level
+			}
+		}
+	}
+	if len(at) == 0 {
+		at = []int{0}
+	}
+	for d := 1; n < max && d < len(outline); d++ {
+		for _, i := range at {
+			for _, j := range []int{i - d, i + d} {
+				if j >= 0 && j < len(outline) && !show[j] && n < max {
+					show[j] = true
+					n++
+				}
+			}
+		}
+	}
+	return show
 }
 
 func writeStores(b *strings.Builder, stores []docir.StoreStatus) {
@@ -185,9 +336,4 @@ func writeWarnings(b *strings.Builder, ws []string) {
 	for _, w := range ws {
 		fmt.Fprintf(b, "Warning: %s\n", w)
 	}
-}
-
-func mustJSON(v any) string {
-	data, _ := json.Marshal(v)
-	return string(data)
 }

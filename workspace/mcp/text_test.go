@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -15,22 +17,49 @@ func TestTextOf(t *testing.T) {
 	doc := docir.Document{Address: "a#b", ID: "a", Title: "A", Path: "a.md", Store: "local", Generation: 3,
 		Section: &docir.SectionRef{Slug: "b", Heading: "B", Level: 2}, Body: "## B\n\ntext\n"}
 	hit := docir.Hit{ID: "a", Title: "A", Path: "a.md", Store: "local", Score: 1, MatchedSection: "a#b", Snippet: "some\n  text"}
+	long := "The retry budget caps the share of calls that are retries. " + strings.Repeat("Filler words go on and on here. ", 6) +
+		"Once the budget is spent, calls fail fast instead of retrying."
 	tests := []struct {
 		method string
 		result any
 		want   string
 	}{
-		{wire.MethodGet, doc, "<!-- docir: a#b | A | a.md | generation 3 -->\n## B\n\ntext\n"},
+		{wire.MethodGet, doc, "<!-- docir: a#b | A -->\n## B\n\ntext\n"},
 		{wire.MethodGet, docir.GetResult{Documents: []docir.Document{doc, doc}, Missing: []docir.Missing{{Address: "x", Reason: "no_document", Suggestions: []string{"a"}}}},
-			"<!-- docir: a#b | A | a.md | generation 3 -->\n## B\n\ntext\n\n\n---\n\n<!-- docir: a#b | A | a.md | generation 3 -->\n## B\n\ntext\n\n\n---\n\nNot found:\n- `x`: no_document (did you mean `a`?)\n"},
+			"<!-- docir: a#b | A -->\n## B\n\ntext\n\n\n---\n\n<!-- docir: a#b | A -->\n## B\n\ntext\n\n\n---\n\nNot found:\n- `x`: no_document (did you mean `a`?)\n"},
 		{wire.MethodGet, docir.GetResult{Documents: []docir.Document{}, Missing: []docir.Missing{}}, "No addresses asked, none read.\n"},
-		{wire.MethodSearch, docir.SearchResult{Query: "q", Hits: []docir.Hit{hit, {ID: "p", Title: "P", Path: "p.md", Store: "peer1", MatchedSection: "p"}}, Total: 7,
+		// A path the id does not say is kept.
+		{wire.MethodGet, docir.Document{Address: "p/x", ID: "p/x", Title: "X", Path: "x.md", Body: "x\n"}, "<!-- docir: p/x | X | x.md -->\nx\n"},
+		// The path only when the id does not say it; a snippet cut to the
+		// words around the query.
+		{wire.MethodSearch, docir.SearchResult{Query: "fail fast", Hits: []docir.Hit{hit, {ID: "p", Title: "P", Path: "src/p.md", Store: "peer1", MatchedSection: "p"},
+			{ID: "r/index", Title: "R", Path: "r/index.md", Store: "local", MatchedSection: "r/index#budget", Snippet: long}}, Total: 7,
 			Stores: []docir.StoreStatus{{Store: "peer2", Status: "failed", Error: "timeout"}}},
-			"2 of 7 matches for `q` (read one with get and its address):\n1. `a#b` A (a.md) — some text\n2. `p` P (p.md) [peer1]\nStore peer2: failed timeout\n"},
-		{wire.MethodQuery, docir.SearchResult{Query: "kind:x", Hits: []docir.Hit{}}, "0 of 0 matches for `kind:x`.\n"},
-		{wire.MethodContext, docir.ContextResult{Query: "q", Budget: 100, Tokens: 40, Addresses: []string{"a#b"},
-			Hits: []docir.ContextHit{{Hit: hit, Tokens: 90, Outline: []docir.OutlineEntry{{Address: "a#b"}}}}},
-			"Read next (about 40 of 100 tokens): get with doc_ids [\"a#b\"]\n\nRanked documents for `q` (outlines with token counts in structuredContent):\n1. `a#b` A (a.md) — some text; 90 tokens, 1 sections\n"},
+			"3 of 7 matches (get reads one by its address):\n1. `a#b` A — some text\n2. `p` P (src/p.md) [peer1]\n" +
+				"3. `r/index#budget` R — …go on and on here. Filler words go on and on here. Once the budget is spent, calls fail fast instead of retrying.\nStore peer2: failed timeout\n"},
+		{wire.MethodQuery, docir.SearchResult{Query: "kind:x", Hits: []docir.Hit{}}, "0 of 0 matches.\n"},
+		// The plan, then the outline of each document it reads from, its
+		// planned sections marked and subsections nested; no hit repeated.
+		{wire.MethodContext, docir.ContextResult{Query: "q", Budget: 1000, Tokens: 340, Addresses: []string{"a#c", "b", "a#e"},
+			Hits: []docir.ContextHit{
+				{Hit: hit, Tokens: 900, Outline: []docir.OutlineEntry{{Address: "a#b", Level: 2, Tokens: 500}, {Address: "a#c", Level: 3, Tokens: 200},
+					{Address: "a#d", Level: 4, Tokens: 50}, {Address: "a#e", Level: 2, Tokens: 40}, {Address: "a#f", Level: 4, Tokens: 10}}},
+				{Hit: docir.Hit{ID: "b", Title: "B", Path: "b.md", MatchedSection: "b"}, Tokens: 100, Outline: []docir.OutlineEntry{}},
+				{Hit: docir.Hit{ID: "z", Title: "Z", Path: "z.md", MatchedSection: "z"}, Tokens: 5000},
+			}},
+			"Plan: get these in order, best first, and stop once answered (about 340 of 1000 tokens):\n" +
+				"1. `a#c` 200 tokens\n2. `b` 100 tokens, the whole document\n3. `a#e` 40 tokens\n" +
+				"Outlines of the planned documents (#section tokens; * planned):\n" +
+				"`a` A, 900 tokens: #b 500 (#c* 200 (#d 50)), #e* 40 (#f 10)\n"},
+		{wire.MethodContext, docir.ContextResult{Query: "q", Budget: 10, Addresses: []string{}, Hits: []docir.ContextHit{}},
+			"Nothing to read for `q` within 10 tokens.\n"},
+		// A long outline shows the planned section, its parent, and the
+		// sections nearest them; "…" where others are left out.
+		{wire.MethodContext, docir.ContextResult{Query: "q", Budget: 1000, Tokens: 7, Addresses: []string{"l#s9"},
+			Hits: []docir.ContextHit{{Hit: docir.Hit{ID: "l", Title: "L", Path: "l.md", MatchedSection: "l#s9"}, Tokens: 5000, Outline: longOutline()}}},
+			"Plan: get these in order, best first, and stop once answered (about 7 of 1000 tokens):\n1. `l#s9` 9 tokens\n" +
+				"Outlines of the planned documents (#section tokens; * planned):\n" +
+				"`l` L, 5000 tokens: …, #s3 3, #s4 4, #s5 5 (#s6 6, #s7 7, #s8 8, #s9* 9, #s10 10, #s11 11, #s12 12), #s13 13, #s14 14, …\n"},
 		{wire.MethodStatus, docir.Status{Store: "/s", Generation: 2, Documents: 5, Sources: []docir.SourceInfo{{Path: "/d1"}, {Path: "/d2"}}},
 			"Store /s: generation 2, 5 documents, from /d1, /d2.\n"},
 	}
@@ -50,4 +79,17 @@ func TestTextOf(t *testing.T) {
 	if _, err := textOf("docir/nope", []byte(`{}`)); err == nil {
 		t.Error("an unknown method rendered")
 	}
+}
+
+// longOutline is 20 sections: s5 holds s6 to s12, the others are at the top.
+func longOutline() []docir.OutlineEntry {
+	var out []docir.OutlineEntry
+	for i := range 20 {
+		level := 2
+		if i >= 6 && i <= 12 {
+			level = 3
+		}
+		out = append(out, docir.OutlineEntry{Address: fmt.Sprintf("l#s%d", i), Level: level, Tokens: i})
+	}
+	return out
 }

@@ -10,10 +10,14 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/query"
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/readbatch"
 	"github.com/docir/docir/workspace"
+	"github.com/docir/docir/workspace/binding"
+	"github.com/docir/docir/workspace/rank"
 	"github.com/docir/docir/workspace/session"
 )
 
@@ -55,7 +59,7 @@ func tools(e *session.Engine, o Options) []tool {
 			},
 			describe: map[string]string{
 				"doc_id":  "one address; the reply is the document itself",
-				"doc_ids": fmt.Sprintf("several addresses (at most %d), as a JSON array of strings; the reply is {documents, missing}", docir.MaxBatch),
+				"doc_ids": fmt.Sprintf("several addresses (at most %d), as a JSON array of strings; the reply is {documents, missing}", MaxToolAddresses),
 			},
 		},
 		{
@@ -122,7 +126,7 @@ func tools(e *session.Engine, o Options) []tool {
 			output: schemaFor[readbatch.Result],
 			describe: map[string]string{
 				"image_revision": "the generation the batch must read (workspace status: generation)",
-				"batch":          fmt.Sprintf("{frames: 1 to %d JSON-RPC request lines}", readbatch.MaxFrames),
+				"batch":          fmt.Sprintf("{frames: 1 to %d JSON-RPC request lines of at most %d characters}", readbatch.MaxFrames, MaxToolFrameChars),
 			},
 		})
 	}
@@ -168,11 +172,16 @@ func inputSchema(t tool) (*jsonschema.Schema, error) {
 		}
 	}
 	plainTypes(s)
+	boundStrings(s)
 	if p, ok := s.Properties["image_revision"]; ok {
 		p.Minimum = new(float64(1))
 	}
+	if p, ok := s.Properties["batch"]; ok {
+		frames := p.Properties["frames"]
+		frames.MinItems, frames.MaxItems = new(1), new(readbatch.MaxFrames)
+	}
 	if t.method == wire.MethodGet {
-		s.Properties["doc_ids"].MaxItems = new(docir.MaxBatch)
+		s.Properties["doc_ids"].MaxItems = new(MaxToolAddresses)
 		// Exactly one of the two keys: a form shows the choice.
 		s.OneOf = []*jsonschema.Schema{
 			{Title: "one address", Required: []string{"doc_id"}},
@@ -188,6 +197,43 @@ func inputSchema(t tool) (*jsonschema.Schema, error) {
 		p.Default = json.RawMessage(strconv.Itoa(docir.DefaultBudget))
 	}
 	return s, nil
+}
+
+// MaxToolAddresses bounds the addresses of one get call over MCP (the
+// JSON-RPC method takes docir.MaxBatch): with it, and the bounds of every
+// string (see stringBounds), every call valid against a tool's input schema
+// fits in MaxFrameBytes however its strings are escaped. A reply of more
+// sections than this would mostly pass the 1 MiB reply bound anyway.
+const MaxToolAddresses = 100
+
+// MaxToolFrameChars bounds one frame of a read_batch call over MCP.
+const MaxToolFrameChars = 4096
+
+// stringBounds are the maxLength of the tools' string inputs, by name: the
+// bounds the engine enforces in bytes (a character is at least one byte).
+var stringBounds = map[string]int{
+	"doc_id":  address.MaxLen,
+	"doc_ids": address.MaxLen, // each item
+	"query":   rank.MaxQueryBytes,
+	"expr":    query.MaxExprBytes,
+	"sort":    address.MaxLen,
+	"binding": binding.MaxReceiptBytes,
+	"frames":  MaxToolFrameChars, // each item
+}
+
+// boundStrings sets the maxLength of every string property (and of the
+// items of every array of strings) that stringBounds names, at every depth.
+func boundStrings(s *jsonschema.Schema) {
+	for name, p := range s.Properties {
+		n, ok := stringBounds[name]
+		switch {
+		case ok && p.Type == "string":
+			p.MaxLength = new(n)
+		case ok && p.Type == "array" && p.Items != nil && p.Items.Type == "string":
+			p.Items.MaxLength = new(n)
+		}
+		boundStrings(p)
+	}
 }
 
 // selectorDesc documents the selectors every read takes (docir.Selector):

@@ -1,14 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
-	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -21,18 +20,22 @@ import (
 // lineTransport is an sdk.Transport over newline-delimited JSON, like the
 // SDK's StdioTransport, except that a bad line does not end the session
 // (upstream go-sdk issue #1209: its stdio reader stops at the first frame
-// it cannot decode). Frames are read with session's bounded LineReader, so
-// the bounds are those of the NDJSON transport:
+// it cannot decode). Frames are read with wire's bounded LineReader, with
+// MCP's bound:
 //
 //   - a line that is not JSON gets a -32700 reply with id null;
-//   - a JSON array (a batch) and a JSON value that is not a JSON-RPC
-//     message get a -32600 reply;
-//   - a line over wire.MaxFrameBytes is skipped unread and gets a
-//     frame_too_large reply;
+//   - a JSON value that is not a JSON-RPC message gets a -32600 reply, and
+//     so does a JSON array (a batch) in a session whose protocol has no
+//     batches;
+//   - a line over MaxFrameBytes is skipped unread and gets a
+//     frame_too_large reply, addressed to its id wherever the line holds it;
 //   - a reply over wire.MaxReplyBytes is replaced by a reply_too_large
 //     error to the same id;
 //
-// and in every case the session goes on with the next line.
+// and in every case the session goes on with the next line. The session's
+// guard checks every message before the SDK reads it and every reply before
+// it is written (see guard); a JSON-RPC batch is served in a session whose
+// protocol has batches (2025-03-26), its replies written as one array.
 //
 // At the end of input it waits for the replies to the requests it has
 // read before it reports the end: the SDK cancels requests in flight once
@@ -50,11 +53,11 @@ func (t *lineTransport) Connect(context.Context) (sdk.Connection, error) {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	c := &lineConn{w: t.w, log: log, in: make(chan wire.FrameEvent), closed: make(chan struct{}),
-		pending: map[jsonrpc.ID]bool{}, answered: make(chan struct{}, 1)}
+		pending: map[jsonrpc.ID]*batchReply{}, answered: make(chan struct{}, 1)}
 	if rc, ok := t.r.(io.Closer); ok {
 		c.rc = rc
 	}
-	go wire.ReadFrames(t.r, c.in, c.closed)
+	go wire.ReadFramesOf(t.r, MaxFrameBytes, c.in, c.closed)
 	return c, nil
 }
 
@@ -69,20 +72,33 @@ type lineConn struct {
 
 	writeMu sync.Mutex
 
-	// pending holds the ids of the calls read and not yet answered;
-	// answered is signalled each time one is.
+	// pending holds the ids of the calls read and not yet answered, with
+	// the batch each belongs to (nil for none); answered is signalled each
+	// time one is.
 	pendingMu sync.Mutex
-	pending   map[jsonrpc.ID]bool
+	pending   map[jsonrpc.ID]*batchReply
 	answered  chan struct{}
 
-	// initialized is set once an initialize request has passed.
-	initialized atomic.Bool
+	g     guard
+	queue []jsonrpc.Message // a batch's messages not yet handed to the SDK
+}
+
+// batchReply collects the replies to one batch's calls, written as one
+// array line once the last is in.
+type batchReply struct {
+	waiting int
+	replies [][]byte
 }
 
 // Read returns the next message the SDK can handle, answering the lines it
 // cannot itself.
 func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
+		if len(c.queue) > 0 {
+			msg := c.queue[0]
+			c.queue = c.queue[1:]
+			return msg, nil
+		}
 		var rr wire.FrameEvent
 		select {
 		case <-ctx.Done():
@@ -98,6 +114,9 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, rr.Err
 		}
 		if rr.Frame.TooLarge {
+			if !exactID(rr.Frame.ID) {
+				rr.Frame.ID = nil // an id the session would refuse
+			}
 			if err := c.writeLine(wire.TooLargeFrame(rr.Frame)); err != nil {
 				return nil, err
 			}
@@ -107,107 +126,86 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if len(line) == 0 {
 			continue
 		}
-		if reply := c.strict(line); reply != nil {
+		var reply []byte
+		switch {
+		case line[0] == '{':
+			if r := c.g.inbound(line); r != nil {
+				reply = r.line()
+				break
+			}
+			msg, errLine := c.decode(line)
+			if errLine == nil {
+				c.track(msg, nil)
+				return msg, nil
+			}
+			reply = errLine
+		case line[0] == '[' && json.Valid(line) && c.g.batches():
+			reply = c.readBatch(line)
+		case line[0] == '[' && json.Valid(line):
+			reply = c.g.refuseBatch().line()
+		default:
+			_, reply = c.decode(line)
+		}
+		if reply != nil {
 			if err := c.writeLine(reply); err != nil {
 				return nil, err
 			}
-			continue
-		}
-		msg, err := jsonrpc.DecodeMessage(line)
-		if err == nil {
-			if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
-				c.pendingMu.Lock()
-				c.pending[req.ID] = true
-				c.pendingMu.Unlock()
-			}
-			return msg, nil
-		}
-		// Say what is wrong the way the NDJSON transport does; when our
-		// decoder finds the frame fine, report the SDK's complaint.
-		_, id, werr := wire.DecodeRequest(line)
-		if werr == nil {
-			werr = wire.NewError(docir.CodeInvalidRequest, "invalid request: %v", err)
-		}
-		if err := c.writeLine(wire.ErrorLine(id, werr)); err != nil {
-			return nil, err
 		}
 	}
 }
 
-// strict answers, with the error to send, the frames the SDK would take
-// too loosely; nil lets the frame through. MCP ids are strings or integers
-// and are echoed exactly, so an id that is null, a fraction, an exponent or
-// an integer past 2^53-1 (the SDK holds ids as float64) is refused (-32600, id null) rather than
-// answered under another id; a message that is neither a request nor a
-// response (no method, no result, no error) is refused (-32600); and a
-// call other than initialize or ping before initialize is refused with
-// -32600 and data.code invalid_request, naming the lifecycle.
-func (c *lineConn) strict(line []byte) []byte {
-	if line[0] != '{' {
-		return nil // the decoder below says what is wrong
+// decode decodes one message with the SDK's decoder, or returns the error
+// line to answer it with: said the way the NDJSON transport says it, or,
+// when that finds the frame fine, the SDK's complaint.
+func (c *lineConn) decode(msg []byte) (jsonrpc.Message, []byte) {
+	m, err := jsonrpc.DecodeMessage(msg)
+	if err == nil {
+		return m, nil
 	}
-	members, err := wire.Members(line)
-	if err != nil {
-		return nil
+	_, id, werr := wire.DecodeRequest(msg)
+	if werr == nil {
+		werr = wire.NewError(docir.CodeInvalidRequest, "invalid request: %v", err)
 	}
-	rawID, hasID := members["id"]
-	_, hasMethod := members["method"]
-	_, hasResult := members["result"]
-	_, hasError := members["error"]
-	id := json.RawMessage("null")
-	if hasID {
-		if !exactID(rawID) {
-			return wire.ErrorLine(id, wire.NewError(docir.CodeInvalidRequest,
-				"invalid request: id %s: an MCP id is a string or an integer from -(2^53-1) to 2^53-1 (not null), and is echoed exactly", clipID(rawID)))
+	return nil, wire.ErrorLine(id, werr)
+}
+
+// readBatch queues a batch's messages for the SDK, or returns the reply
+// that refuses it.
+func (c *lineConn) readBatch(line []byte) []byte {
+	msgs, refused := c.g.batch(line)
+	if refused != nil {
+		return refused
+	}
+	decoded := make([]jsonrpc.Message, len(msgs))
+	for i, m := range msgs {
+		msg, errLine := c.decode(wire.TrimJSONSpace(m))
+		if errLine != nil {
+			// The guard let it through and the SDK cannot decode it: the
+			// batch does not run.
+			return append(append([]byte{'['}, errLine...), ']')
 		}
-		id = rawID
+		decoded[i] = msg
 	}
-	if !hasMethod {
-		if hasResult || hasError {
-			return nil // a response to a request of ours
-		}
-		return wire.ErrorLine(id, wire.NewError(docir.CodeInvalidRequest, "invalid request: want a method name (a non-empty string)"))
+	b := &batchReply{}
+	for _, msg := range decoded {
+		c.track(msg, b)
 	}
-	var method string
-	if json.Unmarshal(members["method"], &method) != nil {
-		return nil // the SDK's decoder reports it
-	}
-	switch {
-	case method == "initialize":
-		c.initialized.Store(true)
-	case hasID && method != "ping" && !c.initialized.Load():
-		return wire.ErrorLine(id, wire.NewError(docir.CodeInvalidRequest,
-			"invalid request: %s before initialize: an MCP session starts with an initialize request", clipID(members["method"])))
-	}
+	c.queue = append(c.queue, decoded...)
 	return nil
 }
 
-// exactID reports whether raw is an id the SDK echoes byte for byte: a
-// JSON string, or an integer literal within ±maxExactID.
-func exactID(raw json.RawMessage) bool {
-	switch {
-	case len(raw) == 0:
-		return false
-	case raw[0] == '"':
-		var s string
-		return json.Unmarshal(raw, &s) == nil
-	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
-		n, err := strconv.ParseInt(string(raw), 10, 64)
-		return err == nil && strconv.FormatInt(n, 10) == string(raw) && n >= -maxExactID && n <= maxExactID
+// track records a call as pending, in batch b (nil for none).
+func (c *lineConn) track(msg jsonrpc.Message, b *batchReply) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || !req.IsCall() {
+		return
 	}
-	return false
-}
-
-// maxExactID bounds integer ids: the SDK holds them as float64, which is
-// exact up to 2^53-1.
-const maxExactID = 1<<53 - 1
-
-// clipID shortens an id or method for an error message.
-func clipID(raw json.RawMessage) string {
-	if len(raw) > 64 {
-		return string(raw[:64]) + "…"
+	c.pendingMu.Lock()
+	defer c.pendingMu.Unlock()
+	c.pending[req.ID] = b
+	if b != nil {
+		b.waiting++
 	}
-	return string(raw)
 }
 
 // drainPatience bounds how long the end of input waits for a reply once
@@ -241,38 +239,83 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		defer func() {
-			c.pendingMu.Lock()
-			delete(c.pending, resp.ID)
-			c.pendingMu.Unlock()
-			select {
-			case c.answered <- struct{}{}:
-			default:
-			}
-		}()
-	}
-	data, err := jsonrpc.EncodeMessage(msg)
-	if err != nil {
-		return err
-	}
-	if len(data) > wire.MaxReplyBytes {
-		resp, ok := msg.(*jsonrpc.Response)
-		if !ok {
-			return errors.New("docir serve --mcp: an outbound request over the reply bound")
-		}
-		werr := wire.ReplyTooLarge(len(data), wire.MaxReplyBytes)
-		data, err = jsonrpc.EncodeMessage(&jsonrpc.Response{ID: resp.ID, Error: sdkError(werr)})
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		data, err := jsonrpc.EncodeMessage(msg)
 		if err != nil {
 			return err
 		}
+		if len(data) > wire.MaxReplyBytes {
+			return errors.New("docir serve --mcp: an outbound request over the reply bound")
+		}
+		return c.writeLine(data)
 	}
-	return c.writeLine(data)
+	defer func() {
+		select {
+		case c.answered <- struct{}{}:
+		default:
+		}
+	}()
+	var data []byte
+	if !c.g.outbound(resp) {
+		data = encodeReply(resp)
+	}
+	c.pendingMu.Lock()
+	b := c.pending[resp.ID]
+	delete(c.pending, resp.ID)
+	var line []byte
+	switch {
+	case b == nil:
+		line = data // nil when cancelled: no reply
+	default:
+		if data != nil {
+			b.replies = append(b.replies, data)
+		}
+		if b.waiting--; b.waiting == 0 && len(b.replies) > 0 {
+			line = batchLine(b.replies)
+		}
+	}
+	c.pendingMu.Unlock()
+	if line == nil {
+		return nil
+	}
+	return c.writeLine(line)
 }
 
-func sdkError(werr *wire.Error) *jsonrpc.Error {
-	data, _ := json.Marshal(werr.Data)
-	return &jsonrpc.Error{Code: int64(werr.Code), Message: werr.Message, Data: data}
+// encodeReply encodes a reply within wire.MaxReplyBytes: one over it is
+// replaced by a reply_too_large error to the same id, and one that cannot
+// be encoded by an internal error to it.
+func encodeReply(resp *jsonrpc.Response) []byte {
+	data, err := jsonrpc.EncodeMessage(resp)
+	switch {
+	case err != nil:
+		data, _ = jsonrpc.EncodeMessage(&jsonrpc.Response{ID: resp.ID, Error: sdkError(wire.NewError(docir.CodeInternal, "encoding the reply: %v", err))})
+	case len(data) > wire.MaxReplyBytes:
+		data, _ = jsonrpc.EncodeMessage(&jsonrpc.Response{ID: resp.ID, Error: sdkError(wire.ReplyTooLarge(len(data), wire.MaxReplyBytes))})
+	}
+	return data
+}
+
+// batchLine is the array line of a batch's replies, within
+// wire.MaxReplyBytes: while it is over, its largest reply is replaced by a
+// reply_too_large error to the same id.
+func batchLine(replies [][]byte) []byte {
+	for {
+		n := len(replies) + 1
+		big := 0
+		for i, r := range replies {
+			n += len(r)
+			if len(r) > len(replies[big]) {
+				big = i
+			}
+		}
+		if n <= wire.MaxReplyBytes || len(replies[big]) < 512 {
+			break
+		}
+		id := wire.ScanID(replies[big], true)
+		replies[big] = wire.ErrorLine(id, wire.ReplyTooLarge(n, wire.MaxReplyBytes))
+	}
+	return append(append([]byte{'['}, bytes.Join(replies, []byte{','})...), ']')
 }
 
 func (c *lineConn) writeLine(line []byte) error {

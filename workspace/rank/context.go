@@ -2,15 +2,19 @@ package rank
 
 import (
 	"context"
+	"sort"
+	"strings"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
+	"github.com/docir/docir/store/fulltext"
+	"github.com/docir/docir/store/ingest"
 )
 
 // Context ranks documents like Search, then plans the ordered addresses to
-// read next within the token budget: each document's matched section in
-// rank order (a small document whole), then the other sections that
-// matched it well, while they fit. Nothing planned overlaps anything
+// read next within the token budget: the sections the ranking matched in
+// the order of their scores (see steps; a small document whole), while
+// they fit. Nothing planned overlaps anything
 // planned before it. The documents the plan reads from carry their outline
 // (see outline) with token estimates; the others none.
 func Context(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.ContextParams) (docir.ContextResult, error) {
@@ -26,32 +30,35 @@ func Context(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.C
 		return docir.ContextResult{}, docir.Errorf(docir.CodeInvalidParams, "budget %d: want 1 to %d tokens", budget, MaxBudget)
 	}
 	res := docir.ContextResult{Query: q, Budget: budget, Hits: []docir.ContextHit{}, Addresses: []string{}, Generation: snap.Generation()}
+	ft, err := idx()
+	if err != nil {
+		return docir.ContextResult{}, err
+	}
+	pq, err := ft.Prepare(ctx, q)
+	if err != nil {
+		return docir.ContextResult{}, err
+	}
 	var all []planned
 	_, err = eachHit(ctx, snap, idx, q, limit, false, func(f *found) error {
 		tc := newTokenCounter(f.body)
 		start := min(f.rec.BodyStart, len(f.body))
 		ch := docir.ContextHit{Hit: f.hit(), Tokens: tc.count(start, len(f.body)), Outline: []docir.OutlineEntry{}}
 		res.Hits = append(res.Hits, ch)
-		all = append(all, planned{rec: f.rec, doc: f.doc, tc: tc, whole: ch.Tokens, size: len(f.body), lead: leadSlug(&f.rec, f.body)})
+		all = append(all, planned{rec: f.rec, doc: f.doc, tc: tc, whole: ch.Tokens, size: len(f.body), lead: leadSlug(&f.rec, f.body),
+			sections: sectionScores(ft, pq, f)})
 		return nil
 	})
 	if err != nil {
 		return docir.ContextResult{}, err
 	}
 	plan := newReadPlan(budget)
-	// First pass: the best section of each document, in rank order, or the
-	// whole document when it is small.
-	for i := range all {
-		plan.addBest(&all[i])
-	}
-	// Second pass: the other sections that matched each document well.
-	for i := range all {
-		plan.addRest(&all[i])
+	for _, st := range steps(all) {
+		plan.addStep(st)
 	}
 	// Outlines only for the documents the plan reads from.
 	for i := range all {
 		if len(plan.taken[all[i].rec.ID]) > 0 {
-			res.Hits[i].Outline = outline(&all[i], min(max(budget/OutlineTokens, MinOutline), MaxOutline))
+			res.Hits[i].Outline = outline(&all[i], min(max(budget/OutlineTokens, MinOutline), MaxOutline), plan.planned)
 		}
 	}
 	res.Addresses, res.Tokens = plan.addrs, plan.used
@@ -59,9 +66,11 @@ func Context(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.C
 }
 
 // OutlineDepth is how many heading levels an outline shows, from the
-// document's top level down. An outline holds at most one entry per
+// document's top level down; a section the plan reads, and the sections
+// around it, show at any depth. An outline holds at most one entry per
 // OutlineTokens tokens of the budget, at least MinOutline and at most
-// MaxOutline. A context reply must stay within the order of magnitude of
+// MaxOutline, besides the planned sections and their ancestors, which it
+// always holds. A context reply must stay within the order of magnitude of
 // its budget: a 4,000-token plan once came with 283 KB of outlines of 676
 // long design documents.
 const (
@@ -71,23 +80,43 @@ const (
 	MaxOutline    = 40
 )
 
-// outline lists a planned document's sections down to OutlineDepth levels
-// below its top level, at most n of them, with the tokens a read of each
-// would return.
-func outline(d *planned, n int) []docir.OutlineEntry {
-	out := []docir.OutlineEntry{}
+// outline lists a planned document's sections with the tokens a read of
+// each would return: those within OutlineDepth levels of its top level, at
+// most n of them, and at every level the sections planned (planned holds
+// their addresses) with their ancestors, so that every heading the plan
+// recommends is in its outline.
+func outline(d *planned, n int, planned map[string]bool) []docir.OutlineEntry {
+	secs := d.rec.Sections
 	top := 0
-	for _, sec := range d.rec.Sections {
+	for _, sec := range secs {
 		if top == 0 || sec.Level < top {
 			top = sec.Level
 		}
 	}
-	for _, sec := range d.rec.Sections {
-		if sec.Level >= top+OutlineDepth {
+	// Keep the planned sections and their ancestors: walking back from a
+	// planned section, each section of a lower level is an ancestor.
+	keep := make([]bool, len(secs))
+	for i, sec := range secs {
+		if !planned[d.rec.ID+"#"+sec.Slug] {
 			continue
 		}
-		if len(out) == n {
-			break
+		keep[i] = true
+		level := sec.Level
+		for j := i - 1; j >= 0 && level > top; j-- {
+			if secs[j].Level < level {
+				keep[j], level = true, secs[j].Level
+			}
+		}
+	}
+	out := []docir.OutlineEntry{}
+	shown := 0
+	for i, sec := range secs {
+		switch {
+		case keep[i]:
+		case sec.Level < top+OutlineDepth && shown < n:
+			shown++
+		default:
+			continue
 		}
 		out = append(out, docir.OutlineEntry{
 			Address: d.rec.ID + "#" + sec.Slug,
@@ -101,12 +130,43 @@ func outline(d *planned, n int) []docir.OutlineEntry {
 
 // planned is one ranked document as the read plan sees it.
 type planned struct {
-	rec   docir.Record
-	doc   rankedDoc
-	tc    tokenCounter
-	whole int    // tokens of the whole document
-	size  int    // bytes of its file
-	lead  string // its lead section's slug (see leadSlug)
+	rec      docir.Record
+	doc      rankedDoc
+	tc       tokenCounter
+	whole    int          // tokens of the whole document
+	size     int          // bytes of its file
+	lead     string       // its lead section's slug (see leadSlug)
+	sections []passageHit // every section scored on the query's words beyond the title, best first
+}
+
+// sectionScores scores every section of a ranked document on what the
+// query says beyond the document's title, as the matched section is
+// chosen (see chooseSection): the ranking retrieves the best passages of
+// the whole corpus, and the section of a top document that answers may not
+// be among them (the Debian section of an installation page whose short
+// "Package managers" heading matched better). Sections that score 0 are
+// left out; nil when the query has nothing beyond the title.
+func sectionScores(ft *fulltext.Index, pq *fulltext.Query, f *found) []passageHit {
+	title := map[string]bool{}
+	for _, t := range ft.Terms(f.rec.Title) {
+		title[t] = true
+	}
+	rest := pq.Without(title)
+	if len(rest.Terms()) == 0 {
+		return nil
+	}
+	var out []passageHit
+	for _, p := range f.pc.Passages(&f.rec, f.body) {
+		_, slug, ok := strings.Cut(p.ID, "#")
+		if !ok || p.ID == f.rec.ID+ingest.HeadSuffix {
+			continue // the lead or the front matter: not a section
+		}
+		if sc := ft.Rescore(rest, p.Text); sc > 0 {
+			out = append(out, passageHit{slug: slug, score: sc})
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].score > out[b].score })
+	return out
 }
 
 // MaxBudget bounds a context request's token budget.
@@ -154,11 +214,12 @@ func (t tokenCounter) count(from, to int) int {
 type readPlan struct {
 	budget, used int
 	addrs        []string
+	planned      map[string]bool     // the addresses in addrs
 	taken        map[string][][2]int // doc id -> byte ranges already planned
 }
 
 func newReadPlan(budget int) *readPlan {
-	return &readPlan{budget: budget, addrs: []string{}, taken: map[string][][2]int{}}
+	return &readPlan{budget: budget, addrs: []string{}, planned: map[string]bool{}, taken: map[string][][2]int{}}
 }
 
 // add plans reading addr (bytes [from,to) of document id, estimated at
@@ -174,33 +235,81 @@ func (p *readPlan) add(id, addr string, from, to, tokens int) bool {
 	}
 	p.used += tokens
 	p.addrs = append(p.addrs, addr)
+	p.planned[addr] = true
 	p.taken[id] = append(p.taken[id], [2]int{from, to})
 	return true
 }
 
-func (p *readPlan) addBest(d *planned) {
-	if d.whole <= SmallDocTokens && p.add(d.rec.ID, d.rec.ID, 0, d.size, d.whole) {
-		return
-	}
-	if len(d.doc.passages) > 0 {
-		p.addPassage(d, d.doc.passages[0])
-	}
+// step is one read a plan may take: a matched section of a ranked
+// document, or a small document whole, with the score it is read in order
+// of.
+type step struct {
+	d     *planned
+	ph    passageHit
+	whole bool
+	score float64
 }
 
-// WellMatched is the share of a document's best passage score another of
-// its passages must reach to be read in the second pass.
+// WellMatched is the share of its document's score another matched section
+// of a document must reach to be planned.
 const WellMatched = 0.5
 
-func (p *readPlan) addRest(d *planned) {
-	if len(d.doc.passages) < 2 {
-		return
-	}
-	floor := WellMatched * d.doc.passages[0].score
-	for _, ph := range d.doc.passages[1:] {
-		if ph.score >= floor {
-			p.addPassage(d, ph)
+// steps lists the reads a plan may take, best first. A document's matched
+// section is read at the document's score; its other sections when they
+// score at least WellMatched of the best: a section the ranking matched at
+// its own score, and a section scored on the words beyond the title (see
+// sectionScores) at the document's score times its share of the best such
+// section — so that a document's sections are read in the order of what
+// they say beyond its title, and a section of the best document that
+// outscores the best of the next one is read before it. A small document
+// is one read, whole, before its sections. Equal scores keep rank order.
+func steps(all []planned) []step {
+	var out []step
+	for i := range all {
+		d := &all[i]
+		if d.whole <= SmallDocTokens || len(d.doc.passages) == 0 {
+			// Whole, first; its sections after, for when it does not fit
+			// (they overlap it when it does, and are skipped).
+			out = append(out, step{d: d, whole: true, score: d.doc.score})
+		}
+		score := map[string]float64{}
+		var order []string
+		take := func(slug string, sc float64) {
+			if old, ok := score[slug]; !ok {
+				order = append(order, slug)
+			} else if old >= sc {
+				return
+			}
+			score[slug] = sc
+		}
+		for j, ph := range d.doc.passages {
+			switch {
+			case j == 0:
+				take(ph.slug, max(ph.score, d.doc.score))
+			case ph.score >= WellMatched*d.doc.score:
+				take(ph.slug, ph.score)
+			}
+		}
+		for _, ph := range d.sections {
+			if ratio := ph.score / d.sections[0].score; ratio >= WellMatched {
+				take(ph.slug, d.doc.score*ratio)
+			}
+		}
+		for _, slug := range order {
+			out = append(out, step{d: d, ph: passageHit{slug: slug}, score: score[slug]})
 		}
 	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].score > out[b].score })
+	return out
+}
+
+// addStep plans a step if it fits and overlaps nothing planned.
+func (p *readPlan) addStep(st step) {
+	if st.whole {
+		p.add(st.d.rec.ID, st.d.rec.ID, 0, st.d.size, st.d.whole)
+		return
+	}
+	p.addPassage(st.d, st.ph)
 }
 
 func (p *readPlan) addPassage(d *planned, ph passageHit) {

@@ -50,14 +50,49 @@ func TestOutline(t *testing.T) {
 	body := []byte("0123456789")
 	d := planned{rec: docir.Record{ID: "d", Sections: secs}, tc: newTokenCounter(body)}
 	var got []string
-	for _, e := range outline(&d, 40) {
+	for _, e := range outline(&d, 40, nil) {
 		got = append(got, e.Address)
 	}
 	if diff := cmp.Diff([]string{"d#a", "d#b", "d#d", "d#g"}, got); diff != "" {
 		t.Errorf("two levels from the top (-want +got)\n%s", diff)
 	}
-	if n := len(outline(&d, 2)); n != 2 {
+	if n := len(outline(&d, 2, nil)); n != 2 {
 		t.Errorf("bounded to 2: %d entries", n)
+	}
+	// A planned section shows at any depth, with its ancestors, past the
+	// bound too: every heading the plan recommends is in its outline.
+	got = nil
+	for _, e := range outline(&d, 2, map[string]bool{"d#f": true}) {
+		got = append(got, e.Address)
+	}
+	if diff := cmp.Diff([]string{"d#a", "d#b", "d#d", "d#e", "d#f", "d#g"}, got); diff != "" {
+		t.Errorf("a planned level-4 section (-want +got)\n%s", diff)
+	}
+}
+
+// TestSteps: a plan reads the matched sections in the order of their
+// scores, a document's matched section at the document's score, other
+// sections only when they reach WellMatched of it, and a small document
+// whole.
+func TestSteps(t *testing.T) {
+	big := func(id string, score float64, ps ...passageHit) planned {
+		return planned{rec: docir.Record{ID: id}, doc: rankedDoc{id: id, score: score, passages: ps}, whole: SmallDocTokens + 1}
+	}
+	all := []planned{
+		big("a", 10, passageHit{"lead", 4}, passageHit{"x", 9}, passageHit{"y", 4.9}),
+		big("b", 8, passageHit{"z", 8}),
+		{rec: docir.Record{ID: "c"}, doc: rankedDoc{id: "c", score: 8.5}, whole: 100},
+	}
+	var got []string
+	for _, st := range steps(all) {
+		name := st.d.rec.ID + "#" + st.ph.slug
+		if st.whole {
+			name = st.d.rec.ID + " whole"
+		}
+		got = append(got, name)
+	}
+	if diff := cmp.Diff([]string{"a#lead", "a#x", "c whole", "b#z"}, got); diff != "" {
+		t.Errorf("steps (-want +got)\n%s", diff)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net"
 	"net/http"
@@ -66,6 +65,7 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 	// guard runs the checks every path but /health shares: the Host and
 	// Origin of a loopback listener, then the token.
 	guard := func(w http.ResponseWriter, r *http.Request) bool {
+		w.Header().Set("Connection", "close") // a refused client pins no slot
 		if opts.Loopback && !loopbackHost(r.Host) {
 			http.Error(w, fmt.Sprintf("docir serve: Host %q is not a loopback name", r.Host), http.StatusForbidden)
 			return false
@@ -86,11 +86,13 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 				return false
 			}
 		}
+		w.Header().Del("Connection") // allowed: the connection may be kept alive
 		return true
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == HealthPath:
+			w.Header().Set("Connection", "close") // a health check pins no slot
 			if opts.Loopback && !loopbackHost(r.Host) {
 				http.Error(w, fmt.Sprintf("docir serve: Host %q is not a loopback name", r.Host), http.StatusForbidden)
 				return
@@ -112,11 +114,13 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 			if opts.MCP != nil {
 				endpoints += ", " + MCPPath + " (MCP Streamable HTTP)"
 			}
+			w.Header().Set("Connection", "close")
 			http.Error(w, "docir serve: the endpoints are "+endpoints, http.StatusNotFound)
 			return
 		}
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
+			w.Header().Set("Connection", "close")
 			http.Error(w, "docir serve: "+RPCPath+" takes POST", http.StatusMethodNotAllowed)
 			return
 		}
@@ -127,22 +131,21 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 			http.Error(w, "docir serve: the body must be application/json (one JSON-RPC request)", http.StatusUnsupportedMediaType)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, wire.MaxFrameBytes+1))
+		// The bound counts every byte, as a line's does in NDJSON.
+		f, err := wire.ReadBody(r.Body, wire.MaxFrameBytes)
 		if err != nil {
 			http.Error(w, "docir serve: reading the body: "+err.Error(), http.StatusBadRequest)
 			return
 		}
-		// The bound counts every byte, as a line's does in NDJSON.
-		if len(body) > wire.MaxFrameBytes {
-			f := wire.Frame{TooLarge: true, Prefix: body[:wire.MaxFrameBytes], Size: r.ContentLength}
-			w.Header().Set("Connection", "close") // the rest of the body is not read
-			writeReply(w, http.StatusRequestEntityTooLarge, wire.TooLargeFrame(f))
+		if f.TooLarge {
+			writeTooLarge(w, r, f)
 			return
 		}
+		body := f.Line
 		handler := e
 		if from := r.Header.Get(wire.HeaderPeer); from != "" {
 			if opts.Instance != "" && from == opts.Instance {
-				writeReply(w, http.StatusOK, wire.ErrorLine(wire.PrefixID(body), wire.NewError(docir.CodeUnavailable,
+				writeReply(w, http.StatusOK, wire.ErrorLine(wire.ScanID(body, true), wire.NewError(docir.CodeUnavailable,
 					"this server is the peer itself: a peers entry of its config names its own url; remove it")))
 				return
 			}
@@ -155,6 +158,18 @@ func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
 		}
 		writeReply(w, http.StatusOK, reply)
 	})
+}
+
+// writeTooLarge answers a body over the frame bound: 413 with a
+// frame_too_large reply to its id. A body that did not end within
+// wire.MaxScanBytes was left unread: its size is the one the request
+// declared, if any, and its connection is closed.
+func writeTooLarge(w http.ResponseWriter, r *http.Request, f wire.Frame) {
+	if f.Size < 0 {
+		f.Size = r.ContentLength
+		w.Header().Set("Connection", "close")
+	}
+	writeReply(w, http.StatusRequestEntityTooLarge, wire.TooLargeFrame(f))
 }
 
 func writeReply(w http.ResponseWriter, status int, line []byte) {
@@ -226,9 +241,16 @@ func ListenAddr(addr string) (hostport string, loopback bool, err error) {
 
 // Bounds of the HTTP server: a client that is slow to send or to read
 // cannot hold a connection forever, and no more than MaxConns connections
-// are open at once (the next ones wait in the kernel's accept queue).
+// are open at once. When all are open, the connection idle longest (kept
+// alive between requests, or accepted and silent) is closed once it has
+// been idle for ShedAfter, to make room; a connection busy with a request
+// is never closed for room. A health check, and a request refused before
+// it is served (no token, a foreign Host, another path), close their
+// connection: they pin no slot. The connection shed is one of the client
+// that holds the most.
 const (
 	MaxConns          = 64
+	ShedAfter         = time.Second
 	readHeaderTimeout = 10 * time.Second
 	readTimeout       = time.Minute
 	writeTimeout      = 2 * time.Minute
@@ -238,6 +260,10 @@ const (
 // ServeHTTP serves the engine on ln until ctx is done, then shuts down:
 // no new connections, requests in hand finish (up to ShutdownGrace).
 func ServeHTTP(ctx context.Context, e *Engine, ln net.Listener, opts HTTPOptions) error {
+	return serveHTTP(ctx, e, newConnPool(ln, MaxConns, ShedAfter), opts)
+}
+
+func serveHTTP(ctx context.Context, e *Engine, pool *connPool, opts HTTPOptions) error {
 	srv := &http.Server{
 		Handler:           e.HTTPHandler(opts),
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -245,9 +271,10 @@ func ServeHTTP(ctx context.Context, e *Engine, ln net.Listener, opts HTTPOptions
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    16 << 10,
+		ConnState:         pool.track,
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(limitListener(ln, MaxConns)) }()
+	go func() { errc <- srv.Serve(pool) }()
 	select {
 	case err := <-errc:
 		return err
@@ -262,35 +289,135 @@ func ServeHTTP(ctx context.Context, e *Engine, ln net.Listener, opts HTTPOptions
 	return err
 }
 
-// limitListener accepts at most n connections at once: Accept waits for a
-// slot, and closing a connection frees its slot.
-func limitListener(ln net.Listener, n int) net.Listener {
-	return &limited{Listener: ln, slots: make(chan struct{}, n)}
-}
-
-type limited struct {
+// connPool is a listener that holds at most max connections open at once.
+// When all are open, Accept closes the connection idle longest once it has
+// been idle for shedAfter, and takes the next one in its place; while none
+// is idle, Accept waits for one to close. The server reports each
+// connection's state through track (its ConnState hook).
+type connPool struct {
 	net.Listener
-	slots chan struct{}
+	max       int
+	shedAfter time.Duration
+
+	mu    sync.Mutex
+	open  map[*poolConn]struct{}
+	freed chan struct{} // a token when a connection closes
 }
 
-func (l *limited) Accept() (net.Conn, error) {
-	l.slots <- struct{}{}
-	c, err := l.Listener.Accept()
+func newConnPool(ln net.Listener, max int, shedAfter time.Duration) *connPool {
+	return &connPool{Listener: ln, max: max, shedAfter: shedAfter, open: map[*poolConn]struct{}{}, freed: make(chan struct{}, 1)}
+}
+
+// poolConn is an open connection of a pool.
+type poolConn struct {
+	net.Conn
+	pool  *connPool
+	once  sync.Once
+	idle  bool      // no request in hand (guarded by pool.mu)
+	since time.Time // when it became idle (guarded by pool.mu)
+}
+
+func (p *connPool) Accept() (net.Conn, error) {
+	for {
+		victim, wait := p.room()
+		if victim != nil {
+			victim.Close()
+			continue
+		}
+		if wait == 0 {
+			break
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-p.freed:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	c, err := p.Listener.Accept()
 	if err != nil {
-		<-l.slots
 		return nil, err
 	}
-	return &slotConn{Conn: c, free: func() { <-l.slots }}, nil
+	pc := &poolConn{Conn: c, pool: p, idle: true, since: time.Now()}
+	p.mu.Lock()
+	p.open[pc] = struct{}{}
+	p.mu.Unlock()
+	return pc, nil
 }
 
-type slotConn struct {
-	net.Conn
-	once sync.Once
-	free func()
+// room says what Accept must do first: nothing (wait 0) when a slot is
+// free; close victim when it has been idle for shedAfter; else wait that
+// long (or for a close) and look again. The victim is an idle connection
+// of the client (remote host) that holds the most connections, the one
+// idle longest: a client that holds many sockets gives them up first.
+func (p *connPool) room() (victim *poolConn, wait time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.open) < p.max {
+		return nil, 0
+	}
+	held := map[string]int{}
+	for c := range p.open {
+		held[c.host()]++
+	}
+	var oldest *poolConn
+	for c := range p.open {
+		if !c.idle {
+			continue
+		}
+		if oldest == nil || held[c.host()] > held[oldest.host()] ||
+			held[c.host()] == held[oldest.host()] && c.since.Before(oldest.since) {
+			oldest = c
+		}
+	}
+	if oldest == nil {
+		return nil, time.Minute // every connection is busy: a close or an idle one wakes Accept
+	}
+	if idle := time.Since(oldest.since); idle < p.shedAfter {
+		return nil, p.shedAfter - idle
+	}
+	return oldest, 0
 }
 
-func (c *slotConn) Close() error {
+// track records a connection's state as the server reports it.
+func (p *connPool) track(c net.Conn, state http.ConnState) {
+	pc, ok := c.(*poolConn)
+	if !ok {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch state {
+	case http.StateNew, http.StateIdle:
+		pc.idle, pc.since = true, time.Now()
+		select { // an Accept waiting for room looks again
+		case p.freed <- struct{}{}:
+		default:
+		}
+	case http.StateActive, http.StateHijacked:
+		pc.idle = false
+	}
+}
+
+// host is the connection's remote host, without the port.
+func (c *poolConn) host() string {
+	addr := c.RemoteAddr().String()
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		return h
+	}
+	return addr
+}
+
+func (c *poolConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(c.free)
+	c.once.Do(func() {
+		c.pool.mu.Lock()
+		delete(c.pool.open, c)
+		c.pool.mu.Unlock()
+		select {
+		case c.pool.freed <- struct{}{}:
+		default:
+		}
+	})
 	return err
 }

@@ -1,11 +1,13 @@
 package session
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -105,9 +107,15 @@ func TestHTTPTransport(t *testing.T) {
 		{"a body of exactly the bound", func() *http.Request { return rpcRequest(t, url, pad(wire.MaxFrameBytes)) }, 200, `"result"`},
 		{"one byte over", func() *http.Request { return rpcRequest(t, url, pad(wire.MaxFrameBytes+1)) }, 413,
 			`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"frame of 65537 bytes is over the 65536-byte bound; it was skipped unread","data":{"code":"frame_too_large"}}}`},
-		{"far over, length unknown", func() *http.Request {
+		{"far over, length unknown, id last", func() *http.Request {
 			r := rpcRequest(t, url, "")
-			r.Body = io.NopCloser(io.MultiReader(strings.NewReader(`{"id":"x","params":"`), io.LimitReader(repeatReader('a'), 10<<20)))
+			r.Body = io.NopCloser(io.MultiReader(strings.NewReader(`{"params":"`), io.LimitReader(repeatReader('a'), 10<<20), strings.NewReader(`","id":"x"}`)))
+			r.ContentLength = -1
+			return r
+		}, 413, `{"jsonrpc":"2.0","id":"x","error":{"code":-32600,"message":"frame of 10485782 bytes is over the 65536-byte bound; it was skipped unread"`},
+		{"past the scan bound, length unknown", func() *http.Request {
+			r := rpcRequest(t, url, "")
+			r.Body = io.NopCloser(io.MultiReader(strings.NewReader(`{"id":"x","params":"`), io.LimitReader(repeatReader('a'), wire.MaxScanBytes)))
 			r.ContentLength = -1
 			return r
 		}, 413, `{"jsonrpc":"2.0","id":"x","error":{"code":-32600,"message":"frame of more than 65536 bytes is over the 65536-byte bound; it was not read"`},
@@ -224,15 +232,15 @@ func TestListenAddr(t *testing.T) {
 	}
 }
 
-// The listener holds at most n connections open at once: the next Accept
-// waits until one of them is closed.
-func TestLimitListener(t *testing.T) {
+// The pool holds at most n connections open at once: while none is idle
+// long enough to shed, the next Accept waits until one of them is closed.
+func TestConnPool(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	l := limitListener(ln, 2)
+	l := newConnPool(ln, 2, time.Hour)
 	var conns []net.Conn
 	for range 3 {
 		c, err := net.Dial("tcp", ln.Addr().String())
@@ -267,4 +275,124 @@ func TestLimitListener(t *testing.T) {
 		t.Fatal("closing a connection did not free its slot")
 	}
 	conns[1].Close()
+}
+
+// TestIdleConnectionsAreShed: with every slot held — by keep-alive
+// connections idle between requests, or by connections that say nothing —
+// a new client is served within the shed time, not after the idle or
+// header timeouts (two minutes; issue 28.10: 64 idle GET /health took
+// every slot and a request waited 118 s). A connection busy with a request
+// is not closed for room. A health check closes its connection.
+func TestIdleConnectionsAreShed(t *testing.T) {
+	const slots, shed = 4, 200 * time.Millisecond
+	e, _ := newTestEngine(t, nil, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveHTTP(ctx, e, newConnPool(ln, slots, shed), HTTPOptions{Loopback: true}) }()
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close() // first: the server's shutdown waits for silent connections
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serveHTTP: %v", err)
+		}
+	}()
+	addr := ln.Addr().String()
+	// request writes one HTTP request on c and reads its response.
+	request := func(c net.Conn, req string) (*http.Response, error) {
+		c.SetDeadline(time.Now().Add(3 * time.Second))
+		if _, err := io.WriteString(c, req); err != nil {
+			return nil, err
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err == nil {
+			_, err = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		return resp, err
+	}
+	discover := `{"jsonrpc":"2.0","id":1,"method":"workspace/discover"}`
+	rpc := "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(discover)) + "\r\n\r\n" + discover
+	dial := func() net.Conn {
+		t.Helper()
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		return c
+	}
+	for _, hold := range []string{"keep-alive", "silent"} {
+		for range slots {
+			c := dial()
+			if hold == "keep-alive" {
+				if resp, err := request(c, rpc); err != nil || resp.StatusCode != 200 || resp.Close {
+					t.Fatalf("a keep-alive request: %v %v", resp, err)
+				}
+			}
+		}
+		start := time.Now()
+		resp, err := request(dial(), rpc)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s: a new client with every slot held: %v %v", hold, resp, err)
+		}
+		if waited := time.Since(start); waited > 2*time.Second {
+			t.Errorf("%s: a new client waited %v", hold, waited)
+		}
+	}
+	c := dial()
+	resp, err := request(c, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+	if err != nil || resp.StatusCode != 200 || !resp.Close {
+		t.Fatalf("health: %v %v", resp, err)
+	}
+	c.SetReadDeadline(time.Now().Add(3 * time.Second))
+	if n, err := c.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		t.Errorf("the health check's connection stayed open: %d %v", n, err)
+	}
+}
+
+// addrConn is a net.Conn with a remote address and nothing else.
+type addrConn struct {
+	net.Conn
+	remote net.Addr
+}
+
+func (c addrConn) RemoteAddr() net.Addr { return c.remote }
+func (c addrConn) Close() error         { return nil }
+
+// TestShedTheClientHoldingMost: when every slot is held, the connection
+// shed is an idle one of the client holding the most connections, the one
+// idle longest; a busy connection never is, and one idle for less than the
+// shed time is waited for.
+func TestShedTheClientHoldingMost(t *testing.T) {
+	p := newConnPool(nil, 4, time.Second)
+	now := time.Now()
+	conn := func(host string, idle bool, since time.Duration) *poolConn {
+		c := &poolConn{Conn: addrConn{remote: &net.TCPAddr{IP: net.ParseIP(host), Port: 4000}}, pool: p, idle: idle, since: now.Add(-since)}
+		p.open[c] = struct{}{}
+		return c
+	}
+	conn("10.0.0.1", true, time.Hour) // idle longest, but its client holds one
+	busy := conn("10.0.0.2", false, 2*time.Hour)
+	conn("10.0.0.2", true, 2*time.Second)
+	conn("10.0.0.2", true, time.Minute+time.Second)
+	victim, _ := p.room()
+	if victim == nil || victim.host() != "10.0.0.2" || !victim.idle {
+		t.Fatalf("victim %+v, want an idle connection of 10.0.0.2", victim)
+	}
+	if victim == busy || victim.since != now.Add(-(time.Minute+time.Second)) {
+		t.Errorf("victim idle since %v, want the one idle longest of 10.0.0.2", now.Sub(victim.since))
+	}
+	// Only a connection idle for less than the shed time: wait for it.
+	q := newConnPool(nil, 1, time.Second)
+	q.open[&poolConn{Conn: addrConn{remote: &net.TCPAddr{IP: net.ParseIP("10.0.0.3")}}, pool: q, idle: true, since: time.Now()}] = struct{}{}
+	if victim, wait := q.room(); victim != nil || wait <= 0 || wait > time.Second {
+		t.Errorf("a fresh idle connection: victim %v, wait %v", victim, wait)
+	}
 }

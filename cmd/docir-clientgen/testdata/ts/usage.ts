@@ -18,6 +18,8 @@ import {
   SchemaError,
   workspaceBind,
   workspaceReplay,
+  workspaceEvidence,
+  workspaceRefresh,
   workspaceStatus,
   type BindingResult,
   type Document,
@@ -142,4 +144,26 @@ const summary = (counts: unknown) =>
 const refreshed = decodeWorkspaceRefresh(summary({ binary: 1 }));
 if (!refreshed.ok || refreshed.result.warning_counts?.["binary"] !== 1) throw new Error("refresh: " + JSON.stringify(refreshed));
 expectThrow("a warning count that is no number", () => decodeWorkspaceRefresh(summary({ binary: "1" })));
+// A read under a binding, attested: its params are the read's own, as a
+// client writes them (they once typed as Record<string, never>, which no
+// real call compiles against).
+const attested = workspaceEvidence(41, { binding: receipt, method: "docir/get", params: { doc_ids: ["a", "b#x"] } });
+if (JSON.parse(attested).params.params.doc_ids[1] !== "b#x") throw new Error("evidence: " + attested);
+workspaceEvidence(42, { binding: receipt, method: "docir/search", params: { query: "retry budget", limit: 3 } });
+workspaceEvidence(43, { binding: receipt, method: "workspace/status" });
+workspaceEvidence(44, { binding: receipt, method: "docir/context", params: null });
+expectThrow("a method that is not a read", () =>
+  // @ts-expect-error: evidence attests reads only
+  workspaceEvidence(45, { binding: receipt, method: "workspace/refresh", params: {} }),
+);
+expectThrow("no binding", () =>
+  // @ts-expect-error: binding is required
+  workspaceEvidence(46, { method: "docir/get", params: { doc_id: "a" } }),
+);
+// Params that take no members take none.
+workspaceRefresh(47, {});
+expectThrow("a member refresh does not take", () =>
+  // @ts-expect-error: workspace/refresh takes no members
+  workspaceRefresh(48, { force: true }),
+);
 console.log("ok");

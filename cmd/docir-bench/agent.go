@@ -1,0 +1,420 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/docir/docir/docir/corpustest"
+)
+
+// The agent bench (-agent) measures bytes to answer: an agent that knows
+// only what the tools return asks docir over MCP, for each question of a
+// set, search, then context, then gets the addresses of context's plan one
+// by one, in order, until it has read the section that answers the
+// question. It counts the calls and the bytes of tool text it read (the
+// text content a host shows the model), and compares them with reading the
+// whole file that holds the answer, and with reading the files of the top
+// ten search hits.
+//
+// A question set is JSON lines of {question, answer, also}: answer is the
+// address of the section (or the document) that answers it, written by
+// reading the corpus's pages, not by running the search; also lists other
+// sections that answer it as well, where the corpus says the same thing
+// twice (a command's own page and the guide that explains it).
+
+// agentQuestion is one row of a question set.
+type agentQuestion struct {
+	Question string   `json:"question"`
+	Answer   string   `json:"answer"`
+	Also     []string `json:"also,omitempty"`
+}
+
+// agentResult is what the agent did for one question; answerFile is the
+// size of the file of its first answer.
+type agentResult struct {
+	q                 agentQuestion
+	found             bool
+	calls             int
+	bytes             int // tool text read
+	skeleton          int // of which search and context
+	answerFile        int // bytes of the file that holds the answer
+	topFiles          int // bytes of the files of search's hits
+	planLen, position int // addresses in the plan; 1-based position of the read that held the answer (0: none)
+}
+
+// DefaultQuestions is the question set on the Hugo docs, in this folder's
+// testdata.
+const DefaultQuestions = "cmd/docir-bench/testdata/agent-hugo.jsonl"
+
+// agentRun plays the agent on the Hugo docs and writes its figures.
+func (e *env) agentRun(b *strings.Builder) error {
+	qs, err := e.questions()
+	if err != nil {
+		return err
+	}
+	dir, err := e.unpack(corpustest.HugoDocs)
+	if err != nil {
+		return err
+	}
+	c := &corpus{name: "hugo-docs", dir: filepath.Join(e.work, "agent"), sources: []source{{path: filepath.Join(dir, "hugo-docs")}}}
+	if err := c.prepare(); err != nil {
+		return err
+	}
+	e.say("agent: indexing %s (%d documents)", c.name, c.docs)
+	if out, err := exec.Command(e.docir, "--config", filepath.Join(c.dir, "docir.yaml"), "index").CombinedOutput(); err != nil {
+		return fmt.Errorf("docir index: %v\n%s", err, out)
+	}
+	s, err := startMCP(e.docir, c.dir)
+	if err != nil {
+		return err
+	}
+	defer s.stop()
+	e.say("agent: %d questions over MCP", len(qs))
+	var rs []agentResult
+	for _, q := range qs {
+		r, err := playAgent(s, q)
+		if err != nil {
+			return fmt.Errorf("question %q: %w", q.Question, err)
+		}
+		rs = append(rs, r)
+	}
+	writeAgent(b, c, rs, e.o.questions)
+	return nil
+}
+
+// questions reads the question set -questions names (DefaultQuestions by
+// default, from the module root).
+func (e *env) questions() ([]agentQuestion, error) {
+	path := e.o.questions
+	if path == "" {
+		root, err := moduleRoot()
+		if err != nil {
+			return nil, err
+		}
+		path = filepath.Join(root, DefaultQuestions)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parseQuestions(data, path)
+}
+
+// parseQuestions reads a question set: one JSON object a line, blank lines
+// skipped; a line that is not a question with an answer is an error naming
+// it.
+func parseQuestions(data []byte, name string) ([]agentQuestion, error) {
+	var qs []agentQuestion
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		var q agentQuestion
+		if err := dec.Decode(&q); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, i+1, err)
+		}
+		if strings.TrimSpace(q.Question) == "" || strings.TrimSpace(q.Answer) == "" {
+			return nil, fmt.Errorf("%s:%d: want a question and its answer's address", name, i+1)
+		}
+		qs = append(qs, q)
+	}
+	if len(qs) == 0 {
+		return nil, fmt.Errorf("%s: no questions", name)
+	}
+	return qs, nil
+}
+
+// toolReply is what a tools/call answered.
+type toolReply struct {
+	text       string
+	structured json.RawMessage
+	isError    bool
+}
+
+// playAgent answers one question as the agent would: search, context, then
+// the plan's addresses one by one until the answer is read. The answer
+// itself is read first, outside the count, to know it when the agent reads
+// it: the agent has read it when a body it got holds the answer's whole
+// text (the section itself, a section around it, or its document).
+func playAgent(s *mcpServer, q agentQuestion) (agentResult, error) {
+	r := agentResult{q: q}
+	var answers []string // the bodies of the answers
+	for i, addr := range append([]string{q.Answer}, q.Also...) {
+		oracle, err := s.call("get", map[string]any{"doc_id": addr})
+		if err != nil {
+			return r, err
+		}
+		var answer struct {
+			Body string `json:"body"`
+			Path string `json:"path"`
+		}
+		if oracle.isError || json.Unmarshal(oracle.structured, &answer) != nil || answer.Body == "" {
+			return r, fmt.Errorf("the answer %s does not resolve: %.200s", addr, oracle.text)
+		}
+		answers = append(answers, answer.Body)
+		if i == 0 {
+			if r.answerFile, err = s.fileSize(answer.Path); err != nil {
+				return r, err
+			}
+		}
+	}
+
+	search, err := s.call("search", map[string]any{"query": q.Question})
+	if err != nil {
+		return r, err
+	}
+	r.calls, r.bytes = 1, len(search.text)
+	var hits struct {
+		Hits []struct {
+			Path string `json:"path"`
+		} `json:"hits"`
+	}
+	if err := json.Unmarshal(search.structured, &hits); err != nil {
+		return r, fmt.Errorf("search: %w", err)
+	}
+	for _, h := range hits.Hits {
+		n, err := s.fileSize(h.Path)
+		if err != nil {
+			return r, err
+		}
+		r.topFiles += n
+	}
+
+	ctx, err := s.call("context", map[string]any{"query": q.Question})
+	if err != nil {
+		return r, err
+	}
+	r.calls++
+	r.bytes += len(ctx.text)
+	r.skeleton = r.bytes
+	var plan struct {
+		Addresses []string `json:"addresses"`
+	}
+	if err := json.Unmarshal(ctx.structured, &plan); err != nil {
+		return r, fmt.Errorf("context: %w", err)
+	}
+	r.planLen = len(plan.Addresses)
+	for i, addr := range plan.Addresses {
+		got, err := s.call("get", map[string]any{"doc_id": addr})
+		if err != nil {
+			return r, err
+		}
+		r.calls++
+		r.bytes += len(got.text)
+		if !got.isError && slices.ContainsFunc(answers, func(a string) bool { return strings.Contains(got.text, a) }) {
+			r.found, r.position = true, i+1
+			break
+		}
+	}
+	return r, nil
+}
+
+// mcpServer is `docir serve --mcp` spoken to over stdio, one call at a
+// time.
+type mcpServer struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr bytes.Buffer
+	cancel context.CancelFunc
+	id     int
+	roots  []string // the corpus's source folders, for file sizes
+}
+
+func startMCP(docir, dir string) (*mcpServer, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	s := &mcpServer{cancel: cancel}
+	s.cmd = exec.CommandContext(ctx, docir, "serve", "--mcp")
+	s.cmd.Dir = dir
+	var err error
+	if s.in, err = s.cmd.StdinPipe(); err != nil {
+		cancel()
+		return nil, err
+	}
+	outPipe, err := s.cmd.StdoutPipe()
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	s.out = bufio.NewReaderSize(outPipe, 1<<20)
+	s.cmd.Stderr = &s.stderr
+	if err := s.cmd.Start(); err != nil {
+		cancel()
+		return nil, err
+	}
+	if _, err := s.rpc("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "docir-bench-agent", "version": "0"}}); err != nil {
+		s.stop()
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	if _, err := io.WriteString(s.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		s.stop()
+		return nil, err
+	}
+	status, err := s.call("status", map[string]any{})
+	if err != nil {
+		s.stop()
+		return nil, err
+	}
+	var st struct {
+		Sources []struct {
+			Path string `json:"path"`
+		} `json:"sources"`
+	}
+	if err := json.Unmarshal(status.structured, &st); err != nil {
+		s.stop()
+		return nil, fmt.Errorf("status: %w", err)
+	}
+	for _, src := range st.Sources {
+		s.roots = append(s.roots, src.Path)
+	}
+	return s, nil
+}
+
+// rpc sends one request and returns its result.
+func (s *mcpServer) rpc(method string, params any) (json.RawMessage, error) {
+	s.id++
+	frame, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": s.id, "method": method, "params": params})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.in.Write(append(frame, '\n')); err != nil {
+		return nil, fmt.Errorf("write: %v (%s)", err, s.stderr.String())
+	}
+	for {
+		line, err := s.out.ReadBytes('\n')
+		if err != nil {
+			return nil, fmt.Errorf("read: %v (%s)", err, s.stderr.String())
+		}
+		var reply struct {
+			ID     *int            `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if err := json.Unmarshal(line, &reply); err != nil {
+			return nil, fmt.Errorf("reply %.200s: %w", line, err)
+		}
+		if reply.ID == nil || *reply.ID != s.id {
+			continue // a notification
+		}
+		if reply.Error != nil {
+			return nil, fmt.Errorf("%s: %s", method, reply.Error)
+		}
+		return reply.Result, nil
+	}
+}
+
+// call calls a tool.
+func (s *mcpServer) call(tool string, args map[string]any) (toolReply, error) {
+	res, err := s.rpc("tools/call", map[string]any{"name": tool, "arguments": args})
+	if err != nil {
+		return toolReply{}, err
+	}
+	var r struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+		IsError           bool            `json:"isError"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil {
+		return toolReply{}, fmt.Errorf("%s: %w", tool, err)
+	}
+	var text strings.Builder
+	for _, c := range r.Content {
+		text.WriteString(c.Text)
+	}
+	return toolReply{text: text.String(), structured: r.StructuredContent, isError: r.IsError}, nil
+}
+
+// fileSize is the size of the file at a document's path (relative to one
+// of the source folders).
+func (s *mcpServer) fileSize(path string) (int, error) {
+	for _, root := range s.roots {
+		if fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(path))); err == nil {
+			return int(fi.Size()), nil
+		}
+	}
+	return 0, fmt.Errorf("no file %s under %v", path, s.roots)
+}
+
+func (s *mcpServer) stop() {
+	s.in.Close()
+	_ = s.cmd.Wait()
+	s.cancel()
+}
+
+// agentTotals sums a run.
+type agentTotals struct {
+	questions, found, calls          int
+	bytes, skeleton, answer, topFile int
+	firstRead                        int // found by the plan's first address
+}
+
+func totals(rs []agentResult) agentTotals {
+	var t agentTotals
+	for _, r := range rs {
+		t.questions++
+		t.calls += r.calls
+		t.bytes += r.bytes
+		t.skeleton += r.skeleton
+		t.answer += r.answerFile
+		t.topFile += r.topFiles
+		if r.found {
+			t.found++
+		}
+		if r.position == 1 {
+			t.firstRead++
+		}
+	}
+	return t
+}
+
+// writeAgent writes the agent's figures: the totals against the targets,
+// then one row a question.
+func writeAgent(b *strings.Builder, c *corpus, rs []agentResult, set string) {
+	if set == "" {
+		set = DefaultQuestions
+	}
+	t := totals(rs)
+	fmt.Fprintf(b, "## Bytes to answer: an agent over MCP (%s, %d documents; %s)\n\n", c.name, c.docs, set)
+	fmt.Fprintf(b, "The agent calls search, then context, then get on each address of the plan, in order, until it has read the section that answers the question.\n\n")
+	fmt.Fprintf(b, "| measure | value | target |\n| --- | ---: | ---: |\n")
+	fmt.Fprintf(b, "| found | %d of %d (%.0f%%) | ≥ 95%% |\n", t.found, t.questions, pct(t.found, t.questions))
+	fmt.Fprintf(b, "| found by the plan's first address | %d of %d | |\n", t.firstRead, t.questions)
+	fmt.Fprintf(b, "| calls per question | %.2f | ≤ 4 |\n", float64(t.calls)/float64(max(t.questions, 1)))
+	fmt.Fprintf(b, "| tool text read | %s (%s a question) | |\n", kb(t.bytes), kb(t.bytes/max(t.questions, 1)))
+	fmt.Fprintf(b, "| of which search and context | %s (%.0f%%) | |\n", kb(t.skeleton), pct(t.skeleton, t.bytes))
+	fmt.Fprintf(b, "| the files that hold the answers, read whole | %s | |\n", kb(t.answer))
+	fmt.Fprintf(b, "| **bytes read ÷ answer files** | **%.2f×** | ≤ 0.5× |\n", ratio(t.bytes, t.answer))
+	fmt.Fprintf(b, "| the files of search's hits, read whole | %s | |\n", kb(t.topFile))
+	fmt.Fprintf(b, "| bytes read ÷ the hits' files | %.2f× | |\n\n", ratio(t.bytes, t.topFile))
+	fmt.Fprintf(b, "| question | answer | found | calls | read | answer file | read ÷ file | plan |\n| --- | --- | --- | ---: | ---: | ---: | ---: | --- |\n")
+	for _, r := range rs {
+		found := "no"
+		if r.found {
+			found = fmt.Sprintf("yes (%d of %d)", r.position, r.planLen)
+		}
+		fmt.Fprintf(b, "| %s | `%s` | %s | %d | %s | %s | %.2f× | %d addresses |\n",
+			r.q.Question, r.q.Answer, found, r.calls, kb(r.bytes), kb(r.answerFile), ratio(r.bytes, r.answerFile), r.planLen)
+	}
+	b.WriteString("\n")
+}
+
+func pct(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
+
+func ratio(a, b int) float64 { return float64(a) / float64(max(b, 1)) }
+
+func kb(n int) string { return fmt.Sprintf("%.1f KB", float64(n)/1000) }

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/docir/docir/address"
+)
+
+func TestParseQuestions(t *testing.T) {
+	in := `{"question": "How?", "answer": "a#b"}
+
+{"question": "Why?", "answer": "c", "also": ["d#e"]}
+`
+	got, err := parseQuestions([]byte(in), "q.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []agentQuestion{{Question: "How?", Answer: "a#b"}, {Question: "Why?", Answer: "c", Also: []string{"d#e"}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	for in, msg := range map[string]string{
+		``:                                       "q.jsonl: no questions",
+		`{"question": "x"}`:                      "q.jsonl:1: want a question and its answer's address",
+		"\n" + `{"question": "x", "answr": "a"}`: `q.jsonl:2: json: unknown field "answr"`,
+		`not json`:                               "q.jsonl:1: invalid character",
+	} {
+		if _, err := parseQuestions([]byte(in), "q.jsonl"); err == nil || !strings.HasPrefix(err.Error(), msg) {
+			t.Errorf("%q: error %v, want %q", in, err, msg)
+		}
+	}
+}
+
+// TestQuestionSet: the committed question set parses, and every answer is
+// an address (whether it resolves is checked when the bench runs).
+func TestQuestionSet(t *testing.T) {
+	data, err := os.ReadFile("testdata/agent-hugo.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := parseQuestions(data, "testdata/agent-hugo.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, q := range qs {
+		for _, a := range append([]string{q.Answer}, q.Also...) {
+			if _, err := address.Parse(a); err != nil {
+				t.Errorf("%q: %v", q.Question, err)
+			}
+		}
+		if seen[q.Question] {
+			t.Errorf("%q twice", q.Question)
+		}
+		seen[q.Question] = true
+	}
+	if len(qs) < 40 {
+		t.Errorf("%d questions", len(qs))
+	}
+}
+
+// FuzzParseQuestions: a question set parses to questions that each have a
+// question and an answer, or to an error naming the file.
+func FuzzParseQuestions(f *testing.F) {
+	f.Add([]byte(`{"question": "How?", "answer": "a#b", "also": ["c"]}` + "\n\n"))
+	f.Add([]byte(`{"question": "", "answer": "a"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		qs, err := parseQuestions(data, "f")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f") {
+				t.Fatalf("error %v does not name the file", err)
+			}
+			return
+		}
+		for _, q := range qs {
+			if strings.TrimSpace(q.Question) == "" || strings.TrimSpace(q.Answer) == "" {
+				t.Fatalf("question %+v", q)
+			}
+		}
+	})
+}

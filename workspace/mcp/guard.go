@@ -1,0 +1,304 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
+)
+
+// MaxFrameBytes bounds one inbound MCP message (a stdio line, or a
+// Streamable HTTP body): 1 MiB, the bound of a reply. Every call whose
+// arguments are valid against its tool's input schema fits in it (the
+// schemas bound every string and array; TestSchemaValidCallsFit holds
+// them to it), so an agent never meets frame_too_large with a call its
+// host let it make. NDJSON and /rpc keep wire.MaxFrameBytes.
+const MaxFrameBytes = wire.MaxReplyBytes
+
+// batchVersion is the first protocol version without JSON-RPC batches:
+// 2025-03-26 had them (a server MUST receive them), 2025-06-18 removed
+// them. Dates compare as strings.
+const batchVersion = "2025-06-18"
+
+// guard holds what docir checks of one MCP session's messages before the
+// SDK reads them, and of the SDK's replies before they are written, on
+// stdio and on Streamable HTTP alike:
+//
+//   - an id is a string or an integer the SDK echoes exactly, else the
+//     message is refused to id null (the SDK holds ids as float64);
+//   - a message with an id and no method, result or error is refused;
+//   - a call other than initialize or ping before initialize is refused;
+//   - initialize's params are an object (the SDK would answer code 0);
+//   - a call the client cancelled (notifications/cancelled) gets no reply;
+//   - a reply with error code 0 (an SDK error without a number) goes out
+//     as -32603 internal, so that no error has code 0;
+//   - a JSON-RPC batch is served only in a session whose protocol has
+//     batches (before 2025-06-18).
+type guard struct {
+	mu          sync.Mutex
+	initialized bool
+	initID      string          // the initialize call's id key, until its reply
+	protocol    string          // the version the initialize reply settled
+	cancelled   map[string]bool // id keys of cancelled calls not yet answered
+}
+
+// maxCancelled bounds the cancelled calls a guard remembers: past it a
+// cancellation is ignored (the call is answered, which MCP allows).
+const maxCancelled = 1024
+
+// refusal is a message the guard answers itself: the error and the id it
+// goes to.
+type refusal struct {
+	id  json.RawMessage
+	err *wire.Error
+}
+
+func (r *refusal) line() []byte { return wire.ErrorLine(r.id, r.err) }
+
+// inbound checks one message (a JSON object, outside or inside a batch)
+// and records what it says of the session; nil lets it through to the SDK,
+// whose decoder reports what else is wrong.
+func (g *guard) inbound(msg []byte) *refusal {
+	members, err := wire.Members(msg)
+	if err != nil {
+		return nil
+	}
+	rawID, hasID := members["id"]
+	_, hasMethod := members["method"]
+	_, hasResult := members["result"]
+	_, hasError := members["error"]
+	id := json.RawMessage("null")
+	if hasID {
+		if !exactID(rawID) {
+			return &refusal{id, wire.NewError(docir.CodeInvalidRequest,
+				"invalid request: id %s: an MCP id is a string or an integer from -(2^53-1) to 2^53-1 (not null), and is echoed exactly", clip(rawID))}
+		}
+		id = rawID
+	}
+	if !hasMethod {
+		if hasResult || hasError {
+			return nil // a response to a request of ours
+		}
+		return &refusal{id, wire.NewError(docir.CodeInvalidRequest, "invalid request: want a method name (a non-empty string)")}
+	}
+	var method string
+	if json.Unmarshal(members["method"], &method) != nil {
+		return nil // the SDK's decoder reports it
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case method == "initialize" && hasID:
+		if p := members["params"]; len(p) == 0 || p[0] != '{' {
+			return &refusal{id, wire.NewError(docir.CodeInvalidParams,
+				"invalid params: initialize takes an object {protocolVersion, capabilities, clientInfo}")}
+		}
+		if !g.initialized {
+			g.initialized, g.initID = true, idKey(rawID)
+		}
+	case method == "notifications/cancelled":
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(members["params"], &p) == nil && exactID(p.RequestID) {
+			if g.cancelled == nil {
+				g.cancelled = map[string]bool{}
+			}
+			if len(g.cancelled) < maxCancelled {
+				g.cancelled[idKey(p.RequestID)] = true
+			}
+		}
+	case hasID && method != "ping" && !g.initialized:
+		return &refusal{id, wire.NewError(docir.CodeInvalidRequest,
+			"invalid request: %s before initialize: an MCP session starts with an initialize request", clip(members["method"]))}
+	}
+	return nil
+}
+
+// outbound settles a reply the SDK is about to write: drop says the call
+// was cancelled and gets no reply; an error with code 0 gets a number.
+func (g *guard) outbound(resp *jsonrpc.Response) (drop bool) {
+	key := sdkIDKey(resp.ID)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.cancelled[key] {
+		delete(g.cancelled, key)
+		return true
+	}
+	if key != "" && key == g.initID {
+		g.initID = ""
+		var r struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if resp.Error == nil && json.Unmarshal(resp.Result, &r) == nil {
+			g.protocol = r.ProtocolVersion
+		}
+	}
+	resp.Error = coded(resp.Error)
+	return false
+}
+
+// coded is err as a JSON-RPC error with a number and docir's code in
+// data.code: an error without a number (the SDK's own, for which it writes
+// code 0) is internal; one without data gets the code its number means.
+func coded(err error) error {
+	if err == nil {
+		return nil
+	}
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code == 0 {
+		return sdkError(wire.NewError(docir.CodeInternal, "%s", err.Error()))
+	}
+	if len(je.Data) > 0 && json.Valid(je.Data) {
+		return je
+	}
+	code := docir.CodeInternal
+	switch je.Code {
+	case jsonrpc.CodeParseError:
+		code = docir.CodeParseError
+	case jsonrpc.CodeInvalidRequest:
+		code = docir.CodeInvalidRequest
+	case jsonrpc.CodeMethodNotFound:
+		code = docir.CodeMethodNotFound
+	case jsonrpc.CodeInvalidParams:
+		code = docir.CodeInvalidParams
+	}
+	data, _ := json.Marshal(wire.ErrorData{Code: code})
+	return &jsonrpc.Error{Code: je.Code, Message: je.Message, Data: data}
+}
+
+// batches reports whether the session's protocol has JSON-RPC batches.
+func (g *guard) batches() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.protocol != "" && g.protocol < batchVersion
+}
+
+// refuseBatch is the refusal of a batch in a session whose protocol has
+// none.
+func (g *guard) refuseBatch() *refusal {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	protocol := g.protocol
+	if protocol == "" {
+		protocol = "not settled (no initialize yet)"
+	}
+	return &refusal{json.RawMessage("null"), wire.NewError(docir.CodeBatchUnsupported,
+		"batch requests (JSON arrays) are not supported in this session (protocol %s; MCP has batches only before %s): send one message per frame", protocol, batchVersion)}
+}
+
+// batch checks a JSON-RPC batch's messages. A batch runs whole or not at
+// all: when the guard refuses any message, every message gets an error
+// (the refused ones their reason, the others "not run") and nothing runs;
+// refused is then the reply. An empty batch is one invalid_request.
+func (g *guard) batch(line []byte) (msgs []json.RawMessage, refused []byte) {
+	if err := json.Unmarshal(line, &msgs); err != nil {
+		return nil, wire.ErrorLine(nil, wire.NewError(docir.CodeParseError, "parse error: %v", err))
+	}
+	if len(msgs) == 0 {
+		return nil, wire.ErrorLine(nil, wire.NewError(docir.CodeInvalidRequest, "invalid request: an empty batch"))
+	}
+	errs := make([]*refusal, len(msgs))
+	bad := false
+	for i, m := range msgs {
+		m = wire.TrimJSONSpace(m)
+		if len(m) == 0 || m[0] != '{' {
+			errs[i] = &refusal{json.RawMessage("null"), wire.NewError(docir.CodeInvalidRequest, "invalid request: a batch holds message objects")}
+		} else if members, err := wire.Members(m); err == nil && isString(members["method"]) && unquote(members["method"]) == "initialize" {
+			errs[i] = &refusal{json.RawMessage("null"), wire.NewError(docir.CodeInvalidRequest, "invalid request: initialize cannot be part of a batch")}
+		} else {
+			errs[i] = g.inbound(m)
+		}
+		bad = bad || errs[i] != nil
+	}
+	if !bad {
+		return msgs, nil
+	}
+	var b bytes.Buffer
+	b.WriteByte('[')
+	n := 0
+	for i, m := range msgs {
+		r := errs[i]
+		if r == nil {
+			id := wire.ScanID(m, true)
+			if id == nil {
+				continue // a notification that was not run gets no reply
+			}
+			r = &refusal{id, wire.NewError(docir.CodeInvalidRequest, "invalid request: not run: another message of the batch was refused")}
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(r.line())
+		n++
+	}
+	b.WriteByte(']')
+	return nil, b.Bytes()
+}
+
+// exactID reports whether raw is an id the SDK echoes byte for byte: a
+// JSON string, or an integer literal within ±maxExactID.
+func exactID(raw json.RawMessage) bool {
+	switch {
+	case len(raw) == 0:
+		return false
+	case raw[0] == '"':
+		var s string
+		return json.Unmarshal(raw, &s) == nil
+	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		return err == nil && strconv.FormatInt(n, 10) == string(raw) && n >= -maxExactID && n <= maxExactID
+	}
+	return false
+}
+
+// maxExactID bounds integer ids: the SDK holds them as float64, which is
+// exact up to 2^53-1.
+const maxExactID = 1<<53 - 1
+
+// idKey names an exact id the way sdkIDKey names the SDK's form of it.
+func idKey(raw json.RawMessage) string {
+	if len(raw) > 0 && raw[0] == '"' {
+		return "s" + unquote(raw)
+	}
+	return "n" + string(raw)
+}
+
+// sdkIDKey names an id as the SDK holds it ("" for none).
+func sdkIDKey(id jsonrpc.ID) string {
+	switch v := id.Raw().(type) {
+	case string:
+		return "s" + v
+	case int64:
+		return "n" + strconv.FormatInt(v, 10)
+	}
+	return ""
+}
+
+func isString(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '"' }
+
+func unquote(raw json.RawMessage) string {
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+// clip shortens an id or method for an error message.
+func clip(raw json.RawMessage) string {
+	if len(raw) > 64 {
+		return string(raw[:64]) + "…"
+	}
+	return string(raw)
+}
+
+// sdkError is a docir wire error as the SDK carries it.
+func sdkError(werr *wire.Error) *jsonrpc.Error {
+	data, _ := json.Marshal(werr.Data)
+	return &jsonrpc.Error{Code: int64(werr.Code), Message: werr.Message, Data: data}
+}
