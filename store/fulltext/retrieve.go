@@ -130,7 +130,8 @@ type cursor struct {
 	head bool // the head field, else the text
 	tfr  index.TermFieldReader
 	doc  index.TermFieldDoc
-	at   uint64 // the passage it is on
+	at   uint64 // the passage it is on, once on one
+	on   bool   // it has been moved onto a passage (or past the end)
 	done bool
 }
 
@@ -142,7 +143,7 @@ func (c *cursor) next() error {
 
 // seek moves the cursor to the first passage at or after num.
 func (c *cursor) seek(num uint64) error {
-	if c.done || c.at >= num {
+	if c.done || c.on && c.at >= num {
 		return nil
 	}
 	d, err := c.tfr.Advance(index.NewIndexInternalID(nil, num), &c.doc)
@@ -151,6 +152,7 @@ func (c *cursor) seek(num uint64) error {
 }
 
 func (c *cursor) set(d *index.TermFieldDoc) {
+	c.on = true
 	if d == nil {
 		c.done = true
 		return
