@@ -127,20 +127,30 @@ func writeTemp(name string, data []byte) (string, error) {
 // writeOnce writes the file dir/name with data if it is absent: written
 // aside and hard-linked into place, so that it appears whole and an
 // existing file is never replaced.
+//
+// A refresh of the same store that tidies it meanwhile may remove the
+// temporary file of a claim under way (Tidy runs under the refresh lock, a
+// claim before it): the write is then made again.
 func writeOnce(dir, name string, data []byte) error {
 	path := filepath.Join(dir, name)
-	if _, err := os.Lstat(path); err == nil {
-		return nil
+	for try := 0; ; try++ {
+		if _, err := os.Lstat(path); err == nil {
+			return nil
+		}
+		tmp, err := writeTemp(path, data)
+		if err != nil {
+			return err
+		}
+		err = faultfs.Link(tmp, path)
+		os.Remove(tmp)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && try < 3:
+			continue // the temporary file was tidied away
+		case err != nil && !errors.Is(err, fs.ErrExist):
+			return err
+		}
+		return faultfs.SyncDir(dir)
 	}
-	tmp, err := writeTemp(path, data)
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp)
-	if err := faultfs.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	return faultfs.SyncDir(dir)
 }
 
 // cloneTree copies the folder src to dst (which must not exist). Files named
@@ -315,7 +325,10 @@ func Tidy(dir string, others ...string) error {
 	for _, e := range entries {
 		base, _, tmp := strings.Cut(e.Name(), tmpMarker)
 		if tmp && slices.Contains(bases, base) && !e.IsDir() {
-			errs = append(errs, faultfs.Remove(filepath.Join(dir, e.Name())))
+			// A claim under way may have renamed or removed it since.
+			if err := faultfs.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
 		}
 	}
 	_, tmps, _, err := generations(dir)
