@@ -63,25 +63,44 @@ func (x *Index) Retrieve(ctx context.Context, q *Query) (*Retrieval, error) {
 // Close releases the snapshot.
 func (rt *Retrieval) Close() error { return rt.r.Close() }
 
-// StartFloor is a first floor to ask Candidates for: the bound of the
-// passages that lack the query's rarest term, so that the first reading
-// goes through that term's postings only.
-func (rt *Retrieval) StartFloor() float64 {
-	q := rt.q
-	if len(q.terms) < 2 {
-		return 0
+// Rarest returns the passages that hold the query's rarest term (in their
+// text or head) and bound above 0: a first reading that costs that term's
+// postings only, to find a first limit-th score (a floor no passage it
+// misses needs to beat) before Candidates reads the rest.
+func (rt *Retrieval) Rarest() ([]Candidate, error) {
+	if len(rt.q.terms) == 0 {
+		return nil, nil
 	}
-	rarest := 0
-	for k := range q.terms {
-		if q.df[k] < q.df[rarest] {
-			rarest = k
+	ess := make([]bool, len(rt.q.terms))
+	ess[rt.q.rarest()] = true
+	return rt.read(ess, 0)
+}
+
+// RarestCovers reports whether the passages Rarest returns are all that
+// Candidates(floor) would: every passage that bounds above floor holds the
+// rarest term.
+func (rt *Retrieval) RarestCovers(floor float64) bool {
+	q := rt.q
+	if len(q.terms) == 0 {
+		return true
+	}
+	for k, e := range q.essential(floor) {
+		if e && k != q.rarest() {
+			return false
 		}
 	}
-	in := make([]bool, len(q.terms))
-	for k := range in {
-		in[k] = k != rarest
+	return true
+}
+
+// rarest is the query's term that the fewest passages hold.
+func (q *Query) rarest() int {
+	r := 0
+	for k := range q.terms {
+		if q.df[k] < q.df[r] {
+			r = k
+		}
 	}
-	return q.setBound(in)
+	return r
 }
 
 // essential picks the terms whose postings a reading with floor must go
@@ -171,12 +190,18 @@ func length(norm float64) int {
 // Candidates returns every passage whose bound is above floor, in passage
 // order, skipping those that hold an excluded term. A passage is found by
 // a query term in its text or in its head.
-func (rt *Retrieval) Candidates(floor float64) (out []Candidate, err error) {
-	q := rt.q
-	if len(q.terms) == 0 {
+func (rt *Retrieval) Candidates(floor float64) ([]Candidate, error) {
+	if len(rt.q.terms) == 0 {
 		return nil, nil
 	}
-	ess := q.essential(floor)
+	return rt.read(rt.q.essential(floor), floor)
+}
+
+// read goes through the postings of the essential terms ess, looks the
+// others up for each passage they find, and returns those that bound above
+// floor and hold no excluded term.
+func (rt *Retrieval) read(ess []bool, floor float64) (out []Candidate, err error) {
+	q := rt.q
 	open := func(t string, term int, head bool) (*cursor, error) {
 		field := FieldText
 		if head {

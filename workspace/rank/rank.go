@@ -203,13 +203,19 @@ func (r *ranking) rank(q string, limit int) ([]rankedDoc, int, error) {
 		return nil, 0, err
 	}
 	b := &board{k: limit, docs: map[string]*rankedDoc{}}
-	floor := rt.StartFloor()
-	if r.exhaustive {
-		floor = 0
-	}
 	scored := map[uint64]bool{}
+	// The first reading is of the rarest term's passages only; the next,
+	// of every passage that bounds above the limit-th score the first
+	// found (everything, when it found fewer documents than the limit).
+	first := !r.exhaustive
+	floor := 0.0
 	for {
-		cands, err := rt.Candidates(floor)
+		var cands []fulltext.Candidate
+		if first {
+			cands, err = rt.Rarest()
+		} else {
+			cands, err = rt.Candidates(floor)
+		}
 		if err != nil {
 			return nil, 0, err
 		}
@@ -249,11 +255,13 @@ func (r *ranking) rank(q string, limit int) ([]rankedDoc, int, error) {
 			}
 			b.add(docID, slug, score)
 		}
-		theta := b.theta()
-		if r.exhaustive || floor <= theta {
-			break
+		if !first {
+			break // every passage that bounds above floor ≤ θ was read
 		}
-		floor = theta
+		first, floor = false, b.theta()
+		if rt.RarestCovers(floor) {
+			break // every passage that bounds above θ holds the rarest term: read
+		}
 	}
 	named, err := r.named(rt, b)
 	if err != nil {
