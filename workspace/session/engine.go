@@ -347,8 +347,10 @@ func (e *Engine) readBatch(ctx context.Context, params json.RawMessage) (any, er
 const batchEnvelope = 256
 
 // bind runs workspace/bind: a binding to a retained generation (or the
-// current one), its receipt. It does not end a drifted session's refusals:
-// only a granted refresh (or a new session) does.
+// current one), its receipt, and its hold on the generation in the store
+// (ttl: a day unless said; "0": none); or, with release, the end of one
+// bind's hold. It does not end a drifted session's refusals: only a
+// granted refresh (or a new session) does.
 func (e *Engine) bind(ctx context.Context, params json.RawMessage) (any, error) {
 	var p docir.BindParams
 	if err := wire.DecodeParams(wire.MethodBind, params, &p); err != nil {
@@ -356,6 +358,20 @@ func (e *Engine) bind(ctx context.Context, params json.RawMessage) (any, error) 
 	}
 	if e.cfg.Bindings == nil {
 		return nil, docir.Errorf(docir.CodeNoStore, "%s: this session has no local store to bind to", wire.MethodBind)
+	}
+	if p.Release != "" {
+		if p.Workspace != "" || p.Revision != 0 || p.TTL != nil {
+			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: release goes alone: it ends a hold and binds nothing", wire.MethodBind)
+		}
+		res, _, err := binding.Release(ctx, e.cfg.Bindings, []byte(p.Release))
+		return res, err
+	}
+	ttl := binding.DefaultHoldTTL
+	if p.TTL != nil {
+		var err error
+		if ttl, err = binding.ParseTTL(*p.TTL); err != nil {
+			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: %v", wire.MethodBind, err)
+		}
 	}
 	var b *binding.Binding
 	var err error
@@ -370,7 +386,14 @@ func (e *Engine) bind(ctx context.Context, params json.RawMessage) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	return e.bindingResult(ctx, b)
+	h, err := b.Hold(ctx, ttl)
+	if err != nil {
+		return nil, err
+	}
+	if h == nil && ttl != 0 {
+		return nil, docir.Errorf(docir.CodeInternal, "%s: no hold recorded", wire.MethodBind)
+	}
+	return b.Result(ctx, h)
 }
 
 // evidenceMethods are the reads workspace/evidence attests.
@@ -437,17 +460,11 @@ func (e *Engine) replayMethod(ctx context.Context, params json.RawMessage) (any,
 			return nil, err
 		}
 	}
-	return e.bindingResult(ctx, b)
-}
-
-func (e *Engine) bindingResult(ctx context.Context, b *binding.Binding) (docir.BindingResult, error) {
-	r := b.Receipt()
-	cur, err := e.cfg.Bindings.Current(ctx)
+	h, err := b.Held(ctx)
 	if err != nil {
-		return docir.BindingResult{}, err
+		return nil, err
 	}
-	return docir.BindingResult{Receipt: string(r.Marshal()), Digest: r.Digest(), Workspace: b.Workspace(),
-		Revision: b.Revision(), ManifestDigest: b.ManifestDigest(), Current: cur.Revision == b.Revision()}, nil
+	return b.Result(ctx, h)
 }
 
 // replay checks a binding receipt against the local store.
