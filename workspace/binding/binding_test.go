@@ -311,6 +311,13 @@ func TestEvidenceForgeriesRejected(t *testing.T) {
 		{"request key case changed", strings.Replace(good, `"request":`, `"rEQUEST":`, 1), answer(resp)},
 		{"inner receipt key case changed", strings.Replace(good, `"receipt":`, `"rECEIPT":`, 1), answer(resp)},
 		{"inner digest key case changed", strings.Replace(good, `{"digest":`, `{"dIGEST":`, 1), answer(resp)},
+		// Self-consistent files of methods workspace/evidence never
+		// attests: replaying one must not run it (issue 23.6).
+		{"method workspace/discover", string(b.Evidence("workspace/discover", []byte(`{}`), resp).Marshal()), answer(resp)},
+		{"method workspace/bind", string(b.Evidence("workspace/bind", []byte(`{}`), resp).Marshal()), answer(resp)},
+		{"method workspace/read-batch", string(b.Evidence("workspace/read-batch", req, resp).Marshal()), answer(resp)},
+		{"method docir/fields", string(b.Evidence("docir/fields", []byte(`{}`), resp).Marshal()), answer(resp)},
+		{"method unknown", string(b.Evidence("no/such", []byte(`{}`), resp).Marshal()), answer(resp)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -396,11 +397,6 @@ func (e *Engine) bind(ctx context.Context, params json.RawMessage) (any, error) 
 	return b.Result(ctx, h)
 }
 
-// evidenceMethods are the reads workspace/evidence attests.
-var evidenceMethods = map[string]bool{
-	wire.MethodGet: true, wire.MethodSearch: true, wire.MethodQuery: true, wire.MethodContext: true, wire.MethodStatus: true,
-}
-
 // evidence runs workspace/evidence: one read on the binding's generation,
 // its exact result bytes, and the evidence receipt the binding makes of
 // the exact params and result bytes. The receipt is made here, by the
@@ -410,8 +406,8 @@ func (e *Engine) evidence(ctx context.Context, params json.RawMessage) (any, err
 	if err := wire.DecodeParams(wire.MethodEvidence, params, &p); err != nil {
 		return nil, err
 	}
-	if !evidenceMethods[p.Method] {
-		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: method %q: want one of docir/get, docir/search, docir/query, docir/context, workspace/status", wire.MethodEvidence, p.Method)
+	if !slices.Contains(binding.EvidenceMethods(), p.Method) {
+		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: method %q: want one of %s", wire.MethodEvidence, p.Method, strings.Join(binding.EvidenceMethods(), ", "))
 	}
 	if len(p.Params) == 0 || string(p.Params) == "null" {
 		p.Params = json.RawMessage("{}")
