@@ -115,6 +115,10 @@ var readMethods = map[string]bool{
 type methodFunc struct {
 	exclusive bool
 	run       func(e *Engine, ctx context.Context, params json.RawMessage) (any, error)
+	// bounded, when set, runs instead of run, told room: the bytes the
+	// result may take for its reply to fit the session's bound around it
+	// (a read batch stops assembling past it).
+	bounded func(e *Engine, ctx context.Context, params json.RawMessage, room int) (any, error)
 }
 
 // New builds the engine for one session. The methods it serves follow from
@@ -146,7 +150,7 @@ func New(cfg Config) *Engine {
 		e.caps = append(e.caps, CapabilityRefresh)
 	}
 	if cfg.Policy != nil && cfg.Policy.ReadBatchWorkers > 0 {
-		e.methods[wire.MethodReadBatch] = methodFunc{run: (*Engine).readBatch}
+		e.methods[wire.MethodReadBatch] = methodFunc{bounded: (*Engine).readBatch}
 		e.caps = append(e.caps, CapabilityParallelRead)
 	}
 	for _, m := range readbatch.ReadMethods() {
@@ -185,8 +189,13 @@ func (e *Engine) Handle(ctx context.Context, frame []byte) []byte {
 	if werr != nil {
 		return wire.ErrorLine(id, werr)
 	}
-	result, werr := e.Call(ctx, req.Method, req.Params)
+	result, werr := e.call(ctx, req.Method, req.Params, e.maxReply-envelope(req.ID))
 	return wire.Reply(req, result, werr, e.maxReply)
+}
+
+// envelope is the bytes of a reply line to id around its result.
+func envelope(id json.RawMessage) int {
+	return len(wire.EncodeResponse(&wire.Response{ID: id, Result: json.RawMessage("0")})) - 1
 }
 
 // Call runs one method with its raw params (nil for none) and returns the
@@ -194,6 +203,12 @@ func (e *Engine) Handle(ctx context.Context, frame []byte) []byte {
 // are a reply_too_large error. A panic in the method is an internal error
 // reply, logged; the session goes on.
 func (e *Engine) Call(ctx context.Context, method string, params json.RawMessage) (result json.RawMessage, werr *wire.Error) {
+	return e.call(ctx, method, params, e.maxReply-batchEnvelope)
+}
+
+// call is Call for a result that room bytes may hold: the rest of the
+// reply bound once the reply around it is counted.
+func (e *Engine) call(ctx context.Context, method string, params json.RawMessage, room int) (result json.RawMessage, werr *wire.Error) {
 	m, ok := e.methods[method]
 	if !ok {
 		return nil, e.noMethod(method)
@@ -214,7 +229,13 @@ func (e *Engine) Call(ctx context.Context, method string, params json.RawMessage
 	if d := e.drift.Load(); d != nil && readMethods[method] {
 		return nil, wire.ToWire(d)
 	}
-	v, err := m.run(e, ctx, params)
+	var v any
+	var err error
+	if m.bounded != nil {
+		v, err = m.bounded(e, ctx, params, room)
+	} else {
+		v, err = m.run(e, ctx, params)
+	}
 	if err != nil {
 		return nil, wire.ToWire(err)
 	}
@@ -309,7 +330,7 @@ func (e *Engine) refresh(ctx context.Context, params json.RawMessage) (any, erro
 // frame on one held generation, at most the policy's workers at once, the
 // held source authenticated before and after. A drift found leaves the
 // session refusing reads until a granted refresh.
-func (e *Engine) readBatch(ctx context.Context, params json.RawMessage) (any, error) {
+func (e *Engine) readBatch(ctx context.Context, params json.RawMessage, room int) (any, error) {
 	if e.cfg.Hold == nil {
 		return nil, docir.Errorf(docir.CodeNoStore, "%s: this session has no local store to hold", wire.MethodReadBatch)
 	}
@@ -326,7 +347,7 @@ func (e *Engine) readBatch(ctx context.Context, params json.RawMessage) (any, er
 		Revision:     h.Generation(),
 		Authenticate: h.Authenticate,
 		MaxReply:     e.maxReply,
-		MaxResult:    e.maxReply - batchEnvelope,
+		MaxResult:    room,
 	}, params)
 	var de *docir.Error
 	if errors.As(err, &de) && de.Code == docir.CodeSourceDrift {
@@ -342,9 +363,11 @@ func (e *Engine) readBatch(ctx context.Context, params json.RawMessage) (any, er
 	return json.RawMessage(out), nil
 }
 
-// batchEnvelope is room for the reply around a read-batch result
-// ({"jsonrpc":"2.0","id":…,"result":…}), so that a result within its bound
-// is a reply within the session's.
+// batchEnvelope is room for the reply around a result when the caller
+// (MCP) frames the reply itself: Handle counts the reply's own envelope
+// and id instead, so that a read batch within its bound is a reply within
+// the session's whatever the id (a 7 KB id is batch_too_large, not
+// reply_too_large).
 const batchEnvelope = 256
 
 // bind runs workspace/bind: a binding to a retained generation (or the
