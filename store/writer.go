@@ -144,10 +144,27 @@ func (c chain) keyCount(bucket []byte) int {
 	return n
 }
 
+// Holder is who holds the refresh lock a refresh waits for.
+type Holder int
+
+const (
+	HeldByRefresh Holder = iota + 1 // another refresh (exclusive)
+	HeldByReads                     // reads that hold refreshes off (HoldRefresh, shared)
+)
+
+func (h Holder) String() string {
+	if h == HeldByReads {
+		return "a read that holds refreshes off (--require-current)"
+	}
+	return "another refresh"
+}
+
 // Lock takes the store's refresh lock, creating dir if needed. Only
-// refreshes take it; readers never do. It waits for a refresh in another
-// process to finish; wait is called once, before waiting, if it must.
-func Lock(dir string, wait func()) (unlock func() error, err error) {
+// refreshes take it exclusively; reads that must not see a refresh
+// meanwhile (HoldRefresh) take it shared. It waits for them, in this
+// process or another; wait is called once, before waiting, if it must,
+// with who holds the lock then.
+func Lock(dir string, wait func(by Holder)) (unlock func() error, err error) {
 	if err := faultfs.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -157,7 +174,14 @@ func Lock(dir string, wait func()) (unlock func() error, err error) {
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		if wait != nil {
-			wait()
+			// A shared lock granted now means readers hold it (a
+			// refresh's exclusive lock would refuse it too). It is let
+			// go at once; it only names whom the wait is for.
+			by := HeldByRefresh
+			if syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB) == nil {
+				by = HeldByReads
+			}
+			wait(by)
 		}
 		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 			f.Close()
