@@ -85,7 +85,7 @@ func (b binder) Hold(ctx context.Context, revision uint64, digest string, ttl ti
 		return binding.Hold{}, b.s.notRetained(revision)
 	}
 	if err != nil {
-		return binding.Hold{}, docir.Errorf(docir.CodeOf(err), "hold generation %d of %s: %w", revision, b.s.cfg.Dir, err)
+		return binding.Hold{}, docir.Errorf(docir.CodeOf(err), "hold generation %d of %s: %w (a bind with ttl 0 takes no hold)", revision, b.s.cfg.Dir, err)
 	}
 	for _, e := range evicted {
 		b.s.notify(fmt.Sprintf("docir: %d holds is the cap: the hold of binding %s on generation %d (taken %s) was let go", store.MaxHolds, e.Binding, e.Generation, e.Created.Format(time.RFC3339)))
