@@ -77,9 +77,16 @@ const (
 // workspace Workspace when both are given (a select, rejected when the
 // store is another workspace or no longer retains it), else to the current
 // generation.
+//
+// Every bind holds its generation in the store for TTL (a duration such as
+// "24h" or "7d"; absent: a day; "0": no hold), so that prune keeps it.
+// Release, given alone, is a receipt file's text instead: it ends one
+// bind's hold of that binding and binds nothing.
 type BindParams struct {
-	Workspace string `json:"workspace,omitempty"`
-	Revision  uint64 `json:"revision,omitempty"`
+	Workspace string  `json:"workspace,omitempty"`
+	Revision  uint64  `json:"revision,omitempty"`
+	TTL       *string `json:"ttl,omitempty"`
+	Release   string  `json:"release,omitempty"`
 }
 
 // ReplayParams asks workspace/replay to verify a binding receipt file;

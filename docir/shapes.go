@@ -1,5 +1,7 @@
 package docir
 
+import "time"
+
 // StoreLocal is the store name of the local store in every reply.
 const StoreLocal = "local"
 
@@ -162,15 +164,26 @@ type PeerStatus struct {
 }
 
 // BindingResult is the reply of workspace/bind and workspace/replay, and
-// what `docir replay` prints: the binding, its receipt file, and whether
-// its generation is the current one.
+// what `docir replay` prints: the binding, its receipt file, whether its
+// generation is the current one, and the hold that keeps the generation
+// in the store (null when none does).
 type BindingResult struct {
-	Receipt        string `json:"receipt"` // the receipt file, as `docir bind` prints it
-	Digest         string `json:"digest"`
-	Workspace      string `json:"workspace"`
-	Revision       uint64 `json:"revision"`
-	ManifestDigest string `json:"manifest_digest"`
-	Current        bool   `json:"current"`
+	Receipt        string       `json:"receipt"` // the receipt file, as `docir bind` prints it
+	Digest         string       `json:"digest"`
+	Workspace      string       `json:"workspace"`
+	Revision       uint64       `json:"revision"`
+	ManifestDigest string       `json:"manifest_digest"`
+	Current        bool         `json:"current"`
+	Hold           *BindingHold `json:"hold"`
+}
+
+// BindingHold is a binding's hold on its generation: the store keeps the
+// generation (past retain) until every bind holding it is released or
+// Expires passes. Times are UTC, whole seconds.
+type BindingHold struct {
+	Binds   int       `json:"binds"`   // binds holding it; each release ends one
+	Created time.Time `json:"created"` // when its first bind took it
+	Expires time.Time `json:"expires"` // when it ends unless released first
 }
 
 // EvidenceResult is the reply of workspace/evidence: the read's exact

@@ -43,9 +43,10 @@ func TestSkeletonShapes(t *testing.T) {
 		{ContextParams{}, []string{"query", "budget", "limit", "image_revision", "binding", "require_current"}},
 		{GetParams{}, []string{"doc_id", "doc_ids", "image_revision", "binding", "require_current"}},
 		{StatusParams{}, []string{"image_revision", "binding", "require_current"}},
-		{BindParams{}, []string{"workspace", "revision"}},
+		{BindParams{}, []string{"workspace", "revision", "ttl", "release"}},
 		{ReplayParams{}, []string{"receipt", "require_current"}},
-		{BindingResult{}, []string{"receipt", "digest", "workspace", "revision", "manifest_digest", "current"}},
+		{BindingResult{}, []string{"receipt", "digest", "workspace", "revision", "manifest_digest", "current", "hold"}},
+		{BindingHold{}, []string{"binds", "created", "expires"}},
 	}
 	for _, tt := range tests {
 		typ := reflect.TypeOf(tt.v)

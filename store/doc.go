@@ -2,16 +2,20 @@
 // holding immutable generations of a corpus, and the refresh that ingests
 // source folders into a new one.
 //
-// Layout (FormatVersion 9; see the change log below):
+// Layout (FormatVersion 10; see the change log below):
 //
 //	.docir/
 //	  IDENTITY           the workspace identity: 32 random hex digits and a
 //	                     newline, written first when docir creates the store;
 //	                     it marks the folder as docir's (Claim)
 //	  .gitignore         "*": the folder ignores itself
-//	  CURRENT            {"format":9,"generation":N}: the one mutable file,
+//	  CURRENT            {"format":10,"generation":N}: the one mutable file,
 //	                     replaced by an atomic rename
 //	  lock               flock'd by a refresh; readers never touch it
+//	  holds              docir.holds.v1: the bindings' holds on generations
+//	                     (holds.go), replaced by an atomic rename; prune
+//	                     skips a generation a live hold names
+//	  holds.lock         flock'd while a bind or a release changes holds
 //	  gen/N/docs.bolt    the generation's own body layer: records, bodies,
 //	                     source file entries, the manifest's id index, the
 //	                     field index of the records it holds (postings of
@@ -31,8 +35,9 @@
 // machine), content sha256, size and mtime. Publish records the sha256 of
 // the manifest's canonical form (RFC 8785, ManifestSchema) in the
 // generation, so an execution binding reads it with one lookup. A refresh
-// keeps the newest Retain generations (Retained lists them); a reader that
-// holds a pruned one keeps reading it.
+// keeps the newest Retain generations (Retained lists them) and those a
+// binding holds (holds.go); a reader that holds a pruned one keeps reading
+// it.
 //
 // A generation is never written once CURRENT names it, so any number of
 // readers open it read-only while a refresh builds the next one aside: a
@@ -93,4 +98,7 @@ package store
 //	   a bundle's index.md or _index.md has its folder's id, and a
 //	   heading's {#id} attribute is its slug (an older store holds the
 //	   /index ids and the slugs of "Metadata {#metadata-schema}").
-const FormatVersion = 9
+//	10 the holds record (holds, holds.lock): a binding holds its
+//	   generation, and prune skips it until the hold is released or
+//	   expires (an older docir would prune it).
+const FormatVersion = 10

@@ -310,11 +310,12 @@ func Claim(dir string) (created bool, err error) {
 	return true, nil
 }
 
-// Tidy removes what killed refreshes left in the store dir: temporary
+// Tidy removes what killed processes left in the store dir: temporary
 // files of CURRENT, IDENTITY and .gitignore and of the other files named
-// (a refresh's own, such as folders.state), and unfinished builds and
-// pruned generations under gen/. Only a refresh calls it, holding the
-// lock, and only on a store (Claim).
+// (a refresh's own, such as folders.state), of the holds record (taking
+// its lock, so never one being written), and unfinished builds and pruned
+// generations under gen/. Only a refresh calls it, holding the lock, and
+// only on a store (Claim).
 func Tidy(dir string, others ...string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -331,6 +332,7 @@ func Tidy(dir string, others ...string) error {
 			}
 		}
 	}
+	errs = append(errs, tidyHolds(dir))
 	_, tmps, _, err := generations(dir)
 	if err != nil {
 		return err

@@ -346,17 +346,18 @@ func TestHoldRefresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waited := make(chan bool, 1)
+	waited := make(chan Holder, 1)
 	locked := make(chan func() error)
 	go func() {
-		unlock, err := Lock(dir, func() { waited <- true })
+		unlock, err := Lock(dir, func(by Holder) { waited <- by })
 		if err != nil {
 			t.Error(err)
 		}
 		locked <- unlock
 	}()
-	if !<-waited {
-		t.Fatal("no wait")
+	// The refresh says it waits on reads, not on another refresh.
+	if by := <-waited; by != HeldByReads {
+		t.Fatalf("waits on %v, want %v", by, HeldByReads)
 	}
 	select {
 	case <-locked:
@@ -367,7 +368,24 @@ func TestHoldRefresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	unlock := <-locked
+	// A refresh that finds another refresh holding the lock says so.
+	go func() {
+		unlock, err := Lock(dir, func(by Holder) { waited <- by })
+		if err != nil {
+			t.Error(err)
+		}
+		locked <- unlock
+	}()
+	if by := <-waited; by != HeldByRefresh {
+		t.Fatalf("waits on %v, want %v", by, HeldByRefresh)
+	}
 	if err := unlock(); err != nil {
 		t.Fatal(err)
+	}
+	if err := (<-locked)(); err != nil {
+		t.Fatal(err)
+	}
+	if HeldByReads.String() != "a read that holds refreshes off (--require-current)" || HeldByRefresh.String() != "another refresh" {
+		t.Errorf("holders read %q and %q", HeldByReads, HeldByRefresh)
 	}
 }

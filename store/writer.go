@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 	"golang.org/x/sys/unix"
@@ -143,10 +144,27 @@ func (c chain) keyCount(bucket []byte) int {
 	return n
 }
 
+// Holder is who holds the refresh lock a refresh waits for.
+type Holder int
+
+const (
+	HeldByRefresh Holder = iota + 1 // another refresh (exclusive)
+	HeldByReads                     // reads that hold refreshes off (HoldRefresh, shared)
+)
+
+func (h Holder) String() string {
+	if h == HeldByReads {
+		return "a read that holds refreshes off (--require-current)"
+	}
+	return "another refresh"
+}
+
 // Lock takes the store's refresh lock, creating dir if needed. Only
-// refreshes take it; readers never do. It waits for a refresh in another
-// process to finish; wait is called once, before waiting, if it must.
-func Lock(dir string, wait func()) (unlock func() error, err error) {
+// refreshes take it exclusively; reads that must not see a refresh
+// meanwhile (HoldRefresh) take it shared. It waits for them, in this
+// process or another; wait is called once, before waiting, if it must,
+// with who holds the lock then.
+func Lock(dir string, wait func(by Holder)) (unlock func() error, err error) {
 	if err := faultfs.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -156,7 +174,14 @@ func Lock(dir string, wait func()) (unlock func() error, err error) {
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		if wait != nil {
-			wait()
+			// A shared lock granted now means readers hold it (a
+			// refresh's exclusive lock would refuse it too). It is let
+			// go at once; it only names whom the wait is for.
+			by := HeldByRefresh
+			if syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB) == nil {
+				by = HeldByReads
+			}
+			wait(by)
 		}
 		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 			f.Close()
@@ -175,11 +200,17 @@ func Lock(dir string, wait func()) (unlock func() error, err error) {
 // wait on each other. It waits for a refresh under way to finish first. A
 // holder must not refresh before releasing: it would wait on itself.
 func HoldRefresh(dir string) (release func() error, err error) {
-	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	return flockPath(filepath.Join(dir, lockFile), syscall.LOCK_SH)
+}
+
+// flockPath takes a flock of kind how (LOCK_SH or LOCK_EX) on the file
+// name, creating it, waiting for it as long as it takes.
+func flockPath(name string, how int) (unlock func() error, err error) {
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, currentPerms)
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+	if err := syscall.Flock(int(f.Fd()), how); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
 	}
@@ -778,8 +809,9 @@ func (p *Pending) fail(err error) error {
 func Prune(dir string, retain int) error { return prune(dir, retain) }
 
 // prune removes published generations but the newest retain (at least
-// one), except those a reader holds (see holdGeneration): a held one stays
-// until a later refresh finds it let go. Each leaves at once: while prune
+// one), except those a reader holds (see holdGeneration) or a binding
+// holds (AddHold): a held one stays until a later refresh finds it let go
+// (a binding's hold released or expired). Each leaves at once: while prune
 // holds its hold file exclusively, its folder is renamed aside (a name
 // Retained never lists and the next refresh removes) before it is deleted,
 // so no reader can take a hold on it after that. A reader that opened it
@@ -824,6 +856,13 @@ func pruneOne(dir string, gen uint64) error {
 			return err
 		}
 	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	// Only now, with the generation held alone, is the holds record read:
+	// a bind records its hold while it holds the generation shared, so a
+	// hold recorded before this point is seen, and a bind after it finds
+	// the generation going. A record that cannot be read keeps it.
+	if held, err := heldAt(dir, gen, time.Now()); err != nil || held {
 		return err
 	}
 	aside := from + tmpMarker + "pruned"

@@ -268,7 +268,7 @@ func (s *Service) RefreshReporting(ctx context.Context, p *Progress) (docir.Inde
 		}
 	}
 	if opt.Wait == nil {
-		opt.Wait = func() { s.notify("docir: waiting for another refresh of " + s.cfg.Dir + " to finish") }
+		opt.Wait = s.waitNote
 	}
 	return ingest.Refresh(ctx, s.cfg.Dir, s.cfg.Sources, opt)
 }

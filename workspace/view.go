@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -13,6 +15,7 @@ import (
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/store/fulltext"
+	"github.com/docir/docir/store/ingest"
 )
 
 // view is one open generation: its body file, and its bleve index once a
@@ -133,9 +136,10 @@ func logHits(ctx context.Context, hits []docir.Hit) {
 // source of truth for what the reads with ctx read (its read log): the
 // store's current generation is the view's, with the same manifest digest
 // (a store removed and indexed again restarts its numbers), and every
-// source file of a document read still has the size and mtime its manifest
-// records (or, when only those changed, the same sha256). Any difference
-// is a source_drift error that names it.
+// source file of a document read is still a regular file with the size and
+// mtime its manifest records (or, when only the mtime changed, the same
+// sha256: see sameSource). Any difference is a source_drift error that
+// names it.
 func (v *View) Authenticate(ctx context.Context) error {
 	snap := v.Snapshot()
 	held := snap.Generation()
@@ -160,22 +164,62 @@ func (v *View) Authenticate(ctx context.Context) error {
 		if !ok {
 			return docir.Errorf(docir.CodeSourceDrift, "document %s is not in the manifest of generation %d", id, held)
 		}
-		path := filepath.Join(e.Root, filepath.FromSlash(e.Rel))
-		info, err := os.Stat(path)
-		if err != nil {
-			return docir.Errorf(docir.CodeSourceDrift, "the source of %s changed: %v", id, err)
-		}
-		if info.Size() == e.Size && info.ModTime().UnixNano() == e.ModTime {
-			continue
-		}
-		// A touched file (a checkout, a save without edits) still holds
-		// the bytes that were read: only its content decides.
-		data, err := os.ReadFile(path)
-		if sum := sha256.Sum256(data); err != nil || hex.EncodeToString(sum[:]) != e.SHA256 {
-			return docir.Errorf(docir.CodeSourceDrift, "the source of %s (%s) changed since generation %d was built: refresh or bind again", id, path, held)
+		if err := sameSource(e); err != nil {
+			return docir.Errorf(docir.CodeSourceDrift, "the source of %s (%s) changed since generation %d was built (%v): refresh or bind again", id, e.Abs(), held, err)
 		}
 	}
 	return nil
+}
+
+// sameSource checks that the source file of a manifest entry still holds
+// the bytes the generation read: the same size and mtime, or, when only
+// the mtime changed (a checkout, a save without edits), the same sha256.
+// The file is read only then, through the refresh's own reader
+// (ingest.ReadSource): a regular file, opened without blocking, at most
+// the size the manifest records; a FIFO, a device or a link to one (to
+// /dev/zero, say) is refused unread.
+func sameSource(e store.ManifestEntry) error {
+	path := e.Abs()
+	info, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return err
+	case !info.Mode().IsRegular():
+		return fmt.Errorf("now %s, not a regular file", fileKind(info.Mode()))
+	case info.Size() != e.Size:
+		return fmt.Errorf("%d bytes, the manifest records %d", info.Size(), e.Size)
+	case info.ModTime().UnixNano() == e.ModTime:
+		return nil
+	}
+	// A link on the way is followed as the refresh followed it; the file
+	// it leads to is opened without following another.
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
+	data, err := ingest.ReadSource(real, e.Size)
+	if err != nil {
+		return err
+	}
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != e.SHA256 {
+		return errors.New("other bytes")
+	}
+	return nil
+}
+
+// fileKind names what a non-regular file is, for messages.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a folder"
+	}
+	return "something else"
 }
 
 // sameManifest checks that the store's current generation, which has the

@@ -269,6 +269,12 @@ func (s *Service) open(ctx context.Context) (*store.Snapshot, error) {
 	return snap, err
 }
 
+// waitNote tells the user what a refresh waits for: another refresh, or
+// a read that holds refreshes off (docir get --require-current).
+func (s *Service) waitNote(by store.Holder) {
+	s.notify("docir: waiting for " + by.String() + " of " + s.cfg.Dir + " to finish")
+}
+
 func (s *Service) notify(msg string) {
 	if s.cfg.Notify != nil {
 		s.cfg.Notify(msg)
@@ -287,7 +293,7 @@ func (s *Service) Refresh(ctx context.Context) (docir.IndexSummary, error) {
 func (s *Service) refresh(ctx context.Context) (docir.IndexSummary, error) {
 	opt := s.cfg.Ingest
 	if opt.Wait == nil {
-		opt.Wait = func() { s.notify("docir: waiting for another refresh of " + s.cfg.Dir + " to finish") }
+		opt.Wait = s.waitNote
 	}
 	return ingest.Refresh(ctx, s.cfg.Dir, s.cfg.Sources, opt)
 }

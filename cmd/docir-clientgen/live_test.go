@@ -438,21 +438,25 @@ func TestServerBindings(t *testing.T) {
 		Revision  uint64 `json:"revision"`
 		Current   bool   `json:"current"`
 	}
-	bound := ok(t, "workspace/bind", "")
+	// Binds without a hold (ttl "0"), so that a replay answers the
+	// same binding: a hold would count a bind more each time.
+	bound := ok(t, "workspace/bind", `{"ttl":"0"}`)
 	json.Unmarshal(bound, &b)
 	if b.Revision != status.Generation || !b.Current {
 		t.Fatalf("bind: revision %d current %v; want %d, true", b.Revision, b.Current, status.Generation)
 	}
 	receipt, _ := json.Marshal(b.Receipt)
 	sel := func(ws string, rev uint64) string { return fmt.Sprintf(`{"workspace":%q,"revision":%d}`, ws, rev) }
-	if got := ok(t, "workspace/bind", sel(b.Workspace, b.Revision)); string(got) != string(bound) {
+	if got := ok(t, "workspace/bind", fmt.Sprintf(`{"workspace":%q,"revision":%d,"ttl":"0"}`, b.Workspace, b.Revision)); string(got) != string(bound) {
 		t.Errorf("a select of the bound generation:\n got %s\nwant %s", got, bound)
 	}
-	ok(t, "workspace/bind", `{}`)
 	if got := ok(t, "workspace/replay", `{"receipt":`+string(receipt)+`}`); string(got) != string(bound) {
 		t.Errorf("replay:\n got %s\nwant %s", got, bound)
 	}
 	ok(t, "workspace/replay", `{"receipt":`+string(receipt)+`,"require_current":true}`)
+	if held := ok(t, "workspace/bind", `{}`); !strings.Contains(string(held), `"hold":{"binds":1,`) {
+		t.Errorf("a bind with the default ttl holds nothing: %s", held)
+	}
 	refused(t, "workspace/bind", fmt.Sprintf(`{"workspace":%q}`, b.Workspace), "invalid_params")
 	refused(t, "workspace/bind", fmt.Sprintf(`{"revision":%d}`, b.Revision), "invalid_params")
 	refused(t, "workspace/bind", `{"workspace":"x","revision":1,"extra":1}`, "invalid_params")

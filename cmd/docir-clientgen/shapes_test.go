@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"reflect"
 	"slices"
 	"strings"
@@ -8,10 +9,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/query"
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/readbatch"
 	"github.com/docir/docir/workspace"
+	"github.com/docir/docir/workspace/binding"
 )
 
 // jsonShape lists a Go struct's JSON members and which of them are always
@@ -156,6 +160,28 @@ func TestBoundsMatchGo(t *testing.T) {
 	}
 	check("context budget max", p["docir/context"].Properties["budget"].Maximum, workspace.MaxBudget)
 	checkInt("query bytes", p["docir/search"].Properties["query"].MinLength, 1)
+	// Every length bound the server enforces (issue 23.6): a query, an
+	// expression, an address, a receipt.
+	checkInt("search query max length", p["docir/search"].Properties["query"].MaxLength, workspace.MaxQueryBytes)
+	checkInt("context query max length", p["docir/context"].Properties["query"].MaxLength, workspace.MaxQueryBytes)
+	checkInt("query expr max length", p["docir/query"].Properties["expr"].MaxLength, query.MaxExprBytes)
+	checkInt("doc_id max length", p["docir/get"].Properties["doc_id"].MaxLength, address.MaxLen)
+	checkInt("doc_ids item max length", p["docir/get"].Properties["doc_ids"].Items.MaxLength, address.MaxLen)
+	checkInt("replay receipt max length", p["workspace/replay"].Properties["receipt"].MaxLength, binding.MaxReceiptBytes)
+	checkInt("evidence binding max length", p["workspace/evidence"].Properties["binding"].MaxLength, binding.MaxReceiptBytes)
+	checkInt("bind release max length", p["workspace/bind"].Properties["release"].MaxLength, binding.MaxReceiptBytes)
+	var attested []string
+	for _, m := range p["workspace/evidence"].Properties["method"].Enum {
+		var name string
+		if err := json.Unmarshal(m, &name); err != nil {
+			t.Fatal(err)
+		}
+		attested = append(attested, name)
+	}
+	slices.Sort(attested)
+	if diff := cmp.Diff(binding.EvidenceMethods(), attested); diff != "" {
+		t.Errorf("workspace/evidence method enum (-engine +schema):\n%s", diff)
+	}
 	checkInt("doc_ids max", p["docir/get"].Properties["doc_ids"].MaxItems, docir.MaxBatch)
 	frames := p["workspace/read-batch"].Properties["batch"].Properties["frames"]
 	checkInt("frames max", frames.MaxItems, readbatch.MaxFrames)
@@ -181,6 +207,7 @@ func TestBoundsMatchGo(t *testing.T) {
 		}
 		check(m+" image_revision min", rev.Minimum, 1)
 		checkInt(m+" binding min length", bnd.MinLength, 1)
+		checkInt(m+" binding max length", bnd.MaxLength, binding.MaxReceiptBytes)
 		if p[m].Not == nil || !slices.Equal(p[m].Not.Required, []string{"image_revision", "binding"}) {
 			t.Errorf("%s: want not {required: [image_revision, binding]}", m)
 		}

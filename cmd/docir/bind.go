@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,35 +19,55 @@ import (
 type BindOptions struct {
 	IO        *IOStreams
 	Workspace func() (*workspace.Service, error)
+	WantText  func() (bool, error)
 
 	Revision    uint64
 	WorkspaceID string
+	TTL         time.Duration
+	Release     string // a receipt file: end one bind's hold of it
 }
 
 func newCmdBind(f *Factory, runF func(context.Context, *BindOptions) error) *cobra.Command {
-	opts := &BindOptions{IO: f.IO, Workspace: f.Workspace}
+	opts := &BindOptions{IO: f.IO, Workspace: f.Workspace, WantText: f.wantText}
+	var ttl string
 	cmd := &cobra.Command{
-		Use:   "bind [--revision N --workspace ID]",
+		Use:   "bind [--revision N --workspace ID] [--ttl DURATION] | bind --release RECEIPT_FILE",
 		Short: "Pin a task to one generation: print a binding receipt",
 		Long: `Print a binding receipt: a small file that pins a task to one exact,
 immutable generation of the store. Reads given --receipt FILE answer from
-that generation whatever is indexed later, while the store retains it;
-docir replay FILE verifies a receipt against the store.
+that generation whatever is indexed later; docir replay FILE verifies a
+receipt against the store.
 
 Without flags the receipt pins the current generation. With --revision and
 --workspace it pins that retained generation of that store (a select), or
 is refused (exit 4) when the store is another one or no longer retains it.
+
+A bind holds its generation: later refreshes keep it on disk, past the
+store's retain, until the hold ends. It ends when --release is given the
+receipt file, or when --ttl passes (default 24h; 90m, 7d, at most 30d;
+--ttl 0 holds nothing). Binds of one generation share one receipt and
+one hold; each release ends one bind's share. docir status lists the
+holds and the bytes each keeps.
 
 The receipt is printed on stdout, whatever --format says; see
 docs/bindings.md for its format.`,
 		Example: `  docir bind > task.receipt
   docir search --receipt task.receipt "retry budget"
   docir get --receipt task.receipt runbooks/retry-budget
-  docir replay task.receipt`,
+  docir replay task.receipt
+  docir bind --release task.receipt
+  docir bind --ttl 7d > audit.receipt`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (opts.Revision == 0) != (opts.WorkspaceID == "") {
 				return docir.Errorf(docir.CodeUsage, "give --revision and --workspace together (a select), or neither (the current generation)")
+			}
+			if opts.Release != "" && (opts.Revision != 0 || cmd.Flags().Changed("ttl")) {
+				return docir.Errorf(docir.CodeUsage, "--release goes alone: it ends a hold and binds nothing")
+			}
+			var err error
+			if opts.TTL, err = binding.ParseTTL(ttl); err != nil {
+				return docir.Errorf(docir.CodeUsage, "--%v", err)
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -56,11 +77,16 @@ docs/bindings.md for its format.`,
 	}
 	cmd.Flags().Uint64Var(&opts.Revision, "revision", 0, "pin generation `N` (with --workspace)")
 	cmd.Flags().StringVar(&opts.WorkspaceID, "workspace", "", "the workspace identity `ID` the receipt must be for (with --revision)")
-	f.addFlags(cmd, storeFlags)
+	cmd.Flags().StringVar(&ttl, "ttl", "24h", "hold the generation for `DURATION` (90m, 24h, 7d; at most 30d; 0: no hold)")
+	cmd.Flags().StringVar(&opts.Release, "release", "", "end one bind's hold of the binding in `RECEIPT_FILE` (binds nothing)")
+	f.addFlags(cmd, storeFlags|outputFlags)
 	return cmd
 }
 
 func bindRun(ctx context.Context, opts *BindOptions) error {
+	if opts.Release != "" {
+		return releaseRun(ctx, opts)
+	}
 	ws, err := opts.Workspace()
 	if err != nil {
 		return err
@@ -75,8 +101,51 @@ func bindRun(ctx context.Context, opts *BindOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "docir: bound to generation %d of workspace %s\n", b.Revision(), b.Workspace())
+	h, err := b.Hold(ctx, opts.TTL)
+	if err != nil {
+		return err
+	}
+	held := "not held (--ttl 0): the store keeps it only while it retains it"
+	if h != nil {
+		held = fmt.Sprintf("held until %s (docir bind --release FILE ends it sooner)", h.Expires.UTC().Format(time.RFC3339))
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "docir: bound to generation %d of workspace %s; %s\n", b.Revision(), b.Workspace(), held)
 	_, err = opts.IO.Out.Write(b.Receipt().Marshal())
+	return err
+}
+
+// releaseRun is `docir bind --release FILE`: the end of one bind's hold of
+// the binding FILE names. It prints the binding and what remains of its
+// hold.
+func releaseRun(ctx context.Context, opts *BindOptions) error {
+	text, err := opts.WantText()
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(opts.Release)
+	if err != nil {
+		return docir.Errorf(docir.CodeUsage, "--release: %v", err)
+	}
+	ws, err := opts.Workspace()
+	if err != nil {
+		return err
+	}
+	res, released, err := binding.Release(ctx, ws.Bindings(), data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", opts.Release, err)
+	}
+	if !released {
+		fmt.Fprintf(opts.IO.ErrOut, "docir: %s: no hold of generation %d to release (it expired, was released, or was never taken)\n", opts.Release, res.Revision)
+	}
+	if !text {
+		return opts.IO.printJSON(res)
+	}
+	switch {
+	case res.Hold != nil:
+		_, err = fmt.Fprintf(opts.IO.Out, "released one bind of generation %d; %d more hold it until %s\n", res.Revision, res.Hold.Binds, res.Hold.Expires.Format(time.RFC3339))
+	case released:
+		_, err = fmt.Fprintf(opts.IO.Out, "released generation %d: nothing holds it now; a refresh past the store's retain prunes it\n", res.Revision)
+	}
 	return err
 }
 
@@ -148,11 +217,15 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 			return fmt.Errorf("%s: %w", opts.File, err)
 		}
 	}
-	res := replayResult{BindingResult: docir.BindingResult{Receipt: string(b.Receipt().Marshal()), Digest: b.Receipt().Digest(),
-		Workspace: b.Workspace(), Revision: b.Revision(), ManifestDigest: b.ManifestDigest()}}
-	if cur, err := svc.Current(ctx); err == nil {
-		res.Current = cur.Revision == b.Revision()
+	held, err := b.Held(ctx)
+	if err != nil {
+		return err
 	}
+	br, err := b.Result(ctx, held)
+	if err != nil {
+		return err
+	}
+	res := replayResult{BindingResult: br}
 	if opts.Pin.evidence != "" {
 		file, err := os.ReadFile(opts.Pin.evidence)
 		if err != nil {
@@ -208,6 +281,11 @@ func printReplayText(w io.Writer, r replayResult) error {
 	}
 	if _, err := fmt.Fprintf(w, "receipt ok: generation %d (%s) of workspace %s, manifest %s\n", r.Revision, state, r.Workspace, r.ManifestDigest); err != nil {
 		return err
+	}
+	if h := r.Hold; h != nil {
+		if _, err := fmt.Fprintf(w, "held: by %d bind(s) until %s\n", h.Binds, h.Expires.Format(time.RFC3339)); err != nil {
+			return err
+		}
 	}
 	if r.Evidence != nil {
 		_, err := fmt.Fprintf(w, "evidence ok: %s answers the same bytes (evidence %s)\n", r.Evidence.Method, r.Evidence.Digest)

@@ -51,7 +51,8 @@ func TestCrashAtEveryStep(t *testing.T) {
 		if r := runDocir(t, base, nil, "--format", "json", "index"); r.code != 0 {
 			t.Fatalf("index of version %d: %+v", v, r)
 		}
-		r := runDocir(t, base, nil, "bind")
+		// (--ttl 0: no hold, so that the refresh prunes generation 1.)
+		r := runDocir(t, base, nil, "bind", "--ttl", "0")
 		if r.code != 0 {
 			t.Fatalf("bind: %+v", r)
 		}

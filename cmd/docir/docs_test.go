@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-var updateDocs = flag.Bool("update", false, "rewrite docs/man and docs/reference from the commands")
+var updateDocs = flag.Bool("update", false, "rewrite docs/man and docs/reference from the commands, and the replies of docs/protocol.md's live examples from what docir serve answers")
 
 // TestGeneratedDocs holds the man pages (docs/man) and the markdown command
 // reference (docs/reference) to what the commands say about themselves:

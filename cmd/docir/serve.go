@@ -361,3 +361,24 @@ func (g gatedBindings) HoldRefresh(ctx context.Context) (func(), error) {
 	}
 	return g.svc.HoldRefresh(ctx)
 }
+
+func (g gatedBindings) Hold(ctx context.Context, rev uint64, digest string, ttl time.Duration) (binding.Hold, error) {
+	if err := g.gate.Wait(ctx); err != nil {
+		return binding.Hold{}, err
+	}
+	return g.svc.Hold(ctx, rev, digest, ttl)
+}
+
+func (g gatedBindings) Release(ctx context.Context, digest string) (*binding.Hold, bool, error) {
+	if err := g.gate.Wait(ctx); err != nil {
+		return nil, false, err
+	}
+	return g.svc.Release(ctx, digest)
+}
+
+func (g gatedBindings) Holds(ctx context.Context) ([]binding.Hold, error) {
+	if err := g.gate.Wait(ctx); err != nil {
+		return nil, err
+	}
+	return g.svc.Holds(ctx)
+}

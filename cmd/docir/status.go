@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/store/ingest"
+	"github.com/docir/docir/workspace"
 )
 
 // StatusOptions is everything `docir status` needs.
@@ -21,13 +23,26 @@ type StatusOptions struct {
 	// Changes, when set, tells what changed in the sources since the
 	// current generation (nil for a pinned status: a pin is not about now).
 	Changes func(context.Context) (*ingest.Changes, error)
+	// Holds lists the bindings' holds on generations and what each keeps
+	// on disk (a nil list for a pinned status).
+	Holds func(context.Context) ([]workspace.HeldGeneration, error)
 }
 
 func newCmdStatus(f *Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
 	opts := &StatusOptions{IO: f.IO, Reader: f.Reader, WantText: f.wantText, Evidence: f.recordEvidence, Changes: f.changes}
+	opts.Holds = func(ctx context.Context) ([]workspace.HeldGeneration, error) {
+		if f.pin.set() {
+			return nil, nil // a pin is not about now
+		}
+		ws, err := f.Workspace()
+		if err != nil {
+			return nil, err
+		}
+		return ws.Holds(ctx)
+	}
 	cmd := &cobra.Command{
 		Use:   "status",
-		Short: "Show the store: generation, sources, document count, peers",
+		Short: "Show the store: generation, sources, document count, peers, holds",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -63,6 +78,13 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 			return err
 		}
 	}
+	if opts.Holds != nil {
+		held, err := opts.Holds(ctx)
+		if err != nil {
+			return err
+		}
+		out.Holds = statusHolds(held)
+	}
 	if text {
 		return printStatusText(opts.IO.Out, out)
 	}
@@ -74,6 +96,35 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 type statusOutput struct {
 	docir.Status
 	Changes *ingest.Changes `json:"changes,omitempty"`
+	// Holds are the bindings' holds (absent for a pinned status).
+	Holds *[]statusHold `json:"holds,omitempty"`
+}
+
+// statusHolds is the holds as status prints them; nil for none listed
+// (a pinned status).
+func statusHolds(held []workspace.HeldGeneration) *[]statusHold {
+	if held == nil {
+		return nil
+	}
+	holds := make([]statusHold, len(held))
+	for i, h := range held {
+		holds[i] = statusHold{Binding: h.Binding, Generation: h.Generation, Binds: h.Binds,
+			Created: h.Created.UTC(), Expires: h.Expires.UTC(), KeptBytes: h.KeptBytes}
+	}
+	return &holds
+}
+
+// statusHold is one binding's hold on a generation, as `docir status`
+// prints it: kept_bytes is what that generation alone keeps on disk (the
+// bytes of its files no other generation shares), which pruning it would
+// free once the hold ends.
+type statusHold struct {
+	Binding    string    `json:"binding"`
+	Generation uint64    `json:"generation"`
+	Binds      int       `json:"binds"`
+	Created    time.Time `json:"created"`
+	Expires    time.Time `json:"expires"`
+	KeptBytes  int64     `json:"kept_bytes"`
 }
 
 func printStatusText(w io.Writer, out statusOutput) error {
@@ -93,6 +144,12 @@ func printStatusText(w io.Writer, out statusOutput) error {
 			fmt.Fprintf(w, "peer        %s  %s %s  ok: generation %d, %d documents\n", p.Name, p.Kind, p.Location, p.Generation, p.Documents)
 		} else {
 			fmt.Fprintf(w, "peer        %s  %s %s  %s: %s\n", p.Name, p.Kind, p.Location, p.Status, p.Error)
+		}
+	}
+	if out.Holds != nil {
+		for _, h := range *out.Holds {
+			fmt.Fprintf(w, "hold        generation %d until %s, %d bind(s), keeps %s on disk (binding %s)\n",
+				h.Generation, h.Expires.Format(time.RFC3339), h.Binds, sizeText(h.KeptBytes), h.Binding[:12])
 		}
 	}
 	if c := out.Changes; c != nil {
@@ -117,4 +174,18 @@ func printStatusText(w io.Writer, out statusOutput) error {
 		}
 	}
 	return nil
+}
+
+// sizeText is a byte count for people: 812 B, 4.1 KiB, 12.0 MiB.
+func sizeText(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
 }

@@ -270,7 +270,7 @@ func TestCancelWhileWaitingForTheLock(t *testing.T) {
 		<-waiting
 		cancel()
 	}()
-	_, err = Refresh(ctx, dir, []store.Source{{Path: src}}, Options{Wait: func() { close(waiting) }})
+	_, err = Refresh(ctx, dir, []store.Source{{Path: src}}, Options{Wait: func(store.Holder) { close(waiting) }})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}

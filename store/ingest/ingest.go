@@ -91,8 +91,10 @@ type Options struct {
 	// stages ("reading" files, then "indexing" passages): done of total. It
 	// is called from one goroutine.
 	Progress func(stage string, done, total int)
-	// Wait, when set, is called once if another refresh holds the store.
-	Wait func()
+	// Wait, when set, is called once if the store's refresh lock is held
+	// (by another refresh, or by reads that hold refreshes off), with who
+	// holds it.
+	Wait func(by store.Holder)
 	// BeforePublish, when set, is called once the refresh has succeeded,
 	// just before it publishes (or, when nothing changed, before it
 	// returns): the place for what must agree with the published
@@ -483,7 +485,7 @@ func cleanupWarning(what string, err error) warning {
 }
 
 // lock takes the store's refresh lock, giving up when ctx ends first.
-func lock(ctx context.Context, dir string, wait func()) (func() error, error) {
+func lock(ctx context.Context, dir string, wait func(store.Holder)) (func() error, error) {
 	type locked struct {
 		unlock func() error
 		err    error

@@ -154,6 +154,17 @@ func readRegular(p string, max int64, roots []string) ([]byte, error) {
 	return b, nil
 }
 
+// ReadSource reads the source file at p as a refresh does (readRegular,
+// through the fault seam): only a regular file, opened without following
+// a last symbolic link and without blocking, checked once open, and at
+// most max bytes of it read. A file that is larger, became a link, a FIFO
+// or a device, is an error; nothing past max+1 bytes is ever read. Every
+// read of a source file goes through it: a refresh's, and a read batch's
+// authentication of what it read.
+func ReadSource(p string, max int64) ([]byte, error) {
+	return readSource(p, max, nil)
+}
+
 // readSource is readRegular for a source file, through the fault seam.
 func readSource(p string, max int64, roots []string) ([]byte, error) {
 	if err := faultfs.Check(faultfs.OpRead, p); err != nil {

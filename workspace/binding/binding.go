@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/docir/docir/docir"
 )
@@ -15,8 +16,9 @@ type Generation struct {
 }
 
 // Service is what a binding needs of the workspace: its identity, its
-// retained generations, and a way to hold refreshes off. The workspace
-// service implements it; the binding never opens the store itself.
+// retained generations, a way to hold refreshes off, and the holds that
+// keep a bound generation from being pruned. The workspace service
+// implements it; the binding never opens the store itself.
 type Service interface {
 	// Workspace returns the store's workspace identity.
 	Workspace(ctx context.Context) (string, error)
@@ -28,6 +30,18 @@ type Service interface {
 	// HoldRefresh holds refreshes off until release is called: a refresh
 	// started meanwhile waits, it never interleaves.
 	HoldRefresh(ctx context.Context) (release func(), err error)
+
+	// Hold records one bind's hold of the binding whose receipt digest is
+	// binding on generation revision, for ttl (more than 0): the store
+	// keeps the generation until the hold is released or expires. A
+	// generation no longer retained is docir.CodeStaleRevision.
+	Hold(ctx context.Context, revision uint64, binding string, ttl time.Duration) (Hold, error)
+	// Release ends one bind's hold of the binding whose receipt digest is
+	// binding. left is what remains of the hold (nil: nothing holds the
+	// binding now); released is false when nothing held it.
+	Release(ctx context.Context, binding string) (left *Hold, released bool, err error)
+	// Holds lists the store's live holds.
+	Holds(ctx context.Context) ([]Hold, error)
 }
 
 // Binding is a task pinned to one retained generation of one workspace. It
@@ -41,8 +55,9 @@ type Binding struct {
 
 // Select binds to generation expectedRevision of workspace
 // expectedWorkspace, or answers docir.CodeBindingRejected when the service
-// is another workspace or no longer retains that generation. Errors of the
-// service itself (no store, say) pass through with their own code.
+// is another workspace, and docir.CodeStaleRevision when it no longer
+// retains that generation. Errors of the service itself (no store, say)
+// pass through with their own code.
 func Select(ctx context.Context, svc Service, expectedWorkspace string, expectedRevision uint64) (*Binding, error) {
 	if !validWorkspace(expectedWorkspace) {
 		return nil, docir.Errorf(docir.CodeBindingRejected, "binding: workspace %q is not a workspace identity (32 lowercase hex digits)", clip(expectedWorkspace))
@@ -58,9 +73,19 @@ func Select(ctx context.Context, svc Service, expectedWorkspace string, expected
 		return nil, docir.Errorf(docir.CodeBindingRejected, "binding: the receipt is for workspace %s; this store is workspace %s", expectedWorkspace, have)
 	}
 	g, err := svc.Generation(ctx, expectedRevision)
-	if code := docir.CodeOf(err); code == docir.CodeStaleRevision || code == docir.CodeBindingRejected {
+	switch docir.CodeOf(err) {
+	case "":
+	case docir.CodeStaleRevision:
+		// A generation this store never reached is a forgery; one it
+		// pruned (its holds released or expired) is stale: the receipt
+		// may be genuine, but nothing is left to check it against.
+		if cur, cerr := svc.Current(ctx); cerr == nil && expectedRevision > cur.Revision {
+			return nil, &docir.Error{Code: docir.CodeBindingRejected, Message: fmt.Sprintf("binding: workspace %s never published generation %d (current: %d)", have, expectedRevision, cur.Revision), Err: err}
+		}
+		return nil, &docir.Error{Code: docir.CodeStaleRevision, Message: fmt.Sprintf("binding: workspace %s: %v (no hold keeps it: released, expired or never taken)", have, err), Err: err}
+	case docir.CodeBindingRejected:
 		return nil, &docir.Error{Code: docir.CodeBindingRejected, Message: fmt.Sprintf("binding: workspace %s: %v", have, err), Err: err}
-	} else if err != nil {
+	default:
 		return nil, err
 	}
 	return newBinding(svc, have, g, expectedRevision)
@@ -108,8 +133,10 @@ func (b *Binding) Receipt() Receipt { return b.receipt }
 // Replay verifies a receipt file against the service: it parses it (closed,
 // canonical bytes only), reselects the generation it names, rebuilds the
 // receipt from the service's own state, and compares bytes and digest
-// exactly. An edited field, reordered keys, a remint over edited content, a
-// foreign workspace or a pruned generation are all docir.CodeBindingRejected.
+// exactly. An edited field, reordered keys, a remint over edited content or
+// a foreign workspace are docir.CodeBindingRejected; a generation pruned
+// since is docir.CodeStaleRevision (the receipt may be genuine, but there
+// is nothing left to check it against).
 func Replay(ctx context.Context, svc Service, file []byte) (*Binding, error) {
 	c, err := ParseReceipt(file)
 	if err != nil {

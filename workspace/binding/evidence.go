@@ -8,13 +8,24 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
 )
 
 // MaxEvidenceFileBytes bounds an evidence file: a receipt, the evidence
 // and a request of up to the server's 64 KiB frame bound, in base64.
 const MaxEvidenceFileBytes = 256 << 10
+
+// EvidenceMethods are the reads an evidence receipt may attest, sorted:
+// the ones workspace/evidence runs and `docir get|search|query|context|
+// status --evidence` records. An evidence file naming any other method is
+// rejected before anything runs.
+func EvidenceMethods() []string {
+	return []string{wire.MethodContext, wire.MethodGet, wire.MethodQuery, wire.MethodSearch, wire.MethodStatus}
+}
 
 // Evidence is the engine's evidence receipt of one read run under a
 // binding: made only by (*Binding).Evidence from the exact request and
@@ -146,8 +157,8 @@ func ParseEvidence(file []byte) (EvidenceClaim, error) {
 		return EvidenceClaim{}, rejectf("evidence: schema %q; this docir reads %s", clip(*e.Schema), SchemaEvidence)
 	case *e.Authority:
 		return EvidenceClaim{}, rejectf("evidence: authority is true; evidence grants no authority")
-	case *e.Method == "":
-		return EvidenceClaim{}, rejectf("evidence: no method")
+	case !slices.Contains(EvidenceMethods(), *e.Method):
+		return EvidenceClaim{}, rejectf("evidence: method %q is not a read docir attests (%s)", clip(*e.Method), strings.Join(EvidenceMethods(), ", "))
 	case !validDigest(*e.ResponseDigest):
 		return EvidenceClaim{}, rejectf("evidence: response_digest %q is not 64 lowercase hex digits", clip(*e.ResponseDigest))
 	case *e.BindingDigest != bc.Digest:

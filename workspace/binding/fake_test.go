@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/docir/docir/docir"
 )
@@ -19,9 +21,10 @@ type fakeService struct {
 
 	refresh sync.RWMutex
 
-	mu   sync.Mutex
-	gens []Generation // retained, ascending; the last is current
-	next uint64
+	mu    sync.Mutex
+	gens  []Generation // retained, ascending; the last is current
+	next  uint64
+	holds map[string]*Hold // by binding digest
 }
 
 // newFake returns a service of one workspace with generation 1 published.
@@ -45,10 +48,63 @@ func (f *fakeService) publish() Generation {
 	f.next++
 	g := Generation{Revision: f.next, ManifestDigest: fakeDigest(f.workspace, f.next)}
 	f.gens = append(f.gens, g)
-	if len(f.gens) > f.retain {
-		f.gens = f.gens[len(f.gens)-f.retain:]
+	// Keep the newest retain, and those a hold names.
+	held := map[uint64]bool{}
+	for _, h := range f.holds {
+		held[h.Generation] = true
 	}
+	var kept []Generation
+	for i, old := range f.gens {
+		if i >= len(f.gens)-f.retain || held[old.Revision] {
+			kept = append(kept, old)
+		}
+	}
+	f.gens = kept
 	return g
+}
+
+func (f *fakeService) Hold(_ context.Context, rev uint64, binding string, ttl time.Duration) (Hold, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !slices.ContainsFunc(f.gens, func(g Generation) bool { return g.Revision == rev }) {
+		return Hold{}, docir.Errorf(docir.CodeStaleRevision, "generation %d is not retained", rev)
+	}
+	if f.holds == nil {
+		f.holds = map[string]*Hold{}
+	}
+	h := f.holds[binding]
+	if h == nil {
+		h = &Hold{Binding: binding, Generation: rev, Created: time.Now()}
+		f.holds[binding] = h
+	}
+	h.Binds++
+	h.Expires = time.Now().Add(ttl)
+	return *h, nil
+}
+
+func (f *fakeService) Release(_ context.Context, binding string) (*Hold, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.holds[binding]
+	if h == nil {
+		return nil, false, nil
+	}
+	if h.Binds--; h.Binds == 0 {
+		delete(f.holds, binding)
+		return nil, true, nil
+	}
+	left := *h
+	return &left, true, nil
+}
+
+func (f *fakeService) Holds(context.Context) ([]Hold, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []Hold
+	for _, h := range f.holds {
+		out = append(out, *h)
+	}
+	return out, nil
 }
 
 func (f *fakeService) Workspace(context.Context) (string, error) { return f.workspace, nil }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -56,6 +57,33 @@ func (s *storeService) Current(ctx context.Context) (Generation, error) {
 func (s *storeService) HoldRefresh(context.Context) (func(), error) {
 	s.refresh.RLock()
 	return sync.OnceFunc(s.refresh.RUnlock), nil
+}
+
+func (s *storeService) Hold(_ context.Context, rev uint64, binding string, ttl time.Duration) (Hold, error) {
+	now := time.Now()
+	h, _, err := store.AddHold(s.dir, rev, binding, now.Add(ttl), now)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Hold{}, docir.Errorf(docir.CodeStaleRevision, "generation %d is not retained: %v", rev, err)
+	}
+	return Hold(h), err
+}
+
+func (s *storeService) Release(_ context.Context, binding string) (*Hold, bool, error) {
+	left, released, err := store.ReleaseHold(s.dir, binding, time.Now())
+	if left == nil {
+		return nil, released, err
+	}
+	h := Hold(*left)
+	return &h, released, err
+}
+
+func (s *storeService) Holds(context.Context) ([]Hold, error) {
+	holds, err := store.Holds(s.dir, time.Now())
+	out := make([]Hold, len(holds))
+	for i, h := range holds {
+		out[i] = Hold(h)
+	}
+	return out, err
 }
 
 // write publishes the next generation with the document id set to body.
@@ -181,13 +209,94 @@ func TestRealStoreGenerations(t *testing.T) {
 		t.Errorf("pruned generation: %v", err)
 	}
 	_, err = Replay(ctx, s, receipt)
-	wantRejected(t, "replay past retain", err)
+	wantStale(t, "replay past retain", err)
 	_, err = VerifyEvidence(ctx, s, evFile, rerun)
-	wantRejected(t, "evidence past retain", err)
+	wantStale(t, "evidence past retain", err)
 
 	// A receipt of another store with the same content is foreign.
 	other := &storeService{dir: filepath.Join(t.TempDir(), ".docir"), root: s.root, retain: 3}
 	other.write(t, "guide", "four")
 	_, err = Replay(ctx, other, b2.Receipt().Marshal())
 	wantRejected(t, "receipt replayed on another store", err)
+}
+
+// TestHoldKeepsTheBoundGeneration: over real generations with retain 1, a
+// bind that holds its generation keeps it readable and its receipt
+// replaying through any number of refreshes; releasing it (by the receipt
+// file) lets the next refresh prune it, and the receipt is then a clear
+// stale_revision, not a forgery. A bind with a TTL of 0 holds nothing.
+func TestHoldKeepsTheBoundGeneration(t *testing.T) {
+	ctx := context.Background()
+	s := &storeService{dir: filepath.Join(t.TempDir(), ".docir"), root: t.TempDir(), retain: 1}
+	s.write(t, "guide", "one")
+	b, err := Bind(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := b.Hold(ctx, time.Hour)
+	if err != nil || h == nil || h.Binds != 1 || h.Generation != b.Revision() || h.Binding != b.Receipt().Digest() {
+		t.Fatalf("hold: %+v %v", h, err)
+	}
+	unheld, err := Bind(ctx, s) // the same generation: the same receipt
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, err := unheld.Hold(ctx, 0); h != nil || err != nil {
+		t.Fatalf("a TTL of 0 held: %+v %v", h, err)
+	}
+	file := b.Receipt().Marshal()
+	for _, body := range []string{"two", "three", "four"} {
+		s.write(t, "guide", body)
+	}
+	if _, err := Replay(ctx, s, file); err != nil {
+		t.Fatalf("the held generation after 3 refreshes with retain 1: %v", err)
+	}
+	if got := s.body(t, b.Revision(), "guide"); got != "one" {
+		t.Fatalf("the held generation reads %q", got)
+	}
+	held, err := b.Held(ctx)
+	if err != nil || held == nil || held.Binds != 1 {
+		t.Fatalf("held: %+v %v", held, err)
+	}
+	if res, err := b.Result(ctx, held); err != nil || res.Hold == nil || res.Hold.Binds != 1 || !res.Hold.Expires.Equal(held.Expires) || res.Current {
+		t.Fatalf("result: %+v %v", res, err)
+	}
+
+	// A receipt of another store releases nothing.
+	other := &storeService{dir: filepath.Join(t.TempDir(), ".docir"), root: s.root, retain: 1}
+	other.write(t, "guide", "one")
+	if _, _, err := Release(ctx, other, file); !errors.Is(err, rejected) {
+		t.Fatalf("release on another store: %v", err)
+	}
+	res, released, err := Release(ctx, s, file)
+	if err != nil || !released || res.Hold != nil || res.Revision != b.Revision() || res.Receipt != string(file) || res.Current {
+		t.Fatalf("release: %+v %v %v", res, released, err)
+	}
+	if res, released, err = Release(ctx, s, file); err != nil || released || res.Hold != nil {
+		t.Fatalf("a second release: %+v %v %v", res, released, err)
+	}
+	s.write(t, "guide", "five")
+	_, err = Replay(ctx, s, file)
+	wantStale(t, "replay once released and pruned", err)
+	if _, err := b.Hold(ctx, time.Hour); docir.CodeOf(err) != docir.CodeStaleRevision {
+		t.Fatalf("a hold of a pruned generation: %v", err)
+	}
+	if _, err := Select(ctx, s, b.Workspace(), 99); !errors.Is(err, rejected) {
+		t.Fatalf("a generation never published: %v", err)
+	}
+}
+
+func TestParseTTL(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"0": 0, "0s": 0, "90m": 90 * time.Minute, "24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour, "30d": MaxHoldTTL, "1h30m": 90 * time.Minute,
+	} {
+		if got, err := ParseTTL(in); err != nil || got != want {
+			t.Errorf("ParseTTL(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1h", "31d", "721h", "d", "1.5d", "forever", "99999999999d", "1e3"} {
+		if got, err := ParseTTL(in); err == nil {
+			t.Errorf("ParseTTL(%q) = %v, want an error", in, got)
+		}
+	}
 }

@@ -11,8 +11,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/query"
+	"github.com/docir/docir/docir/wire"
+	"github.com/docir/docir/readbatch"
 	"github.com/docir/docir/workspace"
+	"github.com/docir/docir/workspace/binding"
 )
 
 // TestInputSchemasForForms: every input schema has plain types (no
@@ -236,4 +241,72 @@ func maxEncoded(s map[string]any) (int, error) {
 		return len("false"), nil
 	}
 	return 0, fmt.Errorf("type %v", s["type"])
+}
+
+// TestInputSchemaLengthBounds: every length and count bound the engine
+// enforces is in the tools' input schemas (issue 23.6), equal to the
+// engine's constant and said in words: a query or an expression at its
+// bound is taken, one byte past it refused; read_batch's frames are 1 to
+// readbatch.MaxFrames.
+func TestInputSchemaLengthBounds(t *testing.T) {
+	checkLeaks(t)
+	e := fixture(t, `{"schema":"docir.host-policy.v2","grants":[],"read_batch_workers":2}`)
+	cs := connect(t, e)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type prop struct {
+		Description string `json:"description"`
+		MaxLength   *int   `json:"maxLength"`
+		MinItems    *int   `json:"minItems"`
+		MaxItems    *int   `json:"maxItems"`
+		Items       *prop  `json:"items"`
+		Properties  map[string]prop
+	}
+	schemas := map[string]map[string]prop{}
+	for _, tool := range res.Tools {
+		data, _ := json.Marshal(tool.InputSchema)
+		var s struct{ Properties map[string]prop }
+		if err := json.Unmarshal(data, &s); err != nil {
+			t.Fatal(err)
+		}
+		schemas[tool.Name] = s.Properties
+	}
+	lengths := []struct {
+		tool, prop, method, arg string
+		max                     int
+		said                    bool // the description names the bound
+	}{
+		{"search", "query", wire.MethodSearch, `"query":%q`, workspace.MaxQueryBytes, true},
+		{"context", "query", wire.MethodContext, `"query":%q`, workspace.MaxQueryBytes, true},
+		{"query", "expr", wire.MethodQuery, `"expr":%q`, query.MaxExprBytes, true},
+		{"get", "doc_id", wire.MethodGet, `"doc_id":%q`, address.MaxLen, false},
+		{"search", "binding", wire.MethodSearch, `"query":"x","binding":%q`, binding.MaxReceiptBytes, false},
+	}
+	for _, c := range lengths {
+		p := schemas[c.tool][c.prop]
+		if p.MaxLength == nil || *p.MaxLength != c.max {
+			t.Errorf("%s.%s: maxLength %v, want %d", c.tool, c.prop, p.MaxLength, c.max)
+		}
+		if c.said && !strings.Contains(p.Description, strconv.Itoa(c.max)) {
+			t.Errorf("%s.%s: description %q does not say %d", c.tool, c.prop, p.Description, c.max)
+		}
+	}
+	for _, c := range lengths[:3] {
+		at := "kind:" + strings.Repeat("a", c.max-len("kind:"))
+		if _, werr := e.Call(context.Background(), c.method, json.RawMessage("{"+fmt.Sprintf(c.arg, at)+"}")); werr != nil {
+			t.Errorf("%s with %s of %d bytes: %v", c.method, c.prop, len(at), werr)
+		}
+		if _, werr := e.Call(context.Background(), c.method, json.RawMessage("{"+fmt.Sprintf(c.arg, at+"a")+"}")); werr == nil || werr.StableCode() == docir.CodeInternal {
+			t.Errorf("%s with %s of %d bytes: %v, want refused", c.method, c.prop, len(at)+1, werr)
+		}
+	}
+	if p := schemas["get"]["doc_ids"]; p.Items == nil || p.Items.MaxLength == nil || *p.Items.MaxLength != address.MaxLen {
+		t.Errorf("get.doc_ids items: %+v", p.Items)
+	}
+	frames := schemas["read_batch"]["batch"].Properties["frames"]
+	if frames.MinItems == nil || *frames.MinItems != 1 || frames.MaxItems == nil || *frames.MaxItems != readbatch.MaxFrames {
+		t.Errorf("read_batch.batch.frames: minItems %v maxItems %v, want 1 and %d", frames.MinItems, frames.MaxItems, readbatch.MaxFrames)
+	}
 }

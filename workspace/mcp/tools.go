@@ -69,7 +69,7 @@ func tools(e *session.Engine, o Options) []tool {
 			params: reflect.TypeFor[docir.SearchParams](),
 			output: schemaFor[docir.SearchResult],
 			describe: map[string]string{
-				"query": `words, e.g. retry budget for outbound calls; "a phrase" for words adjacent in order, -word to leave out sections that hold it`,
+				"query": fmt.Sprintf(`words, e.g. retry budget for outbound calls; "a phrase" for words adjacent in order, -word to leave out sections that hold it; at most %d bytes`, workspace.MaxQueryBytes),
 				"limit": limitDesc("documents to return"),
 			},
 		},
@@ -80,7 +80,7 @@ func tools(e *session.Engine, o Options) []tool {
 			params: reflect.TypeFor[docir.QueryParams](),
 			output: schemaFor[docir.SearchResult],
 			describe: map[string]string{
-				"expr":  "field:value terms, all must hold, e.g. kind:adr status:accepted,proposed date:>=2024 (the fields tool lists the fields that exist)",
+				"expr":  fmt.Sprintf("field:value terms, all must hold, e.g. kind:adr status:accepted,proposed date:>=2024 (the fields tool lists the fields that exist); at most %d bytes", query.MaxExprBytes),
 				"limit": limitDesc("documents to return"),
 				"sort":  "a field to sort by; -field for descending",
 			},
@@ -92,7 +92,7 @@ func tools(e *session.Engine, o Options) []tool {
 			params: reflect.TypeFor[docir.ContextParams](),
 			output: schemaFor[docir.ContextResult],
 			describe: map[string]string{
-				"query":  "free text, as in search (phrases and -word too)",
+				"query":  fmt.Sprintf("free text, as in search (phrases and -word too); at most %d bytes", workspace.MaxQueryBytes),
 				"budget": fmt.Sprintf("tokens the addresses to read next may add up to: %d to %d (default %d)", MinBudget, workspace.MaxBudget, docir.DefaultBudget),
 				"limit":  limitDesc("documents to rank"),
 			},
@@ -195,6 +195,21 @@ func inputSchema(t tool) (*jsonschema.Schema, error) {
 	if p, ok := s.Properties["budget"]; ok {
 		p.Minimum, p.Maximum = new(float64(MinBudget)), new(float64(workspace.MaxBudget))
 		p.Default = json.RawMessage(strconv.Itoa(docir.DefaultBudget))
+	}
+	// Length bounds, as the engine enforces them (in bytes; maxLength
+	// counts characters, so a multi-byte text meets the bound sooner).
+	for name, n := range map[string]int{"query": workspace.MaxQueryBytes, "expr": query.MaxExprBytes, "doc_id": address.MaxLen, "binding": binding.MaxReceiptBytes} {
+		if p, ok := s.Properties[name]; ok {
+			p.MaxLength = new(n)
+		}
+	}
+	if p, ok := s.Properties["doc_ids"]; ok && p.Items != nil {
+		p.Items.MaxLength = new(address.MaxLen)
+	}
+	if p, ok := s.Properties["batch"]; ok && t.method == wire.MethodReadBatch {
+		if f, ok := p.Properties["frames"]; ok {
+			f.MinItems, f.MaxItems = new(1), new(readbatch.MaxFrames)
+		}
 	}
 	return s, nil
 }

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -114,6 +115,10 @@ var readMethods = map[string]bool{
 type methodFunc struct {
 	exclusive bool
 	run       func(e *Engine, ctx context.Context, params json.RawMessage) (any, error)
+	// bounded, when set, runs instead of run, told room: the bytes the
+	// result may take for its reply to fit the session's bound around it
+	// (a read batch stops assembling past it).
+	bounded func(e *Engine, ctx context.Context, params json.RawMessage, room int) (any, error)
 }
 
 // New builds the engine for one session. The methods it serves follow from
@@ -145,7 +150,7 @@ func New(cfg Config) *Engine {
 		e.caps = append(e.caps, CapabilityRefresh)
 	}
 	if cfg.Policy != nil && cfg.Policy.ReadBatchWorkers > 0 {
-		e.methods[wire.MethodReadBatch] = methodFunc{run: (*Engine).readBatch}
+		e.methods[wire.MethodReadBatch] = methodFunc{bounded: (*Engine).readBatch}
 		e.caps = append(e.caps, CapabilityParallelRead)
 	}
 	for _, m := range readbatch.ReadMethods() {
@@ -184,8 +189,13 @@ func (e *Engine) Handle(ctx context.Context, frame []byte) []byte {
 	if werr != nil {
 		return wire.ErrorLine(id, werr)
 	}
-	result, werr := e.Call(ctx, req.Method, req.Params)
+	result, werr := e.call(ctx, req.Method, req.Params, e.maxReply-envelope(req.ID))
 	return wire.Reply(req, result, werr, e.maxReply)
+}
+
+// envelope is the bytes of a reply line to id around its result.
+func envelope(id json.RawMessage) int {
+	return len(wire.EncodeResponse(&wire.Response{ID: id, Result: json.RawMessage("0")})) - 1
 }
 
 // Call runs one method with its raw params (nil for none) and returns the
@@ -193,6 +203,12 @@ func (e *Engine) Handle(ctx context.Context, frame []byte) []byte {
 // are a reply_too_large error. A panic in the method is an internal error
 // reply, logged; the session goes on.
 func (e *Engine) Call(ctx context.Context, method string, params json.RawMessage) (result json.RawMessage, werr *wire.Error) {
+	return e.call(ctx, method, params, e.maxReply-batchEnvelope)
+}
+
+// call is Call for a result that room bytes may hold: the rest of the
+// reply bound once the reply around it is counted.
+func (e *Engine) call(ctx context.Context, method string, params json.RawMessage, room int) (result json.RawMessage, werr *wire.Error) {
 	m, ok := e.methods[method]
 	if !ok {
 		return nil, e.noMethod(method)
@@ -213,7 +229,13 @@ func (e *Engine) Call(ctx context.Context, method string, params json.RawMessage
 	if d := e.drift.Load(); d != nil && readMethods[method] {
 		return nil, wire.ToWire(d)
 	}
-	v, err := m.run(e, ctx, params)
+	var v any
+	var err error
+	if m.bounded != nil {
+		v, err = m.bounded(e, ctx, params, room)
+	} else {
+		v, err = m.run(e, ctx, params)
+	}
 	if err != nil {
 		return nil, wire.ToWire(err)
 	}
@@ -308,7 +330,7 @@ func (e *Engine) refresh(ctx context.Context, params json.RawMessage) (any, erro
 // frame on one held generation, at most the policy's workers at once, the
 // held source authenticated before and after. A drift found leaves the
 // session refusing reads until a granted refresh.
-func (e *Engine) readBatch(ctx context.Context, params json.RawMessage) (any, error) {
+func (e *Engine) readBatch(ctx context.Context, params json.RawMessage, room int) (any, error) {
 	if e.cfg.Hold == nil {
 		return nil, docir.Errorf(docir.CodeNoStore, "%s: this session has no local store to hold", wire.MethodReadBatch)
 	}
@@ -325,7 +347,7 @@ func (e *Engine) readBatch(ctx context.Context, params json.RawMessage) (any, er
 		Revision:     h.Generation(),
 		Authenticate: h.Authenticate,
 		MaxReply:     e.maxReply,
-		MaxResult:    e.maxReply - batchEnvelope,
+		MaxResult:    room,
 	}, params)
 	var de *docir.Error
 	if errors.As(err, &de) && de.Code == docir.CodeSourceDrift {
@@ -341,14 +363,18 @@ func (e *Engine) readBatch(ctx context.Context, params json.RawMessage) (any, er
 	return json.RawMessage(out), nil
 }
 
-// batchEnvelope is room for the reply around a read-batch result
-// ({"jsonrpc":"2.0","id":…,"result":…}), so that a result within its bound
-// is a reply within the session's.
+// batchEnvelope is room for the reply around a result when the caller
+// (MCP) frames the reply itself: Handle counts the reply's own envelope
+// and id instead, so that a read batch within its bound is a reply within
+// the session's whatever the id (a 7 KB id is batch_too_large, not
+// reply_too_large).
 const batchEnvelope = 256
 
 // bind runs workspace/bind: a binding to a retained generation (or the
-// current one), its receipt. It does not end a drifted session's refusals:
-// only a granted refresh (or a new session) does.
+// current one), its receipt, and its hold on the generation in the store
+// (ttl: a day unless said; "0": none); or, with release, the end of one
+// bind's hold. It does not end a drifted session's refusals: only a
+// granted refresh (or a new session) does.
 func (e *Engine) bind(ctx context.Context, params json.RawMessage) (any, error) {
 	var p docir.BindParams
 	if err := wire.DecodeParams(wire.MethodBind, params, &p); err != nil {
@@ -356,6 +382,20 @@ func (e *Engine) bind(ctx context.Context, params json.RawMessage) (any, error) 
 	}
 	if e.cfg.Bindings == nil {
 		return nil, docir.Errorf(docir.CodeNoStore, "%s: this session has no local store to bind to", wire.MethodBind)
+	}
+	if p.Release != "" {
+		if p.Workspace != "" || p.Revision != 0 || p.TTL != nil {
+			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: release goes alone: it ends a hold and binds nothing", wire.MethodBind)
+		}
+		res, _, err := binding.Release(ctx, e.cfg.Bindings, []byte(p.Release))
+		return res, err
+	}
+	ttl := binding.DefaultHoldTTL
+	if p.TTL != nil {
+		var err error
+		if ttl, err = binding.ParseTTL(*p.TTL); err != nil {
+			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: %v", wire.MethodBind, err)
+		}
 	}
 	var b *binding.Binding
 	var err error
@@ -370,12 +410,14 @@ func (e *Engine) bind(ctx context.Context, params json.RawMessage) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	return e.bindingResult(ctx, b)
-}
-
-// evidenceMethods are the reads workspace/evidence attests.
-var evidenceMethods = map[string]bool{
-	wire.MethodGet: true, wire.MethodSearch: true, wire.MethodQuery: true, wire.MethodContext: true, wire.MethodStatus: true,
+	h, err := b.Hold(ctx, ttl)
+	if err != nil {
+		return nil, err
+	}
+	if h == nil && ttl != 0 {
+		return nil, docir.Errorf(docir.CodeInternal, "%s: no hold recorded", wire.MethodBind)
+	}
+	return b.Result(ctx, h)
 }
 
 // evidence runs workspace/evidence: one read on the binding's generation,
@@ -387,8 +429,8 @@ func (e *Engine) evidence(ctx context.Context, params json.RawMessage) (any, err
 	if err := wire.DecodeParams(wire.MethodEvidence, params, &p); err != nil {
 		return nil, err
 	}
-	if !evidenceMethods[p.Method] {
-		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: method %q: want one of docir/get, docir/search, docir/query, docir/context, workspace/status", wire.MethodEvidence, p.Method)
+	if !slices.Contains(binding.EvidenceMethods(), p.Method) {
+		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: method %q: want one of %s", wire.MethodEvidence, p.Method, strings.Join(binding.EvidenceMethods(), ", "))
 	}
 	if len(p.Params) == 0 || string(p.Params) == "null" {
 		p.Params = json.RawMessage("{}")
@@ -437,17 +479,11 @@ func (e *Engine) replayMethod(ctx context.Context, params json.RawMessage) (any,
 			return nil, err
 		}
 	}
-	return e.bindingResult(ctx, b)
-}
-
-func (e *Engine) bindingResult(ctx context.Context, b *binding.Binding) (docir.BindingResult, error) {
-	r := b.Receipt()
-	cur, err := e.cfg.Bindings.Current(ctx)
+	h, err := b.Held(ctx)
 	if err != nil {
-		return docir.BindingResult{}, err
+		return nil, err
 	}
-	return docir.BindingResult{Receipt: string(r.Marshal()), Digest: r.Digest(), Workspace: b.Workspace(),
-		Revision: b.Revision(), ManifestDigest: b.ManifestDigest(), Current: cur.Revision == b.Revision()}, nil
+	return b.Result(ctx, h)
 }
 
 // replay checks a binding receipt against the local store.

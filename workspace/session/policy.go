@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/docir/docir/docir"
@@ -23,7 +24,8 @@ import (
 //	                      "refresh" (the session serves workspace/refresh).
 //	docir.host-policy.v2  v1 plus read_batch_workers: null (no read batch)
 //	                      or 1 to 4 (serve workspace/read-batch with at most
-//	                      that many inner calls at once).
+//	                      that many inner calls at once). Every member is
+//	                      required (v1's grants may be left out).
 const (
 	PolicyV1 = "docir.host-policy.v1"
 	PolicyV2 = "docir.host-policy.v2"
@@ -113,6 +115,19 @@ func ParsePolicy(data []byte) (*Policy, error) {
 			return nil, fmt.Errorf("%s has no read_batch_workers (even null); it is a %s member", p.Schema, PolicyV2)
 		}
 		return nil, fmt.Errorf("unknown member %q in a %s policy (known: %s)", name, p.Schema, strings.Join(known, ", "))
+	}
+	if p.Schema == PolicyV2 {
+		// v2 states every member: a host that forgot one has not said
+		// what it means; null is how "no read batch" is said.
+		var missing []string
+		for _, name := range known {
+			if _, ok := members[name]; !ok {
+				missing = append(missing, strconv.Quote(name))
+			}
+		}
+		if len(missing) > 0 {
+			return nil, fmt.Errorf("a %s policy needs every member: %s missing (null is \"none\" for read_batch_workers)", PolicyV2, strings.Join(missing, ", "))
+		}
 	}
 	if raw, ok := members["grants"]; ok {
 		var grants []string

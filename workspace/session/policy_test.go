@@ -21,15 +21,19 @@ func TestParsePolicy(t *testing.T) {
 		{"v1 empty", `{"schema":"docir.host-policy.v1"}`, &Policy{Schema: PolicyV1, Grants: []string{}}, ""},
 		{"v1 refresh", `{"schema":"docir.host-policy.v1","grants":["refresh"]}`, &Policy{Schema: PolicyV1, Grants: []string{"refresh"}}, ""},
 		{"v1 no grants", `{"schema":"docir.host-policy.v1","grants":[]}`, &Policy{Schema: PolicyV1, Grants: []string{}}, ""},
-		{"v2 workers", `{"schema":"docir.host-policy.v2","read_batch_workers":4}`, &Policy{Schema: PolicyV2, Grants: []string{}, ReadBatchWorkers: 4}, ""},
+		{"v2 workers", `{"schema":"docir.host-policy.v2","grants":[],"read_batch_workers":4}`, &Policy{Schema: PolicyV2, Grants: []string{}, ReadBatchWorkers: 4}, ""},
 		{"v2 one", `{"schema":"docir.host-policy.v2","grants":["refresh"],"read_batch_workers":1}`, &Policy{Schema: PolicyV2, Grants: []string{"refresh"}, ReadBatchWorkers: 1}, ""},
-		{"v2 null", `{"schema":"docir.host-policy.v2","read_batch_workers":null}`, &Policy{Schema: PolicyV2, Grants: []string{}}, ""},
-		{"v2 absent", `{"schema":"docir.host-policy.v2"}`, &Policy{Schema: PolicyV2, Grants: []string{}}, ""},
-		{"v2 zero", `{"schema":"docir.host-policy.v2","read_batch_workers":0}`, nil, "read_batch_workers 0: want null or an integer from 1 to 4"},
-		{"v2 five", `{"schema":"docir.host-policy.v2","read_batch_workers":5}`, nil, "read_batch_workers 5: want null or an integer from 1 to 4"},
-		{"v2 negative", `{"schema":"docir.host-policy.v2","read_batch_workers":-1}`, nil, "read_batch_workers -1"},
-		{"v2 fraction", `{"schema":"docir.host-policy.v2","read_batch_workers":2.5}`, nil, "read_batch_workers 2.5"},
-		{"v2 string", `{"schema":"docir.host-policy.v2","read_batch_workers":"2"}`, nil, `read_batch_workers "2"`},
+		{"v2 null", `{"schema":"docir.host-policy.v2","grants":[],"read_batch_workers":null}`, &Policy{Schema: PolicyV2, Grants: []string{}}, ""},
+		// v2 requires every member; null is how "no read batch" is said.
+		{"v2 absent", `{"schema":"docir.host-policy.v2"}`, nil, `a docir.host-policy.v2 policy needs every member: "grants", "read_batch_workers" missing (null is "none" for read_batch_workers)`},
+		{"v2 no grants", `{"schema":"docir.host-policy.v2","read_batch_workers":4}`, nil, `"grants" missing`},
+		{"v2 no workers", `{"schema":"docir.host-policy.v2","grants":["refresh"]}`, nil, `"read_batch_workers" missing`},
+		{"v2 grants null", `{"schema":"docir.host-policy.v2","grants":null,"read_batch_workers":null}`, nil, `"grants" must be a list of grant names`},
+		{"v2 zero", `{"schema":"docir.host-policy.v2","grants":[],"read_batch_workers":0}`, nil, "read_batch_workers 0: want null or an integer from 1 to 4"},
+		{"v2 five", `{"schema":"docir.host-policy.v2","grants":[],"read_batch_workers":5}`, nil, "read_batch_workers 5: want null or an integer from 1 to 4"},
+		{"v2 negative", `{"schema":"docir.host-policy.v2","grants":[],"read_batch_workers":-1}`, nil, "read_batch_workers -1"},
+		{"v2 fraction", `{"schema":"docir.host-policy.v2","grants":[],"read_batch_workers":2.5}`, nil, "read_batch_workers 2.5"},
+		{"v2 string", `{"schema":"docir.host-policy.v2","grants":[],"read_batch_workers":"2"}`, nil, `read_batch_workers "2"`},
 		{"v1 with workers", `{"schema":"docir.host-policy.v1","read_batch_workers":2}`, nil, "docir.host-policy.v1 has no read_batch_workers (even null)"},
 		{"v1 with null workers", `{"schema":"docir.host-policy.v1","read_batch_workers":null}`, nil, "docir.host-policy.v1 has no read_batch_workers (even null)"},
 		{"v1 unknown", `{"schema":"docir.host-policy.v1","grant":["refresh"]}`, nil, `unknown member "grant" in a docir.host-policy.v1 policy (known: schema, grants)`},
@@ -99,8 +103,8 @@ func TestPolicyDecidesMethods(t *testing.T) {
 		{"", base, []string{}, nil},
 		{`{"schema":"docir.host-policy.v1"}`, base, []string{}, nil},
 		{`{"schema":"docir.host-policy.v1","grants":["refresh"]}`, insert(base, "workspace/refresh"), []string{"refresh"}, nil},
-		{`{"schema":"docir.host-policy.v2","read_batch_workers":null}`, base, []string{}, nil},
-		{`{"schema":"docir.host-policy.v2","read_batch_workers":3}`, insert(base, "workspace/read-batch"), []string{"parallel_read"}, new(3)},
+		{`{"schema":"docir.host-policy.v2","grants":[],"read_batch_workers":null}`, base, []string{}, nil},
+		{`{"schema":"docir.host-policy.v2","grants":[],"read_batch_workers":3}`, insert(base, "workspace/read-batch"), []string{"parallel_read"}, new(3)},
 		{`{"schema":"docir.host-policy.v2","grants":["refresh"],"read_batch_workers":1}`, insert(insert(base, "workspace/read-batch"), "workspace/refresh"), []string{"parallel_read", "refresh"}, new(1)},
 	}
 	for _, tt := range tests {
@@ -170,8 +174,11 @@ func FuzzParsePolicy(f *testing.F) {
 		}
 		// Written back out, it reads the same.
 		out := map[string]any{"schema": p.Schema, "grants": p.Grants}
-		if p.ReadBatchWorkers > 0 {
-			out["read_batch_workers"] = p.ReadBatchWorkers
+		if p.Schema == PolicyV2 {
+			out["read_batch_workers"] = nil
+			if p.ReadBatchWorkers > 0 {
+				out["read_batch_workers"] = p.ReadBatchWorkers
+			}
 		}
 		b, _ := json.Marshal(out)
 		q, err := ParsePolicy(b)

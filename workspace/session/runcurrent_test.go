@@ -33,7 +33,12 @@ func TestRunCurrent(t *testing.T) {
 			if waited != nil {
 				locked = make(chan func() error, 1)
 				go func() {
-					u, err := store.Lock(dir, func() { close(waited) })
+					u, err := store.Lock(dir, func(by store.Holder) {
+						if by != store.HeldByReads {
+							t.Errorf("the refresh waits on %v, not on the read", by)
+						}
+						close(waited)
+					})
 					if err != nil {
 						t.Error(err)
 					}

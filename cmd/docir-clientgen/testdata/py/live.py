@@ -92,11 +92,12 @@ try:
     # Bindings: bind, replay the receipt, and every read pinned by it
     # (binding) and by its generation (image_revision) answers exactly as
     # it does unpinned.
-    bound = dc.decode_workspace_bind(call(dc.workspace_bind(50)))
+    # (ttl "0": no hold, so that a replay answers the same binding.)
+    bound = dc.decode_workspace_bind(call(dc.workspace_bind(50, {"ttl": "0"})))
     if not bound.ok or bound.result["revision"] != generation or not bound.result["current"]:
         fail(f"bind: {bound}")
     receipt = bound.result["receipt"]
-    again = dc.decode_workspace_bind(call(dc.workspace_bind(51, {"workspace": bound.result["workspace"], "revision": generation})))
+    again = dc.decode_workspace_bind(call(dc.workspace_bind(51, {"workspace": bound.result["workspace"], "revision": generation, "ttl": "0"})))
     if not again.ok or again.result != bound.result:
         fail(f"a select of the bound generation: {again}")
     for require in (False, True):

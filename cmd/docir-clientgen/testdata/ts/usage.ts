@@ -124,12 +124,31 @@ const bound = decodeWorkspaceBind(
   JSON.stringify({
     jsonrpc: "2.0",
     id: 20,
-    result: { receipt, digest: "a".repeat(64), workspace: "c".repeat(32), revision: 3, manifest_digest: "b".repeat(64), current: true },
+    result: {
+      receipt,
+      digest: "a".repeat(64),
+      workspace: "c".repeat(32),
+      revision: 3,
+      manifest_digest: "b".repeat(64),
+      current: true,
+      hold: { binds: 1, created: "2030-01-01T00:00:00Z", expires: "2030-01-02T00:00:00Z" },
+    },
   }),
 );
 if (!bound.ok) throw new Error("bind: not ok");
 const b: BindingResult = bound.result;
-if (b.revision !== 3 || !b.current) throw new Error("bind: " + JSON.stringify(b));
+if (b.revision !== 3 || !b.current || b.hold?.binds !== 1) throw new Error("bind: " + JSON.stringify(b));
+expectThrow("a hold of 0 binds", () =>
+  decodeWorkspaceBind(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 21,
+      result: { ...b, hold: { binds: 0, created: "2030-01-01T00:00:00Z", expires: "2030-01-02T00:00:00Z" } },
+    }),
+  ),
+);
+const unheld = decodeWorkspaceBind(JSON.stringify({ jsonrpc: "2.0", id: 22, result: { ...b, hold: null } }));
+if (!unheld.ok || unheld.result.hold !== null) throw new Error("bind without a hold: " + JSON.stringify(unheld));
 expectThrow("a binding result without current", () =>
   decodeWorkspaceReplay(
     JSON.stringify({ jsonrpc: "2.0", id: 23, result: { receipt, digest: "a".repeat(64), workspace: "c".repeat(32), revision: 3, manifest_digest: "b".repeat(64) } }),
