@@ -21,6 +21,9 @@ type Record struct {
 	// any, else BodyStart.
 	MarkdownStart int       `json:"markdown_start,omitempty"`
 	Sections      []Section `json:"sections"`
+	// Links are the links before the first heading; each section lists
+	// those of its own text.
+	Links []LinkRef `json:"links,omitempty"`
 }
 
 // Section is one heading of a document and the text it governs.
@@ -39,6 +42,9 @@ type Section struct {
 	End     int    `json:"end"`
 	Line    int    `json:"line"`
 	EndLine int    `json:"end_line"`
+	// Links are the links in the section's own text (Start..OwnEnd), in
+	// order.
+	Links []LinkRef `json:"links,omitempty"`
 }
 
 // FindSection resolves the heading part of an address in r: a section whose

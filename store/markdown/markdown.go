@@ -206,6 +206,7 @@ func (p *Parser) ParseContext(ctx context.Context, name string, src []byte, lim 
 	doc := p.md.Parse(&budgetReader{Reader: text.NewReader(body), b: p.b}, parser.WithContext(pc))
 	lines := newLineIndex(src)
 	rec.Sections = p.sections(doc, src, fmEnd, lines, pc)
+	p.extractLinks(doc, src, fmEnd, lines, pc, rec)
 
 	switch t := fields["title"].(type) {
 	case string:
