@@ -3,7 +3,6 @@ package docir
 import (
 	"errors"
 	"fmt"
-
 )
 
 // LinkRef is one link as a markdown file writes it: part of the IR, before
