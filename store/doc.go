@@ -2,22 +2,24 @@
 // holding immutable generations of a corpus, and the refresh that ingests
 // source folders into a new one.
 //
-// Layout (FormatVersion 7; see the change log below):
+// Layout (FormatVersion 8; see the change log below):
 //
 //	.docir/
 //	  IDENTITY           the workspace identity: 32 random hex digits and a
 //	                     newline, written first when docir creates the store;
 //	                     it marks the folder as docir's (Claim)
 //	  .gitignore         "*": the folder ignores itself
-//	  CURRENT            {"format":7,"generation":N}: the one mutable file,
+//	  CURRENT            {"format":8,"generation":N}: the one mutable file,
 //	                     replaced by an atomic rename
 //	  lock               flock'd by a refresh; readers never touch it
 //	  gen/N/docs.bolt    the generation's own body layer: records, bodies,
 //	                     source file entries, the manifest's id index, the
 //	                     field index of the records it holds (postings of
 //	                     its document numbers, postings.go) and what it
-//	                     shadows below, and its meta
-//	                     (sources, count, manifest digest, layer list)
+//	                     shadows below, the link index of the links it
+//	                     resolved (linkindex.go), and its meta (sources,
+//	                     count, manifest digest, layer list, link rules
+//	                     and counts)
 //	  gen/N/layer-G.bolt the body layers below it, written by generation G
 //	                     and hard-linked here: never copied
 //	  gen/N/fulltext/    bleve index of the generation's passages
@@ -85,4 +87,8 @@ package store
 //	   first), and holds a .gitignore; per generation, the file hold
 //	   (readers' shared flock, which prune respects) and, in fulltext/,
 //	   the count of passages the index holds (checked on every open).
-const FormatVersion = 7
+//	8  records list their links as written (docir.LinkRef, per section and
+//	   before the first heading); per body layer, the link index (buckets
+//	   "links", "linkto", "broken"; linkindex.go); meta "link_rules" and
+//	   "link_counts".
+const FormatVersion = 8

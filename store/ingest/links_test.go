@@ -1,0 +1,230 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store"
+)
+
+// linkDump is everything a generation answers about its links.
+type linkDump struct {
+	Out    map[string][]docir.Link
+	In     map[string][]docir.Link
+	Broken map[string][]docir.CheckedLink
+	Counts docir.LinkCounts
+}
+
+func dumpLinks(t *testing.T, dir string) linkDump {
+	t.Helper()
+	s, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	d := linkDump{Out: map[string][]docir.Link{}, In: map[string][]docir.Link{}, Broken: map[string][]docir.CheckedLink{}}
+	if err := s.Records(func(r docir.Record) error {
+		out, err := s.LinksOf(r.ID)
+		if err != nil {
+			return err
+		}
+		in, err := s.LinksInto(r.ID)
+		if err != nil {
+			return err
+		}
+		if len(out) > 0 {
+			d.Out[r.ID] = out
+		}
+		if len(in) > 0 {
+			d.In[r.ID] = in
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.BrokenLinks(func(id string, ls []docir.CheckedLink) error { d.Broken[id] = ls; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if d.Counts, err = s.LinkCounts(); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// randomPage writes a page with a few headings and links to pages that
+// may or may not exist, with anchors that may or may not.
+func randomPage(r *rand.Rand, names []string) string {
+	var b strings.Builder
+	if r.IntN(6) == 0 {
+		fmt.Fprintf(&b, "---\nid: custom/%d\n---\n", r.IntN(8))
+	}
+	heads := []string{"Intro", "Setup", "Usage", "Notes"}
+	link := func() string {
+		target := names[r.IntN(len(names))]
+		switch r.IntN(5) {
+		case 0:
+			return "[self](#" + strings.ToLower(heads[r.IntN(len(heads))]) + ")"
+		case 1:
+			return "[x](/" + strings.TrimSuffix(target, ".md") + "/)"
+		case 2:
+			return "[x](" + target + "#" + strings.ToLower(heads[r.IntN(len(heads))]) + ")"
+		case 3:
+			return "<https://example.com/" + target + ">"
+		}
+		return "[x](/" + target + ")"
+	}
+	for range 1 + r.IntN(3) {
+		fmt.Fprintf(&b, "## %s\n\nsee %s and %s\n\n", heads[r.IntN(len(heads))], link(), link())
+	}
+	return b.String()
+}
+
+// TestLinkIndexMatchesFromScratch: after any sequence of refreshes (adds,
+// removals, rewrites, ids that change, chains of layers merged), the
+// incremental link index answers exactly what an index built from
+// scratch on the same files answers.
+func TestLinkIndexMatchesFromScratch(t *testing.T) {
+	top, dir := t.TempDir(), t.TempDir()
+	// Two sources side by side: docs/ and, with a prefix, api/; a link
+	// may lead from one into the other.
+	src := filepath.Join(top, "docs")
+	names := []string{"a.md", "b.md", "c.md", "d/e.md", "d/index.md", "f/_index.md", "g.md", "h/README.md", "../api/x.md", "../api/y/index.md"}
+	r := rand.New(rand.NewPCG(7, 27))
+	mtime := time.Now().Add(-time.Hour)
+	write := func(name, content string) {
+		writeFile(t, src, name, content)
+		mtime = mtime.Add(time.Second)
+		if err := os.Chtimes(filepath.Join(src, name), mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range names[:5] {
+		write(n, randomPage(r, names))
+	}
+	write("../api/x.md", "# X\n\n## Usage\n")
+	srcs := []store.Source{{Path: src}, {Path: filepath.Join(top, "api"), Prefix: "api"}}
+	opt := Options{Retain: 2, Force: true}
+	for step := range 40 {
+		n := names[r.IntN(len(names))]
+		switch _, err := os.Stat(filepath.Join(src, n)); {
+		case err == nil && r.IntN(3) == 0:
+			if err := os.Remove(filepath.Join(src, n)); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			write(n, randomPage(r, names))
+		}
+		if _, err := Refresh(context.Background(), dir, srcs, opt); err != nil {
+			if docir.CodeOf(err) == docir.CodeSource || strings.Contains(err.Error(), "claim") {
+				continue // two files claiming one id: nothing published
+			}
+			t.Fatalf("step %d: %v", step, err)
+		}
+		fresh := t.TempDir()
+		if _, err := Refresh(context.Background(), fresh, srcs, opt); err != nil {
+			t.Fatalf("step %d: from scratch: %v", step, err)
+		}
+		if diff := cmp.Diff(dumpLinks(t, fresh), dumpLinks(t, dir)); diff != "" {
+			t.Fatalf("step %d (%s): incremental index differs from scratch (-scratch +incremental):\n%s", step, n, diff)
+		}
+	}
+}
+
+// layerLinks lists the documents whose links generation gen's own layer
+// resolved (its "links" bucket: entries and tombstones).
+func layerLinks(t *testing.T, dir string, gen uint64) []string {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(dir, "gen", fmt.Sprint(gen), "docs.bolt"), 0o444, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var ids []string
+	if err := db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("links")).ForEach(func(k, _ []byte) error { ids = append(ids, string(k)); return nil })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// TestLinkIndexIsIncremental: a refresh that changes one file resolves
+// again the links of that file and of the files whose links may lead to
+// it, and no others; one that changes nothing publishes nothing.
+func TestLinkIndexIsIncremental(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "a.md", "# A\n\n[to b](b.md#usage)\n")
+	writeFile(t, src, "b.md", "# B\n\n## Usage\n\n[to c](c.md)\n")
+	writeFile(t, src, "c.md", "# C\n\nno links\n")
+	for i := range 20 {
+		writeFile(t, src, fmt.Sprintf("other/%02d.md", i), fmt.Sprintf("# O%d\n\n[c](../c.md) <https://example.com/%d>\n", i, i))
+	}
+	srcs := []store.Source{{Path: src}}
+	first := refresh(t, dir, srcs...)
+	if got := len(layerLinks(t, dir, first.Generation)); got != 22 {
+		t.Fatalf("from scratch: %d documents with links, want 22", got)
+	}
+	if s := refresh(t, dir, srcs...); s.Published {
+		t.Fatalf("a no-op refresh published generation %d", s.Generation)
+	}
+	// b's Usage section goes: b's own links and a's (which leads to b).
+	writeFile(t, src, "b.md", "# B\n\n## Use\n\n[to c](c.md) and more\n")
+	s := refresh(t, dir, srcs...)
+	if diff := cmp.Diff([]string{"a", "b"}, layerLinks(t, dir, s.Generation)); diff != "" {
+		t.Errorf("after editing b (-want +got):\n%s", diff)
+	}
+	d := dumpLinks(t, dir)
+	if diff := cmp.Diff(map[string][]docir.CheckedLink{"a": {{Link: docir.Link{From: "a#a", Line: 3, Target: "b.md#usage", Kind: docir.LinkInline, Status: docir.LinkBroken, Address: "b#usage", Reason: docir.ReasonNoSection}, Path: "a.md"}}}, d.Broken); diff != "" {
+		t.Errorf("broken (-want +got):\n%s", diff)
+	}
+	if want := (docir.LinkCounts{Resolved: 21, Broken: 1, External: 20}); d.Counts != want {
+		t.Errorf("counts %+v, want %+v", d.Counts, want)
+	}
+	// c goes: every document linking to it is resolved again, and
+	// nothing else.
+	if err := os.Remove(filepath.Join(src, "c.md")); err != nil {
+		t.Fatal(err)
+	}
+	s = refresh(t, dir, srcs...)
+	want := []string{"b"}
+	for i := range 20 {
+		want = append(want, fmt.Sprintf("other/%02d", i))
+	}
+	if diff := cmp.Diff(want, layerLinks(t, dir, s.Generation)); diff != "" {
+		t.Errorf("after removing c (-want +got):\n%s", diff)
+	}
+	if n := dumpLinks(t, dir).Counts.Broken; n != 22 {
+		t.Errorf("%d broken after removing c, want 22", n)
+	}
+	// c comes back: the links that were broken resolve again.
+	writeFile(t, src, "c.md", "# C\n")
+	refresh(t, dir, srcs...)
+	if n := dumpLinks(t, dir).Counts.Broken; n != 1 {
+		t.Errorf("%d broken after c came back, want 1", n)
+	}
+	// A change of the link rules resolves everything again.
+	s, err := Refresh(context.Background(), dir, srcs, Options{Links: store.LinkConfig{Ignore: []string{"b.md#*"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Published || len(layerLinks(t, dir, s.Generation)) != 22 {
+		t.Errorf("rules changed: published %v, %d resolved again; want all 22", s.Published, len(layerLinks(t, dir, s.Generation)))
+	}
+	if n := dumpLinks(t, dir).Counts.Broken; n != 0 {
+		t.Errorf("%d broken with b.md#* ignored, want 0", n)
+	}
+	if slices.Contains(layerLinks(t, dir, s.Generation), "c") {
+		t.Error("c has no links but an entry")
+	}
+}

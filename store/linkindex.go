@@ -1,0 +1,574 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store/links"
+)
+
+// The link index: each body layer holds, for the documents whose links it
+// (re)resolved, the links resolved against its generation, and the index
+// that finds the documents to resolve again when a file changes. Like the
+// rest of a layer it is written once, when the layer is sealed (Publish),
+// and read through the chain: a newer layer's entry shadows an older one,
+// a tombstone says it is gone.
+//
+//	links   id -> linkEntry (JSON): the document's links, resolved, in
+//	        document order, and the candidate files they were looked up in
+//	linkto  file key + 0x00 + id -> "1": document id has a link that may
+//	        lead to the file (a candidate up to the first that exists)
+//	broken  id -> []docir.CheckedLink (JSON): the document's broken links,
+//	        for check, which reads only this bucket
+//
+// and in the generation's meta, link_rules (the site base and ignore
+// patterns, JSON) and link_counts (docir.LinkCounts, JSON).
+//
+// Sealing resolves again exactly the documents whose resolution may have
+// changed: the documents the layer puts or deletes, and the documents
+// with a link that may lead to a file the layer adds, removes or changes
+// (content or id), found through linkto. A change of the source folders
+// or of the link rules resolves every document again. A refresh that
+// changes nothing publishes nothing, and so costs nothing here.
+var (
+	bucketLinks  = []byte("links")
+	bucketLinkTo = []byte("linkto")
+	bucketBroken = []byte("broken")
+
+	keyLinkRules  = []byte("link_rules")
+	keyLinkCounts = []byte("link_counts")
+)
+
+// LinkConfig is what a store is told of its links besides its sources
+// (docir.yaml's links:). The generation records it; a change resolves
+// every link again.
+type LinkConfig struct {
+	Base   string   `json:"base,omitempty"`   // the site base of root-relative links; "" or "/": the site root
+	Ignore []string `json:"ignore,omitempty"` // target patterns not checked (links.Match)
+}
+
+// linkEntry is one document's resolved links.
+type linkEntry struct {
+	Keys   []string     `json:"keys,omitempty"` // the linkto keys (file keys) its links were looked up in
+	Links  []docir.Link `json:"links"`
+	Counts [4]int       `json:"counts"` // resolved, broken, external, unchecked
+}
+
+func (e *linkEntry) count(l docir.Link) {
+	switch l.Status {
+	case docir.LinkResolved:
+		e.Counts[0]++
+	case docir.LinkBroken:
+		e.Counts[1]++
+	case docir.LinkExternal:
+		e.Counts[2]++
+	default:
+		e.Counts[3]++
+	}
+}
+
+// linkMeta is the part of a stored record the link index reads.
+type linkMeta struct {
+	Path     string          `json:"path"`
+	Digest   string          `json:"digest"`
+	Links    []docir.LinkRef `json:"links"`
+	Sections []struct {
+		Slug  string          `json:"slug"`
+		Links []docir.LinkRef `json:"links"`
+	} `json:"sections"`
+}
+
+// noteChange records, as Apply writes them, what the seal must resolve
+// again: the documents put or deleted, and the files whose document is
+// new, gone, or another (content or id).
+func (p *Pending) noteChange(c chain, ch Change) {
+	if p.linkIDs == nil {
+		p.linkIDs, p.linkKeys = map[string]bool{}, map[string]bool{}
+	}
+	for _, id := range ch.Delete {
+		p.linkIDs[id] = true
+	}
+	for _, d := range ch.Put {
+		p.linkIDs[d.Record.ID] = true
+	}
+	for k, e := range ch.Files {
+		old, _ := c.get(bucketFiles, []byte(k))
+		switch {
+		case old == nil && e == nil:
+		case old == nil || e == nil:
+			p.linkKeys[k] = true
+		default:
+			o, err := viewFileEntry(old)
+			if err != nil || string(o.id) != e.ID || !bytes.Equal(o.digest, e.Digest[:]) {
+				p.linkKeys[k] = true
+			}
+		}
+	}
+}
+
+// sealLinks resolves again the links of the documents whose resolution may
+// have changed (see the top of this file) and writes them, the linkto
+// index and the broken list into the new layer, and the counts into its
+// meta.
+func (p *Pending) sealLinks() error {
+	var rules links.Rules
+	var all bool
+	var counts docir.LinkCounts
+	err := p.db.View(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		var srcs []Source
+		if v := meta.Get(keySources); v != nil {
+			if err := json.Unmarshal(v, &srcs); err != nil {
+				return fmt.Errorf("sources: %w", err)
+			}
+		}
+		var cfg LinkConfig
+		if v := meta.Get(keyLinkRules); v != nil {
+			if err := json.Unmarshal(v, &cfg); err != nil {
+				return fmt.Errorf("link rules: %w", err)
+			}
+		}
+		for _, s := range srcs {
+			rules.Roots = append(rules.Roots, s.Path)
+		}
+		rules.Base, rules.Ignore = cfg.Base, cfg.Ignore
+		rules = rules.Normalize()
+		all = !bytes.Equal(meta.Get(keySources), p.prevSources) || !bytes.Equal(meta.Get(keyLinkRules), p.prevLinkRules)
+		if v := meta.Get(keyLinkCounts); v != nil && !all {
+			if err := json.Unmarshal(v, &counts); err != nil {
+				return fmt.Errorf("link counts: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return p.corrupt("%v", err)
+	}
+	todo, err := p.linksToResolve(all)
+	if err != nil {
+		return err
+	}
+	r := &resolver{rules: rules, targets: map[string][]string{}}
+	const perTx = 2048
+	for len(todo) > 0 {
+		batch := todo[:min(perTx, len(todo))]
+		todo = todo[len(batch):]
+		err := p.db.Update(func(tx *bolt.Tx) error {
+			c, done, err := p.chain(tx)
+			if err != nil {
+				return err
+			}
+			defer done()
+			r.c = c
+			for _, id := range batch {
+				if err := p.resolveDoc(c, r, id, &counts, all); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	v, err := json.Marshal(counts)
+	if err != nil {
+		return err
+	}
+	return p.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyLinkCounts, v) })
+}
+
+// linksToResolve lists, sorted, the documents whose links the seal
+// resolves again: with all, every document that has or had links; else
+// the documents the layer changed and those with a link that may lead to
+// a file it changed.
+func (p *Pending) linksToResolve(all bool) ([]string, error) {
+	ids := maps.Clone(p.linkIDs)
+	if ids == nil {
+		ids = map[string]bool{}
+	}
+	err := p.db.View(func(tx *bolt.Tx) error {
+		c, done, err := p.chain(tx)
+		if err != nil {
+			return err
+		}
+		defer done()
+		if all {
+			for _, b := range [][]byte{bucketDocs, bucketLinks} {
+				if err := c.each(b, false, func(k, _ []byte, _ int) error {
+					ids[string(k)] = true
+					return nil
+				}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		for _, key := range slices.Sorted(maps.Keys(p.linkKeys)) {
+			prefix := []byte(key + "\x00")
+			err := c.eachFrom(bucketLinkTo, prefix, false, func(k, _ []byte, _ int) error {
+				if !bytes.HasPrefix(k, prefix) {
+					return errStop
+				}
+				ids[string(k[len(prefix):])] = true
+				return nil
+			})
+			if err != nil && !errors.Is(err, errStop) {
+				return err
+			}
+		}
+		return nil
+	})
+	return slices.Sorted(maps.Keys(ids)), err
+}
+
+// errStop ends a walk early.
+var errStop = errors.New("stop")
+
+// resolveDoc resolves the links of document id against the chain c (the
+// new generation) and writes its entry, its linkto keys and its broken
+// links, adjusting counts by the difference from its previous entry.
+func (p *Pending) resolveDoc(c chain, r *resolver, id string, counts *docir.LinkCounts, all bool) error {
+	tx := c.top()
+	del := func(b *bolt.Bucket, k []byte) error {
+		if len(p.lower) == 0 {
+			return b.Delete(k)
+		}
+		return b.Put(k, tombstone)
+	}
+	var old linkEntry
+	if v, _ := c.get(bucketLinks, []byte(id)); v != nil {
+		if err := json.Unmarshal(v, &old); err != nil {
+			return p.corrupt("links of %q: %v", id, err)
+		}
+	}
+	var cur linkEntry
+	var path string
+	if raw, _ := c.get(bucketDocs, []byte(id)); raw != nil {
+		var m linkMeta
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return p.corrupt("record %q: %v", id, err)
+		}
+		// Its file: relative links start from its folder. A document
+		// written without a file (a store's own tests) has none, and its
+		// relative links lead outside every source.
+		root, rel := "", m.Path
+		if key, _ := c.get(bucketManifest, []byte(id)); key != nil {
+			var err error
+			if root, rel, err = splitFileKey(key); err != nil {
+				return p.corrupt("%v", err)
+			}
+		}
+		path = m.Path
+		cur = r.resolve(id, root, rel, &m)
+	}
+	if !all {
+		counts.Resolved -= old.Counts[0]
+		counts.Broken -= old.Counts[1]
+		counts.External -= old.Counts[2]
+		counts.Unchecked -= old.Counts[3]
+	}
+	counts.Resolved += cur.Counts[0]
+	counts.Broken += cur.Counts[1]
+	counts.External += cur.Counts[2]
+	counts.Unchecked += cur.Counts[3]
+
+	linksB, linkTo, broken := tx.Bucket(bucketLinks), tx.Bucket(bucketLinkTo), tx.Bucket(bucketBroken)
+	// linkto: drop the keys no longer looked up, add the new ones.
+	had := make(map[string]bool, len(old.Keys))
+	for _, k := range old.Keys {
+		had[k] = true
+	}
+	for _, k := range cur.Keys {
+		if had[k] {
+			delete(had, k)
+			continue
+		}
+		if err := linkTo.Put([]byte(k+"\x00"+id), []byte("1")); err != nil {
+			return err
+		}
+	}
+	for k := range had {
+		if err := del(linkTo, []byte(k+"\x00"+id)); err != nil {
+			return err
+		}
+	}
+	if len(cur.Links) == 0 {
+		if len(old.Links) > 0 || len(old.Keys) > 0 {
+			if err := del(linksB, []byte(id)); err != nil {
+				return err
+			}
+		}
+	} else {
+		v, err := json.Marshal(cur)
+		if err != nil {
+			return err
+		}
+		if err := linksB.Put([]byte(id), v); err != nil {
+			return err
+		}
+	}
+	var bad []docir.CheckedLink
+	for _, l := range cur.Links {
+		if l.Status == docir.LinkBroken {
+			bad = append(bad, docir.CheckedLink{Link: l, Path: path})
+		}
+	}
+	if len(bad) == 0 {
+		if old.Counts[1] > 0 || all {
+			if v, _ := c.get(bucketBroken, []byte(id)); v != nil {
+				return del(broken, []byte(id))
+			}
+		}
+		return nil
+	}
+	v, err := json.Marshal(bad)
+	if err != nil {
+		return err
+	}
+	return broken.Put([]byte(id), v)
+}
+
+// resolver resolves links against one chain, caching the section slugs of
+// the documents links lead to.
+type resolver struct {
+	rules   links.Rules
+	c       chain
+	targets map[string][]string // id -> its sections' slugs; nil: no such document
+}
+
+// maxTargets bounds the resolver's cache of target documents.
+const maxTargets = 4096
+
+// resolve resolves the links of the record m of document id, whose file
+// is rel below root.
+func (r *resolver) resolve(id, root, rel string, m *linkMeta) linkEntry {
+	var e linkEntry
+	keys := map[string]bool{}
+	add := func(from string, refs []docir.LinkRef) {
+		for _, ref := range refs {
+			l := r.link(id, root, rel, ref, keys)
+			l.From = from
+			e.count(l)
+			e.Links = append(e.Links, l)
+		}
+	}
+	add(id, m.Links)
+	for _, s := range m.Sections {
+		add(id+"#"+s.Slug, s.Links)
+	}
+	e.Keys = slices.Sorted(maps.Keys(keys))
+	return e
+}
+
+// link resolves one link; the file keys it looked up go into keys.
+func (r *resolver) link(id, root, rel string, ref docir.LinkRef, keys map[string]bool) docir.Link {
+	l := docir.Link{Line: ref.Line, Target: ref.Target, Kind: ref.Kind}
+	t := r.rules.Classify(root, rel, ref)
+	switch {
+	case t.Status == docir.LinkExternal:
+		l.Status, l.URL = t.Status, t.URL
+		return l
+	case t.Status != "":
+		l.Status, l.Reason = t.Status, t.Reason
+		return l
+	}
+	target := ""
+	if t.Self {
+		target = id
+	} else {
+		files := r.c.buckets(bucketFiles)
+		for _, f := range t.Files {
+			k := FileKey(f.Root, f.Rel)
+			keys[k] = true
+			if v, _ := files.get([]byte(k)); v != nil {
+				if e, err := viewFileEntry(v); err == nil {
+					target = string(e.id)
+					break
+				}
+			}
+		}
+	}
+	if target == "" {
+		if t.NotMarkdown {
+			l.Status, l.Reason = docir.LinkUnchecked, docir.ReasonNotMarkdown
+		} else {
+			l.Status, l.Reason = docir.LinkBroken, docir.ReasonNoDocument
+		}
+		return l
+	}
+	if t.Anchor == "" {
+		l.Status, l.Address = docir.LinkResolved, target
+		return l
+	}
+	rec := docir.Record{}
+	for _, slug := range r.sections(target) {
+		rec.Sections = append(rec.Sections, docir.Section{Slug: slug})
+	}
+	if s, ok := rec.FindSection(t.Anchor); ok {
+		l.Status, l.Address = docir.LinkResolved, target+"#"+s.Slug
+	} else {
+		l.Status, l.Reason, l.Address = docir.LinkBroken, docir.ReasonNoSection, target+"#"+t.Anchor
+	}
+	return l
+}
+
+// sections returns the slugs of document id's sections, from the cache or
+// the chain.
+func (r *resolver) sections(id string) []string {
+	if s, ok := r.targets[id]; ok {
+		return s
+	}
+	if len(r.targets) >= maxTargets {
+		clear(r.targets)
+	}
+	var slugs []string
+	if raw, _ := r.c.get(bucketDocs, []byte(id)); raw != nil {
+		var m struct {
+			Sections []struct {
+				Slug string `json:"slug"`
+			} `json:"sections"`
+		}
+		if json.Unmarshal(raw, &m) == nil {
+			slugs = make([]string, len(m.Sections))
+			for i, s := range m.Sections {
+				slugs[i] = s.Slug
+			}
+		}
+	}
+	r.targets[id] = slugs
+	return slugs
+}
+
+// LinksOf returns the resolved links of document id, in document order;
+// none when it has none (or no such document).
+func (s *Snapshot) LinksOf(id string) ([]docir.Link, error) {
+	v, _, err := s.pointGet(bucketLinks, []byte(id))
+	if v == nil || err != nil {
+		return nil, err
+	}
+	var e linkEntry
+	if err := json.Unmarshal(v, &e); err != nil {
+		return nil, s.corrupt(s.gen, "links of %q: %v", id, err)
+	}
+	return e.Links, nil
+}
+
+// LinksInto returns the links of the generation that resolve to document
+// id (to it or to one of its sections), by source id and then line: the
+// documents whose links may lead to its file (linkto), and its own.
+func (s *Snapshot) LinksInto(id string) ([]docir.Link, error) {
+	var sources []string
+	err := s.view(func(c chain) error {
+		key, _ := c.get(bucketManifest, []byte(id))
+		if key == nil {
+			return nil
+		}
+		prefix := append(bytes.Clone(key), 0)
+		err := c.eachFrom(bucketLinkTo, prefix, false, func(k, _ []byte, _ int) error {
+			if !bytes.HasPrefix(k, prefix) {
+				return errStop
+			}
+			sources = append(sources, string(k[len(prefix):]))
+			return nil
+		})
+		if errors.Is(err, errStop) {
+			err = nil
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(sources, id) {
+		sources = append(sources, id) // its links to its own sections
+	}
+	slices.Sort(sources)
+	var out []docir.Link
+	for _, src := range sources {
+		ls, err := s.LinksOf(src)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range ls {
+			if l.Status == docir.LinkResolved && (l.Address == id || strings.HasPrefix(l.Address, id+"#")) {
+				out = append(out, l)
+			}
+		}
+	}
+	return out, nil
+}
+
+// BrokenLinks calls fn with the broken links of each document that has
+// any, in id order, until fn returns an error.
+func (s *Snapshot) BrokenLinks(fn func(id string, links []docir.CheckedLink) error) error {
+	return s.view(func(c chain) error {
+		return c.each(bucketBroken, false, func(k, v []byte, _ int) error {
+			var ls []docir.CheckedLink
+			if err := json.Unmarshal(v, &ls); err != nil {
+				return s.corrupt(s.gen, "broken links of %q: %v", k, err)
+			}
+			return fn(string(k), ls)
+		})
+	})
+}
+
+// EachLinks calls fn with the resolved links of each document that has
+// any, in id order, until fn returns an error.
+func (s *Snapshot) EachLinks(fn func(id string, links []docir.Link) error) error {
+	return s.view(func(c chain) error {
+		return c.each(bucketLinks, false, func(k, v []byte, _ int) error {
+			var e linkEntry
+			if err := json.Unmarshal(v, &e); err != nil {
+				return s.corrupt(s.gen, "links of %q: %v", k, err)
+			}
+			return fn(string(k), e.Links)
+		})
+	})
+}
+
+// LinkCounts returns the counts of the generation's links by status,
+// recorded when it was published.
+func (s *Snapshot) LinkCounts() (n docir.LinkCounts, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketMeta).Get(keyLinkCounts)
+		if v == nil {
+			return s.corrupt(s.gen, "no link counts")
+		}
+		return json.Unmarshal(v, &n)
+	})
+	return n, err
+}
+
+// LinkConfig returns the link rules the generation was resolved with.
+func (s *Snapshot) LinkConfig() (cfg LinkConfig, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		if v := tx.Bucket(bucketMeta).Get(keyLinkRules); v != nil {
+			return json.Unmarshal(v, &cfg)
+		}
+		return nil
+	})
+	return cfg, err
+}
+
+// Normalize returns c in its recorded form: the base as links.Rules
+// normalizes it ("" for the site root), no empty ignore list.
+func (c LinkConfig) Normalize() LinkConfig {
+	if b := (links.Rules{Base: c.Base}).Normalize().Base; b == "/" {
+		c.Base = ""
+	} else {
+		c.Base = b
+	}
+	if len(c.Ignore) == 0 {
+		c.Ignore = nil
+	}
+	return c
+}
