@@ -608,33 +608,24 @@ func (p *Pending) Apply(c Change) error {
 				return err
 			}
 		}
-		if c.FrontMatter != nil {
-			v, err := json.Marshal(c.FrontMatter)
-			if err != nil {
-				return err
-			}
-			if err := tx.Bucket(bucketMeta).Put(keyFrontMatter, v); err != nil {
-				return err
-			}
-		}
-		if c.Links != nil {
-			v, err := json.Marshal(c.Links)
-			if err != nil {
-				return err
-			}
-			if err := tx.Bucket(bucketMeta).Put(keyLinkRules, v); err != nil {
-				return err
-			}
-		}
-		if c.Sources != nil {
-			v, err := json.Marshal(c.Sources)
-			if err != nil {
-				return err
-			}
-			return tx.Bucket(bucketMeta).Put(keySources, v)
-		}
-		return nil
+		meta := tx.Bucket(bucketMeta)
+		return errors.Join(
+			putJSON(meta, keyFrontMatter, c.FrontMatter, c.FrontMatter != nil),
+			putJSON(meta, keyLinkRules, c.Links, c.Links != nil),
+			putJSON(meta, keySources, c.Sources, c.Sources != nil))
 	})
+}
+
+// putJSON puts v, as JSON, under key in b when set.
+func putJSON(b *bolt.Bucket, key []byte, v any, set bool) error {
+	if !set {
+		return nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return b.Put(key, raw)
 }
 
 // unindexFile drops the manifest's index entry of the file at key, if the
