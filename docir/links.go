@@ -1,8 +1,12 @@
 package docir
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/docir/docir/address"
 )
 
 // LinkRef is one link as a markdown file writes it: part of the IR, before
@@ -111,6 +115,46 @@ type LinkResolution struct {
 type LinksResolved struct {
 	Items    []LinkResolution
 	Warnings []string
+}
+
+// GetLinks is a doc_ids links read through r.
+func GetLinks(ctx context.Context, r Reader, addrs []address.Address) (LinksResult, error) {
+	res, err := r.Links(ctx, addrs)
+	if err != nil {
+		return LinksResult{}, err
+	}
+	if len(res.Items) != len(addrs) {
+		return LinksResult{}, Errorf(CodeInternal, "a store answered %d link sets for %d addresses", len(res.Items), len(addrs))
+	}
+	out := LinksResult{Links: []LinkSet{}, Missing: []Missing{}, Warnings: res.Warnings}
+	for i, item := range res.Items {
+		if item.Set != nil {
+			out.Links = append(out.Links, *item.Set)
+		} else {
+			out.Missing = append(out.Missing, Missing{Address: addrs[i].String(), Reason: item.Reason, Suggestions: item.Suggestions})
+		}
+	}
+	return out, nil
+}
+
+// GetLinksOne is a doc_id links read through r: the link set, or a
+// not_found error as GetOne's.
+func GetLinksOne(ctx context.Context, r Reader, a address.Address) (LinkResult, error) {
+	res, err := r.Links(ctx, []address.Address{a})
+	if err != nil {
+		return LinkResult{}, err
+	}
+	if len(res.Items) != 1 {
+		return LinkResult{}, Errorf(CodeInternal, "%s: a store answered %d link sets for one address", a, len(res.Items))
+	}
+	if s := res.Items[0].Set; s != nil {
+		return LinkResult{Links: *s}, nil
+	}
+	warnings := res.Warnings
+	if s := res.Items[0].Suggestions; len(s) > 0 {
+		warnings = append([]string{"did you mean " + strings.Join(s, ", ") + "?"}, warnings...)
+	}
+	return LinkResult{}, NotFound(a, res.Items[0].Reason, warnings)
 }
 
 // CheckParams asks for the broken links of a store's generation.

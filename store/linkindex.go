@@ -57,6 +57,7 @@ type LinkConfig struct {
 
 // linkEntry is one document's resolved links.
 type linkEntry struct {
+	Path   string       `json:"path"`           // the document's path below its source folder (Record.Path)
 	Keys   []string     `json:"keys,omitempty"` // the linkto keys (file keys) its links were looked up in
 	Links  []docir.Link `json:"links"`
 	Counts [4]int       `json:"counts"` // resolved, broken, external, unchecked
@@ -150,7 +151,7 @@ func (p *Pending) sealLinks() error {
 		return nil
 	})
 	if err != nil {
-		return p.corrupt("%v", err)
+		return p.damaged("%v", err)
 	}
 	todo, err := p.linksToResolve(all)
 	if err != nil {
@@ -247,7 +248,7 @@ func (p *Pending) resolveDoc(c chain, r *resolver, id string, counts *docir.Link
 	var old linkEntry
 	if v, _ := c.get(bucketLinks, []byte(id)); v != nil {
 		if err := json.Unmarshal(v, &old); err != nil {
-			return p.corrupt("links of %q: %v", id, err)
+			return p.damaged("links of %q: %v", id, err)
 		}
 	}
 	var cur linkEntry
@@ -255,7 +256,7 @@ func (p *Pending) resolveDoc(c chain, r *resolver, id string, counts *docir.Link
 	if raw, _ := c.get(bucketDocs, []byte(id)); raw != nil {
 		var m linkMeta
 		if err := json.Unmarshal(raw, &m); err != nil {
-			return p.corrupt("record %q: %v", id, err)
+			return p.damaged("record %q: %v", id, err)
 		}
 		// Its file: relative links start from its folder. A document
 		// written without a file (a store's own tests) has none, and its
@@ -264,11 +265,12 @@ func (p *Pending) resolveDoc(c chain, r *resolver, id string, counts *docir.Link
 		if key, _ := c.get(bucketManifest, []byte(id)); key != nil {
 			var err error
 			if root, rel, err = splitFileKey(key); err != nil {
-				return p.corrupt("%v", err)
+				return p.damaged("%v", err)
 			}
 		}
 		path = m.Path
 		cur = r.resolve(id, root, rel, &m)
+		cur.Path = path
 	}
 	if !all {
 		counts.Resolved -= old.Counts[0]
@@ -457,7 +459,7 @@ func (s *Snapshot) LinksOf(id string) ([]docir.Link, error) {
 	}
 	var e linkEntry
 	if err := json.Unmarshal(v, &e); err != nil {
-		return nil, s.corrupt(s.gen, "links of %q: %v", id, err)
+		return nil, s.damaged("links of %q: %v", id, err)
 	}
 	return e.Links, nil
 }
@@ -514,7 +516,7 @@ func (s *Snapshot) BrokenLinks(fn func(id string, links []docir.CheckedLink) err
 		return c.each(bucketBroken, false, func(k, v []byte, _ int) error {
 			var ls []docir.CheckedLink
 			if err := json.Unmarshal(v, &ls); err != nil {
-				return s.corrupt(s.gen, "broken links of %q: %v", k, err)
+				return s.damaged("broken links of %q: %v", k, err)
 			}
 			return fn(string(k), ls)
 		})
@@ -522,15 +524,16 @@ func (s *Snapshot) BrokenLinks(fn func(id string, links []docir.CheckedLink) err
 }
 
 // EachLinks calls fn with the resolved links of each document that has
-// any, in id order, until fn returns an error.
-func (s *Snapshot) EachLinks(fn func(id string, links []docir.Link) error) error {
+// any and its path below its source folder, in id order, until fn returns
+// an error.
+func (s *Snapshot) EachLinks(fn func(id, path string, links []docir.Link) error) error {
 	return s.view(func(c chain) error {
 		return c.each(bucketLinks, false, func(k, v []byte, _ int) error {
 			var e linkEntry
 			if err := json.Unmarshal(v, &e); err != nil {
-				return s.corrupt(s.gen, "links of %q: %v", k, err)
+				return s.damaged("links of %q: %v", k, err)
 			}
-			return fn(string(k), e.Links)
+			return fn(string(k), e.Path, e.Links)
 		})
 	})
 }
@@ -541,7 +544,7 @@ func (s *Snapshot) LinkCounts() (n docir.LinkCounts, err error) {
 	err = s.db.View(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketMeta).Get(keyLinkCounts)
 		if v == nil {
-			return s.corrupt(s.gen, "no link counts")
+			return s.damaged("no link counts")
 		}
 		return json.Unmarshal(v, &n)
 	})
@@ -571,4 +574,16 @@ func (c LinkConfig) Normalize() LinkConfig {
 		c.Ignore = nil
 	}
 	return c
+}
+
+// damaged is the error of a generation whose link index or records do not
+// read.
+func (s *Snapshot) damaged(format string, args ...any) error {
+	return docir.Errorf(docir.CodeStoreFormat, "%s: generation %d: %s; remove the folder and index again", s.dir, s.gen, fmt.Sprintf(format, args...))
+}
+
+// damaged is the error of a pending generation whose link index or
+// records do not read.
+func (p *Pending) damaged(format string, args ...any) error {
+	return docir.Errorf(docir.CodeStoreFormat, "%s: building generation %d: %s; remove the folder and index again", p.dir, p.gen, fmt.Sprintf(format, args...))
 }
