@@ -100,6 +100,7 @@ func tools(e *session.Engine, o Options) []tool {
 			output:      schemaFor[docir.Status],
 		},
 	}
+	ts = append(ts, linkTools(corpus)...)
 	if e.Has(wire.MethodFields) {
 		ts = append(ts, tool{
 			name: ToolFields, title: "List the front-matter fields", method: wire.MethodFields, readOnly: true,
@@ -171,7 +172,7 @@ func inputSchema(t tool) (*jsonschema.Schema, error) {
 	if p, ok := s.Properties["image_revision"]; ok {
 		p.Minimum = new(float64(1))
 	}
-	if t.method == wire.MethodGet {
+	if t.method == wire.MethodGet || t.method == wire.MethodLinks {
 		s.Properties["doc_ids"].MaxItems = new(docir.MaxBatch)
 		// Exactly one of the two keys: a form shows the choice.
 		s.OneOf = []*jsonschema.Schema{
