@@ -6,8 +6,6 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
 )
@@ -32,18 +30,7 @@ func linkTools(corpus string) []tool {
 				"points at a page before renaming or removing it. No bodies: read them with get. doc_id answers {links: one set} " +
 				"(a miss is an error); doc_ids answers {links: [...], missing}.",
 			params: reflect.TypeFor[docir.LinksParams](),
-			output: func() (*jsonschema.Schema, error) {
-				one, err := schemaFor[docir.LinkResult]()
-				if err != nil {
-					return nil, err
-				}
-				many, err := schemaFor[docir.LinksResult]()
-				if err != nil {
-					return nil, err
-				}
-				return &jsonschema.Schema{Type: "object", OneOf: []*jsonschema.Schema{one, many},
-					Description: "doc_id: {links: the set}; doc_ids: {links, missing}"}, nil
-			},
+			output: keyedOutput[docir.LinkResult, docir.LinksResult]("doc_id: {links: the set}; doc_ids: {links, missing}"),
 			describe: map[string]string{
 				"doc_id":  "one address; the reply is {links: its link set}",
 				"doc_ids": fmt.Sprintf("several addresses (at most %d), as a JSON array of strings; the reply is {links, missing}", docir.MaxBatch),

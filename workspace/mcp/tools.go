@@ -41,18 +41,7 @@ func tools(e *session.Engine, o Options) []tool {
 				"the documents in request order, and each address that did not resolve with its reason " +
 				"(no_document, no_section, unavailable). A malformed address fails the call and nothing is read.",
 			params: reflect.TypeFor[docir.GetParams](),
-			output: func() (*jsonschema.Schema, error) {
-				doc, err := schemaFor[docir.Document]()
-				if err != nil {
-					return nil, err
-				}
-				res, err := schemaFor[docir.GetResult]()
-				if err != nil {
-					return nil, err
-				}
-				return &jsonschema.Schema{Type: "object", OneOf: []*jsonschema.Schema{doc, res},
-					Description: "doc_id: the document; doc_ids: {documents, missing}"}, nil
-			},
+			output: keyedOutput[docir.Document, docir.GetResult]("doc_id: the document; doc_ids: {documents, missing}"),
 			describe: map[string]string{
 				"doc_id":  "one address; the reply is the document itself",
 				"doc_ids": fmt.Sprintf("several addresses (at most %d), as a JSON array of strings; the reply is {documents, missing}", docir.MaxBatch),
@@ -145,6 +134,22 @@ type readBatchParams struct {
 	Batch         struct {
 		Frames []string `json:"frames"`
 	} `json:"batch"`
+}
+
+// keyedOutput is the output schema of a read keyed by its request: One
+// for doc_id, Many for doc_ids.
+func keyedOutput[One, Many any](description string) func() (*jsonschema.Schema, error) {
+	return func() (*jsonschema.Schema, error) {
+		one, err := schemaFor[One]()
+		if err != nil {
+			return nil, err
+		}
+		many, err := schemaFor[Many]()
+		if err != nil {
+			return nil, err
+		}
+		return &jsonschema.Schema{Type: "object", OneOf: []*jsonschema.Schema{one, many}, Description: description}, nil
+	}
 }
 
 // schemaFor derives the JSON schema of a wire shape.
