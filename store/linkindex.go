@@ -11,6 +11,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store/links"
 )
@@ -28,6 +29,8 @@ import (
 //	        lead to the file (a candidate up to the first that exists)
 //	broken  id -> []docir.CheckedLink (JSON): the document's broken links,
 //	        for check, which reads only this bucket
+//	linkfold  lower-cased file key + 0x00 + file key -> "1": the files by
+//	        their path in lower case, for links.ignore_case
 //
 // and in the generation's meta, link_rules (the site base and ignore
 // patterns, JSON) and link_counts (docir.LinkCounts, JSON).
@@ -42,6 +45,7 @@ var (
 	bucketLinks  = []byte("links")
 	bucketLinkTo = []byte("linkto")
 	bucketBroken = []byte("broken")
+	bucketFold   = []byte("linkfold")
 
 	keyLinkRules  = []byte("link_rules")
 	keyLinkCounts = []byte("link_counts")
@@ -53,6 +57,15 @@ var (
 type LinkConfig struct {
 	Base   string   `json:"base,omitempty"`   // the site base of root-relative links; "" or "/": the site root
 	Ignore []string `json:"ignore,omitempty"` // target patterns not checked (links.Match)
+	// IgnoreCase lets a path that names no file name one whose path
+	// differs in case only (Hugo lower-cases URLs).
+	IgnoreCase bool `json:"ignore_case,omitempty"`
+	// DefinitionIDs makes definition terms anchors (Hugo's
+	// autoDefinitionTermID).
+	DefinitionIDs bool `json:"definition_ids,omitempty"`
+	// RootFallback tries a relative path below each source folder too
+	// (links.Rules.RootFallback).
+	RootFallback bool `json:"root_fallback,omitempty"`
 }
 
 // linkEntry is one document's resolved links.
@@ -79,11 +92,22 @@ func (e *linkEntry) count(l docir.Link) {
 // linkMeta is the part of a stored record the link index reads.
 type linkMeta struct {
 	Path     string          `json:"path"`
-	Digest   string          `json:"digest"`
 	Links    []docir.LinkRef `json:"links"`
 	Sections []struct {
 		Slug  string          `json:"slug"`
 		Links []docir.LinkRef `json:"links"`
+	} `json:"sections"`
+}
+
+// anchorMeta is the part of a stored record that says which anchors a
+// link may name in it.
+type anchorMeta struct {
+	Anchors  []string `json:"anchors"`
+	Terms    []string `json:"terms"`
+	Sections []struct {
+		Slug    string   `json:"slug"`
+		Anchors []string `json:"anchors"`
+		Terms   []string `json:"terms"`
 	} `json:"sections"`
 }
 
@@ -123,6 +147,7 @@ func (p *Pending) sealLinks() error {
 	var rules links.Rules
 	var all bool
 	var counts docir.LinkCounts
+	r := &resolver{targets: map[string]*anchorMeta{}}
 	err := p.db.View(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		var srcs []Source
@@ -140,8 +165,9 @@ func (p *Pending) sealLinks() error {
 		for _, s := range srcs {
 			rules.Roots = append(rules.Roots, s.Path)
 		}
-		rules.Base, rules.Ignore = cfg.Base, cfg.Ignore
+		rules.Base, rules.Ignore, rules.RootFallback = cfg.Base, cfg.Ignore, cfg.RootFallback
 		rules = rules.Normalize()
+		r.cfg = cfg
 		all = !bytes.Equal(meta.Get(keySources), p.prevSources) || !bytes.Equal(meta.Get(keyLinkRules), p.prevLinkRules)
 		if v := meta.Get(keyLinkCounts); v != nil && !all {
 			if err := json.Unmarshal(v, &counts); err != nil {
@@ -153,11 +179,14 @@ func (p *Pending) sealLinks() error {
 	if err != nil {
 		return p.damaged("%v", err)
 	}
+	if err := p.sealFold(); err != nil {
+		return err
+	}
 	todo, err := p.linksToResolve(all)
 	if err != nil {
 		return err
 	}
-	r := &resolver{rules: rules, targets: map[string][]string{}}
+	r.rules = rules
 	const perTx = 2048
 	for len(todo) > 0 {
 		batch := todo[:min(perTx, len(todo))]
@@ -214,21 +243,64 @@ func (p *Pending) linksToResolve(all bool) ([]string, error) {
 			return nil
 		}
 		for _, key := range slices.Sorted(maps.Keys(p.linkKeys)) {
-			prefix := []byte(key + "\x00")
-			err := c.eachFrom(bucketLinkTo, prefix, false, func(k, _ []byte, _ int) error {
-				if !bytes.HasPrefix(k, prefix) {
-					return errStop
-				}
-				ids[string(k[len(prefix):])] = true
-				return nil
-			})
-			if err != nil && !errors.Is(err, errStop) {
+			err := linkersOf(c, key, func(id []byte) { ids[string(id)] = true })
+			if err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 	return slices.Sorted(maps.Keys(ids)), err
+}
+
+// linkersOf calls fn with every document that linkto says may link to the
+// file key (under the key itself, or lower-cased when links ignore case).
+func linkersOf(c chain, key string, fn func(id []byte)) error {
+	keys := []string{key}
+	if f := strings.ToLower(key); f != key {
+		keys = append(keys, f)
+	}
+	for _, k := range keys {
+		prefix := []byte(k + "\x00")
+		err := c.eachFrom(bucketLinkTo, prefix, false, func(k, _ []byte, _ int) error {
+			if !bytes.HasPrefix(k, prefix) {
+				return errStop
+			}
+			fn(k[len(prefix):])
+			return nil
+		})
+		if err != nil && !errors.Is(err, errStop) {
+			return err
+		}
+	}
+	return nil
+}
+
+// sealFold keeps the files by their lower-cased path (linkfold) in step
+// with the files the layer adds and removes.
+func (p *Pending) sealFold() error {
+	return p.db.Update(func(tx *bolt.Tx) error {
+		c, done, err := p.chain(tx)
+		if err != nil {
+			return err
+		}
+		defer done()
+		files, fold := c.buckets(bucketFiles), tx.Bucket(bucketFold)
+		for _, key := range slices.Sorted(maps.Keys(p.linkKeys)) {
+			k := []byte(strings.ToLower(key) + "\x00" + key)
+			if v, _ := files.get([]byte(key)); v != nil {
+				err = fold.Put(k, []byte("1"))
+			} else if len(p.lower) == 0 {
+				err = fold.Delete(k)
+			} else {
+				err = fold.Put(k, tombstone)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // errStop ends a walk early.
@@ -339,12 +411,13 @@ func (p *Pending) resolveDoc(c chain, r *resolver, id string, counts *docir.Link
 	return broken.Put([]byte(id), v)
 }
 
-// resolver resolves links against one chain, caching the section slugs of
-// the documents links lead to.
+// resolver resolves links against one chain, caching the anchors of the
+// documents links lead to.
 type resolver struct {
 	rules   links.Rules
+	cfg     LinkConfig
 	c       chain
-	targets map[string][]string // id -> its sections' slugs; nil: no such document
+	targets map[string]*anchorMeta // id -> its anchors; nil: no such document
 }
 
 // maxTargets bounds the resolver's cache of target documents.
@@ -387,15 +460,9 @@ func (r *resolver) link(id, root, rel string, ref docir.LinkRef, keys map[string
 	if t.Self {
 		target = id
 	} else {
-		files := r.c.buckets(bucketFiles)
 		for _, f := range t.Files {
-			k := FileKey(f.Root, f.Rel)
-			keys[k] = true
-			if v, _ := files.get([]byte(k)); v != nil {
-				if e, err := viewFileEntry(v); err == nil {
-					target = string(e.id)
-					break
-				}
+			if target = r.file(FileKey(f.Root, f.Rel), keys); target != "" {
+				break
 			}
 		}
 	}
@@ -411,43 +478,102 @@ func (r *resolver) link(id, root, rel string, ref docir.LinkRef, keys map[string
 		l.Status, l.Address = docir.LinkResolved, target
 		return l
 	}
-	rec := docir.Record{}
-	for _, slug := range r.sections(target) {
-		rec.Sections = append(rec.Sections, docir.Section{Slug: slug})
-	}
-	if s, ok := rec.FindSection(t.Anchor); ok {
-		l.Status, l.Address = docir.LinkResolved, target+"#"+s.Slug
+	if addr, ok := r.anchor(target, t.Anchor); ok {
+		l.Status, l.Address = docir.LinkResolved, addr
 	} else {
 		l.Status, l.Reason, l.Address = docir.LinkBroken, docir.ReasonNoSection, target+"#"+t.Anchor
 	}
 	return l
 }
 
-// sections returns the slugs of document id's sections, from the cache or
-// the chain.
-func (r *resolver) sections(id string) []string {
-	if s, ok := r.targets[id]; ok {
-		return s
+// file returns the document id of the file key, or "" when no file is
+// there; with ignore_case, of a file whose key differs in case only (the
+// first in key order). The key it looked up goes into keys (lower-cased
+// with ignore_case, so that a file of any case added later is found).
+func (r *resolver) file(key string, keys map[string]bool) string {
+	files := r.c.buckets(bucketFiles)
+	id := func(k []byte) string {
+		if v, _ := files.get(k); v != nil {
+			if e, err := viewFileEntry(v); err == nil {
+				return string(e.id)
+			}
+		}
+		return ""
+	}
+	if !r.cfg.IgnoreCase {
+		keys[key] = true
+		return id([]byte(key))
+	}
+	fold := strings.ToLower(key)
+	keys[fold] = true
+	if found := id([]byte(key)); found != "" {
+		return found
+	}
+	found := ""
+	prefix := []byte(fold + "\x00")
+	_ = r.c.eachFrom(bucketFold, prefix, false, func(k, _ []byte, _ int) error {
+		if !bytes.HasPrefix(k, prefix) {
+			return errStop
+		}
+		if found = id(k[len(prefix):]); found != "" {
+			return errStop
+		}
+		return nil
+	})
+	return found
+}
+
+// anchor resolves the anchor of a link to document id: a section by its
+// slug (as get finds one: the slug, else the anchor read as heading
+// text), else an id the document's HTML defines, else (with
+// definition_ids) a definition term's id; the address of the section that
+// holds it (the document's own for its lead).
+func (r *resolver) anchor(id, anchor string) (string, bool) {
+	m := r.anchors(id)
+	if m == nil {
+		return "", false
+	}
+	rec := docir.Record{}
+	for _, s := range m.Sections {
+		rec.Sections = append(rec.Sections, docir.Section{Slug: s.Slug})
+	}
+	if s, ok := rec.FindSection(anchor); ok {
+		return id + "#" + s.Slug, true
+	}
+	slug := address.Slug(anchor)
+	holds := func(anchors, terms []string) bool {
+		return slices.Contains(anchors, anchor) ||
+			r.cfg.DefinitionIDs && (slices.Contains(terms, anchor) || slices.Contains(terms, slug))
+	}
+	if holds(m.Anchors, m.Terms) {
+		return id, true
+	}
+	for _, s := range m.Sections {
+		if holds(s.Anchors, s.Terms) {
+			return id + "#" + s.Slug, true
+		}
+	}
+	return "", false
+}
+
+// anchors returns the anchors of document id, from the cache or the
+// chain.
+func (r *resolver) anchors(id string) *anchorMeta {
+	if m, ok := r.targets[id]; ok {
+		return m
 	}
 	if len(r.targets) >= maxTargets {
 		clear(r.targets)
 	}
-	var slugs []string
+	var m *anchorMeta
 	if raw, _ := r.c.get(bucketDocs, []byte(id)); raw != nil {
-		var m struct {
-			Sections []struct {
-				Slug string `json:"slug"`
-			} `json:"sections"`
-		}
-		if json.Unmarshal(raw, &m) == nil {
-			slugs = make([]string, len(m.Sections))
-			for i, s := range m.Sections {
-				slugs[i] = s.Slug
-			}
+		m = &anchorMeta{}
+		if json.Unmarshal(raw, m) != nil {
+			m = nil
 		}
 	}
-	r.targets[id] = slugs
-	return slugs
+	r.targets[id] = m
+	return m
 }
 
 // LinksOf returns the resolved links of document id, in document order;
@@ -468,32 +594,18 @@ func (s *Snapshot) LinksOf(id string) ([]docir.Link, error) {
 // id (to it or to one of its sections), by source id and then line: the
 // documents whose links may lead to its file (linkto), and its own.
 func (s *Snapshot) LinksInto(id string) ([]docir.Link, error) {
-	var sources []string
+	seen := map[string]bool{id: true} // its links to its own sections too
 	err := s.view(func(c chain) error {
 		key, _ := c.get(bucketManifest, []byte(id))
 		if key == nil {
 			return nil
 		}
-		prefix := append(bytes.Clone(key), 0)
-		err := c.eachFrom(bucketLinkTo, prefix, false, func(k, _ []byte, _ int) error {
-			if !bytes.HasPrefix(k, prefix) {
-				return errStop
-			}
-			sources = append(sources, string(k[len(prefix):]))
-			return nil
-		})
-		if errors.Is(err, errStop) {
-			err = nil
-		}
-		return err
+		return linkersOf(c, string(key), func(src []byte) { seen[string(src)] = true })
 	})
 	if err != nil {
 		return nil, err
 	}
-	if !slices.Contains(sources, id) {
-		sources = append(sources, id) // its links to its own sections
-	}
-	slices.Sort(sources)
+	sources := slices.Sorted(maps.Keys(seen))
 	var out []docir.Link
 	for _, src := range sources {
 		ls, err := s.LinksOf(src)

@@ -361,7 +361,7 @@ func (p *Pending) seed(prev *Snapshot) error {
 	}
 	p.db = db
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketDocs, bucketBodies, bucketFiles, bucketManifest, bucketNumbers, bucketPostings, bucketShadow, bucketLinks, bucketLinkTo, bucketBroken} {
+		for _, b := range [][]byte{bucketMeta, bucketDocs, bucketBodies, bucketFiles, bucketManifest, bucketNumbers, bucketPostings, bucketShadow, bucketLinks, bucketLinkTo, bucketBroken, bucketFold} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -469,7 +469,7 @@ func (p *Pending) mergeIn(from []prevLayer, keepTombstones bool) error {
 	defer done()
 	const perTx = 4096
 	type kv struct{ k, v, body []byte }
-	for _, bucket := range [][]byte{bucketDocs, bucketFiles, bucketManifest, bucketLinks, bucketLinkTo, bucketBroken} {
+	for _, bucket := range [][]byte{bucketDocs, bucketFiles, bucketManifest, bucketLinks, bucketLinkTo, bucketBroken, bucketFold} {
 		var batch []kv
 		flush := func() error {
 			err := p.db.Update(func(tx *bolt.Tx) error {

@@ -87,9 +87,20 @@ func checkNode(file, at string, node *yaml.Node, t reflect.Type) error {
 				return configErr(file, v, where, "want a list")
 			}
 			for j, item := range v.Content {
-				if err := checkNode(file, fmt.Sprintf("%s[%d]", where, j), item, f.Type.Elem()); err != nil {
+				at := fmt.Sprintf("%s[%d]", where, j)
+				if f.Type.Elem().Kind() != reflect.Struct {
+					if item.Kind != yaml.ScalarNode {
+						return configErr(file, item, at, "want a single value")
+					}
+					continue
+				}
+				if err := checkNode(file, at, item, f.Type.Elem()); err != nil {
 					return err
 				}
+			}
+		case reflect.Struct:
+			if err := checkNode(file, where, v, f.Type); err != nil {
+				return err
 			}
 		}
 	}

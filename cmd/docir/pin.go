@@ -45,7 +45,7 @@ func (p *pinFlags) add(pf interface {
 }
 
 // readCommands take the pin flags; any other command refuses them.
-var readCommands = map[string]bool{"get": true, "search": true, "query": true, "context": true, "status": true}
+var readCommands = map[string]bool{"get": true, "search": true, "query": true, "context": true, "status": true, "links": true, "check": true}
 
 func (p *pinFlags) check(cmd *cobra.Command) error {
 	if cmd.Name() == "replay" && p.at == 0 && p.receipt == "" {
@@ -60,7 +60,7 @@ func (p *pinFlags) check(cmd *cobra.Command) error {
 		}
 		return nil
 	}
-	return docir.Errorf(docir.CodeUsage, "--at, --receipt, --require-current and --evidence apply to reads (get, search, query, context, status), not %s", cmd.Name())
+	return docir.Errorf(docir.CodeUsage, "--at, --receipt, --require-current and --evidence apply to reads (get, search, query, context, status, links, check), not %s", cmd.Name())
 }
 
 func (p *pinFlags) close() {

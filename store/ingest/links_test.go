@@ -78,7 +78,14 @@ func randomPage(r *rand.Rand, names []string) string {
 		case 1:
 			return "[x](/" + strings.TrimSuffix(target, ".md") + "/)"
 		case 2:
-			return "[x](" + target + "#" + strings.ToLower(heads[r.IntN(len(heads))]) + ")"
+			anchor := strings.ToLower(heads[r.IntN(len(heads))])
+			if r.IntN(3) == 0 {
+				anchor = heads[r.IntN(len(heads))] + "-id" // an HTML id
+			}
+			if r.IntN(4) == 0 {
+				target = strings.ToUpper(target[:1]) + target[1:] // another case
+			}
+			return "[x](" + target + "#" + anchor + ")"
 		case 3:
 			return "<https://example.com/" + target + ">"
 		}
@@ -86,6 +93,9 @@ func randomPage(r *rand.Rand, names []string) string {
 	}
 	for range 1 + r.IntN(3) {
 		fmt.Fprintf(&b, "## %s\n\nsee %s and %s\n\n", heads[r.IntN(len(heads))], link(), link())
+		if r.IntN(2) == 0 {
+			fmt.Fprintf(&b, "`%s`\n: a term, and %s\n\n<a id=\"%s-id\"></a>\n\n", strings.ToLower(heads[r.IntN(len(heads))]), link(), heads[r.IntN(len(heads))])
+		}
 	}
 	return b.String()
 }
@@ -95,6 +105,12 @@ func randomPage(r *rand.Rand, names []string) string {
 // incremental link index answers exactly what an index built from
 // scratch on the same files answers.
 func TestLinkIndexMatchesFromScratch(t *testing.T) {
+	for _, cfg := range []store.LinkConfig{{}, {IgnoreCase: true, DefinitionIDs: true, Ignore: []string{"*/g.md*"}}} {
+		t.Run(fmt.Sprintf("%+v", cfg), func(t *testing.T) { testLinkIndexMatchesFromScratch(t, cfg) })
+	}
+}
+
+func testLinkIndexMatchesFromScratch(t *testing.T, cfg store.LinkConfig) {
 	top, dir := t.TempDir(), t.TempDir()
 	// Two sources side by side: docs/ and, with a prefix, api/; a link
 	// may lead from one into the other.
@@ -114,7 +130,7 @@ func TestLinkIndexMatchesFromScratch(t *testing.T) {
 	}
 	write("../api/x.md", "# X\n\n## Usage\n")
 	srcs := []store.Source{{Path: src}, {Path: filepath.Join(top, "api"), Prefix: "api"}}
-	opt := Options{Retain: 2, Force: true}
+	opt := Options{Retain: 2, Force: true, Links: cfg}
 	for step := range 40 {
 		n := names[r.IntN(len(names))]
 		switch _, err := os.Stat(filepath.Join(src, n)); {

@@ -48,6 +48,10 @@ type Rules struct {
 	// target as written: '*' matches any run of characters ('/'
 	// included), '?' any one; anything else itself.
 	Ignore []string
+	// RootFallback tries a relative path that names no file below each
+	// source folder too, as Hugo's GetPage does (and so its embedded
+	// link render hook, and ref/relref always).
+	RootFallback bool
 }
 
 // File is a candidate file: a source folder and a '/'-separated path below
@@ -123,7 +127,13 @@ func (r Rules) Classify(root, rel string, l docir.LinkRef) Target {
 		}
 		return tg
 	}
-	return r.relative(root, rel, p, anchor)
+	tg := r.relative(root, rel, p, anchor)
+	if r.RootFallback && tg.Status == "" {
+		for _, root := range r.Roots {
+			tg.addCandidates(root, "/"+p)
+		}
+	}
+	return tg
 }
 
 // relative reads the path p as relative to the folder of the file rel

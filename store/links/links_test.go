@@ -79,6 +79,16 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+// TestRootFallback: a relative path is tried below each source folder
+// too, after the linking file's folder.
+func TestRootFallback(t *testing.T) {
+	r := Rules{Roots: []string{"/c"}, RootFallback: true}
+	got := r.Classify("/c", "guide/a.md", docir.LinkRef{Target: "ops/x.md#a", Kind: docir.LinkInline})
+	if diff := cmp.Diff(Target{Files: files("/c", "guide/ops/x.md", "ops/x.md"), Anchor: "a"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
 // TestBase: root-relative links below a configured site base.
 func TestBase(t *testing.T) {
 	r := Rules{Roots: []string{"/c"}, Base: "docs"}

@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"bytes"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/util"
 
+	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
 )
 
@@ -44,43 +46,147 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 		return r.Destination(), true
 	}
 	var found []foundLink
+	var anchors []foundAnchor
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
 		}
+		l := n.Lines()
 		switch n.(type) {
-		case *ast.FencedCodeBlock, *ast.CodeBlock, *ast.HTMLBlock:
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
+			return ast.WalkSkipChildren, nil
+		case *ast.HTMLBlock:
+			if l.Len() > 0 {
+				start := l.At(0).Start
+				anchors = htmlIDs(body[start:l.At(l.Len()-1).Stop], start, anchors)
+			}
 			return ast.WalkSkipChildren, nil
 		case *ast.Paragraph, *ast.TextBlock, *ast.Heading:
-			l := n.Lines()
 			if l.Len() == 0 {
 				return ast.WalkSkipChildren, nil
 			}
 			p.b.check()
 			start, stop := l.At(0).Start, l.At(l.Len()-1).Stop
-			found = scanLinks(body[start:stop], start, refs, found)
+			var more []foundAnchor
+			found, more = scanLinks(body[start:stop], start, refs, found)
+			anchors = append(anchors, more...)
+			if _, ok := n.(*ast.Paragraph); ok {
+				anchors = definitionTerms(body[start:stop], start, anchors)
+			}
 			return ast.WalkSkipChildren, nil
 		}
 		return ast.WalkContinue, nil
 	})
-	if len(found) == 0 {
-		return
+	secs := rec.Sections
+	// The section whose own text holds offset at (in the markdown): the
+	// last one that starts at or before it; -1 for the lead.
+	sectionOf := func(at int) int {
+		return sort.Search(len(secs), func(i int) bool { return secs[i].Start > off+at }) - 1
 	}
 	sort.SliceStable(found, func(i, j int) bool { return found[i].at < found[j].at })
-	secs := rec.Sections
 	for _, f := range found {
-		at := off + f.at
-		ref := docir.LinkRef{Target: f.target, Kind: f.kind, Line: lines.line(at)}
-		// The section whose own text holds the link: the last one that
-		// starts at or before it.
-		i := sort.Search(len(secs), func(i int) bool { return secs[i].Start > at }) - 1
-		if i < 0 {
+		ref := docir.LinkRef{Target: f.target, Kind: f.kind, Line: lines.line(off + f.at)}
+		if i := sectionOf(f.at); i < 0 {
 			rec.Links = append(rec.Links, ref)
 		} else {
 			secs[i].Links = append(secs[i].Links, ref)
 		}
 	}
+	// Definition terms get ids in one sequence with the headings, in
+	// document order, as Hugo numbers them: a term after a heading of the
+	// same text is "text-1", and a heading after such a term is too (that
+	// id goes with the section's terms: it is its id where terms have
+	// ids; its slug stays its address).
+	sort.SliceStable(anchors, func(i, j int) bool { return anchors[i].at < anchors[j].at })
+	var slugs address.Slugger
+	next, terms := 0, false
+	heading := func(upto int) {
+		for ; next <= upto; next++ {
+			if id := slugs.Next(secs[next].Slug); id != secs[next].Slug && terms {
+				secs[next].Terms = append(secs[next].Terms, id)
+			}
+		}
+	}
+	defer func() { heading(len(secs) - 1) }()
+	for _, a := range anchors {
+		i := sectionOf(a.at)
+		heading(i)
+		terms = terms || a.term
+		switch {
+		case a.term && i < 0:
+			rec.Terms = append(rec.Terms, slugs.Next(a.id))
+		case a.term:
+			secs[i].Terms = append(secs[i].Terms, slugs.Next(a.id))
+		case i < 0:
+			rec.Anchors = append(rec.Anchors, a.id)
+		default:
+			secs[i].Anchors = append(secs[i].Anchors, a.id)
+		}
+	}
 }
+
+// foundAnchor is an id the markdown defines besides its headings' slugs:
+// an HTML id or name attribute, or (term) a definition term's text, to be
+// slugged in document order.
+type foundAnchor struct {
+	at   int
+	id   string
+	term bool
+}
+
+// maxTag bounds the HTML tag whose attributes are read for ids.
+const maxTag = 1024
+
+// htmlIDs appends the id and name attributes of the HTML in t (at offset
+// base of the markdown) to out.
+func htmlIDs(t []byte, base int, out []foundAnchor) []foundAnchor {
+	for _, m := range idAttr.FindAllSubmatchIndex(t, -1) {
+		for g := 2; g < len(m); g += 2 {
+			if m[g] >= 0 && m[g+1] > m[g] {
+				out = append(out, foundAnchor{at: base + m[0], id: string(t[m[g]:m[g+1]])})
+			}
+		}
+	}
+	return out
+}
+
+// idAttr matches an id or name attribute, its value quoted or not.
+var idAttr = regexp.MustCompile(`(?i)\s(?:id|name)\s*=\s*(?:"([^"<>]*)"|'([^'<>]*)'|([^\s"'<>=` + "`" + `]+))`)
+
+// definitionTerms appends the definition terms of a paragraph's text t
+// (at offset base of the markdown) to out: each line, not itself a
+// definition, directly followed by a line that starts with ": " (the
+// definition-list syntax of PHP Markdown Extra, goldmark's extension and
+// Hugo). The term's text is its line with code and emphasis marks and
+// link destinations dropped.
+func definitionTerms(t []byte, base int, out []foundAnchor) []foundAnchor {
+	isDef := func(line []byte) bool {
+		l := bytes.TrimLeft(line, " ")
+		return len(line)-len(l) <= 3 && len(l) >= 2 && l[0] == ':' && (l[1] == ' ' || l[1] == '\t')
+	}
+	at := 0
+	var prev []byte
+	prevAt := -1
+	for at <= len(t) {
+		end := bytes.IndexByte(t[at:], '\n')
+		if end < 0 {
+			end = len(t) - at
+		}
+		line := bytes.TrimRight(t[at:at+end], "\r")
+		if isDef(line) && prevAt >= 0 && !isDef(prev) && len(bytes.TrimSpace(prev)) > 0 {
+			term := termMarks.ReplaceAll(linkMarks.ReplaceAll(bytes.TrimSpace(prev), []byte("$1")), nil)
+			out = append(out, foundAnchor{at: base + prevAt, id: string(term), term: true})
+		}
+		prev, prevAt = line, at
+		at += end + 1
+	}
+	return out
+}
+
+var (
+	linkMarks = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	termMarks = regexp.MustCompile("[`*]")
+)
 
 // foundLink is one link the scan found: where it starts (in the markdown,
 // after the front matter), its target and its kind.
@@ -104,15 +210,19 @@ type opener struct {
 }
 
 // scanLinks appends the links of t, a block's text that starts at offset
-// base of the markdown, to out. refs looks a reference label up.
-func scanLinks(t []byte, base int, refs func([]byte) ([]byte, bool), out []foundLink) []foundLink {
+// base of the markdown, to out, and returns the ids its inline HTML
+// defines. refs looks a reference label up.
+func scanLinks(t []byte, base int, refs func([]byte) ([]byte, bool), out []foundLink) ([]foundLink, []foundAnchor) {
 	s := scanner{t: t, refs: refs}
 	s.run()
 	for _, f := range s.out {
 		f.at += base
 		out = append(out, f)
 	}
-	return out
+	for i := range s.anchors {
+		s.anchors[i].at += base
+	}
+	return out, s.anchors
 }
 
 type scanner struct {
@@ -133,6 +243,8 @@ type scanner struct {
 	// steps counts the bytes the scan looked at, each time it did: the
 	// test of linearity reads it.
 	steps int
+	// anchors are the ids of the inline HTML tags the scan passed.
+	anchors []foundAnchor
 }
 
 func (s *scanner) emit(at int, target []byte, kind string) {
@@ -229,6 +341,14 @@ func (s *scanner) angle(i int) int {
 			return end + 3
 		}
 		return i + 4
+	}
+	if i+1 < len(t) && (isLetter(t[i+1]) || t[i+1] == '/') {
+		// An HTML tag: its ids are anchors. Its '>' is found once for
+		// all the '<' before it (find remembers).
+		if end := s.find(">", i+1); end > i && end-i <= maxTag {
+			s.steps += end - i
+			s.anchors = htmlIDs(t[i:end], i, s.anchors)
+		}
 	}
 	// Up to the first '>', space, control or '<': an autolink holds none.
 	j := i + 1

@@ -183,3 +183,28 @@ func FuzzLinks(f *testing.F) {
 		}
 	})
 }
+
+// TestAnchorsAndTerms: ids a section's text defines besides its slug —
+// HTML id and name attributes, and definition terms, slugged in one
+// sequence with the headings as Hugo numbers them.
+func TestAnchorsAndTerms(t *testing.T) {
+	md := "lead <a id=\"top\"></a>\n\n`baseURL`\n: the base\n\n# Cascade\n\n<div id='box' name=x>\nhi\n</div>\n\n" +
+		"`cascade`\n: (`map`) what cascades\n\n`[alias](x.md)` **Two words**\n: more\n\n`options`\n: a term before its heading\n\n## Options\n\n`not a term`\n\nplain\n: still a definition\n\n" +
+		"`x` and `<span id=\"code\">`\n"
+	rec := NewParser().Parse("a.md", []byte(md)).Record
+	type anchors struct{ Anchors, Terms []string }
+	got := map[string]anchors{"": {rec.Anchors, rec.Terms}}
+	for _, s := range rec.Sections {
+		got[s.Slug] = anchors{s.Anchors, s.Terms}
+	}
+	want := map[string]anchors{
+		"":        {[]string{"top"}, []string{"baseurl"}},
+		"cascade": {[]string{"box", "x"}, []string{"cascade-1", "alias-two-words", "options"}},
+		// The heading after the term "options" is "options-1" where terms
+		// have ids, as Hugo numbers it; its slug stays "options".
+		"options": {nil, []string{"options-1", "plain"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
