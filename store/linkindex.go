@@ -147,7 +147,7 @@ func (p *Pending) sealLinks() error {
 	var rules links.Rules
 	var all bool
 	var counts docir.LinkCounts
-	r := &resolver{targets: map[string]*anchorMeta{}}
+	r := &resolver{targets: map[string]*targetAnchors{}}
 	err := p.db.View(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		var srcs []Source
@@ -417,7 +417,7 @@ type resolver struct {
 	rules   links.Rules
 	cfg     LinkConfig
 	c       chain
-	targets map[string]*anchorMeta // id -> its anchors; nil: no such document
+	targets map[string]*targetAnchors // id -> its anchors; nil: no such document
 }
 
 // maxTargets bounds the resolver's cache of target documents.
@@ -529,51 +529,67 @@ func (r *resolver) file(key string, keys map[string]bool) string {
 // definition_ids) a definition term's id; the address of the section that
 // holds it (the document's own for its lead).
 func (r *resolver) anchor(id, anchor string) (string, bool) {
-	m := r.anchors(id)
-	if m == nil {
+	t := r.anchors(id)
+	if t == nil {
 		return "", false
 	}
-	rec := docir.Record{}
-	for _, s := range m.Sections {
-		rec.Sections = append(rec.Sections, docir.Section{Slug: s.Slug})
-	}
-	if s, ok := rec.FindSection(anchor); ok {
-		return id + "#" + s.Slug, true
-	}
 	slug := address.Slug(anchor)
-	holds := func(anchors, terms []string) bool {
-		return slices.Contains(anchors, anchor) ||
-			r.cfg.DefinitionIDs && (slices.Contains(terms, anchor) || slices.Contains(terms, slug))
+	for _, s := range []string{anchor, slug} {
+		if t.slugs[s] {
+			return id + "#" + s, true
+		}
 	}
-	if holds(m.Anchors, m.Terms) {
-		return id, true
+	if addr, ok := t.html[anchor]; ok {
+		return addr, true
 	}
-	for _, s := range m.Sections {
-		if holds(s.Anchors, s.Terms) {
-			return id + "#" + s.Slug, true
+	if r.cfg.DefinitionIDs {
+		for _, s := range []string{anchor, slug} {
+			if addr, ok := t.terms[s]; ok {
+				return addr, true
+			}
 		}
 	}
 	return "", false
 }
 
+// targetAnchors are the anchors of a document links may lead to: its
+// sections' slugs, and the address of the section holding each HTML id
+// and definition term (the first, where several do).
+type targetAnchors struct {
+	slugs       map[string]bool
+	html, terms map[string]string
+}
+
 // anchors returns the anchors of document id, from the cache or the
-// chain.
-func (r *resolver) anchors(id string) *anchorMeta {
-	if m, ok := r.targets[id]; ok {
-		return m
+// chain; nil when there is no such document.
+func (r *resolver) anchors(id string) *targetAnchors {
+	if t, ok := r.targets[id]; ok {
+		return t
 	}
 	if len(r.targets) >= maxTargets {
 		clear(r.targets)
 	}
-	var m *anchorMeta
-	if raw, _ := r.c.get(bucketDocs, []byte(id)); raw != nil {
-		m = &anchorMeta{}
-		if json.Unmarshal(raw, m) != nil {
-			m = nil
+	var t *targetAnchors
+	var m anchorMeta
+	if raw, _ := r.c.get(bucketDocs, []byte(id)); raw != nil && json.Unmarshal(raw, &m) == nil {
+		t = &targetAnchors{slugs: map[string]bool{}, html: map[string]string{}, terms: map[string]string{}}
+		add := func(into map[string]string, keys []string, addr string) {
+			for _, k := range keys {
+				if _, ok := into[k]; !ok {
+					into[k] = addr
+				}
+			}
+		}
+		add(t.html, m.Anchors, id)
+		add(t.terms, m.Terms, id)
+		for _, s := range m.Sections {
+			t.slugs[s.Slug] = true
+			add(t.html, s.Anchors, id+"#"+s.Slug)
+			add(t.terms, s.Terms, id+"#"+s.Slug)
 		}
 	}
-	r.targets[id] = m
-	return m
+	r.targets[id] = t
+	return t
 }
 
 // LinksOf returns the resolved links of document id, in document order;
