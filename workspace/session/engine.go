@@ -378,6 +378,7 @@ func (e *Engine) bind(ctx context.Context, params json.RawMessage) (any, error) 
 // evidenceMethods are the reads workspace/evidence attests.
 var evidenceMethods = map[string]bool{
 	wire.MethodGet: true, wire.MethodSearch: true, wire.MethodQuery: true, wire.MethodContext: true, wire.MethodStatus: true,
+	wire.MethodLinks: true, wire.MethodCheck: true,
 }
 
 // evidence runs workspace/evidence: one read on the binding's generation,
@@ -390,7 +391,7 @@ func (e *Engine) evidence(ctx context.Context, params json.RawMessage) (any, err
 		return nil, err
 	}
 	if !evidenceMethods[p.Method] {
-		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: method %q: want one of docir/get, docir/search, docir/query, docir/context, workspace/status", wire.MethodEvidence, p.Method)
+		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: method %q: want one of docir/get, docir/search, docir/query, docir/context, workspace/status, docir/links, docir/check", wire.MethodEvidence, p.Method)
 	}
 	if len(p.Params) == 0 || string(p.Params) == "null" {
 		p.Params = json.RawMessage("{}")
