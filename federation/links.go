@@ -80,26 +80,7 @@ func (h *httpPeer) Links(ctx context.Context, addrs []address.Address) (docir.Li
 	if err != nil {
 		return docir.LinksResolved{}, err
 	}
-	var w struct {
-		Links    *[]docir.LinkSet `json:"links"`
-		Missing  *[]docir.Missing `json:"missing"`
-		Warnings []string         `json:"warnings"`
-	}
-	if err := json.Unmarshal(raw, &w); err != nil {
-		return docir.LinksResolved{}, garbage("links result: %v", err)
-	}
-	if w.Links == nil || w.Missing == nil {
-		return docir.LinksResolved{}, garbage("links result without links or missing")
-	}
-	found := make([]accounted[docir.LinkSet], len(*w.Links))
-	for i := range *w.Links {
-		s := &(*w.Links)[i]
-		if s.ID == "" || s.Outgoing == nil || s.Incoming == nil {
-			return docir.LinksResolved{}, garbage("link set %q without an id or its lists", s.Address)
-		}
-		found[i] = accounted[docir.LinkSet]{address: s.Address, value: s}
-	}
-	items, err := accountAll(addrs, found, *w.Missing)
+	items, warnings, err := decodeLinksResult(raw, addrs)
 	if err != nil {
 		return docir.LinksResolved{}, err
 	}
@@ -107,7 +88,35 @@ func (h *httpPeer) Links(ctx context.Context, addrs []address.Address) (docir.Li
 	for i, an := range items {
 		out[i] = docir.LinkResolution{Set: an.Value, Reason: an.Reason}
 	}
-	return docir.LinksResolved{Items: out, Warnings: w.Warnings}, nil
+	return docir.LinksResolved{Items: out, Warnings: warnings}, nil
+}
+
+// decodeLinksResult reads a peer's reply to a doc_ids links read of asked
+// and accounts for every address asked: each set names the document of
+// its address and has both its lists.
+func decodeLinksResult(raw []byte, asked []address.Address) ([]answer[docir.LinkSet], []string, error) {
+	var w struct {
+		Links    *[]docir.LinkSet `json:"links"`
+		Missing  *[]docir.Missing `json:"missing"`
+		Warnings []string         `json:"warnings"`
+	}
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, nil, garbage("links result: %v", err)
+	}
+	if w.Links == nil || w.Missing == nil {
+		return nil, nil, garbage("links result without links or missing")
+	}
+	found := make([]accounted[docir.LinkSet], len(*w.Links))
+	for i := range *w.Links {
+		s := &(*w.Links)[i]
+		a, err := address.Parse(s.Address)
+		if err != nil || s.ID == "" || a.ID != s.ID || s.Outgoing == nil || s.Incoming == nil {
+			return nil, nil, garbage("link set %q without its id or its lists", s.Address)
+		}
+		found[i] = accounted[docir.LinkSet]{address: s.Address, value: s}
+	}
+	items, err := accountAll(asked, found, *w.Missing)
+	return items, w.Warnings, err
 }
 
 // Check asks the peer for its own check.
