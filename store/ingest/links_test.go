@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/docir/docir/docir"
@@ -242,5 +243,118 @@ func TestLinkIndexIsIncremental(t *testing.T) {
 	}
 	if slices.Contains(layerLinks(t, dir, s.Generation), "c") {
 		t.Error("c has no links but an entry")
+	}
+}
+
+// TestDiffMatchesFullComparison: Snapshot.Diff reads only the layers two
+// generations do not share; over refreshes that stack layers, merge the
+// deltas and write new bases, it answers exactly what comparing every
+// document of the two generations answers, for every pair retained.
+func TestDiffMatchesFullComparison(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	r := rand.New(rand.NewPCG(3, 14))
+	mtime := time.Now().Add(-time.Hour)
+	write := func(name, content string) {
+		writeFile(t, src, name, content)
+		mtime = mtime.Add(time.Second)
+		if err := os.Chtimes(filepath.Join(src, name), mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 40 {
+		write(fmt.Sprintf("p%02d.md", i), fmt.Sprintf("# P%d\n\nbody\n", i))
+	}
+	opt := Options{Retain: 30, Force: true}
+	if _, err := Refresh(context.Background(), dir, []store.Source{{Path: src}}, opt); err != nil {
+		t.Fatal(err)
+	}
+	for step := range 24 {
+		// A few pages change, come and go; now and then most of them
+		// change, so that the deltas outweigh the base.
+		n := 1 + r.IntN(4)
+		if step%9 == 8 {
+			n = 30
+		}
+		for range n {
+			name := fmt.Sprintf("p%02d.md", r.IntN(45))
+			if r.IntN(5) == 0 {
+				os.Remove(filepath.Join(src, name))
+				continue
+			}
+			write(name, fmt.Sprintf("# %s\n\nstep %d %d\n", name, step, r.IntN(1000)))
+		}
+		if _, err := Refresh(context.Background(), dir, []store.Source{{Path: src}}, opt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gens, err := store.Retained(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := map[uint64]*store.Snapshot{}
+	for _, g := range gens {
+		s, err := store.OpenGeneration(dir, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		open[g] = s
+	}
+	digests := func(s *store.Snapshot) map[string]string {
+		m := map[string]string{}
+		if err := s.Records(func(r docir.Record) error { m[r.ID] = r.Digest; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	for _, a := range gens {
+		for _, b := range gens {
+			if a > b {
+				continue
+			}
+			old, cur := digests(open[a]), digests(open[b])
+			var want [3][]string
+			for id, d := range cur {
+				if o, ok := old[id]; !ok {
+					want[0] = append(want[0], id)
+				} else if o != d {
+					want[1] = append(want[1], id)
+				}
+			}
+			for id := range old {
+				if _, ok := cur[id]; !ok {
+					want[2] = append(want[2], id)
+				}
+			}
+			for i := range want {
+				slices.Sort(want[i])
+			}
+			added, changed, removed, err := open[b].Diff(open[a])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, [3][]string{added, changed, removed}, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("%d to %d (-full +diff):\n%s", a, b, diff)
+			}
+		}
+	}
+	layerSets := map[int]int{}
+	for _, g := range gens {
+		entries, _ := os.ReadDir(filepath.Join(dir, "gen", fmt.Sprint(g)))
+		n := 0
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), "layer-") {
+				n++
+			}
+		}
+		layerSets[n]++
+	}
+	// Stacked layers, merged deltas (a chain cut back) and new bases (none
+	// below) all occur.
+	if layerSets[0] == 0 || len(layerSets) < 3 {
+		t.Errorf("layers below each generation, counted: %v", layerSets)
+	}
+	if len(gens) < 20 {
+		t.Fatalf("only %d generations retained", len(gens))
 	}
 }
