@@ -253,7 +253,9 @@ func (v *View) Links(ctx context.Context, addrs []address.Address) (docir.LinksR
 			}
 			log.Add(it.Set.ID)
 			for _, l := range it.Set.Incoming {
-				log.Add(address.MustParse(l.From).ID)
+				if a, err := address.Parse(l.From); err == nil {
+					log.Add(a.ID)
+				}
 			}
 		}
 	}
