@@ -55,7 +55,8 @@
 // size) and read a document's record and body by pread into a bounded page
 // cache rather than through bbolt's memory map (pread.go); bleve is opened
 // only by searches. Subpackage markdown turns files
-// into records; subpackage fulltext owns bleve.
+// into records; subpackage fulltext owns bleve; subpackage links reads a
+// link's target (linkindex.go resolves it and keeps the link index).
 package store
 
 // FormatVersion is the version of the store's layout and encodings.

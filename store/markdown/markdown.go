@@ -15,6 +15,8 @@
 //     -1, -2 as on GitHub.
 //   - Title: front-matter `title`, else the first level-1 heading, else the
 //     file name without ".md".
+//   - Links, as written, and the anchors besides slugs (HTML ids, definition
+//     terms), per section: links.go.
 //
 // Parse does not decide ids, check sizes or validate encodings: that is the
 // store's ingest, which knows the file's root and path. ParseContext bounds
