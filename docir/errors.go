@@ -42,6 +42,9 @@ const (
 	CodeBatchTooLarge     Code = "batch_too_large"     // an assembled read-batch result over the reply bound
 	CodeBatchWorkerFailed Code = "batch_worker_failed" // a read-batch worker panicked; no rows are returned
 	CodeIndexing          Code = "indexing"            // the store is still being built in the background
+
+	// Links (docs/links.md).
+	CodeBrokenLinks Code = "broken_links" // `docir check` found broken links (CLI only: over the wire they are data)
 )
 
 // Error is the one coded error type. Engines return it (or wrap it) where a

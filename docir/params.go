@@ -98,7 +98,8 @@ type ReplayParams struct {
 
 // EvidenceParams asks workspace/evidence to run one read under a binding
 // and attest it: Method is a read method (docir/get, docir/search,
-// docir/query, docir/context, workspace/status), Params its params (no
+// docir/query, docir/context, workspace/status, docir/links,
+// docir/check), Params its params (no
 // selector: the binding pins the read), Binding the receipt file's text.
 type EvidenceParams struct {
 	Binding string          `json:"binding"`

@@ -29,6 +29,18 @@ type Reader interface {
 	Context(ctx context.Context, p ContextParams) (ContextResult, error)
 	// Status describes the store(s) behind the reader.
 	Status(ctx context.Context) (Status, error)
+	// Links reads the links leaving and reaching each address, in order:
+	// one LinkResolution per address, a miss as data (as Resolve). No
+	// bodies.
+	Links(ctx context.Context, addrs []address.Address) (LinksResolved, error)
+	// Check lists the broken links of the local store's generation (and
+	// with p.External its external links). A federation answers for its
+	// local store only.
+	Check(ctx context.Context, p CheckParams) (CheckResult, error)
+	// Changes lists what changed between two retained generations of the
+	// local store (p.Since to p.Until; p.SinceReceipt is resolved by the
+	// caller). A federation answers for its local store only.
+	Changes(ctx context.Context, p ChangesParams) (ChangesResult, error)
 }
 
 // Resolution is the outcome of one address of a deep read.

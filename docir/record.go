@@ -21,6 +21,11 @@ type Record struct {
 	// any, else BodyStart.
 	MarkdownStart int       `json:"markdown_start,omitempty"`
 	Sections      []Section `json:"sections"`
+	// Links are the links before the first heading; each section lists
+	// those of its own text. Anchors and Terms likewise.
+	Links   []LinkRef `json:"links,omitempty"`
+	Anchors []string  `json:"anchors,omitempty"`
+	Terms   []string  `json:"terms,omitempty"`
 }
 
 // Section is one heading of a document and the text it governs.
@@ -39,6 +44,17 @@ type Section struct {
 	End     int    `json:"end"`
 	Line    int    `json:"line"`
 	EndLine int    `json:"end_line"`
+	// Links are the links in the section's own text (Start..OwnEnd), in
+	// order.
+	Links []LinkRef `json:"links,omitempty"`
+	// Anchors are the other ids its own text defines in HTML (id="…",
+	// name="…"); a link's #anchor may name one.
+	Anchors []string `json:"anchors,omitempty"`
+	// Terms are the ids of the definition terms of its own text (a line
+	// followed by one that starts ": "), slugged as Hugo's
+	// autoDefinitionTermID does, in one sequence with the headings'
+	// slugs; anchors only where the link rules say so.
+	Terms []string `json:"terms,omitempty"`
 }
 
 // FindSection resolves the heading part of an address in r: a section whose

@@ -97,6 +97,24 @@ func (c *counting) Status(ctx context.Context) (docir.Status, error) {
 	return c.Reader.Status(ctx)
 }
 
+// Links is counted with the deep reads: it is asked per address too.
+func (c *counting) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
+	c.mu.Lock()
+	c.gets = append(c.gets, addrStrings(addrs))
+	c.mu.Unlock()
+	return c.Reader.Links(ctx, addrs)
+}
+
+func (c *counting) Check(ctx context.Context, p docir.CheckParams) (docir.CheckResult, error) {
+	c.count()
+	return c.Reader.Check(ctx, p)
+}
+
+func (c *counting) Changes(ctx context.Context, p docir.ChangesParams) (docir.ChangesResult, error) {
+	c.count()
+	return c.Reader.Changes(ctx, p)
+}
+
 func (c *counting) count() {
 	c.mu.Lock()
 	c.other++

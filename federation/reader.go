@@ -83,170 +83,38 @@ func (r *Reader) Close() error {
 	return nil
 }
 
-// state is what the federation knows of one distinct address.
-type state struct {
-	doc         *docir.Document
-	suggestions []string // the nearest store's, for a no_document miss
-	sawDocument bool     // some store holds the document but not the section
-	unavailable bool     // a store that might hold it could not answer
-}
-
-func (s *state) reason() string {
-	switch {
-	case s.unavailable:
-		return docir.ReasonUnavailable
-	case s.sawDocument:
-		return docir.ReasonNoSection
-	default:
-		return docir.ReasonNoDocument
-	}
-}
-
-// learn records what one store said of the address.
-func (s *state) learn(o docir.Resolution) {
-	if o.Document != nil {
-		s.doc = o.Document
-		return
-	}
-	if len(s.suggestions) == 0 {
-		s.suggestions = o.Suggestions
-	}
-	switch o.Reason {
-	case docir.ReasonNoSection:
-		s.sawDocument = true
-	case docir.ReasonUnavailable:
-		s.unavailable = true
-	}
-}
-
 // Resolve reads addrs per address: local first, then each peer in order,
 // each asked once, in one batched call, for what is still unresolved, and
-// not at all once nothing is left. It returns one resolution per address,
-// in order, each document labelled with the store that answered it, and a
-// warning for each peer that failed.
+// not at all once nothing is left (perAddress). It returns one resolution
+// per address, in order, each document labelled with the store that
+// answered it, and a warning for each peer that failed.
 func (r *Reader) Resolve(ctx context.Context, addrs []address.Address) (docir.Resolved, error) {
-	var uniq []address.Address
-	states := make(map[address.Address]*state, len(addrs))
-	for _, a := range addrs {
-		if states[a] == nil {
-			states[a] = &state{}
-			uniq = append(uniq, a)
-		}
-	}
-	// Warnings in peer order: a peer's own, or a failure, whose warning
-	// names the addresses it leaves unavailable, known only once every
-	// later peer has answered.
-	type note struct {
-		warning string
-		failed  error
-		left    []address.Address
-	}
-	var notes []note
-
-	if len(uniq) > 0 {
-		res, err := r.local.Resolve(ctx, uniq)
-		switch {
-		case docir.CodeOf(err) == docir.CodeNoStore:
-			// Nothing indexed locally and nothing to index (a config of
-			// peers only): the local store holds nothing.
-		case err != nil:
-			return docir.Resolved{}, err
-		case len(res.Items) != len(uniq):
-			return docir.Resolved{}, fmt.Errorf("local store: %d resolutions for %d addresses", len(res.Items), len(uniq))
-		default:
-			for i, a := range uniq {
-				states[a].learn(res.Items[i])
+	answers, warnings, err := perAddress(ctx, r, addrs,
+		func(ctx context.Context, rd docir.Reader, as []address.Address) ([]answer[docir.Document], []string, error) {
+			res, err := rd.Resolve(ctx, as)
+			out := make([]answer[docir.Document], len(res.Items))
+			for i, it := range res.Items {
+				out[i] = answer[docir.Document]{Value: it.Document, Reason: it.Reason, Suggestions: it.Suggestions}
 			}
-		}
+			return out, res.Warnings, err
+		},
+		func(d *docir.Document, a address.Address, peer string) { d.Address, d.Store = a.String(), peer })
+	if err != nil {
+		return docir.Resolved{}, err
 	}
-
-	for _, p := range r.peers {
-		var left []address.Address
-		for _, a := range uniq {
-			if states[a].doc == nil {
-				left = append(left, a)
-			}
-		}
-		if len(left) == 0 {
-			break
-		}
-		got, peerWarnings, err := r.askPeer(ctx, p, left)
-		if ctx.Err() != nil {
-			return docir.Resolved{}, ctx.Err()
-		}
-		if err != nil {
-			for _, a := range left {
-				states[a].unavailable = true
-			}
-			notes = append(notes, note{failed: err, left: left})
-			continue
-		}
-		for _, w := range peerWarnings {
-			notes = append(notes, note{warning: w})
-		}
-		for i, a := range left {
-			if d := got[i].Document; d != nil {
-				d.Address, d.Store = a.String(), p.Name
-			}
-			states[a].learn(got[i])
-		}
-	}
-
-	var warnings []string
-	for _, n := range notes {
-		if n.failed == nil {
-			warnings = append(warnings, n.warning)
-			continue
-		}
-		var still []address.Address
-		for _, a := range n.left {
-			if states[a].doc == nil {
-				still = append(still, a)
-			}
-		}
-		if len(still) == 0 {
-			warnings = append(warnings, fmt.Sprintf("%v; later peers answered all it was asked", n.failed))
-		} else {
-			warnings = append(warnings, fmt.Sprintf("%v; unavailable: %s", n.failed, listAddresses(still)))
-		}
-	}
-
 	out := make([]docir.Resolution, len(addrs))
 	tally := docir.NewTally(ctx)
-	for i, a := range addrs {
-		s := states[a]
-		if s.doc == nil {
-			out[i] = docir.Resolution{Reason: s.reason()}
-			if out[i].Reason == docir.ReasonNoDocument {
-				out[i].Suggestions = s.suggestions
-			}
+	for i, an := range answers {
+		if an.Value == nil {
+			out[i] = docir.Resolution{Reason: an.Reason, Suggestions: an.Suggestions}
 			continue
 		}
-		if err := tally.Add(s.doc, i+1, len(addrs)); err != nil {
+		if err := tally.Add(an.Value, i+1, len(addrs)); err != nil {
 			return docir.Resolved{}, err
 		}
-		out[i] = docir.Resolution{Document: s.doc}
+		out[i] = docir.Resolution{Document: an.Value}
 	}
 	return docir.Resolved{Items: out, Warnings: warnings}, nil
-}
-
-// askPeer asks one peer for addrs in one batched call and checks that it
-// answered each address once.
-func (r *Reader) askPeer(ctx context.Context, p *Peer, addrs []address.Address) ([]docir.Resolution, []string, error) {
-	res, err := call(ctx, p, func(ctx context.Context, pr docir.Reader) (docir.Resolved, error) {
-		return pr.Resolve(ctx, addrs)
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(res.Items) != len(addrs) {
-		return nil, nil, &PeerError{Peer: p.Name, Err: garbage("%d resolutions for %d addresses", len(res.Items), len(addrs))}
-	}
-	var warnings []string
-	for _, w := range res.Warnings {
-		warnings = append(warnings, peerReports(p.Name, w))
-	}
-	return res.Items, warnings, nil
 }
 
 // listAddresses names a few addresses for a warning.

@@ -189,27 +189,7 @@ func decodeStatus(raw json.RawMessage) (docir.Status, error) {
 // every address asked is answered exactly once, as a document or as a miss
 // with a known reason, and nothing else is answered.
 func account(asked []address.Address, res docir.GetResult) ([]docir.Resolution, error) {
-	at := make(map[address.Address]int, len(asked))
-	for i, a := range asked {
-		at[a] = i
-	}
-	out := make([]docir.Resolution, len(asked))
-	seen := make([]bool, len(asked))
-	take := func(s string, o docir.Resolution) error {
-		a, err := address.Parse(s)
-		if err != nil {
-			return garbage("reply names %v", err)
-		}
-		i, ok := at[a]
-		if !ok {
-			return garbage("reply answers %q, which was not asked", s)
-		}
-		if seen[i] {
-			return garbage("reply answers %q twice", s)
-		}
-		out[i], seen[i] = o, true
-		return nil
-	}
+	found := make([]accounted[docir.Document], len(res.Documents))
 	for i := range res.Documents {
 		d := &res.Documents[i]
 		if d.ID == "" {
@@ -218,24 +198,15 @@ func account(asked []address.Address, res docir.GetResult) ([]docir.Resolution, 
 		if d.Section != nil && d.Section.Slug == "" {
 			return nil, garbage("document %q names a section without a slug", d.Address)
 		}
-		if err := take(d.Address, docir.Resolution{Document: d}); err != nil {
-			return nil, err
-		}
+		found[i] = accounted[docir.Document]{address: d.Address, value: d}
 	}
-	for _, m := range res.Missing {
-		switch m.Reason {
-		case docir.ReasonNoDocument, docir.ReasonNoSection, docir.ReasonUnavailable:
-		default:
-			return nil, garbage("miss %q with unknown reason %q", m.Address, m.Reason)
-		}
-		if err := take(m.Address, docir.Resolution{Reason: m.Reason}); err != nil {
-			return nil, err
-		}
+	items, err := accountAll(asked, found, res.Missing)
+	if err != nil {
+		return nil, err
 	}
-	for i, ok := range seen {
-		if !ok {
-			return nil, garbage("reply says nothing of %q", asked[i])
-		}
+	out := make([]docir.Resolution, len(items))
+	for i, an := range items {
+		out[i] = docir.Resolution{Document: an.Value, Reason: an.Reason}
 	}
 	return out, nil
 }

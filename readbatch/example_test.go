@@ -50,5 +50,5 @@ func ExampleRun() {
 	// Output:
 	// 0 "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"ok\":true}}\n"
 	// 1 null
-	// 2 "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32601,\"message\":\"method \\\"workspace/refresh\\\" is not allowed inside workspace/read-batch (allowed: docir/context, docir/get, docir/query, docir/search, workspace/discover, workspace/status); it was not run\",\"data\":{\"code\":\"method_not_found\"}}}\n"
+	// 2 "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32601,\"message\":\"method \\\"workspace/refresh\\\" is not allowed inside workspace/read-batch (allowed: docir/check, docir/context, docir/get, docir/links, docir/query, docir/search, workspace/discover, workspace/status); it was not run\",\"data\":{\"code\":\"method_not_found\"}}}\n"
 }

@@ -41,7 +41,7 @@ const (
 // a batch may run, sorted. A server passes these (or the part of them it
 // serves) as Config.Allow.
 func ReadMethods() []string {
-	return []string{wire.MethodContext, wire.MethodGet, wire.MethodQuery, wire.MethodSearch, wire.MethodDiscover, wire.MethodStatus}
+	return []string{wire.MethodCheck, wire.MethodContext, wire.MethodGet, wire.MethodLinks, wire.MethodQuery, wire.MethodSearch, wire.MethodDiscover, wire.MethodStatus}
 }
 
 // Reads serves the read methods a batch may run, on the generation the

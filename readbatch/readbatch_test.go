@@ -169,7 +169,7 @@ func TestParity(t *testing.T) {
 func TestAllowlist(t *testing.T) {
 	refused := func(id, method string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32601,"message":"method \"` + method +
-			`\" is not allowed inside workspace/read-batch (allowed: docir/context, docir/get, docir/query, docir/search, workspace/discover, workspace/status); it was not run","data":{"code":"method_not_found"}}}` + "\n"
+			`\" is not allowed inside workspace/read-batch (allowed: docir/check, docir/context, docir/get, docir/links, docir/query, docir/search, workspace/discover, workspace/status); it was not run","data":{"code":"method_not_found"}}}` + "\n"
 	}
 	// invalid is a row that refuses the frame as no request at all, with
 	// the code and the id it names.
@@ -640,7 +640,7 @@ func TestCanceled(t *testing.T) {
 }
 
 func TestReadMethods(t *testing.T) {
-	want := []string{"docir/context", "docir/get", "docir/query", "docir/search", "workspace/discover", "workspace/status"}
+	want := []string{"docir/check", "docir/context", "docir/get", "docir/links", "docir/query", "docir/search", "workspace/discover", "workspace/status"}
 	if diff := cmp.Diff(want, ReadMethods()); diff != "" {
 		t.Error(diff)
 	}

@@ -2,14 +2,14 @@
 // holding immutable generations of a corpus, and the refresh that ingests
 // source folders into a new one.
 //
-// Layout (FormatVersion 10; see the change log below):
+// Layout (FormatVersion 11; see the change log below):
 //
 //	.docir/
 //	  IDENTITY           the workspace identity: 32 random hex digits and a
 //	                     newline, written first when docir creates the store;
 //	                     it marks the folder as docir's (Claim)
 //	  .gitignore         "*": the folder ignores itself
-//	  CURRENT            {"format":10,"generation":N}: the one mutable file,
+//	  CURRENT            {"format":11,"generation":N}: the one mutable file,
 //	                     replaced by an atomic rename
 //	  lock               flock'd by a refresh; readers never touch it
 //	  holds              docir.holds.v1: the bindings' holds on generations
@@ -20,8 +20,10 @@
 //	                     source file entries, the manifest's id index, the
 //	                     field index of the records it holds (postings of
 //	                     its document numbers, postings.go) and what it
-//	                     shadows below, and its meta
-//	                     (sources, count, manifest digest, layer list)
+//	                     shadows below, the link index of the links it
+//	                     resolved (linkindex.go), and its meta (sources,
+//	                     count, manifest digest, layer list, link rules
+//	                     and counts)
 //	  gen/N/layer-G.bolt the body layers below it, written by generation G
 //	                     and hard-linked here: never copied
 //	  gen/N/fulltext/    bleve index of the generation's passages
@@ -58,7 +60,8 @@
 // size) and read a document's record and body by pread into a bounded page
 // cache rather than through bbolt's memory map (pread.go); bleve is opened
 // only by searches. Subpackage markdown turns files
-// into records; subpackage fulltext owns bleve.
+// into records; subpackage fulltext owns bleve; subpackage links reads a
+// link's target (linkindex.go resolves it and keeps the link index).
 package store
 
 // FormatVersion is the version of the store's layout and encodings.
@@ -101,4 +104,8 @@ package store
 //	10 the holds record (holds, holds.lock): a binding holds its
 //	   generation, and prune skips it until the hold is released or
 //	   expires (an older docir would prune it).
-const FormatVersion = 10
+//	11 records list their links as written (docir.LinkRef, per section and
+//	   before the first heading); per body layer, the link index (buckets
+//	   "links", "linkto", "broken"; linkindex.go); meta "link_rules" and
+//	   "link_counts".
+const FormatVersion = 11

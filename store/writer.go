@@ -231,6 +231,12 @@ type Pending struct {
 	lower []*bolt.DB // the layers below it, read-only, oldest first
 	// documents in the layers below, to count the generation at Publish
 	lowerCount int
+	// What the link index's seal resolves again (linkindex.go): the ids
+	// put or deleted and the file keys whose document changed, noted as
+	// Apply writes them; and the previous generation's sources and link
+	// rules, whose change resolves every link again.
+	linkIDs, linkKeys          map[string]bool
+	prevSources, prevLinkRules []byte
 }
 
 // Begin starts the next generation in a folder no reader knows of, on top
@@ -386,28 +392,34 @@ func (p *Pending) seed(prev *Snapshot) error {
 	}
 	p.db = db
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketDocs, bucketBodies, bucketFiles, bucketManifest, bucketNumbers, bucketPostings, bucketShadow} {
+		for _, b := range [][]byte{bucketMeta, bucketDocs, bucketBodies, bucketFiles, bucketManifest, bucketNumbers, bucketPostings, bucketShadow, bucketLinks, bucketLinkTo, bucketBroken, bucketFold} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
 		m := tx.Bucket(bucketMeta)
-		var sources, frontMatter []byte
+		var sources, frontMatter, linkCounts []byte
 		if prev != nil {
 			if err := prev.db.View(func(ptx *bolt.Tx) error {
-				sources = bytes.Clone(ptx.Bucket(bucketMeta).Get(keySources))
-				frontMatter = bytes.Clone(ptx.Bucket(bucketMeta).Get(keyFrontMatter))
+				pm := ptx.Bucket(bucketMeta)
+				sources = bytes.Clone(pm.Get(keySources))
+				frontMatter = bytes.Clone(pm.Get(keyFrontMatter))
+				p.prevLinkRules = bytes.Clone(pm.Get(keyLinkRules))
+				linkCounts = bytes.Clone(pm.Get(keyLinkCounts))
 				return nil
 			}); err != nil {
 				return err
 			}
 		}
+		p.prevSources = sources
 		return errors.Join(
 			m.Put(keyFormat, []byte(strconv.Itoa(FormatVersion))),
 			m.Put(keyGeneration, []byte(strconv.FormatUint(p.gen, 10))),
 			m.Put(keyLayers, formatLayers(gens)),
 			putIf(m, keySources, sources),
-			putIf(m, keyFrontMatter, frontMatter))
+			putIf(m, keyFrontMatter, frontMatter),
+			putIf(m, keyLinkRules, p.prevLinkRules),
+			putIf(m, keyLinkCounts, linkCounts))
 	})
 	if err != nil {
 		return err
@@ -488,7 +500,7 @@ func (p *Pending) mergeIn(from []prevLayer, keepTombstones bool) error {
 	defer done()
 	const perTx = 4096
 	type kv struct{ k, v, body []byte }
-	for _, bucket := range [][]byte{bucketDocs, bucketFiles, bucketManifest} {
+	for _, bucket := range [][]byte{bucketDocs, bucketFiles, bucketManifest, bucketLinks, bucketLinkTo, bucketBroken, bucketFold} {
 		var batch []kv
 		flush := func() error {
 			err := p.db.Update(func(tx *bolt.Tx) error {
@@ -561,6 +573,9 @@ type Change struct {
 	// FrontMatter, when non-nil, replaces the recorded list of the
 	// front-matter fields the index holds.
 	FrontMatter []string
+	// Links, when non-nil, replaces the recorded link rules; a change
+	// resolves every link again when the layer is sealed.
+	Links *LinkConfig
 }
 
 // PutDoc is one document to store.
@@ -578,6 +593,7 @@ func (p *Pending) Apply(c Change) error {
 			return err
 		}
 		defer done()
+		p.noteChange(ch, c)
 		docs, bodies, files := tx.Bucket(bucketDocs), tx.Bucket(bucketBodies), tx.Bucket(bucketFiles)
 		manifest := tx.Bucket(bucketManifest)
 		// Refreshes mostly write keys in order (a walk is sorted): pack
@@ -623,24 +639,24 @@ func (p *Pending) Apply(c Change) error {
 				return err
 			}
 		}
-		if c.FrontMatter != nil {
-			v, err := json.Marshal(c.FrontMatter)
-			if err != nil {
-				return err
-			}
-			if err := tx.Bucket(bucketMeta).Put(keyFrontMatter, v); err != nil {
-				return err
-			}
-		}
-		if c.Sources != nil {
-			v, err := json.Marshal(c.Sources)
-			if err != nil {
-				return err
-			}
-			return tx.Bucket(bucketMeta).Put(keySources, v)
-		}
-		return nil
+		meta := tx.Bucket(bucketMeta)
+		return errors.Join(
+			putJSON(meta, keyFrontMatter, c.FrontMatter, c.FrontMatter != nil),
+			putJSON(meta, keyLinkRules, c.Links, c.Links != nil),
+			putJSON(meta, keySources, c.Sources, c.Sources != nil))
 	})
+}
+
+// putJSON puts v, as JSON, under key in b when set.
+func putJSON(b *bolt.Bucket, key []byte, v any, set bool) error {
+	if !set {
+		return nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return b.Put(key, raw)
 }
 
 // unindexFile drops the manifest's index entry of the file at key, if the
@@ -695,8 +711,12 @@ func mmapFor(expect int64) int {
 // generations (the current one included; at least one) that no reader
 // holds. Those failures are after, and err is nil.
 func (p *Pending) Publish(retain int) (after, err error) {
-	// Seal the layer's field index: number its documents, write their
-	// postings and what it shadows below.
+	// Seal the layer's link index (the links whose resolution may have
+	// changed) and its field index (number its documents, write their
+	// postings and what it shadows below).
+	if err := p.sealLinks(); err != nil {
+		return nil, p.fail(err)
+	}
 	if err := p.sealFields(); err != nil {
 		return nil, p.fail(err)
 	}

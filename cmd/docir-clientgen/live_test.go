@@ -234,6 +234,17 @@ func TestServerReplies(t *testing.T) {
 		{"workspace/status", `{}`, true},
 		{"workspace/status", `{"x":1}`, false},
 		{"workspace/discover", ``, true},
+		{"docir/links", `{"doc_id":"runbooks/disk-full#Mitigate"}`, true},
+		{"docir/links", `{"doc_ids":["runbooks/disk-full","nope","runbooks/disk-full#nope"]}`, true},
+		{"docir/links", `{"doc_ids":` + ids(tooMany) + `}`, false},
+		{"docir/links", `{"doc_id":"a","doc_ids":["b"]}`, false},
+		{"docir/check", ``, true},
+		{"docir/check", `{"external":true,"image_revision":1}`, true},
+		{"docir/check", `{"external":1}`, false},
+		{"docir/changes", `{"since":1}`, true},
+		{"docir/changes", `{"since":1,"until":1}`, true},
+		{"docir/changes", `{}`, false},
+		{"docir/changes", `{"since":0}`, false},
 		{"workspace/refresh", ``, true},
 	}
 	for i, tt := range tests {

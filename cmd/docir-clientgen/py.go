@@ -80,8 +80,26 @@ func (g *pyGen) typ(s *Schema, name string) string {
 	return "Union[" + strings.Join(parts, ", ") + "]"
 }
 
-// class writes a TypedDict for an object schema (nested ones first).
+// pyKeywords are Python's reserved words: a member named like one (a
+// link's "from") cannot be a field of a class-syntax TypedDict.
+var pyKeywords = map[string]bool{
+	"False": true, "None": true, "True": true, "and": true, "as": true, "assert": true, "async": true, "await": true,
+	"break": true, "class": true, "continue": true, "def": true, "del": true, "elif": true, "else": true, "except": true,
+	"finally": true, "for": true, "from": true, "global": true, "if": true, "import": true, "in": true, "is": true,
+	"lambda": true, "nonlocal": true, "not": true, "or": true, "pass": true, "raise": true, "return": true, "try": true,
+	"while": true, "with": true, "yield": true,
+}
+
+// class writes a TypedDict for an object schema (nested ones first): in
+// class syntax, or in the functional syntax when a member is named like a
+// Python keyword.
 func (g *pyGen) class(name string, s *Schema) {
+	for _, p := range s.order {
+		if pyKeywords[p] {
+			g.functionalClass(name, s)
+			return
+		}
+	}
 	var body strings.Builder
 	for _, p := range s.order {
 		t := g.typ(s.Properties[p], name+Pascal(p))
@@ -99,6 +117,27 @@ func (g *pyGen) class(name string, s *Schema) {
 	}
 	g.classes.WriteString(body.String())
 	g.classes.WriteString("\n")
+}
+
+// functionalClass writes a TypedDict for an object schema in the
+// functional syntax, descriptions as comments.
+func (g *pyGen) functionalClass(name string, s *Schema) {
+	var body strings.Builder
+	for _, p := range s.order {
+		t := g.typ(s.Properties[p], name+Pascal(p))
+		if !s.IsRequired(p) {
+			t = "NotRequired[" + t + "]"
+		}
+		if d := s.Properties[p].Description; d != "" {
+			fmt.Fprintf(&body, "    # %s\n", strings.ReplaceAll(d, "\n", " "))
+		}
+		fmt.Fprintf(&body, "    %q: %s,\n", p, t)
+	}
+	g.classes.WriteString("\n")
+	if s.Description != "" {
+		fmt.Fprintf(&g.classes, "# %s\n", strings.ReplaceAll(s.Description, "\n", " "))
+	}
+	fmt.Fprintf(&g.classes, "%s = TypedDict(%q, {\n%s})\n\n", name, name, body.String())
 }
 
 func (g *pyGen) decl(name string, s *Schema) {

@@ -92,6 +92,18 @@ func TestShapesMatchGo(t *testing.T) {
 		{"workspace/bind params", params["workspace/bind"], docir.BindParams{}, true, nil},
 		{"workspace/replay params", params["workspace/replay"], docir.ReplayParams{}, true, []string{"receipt"}},
 		{"BindingResult", set.Defs.Defs["BindingResult"], docir.BindingResult{}, false, nil},
+		{"Link", set.Defs.Defs["Link"], docir.Link{}, false, nil},
+		{"CheckedLink", set.Defs.Defs["CheckedLink"], docir.CheckedLink{}, false, nil},
+		{"LinkSet", set.Defs.Defs["LinkSet"], docir.LinkSet{}, false, nil},
+		{"LinkResult", set.Defs.Defs["LinkResult"], docir.LinkResult{}, false, nil},
+		{"LinksResult", set.Defs.Defs["LinksResult"], docir.LinksResult{}, false, nil},
+		{"LinkCounts", set.Defs.Defs["LinkCounts"], docir.LinkCounts{}, false, nil},
+		{"CheckResult", set.Defs.Defs["CheckResult"], docir.CheckResult{}, false, nil},
+		{"ChangeLists", set.Defs.Defs["ChangeLists"], docir.ChangeLists{}, false, nil},
+		{"ChangesResult", set.Defs.Defs["ChangesResult"], docir.ChangesResult{}, false, nil},
+		{"docir/links params", params["docir/links"], docir.LinksParams{}, true, nil},
+		{"docir/check params", params["docir/check"], docir.CheckParams{}, true, nil},
+		{"docir/changes params", params["docir/changes"], docir.ChangesParams{}, true, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,7 +135,7 @@ func TestShapesMatchGo(t *testing.T) {
 	for _, m := range set.Methods {
 		methods = append(methods, m.Method)
 	}
-	want := append(readbatch.ReadMethods(), wire.MethodReadBatch, wire.MethodRefresh, wire.MethodBind, wire.MethodReplay, wire.MethodFields, wire.MethodEvidence)
+	want := append(readbatch.ReadMethods(), wire.MethodReadBatch, wire.MethodRefresh, wire.MethodBind, wire.MethodReplay, wire.MethodFields, wire.MethodEvidence, wire.MethodChanges)
 	slices.Sort(want)
 	slices.Sort(methods)
 	if diff := cmp.Diff(want, methods); diff != "" {
@@ -183,6 +195,10 @@ func TestBoundsMatchGo(t *testing.T) {
 		t.Errorf("workspace/evidence method enum (-engine +schema):\n%s", diff)
 	}
 	checkInt("doc_ids max", p["docir/get"].Properties["doc_ids"].MaxItems, docir.MaxBatch)
+	checkInt("links doc_ids max", p["docir/links"].Properties["doc_ids"].MaxItems, docir.MaxBatch)
+	check("changes since min", p["docir/changes"].Properties["since"].Minimum, 1)
+	check("changes until min", p["docir/changes"].Properties["until"].Minimum, 1)
+	checkInt("changes since_receipt min length", p["docir/changes"].Properties["since_receipt"].MinLength, 1)
 	frames := p["workspace/read-batch"].Properties["batch"].Properties["frames"]
 	checkInt("frames max", frames.MaxItems, readbatch.MaxFrames)
 	checkInt("frames min", frames.MinItems, 1)
@@ -199,7 +215,7 @@ func TestBoundsMatchGo(t *testing.T) {
 	if (docir.Selector{}).Pinned() || !(docir.Selector{ImageRevision: 1}).Pinned() || !(docir.Selector{Binding: "r"}).Pinned() {
 		t.Fatal("docir.Selector: the zero values no longer mean unpinned; revisit the selector bounds")
 	}
-	for _, m := range []string{"docir/get", "docir/search", "docir/query", "docir/context", "workspace/status"} {
+	for _, m := range []string{"docir/get", "docir/search", "docir/query", "docir/context", "workspace/status", "docir/links", "docir/check"} {
 		rev, bnd := p[m].Properties["image_revision"], p[m].Properties["binding"]
 		if rev == nil || bnd == nil {
 			t.Errorf("%s: no selector properties", m)

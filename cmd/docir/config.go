@@ -40,6 +40,18 @@ type Config struct {
 	// (`_common/`, `*.draft.md`).
 	Exclude []string     `mapstructure:"exclude"`
 	Peers   []PeerConfig `mapstructure:"peers"`
+	// Links are the link rules (docs/links.md): the site base of
+	// root-relative links and the targets not to check.
+	Links LinksConfig `mapstructure:"links"`
+}
+
+// LinksConfig is `links:`.
+type LinksConfig struct {
+	Base          string   `mapstructure:"base"`           // root-relative links are paths below it ("/docs/"); default "/"
+	Ignore        []string `mapstructure:"ignore"`         // targets not to check: '*' any run of characters, '?' one
+	IgnoreCase    bool     `mapstructure:"ignore_case"`    // a path may name a file whose path differs in case (Hugo lower-cases URLs)
+	DefinitionIDs bool     `mapstructure:"definition_ids"` // definition terms are anchors (Hugo's autoDefinitionTermID)
+	RootFallback  bool     `mapstructure:"root_fallback"`  // a relative path is tried below each source folder too (Hugo's GetPage)
 }
 
 // PeerConfig is one entry of `peers:`: another store folder (path) or a

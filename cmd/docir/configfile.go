@@ -88,8 +88,7 @@ func checkNode(file, at string, node *yaml.Node, t reflect.Type) error {
 			}
 			for j, item := range v.Content {
 				at := fmt.Sprintf("%s[%d]", where, j)
-				if f.Type.Elem().Kind() == reflect.String {
-					// A list of words (front_matter, exclude).
+				if f.Type.Elem().Kind() != reflect.Struct {
 					if item.Kind != yaml.ScalarNode {
 						return configErr(file, item, at, "want a single value")
 					}
@@ -98,6 +97,10 @@ func checkNode(file, at string, node *yaml.Node, t reflect.Type) error {
 				if err := checkNode(file, at, item, f.Type.Elem()); err != nil {
 					return err
 				}
+			}
+		case reflect.Struct:
+			if err := checkNode(file, where, v, f.Type); err != nil {
+				return err
 			}
 		}
 	}

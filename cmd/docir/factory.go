@@ -265,6 +265,8 @@ func (f *Factory) ingestOptions(lc *loadedConfig) ingest.Options {
 		Progress:      f.progress(),
 		Force:         lc.force,
 		BeforePublish: lc.beforePublish,
+		Links: store.LinkConfig{Base: lc.Links.Base, Ignore: lc.Links.Ignore,
+			IgnoreCase: lc.Links.IgnoreCase, DefinitionIDs: lc.Links.DefinitionIDs, RootFallback: lc.Links.RootFallback},
 	}
 }
 

@@ -56,12 +56,16 @@ func (f *Factory) addFlags(cmd *cobra.Command, which sharedFlags) {
 	}
 }
 
+// ownFlag marks a command's own flag that has a shared flag's name (check's
+// --format, which also takes github): bindFlags does not bind it.
+const ownFlag = "docir_own"
+
 // bindFlags binds the running command's --store and --format, when it
 // takes them, to their viper keys (beside DOCIR_STORE, DOCIR_FORMAT and
 // the config file).
 func (f *Factory) bindFlags(cmd *cobra.Command) {
 	for _, key := range []string{"store", "format"} {
-		if fl := cmd.Flags().Lookup(key); fl != nil {
+		if fl := cmd.Flags().Lookup(key); fl != nil && fl.Annotations[ownFlag] == nil {
 			_ = f.viper.BindPFlag(key, fl)
 		}
 	}

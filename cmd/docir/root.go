@@ -158,7 +158,8 @@ Addresses are <id> or <id>#<heading>, where the heading is a slug
 			root.AddCommand(c)
 		}
 	}
-	add(groupRead, newCmdSearch(f, nil), newCmdQuery(f, nil), newCmdContext(f, nil), newCmdGet(f, nil), newCmdFields(f, nil))
+	add(groupRead, newCmdSearch(f, nil), newCmdQuery(f, nil), newCmdContext(f, nil), newCmdGet(f, nil), newCmdFields(f, nil),
+		newCmdLinks(f, nil), newCmdCheck(f, nil), newCmdChanges(f, nil))
 	add(groupIndex, newCmdIndex(f, nil), newCmdSources(f, nil), newCmdStatus(f, nil), newCmdBind(f, nil), newCmdReplay(f, nil))
 	add(groupServe, newCmdServe(f, nil))
 	root.AddCommand(newCmdVersion(f))

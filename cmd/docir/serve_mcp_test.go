@@ -132,7 +132,7 @@ func checkMCPClient(t *testing.T, dir, docir, corpus, transport string) {
 		}
 	}
 	slices.Sort(names)
-	if strings.Join(names, " ") != "context fields get query search status" {
+	if strings.Join(names, " ") != "changes check context fields get links query search status" {
 		t.Errorf("tools %v", names)
 	}
 

@@ -24,6 +24,9 @@ const (
 	MethodRefresh   = "workspace/refresh"    // only when the host policy grants "refresh"
 	MethodReadBatch = "workspace/read-batch" // only when the host policy selects read_batch_workers
 	MethodFields    = "docir/fields"         // when the session has a local store to scan
+	MethodLinks     = "docir/links"          // links leaving and reaching documents or sections
+	MethodCheck     = "docir/check"          // the broken links of the local store
+	MethodChanges   = "docir/changes"        // what changed between two generations of the local store
 )
 
 // HeaderPeer marks an HTTP request that one docir makes of another as a

@@ -33,6 +33,61 @@ export interface BindingResult {
   } | null;
 }
 
+/** addresses added, changed and removed, each sorted */
+export interface ChangeLists {
+  /** addresses of the later generation */
+  added: string[];
+  /** addresses of both; read them on the later generation */
+  changed: string[];
+  /** addresses of the earlier generation */
+  removed: string[];
+}
+
+/** what changed from generation since to generation until: documents, and for each changed document its sections (a section is changed when its own text is) */
+export interface ChangesResult {
+  /** the earlier generation */
+  since: number;
+  /** the later generation */
+  until: number;
+  documents: ChangeLists;
+  sections: ChangeLists;
+}
+
+/** the broken links of the local store's generation (and, asked for, its external links) */
+export interface CheckResult {
+  /** a generation number of the store */
+  generation: number;
+  /** documents checked: all of the generation */
+  documents: number;
+  counts: LinkCounts;
+  /** every broken link, by source id, then line */
+  broken: CheckedLink[];
+  /** with external: every external link, by source id, then line (absent when there is none) */
+  external?: CheckedLink[];
+}
+
+/** a link with the path of the file that holds it */
+export interface CheckedLink {
+  /** the section that holds the link, as an address get accepts (id#slug), or the document id for a link before its first heading */
+  from: string;
+  /** the 1-based line of the file where the link starts */
+  line: number;
+  /** the destination as written (escapes and entities decoded); for a ref or relref shortcode, its path */
+  target: string;
+  /** how the link is written */
+  kind: "inline" | "reference" | "autolink" | "ref" | "relref";
+  /** resolved: address says where it leads; broken: reason says why; external: url (never fetched); unchecked: internal, but nothing docir can check (reason says why) */
+  status: "resolved" | "broken" | "external" | "unchecked";
+  /** resolved: the document or section it leads to; broken with no_section: the document and the heading asked for */
+  address?: string;
+  /** an external link's URL */
+  url?: string;
+  /** why a link is broken (no_document, no_section) or unchecked */
+  reason?: "no_document" | "no_section" | "not_markdown" | "outside_sources" | "outside_base" | "template" | "ignored";
+  /** the path of the file that holds the link, below its source folder */
+  path: string;
+}
+
 /** a hit with its document's estimated tokens and outline */
 export interface ContextHit {
   id: string;
@@ -171,6 +226,68 @@ export interface IndexSummary {
   ignored?: number;
   /** warnings counted by kind (too_large, binary, outside_roots, parse_budget, ...) */
   warning_counts?: { [name: string]: number };
+}
+
+/** one link, resolved against one generation of a store */
+export interface Link {
+  /** the section that holds the link, as an address get accepts (id#slug), or the document id for a link before its first heading */
+  from: string;
+  /** the 1-based line of the file where the link starts */
+  line: number;
+  /** the destination as written (escapes and entities decoded); for a ref or relref shortcode, its path */
+  target: string;
+  /** how the link is written */
+  kind: "inline" | "reference" | "autolink" | "ref" | "relref";
+  /** resolved: address says where it leads; broken: reason says why; external: url (never fetched); unchecked: internal, but nothing docir can check (reason says why) */
+  status: "resolved" | "broken" | "external" | "unchecked";
+  /** resolved: the document or section it leads to; broken with no_section: the document and the heading asked for */
+  address?: string;
+  /** an external link's URL */
+  url?: string;
+  /** why a link is broken (no_document, no_section) or unchecked */
+  reason?: "no_document" | "no_section" | "not_markdown" | "outside_sources" | "outside_base" | "template" | "ignored";
+}
+
+/** the links of a generation by status */
+export interface LinkCounts {
+  resolved: number;
+  broken: number;
+  external: number;
+  unchecked: number;
+}
+
+/** the reply to a doc_id links read */
+export interface LinkResult {
+  links: LinkSet;
+}
+
+/** the links leaving a document (or a section, with its subsections) and the links of its store that lead into it; never a body */
+export interface LinkSet {
+  /** the address as asked */
+  address: string;
+  id: string;
+  title: string;
+  /** relative to its source root */
+  path: string;
+  /** local, or the peer's name */
+  store: string;
+  /** a generation number of the store */
+  generation: number;
+  section?: SectionRef;
+  /** in document order */
+  outgoing: Link[];
+  /** the links that resolve to the document or section (or a subsection), by source id and line; from names each one's section */
+  incoming: Link[];
+}
+
+/** the reply to a doc_ids links read */
+export interface LinksResult {
+  /** the link sets of the addresses that resolved, in request order */
+  links: LinkSet[];
+  /** the addresses that did not */
+  missing: Missing[];
+  /** what a peer could not do, for people */
+  warnings?: string[];
 }
 
 /** an address of a doc_ids read that did not resolve */
@@ -344,6 +461,49 @@ export type DocirFieldsParams = Record<string, never> | null;
 
 export type DocirFieldsResult = FieldsResult;
 
+/** give exactly one of doc_id and doc_ids; at most one of the selectors image_revision and binding (neither: the current generation) */
+export interface DocirLinksParams {
+  /** one address; the result is {links: its link set} */
+  doc_id?: string;
+  /** 0 to 1000 addresses; the result is {links, missing} */
+  doc_ids?: string[];
+  /** pin the read to this retained generation of the local store (workspace/status gives the current one); one no longer retained answers stale_revision; not with binding */
+  image_revision?: number;
+  /** pin the read to the generation of this binding receipt file (as workspace/bind gives it), once it replays exactly; at most 16384 bytes; an edited or foreign receipt answers binding_rejected, one whose generation was pruned stale_revision; not with image_revision */
+  binding?: string;
+  /** run_current, with binding (invalid_params without it): the binding's generation must be the current one, checked and read while refreshes wait, so the generation checked is the one read; binding_rejected when it is not current, and nothing is read */
+  require_current?: boolean;
+}
+
+/** {links: a set} for doc_id, {links, missing} for doc_ids */
+export type DocirLinksResult = LinkResult | LinksResult;
+
+/** none (params absent, null or {}: the current generation), external, and a selector: at most one of image_revision and binding */
+export type DocirCheckParams = {
+  /** true to list the external links too; never fetched */
+  external?: boolean;
+  /** pin the read to this retained generation of the local store (workspace/status gives the current one); one no longer retained answers stale_revision; not with binding */
+  image_revision?: number;
+  /** pin the read to the generation of this binding receipt file (as workspace/bind gives it), once it replays exactly; at most 16384 bytes; an edited or foreign receipt answers binding_rejected, one whose generation was pruned stale_revision; not with image_revision */
+  binding?: string;
+  /** run_current, with binding (invalid_params without it): the binding's generation must be the current one, checked and read while refreshes wait, so the generation checked is the one read; binding_rejected when it is not current, and nothing is read */
+  require_current?: boolean;
+} | null;
+
+export type DocirCheckResult = CheckResult;
+
+/** give exactly one of since and since_receipt; until is optional (the current generation); both generations must be retained (stale_revision otherwise), since not after until */
+export interface DocirChangesParams {
+  /** the earlier generation */
+  since?: number;
+  /** the earlier generation as a binding receipt file (as workspace/bind gives it), once it replays exactly */
+  since_receipt?: string;
+  /** the later generation (default: the current one) */
+  until?: number;
+}
+
+export type DocirChangesResult = ChangesResult;
+
 /** none (params absent, null or {}: the current generation), or a selector: at most one of image_revision and binding */
 export type WorkspaceStatusParams = {
   /** pin the read to this retained generation of the local store (workspace/status gives the current one); one no longer retained answers stale_revision; not with binding */
@@ -390,7 +550,7 @@ export interface WorkspaceEvidenceParams {
   /** a binding receipt file's text, as workspace/bind gives it; at most 16384 bytes */
   binding: string;
   /** the read to run */
-  method: "docir/get" | "docir/search" | "docir/query" | "docir/context" | "workspace/status";
+  method: "docir/get" | "docir/search" | "docir/query" | "docir/context" | "workspace/status" | "docir/links" | "docir/check";
   /** the read's params, without a selector (the binding pins the read) */
   params?: { [name: string]: unknown } | null;
 }
@@ -415,7 +575,7 @@ export interface WorkspaceReadBatchParams {
 export type WorkspaceReadBatchResult = ReadBatchResult;
 
 /** The schemas every frame and reply is checked against. */
-const SCHEMAS: Schemas = {"defs":{"BindingResult":{"type":"object","properties":{"current":{"type":"boolean"},"digest":{"type":"string","pattern":"^[0-9a-f]{64}$"},"hold":{"type":["object","null"],"properties":{"binds":{"type":"integer","minimum":1,"maximum":1048576},"created":{"type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"},"expires":{"type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"}},"required":["binds","created","expires"],"additionalProperties":false},"manifest_digest":{"type":"string","pattern":"^[0-9a-f]{64}$"},"receipt":{"type":"string","minLength":1},"revision":{"type":"integer","minimum":1},"workspace":{"type":"string","pattern":"^[0-9a-f]{32}$"}},"required":["receipt","digest","workspace","revision","manifest_digest","current","hold"],"additionalProperties":false},"ContextHit":{"type":"object","properties":{"id":{"type":"string"},"matched_section":{"type":"string"},"outline":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/OutlineEntry"}},"path":{"type":"string"},"score":{"type":"number"},"snippet":{"type":"string","maxLength":240},"store":{"type":"string"},"title":{"type":"string"},"tokens":{"type":"integer","minimum":0}},"required":["id","title","path","store","score","matched_section","tokens","outline"],"additionalProperties":false},"ContextResult":{"type":"object","properties":{"addresses":{"type":"array","items":{"type":"string"}},"budget":{"type":"integer","minimum":1},"generation":{"type":"integer","minimum":0},"hits":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/ContextHit"}},"query":{"type":"string"},"stores":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/StoreStatus"}},"tokens":{"type":"integer","minimum":0},"warnings":{"type":"array","items":{"type":"string"}}},"required":["query","budget","hits","addresses","tokens","generation"],"additionalProperties":false},"Discovery":{"type":"object","properties":{"capabilities":{"type":"array","items":{"enum":["parallel_read","refresh"]}},"limits":{"$ref":"docir.defs.json#/$defs/SessionLimits"},"methods":{"type":"array","items":{"type":"string"}},"policy":{"type":["string","null"]},"read_batch_workers":{"type":"integer","minimum":1,"maximum":4},"schema":{"const":"docir.discover.v1"},"server":{"const":"docir"},"version":{"type":"string"}},"required":["schema","server","version","policy","methods","capabilities","limits"],"additionalProperties":false},"Document":{"type":"object","properties":{"address":{"type":"string"},"body":{"type":"string"},"generation":{"type":"integer","minimum":0},"id":{"type":"string"},"path":{"type":"string"},"section":{"$ref":"docir.defs.json#/$defs/SectionRef"},"store":{"type":"string"},"title":{"type":"string"}},"required":["address","id","title","path","store","generation","body"],"additionalProperties":false},"EvidenceResult":{"type":"object","properties":{"digest":{"type":"string","pattern":"^[0-9a-f]{64}$"},"evidence":{"type":"string","minLength":1},"response":{"type":"string"}},"required":["response","evidence","digest"],"additionalProperties":false},"FieldInfo":{"type":"object","properties":{"distinct":{"type":"integer","minimum":0},"documents":{"type":"integer","minimum":0},"name":{"type":"string"},"values":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/ValueCount"},"maxItems":5}},"required":["name","documents","distinct","values"],"additionalProperties":false},"FieldsResult":{"type":"object","properties":{"documents":{"type":"integer","minimum":0},"fields":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/FieldInfo"},"maxItems":200},"generation":{"type":"integer","minimum":0},"truncated":{"type":"boolean"}},"required":["documents","fields","truncated","generation"],"additionalProperties":false},"GetResult":{"type":"object","properties":{"documents":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/Document"}},"missing":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/Missing"}},"warnings":{"type":"array","items":{"type":"string"}}},"required":["documents","missing"],"additionalProperties":false},"Hit":{"type":"object","properties":{"id":{"type":"string"},"matched_section":{"type":"string"},"path":{"type":"string"},"score":{"type":"number"},"snippet":{"type":"string","maxLength":240},"store":{"type":"string"},"title":{"type":"string"}},"required":["id","title","path","store","score","matched_section"],"additionalProperties":false},"IndexSummary":{"type":"object","properties":{"added":{"type":"integer","minimum":0},"changed":{"type":"integer","minimum":0},"documents":{"type":"integer","minimum":0},"generation":{"type":"integer","minimum":0},"ignored":{"type":"integer","minimum":0},"published":{"type":"boolean"},"removed":{"type":"integer","minimum":0},"seconds":{"type":"number","minimum":0},"unchanged":{"type":"integer","minimum":0},"warning_counts":{"type":"object","additionalProperties":{"type":"integer","minimum":1}},"warnings":{"type":"array","items":{"type":"string"}}},"required":["added","changed","removed","unchanged","documents","generation","published","seconds","warnings"],"additionalProperties":false},"Missing":{"type":"object","properties":{"address":{"type":"string"},"reason":{"enum":["no_document","no_section","unavailable"]},"suggestions":{"type":"array","items":{"type":"string"}}},"required":["address","reason"],"additionalProperties":false},"OutlineEntry":{"type":"object","properties":{"address":{"type":"string"},"heading":{"type":"string"},"level":{"type":"integer","minimum":1,"maximum":6},"tokens":{"type":"integer","minimum":0}},"required":["address","heading","level","tokens"],"additionalProperties":false},"PeerStatus":{"type":"object","properties":{"documents":{"type":"integer","minimum":0},"error":{"type":"string"},"generation":{"type":"integer","minimum":0},"kind":{"enum":["path","url"]},"location":{"type":"string"},"name":{"type":"string"},"status":{"enum":["ok","failed"]}},"required":["name","kind","location","status"],"additionalProperties":false},"ReadBatchResult":{"type":"object","properties":{"responses":{"type":"array","items":{"type":["string","null"]},"minItems":1,"maxItems":16},"schema":{"const":"docir.read-batch.v1"},"source_authority":{"const":false}},"required":["schema","responses","source_authority"],"additionalProperties":false},"SearchResult":{"type":"object","properties":{"hits":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/Hit"}},"query":{"type":"string"},"stores":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/StoreStatus"}},"total":{"type":"integer","minimum":0},"warnings":{"type":"array","items":{"type":"string"}}},"required":["query","hits","total"],"additionalProperties":false},"SectionRef":{"type":"object","properties":{"heading":{"type":"string"},"level":{"type":"integer","minimum":1,"maximum":6},"slug":{"type":"string"}},"required":["slug","heading","level"],"additionalProperties":false},"SessionLimits":{"type":"object","properties":{"max_doc_ids":{"type":"integer","minimum":1},"max_frame_bytes":{"type":"integer","minimum":1},"max_reply_bytes":{"type":"integer","minimum":1}},"required":["max_frame_bytes","max_reply_bytes","max_doc_ids"],"additionalProperties":false},"SourceInfo":{"type":"object","properties":{"path":{"type":"string"},"prefix":{"type":"string"}},"required":["path"],"additionalProperties":false},"Status":{"type":"object","properties":{"documents":{"type":"integer","minimum":0},"format":{"type":"integer","minimum":1},"generation":{"type":"integer","minimum":0},"peers":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/PeerStatus"}},"sources":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/SourceInfo"}},"store":{"type":"string"}},"required":["store","format","generation","documents","sources"],"additionalProperties":false},"StoreStatus":{"type":"object","properties":{"error":{"type":"string"},"status":{"enum":["ok","failed"]},"store":{"type":"string"}},"required":["store","status"],"additionalProperties":false},"ValueCount":{"type":"object","properties":{"documents":{"type":"integer","minimum":1},"value":{"type":"string"}},"required":["value","documents"],"additionalProperties":false}},"methods":{"docir/context":{"params":{"type":"object","properties":{"binding":{"type":"string","minLength":1,"maxLength":16384},"budget":{"type":"integer","minimum":1,"maximum":1048576},"image_revision":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":1,"maximum":1000},"query":{"type":"string","minLength":1,"maxLength":4096,"pattern":"\\S"},"require_current":{"type":"boolean"}},"required":["query"],"additionalProperties":false,"not":{"type":"object","required":["image_revision","binding"]}},"result":{"$ref":"docir.defs.json#/$defs/ContextResult"}},"docir/fields":{"params":{"type":["object","null"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/FieldsResult"}},"docir/get":{"params":{"type":"object","properties":{"binding":{"type":"string","minLength":1,"maxLength":16384},"doc_id":{"type":"string","maxLength":512},"doc_ids":{"type":"array","items":{"type":"string","maxLength":512},"maxItems":1000},"image_revision":{"type":"integer","minimum":1},"require_current":{"type":"boolean"}},"additionalProperties":false,"oneOf":[{"required":["doc_id"]},{"required":["doc_ids"]}],"not":{"type":"object","required":["image_revision","binding"]}},"result":{"oneOf":[{"$ref":"docir.defs.json#/$defs/Document"},{"$ref":"docir.defs.json#/$defs/GetResult"}]}},"docir/query":{"params":{"type":"object","properties":{"binding":{"type":"string","minLength":1,"maxLength":16384},"expr":{"type":"string","maxLength":4096},"image_revision":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":1,"maximum":1000},"require_current":{"type":"boolean"},"sort":{"type":"string"}},"required":["expr"],"additionalProperties":false,"not":{"type":"object","required":["image_revision","binding"]}},"result":{"$ref":"docir.defs.json#/$defs/SearchResult"}},"docir/search":{"params":{"type":"object","properties":{"binding":{"type":"string","minLength":1,"maxLength":16384},"image_revision":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":1,"maximum":1000},"query":{"type":"string","minLength":1,"maxLength":4096,"pattern":"\\S"},"require_current":{"type":"boolean"}},"required":["query"],"additionalProperties":false,"not":{"type":"object","required":["image_revision","binding"]}},"result":{"$ref":"docir.defs.json#/$defs/SearchResult"}},"workspace/bind":{"params":{"type":["object","null"],"properties":{"release":{"type":"string","minLength":1,"maxLength":16384},"revision":{"type":"integer","minimum":1},"ttl":{"type":"string","minLength":1,"pattern":"^([0-9]+d|([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+|0)$"},"workspace":{"type":"string","minLength":1,"pattern":"^[0-9a-f]{32}$"}},"additionalProperties":false,"not":{"type":"object","oneOf":[{"required":["workspace"]},{"required":["revision"]}]}},"result":{"$ref":"docir.defs.json#/$defs/BindingResult"}},"workspace/discover":{"params":{"type":["object","null"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/Discovery"}},"workspace/evidence":{"params":{"type":"object","properties":{"binding":{"type":"string","minLength":1,"maxLength":16384},"method":{"type":"string","enum":["docir/get","docir/search","docir/query","docir/context","workspace/status"]},"params":{"type":["object","null"]}},"required":["binding","method"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/EvidenceResult"}},"workspace/read-batch":{"params":{"type":"object","properties":{"batch":{"type":"object","properties":{"frames":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":16}},"required":["frames"],"additionalProperties":false},"image_revision":{"type":"integer","minimum":1}},"required":["image_revision","batch"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/ReadBatchResult"}},"workspace/refresh":{"params":{"type":["object","null"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/IndexSummary"}},"workspace/replay":{"params":{"type":"object","properties":{"receipt":{"type":"string","minLength":1,"maxLength":16384},"require_current":{"type":"boolean"}},"required":["receipt"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/BindingResult"}},"workspace/status":{"params":{"type":["object","null"],"properties":{"binding":{"type":"string","minLength":1,"maxLength":16384},"image_revision":{"type":"integer","minimum":1},"require_current":{"type":"boolean"}},"additionalProperties":false,"not":{"type":"object","required":["image_revision","binding"]}},"result":{"$ref":"docir.defs.json#/$defs/Status"}}}};
+const SCHEMAS: Schemas = {"defs":{"BindingResult":{"type":"object","properties":{"current":{"type":"boolean"},"digest":{"type":"string","pattern":"^[0-9a-f]{64}$"},"hold":{"type":["object","null"],"properties":{"binds":{"type":"integer","minimum":1,"maximum":1048576},"created":{"type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"},"expires":{"type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"}},"required":["binds","created","expires"],"additionalProperties":false},"manifest_digest":{"type":"string","pattern":"^[0-9a-f]{64}$"},"receipt":{"type":"string","minLength":1},"revision":{"type":"integer","minimum":1},"workspace":{"type":"string","pattern":"^[0-9a-f]{32}$"}},"required":["receipt","digest","workspace","revision","manifest_digest","current","hold"],"additionalProperties":false},"ChangeLists":{"type":"object","properties":{"added":{"type":"array","items":{"type":"string"}},"changed":{"type":"array","items":{"type":"string"}},"removed":{"type":"array","items":{"type":"string"}}},"required":["added","changed","removed"],"additionalProperties":false},"ChangesResult":{"type":"object","properties":{"documents":{"$ref":"docir.defs.json#/$defs/ChangeLists"},"sections":{"$ref":"docir.defs.json#/$defs/ChangeLists"},"since":{"type":"integer","minimum":1},"until":{"type":"integer","minimum":1}},"required":["since","until","documents","sections"],"additionalProperties":false},"CheckResult":{"type":"object","properties":{"broken":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/CheckedLink"}},"counts":{"$ref":"docir.defs.json#/$defs/LinkCounts"},"documents":{"type":"integer","minimum":0},"external":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/CheckedLink"}},"generation":{"type":"integer","minimum":0}},"required":["generation","documents","counts","broken"],"additionalProperties":false},"CheckedLink":{"type":"object","properties":{"address":{"type":"string"},"from":{"type":"string"},"kind":{"enum":["inline","reference","autolink","ref","relref"]},"line":{"type":"integer","minimum":1},"path":{"type":"string"},"reason":{"enum":["no_document","no_section","not_markdown","outside_sources","outside_base","template","ignored"]},"status":{"enum":["resolved","broken","external","unchecked"]},"target":{"type":"string"},"url":{"type":"string"}},"required":["from","line","target","kind","status","path"],"additionalProperties":false},"ContextHit":{"type":"object","properties":{"id":{"type":"string"},"matched_section":{"type":"string"},"outline":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/OutlineEntry"}},"path":{"type":"string"},"score":{"type":"number"},"snippet":{"type":"string","maxLength":240},"store":{"type":"string"},"title":{"type":"string"},"tokens":{"type":"integer","minimum":0}},"required":["id","title","path","store","score","matched_section","tokens","outline"],"additionalProperties":false},"ContextResult":{"type":"object","properties":{"addresses":{"type":"array","items":{"type":"string"}},"budget":{"type":"integer","minimum":1},"generation":{"type":"integer","minimum":0},"hits":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/ContextHit"}},"query":{"type":"string"},"stores":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/StoreStatus"}},"tokens":{"type":"integer","minimum":0},"warnings":{"type":"array","items":{"type":"string"}}},"required":["query","budget","hits","addresses","tokens","generation"],"additionalProperties":false},"Discovery":{"type":"object","properties":{"capabilities":{"type":"array","items":{"enum":["parallel_read","refresh"]}},"limits":{"$ref":"docir.defs.json#/$defs/SessionLimits"},"methods":{"type":"array","items":{"type":"string"}},"policy":{"type":["string","null"]},"read_batch_workers":{"type":"integer","minimum":1,"maximum":4},"schema":{"const":"docir.discover.v1"},"server":{"const":"docir"},"version":{"type":"string"}},"required":["schema","server","version","policy","methods","capabilities","limits"],"additionalProperties":false},"Document":{"type":"object","properties":{"address":{"type":"string"},"body":{"type":"string"},"generation":{"type":"integer","minimum":0},"id":{"type":"string"},"path":{"type":"string"},"section":{"$ref":"docir.defs.json#/$defs/SectionRef"},"store":{"type":"string"},"title":{"type":"string"}},"required":["address","id","title","path","store","generation","body"],"additionalProperties":false},"EvidenceResult":{"type":"object","properties":{"digest":{"type":"string","pattern":"^[0-9a-f]{64}$"},"evidence":{"type":"string","minLength":1},"response":{"type":"string"}},"required":["response","evidence","digest"],"additionalProperties":false},"FieldInfo":{"type":"object","properties":{"distinct":{"type":"integer","minimum":0},"documents":{"type":"integer","minimum":0},"name":{"type":"string"},"values":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/ValueCount"},"maxItems":5}},"required":["name","documents","distinct","values"],"additionalProperties":false},"FieldsResult":{"type":"object","properties":{"documents":{"type":"integer","minimum":0},"fields":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/FieldInfo"},"maxItems":200},"generation":{"type":"integer","minimum":0},"truncated":{"type":"boolean"}},"required":["documents","fields","truncated","generation"],"additionalProperties":false},"GetResult":{"type":"object","properties":{"documents":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/Document"}},"missing":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/Missing"}},"warnings":{"type":"array","items":{"type":"string"}}},"required":["documents","missing"],"additionalProperties":false},"Hit":{"type":"object","properties":{"id":{"type":"string"},"matched_section":{"type":"string"},"path":{"type":"string"},"score":{"type":"number"},"snippet":{"type":"string","maxLength":240},"store":{"type":"string"},"title":{"type":"string"}},"required":["id","title","path","store","score","matched_section"],"additionalProperties":false},"IndexSummary":{"type":"object","properties":{"added":{"type":"integer","minimum":0},"changed":{"type":"integer","minimum":0},"documents":{"type":"integer","minimum":0},"generation":{"type":"integer","minimum":0},"ignored":{"type":"integer","minimum":0},"published":{"type":"boolean"},"removed":{"type":"integer","minimum":0},"seconds":{"type":"number","minimum":0},"unchanged":{"type":"integer","minimum":0},"warning_counts":{"type":"object","additionalProperties":{"type":"integer","minimum":1}},"warnings":{"type":"array","items":{"type":"string"}}},"required":["added","changed","removed","unchanged","documents","generation","published","seconds","warnings"],"additionalProperties":false},"Link":{"type":"object","properties":{"address":{"type":"string"},"from":{"type":"string"},"kind":{"enum":["inline","reference","autolink","ref","relref"]},"line":{"type":"integer","minimum":1},"reason":{"enum":["no_document","no_section","not_markdown","outside_sources","outside_base","template","ignored"]},"status":{"enum":["resolved","broken","external","unchecked"]},"target":{"type":"string"},"url":{"type":"string"}},"required":["from","line","target","kind","status"],"additionalProperties":false},"LinkCounts":{"type":"object","properties":{"broken":{"type":"integer","minimum":0},"external":{"type":"integer","minimum":0},"resolved":{"type":"integer","minimum":0},"unchecked":{"type":"integer","minimum":0}},"required":["resolved","broken","external","unchecked"],"additionalProperties":false},"LinkResult":{"type":"object","properties":{"links":{"$ref":"docir.defs.json#/$defs/LinkSet"}},"required":["links"],"additionalProperties":false},"LinkSet":{"type":"object","properties":{"address":{"type":"string"},"generation":{"type":"integer","minimum":0},"id":{"type":"string"},"incoming":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/Link"}},"outgoing":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/Link"}},"path":{"type":"string"},"section":{"$ref":"docir.defs.json#/$defs/SectionRef"},"store":{"type":"string"},"title":{"type":"string"}},"required":["address","id","title","path","store","generation","outgoing","incoming"],"additionalProperties":false},"LinksResult":{"type":"object","properties":{"links":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/LinkSet"}},"missing":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/Missing"}},"warnings":{"type":"array","items":{"type":"string"}}},"required":["links","missing"],"additionalProperties":false},"Missing":{"type":"object","properties":{"address":{"type":"string"},"reason":{"enum":["no_document","no_section","unavailable"]},"suggestions":{"type":"array","items":{"type":"string"}}},"required":["address","reason"],"additionalProperties":false},"OutlineEntry":{"type":"object","properties":{"address":{"type":"string"},"heading":{"type":"string"},"level":{"type":"integer","minimum":1,"maximum":6},"tokens":{"type":"integer","minimum":0}},"required":["address","heading","level","tokens"],"additionalProperties":false},"PeerStatus":{"type":"object","properties":{"documents":{"type":"integer","minimum":0},"error":{"type":"string"},"generation":{"type":"integer","minimum":0},"kind":{"enum":["path","url"]},"location":{"type":"string"},"name":{"type":"string"},"status":{"enum":["ok","failed"]}},"required":["name","kind","location","status"],"additionalProperties":false},"ReadBatchResult":{"type":"object","properties":{"responses":{"type":"array","items":{"type":["string","null"]},"minItems":1,"maxItems":16},"schema":{"const":"docir.read-batch.v1"},"source_authority":{"const":false}},"required":["schema","responses","source_authority"],"additionalProperties":false},"SearchResult":{"type":"object","properties":{"hits":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/Hit"}},"query":{"type":"string"},"stores":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/StoreStatus"}},"total":{"type":"integer","minimum":0},"warnings":{"type":"array","items":{"type":"string"}}},"required":["query","hits","total"],"additionalProperties":false},"SectionRef":{"type":"object","properties":{"heading":{"type":"string"},"level":{"type":"integer","minimum":1,"maximum":6},"slug":{"type":"string"}},"required":["slug","heading","level"],"additionalProperties":false},"SessionLimits":{"type":"object","properties":{"max_doc_ids":{"type":"integer","minimum":1},"max_frame_bytes":{"type":"integer","minimum":1},"max_reply_bytes":{"type":"integer","minimum":1}},"required":["max_frame_bytes","max_reply_bytes","max_doc_ids"],"additionalProperties":false},"SourceInfo":{"type":"object","properties":{"path":{"type":"string"},"prefix":{"type":"string"}},"required":["path"],"additionalProperties":false},"Status":{"type":"object","properties":{"documents":{"type":"integer","minimum":0},"format":{"type":"integer","minimum":1},"generation":{"type":"integer","minimum":0},"peers":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/PeerStatus"}},"sources":{"type":"array","items":{"$ref":"docir.defs.json#/$defs/SourceInfo"}},"store":{"type":"string"}},"required":["store","format","generation","documents","sources"],"additionalProperties":false},"StoreStatus":{"type":"object","properties":{"error":{"type":"string"},"status":{"enum":["ok","failed"]},"store":{"type":"string"}},"required":["store","status"],"additionalProperties":false},"ValueCount":{"type":"object","properties":{"documents":{"type":"integer","minimum":1},"value":{"type":"string"}},"required":["value","documents"],"additionalProperties":false}},"methods":{"docir/changes":{"params":{"type":"object","properties":{"since":{"type":"integer","minimum":1},"since_receipt":{"type":"string","minLength":1},"until":{"type":"integer","minimum":1}},"additionalProperties":false,"oneOf":[{"required":["since"]},{"required":["since_receipt"]}]},"result":{"$ref":"docir.defs.json#/$defs/ChangesResult"}},"docir/check":{"params":{"type":["object","null"],"properties":{"binding":{"type":"string","minLength":1,"maxLength":16384},"external":{"type":"boolean"},"image_revision":{"type":"integer","minimum":1},"require_current":{"type":"boolean"}},"additionalProperties":false,"not":{"type":"object","required":["image_revision","binding"]}},"result":{"$ref":"docir.defs.json#/$defs/CheckResult"}},"docir/context":{"params":{"type":"object","properties":{"binding":{"type":"string","minLength":1,"maxLength":16384},"budget":{"type":"integer","minimum":1,"maximum":1048576},"image_revision":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":1,"maximum":1000},"query":{"type":"string","minLength":1,"maxLength":4096,"pattern":"\\S"},"require_current":{"type":"boolean"}},"required":["query"],"additionalProperties":false,"not":{"type":"object","required":["image_revision","binding"]}},"result":{"$ref":"docir.defs.json#/$defs/ContextResult"}},"docir/fields":{"params":{"type":["object","null"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/FieldsResult"}},"docir/get":{"params":{"type":"object","properties":{"binding":{"type":"string","minLength":1,"maxLength":16384},"doc_id":{"type":"string","maxLength":512},"doc_ids":{"type":"array","items":{"type":"string","maxLength":512},"maxItems":1000},"image_revision":{"type":"integer","minimum":1},"require_current":{"type":"boolean"}},"additionalProperties":false,"oneOf":[{"required":["doc_id"]},{"required":["doc_ids"]}],"not":{"type":"object","required":["image_revision","binding"]}},"result":{"oneOf":[{"$ref":"docir.defs.json#/$defs/Document"},{"$ref":"docir.defs.json#/$defs/GetResult"}]}},"docir/links":{"params":{"type":"object","properties":{"binding":{"type":"string","minLength":1,"maxLength":16384},"doc_id":{"type":"string"},"doc_ids":{"type":"array","items":{"type":"string"},"maxItems":1000},"image_revision":{"type":"integer","minimum":1},"require_current":{"type":"boolean"}},"additionalProperties":false,"oneOf":[{"required":["doc_id"]},{"required":["doc_ids"]}],"not":{"type":"object","required":["image_revision","binding"]}},"result":{"oneOf":[{"$ref":"docir.defs.json#/$defs/LinkResult"},{"$ref":"docir.defs.json#/$defs/LinksResult"}]}},"docir/query":{"params":{"type":"object","properties":{"binding":{"type":"string","minLength":1,"maxLength":16384},"expr":{"type":"string","maxLength":4096},"image_revision":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":1,"maximum":1000},"require_current":{"type":"boolean"},"sort":{"type":"string"}},"required":["expr"],"additionalProperties":false,"not":{"type":"object","required":["image_revision","binding"]}},"result":{"$ref":"docir.defs.json#/$defs/SearchResult"}},"docir/search":{"params":{"type":"object","properties":{"binding":{"type":"string","minLength":1,"maxLength":16384},"image_revision":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":1,"maximum":1000},"query":{"type":"string","minLength":1,"maxLength":4096,"pattern":"\\S"},"require_current":{"type":"boolean"}},"required":["query"],"additionalProperties":false,"not":{"type":"object","required":["image_revision","binding"]}},"result":{"$ref":"docir.defs.json#/$defs/SearchResult"}},"workspace/bind":{"params":{"type":["object","null"],"properties":{"release":{"type":"string","minLength":1,"maxLength":16384},"revision":{"type":"integer","minimum":1},"ttl":{"type":"string","minLength":1,"pattern":"^([0-9]+d|([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+|0)$"},"workspace":{"type":"string","minLength":1,"pattern":"^[0-9a-f]{32}$"}},"additionalProperties":false,"not":{"type":"object","oneOf":[{"required":["workspace"]},{"required":["revision"]}]}},"result":{"$ref":"docir.defs.json#/$defs/BindingResult"}},"workspace/discover":{"params":{"type":["object","null"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/Discovery"}},"workspace/evidence":{"params":{"type":"object","properties":{"binding":{"type":"string","minLength":1,"maxLength":16384},"method":{"type":"string","enum":["docir/get","docir/search","docir/query","docir/context","workspace/status","docir/links","docir/check"]},"params":{"type":["object","null"]}},"required":["binding","method"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/EvidenceResult"}},"workspace/read-batch":{"params":{"type":"object","properties":{"batch":{"type":"object","properties":{"frames":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":16}},"required":["frames"],"additionalProperties":false},"image_revision":{"type":"integer","minimum":1}},"required":["image_revision","batch"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/ReadBatchResult"}},"workspace/refresh":{"params":{"type":["object","null"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/IndexSummary"}},"workspace/replay":{"params":{"type":"object","properties":{"receipt":{"type":"string","minLength":1,"maxLength":16384},"require_current":{"type":"boolean"}},"required":["receipt"],"additionalProperties":false},"result":{"$ref":"docir.defs.json#/$defs/BindingResult"}},"workspace/status":{"params":{"type":["object","null"],"properties":{"binding":{"type":"string","minLength":1,"maxLength":16384},"image_revision":{"type":"integer","minimum":1},"require_current":{"type":"boolean"}},"additionalProperties":false,"not":{"type":"object","required":["image_revision","binding"]}},"result":{"$ref":"docir.defs.json#/$defs/Status"}}}};
 
 /** A JSON-RPC error: the number, a message for people, docir's stable code. */
 export interface RpcError {
@@ -670,6 +830,36 @@ export function docirFields(id: Id, params?: DocirFieldsParams): string {
 /** Decodes a reply line of docir/fields; throws SchemaError when it is not one. */
 export function decodeDocirFields(line: string): Reply<DocirFieldsResult> {
   return decode<DocirFieldsResult>("docir/fields", line);
+}
+
+/** The request frame of docir/links (no line ending). */
+export function docirLinks(id: Id, params: DocirLinksParams): string {
+  return request("docir/links", id, params);
+}
+
+/** Decodes a reply line of docir/links; throws SchemaError when it is not one. */
+export function decodeDocirLinks(line: string): Reply<DocirLinksResult> {
+  return decode<DocirLinksResult>("docir/links", line);
+}
+
+/** The request frame of docir/check (no line ending). */
+export function docirCheck(id: Id, params?: DocirCheckParams): string {
+  return request("docir/check", id, params);
+}
+
+/** Decodes a reply line of docir/check; throws SchemaError when it is not one. */
+export function decodeDocirCheck(line: string): Reply<DocirCheckResult> {
+  return decode<DocirCheckResult>("docir/check", line);
+}
+
+/** The request frame of docir/changes (no line ending). */
+export function docirChanges(id: Id, params: DocirChangesParams): string {
+  return request("docir/changes", id, params);
+}
+
+/** Decodes a reply line of docir/changes; throws SchemaError when it is not one. */
+export function decodeDocirChanges(line: string): Reply<DocirChangesResult> {
+  return decode<DocirChangesResult>("docir/changes", line);
 }
 
 /** The request frame of workspace/status (no line ending). */

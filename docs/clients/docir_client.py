@@ -46,6 +46,65 @@ class BindingResult(TypedDict):
     "the binding's hold on its generation: the store keeps the generation (past its retain) until every bind holding it is released or the hold expires; null when nothing holds it (a bind with ttl \"0\", a release of the last bind, an expired hold)"
 
 
+class ChangeLists(TypedDict):
+    "addresses added, changed and removed, each sorted"
+
+    added: List[str]
+    "addresses of the later generation"
+    changed: List[str]
+    "addresses of both; read them on the later generation"
+    removed: List[str]
+    "addresses of the earlier generation"
+
+
+class ChangesResult(TypedDict):
+    "what changed from generation since to generation until: documents, and for each changed document its sections (a section is changed when its own text is)"
+
+    since: int
+    "the earlier generation"
+    until: int
+    "the later generation"
+    documents: ChangeLists
+    sections: ChangeLists
+
+
+class CheckResult(TypedDict):
+    "the broken links of the local store's generation (and, asked for, its external links)"
+
+    generation: int
+    "a generation number of the store"
+    documents: int
+    "documents checked: all of the generation"
+    counts: LinkCounts
+    broken: List[CheckedLink]
+    "every broken link, by source id, then line"
+    external: NotRequired[List[CheckedLink]]
+    "with external: every external link, by source id, then line (absent when there is none)"
+
+
+# a link with the path of the file that holds it
+CheckedLink = TypedDict("CheckedLink", {
+    # the section that holds the link, as an address get accepts (id#slug), or the document id for a link before its first heading
+    "from": str,
+    # the 1-based line of the file where the link starts
+    "line": int,
+    # the destination as written (escapes and entities decoded); for a ref or relref shortcode, its path
+    "target": str,
+    # how the link is written
+    "kind": Literal["inline", "reference", "autolink", "ref", "relref"],
+    # resolved: address says where it leads; broken: reason says why; external: url (never fetched); unchecked: internal, but nothing docir can check (reason says why)
+    "status": Literal["resolved", "broken", "external", "unchecked"],
+    # resolved: the document or section it leads to; broken with no_section: the document and the heading asked for
+    "address": NotRequired[str],
+    # an external link's URL
+    "url": NotRequired[str],
+    # why a link is broken (no_document, no_section) or unchecked
+    "reason": NotRequired[Literal["no_document", "no_section", "not_markdown", "outside_sources", "outside_base", "template", "ignored"]],
+    # the path of the file that holds the link, below its source folder
+    "path": str,
+})
+
+
 class ContextHit(TypedDict):
     "a hit with its document's estimated tokens and outline"
 
@@ -194,6 +253,73 @@ class IndexSummary(TypedDict):
     "markdown files and folders left out by .gitignore files and exclude patterns (an ignored folder counts once)"
     warning_counts: NotRequired[Dict[str, int]]
     "warnings counted by kind (too_large, binary, outside_roots, parse_budget, ...)"
+
+
+# one link, resolved against one generation of a store
+Link = TypedDict("Link", {
+    # the section that holds the link, as an address get accepts (id#slug), or the document id for a link before its first heading
+    "from": str,
+    # the 1-based line of the file where the link starts
+    "line": int,
+    # the destination as written (escapes and entities decoded); for a ref or relref shortcode, its path
+    "target": str,
+    # how the link is written
+    "kind": Literal["inline", "reference", "autolink", "ref", "relref"],
+    # resolved: address says where it leads; broken: reason says why; external: url (never fetched); unchecked: internal, but nothing docir can check (reason says why)
+    "status": Literal["resolved", "broken", "external", "unchecked"],
+    # resolved: the document or section it leads to; broken with no_section: the document and the heading asked for
+    "address": NotRequired[str],
+    # an external link's URL
+    "url": NotRequired[str],
+    # why a link is broken (no_document, no_section) or unchecked
+    "reason": NotRequired[Literal["no_document", "no_section", "not_markdown", "outside_sources", "outside_base", "template", "ignored"]],
+})
+
+
+class LinkCounts(TypedDict):
+    "the links of a generation by status"
+
+    resolved: int
+    broken: int
+    external: int
+    unchecked: int
+
+
+class LinkResult(TypedDict):
+    "the reply to a doc_id links read"
+
+    links: LinkSet
+
+
+class LinkSet(TypedDict):
+    "the links leaving a document (or a section, with its subsections) and the links of its store that lead into it; never a body"
+
+    address: str
+    "the address as asked"
+    id: str
+    title: str
+    path: str
+    "relative to its source root"
+    store: str
+    "local, or the peer's name"
+    generation: int
+    "a generation number of the store"
+    section: NotRequired[SectionRef]
+    outgoing: List[Link]
+    "in document order"
+    incoming: List[Link]
+    "the links that resolve to the document or section (or a subsection), by source id and line; from names each one's section"
+
+
+class LinksResult(TypedDict):
+    "the reply to a doc_ids links read"
+
+    links: List[LinkSet]
+    "the link sets of the addresses that resolved, in request order"
+    missing: List[Missing]
+    "the addresses that did not"
+    warnings: NotRequired[List[str]]
+    "what a peer could not do, for people"
 
 
 class Missing(TypedDict):
@@ -388,6 +514,59 @@ DocirFieldsParams = Union[Dict[str, Any], None]
 DocirFieldsResult = FieldsResult
 
 
+class DocirLinksParams(TypedDict):
+    "give exactly one of doc_id and doc_ids; at most one of the selectors image_revision and binding (neither: the current generation)"
+
+    doc_id: NotRequired[str]
+    "one address; the result is {links: its link set}"
+    doc_ids: NotRequired[List[str]]
+    "0 to 1000 addresses; the result is {links, missing}"
+    image_revision: NotRequired[int]
+    "pin the read to this retained generation of the local store (workspace/status gives the current one); one no longer retained answers stale_revision; not with binding"
+    binding: NotRequired[str]
+    "pin the read to the generation of this binding receipt file (as workspace/bind gives it), once it replays exactly; at most 16384 bytes; an edited or foreign receipt answers binding_rejected, one whose generation was pruned stale_revision; not with image_revision"
+    require_current: NotRequired[bool]
+    "run_current, with binding (invalid_params without it): the binding's generation must be the current one, checked and read while refreshes wait, so the generation checked is the one read; binding_rejected when it is not current, and nothing is read"
+
+
+DocirLinksResult = Union[LinkResult, LinksResult]
+"{links: a set} for doc_id, {links, missing} for doc_ids"
+
+
+class DocirCheckParamsObject(TypedDict):
+    "none (params absent, null or {}: the current generation), external, and a selector: at most one of image_revision and binding"
+
+    external: NotRequired[bool]
+    "true to list the external links too; never fetched"
+    image_revision: NotRequired[int]
+    "pin the read to this retained generation of the local store (workspace/status gives the current one); one no longer retained answers stale_revision; not with binding"
+    binding: NotRequired[str]
+    "pin the read to the generation of this binding receipt file (as workspace/bind gives it), once it replays exactly; at most 16384 bytes; an edited or foreign receipt answers binding_rejected, one whose generation was pruned stale_revision; not with image_revision"
+    require_current: NotRequired[bool]
+    "run_current, with binding (invalid_params without it): the binding's generation must be the current one, checked and read while refreshes wait, so the generation checked is the one read; binding_rejected when it is not current, and nothing is read"
+
+
+DocirCheckParams = Union[DocirCheckParamsObject, None]
+"none (params absent, null or {}: the current generation), external, and a selector: at most one of image_revision and binding"
+
+
+DocirCheckResult = CheckResult
+
+
+class DocirChangesParams(TypedDict):
+    "give exactly one of since and since_receipt; until is optional (the current generation); both generations must be retained (stale_revision otherwise), since not after until"
+
+    since: NotRequired[int]
+    "the earlier generation"
+    since_receipt: NotRequired[str]
+    "the earlier generation as a binding receipt file (as workspace/bind gives it), once it replays exactly"
+    until: NotRequired[int]
+    "the later generation (default: the current one)"
+
+
+DocirChangesResult = ChangesResult
+
+
 class WorkspaceStatusParamsObject(TypedDict):
     "none (params absent, null or {}: the current generation), or a selector: at most one of image_revision and binding"
 
@@ -450,7 +629,7 @@ class WorkspaceEvidenceParams(TypedDict):
 
     binding: str
     "a binding receipt file's text, as workspace/bind gives it; at most 16384 bytes"
-    method: Literal["docir/get", "docir/search", "docir/query", "docir/context", "workspace/status"]
+    method: Literal["docir/get", "docir/search", "docir/query", "docir/context", "workspace/status", "docir/links", "docir/check"]
     "the read to run"
     params: NotRequired[Union[Dict[str, Any], None]]
     "the read's params, without a selector (the binding pins the read)"
@@ -484,7 +663,7 @@ class WorkspaceReadBatchParams(TypedDict):
 WorkspaceReadBatchResult = ReadBatchResult
 
 
-_SCHEMAS: Dict[str, Any] = json.loads("{\"defs\":{\"BindingResult\":{\"type\":\"object\",\"properties\":{\"current\":{\"type\":\"boolean\"},\"digest\":{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{64}$\"},\"hold\":{\"type\":[\"object\",\"null\"],\"properties\":{\"binds\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1048576},\"created\":{\"type\":\"string\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$\"},\"expires\":{\"type\":\"string\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$\"}},\"required\":[\"binds\",\"created\",\"expires\"],\"additionalProperties\":false},\"manifest_digest\":{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{64}$\"},\"receipt\":{\"type\":\"string\",\"minLength\":1},\"revision\":{\"type\":\"integer\",\"minimum\":1},\"workspace\":{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{32}$\"}},\"required\":[\"receipt\",\"digest\",\"workspace\",\"revision\",\"manifest_digest\",\"current\",\"hold\"],\"additionalProperties\":false},\"ContextHit\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"matched_section\":{\"type\":\"string\"},\"outline\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/OutlineEntry\"}},\"path\":{\"type\":\"string\"},\"score\":{\"type\":\"number\"},\"snippet\":{\"type\":\"string\",\"maxLength\":240},\"store\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},\"tokens\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"id\",\"title\",\"path\",\"store\",\"score\",\"matched_section\",\"tokens\",\"outline\"],\"additionalProperties\":false},\"ContextResult\":{\"type\":\"object\",\"properties\":{\"addresses\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"budget\":{\"type\":\"integer\",\"minimum\":1},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"hits\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/ContextHit\"}},\"query\":{\"type\":\"string\"},\"stores\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/StoreStatus\"}},\"tokens\":{\"type\":\"integer\",\"minimum\":0},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"query\",\"budget\",\"hits\",\"addresses\",\"tokens\",\"generation\"],\"additionalProperties\":false},\"Discovery\":{\"type\":\"object\",\"properties\":{\"capabilities\":{\"type\":\"array\",\"items\":{\"enum\":[\"parallel_read\",\"refresh\"]}},\"limits\":{\"$ref\":\"docir.defs.json#/$defs/SessionLimits\"},\"methods\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"policy\":{\"type\":[\"string\",\"null\"]},\"read_batch_workers\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4},\"schema\":{\"const\":\"docir.discover.v1\"},\"server\":{\"const\":\"docir\"},\"version\":{\"type\":\"string\"}},\"required\":[\"schema\",\"server\",\"version\",\"policy\",\"methods\",\"capabilities\",\"limits\"],\"additionalProperties\":false},\"Document\":{\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"string\"},\"body\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"id\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},\"section\":{\"$ref\":\"docir.defs.json#/$defs/SectionRef\"},\"store\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"}},\"required\":[\"address\",\"id\",\"title\",\"path\",\"store\",\"generation\",\"body\"],\"additionalProperties\":false},\"EvidenceResult\":{\"type\":\"object\",\"properties\":{\"digest\":{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{64}$\"},\"evidence\":{\"type\":\"string\",\"minLength\":1},\"response\":{\"type\":\"string\"}},\"required\":[\"response\",\"evidence\",\"digest\"],\"additionalProperties\":false},\"FieldInfo\":{\"type\":\"object\",\"properties\":{\"distinct\":{\"type\":\"integer\",\"minimum\":0},\"documents\":{\"type\":\"integer\",\"minimum\":0},\"name\":{\"type\":\"string\"},\"values\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/ValueCount\"},\"maxItems\":5}},\"required\":[\"name\",\"documents\",\"distinct\",\"values\"],\"additionalProperties\":false},\"FieldsResult\":{\"type\":\"object\",\"properties\":{\"documents\":{\"type\":\"integer\",\"minimum\":0},\"fields\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/FieldInfo\"},\"maxItems\":200},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"truncated\":{\"type\":\"boolean\"}},\"required\":[\"documents\",\"fields\",\"truncated\",\"generation\"],\"additionalProperties\":false},\"GetResult\":{\"type\":\"object\",\"properties\":{\"documents\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/Document\"}},\"missing\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/Missing\"}},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"documents\",\"missing\"],\"additionalProperties\":false},\"Hit\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"matched_section\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},\"score\":{\"type\":\"number\"},\"snippet\":{\"type\":\"string\",\"maxLength\":240},\"store\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"}},\"required\":[\"id\",\"title\",\"path\",\"store\",\"score\",\"matched_section\"],\"additionalProperties\":false},\"IndexSummary\":{\"type\":\"object\",\"properties\":{\"added\":{\"type\":\"integer\",\"minimum\":0},\"changed\":{\"type\":\"integer\",\"minimum\":0},\"documents\":{\"type\":\"integer\",\"minimum\":0},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"ignored\":{\"type\":\"integer\",\"minimum\":0},\"published\":{\"type\":\"boolean\"},\"removed\":{\"type\":\"integer\",\"minimum\":0},\"seconds\":{\"type\":\"number\",\"minimum\":0},\"unchanged\":{\"type\":\"integer\",\"minimum\":0},\"warning_counts\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\",\"minimum\":1}},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"added\",\"changed\",\"removed\",\"unchanged\",\"documents\",\"generation\",\"published\",\"seconds\",\"warnings\"],\"additionalProperties\":false},\"Missing\":{\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"string\"},\"reason\":{\"enum\":[\"no_document\",\"no_section\",\"unavailable\"]},\"suggestions\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"address\",\"reason\"],\"additionalProperties\":false},\"OutlineEntry\":{\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"string\"},\"heading\":{\"type\":\"string\"},\"level\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":6},\"tokens\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"address\",\"heading\",\"level\",\"tokens\"],\"additionalProperties\":false},\"PeerStatus\":{\"type\":\"object\",\"properties\":{\"documents\":{\"type\":\"integer\",\"minimum\":0},\"error\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"kind\":{\"enum\":[\"path\",\"url\"]},\"location\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"status\":{\"enum\":[\"ok\",\"failed\"]}},\"required\":[\"name\",\"kind\",\"location\",\"status\"],\"additionalProperties\":false},\"ReadBatchResult\":{\"type\":\"object\",\"properties\":{\"responses\":{\"type\":\"array\",\"items\":{\"type\":[\"string\",\"null\"]},\"minItems\":1,\"maxItems\":16},\"schema\":{\"const\":\"docir.read-batch.v1\"},\"source_authority\":{\"const\":false}},\"required\":[\"schema\",\"responses\",\"source_authority\"],\"additionalProperties\":false},\"SearchResult\":{\"type\":\"object\",\"properties\":{\"hits\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/Hit\"}},\"query\":{\"type\":\"string\"},\"stores\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/StoreStatus\"}},\"total\":{\"type\":\"integer\",\"minimum\":0},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"query\",\"hits\",\"total\"],\"additionalProperties\":false},\"SectionRef\":{\"type\":\"object\",\"properties\":{\"heading\":{\"type\":\"string\"},\"level\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":6},\"slug\":{\"type\":\"string\"}},\"required\":[\"slug\",\"heading\",\"level\"],\"additionalProperties\":false},\"SessionLimits\":{\"type\":\"object\",\"properties\":{\"max_doc_ids\":{\"type\":\"integer\",\"minimum\":1},\"max_frame_bytes\":{\"type\":\"integer\",\"minimum\":1},\"max_reply_bytes\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"max_frame_bytes\",\"max_reply_bytes\",\"max_doc_ids\"],\"additionalProperties\":false},\"SourceInfo\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"prefix\":{\"type\":\"string\"}},\"required\":[\"path\"],\"additionalProperties\":false},\"Status\":{\"type\":\"object\",\"properties\":{\"documents\":{\"type\":\"integer\",\"minimum\":0},\"format\":{\"type\":\"integer\",\"minimum\":1},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"peers\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/PeerStatus\"}},\"sources\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/SourceInfo\"}},\"store\":{\"type\":\"string\"}},\"required\":[\"store\",\"format\",\"generation\",\"documents\",\"sources\"],\"additionalProperties\":false},\"StoreStatus\":{\"type\":\"object\",\"properties\":{\"error\":{\"type\":\"string\"},\"status\":{\"enum\":[\"ok\",\"failed\"]},\"store\":{\"type\":\"string\"}},\"required\":[\"store\",\"status\"],\"additionalProperties\":false},\"ValueCount\":{\"type\":\"object\",\"properties\":{\"documents\":{\"type\":\"integer\",\"minimum\":1},\"value\":{\"type\":\"string\"}},\"required\":[\"value\",\"documents\"],\"additionalProperties\":false}},\"methods\":{\"docir/context\":{\"params\":{\"type\":\"object\",\"properties\":{\"binding\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":16384},\"budget\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1048576},\"image_revision\":{\"type\":\"integer\",\"minimum\":1},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000},\"query\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,\"pattern\":\"\\\\S\"},\"require_current\":{\"type\":\"boolean\"}},\"required\":[\"query\"],\"additionalProperties\":false,\"not\":{\"type\":\"object\",\"required\":[\"image_revision\",\"binding\"]}},\"result\":{\"$ref\":\"docir.defs.json#/$defs/ContextResult\"}},\"docir/fields\":{\"params\":{\"type\":[\"object\",\"null\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/FieldsResult\"}},\"docir/get\":{\"params\":{\"type\":\"object\",\"properties\":{\"binding\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":16384},\"doc_id\":{\"type\":\"string\",\"maxLength\":512},\"doc_ids\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"maxLength\":512},\"maxItems\":1000},\"image_revision\":{\"type\":\"integer\",\"minimum\":1},\"require_current\":{\"type\":\"boolean\"}},\"additionalProperties\":false,\"oneOf\":[{\"required\":[\"doc_id\"]},{\"required\":[\"doc_ids\"]}],\"not\":{\"type\":\"object\",\"required\":[\"image_revision\",\"binding\"]}},\"result\":{\"oneOf\":[{\"$ref\":\"docir.defs.json#/$defs/Document\"},{\"$ref\":\"docir.defs.json#/$defs/GetResult\"}]}},\"docir/query\":{\"params\":{\"type\":\"object\",\"properties\":{\"binding\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":16384},\"expr\":{\"type\":\"string\",\"maxLength\":4096},\"image_revision\":{\"type\":\"integer\",\"minimum\":1},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000},\"require_current\":{\"type\":\"boolean\"},\"sort\":{\"type\":\"string\"}},\"required\":[\"expr\"],\"additionalProperties\":false,\"not\":{\"type\":\"object\",\"required\":[\"image_revision\",\"binding\"]}},\"result\":{\"$ref\":\"docir.defs.json#/$defs/SearchResult\"}},\"docir/search\":{\"params\":{\"type\":\"object\",\"properties\":{\"binding\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":16384},\"image_revision\":{\"type\":\"integer\",\"minimum\":1},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000},\"query\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,\"pattern\":\"\\\\S\"},\"require_current\":{\"type\":\"boolean\"}},\"required\":[\"query\"],\"additionalProperties\":false,\"not\":{\"type\":\"object\",\"required\":[\"image_revision\",\"binding\"]}},\"result\":{\"$ref\":\"docir.defs.json#/$defs/SearchResult\"}},\"workspace/bind\":{\"params\":{\"type\":[\"object\",\"null\"],\"properties\":{\"release\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":16384},\"revision\":{\"type\":\"integer\",\"minimum\":1},\"ttl\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"^([0-9]+d|([0-9]+(\\\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+|0)$\"},\"workspace\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"^[0-9a-f]{32}$\"}},\"additionalProperties\":false,\"not\":{\"type\":\"object\",\"oneOf\":[{\"required\":[\"workspace\"]},{\"required\":[\"revision\"]}]}},\"result\":{\"$ref\":\"docir.defs.json#/$defs/BindingResult\"}},\"workspace/discover\":{\"params\":{\"type\":[\"object\",\"null\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/Discovery\"}},\"workspace/evidence\":{\"params\":{\"type\":\"object\",\"properties\":{\"binding\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":16384},\"method\":{\"type\":\"string\",\"enum\":[\"docir/get\",\"docir/search\",\"docir/query\",\"docir/context\",\"workspace/status\"]},\"params\":{\"type\":[\"object\",\"null\"]}},\"required\":[\"binding\",\"method\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/EvidenceResult\"}},\"workspace/read-batch\":{\"params\":{\"type\":\"object\",\"properties\":{\"batch\":{\"type\":\"object\",\"properties\":{\"frames\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1,\"maxItems\":16}},\"required\":[\"frames\"],\"additionalProperties\":false},\"image_revision\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"image_revision\",\"batch\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/ReadBatchResult\"}},\"workspace/refresh\":{\"params\":{\"type\":[\"object\",\"null\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/IndexSummary\"}},\"workspace/replay\":{\"params\":{\"type\":\"object\",\"properties\":{\"receipt\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":16384},\"require_current\":{\"type\":\"boolean\"}},\"required\":[\"receipt\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/BindingResult\"}},\"workspace/status\":{\"params\":{\"type\":[\"object\",\"null\"],\"properties\":{\"binding\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":16384},\"image_revision\":{\"type\":\"integer\",\"minimum\":1},\"require_current\":{\"type\":\"boolean\"}},\"additionalProperties\":false,\"not\":{\"type\":\"object\",\"required\":[\"image_revision\",\"binding\"]}},\"result\":{\"$ref\":\"docir.defs.json#/$defs/Status\"}}}}")
+_SCHEMAS: Dict[str, Any] = json.loads("{\"defs\":{\"BindingResult\":{\"type\":\"object\",\"properties\":{\"current\":{\"type\":\"boolean\"},\"digest\":{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{64}$\"},\"hold\":{\"type\":[\"object\",\"null\"],\"properties\":{\"binds\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1048576},\"created\":{\"type\":\"string\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$\"},\"expires\":{\"type\":\"string\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$\"}},\"required\":[\"binds\",\"created\",\"expires\"],\"additionalProperties\":false},\"manifest_digest\":{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{64}$\"},\"receipt\":{\"type\":\"string\",\"minLength\":1},\"revision\":{\"type\":\"integer\",\"minimum\":1},\"workspace\":{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{32}$\"}},\"required\":[\"receipt\",\"digest\",\"workspace\",\"revision\",\"manifest_digest\",\"current\",\"hold\"],\"additionalProperties\":false},\"ChangeLists\":{\"type\":\"object\",\"properties\":{\"added\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"changed\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"removed\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"added\",\"changed\",\"removed\"],\"additionalProperties\":false},\"ChangesResult\":{\"type\":\"object\",\"properties\":{\"documents\":{\"$ref\":\"docir.defs.json#/$defs/ChangeLists\"},\"sections\":{\"$ref\":\"docir.defs.json#/$defs/ChangeLists\"},\"since\":{\"type\":\"integer\",\"minimum\":1},\"until\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"since\",\"until\",\"documents\",\"sections\"],\"additionalProperties\":false},\"CheckResult\":{\"type\":\"object\",\"properties\":{\"broken\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/CheckedLink\"}},\"counts\":{\"$ref\":\"docir.defs.json#/$defs/LinkCounts\"},\"documents\":{\"type\":\"integer\",\"minimum\":0},\"external\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/CheckedLink\"}},\"generation\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"generation\",\"documents\",\"counts\",\"broken\"],\"additionalProperties\":false},\"CheckedLink\":{\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"string\"},\"from\":{\"type\":\"string\"},\"kind\":{\"enum\":[\"inline\",\"reference\",\"autolink\",\"ref\",\"relref\"]},\"line\":{\"type\":\"integer\",\"minimum\":1},\"path\":{\"type\":\"string\"},\"reason\":{\"enum\":[\"no_document\",\"no_section\",\"not_markdown\",\"outside_sources\",\"outside_base\",\"template\",\"ignored\"]},\"status\":{\"enum\":[\"resolved\",\"broken\",\"external\",\"unchecked\"]},\"target\":{\"type\":\"string\"},\"url\":{\"type\":\"string\"}},\"required\":[\"from\",\"line\",\"target\",\"kind\",\"status\",\"path\"],\"additionalProperties\":false},\"ContextHit\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"matched_section\":{\"type\":\"string\"},\"outline\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/OutlineEntry\"}},\"path\":{\"type\":\"string\"},\"score\":{\"type\":\"number\"},\"snippet\":{\"type\":\"string\",\"maxLength\":240},\"store\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"},\"tokens\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"id\",\"title\",\"path\",\"store\",\"score\",\"matched_section\",\"tokens\",\"outline\"],\"additionalProperties\":false},\"ContextResult\":{\"type\":\"object\",\"properties\":{\"addresses\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"budget\":{\"type\":\"integer\",\"minimum\":1},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"hits\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/ContextHit\"}},\"query\":{\"type\":\"string\"},\"stores\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/StoreStatus\"}},\"tokens\":{\"type\":\"integer\",\"minimum\":0},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"query\",\"budget\",\"hits\",\"addresses\",\"tokens\",\"generation\"],\"additionalProperties\":false},\"Discovery\":{\"type\":\"object\",\"properties\":{\"capabilities\":{\"type\":\"array\",\"items\":{\"enum\":[\"parallel_read\",\"refresh\"]}},\"limits\":{\"$ref\":\"docir.defs.json#/$defs/SessionLimits\"},\"methods\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"policy\":{\"type\":[\"string\",\"null\"]},\"read_batch_workers\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":4},\"schema\":{\"const\":\"docir.discover.v1\"},\"server\":{\"const\":\"docir\"},\"version\":{\"type\":\"string\"}},\"required\":[\"schema\",\"server\",\"version\",\"policy\",\"methods\",\"capabilities\",\"limits\"],\"additionalProperties\":false},\"Document\":{\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"string\"},\"body\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"id\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},\"section\":{\"$ref\":\"docir.defs.json#/$defs/SectionRef\"},\"store\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"}},\"required\":[\"address\",\"id\",\"title\",\"path\",\"store\",\"generation\",\"body\"],\"additionalProperties\":false},\"EvidenceResult\":{\"type\":\"object\",\"properties\":{\"digest\":{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{64}$\"},\"evidence\":{\"type\":\"string\",\"minLength\":1},\"response\":{\"type\":\"string\"}},\"required\":[\"response\",\"evidence\",\"digest\"],\"additionalProperties\":false},\"FieldInfo\":{\"type\":\"object\",\"properties\":{\"distinct\":{\"type\":\"integer\",\"minimum\":0},\"documents\":{\"type\":\"integer\",\"minimum\":0},\"name\":{\"type\":\"string\"},\"values\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/ValueCount\"},\"maxItems\":5}},\"required\":[\"name\",\"documents\",\"distinct\",\"values\"],\"additionalProperties\":false},\"FieldsResult\":{\"type\":\"object\",\"properties\":{\"documents\":{\"type\":\"integer\",\"minimum\":0},\"fields\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/FieldInfo\"},\"maxItems\":200},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"truncated\":{\"type\":\"boolean\"}},\"required\":[\"documents\",\"fields\",\"truncated\",\"generation\"],\"additionalProperties\":false},\"GetResult\":{\"type\":\"object\",\"properties\":{\"documents\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/Document\"}},\"missing\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/Missing\"}},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"documents\",\"missing\"],\"additionalProperties\":false},\"Hit\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"matched_section\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},\"score\":{\"type\":\"number\"},\"snippet\":{\"type\":\"string\",\"maxLength\":240},\"store\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"}},\"required\":[\"id\",\"title\",\"path\",\"store\",\"score\",\"matched_section\"],\"additionalProperties\":false},\"IndexSummary\":{\"type\":\"object\",\"properties\":{\"added\":{\"type\":\"integer\",\"minimum\":0},\"changed\":{\"type\":\"integer\",\"minimum\":0},\"documents\":{\"type\":\"integer\",\"minimum\":0},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"ignored\":{\"type\":\"integer\",\"minimum\":0},\"published\":{\"type\":\"boolean\"},\"removed\":{\"type\":\"integer\",\"minimum\":0},\"seconds\":{\"type\":\"number\",\"minimum\":0},\"unchanged\":{\"type\":\"integer\",\"minimum\":0},\"warning_counts\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\",\"minimum\":1}},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"added\",\"changed\",\"removed\",\"unchanged\",\"documents\",\"generation\",\"published\",\"seconds\",\"warnings\"],\"additionalProperties\":false},\"Link\":{\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"string\"},\"from\":{\"type\":\"string\"},\"kind\":{\"enum\":[\"inline\",\"reference\",\"autolink\",\"ref\",\"relref\"]},\"line\":{\"type\":\"integer\",\"minimum\":1},\"reason\":{\"enum\":[\"no_document\",\"no_section\",\"not_markdown\",\"outside_sources\",\"outside_base\",\"template\",\"ignored\"]},\"status\":{\"enum\":[\"resolved\",\"broken\",\"external\",\"unchecked\"]},\"target\":{\"type\":\"string\"},\"url\":{\"type\":\"string\"}},\"required\":[\"from\",\"line\",\"target\",\"kind\",\"status\"],\"additionalProperties\":false},\"LinkCounts\":{\"type\":\"object\",\"properties\":{\"broken\":{\"type\":\"integer\",\"minimum\":0},\"external\":{\"type\":\"integer\",\"minimum\":0},\"resolved\":{\"type\":\"integer\",\"minimum\":0},\"unchecked\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"resolved\",\"broken\",\"external\",\"unchecked\"],\"additionalProperties\":false},\"LinkResult\":{\"type\":\"object\",\"properties\":{\"links\":{\"$ref\":\"docir.defs.json#/$defs/LinkSet\"}},\"required\":[\"links\"],\"additionalProperties\":false},\"LinkSet\":{\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"id\":{\"type\":\"string\"},\"incoming\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/Link\"}},\"outgoing\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/Link\"}},\"path\":{\"type\":\"string\"},\"section\":{\"$ref\":\"docir.defs.json#/$defs/SectionRef\"},\"store\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"}},\"required\":[\"address\",\"id\",\"title\",\"path\",\"store\",\"generation\",\"outgoing\",\"incoming\"],\"additionalProperties\":false},\"LinksResult\":{\"type\":\"object\",\"properties\":{\"links\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/LinkSet\"}},\"missing\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/Missing\"}},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"links\",\"missing\"],\"additionalProperties\":false},\"Missing\":{\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"string\"},\"reason\":{\"enum\":[\"no_document\",\"no_section\",\"unavailable\"]},\"suggestions\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"address\",\"reason\"],\"additionalProperties\":false},\"OutlineEntry\":{\"type\":\"object\",\"properties\":{\"address\":{\"type\":\"string\"},\"heading\":{\"type\":\"string\"},\"level\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":6},\"tokens\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"address\",\"heading\",\"level\",\"tokens\"],\"additionalProperties\":false},\"PeerStatus\":{\"type\":\"object\",\"properties\":{\"documents\":{\"type\":\"integer\",\"minimum\":0},\"error\":{\"type\":\"string\"},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"kind\":{\"enum\":[\"path\",\"url\"]},\"location\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"status\":{\"enum\":[\"ok\",\"failed\"]}},\"required\":[\"name\",\"kind\",\"location\",\"status\"],\"additionalProperties\":false},\"ReadBatchResult\":{\"type\":\"object\",\"properties\":{\"responses\":{\"type\":\"array\",\"items\":{\"type\":[\"string\",\"null\"]},\"minItems\":1,\"maxItems\":16},\"schema\":{\"const\":\"docir.read-batch.v1\"},\"source_authority\":{\"const\":false}},\"required\":[\"schema\",\"responses\",\"source_authority\"],\"additionalProperties\":false},\"SearchResult\":{\"type\":\"object\",\"properties\":{\"hits\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/Hit\"}},\"query\":{\"type\":\"string\"},\"stores\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/StoreStatus\"}},\"total\":{\"type\":\"integer\",\"minimum\":0},\"warnings\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"query\",\"hits\",\"total\"],\"additionalProperties\":false},\"SectionRef\":{\"type\":\"object\",\"properties\":{\"heading\":{\"type\":\"string\"},\"level\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":6},\"slug\":{\"type\":\"string\"}},\"required\":[\"slug\",\"heading\",\"level\"],\"additionalProperties\":false},\"SessionLimits\":{\"type\":\"object\",\"properties\":{\"max_doc_ids\":{\"type\":\"integer\",\"minimum\":1},\"max_frame_bytes\":{\"type\":\"integer\",\"minimum\":1},\"max_reply_bytes\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"max_frame_bytes\",\"max_reply_bytes\",\"max_doc_ids\"],\"additionalProperties\":false},\"SourceInfo\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"prefix\":{\"type\":\"string\"}},\"required\":[\"path\"],\"additionalProperties\":false},\"Status\":{\"type\":\"object\",\"properties\":{\"documents\":{\"type\":\"integer\",\"minimum\":0},\"format\":{\"type\":\"integer\",\"minimum\":1},\"generation\":{\"type\":\"integer\",\"minimum\":0},\"peers\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/PeerStatus\"}},\"sources\":{\"type\":\"array\",\"items\":{\"$ref\":\"docir.defs.json#/$defs/SourceInfo\"}},\"store\":{\"type\":\"string\"}},\"required\":[\"store\",\"format\",\"generation\",\"documents\",\"sources\"],\"additionalProperties\":false},\"StoreStatus\":{\"type\":\"object\",\"properties\":{\"error\":{\"type\":\"string\"},\"status\":{\"enum\":[\"ok\",\"failed\"]},\"store\":{\"type\":\"string\"}},\"required\":[\"store\",\"status\"],\"additionalProperties\":false},\"ValueCount\":{\"type\":\"object\",\"properties\":{\"documents\":{\"type\":\"integer\",\"minimum\":1},\"value\":{\"type\":\"string\"}},\"required\":[\"value\",\"documents\"],\"additionalProperties\":false}},\"methods\":{\"docir/changes\":{\"params\":{\"type\":\"object\",\"properties\":{\"since\":{\"type\":\"integer\",\"minimum\":1},\"since_receipt\":{\"type\":\"string\",\"minLength\":1},\"until\":{\"type\":\"integer\",\"minimum\":1}},\"additionalProperties\":false,\"oneOf\":[{\"required\":[\"since\"]},{\"required\":[\"since_receipt\"]}]},\"result\":{\"$ref\":\"docir.defs.json#/$defs/ChangesResult\"}},\"docir/check\":{\"params\":{\"type\":[\"object\",\"null\"],\"properties\":{\"binding\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":16384},\"external\":{\"type\":\"boolean\"},\"image_revision\":{\"type\":\"integer\",\"minimum\":1},\"require_current\":{\"type\":\"boolean\"}},\"additionalProperties\":false,\"not\":{\"type\":\"object\",\"required\":[\"image_revision\",\"binding\"]}},\"result\":{\"$ref\":\"docir.defs.json#/$defs/CheckResult\"}},\"docir/context\":{\"params\":{\"type\":\"object\",\"properties\":{\"binding\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":16384},\"budget\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1048576},\"image_revision\":{\"type\":\"integer\",\"minimum\":1},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000},\"query\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,\"pattern\":\"\\\\S\"},\"require_current\":{\"type\":\"boolean\"}},\"required\":[\"query\"],\"additionalProperties\":false,\"not\":{\"type\":\"object\",\"required\":[\"image_revision\",\"binding\"]}},\"result\":{\"$ref\":\"docir.defs.json#/$defs/ContextResult\"}},\"docir/fields\":{\"params\":{\"type\":[\"object\",\"null\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/FieldsResult\"}},\"docir/get\":{\"params\":{\"type\":\"object\",\"properties\":{\"binding\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":16384},\"doc_id\":{\"type\":\"string\",\"maxLength\":512},\"doc_ids\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"maxLength\":512},\"maxItems\":1000},\"image_revision\":{\"type\":\"integer\",\"minimum\":1},\"require_current\":{\"type\":\"boolean\"}},\"additionalProperties\":false,\"oneOf\":[{\"required\":[\"doc_id\"]},{\"required\":[\"doc_ids\"]}],\"not\":{\"type\":\"object\",\"required\":[\"image_revision\",\"binding\"]}},\"result\":{\"oneOf\":[{\"$ref\":\"docir.defs.json#/$defs/Document\"},{\"$ref\":\"docir.defs.json#/$defs/GetResult\"}]}},\"docir/links\":{\"params\":{\"type\":\"object\",\"properties\":{\"binding\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":16384},\"doc_id\":{\"type\":\"string\"},\"doc_ids\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":1000},\"image_revision\":{\"type\":\"integer\",\"minimum\":1},\"require_current\":{\"type\":\"boolean\"}},\"additionalProperties\":false,\"oneOf\":[{\"required\":[\"doc_id\"]},{\"required\":[\"doc_ids\"]}],\"not\":{\"type\":\"object\",\"required\":[\"image_revision\",\"binding\"]}},\"result\":{\"oneOf\":[{\"$ref\":\"docir.defs.json#/$defs/LinkResult\"},{\"$ref\":\"docir.defs.json#/$defs/LinksResult\"}]}},\"docir/query\":{\"params\":{\"type\":\"object\",\"properties\":{\"binding\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":16384},\"expr\":{\"type\":\"string\",\"maxLength\":4096},\"image_revision\":{\"type\":\"integer\",\"minimum\":1},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000},\"require_current\":{\"type\":\"boolean\"},\"sort\":{\"type\":\"string\"}},\"required\":[\"expr\"],\"additionalProperties\":false,\"not\":{\"type\":\"object\",\"required\":[\"image_revision\",\"binding\"]}},\"result\":{\"$ref\":\"docir.defs.json#/$defs/SearchResult\"}},\"docir/search\":{\"params\":{\"type\":\"object\",\"properties\":{\"binding\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":16384},\"image_revision\":{\"type\":\"integer\",\"minimum\":1},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000},\"query\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,\"pattern\":\"\\\\S\"},\"require_current\":{\"type\":\"boolean\"}},\"required\":[\"query\"],\"additionalProperties\":false,\"not\":{\"type\":\"object\",\"required\":[\"image_revision\",\"binding\"]}},\"result\":{\"$ref\":\"docir.defs.json#/$defs/SearchResult\"}},\"workspace/bind\":{\"params\":{\"type\":[\"object\",\"null\"],\"properties\":{\"release\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":16384},\"revision\":{\"type\":\"integer\",\"minimum\":1},\"ttl\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"^([0-9]+d|([0-9]+(\\\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+|0)$\"},\"workspace\":{\"type\":\"string\",\"minLength\":1,\"pattern\":\"^[0-9a-f]{32}$\"}},\"additionalProperties\":false,\"not\":{\"type\":\"object\",\"oneOf\":[{\"required\":[\"workspace\"]},{\"required\":[\"revision\"]}]}},\"result\":{\"$ref\":\"docir.defs.json#/$defs/BindingResult\"}},\"workspace/discover\":{\"params\":{\"type\":[\"object\",\"null\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/Discovery\"}},\"workspace/evidence\":{\"params\":{\"type\":\"object\",\"properties\":{\"binding\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":16384},\"method\":{\"type\":\"string\",\"enum\":[\"docir/get\",\"docir/search\",\"docir/query\",\"docir/context\",\"workspace/status\",\"docir/links\",\"docir/check\"]},\"params\":{\"type\":[\"object\",\"null\"]}},\"required\":[\"binding\",\"method\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/EvidenceResult\"}},\"workspace/read-batch\":{\"params\":{\"type\":\"object\",\"properties\":{\"batch\":{\"type\":\"object\",\"properties\":{\"frames\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1,\"maxItems\":16}},\"required\":[\"frames\"],\"additionalProperties\":false},\"image_revision\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"image_revision\",\"batch\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/ReadBatchResult\"}},\"workspace/refresh\":{\"params\":{\"type\":[\"object\",\"null\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/IndexSummary\"}},\"workspace/replay\":{\"params\":{\"type\":\"object\",\"properties\":{\"receipt\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":16384},\"require_current\":{\"type\":\"boolean\"}},\"required\":[\"receipt\"],\"additionalProperties\":false},\"result\":{\"$ref\":\"docir.defs.json#/$defs/BindingResult\"}},\"workspace/status\":{\"params\":{\"type\":[\"object\",\"null\"],\"properties\":{\"binding\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":16384},\"image_revision\":{\"type\":\"integer\",\"minimum\":1},\"require_current\":{\"type\":\"boolean\"}},\"additionalProperties\":false,\"not\":{\"type\":\"object\",\"required\":[\"image_revision\",\"binding\"]}},\"result\":{\"$ref\":\"docir.defs.json#/$defs/Status\"}}}}")
 
 
 class SchemaError(ValueError):
@@ -714,6 +893,36 @@ def docir_fields(id: Id, params: Optional[DocirFieldsParams] = None) -> str:
 def decode_docir_fields(line: Union[str, bytes]) -> Reply[DocirFieldsResult]:
     """Decodes a reply line of docir/fields; raises SchemaError when it is not one."""
     return decode("docir/fields", line)
+
+
+def docir_links(id: Id, params: DocirLinksParams) -> str:
+    """The request frame of docir/links (no line ending)."""
+    return request("docir/links", id, params)
+
+
+def decode_docir_links(line: Union[str, bytes]) -> Reply[DocirLinksResult]:
+    """Decodes a reply line of docir/links; raises SchemaError when it is not one."""
+    return decode("docir/links", line)
+
+
+def docir_check(id: Id, params: Optional[DocirCheckParams] = None) -> str:
+    """The request frame of docir/check (no line ending)."""
+    return request("docir/check", id, params)
+
+
+def decode_docir_check(line: Union[str, bytes]) -> Reply[DocirCheckResult]:
+    """Decodes a reply line of docir/check; raises SchemaError when it is not one."""
+    return decode("docir/check", line)
+
+
+def docir_changes(id: Id, params: DocirChangesParams) -> str:
+    """The request frame of docir/changes (no line ending)."""
+    return request("docir/changes", id, params)
+
+
+def decode_docir_changes(line: Union[str, bytes]) -> Reply[DocirChangesResult]:
+    """Decodes a reply line of docir/changes; raises SchemaError when it is not one."""
+    return decode("docir/changes", line)
 
 
 def workspace_status(id: Id, params: Optional[WorkspaceStatusParams] = None) -> str:

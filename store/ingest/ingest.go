@@ -62,6 +62,9 @@ type Options struct {
 	FrontMatter  []string
 	MaxFileBytes int64 // 0: DefaultMaxFileBytes
 	Retain       int   // 0: DefaultRetain
+	// Links are the link rules (site base, ignore patterns; docs/links.md).
+	// The generation records them; a change resolves every link again.
+	Links store.LinkConfig
 
 	// The parse budget of one file; a file over it is skipped with a
 	// warning. 0: the default; a negative value: no limit.
@@ -371,6 +374,14 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	}
 
 	sourcesChanged := !sameSources(prevSources, sources)
+	linkRules := opt.Links.Normalize()
+	if prev != nil {
+		recorded, err := prev.LinkConfig()
+		if err != nil {
+			return sum, err
+		}
+		sourcesChanged = sourcesChanged || !slices.Equal(recorded.Ignore, linkRules.Ignore) || recorded.Base != linkRules.Base
+	}
 	if prev != nil && sum.Added+sum.Changed+sum.Removed == 0 && !sourcesChanged {
 		if err := beforePublish(opt); err != nil {
 			return sum, err
@@ -391,6 +402,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 		change.Sources = []store.Source{}
 	}
 	change.FrontMatter = slices.Clone(pc.fields())
+	change.Links = &linkRules
 
 	// Write the generation aside, on a goroutine, so that a cancel is
 	// answered as soon as the step under way ends (an index batch bleve

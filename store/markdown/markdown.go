@@ -17,6 +17,8 @@
 //     gives as its slug, and the block is not part of its text.
 //   - Title: front-matter `title`, else the first level-1 heading, else the
 //     file name without ".md".
+//   - Links, as written, and the anchors besides slugs (HTML ids, definition
+//     terms), per section: links.go.
 //
 // Parse does not decide ids, check sizes or validate encodings: that is the
 // store's ingest, which knows the file's root and path. ParseContext bounds
@@ -209,6 +211,7 @@ func (p *Parser) ParseContext(ctx context.Context, name string, src []byte, lim 
 	doc := p.md.Parse(&budgetReader{Reader: text.NewReader(body), b: p.b}, parser.WithContext(pc))
 	lines := newLineIndex(src)
 	rec.Sections = p.sections(doc, src, fmEnd, lines, pc)
+	p.extractLinks(doc, src, fmEnd, lines, pc, rec)
 
 	switch t := fields["title"].(type) {
 	case string:

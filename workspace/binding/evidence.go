@@ -24,7 +24,7 @@ const MaxEvidenceFileBytes = 256 << 10
 // status --evidence` records. An evidence file naming any other method is
 // rejected before anything runs.
 func EvidenceMethods() []string {
-	return []string{wire.MethodContext, wire.MethodGet, wire.MethodQuery, wire.MethodSearch, wire.MethodStatus}
+	return []string{wire.MethodCheck, wire.MethodContext, wire.MethodGet, wire.MethodLinks, wire.MethodQuery, wire.MethodSearch, wire.MethodStatus}
 }
 
 // Evidence is the engine's evidence receipt of one read run under a

@@ -125,7 +125,7 @@ func TestTools(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if diff := cmp.Diff([]string{"context", "fields", "get", "query", "search", "status"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"changes", "check", "context", "fields", "get", "links", "query", "search", "status"}, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 }
@@ -138,7 +138,7 @@ func TestRefreshTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != 7 || !slices.ContainsFunc(res.Tools, func(tool *sdk.Tool) bool { return tool.Name == "refresh" }) {
+	if len(res.Tools) != 10 || !slices.ContainsFunc(res.Tools, func(tool *sdk.Tool) bool { return tool.Name == "refresh" }) {
 		t.Fatalf("%d tools, no refresh", len(res.Tools))
 	}
 	r, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "refresh"})
@@ -176,6 +176,12 @@ func TestToolsAreTheEngine(t *testing.T) {
 		{"fields", "docir/fields", `{}`, ""},
 		{"fields", "docir/fields", `{"x":1}`, `unknown field "x"`},
 		{"status", "workspace/status", `{"x":1}`, `unknown field "x"`},
+		{"links", "docir/links", `{"doc_id":"runbooks/disk-full#mitigate"}`, ""},
+		{"links", "docir/links", `{"doc_ids":["runbooks/disk-full","nope"]}`, ""},
+		{"links", "docir/links", `{"doc_id":"nope"}`, "nope: no document nope (no_document) (not_found, JSON-RPC -32001)"},
+		{"check", "docir/check", `{"external":true}`, ""},
+		{"changes", "docir/changes", `{"since":1}`, ""},
+		{"changes", "docir/changes", `{"since":5}`, "invalid_params"},
 	}
 	for _, tt := range tests {
 		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tt.tool, Arguments: json.RawMessage(tt.args)})

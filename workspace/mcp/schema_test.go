@@ -173,7 +173,7 @@ func TestSchemaValidCallsFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != 8 {
+	if len(res.Tools) != 11 {
 		t.Fatalf("%d tools, want every one (read_batch and refresh too)", len(res.Tools))
 	}
 	for _, tool := range res.Tools {

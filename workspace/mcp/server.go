@@ -88,7 +88,8 @@ Find with search (free text), query (front-matter filters) or context (ranked do
 and the addresses to read next within a token budget); these never return bodies. Then read with get:
 doc_ids takes several addresses at once and reports the ones that did not resolve in "missing" beside
 the documents that did. An address is <id> or <id>#<heading>, exactly as the matched_section and
-addresses fields of the other tools give them.
+addresses fields of the other tools give them. links shows where a page's links lead and what links to it;
+check lists the broken links; changes names what changed since a generation your earlier reads came from.
 search: ` + SearchSyntax + `
 query: ` + QuerySyntax)
 	if !hasFields {

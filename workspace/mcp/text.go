@@ -145,6 +145,8 @@ func textOf(method string, result json.RawMessage) (string, error) {
 		if r.Truncated {
 			fmt.Fprintf(&b, "(only the %d fields most documents have)\n", len(r.Fields))
 		}
+	case wire.MethodLinks, wire.MethodCheck, wire.MethodChanges:
+		return linksText(method, result)
 	default:
 		return "", fmt.Errorf("no text rendering for %s", method)
 	}

@@ -45,18 +45,7 @@ func tools(e *session.Engine, o Options) []tool {
 				"the documents in request order, and each address that did not resolve with its reason " +
 				"(no_document, no_section, unavailable). A malformed address fails the call and nothing is read.",
 			params: reflect.TypeFor[docir.GetParams](),
-			output: func() (*jsonschema.Schema, error) {
-				doc, err := schemaFor[docir.Document]()
-				if err != nil {
-					return nil, err
-				}
-				res, err := schemaFor[docir.GetResult]()
-				if err != nil {
-					return nil, err
-				}
-				return &jsonschema.Schema{Type: "object", OneOf: []*jsonschema.Schema{doc, res},
-					Description: "doc_id: the document; doc_ids: {documents, missing}"}, nil
-			},
+			output: keyedOutput[docir.Document, docir.GetResult]("doc_id: the document; doc_ids: {documents, missing}"),
 			describe: map[string]string{
 				"doc_id":  "one address; the reply is the document itself",
 				"doc_ids": fmt.Sprintf("several addresses (at most %d), as a JSON array of strings; the reply is {documents, missing}", MaxToolAddresses),
@@ -104,6 +93,7 @@ func tools(e *session.Engine, o Options) []tool {
 			output:      schemaFor[docir.Status],
 		},
 	}
+	ts = append(ts, linkTools(corpus)...)
 	if e.Has(wire.MethodFields) {
 		ts = append(ts, tool{
 			name: ToolFields, title: "List the front-matter fields", method: wire.MethodFields, readOnly: true,
@@ -150,6 +140,22 @@ type readBatchParams struct {
 	} `json:"batch"`
 }
 
+// keyedOutput is the output schema of a read keyed by its request: One
+// for doc_id, Many for doc_ids.
+func keyedOutput[One, Many any](description string) func() (*jsonschema.Schema, error) {
+	return func() (*jsonschema.Schema, error) {
+		one, err := schemaFor[One]()
+		if err != nil {
+			return nil, err
+		}
+		many, err := schemaFor[Many]()
+		if err != nil {
+			return nil, err
+		}
+		return &jsonschema.Schema{Type: "object", OneOf: []*jsonschema.Schema{one, many}, Description: description}, nil
+	}
+}
+
 // schemaFor derives the JSON schema of a wire shape.
 func schemaFor[T any]() (*jsonschema.Schema, error) {
 	return jsonschema.ForType(reflect.TypeFor[T](), &jsonschema.ForOptions{})
@@ -180,7 +186,7 @@ func inputSchema(t tool) (*jsonschema.Schema, error) {
 		frames := p.Properties["frames"]
 		frames.MinItems, frames.MaxItems = new(1), new(readbatch.MaxFrames)
 	}
-	if t.method == wire.MethodGet {
+	if t.method == wire.MethodGet || t.method == wire.MethodLinks {
 		s.Properties["doc_ids"].MaxItems = new(MaxToolAddresses)
 		// Exactly one of the two keys: a form shows the choice.
 		s.OneOf = []*jsonschema.Schema{
@@ -196,16 +202,7 @@ func inputSchema(t tool) (*jsonschema.Schema, error) {
 		p.Minimum, p.Maximum = new(float64(MinBudget)), new(float64(workspace.MaxBudget))
 		p.Default = json.RawMessage(strconv.Itoa(docir.DefaultBudget))
 	}
-	// Length bounds, as the engine enforces them (in bytes; maxLength
-	// counts characters, so a multi-byte text meets the bound sooner).
-	for name, n := range map[string]int{"query": workspace.MaxQueryBytes, "expr": query.MaxExprBytes, "doc_id": address.MaxLen, "binding": binding.MaxReceiptBytes} {
-		if p, ok := s.Properties[name]; ok {
-			p.MaxLength = new(n)
-		}
-	}
-	if p, ok := s.Properties["doc_ids"]; ok && p.Items != nil {
-		p.Items.MaxLength = new(address.MaxLen)
-	}
+	// Length bounds are stringBounds (boundStrings).
 	if p, ok := s.Properties["batch"]; ok && t.method == wire.MethodReadBatch {
 		if f, ok := p.Properties["frames"]; ok {
 			f.MinItems, f.MaxItems = new(1), new(readbatch.MaxFrames)
@@ -227,13 +224,14 @@ const MaxToolFrameChars = 4096
 // stringBounds are the maxLength of the tools' string inputs, by name: the
 // bounds the engine enforces in bytes (a character is at least one byte).
 var stringBounds = map[string]int{
-	"doc_id":  address.MaxLen,
-	"doc_ids": address.MaxLen, // each item
-	"query":   rank.MaxQueryBytes,
-	"expr":    query.MaxExprBytes,
-	"sort":    address.MaxLen,
-	"binding": binding.MaxReceiptBytes,
-	"frames":  MaxToolFrameChars, // each item
+	"doc_id":        address.MaxLen,
+	"doc_ids":       address.MaxLen, // each item
+	"query":         rank.MaxQueryBytes,
+	"expr":          query.MaxExprBytes,
+	"sort":          address.MaxLen,
+	"binding":       binding.MaxReceiptBytes,
+	"since_receipt": binding.MaxReceiptBytes,
+	"frames":        MaxToolFrameChars, // each item
 }
 
 // boundStrings sets the maxLength of every string property (and of the

@@ -110,6 +110,7 @@ type Engine struct {
 var readMethods = map[string]bool{
 	wire.MethodGet: true, wire.MethodSearch: true, wire.MethodQuery: true, wire.MethodContext: true,
 	wire.MethodStatus: true, wire.MethodReadBatch: true, wire.MethodFields: true, wire.MethodEvidence: true,
+	wire.MethodLinks: true, wire.MethodCheck: true, wire.MethodChanges: true,
 }
 
 type methodFunc struct {
@@ -139,6 +140,7 @@ func New(cfg Config) *Engine {
 	if cfg.Fields != nil {
 		e.methods[wire.MethodFields] = methodFunc{run: (*Engine).fields}
 	}
+	e.methods[wire.MethodChanges] = methodFunc{run: (*Engine).changes}
 	e.caps = []string{}
 	if cfg.Bindings != nil {
 		e.methods[wire.MethodBind] = methodFunc{run: (*Engine).bind}
@@ -497,8 +499,8 @@ func (e *Engine) readsOn(r docir.Reader) *reads {
 	return &reads{r: r, pins: pins{hold: e.cfg.Hold, bindings: e.cfg.Bindings}, maxReply: e.maxReply, discover: e.Discover}
 }
 
-// malformed prefixes an address parse error with the method; it keeps its
-// code (malformed_address) and its cause.
-func malformed(err error) error {
-	return &docir.Error{Code: docir.CodeMalformedAddress, Message: wire.MethodGet + ": " + err.Error(), Err: err}
+// malformedIn prefixes an address parse error with the method; it keeps
+// its code (malformed_address) and its cause.
+func malformedIn(method string, err error) error {
+	return &docir.Error{Code: docir.CodeMalformedAddress, Message: method + ": " + err.Error(), Err: err}
 }

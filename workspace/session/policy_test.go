@@ -93,7 +93,7 @@ func TestLoadPolicyNamesTheFile(t *testing.T) {
 
 // TestPolicyDecidesMethods: discover reports exactly what the policy gives.
 func TestPolicyDecidesMethods(t *testing.T) {
-	base := []string{"docir/context", "docir/get", "docir/query", "docir/search", "workspace/discover", "workspace/status"}
+	base := []string{"docir/changes", "docir/check", "docir/context", "docir/get", "docir/links", "docir/query", "docir/search", "workspace/discover", "workspace/status"}
 	tests := []struct {
 		policy  string // "" for none
 		methods []string

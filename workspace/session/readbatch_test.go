@@ -183,6 +183,9 @@ func TestDiscoverAdvertisesOnlyWhatRuns(t *testing.T) {
 		wire.MethodRefresh:   `{}`,
 		wire.MethodReadBatch: `{"image_revision":1,"batch":{"frames":["{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"workspace/status\"}"]}}`,
 		wire.MethodBind:      `{}`,
+		wire.MethodLinks:     `{"doc_id":"runbooks/disk-full"}`,
+		wire.MethodCheck:     `{}`,
+		wire.MethodChanges:   `{"since":1}`,
 	}
 	for _, p := range []*Policy{nil,
 		{Schema: PolicyV1, Grants: []string{GrantRefresh}},

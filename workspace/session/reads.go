@@ -60,6 +60,10 @@ func (rd *reads) run(ctx context.Context, method string, params json.RawMessage)
 		return rd.context(ctx, params)
 	case wire.MethodStatus:
 		return rd.status(ctx, params)
+	case wire.MethodLinks:
+		return rd.links(ctx, params)
+	case wire.MethodCheck:
+		return rd.check(ctx, params)
 	case wire.MethodDiscover:
 		if err := wire.DecodeParams(wire.MethodDiscover, params, &noParams{}); err != nil {
 			return nil, err
@@ -83,40 +87,79 @@ func encodeBounded(method string, v any, bound int) (json.RawMessage, *wire.Erro
 }
 
 func (rd *reads) get(ctx context.Context, params json.RawMessage) (any, error) {
-	if err := wire.CheckText(params); err != nil {
-		// An address damaged on the way must not read as another one.
-		return nil, docir.Errorf(docir.CodeMalformedAddress, "%s: malformed address: %v", wire.MethodGet, err)
-	}
 	var p docir.GetParams
-	if err := wire.DecodeParams(wire.MethodGet, params, &p); err != nil {
+	if err := decodeAddressed(wire.MethodGet, params, &p); err != nil {
 		return nil, err
 	}
 	// Stop gathering bodies once they could not fit in a reply.
 	ctx = docir.WithReplyBound(ctx, rd.maxReply)
+	return keyed(ctx, rd, wire.MethodGet, p.DocID, p.DocIDs, p.Selector, docir.GetOne, docir.Get)
+}
+
+// links runs docir/links: keyed like get, a skeleton read of the link
+// index.
+func (rd *reads) links(ctx context.Context, params json.RawMessage) (any, error) {
+	var p docir.LinksParams
+	if err := decodeAddressed(wire.MethodLinks, params, &p); err != nil {
+		return nil, err
+	}
+	return keyed(ctx, rd, wire.MethodLinks, p.DocID, p.DocIDs, p.Selector, docir.GetLinksOne, docir.GetLinks)
+}
+
+// decodeAddressed decodes the params of a read keyed by addresses, whose
+// text is checked first: an address damaged on the way must not read as
+// another one.
+func decodeAddressed(method string, params json.RawMessage, p any) error {
+	if err := wire.CheckText(params); err != nil {
+		return docir.Errorf(docir.CodeMalformedAddress, "%s: malformed address: %v", method, err)
+	}
+	return wire.DecodeParams(method, params, p)
+}
+
+// keyed runs a read keyed by its request (DESIGN's "reply shapes follow
+// the key"): doc_id answers with one (a miss is not_found), doc_ids with
+// a list and its misses. Every address is parsed before anything is read.
+func keyed[One, Many any](ctx context.Context, rd *reads, method string, docID *string, docIDs []string, sel docir.Selector,
+	one func(context.Context, docir.Reader, address.Address) (One, error),
+	many func(context.Context, docir.Reader, []address.Address) (Many, error)) (any, error) {
 	switch {
-	case p.DocID != nil && p.DocIDs != nil:
-		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: give doc_id or doc_ids, not both", wire.MethodGet)
-	case p.DocID != nil:
-		a, err := address.Parse(*p.DocID)
+	case docID != nil && docIDs != nil:
+		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: give doc_id or doc_ids, not both", method)
+	case docID != nil:
+		a, err := address.Parse(*docID)
 		if err != nil {
-			return nil, malformed(err)
+			return nil, malformedIn(method, err)
 		}
-		return on(ctx, rd, wire.MethodGet, p.Selector, func(ctx context.Context, r docir.Reader) (docir.Document, error) {
-			return docir.GetOne(ctx, r, a)
+		return on(ctx, rd, method, sel, func(ctx context.Context, r docir.Reader) (One, error) {
+			return one(ctx, r, a)
 		})
-	case p.DocIDs != nil:
-		if len(p.DocIDs) > docir.MaxBatch {
-			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: %d addresses in doc_ids; at most %d in one call", wire.MethodGet, len(p.DocIDs), docir.MaxBatch)
+	case docIDs != nil:
+		if len(docIDs) > docir.MaxBatch {
+			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: %d addresses in doc_ids; at most %d in one call", method, len(docIDs), docir.MaxBatch)
 		}
-		addrs, err := address.ParseAll(p.DocIDs)
+		addrs, err := address.ParseAll(docIDs)
 		if err != nil {
-			return nil, malformed(err)
+			return nil, malformedIn(method, err)
 		}
-		return on(ctx, rd, wire.MethodGet, p.Selector, func(ctx context.Context, r docir.Reader) (docir.GetResult, error) {
-			return docir.Get(ctx, r, addrs)
+		return on(ctx, rd, method, sel, func(ctx context.Context, r docir.Reader) (Many, error) {
+			return many(ctx, r, addrs)
 		})
 	}
-	return nil, docir.Errorf(docir.CodeInvalidParams, "%s: want doc_id (one address) or doc_ids (a list of addresses)", wire.MethodGet)
+	return nil, docir.Errorf(docir.CodeInvalidParams, "%s: want doc_id (one address) or doc_ids (a list of addresses)", method)
+}
+
+// check runs docir/check on the local store's generation (the one the
+// selector pins, else the current one).
+func (rd *reads) check(ctx context.Context, params json.RawMessage) (any, error) {
+	var p docir.CheckParams
+	if err := wire.DecodeParams(wire.MethodCheck, params, &p); err != nil {
+		return nil, err
+	}
+	sel := p.Selector
+	p.Selector = docir.Selector{}
+	return on(ctx, rd, wire.MethodCheck, sel, func(ctx context.Context, r docir.Reader) (docir.CheckResult, error) {
+		return r.Check(ctx, p)
+	})
 }
 
 // on runs a read on the reader its selector names: a held generation of

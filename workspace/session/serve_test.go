@@ -44,6 +44,15 @@ func (g *gatedReader) Query(context.Context, docir.QueryParams) (docir.SearchRes
 func (g *gatedReader) Context(context.Context, docir.ContextParams) (docir.ContextResult, error) {
 	return docir.ContextResult{}, errGated
 }
+func (g *gatedReader) Links(context.Context, []address.Address) (docir.LinksResolved, error) {
+	return docir.LinksResolved{}, errGated
+}
+func (g *gatedReader) Check(context.Context, docir.CheckParams) (docir.CheckResult, error) {
+	return docir.CheckResult{}, errGated
+}
+func (g *gatedReader) Changes(context.Context, docir.ChangesParams) (docir.ChangesResult, error) {
+	return docir.ChangesResult{}, errGated
+}
 
 var _ docir.Reader = (*gatedReader)(nil)
 

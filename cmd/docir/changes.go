@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/workspace/binding"
+)
+
+// ChangesOptions is everything `docir changes` needs.
+type ChangesOptions struct {
+	IO       *IOStreams
+	Reader   func() (docir.Reader, error)
+	WantText func() (bool, error)
+	// Bindings replays a receipt given as --since.
+	Bindings func() (binding.Service, error)
+
+	Since string // a generation, or a receipt file
+	Until uint64
+}
+
+func newCmdChanges(f *Factory, runF func(context.Context, *ChangesOptions) error) *cobra.Command {
+	opts := &ChangesOptions{IO: f.IO, Reader: f.Reader, WantText: f.wantText, Bindings: f.bindings}
+	cmd := &cobra.Command{
+		Use:   "changes --since REV|RECEIPT [--until REV]",
+		Short: "Documents and sections added, changed and removed between two generations",
+		Long: `List what changed in the local store between two retained generations: the
+documents added, changed and removed, and for each changed document the
+sections added, changed and removed, as addresses get accepts (added and
+changed ones on the later generation, removed ones on the earlier). A
+section is changed when its own text changed (its heading line to the next
+heading), not when a neighbour did.
+
+--since is a generation number or a binding receipt file (docir bind), which
+must replay exactly; --until defaults to the current generation. The cost is
+what changed: it reads the layers the two generations do not share.`,
+		Example: `  docir bind > task.receipt      # ... later, after docir index:
+  docir changes --since task.receipt
+  docir changes --since task.receipt --jq '.sections.changed[]' | docir get -
+  docir changes --since 1 --until 1    # two generations by number`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Since == "" {
+				return docir.Errorf(docir.CodeUsage, "--since is required: a generation or a binding receipt file")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return changesRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Since, "since", "", "the earlier generation: a `REV` number, or a binding RECEIPT file")
+	cmd.Flags().Uint64Var(&opts.Until, "until", 0, "the later generation (default: the current one)")
+	f.addFlags(cmd, storeFlags|outputFlags|verboseFlag)
+	return cmd
+}
+
+func changesRun(ctx context.Context, opts *ChangesOptions) error {
+	text, err := opts.WantText()
+	if err != nil {
+		return err
+	}
+	p := docir.ChangesParams{Until: opts.Until}
+	if n, err := strconv.ParseUint(opts.Since, 10, 64); err == nil {
+		if n == 0 {
+			return docir.Errorf(docir.CodeUsage, "--since 0: generations are numbered from 1")
+		}
+		p.Since = n
+	} else {
+		data, err := os.ReadFile(opts.Since)
+		if err != nil {
+			return docir.Errorf(docir.CodeUsage, "--since %s: neither a generation number nor a receipt file: %v", opts.Since, err)
+		}
+		svc, err := opts.Bindings()
+		if err != nil {
+			return err
+		}
+		b, err := binding.Replay(ctx, svc, data)
+		if err != nil {
+			return fmt.Errorf("--since %s: %w", opts.Since, err)
+		}
+		p.Since = b.Revision()
+	}
+	r, err := opts.Reader()
+	if err != nil {
+		return err
+	}
+	res, err := r.Changes(ctx, p)
+	if err != nil {
+		return err
+	}
+	if text {
+		return opts.IO.paged(func(w io.Writer) error { return printChangesText(w, res) })
+	}
+	return opts.IO.printJSON(res)
+}
+
+func printChangesText(w io.Writer, r docir.ChangesResult) error {
+	fmt.Fprintf(w, "changes from generation %d to %d\n", r.Since, r.Until)
+	if len(r.Documents.Added)+len(r.Documents.Changed)+len(r.Documents.Removed) == 0 {
+		_, err := fmt.Fprintln(w, "  nothing changed")
+		return err
+	}
+	lists := []struct {
+		what  string
+		addrs []string
+	}{
+		{"added", r.Documents.Added}, {"changed", r.Documents.Changed}, {"removed", r.Documents.Removed},
+		{"added", r.Sections.Added}, {"changed", r.Sections.Changed}, {"removed", r.Sections.Removed},
+	}
+	for _, l := range lists {
+		for _, a := range l.addrs {
+			if _, err := fmt.Fprintf(w, "  %-8s %s\n", l.what, forTerminal(a)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// bindings is the local store as execution bindings see it.
+func (f *Factory) bindings() (binding.Service, error) {
+	ws, err := f.Workspace()
+	if err != nil {
+		return nil, err
+	}
+	return ws.Bindings(), nil
+}

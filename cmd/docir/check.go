@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
+	"github.com/docir/docir/store"
+)
+
+// CheckOptions is everything `docir check` needs.
+type CheckOptions struct {
+	IO       *IOStreams
+	Reader   func() (docir.Reader, error)
+	WantText func() (bool, error)
+	Evidence func(method string, params, result any) error
+	// Sources are the configured source folders, to name each broken
+	// link's file as a path from the working folder.
+	Sources func() ([]store.Source, error)
+
+	External bool
+	Format   string // check's own --format: "" (the global one), auto, json, text, github
+}
+
+func newCmdCheck(f *Factory, runF func(context.Context, *CheckOptions) error) *cobra.Command {
+	opts := &CheckOptions{IO: f.IO, Reader: f.Reader, WantText: f.wantText, Evidence: f.recordEvidence, Sources: f.sources}
+	cmd := &cobra.Command{
+		Use:   "check [--external] [--format github]",
+		Short: "Every broken internal link and anchor, with its file and line; exit 1 when any",
+		Long: `List every broken internal link of the corpus: a link to no document, or to a
+heading the document lacks, with the file and line that holds it and its
+section's address. Exit 1 when any is broken, 0 when none is.
+
+The list is kept by the index (docir index resolves the links of what
+changed), so a check costs a read, not a parse of the corpus. External URLs
+are never fetched; --external lists them.
+
+--format github prints GitHub Actions annotations (::error file=…,line=…::…),
+one per broken link, for a docs-CI step (docs/links.md).`,
+		Example: `  docir check
+  docir check --format github     # in CI: annotations on the pull request
+  docir check --external --jq '.external[].url' | sort -u`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch opts.Format {
+			case "", "auto", "json", "text", "github":
+			default:
+				return docir.Errorf(docir.CodeUsage, "--format %q: want auto, json, text or github", opts.Format)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return checkRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.External, "external", false, "list the external links (URLs) too; they are never fetched")
+	// A flag of its own: the global --format has no github.
+	cmd.Flags().StringVar(&opts.Format, "format", "", "output format: auto, json, text, or github (GitHub Actions annotations)")
+	_ = cmd.Flags().SetAnnotation("format", ownFlag, []string{"true"}) // not the shared --format: bindFlags leaves it alone
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"auto", "json", "text", "github"}, cobra.ShellCompDirectiveNoFileComp))
+	f.addFlags(cmd, storeFlags|verboseFlag|pinFlagSet)
+	return cmd
+}
+
+func checkRun(ctx context.Context, opts *CheckOptions) error {
+	var text bool
+	switch opts.Format {
+	case "github":
+		if opts.IO.jq != nil {
+			return docir.Errorf(docir.CodeUsage, "--jq filters JSON output: drop --format github")
+		}
+	case "json":
+	case "text":
+		if opts.IO.jq != nil {
+			return docir.Errorf(docir.CodeUsage, "--jq filters JSON output: drop --format text")
+		}
+		text = true
+	default:
+		var err error
+		if text, err = opts.WantText(); err != nil {
+			return err
+		}
+	}
+	r, err := opts.Reader()
+	if err != nil {
+		return err
+	}
+	p := docir.CheckParams{External: opts.External}
+	res, err := r.Check(ctx, p)
+	if err == nil {
+		err = opts.Evidence(wire.MethodCheck, p, res)
+	}
+	if err != nil {
+		return err
+	}
+	srcs, err := opts.Sources()
+	if err != nil {
+		return err
+	}
+	fileOf := fileNamer(srcs)
+	switch {
+	case opts.Format == "github":
+		err = printCheckGitHub(opts.IO.Out, res, fileOf)
+	case text:
+		err = printCheckText(opts.IO.Out, res, fileOf)
+	default:
+		err = opts.IO.printJSON(res)
+	}
+	if err != nil {
+		return err
+	}
+	if n := len(res.Broken); n > 0 {
+		docs := map[string]bool{}
+		for _, l := range res.Broken {
+			docs[l.Path] = true
+		}
+		return docir.BrokenLinksError(n, len(docs))
+	}
+	return nil
+}
+
+// fileNamer names the file at path (below one of srcs) as a path from the
+// working folder, as an editor or a CI annotation wants it: the first
+// source that holds such a file, else path as it is.
+func fileNamer(srcs []store.Source) func(path string) string {
+	wd, _ := os.Getwd()
+	return func(path string) string {
+		for _, s := range srcs {
+			p := filepath.Join(s.Path, filepath.FromSlash(path))
+			if _, err := os.Stat(p); err != nil {
+				continue
+			}
+			if rel, err := filepath.Rel(wd, p); err == nil && wd != "" {
+				return filepath.ToSlash(rel)
+			}
+			return p
+		}
+		return path
+	}
+}
+
+// brokenWhy says why a broken link is broken.
+func brokenWhy(l docir.CheckedLink) string {
+	if l.Reason == docir.ReasonNoSection {
+		doc, heading, _ := strings.Cut(l.Address, "#")
+		return fmt.Sprintf("%s has no section %q", doc, heading)
+	}
+	return "no such document"
+}
+
+func printCheckText(w io.Writer, res docir.CheckResult, fileOf func(string) string) error {
+	for _, l := range res.Broken {
+		fmt.Fprintf(w, "%s:%d: %s: %s (in %s)\n", fileOf(l.Path), l.Line, forTerminal(l.Target), brokenWhy(l), l.From)
+	}
+	for _, l := range res.External {
+		fmt.Fprintf(w, "%s:%d: external %s\n", fileOf(l.Path), l.Line, forTerminal(l.URL))
+	}
+	c := res.Counts
+	_, err := fmt.Fprintf(w, "generation %d, %d documents: %d links resolve, %d broken, %d external, %d unchecked\n",
+		res.Generation, res.Documents, c.Resolved, c.Broken, c.External, c.Unchecked)
+	return err
+}
+
+// printCheckGitHub prints a GitHub Actions workflow command per broken
+// link: an error annotation on its file and line.
+func printCheckGitHub(w io.Writer, res docir.CheckResult, fileOf func(string) string) error {
+	for _, l := range res.Broken {
+		_, err := fmt.Fprintf(w, "::error file=%s,line=%d,title=%s::%s\n",
+			ghProperty(fileOf(l.Path)), l.Line, ghProperty("broken link"),
+			ghData(fmt.Sprintf("%s: %s (in %s)", l.Target, brokenWhy(l), l.From)))
+		if err != nil {
+			return err
+		}
+	}
+	for _, l := range res.External {
+		if _, err := fmt.Fprintf(w, "::notice file=%s,line=%d,title=%s::%s\n", ghProperty(fileOf(l.Path)), l.Line, ghProperty("external link"), ghData(l.URL)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ghData and ghProperty escape a workflow command's message and property
+// values as the Actions toolkit does (toolkit/packages/core/src/command.ts).
+func ghData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+func ghProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// sources are the configured source folders, absolute.
+func (f *Factory) sources() ([]store.Source, error) {
+	lc, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	return lc.StoreSources(), nil
+}

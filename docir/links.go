@@ -1,0 +1,231 @@
+package docir
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/docir/docir/address"
+)
+
+// LinkRef is one link as a markdown file writes it: part of the IR, before
+// anything is resolved. A record lists the links before its first heading
+// (Record.Links); each section, the links in its own text (Section.Links).
+type LinkRef struct {
+	// Target is the destination as written, backslash escapes and entities
+	// decoded; for a ref or relref shortcode, its path argument.
+	Target string `json:"target"`
+	Kind   string `json:"kind"` // one of the Link* kinds
+	Line   int    `json:"line"` // 1-based line of the file where the link starts
+}
+
+// How a link is written (LinkRef.Kind, Link.Kind).
+const (
+	LinkInline     = "inline"    // [text](target "title")
+	LinkReference  = "reference" // [text][label], [label][], [label] with a definition [label]: target
+	LinkAutolink   = "autolink"  // <https://…>, <user@host>, a bare http(s):// URL
+	LinkHugoRef    = "ref"       // Hugo's {{< ref "path" >}}
+	LinkHugoRelRef = "relref"    // Hugo's {{< relref "path" >}}
+)
+
+// What a link leads to (Link.Status).
+const (
+	LinkResolved  = "resolved"  // a document or section of the store: Address
+	LinkBroken    = "broken"    // an internal link to nothing: Reason is no_document or no_section
+	LinkExternal  = "external"  // a URL with a scheme (https:, mailto:, …): URL; never fetched
+	LinkUnchecked = "unchecked" // internal, but nothing docir can check: Reason says why
+)
+
+// Why a link is unchecked (Link.Reason beside LinkUnchecked). Broken links
+// use ReasonNoDocument and ReasonNoSection.
+const (
+	ReasonNotMarkdown    = "not_markdown"    // a file that is not markdown (an image, a PDF, a .html page of no .md)
+	ReasonOutsideSources = "outside_sources" // a path that leaves every source folder
+	ReasonOutsideBase    = "outside_base"    // a root-relative path outside the site base (links.base)
+	ReasonTemplate       = "template"        // a template expression other than ref/relref ({{% eturl x %}})
+	ReasonIgnored        = "ignored"         // the target matches a links.ignore pattern
+)
+
+// Link is one link resolved against one generation of a store.
+type Link struct {
+	// From is the section that holds the link, as an address get accepts
+	// (id#slug), or the document id for a link before its first heading.
+	From   string `json:"from"`
+	Line   int    `json:"line"`
+	Target string `json:"target"` // as written (LinkRef.Target)
+	Kind   string `json:"kind"`
+	Status string `json:"status"`
+	// Address is where a resolved link leads (id, or id#slug); for a link
+	// broken by no_section, the document it reaches and the heading it
+	// asks for.
+	Address string `json:"address,omitempty"`
+	URL     string `json:"url,omitempty"`    // an external link's URL
+	Reason  string `json:"reason,omitempty"` // why it is broken or unchecked
+}
+
+// LinkSet is the reply of a links read for one address: the links leaving
+// the document (or the section, with its subsections) and the links of
+// the store that lead into it. It never carries a body.
+type LinkSet struct {
+	Address    string      `json:"address"` // as asked
+	ID         string      `json:"id"`
+	Title      string      `json:"title"`
+	Path       string      `json:"path"`
+	Store      string      `json:"store"`
+	Generation uint64      `json:"generation"`
+	Section    *SectionRef `json:"section,omitempty"`
+	Outgoing   []Link      `json:"outgoing"` // in document order
+	// Incoming are the links that resolve to the document (for a section:
+	// to the section or one of its subsections), by source address and
+	// line; From names where each one is.
+	Incoming []Link `json:"incoming"`
+}
+
+// LinksParams asks for the links of documents or sections, keyed like
+// GetParams: DocID answers with LinkResult, DocIDs with LinksResult.
+type LinksParams struct {
+	DocID  *string  `json:"doc_id,omitempty"`
+	DocIDs []string `json:"doc_ids,omitempty"`
+	Selector
+}
+
+// LinkResult is the reply to a doc_id links read.
+type LinkResult struct {
+	Links LinkSet `json:"links"`
+}
+
+// LinksResult is the reply to a doc_ids links read: one LinkSet per
+// address that resolved, in request order, and the addresses that did not.
+type LinksResult struct {
+	Links    []LinkSet `json:"links"`
+	Missing  []Missing `json:"missing"`
+	Warnings []string  `json:"warnings,omitempty"`
+}
+
+// LinkResolution is what a store made of one address of a links read.
+type LinkResolution struct {
+	Set         *LinkSet // nil when the address did not resolve
+	Reason      string   // a Reason* when Set is nil
+	Suggestions []string // as Resolution.Suggestions
+}
+
+// LinksResolved is a Reader's answer to a links read: one LinkResolution
+// per address, in order, and the warnings of stores that could not answer.
+type LinksResolved struct {
+	Items    []LinkResolution
+	Warnings []string
+}
+
+// GetLinks is a doc_ids links read through r.
+func GetLinks(ctx context.Context, r Reader, addrs []address.Address) (LinksResult, error) {
+	res, err := r.Links(ctx, addrs)
+	if err != nil {
+		return LinksResult{}, err
+	}
+	if len(res.Items) != len(addrs) {
+		return LinksResult{}, Errorf(CodeInternal, "a store answered %d link sets for %d addresses", len(res.Items), len(addrs))
+	}
+	out := LinksResult{Links: []LinkSet{}, Missing: []Missing{}, Warnings: res.Warnings}
+	for i, item := range res.Items {
+		if item.Set != nil {
+			out.Links = append(out.Links, *item.Set)
+		} else {
+			out.Missing = append(out.Missing, Missing{Address: addrs[i].String(), Reason: item.Reason, Suggestions: item.Suggestions})
+		}
+	}
+	return out, nil
+}
+
+// GetLinksOne is a doc_id links read through r: the link set, or a
+// not_found error as GetOne's.
+func GetLinksOne(ctx context.Context, r Reader, a address.Address) (LinkResult, error) {
+	res, err := r.Links(ctx, []address.Address{a})
+	if err != nil {
+		return LinkResult{}, err
+	}
+	if len(res.Items) != 1 {
+		return LinkResult{}, Errorf(CodeInternal, "%s: a store answered %d link sets for one address", a, len(res.Items))
+	}
+	if s := res.Items[0].Set; s != nil {
+		return LinkResult{Links: *s}, nil
+	}
+	warnings := res.Warnings
+	if s := res.Items[0].Suggestions; len(s) > 0 {
+		warnings = append([]string{"did you mean " + strings.Join(s, ", ") + "?"}, warnings...)
+	}
+	return LinkResult{}, NotFound(a, res.Items[0].Reason, warnings)
+}
+
+// CheckParams asks for the broken links of a store's generation.
+type CheckParams struct {
+	// External lists the external links too (never fetched).
+	External bool `json:"external,omitempty"`
+	Selector
+}
+
+// CheckResult is the reply of check: every broken internal link and
+// anchor of the local store's generation, by source and line, and with
+// External, every external link.
+type CheckResult struct {
+	Generation uint64        `json:"generation"`
+	Documents  int           `json:"documents"` // documents whose links were checked: all of the generation
+	Counts     LinkCounts    `json:"counts"`
+	Broken     []CheckedLink `json:"broken"`             // by source id, then line
+	External   []CheckedLink `json:"external,omitempty"` // with External: by source id, then line
+}
+
+// LinkCounts counts the links of a generation by status.
+type LinkCounts struct {
+	Resolved  int `json:"resolved"`
+	Broken    int `json:"broken"`
+	External  int `json:"external"`
+	Unchecked int `json:"unchecked"`
+}
+
+// CheckedLink is a link with the path of the file that holds it (below
+// its source folder, as Document.Path), for a report to point at.
+type CheckedLink struct {
+	Link
+	Path string `json:"path"`
+}
+
+// ChangesParams asks what changed between two retained generations of the
+// local store: Since (a number, or the generation of a binding receipt,
+// SinceReceipt: exactly one of the two) to Until (0: the current
+// generation).
+type ChangesParams struct {
+	Since        uint64 `json:"since,omitempty"`
+	SinceReceipt string `json:"since_receipt,omitempty"`
+	Until        uint64 `json:"until,omitempty"`
+}
+
+// ChangesResult is the reply of changes: the documents and sections added,
+// changed and removed from generation Since to generation Until, as
+// addresses get accepts (added and changed ones on Until, removed ones on
+// Since). A section is changed when its own text (its heading line to the
+// next heading of any level) changed; sections are listed for changed
+// documents only (an added or removed document's sections are its own).
+type ChangesResult struct {
+	Since     uint64      `json:"since"`
+	Until     uint64      `json:"until"`
+	Documents ChangeLists `json:"documents"`
+	Sections  ChangeLists `json:"sections"`
+}
+
+// ChangeLists are addresses added, changed and removed, each sorted.
+type ChangeLists struct {
+	Added   []string `json:"added"`
+	Changed []string `json:"changed"`
+	Removed []string `json:"removed"`
+}
+
+// ErrBrokenLinks is wrapped by the CLI's error of a check that found
+// broken links (exit 1).
+var ErrBrokenLinks = errors.New("broken links")
+
+// BrokenLinksError is the CLI's error of a check that found n broken links
+// in docs documents.
+func BrokenLinksError(n, docs int) error {
+	return &Error{Code: CodeBrokenLinks, Message: fmt.Sprintf("%d broken link(s) in %d document(s)", n, docs), Err: ErrBrokenLinks}
+}

@@ -1,0 +1,201 @@
+package federation
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/docir/docir/address"
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
+	"github.com/docir/docir/workspace"
+)
+
+// Links reads the links of each address from the store that holds it, as
+// Resolve reads documents: local first, then the peers in order, each
+// asked once for what is still unanswered. A link is resolved within the
+// store that holds its source, so a link set (its outgoing and incoming
+// links) is the answering store's alone, labelled with it.
+func (r *Reader) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
+	answers, warnings, err := perAddress(ctx, r, addrs,
+		func(ctx context.Context, rd docir.Reader, as []address.Address) ([]answer[docir.LinkSet], []string, error) {
+			res, err := rd.Links(ctx, as)
+			out := make([]answer[docir.LinkSet], len(res.Items))
+			for i, it := range res.Items {
+				out[i] = answer[docir.LinkSet]{Value: it.Set, Reason: it.Reason, Suggestions: it.Suggestions}
+			}
+			return out, res.Warnings, err
+		},
+		func(s *docir.LinkSet, a address.Address, peer string) { s.Address, s.Store = a.String(), peer })
+	if err != nil {
+		return docir.LinksResolved{}, err
+	}
+	out := make([]docir.LinkResolution, len(answers))
+	for i, an := range answers {
+		out[i] = docir.LinkResolution{Set: an.Value, Reason: an.Reason, Suggestions: an.Suggestions}
+	}
+	return docir.LinksResolved{Items: out, Warnings: warnings}, nil
+}
+
+// Check is the local store's: a peer's links are checked where the peer
+// is indexed (its sources and link rules are its own), and a check must
+// not fail for a peer that is down.
+func (r *Reader) Check(ctx context.Context, p docir.CheckParams) (docir.CheckResult, error) {
+	return r.local.Check(ctx, p)
+}
+
+// Changes is the local store's: generation numbers and receipts name the
+// local store's generations.
+func (r *Reader) Changes(ctx context.Context, p docir.ChangesParams) (docir.ChangesResult, error) {
+	return r.local.Changes(ctx, p)
+}
+
+func (p *pathPeer) Links(ctx context.Context, addrs []address.Address) (res docir.LinksResolved, err error) {
+	err = p.with(ctx, func(s *workspace.Service) error {
+		res, err = s.Links(ctx, addrs)
+		return err
+	})
+	return res, err
+}
+
+func (p *pathPeer) Check(ctx context.Context, q docir.CheckParams) (res docir.CheckResult, err error) {
+	err = p.with(ctx, func(s *workspace.Service) error {
+		res, err = s.Check(ctx, q)
+		return err
+	})
+	return res, err
+}
+
+func (p *pathPeer) Changes(ctx context.Context, q docir.ChangesParams) (res docir.ChangesResult, err error) {
+	err = p.with(ctx, func(s *workspace.Service) error {
+		res, err = s.Changes(ctx, q)
+		return err
+	})
+	return res, err
+}
+
+// Links asks the peer for addrs in one docir/links doc_ids call and reads
+// its reply per address.
+func (h *httpPeer) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
+	raw, err := h.rpc(ctx, wire.MethodLinks, docir.LinksParams{DocIDs: addrStrings(addrs)})
+	if err != nil {
+		return docir.LinksResolved{}, err
+	}
+	items, warnings, err := decodeLinksResult(raw, addrs)
+	if err != nil {
+		return docir.LinksResolved{}, err
+	}
+	out := make([]docir.LinkResolution, len(items))
+	for i, an := range items {
+		out[i] = docir.LinkResolution{Set: an.Value, Reason: an.Reason}
+	}
+	return docir.LinksResolved{Items: out, Warnings: warnings}, nil
+}
+
+// decodeLinksResult reads a peer's reply to a doc_ids links read of asked
+// and accounts for every address asked: each set names the document of
+// its address and has both its lists.
+func decodeLinksResult(raw []byte, asked []address.Address) ([]answer[docir.LinkSet], []string, error) {
+	var w struct {
+		Links    *[]docir.LinkSet `json:"links"`
+		Missing  *[]docir.Missing `json:"missing"`
+		Warnings []string         `json:"warnings"`
+	}
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, nil, garbage("links result: %v", err)
+	}
+	if w.Links == nil || w.Missing == nil {
+		return nil, nil, garbage("links result without links or missing")
+	}
+	found := make([]accounted[docir.LinkSet], len(*w.Links))
+	for i := range *w.Links {
+		s := &(*w.Links)[i]
+		a, err := address.Parse(s.Address)
+		if err != nil || s.ID == "" || a.ID != s.ID || s.Outgoing == nil || s.Incoming == nil {
+			return nil, nil, garbage("link set %q without its id or its lists", s.Address)
+		}
+		found[i] = accounted[docir.LinkSet]{address: s.Address, value: s}
+	}
+	items, err := accountAll(asked, found, *w.Missing)
+	return items, w.Warnings, err
+}
+
+// Check asks the peer for its own check.
+func (h *httpPeer) Check(ctx context.Context, p docir.CheckParams) (docir.CheckResult, error) {
+	raw, err := h.rpc(ctx, wire.MethodCheck, docir.CheckParams{External: p.External})
+	if err != nil {
+		return docir.CheckResult{}, err
+	}
+	var res docir.CheckResult
+	if err := json.Unmarshal(raw, &res); err != nil || res.Broken == nil {
+		return docir.CheckResult{}, garbage("check result: %v", err)
+	}
+	return res, nil
+}
+
+// Changes asks the peer what changed between two of its generations.
+func (h *httpPeer) Changes(ctx context.Context, p docir.ChangesParams) (docir.ChangesResult, error) {
+	raw, err := h.rpc(ctx, wire.MethodChanges, p)
+	if err != nil {
+		return docir.ChangesResult{}, err
+	}
+	var res docir.ChangesResult
+	if err := json.Unmarshal(raw, &res); err != nil || res.Documents.Added == nil || res.Sections.Added == nil {
+		return docir.ChangesResult{}, garbage("changes result: %v", err)
+	}
+	return res, nil
+}
+
+// accounted is a value a store's reply gave for the address it names.
+type accounted[T any] struct {
+	address string
+	value   *T
+}
+
+// accountAll checks a store's reply to a per-address read of asked
+// (distinct addresses) and returns what it said of each, in the order
+// asked: every address asked is answered exactly once, as a value or as a
+// miss with a known reason, and nothing else is answered.
+func accountAll[T any](asked []address.Address, found []accounted[T], missing []docir.Missing) ([]answer[T], error) {
+	at := make(map[address.Address]int, len(asked))
+	for i, a := range asked {
+		at[a] = i
+	}
+	out := make([]answer[T], len(asked))
+	seen := make([]bool, len(asked))
+	take := func(s string, o answer[T]) error {
+		a, err := address.Parse(s)
+		if err != nil {
+			return garbage("reply names %v", err)
+		}
+		i, ok := at[a]
+		if !ok {
+			return garbage("reply answers %q, which was not asked", s)
+		}
+		if seen[i] {
+			return garbage("reply answers %q twice", s)
+		}
+		out[i], seen[i] = o, true
+		return nil
+	}
+	for _, f := range found {
+		if err := take(f.address, answer[T]{Value: f.value}); err != nil {
+			return nil, err
+		}
+	}
+	for _, m := range missing {
+		switch m.Reason {
+		case docir.ReasonNoDocument, docir.ReasonNoSection, docir.ReasonUnavailable:
+		default:
+			return nil, garbage("miss %q with unknown reason %q", m.Address, m.Reason)
+		}
+		if err := take(m.Address, answer[T]{Reason: m.Reason}); err != nil {
+			return nil, err
+		}
+	}
+	for i, ok := range seen {
+		if !ok {
+			return nil, garbage("reply says nothing of %q", asked[i])
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,717 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/docir/docir/address"
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store/links"
+)
+
+// The link index: each body layer holds, for the documents whose links it
+// (re)resolved, the links resolved against its generation, and the index
+// that finds the documents to resolve again when a file changes. Like the
+// rest of a layer it is written once, when the layer is sealed (Publish),
+// and read through the chain: a newer layer's entry shadows an older one,
+// a tombstone says it is gone.
+//
+//	links   id -> linkEntry (JSON): the document's links, resolved, in
+//	        document order, and the candidate files they were looked up in
+//	linkto  file key + 0x00 + id -> "1": document id has a link that may
+//	        lead to the file (a candidate up to the first that exists)
+//	broken  id -> []docir.CheckedLink (JSON): the document's broken links,
+//	        for check, which reads only this bucket
+//	linkfold  lower-cased file key + 0x00 + file key -> "1": the files by
+//	        their path in lower case, for links.ignore_case
+//
+// and in the generation's meta, link_rules (the site base and ignore
+// patterns, JSON) and link_counts (docir.LinkCounts, JSON).
+//
+// Sealing resolves again exactly the documents whose resolution may have
+// changed: the documents the layer puts or deletes, and the documents
+// with a link that may lead to a file the layer adds, removes or changes
+// (content or id), found through linkto. A change of the source folders
+// or of the link rules resolves every document again. A refresh that
+// changes nothing publishes nothing, and so costs nothing here.
+var (
+	bucketLinks  = []byte("links")
+	bucketLinkTo = []byte("linkto")
+	bucketBroken = []byte("broken")
+	bucketFold   = []byte("linkfold")
+
+	keyLinkRules  = []byte("link_rules")
+	keyLinkCounts = []byte("link_counts")
+)
+
+// LinkConfig is what a store is told of its links besides its sources
+// (docir.yaml's links:). The generation records it; a change resolves
+// every link again.
+type LinkConfig struct {
+	Base   string   `json:"base,omitempty"`   // the site base of root-relative links; "" or "/": the site root
+	Ignore []string `json:"ignore,omitempty"` // target patterns not checked (links.Match)
+	// IgnoreCase lets a path that names no file name one whose path
+	// differs in case only (Hugo lower-cases URLs).
+	IgnoreCase bool `json:"ignore_case,omitempty"`
+	// DefinitionIDs makes definition terms anchors (Hugo's
+	// autoDefinitionTermID).
+	DefinitionIDs bool `json:"definition_ids,omitempty"`
+	// RootFallback tries a relative path below each source folder too
+	// (links.Rules.RootFallback).
+	RootFallback bool `json:"root_fallback,omitempty"`
+}
+
+// linkEntry is one document's resolved links.
+type linkEntry struct {
+	Path   string       `json:"path"`           // the document's path below its source folder (Record.Path)
+	Keys   []string     `json:"keys,omitempty"` // the linkto keys (file keys) its links were looked up in
+	Links  []docir.Link `json:"links"`
+	Counts [4]int       `json:"counts"` // resolved, broken, external, unchecked
+}
+
+func (e *linkEntry) count(l docir.Link) {
+	switch l.Status {
+	case docir.LinkResolved:
+		e.Counts[0]++
+	case docir.LinkBroken:
+		e.Counts[1]++
+	case docir.LinkExternal:
+		e.Counts[2]++
+	default:
+		e.Counts[3]++
+	}
+}
+
+// linkMeta is the part of a stored record the link index reads.
+type linkMeta struct {
+	Path     string          `json:"path"`
+	Links    []docir.LinkRef `json:"links"`
+	Sections []struct {
+		Slug  string          `json:"slug"`
+		Links []docir.LinkRef `json:"links"`
+	} `json:"sections"`
+}
+
+// anchorMeta is the part of a stored record that says which anchors a
+// link may name in it.
+type anchorMeta struct {
+	Anchors  []string `json:"anchors"`
+	Terms    []string `json:"terms"`
+	Sections []struct {
+		Slug    string   `json:"slug"`
+		Anchors []string `json:"anchors"`
+		Terms   []string `json:"terms"`
+	} `json:"sections"`
+}
+
+// noteChange records, as Apply writes them, what the seal must resolve
+// again: the documents put or deleted, and the files whose document is
+// new, gone, or another (content or id).
+func (p *Pending) noteChange(c chain, ch Change) {
+	if p.linkIDs == nil {
+		p.linkIDs, p.linkKeys = map[string]bool{}, map[string]bool{}
+	}
+	for _, id := range ch.Delete {
+		p.linkIDs[id] = true
+	}
+	for _, d := range ch.Put {
+		p.linkIDs[d.Record.ID] = true
+	}
+	for k, e := range ch.Files {
+		old, _ := c.get(bucketFiles, []byte(k))
+		switch {
+		case old == nil && e == nil:
+		case old == nil || e == nil:
+			p.linkKeys[k] = true
+		default:
+			o, err := viewFileEntry(old)
+			if err != nil || string(o.id) != e.ID || !bytes.Equal(o.digest, e.Digest[:]) {
+				p.linkKeys[k] = true
+			}
+		}
+	}
+}
+
+// sealLinks resolves again the links of the documents whose resolution may
+// have changed (see the top of this file) and writes them, the linkto
+// index and the broken list into the new layer, and the counts into its
+// meta.
+func (p *Pending) sealLinks() error {
+	var rules links.Rules
+	var all bool
+	var counts docir.LinkCounts
+	r := &resolver{targets: map[string]*targetAnchors{}}
+	err := p.db.View(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		var srcs []Source
+		if v := meta.Get(keySources); v != nil {
+			if err := json.Unmarshal(v, &srcs); err != nil {
+				return fmt.Errorf("sources: %w", err)
+			}
+		}
+		var cfg LinkConfig
+		if v := meta.Get(keyLinkRules); v != nil {
+			if err := json.Unmarshal(v, &cfg); err != nil {
+				return fmt.Errorf("link rules: %w", err)
+			}
+		}
+		for _, s := range srcs {
+			rules.Roots = append(rules.Roots, s.Path)
+		}
+		rules.Base, rules.Ignore, rules.RootFallback = cfg.Base, cfg.Ignore, cfg.RootFallback
+		rules = rules.Normalize()
+		r.cfg = cfg
+		all = !bytes.Equal(meta.Get(keySources), p.prevSources) || !bytes.Equal(meta.Get(keyLinkRules), p.prevLinkRules)
+		if v := meta.Get(keyLinkCounts); v != nil && !all {
+			if err := json.Unmarshal(v, &counts); err != nil {
+				return fmt.Errorf("link counts: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return p.damaged("%v", err)
+	}
+	if err := p.sealFold(); err != nil {
+		return err
+	}
+	todo, err := p.linksToResolve(all)
+	if err != nil {
+		return err
+	}
+	r.rules = rules
+	const perTx = 2048
+	for len(todo) > 0 {
+		batch := todo[:min(perTx, len(todo))]
+		todo = todo[len(batch):]
+		err := p.db.Update(func(tx *bolt.Tx) error {
+			c, done, err := p.chain(tx)
+			if err != nil {
+				return err
+			}
+			defer done()
+			r.c = c
+			for _, id := range batch {
+				if err := p.resolveDoc(c, r, id, &counts, all); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	v, err := json.Marshal(counts)
+	if err != nil {
+		return err
+	}
+	return p.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyLinkCounts, v) })
+}
+
+// linksToResolve lists, sorted, the documents whose links the seal
+// resolves again: with all, every document that has or had links; else
+// the documents the layer changed and those with a link that may lead to
+// a file it changed.
+func (p *Pending) linksToResolve(all bool) ([]string, error) {
+	ids := maps.Clone(p.linkIDs)
+	if ids == nil {
+		ids = map[string]bool{}
+	}
+	err := p.db.View(func(tx *bolt.Tx) error {
+		c, done, err := p.chain(tx)
+		if err != nil {
+			return err
+		}
+		defer done()
+		if all {
+			for _, b := range [][]byte{bucketDocs, bucketLinks} {
+				if err := c.each(b, false, func(k, _ []byte, _ int) error {
+					ids[string(k)] = true
+					return nil
+				}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		for _, key := range slices.Sorted(maps.Keys(p.linkKeys)) {
+			err := linkersOf(c, key, func(id []byte) { ids[string(id)] = true })
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return slices.Sorted(maps.Keys(ids)), err
+}
+
+// linkersOf calls fn with every document that linkto says may link to the
+// file key (under the key itself, or lower-cased when links ignore case).
+func linkersOf(c chain, key string, fn func(id []byte)) error {
+	keys := []string{key}
+	if f := strings.ToLower(key); f != key {
+		keys = append(keys, f)
+	}
+	for _, k := range keys {
+		prefix := []byte(k + "\x00")
+		err := c.eachFrom(bucketLinkTo, prefix, false, func(k, _ []byte, _ int) error {
+			if !bytes.HasPrefix(k, prefix) {
+				return errStop
+			}
+			fn(k[len(prefix):])
+			return nil
+		})
+		if err != nil && !errors.Is(err, errStop) {
+			return err
+		}
+	}
+	return nil
+}
+
+// sealFold keeps the files by their lower-cased path (linkfold) in step
+// with the files the layer adds and removes.
+func (p *Pending) sealFold() error {
+	return p.db.Update(func(tx *bolt.Tx) error {
+		c, done, err := p.chain(tx)
+		if err != nil {
+			return err
+		}
+		defer done()
+		files, fold := c.buckets(bucketFiles), tx.Bucket(bucketFold)
+		for _, key := range slices.Sorted(maps.Keys(p.linkKeys)) {
+			k := []byte(strings.ToLower(key) + "\x00" + key)
+			if v, _ := files.get([]byte(key)); v != nil {
+				err = fold.Put(k, []byte("1"))
+			} else if len(p.lower) == 0 {
+				err = fold.Delete(k)
+			} else {
+				err = fold.Put(k, tombstone)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// errStop ends a walk early.
+var errStop = errors.New("stop")
+
+// resolveDoc resolves the links of document id against the chain c (the
+// new generation) and writes its entry, its linkto keys and its broken
+// links, adjusting counts by the difference from its previous entry.
+func (p *Pending) resolveDoc(c chain, r *resolver, id string, counts *docir.LinkCounts, all bool) error {
+	tx := c.top()
+	del := func(b *bolt.Bucket, k []byte) error {
+		if len(p.lower) == 0 {
+			return b.Delete(k)
+		}
+		return b.Put(k, tombstone)
+	}
+	var old linkEntry
+	if v, _ := c.get(bucketLinks, []byte(id)); v != nil {
+		if err := json.Unmarshal(v, &old); err != nil {
+			return p.damaged("links of %q: %v", id, err)
+		}
+	}
+	var cur linkEntry
+	var path string
+	if raw, _ := c.get(bucketDocs, []byte(id)); raw != nil {
+		var m linkMeta
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return p.damaged("record %q: %v", id, err)
+		}
+		// Its file: relative links start from its folder. A document
+		// written without a file (a store's own tests) has none, and its
+		// relative links lead outside every source.
+		root, rel := "", m.Path
+		if key, _ := c.get(bucketManifest, []byte(id)); key != nil {
+			var err error
+			if root, rel, err = splitFileKey(key); err != nil {
+				return p.damaged("%v", err)
+			}
+		}
+		path = m.Path
+		cur = r.resolve(id, root, rel, &m)
+		cur.Path = path
+	}
+	if !all {
+		counts.Resolved -= old.Counts[0]
+		counts.Broken -= old.Counts[1]
+		counts.External -= old.Counts[2]
+		counts.Unchecked -= old.Counts[3]
+	}
+	counts.Resolved += cur.Counts[0]
+	counts.Broken += cur.Counts[1]
+	counts.External += cur.Counts[2]
+	counts.Unchecked += cur.Counts[3]
+
+	linksB, linkTo, broken := tx.Bucket(bucketLinks), tx.Bucket(bucketLinkTo), tx.Bucket(bucketBroken)
+	// linkto: drop the keys no longer looked up, add the new ones.
+	had := make(map[string]bool, len(old.Keys))
+	for _, k := range old.Keys {
+		had[k] = true
+	}
+	for _, k := range cur.Keys {
+		if had[k] {
+			delete(had, k)
+			continue
+		}
+		if err := linkTo.Put([]byte(k+"\x00"+id), []byte("1")); err != nil {
+			return err
+		}
+	}
+	for k := range had {
+		if err := del(linkTo, []byte(k+"\x00"+id)); err != nil {
+			return err
+		}
+	}
+	if len(cur.Links) == 0 {
+		if len(old.Links) > 0 || len(old.Keys) > 0 {
+			if err := del(linksB, []byte(id)); err != nil {
+				return err
+			}
+		}
+	} else {
+		v, err := json.Marshal(cur)
+		if err != nil {
+			return err
+		}
+		if err := linksB.Put([]byte(id), v); err != nil {
+			return err
+		}
+	}
+	var bad []docir.CheckedLink
+	for _, l := range cur.Links {
+		if l.Status == docir.LinkBroken {
+			bad = append(bad, docir.CheckedLink{Link: l, Path: path})
+		}
+	}
+	if len(bad) == 0 {
+		if old.Counts[1] > 0 || all {
+			if v, _ := c.get(bucketBroken, []byte(id)); v != nil {
+				return del(broken, []byte(id))
+			}
+		}
+		return nil
+	}
+	v, err := json.Marshal(bad)
+	if err != nil {
+		return err
+	}
+	return broken.Put([]byte(id), v)
+}
+
+// resolver resolves links against one chain, caching the anchors of the
+// documents links lead to.
+type resolver struct {
+	rules   links.Rules
+	cfg     LinkConfig
+	c       chain
+	targets map[string]*targetAnchors // id -> its anchors; nil: no such document
+}
+
+// maxTargets bounds the resolver's cache of target documents.
+const maxTargets = 4096
+
+// resolve resolves the links of the record m of document id, whose file
+// is rel below root.
+func (r *resolver) resolve(id, root, rel string, m *linkMeta) linkEntry {
+	var e linkEntry
+	keys := map[string]bool{}
+	add := func(from string, refs []docir.LinkRef) {
+		for _, ref := range refs {
+			l := r.link(id, root, rel, ref, keys)
+			l.From = from
+			e.count(l)
+			e.Links = append(e.Links, l)
+		}
+	}
+	add(id, m.Links)
+	for _, s := range m.Sections {
+		add(id+"#"+s.Slug, s.Links)
+	}
+	e.Keys = slices.Sorted(maps.Keys(keys))
+	return e
+}
+
+// link resolves one link; the file keys it looked up go into keys.
+func (r *resolver) link(id, root, rel string, ref docir.LinkRef, keys map[string]bool) docir.Link {
+	l := docir.Link{Line: ref.Line, Target: ref.Target, Kind: ref.Kind}
+	t := r.rules.Classify(root, rel, ref)
+	switch {
+	case t.Status == docir.LinkExternal:
+		l.Status, l.URL = t.Status, t.URL
+		return l
+	case t.Status != "":
+		l.Status, l.Reason = t.Status, t.Reason
+		return l
+	}
+	target := ""
+	if t.Self {
+		target = id
+	} else {
+		for _, f := range t.Files {
+			if target = r.file(FileKey(f.Root, f.Rel), keys); target != "" {
+				break
+			}
+		}
+	}
+	if target == "" {
+		if t.NotMarkdown {
+			l.Status, l.Reason = docir.LinkUnchecked, docir.ReasonNotMarkdown
+		} else {
+			l.Status, l.Reason = docir.LinkBroken, docir.ReasonNoDocument
+		}
+		return l
+	}
+	if t.Anchor == "" {
+		l.Status, l.Address = docir.LinkResolved, target
+		return l
+	}
+	if addr, ok := r.anchor(target, t.Anchor); ok {
+		l.Status, l.Address = docir.LinkResolved, addr
+	} else {
+		l.Status, l.Reason, l.Address = docir.LinkBroken, docir.ReasonNoSection, target+"#"+t.Anchor
+	}
+	return l
+}
+
+// file returns the document id of the file key, or "" when no file is
+// there; with ignore_case, of a file whose key differs in case only (the
+// first in key order). The key it looked up goes into keys (lower-cased
+// with ignore_case, so that a file of any case added later is found).
+func (r *resolver) file(key string, keys map[string]bool) string {
+	files := r.c.buckets(bucketFiles)
+	id := func(k []byte) string {
+		if v, _ := files.get(k); v != nil {
+			if e, err := viewFileEntry(v); err == nil {
+				return string(e.id)
+			}
+		}
+		return ""
+	}
+	if !r.cfg.IgnoreCase {
+		keys[key] = true
+		return id([]byte(key))
+	}
+	fold := strings.ToLower(key)
+	keys[fold] = true
+	if found := id([]byte(key)); found != "" {
+		return found
+	}
+	found := ""
+	prefix := []byte(fold + "\x00")
+	_ = r.c.eachFrom(bucketFold, prefix, false, func(k, _ []byte, _ int) error {
+		if !bytes.HasPrefix(k, prefix) {
+			return errStop
+		}
+		if found = id(k[len(prefix):]); found != "" {
+			return errStop
+		}
+		return nil
+	})
+	return found
+}
+
+// anchor resolves the anchor of a link to document id: a section by its
+// slug (as get finds one: the slug, else the anchor read as heading
+// text), else an id the document's HTML defines, else (with
+// definition_ids) a definition term's id; the address of the section that
+// holds it (the document's own for its lead).
+func (r *resolver) anchor(id, anchor string) (string, bool) {
+	t := r.anchors(id)
+	if t == nil {
+		return "", false
+	}
+	slug := address.Slug(anchor)
+	for _, s := range []string{anchor, slug} {
+		if t.slugs[s] {
+			return id + "#" + s, true
+		}
+	}
+	if addr, ok := t.html[anchor]; ok {
+		return addr, true
+	}
+	if r.cfg.DefinitionIDs {
+		for _, s := range []string{anchor, slug} {
+			if addr, ok := t.terms[s]; ok {
+				return addr, true
+			}
+		}
+	}
+	return "", false
+}
+
+// targetAnchors are the anchors of a document links may lead to: its
+// sections' slugs, and the address of the section holding each HTML id
+// and definition term (the first, where several do).
+type targetAnchors struct {
+	slugs       map[string]bool
+	html, terms map[string]string
+}
+
+// anchors returns the anchors of document id, from the cache or the
+// chain; nil when there is no such document.
+func (r *resolver) anchors(id string) *targetAnchors {
+	if t, ok := r.targets[id]; ok {
+		return t
+	}
+	if len(r.targets) >= maxTargets {
+		clear(r.targets)
+	}
+	var t *targetAnchors
+	var m anchorMeta
+	if raw, _ := r.c.get(bucketDocs, []byte(id)); raw != nil && json.Unmarshal(raw, &m) == nil {
+		t = &targetAnchors{slugs: map[string]bool{}, html: map[string]string{}, terms: map[string]string{}}
+		add := func(into map[string]string, keys []string, addr string) {
+			for _, k := range keys {
+				if _, ok := into[k]; !ok {
+					into[k] = addr
+				}
+			}
+		}
+		add(t.html, m.Anchors, id)
+		add(t.terms, m.Terms, id)
+		for _, s := range m.Sections {
+			t.slugs[s.Slug] = true
+			add(t.html, s.Anchors, id+"#"+s.Slug)
+			add(t.terms, s.Terms, id+"#"+s.Slug)
+		}
+	}
+	r.targets[id] = t
+	return t
+}
+
+// LinksOf returns the resolved links of document id, in document order;
+// none when it has none (or no such document).
+func (s *Snapshot) LinksOf(id string) ([]docir.Link, error) {
+	v, _, err := s.pointGet(bucketLinks, []byte(id))
+	if v == nil || err != nil {
+		return nil, err
+	}
+	var e linkEntry
+	if err := json.Unmarshal(v, &e); err != nil {
+		return nil, s.damaged("links of %q: %v", id, err)
+	}
+	return e.Links, nil
+}
+
+// LinksInto returns the links of the generation that resolve to document
+// id (to it or to one of its sections), by source id and then line: the
+// documents whose links may lead to its file (linkto), and its own.
+func (s *Snapshot) LinksInto(id string) ([]docir.Link, error) {
+	seen := map[string]bool{id: true} // its links to its own sections too
+	err := s.view(func(c chain) error {
+		key, _ := c.get(bucketManifest, []byte(id))
+		if key == nil {
+			return nil
+		}
+		return linkersOf(c, string(key), func(src []byte) { seen[string(src)] = true })
+	})
+	if err != nil {
+		return nil, err
+	}
+	sources := slices.Sorted(maps.Keys(seen))
+	var out []docir.Link
+	for _, src := range sources {
+		ls, err := s.LinksOf(src)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range ls {
+			if l.Status == docir.LinkResolved && (l.Address == id || strings.HasPrefix(l.Address, id+"#")) {
+				out = append(out, l)
+			}
+		}
+	}
+	return out, nil
+}
+
+// BrokenLinks calls fn with the broken links of each document that has
+// any, in id order, until fn returns an error.
+func (s *Snapshot) BrokenLinks(fn func(id string, links []docir.CheckedLink) error) error {
+	return s.view(func(c chain) error {
+		return c.each(bucketBroken, false, func(k, v []byte, _ int) error {
+			var ls []docir.CheckedLink
+			if err := json.Unmarshal(v, &ls); err != nil {
+				return s.damaged("broken links of %q: %v", k, err)
+			}
+			return fn(string(k), ls)
+		})
+	})
+}
+
+// EachLinks calls fn with the resolved links of each document that has
+// any and its path below its source folder, in id order, until fn returns
+// an error.
+func (s *Snapshot) EachLinks(fn func(id, path string, links []docir.Link) error) error {
+	return s.view(func(c chain) error {
+		return c.each(bucketLinks, false, func(k, v []byte, _ int) error {
+			var e linkEntry
+			if err := json.Unmarshal(v, &e); err != nil {
+				return s.damaged("links of %q: %v", k, err)
+			}
+			return fn(string(k), e.Path, e.Links)
+		})
+	})
+}
+
+// LinkCounts returns the counts of the generation's links by status,
+// recorded when it was published.
+func (s *Snapshot) LinkCounts() (n docir.LinkCounts, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketMeta).Get(keyLinkCounts)
+		if v == nil {
+			return s.damaged("no link counts")
+		}
+		return json.Unmarshal(v, &n)
+	})
+	return n, err
+}
+
+// LinkConfig returns the link rules the generation was resolved with.
+func (s *Snapshot) LinkConfig() (cfg LinkConfig, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		if v := tx.Bucket(bucketMeta).Get(keyLinkRules); v != nil {
+			return json.Unmarshal(v, &cfg)
+		}
+		return nil
+	})
+	return cfg, err
+}
+
+// Normalize returns c in its recorded form: the base as links.Rules
+// normalizes it ("" for the site root), no empty ignore list.
+func (c LinkConfig) Normalize() LinkConfig {
+	if b := (links.Rules{Base: c.Base}).Normalize().Base; b == "/" {
+		c.Base = ""
+	} else {
+		c.Base = b
+	}
+	if len(c.Ignore) == 0 {
+		c.Ignore = nil
+	}
+	return c
+}
+
+// damaged is the error of a generation whose link index or records do not
+// read.
+func (s *Snapshot) damaged(format string, args ...any) error {
+	return docir.Errorf(docir.CodeStoreFormat, "%s: generation %d: %s; remove the folder and index again", s.dir, s.gen, fmt.Sprintf(format, args...))
+}
+
+// damaged is the error of a pending generation whose link index or
+// records do not read.
+func (p *Pending) damaged(format string, args ...any) error {
+	return docir.Errorf(docir.CodeStoreFormat, "%s: building generation %d: %s; remove the folder and index again", p.dir, p.gen, fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,302 @@
+// Package links owns how docir reads a link's target: which files of the
+// store it may name, or that it is an external URL, or a target docir
+// cannot check. It is pure: it knows the source folders and the rules of
+// docs/links.md, and never opens a store. Package store resolves the
+// candidates against a generation (the first file that exists wins; its
+// document id is whatever ingest gave that file, front-matter id, prefix
+// and bundle rules included) and checks the anchor against the document's
+// sections by the same rules as get (docir.Record.FindSection).
+//
+// A target is read like this (docs/links.md has it for users):
+//
+//   - a template expression ({{…}}) other than ref/relref: unchecked;
+//   - a scheme (https:, mailto:, …) or "//host": external;
+//   - "#anchor" or "": the link's own document;
+//   - "/path": root-relative, below the site base (Rules.Base, "/" unless
+//     configured), tried under each source folder in order;
+//   - any other path: relative to the linking file's folder;
+//   - Hugo's ref and relref: a path below the source folders when it
+//     starts with "/", else relative to the file's folder and then below
+//     each source folder; ".md" may be left out.
+//
+// The query (?…) is dropped; the path and anchor are percent-decoded. A
+// path names a markdown file: "x.md" itself; "x", "x/" or "x.html" the
+// first of x.md, x/index.md, x/_index.md, x/README.md; a path with another
+// extension that names no such file is not markdown (an image, a PDF) and
+// is unchecked, not broken. A path that leaves every source folder is
+// unchecked. Paths compare case-sensitively, as the file system does.
+package links
+
+import (
+	"net/url"
+	"path"
+	"strings"
+
+	"github.com/docir/docir/docir"
+)
+
+// Rules say how a store reads its links: its source folders and the
+// configured site base and ignore patterns.
+type Rules struct {
+	// Roots are the source folders, absolute and cleaned, in config order.
+	Roots []string
+	// Base is the site base of root-relative links: "/" (the default)
+	// maps "/x" to x below each source folder, "/docs/" maps "/docs/x" to
+	// x and leaves "/other" outside the base.
+	Base string
+	// Ignore are patterns of targets not to check, matched against the
+	// target as written: '*' matches any run of characters ('/'
+	// included), '?' any one; anything else itself.
+	Ignore []string
+	// RootFallback tries a relative path that names no file below each
+	// source folder too, as Hugo's GetPage does (and so its embedded
+	// link render hook, and ref/relref always).
+	RootFallback bool
+}
+
+// File is a candidate file: a source folder and a '/'-separated path below
+// it.
+type File struct {
+	Root, Rel string
+}
+
+// Target is what a link names before a generation is asked.
+type Target struct {
+	// Status is docir.LinkExternal or docir.LinkUnchecked when no file
+	// need be looked up; "" for an internal link.
+	Status string
+	URL    string // external
+	Reason string // unchecked: a docir.Reason*
+	// Self is a link to its own document (an anchor, or nothing).
+	Self bool
+	// Files are the candidates, in order: the first that exists is the
+	// document the link leads to.
+	Files []File
+	// NotMarkdown: when no candidate exists, the target is a file docir
+	// does not index (unchecked, docir.ReasonNotMarkdown), not a broken
+	// link.
+	NotMarkdown bool
+	// Anchor is the heading part, percent-decoded; "" for none.
+	Anchor string
+}
+
+// Normalize returns r with Base in its canonical form ("/" when empty;
+// one leading and one trailing '/').
+func (r Rules) Normalize() Rules {
+	b := strings.Trim(r.Base, "/")
+	if b == "" {
+		r.Base = "/"
+	} else {
+		r.Base = "/" + b + "/"
+	}
+	return r
+}
+
+// Classify reads the link l of the file rel below root.
+func (r Rules) Classify(root, rel string, l docir.LinkRef) Target {
+	t := l.Target
+	for _, p := range r.Ignore {
+		if Match(p, t) {
+			return Target{Status: docir.LinkUnchecked, Reason: docir.ReasonIgnored}
+		}
+	}
+	if l.Kind == docir.LinkHugoRef || l.Kind == docir.LinkHugoRelRef {
+		return r.hugo(root, rel, t)
+	}
+	if strings.Contains(t, "{{") {
+		return Target{Status: docir.LinkUnchecked, Reason: docir.ReasonTemplate}
+	}
+	if hasScheme(t) || strings.HasPrefix(t, "//") {
+		return Target{Status: docir.LinkExternal, URL: t}
+	}
+	p, anchor, _ := strings.Cut(t, "#")
+	p, _, _ = strings.Cut(p, "?")
+	p, anchor = decode(p), decode(anchor)
+	switch {
+	case p == "":
+		return Target{Self: true, Anchor: anchor}
+	case strings.HasPrefix(p, "/"):
+		base := r.Normalize().Base
+		if !strings.HasPrefix(p, base) && p+"/" != base {
+			return Target{Status: docir.LinkUnchecked, Reason: docir.ReasonOutsideBase}
+		}
+		rest := strings.TrimPrefix(p, strings.TrimSuffix(base, "/"))
+		tg := Target{Anchor: anchor}
+		for _, root := range r.Roots {
+			tg.addCandidates(root, rest)
+		}
+		return tg
+	}
+	tg := r.relative(root, rel, p, anchor)
+	if r.RootFallback && tg.Status == "" {
+		for _, root := range r.Roots {
+			tg.addCandidates(root, "/"+p)
+		}
+	}
+	return tg
+}
+
+// relative reads the path p as relative to the folder of the file rel
+// below root.
+func (r Rules) relative(root, rel, p, anchor string) Target {
+	joined := path.Join(path.Dir(root+"/"+rel), p)
+	if strings.HasSuffix(p, "/") {
+		joined += "/"
+	}
+	in := r.rootOf(joined)
+	if in == "" {
+		return Target{Status: docir.LinkUnchecked, Reason: docir.ReasonOutsideSources}
+	}
+	tg := Target{Anchor: anchor}
+	tg.addCandidates(in, strings.TrimPrefix(joined, in))
+	return tg
+}
+
+// hugo reads the argument of a ref or relref shortcode.
+func (r Rules) hugo(root, rel, t string) Target {
+	p, anchor, _ := strings.Cut(t, "#")
+	if p == "" {
+		return Target{Self: true, Anchor: anchor}
+	}
+	tg := Target{Anchor: anchor}
+	if !strings.HasPrefix(p, "/") {
+		if rt := r.relative(root, rel, p, anchor); rt.Status == "" {
+			tg.Files = rt.Files
+		}
+	}
+	for _, root := range r.Roots {
+		tg.addCandidates(root, "/"+strings.TrimPrefix(p, "/"))
+	}
+	tg.NotMarkdown = false // a ref names a page: a miss is broken
+	return tg
+}
+
+// rootOf is the longest source folder that holds the absolute path p, or
+// "".
+func (r Rules) rootOf(p string) string {
+	best := ""
+	for _, root := range r.Roots {
+		if (p == root || strings.HasPrefix(p, root+"/") || root == "/") && len(root) > len(best) {
+			best = root
+		}
+	}
+	return best
+}
+
+// assetExts are extensions of files that are never pages: a link to one
+// is unchecked at once, with no candidate looked up.
+var assetExts = map[string]bool{
+	".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".svg": true, ".webp": true, ".ico": true, ".avif": true,
+	".pdf": true, ".zip": true, ".gz": true, ".tgz": true, ".tar": true,
+	".txt": true, ".json": true, ".yaml": true, ".yml": true, ".toml": true, ".xml": true, ".csv": true,
+	".css": true, ".js": true, ".mp4": true, ".webm": true, ".mp3": true,
+}
+
+// addCandidates adds the markdown files that the path p below root (p
+// '/'-separated, leading '/' or not; a trailing '/' names a folder) may
+// name.
+func (t *Target) addCandidates(root, p string) {
+	folder := p == "" || strings.HasSuffix(p, "/")
+	rel := strings.Trim(path.Clean("/"+p), "/")
+	if rel == "." {
+		rel = ""
+	}
+	add := func(r string) {
+		f := File{Root: root, Rel: r}
+		for _, have := range t.Files {
+			if have == f {
+				return
+			}
+		}
+		t.Files = append(t.Files, f)
+	}
+	inFolder := func(dir string) {
+		for _, name := range []string{"index.md", "_index.md", "README.md"} {
+			add(strings.TrimPrefix(dir+"/"+name, "/"))
+		}
+	}
+	ext := path.Ext(rel)
+	switch {
+	case folder || rel == "":
+		if rel != "" {
+			add(rel + ".md")
+		}
+		inFolder(rel)
+	case ext == ".md":
+		add(rel)
+	case ext == ".html" || ext == ".htm":
+		stem := strings.TrimSuffix(rel, ext)
+		if path.Base(stem) == "index" {
+			inFolder(path.Dir(stem))
+		} else {
+			add(stem + ".md")
+			inFolder(stem)
+		}
+	case assetExts[strings.ToLower(ext)]:
+		t.NotMarkdown = true
+	default:
+		// No extension, or one a page's name may hold ("go1.21",
+		// "0.120.0-relnotes"): a page, unless no markdown file is there.
+		add(rel + ".md")
+		inFolder(rel)
+		t.NotMarkdown = ext != ""
+	}
+}
+
+// hasScheme reports whether t starts with a URI scheme of two characters
+// or more (one letter is a Windows drive, not a scheme).
+func hasScheme(t string) bool {
+	c := strings.IndexByte(t, ':')
+	if c < 2 {
+		return false
+	}
+	for i := 0; i < c; i++ {
+		b := t[i]
+		letter := b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+		if !letter && (i == 0 || !(b >= '0' && b <= '9' || b == '+' || b == '.' || b == '-')) {
+			return false
+		}
+	}
+	return true
+}
+
+// decode percent-decodes s, or keeps it as written when it is not valid
+// percent-encoding.
+func decode(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	d, err := url.PathUnescape(s)
+	if err != nil {
+		return s
+	}
+	return d
+}
+
+// Match reports whether the target t matches the ignore pattern p: '*'
+// matches any run of characters, '?' any one character, anything else
+// itself.
+func Match(p, t string) bool {
+	// The classic two-pointer glob: linear in len(p) * len(t) at worst,
+	// and with one '*' remembered, linear in practice.
+	pi, ti, star, mark := 0, 0, -1, 0
+	for ti < len(t) {
+		switch {
+		case pi < len(p) && (p[pi] == '?' || p[pi] == t[ti]):
+			pi++
+			ti++
+		case pi < len(p) && p[pi] == '*':
+			star, mark = pi, ti
+			pi++
+		case star >= 0:
+			pi, mark = star+1, mark+1
+			ti = mark
+		default:
+			return false
+		}
+	}
+	for pi < len(p) && p[pi] == '*' {
+		pi++
+	}
+	return pi == len(p)
+}

@@ -1,0 +1,145 @@
+package links
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/docir/docir/docir"
+)
+
+func files(root string, rels ...string) []File {
+	out := make([]File, len(rels))
+	for i, r := range rels {
+		out[i] = File{Root: root, Rel: r}
+	}
+	return out
+}
+
+// TestClassify is the table of link targets: what each names before the
+// store is asked (the link is in /src/docs/guide/setup.md).
+func TestClassify(t *testing.T) {
+	const root, other = "/src/docs", "/src/api"
+	r := Rules{Roots: []string{root, other}, Ignore: []string{"g", "https://internal.example/*"}}
+	in := func(target string) docir.LinkRef { return docir.LinkRef{Target: target, Kind: docir.LinkInline} }
+	ref := func(target string) docir.LinkRef { return docir.LinkRef{Target: target, Kind: docir.LinkHugoRef} }
+	folder := func(root, dir string) []File {
+		if dir == "" {
+			return files(root, "index.md", "_index.md", "README.md")
+		}
+		return files(root, dir+"/index.md", dir+"/_index.md", dir+"/README.md")
+	}
+	tests := []struct {
+		name string
+		link docir.LinkRef
+		want Target
+	}{
+		{"relative", in("ops.md"), Target{Files: files(root, "guide/ops.md")}},
+		{"dot slash", in("./ops.md#Mitigate"), Target{Files: files(root, "guide/ops.md"), Anchor: "Mitigate"}},
+		{"dot dot", in("../ops/disk.md#mitigate"), Target{Files: files(root, "ops/disk.md"), Anchor: "mitigate"}},
+		{"into another source", in("../../api/x.md"), Target{Files: files(other, "x.md")}},
+		{"out of every source", in("../../../README.md"), Target{Status: docir.LinkUnchecked, Reason: docir.ReasonOutsideSources}},
+		{"local anchor", in("#step-2"), Target{Self: true, Anchor: "step-2"}},
+		{"empty", in(""), Target{Self: true}},
+		{"encoded space", in("my%20notes.md#caf%C3%A9"), Target{Files: files(root, "guide/my notes.md"), Anchor: "café"}},
+		{"bad encoding kept", in("100%.md"), Target{Files: files(root, "guide/100%.md")}},
+		{"query dropped", in("ops.md?x=1#a"), Target{Files: files(root, "guide/ops.md"), Anchor: "a"}},
+		{"case kept", in("Ops.MD"), Target{Files: append(files(root, "guide/Ops.MD.md"), folder(root, "guide/Ops.MD")...), NotMarkdown: true}},
+		{"no extension", in("ops"), Target{Files: append(files(root, "guide/ops.md"), folder(root, "guide/ops")...)}},
+		{"folder", in("../ops/"), Target{Files: append(files(root, "ops.md"), folder(root, "ops")...)}},
+		{"html page", in("ops.html"), Target{Files: append(files(root, "guide/ops.md"), folder(root, "guide/ops")...)}},
+		{"html index", in("ops/index.html"), Target{Files: folder(root, "guide/ops")}},
+		{"dotted page name", in("go1.21"), Target{Files: append(files(root, "guide/go1.21.md"), folder(root, "guide/go1.21")...), NotMarkdown: true}},
+		{"image", in("../img/a.png"), Target{NotMarkdown: true}},
+		{"root relative", in("/functions/urls/ref/"), Target{Files: append(
+			append(files(root, "functions/urls/ref.md"), folder(root, "functions/urls/ref")...),
+			append(files(other, "functions/urls/ref.md"), folder(other, "functions/urls/ref")...)...)}},
+		{"root", in("/"), Target{Files: append(folder(root, ""), folder(other, "")...)}},
+		{"https", in("https://example.com/a#b"), Target{Status: docir.LinkExternal, URL: "https://example.com/a#b"}},
+		{"mailto", in("mailto:ops@example.com"), Target{Status: docir.LinkExternal, URL: "mailto:ops@example.com"}},
+		{"protocol relative", in("//cdn.example.com/x"), Target{Status: docir.LinkExternal, URL: "//cdn.example.com/x"}},
+		{"drive letter is a path", in("C:/x.md"), Target{Files: files(root, "guide/C:/x.md")}},
+		{"template", in("{{% eturl x %}}"), Target{Status: docir.LinkUnchecked, Reason: docir.ReasonTemplate}},
+		{"ignored", in("g"), Target{Status: docir.LinkUnchecked, Reason: docir.ReasonIgnored}},
+		{"ignored URL", in("https://internal.example/a/b"), Target{Status: docir.LinkUnchecked, Reason: docir.ReasonIgnored}},
+		{"hugo ref absolute", ref("/ops/disk.md#mitigate"), Target{Files: append(files(root, "ops/disk.md"), files(other, "ops/disk.md")...), Anchor: "mitigate"}},
+		{"hugo ref relative, then below each source", ref("disk"), Target{Files: append(append(
+			append(files(root, "guide/disk.md"), folder(root, "guide/disk")...),
+			append(files(root, "disk.md"), folder(root, "disk")...)...),
+			append(files(other, "disk.md"), folder(other, "disk")...)...)}},
+		{"hugo relref anchor", docir.LinkRef{Target: "#usage", Kind: docir.LinkHugoRelRef}, Target{Self: true, Anchor: "usage"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := r.Classify(root, "guide/setup.md", tt.link)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("%q (-want +got):\n%s", tt.link.Target, diff)
+			}
+		})
+	}
+}
+
+// TestRootFallback: a relative path is tried below each source folder
+// too, after the linking file's folder.
+func TestRootFallback(t *testing.T) {
+	r := Rules{Roots: []string{"/c"}, RootFallback: true}
+	got := r.Classify("/c", "guide/a.md", docir.LinkRef{Target: "ops/x.md#a", Kind: docir.LinkInline})
+	if diff := cmp.Diff(Target{Files: files("/c", "guide/ops/x.md", "ops/x.md"), Anchor: "a"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestBase: root-relative links below a configured site base.
+func TestBase(t *testing.T) {
+	r := Rules{Roots: []string{"/c"}, Base: "docs"}
+	got := r.Classify("/c", "a.md", docir.LinkRef{Target: "/docs/x.md", Kind: docir.LinkInline})
+	if diff := cmp.Diff(Target{Files: files("/c", "x.md")}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	got = r.Classify("/c", "a.md", docir.LinkRef{Target: "/blog/x.md", Kind: docir.LinkInline})
+	if diff := cmp.Diff(Target{Status: docir.LinkUnchecked, Reason: docir.ReasonOutsideBase}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if b := (Rules{Base: "/docs"}).Normalize().Base; b != "/docs/" {
+		t.Errorf("Normalize: %q", b)
+	}
+}
+
+func TestMatch(t *testing.T) {
+	tests := []struct {
+		p, s string
+		want bool
+	}{
+		{"g", "g", true}, {"g", "gg", false}, {"*", "", true}, {"a*", "a/b/c", true},
+		{"*.png", "x/y.png", true}, {"?.md", "ab.md", false}, {"a*b*c", "aXbYbZc", true}, {"a*b", "ac", false},
+	}
+	for _, tt := range tests {
+		if got := Match(tt.p, tt.s); got != tt.want {
+			t.Errorf("Match(%q, %q) = %v", tt.p, tt.s, got)
+		}
+	}
+}
+
+// FuzzClassify: any target classifies without panic, and every candidate
+// is a clean path below one of the source folders.
+func FuzzClassify(f *testing.F) {
+	for _, s := range []string{"a.md", "../../x", "/a/b/", "#x", "%zz", "https://x", "{{% x %}}", "a/../../..", "/"} {
+		f.Add(s, false)
+	}
+	r := Rules{Roots: []string{"/src/docs", "/src/api"}, Base: "/docs/", Ignore: []string{"*.tmp"}}
+	f.Fuzz(func(t *testing.T, target string, hugo bool) {
+		kind := docir.LinkInline
+		if hugo {
+			kind = docir.LinkHugoRef
+		}
+		got := r.Classify("/src/docs", "guide/a.md", docir.LinkRef{Target: target, Kind: kind})
+		for _, c := range got.Files {
+			if c.Root != "/src/docs" && c.Root != "/src/api" {
+				t.Fatalf("%q: candidate in %q", target, c.Root)
+			}
+			if c.Rel == "" || c.Rel[0] == '/' || c.Rel == ".." || len(c.Rel) > 2 && c.Rel[:3] == "../" {
+				t.Fatalf("%q: candidate %q not below its root", target, c.Rel)
+			}
+		}
+	})
+}

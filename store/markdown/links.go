@@ -1,0 +1,758 @@
+package markdown
+
+import (
+	"bytes"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/util"
+
+	"github.com/docir/docir/address"
+	"github.com/docir/docir/docir"
+)
+
+// Links: each block of text that a reader sees as prose (paragraphs, the
+// text of tight list items, headings) is scanned for links; code blocks,
+// fenced or indented, and HTML blocks are not, and neither are code spans
+// within the text. The file's link reference definitions are goldmark's
+// (the block parse collects them).
+//
+// The scan is docir's own, not goldmark's inline parser: goldmark's link
+// parsing is quadratic on some shapes (docs/ingest.md: 40,000 "[a](" take
+// 28 s), and docir never renders. It follows CommonMark's rules for what
+// it reads — brackets matched innermost first, a link never inside a link,
+// destinations in <…> or with balanced parentheses (at most 32 deep, as
+// cmark), optional titles, full, collapsed and shortcut references, code
+// spans binding tighter than brackets, backslash escapes and entities in
+// destinations — and each step is bounded, so a file costs time linear in
+// its size. Besides CommonMark it reads autolinks (<https://…>, <a@b.c>, and
+// bare http(s):// URLs as GitHub does) and Hugo's ref and relref shortcodes
+// ({{< ref "path#anchor" >}}, {{% relref path="x" %}}), which a Hugo site
+// replaces before markdown is parsed. Images are not links.
+
+// extractLinks finds the links of the markdown in body (the file from
+// offset off on) and gives each to the section whose own text holds it, or
+// to the record when it comes before the first heading.
+func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex, pc parser.Context, rec *docir.Record) {
+	body := src[off:]
+	refs := func(label []byte) ([]byte, bool) {
+		r, ok := pc.Reference(util.ToLinkReference(label))
+		if !ok {
+			return nil, false
+		}
+		return r.Destination(), true
+	}
+	var found []foundLink
+	var anchors []foundAnchor
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		l := n.Lines()
+		switch n.(type) {
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
+			return ast.WalkSkipChildren, nil
+		case *ast.HTMLBlock:
+			if l.Len() > 0 {
+				start := l.At(0).Start
+				anchors = htmlIDs(body[start:l.At(l.Len()-1).Stop], start, anchors)
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.Paragraph, *ast.TextBlock, *ast.Heading:
+			if l.Len() == 0 {
+				return ast.WalkSkipChildren, nil
+			}
+			p.b.check()
+			start, stop := l.At(0).Start, l.At(l.Len()-1).Stop
+			var more []foundAnchor
+			found, more = scanLinks(body[start:stop], start, refs, found)
+			anchors = append(anchors, more...)
+			if _, ok := n.(*ast.Paragraph); ok {
+				anchors = definitionTerms(body[start:stop], start, anchors)
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	secs := rec.Sections
+	// The section whose own text holds offset at (in the markdown): the
+	// last one that starts at or before it; -1 for the lead.
+	sectionOf := func(at int) int {
+		return sort.Search(len(secs), func(i int) bool { return secs[i].Start > off+at }) - 1
+	}
+	sort.SliceStable(found, func(i, j int) bool { return found[i].at < found[j].at })
+	for _, f := range found {
+		ref := docir.LinkRef{Target: f.target, Kind: f.kind, Line: lines.line(off + f.at)}
+		if i := sectionOf(f.at); i < 0 {
+			rec.Links = append(rec.Links, ref)
+		} else {
+			secs[i].Links = append(secs[i].Links, ref)
+		}
+	}
+	// Definition terms get ids in one sequence with the headings, in
+	// document order, as Hugo numbers them: a term after a heading of the
+	// same text is "text-1", and a heading after such a term is too (that
+	// id goes with the section's terms: it is its id where terms have
+	// ids; its slug stays its address).
+	sort.SliceStable(anchors, func(i, j int) bool { return anchors[i].at < anchors[j].at })
+	var slugs address.Slugger
+	next, terms := 0, false
+	heading := func(upto int) {
+		for ; next <= upto; next++ {
+			if id := slugs.Next(secs[next].Slug); id != secs[next].Slug && terms {
+				secs[next].Terms = append(secs[next].Terms, id)
+			}
+		}
+	}
+	defer func() { heading(len(secs) - 1) }()
+	for _, a := range anchors {
+		i := sectionOf(a.at)
+		heading(i)
+		terms = terms || a.term
+		switch {
+		case a.term && i < 0:
+			rec.Terms = append(rec.Terms, slugs.Next(a.id))
+		case a.term:
+			secs[i].Terms = append(secs[i].Terms, slugs.Next(a.id))
+		case i < 0:
+			rec.Anchors = append(rec.Anchors, a.id)
+		default:
+			secs[i].Anchors = append(secs[i].Anchors, a.id)
+		}
+	}
+}
+
+// foundAnchor is an id the markdown defines besides its headings' slugs:
+// an HTML id or name attribute, or (term) a definition term's text, to be
+// slugged in document order.
+type foundAnchor struct {
+	at   int
+	id   string
+	term bool
+}
+
+// maxTag bounds the HTML tag whose attributes are read for ids.
+const maxTag = 1024
+
+// htmlIDs appends the id and name attributes of the HTML in t (at offset
+// base of the markdown) to out.
+func htmlIDs(t []byte, base int, out []foundAnchor) []foundAnchor {
+	for _, m := range idAttr.FindAllSubmatchIndex(t, -1) {
+		for g := 2; g < len(m); g += 2 {
+			if m[g] >= 0 && m[g+1] > m[g] {
+				out = append(out, foundAnchor{at: base + m[0], id: string(t[m[g]:m[g+1]])})
+			}
+		}
+	}
+	return out
+}
+
+// idAttr matches an id or name attribute, its value quoted or not.
+var idAttr = regexp.MustCompile(`(?i)\s(?:id|name)\s*=\s*(?:"([^"<>]*)"|'([^'<>]*)'|([^\s"'<>=` + "`" + `]+))`)
+
+// definitionTerms appends the definition terms of a paragraph's text t
+// (at offset base of the markdown) to out: each line, not itself a
+// definition, directly followed by a line that starts with ": " (the
+// definition-list syntax of PHP Markdown Extra, goldmark's extension and
+// Hugo). The term's text is its line with code and emphasis marks and
+// link destinations dropped.
+func definitionTerms(t []byte, base int, out []foundAnchor) []foundAnchor {
+	isDef := func(line []byte) bool {
+		l := bytes.TrimLeft(line, " ")
+		return len(line)-len(l) <= 3 && len(l) >= 2 && l[0] == ':' && (l[1] == ' ' || l[1] == '\t')
+	}
+	at := 0
+	var prev []byte
+	prevAt := -1
+	for at <= len(t) {
+		end := bytes.IndexByte(t[at:], '\n')
+		if end < 0 {
+			end = len(t) - at
+		}
+		line := bytes.TrimRight(t[at:at+end], "\r")
+		if isDef(line) && prevAt >= 0 && !isDef(prev) && len(bytes.TrimSpace(prev)) > 0 {
+			term := termMarks.ReplaceAll(linkMarks.ReplaceAll(bytes.TrimSpace(prev), []byte("$1")), nil)
+			out = append(out, foundAnchor{at: base + prevAt, id: string(term), term: true})
+		}
+		prev, prevAt = line, at
+		at += end + 1
+	}
+	return out
+}
+
+var (
+	linkMarks = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	termMarks = regexp.MustCompile("[`*]")
+)
+
+// foundLink is one link the scan found: where it starts (in the markdown,
+// after the front matter), its target and its kind.
+type foundLink struct {
+	at     int
+	target string
+	kind   string
+}
+
+// maxParens is how deeply parentheses may nest in a link destination, as
+// in cmark; maxLabel is CommonMark's bound on a link label.
+const (
+	maxParens = 32
+	maxLabel  = 999
+)
+
+// opener is a '[' (or the '[' of "![") that may open a link text.
+type opener struct {
+	at    int // the '['
+	image bool
+}
+
+// scanLinks appends the links of t, a block's text that starts at offset
+// base of the markdown, to out, and returns the ids its inline HTML
+// defines. refs looks a reference label up.
+func scanLinks(t []byte, base int, refs func([]byte) ([]byte, bool), out []foundLink) ([]foundLink, []foundAnchor) {
+	s := scanner{t: t, refs: refs}
+	s.run()
+	for _, f := range s.out {
+		f.at += base
+		out = append(out, f)
+	}
+	for i := range s.anchors {
+		s.anchors[i].at += base
+	}
+	return out, s.anchors
+}
+
+type scanner struct {
+	t    []byte
+	refs func([]byte) ([]byte, bool)
+	out  []foundLink
+
+	stack []opener
+	// Openers below this index are inactive: a link formed above them,
+	// and a link may not contain a link.
+	inactiveBelow int
+	// ticks, per backtick-run length, the starts of the runs of that
+	// length, ascending: a code span closes at the next one.
+	ticks map[int][]int
+	// memo memoizes forward searches (for "-->" and shortcode ends): the
+	// last answer of each, so repeated openers do not rescan.
+	memo map[string][2]int
+	// steps counts the bytes the scan looked at, each time it did: the
+	// test of linearity reads it.
+	steps int
+	// anchors are the ids of the inline HTML tags the scan passed.
+	anchors []foundAnchor
+}
+
+func (s *scanner) emit(at int, target []byte, kind string) {
+	s.out = append(s.out, foundLink{at: at, target: string(target), kind: kind})
+}
+
+// find returns the index of the first sep in t at or after from, or -1,
+// remembering the answer: later searches from at or before it reuse it.
+func (s *scanner) find(sep string, from int) int {
+	if s.memo == nil {
+		s.memo = map[string][2]int{}
+	}
+	if m, ok := s.memo[sep]; ok && from >= m[0] && (m[1] < 0 || from <= m[1]) {
+		return m[1]
+	}
+	i := bytes.Index(s.t[from:], []byte(sep))
+	if i >= 0 {
+		i += from
+		s.steps += i - from
+	} else {
+		s.steps += len(s.t) - from
+	}
+	s.memo[sep] = [2]int{from, i}
+	return i
+}
+
+func (s *scanner) run() {
+	t := s.t
+	for i := 0; i < len(t); {
+		s.steps++
+		switch c := t[i]; {
+		case c == '\\':
+			i += 2
+		case c == '`':
+			i = s.codeSpan(i)
+		case c == '<':
+			i = s.angle(i)
+		case c == '{' && i+2 < len(t) && t[i+1] == '{' && (t[i+2] == '<' || t[i+2] == '%'):
+			i = s.shortcode(i)
+		case c == '!' && i+1 < len(t) && t[i+1] == '[':
+			s.stack = append(s.stack, opener{at: i + 1, image: true})
+			i += 2
+		case c == '[':
+			s.stack = append(s.stack, opener{at: i})
+			i++
+		case c == ']':
+			i = s.closeBracket(i)
+		case (c == 'h' || c == 'H') && len(s.stack) <= s.inactiveBelow:
+			i = s.bareURL(i)
+		default:
+			i++
+		}
+	}
+}
+
+// codeSpan skips the code span opening with the backtick run at i, or
+// just the run when no run of the same length closes it.
+func (s *scanner) codeSpan(i int) int {
+	t := s.t
+	k := 0
+	for i+k < len(t) && t[i+k] == '`' {
+		k++
+	}
+	if s.ticks == nil {
+		s.ticks = map[int][]int{}
+		for j := 0; j < len(t); {
+			s.steps++
+			if t[j] != '`' {
+				j++
+				continue
+			}
+			n := 0
+			for j+n < len(t) && t[j+n] == '`' {
+				n++
+			}
+			s.ticks[n] = append(s.ticks[n], j)
+			j += n
+		}
+	}
+	runs := s.ticks[k]
+	next := sort.SearchInts(runs, i+k)
+	if next < len(runs) {
+		return runs[next] + k
+	}
+	return i + k
+}
+
+// angle reads what a '<' at i opens: an autolink (emitted), an HTML
+// comment (skipped), or nothing.
+func (s *scanner) angle(i int) int {
+	t := s.t
+	if bytes.HasPrefix(t[i:], []byte("<!--")) {
+		if end := s.find("-->", i+4); end >= 0 {
+			return end + 3
+		}
+		return i + 4
+	}
+	if i+1 < len(t) && (isLetter(t[i+1]) || t[i+1] == '/') {
+		// An HTML tag: its ids are anchors. Its '>' is found once for
+		// all the '<' before it (find remembers).
+		if end := s.find(">", i+1); end > i && end-i <= maxTag {
+			s.steps += end - i
+			s.anchors = htmlIDs(t[i:end], i, s.anchors)
+		}
+	}
+	// Up to the first '>', space, control or '<': an autolink holds none.
+	j := i + 1
+	for j < len(t) && t[j] > ' ' && t[j] != '<' && t[j] != '>' {
+		j++
+	}
+	s.steps += j - i
+	if j >= len(t) || t[j] != '>' {
+		return i + 1
+	}
+	inner := t[i+1 : j]
+	switch {
+	case isScheme(inner):
+		s.emit(i, inner, docir.LinkAutolink)
+	case isEmail(inner):
+		s.emit(i, append([]byte("mailto:"), inner...), docir.LinkAutolink)
+	default:
+		return i + 1
+	}
+	return j + 1
+}
+
+// isScheme reports whether u starts with a URI scheme as CommonMark's
+// autolinks want it: a letter, then 1 to 31 letters, digits, '+', '.',
+// '-', then ':'.
+func isScheme(u []byte) bool {
+	c := bytes.IndexByte(u, ':')
+	if c < 2 || c > 32 || !isLetter(u[0]) {
+		return false
+	}
+	for _, b := range u[1:c] {
+		if !isLetter(b) && !isDigit(b) && b != '+' && b != '.' && b != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// isEmail reports whether u is an email address as CommonMark's autolinks
+// want it (the HTML spec's valid e-mail address).
+func isEmail(u []byte) bool {
+	at := bytes.IndexByte(u, '@')
+	if at < 1 || at == len(u)-1 {
+		return false
+	}
+	for _, b := range u[:at] {
+		if !isLetter(b) && !isDigit(b) && !strings.ContainsRune(".!#$%&'*+/=?^_`{|}~-", rune(b)) {
+			return false
+		}
+	}
+	for _, label := range bytes.Split(u[at+1:], []byte(".")) {
+		if len(label) == 0 || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, b := range label {
+			if !isLetter(b) && !isDigit(b) && b != '-' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+func isDigit(b byte) bool  { return b >= '0' && b <= '9' }
+
+// bareURL reads a bare http:// or https:// URL at i, as GitHub links one:
+// after a character that is not a letter or digit, up to white space or
+// '<', without trailing punctuation or an unbalanced ')'.
+func (s *scanner) bareURL(i int) int {
+	t := s.t
+	if i > 0 && (isLetter(t[i-1]) || isDigit(t[i-1])) {
+		return i + 1
+	}
+	rest := t[i:]
+	var scheme int
+	switch {
+	case len(rest) > 8 && strings.EqualFold(string(rest[:8]), "https://"):
+		scheme = 8
+	case len(rest) > 7 && strings.EqualFold(string(rest[:7]), "http://"):
+		scheme = 7
+	default:
+		return i + 1
+	}
+	j := i + scheme
+	for j < len(t) && t[j] > ' ' && t[j] != '<' {
+		j++
+	}
+	s.steps += 2 * (j - i) // and back over trailing punctuation
+	end := j
+	for end > i+scheme {
+		c := t[end-1]
+		if strings.IndexByte("?!.,:*_~'\";", c) >= 0 {
+			end--
+			continue
+		}
+		if c == ')' && bytes.Count(t[i:end], []byte("(")) < bytes.Count(t[i:end], []byte(")")) {
+			end--
+			continue
+		}
+		break
+	}
+	if end > i+scheme {
+		s.emit(i, t[i:end], docir.LinkAutolink)
+	}
+	return j
+}
+
+// shortcode reads a Hugo shortcode tag at i ({{< … >}} or {{% … %}}):
+// ref and relref are emitted as links; any tag is skipped whole, and a
+// commented one ({{</* … */>}}, how Hugo's docs show a shortcode) is
+// skipped without being read.
+func (s *scanner) shortcode(i int) int {
+	t := s.t
+	closing := closingOf(t[i+2])
+	j := i + 3
+	for j < len(t) && (t[j] == ' ' || t[j] == '\t') {
+		j++
+	}
+	if j < len(t) && t[j] == '/' && j+1 < len(t) && t[j+1] == '*' {
+		if end := s.find("*/"+closing, j+2); end >= 0 {
+			return end + 2 + len(closing)
+		}
+		return i + 3
+	}
+	end := s.find(closing, j)
+	if end < 0 {
+		return i + 3
+	}
+	if kind, target, ok := hugoRef(t[j:end]); ok {
+		s.emit(i, target, kind)
+	}
+	return end + len(closing)
+}
+
+// closingOf is how a shortcode tag opened by "{{" and delim closes.
+func closingOf(delim byte) string {
+	if delim == '<' {
+		return ">}}"
+	}
+	return "%}}"
+}
+
+// hugoRef reads the inside of a shortcode tag (after its opening
+// delimiter, before its closing one): for ref and relref, the kind and
+// the path argument, positional (quoted or not) or named (path="…").
+func hugoRef(in []byte) (kind string, target []byte, ok bool) {
+	name, rest, _ := bytes.Cut(bytes.TrimSpace(in), []byte(" "))
+	switch string(name) {
+	case "ref":
+		kind = docir.LinkHugoRef
+	case "relref":
+		kind = docir.LinkHugoRelRef
+	default:
+		return "", nil, false
+	}
+	for rest = bytes.TrimSpace(rest); len(rest) > 0; rest = bytes.TrimSpace(rest) {
+		var key []byte
+		if eq := bytes.IndexByte(rest, '='); eq > 0 && !bytes.ContainsAny(rest[:eq], " \"'`") {
+			key, rest = rest[:eq], rest[eq+1:]
+		}
+		var val []byte
+		switch {
+		case len(rest) > 0 && (rest[0] == '"' || rest[0] == '\'' || rest[0] == '`'):
+			end := bytes.IndexByte(rest[1:], rest[0])
+			if end < 0 {
+				return "", nil, false
+			}
+			val, rest = rest[1:1+end], rest[2+end:]
+		default:
+			end := bytes.IndexAny(rest, " \t")
+			if end < 0 {
+				end = len(rest)
+			}
+			val, rest = rest[:end], rest[end:]
+		}
+		if key == nil || string(key) == "path" {
+			return kind, val, true
+		}
+	}
+	return "", nil, false
+}
+
+// closeBracket handles a ']' at i: the nearest opener and what follows
+// make a link (inline, or a reference that is defined), an image (not a
+// link), or neither.
+func (s *scanner) closeBracket(i int) int {
+	t := s.t
+	if len(s.stack) == 0 {
+		return i + 1
+	}
+	op := s.stack[len(s.stack)-1]
+	s.stack = s.stack[:len(s.stack)-1]
+	active := len(s.stack) >= s.inactiveBelow
+	s.inactiveBelow = min(s.inactiveBelow, len(s.stack))
+	if !active {
+		return i + 1
+	}
+	var dest []byte
+	kind := docir.LinkInline
+	end := -1
+	switch {
+	case i+1 < len(t) && t[i+1] == '(':
+		if d, e, ok := s.inlineDest(i + 1); ok {
+			dest, end = d, e
+		}
+	case i+1 < len(t) && t[i+1] == '[':
+		label, e, ok := s.readLabel(i + 1)
+		if !ok {
+			break
+		}
+		if len(bytes.TrimSpace(label)) == 0 { // collapsed: [label][]
+			label = t[op.at+1 : i]
+		}
+		if d, ok := s.lookup(label); ok {
+			dest, end, kind = d, e, docir.LinkReference
+		}
+	default: // shortcut: [label]
+		if d, ok := s.lookup(t[op.at+1 : i]); ok {
+			dest, end, kind = d, i+1, docir.LinkReference
+		}
+	}
+	if end < 0 {
+		return i + 1
+	}
+	if !op.image {
+		at := op.at
+		if target, sk, ok := shortcodeTarget(dest); ok {
+			s.emit(at, target, sk)
+		} else {
+			s.emit(at, unescape(dest), kind)
+		}
+		// A link may not contain a link: the openers around it are now
+		// plain brackets.
+		s.inactiveBelow = len(s.stack)
+	}
+	return end
+}
+
+// lookup finds the destination of a reference label, if the file defines
+// it; a label holding an unescaped bracket, blank, or longer than
+// CommonMark allows is none.
+func (s *scanner) lookup(label []byte) ([]byte, bool) {
+	if len(label) > maxLabel || len(bytes.TrimSpace(label)) == 0 {
+		return nil, false
+	}
+	for k := 0; k < len(label); k++ {
+		switch label[k] {
+		case '\\':
+			k++
+		case '[', ']':
+			return nil, false
+		}
+	}
+	return s.refs(label)
+}
+
+// readLabel reads a link label "[…]" at t[i] == '[': its text and the
+// offset past its ']'.
+func (s *scanner) readLabel(i int) (label []byte, end int, ok bool) {
+	t := s.t
+	for j := i + 1; j < len(t) && j-i <= maxLabel+1; j++ {
+		s.steps++
+		switch t[j] {
+		case '\\':
+			j++
+		case '[':
+			return nil, 0, false
+		case ']':
+			return t[i+1 : j], j + 1, true
+		}
+	}
+	return nil, 0, false
+}
+
+// inlineDest reads "(destination "title")" at t[i] == '(': the destination
+// (raw: escapes and entities not yet decoded) and the offset past the ')'.
+func (s *scanner) inlineDest(i int) (dest []byte, end int, ok bool) {
+	t := s.t
+	j := skipSpace(t, i+1)
+	if j >= len(t) {
+		return nil, 0, false
+	}
+	switch {
+	case t[j] == ')':
+		return nil, j + 1, true
+	case t[j] == '<':
+		k := j + 1
+		for ; k < len(t); k++ {
+			s.steps++
+			c := t[k]
+			if c == '\\' && k+1 < len(t) && util.IsPunct(t[k+1]) {
+				k++
+				continue
+			}
+			if c == '\n' || c == '<' {
+				return nil, 0, false
+			}
+			if c == '>' {
+				break
+			}
+		}
+		if k >= len(t) {
+			return nil, 0, false
+		}
+		dest, j = t[j+1:k], k+1
+	default:
+		k, depth := j, 0
+	scan:
+		for ; k < len(t); k++ {
+			s.steps++
+			switch c := t[k]; {
+			case c == '\\' && k+1 < len(t) && util.IsPunct(t[k+1]):
+				k++
+			case c <= ' ' || c == 0x7f:
+				break scan
+			case c == '(':
+				if depth++; depth > maxParens {
+					return nil, 0, false
+				}
+			case c == ')':
+				if depth == 0 {
+					break scan
+				}
+				depth--
+			}
+		}
+		if depth != 0 {
+			return nil, 0, false
+		}
+		dest, j = t[j:k], k
+	}
+	k := skipSpace(t, j)
+	if k < len(t) && k > j && (t[k] == '"' || t[k] == '\'' || t[k] == '(') {
+		close := t[k]
+		if close == '(' {
+			close = ')'
+		}
+		m := k + 1
+		for ; m < len(t); m++ {
+			s.steps++
+			c := t[m]
+			if c == '\\' && m+1 < len(t) && util.IsPunct(t[m+1]) {
+				m++
+				continue
+			}
+			if c == close {
+				break
+			}
+			if t[k] == '(' && c == '(' {
+				return nil, 0, false
+			}
+		}
+		if m >= len(t) {
+			return nil, 0, false
+		}
+		k = skipSpace(t, m+1)
+	}
+	if k < len(t) && t[k] == ')' {
+		return dest, k + 1, true
+	}
+	return nil, 0, false
+}
+
+// skipSpace skips spaces and tabs and at most one line ending.
+func skipSpace(t []byte, i int) int {
+	nl := false
+	for i < len(t) {
+		switch t[i] {
+		case ' ', '\t':
+		case '\r':
+		case '\n':
+			if nl {
+				return i
+			}
+			nl = true
+		default:
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// shortcodeTarget reads a destination that is one Hugo ref or relref
+// shortcode ("{{< ref "x.md" >}}", as a reference definition's target
+// may be): its kind and path.
+func shortcodeTarget(dest []byte) ([]byte, string, bool) {
+	d := bytes.TrimSpace(dest)
+	if len(d) < 7 || !bytes.HasPrefix(d, []byte("{{")) || (d[2] != '<' && d[2] != '%') {
+		return nil, "", false
+	}
+	closing := []byte(closingOf(d[2]))
+	if !bytes.HasSuffix(d, closing) {
+		return nil, "", false
+	}
+	kind, target, ok := hugoRef(d[3 : len(d)-3])
+	return target, kind, ok
+}
+
+// unescape decodes a destination's backslash escapes and entity and
+// numeric character references, as CommonMark reads them.
+func unescape(dest []byte) []byte {
+	d := util.UnescapePunctuations(bytes.Clone(dest))
+	d = util.ResolveNumericReferences(d)
+	return util.ResolveEntityNames(d)
+}

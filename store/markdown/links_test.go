@@ -1,0 +1,210 @@
+package markdown
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/docir/docir/docir"
+)
+
+// link is a LinkRef in short, for the table.
+func link(kind, target string, line int) docir.LinkRef {
+	return docir.LinkRef{Target: target, Kind: kind, Line: line}
+}
+
+// allLinks lists a record's links in document order: the lead's, then each
+// section's.
+func allLinks(rec docir.Record) []docir.LinkRef {
+	out := append([]docir.LinkRef(nil), rec.Links...)
+	for _, s := range rec.Sections {
+		out = append(out, s.Links...)
+	}
+	return out
+}
+
+// TestLinkForms is the table of link forms: what the IR records of each,
+// as written (resolution is the store's: see store/links).
+func TestLinkForms(t *testing.T) {
+	const (
+		in  = docir.LinkInline
+		ref = docir.LinkReference
+		aut = docir.LinkAutolink
+		hr  = docir.LinkHugoRef
+		hrr = docir.LinkHugoRelRef
+	)
+	tests := []struct {
+		name, md string
+		want     []docir.LinkRef
+	}{
+		{"relative", "[a](ops/disk.md)", []docir.LinkRef{link(in, "ops/disk.md", 1)}},
+		{"dot slash", "[a](./disk.md)", []docir.LinkRef{link(in, "./disk.md", 1)}},
+		{"dot dot", "[a](../ops/disk.md#mitigate)", []docir.LinkRef{link(in, "../ops/disk.md#mitigate", 1)}},
+		{"local anchor", "[a](#mitigate)", []docir.LinkRef{link(in, "#mitigate", 1)}},
+		{"root relative", "[a](/functions/urls/ref/)", []docir.LinkRef{link(in, "/functions/urls/ref/", 1)}},
+		{"angle brackets", "[a](<my notes.md>)", []docir.LinkRef{link(in, "my notes.md", 1)}},
+		{"title double", `[a](b.md "The title")`, []docir.LinkRef{link(in, "b.md", 1)}},
+		{"title single", `[a](b.md 'The title')`, []docir.LinkRef{link(in, "b.md", 1)}},
+		{"title parens", `[a](b.md (The title))`, []docir.LinkRef{link(in, "b.md", 1)}},
+		{"encoded space", "[a](my%20notes.md)", []docir.LinkRef{link(in, "my%20notes.md", 1)}},
+		{"escapes and entities", `[a](a\_b.md#caf&eacute;)`, []docir.LinkRef{link(in, "a_b.md#café", 1)}},
+		{"balanced parens", "[a](wiki/Foo_(bar).md)", []docir.LinkRef{link(in, "wiki/Foo_(bar).md", 1)}},
+		{"empty destination", "[a]()", []docir.LinkRef{link(in, "", 1)}},
+		{"case kept", "[a](Guide.md#Mitigate)", []docir.LinkRef{link(in, "Guide.md#Mitigate", 1)}},
+		{"full reference", "[a][disk]\n\n[disk]: ops/disk.md", []docir.LinkRef{link(ref, "ops/disk.md", 1)}},
+		{"collapsed reference", "[Disk][]\n\n[disk]: <ops/disk.md> \"t\"", []docir.LinkRef{link(ref, "ops/disk.md", 1)}},
+		{"shortcut reference, case folded", "see [DISK] here\n\n[disk]: ops/disk.md", []docir.LinkRef{link(ref, "ops/disk.md", 1)}},
+		{"undefined reference", "[a][nope] and [nope]", nil},
+		{"autolink", "<https://example.com/a>", []docir.LinkRef{link(aut, "https://example.com/a", 1)}},
+		{"email autolink", "<ops@example.com>", []docir.LinkRef{link(aut, "mailto:ops@example.com", 1)}},
+		{"bare URL", "see https://example.com/x. Done", []docir.LinkRef{link(aut, "https://example.com/x", 1)}},
+		{"bare URL in parens", "(see https://example.com/x)", []docir.LinkRef{link(aut, "https://example.com/x", 1)}},
+		{"hugo ref", `[a]({{< ref "ops/disk.md#mitigate" >}})`, []docir.LinkRef{link(hr, "ops/disk.md#mitigate", 1)}},
+		{"hugo relref named", `[a]({{% relref path="disk" lang="en" %}})`, []docir.LinkRef{link(hrr, "disk", 1)}},
+		{"hugo ref in a definition", "[a][d]\n\n[d]: <{{% ref \"/ops/disk\" %}}>", []docir.LinkRef{link(hr, "/ops/disk", 1)}},
+		// "{{<" … ">}}" inside <…> is no CommonMark definition (the '>'
+		// ends the destination): the shortcode is read where it stands.
+		{"hugo ref in a broken definition", "[a][d]\n\n[d]: <{{< ref \"/ops/disk\" >}}>", []docir.LinkRef{link(hr, "/ops/disk", 3)}},
+		{"hugo commented shortcode", `{{</* ref "x.md" */>}}`, nil},
+		{"other shortcode", `{{< figure src="x.png" >}}`, nil},
+		{"template in a definition", "[src][]\n\n[src]: <{{% eturl x %}}>", []docir.LinkRef{link(ref, "{{% eturl x %}}", 1)}},
+		{"image is not a link", "![alt](pic.png)", nil},
+		{"link around an image", "[![alt](pic.png)](big.md)", []docir.LinkRef{link(in, "big.md", 1)}},
+		{"no link in a link", "[a [b](x.md) c](y.md)", []docir.LinkRef{link(in, "x.md", 1)}},
+		{"code span", "`[a](x.md)` and [b](y.md)", []docir.LinkRef{link(in, "y.md", 1)}},
+		{"code span of two ticks", "``[a](`x.md`)`` [b](y.md)", []docir.LinkRef{link(in, "y.md", 1)}},
+		{"escaped bracket", `\[a](x.md)`, nil},
+		{"fenced code", "```\n[a](x.md)\n```\n[b](y.md)", []docir.LinkRef{link(in, "y.md", 4)}},
+		{"indented code", "    [a](x.md)\n\n[b](y.md)", []docir.LinkRef{link(in, "y.md", 3)}},
+		{"html comment", "text <!-- [a](x.md) --> [b](y.md)", []docir.LinkRef{link(in, "y.md", 1)}},
+		{"html block", "<div>\n[a](x.md)\n</div>\n\n[b](y.md)", []docir.LinkRef{link(in, "y.md", 5)}},
+		{"space in destination", "[a](my notes.md)", nil},
+		{"link over two lines", "one [a\nb](x.md) two", []docir.LinkRef{link(in, "x.md", 1)}},
+		{"list item and quote", "- [a](x.md)\n\n> [b](y.md)", []docir.LinkRef{link(in, "x.md", 1), link(in, "y.md", 3)}},
+		{"heading", "# See [a](x.md)", []docir.LinkRef{link(in, "x.md", 1)}},
+		{"too deep parens", "[a](" + strings.Repeat("(", 33) + "x" + strings.Repeat(")", 33) + ")", nil},
+	}
+	p := NewParser()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := allLinks(p.Parse("a.md", []byte(tt.md)).Record)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("%q (-want +got):\n%s", tt.md, diff)
+			}
+		})
+	}
+}
+
+// TestLinksBySection: a link belongs to the section whose own text holds
+// it; links before the first heading are the record's.
+func TestLinksBySection(t *testing.T) {
+	md := "---\ntitle: T\n---\nlead [l](l.md)\n\n# One\n\n[a](a.md)\n\n## Two\n\n[b](b.md) <https://x.org>\n\n# Three\n"
+	rec := NewParser().Parse("a.md", []byte(md)).Record
+	got := map[string][]docir.LinkRef{"": rec.Links}
+	for _, s := range rec.Sections {
+		got[s.Slug] = s.Links
+	}
+	want := map[string][]docir.LinkRef{
+		"":      {link(docir.LinkInline, "l.md", 4)},
+		"one":   {link(docir.LinkInline, "a.md", 8)},
+		"two":   {link(docir.LinkInline, "b.md", 12), link(docir.LinkAutolink, "https://x.org", 12)},
+		"three": nil,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestLinkScanIsLinear: on the shapes that are quadratic in goldmark's
+// inline parser (docs/ingest.md), and others that would be in a naive
+// scan, the bytes the scan looks at grow linearly with the input: 8 times
+// the input, at most 8 times the steps (and a bounded number per byte).
+func TestLinkScanIsLinear(t *testing.T) {
+	shapes := map[string]string{
+		"link openers":     "[a](",
+		"nested parens":    "[a](((",
+		"long destination": "[a](" + strings.Repeat("x", 100),
+		"brackets":         "[",
+		"closers":          "[]",
+		"angle openers":    "<a:",
+		"backticks":        "`` ` ",
+		"shortcodes":       "{{< ref ",
+		"comments":         "<!-- ",
+		"titles":           `[a](b "`,
+		"paren titles":     `[a](b (`,
+		"labels":           "[a][",
+		"bare urls":        "http://x",
+	}
+	steps := func(b []byte) int {
+		s := scanner{t: b, refs: func([]byte) ([]byte, bool) { return []byte("x"), true }}
+		s.run()
+		return s.steps
+	}
+	for name, unit := range shapes {
+		t.Run(name, func(t *testing.T) {
+			small := []byte(strings.Repeat(unit, 10_000))
+			large := []byte(strings.Repeat(unit, 80_000))
+			ss, sl := steps(small), steps(large)
+			if sl > 9*ss || sl > 40*len(large) {
+				t.Errorf("%d bytes: %d steps; %d bytes: %d steps: not linear", len(small), ss, len(large), sl)
+			}
+		})
+	}
+}
+
+// TestLinksWithinBudget: a whole 4 MiB file of link openers parses, links
+// and all, well within the default budget.
+func TestLinksWithinBudget(t *testing.T) {
+	src := []byte(strings.Repeat("[a](", 1<<20))
+	if _, err := NewParser().ParseContext(context.Background(), "a.md", src, DefaultLimits); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzLinks holds the scan's invariants on any block text: every link
+// starts inside the text, in order of discovery never past its end, and
+// the work is bounded by the text's size.
+func FuzzLinks(f *testing.F) {
+	for _, s := range []string{"[a](b.md)", "[a][b]", "<http://x>", "``a`` [b](c)", `{{< ref "x" >}}`, "[a](<b", "[![i](j)](k)", "https://x.org/(a)."} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s := scanner{t: b, refs: func(l []byte) ([]byte, bool) { return l, len(l)%2 == 0 }}
+		s.run()
+		for _, l := range s.out {
+			if l.at < 0 || l.at >= len(b) {
+				t.Fatalf("link %+v outside the %d-byte text", l, len(b))
+			}
+		}
+		if s.steps > 40*len(b)+64 {
+			t.Fatalf("%d steps for %d bytes", s.steps, len(b))
+		}
+	})
+}
+
+// TestAnchorsAndTerms: ids a section's text defines besides its slug —
+// HTML id and name attributes, and definition terms, slugged in one
+// sequence with the headings as Hugo numbers them.
+func TestAnchorsAndTerms(t *testing.T) {
+	md := "lead <a id=\"top\"></a>\n\n`baseURL`\n: the base\n\n# Cascade\n\n<div id='box' name=x>\nhi\n</div>\n\n" +
+		"`cascade`\n: (`map`) what cascades\n\n`[alias](x.md)` **Two words**\n: more\n\n`options`\n: a term before its heading\n\n## Options\n\n`not a term`\n\nplain\n: still a definition\n\n" +
+		"`x` and `<span id=\"code\">`\n"
+	rec := NewParser().Parse("a.md", []byte(md)).Record
+	type anchors struct{ Anchors, Terms []string }
+	got := map[string]anchors{"": {rec.Anchors, rec.Terms}}
+	for _, s := range rec.Sections {
+		got[s.Slug] = anchors{s.Anchors, s.Terms}
+	}
+	want := map[string]anchors{
+		"":        {[]string{"top"}, []string{"baseurl"}},
+		"cascade": {[]string{"box", "x"}, []string{"cascade-1", "alias-two-words", "options"}},
+		// The heading after the term "options" is "options-1" where terms
+		// have ids, as Hugo numbers it; its slug stays "options".
+		"options": {nil, []string{"options-1", "plain"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

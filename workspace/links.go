@@ -1,0 +1,298 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/docir/docir/address"
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store"
+)
+
+// Links reads, for each address, the links leaving the document (or the
+// section, with its subsections) and the links of the generation that
+// lead into it, from the link index the refresh built: no file or body is
+// read. A miss is data, with the same reasons and suggestions as Resolve.
+func (s *Service) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
+	v, release, err := s.acquire(ctx)
+	if err != nil {
+		return docir.LinksResolved{}, err
+	}
+	defer release()
+	snap := v.snap
+	out := make([]docir.LinkResolution, len(addrs))
+	suggested := 0
+	for i, a := range addrs {
+		if err := ctx.Err(); err != nil {
+			return docir.LinksResolved{}, err
+		}
+		set, reason, err := linkSet(snap, a)
+		if err != nil {
+			return docir.LinksResolved{}, err
+		}
+		out[i] = docir.LinkResolution{Set: set, Reason: reason}
+		if reason == docir.ReasonNoDocument && suggested < maxSuggested {
+			suggested++
+			if out[i].Suggestions, err = Suggest(snap, a, 3); err != nil {
+				return docir.LinksResolved{}, err
+			}
+		}
+	}
+	return docir.LinksResolved{Items: out}, nil
+}
+
+// linkSet is the links read of one address.
+func linkSet(snap *store.Snapshot, a address.Address) (*docir.LinkSet, string, error) {
+	rec, ok, err := snap.Record(a.ID)
+	if err != nil || !ok {
+		return nil, docir.ReasonNoDocument, err
+	}
+	set := &docir.LinkSet{
+		Address: a.String(), ID: rec.ID, Title: rec.Title, Path: rec.Path,
+		Store: docir.StoreLocal, Generation: snap.Generation(),
+		Outgoing: []docir.Link{}, Incoming: []docir.Link{},
+	}
+	// within reports whether an address of the document (id, or id#slug)
+	// lies in what was asked: the document, or the section and its
+	// subsections.
+	within := func(string) bool { return true }
+	if a.HasHeading() {
+		sec, ok := rec.FindSection(a.Heading)
+		if !ok {
+			return nil, docir.ReasonNoSection, nil
+		}
+		set.Section = &docir.SectionRef{Slug: sec.Slug, Heading: sec.Heading, Level: sec.Level}
+		in := map[string]bool{}
+		for _, s := range rec.Sections {
+			if s.Start >= sec.Start && s.Start < sec.End {
+				in[rec.ID+"#"+s.Slug] = true
+			}
+		}
+		within = func(addr string) bool { return in[addr] }
+	}
+	out, err := snap.LinksOf(rec.ID)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, l := range out {
+		if within(l.From) {
+			set.Outgoing = append(set.Outgoing, l)
+		}
+	}
+	in, err := snap.LinksInto(rec.ID)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, l := range in {
+		if within(l.Address) {
+			set.Incoming = append(set.Incoming, l)
+		}
+	}
+	return set, "", nil
+}
+
+// Check lists the broken links of the generation the read holds, from
+// the list the refresh kept (no record is decoded), and with p.External
+// its external links, never fetched.
+func (s *Service) Check(ctx context.Context, p docir.CheckParams) (docir.CheckResult, error) {
+	v, release, err := s.acquire(ctx)
+	if err != nil {
+		return docir.CheckResult{}, err
+	}
+	defer release()
+	snap := v.snap
+	res := docir.CheckResult{Generation: snap.Generation(), Broken: []docir.CheckedLink{}}
+	if res.Documents, err = snap.Count(); err != nil {
+		return docir.CheckResult{}, err
+	}
+	if res.Counts, err = snap.LinkCounts(); err != nil {
+		return docir.CheckResult{}, err
+	}
+	err = snap.BrokenLinks(func(_ string, ls []docir.CheckedLink) error {
+		res.Broken = append(res.Broken, ls...)
+		return ctx.Err()
+	})
+	if err != nil {
+		return docir.CheckResult{}, err
+	}
+	if p.External {
+		res.External = []docir.CheckedLink{}
+		err = snap.EachLinks(func(_, path string, ls []docir.Link) error {
+			for _, l := range ls {
+				if l.Status == docir.LinkExternal {
+					res.External = append(res.External, docir.CheckedLink{Link: l, Path: path})
+				}
+			}
+			return ctx.Err()
+		})
+		if err != nil {
+			return docir.CheckResult{}, err
+		}
+	}
+	return res, nil
+}
+
+// Changes lists the documents and sections that differ between two
+// retained generations: p.Since and p.Until (0: the generation the read
+// holds, the current one unless it is pinned). It reads only what may
+// differ (store.Snapshot.Diff), then the records and bodies of the
+// documents that did, to tell which of their sections changed: a section
+// whose own text (its heading line to the next heading) differs, or that
+// one side lacks.
+func (s *Service) Changes(ctx context.Context, p docir.ChangesParams) (docir.ChangesResult, error) {
+	if p.SinceReceipt != "" {
+		return docir.ChangesResult{}, docir.Errorf(docir.CodeInternal, "changes: a receipt is read by the caller, not the store")
+	}
+	if p.Since == 0 {
+		return docir.ChangesResult{}, docir.Errorf(docir.CodeInvalidParams, "changes: since: want a generation (1 or more) or a binding receipt")
+	}
+	v, release, err := s.acquire(ctx)
+	if err != nil {
+		return docir.ChangesResult{}, err
+	}
+	defer release()
+	// Other generations are pinned through the service itself: a view's
+	// own Pin answers its generation only.
+	base := &Service{cfg: s.cfg, st: s.st}
+	until := v
+	if p.Until != 0 && p.Until != v.snap.Generation() {
+		u, err := base.Pin(ctx, p.Until)
+		if err != nil {
+			return docir.ChangesResult{}, err
+		}
+		defer u.Close()
+		until = u.s.pin
+	}
+	if p.Since > until.snap.Generation() {
+		return docir.ChangesResult{}, docir.Errorf(docir.CodeInvalidParams, "changes: since %d is after until %d", p.Since, until.snap.Generation())
+	}
+	since, err := base.Pin(ctx, p.Since)
+	if err != nil {
+		return docir.ChangesResult{}, err
+	}
+	defer since.Close()
+	return diffGenerations(ctx, since.Snapshot(), until.snap)
+}
+
+// diffGenerations is the changes reply from generation old to new.
+func diffGenerations(ctx context.Context, old, cur *store.Snapshot) (docir.ChangesResult, error) {
+	res := docir.ChangesResult{
+		Since: old.Generation(), Until: cur.Generation(),
+		Documents: emptyChanges(), Sections: emptyChanges(),
+	}
+	added, changed, removed, err := cur.Diff(old)
+	if err != nil {
+		return docir.ChangesResult{}, err
+	}
+	res.Documents.Added, res.Documents.Removed = append(res.Documents.Added, added...), append(res.Documents.Removed, removed...)
+	for _, id := range changed {
+		if err := ctx.Err(); err != nil {
+			return docir.ChangesResult{}, err
+		}
+		res.Documents.Changed = append(res.Documents.Changed, id)
+		orec, obody, ok1, err := old.Lookup(id)
+		if err != nil {
+			return docir.ChangesResult{}, err
+		}
+		nrec, nbody, ok2, err := cur.Lookup(id)
+		if err != nil {
+			return docir.ChangesResult{}, err
+		}
+		if !ok1 || !ok2 {
+			continue
+		}
+		before := map[string][]byte{}
+		for _, s := range orec.Sections {
+			before[s.Slug] = ownText(obody, s)
+		}
+		for _, s := range nrec.Sections {
+			addr := id + "#" + s.Slug
+			was, ok := before[s.Slug]
+			switch {
+			case !ok:
+				res.Sections.Added = append(res.Sections.Added, addr)
+			case !bytes.Equal(was, ownText(nbody, s)):
+				res.Sections.Changed = append(res.Sections.Changed, addr)
+			}
+			delete(before, s.Slug)
+		}
+		for slug := range before {
+			res.Sections.Removed = append(res.Sections.Removed, id+"#"+slug)
+		}
+	}
+	for _, l := range []*[]string{&res.Sections.Added, &res.Sections.Changed, &res.Sections.Removed} {
+		slices.SortFunc(*l, strings.Compare)
+	}
+	return res, nil
+}
+
+func emptyChanges() docir.ChangeLists {
+	return docir.ChangeLists{Added: []string{}, Changed: []string{}, Removed: []string{}}
+}
+
+// ownText is a section's own text: its heading line to the next heading
+// of any level.
+func ownText(body []byte, s docir.Section) []byte {
+	if s.Start > s.OwnEnd || s.OwnEnd > len(body) {
+		return nil
+	}
+	return body[s.Start:s.OwnEnd]
+}
+
+// Links reads the links of addresses on the view's generation; the
+// documents it read links of (the ones asked and the sources of their
+// incoming links) go to the context's read log.
+func (v *View) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
+	res, err := v.s.Links(ctx, addrs)
+	if log := docir.ReadLogOf(ctx); log != nil {
+		for _, it := range res.Items {
+			if it.Set == nil {
+				continue
+			}
+			log.Add(it.Set.ID)
+			for _, l := range it.Set.Incoming {
+				if a, err := address.Parse(l.From); err == nil {
+					log.Add(a.ID)
+				}
+			}
+		}
+	}
+	return res, err
+}
+
+// Check lists the broken links of the view's generation.
+func (v *View) Check(ctx context.Context, p docir.CheckParams) (docir.CheckResult, error) {
+	return v.s.Check(ctx, p)
+}
+
+// Changes lists what changed from p.Since to p.Until (0: the view's
+// generation).
+func (v *View) Changes(ctx context.Context, p docir.ChangesParams) (docir.ChangesResult, error) {
+	return v.s.Changes(ctx, p)
+}
+
+// Links implements docir.Reader.
+func (g *Gate) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
+	if err := g.Wait(ctx); err != nil {
+		return docir.LinksResolved{}, err
+	}
+	return g.r.Links(ctx, addrs)
+}
+
+// Check implements docir.Reader.
+func (g *Gate) Check(ctx context.Context, p docir.CheckParams) (docir.CheckResult, error) {
+	if err := g.Wait(ctx); err != nil {
+		return docir.CheckResult{}, err
+	}
+	return g.r.Check(ctx, p)
+}
+
+// Changes implements docir.Reader.
+func (g *Gate) Changes(ctx context.Context, p docir.ChangesParams) (docir.ChangesResult, error) {
+	if err := g.Wait(ctx); err != nil {
+		return docir.ChangesResult{}, err
+	}
+	return g.r.Changes(ctx, p)
+}

@@ -1,0 +1,170 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
+)
+
+// Tool names of the link graph and history reads.
+const (
+	ToolLinks   = "links"
+	ToolCheck   = "check"
+	ToolChanges = "changes"
+)
+
+// linkTools are the tools of the link graph (links, check) and of the
+// store's history (changes).
+func linkTools(corpus string) []tool {
+	return []tool{
+		{
+			name: ToolLinks, title: "Links from and to a page", method: wire.MethodLinks, readOnly: true,
+			description: "The links of documents or sections of " + corpus + ", both ways, by address (<id> or <id>#<heading>): " +
+				"outgoing (each with where it leads: an address get accepts, an external URL, or broken with the reason " +
+				"no_document or no_section) and incoming (the sections of the corpus that link here, with their lines). " +
+				"Use it to follow a page's references, to see what else may need an edit when a section changes, or what " +
+				"points at a page before renaming or removing it. No bodies: read them with get. doc_id answers {links: one set} " +
+				"(a miss is an error); doc_ids answers {links: [...], missing}.",
+			params: reflect.TypeFor[docir.LinksParams](),
+			output: keyedOutput[docir.LinkResult, docir.LinksResult]("doc_id: {links: the set}; doc_ids: {links, missing}"),
+			describe: map[string]string{
+				"doc_id":  "one address; the reply is {links: its link set}",
+				"doc_ids": fmt.Sprintf("several addresses (at most %d), as a JSON array of strings; the reply is {links, missing}", docir.MaxBatch),
+			},
+		},
+		{
+			name: ToolCheck, title: "Broken links", method: wire.MethodCheck, readOnly: true,
+			description: "Every broken internal link and anchor of " + corpus + " (links to no document, or to a heading the " +
+				"document lacks), with the section and line that holds it and the file's path. Use it before and after editing " +
+				"the docs. external: true lists the external URLs too; they are never fetched.",
+			params: reflect.TypeFor[docir.CheckParams](),
+			output: schemaFor[docir.CheckResult],
+			describe: map[string]string{
+				"external": "true to list the external links (URLs) too; never fetched",
+			},
+		},
+		{
+			name: ToolChanges, title: "What changed since a generation", method: wire.MethodChanges, readOnly: true,
+			description: "What changed in " + corpus + " between two generations of the store: documents and sections added, " +
+				"changed (their own text) and removed, as addresses. Use it after a refresh, or when status shows a newer " +
+				"generation than the one your earlier reads came from: pass that generation (the generation field of a reply) " +
+				"as since, or the binding receipt you read under as since_receipt; then read sections.changed, sections.added and " +
+				"documents.added again with get, and drop what was removed. Both generations must still be retained.",
+			params: reflect.TypeFor[docir.ChangesParams](),
+			output: schemaFor[docir.ChangesResult],
+			describe: map[string]string{
+				"since":         "the generation your earlier reads came from (a number); give it or since_receipt",
+				"since_receipt": "the binding receipt your earlier reads ran under (the receipt file's text); give it or since",
+				"until":         "optional: the later generation (default: the current one)",
+			},
+		},
+	}
+}
+
+// linksText renders a links, check or changes result for an LLM.
+func linksText(method string, result json.RawMessage) (string, error) {
+	var b strings.Builder
+	switch method {
+	case wire.MethodLinks:
+		var probe struct {
+			Links json.RawMessage `json:"links"`
+		}
+		if err := json.Unmarshal(result, &probe); err != nil {
+			return "", err
+		}
+		if len(probe.Links) > 0 && probe.Links[0] == '{' {
+			var r docir.LinkResult
+			if err := json.Unmarshal(result, &r); err != nil {
+				return "", err
+			}
+			writeLinkSet(&b, &r.Links)
+			break
+		}
+		var r docir.LinksResult
+		if err := json.Unmarshal(result, &r); err != nil {
+			return "", err
+		}
+		for i := range r.Links {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			writeLinkSet(&b, &r.Links[i])
+		}
+		for _, m := range r.Missing {
+			fmt.Fprintf(&b, "Not found: `%s`: %s\n", m.Address, m.Reason)
+		}
+		writeWarnings(&b, r.Warnings)
+	case wire.MethodCheck:
+		var r docir.CheckResult
+		if err := json.Unmarshal(result, &r); err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "Generation %d, %d documents: %d links resolve, %d broken, %d external, %d unchecked.\n",
+			r.Generation, r.Documents, r.Counts.Resolved, r.Counts.Broken, r.Counts.External, r.Counts.Unchecked)
+		for _, l := range r.Broken {
+			fmt.Fprintf(&b, "- %s line %d (`%s`): `%s` is broken (%s)\n", l.Path, l.Line, l.From, l.Target, l.Reason)
+		}
+		for _, l := range r.External {
+			fmt.Fprintf(&b, "- %s line %d: %s\n", l.Path, l.Line, l.URL)
+		}
+	case wire.MethodChanges:
+		var r docir.ChangesResult
+		if err := json.Unmarshal(result, &r); err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "From generation %d to %d:\n", r.Since, r.Until)
+		for _, l := range []struct {
+			what string
+			list []string
+		}{
+			{"documents added", r.Documents.Added}, {"documents changed", r.Documents.Changed}, {"documents removed", r.Documents.Removed},
+			{"sections added", r.Sections.Added}, {"sections changed", r.Sections.Changed}, {"sections removed", r.Sections.Removed},
+		} {
+			if len(l.list) > 0 {
+				fmt.Fprintf(&b, "- %s: %s\n", l.what, mustJSON(l.list))
+			}
+		}
+		if len(r.Documents.Added)+len(r.Documents.Changed)+len(r.Documents.Removed) == 0 {
+			b.WriteString("Nothing changed.\n")
+		}
+	}
+	return b.String(), nil
+}
+
+func writeLinkSet(b *strings.Builder, s *docir.LinkSet) {
+	fmt.Fprintf(b, "Links of `%s` (%s, generation %d):\n", s.Address, s.Title, s.Generation)
+	if len(s.Outgoing) == 0 {
+		b.WriteString("- no outgoing links\n")
+	}
+	for _, l := range s.Outgoing {
+		fmt.Fprintf(b, "- line %d `%s` -> ", l.Line, l.Target)
+		switch l.Status {
+		case docir.LinkResolved:
+			fmt.Fprintf(b, "`%s`\n", l.Address)
+		case docir.LinkExternal:
+			fmt.Fprintf(b, "%s (external)\n", l.URL)
+		default:
+			fmt.Fprintf(b, "%s (%s)\n", l.Status, l.Reason)
+		}
+	}
+	if len(s.Incoming) == 0 {
+		b.WriteString("- nothing links here\n")
+	}
+	for _, l := range s.Incoming {
+		fmt.Fprintf(b, "- linked from `%s` line %d (to `%s`)\n", l.From, l.Line, l.Address)
+	}
+}
+
+// mustJSON is v as compact JSON (a list of addresses, a string): what the
+// text renderings quote.
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
