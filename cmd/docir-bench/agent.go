@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/docir/docir/docir/corpustest"
 )
@@ -224,36 +221,16 @@ func playAgent(s *mcpServer, q agentQuestion) (agentResult, error) {
 // mcpServer is `docir serve --mcp` spoken to over stdio, one call at a
 // time.
 type mcpServer struct {
-	cmd    *exec.Cmd
-	in     io.WriteCloser
-	out    *bufio.Reader
-	stderr bytes.Buffer
-	cancel context.CancelFunc
-	id     int
-	roots  []string // the corpus's source folders, for file sizes
+	*server
+	roots []string // the corpus's source folders, for file sizes
 }
 
 func startMCP(docir, dir string) (*mcpServer, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	s := &mcpServer{cancel: cancel}
-	s.cmd = exec.CommandContext(ctx, docir, "serve", "--mcp")
-	s.cmd.Dir = dir
-	var err error
-	if s.in, err = s.cmd.StdinPipe(); err != nil {
-		cancel()
-		return nil, err
-	}
-	outPipe, err := s.cmd.StdoutPipe()
+	srv, err := startServer(docir, dir, "--mcp")
 	if err != nil {
-		cancel()
 		return nil, err
 	}
-	s.out = bufio.NewReaderSize(outPipe, 1<<20)
-	s.cmd.Stderr = &s.stderr
-	if err := s.cmd.Start(); err != nil {
-		cancel()
-		return nil, err
-	}
+	s := &mcpServer{server: srv}
 	if _, err := s.rpc("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "docir-bench-agent", "version": "0"}}); err != nil {
 		s.stop()
@@ -348,12 +325,6 @@ func (s *mcpServer) fileSize(path string) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("no file %s under %v", path, s.roots)
-}
-
-func (s *mcpServer) stop() {
-	s.in.Close()
-	_ = s.cmd.Wait()
-	s.cancel()
 }
 
 // agentTotals sums a run.

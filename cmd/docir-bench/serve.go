@@ -13,7 +13,8 @@ import (
 	"time"
 )
 
-// server is a running `docir serve` spoken to over its stdin and stdout.
+// server is a running `docir serve` (with args: `--mcp`) spoken to over its
+// stdin and stdout.
 type server struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser
@@ -23,10 +24,10 @@ type server struct {
 	id     int
 }
 
-func startServer(docir, dir string) (*server, error) {
+func startServer(docir, dir string, args ...string) (*server, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	s := &server{cancel: cancel}
-	s.cmd = exec.CommandContext(ctx, docir, "serve")
+	s.cmd = exec.CommandContext(ctx, docir, append([]string{"serve"}, args...)...)
 	s.cmd.Dir = dir
 	var err error
 	if s.in, err = s.cmd.StdinPipe(); err != nil {

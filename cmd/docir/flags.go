@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -91,11 +90,11 @@ func flagError(cmd *cobra.Command, err error) error {
 	return &docir.Error{Code: docir.CodeUsage, Message: msg + "\nusage: " + cmd.UseLine() + " (docir " + cmd.Name() + " --help lists its flags)", Err: err}
 }
 
-var unknownFlagMsg = regexp.MustCompile(`^unknown flag: --([^\s=]+)`)
+var unknownFlagMsg = lazyRegexp(`^unknown flag: --([^\s=]+)`)
 
 // unknownFlag is the name of the long flag pflag's error says is unknown.
 func unknownFlag(msg string) (string, bool) {
-	m := unknownFlagMsg.FindStringSubmatch(msg)
+	m := unknownFlagMsg().FindStringSubmatch(msg)
 	if m == nil {
 		return "", false
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
@@ -64,10 +65,10 @@ func readAddresses(r io.Reader) ([]address.Address, error) {
 // The heads of the text that search, query and context print: no address
 // line can look like them (an id holds no whitespace).
 var (
-	hitsHead    = regexp.MustCompile(`^ADDRESS\s+SCORE\s`)
-	readNext    = regexp.MustCompile(`^READ NEXT\s+\d+ of \d+ tokens$`)
-	noMatch     = regexp.MustCompile(`^no documents match `)
-	ansiEscapes = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+	hitsHead    = lazyRegexp(`^ADDRESS\s+SCORE\s`)
+	readNext    = lazyRegexp(`^READ NEXT\s+\d+ of \d+ tokens$`)
+	noMatch     = lazyRegexp(`^no documents match `)
+	ansiEscapes = lazyRegexp(`\x1b\[[0-9;]*m`)
 )
 
 // addressesFromLines reads the addresses of text input: the text of
@@ -76,7 +77,7 @@ func addressesFromLines(lines []string) []string {
 	var out []string
 	first := -1
 	for i, l := range lines {
-		lines[i] = strings.TrimRight(ansiEscapes.ReplaceAllString(l, ""), " \t\r")
+		lines[i] = strings.TrimRight(ansiEscapes().ReplaceAllString(l, ""), " \t\r")
 		if first < 0 && strings.TrimSpace(lines[i]) != "" {
 			first = i
 		}
@@ -85,9 +86,9 @@ func addressesFromLines(lines []string) []string {
 		return out
 	}
 	switch head := lines[first]; {
-	case noMatch.MatchString(head):
+	case noMatch().MatchString(head):
 		return out
-	case readNext.MatchString(head):
+	case readNext().MatchString(head):
 		// The addresses to read next, one a row with its tokens, up to the
 		// blank line before the hits table.
 		for _, l := range lines[first+1:] {
@@ -99,7 +100,7 @@ func addressesFromLines(lines []string) []string {
 			}
 		}
 		return out
-	case hitsHead.MatchString(head):
+	case hitsHead().MatchString(head):
 		// A row starts at the first column; a snippet is indented, and a
 		// footer is in parentheses.
 		for _, l := range lines[first+1:] {
@@ -157,4 +158,10 @@ func addressesFromJSON(b []byte) ([]string, error) {
 		return out, nil
 	}
 	return nil, docir.Errorf(docir.CodeUsage, "stdin: JSON object with neither %q nor %q", "hits", "addresses")
+}
+
+// lazyRegexp compiles expr on first use: regexps at package level are
+// compiled in every process, and most commands never read stdin.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

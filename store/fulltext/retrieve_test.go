@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	index "github.com/blevesearch/bleve_index_api"
 )
 
 // retrievalCorpus is passages of random words from a small vocabulary, some
@@ -145,6 +147,54 @@ func TestSetBound(t *testing.T) {
 			if sb := q.setBound(in); sb < c.Bound*(1-1e-12) {
 				t.Errorf("%q: set %v bounds at %v, below a passage's bound %v", text, in, sb, c.Bound)
 			}
+		}
+		rt.Close()
+	}
+}
+
+// TestTotal: the union of the query's postings as bitmaps (Total) counts
+// what reading them side by side counts (countAll, the way when the index
+// cannot unite them), and what the candidates at floor 0 and the passages
+// with any query word excluded by none number.
+func TestTotal(t *testing.T) {
+	x := indexed(t, retrievalCorpus(rand.New(rand.NewPCG(5, 6)), 300))
+	ctx := context.Background()
+	for _, text := range []string{"front matter dates", "the", "taxonomy kube-scheduler", "nothing-here"} {
+		q, err := x.Prepare(ctx, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, err := x.Retrieve(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total, err := rt.Total()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tfrs []index.TermFieldReader
+		for _, term := range q.terms {
+			for _, field := range []string{FieldText, FieldHead} {
+				tfr, err := rt.r.TermFieldReader(ctx, []byte(term), field, false, false, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tfrs = append(tfrs, tfr)
+			}
+		}
+		side, err := rt.countAll(tfrs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cands, err := rt.Candidates(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if side != total || uint64(len(cands)) != total {
+			t.Errorf("%q: Total %d, side by side %d, candidates %d", text, total, side, len(cands))
+		}
+		for _, tfr := range tfrs {
+			tfr.Close()
 		}
 		rt.Close()
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
@@ -140,7 +141,7 @@ const maxTag = 1024
 // htmlIDs appends the id and name attributes of the HTML in t (at offset
 // base of the markdown) to out.
 func htmlIDs(t []byte, base int, out []foundAnchor) []foundAnchor {
-	for _, m := range idAttr.FindAllSubmatchIndex(t, -1) {
+	for _, m := range idAttr().FindAllSubmatchIndex(t, -1) {
 		for g := 2; g < len(m); g += 2 {
 			if m[g] >= 0 && m[g+1] > m[g] {
 				out = append(out, foundAnchor{at: base + m[0], id: string(t[m[g]:m[g+1]])})
@@ -150,8 +151,11 @@ func htmlIDs(t []byte, base int, out []foundAnchor) []foundAnchor {
 	return out
 }
 
-// idAttr matches an id or name attribute, its value quoted or not.
-var idAttr = regexp.MustCompile(`(?i)\s(?:id|name)\s*=\s*(?:"([^"<>]*)"|'([^'<>]*)'|([^\s"'<>=` + "`" + `]+))`)
+// idAttr matches an id or name attribute, its value quoted or not
+// (compiled on first use: every process links this package).
+var idAttr = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\s(?:id|name)\s*=\s*(?:"([^"<>]*)"|'([^'<>]*)'|([^\s"'<>=` + "`" + `]+))`)
+})
 
 // definitionTerms appends the definition terms of a paragraph's text t
 // (at offset base of the markdown) to out: each line, not itself a
@@ -174,7 +178,7 @@ func definitionTerms(t []byte, base int, out []foundAnchor) []foundAnchor {
 		}
 		line := bytes.TrimRight(t[at:at+end], "\r")
 		if isDef(line) && prevAt >= 0 && !isDef(prev) && len(bytes.TrimSpace(prev)) > 0 {
-			term := termMarks.ReplaceAll(linkMarks.ReplaceAll(bytes.TrimSpace(prev), []byte("$1")), nil)
+			term := termMarks().ReplaceAll(linkMarks().ReplaceAll(bytes.TrimSpace(prev), []byte("$1")), nil)
 			out = append(out, foundAnchor{at: base + prevAt, id: string(term), term: true})
 		}
 		prev, prevAt = line, at
@@ -184,8 +188,8 @@ func definitionTerms(t []byte, base int, out []foundAnchor) []foundAnchor {
 }
 
 var (
-	linkMarks = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
-	termMarks = regexp.MustCompile("[`*]")
+	linkMarks = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`) })
+	termMarks = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("[`*]") })
 )
 
 // foundLink is one link the scan found: where it starts (in the markdown,

@@ -3,12 +3,9 @@ package rank
 import (
 	"context"
 	"sort"
-	"strings"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
-	"github.com/docir/docir/store/fulltext"
-	"github.com/docir/docir/store/ingest"
 )
 
 // Context ranks documents like Search, then plans the ordered addresses to
@@ -30,22 +27,18 @@ func Context(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.C
 		return docir.ContextResult{}, docir.Errorf(docir.CodeInvalidParams, "budget %d: want 1 to %d tokens", budget, MaxBudget)
 	}
 	res := docir.ContextResult{Query: q, Budget: budget, Hits: []docir.ContextHit{}, Addresses: []string{}, Generation: snap.Generation()}
-	ft, err := idx()
-	if err != nil {
-		return docir.ContextResult{}, err
-	}
-	pq, err := ft.Prepare(ctx, q)
-	if err != nil {
-		return docir.ContextResult{}, err
-	}
 	var all []planned
 	_, err = eachHit(ctx, snap, idx, q, limit, false, func(f *found) error {
+		sections, err := f.sectionScores()
+		if err != nil {
+			return err
+		}
 		tc := newTokenCounter(f.body)
 		start := min(f.rec.BodyStart, len(f.body))
 		ch := docir.ContextHit{Hit: f.hit(), Tokens: tc.count(start, len(f.body)), Outline: []docir.OutlineEntry{}}
 		res.Hits = append(res.Hits, ch)
 		all = append(all, planned{rec: f.rec, doc: f.doc, tc: tc, whole: ch.Tokens, size: len(f.body), lead: leadSlug(&f.rec, f.body),
-			sections: sectionScores(ft, pq, f)})
+			sections: sections})
 		return nil
 	})
 	if err != nil {
@@ -139,36 +132,6 @@ type planned struct {
 	sections []passageHit // every section scored on the query's words beyond the title, best first
 }
 
-// sectionScores scores every section of a ranked document on what the
-// query says beyond the document's title, as the matched section is
-// chosen (see chooseSection): the ranking retrieves the best passages of
-// the whole corpus, and the section of a top document that answers may not
-// be among them (the Debian section of an installation page whose short
-// "Package managers" heading matched better). Sections that score 0 are
-// left out; nil when the query has nothing beyond the title.
-func sectionScores(ft *fulltext.Index, pq *fulltext.Query, f *found) []passageHit {
-	title := map[string]bool{}
-	for _, t := range ft.Terms(f.rec.Title) {
-		title[t] = true
-	}
-	rest := pq.Without(title)
-	if len(rest.Terms()) == 0 {
-		return nil
-	}
-	var out []passageHit
-	for _, p := range f.pc.Passages(&f.rec, f.body) {
-		_, slug, ok := strings.Cut(p.ID, "#")
-		if !ok || p.ID == f.rec.ID+ingest.HeadSuffix {
-			continue // the lead or the front matter: not a section
-		}
-		if sc := ft.Rescore(rest, p.Text); sc > 0 {
-			out = append(out, passageHit{slug: slug, score: sc})
-		}
-	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].score > out[b].score })
-	return out
-}
-
 // MaxBudget bounds a context request's token budget.
 const MaxBudget = 1 << 20
 
@@ -258,7 +221,7 @@ const WellMatched = 0.5
 // section is read at the document's score; its other sections when they
 // score at least WellMatched of the best: a section the ranking matched at
 // its own score, and a section scored on the words beyond the title (see
-// sectionScores) at the document's score times its share of the best such
+// found.sectionScores) at the document's score times its share of the best such
 // section — so that a document's sections are read in the order of what
 // they say beyond its title, and a section of the best document that
 // outscores the best of the next one is read before it. A small document

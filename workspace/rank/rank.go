@@ -12,6 +12,7 @@ package rank
 import (
 	"container/heap"
 	"context"
+	"slices"
 	"sort"
 	"strings"
 
@@ -81,6 +82,28 @@ type found struct {
 	doc  rankedDoc
 	q    string
 	pc   ingest.PassageConfig // what the generation's index holds of front matter
+	r    *ranking             // the ranking that found it
+}
+
+// sectionScores are the document's sections scored on what the query says
+// beyond its title (see beyondTitle), best first, those that score 0 left
+// out: the ranking reads the best passages of the whole corpus, and the
+// section of a top document that answers may not be among them (the
+// Debian section of an installation page whose short "Package managers"
+// heading matched better). Nil when the query has nothing beyond the title.
+func (f *found) sectionScores() ([]passageHit, error) {
+	b, err := f.r.beyondTitle(&f.rec)
+	if err != nil {
+		return nil, err
+	}
+	var out []passageHit
+	for _, h := range b.sections {
+		if h.score > 0 {
+			out = append(out, h)
+		}
+	}
+	sort.SliceStable(out, func(a, c int) bool { return out[a].score > out[c].score })
+	return out, nil
 }
 
 // eachHit ranks documents for q and calls fn for each one still in the
@@ -110,7 +133,7 @@ func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string,
 		if dt == nil {
 			continue
 		}
-		f := &found{rec: dt.rec, body: dt.body, doc: d, q: q, pc: r.pc}
+		f := &found{rec: dt.rec, body: dt.body, doc: d, q: q, pc: r.pc, r: r}
 		if err := r.chooseSection(f); err != nil {
 			return 0, err
 		}
@@ -134,6 +157,7 @@ type ranking struct {
 	// exhaustive: every passage that holds a query word is scored on its
 	// text alone (Reference), not read rank-safely.
 	exhaustive bool
+	beyond     map[string]beyond // by document: see beyondTitle
 }
 
 // docText is a document read from the generation, with the passages the
@@ -465,32 +489,65 @@ func (r *ranking) chooseSection(f *found) error {
 	if !shared || len(rec.Sections) < 2 {
 		return nil
 	}
-	// Score the document's passages on the words beyond the title.
-	d2, err := r.doc(rec.ID)
-	if err != nil || d2 == nil {
+	// The best of the document's passages on the words beyond the title.
+	b, err := r.beyondTitle(rec)
+	if err != nil {
 		return err
 	}
-	rest := r.q.Without(title)
 	best, bestSlug := 0.0, ""
-	ids := make([]string, 0, len(rec.Sections)+2)
-	ids = append(ids, rec.ID, rec.ID+ingest.HeadSuffix)
-	for _, sec := range rec.Sections {
-		ids = append(ids, rec.ID+"#"+sec.Slug)
-	}
-	for _, id := range ids {
-		p := d2.passage(id)
-		if p.Text == "" {
-			continue
-		}
-		if sc := r.ft.ScorePassage(rest, p); sc > best {
-			_, slug, _ := strings.Cut(id, "#")
-			best, bestSlug = sc, slug
+	for _, h := range slices.Concat(b.whole, b.sections) {
+		if h.score > best {
+			best, bestSlug = h.score, h.slug
 		}
 	}
 	if best > 0 {
 		promote(d, bestSlug, best)
 	}
 	return nil
+}
+
+// beyond is a document's passages scored on what a query says beyond the
+// document's title: its lead and head (slug ""), and its sections, in
+// document order.
+type beyond struct {
+	whole, sections []passageHit
+}
+
+// beyondTitle scores the passages of rec on what the query says beyond the
+// document's title, once per document: the matched section is chosen by it
+// (chooseSection) and a context plan reads a top document's other sections
+// by it (found.sectionScores). Empty when the query says nothing beyond the
+// title.
+func (r *ranking) beyondTitle(rec *docir.Record) (beyond, error) {
+	if b, ok := r.beyond[rec.ID]; ok {
+		return b, nil
+	}
+	title := map[string]bool{}
+	for _, t := range r.ft.Terms(rec.Title) {
+		title[t] = true
+	}
+	var b beyond
+	if rest := r.q.Without(title); len(rest.Terms()) > 0 {
+		d, err := r.doc(rec.ID)
+		if err != nil || d == nil {
+			return b, err
+		}
+		score := func(id, slug string, to *[]passageHit) {
+			if p := d.passage(id); p.Text != "" {
+				*to = append(*to, passageHit{slug: slug, score: r.ft.ScorePassage(rest, p)})
+			}
+		}
+		score(rec.ID, "", &b.whole)
+		score(rec.ID+ingest.HeadSuffix, "", &b.whole)
+		for _, sec := range rec.Sections {
+			score(rec.ID+"#"+sec.Slug, sec.Slug, &b.sections)
+		}
+	}
+	if r.beyond == nil {
+		r.beyond = map[string]beyond{}
+	}
+	r.beyond[rec.ID] = b
+	return b, nil
 }
 
 // promote puts the passage slug first among d's passages, keeping its score

@@ -287,6 +287,9 @@ func (e *Engine) Discover() docir.Discovery {
 // defaults (limit, budget): 0 is out of range, as in the CLI, not a
 // silent default.
 func noZero(method string, params json.RawMessage, keys ...string) error {
+	if len(keys) == 0 {
+		return nil
+	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(params, &m) != nil {
 		return nil // DecodeParams took it: nothing to refuse

@@ -32,19 +32,15 @@ type pins struct {
 	bindings binding.Service                                          // nil: no bindings
 }
 
-// call runs one read method and returns its encoded result, or the error
+// Call runs one read method and returns its encoded result, or the error
 // to reply with; a result over maxReply bytes is a reply_too_large error.
-func (rd *reads) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *wire.Error) {
+// It is what a read batch's workers call (readbatch.Reads).
+func (rd *reads) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *wire.Error) {
 	v, err := rd.run(ctx, method, params)
 	if err != nil {
 		return nil, wire.ToWire(err)
 	}
 	return encodeBounded(method, v, rd.maxReply)
-}
-
-// Call is call, for the read batch (readbatch.Reads).
-func (rd *reads) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, *wire.Error) {
-	return rd.call(ctx, method, params)
 }
 
 // run runs one read method and returns its result.
@@ -53,17 +49,32 @@ func (rd *reads) run(ctx context.Context, method string, params json.RawMessage)
 	case wire.MethodGet:
 		return rd.get(ctx, params)
 	case wire.MethodSearch:
-		return rd.search(ctx, params)
+		return selected(ctx, rd, method, params, []string{"limit"}, func(p *docir.SearchParams) *docir.Selector { return &p.Selector },
+			func(ctx context.Context, r docir.Reader, p docir.SearchParams) (docir.SearchResult, error) {
+				return r.Search(ctx, p)
+			})
 	case wire.MethodQuery:
-		return rd.query(ctx, params)
+		return selected(ctx, rd, method, params, []string{"limit"}, func(p *docir.QueryParams) *docir.Selector { return &p.Selector },
+			func(ctx context.Context, r docir.Reader, p docir.QueryParams) (docir.SearchResult, error) {
+				return r.Query(ctx, p)
+			})
 	case wire.MethodContext:
-		return rd.context(ctx, params)
+		return selected(ctx, rd, method, params, []string{"limit", "budget"}, func(p *docir.ContextParams) *docir.Selector { return &p.Selector },
+			func(ctx context.Context, r docir.Reader, p docir.ContextParams) (docir.ContextResult, error) {
+				return r.Context(ctx, p)
+			})
 	case wire.MethodStatus:
-		return rd.status(ctx, params)
+		return selected(ctx, rd, method, params, nil, func(p *docir.StatusParams) *docir.Selector { return &p.Selector },
+			func(ctx context.Context, r docir.Reader, _ docir.StatusParams) (docir.Status, error) {
+				return r.Status(ctx)
+			})
+	case wire.MethodCheck:
+		return selected(ctx, rd, method, params, nil, func(p *docir.CheckParams) *docir.Selector { return &p.Selector },
+			func(ctx context.Context, r docir.Reader, p docir.CheckParams) (docir.CheckResult, error) {
+				return r.Check(ctx, p)
+			})
 	case wire.MethodLinks:
 		return rd.links(ctx, params)
-	case wire.MethodCheck:
-		return rd.check(ctx, params)
 	case wire.MethodDiscover:
 		if err := wire.DecodeParams(wire.MethodDiscover, params, &noParams{}); err != nil {
 			return nil, err
@@ -148,20 +159,6 @@ func keyed[One, Many any](ctx context.Context, rd *reads, method string, docID *
 	return nil, docir.Errorf(docir.CodeInvalidParams, "%s: want doc_id (one address) or doc_ids (a list of addresses)", method)
 }
 
-// check runs docir/check on the local store's generation (the one the
-// selector pins, else the current one).
-func (rd *reads) check(ctx context.Context, params json.RawMessage) (any, error) {
-	var p docir.CheckParams
-	if err := wire.DecodeParams(wire.MethodCheck, params, &p); err != nil {
-		return nil, err
-	}
-	sel := p.Selector
-	p.Selector = docir.Selector{}
-	return on(ctx, rd, wire.MethodCheck, sel, func(ctx context.Context, r docir.Reader) (docir.CheckResult, error) {
-		return r.Check(ctx, p)
-	})
-}
-
 // on runs a read on the reader its selector names: a held generation of
 // the local store (image_revision, or a binding's generation once its
 // receipt replays exactly), else rd's reader. A pin is the local store's:
@@ -221,57 +218,21 @@ func replay(ctx context.Context, svc binding.Service, receipt []byte) (*binding.
 	return binding.Replay(ctx, svc, receipt)
 }
 
-func (rd *reads) search(ctx context.Context, params json.RawMessage) (any, error) {
-	var p docir.SearchParams
-	if err := wire.DecodeParams(wire.MethodSearch, params, &p); err != nil {
+// selected runs a read whose params carry a selector: decoded (closed), an
+// explicit 0 refused for zeroKeys (limit, budget), and read on the reader
+// its selector names (see on) with the selector taken off the params, so
+// that a pin is never sent on to a peer.
+func selected[P, R any](ctx context.Context, rd *reads, method string, params json.RawMessage, zeroKeys []string,
+	selector func(*P) *docir.Selector, read func(context.Context, docir.Reader, P) (R, error)) (any, error) {
+	var p P
+	if err := wire.DecodeParams(method, params, &p); err != nil {
 		return nil, err
 	}
-	if err := noZero(wire.MethodSearch, params, "limit"); err != nil {
+	if err := noZero(method, params, zeroKeys...); err != nil {
 		return nil, err
 	}
-	sel := p.Selector
-	p.Selector = docir.Selector{}
-	return on(ctx, rd, wire.MethodSearch, sel, func(ctx context.Context, r docir.Reader) (docir.SearchResult, error) {
-		return r.Search(ctx, p)
-	})
-}
-
-func (rd *reads) query(ctx context.Context, params json.RawMessage) (any, error) {
-	var p docir.QueryParams
-	if err := wire.DecodeParams(wire.MethodQuery, params, &p); err != nil {
-		return nil, err
-	}
-	if err := noZero(wire.MethodQuery, params, "limit"); err != nil {
-		return nil, err
-	}
-	sel := p.Selector
-	p.Selector = docir.Selector{}
-	return on(ctx, rd, wire.MethodQuery, sel, func(ctx context.Context, r docir.Reader) (docir.SearchResult, error) {
-		return r.Query(ctx, p)
-	})
-}
-
-func (rd *reads) context(ctx context.Context, params json.RawMessage) (any, error) {
-	var p docir.ContextParams
-	if err := wire.DecodeParams(wire.MethodContext, params, &p); err != nil {
-		return nil, err
-	}
-	if err := noZero(wire.MethodContext, params, "limit", "budget"); err != nil {
-		return nil, err
-	}
-	sel := p.Selector
-	p.Selector = docir.Selector{}
-	return on(ctx, rd, wire.MethodContext, sel, func(ctx context.Context, r docir.Reader) (docir.ContextResult, error) {
-		return r.Context(ctx, p)
-	})
-}
-
-func (rd *reads) status(ctx context.Context, params json.RawMessage) (any, error) {
-	var p docir.StatusParams
-	if err := wire.DecodeParams(wire.MethodStatus, params, &p); err != nil {
-		return nil, err
-	}
-	return on(ctx, rd, wire.MethodStatus, p.Selector, func(ctx context.Context, r docir.Reader) (docir.Status, error) {
-		return r.Status(ctx)
-	})
+	sel := selector(&p)
+	pin := *sel
+	*sel = docir.Selector{}
+	return on(ctx, rd, method, pin, func(ctx context.Context, r docir.Reader) (R, error) { return read(ctx, r, p) })
 }
