@@ -32,8 +32,9 @@ type IndexOptions struct {
 func newCmdIndex(f *Factory, runF func(context.Context, *IndexOptions) error) *cobra.Command {
 	opts := &IndexOptions{IO: f.IO, Config: f.Config, Workspace: f.Workspace, WantText: f.wantText}
 	cmd := &cobra.Command{
-		Use:   "index [SOURCE_DIR...]",
-		Short: "Ingest or refresh the store; folders given are added to the sources",
+		Annotations: map[string]string{longRunning: "true"},
+		Use:         "index [SOURCE_DIR...]",
+		Short:       "Ingest or refresh the store; folders given are added to the sources",
 		Long: `Index folders of *.md files into the store, or refresh it.
 
 Folders given are added to the sources, which are saved in the config

@@ -131,6 +131,9 @@ Addresses are <id> or <id>#<heading>, where the heading is a slug
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			f.ran = true
 			f.ctx = cmd.Context()
+			if cmd.Annotations[longRunning] == "" {
+				relaxGC()
+			}
 			f.bindFlags(cmd)
 			if err := f.pin.check(cmd); err != nil {
 				return err

@@ -58,8 +58,9 @@ func newCmdServe(f *Factory, runF func(context.Context, *ServeOptions) error) *c
 	}
 	opts := &ServeOptions{IO: f.IO, Reader: reader, Workspace: f.Workspace, Config: f.Config, Getenv: os.Getenv, Version: buildVersion()}
 	cmd := &cobra.Command{
-		Use:   "serve [--mcp] [--http ADDR] [--policy FILE] [--watch]",
-		Short: "Answer reads over JSON-RPC: NDJSON on stdio, MCP, or HTTP for peers",
+		Annotations: map[string]string{longRunning: "true"},
+		Use:         "serve [--mcp] [--http ADDR] [--policy FILE] [--watch]",
+		Short:       "Answer reads over JSON-RPC: NDJSON on stdio, MCP, or HTTP for peers",
 		Long: `Serve the store's reads to a host until stdin ends (or SIGTERM).
 
 Default: JSON-RPC 2.0, one frame per line (NDJSON) on stdin and stdout.
