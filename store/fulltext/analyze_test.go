@@ -184,7 +184,21 @@ func FuzzFastAnalyzer(f *testing.F) {
 		f.Add(s)
 	}
 	fa, ref := fast(f), refChain(f)
+	var sc scratch // reused from input to input, as a search reuses it from passage to passage
 	f.Fuzz(func(t *testing.T, s string) {
+		// Into scratch: twice without a reset (a long passage's
+		// paragraphs), each the same as Analyze, the first unchanged by
+		// the second.
+		sc.reset()
+		first := fa.analyzeInto(&sc, s)
+		second := fa.analyzeInto(&sc, s)
+		want := tokenStrings(fa.Analyze([]byte(s)))
+		if d := cmp.Diff(want, tokenStrings(first)); d != "" {
+			t.Fatalf("%q: analyzeInto, then again (-Analyze +the first):\n%s", s, d)
+		}
+		if d := cmp.Diff(want, tokenStrings(second)); d != "" {
+			t.Fatalf("%q: analyzeInto a second time (-Analyze +into):\n%s", s, d)
+		}
 		if isASCII([]byte(s)) {
 			if d := cmp.Diff(segmentUnicode([]byte(s), 0, nil), segmentASCII([]byte(s), 0, nil), cmp.AllowUnexported(word{}), cmpopts.EquateEmpty()); d != "" {
 				t.Fatalf("%q (-segmenter +ascii):\n%s", s, d)
@@ -318,4 +332,13 @@ func BenchmarkIndex(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// tokenStrings is each token's term, offsets, position and type.
+func tokenStrings(toks analysis.TokenStream) []string {
+	out := make([]string, len(toks))
+	for i, t := range toks {
+		out[i] = fmt.Sprintf("%q %d-%d @%d %v", t.Term, t.Start, t.End, t.Position, t.Type)
+	}
+	return out
 }

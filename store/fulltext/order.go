@@ -1,6 +1,7 @@
 package fulltext
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -220,8 +221,13 @@ type group struct {
 // newOrder groups toks by position and links each group to the groups that
 // follow it for a reader (see layout).
 func newOrder(toks analysis.TokenStream, skip []bool) order {
+	return newOrderInto(nil, toks, skip)
+}
+
+// newOrderInto is newOrder in buf's memory (buf may be nil).
+func newOrderInto(buf order, toks analysis.TokenStream, skip []bool) order {
 	n := positions(toks)
-	o := make(order, 0, n)
+	o := slices.Grow(buf[:0], n)
 	for i := 0; i < len(toks); {
 		j := i + 1
 		all := skip != nil && skip[i]

@@ -40,6 +40,7 @@ type Retrieval struct {
 	q   *Query
 	ctx context.Context
 	r   index.IndexReader
+	s   scratch // Score's buffers
 }
 
 // Candidate is a passage whose bound passed a Candidates floor, with what
@@ -152,6 +153,7 @@ type cursor struct {
 	at   uint64 // the passage it is on, once on one
 	on   bool   // it has been moved onto a passage (or past the end)
 	done bool
+	id   [8]byte // seek's target, not allocated for each seek
 }
 
 func (c *cursor) next() error {
@@ -165,7 +167,7 @@ func (c *cursor) seek(num uint64) error {
 	if c.done || c.on && c.at >= num {
 		return nil
 	}
-	d, err := c.tfr.Advance(index.NewIndexInternalID(nil, num), &c.doc)
+	d, err := c.tfr.Advance(index.NewIndexInternalID(c.id[:], num), &c.doc)
 	c.set(d)
 	return err
 }
@@ -330,9 +332,10 @@ func (rt *Retrieval) Score(c *Candidate, text string) float64 {
 		return c.Bound
 	}
 	q := rt.q
-	toks, skip := rt.x.pairable(q, text)
-	o := newOrder(toks, skip)
-	f := q.walk(toks, o)
+	rt.s.reset()
+	toks, skip := rt.x.pairable(q, text, &rt.s)
+	rt.s.order = newOrderInto(rt.s.order, toks, skip)
+	f := q.walkInto(&rt.s, toks, rt.s.order)
 	if !q.runsPass(toks, skip) {
 		return 0
 	}

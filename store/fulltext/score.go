@@ -2,6 +2,7 @@ package fulltext
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -284,11 +285,23 @@ type features struct {
 // walk counts q's terms, pairs and longest in-order run in toks, read in
 // the order o (see layout).
 func (q *Query) walk(toks analysis.TokenStream, o order) features {
+	return q.walkInto(nil, toks, o)
+}
+
+// walkInto is walk with s's buffers (s may be nil).
+func (q *Query) walkInto(s *scratch, toks analysis.TokenStream, o order) features {
 	f := features{tf: make([]int32, len(q.terms)), pairTF: make([]int32, len(q.pairs))}
 	if len(q.terms) == 0 || len(toks) == 0 {
 		return f
 	}
-	at := make([]int, len(toks)) // toks[i] is q.terms[at[i]-1]; 0: no query term
+	var at []int // toks[i] is q.terms[at[i]-1]; 0: no query term
+	if s != nil {
+		s.at = slices.Grow(s.at[:0], len(toks))[:len(toks)]
+		at = s.at
+		clear(at)
+	} else {
+		at = make([]int, len(toks))
+	}
 	found := false
 	for i, t := range toks {
 		if k, ok := q.index[string(t.Term)]; ok {
@@ -392,9 +405,9 @@ const RescoreParagraphs = 2048
 // out the paragraphs that cannot change a pair, run or phrase of q's (see
 // RescoreParagraphs); positions are the whole text's wherever a pair or a
 // run could tell.
-func (x *Index) pairable(q *Query, text string) (analysis.TokenStream, []bool) {
+func (x *Index) pairable(q *Query, text string, s *scratch) (analysis.TokenStream, []bool) {
 	if len(text) <= RescoreParagraphs {
-		toks := x.analyze(text)
+		toks := x.analyzeInto(s, text)
 		return toks, layout(text, toks)
 	}
 	var out analysis.TokenStream
@@ -412,7 +425,7 @@ func (x *Index) pairable(q *Query, text string) (analysis.TokenStream, []bool) {
 			base += 2 // never adjacent to what came before
 			gap = false
 		}
-		toks := x.analyze(para)
+		toks := x.analyzeInto(s, para)
 		if len(toks) == 0 {
 			base += fenceCount(para)
 			continue
