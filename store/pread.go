@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 
 	bolt "go.etcd.io/bbolt"
@@ -28,8 +29,8 @@ import (
 //
 // A layer is immutable once published, so the page ids of its buckets'
 // roots, read once through bbolt, stay valid for as long as the snapshot
-// is open, and so do the pages read: the snapshot keeps the last of them,
-// up to pageCacheBytes (pageCache).
+// is open, and so do the pages read: the snapshot keeps the last branch
+// pages, up to pageCacheBytes (pageCache).
 
 // bbolt's on-disk page format (go.etcd.io/bbolt/internal/common,
 // stable since bbolt's first release): a 16-byte header (id uint64, flags
@@ -53,10 +54,9 @@ type preadLayer struct {
 	layer    int               // this layer's index, its key in cache
 }
 
-// pageCache keeps the pages point reads read last, up to pageCacheBytes:
-// the branch pages every lookup passes through, and the leaves of the
-// documents read again (a server answering one query twice, a `get` after a
-// search). It is two generations of pages: a page read or found goes into
+// pageCache keeps the branch pages point reads read last, up to
+// pageCacheBytes: the pages every lookup passes through (leaves are read
+// again when needed: see preadLayer.page). It is two generations of pages: a page read or found goes into
 // the newer; when the newer is full, it becomes the older and the oldest
 // pages are dropped, so what is read often stays.
 type pageCache struct {
@@ -154,11 +154,20 @@ func (l *preadLayer) has(bucket []byte) bool {
 // Bucket.Get would. The bucket must be one has reports.
 func (l *preadLayer) get(bucket, key []byte) ([]byte, error) {
 	id := l.roots[string(bucket)]
+	var buf *[]byte // pages are read into a pooled buffer: see page
+	defer func() {
+		if buf != nil && cap(*buf) <= maxPooledPage {
+			pageBuffers.Put(buf)
+		}
+	}()
 	for depth := 0; ; depth++ {
 		if depth > 64 {
 			return nil, l.corrupt(id, "deeper than 64 pages")
 		}
-		p, err := l.page(id)
+		if buf == nil {
+			buf = pageBuffers.Get().(*[]byte)
+		}
+		p, err := l.page(id, buf)
 		if err != nil {
 			return nil, err
 		}
@@ -232,17 +241,43 @@ func (l *preadLayer) search(p []byte, id uint64, count int, key []byte, keyAt fu
 	return max(lo-1, 0), nil
 }
 
-// page reads page id with its overflow pages, from the cache when it can.
-// The page is shared: read it, never write it.
-func (l *preadLayer) page(id uint64) ([]byte, error) {
+// page returns page id with its overflow pages: a branch page from the
+// cache when it can, else read into *buf. Every lookup passes through the
+// branch pages, so they are kept (pageCache); a leaf holds the records or
+// bodies of a few documents, read once by a search, so keeping it would
+// cost a page of memory a document, where reading it again costs a pread
+// of a page the kernel caches. A leaf is valid until *buf is read into
+// again; the value get returns is a copy.
+func (l *preadLayer) page(id uint64, buf *[]byte) ([]byte, error) {
 	if p, ok := l.cache.get(pageKey{l.layer, id}); ok {
 		return p, nil
 	}
+	p, err := l.read(id, buf)
+	if err != nil {
+		return nil, err
+	}
+	if binary.NativeEndian.Uint16(p[8:]) == branchPageFlag {
+		p = bytes.Clone(p)
+		l.cache.put(pageKey{l.layer, id}, p)
+	}
+	return p, nil
+}
+
+// pageBuffers are the buffers pages are read into (see page).
+var pageBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledPage bounds the page buffers kept for reuse: a page with a long
+// run of overflow pages (a large body) is read once and dropped.
+const maxPooledPage = 64 << 10
+
+// read reads page id with its overflow pages into *buf (grown as needed)
+// and returns it.
+func (l *preadLayer) read(id uint64, buf *[]byte) ([]byte, error) {
 	if id < 2 || id >= uint64(l.size/int64(l.pageSize)) {
 		return nil, l.corrupt(id, "page out of the file (%d bytes)", l.size)
 	}
 	off := int64(id) * int64(l.pageSize)
-	p := make([]byte, l.pageSize)
+	p := slices.Grow((*buf)[:0], l.pageSize)[:l.pageSize]
 	if _, err := l.f.ReadAt(p, off); err != nil {
 		return nil, fmt.Errorf("read %s page %d: %w", l.f.Name(), id, err)
 	}
@@ -254,12 +289,12 @@ func (l *preadLayer) page(id uint64) ([]byte, error) {
 		if span > maxPageSpan || off+span > l.size {
 			return nil, l.corrupt(id, "%d overflow pages run past the file", overflow)
 		}
-		p = append(p, make([]byte, span-int64(l.pageSize))...)
+		p = slices.Grow(p, int(span)-l.pageSize)[:span]
 		if _, err := l.f.ReadAt(p[l.pageSize:], off+int64(l.pageSize)); err != nil {
 			return nil, fmt.Errorf("read %s page %d: %w", l.f.Name(), id, err)
 		}
 	}
-	l.cache.put(pageKey{l.layer, id}, p)
+	*buf = p
 	return p, nil
 }
 

@@ -64,7 +64,7 @@ func markup(text string) (spans [][2]int, fences []int) {
 		}
 		spans = append(spans, [2]int{from, to})
 	}
-	code := newTicks(text)
+	var code *ticks // made at the first backtick
 	lineStart := true
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -85,6 +85,9 @@ func markup(text string) (spans [][2]int, fences []int) {
 		switch c {
 		case '`':
 			n := run(text, i, '`')
+			if code == nil {
+				code = newTicks(text)
+			}
 			if end := code.close(text, i, n); end > 0 {
 				add(i, end)
 				i = end

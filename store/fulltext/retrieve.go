@@ -19,7 +19,7 @@ import (
 //
 //   - Candidates(floor) enumerates every passage whose bound (Query.bound:
 //     the best score its term counts and length allow, whatever its word
-//     order) is above floor, with those counts. It reads the postings of
+//     order) is at least floor (and above 0), with those counts. It reads the postings of
 //     only the query's essential terms: the terms, rarest first, without
 //     which a passage bounds at floor or below (Query.setBound, as in
 //     MaxScore); the others are looked up for those passages only
@@ -28,10 +28,12 @@ import (
 //     from its text (a candidate that cannot hold a pair is exact already).
 //
 // The caller scores candidates in order of bound and stops when the next
-// bound cannot reach the k-th best document found; when floor was above
-// that score, it asks again with floor lowered to it (rank.go). No passage
-// it did not score can rank in the top k: each bounds at or below the k-th
-// score. TestRankSafe holds the result to an exhaustive reading.
+// bound is below the k-th best document score found (a passage that bounds
+// at it may tie, and ties go by document id); it reads the query's terms in
+// stages, rarest first (Stage), until no passage left unread can reach
+// that score (rank.go). No passage it did not score can rank in the top k:
+// each bounds below the k-th score. TestRankSafe holds the result to an
+// exhaustive reading.
 
 // Retrieval is one query's reading of the index, on a snapshot held until
 // Close.
@@ -64,51 +66,77 @@ func (x *Index) Retrieve(ctx context.Context, q *Query) (*Retrieval, error) {
 // Close releases the snapshot.
 func (rt *Retrieval) Close() error { return rt.r.Close() }
 
-// Rarest returns the passages that hold the query's rarest term (in their
-// text or head) and bound above 0: a first reading that costs that term's
-// postings only, to find a first limit-th score (a floor no passage it
-// misses needs to beat) before Candidates reads the rest.
-func (rt *Retrieval) Rarest() ([]Candidate, error) {
-	if len(rt.q.terms) == 0 {
+// Stages is how many stages a staged reading of the query has (see
+// Stage): one per term, or one when the query has required terms.
+func (rt *Retrieval) Stages() int { return len(rt.q.stages()) }
+
+// Stage returns the passages that hold the i-th stage's term (in their
+// text or head) and bound at floor or above (and above 0), holding no
+// excluded term. The
+// stages read the query's terms rarest first, so that each reads the
+// fewest postings that can still find a passage the stages before it
+// missed: every passage that holds one of the first i+1 stages' terms and
+// bounds at the floor of its stage or above was returned by one of those stages (a stage's
+// passages may hold earlier terms too), and every other passage bounds at
+// Rest(i) or below. A caller that keeps its floor at its limit-th score
+// stops after the first stage whose Rest it has reached; a query of
+// common words then never reads their postings.
+func (rt *Retrieval) Stage(i int, floor float64) ([]Candidate, error) {
+	st := rt.q.stages()
+	if i < 0 || i >= len(st) {
 		return nil, nil
 	}
 	ess := make([]bool, len(rt.q.terms))
-	ess[rt.q.rarest()] = true
-	return rt.read(ess, 0)
+	ess[st[i]] = true
+	return rt.read(ess, floor)
 }
 
-// RarestCovers reports whether the passages Rarest returns are all that
-// Candidates(floor) would: every passage that bounds above floor holds the
-// rarest term.
-func (rt *Retrieval) RarestCovers(floor float64) bool {
+// Rest bounds the passages that hold none of the first i+1 stages' terms:
+// no such passage scores above it (Query.setBound of the others).
+func (rt *Retrieval) Rest(i int) float64 {
 	q := rt.q
-	if len(q.terms) == 0 {
-		return true
+	st := q.stages()
+	in := make([]bool, len(q.terms))
+	for k := range in {
+		in[k] = true
 	}
-	for k, e := range q.essential(floor) {
-		if e && k != q.rarest() {
-			return false
-		}
+	for _, k := range st[:min(i+1, len(st))] {
+		in[k] = false
 	}
-	return true
+	return q.setBound(in)
 }
 
-// rarest is the query's term that the fewest passages hold.
-func (q *Query) rarest() int {
-	r := 0
-	for k := range q.terms {
-		if q.df[k] < q.df[r] {
-			r = k
+// stages orders the query's terms for a staged reading: by how many
+// passages hold them, rarest first; when the query has required terms
+// (a phrase's), the rarest of them alone, since a passage without it
+// scores 0.
+func (q *Query) stages() []int {
+	if len(q.terms) == 0 {
+		return nil
+	}
+	req := -1
+	for k, r := range q.required {
+		if r && (req < 0 || q.df[k] < q.df[req]) {
+			req = k
 		}
 	}
-	return r
+	if req >= 0 {
+		return []int{req}
+	}
+	order := make([]int, len(q.terms))
+	for k := range order {
+		order[k] = k
+	}
+	sort.SliceStable(order, func(a, b int) bool { return q.df[order[a]] < q.df[order[b]] })
+	return order
 }
 
 // essential picks the terms whose postings a reading with floor must go
-// through: every passage that bounds above floor holds one of them. The
-// others are taken, most common first, while the set of them alone still
-// bounds at floor or below; when the query has required terms, the rarest
-// of them alone is essential if that reads fewer postings.
+// through: every passage that bounds at floor or above (and above 0)
+// holds one of them. The others are taken, most common first, while the
+// set of them alone still bounds below floor (or at 0); when the query has
+// required terms, the rarest of them alone is essential if that reads
+// fewer postings.
 func (q *Query) essential(floor float64) []bool {
 	order := make([]int, len(q.terms))
 	for k := range order {
@@ -118,7 +146,7 @@ func (q *Query) essential(floor float64) []bool {
 	rest := make([]bool, len(q.terms))
 	for _, k := range order {
 		rest[k] = true
-		if q.setBound(rest) > floor {
+		if b := q.setBound(rest); b > 0 && b >= floor {
 			rest[k] = false
 			break
 		}
@@ -189,7 +217,8 @@ func length(norm float64) int {
 	return int(math.Round(1 / (norm * norm)))
 }
 
-// Candidates returns every passage whose bound is above floor, in passage
+// Candidates returns every passage whose bound is at least floor (and
+// above 0), in passage
 // order, skipping those that hold an excluded term. A passage is found by
 // a query term in its text or in its head.
 func (rt *Retrieval) Candidates(floor float64) ([]Candidate, error) {
@@ -200,8 +229,8 @@ func (rt *Retrieval) Candidates(floor float64) ([]Candidate, error) {
 }
 
 // read goes through the postings of the essential terms ess, looks the
-// others up for each passage they find, and returns those that bound above
-// floor and hold no excluded term.
+// others up for each passage they find, and returns those that bound at
+// floor or above (and above 0) and hold no excluded term.
 func (rt *Retrieval) read(ess []bool, floor float64) (out []Candidate, err error) {
 	q := rt.q
 	open := func(t string, term int, head bool) (*cursor, error) {
@@ -302,7 +331,7 @@ func (rt *Retrieval) read(ess []bool, floor float64) (out []Candidate, err error
 			continue
 		}
 		b := q.bound(&st)
-		if b <= floor {
+		if b < floor || b <= 0 {
 			continue
 		}
 		if len(slab)+2*n > cap(slab) {

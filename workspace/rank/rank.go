@@ -228,63 +228,29 @@ func (r *ranking) rank(q string, limit int) ([]rankedDoc, int, error) {
 	}
 	b := &board{k: limit, docs: map[string]*rankedDoc{}}
 	scored := map[uint64]bool{}
-	// The first reading is of the rarest term's passages only; the next,
-	// of every passage that bounds above the limit-th score the first
-	// found (everything, when it found fewer documents than the limit).
-	first := !r.exhaustive
-	floor := 0.0
-	for {
-		var cands []fulltext.Candidate
-		if first {
-			cands, err = rt.Rarest()
-		} else {
-			cands, err = rt.Candidates(floor)
-		}
+	if r.exhaustive {
+		cands, err := rt.Candidates(0)
 		if err != nil {
 			return nil, 0, err
 		}
-		// Best bound first: a heap, since the reading usually stops long
-		// before the last candidate.
-		h := &byBound{cands: cands}
-		heap.Init(h)
-		for h.Len() > 0 {
-			c := heap.Pop(h).(*fulltext.Candidate)
-			if scored[c.Number()] {
-				continue
-			}
-			if !r.exhaustive && c.Bound <= b.theta() {
-				break
-			}
-			scored[c.Number()] = true
-			id, err := rt.ID(c)
+		if err := r.score(rt, b, cands, scored); err != nil {
+			return nil, 0, err
+		}
+	} else {
+		// A staged reading: the rarest term's passages first (they give a
+		// first limit-th score cheaply), then the next term's, until no
+		// passage left unread can pass the limit-th score.
+		for i := range rt.Stages() {
+			cands, err := rt.Stage(i, b.theta())
 			if err != nil {
 				return nil, 0, err
 			}
-			docID, slug, _ := strings.Cut(id, "#")
-			if d, ok := b.docs[docID]; ok && !r.exhaustive && d.score >= c.Bound {
-				continue // cannot raise its document's score: a document scores as its best passage
-			}
-			d, err := r.doc(docID)
-			if err != nil {
+			if err := r.score(rt, b, cands, scored); err != nil {
 				return nil, 0, err
 			}
-			if d == nil {
-				continue // gone from the generation
+			if rest := rt.Rest(i); rest < b.theta() || rest == 0 {
+				break // every passage not read bounds below θ (or matches nothing)
 			}
-			var score float64
-			if r.exhaustive {
-				score = r.ft.ScorePassage(pq, d.passage(id))
-			} else {
-				score = rt.Score(c, d.passage(id).Text)
-			}
-			b.add(docID, slug, score)
-		}
-		if !first {
-			break // every passage that bounds above floor ≤ θ was read
-		}
-		first, floor = false, b.theta()
-		if rt.RarestCovers(floor) {
-			break // every passage that bounds above θ holds the rarest term: read
 		}
 	}
 	named, err := r.named(rt, b)
@@ -292,6 +258,50 @@ func (r *ranking) rank(q string, limit int) ([]rankedDoc, int, error) {
 		return nil, 0, err
 	}
 	return b.ranking(named, limit), int(total), nil
+}
+
+// score scores candidates on the board, best bound first, until the next
+// bound cannot pass the board's limit-th score (an exhaustive ranking
+// scores them all), skipping passages already scored and those that
+// cannot raise their document's score.
+func (r *ranking) score(rt *fulltext.Retrieval, b *board, cands []fulltext.Candidate, scored map[uint64]bool) error {
+	// Best bound first: a heap, since the reading usually stops long
+	// before the last candidate.
+	h := &byBound{cands: cands}
+	heap.Init(h)
+	for h.Len() > 0 {
+		c := heap.Pop(h).(*fulltext.Candidate)
+		if scored[c.Number()] {
+			continue
+		}
+		if !r.exhaustive && c.Bound < b.theta() {
+			return nil // a passage that bounds at θ may tie the limit-th document, and win on its id
+		}
+		scored[c.Number()] = true
+		id, err := rt.ID(c)
+		if err != nil {
+			return err
+		}
+		docID, slug, _ := strings.Cut(id, "#")
+		if d, ok := b.docs[docID]; ok && !r.exhaustive && d.score >= c.Bound {
+			continue // cannot raise its document's score: a document scores as its best passage
+		}
+		d, err := r.doc(docID)
+		if err != nil {
+			return err
+		}
+		if d == nil {
+			continue // gone from the generation
+		}
+		var score float64
+		if r.exhaustive {
+			score = r.ft.ScorePassage(r.q, d.passage(id))
+		} else {
+			score = rt.Score(c, d.passage(id).Text)
+		}
+		b.add(docID, slug, score)
+	}
+	return nil
 }
 
 // byBound is a max-heap of candidates by bound (the first read first among
@@ -409,8 +419,9 @@ func (b *board) theta() float64 {
 }
 
 // ranking lists the named documents first (as written before once
-// analyzed, then by score), then the others by score (the first scored
-// first among equals), at most limit, each with its passages best first.
+// analyzed, then by score), then the others by score, documents of equal
+// score by id (so that the order does not depend on the order they were
+// read in), at most limit, each with its passages best first.
 func (b *board) ranking(named map[string]int, limit int) []rankedDoc {
 	out := make([]rankedDoc, 0, len(b.docs))
 	for _, id := range b.order {
@@ -423,7 +434,10 @@ func (b *board) ranking(named map[string]int, limit int) []rankedDoc {
 		if ni != nj {
 			return ni > nj
 		}
-		return out[i].score > out[j].score
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		return out[i].id < out[j].id
 	})
 	return out[:min(limit, len(out))]
 }
