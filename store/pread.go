@@ -153,6 +153,13 @@ func (l *preadLayer) has(bucket []byte) bool {
 // has no such key (or holds a nested bucket under it), as bbolt's
 // Bucket.Get would. The bucket must be one has reports.
 func (l *preadLayer) get(bucket, key []byte) ([]byte, error) {
+	return l.getSpan(bucket, key, 0, -1)
+}
+
+// getSpan is get of the value's bytes [from, to) alone (to < 0: its end;
+// both clipped to the value): a passage of a long body without a copy of
+// the rest of it.
+func (l *preadLayer) getSpan(bucket, key []byte, from, to int) ([]byte, error) {
 	id := l.roots[string(bucket)]
 	var buf *[]byte // pages are read into a pooled buffer: see page
 	defer func() {
@@ -215,7 +222,7 @@ func (l *preadLayer) get(bucket, key []byte) ([]byte, error) {
 			if eflags&bucketLeafFlag != 0 || !bytes.Equal(p[k0:k0+ksize], key) {
 				return nil, nil
 			}
-			return bytes.Clone(p[k0+ksize : k0+ksize+vsize]), nil
+			return bytes.Clone(span(p[k0+ksize:k0+ksize+vsize], from, to)), nil
 		default:
 			return nil, l.corrupt(id, "page flags %#x where a branch or leaf page belongs", flags)
 		}
@@ -268,7 +275,7 @@ var pageBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // maxPooledPage bounds the page buffers kept for reuse: a page with a long
 // run of overflow pages (a large body) is read once and dropped.
-const maxPooledPage = 64 << 10
+const maxPooledPage = 1 << 20
 
 // read reads page id with its overflow pages into *buf (grown as needed)
 // and returns it.
@@ -343,14 +350,31 @@ func (s *Snapshot) pointGet(bucket, key []byte) ([]byte, int, error) {
 // pointGetIn is a copy of the value of key in bucket of layer i alone. The
 // layers must be ready (points).
 func (s *Snapshot) pointGetIn(i int, bucket, key []byte) (v []byte, err error) {
+	return s.pointSpanIn(i, bucket, key, 0, -1)
+}
+
+// pointSpanIn is pointGetIn of the value's bytes [from, to) alone (see
+// getSpan).
+func (s *Snapshot) pointSpanIn(i int, bucket, key []byte, from, to int) (v []byte, err error) {
 	if l := s.pread[i]; l.has(bucket) {
-		return l.get(bucket, key)
+		return l.getSpan(bucket, key, from, to)
 	}
 	err = s.layers[i].View(func(tx *bolt.Tx) error {
 		if b := tx.Bucket(bucket); b != nil {
-			v = bytes.Clone(b.Get(key))
+			if got := b.Get(key); got != nil {
+				v = bytes.Clone(span(got, from, to))
+			}
 		}
 		return nil
 	})
 	return v, err
+}
+
+// span is v[from:to], both clipped to v; to < 0 is v's end.
+func span(v []byte, from, to int) []byte {
+	if to < 0 || to > len(v) {
+		to = len(v)
+	}
+	from = min(max(from, 0), to)
+	return v[from:to]
 }

@@ -244,6 +244,59 @@ func (s *Snapshot) Lookup(id string) (rec docir.Record, body []byte, ok bool, er
 	return rec, body, true, nil
 }
 
+// LookupSpans is Lookup for a ranking, which reads many documents and
+// little of each: the record comes without its links, anchors and
+// definition terms (nil: a ranking reads none of them, and a long
+// document has hundreds), and body reads the body's bytes [from, to)
+// (clipped to it; to < 0: its end) when asked, a copy, so that a ranking
+// that scores a section of a long document reads that section's bytes,
+// not the document's.
+func (s *Snapshot) LookupSpans(id string) (rec docir.Record, body func(from, to int) ([]byte, error), ok bool, err error) {
+	v, layer, err := s.pointGet(bucketDocs, []byte(id))
+	if v == nil || err != nil {
+		return rec, nil, false, err
+	}
+	var lean leanRecord
+	if err := json.Unmarshal(v, &lean); err != nil {
+		return rec, nil, false, fmt.Errorf("record %q: %w", id, err)
+	}
+	rec = lean.Record
+	rec.Sections = make([]docir.Section, len(lean.Sections))
+	for i := range lean.Sections {
+		rec.Sections[i] = lean.Sections[i].Section
+	}
+	body = func(from, to int) ([]byte, error) {
+		b, err := s.pointSpanIn(layer, bucketBodies, []byte(id), from, to)
+		if err == nil && b == nil {
+			b = []byte{} // a record without a body reads as an empty one, as Lookup's
+		}
+		return b, err
+	}
+	return rec, body, true, nil
+}
+
+// leanRecord decodes a record without its links, anchors and terms (see
+// LookupSpans): the fields of the same names here shadow the record's.
+type leanRecord struct {
+	docir.Record
+	Sections []leanSection `json:"sections"`
+	Links    skipped       `json:"links"`
+	Anchors  skipped       `json:"anchors"`
+	Terms    skipped       `json:"terms"`
+}
+
+type leanSection struct {
+	docir.Section
+	Links   skipped `json:"links"`
+	Anchors skipped `json:"anchors"`
+	Terms   skipped `json:"terms"`
+}
+
+// skipped is a JSON value read past, not decoded.
+type skipped struct{}
+
+func (*skipped) UnmarshalJSON([]byte) error { return nil }
+
 // Record returns the record of one document, without its body.
 func (s *Snapshot) Record(id string) (rec docir.Record, ok bool, err error) {
 	v, _, err := s.pointGet(bucketDocs, []byte(id))

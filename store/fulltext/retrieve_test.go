@@ -64,10 +64,16 @@ func TestRetrievalScoresExactly(t *testing.T) {
 		queries = append(queries, ps[r.IntN(len(ps))].Text[:40])
 	}
 	ctx := context.Background()
+	sc := x.Scorer() // one for every query and passage: its reused memory must not show
 	for _, text := range queries {
 		q, err := x.Prepare(ctx, text)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, p := range ps {
+			if got, want := sc.Score(q, p), x.ScorePassage(q, p); got != want {
+				t.Errorf("%q: %s scores %v by a Scorer, %v by ScorePassage", text, p.ID, got, want)
+			}
 		}
 		rt, err := x.Retrieve(ctx, q)
 		if err != nil {

@@ -233,18 +233,51 @@ func (x *Index) Rescore(q *Query, text string) float64 {
 // from them (see score): the reference the index-assisted path
 // (Retrieval.Score) must equal.
 func (x *Index) ScorePassage(q *Query, p Passage) float64 {
+	return x.scorePassage(nil, q, p)
+}
+
+// Scorer scores passages as ScorePassage does, in memory it reuses from
+// one passage to the next (see scratch): for a reader that scores many,
+// one at a time.
+type Scorer struct {
+	x *Index
+	s scratch
+}
+
+// Scorer returns a Scorer of passages for x's queries.
+func (x *Index) Scorer() *Scorer { return &Scorer{x: x} }
+
+// Score is x.ScorePassage(q, p).
+func (sc *Scorer) Score(q *Query, p Passage) float64 {
+	sc.s.reset()
+	return sc.x.scorePassage(&sc.s, q, p)
+}
+
+// scorePassage is ScorePassage with s's memory (s may be nil).
+func (x *Index) scorePassage(s *scratch, q *Query, p Passage) float64 {
 	if len(q.terms) == 0 {
 		return 0
 	}
 	st := &stats{}
-	if p.Head != "" {
-		htoks := x.analyze(p.Head)
+	if p.Head != "" && !(isASCIIString(p.Head) && !q.mayHold(p.Head)) {
+		htoks := x.analyzeInto(s, p.Head)
 		st.hf, st.hlength = q.counts(htoks), len(htoks)
 	}
 	text := p.Text
-	toks := x.analyze(text)
+	if q.cannotHold(text) {
+		// Its text adds nothing, and takes nothing away: the head's part
+		// is its score.
+		return q.headScore(st.hf, st.hlength)
+	}
+	toks := x.analyzeInto(s, text)
 	skip := layout(text, toks)
-	f := q.walk(toks, newOrder(toks, skip))
+	var f features
+	if s != nil {
+		s.order = newOrderInto(s.order, toks, skip)
+		f = q.walkInto(s, toks, s.order)
+	} else {
+		f = q.walk(toks, newOrder(toks, skip))
+	}
 	for _, t := range toks {
 		for _, n := range q.not {
 			if string(t.Term) == n {
@@ -262,6 +295,19 @@ func (x *Index) ScorePassage(q *Query, p Passage) float64 {
 	}
 	st.tf, st.length = f.tf, len(toks)
 	return q.score(st, f.pairTF, f.run)
+}
+
+// cannotHold reports whether text, with no word of the query in it, is
+// sure to add nothing to a passage's score and take nothing away: the
+// query has no required word (a text without one scores 0) and excludes
+// nothing, and text is ASCII that holds none of the query's probes (see
+// mayHold), so that no analysis of it could find a query term. Analyzing
+// such a text is work thrown away.
+func (q *Query) cannotHold(text string) bool {
+	if len(q.not) > 0 || len(q.notRuns) > 0 || slices.Contains(q.required, true) {
+		return false
+	}
+	return isASCIIString(text) && !q.mayHold(text)
 }
 
 // counts is how often toks holds each query term.

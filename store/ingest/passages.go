@@ -71,7 +71,8 @@ func (c PassageConfig) Passages(rec *docir.Record, body []byte) []fulltext.Passa
 		return out
 	}
 	var out []fulltext.Passage
-	if p, ok := c.lead(rec, body); ok {
+	w := bodyWindow{b: body}
+	if p, ok := c.lead(rec, w); ok {
 		out = append(out, p)
 	}
 	head := -1 // the passage that carries the document's names
@@ -83,7 +84,7 @@ func (c PassageConfig) Passages(rec *docir.Record, body []byte) []fulltext.Passa
 	for i := range rec.Sections {
 		own := !titled && rec.Sections[i].Heading == rec.Title
 		titled = titled || own
-		out = append(out, c.section(rec, body, i, own))
+		out = append(out, c.section(rec, w, i, own))
 	}
 	if len(out) > 0 {
 		head = max(head, 0)
@@ -95,35 +96,92 @@ func (c PassageConfig) Passages(rec *docir.Record, body []byte) []fulltext.Passa
 // Passage is the passage of rec with id as Passages cuts it (without the
 // document's names), built alone: false when rec has none with that id.
 func (c PassageConfig) Passage(rec *docir.Record, body []byte, id string) (fulltext.Passage, bool) {
+	return c.PassageIn(rec, body, 0, id)
+}
+
+// PassageSpan is the bytes of the body the passage with id is cut from,
+// [from, to) (to < 0: the body's end); false when rec has no such passage.
+// The head reads none (from = to = 0).
+func (c PassageConfig) PassageSpan(rec *docir.Record, id string) (from, to int, ok bool) {
 	switch {
 	case id == rec.ID:
-		return c.lead(rec, body)
+		if len(rec.Sections) == 0 {
+			return rec.MarkdownStart, -1, true
+		}
+		first := rec.Sections[0].Start
+		return min(rec.MarkdownStart, first), first, true
+	case id == rec.ID+HeadSuffix:
+		return 0, 0, true
+	}
+	i, _, ok := c.sectionOf(rec, id)
+	if !ok {
+		return 0, 0, false
+	}
+	return rec.Sections[i].Start, rec.Sections[i].OwnEnd, true
+}
+
+// PassageIn is Passage with the body's bytes [from, from+len(window)) at
+// hand, not all of it: window is the body from from on, at least as far as
+// PassageSpan says the passage reads (clipped to the body).
+func (c PassageConfig) PassageIn(rec *docir.Record, window []byte, from int, id string) (fulltext.Passage, bool) {
+	w := bodyWindow{b: window, from: from}
+	switch {
+	case id == rec.ID:
+		return c.lead(rec, w)
 	case id == rec.ID+HeadSuffix:
 		return c.head(rec)
 	}
-	slug, ok := strings.CutPrefix(id, rec.ID+"#")
+	i, own, ok := c.sectionOf(rec, id)
 	if !ok {
 		return fulltext.Passage{}, false
+	}
+	return c.section(rec, w, i, own), true
+}
+
+// sectionOf finds the section whose address is id, and whether it is
+// headed by the document's title (see Passages).
+func (c PassageConfig) sectionOf(rec *docir.Record, id string) (i int, own, ok bool) {
+	slug, ok := strings.CutPrefix(id, rec.ID+"#")
+	if !ok {
+		return 0, false, false
 	}
 	titled := false
 	for i, s := range rec.Sections {
 		own := !titled && s.Heading == rec.Title
 		titled = titled || own
 		if s.Slug == slug {
-			return c.section(rec, body, i, own), true
+			return i, own, true
 		}
 	}
-	return fulltext.Passage{}, false
+	return 0, false, false
 }
 
+// bodyWindow is a document's body from offset from on, as far as b goes:
+// the whole body when from is 0 and b is all of it.
+type bodyWindow struct {
+	b    []byte
+	from int
+}
+
+// slice is the body's text [a, b), clipped to what the window holds (and
+// to the body: a window ends where the body does).
+func (w bodyWindow) slice(a, b int) string {
+	a = min(max(a-w.from, 0), len(w.b))
+	b = min(max(b-w.from, a), len(w.b))
+	return string(w.b[a:b])
+}
+
+// end is the offset of the window's end in the body.
+func (w bodyWindow) end() int { return w.from + len(w.b) }
+
 // lead is the document's lead passage, when it has one.
-func (c PassageConfig) lead(rec *docir.Record, body []byte) (fulltext.Passage, bool) {
-	first := len(body)
+func (c PassageConfig) lead(rec *docir.Record, body bodyWindow) (fulltext.Passage, bool) {
+	first := body.end()
 	if len(rec.Sections) > 0 {
-		first = min(rec.Sections[0].Start, len(body))
+		first = min(rec.Sections[0].Start, first)
 	}
 	start := min(rec.MarkdownStart, first)
-	lead := Prose(string(body[start:first]), true)
+	lead := Prose(body.slice(start, first), true)
 	if len(rec.Sections) > 0 && strings.TrimSpace(lead) == "" {
 		return fulltext.Passage{}, false
 	}
@@ -141,9 +199,9 @@ func (c PassageConfig) head(rec *docir.Record) (fulltext.Passage, bool) {
 
 // section is the passage of section i; own when it is headed by the
 // document's title.
-func (c PassageConfig) section(rec *docir.Record, body []byte, i int, own bool) fulltext.Passage {
+func (c PassageConfig) section(rec *docir.Record, body bodyWindow, i int, own bool) fulltext.Passage {
 	s := rec.Sections[i]
-	text := Prose(string(body[min(s.Start, len(body)):min(s.OwnEnd, len(body))]), false)
+	text := Prose(body.slice(s.Start, s.OwnEnd), false)
 	if !own {
 		text = joinText(rec.Title, text)
 	}

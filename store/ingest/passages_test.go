@@ -87,14 +87,18 @@ func TestPassagesFrontMatter(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("passages (-want +got)\n%s", d)
 	}
-	// Each passage cut alone is the one Passages cuts, less the names.
-	for _, p := range Passages(&rec, []byte(body)) {
-		alone, ok := PassageConfig{}.Passage(&rec, []byte(body), p.ID)
-		p.Names = nil
-		if d := cmp.Diff(p, alone); !ok || d != "" {
-			t.Errorf("Passage(%s) (-in Passages +alone), found %v:\n%s", p.ID, ok, d)
-		}
-	}
+	// Each passage cut alone is the one Passages cuts, less the names, and
+	// so is each cut from the span of the body PassageSpan names.
+	checkPassagesAlone(t, &rec, body)
+	noLead := rec
+	noLead.MarkdownStart = usage
+	checkPassagesAlone(t, &noLead, body)
+	short := rec // offsets past the body's end, as a damaged record has
+	short.Sections = []docir.Section{{Slug: "usage", Heading: "Usage", Level: 2, Start: usage, OwnEnd: len(body) + 50, End: len(body) + 50}}
+	checkPassagesAlone(t, &short, body)
+	past := rec
+	past.Sections = []docir.Section{{Slug: "usage", Heading: "Usage", Level: 2, Start: len(body) + 10, OwnEnd: len(body) + 50, End: len(body) + 50}}
+	checkPassagesAlone(t, &past, body)
 	if _, ok := (PassageConfig{}).Passage(&rec, []byte(body), "functions/math/Pi#nope"); ok {
 		t.Error("Passage of a slug the record lacks")
 	}
@@ -206,6 +210,36 @@ func TestProseLinks(t *testing.T) {
 	} {
 		if got := Prose(tt.in, false); got != tt.want {
 			t.Errorf("Prose(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// checkPassagesAlone: every passage of rec, cut alone from the whole body
+// (Passage) and from the span PassageSpan names (PassageIn), is the one
+// Passages cuts, less the names.
+func checkPassagesAlone(t *testing.T, rec *docir.Record, body string) {
+	t.Helper()
+	for _, p := range Passages(rec, []byte(body)) {
+		p.Names = nil
+		alone, ok := PassageConfig{}.Passage(rec, []byte(body), p.ID)
+		if d := cmp.Diff(p, alone); !ok || d != "" {
+			t.Errorf("Passage(%s) (-in Passages +alone), found %v:\n%s", p.ID, ok, d)
+		}
+		from, to, ok := PassageConfig{}.PassageSpan(rec, p.ID)
+		if !ok {
+			t.Errorf("PassageSpan(%s): not found", p.ID)
+			continue
+		}
+		// The window as a store reads it: clipped to the body, at the
+		// offset asked for.
+		end := to
+		if end < 0 || end > len(body) {
+			end = len(body)
+		}
+		start := min(from, end)
+		in, ok := PassageConfig{}.PassageIn(rec, []byte(body[start:end]), from, p.ID)
+		if d := cmp.Diff(p, in); !ok || d != "" {
+			t.Errorf("PassageIn(%s) of [%d, %d) (-in Passages +in the span), found %v:\n%s", p.ID, from, to, ok, d)
 		}
 	}
 }

@@ -133,7 +133,11 @@ func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string,
 		if dt == nil {
 			continue
 		}
-		f := &found{rec: dt.rec, body: dt.body, doc: d, q: q, pc: r.pc, r: r}
+		body, err := dt.wholeBody()
+		if err != nil {
+			return 0, err
+		}
+		f := &found{rec: dt.rec, body: body, doc: d, q: q, pc: r.pc, r: r}
 		if err := r.chooseSection(f); err != nil {
 			return 0, err
 		}
@@ -158,44 +162,78 @@ type ranking struct {
 	// text alone (Reference), not read rank-safely.
 	exhaustive bool
 	beyond     map[string]beyond // by document: see beyondTitle
+	sc         *fulltext.Scorer  // see scorer
+}
+
+// scorer scores passages for the ranking in memory it reuses.
+func (r *ranking) scorer() *fulltext.Scorer {
+	if r.sc == nil {
+		r.sc = r.ft.Scorer()
+	}
+	return r.sc
 }
 
 // docText is a document read from the generation, with the passages the
-// ranking has cut of it as the index was given them.
+// ranking has cut of it as the index was given them. Its body is read as
+// far as the passages it is asked for need (a section of a long document
+// reads that section), or whole once asked for (wholeBody).
 type docText struct {
 	pc       ingest.PassageConfig
 	rec      docir.Record
-	body     []byte
-	passages map[string]fulltext.Passage // by passage id, cut on first use
+	bodyAt   func(from, to int) ([]byte, error) // the body's bytes [from, to), read
+	body     []byte                             // the whole body, once read
+	passages map[string]fulltext.Passage        // by passage id, cut on first use
 }
 
 func (r *ranking) doc(id string) (*docText, error) {
 	if d, ok := r.docs[id]; ok {
 		return d, nil
 	}
-	rec, body, ok, err := r.snap.Lookup(id)
+	rec, bodyAt, ok, err := r.snap.LookupSpans(id)
 	if err != nil {
 		return nil, err
 	}
 	var d *docText
 	if ok {
-		d = &docText{pc: r.pc, rec: rec, body: body}
+		d = &docText{pc: r.pc, rec: rec, bodyAt: bodyAt}
 	}
 	r.docs[id] = d
 	return d, nil
 }
 
-// passage is the document's passage with id (empty when it has none).
-func (d *docText) passage(id string) fulltext.Passage {
-	if p, ok := d.passages[id]; ok {
-		return p
+// wholeBody reads the document's whole body, once.
+func (d *docText) wholeBody() ([]byte, error) {
+	if d.body == nil {
+		b, err := d.bodyAt(0, -1)
+		if err != nil {
+			return nil, err
+		}
+		d.body = b
 	}
-	p, _ := d.pc.Passage(&d.rec, d.body, id)
+	return d.body, nil
+}
+
+// passage is the document's passage with id (empty when it has none),
+// cut from the body if it was read whole, else from the bytes it needs.
+func (d *docText) passage(id string) (fulltext.Passage, error) {
+	if p, ok := d.passages[id]; ok {
+		return p, nil
+	}
+	var p fulltext.Passage
+	if d.body != nil {
+		p, _ = d.pc.Passage(&d.rec, d.body, id)
+	} else if from, to, ok := d.pc.PassageSpan(&d.rec, id); ok {
+		w, err := d.bodyAt(from, to)
+		if err != nil {
+			return p, err
+		}
+		p, _ = d.pc.PassageIn(&d.rec, w, from, id)
+	}
 	if d.passages == nil {
 		d.passages = map[string]fulltext.Passage{}
 	}
 	d.passages[id] = p
-	return p
+	return p, nil
 }
 
 // rank ranks documents for a free-text query: each scores as its best
@@ -293,11 +331,15 @@ func (r *ranking) score(rt *fulltext.Retrieval, b *board, cands []fulltext.Candi
 		if d == nil {
 			continue // gone from the generation
 		}
+		p, err := d.passage(id)
+		if err != nil {
+			return err
+		}
 		var score float64
 		if r.exhaustive {
-			score = r.ft.ScorePassage(r.q, d.passage(id))
+			score = r.ft.ScorePassage(r.q, p) // the reference: no memory shared between passages
 		} else {
-			score = rt.Score(c, d.passage(id).Text)
+			score = rt.Score(c, p.Text)
 		}
 		b.add(docID, slug, score)
 	}
@@ -362,7 +404,11 @@ func (r *ranking) named(rt *fulltext.Retrieval, b *board) (map[string]int, error
 		}
 		out[docID] = max(out[docID], level)
 		if _, ok := b.docs[docID]; !ok {
-			b.add(docID, slug, r.ft.ScorePassage(r.q, d.passage(id)))
+			p, err := d.passage(id)
+			if err != nil {
+				return nil, err
+			}
+			b.add(docID, slug, r.scorer().Score(r.q, p))
 		}
 	}
 	return out, nil
@@ -546,15 +592,26 @@ func (r *ranking) beyondTitle(rec *docir.Record) (beyond, error) {
 		if err != nil || d == nil {
 			return b, err
 		}
-		score := func(id, slug string, to *[]passageHit) {
-			if p := d.passage(id); p.Text != "" {
-				*to = append(*to, passageHit{slug: slug, score: r.ft.ScorePassage(rest, p)})
-			}
+		if _, err := d.wholeBody(); err != nil { // every passage of it is read
+			return b, err
 		}
-		score(rec.ID, "", &b.whole)
-		score(rec.ID+ingest.HeadSuffix, "", &b.whole)
+		score := func(id, slug string, to *[]passageHit) error {
+			p, err := d.passage(id)
+			if err == nil && p.Text != "" {
+				*to = append(*to, passageHit{slug: slug, score: r.scorer().Score(rest, p)})
+			}
+			return err
+		}
+		if err := score(rec.ID, "", &b.whole); err != nil {
+			return b, err
+		}
+		if err := score(rec.ID+ingest.HeadSuffix, "", &b.whole); err != nil {
+			return b, err
+		}
 		for _, sec := range rec.Sections {
-			score(rec.ID+"#"+sec.Slug, sec.Slug, &b.sections)
+			if err := score(rec.ID+"#"+sec.Slug, sec.Slug, &b.sections); err != nil {
+				return b, err
+			}
 		}
 	}
 	if r.beyond == nil {
