@@ -16,12 +16,18 @@ import (
 
 // The agent bench (-agent) measures bytes to answer: an agent that knows
 // only what the tools return asks docir over MCP, for each question of a
-// set, search, then context, then gets the addresses of context's plan one
-// by one, in order, until it has read the section that answers the
-// question. It counts the calls and the bytes of tool text it read (the
-// text content a host shows the model), and compares them with reading the
-// whole file that holds the answer, and with reading the files of the top
-// ten search hits.
+// set, for a plan, then gets the addresses of the plan one by one, in
+// order, until it has read the section that answers the question. It counts
+// the calls and the bytes of tool text it read (the text content a host
+// shows the model), and compares them with reading the whole file that
+// holds the answer, and with reading the files of the top ten hits.
+//
+// Two flows are measured: search, then context, then the gets (the flow
+// issue 25 names), and context, then the gets (the flow the tools
+// advertise: context's reply carries search's hits in structuredContent,
+// and its text is the plan). The server answers each call from the
+// question alone, so one session serves both: the second flow is the first
+// without its search call.
 //
 // A question set is JSON lines of {question, answer, also}: answer is the
 // address of the section (or the document) that answers it, written by
@@ -41,12 +47,48 @@ type agentQuestion struct {
 type agentResult struct {
 	q                 agentQuestion
 	found             bool
-	calls             int
-	bytes             int // tool text read
-	skeleton          int // of which search and context
+	search, context   int // bytes of the search and the context text
+	gets              int // bytes of the gets' text, up to the answer (the whole plan when not found)
 	answerFile        int // bytes of the file that holds the answer
 	topFiles          int // bytes of the files of search's hits
 	planLen, position int // addresses in the plan; 1-based position of the read that held the answer (0: none)
+}
+
+// agentFlow is a way through the tools: with search first or without.
+type agentFlow struct {
+	name   string
+	search bool
+}
+
+// agentFlows are the flows a run reports, the one issue 25 names first.
+var agentFlows = []agentFlow{
+	{name: "search → context → get", search: true},
+	{name: "context → get", search: false},
+}
+
+// calls is how many tool calls the flow made for the question.
+func (r agentResult) calls(f agentFlow) int {
+	n := 1 + r.position // context and the gets
+	if !r.found {
+		n = 1 + r.planLen
+	}
+	if f.search {
+		n++
+	}
+	return n
+}
+
+// bytes is the tool text the flow read for the question.
+func (r agentResult) bytes(f agentFlow) int {
+	return r.skeleton(f) + r.gets
+}
+
+// skeleton is the text of the flow's skeleton reads (search and context).
+func (r agentResult) skeleton(f agentFlow) int {
+	if f.search {
+		return r.search + r.context
+	}
+	return r.context
 }
 
 // DefaultQuestions is the question set on the Hugo docs, in this folder's
@@ -141,7 +183,8 @@ type toolReply struct {
 }
 
 // playAgent answers one question as the agent would: search, context, then
-// the plan's addresses one by one until the answer is read. The answer
+// the plan's addresses one by one until the answer is read (the flows are
+// told apart when counting; see agentFlows). The answer
 // itself is read first, outside the count, to know it when the agent reads
 // it: the agent has read it when a body it got holds the answer's whole
 // text (the section itself, a section around it, or its document).
@@ -172,7 +215,7 @@ func playAgent(s *mcpServer, q agentQuestion) (agentResult, error) {
 	if err != nil {
 		return r, err
 	}
-	r.calls, r.bytes = 1, len(search.text)
+	r.search = len(search.text)
 	var hits struct {
 		Hits []struct {
 			Path string `json:"path"`
@@ -193,9 +236,7 @@ func playAgent(s *mcpServer, q agentQuestion) (agentResult, error) {
 	if err != nil {
 		return r, err
 	}
-	r.calls++
-	r.bytes += len(ctx.text)
-	r.skeleton = r.bytes
+	r.context = len(ctx.text)
 	var plan struct {
 		Addresses []string `json:"addresses"`
 	}
@@ -208,8 +249,7 @@ func playAgent(s *mcpServer, q agentQuestion) (agentResult, error) {
 		if err != nil {
 			return r, err
 		}
-		r.calls++
-		r.bytes += len(got.text)
+		r.gets += len(got.text)
 		if !got.isError && slices.ContainsFunc(answers, func(a string) bool { return strings.Contains(got.text, a) }) {
 			r.found, r.position = true, i+1
 			break
@@ -327,20 +367,20 @@ func (s *mcpServer) fileSize(path string) (int, error) {
 	return 0, fmt.Errorf("no file %s under %v", path, s.roots)
 }
 
-// agentTotals sums a run.
+// agentTotals sums a run for one flow.
 type agentTotals struct {
 	questions, found, calls          int
 	bytes, skeleton, answer, topFile int
 	firstRead                        int // found by the plan's first address
 }
 
-func totals(rs []agentResult) agentTotals {
+func totals(rs []agentResult, f agentFlow) agentTotals {
 	var t agentTotals
 	for _, r := range rs {
 		t.questions++
-		t.calls += r.calls
-		t.bytes += r.bytes
-		t.skeleton += r.skeleton
+		t.calls += r.calls(f)
+		t.bytes += r.bytes(f)
+		t.skeleton += r.skeleton(f)
 		t.answer += r.answerFile
 		t.topFile += r.topFiles
 		if r.found {
@@ -353,33 +393,55 @@ func totals(rs []agentResult) agentTotals {
 	return t
 }
 
-// writeAgent writes the agent's figures: the totals against the targets,
-// then one row a question.
+// writeAgent writes the agent's figures: the totals of each flow against
+// the targets, then one row a question.
 func writeAgent(b *strings.Builder, c *corpus, rs []agentResult, set string) {
 	if set == "" {
 		set = DefaultQuestions
 	}
-	t := totals(rs)
 	fmt.Fprintf(b, "## Bytes to answer: an agent over MCP (%s, %d documents; %s)\n\n", c.name, c.docs, set)
-	fmt.Fprintf(b, "The agent calls search, then context, then get on each address of the plan, in order, until it has read the section that answers the question.\n\n")
-	fmt.Fprintf(b, "| measure | value | target |\n| --- | ---: | ---: |\n")
-	fmt.Fprintf(b, "| found | %d of %d (%.0f%%) | ≥ 95%% |\n", t.found, t.questions, pct(t.found, t.questions))
-	fmt.Fprintf(b, "| found by the plan's first address | %d of %d | |\n", t.firstRead, t.questions)
-	fmt.Fprintf(b, "| calls per question | %.2f | ≤ 4 |\n", float64(t.calls)/float64(max(t.questions, 1)))
-	fmt.Fprintf(b, "| tool text read | %s (%s a question) | |\n", kb(t.bytes), kb(t.bytes/max(t.questions, 1)))
-	fmt.Fprintf(b, "| of which search and context | %s (%.0f%%) | |\n", kb(t.skeleton), pct(t.skeleton, t.bytes))
-	fmt.Fprintf(b, "| the files that hold the answers, read whole | %s | |\n", kb(t.answer))
-	fmt.Fprintf(b, "| **bytes read ÷ answer files** | **%.2f×** | ≤ 0.5× |\n", ratio(t.bytes, t.answer))
-	fmt.Fprintf(b, "| the files of search's hits, read whole | %s | |\n", kb(t.topFile))
-	fmt.Fprintf(b, "| bytes read ÷ the hits' files | %.2f× | |\n\n", ratio(t.bytes, t.topFile))
-	fmt.Fprintf(b, "| question | answer | found | calls | read | answer file | read ÷ file | plan |\n| --- | --- | --- | ---: | ---: | ---: | ---: | --- |\n")
+	fmt.Fprintf(b, "The agent gets the addresses of context's plan, in order, until it has read the section that answers the question; before that it calls search then context, or context alone.\n\n")
+	var ts []agentTotals
+	b.WriteString("| measure |")
+	for _, f := range agentFlows {
+		ts = append(ts, totals(rs, f))
+		fmt.Fprintf(b, " %s |", f.name)
+	}
+	b.WriteString(" target |\n| --- |" + strings.Repeat(" ---: |", len(agentFlows)) + " ---: |\n")
+	row := func(name, target string, cell func(t agentTotals) string) {
+		fmt.Fprintf(b, "| %s |", name)
+		for _, t := range ts {
+			fmt.Fprintf(b, " %s |", cell(t))
+		}
+		fmt.Fprintf(b, " %s |\n", target)
+	}
+	row("found", "≥ 95%", func(t agentTotals) string {
+		return fmt.Sprintf("%d of %d (%.0f%%)", t.found, t.questions, pct(t.found, t.questions))
+	})
+	row("found by the plan's first address", "", func(t agentTotals) string { return fmt.Sprintf("%d of %d", t.firstRead, t.questions) })
+	row("calls per question", "≤ 4", func(t agentTotals) string { return fmt.Sprintf("%.2f", float64(t.calls)/float64(max(t.questions, 1))) })
+	row("tool text read", "", func(t agentTotals) string {
+		return fmt.Sprintf("%s (%s a question)", kb(t.bytes), kb(t.bytes/max(t.questions, 1)))
+	})
+	row("of which skeleton (search, context)", "", func(t agentTotals) string {
+		return fmt.Sprintf("%s (%.0f%%)", kb(t.skeleton), pct(t.skeleton, t.bytes))
+	})
+	row("the files that hold the answers, read whole", "", func(t agentTotals) string { return kb(t.answer) })
+	row("**bytes read ÷ answer files**", "≤ 0.5×", func(t agentTotals) string { return fmt.Sprintf("**%.2f×**", ratio(t.bytes, t.answer)) })
+	row("the files of search's hits, read whole", "", func(t agentTotals) string { return kb(t.topFile) })
+	row("bytes read ÷ the hits' files", "", func(t agentTotals) string { return fmt.Sprintf("%.2f×", ratio(t.bytes, t.topFile)) })
+	b.WriteString("\n")
+	with, without := agentFlows[0], agentFlows[1]
+	fmt.Fprintf(b, "Per question, %s (the other flow adds one call and the search text):\n\n", without.name)
+	fmt.Fprintf(b, "| question | answer | found | calls | read | answer file | read ÷ file | search text | plan |\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n")
 	for _, r := range rs {
 		found := "no"
 		if r.found {
 			found = fmt.Sprintf("yes (%d of %d)", r.position, r.planLen)
 		}
-		fmt.Fprintf(b, "| %s | `%s` | %s | %d | %s | %s | %.2f× | %d addresses |\n",
-			r.q.Question, r.q.Answer, found, r.calls, kb(r.bytes), kb(r.answerFile), ratio(r.bytes, r.answerFile), r.planLen)
+		fmt.Fprintf(b, "| %s | `%s` | %s | %d | %s | %s | %.2f× | %s | %d addresses |\n",
+			r.q.Question, r.q.Answer, found, r.calls(without), kb(r.bytes(without)), kb(r.answerFile), ratio(r.bytes(without), r.answerFile),
+			kb(r.bytes(with)-r.bytes(without)), r.planLen)
 	}
 	b.WriteString("\n")
 }

@@ -83,3 +83,26 @@ func FuzzParseQuestions(f *testing.F) {
 		}
 	})
 }
+
+// TestAgentFlows: a flow's calls and bytes are its skeleton reads plus the
+// gets up to the answer, or the whole plan when the answer was not read.
+func TestAgentFlows(t *testing.T) {
+	found := agentResult{found: true, search: 100, context: 50, gets: 700, planLen: 5, position: 2}
+	missed := agentResult{search: 100, context: 50, gets: 900, planLen: 5}
+	type figures struct{ Calls, Bytes, Skeleton int }
+	got := map[string]figures{}
+	for name, r := range map[string]agentResult{"found": found, "missed": missed} {
+		for _, f := range agentFlows {
+			got[name+", "+f.name] = figures{r.calls(f), r.bytes(f), r.skeleton(f)}
+		}
+	}
+	want := map[string]figures{
+		"found, search → context → get":  {Calls: 4, Bytes: 850, Skeleton: 150},
+		"found, context → get":           {Calls: 3, Bytes: 750, Skeleton: 50},
+		"missed, search → context → get": {Calls: 7, Bytes: 1050, Skeleton: 150},
+		"missed, context → get":          {Calls: 6, Bytes: 950, Skeleton: 50},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
