@@ -196,37 +196,53 @@ func pathOfID(id, path string) bool {
 }
 
 // writePlan writes a context reply as the plan to follow: the addresses to
-// get, best first, with their tokens, then the outline of each document the
-// plan reads from, its planned sections marked, so that an agent can take
-// a nearby section the plan left out. The hits are not repeated: search
-// gives them.
+// get, best first, then the outline of each document the plan reads from,
+// its planned sections marked, so that an agent can take a nearby section
+// the plan left out. Each size is said once: a planned section's tokens in
+// its outline, a whole document's on its plan line. The hits are not
+// repeated (search gives them; structuredContent holds them).
 func writePlan(b *strings.Builder, r *docir.ContextResult) {
-	tokens := r.AddressTokens()
 	if len(r.Addresses) == 0 {
 		fmt.Fprintf(b, "Nothing to read for `%s` within %d tokens.\n", r.Query, r.Budget)
 		return
 	}
-	fmt.Fprintf(b, "Plan: get these in order, best first, and stop once answered (about %d of %d tokens):\n", r.Tokens, r.Budget)
+	tokens := r.AddressTokens()
 	planned := map[string]bool{}
-	for i, a := range r.Addresses {
+	for _, a := range r.Addresses {
 		planned[a] = true
-		fmt.Fprintf(b, "%d. `%s` %d tokens", i+1, a, tokens[a])
-		if !strings.Contains(a, "#") {
-			b.WriteString(", the whole document")
-		}
-		b.WriteString("\n")
 	}
-	wrote := false
+	// The outlines written, and the addresses whose tokens they say.
+	var outlines []*docir.ContextHit
+	inOutline := map[string]bool{}
 	for i := range r.Hits {
 		h := &r.Hits[i]
 		if len(h.Outline) == 0 || planned[h.ID] {
 			continue // not planned, or read whole: its outline says nothing more
 		}
-		if !wrote {
-			b.WriteString("Outlines of the planned documents (#section tokens; * planned):\n")
-			wrote = true
+		outlines = append(outlines, h)
+		for _, o := range h.Outline {
+			inOutline[o.Address] = true
 		}
-		fmt.Fprintf(b, "`%s` %s, %d tokens: ", h.ID, h.Title, h.Tokens)
+	}
+	fmt.Fprintf(b, "Plan: get these in order and stop once answered (%d of %d tokens):\n", r.Tokens, r.Budget)
+	for i, a := range r.Addresses {
+		fmt.Fprintf(b, "%d. `%s`", i+1, a)
+		n, known := tokens[a]
+		switch {
+		case !strings.Contains(a, "#") && known:
+			fmt.Fprintf(b, " whole, %d tokens", n)
+		case !strings.Contains(a, "#"):
+			b.WriteString(" whole")
+		case !inOutline[a] && known:
+			fmt.Fprintf(b, " %d tokens", n)
+		}
+		b.WriteString("\n")
+	}
+	if len(outlines) > 0 {
+		b.WriteString("Outlines (#section tokens; * planned):\n")
+	}
+	for _, h := range outlines {
+		fmt.Fprintf(b, "`%s` %s, %d: ", h.ID, h.Title, h.Tokens)
 		writeOutline(b, h.ID, h.Outline, planned)
 		b.WriteString("\n")
 	}
