@@ -26,7 +26,7 @@ func TestTextOf(t *testing.T) {
 	}{
 		{wire.MethodGet, doc, "<!-- docir: a#b | A -->\n## B\n\ntext\n"},
 		{wire.MethodGet, docir.GetResult{Documents: []docir.Document{doc, doc}, Missing: []docir.Missing{{Address: "x", Reason: "no_document", Suggestions: []string{"a"}}}},
-			"<!-- docir: a#b | A -->\n## B\n\ntext\n\n\n---\n\n<!-- docir: a#b | A -->\n## B\n\ntext\n\n\n---\n\nNot found:\n- `x`: no_document (did you mean `a`?)\n"},
+			"<!-- docir: a#b | A -->\n## B\n\ntext\n\n---\n\n<!-- docir: a#b | A -->\n## B\n\ntext\n\n---\n\nNot found:\n- `x`: no_document (did you mean `a`?)\n"},
 		{wire.MethodGet, docir.GetResult{Documents: []docir.Document{}, Missing: []docir.Missing{}}, "No addresses asked, none read.\n"},
 		// A path the id does not say is kept.
 		{wire.MethodGet, docir.Document{Address: "p/x", ID: "p/x", Title: "X", Path: "x.md", Body: "x\n"}, "<!-- docir: p/x | X | x.md -->\nx\n"},
