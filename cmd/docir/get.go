@@ -123,4 +123,3 @@ func getAddresses(opts *GetOptions) ([]address.Address, error) {
 	}
 	return address.ParseAll(opts.Args)
 }
-
