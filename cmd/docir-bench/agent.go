@@ -45,34 +45,61 @@ type agentQuestion struct {
 // agentResult is what the agent did for one question; answerFile is the
 // size of the file of its first answer.
 type agentResult struct {
-	q                 agentQuestion
-	found             bool
-	search, context   int // bytes of the search and the context text
-	gets              int // bytes of the gets' text, up to the answer (the whole plan when not found)
-	answerFile        int // bytes of the file that holds the answer
-	topFiles          int // bytes of the files of search's hits
-	planLen, position int // addresses in the plan; 1-based position of the read that held the answer (0: none)
+	q               agentQuestion
+	search, context int  // bytes of the search and the context text
+	plan, hits      walk // getting context's plan, and search's hits' sections
+	answerFile      int  // bytes of the file that holds the answer
+	topFiles        int  // bytes of the files of search's hits
 }
 
-// agentFlow is a way through the tools: with search first or without.
+// walk is a series of gets, one address at a time, until the answer is
+// read or the addresses run out.
+type walk struct {
+	found    bool
+	position int // 1-based position of the get that held the answer (0: none)
+	length   int // addresses in the series
+	bytes    int // text of the gets made
+}
+
+// gets is how many gets the walk made.
+func (w walk) gets() int {
+	if w.found {
+		return w.position
+	}
+	return w.length
+}
+
+// agentFlow is a way through the tools: the skeleton reads it makes, then
+// the gets of context's plan (when it calls context) or of search's hits.
 type agentFlow struct {
-	name   string
-	search bool
+	name            string
+	search, context bool
 }
 
-// agentFlows are the flows a run reports, the one issue 25 names first.
+// agentFlows are the flows a run reports: the one issue 25 names, the one
+// the tools advertise, and, to weigh the plan, search's hits read in rank
+// order without it.
 var agentFlows = []agentFlow{
-	{name: "search → context → get", search: true},
-	{name: "context → get", search: false},
+	{name: "search → context → get", search: true, context: true},
+	{name: "context → get", context: true},
+	{name: "search → get", search: true},
+}
+
+// walk is the series of gets the flow made.
+func (r agentResult) walk(f agentFlow) walk {
+	if f.context {
+		return r.plan
+	}
+	return r.hits
 }
 
 // calls is how many tool calls the flow made for the question.
 func (r agentResult) calls(f agentFlow) int {
-	n := 1 + r.position // context and the gets
-	if !r.found {
-		n = 1 + r.planLen
-	}
+	n := r.walk(f).gets()
 	if f.search {
+		n++
+	}
+	if f.context {
 		n++
 	}
 	return n
@@ -80,15 +107,19 @@ func (r agentResult) calls(f agentFlow) int {
 
 // bytes is the tool text the flow read for the question.
 func (r agentResult) bytes(f agentFlow) int {
-	return r.skeleton(f) + r.gets
+	return r.skeleton(f) + r.walk(f).bytes
 }
 
 // skeleton is the text of the flow's skeleton reads (search and context).
 func (r agentResult) skeleton(f agentFlow) int {
+	n := 0
 	if f.search {
-		return r.search + r.context
+		n += r.search
 	}
-	return r.context
+	if f.context {
+		n += r.context
+	}
+	return n
 }
 
 // DefaultQuestions is the question set on the Hugo docs, in this folder's
@@ -218,18 +249,21 @@ func playAgent(s *mcpServer, q agentQuestion) (agentResult, error) {
 	r.search = len(search.text)
 	var hits struct {
 		Hits []struct {
-			Path string `json:"path"`
+			Path           string `json:"path"`
+			MatchedSection string `json:"matched_section"`
 		} `json:"hits"`
 	}
 	if err := json.Unmarshal(search.structured, &hits); err != nil {
 		return r, fmt.Errorf("search: %w", err)
 	}
+	var sections []string
 	for _, h := range hits.Hits {
 		n, err := s.fileSize(h.Path)
 		if err != nil {
 			return r, err
 		}
 		r.topFiles += n
+		sections = append(sections, h.MatchedSection)
 	}
 
 	ctx, err := s.call("context", map[string]any{"query": q.Question})
@@ -243,19 +277,31 @@ func playAgent(s *mcpServer, q agentQuestion) (agentResult, error) {
 	if err := json.Unmarshal(ctx.structured, &plan); err != nil {
 		return r, fmt.Errorf("context: %w", err)
 	}
-	r.planLen = len(plan.Addresses)
-	for i, addr := range plan.Addresses {
+	if r.plan, err = s.walk(plan.Addresses, answers); err != nil {
+		return r, err
+	}
+	if r.hits, err = s.walk(sections, answers); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+// walk gets addrs one by one, in order, until a get's text holds one of
+// the answers' bodies.
+func (s *mcpServer) walk(addrs, answers []string) (walk, error) {
+	w := walk{length: len(addrs)}
+	for i, addr := range addrs {
 		got, err := s.call("get", map[string]any{"doc_id": addr})
 		if err != nil {
-			return r, err
+			return w, err
 		}
-		r.gets += len(got.text)
+		w.bytes += len(got.text)
 		if !got.isError && slices.ContainsFunc(answers, func(a string) bool { return strings.Contains(got.text, a) }) {
-			r.found, r.position = true, i+1
+			w.found, w.position = true, i+1
 			break
 		}
 	}
-	return r, nil
+	return w, nil
 }
 
 // mcpServer is `docir serve --mcp` spoken to over stdio, one call at a
@@ -371,7 +417,7 @@ func (s *mcpServer) fileSize(path string) (int, error) {
 type agentTotals struct {
 	questions, found, calls          int
 	bytes, skeleton, answer, topFile int
-	firstRead                        int // found by the plan's first address
+	firstRead                        int // found by the first get
 }
 
 func totals(rs []agentResult, f agentFlow) agentTotals {
@@ -383,10 +429,11 @@ func totals(rs []agentResult, f agentFlow) agentTotals {
 		t.skeleton += r.skeleton(f)
 		t.answer += r.answerFile
 		t.topFile += r.topFiles
-		if r.found {
+		w := r.walk(f)
+		if w.found {
 			t.found++
 		}
-		if r.position == 1 {
+		if w.position == 1 {
 			t.firstRead++
 		}
 	}
@@ -400,7 +447,7 @@ func writeAgent(b *strings.Builder, c *corpus, rs []agentResult, set string) {
 		set = DefaultQuestions
 	}
 	fmt.Fprintf(b, "## Bytes to answer: an agent over MCP (%s, %d documents; %s)\n\n", c.name, c.docs, set)
-	fmt.Fprintf(b, "The agent gets the addresses of context's plan, in order, until it has read the section that answers the question; before that it calls search then context, or context alone.\n\n")
+	fmt.Fprintf(b, "The agent gets the addresses of context's plan (or, without context, the matched sections of search's hits), in order, until it has read the section that answers the question.\n\n")
 	var ts []agentTotals
 	b.WriteString("| measure |")
 	for _, f := range agentFlows {
@@ -418,7 +465,7 @@ func writeAgent(b *strings.Builder, c *corpus, rs []agentResult, set string) {
 	row("found", "≥ 95%", func(t agentTotals) string {
 		return fmt.Sprintf("%d of %d (%.0f%%)", t.found, t.questions, pct(t.found, t.questions))
 	})
-	row("found by the plan's first address", "", func(t agentTotals) string { return fmt.Sprintf("%d of %d", t.firstRead, t.questions) })
+	row("found by the first get", "", func(t agentTotals) string { return fmt.Sprintf("%d of %d", t.firstRead, t.questions) })
 	row("calls per question", "≤ 4", func(t agentTotals) string { return fmt.Sprintf("%.2f", float64(t.calls)/float64(max(t.questions, 1))) })
 	row("tool text read", "", func(t agentTotals) string {
 		return fmt.Sprintf("%s (%s a question)", kb(t.bytes), kb(t.bytes/max(t.questions, 1)))
@@ -431,19 +478,23 @@ func writeAgent(b *strings.Builder, c *corpus, rs []agentResult, set string) {
 	row("the files of search's hits, read whole", "", func(t agentTotals) string { return kb(t.topFile) })
 	row("bytes read ÷ the hits' files", "", func(t agentTotals) string { return fmt.Sprintf("%.2f×", ratio(t.bytes, t.topFile)) })
 	b.WriteString("\n")
-	with, without := agentFlows[0], agentFlows[1]
-	fmt.Fprintf(b, "Per question, %s (the other flow adds one call and the search text):\n\n", without.name)
-	fmt.Fprintf(b, "| question | answer | found | calls | read | answer file | read ÷ file | search text | plan |\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n")
+	with, without, hitsOnly := agentFlows[0], agentFlows[1], agentFlows[2]
+	fmt.Fprintf(b, "Per question, %s (%s adds one call and the search text; %s: where search's hits held the answer):\n\n", without.name, with.name, hitsOnly.name)
+	fmt.Fprintf(b, "| question | answer | found | calls | read | answer file | read ÷ file | search text | %s |\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n", hitsOnly.name)
 	for _, r := range rs {
-		found := "no"
-		if r.found {
-			found = fmt.Sprintf("yes (%d of %d)", r.position, r.planLen)
-		}
-		fmt.Fprintf(b, "| %s | `%s` | %s | %d | %s | %s | %.2f× | %s | %d addresses |\n",
-			r.q.Question, r.q.Answer, found, r.calls(without), kb(r.bytes(without)), kb(r.answerFile), ratio(r.bytes(without), r.answerFile),
-			kb(r.bytes(with)-r.bytes(without)), r.planLen)
+		fmt.Fprintf(b, "| %s | `%s` | %s | %d | %s | %s | %.2f× | %s | %s |\n",
+			r.q.Question, r.q.Answer, r.plan.String(), r.calls(without), kb(r.bytes(without)), kb(r.answerFile), ratio(r.bytes(without), r.answerFile),
+			kb(r.search), r.hits.String())
 	}
 	b.WriteString("\n")
+}
+
+// String says where the walk found the answer: "yes (2 of 9)" or "no (of 9)".
+func (w walk) String() string {
+	if w.found {
+		return fmt.Sprintf("yes (%d of %d)", w.position, w.length)
+	}
+	return fmt.Sprintf("no (of %d)", w.length)
 }
 
 func pct(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
