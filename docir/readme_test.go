@@ -70,7 +70,7 @@ func TestReadmeCommands(t *testing.T) {
 	}
 	for i := range 2 {
 		out := run(build)
-		for _, want := range []string{"<!-- docir: runbooks/retry-budget#decision ·", "<!-- docir: runbooks/disk-full ·", "<!-- docir: missing runbooks/nope (no_document) -->"} {
+		for _, want := range []string{"<!-- docir: runbooks/retry-budget#decision |", "<!-- docir: runbooks/disk-full |", "- `runbooks/nope`: no_document"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("run %d of the build-and-read block: no %q in its output:\n%s", i+1, want, out)
 			}

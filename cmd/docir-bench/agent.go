@@ -16,12 +16,18 @@ import (
 
 // The agent bench (-agent) measures bytes to answer: an agent that knows
 // only what the tools return asks docir over MCP, for each question of a
-// set, search, then context, then gets the addresses of context's plan one
-// by one, in order, until it has read the section that answers the
-// question. It counts the calls and the bytes of tool text it read (the
-// text content a host shows the model), and compares them with reading the
-// whole file that holds the answer, and with reading the files of the top
-// ten search hits.
+// set, for a plan, then gets the addresses of the plan one by one, in
+// order, until it has read the section that answers the question. It counts
+// the calls and the bytes of tool text it read (the text content a host
+// shows the model), and compares them with reading the whole file that
+// holds the answer, and with reading the files of the top ten hits.
+//
+// Two flows are measured: search, then context, then the gets (the flow
+// issue 25 names), and context, then the gets (the flow the tools
+// advertise: context's reply carries search's hits in structuredContent,
+// and its text is the plan). The server answers each call from the
+// question alone, so one session serves both: the second flow is the first
+// without its search call.
 //
 // A question set is JSON lines of {question, answer, also}: answer is the
 // address of the section (or the document) that answers it, written by
@@ -39,14 +45,81 @@ type agentQuestion struct {
 // agentResult is what the agent did for one question; answerFile is the
 // size of the file of its first answer.
 type agentResult struct {
-	q                 agentQuestion
-	found             bool
-	calls             int
-	bytes             int // tool text read
-	skeleton          int // of which search and context
-	answerFile        int // bytes of the file that holds the answer
-	topFiles          int // bytes of the files of search's hits
-	planLen, position int // addresses in the plan; 1-based position of the read that held the answer (0: none)
+	q               agentQuestion
+	search, context int  // bytes of the search and the context text
+	plan, hits      walk // getting context's plan, and search's hits' sections
+	answerFile      int  // bytes of the file that holds the answer
+	topFiles        int  // bytes of the files of search's hits
+}
+
+// walk is a series of gets, one address at a time, until the answer is
+// read or the addresses run out.
+type walk struct {
+	found    bool
+	position int // 1-based position of the get that held the answer (0: none)
+	length   int // addresses in the series
+	bytes    int // text of the gets made
+}
+
+// gets is how many gets the walk made.
+func (w walk) gets() int {
+	if w.found {
+		return w.position
+	}
+	return w.length
+}
+
+// agentFlow is a way through the tools: the skeleton reads it makes, then
+// the gets of context's plan (when it calls context) or of search's hits.
+type agentFlow struct {
+	name            string
+	search, context bool
+}
+
+// agentFlows are the flows a run reports: the one issue 25 names, the one
+// the tools advertise, and, to weigh the plan, search's hits read in rank
+// order without it.
+var agentFlows = []agentFlow{
+	{name: "search → context → get", search: true, context: true},
+	{name: "context → get", context: true},
+	{name: "search → get", search: true},
+}
+
+// walk is the series of gets the flow made.
+func (r agentResult) walk(f agentFlow) walk {
+	if f.context {
+		return r.plan
+	}
+	return r.hits
+}
+
+// calls is how many tool calls the flow made for the question.
+func (r agentResult) calls(f agentFlow) int {
+	n := r.walk(f).gets()
+	if f.search {
+		n++
+	}
+	if f.context {
+		n++
+	}
+	return n
+}
+
+// bytes is the tool text the flow read for the question.
+func (r agentResult) bytes(f agentFlow) int {
+	return r.skeleton(f) + r.walk(f).bytes
+}
+
+// skeleton is the text of the flow's skeleton reads (search and context).
+func (r agentResult) skeleton(f agentFlow) int {
+	n := 0
+	if f.search {
+		n += r.search
+	}
+	if f.context {
+		n += r.context
+	}
+	return n
 }
 
 // DefaultQuestions is the question set on the Hugo docs, in this folder's
@@ -141,7 +214,8 @@ type toolReply struct {
 }
 
 // playAgent answers one question as the agent would: search, context, then
-// the plan's addresses one by one until the answer is read. The answer
+// the plan's addresses one by one until the answer is read (the flows are
+// told apart when counting; see agentFlows). The answer
 // itself is read first, outside the count, to know it when the agent reads
 // it: the agent has read it when a body it got holds the answer's whole
 // text (the section itself, a section around it, or its document).
@@ -172,50 +246,62 @@ func playAgent(s *mcpServer, q agentQuestion) (agentResult, error) {
 	if err != nil {
 		return r, err
 	}
-	r.calls, r.bytes = 1, len(search.text)
+	r.search = len(search.text)
 	var hits struct {
 		Hits []struct {
-			Path string `json:"path"`
+			Path           string `json:"path"`
+			MatchedSection string `json:"matched_section"`
 		} `json:"hits"`
 	}
 	if err := json.Unmarshal(search.structured, &hits); err != nil {
 		return r, fmt.Errorf("search: %w", err)
 	}
+	var sections []string
 	for _, h := range hits.Hits {
 		n, err := s.fileSize(h.Path)
 		if err != nil {
 			return r, err
 		}
 		r.topFiles += n
+		sections = append(sections, h.MatchedSection)
 	}
 
 	ctx, err := s.call("context", map[string]any{"query": q.Question})
 	if err != nil {
 		return r, err
 	}
-	r.calls++
-	r.bytes += len(ctx.text)
-	r.skeleton = r.bytes
+	r.context = len(ctx.text)
 	var plan struct {
 		Addresses []string `json:"addresses"`
 	}
 	if err := json.Unmarshal(ctx.structured, &plan); err != nil {
 		return r, fmt.Errorf("context: %w", err)
 	}
-	r.planLen = len(plan.Addresses)
-	for i, addr := range plan.Addresses {
+	if r.plan, err = s.walk(plan.Addresses, answers); err != nil {
+		return r, err
+	}
+	if r.hits, err = s.walk(sections, answers); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+// walk gets addrs one by one, in order, until a get's text holds one of
+// the answers' bodies.
+func (s *mcpServer) walk(addrs, answers []string) (walk, error) {
+	w := walk{length: len(addrs)}
+	for i, addr := range addrs {
 		got, err := s.call("get", map[string]any{"doc_id": addr})
 		if err != nil {
-			return r, err
+			return w, err
 		}
-		r.calls++
-		r.bytes += len(got.text)
+		w.bytes += len(got.text)
 		if !got.isError && slices.ContainsFunc(answers, func(a string) bool { return strings.Contains(got.text, a) }) {
-			r.found, r.position = true, i+1
+			w.found, w.position = true, i+1
 			break
 		}
 	}
-	return r, nil
+	return w, nil
 }
 
 // mcpServer is `docir serve --mcp` spoken to over stdio, one call at a
@@ -327,61 +413,88 @@ func (s *mcpServer) fileSize(path string) (int, error) {
 	return 0, fmt.Errorf("no file %s under %v", path, s.roots)
 }
 
-// agentTotals sums a run.
+// agentTotals sums a run for one flow.
 type agentTotals struct {
 	questions, found, calls          int
 	bytes, skeleton, answer, topFile int
-	firstRead                        int // found by the plan's first address
+	firstRead                        int // found by the first get
 }
 
-func totals(rs []agentResult) agentTotals {
+func totals(rs []agentResult, f agentFlow) agentTotals {
 	var t agentTotals
 	for _, r := range rs {
 		t.questions++
-		t.calls += r.calls
-		t.bytes += r.bytes
-		t.skeleton += r.skeleton
+		t.calls += r.calls(f)
+		t.bytes += r.bytes(f)
+		t.skeleton += r.skeleton(f)
 		t.answer += r.answerFile
 		t.topFile += r.topFiles
-		if r.found {
+		w := r.walk(f)
+		if w.found {
 			t.found++
 		}
-		if r.position == 1 {
+		if w.position == 1 {
 			t.firstRead++
 		}
 	}
 	return t
 }
 
-// writeAgent writes the agent's figures: the totals against the targets,
-// then one row a question.
+// writeAgent writes the agent's figures: the totals of each flow against
+// the targets, then one row a question.
 func writeAgent(b *strings.Builder, c *corpus, rs []agentResult, set string) {
 	if set == "" {
 		set = DefaultQuestions
 	}
-	t := totals(rs)
 	fmt.Fprintf(b, "## Bytes to answer: an agent over MCP (%s, %d documents; %s)\n\n", c.name, c.docs, set)
-	fmt.Fprintf(b, "The agent calls search, then context, then get on each address of the plan, in order, until it has read the section that answers the question.\n\n")
-	fmt.Fprintf(b, "| measure | value | target |\n| --- | ---: | ---: |\n")
-	fmt.Fprintf(b, "| found | %d of %d (%.0f%%) | ≥ 95%% |\n", t.found, t.questions, pct(t.found, t.questions))
-	fmt.Fprintf(b, "| found by the plan's first address | %d of %d | |\n", t.firstRead, t.questions)
-	fmt.Fprintf(b, "| calls per question | %.2f | ≤ 4 |\n", float64(t.calls)/float64(max(t.questions, 1)))
-	fmt.Fprintf(b, "| tool text read | %s (%s a question) | |\n", kb(t.bytes), kb(t.bytes/max(t.questions, 1)))
-	fmt.Fprintf(b, "| of which search and context | %s (%.0f%%) | |\n", kb(t.skeleton), pct(t.skeleton, t.bytes))
-	fmt.Fprintf(b, "| the files that hold the answers, read whole | %s | |\n", kb(t.answer))
-	fmt.Fprintf(b, "| **bytes read ÷ answer files** | **%.2f×** | ≤ 0.5× |\n", ratio(t.bytes, t.answer))
-	fmt.Fprintf(b, "| the files of search's hits, read whole | %s | |\n", kb(t.topFile))
-	fmt.Fprintf(b, "| bytes read ÷ the hits' files | %.2f× | |\n\n", ratio(t.bytes, t.topFile))
-	fmt.Fprintf(b, "| question | answer | found | calls | read | answer file | read ÷ file | plan |\n| --- | --- | --- | ---: | ---: | ---: | ---: | --- |\n")
-	for _, r := range rs {
-		found := "no"
-		if r.found {
-			found = fmt.Sprintf("yes (%d of %d)", r.position, r.planLen)
+	fmt.Fprintf(b, "The agent gets the addresses of context's plan (or, without context, the matched sections of search's hits), in order, until it has read the section that answers the question.\n\n")
+	var ts []agentTotals
+	b.WriteString("| measure |")
+	for _, f := range agentFlows {
+		ts = append(ts, totals(rs, f))
+		fmt.Fprintf(b, " %s |", f.name)
+	}
+	b.WriteString(" target |\n| --- |" + strings.Repeat(" ---: |", len(agentFlows)) + " ---: |\n")
+	row := func(name, target string, cell func(t agentTotals) string) {
+		fmt.Fprintf(b, "| %s |", name)
+		for _, t := range ts {
+			fmt.Fprintf(b, " %s |", cell(t))
 		}
-		fmt.Fprintf(b, "| %s | `%s` | %s | %d | %s | %s | %.2f× | %d addresses |\n",
-			r.q.Question, r.q.Answer, found, r.calls, kb(r.bytes), kb(r.answerFile), ratio(r.bytes, r.answerFile), r.planLen)
+		fmt.Fprintf(b, " %s |\n", target)
+	}
+	row("found", "≥ 95%", func(t agentTotals) string {
+		return fmt.Sprintf("%d of %d (%.0f%%)", t.found, t.questions, pct(t.found, t.questions))
+	})
+	row("found by the first get", "", func(t agentTotals) string { return fmt.Sprintf("%d of %d", t.firstRead, t.questions) })
+	row("calls per question", "≤ 4", func(t agentTotals) string { return fmt.Sprintf("%.2f", float64(t.calls)/float64(max(t.questions, 1))) })
+	row("tool text read", "", func(t agentTotals) string {
+		return fmt.Sprintf("%s (%s a question)", kb(t.bytes), kb(t.bytes/max(t.questions, 1)))
+	})
+	row("of which skeleton (search, context)", "", func(t agentTotals) string {
+		return fmt.Sprintf("%s (%.0f%%)", kb(t.skeleton), pct(t.skeleton, t.bytes))
+	})
+	row("the files that hold the answers, read whole", "", func(t agentTotals) string { return kb(t.answer) })
+	row("**bytes read ÷ answer files**", "≤ 0.5×", func(t agentTotals) string { return fmt.Sprintf("**%.2f×**", ratio(t.bytes, t.answer)) })
+	row("the files of search's hits, read whole", "", func(t agentTotals) string { return kb(t.topFile) })
+	row("bytes read ÷ the hits' files", "", func(t agentTotals) string { return fmt.Sprintf("%.2f×", ratio(t.bytes, t.topFile)) })
+	b.WriteString("\n")
+	with, without, hitsOnly := agentFlows[0], agentFlows[1], agentFlows[2]
+	fmt.Fprintf(b, "Per question, %s (%s adds one call and the search text; %s: where search's hits held the answer):\n\n", without.name, with.name, hitsOnly.name)
+	fmt.Fprintf(b, "| question | answer | found | calls | read | answer file | read ÷ file | search text | %s |\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n", hitsOnly.name)
+	for _, r := range rs {
+		fmt.Fprintf(b, "| %s | `%s` | %s | %d | %s | %s | %.2f× | %s | %s |\n",
+			r.q.Question, r.q.Answer, r.plan.String(), r.calls(without), kb(r.bytes(without)), kb(r.answerFile), ratio(r.bytes(without), r.answerFile),
+			kb(r.search), r.hits.String())
 	}
 	b.WriteString("\n")
+}
+
+// String says where the walk found the answer: "yes (2 of 9)" or "no (of 9)".
+func (w walk) String() string {
+	if w.found {
+		return fmt.Sprintf("yes (%d of %d)", w.position, w.length)
+	}
+	return fmt.Sprintf("no (of %d)", w.length)
 }
 
 func pct(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }

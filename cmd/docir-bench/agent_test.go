@@ -83,3 +83,35 @@ func FuzzParseQuestions(f *testing.F) {
 		}
 	})
 }
+
+// TestAgentFlows: a flow's calls and bytes are its skeleton reads plus the
+// gets of its walk up to the answer, or all of them when the answer was not
+// read.
+func TestAgentFlows(t *testing.T) {
+	found := walk{found: true, position: 2, length: 5, bytes: 700}
+	missed := walk{length: 4, bytes: 900}
+	type figures struct{ Calls, Bytes, Skeleton int }
+	got := map[string]figures{}
+	for name, r := range map[string]agentResult{
+		"plan found, hits missed": {search: 100, context: 50, plan: found, hits: missed},
+		"plan missed, hits found": {search: 100, context: 50, plan: missed, hits: found},
+	} {
+		for _, f := range agentFlows {
+			got[name+": "+f.name] = figures{r.calls(f), r.bytes(f), r.skeleton(f)}
+		}
+	}
+	want := map[string]figures{
+		"plan found, hits missed: search → context → get": {Calls: 4, Bytes: 850, Skeleton: 150},
+		"plan found, hits missed: context → get":          {Calls: 3, Bytes: 750, Skeleton: 50},
+		"plan found, hits missed: search → get":           {Calls: 5, Bytes: 1000, Skeleton: 100},
+		"plan missed, hits found: search → context → get": {Calls: 6, Bytes: 1050, Skeleton: 150},
+		"plan missed, hits found: context → get":          {Calls: 5, Bytes: 950, Skeleton: 50},
+		"plan missed, hits found: search → get":           {Calls: 3, Bytes: 800, Skeleton: 100},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if got, want := found.String()+", "+missed.String(), "yes (2 of 5), no (of 4)"; got != want {
+		t.Errorf("walks read %q, want %q", got, want)
+	}
+}

@@ -227,7 +227,7 @@ func (s exampleSession) script(t *testing.T) (string, bool) {
 		fmt.Fprintf(&b, "exitcode %d bash -c '%s'\n", ex.exit, strings.ReplaceAll(line, "'", "''"))
 		if !strings.Contains(line, "nope") && !strings.Contains(line, "miss") {
 			// A read the documentation shows finds what it asks for.
-			b.WriteString("! stdout '\"reason\": ?\"no_(document|section)\"|<!-- docir: missing '\n")
+			b.WriteString("! stdout '\"reason\": ?\"no_(document|section)\"|^Not found:'\n")
 		}
 	}
 	return b.String(), runs

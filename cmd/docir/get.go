@@ -2,15 +2,14 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/render"
 	"github.com/docir/docir/docir/wire"
 )
 
@@ -91,7 +90,7 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 			return err
 		}
 		if text {
-			return opts.IO.paged(func(w io.Writer) error { return printDocumentText(w, &doc) })
+			return opts.IO.paged(func(w io.Writer) error { return render.Document(w, &doc) })
 		}
 		return opts.IO.printJSON(doc)
 	}
@@ -108,7 +107,7 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 	}
 	printWarnings(opts.IO, out.Warnings)
 	if text {
-		return opts.IO.paged(func(w io.Writer) error { return printGetText(w, out) })
+		return opts.IO.paged(func(w io.Writer) error { return render.Get(w, &out) })
 	}
 	return opts.IO.printJSON(out)
 }
@@ -123,50 +122,4 @@ func getAddresses(opts *GetOptions) ([]address.Address, error) {
 		return nil, docir.Errorf(docir.CodeUsage, `"-" (read stdin) must be the only argument`)
 	}
 	return address.ParseAll(opts.Args)
-}
-
-// printDocumentText prints one document as markdown under a one-line
-// header comment that names it.
-func printDocumentText(w io.Writer, d *docir.Document) error {
-	where := d.Path
-	if d.Section != nil {
-		where = fmt.Sprintf("%s § %s", d.Path, d.Section.Heading)
-	}
-	if _, err := fmt.Fprintf(w, "<!-- docir: %s · %s · %s · %s@%d -->\n", d.Address, d.Title, where, d.Store, d.Generation); err != nil {
-		return err
-	}
-	body := d.Body
-	if !strings.HasSuffix(body, "\n") {
-		body += "\n"
-	}
-	_, err := io.WriteString(w, body)
-	return err
-}
-
-func printGetText(w io.Writer, r docir.GetResult) error {
-	for i, d := range r.Documents {
-		if i > 0 {
-			if _, err := io.WriteString(w, "\n"); err != nil {
-				return err
-			}
-		}
-		if err := printDocumentText(w, &d); err != nil {
-			return err
-		}
-	}
-	if len(r.Missing) > 0 && len(r.Documents) > 0 {
-		if _, err := io.WriteString(w, "\n"); err != nil {
-			return err
-		}
-	}
-	for _, m := range r.Missing {
-		hint := ""
-		if len(m.Suggestions) > 0 {
-			hint = "; did you mean " + strings.Join(m.Suggestions, ", ") + "?"
-		}
-		if _, err := fmt.Fprintf(w, "<!-- docir: missing %s (%s%s) -->\n", m.Address, m.Reason, hint); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -292,22 +292,6 @@ func TestSourcesShape(t *testing.T) {
 	}
 }
 
-// A miss's suggestions are printed beside it in text.
-func TestGetTextSuggestions(t *testing.T) {
-	var out bytes.Buffer
-	res := docir.GetResult{Missing: []docir.Missing{
-		{Address: "docs/a.md", Reason: docir.ReasonNoDocument, Suggestions: []string{"a", "b/a"}},
-		{Address: "z", Reason: docir.ReasonNoDocument},
-	}}
-	if err := printGetText(&out, res); err != nil {
-		t.Fatal(err)
-	}
-	want := "<!-- docir: missing docs/a.md (no_document; did you mean a, b/a?) -->\n<!-- docir: missing z (no_document) -->\n"
-	if diff := cmp.Diff(want, out.String()); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-}
-
 // TestWriteSourcesKeepsSpecialFiles: the source list is written through a
 // link to the file it names (the link stays), and a config path that is
 // not a regular file (a FIFO here, /dev/null for a user) is refused before

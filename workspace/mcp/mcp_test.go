@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
+	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/corpustest"
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/store"
@@ -355,4 +356,41 @@ func FuzzLineConn(f *testing.F) {
 			t.Fatalf("%d messages from %d lines", decoded, lines)
 		}
 	})
+}
+
+// TestContextCarriesSearchHits: what the context tool's description
+// advertises (no need to search first) holds: for the same query and limit,
+// context's structuredContent holds search's hits, in its order, each the
+// same hit (context adds its tokens and outline).
+func TestContextCarriesSearchHits(t *testing.T) {
+	checkLeaks(t)
+	cs := connect(t, fixture(t, ""))
+	for _, args := range []string{`{"query":"retry budget"}`, `{"query":"disk full storage node","limit":3}`, `{"query":"generation"}`} {
+		var search struct {
+			Hits []docir.Hit `json:"hits"`
+		}
+		var ctx struct {
+			Hits []docir.ContextHit `json:"hits"`
+		}
+		for tool, into := range map[string]any{"search": &search, "context": &ctx} {
+			res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
+			if err != nil || res.IsError {
+				t.Fatalf("%s %s: %v %+v", tool, args, err, res)
+			}
+			data, _ := json.Marshal(res.StructuredContent)
+			if err := json.Unmarshal(data, into); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got []docir.Hit
+		for _, h := range ctx.Hits {
+			got = append(got, h.Hit)
+		}
+		if len(search.Hits) == 0 {
+			t.Errorf("%s: search found nothing", args)
+		}
+		if diff := cmp.Diff(search.Hits, got); diff != "" {
+			t.Errorf("%s: context's hits (-search +context):\n%s", args, diff)
+		}
+	}
 }

@@ -87,7 +87,8 @@ func instructions(o Options, hasFields bool) string {
 Find with search (free text), query (front-matter filters) or context (ranked documents with outlines
 and the addresses to read next within a token budget); these never return bodies. Then read with get:
 doc_ids takes several addresses at once and reports the ones that did not resolve in "missing" beside
-the documents that did. An address is <id> or <id>#<heading>, exactly as the matched_section and
+the documents that did. To answer a question, call context and get the addresses of its plan one by one,
+best first, until answered. An address is <id> or <id>#<heading>, exactly as the matched_section and
 addresses fields of the other tools give them. links shows where a page's links lead and what links to it;
 check lists the broken links; changes names what changed since a generation your earlier reads came from.
 search: ` + SearchSyntax + `

@@ -6,14 +6,16 @@ import (
 	"strings"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/render"
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/readbatch"
 	"github.com/docir/docir/workspace/rank"
 )
 
 // textOf renders a method's result as the markdown an LLM reads in the
-// tool reply's text content: the document itself for get, a compact hit
-// list for search, query and context. The JSON goes, once, in
+// tool reply's text content: the document itself for get (as package
+// render writes it for the CLI too), a compact hit list for search and
+// query, the plan for context. The JSON goes, once, in
 // structuredContent; the text never repeats it.
 func textOf(method string, result json.RawMessage) (string, error) {
 	var b strings.Builder
@@ -30,34 +32,17 @@ func textOf(method string, result json.RawMessage) (string, error) {
 			if err := json.Unmarshal(result, &d); err != nil {
 				return "", err
 			}
-			writeDocument(&b, &d)
+			if err := render.Document(&b, &d); err != nil {
+				return "", err
+			}
 			break
 		}
 		var r docir.GetResult
 		if err := json.Unmarshal(result, &r); err != nil {
 			return "", err
 		}
-		for i := range r.Documents {
-			if i > 0 {
-				b.WriteString("\n\n---\n\n")
-			}
-			writeDocument(&b, &r.Documents[i])
-		}
-		if len(r.Documents) == 0 && len(r.Missing) == 0 {
-			b.WriteString("No addresses asked, none read.\n")
-		}
-		if len(r.Missing) > 0 {
-			if len(r.Documents) > 0 {
-				b.WriteString("\n\n---\n\n")
-			}
-			b.WriteString("Not found:\n")
-			for _, m := range r.Missing {
-				fmt.Fprintf(&b, "- `%s`: %s", m.Address, m.Reason)
-				if len(m.Suggestions) > 0 {
-					fmt.Fprintf(&b, " (did you mean `%s`?)", strings.Join(m.Suggestions, "`, `"))
-				}
-				b.WriteString("\n")
-			}
+		if err := render.Get(&b, &r); err != nil {
+			return "", err
 		}
 		writeWarnings(&b, r.Warnings)
 	case wire.MethodSearch, wire.MethodQuery:
@@ -153,18 +138,6 @@ func textOf(method string, result json.RawMessage) (string, error) {
 	return b.String(), nil
 }
 
-// writeDocument writes a document or section as written, after a comment
-// line with its address and title (and its path when the id does not say
-// it; the generation and the rest are in structuredContent).
-func writeDocument(b *strings.Builder, d *docir.Document) {
-	fmt.Fprintf(b, "<!-- docir: %s | %s", d.Address, d.Title)
-	if !pathOfID(d.ID, d.Path) {
-		fmt.Fprintf(b, " | %s", d.Path)
-	}
-	b.WriteString(" -->\n")
-	b.WriteString(d.Body)
-}
-
 // TextSnippetMax bounds a hit's snippet in the text: its densest part
 // around the query's words (the whole snippet is in structuredContent).
 const TextSnippetMax = 120
@@ -174,7 +147,7 @@ const TextSnippetMax = 120
 // cut to TextSnippetMax around the query's words.
 func writeHit(b *strings.Builder, n int, h *docir.Hit, query string) {
 	fmt.Fprintf(b, "%d. `%s` %s", n, h.MatchedSection, h.Title)
-	if !pathOfID(h.ID, h.Path) {
+	if !render.PathOfID(h.ID, h.Path) {
 		fmt.Fprintf(b, " (%s)", h.Path)
 	}
 	if h.Store != "" && h.Store != docir.StoreLocal {
@@ -185,48 +158,54 @@ func writeHit(b *strings.Builder, n int, h *docir.Hit, query string) {
 	}
 }
 
-// pathOfID reports whether path is the file an id is derived from (the id
-// with .md, or a folder's index), which the address then already says.
-func pathOfID(id, path string) bool {
-	p, ok := strings.CutSuffix(path, ".md")
-	if !ok {
-		return false
-	}
-	return p == id || p == id+"/index" || p == id+"/_index" || p == id+"/README"
-}
-
 // writePlan writes a context reply as the plan to follow: the addresses to
-// get, best first, with their tokens, then the outline of each document the
-// plan reads from, its planned sections marked, so that an agent can take
-// a nearby section the plan left out. The hits are not repeated: search
-// gives them.
+// get, best first, then the outline of each document the plan reads from,
+// its planned sections marked, so that an agent can take a nearby section
+// the plan left out. Each size is said once: a planned section's tokens in
+// its outline, a whole document's on its plan line. The hits are not
+// repeated (search gives them; structuredContent holds them).
 func writePlan(b *strings.Builder, r *docir.ContextResult) {
-	tokens := r.AddressTokens()
 	if len(r.Addresses) == 0 {
 		fmt.Fprintf(b, "Nothing to read for `%s` within %d tokens.\n", r.Query, r.Budget)
 		return
 	}
-	fmt.Fprintf(b, "Plan: get these in order, best first, and stop once answered (about %d of %d tokens):\n", r.Tokens, r.Budget)
+	tokens := r.AddressTokens()
 	planned := map[string]bool{}
-	for i, a := range r.Addresses {
+	for _, a := range r.Addresses {
 		planned[a] = true
-		fmt.Fprintf(b, "%d. `%s` %d tokens", i+1, a, tokens[a])
-		if !strings.Contains(a, "#") {
-			b.WriteString(", the whole document")
-		}
-		b.WriteString("\n")
 	}
-	wrote := false
+	// The outlines written, and the addresses whose tokens they say.
+	var outlines []*docir.ContextHit
+	inOutline := map[string]bool{}
 	for i := range r.Hits {
 		h := &r.Hits[i]
 		if len(h.Outline) == 0 || planned[h.ID] {
 			continue // not planned, or read whole: its outline says nothing more
 		}
-		if !wrote {
-			b.WriteString("Outlines of the planned documents (#section tokens; * planned):\n")
-			wrote = true
+		outlines = append(outlines, h)
+		for _, o := range h.Outline {
+			inOutline[o.Address] = true
 		}
-		fmt.Fprintf(b, "`%s` %s, %d tokens: ", h.ID, h.Title, h.Tokens)
+	}
+	fmt.Fprintf(b, "Plan: get these in order and stop once answered (%d of %d tokens):\n", r.Tokens, r.Budget)
+	for i, a := range r.Addresses {
+		fmt.Fprintf(b, "%d. `%s`", i+1, a)
+		n, known := tokens[a]
+		switch {
+		case !strings.Contains(a, "#") && known:
+			fmt.Fprintf(b, " whole, %d tokens", n)
+		case !strings.Contains(a, "#"):
+			b.WriteString(" whole")
+		case !inOutline[a] && known:
+			fmt.Fprintf(b, " %d tokens", n)
+		}
+		b.WriteString("\n")
+	}
+	if len(outlines) > 0 {
+		b.WriteString("Outlines (#section tokens; * planned):\n")
+	}
+	for _, h := range outlines {
+		fmt.Fprintf(b, "`%s` %s, %d: ", h.ID, h.Title, h.Tokens)
 		writeOutline(b, h.ID, h.Outline, planned)
 		b.WriteString("\n")
 	}

@@ -26,7 +26,7 @@ func TestTextOf(t *testing.T) {
 	}{
 		{wire.MethodGet, doc, "<!-- docir: a#b | A -->\n## B\n\ntext\n"},
 		{wire.MethodGet, docir.GetResult{Documents: []docir.Document{doc, doc}, Missing: []docir.Missing{{Address: "x", Reason: "no_document", Suggestions: []string{"a"}}}},
-			"<!-- docir: a#b | A -->\n## B\n\ntext\n\n\n---\n\n<!-- docir: a#b | A -->\n## B\n\ntext\n\n\n---\n\nNot found:\n- `x`: no_document (did you mean `a`?)\n"},
+			"<!-- docir: a#b | A -->\n## B\n\ntext\n\n---\n\n<!-- docir: a#b | A -->\n## B\n\ntext\n\n---\n\nNot found:\n- `x`: no_document (did you mean `a`?)\n"},
 		{wire.MethodGet, docir.GetResult{Documents: []docir.Document{}, Missing: []docir.Missing{}}, "No addresses asked, none read.\n"},
 		// A path the id does not say is kept.
 		{wire.MethodGet, docir.Document{Address: "p/x", ID: "p/x", Title: "X", Path: "x.md", Body: "x\n"}, "<!-- docir: p/x | X | x.md -->\nx\n"},
@@ -39,7 +39,8 @@ func TestTextOf(t *testing.T) {
 				"3. `r/index#budget` R — …go on and on here. Filler words go on and on here. Once the budget is spent, calls fail fast instead of retrying.\nStore peer2: failed timeout\n"},
 		{wire.MethodQuery, docir.SearchResult{Query: "kind:x", Hits: []docir.Hit{}}, "0 of 0 matches.\n"},
 		// The plan, then the outline of each document it reads from, its
-		// planned sections marked and subsections nested; no hit repeated.
+		// planned sections marked and subsections nested; no hit repeated,
+		// each size said once (a planned section's in its outline).
 		{wire.MethodContext, docir.ContextResult{Query: "q", Budget: 1000, Tokens: 340, Addresses: []string{"a#c", "b", "a#e"},
 			Hits: []docir.ContextHit{
 				{Hit: hit, Tokens: 900, Outline: []docir.OutlineEntry{{Address: "a#b", Level: 2, Tokens: 500}, {Address: "a#c", Level: 3, Tokens: 200},
@@ -47,19 +48,25 @@ func TestTextOf(t *testing.T) {
 				{Hit: docir.Hit{ID: "b", Title: "B", Path: "b.md", MatchedSection: "b"}, Tokens: 100, Outline: []docir.OutlineEntry{}},
 				{Hit: docir.Hit{ID: "z", Title: "Z", Path: "z.md", MatchedSection: "z"}, Tokens: 5000},
 			}},
-			"Plan: get these in order, best first, and stop once answered (about 340 of 1000 tokens):\n" +
-				"1. `a#c` 200 tokens\n2. `b` 100 tokens, the whole document\n3. `a#e` 40 tokens\n" +
-				"Outlines of the planned documents (#section tokens; * planned):\n" +
-				"`a` A, 900 tokens: #b 500 (#c* 200 (#d 50)), #e* 40 (#f 10)\n"},
+			"Plan: get these in order and stop once answered (340 of 1000 tokens):\n" +
+				"1. `a#c`\n2. `b` whole, 100 tokens\n3. `a#e`\n" +
+				"Outlines (#section tokens; * planned):\n" +
+				"`a` A, 900: #b 500 (#c* 200 (#d 50)), #e* 40 (#f 10)\n"},
+		// A planned section no outline shows (a peer's hit without one):
+		// no size is made up for it.
+		{wire.MethodContext, docir.ContextResult{Query: "q", Budget: 1000, Tokens: 30, Addresses: []string{"p#x"},
+			Hits: []docir.ContextHit{{Hit: docir.Hit{ID: "p", Title: "P", Path: "p.md", Store: "peer1", MatchedSection: "p#x"}, Tokens: 30,
+				Outline: []docir.OutlineEntry{}}}},
+			"Plan: get these in order and stop once answered (30 of 1000 tokens):\n1. `p#x`\n"},
 		{wire.MethodContext, docir.ContextResult{Query: "q", Budget: 10, Addresses: []string{}, Hits: []docir.ContextHit{}},
 			"Nothing to read for `q` within 10 tokens.\n"},
 		// A long outline shows the planned section, its parent, and the
 		// sections nearest them; "…" where others are left out.
 		{wire.MethodContext, docir.ContextResult{Query: "q", Budget: 1000, Tokens: 7, Addresses: []string{"l#s9"},
 			Hits: []docir.ContextHit{{Hit: docir.Hit{ID: "l", Title: "L", Path: "l.md", MatchedSection: "l#s9"}, Tokens: 5000, Outline: longOutline()}}},
-			"Plan: get these in order, best first, and stop once answered (about 7 of 1000 tokens):\n1. `l#s9` 9 tokens\n" +
-				"Outlines of the planned documents (#section tokens; * planned):\n" +
-				"`l` L, 5000 tokens: …, #s3 3, #s4 4, #s5 5 (#s6 6, #s7 7, #s8 8, #s9* 9, #s10 10, #s11 11, #s12 12), #s13 13, #s14 14, …\n"},
+			"Plan: get these in order and stop once answered (7 of 1000 tokens):\n1. `l#s9`\n" +
+				"Outlines (#section tokens; * planned):\n" +
+				"`l` L, 5000: …, #s3 3, #s4 4, #s5 5 (#s6 6, #s7 7, #s8 8, #s9* 9, #s10 10, #s11 11, #s12 12), #s13 13, #s14 14, …\n"},
 		{wire.MethodStatus, docir.Status{Store: "/s", Generation: 2, Documents: 5, Sources: []docir.SourceInfo{{Path: "/d1"}, {Path: "/d2"}}},
 			"Store /s: generation 2, 5 documents, from /d1, /d2.\n"},
 	}

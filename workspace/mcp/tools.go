@@ -54,7 +54,8 @@ func tools(e *session.Engine, o Options) []tool {
 		{
 			name: ToolSearch, title: "Search the corpus", method: wire.MethodSearch, readOnly: true,
 			description: "Ranked free-text search of " + corpus + ". Each hit names the section that matched as an address " +
-				"(matched_section) that get accepts as-is; hits never carry a body. Syntax: " + SearchSyntax,
+				"(matched_section) that get accepts as-is; hits never carry a body. To answer a question, call context " +
+				"instead: it ranks the same hits and plans which sections to read. Syntax: " + SearchSyntax,
 			params: reflect.TypeFor[docir.SearchParams](),
 			output: schemaFor[docir.SearchResult],
 			describe: map[string]string{
@@ -76,8 +77,10 @@ func tools(e *session.Engine, o Options) []tool {
 		},
 		{
 			name: ToolContext, title: "What to read next", method: wire.MethodContext, readOnly: true,
-			description: "Plan a read of " + corpus + ": ranked documents with their outlines, and the ordered addresses to read next " +
-				"within a token budget; pass those addresses to get as doc_ids. The query is free text, as in search.",
+			description: "Plan a read of " + corpus + " to answer a question: no need to search first. The text is the plan: " +
+				"the addresses to read, best first, within a token budget, and the outlines of the documents they are in. " +
+				"Get the first address, then the next, and stop once answered; if the plan runs out, pick a nearby section " +
+				"from the outlines. structuredContent also holds the ranked hits, as search gives them. The query is free text, as in search.",
 			params: reflect.TypeFor[docir.ContextParams](),
 			output: schemaFor[docir.ContextResult],
 			describe: map[string]string{
