@@ -233,18 +233,7 @@ func (rt *Retrieval) Candidates(floor float64) ([]Candidate, error) {
 // floor or above (and above 0) and hold no excluded term.
 func (rt *Retrieval) read(ess []bool, floor float64) (out []Candidate, err error) {
 	q := rt.q
-	open := func(t string, term int, head bool) (*cursor, error) {
-		field := FieldText
-		if head {
-			field = FieldHead
-		}
-		tfr, err := rt.r.TermFieldReader(rt.ctx, []byte(t), field, term >= 0, term >= 0, false)
-		if err != nil {
-			return nil, err
-		}
-		return &cursor{term: term, head: head, tfr: tfr}, nil
-	}
-	var lead, probe []*cursor
+	lead, probe, err := rt.open(ess)
 	defer func() {
 		for _, c := range slices.Concat(lead, probe) {
 			if cerr := c.tfr.Close(); err == nil && cerr != nil {
@@ -252,28 +241,8 @@ func (rt *Retrieval) read(ess []bool, floor float64) (out []Candidate, err error
 			}
 		}
 	}()
-	for k, t := range q.terms {
-		for _, head := range []bool{false, true} {
-			c, err := open(t, k, head)
-			if err != nil {
-				return nil, err
-			}
-			if ess[k] {
-				lead = append(lead, c)
-				if err := c.next(); err != nil {
-					return nil, err
-				}
-			} else {
-				probe = append(probe, c)
-			}
-		}
-	}
-	for _, t := range q.not {
-		c, err := open(t, -1, false)
-		if err != nil {
-			return nil, err
-		}
-		probe = append(probe, c)
+	if err != nil {
+		return nil, err
 	}
 	n := len(q.terms)
 	slab := make([]int32, 0, 1024)
@@ -293,39 +262,9 @@ func (rt *Retrieval) read(ess []bool, floor float64) (out []Candidate, err error
 		if !any {
 			return out, nil
 		}
-		clear(st.tf)
-		clear(st.hf)
-		st.length, st.hlength = 0, 0
-		take := func(c *cursor) {
-			if c.head {
-				st.hf[c.term] = int32(c.doc.Freq)
-				st.hlength = length(c.doc.Norm)
-			} else {
-				st.tf[c.term] = int32(c.doc.Freq)
-				st.length = length(c.doc.Norm)
-			}
-		}
-		for _, c := range lead {
-			if !c.done && c.at == num {
-				take(c)
-				if err := c.next(); err != nil {
-					return nil, err
-				}
-			}
-		}
-		excluded := false
-		for _, c := range probe {
-			if err := c.seek(num); err != nil {
-				return nil, err
-			}
-			if c.done || c.at != num {
-				continue
-			}
-			if c.term < 0 {
-				excluded = true
-				break
-			}
-			take(c)
+		excluded, err := gather(&st, num, lead, probe)
+		if err != nil {
+			return nil, err
 		}
 		if excluded {
 			continue
@@ -342,6 +281,88 @@ func (rt *Retrieval) read(ess []bool, floor float64) (out []Candidate, err error
 		kept := stats{tf: slab[len(slab)-2*n : len(slab)-n], hf: slab[len(slab)-n:], length: st.length, hlength: st.hlength}
 		out = append(out, Candidate{Bound: b, Exact: q.exact(kept.tf), num: num, st: kept})
 	}
+}
+
+// open opens a cursor on each query term's postings in each field (the
+// essential terms' leading, moved onto their first passage; the others'
+// probing) and one on each excluded term's text postings (probing). The
+// cursors opened are returned with an error too: the caller closes them.
+func (rt *Retrieval) open(ess []bool) (lead, probe []*cursor, err error) {
+	q := rt.q
+	opened := func(t string, term int, head bool) (*cursor, error) {
+		field := FieldText
+		if head {
+			field = FieldHead
+		}
+		tfr, err := rt.r.TermFieldReader(rt.ctx, []byte(t), field, term >= 0, term >= 0, false)
+		if err != nil {
+			return nil, err
+		}
+		return &cursor{term: term, head: head, tfr: tfr}, nil
+	}
+	for k, t := range q.terms {
+		for _, head := range []bool{false, true} {
+			c, err := opened(t, k, head)
+			if err != nil {
+				return lead, probe, err
+			}
+			if !ess[k] {
+				probe = append(probe, c)
+				continue
+			}
+			lead = append(lead, c)
+			if err := c.next(); err != nil {
+				return lead, probe, err
+			}
+		}
+	}
+	for _, t := range q.not {
+		c, err := opened(t, -1, false)
+		if err != nil {
+			return lead, probe, err
+		}
+		probe = append(probe, c)
+	}
+	return lead, probe, nil
+}
+
+// gather sets st to what the cursors hold of passage num: the leading
+// cursors on it move past it, the probing ones move onto it. excluded: it
+// holds an excluded term (st is then incomplete).
+func gather(st *stats, num uint64, lead, probe []*cursor) (excluded bool, err error) {
+	clear(st.tf)
+	clear(st.hf)
+	st.length, st.hlength = 0, 0
+	take := func(c *cursor) {
+		if c.head {
+			st.hf[c.term] = int32(c.doc.Freq)
+			st.hlength = length(c.doc.Norm)
+		} else {
+			st.tf[c.term] = int32(c.doc.Freq)
+			st.length = length(c.doc.Norm)
+		}
+	}
+	for _, c := range lead {
+		if !c.done && c.at == num {
+			take(c)
+			if err := c.next(); err != nil {
+				return false, err
+			}
+		}
+	}
+	for _, c := range probe {
+		if err := c.seek(num); err != nil {
+			return false, err
+		}
+		if c.done || c.at != num {
+			continue
+		}
+		if c.term < 0 {
+			return true, nil
+		}
+		take(c)
+	}
+	return false, nil
 }
 
 // ID is the passage id of a candidate.
