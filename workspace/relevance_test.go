@@ -230,10 +230,27 @@ func TestRelevanceTLDR(t *testing.T) {
 
 // TestRelevanceRFCs is the known-item evaluation on the Rust RFCs: ten
 // words of a section's prose must find the document, and name the section.
+// Spans that copy a reference definition are measured apart, as the Hugo
+// docs' are (see TestRelevanceHugo): they are not prose, and not indexed.
 func TestRelevanceRFCs(t *testing.T) {
-	m := runEvalSet(t, evalSet{"RFC prose spans", "rust-rfcs.sections.jsonl", corpustest.RustRFCs, "rfcs", "rfcs"})
-	if m.Recall1 < 0.97 || m.SectionAcc1 < 0.90 {
-		t.Errorf("below target: document recall@1 %.3f (want ≥ 0.97), section accuracy@1 %.3f (want ≥ 0.90)", m.Recall1, m.SectionAcc1)
+	skipHeavy(t)
+	set := evalSet{"RFC prose spans", "rust-rfcs.sections.jsonl", corpustest.RustRFCs, "rfcs", "rfcs"}
+	var prose, linkSpans []evalRow
+	for _, r := range readEval(t, set.file) {
+		if refDefinition.MatchString(r.Query) {
+			linkSpans = append(linkSpans, r)
+			continue
+		}
+		prose = append(prose, r)
+	}
+	ws, dir, root := indexCorpus(t, set.tarball, set.sub)
+	base := filepath.Join(dir, set.base)
+	report(t, "RFC spans of reference definitions (not held)", measure(t, ws, base, root, linkSpans))
+	m := measure(t, ws, base, root, prose)
+	report(t, set.name, m)
+	// The targets (22): 0.99 and 0.98.
+	if m.Recall1 < 0.99 || m.SectionAcc1 < 0.98 {
+		t.Errorf("below target: document recall@1 %.3f (want ≥ 0.99), section accuracy@1 %.3f (want ≥ 0.98)", m.Recall1, m.SectionAcc1)
 	}
 }
 
