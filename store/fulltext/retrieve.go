@@ -71,16 +71,16 @@ func (rt *Retrieval) Close() error { return rt.r.Close() }
 func (rt *Retrieval) Stages() int { return len(rt.q.stages()) }
 
 // Stage returns the passages that hold the i-th stage's term (in their
-// text or head) and bound at floor or above (and above 0), holding no
-// excluded term. The
-// stages read the query's terms rarest first, so that each reads the
-// fewest postings that can still find a passage the stages before it
-// missed: every passage that holds one of the first i+1 stages' terms and
-// bounds at the floor of its stage or above was returned by one of those stages (a stage's
-// passages may hold earlier terms too), and every other passage bounds at
+// text or head) and none of the earlier stages' terms (those were returned
+// by an earlier stage), that bound at floor or above (and above 0), and
+// that hold no excluded term. The stages read the query's terms rarest
+// first, so that each reads the fewest postings that can still find a
+// passage the stages before it missed: every passage that holds one of the
+// first i+1 stages' terms and bounds at the floor of its stage or above
+// was returned by one of those stages, and every other passage bounds at
 // Rest(i) or below. A caller that keeps its floor at its limit-th score
-// stops after the first stage whose Rest it has reached; a query of
-// common words then never reads their postings.
+// (which only rises) stops after the first stage whose Rest is below it; a
+// query of common words then never reads their postings.
 func (rt *Retrieval) Stage(i int, floor float64) ([]Candidate, error) {
 	st := rt.q.stages()
 	if i < 0 || i >= len(st) {
@@ -88,7 +88,11 @@ func (rt *Retrieval) Stage(i int, floor float64) ([]Candidate, error) {
 	}
 	ess := make([]bool, len(rt.q.terms))
 	ess[st[i]] = true
-	return rt.read(ess, floor)
+	read := make([]bool, len(rt.q.terms))
+	for _, k := range st[:i] {
+		read[k] = true
+	}
+	return rt.read(ess, read, floor)
 }
 
 // Rest bounds the passages that hold none of the first i+1 stages' terms:
@@ -182,6 +186,7 @@ type cursor struct {
 	on   bool   // it has been moved onto a passage (or past the end)
 	done bool
 	id   [8]byte // seek's target, not allocated for each seek
+	read bool    // a probe of a term an earlier reading read (see gather)
 }
 
 func (c *cursor) next() error {
@@ -225,15 +230,15 @@ func (rt *Retrieval) Candidates(floor float64) ([]Candidate, error) {
 	if len(rt.q.terms) == 0 {
 		return nil, nil
 	}
-	return rt.read(rt.q.essential(floor), floor)
+	return rt.read(rt.q.essential(floor), nil, floor)
 }
 
 // read goes through the postings of the essential terms ess, looks the
 // others up for each passage they find, and returns those that bound at
 // floor or above (and above 0) and hold no excluded term.
-func (rt *Retrieval) read(ess []bool, floor float64) (out []Candidate, err error) {
+func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err error) {
 	q := rt.q
-	lead, probe, err := rt.open(ess)
+	lead, probe, err := rt.open(ess, read)
 	defer func() {
 		for _, c := range slices.Concat(lead, probe) {
 			if cerr := c.tfr.Close(); err == nil && cerr != nil {
@@ -262,11 +267,11 @@ func (rt *Retrieval) read(ess []bool, floor float64) (out []Candidate, err error
 		if !any {
 			return out, nil
 		}
-		excluded, err := gather(&st, num, lead, probe)
+		skip, err := gather(&st, num, lead, probe)
 		if err != nil {
 			return nil, err
 		}
-		if excluded {
+		if skip {
 			continue
 		}
 		b := q.bound(&st)
@@ -285,9 +290,10 @@ func (rt *Retrieval) read(ess []bool, floor float64) (out []Candidate, err error
 
 // open opens a cursor on each query term's postings in each field (the
 // essential terms' leading, moved onto their first passage; the others'
-// probing) and one on each excluded term's text postings (probing). The
-// cursors opened are returned with an error too: the caller closes them.
-func (rt *Retrieval) open(ess []bool) (lead, probe []*cursor, err error) {
+// probing, those of the terms read already first) and one on each excluded
+// term's text postings (probing). The cursors opened are returned with an
+// error too: the caller closes them.
+func (rt *Retrieval) open(ess, read []bool) (lead, probe []*cursor, err error) {
 	q := rt.q
 	opened := func(t string, term int, head bool) (*cursor, error) {
 		field := FieldText
@@ -300,22 +306,28 @@ func (rt *Retrieval) open(ess []bool) (lead, probe []*cursor, err error) {
 		}
 		return &cursor{term: term, head: head, tfr: tfr}, nil
 	}
+	var later []*cursor // probes of terms not read yet: after those read
 	for k, t := range q.terms {
 		for _, head := range []bool{false, true} {
 			c, err := opened(t, k, head)
 			if err != nil {
-				return lead, probe, err
+				return lead, slices.Concat(probe, later), err
 			}
-			if !ess[k] {
+			switch {
+			case ess[k]:
+				lead = append(lead, c)
+				if err := c.next(); err != nil {
+					return lead, slices.Concat(probe, later), err
+				}
+			case read != nil && read[k]:
+				c.read = true
 				probe = append(probe, c)
-				continue
-			}
-			lead = append(lead, c)
-			if err := c.next(); err != nil {
-				return lead, probe, err
+			default:
+				later = append(later, c)
 			}
 		}
 	}
+	probe = append(probe, later...)
 	for _, t := range q.not {
 		c, err := opened(t, -1, false)
 		if err != nil {
@@ -327,9 +339,10 @@ func (rt *Retrieval) open(ess []bool) (lead, probe []*cursor, err error) {
 }
 
 // gather sets st to what the cursors hold of passage num: the leading
-// cursors on it move past it, the probing ones move onto it. excluded: it
-// holds an excluded term (st is then incomplete).
-func gather(st *stats, num uint64, lead, probe []*cursor) (excluded bool, err error) {
+// cursors on it move past it, the probing ones move onto it. skip: it holds
+// an excluded term, or a term an earlier reading read (it was a candidate
+// of that reading); st is then incomplete.
+func gather(st *stats, num uint64, lead, probe []*cursor) (skip bool, err error) {
 	clear(st.tf)
 	clear(st.hf)
 	st.length, st.hlength = 0, 0
@@ -357,7 +370,7 @@ func gather(st *stats, num uint64, lead, probe []*cursor) (excluded bool, err er
 		if c.done || c.at != num {
 			continue
 		}
-		if c.term < 0 {
+		if c.term < 0 || c.read {
 			return true, nil
 		}
 		take(c)
