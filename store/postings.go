@@ -297,18 +297,18 @@ var errBitmap = errors.New("bad posting bitmap")
 // bitmap is the caller's (the bytes are copied out of the memory map).
 func readBitmap(v []byte) (*roaring.Bitmap, error) {
 	if err := checkContainers(v); err != nil {
-		return nil, fmt.Errorf("%w: %v", errBitmap, err)
+		return nil, fmt.Errorf("%w: %w", errBitmap, err)
 	}
 	bm := roaring.New()
 	n, err := bm.FromBuffer(bytes.Clone(v))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errBitmap, err)
+		return nil, fmt.Errorf("%w: %w", errBitmap, err)
 	}
 	if n != int64(len(v)) {
 		return nil, fmt.Errorf("%w: %d bytes past its end", errBitmap, int64(len(v))-n)
 	}
 	if err := bm.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %v", errBitmap, err)
+		return nil, fmt.Errorf("%w: %w", errBitmap, err)
 	}
 	return bm, nil
 }
