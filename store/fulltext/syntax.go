@@ -15,8 +15,10 @@ import (
 //	retry -"circuit breaker"  a phrase after "-" excludes every passage that has it
 //
 // A "-" inside a word ("kube-scheduler", "--force") or alone is a plain
-// character, and an unclosed quote runs to the end of the query. Words and
-// phrases are analyzed as any text is (case, plurals, identifiers in parts).
+// character, and so is a quote that no later quote closes (with a "-"
+// before it): a query pasted from a text with a stray quote is its words.
+// Words and phrases are analyzed as any text is (case, plurals, identifiers
+// in parts).
 type Syntax struct {
 	// Text is the query's positive text, in order: its words and the words
 	// of its phrases, quotes removed. It is what the query is ranked by.
@@ -45,12 +47,15 @@ func ParseSyntax(q string) Syntax {
 		}
 		if q[i] == '"' {
 			end := strings.IndexByte(q[i+1:], '"')
-			var phrase string
 			if end < 0 {
-				phrase, i = q[i+1:], len(q)
-			} else {
-				phrase, i = q[i+1:i+1+end], i+2+end
+				// An unclosed quote is a character (a pasted sentence with
+				// a stray quote must not turn the rest into a phrase), and
+				// so is the "-" before it.
+				i++
+				continue
 			}
+			phrase := q[i+1 : i+1+end]
+			i += 2 + end
 			if strings.TrimSpace(phrase) == "" {
 				continue
 			}
