@@ -63,7 +63,7 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "also write the table to this file")
 	flag.StringVar(&o.only, "only", "", "time only the stores whose name contains this (not with -scale)")
 	flag.IntVar(&o.inittrace, "inittrace", 0, "run `docir --version` and `docir get` this many times with GODEBUG=inittrace=1 and print each package init over 50 µs")
-	flag.StringVar(&o.anchor, "anchor", "", "with -scale: a docir `binary` (say, built from the commit an issue was measured at) whose from-scratch index of the corpora below 10k documents is interleaved with this one's, A B A B")
+	flag.StringVar(&o.anchor, "anchor", "", "with -scale: a docir `binary` (say, built from the commit an issue was measured at) whose from-scratch index of the corpora below 10k documents is interleaved with this one's, A B A B, and whose search on its own store of each corpus is paired with this one's")
 	flag.BoolVar(&o.agent, "agent", false, "play an agent over MCP on the Hugo docs: search, context, then the plan's addresses until the answer is read; report bytes read, calls and found")
 	flag.StringVar(&o.questions, "questions", "", "with -agent: the question set, JSON lines of {question, answer} (default "+DefaultQuestions+")")
 	flag.StringVar(&o.profile, "profile", "", "index the first -scale-sizes corpus in process, from scratch then a no-op refresh, and write heap and CPU profiles to this folder")

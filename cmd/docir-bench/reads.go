@@ -155,6 +155,24 @@ func (e *env) fromScratch(c *corpus) (row, error) {
 	return r, nil
 }
 
+// vsAnchor times cmd interleaved with the -anchor binary running args on
+// its own store of c's sources (indexed once, unless the from-scratch
+// index already built it): the same read, paired with the binary of
+// another day, as an issue's "no slower than today's" asks.
+func (e *env) vsAnchor(label string, c *corpus, cmd command, args ...string) (row, error) {
+	build, err := e.anchorCmd(c)
+	if err != nil {
+		return row{}, err
+	}
+	if _, err := os.Stat(filepath.Join(build.dir, ".docir")); err != nil {
+		e.say("indexing %s with %s", c.name, e.o.anchor)
+		if _, err := e.r.repeat(build, 0, 1); err != nil {
+			return row{}, fmt.Errorf("index %s with -anchor: %w", c.name, err)
+		}
+	}
+	return e.versus(label, c.name, cmd, "docir at -anchor", command{path: e.o.anchor, dir: build.dir, args: args}, e.o.runs)
+}
+
 // anchorCmd is the -anchor binary's from-scratch index of c's sources, in
 // a folder of its own beside c's.
 func (e *env) anchorCmd(c *corpus) (command, error) {

@@ -34,6 +34,7 @@ type point struct {
 	storeOneGen    int64 // bytes on disk after the from-scratch index
 	noop           row
 	get, search    row
+	searchAnchor   row // search against the -anchor binary on its own store, with -anchor
 	query, context row
 	serve          row
 	refresh        row
@@ -248,6 +249,11 @@ func (e *env) scalePoint(c *corpus) (point, []row, error) {
 	if p.search, err = e.vsFloor("search", c.name, search, e.o.runs); err != nil {
 		return p, nil, err
 	}
+	if e.o.anchor != "" {
+		if p.searchAnchor, err = e.vsAnchor("search", c, search, "search", c.query); err != nil {
+			return p, nil, err
+		}
+	}
 	if p.query, err = e.versus("query "+c.expr, c.name, c.cmd(e.docir, "query", c.expr), "search", search, e.o.runs); err != nil {
 		return p, nil, err
 	}
@@ -265,6 +271,9 @@ func (e *env) scalePoint(c *corpus) (point, []row, error) {
 		return p, nil, err
 	}
 	rows := []row{p.scratch, p.noop, p.get, p.search, p.query, p.context, p.serve, p.refresh}
+	if e.o.anchor != "" {
+		rows = slices.Insert(rows, 4, p.searchAnchor)
+	}
 	return p, rows, nil
 }
 
