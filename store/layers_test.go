@@ -53,10 +53,11 @@ func (m model) check(t *testing.T, dir string, gen uint64) {
 			t.Fatalf("generation %d: %s reads %q %v %v, want %q", gen, id, got, ok, err, body)
 		}
 		// Spans of the body, as a ranking reads them: clipped to it.
-		_, bodyAt, ok, err := s.LookupSpans(id)
+		doc, ok, err := s.LookupSpans(id)
 		if err != nil || !ok {
 			t.Fatalf("generation %d: LookupSpans(%s): %v %v", gen, id, ok, err)
 		}
+		bodyAt := doc.Body
 		n := len(body)
 		for _, sp := range [][2]int{{0, -1}, {0, n}, {1, 3}, {n / 2, n + 5}, {n + 1, n + 2}, {3, 1}} {
 			to := sp[1]

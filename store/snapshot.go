@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -245,44 +246,71 @@ func (s *Snapshot) Lookup(id string) (rec docir.Record, body []byte, ok bool, er
 }
 
 // LookupSpans is Lookup for a ranking, which reads many documents and
-// little of each: the record comes without its links, anchors and
-// definition terms (nil: a ranking reads none of them, and a long
-// document has hundreds), and body reads the body's bytes [from, to)
-// (clipped to it; to < 0: its end) when asked, a copy, so that a ranking
-// that scores a section of a long document reads that section's bytes,
-// not the document's.
-func (s *Snapshot) LookupSpans(id string) (rec docir.Record, body func(from, to int) ([]byte, error), ok bool, err error) {
+// little of each (see Spans); ok is false when the generation has no
+// such document.
+func (s *Snapshot) LookupSpans(id string) (doc *Spans, ok bool, err error) {
 	v, layer, err := s.pointGet(bucketDocs, []byte(id))
 	if v == nil || err != nil {
-		return rec, nil, false, err
+		return nil, false, err
 	}
 	var lean leanRecord
 	if err := json.Unmarshal(v, &lean); err != nil {
-		return rec, nil, false, fmt.Errorf("record %q: %w", id, err)
+		return nil, false, fmt.Errorf("record %q: %w", id, err)
 	}
-	rec = lean.Record
-	rec.Sections = make([]docir.Section, len(lean.Sections))
+	doc = &Spans{Record: lean.Record, fields: lean.Fields, s: s, layer: layer}
+	doc.Record.Fields = nil
+	doc.Record.Sections = make([]docir.Section, len(lean.Sections))
 	for i := range lean.Sections {
-		rec.Sections[i] = lean.Sections[i].Section
+		doc.Record.Sections[i] = lean.Sections[i].Section
 	}
-	body = func(from, to int) ([]byte, error) {
-		b, err := s.pointSpanIn(layer, bucketBodies, []byte(id), from, to)
-		if err == nil && b == nil {
-			b = []byte{} // a record without a body reads as an empty one, as Lookup's
-		}
-		return b, err
-	}
-	return rec, body, true, nil
+	return doc, true, nil
 }
 
-// leanRecord decodes a record without its links, anchors and terms (see
-// LookupSpans): the fields of the same names here shadow the record's.
+// Spans is a document as a ranking reads it: its record without its
+// links, anchors and definition terms (a ranking reads none of them, and
+// a long document has hundreds), its front matter decoded when asked
+// (Fields; a ranking needs it for a head passage or a name), and its body
+// read a span at a time (Body), so that a ranking that scores a section
+// of a long document reads that section's bytes, not the document's.
+type Spans struct {
+	Record docir.Record // Fields is nil until Fields is called
+	fields json.RawMessage
+	s      *Snapshot
+	layer  int // the layer the record is in: its body is in the same
+}
+
+// Fields decodes the document's front matter into Record.Fields, once,
+// and returns it.
+func (d *Spans) Fields() (map[string]any, error) {
+	if d.Record.Fields == nil && len(d.fields) > 0 && !bytes.Equal(d.fields, []byte("null")) {
+		if err := json.Unmarshal(d.fields, &d.Record.Fields); err != nil {
+			return nil, fmt.Errorf("record %q: fields: %w", d.Record.ID, err)
+		}
+		d.fields = nil
+	}
+	return d.Record.Fields, nil
+}
+
+// Body reads the body's bytes [from, to) (clipped to it; to < 0: its
+// end), a copy; a document without a body reads as an empty one.
+func (d *Spans) Body(from, to int) ([]byte, error) {
+	b, err := d.s.pointSpanIn(d.layer, bucketBodies, []byte(d.Record.ID), from, to)
+	if err == nil && b == nil {
+		b = []byte{}
+	}
+	return b, err
+}
+
+// leanRecord decodes a record without its links, anchors and terms, and
+// its front matter undecoded (see Spans): the fields of the same names
+// here shadow the record's.
 type leanRecord struct {
 	docir.Record
-	Sections []leanSection `json:"sections"`
-	Links    skipped       `json:"links"`
-	Anchors  skipped       `json:"anchors"`
-	Terms    skipped       `json:"terms"`
+	Sections []leanSection   `json:"sections"`
+	Fields   json.RawMessage `json:"fields"` // decoded when asked (Spans.Fields)
+	Links    skipped         `json:"links"`
+	Anchors  skipped         `json:"anchors"`
+	Terms    skipped         `json:"terms"`
 }
 
 type leanSection struct {

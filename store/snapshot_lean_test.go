@@ -10,7 +10,8 @@ import (
 )
 
 // TestLeanRecord: a record decoded lean is the record less its links,
-// anchors and terms, at both levels, every other field kept.
+// anchors and terms, at both levels, and with its front matter decoded
+// when asked (Spans.Fields), every other field kept.
 func TestLeanRecord(t *testing.T) {
 	full := docir.Record{
 		ID: "a/b", Title: "B", Path: "a/b.md", Fields: map[string]any{"title": "B", "n": 1.0}, Size: 10, Digest: "ff",
@@ -32,7 +33,14 @@ func TestLeanRecord(t *testing.T) {
 	want.Links, want.Anchors, want.Terms = nil, nil, nil
 	want.Sections = []docir.Section{full.Sections[0]}
 	want.Sections[0].Links, want.Sections[0].Anchors, want.Sections[0].Terms = nil, nil, nil
-	got := lean.Record
+	doc := &Spans{Record: lean.Record, fields: lean.Fields}
+	if doc.Record.Fields != nil {
+		t.Errorf("front matter decoded before it was asked for: %v", doc.Record.Fields)
+	}
+	if _, err := doc.Fields(); err != nil {
+		t.Fatal(err)
+	}
+	got := doc.Record
 	got.Sections = nil
 	for _, s := range lean.Sections {
 		got.Sections = append(got.Sections, s.Section)

@@ -137,7 +137,11 @@ func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string,
 		if err != nil {
 			return 0, err
 		}
-		f := &found{rec: dt.rec, body: body, doc: d, q: q, pc: r.pc, r: r}
+		rec, err := dt.record()
+		if err != nil {
+			return 0, err
+		}
+		f := &found{rec: *rec, body: body, doc: d, q: q, pc: r.pc, r: r}
 		if err := r.chooseSection(f); err != nil {
 			return 0, err
 		}
@@ -176,35 +180,43 @@ func (r *ranking) scorer() *fulltext.Scorer {
 // docText is a document read from the generation, with the passages the
 // ranking has cut of it as the index was given them. Its body is read as
 // far as the passages it is asked for need (a section of a long document
-// reads that section), or whole once asked for (wholeBody).
+// reads that section), or whole once asked for (wholeBody); its front
+// matter is decoded when a passage or a name needs it (record).
 type docText struct {
 	pc       ingest.PassageConfig
-	rec      docir.Record
-	bodyAt   func(from, to int) ([]byte, error) // the body's bytes [from, to), read
-	body     []byte                             // the whole body, once read
-	passages map[string]fulltext.Passage        // by passage id, cut on first use
+	doc      *store.Spans
+	body     []byte                      // the whole body, once read
+	passages map[string]fulltext.Passage // by passage id, cut on first use
 }
 
 func (r *ranking) doc(id string) (*docText, error) {
 	if d, ok := r.docs[id]; ok {
 		return d, nil
 	}
-	rec, bodyAt, ok, err := r.snap.LookupSpans(id)
+	doc, ok, err := r.snap.LookupSpans(id)
 	if err != nil {
 		return nil, err
 	}
 	var d *docText
 	if ok {
-		d = &docText{pc: r.pc, rec: rec, bodyAt: bodyAt}
+		d = &docText{pc: r.pc, doc: doc}
 	}
 	r.docs[id] = d
 	return d, nil
 }
 
+// record is the document's record with its front matter.
+func (d *docText) record() (*docir.Record, error) {
+	if _, err := d.doc.Fields(); err != nil {
+		return nil, err
+	}
+	return &d.doc.Record, nil
+}
+
 // wholeBody reads the document's whole body, once.
 func (d *docText) wholeBody() ([]byte, error) {
 	if d.body == nil {
-		b, err := d.bodyAt(0, -1)
+		b, err := d.doc.Body(0, -1)
 		if err != nil {
 			return nil, err
 		}
@@ -220,14 +232,21 @@ func (d *docText) passage(id string) (fulltext.Passage, error) {
 		return p, nil
 	}
 	var p fulltext.Passage
+	rec := &d.doc.Record // its front matter only for the head: see PassageSpan
+	if id == rec.ID+ingest.HeadSuffix {
+		var err error
+		if rec, err = d.record(); err != nil {
+			return p, err
+		}
+	}
 	if d.body != nil {
-		p, _ = d.pc.Passage(&d.rec, d.body, id)
-	} else if from, to, ok := d.pc.PassageSpan(&d.rec, id); ok {
-		w, err := d.bodyAt(from, to)
+		p, _ = d.pc.Passage(rec, d.body, id)
+	} else if from, to, ok := d.pc.PassageSpan(rec, id); ok {
+		w, err := d.doc.Body(from, to)
 		if err != nil {
 			return p, err
 		}
-		p, _ = d.pc.PassageIn(&d.rec, w, from, id)
+		p, _ = d.pc.PassageIn(rec, w, from, id)
 	}
 	if d.passages == nil {
 		d.passages = map[string]fulltext.Passage{}
@@ -398,7 +417,11 @@ func (r *ranking) named(rt *fulltext.Retrieval, b *board) (map[string]int, error
 		if d == nil {
 			continue
 		}
-		level := r.names(d)
+		rec, err := d.record()
+		if err != nil {
+			return nil, err
+		}
+		level := r.names(rec)
 		if level == 0 {
 			continue
 		}
@@ -491,9 +514,9 @@ func (b *board) ranking(named map[string]int, limit int) []rankedDoc {
 // names tells how the query equals one of the document's names (see
 // ingest.PassageConfig.Names): 2 as written, up to case and spacing; 1 once
 // analyzed (up to plurals and punctuation); 0 not at all.
-func (r *ranking) names(d *docText) int {
+func (r *ranking) names(rec *docir.Record) int {
 	best := 0
-	for _, n := range r.pc.Names(&d.rec) {
+	for _, n := range r.pc.Names(rec) {
 		switch {
 		case strings.EqualFold(plainName(n), r.text):
 			return 2
@@ -542,7 +565,7 @@ func (r *ranking) chooseSection(f *found) error {
 			beyond = true
 		}
 	}
-	if shared && !beyond || r.names(&docText{rec: f.rec}) > 0 {
+	if shared && !beyond || r.names(&f.rec) > 0 {
 		promote(d, "", 0)
 		return nil
 	}
