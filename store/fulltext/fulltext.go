@@ -5,7 +5,7 @@
 // The unit of the index is a passage: the own text of one section (its
 // heading line down to its first subsection), the text before a document's
 // first heading, or the document's head (its title and front matter); see
-// ingest.Passages. A passage's id is the section's address
+// passage.Passages. A passage's id is the section's address
 // (`<doc id>#<slug>`), the bare document id for the text before the first
 // heading, or `<doc id>#` for the head. Nothing is stored in bleve but the
 // postings: titles, paths and bodies live in the store's body file, so a

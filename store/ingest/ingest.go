@@ -230,7 +230,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 		if !ok {
 			recorded = DefaultFrontMatter
 		}
-		reparse = !slices.Equal(recorded, pc.fields())
+		reparse = !slices.Equal(recorded, pc.Fields())
 	}
 	p, err := makePlanWith(w.files, prevFiles, reparse)
 	if err != nil {
@@ -401,7 +401,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	if change.Sources == nil {
 		change.Sources = []store.Source{}
 	}
-	change.FrontMatter = slices.Clone(pc.fields())
+	change.FrontMatter = slices.Clone(pc.Fields())
 	change.Links = &linkRules
 
 	// Write the generation aside, on a goroutine, so that a cancel is

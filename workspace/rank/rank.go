@@ -19,7 +19,7 @@ import (
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/store/fulltext"
-	"github.com/docir/docir/store/ingest"
+	"github.com/docir/docir/store/passage"
 )
 
 // IndexFunc returns the generation's full-text index, opening it on first
@@ -81,7 +81,7 @@ type found struct {
 	body []byte
 	doc  rankedDoc
 	q    string
-	pc   ingest.PassageConfig // what the generation's index holds of front matter
+	pc   passage.Config // what the generation's index holds of front matter
 	r    *ranking             // the ranking that found it
 }
 
@@ -161,7 +161,7 @@ type ranking struct {
 	q    *fulltext.Query
 	text string               // the query as plainName has it
 	docs map[string]*docText  // nil value: not in the generation
-	pc   ingest.PassageConfig // the front matter the generation's index holds
+	pc   passage.Config // the front matter the generation's index holds
 	// exhaustive: every passage that holds a query word is scored on its
 	// text alone (Reference), not read rank-safely.
 	exhaustive bool
@@ -183,7 +183,7 @@ func (r *ranking) scorer() *fulltext.Scorer {
 // reads that section), or whole once asked for (wholeBody); its front
 // matter is decoded when a passage or a name needs it (record).
 type docText struct {
-	pc       ingest.PassageConfig
+	pc       passage.Config
 	doc      *store.Spans
 	body     []byte                      // the whole body, once read
 	passages map[string]fulltext.Passage // by passage id, cut on first use
@@ -233,7 +233,7 @@ func (d *docText) passage(id string) (fulltext.Passage, error) {
 	}
 	var p fulltext.Passage
 	rec := &d.doc.Record // its front matter only for the head: see PassageSpan
-	if id == rec.ID+ingest.HeadSuffix {
+	if id == rec.ID+passage.HeadSuffix {
 		var err error
 		if rec, err = d.record(); err != nil {
 			return p, err
@@ -512,7 +512,7 @@ func (b *board) ranking(named map[string]int, limit int) []rankedDoc {
 }
 
 // names tells how the query equals one of the document's names (see
-// ingest.PassageConfig.Names): 2 as written, up to case and spacing; 1 once
+// passage.Config.Names): 2 as written, up to case and spacing; 1 once
 // analyzed (up to plurals and punctuation); 0 not at all.
 func (r *ranking) names(rec *docir.Record) int {
 	best := 0
@@ -628,7 +628,7 @@ func (r *ranking) beyondTitle(rec *docir.Record) (beyond, error) {
 		if err := score(rec.ID, "", &b.whole); err != nil {
 			return b, err
 		}
-		if err := score(rec.ID+ingest.HeadSuffix, "", &b.whole); err != nil {
+		if err := score(rec.ID+passage.HeadSuffix, "", &b.whole); err != nil {
 			return b, err
 		}
 		for _, sec := range rec.Sections {
@@ -671,7 +671,7 @@ func leadSlug(rec *docir.Record, body []byte) string {
 		return ""
 	}
 	from, to := min(rec.MarkdownStart, len(body)), min(rec.Sections[0].Start, len(body))
-	if from < to && strings.TrimSpace(ingest.Prose(string(body[from:to]), true)) != "" {
+	if from < to && strings.TrimSpace(passage.Prose(string(body[from:to]), true)) != "" {
 		return ""
 	}
 	return rec.Sections[0].Slug
@@ -708,7 +708,7 @@ func (f *found) hit() docir.Hit {
 		}
 	}
 	if from <= to && to <= len(body) {
-		text := ingest.Prose(string(body[from:to]), from == rec.MarkdownStart)
+		text := passage.Prose(string(body[from:to]), from == rec.MarkdownStart)
 		if prefix != "" {
 			text = prefix + "\n" + text
 		}

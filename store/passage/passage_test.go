@@ -1,4 +1,4 @@
-package ingest
+package passage
 
 import (
 	"encoding/json"
@@ -99,7 +99,7 @@ func TestPassagesFrontMatter(t *testing.T) {
 	past := rec
 	past.Sections = []docir.Section{{Slug: "usage", Heading: "Usage", Level: 2, Start: len(body) + 10, OwnEnd: len(body) + 50, End: len(body) + 50}}
 	checkPassagesAlone(t, &past, body)
-	if _, ok := (PassageConfig{}).Passage(&rec, []byte(body), "functions/math/Pi#nope"); ok {
+	if _, ok := (Config{}).Passage(&rec, []byte(body), "functions/math/Pi#nope"); ok {
 		t.Error("Passage of a slug the record lacks")
 	}
 	// Ids only, for a delete: the same ids, the head included.
@@ -111,11 +111,11 @@ func TestPassagesFrontMatter(t *testing.T) {
 		t.Errorf("ids (-want +got)\n%s", d)
 	}
 	// A configured list: only the named fields.
-	got = fold(PassageConfig{FrontMatter: []string{"keywords"}}.Passages(&rec, []byte(body)))
+	got = fold(Config{FrontMatter: []string{"keywords"}}.Passages(&rec, []byte(body)))
 	if got[1].Text != "math.Pi math constant" {
 		t.Errorf("keywords only: head %q", got[1].Text)
 	}
-	if n := (PassageConfig{}).Names(&rec); !cmp.Equal(n, []string{"math.Pi", "Returns the constant pi."}) {
+	if n := (Config{}).Names(&rec); !cmp.Equal(n, []string{"math.Pi", "Returns the constant pi."}) {
 		t.Errorf("names %q", n)
 	}
 }
@@ -124,7 +124,7 @@ func TestPassagesFrontMatter(t *testing.T) {
 // $DOCIR_PASSAGES_SRC to $DOCIR_PASSAGES, one JSON line each, for the
 // corpus tests and benchmarks of store/fulltext:
 //
-//	DOCIR_PASSAGES_SRC=<folder> DOCIR_PASSAGES=/tmp/p.jsonl go test ./store/ingest -run WritePassages
+//	DOCIR_PASSAGES_SRC=<folder> DOCIR_PASSAGES=/tmp/p.jsonl go test ./store/passage -run WritePassages
 func TestWritePassages(t *testing.T) {
 	src, dst := os.Getenv("DOCIR_PASSAGES_SRC"), os.Getenv("DOCIR_PASSAGES")
 	if src == "" || dst == "" {
@@ -221,11 +221,11 @@ func checkPassagesAlone(t *testing.T, rec *docir.Record, body string) {
 	t.Helper()
 	for _, p := range Passages(rec, []byte(body)) {
 		p.Names = nil
-		alone, ok := PassageConfig{}.Passage(rec, []byte(body), p.ID)
+		alone, ok := Config{}.Passage(rec, []byte(body), p.ID)
 		if d := cmp.Diff(p, alone); !ok || d != "" {
 			t.Errorf("Passage(%s) (-in Passages +alone), found %v:\n%s", p.ID, ok, d)
 		}
-		from, to, ok := PassageConfig{}.PassageSpan(rec, p.ID)
+		from, to, ok := Config{}.PassageSpan(rec, p.ID)
 		if !ok {
 			t.Errorf("PassageSpan(%s): not found", p.ID)
 			continue
@@ -237,7 +237,7 @@ func checkPassagesAlone(t *testing.T, rec *docir.Record, body string) {
 			end = len(body)
 		}
 		start := min(from, end)
-		in, ok := PassageConfig{}.PassageIn(rec, []byte(body[start:end]), from, p.ID)
+		in, ok := Config{}.PassageIn(rec, []byte(body[start:end]), from, p.ID)
 		if d := cmp.Diff(p, in); !ok || d != "" {
 			t.Errorf("PassageIn(%s) of [%d, %d) (-in Passages +in the span), found %v:\n%s", p.ID, from, to, ok, d)
 		}

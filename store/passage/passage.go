@@ -1,4 +1,11 @@
-package ingest
+// Package passage owns the passage model: how a document's record and body
+// are cut into the units the full-text index holds (its head, its lead and
+// each section's own text, with where each sits), the text each carries
+// (Prose: markup that is not prose blanked), and the document's names. The
+// writer (store/ingest) indexes what it cuts; the ranking (workspace/rank)
+// cuts the same passages again to score and quote them, so neither depends
+// on the other.
+package passage
 
 import (
 	"bytes"
@@ -19,9 +26,9 @@ var DefaultFrontMatter = []string{"title", "description", "summary", "keywords",
 // names the document's lead, as the lead passage does.
 const HeadSuffix = "#"
 
-// PassageConfig says what of a document the index holds beside its
+// Config says what of a document the index holds beside its
 // markdown. The zero value indexes DefaultFrontMatter.
-type PassageConfig struct {
+type Config struct {
 	// FrontMatter names the front-matter fields whose values are indexed
 	// with the document's lead passage (case-sensitive keys; strings,
 	// numbers and lists of them; other values are skipped). nil means
@@ -29,7 +36,9 @@ type PassageConfig struct {
 	FrontMatter []string
 }
 
-func (c PassageConfig) fields() []string {
+// Fields is the front-matter fields the config indexes: FrontMatter, or
+// DefaultFrontMatter when it is nil.
+func (c Config) Fields() []string {
 	if c.FrontMatter == nil {
 		return DefaultFrontMatter
 	}
@@ -37,9 +46,9 @@ func (c PassageConfig) fields() []string {
 }
 
 // Passages cuts a record into the units the index holds with the default
-// PassageConfig.
+// Config.
 func Passages(rec *docir.Record, body []byte) []fulltext.Passage {
-	return PassageConfig{}.Passages(rec, body)
+	return Config{}.Passages(rec, body)
 }
 
 // Passages cuts a record into the units the index holds:
@@ -62,7 +71,7 @@ func Passages(rec *docir.Record, body []byte) []fulltext.Passage {
 // above it and its own (see headingPath). With a nil body only the ids are
 // filled, which is all a delete needs. The document's names (see Names) go
 // with its head passage, or its first passage when it has no head.
-func (c PassageConfig) Passages(rec *docir.Record, body []byte) []fulltext.Passage {
+func (c Config) Passages(rec *docir.Record, body []byte) []fulltext.Passage {
 	if body == nil {
 		out := []fulltext.Passage{{ID: rec.ID}, {ID: rec.ID + HeadSuffix}}
 		for _, s := range rec.Sections {
@@ -95,14 +104,14 @@ func (c PassageConfig) Passages(rec *docir.Record, body []byte) []fulltext.Passa
 
 // Passage is the passage of rec with id as Passages cuts it (without the
 // document's names), built alone: false when rec has none with that id.
-func (c PassageConfig) Passage(rec *docir.Record, body []byte, id string) (fulltext.Passage, bool) {
+func (c Config) Passage(rec *docir.Record, body []byte, id string) (fulltext.Passage, bool) {
 	return c.PassageIn(rec, body, 0, id)
 }
 
 // PassageSpan is the bytes of the body the passage with id is cut from,
 // [from, to) (to < 0: the body's end); false when rec has no such passage.
 // The head reads none (from = to = 0).
-func (c PassageConfig) PassageSpan(rec *docir.Record, id string) (from, to int, ok bool) {
+func (c Config) PassageSpan(rec *docir.Record, id string) (from, to int, ok bool) {
 	switch {
 	case id == rec.ID:
 		if len(rec.Sections) == 0 {
@@ -123,7 +132,7 @@ func (c PassageConfig) PassageSpan(rec *docir.Record, id string) (from, to int, 
 // PassageIn is Passage with the body's bytes [from, from+len(window)) at
 // hand, not all of it: window is the body from from on, at least as far as
 // PassageSpan says the passage reads (clipped to the body).
-func (c PassageConfig) PassageIn(rec *docir.Record, window []byte, from int, id string) (fulltext.Passage, bool) {
+func (c Config) PassageIn(rec *docir.Record, window []byte, from int, id string) (fulltext.Passage, bool) {
 	w := bodyWindow{b: window, from: from}
 	switch {
 	case id == rec.ID:
@@ -140,7 +149,7 @@ func (c PassageConfig) PassageIn(rec *docir.Record, window []byte, from int, id 
 
 // sectionOf finds the section whose address is id, and whether it is
 // headed by the document's title (see Passages).
-func (c PassageConfig) sectionOf(rec *docir.Record, id string) (i int, own, ok bool) {
+func (c Config) sectionOf(rec *docir.Record, id string) (i int, own, ok bool) {
 	slug, ok := strings.CutPrefix(id, rec.ID+"#")
 	if !ok {
 		return 0, false, false
@@ -175,7 +184,7 @@ func (w bodyWindow) slice(a, b int) string {
 func (w bodyWindow) end() int { return w.from + len(w.b) }
 
 // lead is the document's lead passage, when it has one.
-func (c PassageConfig) lead(rec *docir.Record, body bodyWindow) (fulltext.Passage, bool) {
+func (c Config) lead(rec *docir.Record, body bodyWindow) (fulltext.Passage, bool) {
 	first := body.end()
 	if len(rec.Sections) > 0 {
 		first = min(rec.Sections[0].Start, first)
@@ -189,7 +198,7 @@ func (c PassageConfig) lead(rec *docir.Record, body bodyWindow) (fulltext.Passag
 }
 
 // head is the document's head passage, when it has front matter to index.
-func (c PassageConfig) head(rec *docir.Record) (fulltext.Passage, bool) {
+func (c Config) head(rec *docir.Record) (fulltext.Passage, bool) {
 	fm := c.frontMatterText(rec)
 	if fm == "" {
 		return fulltext.Passage{}, false
@@ -199,7 +208,7 @@ func (c PassageConfig) head(rec *docir.Record) (fulltext.Passage, bool) {
 
 // section is the passage of section i; own when it is headed by the
 // document's title.
-func (c PassageConfig) section(rec *docir.Record, body bodyWindow, i int, own bool) fulltext.Passage {
+func (c Config) section(rec *docir.Record, body bodyWindow, i int, own bool) fulltext.Passage {
 	s := rec.Sections[i]
 	text := Prose(body.slice(s.Start, s.OwnEnd), false)
 	if !own {
@@ -249,12 +258,12 @@ func joinText(parts ...string) string {
 
 // frontMatterText is the configured front-matter values of rec, one line
 // each, in the configured order.
-func (c PassageConfig) frontMatterText(rec *docir.Record) string {
+func (c Config) frontMatterText(rec *docir.Record) string {
 	if len(rec.Fields) == 0 {
 		return ""
 	}
 	var lines []string
-	for _, k := range c.fields() {
+	for _, k := range c.Fields() {
 		lines = appendValues(lines, rec.Fields[k])
 	}
 	return strings.Join(lines, "\n")
@@ -263,9 +272,9 @@ func (c PassageConfig) frontMatterText(rec *docir.Record) string {
 // Names returns what names rec as a whole: its title and the configured
 // front-matter values that are single strings (a description, a summary).
 // A query equal to one of them asks for the document itself.
-func (c PassageConfig) Names(rec *docir.Record) []string {
+func (c Config) Names(rec *docir.Record) []string {
 	out := []string{rec.Title}
-	for _, k := range c.fields() {
+	for _, k := range c.Fields() {
 		if s, ok := rec.Fields[k].(string); ok && strings.TrimSpace(s) != "" && s != rec.Title {
 			out = append(out, Prose(s, false))
 		}
@@ -277,9 +286,9 @@ func (c PassageConfig) Names(rec *docir.Record) []string {
 // prose (a configured field whose value is a string of three words or more,
 // other than the title), for a snippet to show when the document's lead
 // matched.
-func (c PassageConfig) FrontMatterProse(rec *docir.Record) string {
+func (c Config) FrontMatterProse(rec *docir.Record) string {
 	var out []string
-	for _, k := range c.fields() {
+	for _, k := range c.Fields() {
 		s, ok := rec.Fields[k].(string)
 		s = strings.TrimSpace(Prose(s, false))
 		if ok && s != rec.Title && len(strings.Fields(s)) >= 3 {
