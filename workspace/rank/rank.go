@@ -82,7 +82,7 @@ type found struct {
 	doc  rankedDoc
 	q    string
 	pc   passage.Config // what the generation's index holds of front matter
-	r    *ranking             // the ranking that found it
+	r    *ranking       // the ranking that found it
 }
 
 // sectionScores are the document's sections scored on what the query says
@@ -159,9 +159,9 @@ type ranking struct {
 	ft   *fulltext.Index
 	snap *store.Snapshot
 	q    *fulltext.Query
-	text string               // the query as plainName has it
-	docs map[string]*docText  // nil value: not in the generation
-	pc   passage.Config // the front matter the generation's index holds
+	text string              // the query as plainName has it
+	docs map[string]*docText // nil value: not in the generation
+	pc   passage.Config      // the front matter the generation's index holds
 	// exhaustive: every passage that holds a query word is scored on its
 	// text alone (Reference), not read rank-safely.
 	exhaustive bool
