@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -53,6 +54,7 @@ var owners = []struct {
 
 // pkg is one package of the module as its non-test files declare it.
 type pkg struct {
+	fset    *token.FileSet
 	dir     string // module-relative, '/'-separated
 	name    string
 	imports map[string][]string // import path -> files
@@ -102,7 +104,7 @@ func loadPackages(t *testing.T) map[string]*pkg {
 		rel = filepath.ToSlash(rel)
 		k := pkgs[rel]
 		if k == nil {
-			k = &pkg{dir: rel, name: f.Name.Name, imports: map[string][]string{}}
+			k = &pkg{fset: fset, dir: rel, name: f.Name.Name, imports: map[string][]string{}}
 			pkgs[rel] = k
 		}
 		k.files = append(k.files, f)
@@ -289,6 +291,83 @@ func exportedTypes(d ast.Decl) []ast.Node {
 		}
 	}
 	return out
+}
+
+// TestNoContextKeys: no package puts a value in a context
+// (context.WithValue). The seams a call reads through — the reader, the
+// generation a view holds, a read log, a reply bound — are values passed
+// explicitly (STYLE 14: the type system, not ctx.Value, decides which
+// generation a call reads); a context carries cancellation and deadlines
+// only. A value that truly belongs in a context (not a reader, view, log
+// or bound) would be added here by name, with why.
+func TestNoContextKeys(t *testing.T) {
+	for _, e := range contextKeyErrors(loadPackages(t)) {
+		t.Error(e)
+	}
+}
+
+// contextKeyErrors lists every call of context.WithValue, under whatever
+// name the file imports package context.
+func contextKeyErrors(pkgs map[string]*pkg) []string {
+	var errs []string
+	for _, k := range pkgs {
+		for _, f := range k.files {
+			names := map[string]bool{}
+			for _, imp := range f.Imports {
+				if ip, _ := strconv.Unquote(imp.Path.Value); ip == "context" {
+					name := "context"
+					if imp.Name != nil {
+						name = imp.Name.Name
+					}
+					names[name] = true
+				}
+			}
+			if len(names) == 0 {
+				continue
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok || sel.Sel.Name != "WithValue" {
+					return true
+				}
+				if id, ok := sel.X.(*ast.Ident); ok && names[id.Name] {
+					errs = append(errs, k.fset.Position(sel.Pos()).String()+": context.WithValue: pass the reader, view, read log or bound as a value (a parameter, a field, a method), not as a context key")
+				}
+				return true
+			})
+		}
+	}
+	slices.Sort(errs)
+	return errs
+}
+
+// TestNoContextKeysCatchesOne: the check finds a context key under the
+// package's own name and under another import name, used as a call or as
+// a function value, and passes code that only cancels.
+func TestNoContextKeysCatchesOne(t *testing.T) {
+	src := map[string]string{
+		"a.go": "package a\nimport \"context\"\ntype logKey struct{}\nfunc WithLog(ctx context.Context, l any) context.Context { return context.WithValue(ctx, logKey{}, l) }\n",
+		"b.go": "package a\nimport c \"context\"\nvar with = c.WithValue\n",
+		"c.go": "package a\nimport \"context\"\nfunc Cancel(ctx context.Context) (context.Context, func()) { return context.WithCancel(ctx) }\n",
+	}
+	fset := token.NewFileSet()
+	k := &pkg{fset: fset, dir: "a"}
+	for _, name := range slices.Sorted(maps.Keys(src)) {
+		f, err := parser.ParseFile(fset, name, src[name], parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k.files = append(k.files, f)
+	}
+	got := contextKeyErrors(map[string]*pkg{"a": k})
+	var where []string
+	for _, e := range got {
+		file, _, _ := strings.Cut(e, ":")
+		where = append(where, file)
+	}
+	if want := []string{"a.go", "b.go"}; !slices.Equal(where, want) {
+		t.Errorf("found %q, want one fault in each of %q", got, want)
+	}
 }
 
 // TestPackageComments: every package says what it owns.

@@ -90,11 +90,11 @@ func (g *Gate) Wait(ctx context.Context) error {
 }
 
 // Resolve implements docir.Reader.
-func (g *Gate) Resolve(ctx context.Context, addrs []address.Address) (docir.Resolved, error) {
+func (g *Gate) Resolve(ctx context.Context, addrs []address.Address, maxBytes int) (docir.Resolved, error) {
 	if err := g.Wait(ctx); err != nil {
 		return docir.Resolved{}, err
 	}
-	return g.r.Resolve(ctx, addrs)
+	return g.r.Resolve(ctx, addrs, maxBytes)
 }
 
 // Search implements docir.Reader.

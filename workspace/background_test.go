@@ -40,7 +40,7 @@ func TestGate(t *testing.T) {
 		"status":  func() error { _, err := other.Status(ctx); return err }(),
 		"query":   func() error { _, err := g.Query(ctx, docir.QueryParams{Expr: "a:b"}); return err }(),
 		"context": func() error { _, err := g.Context(ctx, docir.ContextParams{Query: "x"}); return err }(),
-		"resolve": func() error { _, err := g.Resolve(ctx, nil); return err }(),
+		"resolve": func() error { _, err := g.Resolve(ctx, nil, 0); return err }(),
 	} {
 		if err != want {
 			t.Errorf("%s: %v, want the gate's error", name, err)

@@ -104,7 +104,7 @@ func BenchmarkGet(b *testing.B) {
 				ctx := context.Background()
 				b.ReportAllocs()
 				for b.Loop() {
-					res, err := docir.Get(ctx, ws, addrs)
+					res, err := docir.Get(ctx, ws, addrs, 0)
 					if err != nil || len(res.Documents) != n {
 						b.Fatalf("get: %v %v", err, res.Missing)
 					}

@@ -301,9 +301,9 @@ func (s *Service) refresh(ctx context.Context) (docir.IndexSummary, error) {
 // Resolve reads each address from the generation the read holds, in
 // order. A malformed address never reaches here: callers parse first. A
 // miss is data; an error means the store itself could not be read. It
-// stops, with reply_too_large, as soon as the bodies gathered pass the
-// context's reply bound (docir.WithReplyBound).
-func (s *Service) Resolve(ctx context.Context, addrs []address.Address) (docir.Resolved, error) {
+// stops, with reply_too_large, as soon as the bodies gathered pass
+// maxBytes (<= 0: no bound).
+func (s *Service) Resolve(ctx context.Context, addrs []address.Address, maxBytes int) (docir.Resolved, error) {
 	v, release, err := s.acquire(ctx)
 	if err != nil {
 		return docir.Resolved{}, err
@@ -311,7 +311,7 @@ func (s *Service) Resolve(ctx context.Context, addrs []address.Address) (docir.R
 	defer release()
 	snap := v.snap
 	out := make([]docir.Resolution, len(addrs))
-	tally := docir.NewTally(ctx)
+	tally := &docir.Tally{Bound: maxBytes}
 	suggested := 0
 	for i, a := range addrs {
 		if err := ctx.Err(); err != nil {

@@ -323,9 +323,19 @@ type heldFederation struct {
 	view *workspace.View
 }
 
-func (h heldFederation) Generation() uint64                     { return h.view.Generation() }
-func (h heldFederation) Authenticate(ctx context.Context) error { return h.view.Authenticate(ctx) }
-func (h heldFederation) Close() error                           { return h.view.Close() }
+func (h heldFederation) Generation() uint64 { return h.view.Generation() }
+func (h heldFederation) Close() error       { return h.view.Close() }
+
+// Recording federates the view recording in log with the same peers: only
+// the local store's documents are recorded (a peer's sources are not this
+// store's to authenticate).
+func (h heldFederation) Recording(log *docir.ReadLog) docir.Reader {
+	return h.Reader.WithLocal(h.view.Recording(log))
+}
+
+func (h heldFederation) Authenticate(ctx context.Context, log *docir.ReadLog) error {
+	return h.view.Authenticate(ctx, log)
+}
 
 // gatedBindings waits for the store to be ready (a background index) before
 // it answers what a binding asks.

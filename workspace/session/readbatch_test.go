@@ -154,8 +154,8 @@ type touchingHeld struct {
 	done bool
 }
 
-func (h *touchingHeld) Authenticate(ctx context.Context) error {
-	if !h.done && len(docir.ReadLogOf(ctx).IDs()) > 0 {
+func (h *touchingHeld) Authenticate(ctx context.Context, log *docir.ReadLog) error {
+	if !h.done && len(log.IDs()) > 0 {
 		h.done = true
 		f, err := os.OpenFile(h.path, os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
@@ -166,7 +166,7 @@ func (h *touchingHeld) Authenticate(ctx context.Context) error {
 			return err
 		}
 	}
-	return h.Held.Authenticate(ctx)
+	return h.Held.Authenticate(ctx, log)
 }
 
 // Nothing claims what does not exist: every method discover advertises,

@@ -32,7 +32,7 @@ func (g *gatedReader) Status(ctx context.Context) (docir.Status, error) {
 
 var errGated = errors.New("gatedReader reads only status")
 
-func (g *gatedReader) Resolve(context.Context, []address.Address) (docir.Resolved, error) {
+func (g *gatedReader) Resolve(context.Context, []address.Address, int) (docir.Resolved, error) {
 	return docir.Resolved{}, errGated
 }
 func (g *gatedReader) Search(context.Context, docir.SearchParams) (docir.SearchResult, error) {
