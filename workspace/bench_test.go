@@ -77,10 +77,7 @@ func benchService(b *testing.B, name string, sources []string) (*Service, []stri
 	}
 	ws := New(Config{Dir: dir})
 	b.Cleanup(func() { ws.Close() })
-	snap, err := ws.Snapshot(context.Background())
-	if err != nil {
-		b.Fatal(err)
-	}
+	snap := heldSnapshot(b, ws)
 	var ids []string
 	if err := snap.Records(func(r docir.Record) error { ids = append(ids, r.ID); return nil }); err != nil {
 		b.Fatal(err)

@@ -44,7 +44,7 @@ func TestFrontMatterFieldsAreConfigurable(t *testing.T) {
 	if search(ws, "falconry") != 1 || search(ws, "sparrowhawk") != 0 {
 		t.Fatalf("defaults: description searchable, owner not")
 	}
-	snap, _ := ws.Snapshot(ctx)
+	snap := heldSnapshot(t, ws)
 	if fm, ok, err := snap.FrontMatter(); err != nil || !ok || !slices.Equal(fm, ingest.DefaultFrontMatter) {
 		t.Fatalf("recorded list %v %v %v, want the defaults", fm, ok, err)
 	}

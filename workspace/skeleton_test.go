@@ -124,7 +124,7 @@ func checkPlan(t *testing.T, ws *Service, res docir.ContextResult) {
 	sum := 0
 	type span struct{ from, to int }
 	byDoc := map[string][]span{}
-	snap, _ := ws.Snapshot(ctx)
+	snap := heldSnapshot(t, ws)
 	for i, d := range got.Documents {
 		sum += EstimateTokens([]byte(d.Body))
 		rec, _, _ := snap.Record(d.ID)

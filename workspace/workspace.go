@@ -96,17 +96,17 @@ func (st *state) release(v *view) error {
 	return nil
 }
 
-// Snapshot returns the current generation, opening it on first use (with
-// AutoIndex and sources configured, an empty store is indexed first). The
-// snapshot stays valid until the service moves to a newer generation; reads
-// that may run beside a refresh use Current instead.
-func (s *Service) Snapshot(ctx context.Context) (*store.Snapshot, error) {
-	v, release, err := s.acquire(ctx)
+// ready opens the store's current generation if no read has yet (with
+// AutoIndex and sources configured, an empty store is indexed first): an
+// error says why the store cannot be read. It holds nothing; a read holds
+// its generation with acquire, or a View.
+func (s *Service) ready(ctx context.Context) error {
+	_, release, err := s.acquire(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	release()
-	return v.snap, nil
+	return nil
 }
 
 // Current returns a View of the current generation (opening the store on
