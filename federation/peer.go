@@ -44,7 +44,7 @@ func OpenPeers(cfgs []PeerConfig) ([]*Peer, error) {
 		default:
 			hp, err := newHTTPPeer(c)
 			if err != nil {
-				return nil, docir.Errorf(docir.CodeConfig, "%s: %v", entry(i, c.Name), err)
+				return nil, docir.Errorf(docir.CodeConfig, "%s: %w", entry(i, c.Name), err)
 			}
 			p.r, p.close = hp, hp.closeIdle
 		}

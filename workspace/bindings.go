@@ -65,7 +65,7 @@ func (b binder) HoldRefresh(ctx context.Context) (func(), error) {
 	}
 	release, err := store.HoldRefresh(b.s.cfg.Dir)
 	if err != nil {
-		return nil, docir.Errorf(docir.CodeInternal, "hold refreshes of %s: %v", b.s.cfg.Dir, err)
+		return nil, docir.Errorf(docir.CodeInternal, "hold refreshes of %s: %w", b.s.cfg.Dir, err)
 	}
 	return func() { _ = release() }, nil
 }

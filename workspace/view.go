@@ -206,7 +206,7 @@ func (v *View) Authenticate(ctx context.Context, log *docir.ReadLog) error {
 			return docir.Errorf(docir.CodeSourceDrift, "document %s is not in the manifest of generation %d", id, held)
 		}
 		if err := sameSource(e); err != nil {
-			return docir.Errorf(docir.CodeSourceDrift, "the source of %s (%s) changed since generation %d was built (%v): refresh or bind again", id, e.Abs(), held, err)
+			return docir.Errorf(docir.CodeSourceDrift, "the source of %s (%s) changed since generation %d was built (%w): refresh or bind again", id, e.Abs(), held, err)
 		}
 	}
 	return nil
@@ -273,7 +273,7 @@ func (v *View) sameManifest() error {
 	}
 	cur, err := store.OpenGeneration(v.s.cfg.Dir, snap.Generation())
 	if err != nil {
-		return docir.Errorf(docir.CodeSourceDrift, "generation %d can no longer be opened: %v", snap.Generation(), err)
+		return docir.Errorf(docir.CodeSourceDrift, "generation %d can no longer be opened: %w", snap.Generation(), err)
 	}
 	defer cur.Close()
 	d, err := cur.ManifestDigest()

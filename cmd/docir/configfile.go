@@ -27,7 +27,7 @@ import (
 func checkConfigFile(file string, data []byte) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return docir.Errorf(docir.CodeConfig, "config %s: %v", file, err)
+		return docir.Errorf(docir.CodeConfig, "config %s: %w", file, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil // an empty file

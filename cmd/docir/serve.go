@@ -130,7 +130,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		var err error
 		hostport, loopback, err = session.ListenAddr(opts.HTTP)
 		if err != nil {
-			return docir.Errorf(docir.CodeUsage, "--http %q: %v", opts.HTTP, err)
+			return docir.Errorf(docir.CodeUsage, "--http %q: %w", opts.HTTP, err)
 		}
 		token = opts.Getenv(opts.TokenEnv)
 		if !loopback && token == "" {

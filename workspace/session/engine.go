@@ -404,7 +404,7 @@ func (e *Engine) bind(ctx context.Context, params json.RawMessage) (any, error) 
 	if p.TTL != nil {
 		var err error
 		if ttl, err = binding.ParseTTL(*p.TTL); err != nil {
-			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: %v", wire.MethodBind, err)
+			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: %w", wire.MethodBind, err)
 		}
 	}
 	var b *binding.Binding

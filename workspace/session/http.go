@@ -230,7 +230,7 @@ func ListenAddr(addr string) (hostport string, loopback bool, err error) {
 		return "", false, err
 	}
 	if _, err := net.LookupPort("tcp", port); err != nil {
-		return "", false, fmt.Errorf("port %q: %v", port, err)
+		return "", false, fmt.Errorf("port %q: %w", port, err)
 	}
 	if host == "" {
 		host = "127.0.0.1"

@@ -128,7 +128,7 @@ func (rd *reads) links(ctx context.Context, params json.RawMessage) (any, error)
 // another one.
 func decodeAddressed(method string, params json.RawMessage, p any) error {
 	if err := wire.CheckText(params); err != nil {
-		return docir.Errorf(docir.CodeMalformedAddress, "%s: malformed address: %v", method, err)
+		return docir.Errorf(docir.CodeMalformedAddress, "%s: malformed address: %w", method, err)
 	}
 	return wire.DecodeParams(method, params, p)
 }
