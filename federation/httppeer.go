@@ -97,7 +97,7 @@ func (h *httpPeer) rpc(ctx context.Context, method string, params any) (json.Raw
 		if _, rerr := decodeResponse(body, id); rerr != nil && !errors.Is(rerr, errGarbage) {
 			return nil, fmt.Errorf("HTTP %d: %w", resp.StatusCode, rerr)
 		}
-		return nil, fmt.Errorf("HTTP %d: %q", resp.StatusCode, clip(string(body), 120))
+		return nil, fmt.Errorf("HTTP %d: %q", resp.StatusCode, docir.Clip(string(body), 120))
 	}
 	return decodeResponse(body, id)
 }
