@@ -256,27 +256,3 @@ func (v *View) Check(ctx context.Context, p docir.CheckParams) (docir.CheckResul
 func (v *View) Changes(ctx context.Context, p docir.ChangesParams) (docir.ChangesResult, error) {
 	return v.s.Changes(ctx, p)
 }
-
-// Links implements docir.Reader.
-func (g *Gate) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
-	if err := g.Wait(ctx); err != nil {
-		return docir.LinksResolved{}, err
-	}
-	return g.r.Links(ctx, addrs)
-}
-
-// Check implements docir.Reader.
-func (g *Gate) Check(ctx context.Context, p docir.CheckParams) (docir.CheckResult, error) {
-	if err := g.Wait(ctx); err != nil {
-		return docir.CheckResult{}, err
-	}
-	return g.r.Check(ctx, p)
-}
-
-// Changes implements docir.Reader.
-func (g *Gate) Changes(ctx context.Context, p docir.ChangesParams) (docir.ChangesResult, error) {
-	if err := g.Wait(ctx); err != nil {
-		return docir.ChangesResult{}, err
-	}
-	return g.r.Changes(ctx, p)
-}

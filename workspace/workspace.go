@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sync"
 
 	"github.com/docir/docir/address"
@@ -291,12 +292,37 @@ func (s *Service) Refresh(ctx context.Context) (docir.IndexSummary, error) {
 }
 
 func (s *Service) refresh(ctx context.Context) (docir.IndexSummary, error) {
+	return s.refreshReporting(ctx, nil)
+}
+
+// RefreshReporting is Refresh with each step also reported to report
+// (beside the configured progress callback): a server's background index
+// shows it to hosts.
+func (s *Service) RefreshReporting(ctx context.Context, report func(stage string, done, total int)) (docir.IndexSummary, error) {
+	if s.pin != nil {
+		return docir.IndexSummary{}, docir.Errorf(docir.CodeInternal, "a view of generation %d cannot refresh", s.pin.snap.Generation())
+	}
+	return s.refreshReporting(ctx, report)
+}
+
+func (s *Service) refreshReporting(ctx context.Context, report func(stage string, done, total int)) (docir.IndexSummary, error) {
 	opt := s.cfg.Ingest
+	if prev := opt.Progress; report != nil {
+		opt.Progress = func(stage string, done, total int) {
+			report(stage, done, total)
+			if prev != nil {
+				prev(stage, done, total)
+			}
+		}
+	}
 	if opt.Wait == nil {
 		opt.Wait = s.waitNote
 	}
 	return ingest.Refresh(ctx, s.cfg.Dir, s.cfg.Sources, opt)
 }
+
+// Sources are the source folders the service indexes.
+func (s *Service) Sources() []store.Source { return slices.Clone(s.cfg.Sources) }
 
 // Resolve reads each address from the generation the read holds, in
 // order. A malformed address never reaches here: callers parse first. A

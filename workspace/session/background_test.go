@@ -1,4 +1,4 @@
-package workspace
+package session
 
 import (
 	"context"
@@ -8,13 +8,14 @@ import (
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
+	"github.com/docir/docir/workspace"
 )
 
 // TestGate: reads wait for the gate at most its wait, then answer
 // indexing; an open gate lets them through, or answers its error; gates
 // made with Over open together.
 func TestGate(t *testing.T) {
-	ws := New(Config{Dir: t.TempDir(), Sources: []store.Source{{Path: t.TempDir()}}})
+	ws := workspace.New(workspace.Config{Dir: t.TempDir(), Sources: []store.Source{{Path: t.TempDir()}}})
 	defer ws.Close()
 	g := NewGate(ws, 10*time.Millisecond)
 	other := g.Over(ws)
