@@ -392,7 +392,6 @@ var longFuncsAllowed = map[string]string{
 	// End-to-end scripts not yet cut into steps: each runs a real binary
 	// or server through one long scenario.
 	"store/ingest/crash_test.go TestKilledIndexNeverTearsAReader": "builds docir, kills 50 refreshes, reads beside them",
-	"cmd/docir/crash_test.go TestCrashAtEveryStep":                "a crash at every step of a refresh, then a read",
 	"cmd/docir-clientgen/live_test.go TestServerReplies":          "every generated client shape against a live server's replies",
 	"cmd/docir-clientgen/live_test.go TestServerBindings":         "the binding methods' shapes against a live server",
 }
