@@ -392,8 +392,6 @@ var longFuncsAllowed = map[string]string{
 	// End-to-end scripts not yet cut into steps: each runs a real binary
 	// or server through one long scenario.
 	"store/ingest/crash_test.go TestKilledIndexNeverTearsAReader": "builds docir, kills 50 refreshes, reads beside them",
-	"cmd/docir-clientgen/live_test.go TestServerReplies":          "every generated client shape against a live server's replies",
-	"cmd/docir-clientgen/live_test.go TestServerBindings":         "the binding methods' shapes against a live server",
 }
 
 // TestNoLongFunctions: no function of the module's hand-written code,
