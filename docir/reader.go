@@ -17,8 +17,12 @@ import (
 // them. Addresses arrive parsed: a malformed one never gets this far.
 type Reader interface {
 	// Resolve reads each address, in order: one Resolution per address,
-	// a miss as data. An error means nothing could be read.
-	Resolve(ctx context.Context, addrs []address.Address) (Resolved, error)
+	// a miss as data. An error means nothing could be read. maxBytes
+	// bounds the reply the documents make (see Tally): a reader stops as
+	// soon as the bodies it has gathered pass it, and answers
+	// reply_too_large, instead of building a reply that would be refused
+	// once built. maxBytes <= 0 means no bound.
+	Resolve(ctx context.Context, addrs []address.Address, maxBytes int) (Resolved, error)
 	// Search ranks documents for free text; hits never carry a body.
 	Search(ctx context.Context, p SearchParams) (SearchResult, error)
 	// Query filters documents by front matter and metadata; a bad
@@ -61,9 +65,10 @@ type Resolved struct {
 }
 
 // Get is a `doc_ids` read through r: the documents that resolved in request
-// order and the addresses that did not, assembled once.
-func Get(ctx context.Context, r Reader, addrs []address.Address) (GetResult, error) {
-	res, err := r.Resolve(ctx, addrs)
+// order and the addresses that did not, assembled once; at most maxBytes of
+// documents (Reader.Resolve; <= 0: no bound).
+func Get(ctx context.Context, r Reader, addrs []address.Address, maxBytes int) (GetResult, error) {
+	res, err := r.Resolve(ctx, addrs, maxBytes)
 	if err != nil {
 		return GetResult{}, err
 	}
@@ -80,8 +85,9 @@ func Get(ctx context.Context, r Reader, addrs []address.Address) (GetResult, err
 
 // GetOne is a `doc_id` read through r: the document, or a not_found error
 // whose message carries the warnings of the stores that could not answer.
-func GetOne(ctx context.Context, r Reader, a address.Address) (Document, error) {
-	res, err := r.Resolve(ctx, []address.Address{a})
+// A document over maxBytes (<= 0: no bound) is reply_too_large.
+func GetOne(ctx context.Context, r Reader, a address.Address, maxBytes int) (Document, error) {
+	res, err := r.Resolve(ctx, []address.Address{a}, maxBytes)
 	if err != nil {
 		return Document{}, err
 	}
@@ -115,30 +121,11 @@ func NotFound(a address.Address, reason string, warnings []string) error {
 	return &Error{Code: CodeNotFound, Message: msg, Err: errors.New(reason)}
 }
 
-type replyBoundKey struct{}
-
-// WithReplyBound returns a context that bounds the bytes a deep read may
-// assemble: a Reader stops as soon as the bodies it has gathered pass n,
-// and answers reply_too_large, instead of building a reply that would be
-// refused once built. n <= 0 means no bound.
-func WithReplyBound(ctx context.Context, n int) context.Context {
-	return context.WithValue(ctx, replyBoundKey{}, n)
-}
-
-// ReplyBound is the bound WithReplyBound set on ctx, or 0 for none.
-func ReplyBound(ctx context.Context) int {
-	n, _ := ctx.Value(replyBoundKey{}).(int)
-	return max(n, 0)
-}
-
-// Tally counts the bytes a deep read has gathered against the bound on its
-// context. The zero Tally is unbounded.
+// Tally counts the bytes a deep read has gathered against its bound (the
+// maxBytes of Reader.Resolve). The zero Tally is unbounded.
 type Tally struct {
 	Bound, Bytes int
 }
-
-// NewTally starts counting against ctx's bound.
-func NewTally(ctx context.Context) *Tally { return &Tally{Bound: ReplyBound(ctx)} }
 
 // Add counts one document and reports reply_too_large once the total
 // passes the bound, naming how far the read got and what to ask instead.
@@ -152,26 +139,14 @@ func (t *Tally) Add(d *Document, done, total int) error {
 		t.Bound, done, total, d.Address, len(d.Body))
 }
 
-// ReadLog records the documents that the reads run with a context read,
-// so that a caller can check afterwards that their source files did not
-// change under them (the read batch's source authentication). It is safe
-// for concurrent use.
+// ReadLog records the documents that reads read, so that a caller can
+// check afterwards that their source files did not change under them (the
+// read batch's source authentication). It is a value the caller hands to
+// the reader that records into it (workspace.View.Recording) and to the
+// check, never a context value. It is safe for concurrent use.
 type ReadLog struct {
 	mu  sync.Mutex
 	ids map[string]bool
-}
-
-type readLogKey struct{}
-
-// WithReadLog returns a context whose reads record what they read in l.
-func WithReadLog(ctx context.Context, l *ReadLog) context.Context {
-	return context.WithValue(ctx, readLogKey{}, l)
-}
-
-// ReadLogOf is the log of ctx, or nil.
-func ReadLogOf(ctx context.Context) *ReadLog {
-	l, _ := ctx.Value(readLogKey{}).(*ReadLog)
-	return l
 }
 
 // Add records that document id was read. A nil log records nothing.

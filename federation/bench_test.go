@@ -41,7 +41,7 @@ func BenchmarkGet(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := docir.Get(ctx, bc.r, addrs); err != nil {
+				if _, err := docir.Get(ctx, bc.r, addrs, 0); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -81,7 +81,7 @@ func Check(peers []PeerConfig) error {
 	seen := map[string]int{}
 	for i, p := range peers {
 		if err := p.check(); err != nil {
-			return docir.Errorf(docir.CodeConfig, "%s: %v", entry(i, p.Name), err)
+			return docir.Errorf(docir.CodeConfig, "%s: %w", entry(i, p.Name), err)
 		}
 		key := strings.ToLower(p.Name)
 		if j, dup := seen[key]; dup {
@@ -139,7 +139,7 @@ func (p PeerConfig) check() error {
 func endpoint(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("url %q: %v", raw, err)
+		return nil, fmt.Errorf("url %q: %w", raw, err)
 	}
 	switch {
 	case u.Scheme != "http" && u.Scheme != "https":

@@ -59,7 +59,7 @@ func newFixture(t *testing.T) *fixture {
 func TestPriorityPerAddress(t *testing.T) {
 	f := newFixture(t)
 	addrs := mustParseAll(t, "a", "b", "c#sec", "nope", "a#nosuch", "d#sec", "a", "b#Intro")
-	res, err := docir.Get(context.Background(), f.fed, addrs)
+	res, err := docir.Get(context.Background(), f.fed, addrs, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestPeerAskedOnlyForRemainder(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
-			if _, err := docir.Get(ctx, f.fed, mustParseAll(t, tt.addrs...)); err != nil {
+			if _, err := docir.Get(ctx, f.fed, mustParseAll(t, tt.addrs...), 0); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tt.team, f.team.calls()); diff != "" {
@@ -134,7 +134,7 @@ func TestGetOneSameOrder(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	for addr, store := range map[string]string{"a": "local", "b": "team", "c#Sec": "archive", "d#sec": "archive"} {
-		doc, err := docir.GetOne(ctx, f.fed, address.MustParse(addr))
+		doc, err := docir.GetOne(ctx, f.fed, address.MustParse(addr), 0)
 		if err != nil {
 			t.Fatalf("%s: %v", addr, err)
 		}
@@ -145,11 +145,11 @@ func TestGetOneSameOrder(t *testing.T) {
 	if got := f.archive.calls(); len(got) != 2 {
 		t.Errorf("archive asked %d times for two single reads it alone holds: %v", len(got), got)
 	}
-	_, err := docir.GetOne(ctx, f.fed, address.MustParse("nope"))
+	_, err := docir.GetOne(ctx, f.fed, address.MustParse("nope"), 0)
 	if docir.CodeOf(err) != docir.CodeNotFound || !strings.Contains(err.Error(), "no_document") {
 		t.Errorf("nope: %v (%s), want not_found no_document", err, docir.CodeOf(err))
 	}
-	_, err = docir.GetOne(ctx, f.fed, address.MustParse("a#nosuch"))
+	_, err = docir.GetOne(ctx, f.fed, address.MustParse("a#nosuch"), 0)
 	if docir.CodeOf(err) != docir.CodeNotFound || !strings.Contains(err.Error(), "no_section") {
 		t.Errorf("a#nosuch: %v, want not_found no_section", err)
 	}
@@ -162,7 +162,7 @@ type stuck struct {
 	release chan struct{}
 }
 
-func (s *stuck) Resolve(ctx context.Context, addrs []address.Address) (docir.Resolved, error) {
+func (s *stuck) Resolve(ctx context.Context, addrs []address.Address, maxBytes int) (docir.Resolved, error) {
 	<-s.release
 	return docir.Resolved{}, errors.New("too late")
 }
@@ -172,7 +172,7 @@ func TestStuckPeerTimeout(t *testing.T) {
 	defer close(s.release)
 	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{NewPeer("slow", KindPath, "/x", 150*time.Millisecond, s)}})
 	start := time.Now()
-	res, err := docir.Get(context.Background(), fed, mustParseAll(t, "a", "zz"))
+	res, err := docir.Get(context.Background(), fed, mustParseAll(t, "a", "zz"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestCancelledRead(t *testing.T) {
 	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{NewPeer("slow", KindPath, "/x", time.Minute, s)}})
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	_, err := docir.Get(ctx, fed, mustParseAll(t, "zz"))
+	_, err := docir.Get(ctx, fed, mustParseAll(t, "zz"), 0)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
@@ -223,7 +223,7 @@ func TestHTTPPeer(t *testing.T) {
 	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "team", srv.URL, "s3cret", 0)}})
 	defer fed.Close()
 
-	res, err := docir.Get(ctx, fed, mustParseAll(t, "a", "b", "a#intro", "b#nope", "zz"))
+	res, err := docir.Get(ctx, fed, mustParseAll(t, "a", "b", "a#intro", "b#nope", "zz"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestHTTPPeer(t *testing.T) {
 		t.Errorf("team calls (-want +got):\n%s", diff)
 	}
 
-	doc, err := docir.GetOne(ctx, fed, address.MustParse("b"))
+	doc, err := docir.GetOne(ctx, fed, address.MustParse("b"), 0)
 	if err != nil || doc.Store != "team" || doc.Generation != 1 {
 		t.Errorf("GetOne(b) = %+v, %v", doc, err)
 	}
@@ -250,7 +250,7 @@ func TestHTTPPeer(t *testing.T) {
 	// The wrong token is a refusal, reported as data.
 	bad := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "team", srv.URL, "wrong", 0)}})
 	defer bad.Close()
-	res, err = docir.Get(ctx, bad, mustParseAll(t, "b"))
+	res, err = docir.Get(ctx, bad, mustParseAll(t, "b"), 0)
 	if err != nil || len(res.Missing) != 1 || res.Missing[0].Reason != "unavailable" ||
 		len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "peer team: refused: HTTP 401 (check the token in $TEST_TOKEN)") {
 		t.Errorf("wrong token: %+v, %v", res, err)
@@ -268,7 +268,7 @@ func TestHTTPPeerTokenUnset(t *testing.T) {
 		t.Fatal(err)
 	}
 	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: peers})
-	res, err := docir.Get(context.Background(), fed, mustParseAll(t, "b"))
+	res, err := docir.Get(context.Background(), fed, mustParseAll(t, "b"), 0)
 	if err != nil || hits.Load() != 0 || len(res.Warnings) != 1 || res.Warnings[0] != "peer team: environment variable DOCIR_TEAM_TOKEN (its token_env) is not set; unavailable: b" {
 		t.Errorf("got %+v, %v, %d requests", res, err, hits.Load())
 	}
@@ -290,7 +290,7 @@ func TestHTTPPeerHangs(t *testing.T) {
 	defer fed.Close()
 
 	start := time.Now()
-	res, err := docir.Get(ctx, fed, mustParseAll(t, "a", "b"))
+	res, err := docir.Get(ctx, fed, mustParseAll(t, "a", "b"), 0)
 	elapsed := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
@@ -361,7 +361,7 @@ func TestHTTPPeerGarbage(t *testing.T) {
 			defer srv.Close()
 			fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "junk", srv.URL, "", 0)}})
 			defer fed.Close()
-			res, err := docir.Get(context.Background(), fed, mustParseAll(t, "a", "b"))
+			res, err := docir.Get(context.Background(), fed, mustParseAll(t, "a", "b"), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -385,7 +385,7 @@ func TestHTTPPeerRefusedConnection(t *testing.T) {
 	ln.Close() // nothing listens there now
 	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "gone", url, "", 0)}})
 	defer fed.Close()
-	res, err := docir.Get(context.Background(), fed, mustParseAll(t, "b"))
+	res, err := docir.Get(context.Background(), fed, mustParseAll(t, "b"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,7 +400,7 @@ func TestPeersOnly(t *testing.T) {
 	ctx := context.Background()
 	emptyDir := t.TempDir()
 	fed := New(Config{Local: openLocal(t, emptyDir), LocalDir: emptyDir, Peers: []*Peer{pathPeerOf(t, "team", makeStore(t, teamFiles))}})
-	res, err := docir.Get(ctx, fed, mustParseAll(t, "a", "zz"))
+	res, err := docir.Get(ctx, fed, mustParseAll(t, "a", "zz"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,11 +70,11 @@ type counting struct {
 	other int
 }
 
-func (c *counting) Resolve(ctx context.Context, addrs []address.Address) (docir.Resolved, error) {
+func (c *counting) Resolve(ctx context.Context, addrs []address.Address, maxBytes int) (docir.Resolved, error) {
 	c.mu.Lock()
 	c.gets = append(c.gets, addrStrings(addrs))
 	c.mu.Unlock()
-	return c.Reader.Resolve(ctx, addrs)
+	return c.Reader.Resolve(ctx, addrs, maxBytes)
 }
 
 func (c *counting) Search(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error) {

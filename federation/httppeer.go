@@ -97,7 +97,7 @@ func (h *httpPeer) rpc(ctx context.Context, method string, params any) (json.Raw
 		if _, rerr := decodeResponse(body, id); rerr != nil && !errors.Is(rerr, errGarbage) {
 			return nil, fmt.Errorf("HTTP %d: %w", resp.StatusCode, rerr)
 		}
-		return nil, fmt.Errorf("HTTP %d: %q", resp.StatusCode, clip(string(body), 120))
+		return nil, fmt.Errorf("HTTP %d: %q", resp.StatusCode, docir.Clip(string(body), 120))
 	}
 	return decodeResponse(body, id)
 }
@@ -121,8 +121,9 @@ func addrStrings(addrs []address.Address) []string {
 }
 
 // Resolve asks the peer for addrs in one `doc_ids` call and reads its
-// reply per address.
-func (h *httpPeer) Resolve(ctx context.Context, addrs []address.Address) (docir.Resolved, error) {
+// reply per address. The peer bounds its reply by its own session's
+// bound; maxBytes is the caller's, which the federation counts.
+func (h *httpPeer) Resolve(ctx context.Context, addrs []address.Address, _ int) (docir.Resolved, error) {
 	raw, err := h.rpc(ctx, wire.MethodGet, docir.GetParams{DocIDs: addrStrings(addrs)})
 	if err != nil {
 		return docir.Resolved{}, err

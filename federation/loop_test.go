@@ -59,7 +59,7 @@ func TestPeersNamingEachOtherDoNotLoop(t *testing.T) {
 	fedA := a.federate(t, makeStore(t, map[string]string{"a.md": "# A\n\nkestrel notes\n"}), map[string]string{"b": b.srv.URL})
 	b.federate(t, makeStore(t, map[string]string{"b.md": "# B\n\nkestrel sightings\n"}), map[string]string{"a": a.srv.URL})
 	ctx := context.Background()
-	res, err := docir.Get(ctx, fedA, mustParseAll(t, "a", "b", "zz"))
+	res, err := docir.Get(ctx, fedA, mustParseAll(t, "a", "b", "zz"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestPeersNamingEachOtherDoNotLoop(t *testing.T) {
 func TestPeerThatIsThisServer(t *testing.T) {
 	a := newServer(t)
 	fed := a.federate(t, makeStore(t, map[string]string{"a.md": "# A\n\ntext\n"}), map[string]string{"self": a.srv.URL})
-	res, err := docir.Get(context.Background(), fed, mustParseAll(t, "a", "zz"))
+	res, err := docir.Get(context.Background(), fed, mustParseAll(t, "a", "zz"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func OpenPeers(cfgs []PeerConfig) ([]*Peer, error) {
 		default:
 			hp, err := newHTTPPeer(c)
 			if err != nil {
-				return nil, docir.Errorf(docir.CodeConfig, "%s: %v", entry(i, c.Name), err)
+				return nil, docir.Errorf(docir.CodeConfig, "%s: %w", entry(i, c.Name), err)
 			}
 			p.r, p.close = hp, hp.closeIdle
 		}
@@ -148,9 +148,9 @@ func (p *pathPeer) with(ctx context.Context, fn func(*workspace.Service) error) 
 	return docir.Errorf(docir.CodeUnavailable, "no docir store in %s (never indexed, or removed)", p.dir)
 }
 
-func (p *pathPeer) Resolve(ctx context.Context, addrs []address.Address) (res docir.Resolved, err error) {
+func (p *pathPeer) Resolve(ctx context.Context, addrs []address.Address, maxBytes int) (res docir.Resolved, err error) {
 	err = p.with(ctx, func(s *workspace.Service) error {
-		res, err = s.Resolve(ctx, addrs)
+		res, err = s.Resolve(ctx, addrs, maxBytes)
 		return err
 	})
 	return res, err

@@ -88,10 +88,10 @@ func (r *Reader) Close() error {
 // not at all once nothing is left (perAddress). It returns one resolution
 // per address, in order, each document labelled with the store that
 // answered it, and a warning for each peer that failed.
-func (r *Reader) Resolve(ctx context.Context, addrs []address.Address) (docir.Resolved, error) {
+func (r *Reader) Resolve(ctx context.Context, addrs []address.Address, maxBytes int) (docir.Resolved, error) {
 	answers, warnings, err := perAddress(ctx, r, addrs,
 		func(ctx context.Context, rd docir.Reader, as []address.Address) ([]answer[docir.Document], []string, error) {
-			res, err := rd.Resolve(ctx, as)
+			res, err := rd.Resolve(ctx, as, maxBytes)
 			out := make([]answer[docir.Document], len(res.Items))
 			for i, it := range res.Items {
 				out[i] = answer[docir.Document]{Value: it.Document, Reason: it.Reason, Suggestions: it.Suggestions}
@@ -103,7 +103,7 @@ func (r *Reader) Resolve(ctx context.Context, addrs []address.Address) (docir.Re
 		return docir.Resolved{}, err
 	}
 	out := make([]docir.Resolution, len(addrs))
-	tally := docir.NewTally(ctx)
+	tally := &docir.Tally{Bound: maxBytes}
 	for i, an := range answers {
 		if an.Value == nil {
 			out[i] = docir.Resolution{Reason: an.Reason, Suggestions: an.Suggestions}
@@ -187,5 +187,5 @@ func peerCause(err error) string {
 
 // peerReports is the warning that passes on a peer's own warning w.
 func peerReports(peer, w string) string {
-	return fmt.Sprintf("peer %s reports: %s", peer, clip(w, 500))
+	return fmt.Sprintf("peer %s reports: %s", peer, docir.Clip(w, 500))
 }

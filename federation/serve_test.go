@@ -119,7 +119,7 @@ func TestServePeer(t *testing.T) {
 	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: peers})
 	defer fed.Close()
 
-	res, err := docir.Get(ctx, fed, mustParseAll(t, "a", "b", "c#sec", "a#intro", "b#nope", "zz"))
+	res, err := docir.Get(ctx, fed, mustParseAll(t, "a", "b", "c#sec", "a#intro", "b#nope", "zz"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestServePeer(t *testing.T) {
 		t.Errorf("b over HTTP: %+v", res.Documents[1])
 	}
 
-	doc, err := docir.GetOne(ctx, fed, address.MustParse("b#B in team"))
+	doc, err := docir.GetOne(ctx, fed, address.MustParse("b#B in team"), 0)
 	if err != nil || doc.Store != "team" || doc.Section == nil || doc.Section.Slug != "b-in-team" || doc.Address != "b#B in team" {
 		t.Errorf("GetOne over HTTP: %+v %v", doc, err)
 	}
@@ -171,7 +171,7 @@ func TestServePeer(t *testing.T) {
 	}
 	bad := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: wrong})
 	defer bad.Close()
-	res, err = docir.Get(ctx, bad, mustParseAll(t, "b"))
+	res, err = docir.Get(ctx, bad, mustParseAll(t, "b"), 0)
 	if err != nil || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "peer team: refused: HTTP 401") {
 		t.Errorf("wrong token: %+v %v", res, err)
 	}
@@ -180,7 +180,7 @@ func TestServePeer(t *testing.T) {
 	// share is unavailable, local documents still come back.
 	stop()
 	fed.Close() // drop idle keep-alive connections to the dead server
-	res, err = docir.Get(ctx, fed, mustParseAll(t, "a", "b", "zz"))
+	res, err = docir.Get(ctx, fed, mustParseAll(t, "a", "b", "zz"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -210,7 +210,7 @@ func TestContextAcrossStores(t *testing.T) {
 	if res.Tokens != wantTokens || res.Budget != docir.DefaultBudget || res.Generation != 1 {
 		t.Errorf("tokens %d (want %d), budget %d, generation %d", res.Tokens, wantTokens, res.Budget, res.Generation)
 	}
-	got, err := docir.Get(ctx, f.fed, mustParseAll(t, res.Addresses...))
+	got, err := docir.Get(ctx, f.fed, mustParseAll(t, res.Addresses...), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

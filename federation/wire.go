@@ -74,7 +74,7 @@ func decodeResponse(body []byte, id int64) (json.RawMessage, error) {
 		if c := r.Error.StableCode(); validCode(string(c)) {
 			code = c
 		}
-		return nil, &docir.Error{Code: code, Message: fmt.Sprintf("answered error %d (%s): %s", r.Error.Code, code, clip(r.Error.Message, 300))}
+		return nil, &docir.Error{Code: code, Message: fmt.Sprintf("answered error %d (%s): %s", r.Error.Code, code, docir.Clip(r.Error.Message, 300))}
 	case !hasResult:
 		return nil, garbage("neither result nor error")
 	}
@@ -86,18 +86,6 @@ func orNull(s string) string {
 		return "(none)"
 	}
 	return s
-}
-
-// clip shortens s to at most n bytes for an error message, on a rune
-// boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // wireGetResult is a GetResult as read: absent lists are told apart from

@@ -37,10 +37,10 @@ func decodeParams(raw json.RawMessage) (params, error) {
 	}
 	rev := string(outer["image_revision"])
 	if !isPositiveInteger(rev) {
-		return p, malformed(fmt.Sprintf("image_revision %s: want a positive integer (the generation workspace/status reports)", clip(rev)))
+		return p, malformed(fmt.Sprintf("image_revision %s: want a positive integer (the generation workspace/status reports)", docir.Clip(rev, maxQuoted)))
 	}
 	if p.revision, err = strconv.ParseUint(rev, 10, 64); err != nil {
-		return p, malformed(fmt.Sprintf("image_revision %s: over the largest generation", clip(rev)))
+		return p, malformed(fmt.Sprintf("image_revision %s: over the largest generation", docir.Clip(rev, maxQuoted)))
 	}
 	inner, err := closedObject("batch", outer["batch"], "frames")
 	if err != nil {
@@ -79,7 +79,7 @@ func closedObject(what string, raw json.RawMessage, names ...string) (map[string
 	}
 	for _, name := range slices.Sorted(maps.Keys(members)) {
 		if !slices.Contains(names, name) {
-			return nil, malformed(fmt.Sprintf("unknown member %q in %s (known: %s)", clip(name), what, strings.Join(names, ", ")))
+			return nil, malformed(fmt.Sprintf("unknown member %q in %s (known: %s)", docir.Clip(name, maxQuoted), what, strings.Join(names, ", ")))
 		}
 	}
 	out := members
@@ -107,11 +107,5 @@ func isPositiveInteger(s string) bool {
 	return true
 }
 
-// clip shortens what an error quotes of the caller's input.
-func clip(s string) string {
-	const max = 64
-	if len(s) <= max {
-		return s
-	}
-	return s[:max] + "..."
-}
+// maxQuoted bounds what an error quotes of the caller's input.
+const maxQuoted = 64

@@ -101,7 +101,7 @@ func ParseHolds(data []byte) ([]Hold, error) {
 	for _, h := range rec.Holds {
 		switch {
 		case !isDigest(h.Binding):
-			return nil, bad("binding %q is not 64 lowercase hex digits", clipText(h.Binding))
+			return nil, bad("binding %q is not 64 lowercase hex digits", docir.Clip(h.Binding, 80))
 		case seen[h.Binding]:
 			return nil, bad("binding %s held twice", h.Binding)
 		case h.Generation == 0:
@@ -118,13 +118,6 @@ func ParseHolds(data []byte) ([]Hold, error) {
 
 func isDigest(s string) bool {
 	return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == ""
-}
-
-func clipText(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "…"
-	}
-	return s
 }
 
 // readHolds reads the holds record of the store in dir: none when the
@@ -216,7 +209,7 @@ func AddHold(dir string, gen uint64, binding string, expires, now time.Time) (ho
 	now, expires = now.UTC().Truncate(time.Second), expires.UTC().Truncate(time.Second)
 	switch {
 	case !isDigest(binding):
-		return Hold{}, nil, fmt.Errorf("hold: binding %q is not 64 lowercase hex digits", clipText(binding))
+		return Hold{}, nil, fmt.Errorf("hold: binding %q is not 64 lowercase hex digits", docir.Clip(binding, 80))
 	case !expires.After(now):
 		return Hold{}, nil, fmt.Errorf("hold: expires at %s, not after now (%s)", expires.Format(time.RFC3339), now.Format(time.RFC3339))
 	}

@@ -52,24 +52,7 @@ func (m model) check(t *testing.T, dir string, gen uint64) {
 		if err != nil || !ok || string(got) != body {
 			t.Fatalf("generation %d: %s reads %q %v %v, want %q", gen, id, got, ok, err, body)
 		}
-		// Spans of the body, as a ranking reads them: clipped to it.
-		doc, ok, err := s.LookupSpans(id)
-		if err != nil || !ok {
-			t.Fatalf("generation %d: LookupSpans(%s): %v %v", gen, id, ok, err)
-		}
-		bodyAt := doc.Body
-		n := len(body)
-		for _, sp := range [][2]int{{0, -1}, {0, n}, {1, 3}, {n / 2, n + 5}, {n + 1, n + 2}, {3, 1}} {
-			to := sp[1]
-			if to < 0 || to > n {
-				to = n
-			}
-			from := min(max(sp[0], 0), to)
-			got, err := bodyAt(sp[0], sp[1])
-			if err != nil || string(got) != body[from:to] {
-				t.Fatalf("generation %d: %s span %v reads %q %v, want %q", gen, id, sp, got, err, body[from:to])
-			}
-		}
+		checkSpans(t, s, gen, id, body)
 	}
 	if _, _, ok, _ := s.Lookup("gone"); ok {
 		t.Fatalf("generation %d: a document never written", gen)
@@ -254,5 +237,27 @@ func BenchmarkOpenLookup(b *testing.B) {
 				s.Close()
 			}
 		})
+	}
+}
+
+// checkSpans: the spans of a document's body, as a ranking reads them
+// (Snapshot.LookupSpans), are the body's bytes, clipped to it.
+func checkSpans(t *testing.T, s *Snapshot, gen uint64, id, body string) {
+	t.Helper()
+	doc, ok, err := s.LookupSpans(id)
+	if err != nil || !ok {
+		t.Fatalf("generation %d: LookupSpans(%s): %v %v", gen, id, ok, err)
+	}
+	n := len(body)
+	for _, sp := range [][2]int{{0, -1}, {0, n}, {1, 3}, {n / 2, n + 5}, {n + 1, n + 2}, {3, 1}} {
+		to := sp[1]
+		if to < 0 || to > n {
+			to = n
+		}
+		from := min(max(sp[0], 0), to)
+		got, err := doc.Body(sp[0], sp[1])
+		if err != nil || string(got) != body[from:to] {
+			t.Fatalf("generation %d: %s span %v reads %q %v, want %q", gen, id, sp, got, err, body[from:to])
+		}
 	}
 }

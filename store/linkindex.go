@@ -323,27 +323,11 @@ func (p *Pending) resolveDoc(c chain, r *resolver, id string, counts *docir.Link
 			return p.damaged("links of %q: %v", id, err)
 		}
 	}
-	var cur linkEntry
-	var path string
-	if raw, _ := c.get(bucketDocs, []byte(id)); raw != nil {
-		var m linkMeta
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return p.damaged("record %q: %v", id, err)
-		}
-		// Its file: relative links start from its folder. A document
-		// written without a file (a store's own tests) has none, and its
-		// relative links lead outside every source.
-		root, rel := "", m.Path
-		if key, _ := c.get(bucketManifest, []byte(id)); key != nil {
-			var err error
-			if root, rel, err = splitFileKey(key); err != nil {
-				return p.damaged("%v", err)
-			}
-		}
-		path = m.Path
-		cur = r.resolve(id, root, rel, &m)
-		cur.Path = path
+	cur, err := p.currentLinks(c, r, id)
+	if err != nil {
+		return err
 	}
+	path := cur.Path
 	if !all {
 		counts.Resolved -= old.Counts[0]
 		counts.Broken -= old.Counts[1]
@@ -409,6 +393,32 @@ func (p *Pending) resolveDoc(c chain, r *resolver, id string, counts *docir.Link
 		return err
 	}
 	return broken.Put([]byte(id), v)
+}
+
+// currentLinks resolves the links of document id as the chain c holds it;
+// none when c holds no such document.
+func (p *Pending) currentLinks(c chain, r *resolver, id string) (linkEntry, error) {
+	raw, _ := c.get(bucketDocs, []byte(id))
+	if raw == nil {
+		return linkEntry{}, nil
+	}
+	var m linkMeta
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return linkEntry{}, p.damaged("record %q: %v", id, err)
+	}
+	// Its file: relative links start from its folder. A document
+	// written without a file (a store's own tests) has none, and its
+	// relative links lead outside every source.
+	root, rel := "", m.Path
+	if key, _ := c.get(bucketManifest, []byte(id)); key != nil {
+		var err error
+		if root, rel, err = splitFileKey(key); err != nil {
+			return linkEntry{}, p.damaged("%v", err)
+		}
+	}
+	cur := r.resolve(id, root, rel, &m)
+	cur.Path = m.Path
+	return cur, nil
 }
 
 // resolver resolves links against one chain, caching the anchors of the

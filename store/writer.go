@@ -333,41 +333,52 @@ type prevLayer struct {
 	size int64
 }
 
+// layersOf sorts prev's layers into those the new generation keeps below
+// it (linked, not copied) and those it merges into its own, and clones
+// prev's bleve index (its segments linked) into the generation.
+func (p *Pending) layersOf(prev *Snapshot) (below, merge []prevLayer, err error) {
+	from := genPath(prev.dir, prev.gen)
+	var lower []uint64
+	if err := prev.checkFormat(&lower); err != nil {
+		return nil, nil, err
+	}
+	for i, db := range prev.layers {
+		l := prevLayer{gen: prev.gen, file: filepath.Join(from, bodyFile), db: db}
+		if i < len(lower) {
+			l.gen, l.file = lower[i], filepath.Join(from, layerName(lower[i]))
+		}
+		st, err := os.Stat(l.file)
+		if err != nil {
+			return nil, nil, err
+		}
+		l.size = st.Size()
+		below = append(below, l)
+	}
+	// Keep the chain short: past maxDeltas deltas above the base, merge
+	// the deltas into the new layer; once they outweigh half the base,
+	// merge everything into a new base.
+	var deltas int64
+	for _, l := range below[1:] {
+		deltas += l.size
+	}
+	switch {
+	case deltas > below[0].size/2:
+		below, merge = nil, below
+	case len(below)-1 >= maxDeltas:
+		below, merge = below[:1], below[1:]
+	}
+	isSegment := func(name string) bool { return strings.HasSuffix(name, ".zap") }
+	if err := cloneTree(filepath.Join(from, fulltextDir), filepath.Join(p.path, fulltextDir), isSegment); err != nil {
+		return nil, nil, err
+	}
+	return below, merge, nil
+}
+
 func (p *Pending) seed(prev *Snapshot) error {
 	var below, merge []prevLayer
 	if prev != nil {
-		from := genPath(prev.dir, prev.gen)
-		var lower []uint64
-		if err := prev.checkFormat(&lower); err != nil {
-			return err
-		}
-		for i, db := range prev.layers {
-			l := prevLayer{gen: prev.gen, file: filepath.Join(from, bodyFile), db: db}
-			if i < len(lower) {
-				l.gen, l.file = lower[i], filepath.Join(from, layerName(lower[i]))
-			}
-			st, err := os.Stat(l.file)
-			if err != nil {
-				return err
-			}
-			l.size = st.Size()
-			below = append(below, l)
-		}
-		// Keep the chain short: past maxDeltas deltas above the base, merge
-		// the deltas into the new layer; once they outweigh half the base,
-		// merge everything into a new base.
-		var deltas int64
-		for _, l := range below[1:] {
-			deltas += l.size
-		}
-		switch {
-		case deltas > below[0].size/2:
-			below, merge = nil, below
-		case len(below)-1 >= maxDeltas:
-			below, merge = below[:1], below[1:]
-		}
-		isSegment := func(name string) bool { return strings.HasSuffix(name, ".zap") }
-		if err := cloneTree(filepath.Join(from, fulltextDir), filepath.Join(p.path, fulltextDir), isSegment); err != nil {
+		var err error
+		if below, merge, err = p.layersOf(prev); err != nil {
 			return err
 		}
 	}

@@ -69,8 +69,8 @@ func TestAuthenticateReadsSourcesBounded(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer v.Close()
-			ctx = docir.WithReadLog(ctx, &docir.ReadLog{})
-			if _, err := v.Resolve(ctx, []address.Address{address.MustParse("a")}); err != nil {
+			log := &docir.ReadLog{}
+			if _, err := v.Recording(log).Resolve(ctx, []address.Address{address.MustParse("a")}, 0); err != nil {
 				t.Fatal(err)
 			}
 			if tt.setup != nil {
@@ -87,7 +87,7 @@ func TestAuthenticateReadsSourcesBounded(t *testing.T) {
 			var before runtime.MemStats
 			runtime.ReadMemStats(&before)
 			done := make(chan error, 1)
-			go func() { done <- v.Authenticate(ctx) }()
+			go func() { done <- v.Authenticate(ctx, log) }()
 			select {
 			case err = <-done:
 			case <-time.After(10 * time.Second):

@@ -77,10 +77,7 @@ func benchService(b *testing.B, name string, sources []string) (*Service, []stri
 	}
 	ws := New(Config{Dir: dir})
 	b.Cleanup(func() { ws.Close() })
-	snap, err := ws.Snapshot(context.Background())
-	if err != nil {
-		b.Fatal(err)
-	}
+	snap := heldSnapshot(b, ws)
 	var ids []string
 	if err := snap.Records(func(r docir.Record) error { ids = append(ids, r.ID); return nil }); err != nil {
 		b.Fatal(err)
@@ -104,7 +101,7 @@ func BenchmarkGet(b *testing.B) {
 				ctx := context.Background()
 				b.ReportAllocs()
 				for b.Loop() {
-					res, err := docir.Get(ctx, ws, addrs)
+					res, err := docir.Get(ctx, ws, addrs, 0)
 					if err != nil || len(res.Documents) != n {
 						b.Fatalf("get: %v %v", err, res.Missing)
 					}

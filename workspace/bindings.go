@@ -24,7 +24,7 @@ type binder struct{ s *Service }
 // Workspace is the store's workspace identity. The store is opened first
 // (indexing it, as any read does, when it is new).
 func (b binder) Workspace(ctx context.Context) (string, error) {
-	if _, err := b.s.Snapshot(ctx); err != nil {
+	if err := b.s.ready(ctx); err != nil {
 		return "", err
 	}
 	return store.Identity(b.s.cfg.Dir)
@@ -47,7 +47,7 @@ func (b binder) Generation(ctx context.Context, revision uint64) (binding.Genera
 
 // Current is the store's current generation.
 func (b binder) Current(ctx context.Context) (binding.Generation, error) {
-	if _, err := b.s.Snapshot(ctx); err != nil {
+	if err := b.s.ready(ctx); err != nil {
 		return binding.Generation{}, err
 	}
 	cur, err := store.CurrentGeneration(b.s.cfg.Dir)
@@ -65,7 +65,7 @@ func (b binder) HoldRefresh(ctx context.Context) (func(), error) {
 	}
 	release, err := store.HoldRefresh(b.s.cfg.Dir)
 	if err != nil {
-		return nil, docir.Errorf(docir.CodeInternal, "hold refreshes of %s: %v", b.s.cfg.Dir, err)
+		return nil, docir.Errorf(docir.CodeInternal, "hold refreshes of %s: %w", b.s.cfg.Dir, err)
 	}
 	return func() { _ = release() }, nil
 }
@@ -76,7 +76,7 @@ func (b binder) HoldRefresh(ctx context.Context) (func(), error) {
 // stale_revision. When the store's cap of live holds is passed, the
 // oldest other holds are let go; a note says which.
 func (b binder) Hold(ctx context.Context, revision uint64, digest string, ttl time.Duration) (binding.Hold, error) {
-	if _, err := b.s.Snapshot(ctx); err != nil {
+	if err := b.s.ready(ctx); err != nil {
 		return binding.Hold{}, err
 	}
 	now := time.Now()
@@ -95,7 +95,7 @@ func (b binder) Hold(ctx context.Context, revision uint64, digest string, ttl ti
 
 // Release ends one bind's hold of a binding.
 func (b binder) Release(ctx context.Context, digest string) (*binding.Hold, bool, error) {
-	if _, err := b.s.Snapshot(ctx); err != nil {
+	if err := b.s.ready(ctx); err != nil {
 		return nil, false, err
 	}
 	left, released, err := store.ReleaseHold(b.s.cfg.Dir, digest, time.Now())
@@ -111,7 +111,7 @@ func (b binder) Release(ctx context.Context, digest string) (*binding.Hold, bool
 
 // Holds lists the store's live holds.
 func (b binder) Holds(ctx context.Context) ([]binding.Hold, error) {
-	if _, err := b.s.Snapshot(ctx); err != nil {
+	if err := b.s.ready(ctx); err != nil {
 		return nil, err
 	}
 	holds, err := store.Holds(b.s.cfg.Dir, time.Now())

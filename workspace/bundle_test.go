@@ -58,7 +58,7 @@ func TestBundlePageByFileName(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := ws.Resolve(context.Background(), []address.Address{a})
+		res, err := ws.Resolve(context.Background(), []address.Address{a}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

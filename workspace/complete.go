@@ -25,10 +25,14 @@ var errEnough = errors.New("enough")
 // built with AutoIndex), and it returns at most 500 addresses, in id order
 // then document order.
 func (s *Service) Complete(ctx context.Context, partial string) ([]string, error) {
-	snap, err := s.Snapshot(ctx)
+	// The generation is held while it is walked: a refresh may retire it
+	// meanwhile, and closes it only once the last hold is released.
+	v, release, err := s.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
+	snap := v.snap
 	if id, frag, ok := strings.Cut(partial, "#"); ok {
 		rec, found, err := snap.Record(id)
 		if err == nil && !found {

@@ -55,7 +55,7 @@ func TestRFCCorpusEverySection(t *testing.T) {
 		for _, s := range parsed.Record.Sections {
 			addrs = append(addrs, address.Address{ID: id, Heading: s.Slug})
 		}
-		got, err := docir.Get(ctx, ws, addrs)
+		got, err := docir.Get(ctx, ws, addrs, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestRFCCorpusGetShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := docir.Get(ctx, ws, addrs)
+	got, err := docir.Get(ctx, ws, addrs, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestRFCCorpusGetShapes(t *testing.T) {
 	if diff := cmp.Diff(want, got.Missing); diff != "" {
 		t.Errorf("missing (-want +got):\n%s", diff)
 	}
-	if _, err := docir.GetOne(ctx, ws, address.MustParse("no-such-rfc")); docir.CodeOf(err) != docir.CodeNotFound {
+	if _, err := docir.GetOne(ctx, ws, address.MustParse("no-such-rfc"), 0); docir.CodeOf(err) != docir.CodeNotFound {
 		t.Errorf("GetOne of a missing document: %v", err)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/query"
@@ -49,7 +48,7 @@ func (s *Service) Fields(ctx context.Context) (docir.FieldsResult, error) {
 			vals, _ := query.Values(rec, name)
 			seen := map[string]bool{}
 			for _, val := range vals {
-				val = clip(val)
+				val = docir.Clip(val, docir.MaxValueLen)
 				if seen[val] {
 					continue
 				}
@@ -107,16 +106,4 @@ func fieldNames(m map[string]any, prefix string, depth int) []string {
 		}
 	}
 	return out
-}
-
-// clip shortens a value to docir.MaxValueLen bytes on a rune boundary.
-func clip(s string) string {
-	if len(s) <= docir.MaxValueLen {
-		return s
-	}
-	cut := docir.MaxValueLen
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

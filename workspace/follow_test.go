@@ -35,7 +35,7 @@ func TestServiceFollowsNewGenerations(t *testing.T) {
 	defer reader.Close()
 	ctx := context.Background()
 	a := address.MustParse("a")
-	doc, err := docir.GetOne(ctx, reader, a)
+	doc, err := docir.GetOne(ctx, reader, a, 0)
 	if err != nil || doc.Generation != 1 || !strings.Contains(doc.Body, "version one") {
 		t.Fatalf("first read: %+v %v", doc, err)
 	}
@@ -53,7 +53,7 @@ func TestServiceFollowsNewGenerations(t *testing.T) {
 		if _, err := writer.Refresh(ctx); err != nil {
 			t.Fatal(err)
 		}
-		doc, err := docir.GetOne(ctx, reader, a)
+		doc, err := docir.GetOne(ctx, reader, a, 0)
 		if err != nil || doc.Generation != uint64(i+2) || !strings.Contains(doc.Body, "version "+word) {
 			t.Fatalf("read after refresh %d: %+v %v", i+2, doc, err)
 		}
@@ -88,7 +88,7 @@ func TestConcurrentReadsAndRefreshes(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 30 {
-				if _, err := docir.GetOne(ctx, svc, address.MustParse("a")); err != nil {
+				if _, err := docir.GetOne(ctx, svc, address.MustParse("a"), 0); err != nil {
 					t.Error(err)
 					return
 				}

@@ -10,6 +10,7 @@ import (
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/store/ingest"
+	"github.com/docir/docir/store/passage"
 )
 
 // The front-matter fields search reads are configurable: the generation
@@ -44,8 +45,8 @@ func TestFrontMatterFieldsAreConfigurable(t *testing.T) {
 	if search(ws, "falconry") != 1 || search(ws, "sparrowhawk") != 0 {
 		t.Fatalf("defaults: description searchable, owner not")
 	}
-	snap, _ := ws.Snapshot(ctx)
-	if fm, ok, err := snap.FrontMatter(); err != nil || !ok || !slices.Equal(fm, ingest.DefaultFrontMatter) {
+	snap := heldSnapshot(t, ws)
+	if fm, ok, err := snap.FrontMatter(); err != nil || !ok || !slices.Equal(fm, passage.DefaultFrontMatter) {
 		t.Fatalf("recorded list %v %v %v, want the defaults", fm, ok, err)
 	}
 	ws.Close()

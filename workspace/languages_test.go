@@ -26,34 +26,8 @@ import (
 // Indic scripts, Thai and Lao, and Latin.
 func TestLanguagesTLDR(t *testing.T) {
 	skipHeavy(t)
-	ws, dir, root := indexCorpus(t, corpustest.TLDRPages, "tldr")
-	type page struct{ folder, rel, query string }
-	var pages []page
-	seen := map[string]int{}
-	folders, err := filepath.Glob(filepath.Join(root, "pages*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, folder := range folders {
-		var files []string
-		filepath.WalkDir(folder, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
-				files = append(files, p)
-			}
-			return nil
-		})
-		sort.Strings(files)
-		for _, f := range files {
-			q := description(t, f)
-			if q == "" {
-				continue
-			}
-			rel, _ := filepath.Rel(root, f)
-			seen[q]++
-			pages = append(pages, page{filepath.Base(folder), filepath.ToSlash(rel), q})
-		}
-	}
-	_ = dir
+	ws, _, root := indexCorpus(t, corpustest.TLDRPages, "tldr")
+	pages, seen := describedPages(t, root)
 	type tally struct{ asked, first, top10 int }
 	by := map[string]*tally{}
 	at := map[string]int{}
@@ -143,6 +117,42 @@ func TestLanguagesTLDR(t *testing.T) {
 	if len(by) < 38 {
 		t.Errorf("only %d language folders asked", len(by))
 	}
+}
+
+// describedPage is a tldr page and its description, the query that
+// should find it.
+type describedPage struct{ folder, rel, query string }
+
+// describedPages lists every page of every language folder under root
+// that has a description, by folder and path, and counts the pages of each
+// description.
+func describedPages(t *testing.T, root string) (pages []describedPage, seen map[string]int) {
+	t.Helper()
+	seen = map[string]int{}
+	folders, err := filepath.Glob(filepath.Join(root, "pages*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, folder := range folders {
+		var files []string
+		filepath.WalkDir(folder, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+				files = append(files, p)
+			}
+			return nil
+		})
+		sort.Strings(files)
+		for _, f := range files {
+			q := description(t, f)
+			if q == "" {
+				continue
+			}
+			rel, _ := filepath.Rel(root, f)
+			seen[q]++
+			pages = append(pages, describedPage{filepath.Base(folder), filepath.ToSlash(rel), q})
+		}
+	}
+	return pages, seen
 }
 
 // scriptOf groups tldr's language folders by script; the rest are Latin.

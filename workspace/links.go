@@ -241,25 +241,9 @@ func ownText(body []byte, s docir.Section) []byte {
 	return body[s.Start:s.OwnEnd]
 }
 
-// Links reads the links of addresses on the view's generation; the
-// documents it read links of (the ones asked and the sources of their
-// incoming links) go to the context's read log.
+// Links reads the links of addresses on the view's generation.
 func (v *View) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
-	res, err := v.s.Links(ctx, addrs)
-	if log := docir.ReadLogOf(ctx); log != nil {
-		for _, it := range res.Items {
-			if it.Set == nil {
-				continue
-			}
-			log.Add(it.Set.ID)
-			for _, l := range it.Set.Incoming {
-				if a, err := address.Parse(l.From); err == nil {
-					log.Add(a.ID)
-				}
-			}
-		}
-	}
-	return res, err
+	return v.s.Links(ctx, addrs)
 }
 
 // Check lists the broken links of the view's generation.
@@ -271,28 +255,4 @@ func (v *View) Check(ctx context.Context, p docir.CheckParams) (docir.CheckResul
 // generation).
 func (v *View) Changes(ctx context.Context, p docir.ChangesParams) (docir.ChangesResult, error) {
 	return v.s.Changes(ctx, p)
-}
-
-// Links implements docir.Reader.
-func (g *Gate) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
-	if err := g.Wait(ctx); err != nil {
-		return docir.LinksResolved{}, err
-	}
-	return g.r.Links(ctx, addrs)
-}
-
-// Check implements docir.Reader.
-func (g *Gate) Check(ctx context.Context, p docir.CheckParams) (docir.CheckResult, error) {
-	if err := g.Wait(ctx); err != nil {
-		return docir.CheckResult{}, err
-	}
-	return g.r.Check(ctx, p)
-}
-
-// Changes implements docir.Reader.
-func (g *Gate) Changes(ctx context.Context, p docir.ChangesParams) (docir.ChangesResult, error) {
-	if err := g.Wait(ctx); err != nil {
-		return docir.ChangesResult{}, err
-	}
-	return g.r.Changes(ctx, p)
 }

@@ -44,7 +44,7 @@ func TestPinnedViewNeverMoves(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := address.MustParse("a")
-	before, err := docir.GetOne(ctx, pinned, a)
+	before, err := docir.GetOne(ctx, pinned, a, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestPinnedViewNeverMoves(t *testing.T) {
 	}
 	// Generations 3 and 4 are retained, and 1, which both views hold.
 	for _, v := range []*View{pinned, cur} {
-		doc, err := docir.GetOne(ctx, v, a)
+		doc, err := docir.GetOne(ctx, v, a, 0)
 		if err != nil || doc.Body != before.Body || doc.Generation != 1 {
 			t.Fatalf("read on the view after refreshes: %+v %v", doc, err)
 		}
@@ -74,7 +74,7 @@ func TestPinnedViewNeverMoves(t *testing.T) {
 			t.Fatalf("status on the view: %+v %v", st, err)
 		}
 	}
-	doc, err := docir.GetOne(ctx, ws, a)
+	doc, err := docir.GetOne(ctx, ws, a, 0)
 	if err != nil || doc.Generation != 4 || !strings.Contains(doc.Body, "four") {
 		t.Fatalf("the service reads the newest generation: %+v %v", doc, err)
 	}
@@ -102,7 +102,7 @@ func TestPinnedViewNeverMoves(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer three.Close()
-	doc, err = docir.GetOne(ctx, three, a)
+	doc, err = docir.GetOne(ctx, three, a, 0)
 	if err != nil || doc.Generation != 3 || !strings.Contains(doc.Body, "three") {
 		t.Fatalf("pin on a retained older generation: %+v %v", doc, err)
 	}

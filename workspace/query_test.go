@@ -156,6 +156,95 @@ func TestQueryIndexEdgeCases(t *testing.T) {
 	}
 }
 
+// queryGen makes random front matter and random query expressions over
+// one vocabulary, from one random source.
+type queryGen struct {
+	rng    *rand.Rand
+	vocab  map[string][]string
+	fields []string
+}
+
+func newQueryGen(rng *rand.Rand) *queryGen {
+	g := &queryGen{rng: rng, vocab: map[string][]string{
+		"status": {"draft", "accepted", "Accepted", "superseded", "stable"},
+		"team":   {"core", "docs", "infra", "Core"},
+		"tags":   {"cli", "net", "fs", "text", "archive"},
+		"prio":   {"1", "2", "3", "10"},
+		"date":   {"2023-01-05", "2024-02-29", "2024-06", "2025-11-30"},
+	}}
+	for f := range g.vocab {
+		g.fields = append(g.fields, f)
+	}
+	g.fields = append(g.fields, "owner.team", "owner", "Status", "path", "title")
+	return g
+}
+
+// frontMatter is a front-matter block with some of the vocabulary's
+// fields, a team sometimes nested under owner, and now and then a key
+// twice in another case.
+func (g *queryGen) frontMatter() string {
+	rng, vocab := g.rng, g.vocab
+	var b strings.Builder
+	b.WriteString("---\n")
+	for _, f := range []string{"status", "team", "tags", "prio", "date"} {
+		if rng.IntN(4) == 0 {
+			continue
+		}
+		vs := vocab[f]
+		switch f {
+		case "tags":
+			fmt.Fprintf(&b, "tags: [%s, %s]\n", vs[rng.IntN(len(vs))], vs[rng.IntN(len(vs))])
+		case "team":
+			if rng.IntN(5) == 0 {
+				fmt.Fprintf(&b, "owner:\n  team: %s\n", vs[rng.IntN(len(vs))])
+				continue
+			}
+			fallthrough
+		default:
+			fmt.Fprintf(&b, "%s: %s\n", f, vs[rng.IntN(len(vs))])
+		}
+	}
+	if rng.IntN(50) == 0 {
+		b.WriteString("Status: draft\n") // irregular: two keys equal ignoring case
+	}
+	b.WriteString("---\n")
+	return b.String()
+}
+
+// expr is a query of one to three terms over the fields: values, prefixes,
+// lists and wildcards, some negated.
+func (g *queryGen) expr() string {
+	rng, vocab, fields := g.rng, g.vocab, g.fields
+	var terms []string
+	for range 1 + rng.IntN(3) {
+		f := fields[rng.IntN(len(fields))]
+		var v string
+		switch vs := vocab[f]; {
+		case f == "owner.team":
+			vs = vocab["team"]
+			v = vs[rng.IntN(len(vs))]
+		case f == "path":
+			v = []string{"pages/linux/*", "pages/common/t*", "*tar*"}[rng.IntN(3)]
+		case f == "title":
+			v = []string{"tar", "git*", "*"}[rng.IntN(3)]
+		case len(vs) == 0 || rng.IntN(6) == 0:
+			v = "*"
+		case rng.IntN(4) == 0:
+			v = vs[rng.IntN(len(vs))][:1] + "*"
+		case rng.IntN(4) == 0:
+			v = vs[rng.IntN(len(vs))] + "," + vs[rng.IntN(len(vs))]
+		default:
+			v = vs[rng.IntN(len(vs))]
+		}
+		neg := ""
+		if rng.IntN(6) == 0 {
+			neg = "-"
+		}
+		terms = append(terms, neg+f+":"+v)
+	}
+	return strings.Join(terms, " ")
+}
+
 // TestQueryIndexTLDR compares the index with the scan over the tldr pages
 // with generated front matter, on random expressions, before and after a
 // refresh that changes some of the files.
@@ -163,41 +252,8 @@ func TestQueryIndexTLDR(t *testing.T) {
 	skipHeavy(t)
 	src := filepath.Join(corpustest.Unpack(t, corpustest.TLDRPages), "tldr")
 	root := t.TempDir()
-	rng := rand.New(rand.NewPCG(16, 3))
-	vocab := map[string][]string{
-		"status": {"draft", "accepted", "Accepted", "superseded", "stable"},
-		"team":   {"core", "docs", "infra", "Core"},
-		"tags":   {"cli", "net", "fs", "text", "archive"},
-		"prio":   {"1", "2", "3", "10"},
-		"date":   {"2023-01-05", "2024-02-29", "2024-06", "2025-11-30"},
-	}
-	fm := func() string {
-		var b strings.Builder
-		b.WriteString("---\n")
-		for _, f := range []string{"status", "team", "tags", "prio", "date"} {
-			if rng.IntN(4) == 0 {
-				continue
-			}
-			vs := vocab[f]
-			switch f {
-			case "tags":
-				fmt.Fprintf(&b, "tags: [%s, %s]\n", vs[rng.IntN(len(vs))], vs[rng.IntN(len(vs))])
-			case "team":
-				if rng.IntN(5) == 0 {
-					fmt.Fprintf(&b, "owner:\n  team: %s\n", vs[rng.IntN(len(vs))])
-					continue
-				}
-				fallthrough
-			default:
-				fmt.Fprintf(&b, "%s: %s\n", f, vs[rng.IntN(len(vs))])
-			}
-		}
-		if rng.IntN(50) == 0 {
-			b.WriteString("Status: draft\n") // irregular: two keys equal ignoring case
-		}
-		b.WriteString("---\n")
-		return b.String()
-	}
+	g := newQueryGen(rand.New(rand.NewPCG(16, 3)))
+	rng, fm, randomExpr := g.rng, g.frontMatter, g.expr
 	var files []string
 	err := filepath.WalkDir(filepath.Join(src, "pages"), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
@@ -217,41 +273,6 @@ func TestQueryIndexTLDR(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	var fields []string
-	for f := range vocab {
-		fields = append(fields, f)
-	}
-	fields = append(fields, "owner.team", "owner", "Status", "path", "title")
-	randomExpr := func() string {
-		var terms []string
-		for range 1 + rng.IntN(3) {
-			f := fields[rng.IntN(len(fields))]
-			var v string
-			switch vs := vocab[f]; {
-			case f == "owner.team":
-				vs = vocab["team"]
-				v = vs[rng.IntN(len(vs))]
-			case f == "path":
-				v = []string{"pages/linux/*", "pages/common/t*", "*tar*"}[rng.IntN(3)]
-			case f == "title":
-				v = []string{"tar", "git*", "*"}[rng.IntN(3)]
-			case len(vs) == 0 || rng.IntN(6) == 0:
-				v = "*"
-			case rng.IntN(4) == 0:
-				v = vs[rng.IntN(len(vs))][:1] + "*"
-			case rng.IntN(4) == 0:
-				v = vs[rng.IntN(len(vs))] + "," + vs[rng.IntN(len(vs))]
-			default:
-				v = vs[rng.IntN(len(vs))]
-			}
-			neg := ""
-			if rng.IntN(6) == 0 {
-				neg = "-"
-			}
-			terms = append(terms, neg+f+":"+v)
-		}
-		return strings.Join(terms, " ")
 	}
 	params := func() []docir.QueryParams {
 		var ps []docir.QueryParams

@@ -65,13 +65,10 @@ func readTopics(t *testing.T, name string) []topicRow {
 // it ("the a Menu templates of the"), and every word of a title alone.
 func titleQueries(t *testing.T, ws *Service, r *rand.Rand, n int) []string {
 	t.Helper()
-	snap, err := ws.Snapshot(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := heldSnapshot(t, ws)
 	var titles []string
 	count := map[string]int{}
-	err = snap.Records(func(rec docir.Record) error {
+	err := snap.Records(func(rec docir.Record) error {
 		titles = append(titles, rec.Title)
 		desc, _ := rec.Fields["description"].(string)
 		for _, w := range strings.Fields(strings.ToLower(rec.Title + " " + desc)) {

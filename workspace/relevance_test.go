@@ -263,13 +263,10 @@ func TestRelevanceRFCNavigation(t *testing.T) {
 	skipHeavy(t)
 	ws, _, _ := indexCorpus(t, corpustest.RustRFCs, "rfcs")
 	ctx := context.Background()
-	snap, err := ws.Snapshot(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := heldSnapshot(t, ws)
 	var n, doc1, sec1 int
 	i := 0
-	err = snap.Records(func(rec docir.Record) error {
+	err := snap.Records(func(rec docir.Record) error {
 		i++
 		if i%4 != 0 {
 			return nil

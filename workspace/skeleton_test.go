@@ -90,7 +90,7 @@ func TestSearchHitsResolve(t *testing.T) {
 			if err != nil || a.ID != h.ID {
 				t.Fatalf("%q: matched_section %q: %v", q, h.MatchedSection, err)
 			}
-			doc, err := docir.GetOne(ctx, ws, a)
+			doc, err := docir.GetOne(ctx, ws, a, 0)
 			if err != nil {
 				t.Fatalf("%q: get %s: %v", q, a, err)
 			}
@@ -117,14 +117,14 @@ func checkPlan(t *testing.T, ws *Service, res docir.ContextResult) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := docir.Get(ctx, ws, addrs)
+	got, err := docir.Get(ctx, ws, addrs, 0)
 	if err != nil || len(got.Missing) != 0 {
 		t.Fatalf("%q: get addresses: %v %v", res.Query, err, got.Missing)
 	}
 	sum := 0
 	type span struct{ from, to int }
 	byDoc := map[string][]span{}
-	snap, _ := ws.Snapshot(ctx)
+	snap := heldSnapshot(t, ws)
 	for i, d := range got.Documents {
 		sum += EstimateTokens([]byte(d.Body))
 		rec, _, _ := snap.Record(d.ID)

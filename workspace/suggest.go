@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/docir/docir/address"
+	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
 )
 
@@ -106,11 +107,11 @@ func isFolderIndex(id, dir string) bool {
 func nearID(typed, id, base string, maxEdits int) (int, bool) {
 	best := maxEdits + 1
 	if abs(len(typed)-len(id)) <= maxEdits {
-		best = min(best, editDistance(typed, id, maxEdits))
+		best = min(best, docir.EditDistance(typed, id, maxEdits))
 	}
 	if !strings.Contains(typed, "/") {
 		if b := path.Base(id); abs(len(base)-len(b)) <= maxEdits {
-			best = min(best, editDistance(base, b, maxEdits)+1)
+			best = min(best, docir.EditDistance(base, b, maxEdits)+1)
 		}
 	}
 	return best, best <= maxEdits
@@ -121,37 +122,6 @@ func abs(n int) int {
 		return -n
 	}
 	return n
-}
-
-// editDistance is the Levenshtein distance between a and b in bytes, or
-// limit+1 as soon as it must exceed limit.
-func editDistance(a, b string, limit int) int {
-	var bufs [2][64]int
-	prev, cur := bufs[0][:0], bufs[1][:0]
-	if len(b) >= len(bufs[0]) {
-		prev, cur = make([]int, 0, len(b)+1), make([]int, 0, len(b)+1)
-	}
-	prev, cur = prev[:len(b)+1], cur[:len(b)+1]
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			rowMin = min(rowMin, cur[j])
-		}
-		if rowMin > limit {
-			return limit + 1
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // SuggestSections returns at most n addresses of the sections of a's
@@ -184,7 +154,7 @@ func SuggestSections(snap *store.Snapshot, a address.Address, n int) ([]string, 
 		case sharedWords(words, sec.Slug) > 0:
 			c.tier, c.dist = 1, -sharedWords(words, sec.Slug)
 		default:
-			d := editDistance(typed, sec.Slug, maxEdits)
+			d := docir.EditDistance(typed, sec.Slug, maxEdits)
 			if d > maxEdits {
 				continue
 			}

@@ -16,11 +16,19 @@ import (
 // corpus.
 func fixtureSnapshot(t *testing.T) *store.Snapshot {
 	t.Helper()
-	snap, err := fixture(t).Snapshot(context.Background())
+	return heldSnapshot(t, fixture(t))
+}
+
+// heldSnapshot is ws's current generation, held (a View) until the test
+// ends.
+func heldSnapshot(tb testing.TB, ws *Service) *store.Snapshot {
+	tb.Helper()
+	v, err := ws.Current(context.Background())
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	return snap
+	tb.Cleanup(func() { _ = v.Close() })
+	return v.Snapshot()
 }
 
 func TestSuggest(t *testing.T) {
@@ -107,10 +115,7 @@ func TestSuggestFolderIndex(t *testing.T) {
 	if _, err := ws.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := ws.Snapshot(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := heldSnapshot(t, ws)
 	got, err := Suggest(snap, address.Address{ID: "ops"}, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -151,10 +156,7 @@ func TestSuggestAndCompleteAcrossLayers(t *testing.T) {
 	if _, err := ws.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := ws.Snapshot(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := heldSnapshot(t, ws)
 	if layers, err := filepath.Glob(filepath.Join(snap.Dir(), "gen", "2", "layer-*.bolt")); err != nil || len(layers) == 0 {
 		t.Fatalf("generation 2 has no body layer below its own (%v): the test needs a delta", err)
 	}
@@ -215,10 +217,7 @@ func BenchmarkSuggest(b *testing.B) {
 	if _, err := ws.Refresh(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	snap, err := ws.Snapshot(context.Background())
-	if err != nil {
-		b.Fatal(err)
-	}
+	snap := heldSnapshot(b, ws)
 	a := address.Address{ID: "runbooks/dsk-full"}
 	b.ReportAllocs()
 	for b.Loop() {

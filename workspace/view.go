@@ -82,65 +82,106 @@ func (v *View) Close() error {
 	return err
 }
 
-// Resolve reads addresses from the view's generation. Every document read
-// is recorded in the context's read log (docir.WithReadLog).
-func (v *View) Resolve(ctx context.Context, addrs []address.Address) (docir.Resolved, error) {
-	res, err := v.s.Resolve(ctx, addrs)
-	if log := docir.ReadLogOf(ctx); log != nil {
-		for _, it := range res.Items {
-			if it.Document != nil {
-				log.Add(it.Document.ID)
+// Resolve reads addresses from the view's generation.
+func (v *View) Resolve(ctx context.Context, addrs []address.Address, maxBytes int) (docir.Resolved, error) {
+	return v.s.Resolve(ctx, addrs, maxBytes)
+}
+
+// Search ranks documents of the view's generation.
+func (v *View) Search(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error) {
+	return v.s.Search(ctx, p)
+}
+
+// Query filters documents of the view's generation.
+func (v *View) Query(ctx context.Context, p docir.QueryParams) (docir.SearchResult, error) {
+	return v.s.Query(ctx, p)
+}
+
+// Context plans a read of the view's generation.
+func (v *View) Context(ctx context.Context, p docir.ContextParams) (docir.ContextResult, error) {
+	return v.s.Context(ctx, p)
+}
+
+// Recording returns the view as a reader whose reads record, in log, every
+// document they read (a deep read's documents, the documents of search,
+// query and context hits, whose text the snippets show, and the documents
+// a links read reads links of), so that Authenticate(ctx, log) can check
+// their sources afterwards. The view keeps its hold: close the view, not
+// the reader.
+func (v *View) Recording(log *docir.ReadLog) docir.Reader {
+	return recording{View: v, log: log}
+}
+
+// recording is a View whose reads record what they read in log.
+type recording struct {
+	*View
+	log *docir.ReadLog
+}
+
+func (r recording) Resolve(ctx context.Context, addrs []address.Address, maxBytes int) (docir.Resolved, error) {
+	res, err := r.View.Resolve(ctx, addrs, maxBytes)
+	for _, it := range res.Items {
+		if it.Document != nil {
+			r.log.Add(it.Document.ID)
+		}
+	}
+	return res, err
+}
+
+func (r recording) Search(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error) {
+	res, err := r.View.Search(ctx, p)
+	r.hits(res.Hits)
+	return res, err
+}
+
+func (r recording) Query(ctx context.Context, p docir.QueryParams) (docir.SearchResult, error) {
+	res, err := r.View.Query(ctx, p)
+	r.hits(res.Hits)
+	return res, err
+}
+
+func (r recording) Context(ctx context.Context, p docir.ContextParams) (docir.ContextResult, error) {
+	res, err := r.View.Context(ctx, p)
+	for _, h := range res.Hits {
+		r.log.Add(h.ID)
+	}
+	return res, err
+}
+
+// Links records the documents it read links of: the ones asked and the
+// sources of their incoming links.
+func (r recording) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
+	res, err := r.View.Links(ctx, addrs)
+	for _, it := range res.Items {
+		if it.Set == nil {
+			continue
+		}
+		r.log.Add(it.Set.ID)
+		for _, l := range it.Set.Incoming {
+			if a, err := address.Parse(l.From); err == nil {
+				r.log.Add(a.ID)
 			}
 		}
 	}
 	return res, err
 }
 
-// Search ranks documents of the view's generation; the documents of its
-// hits (whose text the snippets show) go to the context's read log.
-func (v *View) Search(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error) {
-	res, err := v.s.Search(ctx, p)
-	logHits(ctx, res.Hits)
-	return res, err
-}
-
-// Query filters documents of the view's generation; its hits go to the
-// context's read log.
-func (v *View) Query(ctx context.Context, p docir.QueryParams) (docir.SearchResult, error) {
-	res, err := v.s.Query(ctx, p)
-	logHits(ctx, res.Hits)
-	return res, err
-}
-
-// Context plans a read of the view's generation; its hits go to the
-// context's read log.
-func (v *View) Context(ctx context.Context, p docir.ContextParams) (docir.ContextResult, error) {
-	res, err := v.s.Context(ctx, p)
-	if log := docir.ReadLogOf(ctx); log != nil {
-		for _, h := range res.Hits {
-			log.Add(h.ID)
-		}
-	}
-	return res, err
-}
-
-func logHits(ctx context.Context, hits []docir.Hit) {
-	if log := docir.ReadLogOf(ctx); log != nil {
-		for _, h := range hits {
-			log.Add(h.ID)
-		}
+func (r recording) hits(hits []docir.Hit) {
+	for _, h := range hits {
+		r.log.Add(h.ID)
 	}
 }
 
 // Authenticate checks that the view's generation is still the store's
-// source of truth for what the reads with ctx read (its read log): the
-// store's current generation is the view's, with the same manifest digest
+// source of truth for what the reads recorded in log read (see
+// Recording; nil: none): the store's current generation is the view's,
+// with the same manifest digest
 // (a store removed and indexed again restarts its numbers), and every
 // source file of a document read is still a regular file with the size and
 // mtime its manifest records (or, when only the mtime changed, the same
 // sha256: see sameSource). Any difference is a source_drift error that
 // names it.
-func (v *View) Authenticate(ctx context.Context) error {
+func (v *View) Authenticate(ctx context.Context, log *docir.ReadLog) error {
 	snap := v.Snapshot()
 	held := snap.Generation()
 	cur, err := store.CurrentGeneration(v.s.cfg.Dir)
@@ -153,7 +194,7 @@ func (v *View) Authenticate(ctx context.Context) error {
 	if err := v.sameManifest(); err != nil {
 		return err
 	}
-	for _, id := range docir.ReadLogOf(ctx).IDs() {
+	for _, id := range log.IDs() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -165,7 +206,7 @@ func (v *View) Authenticate(ctx context.Context) error {
 			return docir.Errorf(docir.CodeSourceDrift, "document %s is not in the manifest of generation %d", id, held)
 		}
 		if err := sameSource(e); err != nil {
-			return docir.Errorf(docir.CodeSourceDrift, "the source of %s (%s) changed since generation %d was built (%v): refresh or bind again", id, e.Abs(), held, err)
+			return docir.Errorf(docir.CodeSourceDrift, "the source of %s (%s) changed since generation %d was built (%w): refresh or bind again", id, e.Abs(), held, err)
 		}
 	}
 	return nil
@@ -232,7 +273,7 @@ func (v *View) sameManifest() error {
 	}
 	cur, err := store.OpenGeneration(v.s.cfg.Dir, snap.Generation())
 	if err != nil {
-		return docir.Errorf(docir.CodeSourceDrift, "generation %d can no longer be opened: %v", snap.Generation(), err)
+		return docir.Errorf(docir.CodeSourceDrift, "generation %d can no longer be opened: %w", snap.Generation(), err)
 	}
 	defer cur.Close()
 	d, err := cur.ManifestDigest()

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sync"
 
 	"github.com/docir/docir/address"
@@ -96,17 +97,17 @@ func (st *state) release(v *view) error {
 	return nil
 }
 
-// Snapshot returns the current generation, opening it on first use (with
-// AutoIndex and sources configured, an empty store is indexed first). The
-// snapshot stays valid until the service moves to a newer generation; reads
-// that may run beside a refresh use Current instead.
-func (s *Service) Snapshot(ctx context.Context) (*store.Snapshot, error) {
-	v, release, err := s.acquire(ctx)
+// ready opens the store's current generation if no read has yet (with
+// AutoIndex and sources configured, an empty store is indexed first): an
+// error says why the store cannot be read. It holds nothing; a read holds
+// its generation with acquire, or a View.
+func (s *Service) ready(ctx context.Context) error {
+	_, release, err := s.acquire(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	release()
-	return v.snap, nil
+	return nil
 }
 
 // Current returns a View of the current generation (opening the store on
@@ -291,19 +292,44 @@ func (s *Service) Refresh(ctx context.Context) (docir.IndexSummary, error) {
 }
 
 func (s *Service) refresh(ctx context.Context) (docir.IndexSummary, error) {
+	return s.refreshReporting(ctx, nil)
+}
+
+// RefreshReporting is Refresh with each step also reported to report
+// (beside the configured progress callback): a server's background index
+// shows it to hosts.
+func (s *Service) RefreshReporting(ctx context.Context, report func(stage string, done, total int)) (docir.IndexSummary, error) {
+	if s.pin != nil {
+		return docir.IndexSummary{}, docir.Errorf(docir.CodeInternal, "a view of generation %d cannot refresh", s.pin.snap.Generation())
+	}
+	return s.refreshReporting(ctx, report)
+}
+
+func (s *Service) refreshReporting(ctx context.Context, report func(stage string, done, total int)) (docir.IndexSummary, error) {
 	opt := s.cfg.Ingest
+	if prev := opt.Progress; report != nil {
+		opt.Progress = func(stage string, done, total int) {
+			report(stage, done, total)
+			if prev != nil {
+				prev(stage, done, total)
+			}
+		}
+	}
 	if opt.Wait == nil {
 		opt.Wait = s.waitNote
 	}
 	return ingest.Refresh(ctx, s.cfg.Dir, s.cfg.Sources, opt)
 }
 
+// Sources are the source folders the service indexes.
+func (s *Service) Sources() []store.Source { return slices.Clone(s.cfg.Sources) }
+
 // Resolve reads each address from the generation the read holds, in
 // order. A malformed address never reaches here: callers parse first. A
 // miss is data; an error means the store itself could not be read. It
-// stops, with reply_too_large, as soon as the bodies gathered pass the
-// context's reply bound (docir.WithReplyBound).
-func (s *Service) Resolve(ctx context.Context, addrs []address.Address) (docir.Resolved, error) {
+// stops, with reply_too_large, as soon as the bodies gathered pass
+// maxBytes (<= 0: no bound).
+func (s *Service) Resolve(ctx context.Context, addrs []address.Address, maxBytes int) (docir.Resolved, error) {
 	v, release, err := s.acquire(ctx)
 	if err != nil {
 		return docir.Resolved{}, err
@@ -311,7 +337,7 @@ func (s *Service) Resolve(ctx context.Context, addrs []address.Address) (docir.R
 	defer release()
 	snap := v.snap
 	out := make([]docir.Resolution, len(addrs))
-	tally := docir.NewTally(ctx)
+	tally := &docir.Tally{Bound: maxBytes}
 	suggested := 0
 	for i, a := range addrs {
 		if err := ctx.Err(); err != nil {

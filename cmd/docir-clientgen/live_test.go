@@ -284,8 +284,14 @@ func TestServerReplies(t *testing.T) {
 		})
 	}
 
-	// The validator really refuses: a body in a skeleton, a hit without
-	// its members, a read-batch result of 17 rows.
+	checkValidatorRefuses(t)
+	t.Run("workspace/read-batch", func(t *testing.T) { checkReadBatchReplies(t, srv) })
+}
+
+// checkValidatorRefuses: the validator really refuses: a body in a
+// skeleton, a hit without its members, a read-batch result of 17 rows.
+func checkValidatorRefuses(t *testing.T) {
+	t.Helper()
 	for name, bad := range map[string]string{
 		"docir.search.result.json":         `{"query":"x","hits":[],"total":0,"body":"x"}`,
 		"docir.context.result.json":        `{"query":"x","budget":1,"hits":[{"id":"a"}],"addresses":[],"tokens":0,"generation":1}`,
@@ -296,57 +302,145 @@ func TestServerReplies(t *testing.T) {
 			t.Errorf("%s accepts %s", name, bad)
 		}
 	}
+}
 
-	t.Run("workspace/read-batch", func(t *testing.T) {
-		var status struct {
-			Result struct {
-				Generation uint64 `json:"generation"`
-			} `json:"result"`
-		}
-		json.Unmarshal([]byte(srv.call(t, `{"jsonrpc":"2.0","id":"s","method":"workspace/status"}`)), &status)
-		frames := []string{
-			`{"jsonrpc":"2.0","id":1,"method":"docir/get","params":{"doc_id":"runbooks/disk-full"}}`,
-			`{"jsonrpc":"2.0","id":2,"method":"docir/search","params":{"query":"disk"}}`,
-			`{"jsonrpc":"2.0","id":3,"method":"docir/get"`,
-			``,
-			`{"jsonrpc":"2.0","id":5,"method":"workspace/refresh"}`,
-		}
-		params, _ := json.Marshal(map[string]any{"image_revision": status.Result.Generation, "batch": map[string]any{"frames": frames}})
-		if err := validate(compiled(t, "workspace.read-batch.params.json"), params); err != nil {
-			t.Fatalf("params schema: %v", err)
-		}
-		line := srv.call(t, `{"jsonrpc":"2.0","id":"b","method":"workspace/read-batch","params":`+string(params)+`}`)
-		var r reply
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			t.Fatal(err)
-		}
-		if r.Error != nil {
-			t.Fatalf("error reply: %s", line)
-		}
-		if err := validate(compiled(t, "workspace.read-batch.result.json"), r.Result); err != nil {
-			t.Fatalf("result: %v\n%s", err, r.Result)
-		}
-		var res struct {
-			Responses []*string `json:"responses"`
-		}
-		json.Unmarshal(r.Result, &res)
-		for i, f := range frames {
-			switch {
-			case i == 3:
-				if res.Responses[i] != nil {
-					t.Errorf("row %d of a blank frame: %q", i, *res.Responses[i])
-				}
-			case i == 4:
-				if res.Responses[i] == nil || !strings.Contains(*res.Responses[i], `"method_not_found"`) {
-					t.Errorf("row %d of a refresh: %v; want method_not_found", i, res.Responses[i])
-				}
-			default:
-				if alone := srv.call(t, f); res.Responses[i] == nil || *res.Responses[i] != alone {
-					t.Errorf("row %d differs from the frame sent alone:\n got %v\nwant %q", i, res.Responses[i], alone)
-				}
+// checkReadBatchReplies: a read batch's params and result match their
+// schemas, and each row is the reply its frame gets alone (a blank frame
+// null, a refresh method_not_found).
+func checkReadBatchReplies(t *testing.T, srv *server) {
+	t.Helper()
+	var status struct {
+		Result struct {
+			Generation uint64 `json:"generation"`
+		} `json:"result"`
+	}
+	json.Unmarshal([]byte(srv.call(t, `{"jsonrpc":"2.0","id":"s","method":"workspace/status"}`)), &status)
+	frames := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"docir/get","params":{"doc_id":"runbooks/disk-full"}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"docir/search","params":{"query":"disk"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"docir/get"`,
+		``,
+		`{"jsonrpc":"2.0","id":5,"method":"workspace/refresh"}`,
+	}
+	params, _ := json.Marshal(map[string]any{"image_revision": status.Result.Generation, "batch": map[string]any{"frames": frames}})
+	if err := validate(compiled(t, "workspace.read-batch.params.json"), params); err != nil {
+		t.Fatalf("params schema: %v", err)
+	}
+	line := srv.call(t, `{"jsonrpc":"2.0","id":"b","method":"workspace/read-batch","params":`+string(params)+`}`)
+	var r reply
+	if err := json.Unmarshal([]byte(line), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Error != nil {
+		t.Fatalf("error reply: %s", line)
+	}
+	if err := validate(compiled(t, "workspace.read-batch.result.json"), r.Result); err != nil {
+		t.Fatalf("result: %v\n%s", err, r.Result)
+	}
+	var res struct {
+		Responses []*string `json:"responses"`
+	}
+	json.Unmarshal(r.Result, &res)
+	for i, f := range frames {
+		switch {
+		case i == 3:
+			if res.Responses[i] != nil {
+				t.Errorf("row %d of a blank frame: %q", i, *res.Responses[i])
+			}
+		case i == 4:
+			if res.Responses[i] == nil || !strings.Contains(*res.Responses[i], `"method_not_found"`) {
+				t.Errorf("row %d of a refresh: %v; want method_not_found", i, res.Responses[i])
+			}
+		default:
+			if alone := srv.call(t, f); res.Responses[i] == nil || *res.Responses[i] != alone {
+				t.Errorf("row %d differs from the frame sent alone:\n got %v\nwant %q", i, res.Responses[i], alone)
 			}
 		}
-	})
+	}
+}
+
+// schemaCalls sends requests to a server and checks each params sent and
+// each result received against its schema.
+type schemaCalls struct{ srv *server }
+
+// ok sends params the schema and the server both accept and returns the
+// result, checked against its schema.
+func (c schemaCalls) ok(t *testing.T, method, params string) json.RawMessage {
+	t.Helper()
+	sent := params
+	if sent == "" {
+		sent = "null" // absent params are null to the schema
+	}
+	if err := validate(compiled(t, file(method, "params")), []byte(sent)); err != nil {
+		t.Errorf("the params schema refuses %s: %v", sent, err)
+	}
+	r, line := c.srv.ask(t, method, params)
+	if r.Error != nil {
+		t.Fatalf("error reply to %s %.200s: %s", method, params, line)
+	}
+	if err := validate(compiled(t, file(method, "result")), r.Result); err != nil {
+		t.Errorf("result does not match %s: %v\n%.600s", file(method, "result"), err, r.Result)
+	}
+	return r.Result
+}
+
+// refused sends params the server answers with code; the schema
+// refuses them exactly when the code is invalid_params.
+func (c schemaCalls) refused(t *testing.T, method, params, code string) {
+	t.Helper()
+	r, line := c.srv.ask(t, method, params)
+	if r.Error == nil || r.Error.Data.Code != code {
+		t.Errorf("%s %.200s: %.300s; want %s", method, params, line, code)
+	}
+	perr := validate(compiled(t, file(method, "params")), []byte(params))
+	switch {
+	case code == "invalid_params" && perr == nil:
+		t.Errorf("the params schema accepts what the server refuses: %.200s", params)
+	case code != "invalid_params" && perr != nil:
+		t.Errorf("the params schema refuses a well-formed %s: %v", method, perr)
+	}
+}
+
+// checkPinnedReads: every read answers the same unpinned and pinned both
+// ways (by the receipt, by its generation); both pins at once, a negative
+// or mistyped pin, an unretained generation and an edited receipt are
+// refused.
+func checkPinnedReads(t *testing.T, c schemaCalls, receipt, edited string, rev uint64) {
+	t.Helper()
+	ok, refused := c.ok, c.refused
+	reads := []struct{ method, params string }{
+		{"docir/get", `"doc_id":"runbooks/disk-full#Mitigate"`},
+		{"docir/get", `"doc_ids":["adr/0001-record-architecture-decisions","adr/0001-record-architecture-decisio"]`},
+		{"docir/search", `"query":"disk","limit":3`},
+		{"docir/query", `"expr":"kind:adr","sort":"-id"`},
+		{"docir/context", `"query":"disk full","budget":200`},
+		{"workspace/status", ``},
+	}
+	pins := map[string]string{
+		"binding":        `"binding":` + receipt,
+		"image_revision": fmt.Sprintf(`"image_revision":%d`, rev),
+	}
+	join := func(a, b string) string {
+		if a == "" || b == "" {
+			return "{" + a + b + "}"
+		}
+		return "{" + a + "," + b + "}"
+	}
+	for _, rd := range reads {
+		t.Run(fmt.Sprintf("%s %.40s", rd.method, rd.params), func(t *testing.T) {
+			want := ok(t, rd.method, join(rd.params, ""))
+			for name, pin := range pins {
+				if got := ok(t, rd.method, join(rd.params, pin)); string(got) != string(want) {
+					t.Errorf("pinned by %s:\n got %.300s\nwant %.300s", name, got, want)
+				}
+			}
+			refused(t, rd.method, join(rd.params, pins["binding"]+","+pins["image_revision"]), "invalid_params")
+			refused(t, rd.method, join(rd.params, `"image_revision":-1`), "invalid_params")
+			refused(t, rd.method, join(rd.params, `"binding":1`), "invalid_params")
+			refused(t, rd.method, join(rd.params, fmt.Sprintf(`"image_revision":%d`, rev+1000)), "stale_revision")
+			refused(t, rd.method, join(rd.params, `"binding":`+edited), "binding_rejected")
+		})
+	}
 }
 
 // ask sends one request and decodes its reply.
@@ -388,42 +482,8 @@ func TestServerBindings(t *testing.T) {
 	}
 	slices.Sort(indexed)
 
-	// ok sends params the schema and the server both accept and returns the
-	// result, checked against its schema.
-	ok := func(t *testing.T, method, params string) json.RawMessage {
-		t.Helper()
-		sent := params
-		if sent == "" {
-			sent = "null" // absent params are null to the schema
-		}
-		if err := validate(compiled(t, file(method, "params")), []byte(sent)); err != nil {
-			t.Errorf("the params schema refuses %s: %v", sent, err)
-		}
-		r, line := srv.ask(t, method, params)
-		if r.Error != nil {
-			t.Fatalf("error reply to %s %.200s: %s", method, params, line)
-		}
-		if err := validate(compiled(t, file(method, "result")), r.Result); err != nil {
-			t.Errorf("result does not match %s: %v\n%.600s", file(method, "result"), err, r.Result)
-		}
-		return r.Result
-	}
-	// refused sends params the server answers with code; the schema
-	// refuses them exactly when the code is invalid_params.
-	refused := func(t *testing.T, method, params, code string) {
-		t.Helper()
-		r, line := srv.ask(t, method, params)
-		if r.Error == nil || r.Error.Data.Code != code {
-			t.Errorf("%s %.200s: %.300s; want %s", method, params, line, code)
-		}
-		perr := validate(compiled(t, file(method, "params")), []byte(params))
-		switch {
-		case code == "invalid_params" && perr == nil:
-			t.Errorf("the params schema accepts what the server refuses: %.200s", params)
-		case code != "invalid_params" && perr != nil:
-			t.Errorf("the params schema refuses a well-formed %s: %v", method, perr)
-		}
-	}
+	c := schemaCalls{srv}
+	ok, refused := c.ok, c.refused
 
 	var disc struct {
 		Methods []string `json:"methods"`
@@ -476,40 +536,7 @@ func TestServerBindings(t *testing.T) {
 	edited, _ := json.Marshal(strings.Replace(b.Receipt, b.Digest, strings.Repeat("0", 64), 1))
 	refused(t, "workspace/replay", `{"receipt":`+string(edited)+`}`, "binding_rejected")
 
-	// Every read, unpinned and pinned both ways: the same result.
-	reads := []struct{ method, params string }{
-		{"docir/get", `"doc_id":"runbooks/disk-full#Mitigate"`},
-		{"docir/get", `"doc_ids":["adr/0001-record-architecture-decisions","adr/0001-record-architecture-decisio"]`},
-		{"docir/search", `"query":"disk","limit":3`},
-		{"docir/query", `"expr":"kind:adr","sort":"-id"`},
-		{"docir/context", `"query":"disk full","budget":200`},
-		{"workspace/status", ``},
-	}
-	pins := map[string]string{
-		"binding":        `"binding":` + string(receipt),
-		"image_revision": fmt.Sprintf(`"image_revision":%d`, b.Revision),
-	}
-	join := func(a, b string) string {
-		if a == "" || b == "" {
-			return "{" + a + b + "}"
-		}
-		return "{" + a + "," + b + "}"
-	}
-	for _, rd := range reads {
-		t.Run(fmt.Sprintf("%s %.40s", rd.method, rd.params), func(t *testing.T) {
-			want := ok(t, rd.method, join(rd.params, ""))
-			for name, pin := range pins {
-				if got := ok(t, rd.method, join(rd.params, pin)); string(got) != string(want) {
-					t.Errorf("pinned by %s:\n got %.300s\nwant %.300s", name, got, want)
-				}
-			}
-			refused(t, rd.method, join(rd.params, pins["binding"]+","+pins["image_revision"]), "invalid_params")
-			refused(t, rd.method, join(rd.params, `"image_revision":-1`), "invalid_params")
-			refused(t, rd.method, join(rd.params, `"binding":1`), "invalid_params")
-			refused(t, rd.method, join(rd.params, fmt.Sprintf(`"image_revision":%d`, b.Revision+1000)), "stale_revision")
-			refused(t, rd.method, join(rd.params, `"binding":`+string(edited)), "binding_rejected")
-		})
-	}
+	checkPinnedReads(t, c, string(receipt), string(edited), b.Revision)
 	var missing struct {
 		Missing []struct {
 			Suggestions []string `json:"suggestions"`

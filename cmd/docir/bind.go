@@ -67,7 +67,7 @@ docs/bindings.md for its format.`,
 			}
 			var err error
 			if opts.TTL, err = binding.ParseTTL(ttl); err != nil {
-				return docir.Errorf(docir.CodeUsage, "--%v", err)
+				return docir.Errorf(docir.CodeUsage, "--%w", err)
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -124,7 +124,7 @@ func releaseRun(ctx context.Context, opts *BindOptions) error {
 	}
 	data, err := os.ReadFile(opts.Release)
 	if err != nil {
-		return docir.Errorf(docir.CodeUsage, "--release: %v", err)
+		return docir.Errorf(docir.CodeUsage, "--release: %w", err)
 	}
 	ws, err := opts.Workspace()
 	if err != nil {
@@ -201,7 +201,7 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	}
 	data, err := os.ReadFile(opts.File)
 	if err != nil {
-		return docir.Errorf(docir.CodeUsage, "replay: %v", err)
+		return docir.Errorf(docir.CodeUsage, "replay: %w", err)
 	}
 	ws, err := opts.Workspace()
 	if err != nil {
@@ -229,7 +229,7 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	if opts.Pin.evidence != "" {
 		file, err := os.ReadFile(opts.Pin.evidence)
 		if err != nil {
-			return docir.Errorf(docir.CodeUsage, "--evidence: %v", err)
+			return docir.Errorf(docir.CodeUsage, "--evidence: %w", err)
 		}
 		v, err := binding.VerifyEvidence(ctx, svc, file, rerun(ws))
 		if err != nil {

@@ -75,7 +75,7 @@ func changesRun(ctx context.Context, opts *ChangesOptions) error {
 	} else {
 		data, err := os.ReadFile(opts.Since)
 		if err != nil {
-			return docir.Errorf(docir.CodeUsage, "--since %s: neither a generation number nor a receipt file: %v", opts.Since, err)
+			return docir.Errorf(docir.CodeUsage, "--since %s: neither a generation number nor a receipt file: %w", opts.Since, err)
 		}
 		svc, err := opts.Bindings()
 		if err != nil {

@@ -159,18 +159,18 @@ func loadConfig(v *viper.Viper, explicit string) (*loadedConfig, error) {
 		lc.BaseDir = filepath.Dir(file)
 		data, err := os.ReadFile(file)
 		if err != nil {
-			return nil, docir.Errorf(docir.CodeConfig, "config %s: %v", file, err)
+			return nil, docir.Errorf(docir.CodeConfig, "config %s: %w", file, err)
 		}
 		if err := checkConfigFile(file, data); err != nil {
 			return nil, err
 		}
 		v.SetConfigType("yaml")
 		if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-			return nil, docir.Errorf(docir.CodeConfig, "config %s: %v", file, err)
+			return nil, docir.Errorf(docir.CodeConfig, "config %s: %w", file, err)
 		}
 	}
 	if err := v.UnmarshalExact(&lc.Config); err != nil {
-		return nil, docir.Errorf(docir.CodeConfig, "config %s: %v", orNone(file), err)
+		return nil, docir.Errorf(docir.CodeConfig, "config %s: %w", orNone(file), err)
 	}
 	if file == "" && lc.Store == "" {
 		// No docir.yaml at or above: the project is the folder of the
@@ -247,7 +247,7 @@ func (lc *loadedConfig) federationPeers(getenv func(string) string) ([]federatio
 	}
 	// Names and shapes first, so that a timeout error can name its entry.
 	if err := federation.Check(out); err != nil {
-		return nil, docir.Errorf(docir.CodeConfig, "config %s: %v", orNone(lc.File), err)
+		return nil, docir.Errorf(docir.CodeConfig, "config %s: %w", orNone(lc.File), err)
 	}
 	if badTimeout != nil {
 		return nil, badTimeout
@@ -390,7 +390,7 @@ func (lc *loadedConfig) configFileToWrite() string {
 func (lc *loadedConfig) saveSources(list []SourceConfig) error {
 	file := lc.configFileToWrite()
 	if err := writeSources(file, list); err != nil {
-		return docir.Errorf(docir.CodeConfig, "config %s: %v", file, err)
+		return docir.Errorf(docir.CodeConfig, "config %s: %w", file, err)
 	}
 	lc.File, lc.Sources = file, list
 	return nil

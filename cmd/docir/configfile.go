@@ -27,7 +27,7 @@ import (
 func checkConfigFile(file string, data []byte) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return docir.Errorf(docir.CodeConfig, "config %s: %v", file, err)
+		return docir.Errorf(docir.CodeConfig, "config %s: %w", file, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil // an empty file
@@ -132,32 +132,11 @@ func nearest(s string, candidates []string) string {
 func closest(s string, candidates []string, within int) string {
 	best, bestD := "", within+1
 	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestD {
+		if d := docir.EditDistance(s, c, within); d < bestD {
 			best, bestD = c, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // writeSources sets the `sources:` key of the YAML file at path to list,

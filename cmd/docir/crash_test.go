@@ -87,7 +87,6 @@ func TestCrashAtEveryStep(t *testing.T) {
 	}
 	t.Logf("%d operations killed at in turn: %q", len(ops), ops)
 
-	versionRE := regexp.MustCompile(`version (\d+) `)
 	for k := 1; k <= len(ops); k++ {
 		op := strings.ReplaceAll(strings.SplitN(ops[k-1], " ", 2)[1], w, "")
 		if err := os.RemoveAll(w); err != nil {
@@ -100,84 +99,96 @@ func TestCrashAtEveryStep(t *testing.T) {
 		if r := waitDocir(t, cmd, stdout, stderr); r.code != -1 {
 			t.Fatalf("kill at %s: not killed: %+v", op, r)
 		}
-		fail := func(format string, args ...any) {
-			t.Helper()
-			t.Errorf("killed at %s: %s", op, fmt.Sprintf(format, args...))
-		}
-
-		// The store opens; its current generation is whole.
-		r := runDocir(t, w, nil, "--format", "json", "status")
-		var st struct{ Generation uint64 }
-		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &st) != nil || st.Generation < 2 || st.Generation > 3 {
-			fail("status: %+v", r)
-			continue
-		}
-		gen := st.Generation
-		args := []string{"--format", "json", "get"}
-		for i := range docs {
-			args = append(args, fmt.Sprintf("d%03d", i))
-		}
-		r = runDocir(t, w, nil, args...)
-		var got struct {
-			Documents []struct {
-				Generation uint64
-				Body       string
-			}
-		}
-		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &got) != nil || len(got.Documents) != docs {
-			fail("get: %+v", r)
-			continue
-		}
-		for _, d := range got.Documents {
-			if m := versionRE.FindStringSubmatch(d.Body); d.Generation != gen || m == nil || m[1] != strconv.FormatUint(gen, 10) {
-				fail("generation %d holds %q (generation %d)", gen, d.Body[:min(40, len(d.Body))], d.Generation)
-			}
-		}
-		if r := runDocir(t, w, nil, "--format", "json", "search", "version"); r.code != 0 || !strings.Contains(r.stdout, `"total": `) || strings.Contains(r.stdout, `"total": 0`) {
-			fail("search: %+v", r)
-		}
-
-		// Nothing past the current generation reads or binds.
-		folders := genFolders(t, filepath.Join(w, ".docir", "gen"))
-		for _, n := range folders {
-			if n <= gen {
-				continue
-			}
-			if r := runDocir(t, w, nil, "--format", "json", "--at", fmt.Sprint(n), "get", "d000"); r.code != 4 {
-				fail("get --at %d, a generation never published: %+v", n, r)
-			}
-			if r := runDocir(t, w, nil, "bind", "--revision", fmt.Sprint(n), "--workspace", strings.TrimSpace(string(identity))); r.code != 4 {
-				fail("bind --revision %d, a generation never published: %+v", n, r)
-			}
-		}
-
-		// Receipts made before replay, or are rejected cleanly.
-		for i, rc := range receipts {
-			r := runDocir(t, w, nil, "replay", rc)
-			switch {
-			case r.code == 0:
-			case r.code == 4 && i == 0 && strings.Contains(r.stderr, "retain"):
-			default:
-				fail("replay of the receipt of generation %d: %+v", i+1, r)
-			}
-		}
-
-		// The next refresh publishes a number no folder had.
-		writeCorpus(t, filepath.Join(w, "src"), docs, 4)
-		r = runDocir(t, w, nil, "--format", "json", "index")
-		var sum struct{ Generation uint64 }
-		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &sum) != nil {
-			fail("the next index: %+v", r)
-			continue
-		}
-		if high := slices.Max(append(folders, gen)); sum.Generation <= high {
-			fail("the next refresh published generation %d; generation folders up to %d were there", sum.Generation, high)
-		}
-		if r := runDocir(t, w, nil, "--format", "json", "get", "d005"); r.code != 0 || !strings.Contains(r.stdout, "version 4 ") {
-			fail("get after the next refresh: %+v", r)
-		}
+		checkAfterKill(t, w, op, docs, string(identity), receipts)
 	}
 }
+
+// checkAfterKill checks the store in w after a refresh was killed at op:
+// the current generation is whole and searchable, nothing past it reads
+// or binds, the receipts replay or are rejected cleanly, and the next
+// refresh publishes a number no generation folder had.
+func checkAfterKill(t *testing.T, w, op string, docs int, identity string, receipts []string) {
+	t.Helper()
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Errorf("killed at %s: %s", op, fmt.Sprintf(format, args...))
+	}
+
+	// The store opens; its current generation is whole.
+	r := runDocir(t, w, nil, "--format", "json", "status")
+	var st struct{ Generation uint64 }
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &st) != nil || st.Generation < 2 || st.Generation > 3 {
+		fail("status: %+v", r)
+		return
+	}
+	gen := st.Generation
+	args := []string{"--format", "json", "get"}
+	for i := range docs {
+		args = append(args, fmt.Sprintf("d%03d", i))
+	}
+	r = runDocir(t, w, nil, args...)
+	var got struct {
+		Documents []struct {
+			Generation uint64
+			Body       string
+		}
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &got) != nil || len(got.Documents) != docs {
+		fail("get: %+v", r)
+		return
+	}
+	for _, d := range got.Documents {
+		if m := versionRE.FindStringSubmatch(d.Body); d.Generation != gen || m == nil || m[1] != strconv.FormatUint(gen, 10) {
+			fail("generation %d holds %q (generation %d)", gen, d.Body[:min(40, len(d.Body))], d.Generation)
+		}
+	}
+	if r := runDocir(t, w, nil, "--format", "json", "search", "version"); r.code != 0 || !strings.Contains(r.stdout, `"total": `) || strings.Contains(r.stdout, `"total": 0`) {
+		fail("search: %+v", r)
+	}
+
+	// Nothing past the current generation reads or binds.
+	folders := genFolders(t, filepath.Join(w, ".docir", "gen"))
+	for _, n := range folders {
+		if n <= gen {
+			return
+		}
+		if r := runDocir(t, w, nil, "--format", "json", "--at", fmt.Sprint(n), "get", "d000"); r.code != 4 {
+			fail("get --at %d, a generation never published: %+v", n, r)
+		}
+		if r := runDocir(t, w, nil, "bind", "--revision", fmt.Sprint(n), "--workspace", strings.TrimSpace(identity)); r.code != 4 {
+			fail("bind --revision %d, a generation never published: %+v", n, r)
+		}
+	}
+
+	// Receipts made before replay, or are rejected cleanly.
+	for i, rc := range receipts {
+		r := runDocir(t, w, nil, "replay", rc)
+		switch {
+		case r.code == 0:
+		case r.code == 4 && i == 0 && strings.Contains(r.stderr, "retain"):
+		default:
+			fail("replay of the receipt of generation %d: %+v", i+1, r)
+		}
+	}
+
+	// The next refresh publishes a number no folder had.
+	writeCorpus(t, filepath.Join(w, "src"), docs, 4)
+	r = runDocir(t, w, nil, "--format", "json", "index")
+	var sum struct{ Generation uint64 }
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &sum) != nil {
+		fail("the next index: %+v", r)
+		return
+	}
+	if high := slices.Max(append(folders, gen)); sum.Generation <= high {
+		fail("the next refresh published generation %d; generation folders up to %d were there", sum.Generation, high)
+	}
+	if r := runDocir(t, w, nil, "--format", "json", "get", "d005"); r.code != 0 || !strings.Contains(r.stdout, "version 4 ") {
+		fail("get after the next refresh: %+v", r)
+	}
+}
+
+// versionRE finds the version writeCorpus wrote into a body.
+var versionRE = regexp.MustCompile(`version (\d+) `)
 
 // genFolders lists the numbers of the generation folders in dir (not the
 // builds).

@@ -78,10 +78,9 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx = docir.WithReplyBound(ctx, MaxGetBytes)
 	// One typed address asks with doc_id; several, or stdin, with doc_ids.
 	if len(addrs) == 1 && !opts.Stdin {
-		doc, err := docir.GetOne(ctx, r, addrs[0])
+		doc, err := docir.GetOne(ctx, r, addrs[0], MaxGetBytes)
 		if err == nil {
 			s := addrs[0].String()
 			err = opts.Evidence(wire.MethodGet, docir.GetParams{DocID: &s}, doc)
@@ -94,7 +93,7 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 		}
 		return opts.IO.printJSON(doc)
 	}
-	out, err := docir.Get(ctx, r, addrs)
+	out, err := docir.Get(ctx, r, addrs, MaxGetBytes)
 	if err == nil {
 		raw := make([]string, len(addrs))
 		for i, a := range addrs {

@@ -33,128 +33,10 @@ func TestHostSession(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs docir serve")
 	}
-	work := t.TempDir()
-	docs := filepath.Join(work, "docs")
-	if err := corpustest.CopyTree("../../testdata/corpus", docs); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(docs, "docir.yaml"), []byte("sources:\n  - path: .\nretain: 1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if r := runDocir(t, docs, nil, "index"); r.code != 0 {
-		t.Fatalf("index: %+v", r)
-	}
-	policy := filepath.Join(work, "host.json")
-	if err := os.WriteFile(policy, []byte(`{"schema": "docir.host-policy.v2", "grants": ["refresh"], "read_batch_workers": 4}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bin, err := exec.LookPath("docir")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "serve", "--policy", policy)
-	cmd.Dir = docs
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		stdin.Close()
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("docir serve: %v\n%s", err, stderr.String())
-		}
-	}()
-	replies := bufio.NewReaderSize(stdout, 2<<20)
-	id := 0
-	// call sends one request and returns its reply line.
-	call := func(method, params string) string {
-		t.Helper()
-		id++
-		frame := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q`, id, method)
-		if params != "" {
-			frame += `,"params":` + params
-		}
-		frame += "}\n"
-		if _, err := io.WriteString(stdin, frame); err != nil {
-			t.Fatal(err)
-		}
-		line, err := readLine(replies, 30*time.Second)
-		if err != nil {
-			t.Fatalf("%s: no reply: %v\n%s", method, err, stderr.String())
-		}
-		return line
-	}
-	code := func(reply string) string {
-		var r struct {
-			Error *struct {
-				Data struct{ Code string } `json:"data"`
-			} `json:"error"`
-		}
-		if err := json.Unmarshal([]byte(reply), &r); err != nil {
-			t.Fatalf("reply %.200s: %v", reply, err)
-		}
-		if r.Error == nil {
-			return ""
-		}
-		return r.Error.Data.Code
-	}
-	result := func(reply string, v any) {
-		t.Helper()
-		var r struct {
-			Result json.RawMessage `json:"result"`
-		}
-		if err := json.Unmarshal([]byte(reply), &r); err != nil || r.Result == nil {
-			t.Fatalf("want a result: %.300s (%v)", reply, err)
-		}
-		if err := json.Unmarshal(r.Result, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Sixteen frames: every read of the allowlist, on several documents.
-	var frames []string
-	reads := []struct{ method, params string }{
-		{"docir/get", `{"doc_id":"runbooks/disk-full#escalate"}`},
-		{"docir/get", `{"doc_ids":["runbooks/disk-full","adr/0001-record-architecture-decisions","nope"]}`},
-		{"docir/search", `{"query":"retry budget","limit":3}`},
-		{"docir/query", `{"expr":"kind:adr"}`},
-		{"docir/context", `{"query":"disk full","budget":300}`},
-		{"workspace/status", ``},
-		{"workspace/discover", ``},
-		{"docir/get", `{"doc_id":"nope"}`},
-	}
-	for i := range 16 {
-		r := reads[i%len(reads)]
-		f := fmt.Sprintf(`{"jsonrpc":"2.0","id":"f%d","method":%q`, i, r.method)
-		if r.params != "" {
-			f += `,"params":` + r.params
-		}
-		frames = append(frames, f+"}")
-	}
-	batch := func(rev int, frames []string) string {
-		t.Helper()
-		list, _ := json.Marshal(frames)
-		return call("workspace/read-batch", fmt.Sprintf(`{"image_revision":%d,"batch":{"frames":%s}}`, rev, list))
-	}
-	alone := func(frame string) string {
-		t.Helper()
-		if _, err := io.WriteString(stdin, frame+"\n"); err != nil {
-			t.Fatal(err)
-		}
-		line, err := readLine(replies, 30*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return line
-	}
+	h := startHostSession(t)
+	docs, call, code, result, alone := h.docs, h.call, replyCode(t), replyResult(t), h.alone
+	reads, frames := hostReads(), sixteenFrames(hostReads())
+	batch := h.batch
 
 	// 1. A 16-frame batch: every row, byte for byte the frame's reply alone.
 	var res struct {
@@ -245,6 +127,170 @@ func TestHostSession(t *testing.T) {
 	result(call("docir/get", pinned), &doc)
 	if doc.Generation != 1 || !strings.Contains(doc.Body, "storage on-call") {
 		t.Errorf("the receipt after the refresh: %+v", doc)
+	}
+}
+
+// hostSession is a real `docir serve` over NDJSON on a copy of the
+// fixture corpus (retain 1), with a policy that grants refresh and four
+// read-batch workers, talked to one line at a time.
+type hostSession struct {
+	t       *testing.T
+	docs    string // the corpus, where serve runs
+	stdin   io.WriteCloser
+	replies *bufio.Reader
+	stderr  *strings.Builder
+	id      int
+}
+
+func startHostSession(t *testing.T) *hostSession {
+	t.Helper()
+	work := t.TempDir()
+	docs := filepath.Join(work, "docs")
+	if err := corpustest.CopyTree("../../testdata/corpus", docs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(docs, "docir.yaml"), []byte("sources:\n  - path: .\nretain: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runDocir(t, docs, nil, "index"); r.code != 0 {
+		t.Fatalf("index: %+v", r)
+	}
+	policy := filepath.Join(work, "host.json")
+	if err := os.WriteFile(policy, []byte(`{"schema": "docir.host-policy.v2", "grants": ["refresh"], "read_batch_workers": 4}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin, err := exec.LookPath("docir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "serve", "--policy", policy)
+	cmd.Dir = docs
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &hostSession{t: t, docs: docs, stdin: stdin, replies: bufio.NewReaderSize(stdout, 2<<20), stderr: &strings.Builder{}}
+	cmd.Stderr = h.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("docir serve: %v\n%s", err, h.stderr.String())
+		}
+	})
+	return h
+}
+
+// call sends one request and returns its reply line.
+func (h *hostSession) call(method, params string) string {
+	h.t.Helper()
+	h.id++
+	frame := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q`, h.id, method)
+	if params != "" {
+		frame += `,"params":` + params
+	}
+	frame += "}\n"
+	if _, err := io.WriteString(h.stdin, frame); err != nil {
+		h.t.Fatal(err)
+	}
+	line, err := readLine(h.replies, 30*time.Second)
+	if err != nil {
+		h.t.Fatalf("%s: no reply: %v\n%s", method, err, h.stderr.String())
+	}
+	return line
+}
+
+// hostRead is one read of the allowlist with its params.
+type hostRead struct{ method, params string }
+
+// hostReads are every read of the allowlist, on several documents.
+func hostReads() []hostRead {
+	return []hostRead{
+		{"docir/get", `{"doc_id":"runbooks/disk-full#escalate"}`},
+		{"docir/get", `{"doc_ids":["runbooks/disk-full","adr/0001-record-architecture-decisions","nope"]}`},
+		{"docir/search", `{"query":"retry budget","limit":3}`},
+		{"docir/query", `{"expr":"kind:adr"}`},
+		{"docir/context", `{"query":"disk full","budget":300}`},
+		{"workspace/status", ``},
+		{"workspace/discover", ``},
+		{"docir/get", `{"doc_id":"nope"}`},
+	}
+}
+
+// sixteenFrames are sixteen request frames cycling through reads, with
+// ids "f0" to "f15".
+func sixteenFrames(reads []hostRead) []string {
+	var frames []string
+	for i := range 16 {
+		r := reads[i%len(reads)]
+		f := fmt.Sprintf(`{"jsonrpc":"2.0","id":"f%d","method":%q`, i, r.method)
+		if r.params != "" {
+			f += `,"params":` + r.params
+		}
+		frames = append(frames, f+"}")
+	}
+	return frames
+}
+
+// batch sends a read batch of frames pinned to rev and returns its reply.
+func (h *hostSession) batch(rev int, frames []string) string {
+	h.t.Helper()
+	list, _ := json.Marshal(frames)
+	return h.call("workspace/read-batch", fmt.Sprintf(`{"image_revision":%d,"batch":{"frames":%s}}`, rev, list))
+}
+
+// alone sends a frame as it is and returns its reply line.
+func (h *hostSession) alone(frame string) string {
+	h.t.Helper()
+	if _, err := io.WriteString(h.stdin, frame+"\n"); err != nil {
+		h.t.Fatal(err)
+	}
+	line, err := readLine(h.replies, 30*time.Second)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return line
+}
+
+// replyCode is the data.code of a reply line's error, "" for a result.
+func replyCode(t *testing.T) func(reply string) string {
+	return func(reply string) string {
+		t.Helper()
+		var r struct {
+			Error *struct {
+				Data struct{ Code string } `json:"data"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(reply), &r); err != nil {
+			t.Fatalf("reply %.200s: %v", reply, err)
+		}
+		if r.Error == nil {
+			return ""
+		}
+		return r.Error.Data.Code
+	}
+}
+
+// replyResult decodes a reply line's result into v; a reply without one
+// fails the test.
+func replyResult(t *testing.T) func(reply string, v any) {
+	return func(reply string, v any) {
+		t.Helper()
+		var r struct {
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(reply), &r); err != nil || r.Result == nil {
+			t.Fatalf("want a result: %.300s (%v)", reply, err)
+		}
+		if err := json.Unmarshal(r.Result, v); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

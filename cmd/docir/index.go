@@ -7,12 +7,12 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
+	"github.com/docir/docir/store/ingest"
 	"github.com/docir/docir/workspace"
 )
 
@@ -147,7 +147,8 @@ func refreshWith(ctx context.Context, lc *loadedConfig, list []SourceConfig, ope
 // one id, which is what two sources each holding README.md do.
 func clashHint(err error, dirs []string) error {
 	var e *docir.Error
-	if !errors.As(err, &e) || e.Code != docir.CodeSource || !strings.Contains(e.Message, "claim the id") {
+	var claim *ingest.ClaimError
+	if !errors.As(err, &e) || !errors.As(err, &claim) {
 		return err
 	}
 	fix := "docir index --prefix NAME DIR"

@@ -76,11 +76,11 @@ func (s *IOStreams) setJQ(expr string) error {
 	}
 	q, err := gojq.Parse(expr)
 	if err != nil {
-		return docir.Errorf(docir.CodeUsage, "--jq %q: %v", expr, err)
+		return docir.Errorf(docir.CodeUsage, "--jq %q: %w", expr, err)
 	}
 	code, err := gojq.Compile(q)
 	if err != nil {
-		return docir.Errorf(docir.CodeUsage, "--jq %q: %v", expr, err)
+		return docir.Errorf(docir.CodeUsage, "--jq %q: %w", expr, err)
 	}
 	s.jq = code
 	return nil
@@ -112,7 +112,7 @@ func (s *IOStreams) printJSON(v any) error {
 			if errors.As(err, &halt) && halt.Value() == nil {
 				return nil
 			}
-			return docir.Errorf(docir.CodeUsage, "--jq: %v", err)
+			return docir.Errorf(docir.CodeUsage, "--jq: %w", err)
 		}
 		if str, ok := out.(string); ok {
 			if _, err := fmt.Fprintln(s.Out, str); err != nil {

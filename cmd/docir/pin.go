@@ -78,7 +78,7 @@ func (f *Factory) pinned(ctx context.Context, ws *workspace.Service) (docir.Read
 	if p.receipt != "" {
 		data, err := os.ReadFile(p.receipt)
 		if err != nil {
-			return nil, docir.Errorf(docir.CodeUsage, "--receipt: %v", err)
+			return nil, docir.Errorf(docir.CodeUsage, "--receipt: %w", err)
 		}
 		b, err := binding.Replay(ctx, svc, data)
 		if err != nil {
@@ -156,7 +156,7 @@ func (f *Factory) recordEvidence(method string, params, result any) error {
 	}
 	ev := p.binding.Evidence(method, req, resp)
 	if err := os.WriteFile(p.evidence, ev.Marshal(), 0o644); err != nil {
-		return docir.Errorf(docir.CodeUsage, "--evidence: %v", err)
+		return docir.Errorf(docir.CodeUsage, "--evidence: %w", err)
 	}
 	return nil
 }

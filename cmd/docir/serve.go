@@ -131,7 +131,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		var err error
 		hostport, loopback, err = session.ListenAddr(opts.HTTP)
 		if err != nil {
-			return docir.Errorf(docir.CodeUsage, "--http %q: %v", opts.HTTP, err)
+			return docir.Errorf(docir.CodeUsage, "--http %q: %w", opts.HTTP, err)
 		}
 		token = opts.Getenv(opts.TokenEnv)
 		if !loopback && token == "" {
@@ -148,7 +148,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	}
 	// Answer the handshake at once: never index before serving. Reads go
 	// through the gate, which opens when the store is ready.
-	prog := &workspace.Progress{}
+	prog := &session.Progress{}
 	gate, r, err := serveReader(ctx, opts, lc, ws, prog)
 	if err != nil {
 		return err
@@ -220,13 +220,13 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 //
 // prog follows the background index; it is finished at once when there is
 // none.
-func serveReader(ctx context.Context, opts *ServeOptions, lc *loadedConfig, ws *workspace.Service, prog *workspace.Progress) (*workspace.Gate, docir.Reader, error) {
+func serveReader(ctx context.Context, opts *ServeOptions, lc *loadedConfig, ws *workspace.Service, prog *session.Progress) (*session.Gate, docir.Reader, error) {
 	dir := lc.StoreDir()
 	_, err := store.CurrentGeneration(dir)
 	hasStore := docir.CodeOf(err) != docir.CodeNoStore
 	if !hasStore && lc.File == "" && len(lc.peers) == 0 && isHomeOrRoot(lc.BaseDir, opts.Getenv("HOME")) {
 		prog.Finish()
-		g := workspace.NewGate(ws, serveWait)
+		g := session.NewGate(ws, serveWait)
 		g.Open(&docir.Error{Code: docir.CodeNoStore, Err: store.ErrNoStore, Message: fmt.Sprintf(
 			"nothing to serve: no store in %s, and docir does not index %s without a docir.yaml; run `docir index DIR` with a folder of markdown, then start serve there", dir, lc.BaseDir)})
 		return g, ws, nil
@@ -241,11 +241,11 @@ func serveReader(ctx context.Context, opts *ServeOptions, lc *loadedConfig, ws *
 		}
 		// No store and no markdown: nothing to index.
 		prog.Finish()
-		g := workspace.NewGate(ws, serveWait)
+		g := session.NewGate(ws, serveWait)
 		g.Open(err)
 		return g, ws, nil
 	}
-	g := workspace.NewGate(r, serveWait)
+	g := session.NewGate(r, serveWait)
 	if hasStore {
 		prog.Finish()
 		g.Open(nil)
@@ -253,7 +253,7 @@ func serveReader(ctx context.Context, opts *ServeOptions, lc *loadedConfig, ws *
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "docir serve: nothing indexed yet in %s; indexing %d source folder(s) in the background\n", dir, len(lc.StoreSources()))
 	go func() {
-		_, err := ws.RefreshReporting(ctx, prog)
+		_, err := session.RefreshReporting(ctx, ws, prog)
 		if err != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "docir serve: indexing failed: %v\n", err)
 		}
@@ -267,7 +267,7 @@ func serveReader(ctx context.Context, opts *ServeOptions, lc *loadedConfig, ws *
 
 // startWatch refreshes ws when its sources change, reporting on stderr.
 func startWatch(ctx context.Context, opts *ServeOptions, ws *workspace.Service) {
-	err := workspace.Watch(ctx, ws, watchDebounce, func(sum docir.IndexSummary, err error) {
+	err := session.Watch(ctx, ws, watchDebounce, func(sum docir.IndexSummary, err error) {
 		if err != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "docir serve: warning: refresh after a change: %v\n", err)
 			return
@@ -297,7 +297,7 @@ func isHomeOrRoot(dir, home string) bool {
 }
 
 // mcpOptions describe the corpus to MCP hosts.
-func mcpOptions(opts *ServeOptions, lc *loadedConfig, log *slog.Logger, prog *workspace.Progress) mcp.Options {
+func mcpOptions(opts *ServeOptions, lc *loadedConfig, log *slog.Logger, prog *session.Progress) mcp.Options {
 	return mcp.Options{Version: opts.Version, Name: lc.CorpusName(), Description: lc.CorpusDescription(), Log: log, Indexing: prog.Now}
 }
 
@@ -324,14 +324,24 @@ type heldFederation struct {
 	view *workspace.View
 }
 
-func (h heldFederation) Generation() uint64                     { return h.view.Generation() }
-func (h heldFederation) Authenticate(ctx context.Context) error { return h.view.Authenticate(ctx) }
-func (h heldFederation) Close() error                           { return h.view.Close() }
+func (h heldFederation) Generation() uint64 { return h.view.Generation() }
+func (h heldFederation) Close() error       { return h.view.Close() }
+
+// Recording federates the view recording in log with the same peers: only
+// the local store's documents are recorded (a peer's sources are not this
+// store's to authenticate).
+func (h heldFederation) Recording(log *docir.ReadLog) docir.Reader {
+	return h.Reader.WithLocal(h.view.Recording(log))
+}
+
+func (h heldFederation) Authenticate(ctx context.Context, log *docir.ReadLog) error {
+	return h.view.Authenticate(ctx, log)
+}
 
 // gatedBindings waits for the store to be ready (a background index) before
 // it answers what a binding asks.
 type gatedBindings struct {
-	gate *workspace.Gate
+	gate *session.Gate
 	svc  binding.Service
 }
 

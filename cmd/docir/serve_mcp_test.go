@@ -50,6 +50,59 @@ func TestMCPClient(t *testing.T) {
 	}
 }
 
+// mcpContent, mcpToolResult and mcpCaught are parts of an mcpClientReport:
+// a content item, a tool call's result, and a call the client caught.
+type mcpContent struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+type mcpToolResult struct {
+	Content           []mcpContent    `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent"`
+	IsError           bool            `json:"isError"`
+}
+type mcpCaught struct {
+	Answered *mcpToolResult `json:"answered"`
+	Code     int            `json:"code"`
+	Message  string         `json:"message"`
+}
+
+// mcpClientReport is what client.mjs prints: what it saw of the server.
+type mcpClientReport struct {
+	Server struct {
+		Name string `json:"name"`
+	} `json:"server"`
+	Tools []struct {
+		Name         string         `json:"name"`
+		InputSchema  map[string]any `json:"inputSchema"`
+		OutputSchema map[string]any `json:"outputSchema"`
+	} `json:"tools"`
+	Instructions string `json:"instructions"`
+	Health       struct {
+		Status int            `json:"status"`
+		Body   map[string]any `json:"body"`
+	} `json:"health"`
+	Templates []struct {
+		URITemplate string `json:"uriTemplate"`
+	} `json:"templates"`
+	Resource struct {
+		Contents []struct {
+			URI, MimeType, Text string
+		} `json:"contents"`
+	} `json:"resource"`
+	NoTokenStatus                                                                          int `json:"noTokenStatus"`
+	Get, GetOne, Search, Context, Query, Status, Fields, InspectorGet, Malformed, NotFound mcpToolResult
+	Call100k                                                                               struct {
+		Bytes int       `json:"bytes"`
+		Reply mcpCaught `json:"reply"`
+	} `json:"call100k"`
+	Call50k, Call2m, ControlURI, PingAfter mcpCaught
+	NoSession, BigID                       struct {
+		Status int    `json:"status"`
+		Body   string `json:"body"`
+	}
+}
+
 // checkMCPClient runs client.mjs over transport (stdio, or Streamable
 // HTTP) and checks what it saw.
 func checkMCPClient(t *testing.T, dir, docir, corpus, transport string) {
@@ -64,54 +117,7 @@ func checkMCPClient(t *testing.T, dir, docir, corpus, transport string) {
 		t.Fatalf("the MCP client failed: %v\nstderr:\n%s\nstdout:\n%s", err, stderr.String(), stdout.String())
 	}
 
-	type content struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	type toolResult struct {
-		Content           []content       `json:"content"`
-		StructuredContent json.RawMessage `json:"structuredContent"`
-		IsError           bool            `json:"isError"`
-	}
-	type caught struct {
-		Answered *toolResult `json:"answered"`
-		Code     int         `json:"code"`
-		Message  string      `json:"message"`
-	}
-	var got struct {
-		Server struct {
-			Name string `json:"name"`
-		} `json:"server"`
-		Tools []struct {
-			Name         string         `json:"name"`
-			InputSchema  map[string]any `json:"inputSchema"`
-			OutputSchema map[string]any `json:"outputSchema"`
-		} `json:"tools"`
-		Instructions string `json:"instructions"`
-		Health       struct {
-			Status int            `json:"status"`
-			Body   map[string]any `json:"body"`
-		} `json:"health"`
-		Templates []struct {
-			URITemplate string `json:"uriTemplate"`
-		} `json:"templates"`
-		Resource struct {
-			Contents []struct {
-				URI, MimeType, Text string
-			} `json:"contents"`
-		} `json:"resource"`
-		NoTokenStatus                                                                          int `json:"noTokenStatus"`
-		Get, GetOne, Search, Context, Query, Status, Fields, InspectorGet, Malformed, NotFound toolResult
-		Call100k                                                                               struct {
-			Bytes int    `json:"bytes"`
-			Reply caught `json:"reply"`
-		} `json:"call100k"`
-		Call50k, Call2m, ControlURI, PingAfter caught
-		NoSession, BigID                       struct {
-			Status int    `json:"status"`
-			Body   string `json:"body"`
-		}
-	}
+	var got mcpClientReport
 	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
 		t.Fatalf("client output: %v\n%s", err, stdout.String())
 	}
@@ -136,7 +142,47 @@ func checkMCPClient(t *testing.T, dir, docir, corpus, transport string) {
 		t.Errorf("tools %v", names)
 	}
 
-	// One call, two documents and a miss: the miss is data, not an error.
+	checkMCPGet(t, &got)
+	if got.GetOne.IsError || !strings.Contains(string(got.GetOne.StructuredContent), `"slug":"概述"`) {
+		t.Errorf("get doc_id: %+v", got.GetOne)
+	}
+	if len(got.Templates) != 1 || got.Templates[0].URITemplate != "docir:///{+address}" || len(got.Resource.Contents) != 1 ||
+		!strings.HasPrefix(got.Resource.Contents[0].Text, "## Mitigate\n") || got.Resource.Contents[0].MimeType != "text/markdown" {
+		t.Errorf("resources: %+v %+v", got.Templates, got.Resource)
+	}
+	if got.InspectorGet.IsError || !strings.Contains(string(got.InspectorGet.StructuredContent), `"id":"runbooks/disk-full"`) {
+		t.Errorf("get with a doc_ids array, as the Inspector sends it: %+v", got.InspectorGet)
+	}
+	if !strings.Contains(string(got.Fields.StructuredContent), `{"name":"kind","documents":`) {
+		t.Errorf("fields: %s", got.Fields.StructuredContent)
+	}
+	for name, r := range map[string]mcpToolResult{"search": got.Search, "context": got.Context, "query": got.Query, "status": got.Status, "fields": got.Fields} {
+		if r.IsError || len(r.StructuredContent) == 0 {
+			t.Errorf("%s: %+v", name, r)
+		}
+		if name != "status" && name != "fields" && strings.Contains(string(r.StructuredContent), `"body"`) {
+			t.Errorf("%s returned a body: %s", name, r.StructuredContent)
+		}
+	}
+	if !strings.Contains(string(got.Search.StructuredContent), `"matched_section":"runbooks/retry-budget#`) {
+		t.Errorf("search: %s", got.Search.StructuredContent)
+	}
+	// A malformed address is the caller's error: isError, with the parse error.
+	if !got.Malformed.IsError || got.Malformed.StructuredContent != nil || len(got.Malformed.Content) != 1 ||
+		!strings.Contains(got.Malformed.Content[0].Text, `malformed address "a b": whitespace in document id`) {
+		t.Errorf("malformed: %+v", got.Malformed)
+	}
+	if !got.NotFound.IsError || !strings.Contains(got.NotFound.Content[0].Text, "not_found") {
+		t.Errorf("doc_id miss: %+v", got.NotFound)
+	}
+
+	checkMCPBounds(t, &got, transport)
+}
+
+// checkMCPGet: one get call, two documents and a miss: the miss is data,
+// not an error, and the text is the documents as markdown.
+func checkMCPGet(t *testing.T, got *mcpClientReport) {
+	t.Helper()
 	var get struct {
 		Documents []struct {
 			Address string `json:"address"`
@@ -163,39 +209,13 @@ func checkMCPClient(t *testing.T, dir, docir, corpus, transport string) {
 		!strings.Contains(got.Get.Content[0].Text, get.Documents[0].Body) || !strings.Contains(got.Get.Content[0].Text, "- `nope`: no_document") {
 		t.Errorf("get: the text content is not the documents as markdown: %+v", got.Get.Content)
 	}
-	if got.GetOne.IsError || !strings.Contains(string(got.GetOne.StructuredContent), `"slug":"概述"`) {
-		t.Errorf("get doc_id: %+v", got.GetOne)
-	}
-	if len(got.Templates) != 1 || got.Templates[0].URITemplate != "docir:///{+address}" || len(got.Resource.Contents) != 1 ||
-		!strings.HasPrefix(got.Resource.Contents[0].Text, "## Mitigate\n") || got.Resource.Contents[0].MimeType != "text/markdown" {
-		t.Errorf("resources: %+v %+v", got.Templates, got.Resource)
-	}
-	if got.InspectorGet.IsError || !strings.Contains(string(got.InspectorGet.StructuredContent), `"id":"runbooks/disk-full"`) {
-		t.Errorf("get with a doc_ids array, as the Inspector sends it: %+v", got.InspectorGet)
-	}
-	if !strings.Contains(string(got.Fields.StructuredContent), `{"name":"kind","documents":`) {
-		t.Errorf("fields: %s", got.Fields.StructuredContent)
-	}
-	for name, r := range map[string]toolResult{"search": got.Search, "context": got.Context, "query": got.Query, "status": got.Status, "fields": got.Fields} {
-		if r.IsError || len(r.StructuredContent) == 0 {
-			t.Errorf("%s: %+v", name, r)
-		}
-		if name != "status" && name != "fields" && strings.Contains(string(r.StructuredContent), `"body"`) {
-			t.Errorf("%s returned a body: %s", name, r.StructuredContent)
-		}
-	}
-	if !strings.Contains(string(got.Search.StructuredContent), `"matched_section":"runbooks/retry-budget#`) {
-		t.Errorf("search: %s", got.Search.StructuredContent)
-	}
-	// A malformed address is the caller's error: isError, with the parse error.
-	if !got.Malformed.IsError || got.Malformed.StructuredContent != nil || len(got.Malformed.Content) != 1 ||
-		!strings.Contains(got.Malformed.Content[0].Text, `malformed address "a b": whitespace in document id`) {
-		t.Errorf("malformed: %+v", got.Malformed)
-	}
-	if !got.NotFound.IsError || !strings.Contains(got.NotFound.Content[0].Text, "not_found") {
-		t.Errorf("doc_id miss: %+v", got.NotFound)
-	}
+}
 
+// checkMCPBounds: every call is answered, whatever its size, and a
+// malformed resource URI leaves the session going; over HTTP, a POST
+// without a session and an id past 2^53 are refused.
+func checkMCPBounds(t *testing.T, got *mcpClientReport, transport string) {
+	t.Helper()
 	// Every call answered, whatever its size (issue 25): a 100 KB call and
 	// one over the 1 MiB bound, their ids written last, as this SDK does;
 	// before, both timed out on stdio.

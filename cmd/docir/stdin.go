@@ -132,13 +132,13 @@ func addressesFromJSON(b []byte) ([]string, error) {
 	if b[0] == '[' {
 		var list []string
 		if err := json.Unmarshal(b, &list); err != nil {
-			return nil, docir.Errorf(docir.CodeUsage, "stdin: a JSON array must hold address strings: %v", err)
+			return nil, docir.Errorf(docir.CodeUsage, "stdin: a JSON array must hold address strings: %w", err)
 		}
 		return list, nil
 	}
 	var l addressList
 	if err := json.Unmarshal(b, &l); err != nil {
-		return nil, docir.Errorf(docir.CodeUsage, "stdin: not the JSON of search, query or context: %v", err)
+		return nil, docir.Errorf(docir.CodeUsage, "stdin: not the JSON of search, query or context: %w", err)
 	}
 	switch {
 	case l.Addresses != nil:

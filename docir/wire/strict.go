@@ -98,10 +98,10 @@ func DecodeParams(method string, params json.RawMessage, v any) error {
 	}
 	members, err := Members(params)
 	if err != nil {
-		return docir.Errorf(docir.CodeInvalidParams, "%s: params: %v", method, err)
+		return docir.Errorf(docir.CodeInvalidParams, "%s: params: %w", method, err)
 	}
 	if err := CheckText(params); err != nil {
-		return docir.Errorf(docir.CodeInvalidParams, "%s: params: %v", method, err)
+		return docir.Errorf(docir.CodeInvalidParams, "%s: params: %w", method, err)
 	}
 	known := jsonFields(reflect.TypeOf(v).Elem())
 	for name := range members {
@@ -122,7 +122,7 @@ func DecodeParams(method string, params json.RawMessage, v any) error {
 			}
 			return docir.Errorf(docir.CodeInvalidParams, "%s: field %q: want %s, got a JSON %s", method, name, typeName(te.Type), te.Value)
 		}
-		return docir.Errorf(docir.CodeInvalidParams, "%s: params: %v", method, err)
+		return docir.Errorf(docir.CodeInvalidParams, "%s: params: %w", method, err)
 	}
 	return nil
 }

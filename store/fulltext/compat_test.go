@@ -187,42 +187,7 @@ func TestBleveCompatible(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, text := range compatQueries {
-			q, err := x.Prepare(ctx, text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, gotTotal := retrieveAll(t, x, q)
-			if len(q.terms) == 0 {
-				if len(got) != 0 || gotTotal != 0 {
-					t.Errorf("%s %q: no terms, got %v %d", name, text, got, gotTotal)
-				}
-				continue
-			}
-			want, wantTotal := bleveSearch(t, bx, q.terms, 1000, 0)
-			// The same passages; for one word, in bleve's order (its
-			// tf-idf is the words' part of docir's score, up to bleve's
-			// query norm, a constant of the query).
-			if len(q.terms) > 1 {
-				slices.SortFunc(want, func(a, b Match) int { return strings.Compare(a.ID, b.ID) })
-				slices.SortFunc(got, func(a, b Match) int { return strings.Compare(a.ID, b.ID) })
-			}
-			if diff := cmp.Diff(ids(want), ids(got)); diff != "" {
-				t.Errorf("%s %q (-bleve +ours):\n%s", name, text, diff)
-			}
-			if len(q.terms) == 1 && len(got) > 0 {
-				norm := want[0].Score / got[0].Score
-				for i := range got {
-					if math.Abs(got[i].Score*norm-want[i].Score) > 1e-6*want[i].Score { // bleve keeps 1/√length as a float32
-						t.Errorf("%s %q: passage %s scores %v, bleve %v (norm %v)", name, text, got[i].ID, got[i].Score, want[i].Score, norm)
-					}
-				}
-			}
-			if gotTotal != wantTotal {
-				t.Errorf("%s %q: total %d, bleve %d", name, text, gotTotal, wantTotal)
-			}
-			if text == "archive" && (len(got) == 0 || gotTotal == 0) {
-				t.Errorf("%s %q: nothing found", name, text)
-			}
+			compareWithBleve(t, ctx, name, text, x, bx)
 		}
 		if err := bx.Close(); err != nil {
 			t.Fatal(err)
@@ -283,5 +248,47 @@ func TestOpenRefuses(t *testing.T) {
 	}
 	if _, err := Create(filepath.Join(dir, "upsidedown")); err == nil {
 		t.Error("Create over an existing index folder succeeded")
+	}
+}
+
+// compareWithBleve: one query read here from index x finds what bleve
+// finds in bx, with the same total, and for one word in bleve's order.
+func compareWithBleve(t *testing.T, ctx context.Context, name, text string, x *Index, bx bleve.Index) {
+	t.Helper()
+	q, err := x.Prepare(ctx, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, gotTotal := retrieveAll(t, x, q)
+	if len(q.terms) == 0 {
+		if len(got) != 0 || gotTotal != 0 {
+			t.Errorf("%s %q: no terms, got %v %d", name, text, got, gotTotal)
+		}
+		return
+	}
+	want, wantTotal := bleveSearch(t, bx, q.terms, 1000, 0)
+	// The same passages; for one word, in bleve's order (its
+	// tf-idf is the words' part of docir's score, up to bleve's
+	// query norm, a constant of the query).
+	if len(q.terms) > 1 {
+		slices.SortFunc(want, func(a, b Match) int { return strings.Compare(a.ID, b.ID) })
+		slices.SortFunc(got, func(a, b Match) int { return strings.Compare(a.ID, b.ID) })
+	}
+	if diff := cmp.Diff(ids(want), ids(got)); diff != "" {
+		t.Errorf("%s %q (-bleve +ours):\n%s", name, text, diff)
+	}
+	if len(q.terms) == 1 && len(got) > 0 {
+		norm := want[0].Score / got[0].Score
+		for i := range got {
+			if math.Abs(got[i].Score*norm-want[i].Score) > 1e-6*want[i].Score { // bleve keeps 1/√length as a float32
+				t.Errorf("%s %q: passage %s scores %v, bleve %v (norm %v)", name, text, got[i].ID, got[i].Score, want[i].Score, norm)
+			}
+		}
+	}
+	if gotTotal != wantTotal {
+		t.Errorf("%s %q: total %d, bleve %d", name, text, gotTotal, wantTotal)
+	}
+	if text == "archive" && (len(got) == 0 || gotTotal == 0) {
+		t.Errorf("%s %q: nothing found", name, text)
 	}
 }

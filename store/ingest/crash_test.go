@@ -76,71 +76,8 @@ func TestKilledIndexNeverTearsAReader(t *testing.T) {
 	}
 	span := max(time.Since(start)*3/2, 50*time.Millisecond)
 
-	versionRE := regexp.MustCompile(`version (\d+)`)
-	var (
-		mu       sync.Mutex
-		seen     = map[uint64]string{} // generation → the version its bodies carry
-		reads    int
-		failures []string
-	)
-	fail := func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		if len(failures) < 10 {
-			failures = append(failures, fmt.Sprintf(format, args...))
-		}
-	}
-	readOnce := func() (version string) {
-		cmd := exec.Command(bin, append([]string{"--store", storeDir, "--format", "json", "get"}, read...)...)
-		cmd.Dir = readWork
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			fail("docir get: %v: %s", err, stderr.String())
-			return
-		}
-		var reply struct {
-			Documents []struct {
-				ID         string `json:"id"`
-				Generation uint64 `json:"generation"`
-				Body       string `json:"body"`
-			} `json:"documents"`
-			Missing []any `json:"missing"`
-		}
-		if err := json.Unmarshal(stdout.Bytes(), &reply); err != nil {
-			fail("docir get printed %q: %v", stdout.String(), err)
-			return
-		}
-		if len(reply.Documents) != len(read) || len(reply.Missing) != 0 {
-			fail("read %d documents, %d missing: %s", len(reply.Documents), len(reply.Missing), stdout.String())
-			return
-		}
-		gen := reply.Documents[0].Generation
-		for _, d := range reply.Documents {
-			vs := versionRE.FindAllStringSubmatch(d.Body, -1)
-			if len(vs) != 2 || vs[0][1] != vs[1][1] {
-				fail("%s in generation %d has a torn body %q", d.ID, d.Generation, d.Body)
-				return
-			}
-			if version == "" {
-				version = vs[0][1]
-			}
-			if d.Generation != gen || vs[0][1] != version {
-				fail("one read mixes generations or versions: %s is generation %d version %s, %s is generation %d version %s",
-					reply.Documents[0].ID, gen, version, d.ID, d.Generation, vs[0][1])
-				return
-			}
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		reads++
-		if v, ok := seen[gen]; ok && v != version {
-			failures = append(failures, fmt.Sprintf("generation %d showed version %s, then version %s", gen, v, version))
-		}
-		seen[gen] = version
-		return version
-	}
-
+	rd := &killReads{bin: bin, store: storeDir, dir: readWork, ids: read, seen: map[uint64]string{}}
+	readOnce := rd.readOnce
 	stop := make(chan struct{})
 	var readers sync.WaitGroup
 	for range 2 {
@@ -159,9 +96,124 @@ func TestKilledIndexNeverTearsAReader(t *testing.T) {
 	}
 
 	const wantKills = 50
+	kills, completed := killRefreshes(t, index, writeVersion, span, wantKills)
+	close(stop)
+	readers.Wait()
+
+	// After all that, a refresh completes and serves the last version.
+	final := 100000
+	writeVersion(final)
+	if out, err := index(context.Background()).CombinedOutput(); err != nil {
+		t.Fatalf("final index: %v\n%s", err, out)
+	}
+	if v := readOnce(); v != fmt.Sprint(final) {
+		t.Errorf("after the final refresh, a read shows version %q, want %d", v, final)
+	}
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	t.Logf("%d kills, %d completed refreshes, %d whole multi-document reads, %d generations seen", kills, completed, rd.reads, len(rd.seen))
+	for _, f := range rd.failures {
+		t.Error(f)
+	}
+	if kills < wantKills {
+		t.Errorf("only %d kills in the time allowed; want %d", kills, wantKills)
+	}
+	if rd.reads < wantKills {
+		t.Errorf("only %d reads succeeded", rd.reads)
+	}
+	if len(rd.seen) < 2 {
+		t.Errorf("readers saw %d generations; the test read nothing new", len(rd.seen))
+	}
+}
+
+// killReads reads the same documents of a store with `docir get`, again
+// and again beside refreshes that are killed, and keeps what it saw: each
+// generation's version, how many whole reads, and the first failures (a
+// torn body, a read that mixes generations or versions, a generation that
+// changed its version).
+type killReads struct {
+	bin, store, dir string   // the binary, the store, where it runs
+	ids             []string // the documents every read asks for
+
+	mu       sync.Mutex
+	seen     map[uint64]string // generation → the version its bodies carry
+	reads    int
+	failures []string
+}
+
+// killVersionRE finds the version a body carries.
+var killVersionRE = regexp.MustCompile(`version (\d+)`)
+
+func (r *killReads) fail(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.failures) < 10 {
+		r.failures = append(r.failures, fmt.Sprintf(format, args...))
+	}
+}
+
+// readOnce reads every document once and returns the version they carry,
+// "" when the read failed.
+func (r *killReads) readOnce() (version string) {
+	cmd := exec.Command(r.bin, append([]string{"--store", r.store, "--format", "json", "get"}, r.ids...)...)
+	cmd.Dir = r.dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		r.fail("docir get: %v: %s", err, stderr.String())
+		return
+	}
+	var reply struct {
+		Documents []struct {
+			ID         string `json:"id"`
+			Generation uint64 `json:"generation"`
+			Body       string `json:"body"`
+		} `json:"documents"`
+		Missing []any `json:"missing"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &reply); err != nil {
+		r.fail("docir get printed %q: %v", stdout.String(), err)
+		return
+	}
+	if len(reply.Documents) != len(r.ids) || len(reply.Missing) != 0 {
+		r.fail("read %d documents, %d missing: %s", len(reply.Documents), len(reply.Missing), stdout.String())
+		return
+	}
+	gen := reply.Documents[0].Generation
+	for _, d := range reply.Documents {
+		vs := killVersionRE.FindAllStringSubmatch(d.Body, -1)
+		if len(vs) != 2 || vs[0][1] != vs[1][1] {
+			r.fail("%s in generation %d has a torn body %q", d.ID, d.Generation, d.Body)
+			return
+		}
+		if version == "" {
+			version = vs[0][1]
+		}
+		if d.Generation != gen || vs[0][1] != version {
+			r.fail("one read mixes generations or versions: %s is generation %d version %s, %s is generation %d version %s",
+				reply.Documents[0].ID, gen, version, d.ID, d.Generation, vs[0][1])
+			return
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reads++
+	if v, ok := r.seen[gen]; ok && v != version {
+		r.failures = append(r.failures, fmt.Sprintf("generation %d showed version %s, then version %s", gen, v, version))
+	}
+	r.seen[gen] = version
+	return version
+}
+
+// killRefreshes runs refreshes of new versions and kills each after a
+// random delay within span (which shrinks after a refresh that finished and
+// grows after a kill, so that kills land in every stage, the publish
+// included), until wantKills kills or a deadline. It returns the kills and
+// the refreshes that finished.
+func killRefreshes(t *testing.T, index func(context.Context) *exec.Cmd, writeVersion func(int), span time.Duration, wantKills int) (kills, completed int) {
+	t.Helper()
 	// About 30 s on an idle two-core machine; the cap is for a loaded one.
 	deadline := time.Now().Add(6 * time.Minute)
-	kills, completed := 0, 0
 	for v := 2; kills < wantKills && time.Now().Before(deadline); v++ {
 		writeVersion(v)
 		cmd := index(context.Background())
@@ -192,31 +244,5 @@ func TestKilledIndexNeverTearsAReader(t *testing.T) {
 			span = span * 11 / 10
 		}
 	}
-	close(stop)
-	readers.Wait()
-
-	// After all that, a refresh completes and serves the last version.
-	final := 100000
-	writeVersion(final)
-	if out, err := index(context.Background()).CombinedOutput(); err != nil {
-		t.Fatalf("final index: %v\n%s", err, out)
-	}
-	if v := readOnce(); v != fmt.Sprint(final) {
-		t.Errorf("after the final refresh, a read shows version %q, want %d", v, final)
-	}
-	t.Logf("%d kills, %d completed refreshes, %d whole multi-document reads, %d generations seen", kills, completed, reads, len(seen))
-	for _, f := range failures {
-		t.Error(f)
-	}
-	if kills < wantKills {
-		t.Errorf("only %d kills in the time allowed; want %d", kills, wantKills)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if reads < wantKills {
-		t.Errorf("only %d reads succeeded", reads)
-	}
-	if len(seen) < 2 {
-		t.Errorf("readers saw %d generations; the test read nothing new", len(seen))
-	}
+	return kills, completed
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/store/fulltext"
 	"github.com/docir/docir/store/markdown"
+	"github.com/docir/docir/store/passage"
 )
 
 // DefaultMaxFileBytes is the size cap on one markdown file; larger files are
@@ -158,312 +159,71 @@ func (o Options) limits() markdown.Limits {
 // removes what it wrote aside, and returns ctx's error, within a second or
 // two (the index batch under way ends first).
 func Refresh(ctx context.Context, dir string, sources []store.Source, opt Options) (docir.IndexSummary, error) {
-	start := time.Now()
-	opt = opt.withDefaults()
-	sum := docir.IndexSummary{Warnings: []string{}, WarningCounts: map[string]int{}}
-	warn := func(wn warning) {
-		sum.Warnings = append(sum.Warnings, wn.text)
-		sum.WarningCounts[wn.kind]++
-	}
+	r := &refresher{ctx: ctx, dir: dir, sources: sources, opt: opt.withDefaults(), start: time.Now(),
+		sum: docir.IndexSummary{Warnings: []string{}, WarningCounts: map[string]int{}}}
 	if err := checkSources(sources); err != nil {
-		return sum, err
+		return r.sum, err
 	}
 	if err := ctx.Err(); err != nil {
-		return sum, err
+		return r.sum, err
 	}
 	if _, err := store.Claim(dir); err != nil {
-		return sum, err
+		return r.sum, err
 	}
 	unlock, err := lock(ctx, dir, opt.Wait)
 	if err != nil {
-		return sum, err
+		return r.sum, err
 	}
 	defer unlock()
-	if err := store.Tidy(dir, folderStateFile); err != nil {
-		return sum, err
-	}
+	defer r.closePrev()
 
-	prev, err := store.Open(dir)
-	if err != nil && docir.CodeOf(err) != docir.CodeNoStore {
-		return sum, err
+	// Plan.
+	if err := r.openPrev(); err != nil {
+		return r.sum, err
 	}
-	// prev is closed before the new generation is published: a reader's
-	// hold (this one's too) keeps prune off a generation.
-	closePrev := func() {
-		if prev != nil {
-			_ = prev.Close()
-			prev = nil
-		}
+	if err := r.makePlan(); err != nil {
+		return r.sum, err
 	}
-	defer closePrev()
-	var prevFiles fileTable
-	var prevSources []store.Source
-	prevDocs := 0
-	if prev != nil {
-		prevFiles = prev.EachFileFrom
-		if prevSources, err = prev.Sources(); err != nil {
-			return sum, err
-		}
-		if prevDocs, err = prev.Count(); err != nil {
-			return sum, err
-		}
-		if err := checkSourcesKept(dir, prevSources, sources, opt.Force); err != nil {
-			return sum, err
-		}
+	// Read.
+	if err := r.startStreaming(); err != nil {
+		return r.sum, err
 	}
-
-	w, err := walk(ctx, sources, opt)
+	if err := r.read(); err != nil {
+		return r.fail(err)
+	}
+	// Work out the edit.
+	r.tally()
+	if err := checkDrop(dir, r.prevDocs, r.change.Delete, r.opt.Force); err != nil {
+		return r.fail(err)
+	}
+	if err := r.oldPassages(); err != nil {
+		return r.sum, err
+	}
+	links := r.opt.Links.Normalize()
+	changed, err := r.settingsChanged(links)
 	if err != nil {
-		return sum, err
+		return r.sum, err
 	}
-	sum.Ignored = w.ignored
-	for _, wn := range w.warnings {
-		warn(wn)
+	if r.prev != nil && r.sum.Added+r.sum.Changed+r.sum.Removed == 0 && !changed {
+		return r.keep()
 	}
-	pc := PassageConfig{FrontMatter: opt.FrontMatter}
-	reparse := false
-	if prev != nil {
-		recorded, ok, err := prev.FrontMatter()
-		if err != nil {
-			return sum, err
-		}
-		if !ok {
-			recorded = DefaultFrontMatter
-		}
-		reparse = !slices.Equal(recorded, pc.Fields())
+	r.change.Sources = sources
+	if r.change.Sources == nil {
+		r.change.Sources = []store.Source{}
 	}
-	p, err := makePlanWith(w.files, prevFiles, reparse)
-	if err != nil {
-		return sum, err
+	r.change.FrontMatter = slices.Clone(r.pc.Fields())
+	r.change.Links = &links
+	// Write, then publish.
+	if err := r.write(); err != nil {
+		return r.fail(err)
 	}
-	owner := p.owner
-
-	// From scratch there is nothing to delete first, so passages go to the
-	// index while the files are still being read: parsing and indexing
-	// share the cores instead of taking turns.
-	var pending *store.Pending
-	var early *streamIndex
-	var bodies *bodyStream
-	if prev == nil {
-		// The collector runs at Go's default (GOGC=100): GOGC=200 once
-		// bought ~10% of wall time, but with documents streamed to disk
-		// the live heap is small and GOGC=200 costs a third more peak RSS
-		// (tldr 38k: 166 → 229 MiB) for no measurable CPU.
-		var markdown int64
-		for _, f := range p.toRead {
-			markdown += f.size
-		}
-		if pending, err = store.BeginSized(dir, nil, markdown); err != nil {
-			return sum, err
-		}
-		if early, err = startStreamIndex(ctx, pending.FullTextPath()); err != nil {
-			return sum, errors.Join(err, pending.Abort())
-		}
-		bodies = startBodyStream(ctx, pending)
-	}
-	// From scratch, documents are written as they are read: neither their
-	// passages nor their records and bodies are kept past that.
-	streamed := early != nil
-	// fail removes what the refresh wrote aside, then returns err: once
-	// Refresh returns, nothing of a failed or cancelled refresh is left.
-	fail := func(err error) (docir.IndexSummary, error) {
-		if early != nil {
-			err = errors.Join(err, early.finish())
-		}
-		if bodies != nil {
-			err = errors.Join(err, bodies.finish())
-		}
-		if pending != nil {
-			err = errors.Join(err, pending.Abort())
-		}
-		if ctx.Err() != nil {
-			return sum, ctx.Err()
-		}
-		return sum, err
-	}
-	var parsed func(*file)
-	if streamed {
-		parsed = func(f *file) {
-			if f.status == statusNew {
-				early.add(filePassages(pc, f))
-				bodies.add(store.PutDoc{Record: f.parsed.Record, Body: f.body}, f.key(), entry(f))
-				f.parsed, f.body = nil, nil
-			}
-		}
-	}
-	if err := read(ctx, p.toRead, owner, opt, w.roots, parsed); err != nil {
-		return fail(err)
-	}
-
-	// Tally and work out the edit.
-	var change store.Change
-	change.Files = make(map[string]*store.FileEntry)
-	var adds []fulltext.Passage
-	var deletes []string
-	for _, f := range w.files {
-		if f.warning != nil {
-			warn(*f.warning)
-		}
-		switch f.status {
-		case statusUnchanged:
-			sum.Unchanged++
-		case statusTouched:
-			sum.Unchanged++
-			e := entry(f)
-			change.Files[f.key()] = &e
-		case statusNew, statusChanged:
-			if f.status == statusNew {
-				sum.Added++
-			} else {
-				sum.Changed++
-			}
-			if !streamed { // else written with its document
-				e := entry(f)
-				change.Files[f.key()] = &e
-				change.Put = append(change.Put, store.PutDoc{Record: f.parsed.Record, Body: f.body})
-				adds = append(adds, filePassages(pc, f)...)
-			}
-		case statusSkipped:
-			if f.prev != nil {
-				// A file now skipped leaves the store like a removed one.
-				p.removed = append(p.removed, gone{key: f.key(), id: f.prev.ID})
-			}
-		}
-	}
-	// What leaves: files gone (or now skipped), and the old version of every
-	// changed file. Their old passages are deleted from the index first.
-	for _, g := range p.removed {
-		change.Files[g.key] = nil
-		if _, reused := owner[g.id]; !reused {
-			change.Delete = append(change.Delete, g.id)
-		}
-		sum.Removed++
-	}
-	for _, f := range w.files {
-		if f.status == statusChanged && f.prev != nil && f.prev.ID != f.id {
-			if _, reused := owner[f.prev.ID]; !reused {
-				change.Delete = append(change.Delete, f.prev.ID)
-			}
-		}
-	}
-	slices.Sort(change.Delete)
-	change.Delete = slices.Compact(change.Delete)
-	sum.Documents = len(owner)
-	if owner == nil {
-		sum.Documents = len(p.unchanged)
-	}
-	if err := checkDrop(dir, prevDocs, change.Delete, opt.Force); err != nil {
-		return fail(err)
-	}
-	if prev != nil {
-		oldIDs := append([]string(nil), change.Delete...)
-		for _, p := range change.Put {
-			oldIDs = append(oldIDs, p.Record.ID)
-		}
-		for _, id := range oldIDs {
-			rec, ok, err := prev.Record(id)
-			if err != nil {
-				return sum, err
-			}
-			if ok {
-				for _, p := range Passages(&rec, nil) {
-					deletes = append(deletes, p.ID)
-				}
-			}
-		}
-	}
-
-	sourcesChanged := !sameSources(prevSources, sources)
-	linkRules := opt.Links.Normalize()
-	if prev != nil {
-		recorded, err := prev.LinkConfig()
-		if err != nil {
-			return sum, err
-		}
-		sourcesChanged = sourcesChanged || !slices.Equal(recorded.Ignore, linkRules.Ignore) || recorded.Base != linkRules.Base
-	}
-	if prev != nil && sum.Added+sum.Changed+sum.Removed == 0 && !sourcesChanged {
-		if err := beforePublish(opt); err != nil {
-			return sum, err
-		}
-		sum.Generation = prev.Generation()
-		closePrev()
-		if err := store.Prune(dir, opt.Retain); err != nil { // what an earlier refresh could not
-			warn(cleanupWarning("prune", err))
-		}
-		sum.Seconds = time.Since(start).Seconds()
-		if err := writeFolderState(dir, sum.Generation, sources, w.folders); err != nil {
-			warn(cleanupWarning("record the folder state", err))
-		}
-		return sum, nil
-	}
-	change.Sources = sources
-	if change.Sources == nil {
-		change.Sources = []store.Source{}
-	}
-	change.FrontMatter = slices.Clone(pc.Fields())
-	change.Links = &linkRules
-
-	// Write the generation aside, on a goroutine, so that a cancel is
-	// answered as soon as the step under way ends (an index batch bleve
-	// cannot interrupt).
-	type written struct {
-		p   *store.Pending
-		err error
-	}
-	wrote := make(chan written, 1)
-	e, b := early, bodies
-	early, bodies = nil, nil
-	go func() {
-		w := written{p: pending}
-		if e != nil {
-			// Both are told the input has ended before either is waited
-			// for: the index's last batches build while the body file
-			// takes its last documents.
-			e.end()
-			w.err = errors.Join(b.finish(), e.finish())
-		} else if w.p, w.err = store.Begin(dir, prev); w.err == nil {
-			w.err = writeIndex(ctx, w.p.FullTextPath(), deletes, adds, opt.Progress)
-		}
-		if w.err == nil {
-			w.err = writeBodies(ctx, w.p, change)
-		}
-		wrote <- w
-	}()
-	res := <-wrote
-	pending = res.p
-	if res.err != nil {
-		return fail(res.err)
-	}
-	closePrev()
-	// The last moment to stop: past it the generation is published.
-	if err := ctx.Err(); err != nil {
-		return fail(err)
-	}
-	if err := beforePublish(opt); err != nil {
-		return fail(err)
-	}
-	after, err := pending.Publish(opt.Retain)
-	if err != nil {
-		pending = nil // Publish cleaned up what it could
-		return fail(err)
-	}
-	if after != nil {
-		warn(cleanupWarning("finish publishing", after))
-	}
-	sum.Generation = pending.Generation()
-	sum.Published = true
-	sum.Seconds = time.Since(start).Seconds()
-	if err := writeFolderState(dir, sum.Generation, sources, w.folders); err != nil {
-		warn(cleanupWarning("record the folder state", err))
-	}
-	return sum, nil
+	return r.publish()
 }
 
 // filePassages cuts the record of the file f, read, into passages, and
 // warns on f of those the index holds in part: a passage's first
 // fulltext.MaxTextBytes are analyzed, no more.
-func filePassages(pc PassageConfig, f *file) []fulltext.Passage {
+func filePassages(pc passage.Config, f *file) []fulltext.Passage {
 	ps := pc.Passages(&f.parsed.Record, f.body)
 	var long []string
 	for _, p := range ps {

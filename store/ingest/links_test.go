@@ -300,35 +300,12 @@ func TestDiffMatchesFullComparison(t *testing.T) {
 		defer s.Close()
 		open[g] = s
 	}
-	digests := func(s *store.Snapshot) map[string]string {
-		m := map[string]string{}
-		if err := s.Records(func(r docir.Record) error { m[r.ID] = r.Digest; return nil }); err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
 	for _, a := range gens {
 		for _, b := range gens {
 			if a > b {
 				continue
 			}
-			old, cur := digests(open[a]), digests(open[b])
-			var want [3][]string
-			for id, d := range cur {
-				if o, ok := old[id]; !ok {
-					want[0] = append(want[0], id)
-				} else if o != d {
-					want[1] = append(want[1], id)
-				}
-			}
-			for id := range old {
-				if _, ok := cur[id]; !ok {
-					want[2] = append(want[2], id)
-				}
-			}
-			for i := range want {
-				slices.Sort(want[i])
-			}
+			want := fullDiff(recordDigests(t, open[a]), recordDigests(t, open[b]))
 			added, changed, removed, err := open[b].Diff(open[a])
 			if err != nil {
 				t.Fatal(err)
@@ -357,6 +334,38 @@ func TestDiffMatchesFullComparison(t *testing.T) {
 	if len(gens) < 20 {
 		t.Fatalf("only %d generations retained", len(gens))
 	}
+}
+
+// recordDigests maps every document of s to its digest.
+func recordDigests(t *testing.T, s *store.Snapshot) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	if err := s.Records(func(r docir.Record) error { m[r.ID] = r.Digest; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// fullDiff is what changed from old to cur (id -> digest) by comparing
+// every document: the ids added, changed and removed, each sorted.
+func fullDiff(old, cur map[string]string) [3][]string {
+	var d [3][]string
+	for id, dg := range cur {
+		if o, ok := old[id]; !ok {
+			d[0] = append(d[0], id)
+		} else if o != dg {
+			d[1] = append(d[1], id)
+		}
+	}
+	for id := range old {
+		if _, ok := cur[id]; !ok {
+			d[2] = append(d[2], id)
+		}
+	}
+	for i := range d {
+		slices.Sort(d[i])
+	}
+	return d
 }
 
 // TestLinkResolution is the table of link forms resolved against a real
@@ -420,19 +429,11 @@ func TestLinkResolution(t *testing.T) {
 	add("[template](<{{% eturl x %}}>)", other(docir.LinkUnchecked, docir.ReasonTemplate, ""))
 	add("[custom id](../ops/disk.md#custom)", resolved("ops/disk.md", "custom"))
 
-	var page strings.Builder
-	page.WriteString("# Setup\n\n")
-	for _, r := range rows {
-		fmt.Fprintf(&page, "%s\n\n", r.link)
+	links := make([]string, len(rows))
+	for i, r := range rows {
+		links[i] = r.link
 	}
-	page.WriteString("`[code](x.md)`\n\n## Usage\n\n[disk]: ../ops/disk.md#diagnose\n")
-	writeFile(t, src, "guide/setup.md", page.String())
-	writeFile(t, src, "guide/install.md", "# Install\n")
-	writeFile(t, src, "ops/disk.md", "# Disk\n\n<a id=\"top\"></a>\n\n## Diagnose\n\n## Mitigate\n\n## Custom heading {#custom}\n")
-	writeFile(t, src, "my notes.md", "# Notes\n")
-	writeFile(t, src, "bundle/_index.md", "# Bundle\n")
-	writeFile(t, src, "page/index.md", "# Page\n")
-	writeFile(t, src, "team/README.md", "# Team\n")
+	writeLinkFixture(t, src, links)
 	refresh(t, dir, store.Source{Path: src})
 	s, err := store.Open(dir)
 	if err != nil {
@@ -469,4 +470,24 @@ func TestLinkResolution(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", r.link, diff)
 		}
 	}
+}
+
+// writeLinkFixture writes TestLinkResolution's tree: guide/setup.md holds
+// each link in its own paragraph (then a code span that is no link, a
+// section and a reference definition), and the pages they lead to.
+func writeLinkFixture(t *testing.T, src string, links []string) {
+	t.Helper()
+	var page strings.Builder
+	page.WriteString("# Setup\n\n")
+	for _, l := range links {
+		fmt.Fprintf(&page, "%s\n\n", l)
+	}
+	page.WriteString("`[code](x.md)`\n\n## Usage\n\n[disk]: ../ops/disk.md#diagnose\n")
+	writeFile(t, src, "guide/setup.md", page.String())
+	writeFile(t, src, "guide/install.md", "# Install\n")
+	writeFile(t, src, "ops/disk.md", "# Disk\n\n<a id=\"top\"></a>\n\n## Diagnose\n\n## Mitigate\n\n## Custom heading {#custom}\n")
+	writeFile(t, src, "my notes.md", "# Notes\n")
+	writeFile(t, src, "bundle/_index.md", "# Bundle\n")
+	writeFile(t, src, "page/index.md", "# Page\n")
+	writeFile(t, src, "team/README.md", "# Team\n")
 }

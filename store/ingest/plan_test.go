@@ -18,6 +18,29 @@ import (
 	"github.com/docir/docir/store"
 )
 
+// shownPlan is a plan as TestMakePlan compares it: file keys shown as
+// root|rel.
+type shownPlan struct {
+	Unchanged, ToRead, Removed []string
+	Clashes                    []clash
+}
+
+func showPlan(p plan) shownPlan {
+	var w shownPlan
+	name := func(key string) string { return strings.Replace(key, "\x00", "|", 1) }
+	for _, f := range p.unchanged {
+		w.Unchanged = append(w.Unchanged, name(f.key()))
+	}
+	for _, f := range p.toRead {
+		w.ToRead = append(w.ToRead, name(f.key()))
+	}
+	for _, g := range p.removed {
+		w.Removed = append(w.Removed, name(g.key))
+	}
+	w.Clashes = p.clashes
+	return w
+}
+
 // TestMakePlan: which files are new, changed, unchanged, removed and
 // clashing, from stats alone.
 func TestMakePlan(t *testing.T) {
@@ -30,25 +53,7 @@ func TestMakePlan(t *testing.T) {
 	e := func(id, prefix string, size, mtime int64) store.FileEntry {
 		return store.FileEntry{ID: id, Prefix: prefix, Size: size, ModTime: mtime}
 	}
-	type want struct {
-		Unchanged, ToRead, Removed []string // keys, shown as root|rel
-		Clashes                    []clash
-	}
-	show := func(p plan) want {
-		var w want
-		name := func(key string) string { return strings.Replace(key, "\x00", "|", 1) }
-		for _, f := range p.unchanged {
-			w.Unchanged = append(w.Unchanged, name(f.key()))
-		}
-		for _, f := range p.toRead {
-			w.ToRead = append(w.ToRead, name(f.key()))
-		}
-		for _, g := range p.removed {
-			w.Removed = append(w.Removed, name(g.key))
-		}
-		w.Clashes = p.clashes
-		return w
-	}
+	type want = shownPlan
 	tests := []struct {
 		name  string
 		files []*file
@@ -129,7 +134,7 @@ func TestMakePlan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := show(p)
+			got := showPlan(p)
 			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(clash{})); diff != "" {
 				t.Errorf("plan (-want +got):\n%s", diff)
 			}

@@ -288,9 +288,21 @@ func read(ctx context.Context, files []*file, owner map[string]*file, opt Option
 	return ctx.Err()
 }
 
+// ClaimError is the cause of a refresh that failed because two files
+// claim one id (a source error). Callers that know more of the fix (the
+// CLI knows the folders it was given) match it with errors.As.
+type ClaimError struct {
+	ID   string
+	A, B string // the two files, as messages show them
+}
+
+func (e *ClaimError) Error() string {
+	return fmt.Sprintf("two files claim the id %q: %s and %s", e.ID, e.A, e.B)
+}
+
 // clashError is the error of two files claiming one id, with the fix.
 func clashError(id string, a, b *file) error {
-	return docir.Errorf(docir.CodeSource, "two files claim the id %q: %s and %s; give one source folder a prefix (docir index --prefix NAME DIR) or one file an `id:` in its front matter", id, shown(a.path()), shown(b.path()))
+	return docir.Errorf(docir.CodeSource, "%w; give one source folder a prefix (docir index --prefix NAME DIR) or one file an `id:` in its front matter", &ClaimError{ID: id, A: shown(a.path()), B: shown(b.path())})
 }
 
 func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, roots []string) {

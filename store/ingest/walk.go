@@ -266,212 +266,288 @@ func folderError(p string, err error) error {
 //
 // buf is the goroutine's folder buffer (see readDirents): the names of
 // entries are views of it, so a name kept past the call is cloned.
-func (w *walker) readFolder(job dirJob, buf *[]byte) (out folderResult) {
-	warn := func(kind, p, format string, args ...any) {
-		out.warnings = append(out.warnings, warning{kind: kind, text: shown(p) + ": skipped: " + fmt.Sprintf(format, args...)})
-	}
-	// unreadable warns of an entry that vanished or may not be read, and
-	// fails the folder on any other error.
-	unreadable := func(p string, err error) {
-		if ioFailure(err) {
-			if out.err == nil {
-				out.err = docir.Errorf(docir.CodeSource, "%s cannot be read (%w); nothing is published, since it would read as removed", shown(p), err)
-			}
-			return
-		}
-		warn(KindUnreadable, p, "%v", err)
-	}
-	if err := faultfs.Check(faultfs.OpReadDir, job.path); err != nil {
-		out.err = folderError(job.path, err)
-		return out
-	}
-	d, err := os.Open(job.path)
-	if errors.Is(err, os.ErrNotExist) || errors.Is(err, unix.ENOTDIR) {
-		return out // gone, or no longer a folder, since its parent was read
-	}
-	if err != nil {
-		out.err = folderError(job.path, err)
-		return out
+func (w *walker) readFolder(job dirJob, buf *[]byte) folderResult {
+	r := &folderRead{w: w, job: job}
+	d, entries, ok := r.list(buf)
+	if !ok {
+		return r.out
 	}
 	defer d.Close()
-	fd := int(d.Fd())
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		out.err = folderError(job.path, err)
-		return out
+	r.rules(entries)
+	r.prepare(entries)
+	for _, e := range entries {
+		r.entry(e)
 	}
-	out.mtime = st.Mtim.Nano()
-	entries, err := readDirents(fd, buf)
-	if err != nil {
-		out.err = folderError(job.path, err)
-		return out
-	}
-	if out.mtime != 0 {
-		out.names = entriesDigest(job.path, entries)
-	}
-	patterns := job.patterns
-	if w.gitignore && slices.ContainsFunc(entries, func(e dirent) bool { return e.Name() == ".gitignore" }) {
-		ps, err := readIgnoreFile(filepath.Join(job.path, ".gitignore"), job.parts)
-		if err != nil {
-			unreadable(filepath.Join(job.path, ".gitignore"), err)
-		}
-		patterns = append(slices.Clip(patterns), ps...)
-	}
-	var matcher gitignore.Matcher
-	if excludes := w.excludes[job.root]; len(patterns)+len(excludes) > 0 {
-		// Exclude patterns come last: they take precedence over any
-		// .gitignore negation.
-		matcher = gitignore.NewMatcher(append(slices.Clip(patterns), excludes...))
-	}
-	ignored := func(name string, isDir bool) bool {
-		if matcher == nil || !matcher.Match(append(slices.Clip(job.parts), name), isDir) {
-			return false
-		}
-		out.ignored++
-		return true
-	}
+	return r.out
+}
 
+// folderRead is one folder being read: its job, its open descriptor, the
+// ignore rules in force in it, and what it found so far.
+type folderRead struct {
+	w        *walker
+	job      dirJob
+	fd       int
+	patterns []gitignore.Pattern // the .gitignore patterns in force here
+	matcher  gitignore.Matcher   // patterns and excludes; nil: none
 	// The folder's files are allocated together: one allocation per
 	// folder, not per file (a no-op refresh of 192k files spent a tenth of
 	// its time allocating).
-	mds := 0
+	slab []file
+	mds  int // entries named *.md: slab's capacity
+	// relDir is the folder's path below the root, with a trailing slash
+	// ("" for the root): a file keeps its path below the root, not its
+	// whole path (that was a fifth of a 192k walk's memory), and path()
+	// rebuilds it when a message or a read needs it.
+	relDir string
+	out    folderResult
+}
+
+func (r *folderRead) warn(kind, p, format string, args ...any) {
+	r.out.warnings = append(r.out.warnings, warning{kind: kind, text: shown(p) + ": skipped: " + fmt.Sprintf(format, args...)})
+}
+
+// unreadable warns of an entry that vanished or may not be read, and
+// fails the folder on any other error.
+func (r *folderRead) unreadable(p string, err error) {
+	if ioFailure(err) {
+		if r.out.err == nil {
+			r.out.err = docir.Errorf(docir.CodeSource, "%s cannot be read (%w); nothing is published, since it would read as removed", shown(p), err)
+		}
+		return
+	}
+	r.warn(KindUnreadable, p, "%v", err)
+}
+
+// list opens the folder and reads its entries and its mtime; ok is false
+// when it is gone (nothing to read) or failed (out.err). On ok the caller
+// closes d.
+func (r *folderRead) list(buf *[]byte) (d *os.File, entries []dirent, ok bool) {
+	job := r.job
+	if err := faultfs.Check(faultfs.OpReadDir, job.path); err != nil {
+		r.out.err = folderError(job.path, err)
+		return nil, nil, false
+	}
+	d, err := os.Open(job.path)
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, unix.ENOTDIR) {
+		return nil, nil, false // gone, or no longer a folder, since its parent was read
+	}
+	if err != nil {
+		r.out.err = folderError(job.path, err)
+		return nil, nil, false
+	}
+	r.fd = int(d.Fd())
+	var st unix.Stat_t
+	if err := unix.Fstat(r.fd, &st); err != nil {
+		r.out.err = folderError(job.path, err)
+		_ = d.Close()
+		return nil, nil, false
+	}
+	r.out.mtime = st.Mtim.Nano()
+	if entries, err = readDirents(r.fd, buf); err != nil {
+		r.out.err = folderError(job.path, err)
+		_ = d.Close()
+		return nil, nil, false
+	}
+	if r.out.mtime != 0 {
+		r.out.names = entriesDigest(job.path, entries)
+	}
+	return d, entries, true
+}
+
+// rules sets the ignore rules in force in the folder: its parent's
+// .gitignore patterns and its own, then the source's excludes, which come
+// last and so take precedence over any .gitignore negation.
+func (r *folderRead) rules(entries []dirent) {
+	job := r.job
+	r.patterns = job.patterns
+	if r.w.gitignore && slices.ContainsFunc(entries, func(e dirent) bool { return e.Name() == ".gitignore" }) {
+		ps, err := readIgnoreFile(filepath.Join(job.path, ".gitignore"), job.parts)
+		if err != nil {
+			r.unreadable(filepath.Join(job.path, ".gitignore"), err)
+		}
+		r.patterns = append(slices.Clip(r.patterns), ps...)
+	}
+	if excludes := r.w.excludes[job.root]; len(r.patterns)+len(excludes) > 0 {
+		r.matcher = gitignore.NewMatcher(append(slices.Clip(r.patterns), excludes...))
+	}
+}
+
+// ignored reports whether the rules leave the entry name out, and counts
+// it if so.
+func (r *folderRead) ignored(name string, isDir bool) bool {
+	if r.matcher == nil || !r.matcher.Match(append(slices.Clip(r.job.parts), name), isDir) {
+		return false
+	}
+	r.out.ignored++
+	return true
+}
+
+// prepare sizes the folder's slab of files and works out relDir.
+func (r *folderRead) prepare(entries []dirent) {
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".md") {
-			mds++
+			r.mds++
 		}
 	}
-	slab := make([]file, 0, mds)
-	// A file keeps its path below the root, not its whole path (that was a
-	// fifth of a 192k walk's memory): path() rebuilds it when a message or
-	// a read needs it.
-	relDir := filepath.ToSlash(strings.TrimPrefix(job.path[len(job.src.Path):], string(filepath.Separator)))
-	if relDir != "" {
-		relDir += "/"
+	r.slab = make([]file, 0, r.mds)
+	r.relDir = filepath.ToSlash(strings.TrimPrefix(r.job.path[len(r.job.src.Path):], string(filepath.Separator)))
+	if r.relDir != "" {
+		r.relDir += "/"
 	}
-	addFile := func(name, real string, st *unix.Stat_t) {
-		// name is a view of the folder buffer: the path kept must be a
-		// copy ("" + name would be name itself).
-		rel := strings.Clone(name)
-		if relDir != "" {
-			rel = relDir + name
-		}
-		slab = append(slab, file{
-			root: job.src, rel: rel, real: real,
-			size: st.Size, mtime: st.Mtim.Nano(),
-		})
-		if out.files == nil {
-			out.files = make([]rootedFile, 0, mds)
-		}
-		out.files = append(out.files, rootedFile{root: job.root, f: &slab[len(slab)-1]})
+}
+
+// addFile keeps a markdown file of the folder.
+func (r *folderRead) addFile(name, real string, st *unix.Stat_t) {
+	// name is a view of the folder buffer: the path kept must be a copy
+	// ("" + name would be name itself).
+	rel := strings.Clone(name)
+	if r.relDir != "" {
+		rel = r.relDir + name
 	}
-	for _, e := range entries {
-		name := e.Name()
-		isLink := e.Type()&os.ModeSymlink != 0
-		isDir := e.IsDir()
-		if !isLink && !isDir {
-			// Most entries of a large tree: a markdown file is stat'ed
-			// relative to its folder, and no path is built for it.
-			if !strings.HasSuffix(name, ".md") || ignored(name, false) {
-				continue
-			}
-			var st unix.Stat_t
-			if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-				unreadable(joinClean(job.path, name), err)
-				continue
-			}
-			if st.Mode&unix.S_IFMT != unix.S_IFREG {
-				warn(KindNotRegular, joinClean(job.path, name), "not a regular file")
-				continue
-			}
-			real := ""
-			if job.real != job.path {
-				real = joinClean(job.real, name)
-			}
-			addFile(name, real, &st)
-			continue
-		}
-		// job.path and job.real are clean and name has no separator: a
-		// join is a concatenation (filepath.Join would clean it again).
-		p := joinClean(job.path, name)
-		real := p
-		if job.real != job.path {
-			real = joinClean(job.real, name)
-		}
-		if isLink {
-			if !isDir && !strings.HasSuffix(name, ".md") {
-				// Only a link named *.md may be a page; a link to a folder
-				// may have any name, so resolve it to tell.
-				info, err := os.Stat(p)
-				if err != nil && ioFailure(err) {
-					unreadable(p, err)
-				}
-				if err != nil || !info.IsDir() {
-					continue
-				}
-			}
-			r, err := filepath.EvalSymlinks(p)
-			if err != nil {
-				if errors.Is(err, os.ErrNotExist) {
-					warn(KindBrokenLink, p, "broken symbolic link")
-				} else {
-					unreadable(p, err)
-				}
-				continue
-			}
-			real = r
-			info, err := os.Stat(real)
-			if err != nil {
-				unreadable(p, err)
-				continue
-			}
-			isDir = info.IsDir()
-			if !under(real, w.roots) {
-				if isDir && strings.HasPrefix(name, ".") {
-					continue
-				}
-				warn(KindOutsideRoots, p, "symbolic link to %s, outside the source roots", shown(real))
-				continue
-			}
-		}
-		if isDir {
-			if strings.HasPrefix(name, ".") || ignored(name, true) {
-				continue
-			}
-			hops := job.hops
-			if isLink {
-				hops++
-				if loops(real, job.chain) {
-					warn(KindLinkLoop, p, "symbolic link to %s, a folder that holds it (a loop)", shown(real))
-					continue
-				}
-				if hops > maxLinkHops {
-					warn(KindLinkLoop, p, "more than %d symbolic links to folders on the way", maxLinkHops)
-					continue
-				}
-			}
-			out.dirs = append(out.dirs, dirJob{
-				root: job.root, src: job.src, path: p, real: real,
-				chain: append(slices.Clip(job.chain), real), hops: hops,
-				parts: append(slices.Clip(job.parts), strings.Clone(name)), patterns: patterns,
-			})
-			continue
-		}
-		if !strings.HasSuffix(name, ".md") || ignored(name, false) {
-			continue
-		}
-		// A link named *.md: its target, checked against the roots above.
-		var st unix.Stat_t
-		if err := unix.Stat(real, &st); err != nil {
-			unreadable(p, err)
-			continue
-		}
-		if st.Mode&unix.S_IFMT != unix.S_IFREG {
-			warn(KindNotRegular, p, "not a regular file")
-			continue
-		}
-		addFile(name, real, &st)
+	r.slab = append(r.slab, file{
+		root: r.job.src, rel: rel, real: real,
+		size: st.Size, mtime: st.Mtim.Nano(),
+	})
+	if r.out.files == nil {
+		r.out.files = make([]rootedFile, 0, r.mds)
 	}
-	return out
+	r.out.files = append(r.out.files, rootedFile{root: r.job.root, f: &r.slab[len(r.slab)-1]})
+}
+
+// entry takes one entry of the folder: a markdown file is kept, a folder
+// (or a link to one under the roots) is queued, a link named *.md is
+// followed to its file.
+func (r *folderRead) entry(e dirent) {
+	job := r.job
+	name := e.Name()
+	isLink := e.Type()&os.ModeSymlink != 0
+	isDir := e.IsDir()
+	if !isLink && !isDir {
+		r.plainFile(name)
+		return
+	}
+	// job.path and job.real are clean and name has no separator: a
+	// join is a concatenation (filepath.Join would clean it again).
+	p := joinClean(job.path, name)
+	real := p
+	if job.real != job.path {
+		real = joinClean(job.real, name)
+	}
+	if isLink {
+		var ok bool
+		if real, isDir, ok = r.followLink(name, p, isDir); !ok {
+			return
+		}
+	}
+	if isDir {
+		r.subfolder(name, p, real, isLink)
+		return
+	}
+	if !strings.HasSuffix(name, ".md") || r.ignored(name, false) {
+		return
+	}
+	// A link named *.md: its target, checked against the roots.
+	var st unix.Stat_t
+	if err := unix.Stat(real, &st); err != nil {
+		r.unreadable(p, err)
+		return
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		r.warn(KindNotRegular, p, "not a regular file")
+		return
+	}
+	r.addFile(name, real, &st)
+}
+
+// plainFile takes an entry that is neither a link nor a folder: most
+// entries of a large tree. A markdown file is stat'ed relative to its
+// folder, and no path is built for it.
+func (r *folderRead) plainFile(name string) {
+	if !strings.HasSuffix(name, ".md") || r.ignored(name, false) {
+		return
+	}
+	job := r.job
+	var st unix.Stat_t
+	if err := unix.Fstatat(r.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		r.unreadable(joinClean(job.path, name), err)
+		return
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		r.warn(KindNotRegular, joinClean(job.path, name), "not a regular file")
+		return
+	}
+	real := ""
+	if job.real != job.path {
+		real = joinClean(job.real, name)
+	}
+	r.addFile(name, real, &st)
+}
+
+// followLink resolves the link name (at p; isDir as its entry says): its
+// real path and whether it leads to a folder; ok is false when it is to be
+// passed over (not a page nor a folder, broken, unreadable, or outside the
+// roots, with a warning where one is due).
+func (r *folderRead) followLink(name, p string, isDir bool) (real string, _ bool, ok bool) {
+	if !isDir && !strings.HasSuffix(name, ".md") {
+		// Only a link named *.md may be a page; a link to a folder
+		// may have any name, so resolve it to tell.
+		info, err := os.Stat(p)
+		if err != nil && ioFailure(err) {
+			r.unreadable(p, err)
+		}
+		if err != nil || !info.IsDir() {
+			return "", false, false
+		}
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			r.warn(KindBrokenLink, p, "broken symbolic link")
+		} else {
+			r.unreadable(p, err)
+		}
+		return "", false, false
+	}
+	info, err := os.Stat(real)
+	if err != nil {
+		r.unreadable(p, err)
+		return "", false, false
+	}
+	isDir = info.IsDir()
+	if !under(real, r.w.roots) {
+		if !isDir || !strings.HasPrefix(name, ".") {
+			r.warn(KindOutsideRoots, p, "symbolic link to %s, outside the source roots", shown(real))
+		}
+		return "", false, false
+	}
+	return real, isDir, true
+}
+
+// subfolder queues the folder name (at p, real path real) unless it is
+// hidden or ignored, or, reached through a link, would loop or pass too
+// many links.
+func (r *folderRead) subfolder(name, p, real string, isLink bool) {
+	job := r.job
+	if strings.HasPrefix(name, ".") || r.ignored(name, true) {
+		return
+	}
+	hops := job.hops
+	if isLink {
+		hops++
+		if loops(real, job.chain) {
+			r.warn(KindLinkLoop, p, "symbolic link to %s, a folder that holds it (a loop)", shown(real))
+			return
+		}
+		if hops > maxLinkHops {
+			r.warn(KindLinkLoop, p, "more than %d symbolic links to folders on the way", maxLinkHops)
+			return
+		}
+	}
+	r.out.dirs = append(r.out.dirs, dirJob{
+		root: job.root, src: job.src, path: p, real: real,
+		chain: append(slices.Clip(job.chain), real), hops: hops,
+		parts: append(slices.Clip(job.parts), strings.Clone(name)), patterns: r.patterns,
+	})
 }
 
 // joinClean joins a clean folder path and a name without a separator.

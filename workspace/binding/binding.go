@@ -60,7 +60,7 @@ type Binding struct {
 // pass through with their own code.
 func Select(ctx context.Context, svc Service, expectedWorkspace string, expectedRevision uint64) (*Binding, error) {
 	if !validWorkspace(expectedWorkspace) {
-		return nil, docir.Errorf(docir.CodeBindingRejected, "binding: workspace %q is not a workspace identity (32 lowercase hex digits)", clip(expectedWorkspace))
+		return nil, docir.Errorf(docir.CodeBindingRejected, "binding: workspace %q is not a workspace identity (32 lowercase hex digits)", docir.Clip(expectedWorkspace, maxQuoted))
 	}
 	if expectedRevision == 0 || expectedRevision > maxRevision {
 		return nil, docir.Errorf(docir.CodeBindingRejected, "binding: revision %d names no generation", expectedRevision)
@@ -107,13 +107,13 @@ func Bind(ctx context.Context, svc Service) (*Binding, error) {
 // newBinding checks what the service answered and builds the receipt.
 func newBinding(svc Service, ws string, g Generation, want uint64) (*Binding, error) {
 	if !validWorkspace(ws) {
-		return nil, docir.Errorf(docir.CodeInternal, "binding: the service's workspace identity %q is not 32 lowercase hex digits", clip(ws))
+		return nil, docir.Errorf(docir.CodeInternal, "binding: the service's workspace identity %q is not 32 lowercase hex digits", docir.Clip(ws, maxQuoted))
 	}
 	if g.Revision != want || g.Revision == 0 || g.Revision > maxRevision {
 		return nil, docir.Errorf(docir.CodeInternal, "binding: asked for generation %d, the service answered generation %d", want, g.Revision)
 	}
 	if !validDigest(g.ManifestDigest) {
-		return nil, docir.Errorf(docir.CodeInternal, "binding: generation %d has manifest digest %q, not 64 lowercase hex digits", g.Revision, clip(g.ManifestDigest))
+		return nil, docir.Errorf(docir.CodeInternal, "binding: generation %d has manifest digest %q, not 64 lowercase hex digits", g.Revision, docir.Clip(g.ManifestDigest, maxQuoted))
 	}
 	return &Binding{svc: svc, workspace: ws, gen: g, receipt: newReceipt(ws, g.Revision, g.ManifestDigest)}, nil
 }
@@ -183,11 +183,5 @@ func (b *Binding) RunCurrent(ctx context.Context, fn func(context.Context) error
 	return fn(ctx)
 }
 
-// clip shortens outside input quoted in an error message.
-func clip(s string) string {
-	const n = 80
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
-}
+// maxQuoted bounds what a message quotes of outside input (docir.Clip).
+const maxQuoted = 80

@@ -154,24 +154,24 @@ func ParseEvidence(file []byte) (EvidenceClaim, error) {
 	}
 	switch {
 	case *e.Schema != SchemaEvidence:
-		return EvidenceClaim{}, rejectf("evidence: schema %q; this docir reads %s", clip(*e.Schema), SchemaEvidence)
+		return EvidenceClaim{}, rejectf("evidence: schema %q; this docir reads %s", docir.Clip(*e.Schema, maxQuoted), SchemaEvidence)
 	case *e.Authority:
 		return EvidenceClaim{}, rejectf("evidence: authority is true; evidence grants no authority")
 	case !slices.Contains(EvidenceMethods(), *e.Method):
-		return EvidenceClaim{}, rejectf("evidence: method %q is not a read docir attests (%s)", clip(*e.Method), strings.Join(EvidenceMethods(), ", "))
+		return EvidenceClaim{}, rejectf("evidence: method %q is not a read docir attests (%s)", docir.Clip(*e.Method, maxQuoted), strings.Join(EvidenceMethods(), ", "))
 	case !validDigest(*e.ResponseDigest):
-		return EvidenceClaim{}, rejectf("evidence: response_digest %q is not 64 lowercase hex digits", clip(*e.ResponseDigest))
+		return EvidenceClaim{}, rejectf("evidence: response_digest %q is not 64 lowercase hex digits", docir.Clip(*e.ResponseDigest, maxQuoted))
 	case *e.BindingDigest != bc.Digest:
-		return EvidenceClaim{}, rejectf("evidence: binding_digest %q is not the digest of the binding it carries", clip(*e.BindingDigest))
+		return EvidenceClaim{}, rejectf("evidence: binding_digest %q is not the digest of the binding it carries", docir.Clip(*e.BindingDigest, maxQuoted))
 	case *e.RequestDigest != sha256Hex(request):
-		return EvidenceClaim{}, rejectf("evidence: request_digest %q is not the digest of the request it carries", clip(*e.RequestDigest))
+		return EvidenceClaim{}, rejectf("evidence: request_digest %q is not the digest of the request it carries", docir.Clip(*e.RequestDigest, maxQuoted))
 	}
 	want := newEvidence(bc.Digest, *e.Method, *e.RequestDigest, *e.ResponseDigest)
 	if !bytes.Equal(want.canonical, env.Evidence) {
 		return EvidenceClaim{}, rejectf("evidence: the evidence object is not the canonical %s form of its fields", SchemaEvidence)
 	}
 	if *env.Digest != want.digest {
-		return EvidenceClaim{}, rejectf("evidence: digest %q is not the evidence's digest", clip(*env.Digest))
+		return EvidenceClaim{}, rejectf("evidence: digest %q is not the evidence's digest", docir.Clip(*env.Digest, maxQuoted))
 	}
 	c := EvidenceClaim{
 		Binding: bc, Method: *e.Method, Request: request, ResponseDigest: *e.ResponseDigest,

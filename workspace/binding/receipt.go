@@ -151,22 +151,22 @@ func ParseReceipt(file []byte) (Claim, error) {
 	}
 	switch {
 	case *r.Schema != SchemaBinding:
-		return Claim{}, rejectf("receipt: schema %q; this docir reads %s", clip(*r.Schema), SchemaBinding)
+		return Claim{}, rejectf("receipt: schema %q; this docir reads %s", docir.Clip(*r.Schema, maxQuoted), SchemaBinding)
 	case *r.Authority:
 		return Claim{}, rejectf("receipt: authority is true; a binding receipt grants no authority")
 	case !validWorkspace(*r.Workspace):
-		return Claim{}, rejectf("receipt: workspace %q is not a workspace identity (32 lowercase hex digits)", clip(*r.Workspace))
+		return Claim{}, rejectf("receipt: workspace %q is not a workspace identity (32 lowercase hex digits)", docir.Clip(*r.Workspace, maxQuoted))
 	case *r.Revision == 0 || *r.Revision > maxRevision:
 		return Claim{}, rejectf("receipt: revision %d names no generation", *r.Revision)
 	case !validDigest(*r.ManifestDigest):
-		return Claim{}, rejectf("receipt: manifest_digest %q is not 64 lowercase hex digits", clip(*r.ManifestDigest))
+		return Claim{}, rejectf("receipt: manifest_digest %q is not 64 lowercase hex digits", docir.Clip(*r.ManifestDigest, maxQuoted))
 	}
 	want := newReceipt(*r.Workspace, *r.Revision, *r.ManifestDigest)
 	if !bytes.Equal(want.canonical, env.Receipt) {
 		return Claim{}, rejectf("receipt: the receipt object is not the canonical docir.workspace-binding.v1 form of its fields")
 	}
 	if *env.Digest != want.digest {
-		return Claim{}, rejectf("receipt: digest %q is not the receipt's digest", clip(*env.Digest))
+		return Claim{}, rejectf("receipt: digest %q is not the receipt's digest", docir.Clip(*env.Digest, maxQuoted))
 	}
 	if !bytes.Equal(bytes.TrimSuffix(file, []byte("\n")), want.object()) {
 		return Claim{}, rejectf("receipt: not the bytes docir writes for it")
@@ -220,7 +220,7 @@ func exactKeys(b []byte, keys []string) error {
 			return err
 		}
 		if k, _ := t.(string); !slices.Contains(keys, k) {
-			return fmt.Errorf("unknown field %q", clip(k))
+			return fmt.Errorf("unknown field %q", docir.Clip(k, maxQuoted))
 		}
 		var skip json.RawMessage
 		if err := dec.Decode(&skip); err != nil {

@@ -77,7 +77,7 @@ func (g *guard) inbound(msg []byte) *refusal {
 	if hasID {
 		if !exactID(rawID) {
 			return &refusal{id, wire.NewError(docir.CodeInvalidRequest,
-				"invalid request: id %s: an MCP id is a string or an integer from -(2^53-1) to 2^53-1 (not null), and is echoed exactly", clip(rawID))}
+				"invalid request: id %s: an MCP id is a string or an integer from -(2^53-1) to 2^53-1 (not null), and is echoed exactly", docir.Clip(string(rawID), 64))}
 		}
 		id = rawID
 	}
@@ -116,7 +116,7 @@ func (g *guard) inbound(msg []byte) *refusal {
 		}
 	case hasID && method != "ping" && !g.initialized:
 		return &refusal{id, wire.NewError(docir.CodeInvalidRequest,
-			"invalid request: %s before initialize: an MCP session starts with an initialize request", clip(members["method"]))}
+			"invalid request: %s before initialize: an MCP session starts with an initialize request", docir.Clip(string(members["method"]), 64))}
 	}
 	return nil
 }
@@ -287,14 +287,6 @@ func unquote(raw json.RawMessage) string {
 	var s string
 	_ = json.Unmarshal(raw, &s)
 	return s
-}
-
-// clip shortens an id or method for an error message.
-func clip(raw json.RawMessage) string {
-	if len(raw) > 64 {
-		return string(raw[:64]) + "…"
-	}
-	return string(raw)
 }
 
 // sdkError is a docir wire error as the SDK carries it.

@@ -149,7 +149,7 @@ func TestIndexingAndNoStoreAreCoded(t *testing.T) {
 	checkLeaks(t)
 	ws := workspace.New(workspace.Config{Dir: t.TempDir(), Sources: []store.Source{{Path: t.TempDir()}}})
 	t.Cleanup(func() { ws.Close() })
-	gate := workspace.NewGate(ws, 50*time.Millisecond) // never opened: indexing throughout
+	gate := session.NewGate(ws, 50*time.Millisecond) // never opened: indexing throughout
 	s := newRawSession(t, session.New(session.Config{Reader: gate, Version: "test"}))
 	s.initialize("2025-06-18")
 	s.send(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"docir:///a"}}`)
@@ -174,7 +174,7 @@ func TestCancelledCallGetsNoReply(t *testing.T) {
 	checkLeaks(t)
 	ws := workspace.New(workspace.Config{Dir: t.TempDir(), Sources: []store.Source{{Path: t.TempDir()}}})
 	t.Cleanup(func() { ws.Close() })
-	gate := workspace.NewGate(ws, 300*time.Millisecond) // each read waits 300 ms, then answers indexing
+	gate := session.NewGate(ws, 300*time.Millisecond) // each read waits 300 ms, then answers indexing
 	s := newRawSession(t, session.New(session.Config{Reader: gate, Version: "test"}))
 	s.initialize("2025-06-18")
 	s.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"status","arguments":{}}}`)

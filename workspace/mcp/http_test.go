@@ -156,7 +156,7 @@ func TestHTTPCancelled(t *testing.T) {
 	checkLeaks(t)
 	ws := workspace.New(workspace.Config{Dir: t.TempDir(), Sources: []store.Source{{Path: t.TempDir()}}})
 	t.Cleanup(func() { ws.Close() })
-	gate := workspace.NewGate(ws, 400*time.Millisecond) // each read waits, then answers indexing
+	gate := session.NewGate(ws, 400*time.Millisecond) // each read waits, then answers indexing
 	url := httpMCP(t, session.New(session.Config{Reader: gate, Version: "test"}), MaxSessions, SessionShed)
 	sid := mcpInit(t, url, "2025-06-18")
 	var wg sync.WaitGroup

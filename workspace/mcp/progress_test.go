@@ -23,7 +23,7 @@ func TestIndexingProgress(t *testing.T) {
 	checkLeaks(t)
 	ws := workspace.New(workspace.Config{Dir: t.TempDir(), Sources: []store.Source{{Path: t.TempDir()}}})
 	t.Cleanup(func() { ws.Close() })
-	gate := workspace.NewGate(ws, 800*time.Millisecond) // never opened: indexing throughout
+	gate := session.NewGate(ws, 800*time.Millisecond) // never opened: indexing throughout
 	e := session.New(session.Config{Reader: gate, Version: "test"})
 	var step atomic.Int64
 	o := Options{Version: "test", Indexing: func() (string, int, int, bool) {

@@ -20,6 +20,55 @@ import (
 	"github.com/docir/docir/workspace/binding"
 )
 
+// toolSchema is what TestInputSchemasForForms reads of a tool's input
+// schema.
+type toolSchema struct {
+	Type       any                 `json:"type"`
+	Properties map[string]toolProp `json:"properties"`
+	OneOf      []struct {
+		Required []string `json:"required"`
+	} `json:"oneOf"`
+}
+
+type toolProp struct {
+	Type        any             `json:"type"`
+	Description string          `json:"description"`
+	Minimum     *float64        `json:"minimum"`
+	Maximum     *float64        `json:"maximum"`
+	MaxItems    *int            `json:"maxItems"`
+	Default     json.RawMessage `json:"default"`
+}
+
+// checkGetSchema: get takes doc_id or doc_ids, and doc_ids' bound is the
+// one the tool enforces.
+func checkGetSchema(t *testing.T, cs *sdk.ClientSession, s toolSchema) {
+	t.Helper()
+	var req [][]string
+	for _, o := range s.OneOf {
+		req = append(req, o.Required)
+	}
+	if diff := cmp.Diff([][]string{{"doc_id"}, {"doc_ids"}}, req); diff != "" {
+		t.Errorf("get: oneOf required (-want +got):\n%s", diff)
+	}
+	if p := s.Properties["doc_ids"]; p.MaxItems == nil || *p.MaxItems != MaxToolAddresses || p.Type != "array" ||
+		!strings.Contains(p.Description, strconv.Itoa(MaxToolAddresses)) {
+		t.Errorf("get.doc_ids: %+v", p)
+	}
+	for _, n := range []int{MaxToolAddresses, MaxToolAddresses + 1} {
+		ids := make([]string, n)
+		for i := range ids {
+			ids[i] = "x"
+		}
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "get", Arguments: map[string]any{"doc_ids": ids}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.IsError != (n > MaxToolAddresses) {
+			t.Errorf("get with %d doc_ids: isError %v: %v", n, res.IsError, res.Content)
+		}
+	}
+}
+
 // TestInputSchemasForForms: every input schema has plain types (no
 // "type" arrays), get says oneOf doc_id | doc_ids, and every bound in a
 // schema is the one the engine enforces, described in words: the values
@@ -36,21 +85,6 @@ func TestInputSchemasForForms(t *testing.T) {
 	for _, tl := range tools(e, Options{}) {
 		method[tl.name] = tl.method
 	}
-	type prop struct {
-		Type        any             `json:"type"`
-		Description string          `json:"description"`
-		Minimum     *float64        `json:"minimum"`
-		Maximum     *float64        `json:"maximum"`
-		MaxItems    *int            `json:"maxItems"`
-		Default     json.RawMessage `json:"default"`
-	}
-	type schema struct {
-		Type       any             `json:"type"`
-		Properties map[string]prop `json:"properties"`
-		OneOf      []struct {
-			Required []string `json:"required"`
-		} `json:"oneOf"`
-	}
 	bounds := map[string][3]int{ // min, max, default
 		"limit":  {MinLimit, docir.MaxLimit, docir.DefaultLimit},
 		"budget": {MinBudget, workspace.MaxBudget, docir.DefaultBudget},
@@ -59,7 +93,7 @@ func TestInputSchemasForForms(t *testing.T) {
 	checked := 0
 	for _, tool := range res.Tools {
 		data, _ := json.Marshal(tool.InputSchema)
-		var s schema
+		var s toolSchema
 		if err := json.Unmarshal(data, &s); err != nil {
 			t.Fatal(err)
 		}
@@ -98,30 +132,7 @@ func TestInputSchemasForForms(t *testing.T) {
 			}
 		}
 		if tool.Name == "get" {
-			var req [][]string
-			for _, o := range s.OneOf {
-				req = append(req, o.Required)
-			}
-			if diff := cmp.Diff([][]string{{"doc_id"}, {"doc_ids"}}, req); diff != "" {
-				t.Errorf("get: oneOf required (-want +got):\n%s", diff)
-			}
-			if p := s.Properties["doc_ids"]; p.MaxItems == nil || *p.MaxItems != MaxToolAddresses || p.Type != "array" ||
-				!strings.Contains(p.Description, strconv.Itoa(MaxToolAddresses)) {
-				t.Errorf("get.doc_ids: %+v", p)
-			}
-			for _, n := range []int{MaxToolAddresses, MaxToolAddresses + 1} {
-				ids := make([]string, n)
-				for i := range ids {
-					ids[i] = "x"
-				}
-				res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "get", Arguments: map[string]any{"doc_ids": ids}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if res.IsError != (n > MaxToolAddresses) {
-					t.Errorf("get with %d doc_ids: isError %v: %v", n, res.IsError, res.Content)
-				}
-			}
+			checkGetSchema(t, cs, s)
 		}
 	}
 	if checked != 4 { // limit of search, query, context; budget of context

@@ -64,7 +64,7 @@ func TestInnerReadsUnderWaitingRefresh(t *testing.T) {
 				if werr != nil {
 					panic(werr)
 				}
-				result, werr := e.readsOn(ws).Call(ctx, req.Method, req.Params)
+				result, werr := e.readsOn(ws, nil).Call(ctx, req.Method, req.Params)
 				inner = append(inner, wire.Reply(req, result, werr, e.maxReply))
 			}
 		}()

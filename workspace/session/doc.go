@@ -1,6 +1,8 @@
 // Package session is the engine of `docir serve`: the dispatcher that
 // every transport calls, the NDJSON session loop, the host policy loader,
-// and the HTTP handler. The JSON-RPC codec and framing it speaks are in
+// the HTTP handler, and serve's background jobs (background.go): the Gate
+// that holds reads until a background index is done, its Progress, and the
+// --watch refresher. The JSON-RPC codec and framing it speaks are in
 // package wire.
 //
 // The layers are kept apart. Framing (wire.LineReader) knows lines and

@@ -66,10 +66,13 @@ type Held interface {
 	docir.Reader
 	// Generation is the generation it reads.
 	Generation() uint64
+	// Recording is the held reader with every local document its reads
+	// read recorded in log (workspace.View.Recording).
+	Recording(log *docir.ReadLog) docir.Reader
 	// Authenticate checks that the store still holds that generation as
-	// current and that the sources of what the reads with ctx read (its
-	// docir.ReadLog) did not change: a source_drift error otherwise.
-	Authenticate(ctx context.Context) error
+	// current and that the sources of the documents recorded in log did
+	// not change: a source_drift error otherwise.
+	Authenticate(ctx context.Context, log *docir.ReadLog) error
 	Close() error
 }
 
@@ -130,7 +133,7 @@ func New(cfg Config) *Engine {
 	if e.log == nil {
 		e.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	e.reads = e.readsOn(cfg.Reader)
+	e.reads = e.readsOn(cfg.Reader, nil)
 	e.methods = map[string]methodFunc{}
 	for _, m := range readbatch.ReadMethods() {
 		e.methods[m] = methodFunc{run: func(e *Engine, ctx context.Context, params json.RawMessage) (any, error) {
@@ -344,13 +347,15 @@ func (e *Engine) readBatch(ctx context.Context, params json.RawMessage, room int
 		return nil, err
 	}
 	defer h.Close()
-	ctx = docir.WithReadLog(ctx, &docir.ReadLog{})
+	// What the workers read, on the held generation or on one a frame
+	// pins, is recorded in log; the authentication checks what log holds.
+	log := &docir.ReadLog{}
 	out, err := readbatch.Run(ctx, readbatch.Config{
-		Reads:        e.readsOn(h),
+		Reads:        e.readsOn(h.Recording(log), log),
 		Allow:        e.allow,
 		Workers:      e.cfg.Policy.ReadBatchWorkers,
 		Revision:     h.Generation(),
-		Authenticate: h.Authenticate,
+		Authenticate: func(ctx context.Context) error { return h.Authenticate(ctx, log) },
 		MaxReply:     e.maxReply,
 		MaxResult:    room,
 	}, params)
@@ -399,7 +404,7 @@ func (e *Engine) bind(ctx context.Context, params json.RawMessage) (any, error) 
 	if p.TTL != nil {
 		var err error
 		if ttl, err = binding.ParseTTL(*p.TTL); err != nil {
-			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: %v", wire.MethodBind, err)
+			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: %w", wire.MethodBind, err)
 		}
 	}
 	var b *binding.Binding
@@ -456,7 +461,7 @@ func (e *Engine) evidence(ctx context.Context, params json.RawMessage) (any, err
 		return nil, err
 	}
 	defer h.Close()
-	v, err := e.readsOn(h).run(ctx, p.Method, p.Params)
+	v, err := e.readsOn(h, nil).run(ctx, p.Method, p.Params)
 	if err != nil {
 		return nil, err
 	}
@@ -498,8 +503,10 @@ func (e *Engine) replay(ctx context.Context, receipt []byte) (*binding.Binding, 
 
 // readsOn is the read methods on r: the session's reader for its own
 // calls, a held generation for a read batch's workers and for evidence.
-func (e *Engine) readsOn(r docir.Reader) *reads {
-	return &reads{r: r, pins: pins{hold: e.cfg.Hold, bindings: e.cfg.Bindings}, maxReply: e.maxReply, discover: e.Discover}
+// With a log (a read batch's), the reads of a generation a frame pins are
+// recorded in it too.
+func (e *Engine) readsOn(r docir.Reader, log *docir.ReadLog) *reads {
+	return &reads{r: r, pins: pins{hold: e.cfg.Hold, bindings: e.cfg.Bindings, log: log}, maxReply: e.maxReply, discover: e.Discover}
 }
 
 // malformedIn prefixes an address parse error with the method; it keeps

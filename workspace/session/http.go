@@ -58,106 +58,121 @@ type HTTPOptions struct {
 // method, 413 a body over the bound (with a frame_too_large reply), 415 a
 // body that is not application/json.
 func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
-	var want [sha256.Size]byte
+	h := &httpHandler{e: e, opts: opts}
 	if opts.Token != "" {
-		want = sha256.Sum256([]byte(opts.Token))
+		h.want = sha256.Sum256([]byte(opts.Token))
 	}
-	// guard runs the checks every path but /health shares: the Host and
-	// Origin of a loopback listener, then the token.
-	guard := func(w http.ResponseWriter, r *http.Request) bool {
-		w.Header().Set("Connection", "close") // a refused client pins no slot
-		if opts.Loopback && !loopbackHost(r.Host) {
-			http.Error(w, fmt.Sprintf("docir serve: Host %q is not a loopback name", r.Host), http.StatusForbidden)
+	return h
+}
+
+// httpHandler is the engine served over HTTP with its options.
+type httpHandler struct {
+	e    *Engine
+	opts HTTPOptions
+	want [sha256.Size]byte // the token's digest
+}
+
+func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.URL.Path == HealthPath:
+		h.health(w, r)
+	case r.URL.Path == MCPPath && h.opts.MCP != nil:
+		if h.guard(w, r) {
+			h.opts.MCP.ServeHTTP(w, r)
+		}
+	case r.URL.Path != RPCPath:
+		endpoints := "POST " + RPCPath + ", GET " + HealthPath
+		if h.opts.MCP != nil {
+			endpoints += ", " + MCPPath + " (MCP Streamable HTTP)"
+		}
+		w.Header().Set("Connection", "close")
+		http.Error(w, "docir serve: the endpoints are "+endpoints, http.StatusNotFound)
+	case r.Method != http.MethodPost:
+		w.Header().Set("Allow", http.MethodPost)
+		w.Header().Set("Connection", "close")
+		http.Error(w, "docir serve: "+RPCPath+" takes POST", http.StatusMethodNotAllowed)
+	case h.guard(w, r):
+		h.rpc(w, r)
+	}
+}
+
+// guard runs the checks every path but /health shares: the Host and
+// Origin of a loopback listener, then the token.
+func (h *httpHandler) guard(w http.ResponseWriter, r *http.Request) bool {
+	opts := h.opts
+	w.Header().Set("Connection", "close") // a refused client pins no slot
+	if opts.Loopback && !loopbackHost(r.Host) {
+		http.Error(w, fmt.Sprintf("docir serve: Host %q is not a loopback name", r.Host), http.StatusForbidden)
+		return false
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && opts.Loopback && !loopbackOrigin(origin) {
+		http.Error(w, fmt.Sprintf("docir serve: Origin %q is not a loopback origin", origin), http.StatusForbidden)
+		return false
+	}
+	if opts.Token != "" {
+		scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+		ok = ok && strings.EqualFold(scheme, "Bearer")
+		// Hashing first makes the comparison constant in time whatever
+		// the lengths.
+		sum := sha256.Sum256([]byte(got))
+		if subtle.ConstantTimeCompare(sum[:], h.want[:]) != 1 || !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="docir"`)
+			writeReply(w, http.StatusUnauthorized, wire.ErrorLine(nil, wire.NewError(docir.CodeUnauthorized, "missing or wrong bearer token")))
 			return false
 		}
-		if origin := r.Header.Get("Origin"); origin != "" && opts.Loopback && !loopbackOrigin(origin) {
-			http.Error(w, fmt.Sprintf("docir serve: Origin %q is not a loopback origin", origin), http.StatusForbidden)
-			return false
-		}
-		if opts.Token != "" {
-			scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-			ok = ok && strings.EqualFold(scheme, "Bearer")
-			// Hashing first makes the comparison constant in time whatever
-			// the lengths.
-			sum := sha256.Sum256([]byte(got))
-			if subtle.ConstantTimeCompare(sum[:], want[:]) != 1 || !ok {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="docir"`)
-				writeReply(w, http.StatusUnauthorized, wire.ErrorLine(nil, wire.NewError(docir.CodeUnauthorized, "missing or wrong bearer token")))
-				return false
-			}
-		}
-		w.Header().Del("Connection") // allowed: the connection may be kept alive
-		return true
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.URL.Path == HealthPath:
-			w.Header().Set("Connection", "close") // a health check pins no slot
-			if opts.Loopback && !loopbackHost(r.Host) {
-				http.Error(w, fmt.Sprintf("docir serve: Host %q is not a loopback name", r.Host), http.StatusForbidden)
-				return
-			}
-			if r.Method != http.MethodGet && r.Method != http.MethodHead {
-				w.Header().Set("Allow", "GET, HEAD")
-				http.Error(w, "docir serve: "+HealthPath+" takes GET", http.StatusMethodNotAllowed)
-				return
-			}
-			writeReply(w, http.StatusOK, []byte(`{"status":"ok"}`))
-			return
-		case r.URL.Path == MCPPath && opts.MCP != nil:
-			if guard(w, r) {
-				opts.MCP.ServeHTTP(w, r)
-			}
-			return
-		case r.URL.Path != RPCPath:
-			endpoints := "POST " + RPCPath + ", GET " + HealthPath
-			if opts.MCP != nil {
-				endpoints += ", " + MCPPath + " (MCP Streamable HTTP)"
-			}
-			w.Header().Set("Connection", "close")
-			http.Error(w, "docir serve: the endpoints are "+endpoints, http.StatusNotFound)
-			return
-		}
-		if r.Method != http.MethodPost {
-			w.Header().Set("Allow", http.MethodPost)
-			w.Header().Set("Connection", "close")
-			http.Error(w, "docir serve: "+RPCPath+" takes POST", http.StatusMethodNotAllowed)
-			return
-		}
-		if !guard(w, r) {
-			return
-		}
-		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-			http.Error(w, "docir serve: the body must be application/json (one JSON-RPC request)", http.StatusUnsupportedMediaType)
-			return
-		}
-		// The bound counts every byte, as a line's does in NDJSON.
-		f, err := wire.ReadBody(r.Body, wire.MaxFrameBytes)
-		if err != nil {
-			http.Error(w, "docir serve: reading the body: "+err.Error(), http.StatusBadRequest)
+	w.Header().Del("Connection") // allowed: the connection may be kept alive
+	return true
+}
+
+// health answers GET /health: no token, a loopback Host on a loopback
+// listener.
+func (h *httpHandler) health(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Connection", "close") // a health check pins no slot
+	if h.opts.Loopback && !loopbackHost(r.Host) {
+		http.Error(w, fmt.Sprintf("docir serve: Host %q is not a loopback name", r.Host), http.StatusForbidden)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "docir serve: "+HealthPath+" takes GET", http.StatusMethodNotAllowed)
+		return
+	}
+	writeReply(w, http.StatusOK, []byte(`{"status":"ok"}`))
+}
+
+// rpc answers a guarded POST /rpc: one frame, its reply.
+func (h *httpHandler) rpc(w http.ResponseWriter, r *http.Request) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		http.Error(w, "docir serve: the body must be application/json (one JSON-RPC request)", http.StatusUnsupportedMediaType)
+		return
+	}
+	// The bound counts every byte, as a line's does in NDJSON.
+	f, err := wire.ReadBody(r.Body, wire.MaxFrameBytes)
+	if err != nil {
+		http.Error(w, "docir serve: reading the body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if f.TooLarge {
+		writeTooLarge(w, r, f)
+		return
+	}
+	body := f.Line
+	handler := h.e
+	if from := r.Header.Get(wire.HeaderPeer); from != "" {
+		if h.opts.Instance != "" && from == h.opts.Instance {
+			writeReply(w, http.StatusOK, wire.ErrorLine(wire.ScanID(body, true), wire.NewError(docir.CodeUnavailable,
+				"this server is the peer itself: a peers entry of its config names its own url; remove it")))
 			return
 		}
-		if f.TooLarge {
-			writeTooLarge(w, r, f)
-			return
-		}
-		body := f.Line
-		handler := e
-		if from := r.Header.Get(wire.HeaderPeer); from != "" {
-			if opts.Instance != "" && from == opts.Instance {
-				writeReply(w, http.StatusOK, wire.ErrorLine(wire.ScanID(body, true), wire.NewError(docir.CodeUnavailable,
-					"this server is the peer itself: a peers entry of its config names its own url; remove it")))
-				return
-			}
-			handler = e.peer // a peer's request is answered locally, never federated again
-		}
-		reply := handler.Handle(r.Context(), body)
-		if reply == nil {
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		writeReply(w, http.StatusOK, reply)
-	})
+		handler = h.e.peer // a peer's request is answered locally, never federated again
+	}
+	reply := handler.Handle(r.Context(), body)
+	if reply == nil {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	writeReply(w, http.StatusOK, reply)
 }
 
 // writeTooLarge answers a body over the frame bound: 413 with a
@@ -215,7 +230,7 @@ func ListenAddr(addr string) (hostport string, loopback bool, err error) {
 		return "", false, err
 	}
 	if _, err := net.LookupPort("tcp", port); err != nil {
-		return "", false, fmt.Errorf("port %q: %v", port, err)
+		return "", false, fmt.Errorf("port %q: %w", port, err)
 	}
 	if host == "" {
 		host = "127.0.0.1"

@@ -11,6 +11,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/workspace/binding"
@@ -154,8 +157,8 @@ type touchingHeld struct {
 	done bool
 }
 
-func (h *touchingHeld) Authenticate(ctx context.Context) error {
-	if !h.done && len(docir.ReadLogOf(ctx).IDs()) > 0 {
+func (h *touchingHeld) Authenticate(ctx context.Context, log *docir.ReadLog) error {
+	if !h.done && len(log.IDs()) > 0 {
 		h.done = true
 		f, err := os.OpenFile(h.path, os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
@@ -166,7 +169,7 @@ func (h *touchingHeld) Authenticate(ctx context.Context) error {
 			return err
 		}
 	}
-	return h.Held.Authenticate(ctx)
+	return h.Held.Authenticate(ctx, log)
 }
 
 // Nothing claims what does not exist: every method discover advertises,
@@ -357,4 +360,44 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// authLog is a Held that keeps what each authentication was asked to check.
+type authLog struct {
+	Held
+	checked *[][]string
+}
+
+func (h authLog) Authenticate(ctx context.Context, log *docir.ReadLog) error {
+	*h.checked = append(*h.checked, log.IDs())
+	return h.Held.Authenticate(ctx, log)
+}
+
+// TestReadBatchLogsEveryRead: what a batch's frames read, on the held
+// generation or on one a frame pins itself (image_revision), is in the
+// read log the second authentication checks; the first checks an empty one.
+func TestReadBatchLogsEveryRead(t *testing.T) {
+	ws, _ := testStore(t, nil)
+	var checked [][]string
+	hold := holdOf(ws)
+	e := New(Config{Reader: ws, Version: "test",
+		Policy: &Policy{Schema: PolicyV2, ReadBatchWorkers: 2},
+		Hold: func(ctx context.Context, rev uint64) (Held, error) {
+			h, err := hold(ctx, rev)
+			if err != nil {
+				return nil, err
+			}
+			return authLog{Held: h, checked: &checked}, nil
+		}})
+	r := runBatch(t, e, batchFrame(t, 1, 1,
+		`{"jsonrpc":"2.0","id":1,"method":"docir/get","params":{"doc_id":"runbooks/disk-full"}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"docir/get","params":{"doc_id":"runbooks/retry-budget","image_revision":1}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"docir/get","params":{"doc_id":"no/such-document"}}`))
+	if r.Error != nil || r.Result == nil {
+		t.Fatalf("batch: %+v", r)
+	}
+	want := [][]string{nil, {"runbooks/disk-full", "runbooks/retry-budget"}}
+	if diff := cmp.Diff(want, checked, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("read logs authenticated (-want +got):\n%s", diff)
+	}
 }

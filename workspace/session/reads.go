@@ -30,6 +30,7 @@ type reads struct {
 type pins struct {
 	hold     func(ctx context.Context, revision uint64) (Held, error) // nil: no local store
 	bindings binding.Service                                          // nil: no bindings
+	log      *docir.ReadLog                                           // non-nil: a pinned read records what it read here
 }
 
 // Call runs one read method and returns its encoded result, or the error
@@ -103,8 +104,13 @@ func (rd *reads) get(ctx context.Context, params json.RawMessage) (any, error) {
 		return nil, err
 	}
 	// Stop gathering bodies once they could not fit in a reply.
-	ctx = docir.WithReplyBound(ctx, rd.maxReply)
-	return keyed(ctx, rd, wire.MethodGet, p.DocID, p.DocIDs, p.Selector, docir.GetOne, docir.Get)
+	return keyed(ctx, rd, wire.MethodGet, p.DocID, p.DocIDs, p.Selector,
+		func(ctx context.Context, r docir.Reader, a address.Address) (docir.Document, error) {
+			return docir.GetOne(ctx, r, a, rd.maxReply)
+		},
+		func(ctx context.Context, r docir.Reader, addrs []address.Address) (docir.GetResult, error) {
+			return docir.Get(ctx, r, addrs, rd.maxReply)
+		})
 }
 
 // links runs docir/links: keyed like get, a skeleton read of the link
@@ -122,7 +128,7 @@ func (rd *reads) links(ctx context.Context, params json.RawMessage) (any, error)
 // another one.
 func decodeAddressed(method string, params json.RawMessage, p any) error {
 	if err := wire.CheckText(params); err != nil {
-		return docir.Errorf(docir.CodeMalformedAddress, "%s: malformed address: %v", method, err)
+		return docir.Errorf(docir.CodeMalformedAddress, "%s: malformed address: %w", method, err)
 	}
 	return wire.DecodeParams(method, params, p)
 }
@@ -207,6 +213,9 @@ func on[T any](ctx context.Context, rd *reads, method string, sel docir.Selector
 		return zero, err
 	}
 	defer h.Close()
+	if rd.pins.log != nil {
+		return read(ctx, h.Recording(rd.pins.log))
+	}
 	return read(ctx, h)
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -32,7 +33,7 @@ func (g *gatedReader) Status(ctx context.Context) (docir.Status, error) {
 
 var errGated = errors.New("gatedReader reads only status")
 
-func (g *gatedReader) Resolve(context.Context, []address.Address) (docir.Resolved, error) {
+func (g *gatedReader) Resolve(context.Context, []address.Address, int) (docir.Resolved, error) {
 	return docir.Resolved{}, errGated
 }
 func (g *gatedReader) Search(context.Context, docir.SearchParams) (docir.SearchResult, error) {
@@ -93,28 +94,70 @@ func TestServeStopsAfterTheRequestInHand(t *testing.T) {
 	e := New(Config{Reader: g})
 	pr, pw := io.Pipe()
 	defer pr.Close()
+	defer pw.Close() // ends the reading goroutine
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- Serve(ctx, e, pr, outW); outW.Close() }()
+	replies := make(chan string, 4)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			replies <- sc.Text()
+		}
+		close(replies)
+	}()
 
-	replies := bufio.NewScanner(outR)
 	go fmt.Fprintln(pw, `{"jsonrpc":"2.0","id":1,"method":"workspace/status"}`)
 	<-g.entered // the request is in hand
 	cancel()    // SIGTERM
-	go fmt.Fprintln(pw, `{"jsonrpc":"2.0","id":2,"method":"workspace/discover"}`)
-	time.Sleep(20 * time.Millisecond)
-	close(g.release)
-	if !replies.Scan() || !strings.Contains(replies.Text(), `"id":1,"result":{"store":"gated"`) {
-		t.Fatalf("the request in hand was not answered: %q", replies.Text())
-	}
-	if err := <-done; err != nil {
+	// A second request arrives while the first is in hand: its bytes are
+	// read (the pipe's write returns once they are), and the frame waits
+	// to be taken. Only then is the first let go, so a Serve that took
+	// one more frame after SIGTERM would find this one ready.
+	if _, err := fmt.Fprintln(pw, `{"jsonrpc":"2.0","id":2,"method":"workspace/discover"}`); err != nil {
 		t.Fatal(err)
 	}
-	if replies.Scan() {
-		t.Errorf("a request after SIGTERM was answered: %s", replies.Text())
+	waitParked(t, "docir/wire.ReadFramesOf(")
+	close(g.release)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return after SIGTERM")
 	}
-	pw.Close() // ends the reading goroutine
+	var got []string
+	for r := range replies {
+		got = append(got, r)
+	}
+	if len(got) == 0 || !strings.Contains(got[0], `"id":1,"result":{"store":"gated"`) {
+		t.Fatalf("the request in hand was not answered: %q", got)
+	}
+	if len(got) > 1 {
+		t.Errorf("a request after SIGTERM was answered: %q", got[1:])
+	}
+}
+
+// waitParked waits until a goroutine is blocked in the function whose
+// qualified name contains fn, as its innermost frame: the frame reader
+// holding a frame for Serve to take, not reading.
+func waitParked(t *testing.T, fn string) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		for _, g := range strings.Split(stacks, "\n\n") {
+			header, rest, _ := strings.Cut(g, "\n")
+			if strings.Contains(header, "[select") || strings.Contains(header, "[chan send") {
+				if top, _, _ := strings.Cut(rest, "\n"); strings.Contains(top, fn) {
+					return
+				}
+			}
+		}
+	}
+	t.Fatalf("no goroutine parked in %s", fn)
 }
 
 // TestServeWriteError: a host that stops reading ends the session with an

@@ -1,4 +1,4 @@
-package workspace
+package session
 
 import (
 	"context"
@@ -8,13 +8,14 @@ import (
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
+	"github.com/docir/docir/workspace"
 )
 
 // TestGate: reads wait for the gate at most its wait, then answer
 // indexing; an open gate lets them through, or answers its error; gates
 // made with Over open together.
 func TestGate(t *testing.T) {
-	ws := New(Config{Dir: t.TempDir(), Sources: []store.Source{{Path: t.TempDir()}}})
+	ws := workspace.New(workspace.Config{Dir: t.TempDir(), Sources: []store.Source{{Path: t.TempDir()}}})
 	defer ws.Close()
 	g := NewGate(ws, 10*time.Millisecond)
 	other := g.Over(ws)
@@ -40,7 +41,7 @@ func TestGate(t *testing.T) {
 		"status":  func() error { _, err := other.Status(ctx); return err }(),
 		"query":   func() error { _, err := g.Query(ctx, docir.QueryParams{Expr: "a:b"}); return err }(),
 		"context": func() error { _, err := g.Context(ctx, docir.ContextParams{Query: "x"}); return err }(),
-		"resolve": func() error { _, err := g.Resolve(ctx, nil); return err }(),
+		"resolve": func() error { _, err := g.Resolve(ctx, nil, 0); return err }(),
 	} {
 		if err != want {
 			t.Errorf("%s: %v, want the gate's error", name, err)

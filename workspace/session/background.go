@@ -1,4 +1,4 @@
-package workspace
+package session
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
-	"github.com/docir/docir/store/ingest"
+	"github.com/docir/docir/workspace"
 )
 
 // Gate is a docir.Reader in front of another that answers only once the
@@ -90,11 +90,11 @@ func (g *Gate) Wait(ctx context.Context) error {
 }
 
 // Resolve implements docir.Reader.
-func (g *Gate) Resolve(ctx context.Context, addrs []address.Address) (docir.Resolved, error) {
+func (g *Gate) Resolve(ctx context.Context, addrs []address.Address, maxBytes int) (docir.Resolved, error) {
 	if err := g.Wait(ctx); err != nil {
 		return docir.Resolved{}, err
 	}
-	return g.r.Resolve(ctx, addrs)
+	return g.r.Resolve(ctx, addrs, maxBytes)
 }
 
 // Search implements docir.Reader.
@@ -133,12 +133,12 @@ func (g *Gate) Status(ctx context.Context) (docir.Status, error) {
 // sources changes, once the changes have been quiet for debounce, until
 // ctx is done. Hidden folders are not watched, as the indexer does not
 // read them. onRefresh, when set, gets each refresh's outcome.
-func Watch(ctx context.Context, s *Service, debounce time.Duration, onRefresh func(docir.IndexSummary, error)) error {
+func Watch(ctx context.Context, s *workspace.Service, debounce time.Duration, onRefresh func(docir.IndexSummary, error)) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return err
 	}
-	for _, src := range s.cfg.Sources {
+	for _, src := range s.Sources() {
 		if err := addTree(w, src.Path); err != nil {
 			w.Close()
 			return err
@@ -255,20 +255,34 @@ func (p *Progress) Now() (stage string, done, total int, running bool) {
 	return p.stage, p.done, p.total, !p.completed
 }
 
-// RefreshReporting is Refresh with each step also reported to p (beside
-// the configured progress callback), and p finished at the end.
-func (s *Service) RefreshReporting(ctx context.Context, p *Progress) (docir.IndexSummary, error) {
+// RefreshReporting refreshes s with each step also reported to p (beside
+// the service's configured progress callback), and p finished at the end:
+// a server's background index.
+func RefreshReporting(ctx context.Context, s *workspace.Service, p *Progress) (docir.IndexSummary, error) {
 	defer p.Finish()
-	opt := s.cfg.Ingest
-	prev := opt.Progress
-	opt.Progress = func(stage string, done, total int) {
-		p.Report(stage, done, total)
-		if prev != nil {
-			prev(stage, done, total)
-		}
+	return s.RefreshReporting(ctx, p.Report)
+}
+
+// Links implements docir.Reader.
+func (g *Gate) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
+	if err := g.Wait(ctx); err != nil {
+		return docir.LinksResolved{}, err
 	}
-	if opt.Wait == nil {
-		opt.Wait = s.waitNote
+	return g.r.Links(ctx, addrs)
+}
+
+// Check implements docir.Reader.
+func (g *Gate) Check(ctx context.Context, p docir.CheckParams) (docir.CheckResult, error) {
+	if err := g.Wait(ctx); err != nil {
+		return docir.CheckResult{}, err
 	}
-	return ingest.Refresh(ctx, s.cfg.Dir, s.cfg.Sources, opt)
+	return g.r.Check(ctx, p)
+}
+
+// Changes implements docir.Reader.
+func (g *Gate) Changes(ctx context.Context, p docir.ChangesParams) (docir.ChangesResult, error) {
+	if err := g.Wait(ctx); err != nil {
+		return docir.ChangesResult{}, err
+	}
+	return g.r.Changes(ctx, p)
 }

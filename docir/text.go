@@ -1,0 +1,49 @@
+package docir
+
+import "unicode/utf8"
+
+// Clip shortens s to at most n bytes, cut on a rune boundary, followed by
+// "…" when it was cut: how much of outside input a message quotes, and how
+// long a value or snippet a reply carries.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// EditDistance is the Levenshtein distance between a and b in bytes, or
+// limit+1 as soon as it must exceed limit: a distance up to limit is
+// exact. It is how near a typed id, heading or config key is to one that
+// exists.
+func EditDistance(a, b string, limit int) int {
+	var bufs [2][64]int
+	prev, cur := bufs[0][:0], bufs[1][:0]
+	if len(b) >= len(bufs[0]) {
+		prev, cur = make([]int, 0, len(b)+1), make([]int, 0, len(b)+1)
+	}
+	prev, cur = prev[:len(b)+1], cur[:len(b)+1]
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin > limit {
+			return limit + 1
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
