@@ -14,7 +14,8 @@ import (
 // first, until the next one does not fit what is left of the budget (see
 // readPlan.add). Nothing planned overlaps anything planned before it. The
 // documents the plan reads from carry their outline (see outline) with
-// token estimates; the others none.
+// token estimates; the others none. docs/ranking.md ("The token budget")
+// states the plan's rules, one sentence each.
 func Context(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.ContextParams) (docir.ContextResult, error) {
 	q, limit, err := CheckQuery("context", p.Query, p.Limit)
 	if err != nil {
