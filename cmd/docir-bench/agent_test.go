@@ -35,31 +35,37 @@ func TestParseQuestions(t *testing.T) {
 	}
 }
 
-// TestQuestionSet: the committed question set parses, and every answer is
-// an address (whether it resolves is checked when the bench runs).
+// TestQuestionSet: the committed question sets parse, every answer is an
+// address (whether it resolves is checked when the bench runs), and no
+// question is asked twice, within a set or across them.
 func TestQuestionSet(t *testing.T) {
-	data, err := os.ReadFile("testdata/agent-hugo.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	qs, err := parseQuestions(data, "testdata/agent-hugo.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
 	seen := map[string]bool{}
-	for _, q := range qs {
-		for _, a := range append([]string{q.Answer}, q.Also...) {
-			if _, err := address.Parse(a); err != nil {
-				t.Errorf("%q: %v", q.Question, err)
+	for _, set := range []struct {
+		path string
+		min  int
+	}{{"testdata/agent-hugo.jsonl", 40}, {"testdata/agent-hugo-2.jsonl", 14}} {
+		data, err := os.ReadFile(set.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		qs, err := parseQuestions(data, set.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range qs {
+			for _, a := range append([]string{q.Answer}, q.Also...) {
+				if _, err := address.Parse(a); err != nil {
+					t.Errorf("%s: %q: %v", set.path, q.Question, err)
+				}
 			}
+			if seen[q.Question] {
+				t.Errorf("%s: %q twice", set.path, q.Question)
+			}
+			seen[q.Question] = true
 		}
-		if seen[q.Question] {
-			t.Errorf("%q twice", q.Question)
+		if len(qs) < set.min {
+			t.Errorf("%s: %d questions", set.path, len(qs))
 		}
-		seen[q.Question] = true
-	}
-	if len(qs) < 40 {
-		t.Errorf("%d questions", len(qs))
 	}
 }
 
