@@ -54,7 +54,7 @@ func Context(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.C
 // its matched sections follow it in steps, at their own scores.
 func makePlan(all []planned, budget int) *readPlan {
 	plan := newReadPlan(budget)
-	for _, st := range steps(all) {
+	for _, st := range steps(all, budget/ShortShare) {
 		plan.full = false
 		if !plan.addStep(st) && plan.full && !(st.whole && len(st.d.rec.Sections) > 0) {
 			break
@@ -159,9 +159,13 @@ type planned struct {
 // MaxBudget bounds a context request's token budget.
 const MaxBudget = 1 << 20
 
-// SmallDocTokens: a document of at most this many tokens is read whole
-// rather than by its matched section.
-const SmallDocTokens = 600
+// ShortShare: a document is short, and read whole rather than by its
+// matched sections, when it takes at most 1/ShortShare of the budget (1,000
+// tokens of the default 4,000): the section scores that choose among a
+// document's sections are least sure where a question is not worded as the
+// page is, and a short page read whole holds whichever section answers, at
+// a cost bounded by what the caller said it would read.
+const ShortShare = 4
 
 // EstimateTokens estimates the tokens an LLM tokenizer makes of text: a
 // quarter token per byte, plus a quarter for each character of three or
@@ -252,13 +256,14 @@ const WellMatched = 0.5
 // found.sectionScores) at the document's score times its share of the best such
 // section — so that a document's sections are read in the order of what
 // they say beyond its title, and a section of the best document that
-// outscores the best of the next one is read before it. A small document
-// is one read, whole, before its sections. Equal scores keep rank order.
-func steps(all []planned) []step {
+// outscores the best of the next one is read before it. A short document
+// (at most short tokens) is one read, whole, before its sections. Equal
+// scores keep rank order.
+func steps(all []planned, short int) []step {
 	var out []step
 	for i := range all {
 		d := &all[i]
-		if d.whole <= SmallDocTokens || len(d.doc.passages) == 0 {
+		if d.whole <= short || len(d.doc.passages) == 0 {
 			// Whole, first; its sections after, for when it does not fit
 			// (they overlap it when it does, and are skipped).
 			out = append(out, step{d: d, whole: true, score: d.doc.score})

@@ -76,7 +76,7 @@ func TestOutline(t *testing.T) {
 // whole.
 func TestSteps(t *testing.T) {
 	big := func(id string, score float64, ps ...passageHit) planned {
-		return planned{rec: docir.Record{ID: id}, doc: rankedDoc{id: id, score: score, passages: ps}, whole: SmallDocTokens + 1}
+		return planned{rec: docir.Record{ID: id}, doc: rankedDoc{id: id, score: score, passages: ps}, whole: 601}
 	}
 	all := []planned{
 		big("a", 10, passageHit{"lead", 4}, passageHit{"x", 9}, passageHit{"y", 4.9}),
@@ -84,7 +84,7 @@ func TestSteps(t *testing.T) {
 		{rec: docir.Record{ID: "c"}, doc: rankedDoc{id: "c", score: 8.5}, whole: 100},
 	}
 	var got []string
-	for _, st := range steps(all) {
+	for _, st := range steps(all, 600) {
 		name := st.d.rec.ID + "#" + st.ph.slug
 		if st.whole {
 			name = st.d.rec.ID + " whole"
@@ -150,5 +150,14 @@ func TestReadPlanEndsWhenFull(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"a", "b", "c"}, makePlan(all, 140).addrs); diff != "" {
 		t.Errorf("makePlan, room for all but huge (-want +got)\n%s", diff)
+	}
+	// A short document (a quarter of the budget at most) that does not fit
+	// whole is narrowed to its matched section, and the plan goes on.
+	body := []byte(strings.Repeat("x", 400))
+	s := planned{rec: docir.Record{ID: "s", Sections: []docir.Section{{Slug: "x", Start: 0, End: 40}}},
+		doc: rankedDoc{id: "s", score: 2, passages: []passageHit{{"x", 2}}}, tc: newTokenCounter(body), whole: 100, size: 400, lead: "x"}
+	all = []planned{small("a", 3, 320), s, small("c", 1, 5)}
+	if diff := cmp.Diff([]string{"a", "s#x", "c"}, makePlan(all, 400).addrs); diff != "" {
+		t.Errorf("makePlan, a short document narrowed (-want +got)\n%s", diff)
 	}
 }
