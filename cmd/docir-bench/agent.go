@@ -59,6 +59,7 @@ type walk struct {
 	position int // 1-based position of the get that held the answer (0: none)
 	length   int // addresses in the series
 	bytes    int // text of the gets made
+	answer   int // text of the get that held the answer (0: none)
 }
 
 // gets is how many gets the walk made.
@@ -297,7 +298,7 @@ func (s *mcpServer) walk(addrs, answers []string) (walk, error) {
 		}
 		w.bytes += len(got.text)
 		if !got.isError && slices.ContainsFunc(answers, func(a string) bool { return strings.Contains(got.text, a) }) {
-			w.found, w.position = true, i+1
+			w.found, w.position, w.answer = true, i+1, len(got.text)
 			break
 		}
 	}
@@ -418,6 +419,9 @@ type agentTotals struct {
 	questions, found, calls          int
 	bytes, skeleton, answer, topFile int
 	firstRead                        int // found by the first get
+	// The gets' text: the gets that held the answers, those made before
+	// them, and those of the questions not found.
+	answerGets, before, missed int
 }
 
 func totals(rs []agentResult, f agentFlow) agentTotals {
@@ -432,6 +436,10 @@ func totals(rs []agentResult, f agentFlow) agentTotals {
 		w := r.walk(f)
 		if w.found {
 			t.found++
+			t.answerGets += w.answer
+			t.before += w.bytes - w.answer
+		} else {
+			t.missed += w.bytes
 		}
 		if w.position == 1 {
 			t.firstRead++
@@ -472,6 +480,15 @@ func writeAgent(b *strings.Builder, c *corpus, rs []agentResult, set string) {
 	})
 	row("of which skeleton (search, context)", "", func(t agentTotals) string {
 		return fmt.Sprintf("%s (%.0f%%)", kb(t.skeleton), pct(t.skeleton, t.bytes))
+	})
+	row("of which gets before the answer's, of the questions found", "", func(t agentTotals) string {
+		return fmt.Sprintf("%s (%s a question)", kb(t.before), kb(t.before/max(t.questions, 1)))
+	})
+	row("of which the gets that held the answers", "", func(t agentTotals) string {
+		return fmt.Sprintf("%s (%s a question)", kb(t.answerGets), kb(t.answerGets/max(t.questions, 1)))
+	})
+	row("of which gets of the questions not found", "", func(t agentTotals) string {
+		return fmt.Sprintf("%s (%s a question)", kb(t.missed), kb(t.missed/max(t.questions, 1)))
 	})
 	row("the files that hold the answers, read whole", "", func(t agentTotals) string { return kb(t.answer) })
 	row("**bytes read ÷ answer files**", "≤ 0.5×", func(t agentTotals) string { return fmt.Sprintf("**%.2f×**", ratio(t.bytes, t.answer)) })

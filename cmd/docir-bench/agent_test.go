@@ -35,31 +35,37 @@ func TestParseQuestions(t *testing.T) {
 	}
 }
 
-// TestQuestionSet: the committed question set parses, and every answer is
-// an address (whether it resolves is checked when the bench runs).
+// TestQuestionSet: the committed question sets parse, every answer is an
+// address (whether it resolves is checked when the bench runs), and no
+// question is asked twice, within a set or across them.
 func TestQuestionSet(t *testing.T) {
-	data, err := os.ReadFile("testdata/agent-hugo.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	qs, err := parseQuestions(data, "testdata/agent-hugo.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
 	seen := map[string]bool{}
-	for _, q := range qs {
-		for _, a := range append([]string{q.Answer}, q.Also...) {
-			if _, err := address.Parse(a); err != nil {
-				t.Errorf("%q: %v", q.Question, err)
+	for _, set := range []struct {
+		path string
+		min  int
+	}{{"testdata/agent-hugo.jsonl", 40}, {"testdata/agent-hugo-2.jsonl", 14}} {
+		data, err := os.ReadFile(set.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		qs, err := parseQuestions(data, set.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range qs {
+			for _, a := range append([]string{q.Answer}, q.Also...) {
+				if _, err := address.Parse(a); err != nil {
+					t.Errorf("%s: %q: %v", set.path, q.Question, err)
+				}
 			}
+			if seen[q.Question] {
+				t.Errorf("%s: %q twice", set.path, q.Question)
+			}
+			seen[q.Question] = true
 		}
-		if seen[q.Question] {
-			t.Errorf("%q twice", q.Question)
+		if len(qs) < set.min {
+			t.Errorf("%s: %d questions", set.path, len(qs))
 		}
-		seen[q.Question] = true
-	}
-	if len(qs) < 40 {
-		t.Errorf("%d questions", len(qs))
 	}
 }
 
@@ -88,7 +94,7 @@ func FuzzParseQuestions(f *testing.F) {
 // gets of its walk up to the answer, or all of them when the answer was not
 // read.
 func TestAgentFlows(t *testing.T) {
-	found := walk{found: true, position: 2, length: 5, bytes: 700}
+	found := walk{found: true, position: 2, length: 5, bytes: 700, answer: 300}
 	missed := walk{length: 4, bytes: 900}
 	type figures struct{ Calls, Bytes, Skeleton int }
 	got := map[string]figures{}
@@ -113,5 +119,25 @@ func TestAgentFlows(t *testing.T) {
 	}
 	if got, want := found.String()+", "+missed.String(), "yes (2 of 5), no (of 4)"; got != want {
 		t.Errorf("walks read %q, want %q", got, want)
+	}
+	// Where a flow's bytes go: its skeleton, the gets before each answer,
+	// the gets that held the answers, and the gets of questions not found.
+	rs := []agentResult{{search: 100, context: 50, plan: found, hits: missed}, {search: 100, context: 50, plan: missed, hits: found}}
+	type split struct{ Bytes, Skeleton, Before, Answers, Missed int }
+	gotSplit := map[string]split{}
+	for _, f := range agentFlows {
+		tt := totals(rs, f)
+		if tt.skeleton+tt.before+tt.answerGets+tt.missed != tt.bytes {
+			t.Errorf("%s: the parts do not add up to %d bytes: %+v", f.name, tt.bytes, tt)
+		}
+		gotSplit[f.name] = split{tt.bytes, tt.skeleton, tt.before, tt.answerGets, tt.missed}
+	}
+	wantSplit := map[string]split{
+		"search → context → get": {Bytes: 1900, Skeleton: 300, Before: 400, Answers: 300, Missed: 900},
+		"context → get":          {Bytes: 1700, Skeleton: 100, Before: 400, Answers: 300, Missed: 900},
+		"search → get":           {Bytes: 1800, Skeleton: 200, Before: 400, Answers: 300, Missed: 900},
+	}
+	if diff := cmp.Diff(wantSplit, gotSplit); diff != "" {
+		t.Errorf("totals (-want +got):\n%s", diff)
 	}
 }

@@ -10,10 +10,12 @@ import (
 
 // Context ranks documents like Search, then plans the ordered addresses to
 // read next within the token budget: the sections the ranking matched in
-// the order of their scores (see steps; a small document whole), while
-// they fit. Nothing planned overlaps anything
-// planned before it. The documents the plan reads from carry their outline
-// (see outline) with token estimates; the others none.
+// the order of their scores (see steps; a small document whole), best
+// first, until the next one does not fit what is left of the budget (see
+// readPlan.add). Nothing planned overlaps anything planned before it. The
+// documents the plan reads from carry their outline (see outline) with
+// token estimates; the others none. docs/ranking.md ("The token budget")
+// states the plan's rules, one sentence each.
 func Context(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.ContextParams) (docir.ContextResult, error) {
 	q, limit, err := CheckQuery("context", p.Query, p.Limit)
 	if err != nil {
@@ -27,27 +29,14 @@ func Context(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.C
 		return docir.ContextResult{}, docir.Errorf(docir.CodeInvalidParams, "budget %d: want 1 to %d tokens", budget, MaxBudget)
 	}
 	res := docir.ContextResult{Query: q, Budget: budget, Hits: []docir.ContextHit{}, Addresses: []string{}, Generation: snap.Generation()}
-	var all []planned
-	_, err = eachHit(ctx, snap, idx, q, limit, false, func(f *found) error {
-		sections, err := f.sectionScores()
-		if err != nil {
-			return err
-		}
-		tc := newTokenCounter(f.body)
-		start := min(f.rec.BodyStart, len(f.body))
-		ch := docir.ContextHit{Hit: f.hit(), Tokens: tc.count(start, len(f.body)), Outline: []docir.OutlineEntry{}}
-		res.Hits = append(res.Hits, ch)
-		all = append(all, planned{rec: f.rec, doc: f.doc, tc: tc, whole: ch.Tokens, size: len(f.body), lead: leadSlug(&f.rec, f.body),
-			sections: sections})
-		return nil
-	})
+	all, err := rankPlanned(ctx, snap, idx, q, limit)
 	if err != nil {
 		return docir.ContextResult{}, err
 	}
-	plan := newReadPlan(budget)
-	for _, st := range steps(all) {
-		plan.addStep(st)
+	for i := range all {
+		res.Hits = append(res.Hits, docir.ContextHit{Hit: all[i].hit, Tokens: all[i].whole, Outline: []docir.OutlineEntry{}})
 	}
+	plan := makePlan(all, budget)
 	// Outlines only for the documents the plan reads from.
 	for i := range all {
 		if len(plan.taken[all[i].rec.ID]) > 0 {
@@ -56,6 +45,40 @@ func Context(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.C
 	}
 	res.Addresses, res.Tokens = plan.addrs, plan.used
 	return res, nil
+}
+
+// makePlan plans the reads of steps(all) in order until one does not fit
+// what is left of the budget: the plan is the best reads in order, and a
+// later, smaller read that would still fit is worth less than the one left
+// out. A small document whose whole read does not fit is narrowed instead:
+// its matched sections follow it in steps, at their own scores.
+func makePlan(all []planned, budget int) *readPlan {
+	plan := newReadPlan(budget)
+	for _, st := range steps(all, budget/ShortShare) {
+		plan.full = false
+		if !plan.addStep(st) && plan.full && !(st.whole && len(st.d.rec.Sections) > 0) {
+			break
+		}
+	}
+	return plan
+}
+
+// rankPlanned ranks documents for q as search does, each as the read plan
+// sees it.
+func rankPlanned(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string, limit int) ([]planned, error) {
+	var all []planned
+	_, err := eachHit(ctx, snap, idx, q, limit, false, func(f *found) error {
+		sections, err := f.sectionScores()
+		if err != nil {
+			return err
+		}
+		tc := newTokenCounter(f.body)
+		start := min(f.rec.BodyStart, len(f.body))
+		all = append(all, planned{rec: f.rec, doc: f.doc, hit: f.hit(), tc: tc, whole: tc.count(start, len(f.body)), size: len(f.body),
+			lead: leadSlug(&f.rec, f.body), sections: sections})
+		return nil
+	})
+	return all, err
 }
 
 // OutlineDepth is how many heading levels an outline shows, from the
@@ -125,6 +148,7 @@ func outline(d *planned, n int, planned map[string]bool) []docir.OutlineEntry {
 type planned struct {
 	rec      docir.Record
 	doc      rankedDoc
+	hit      docir.Hit // as search shows it
 	tc       tokenCounter
 	whole    int          // tokens of the whole document
 	size     int          // bytes of its file
@@ -135,9 +159,13 @@ type planned struct {
 // MaxBudget bounds a context request's token budget.
 const MaxBudget = 1 << 20
 
-// SmallDocTokens: a document of at most this many tokens is read whole
-// rather than by its matched section.
-const SmallDocTokens = 600
+// ShortShare: a document is short, and read whole rather than by its
+// matched sections, when it takes at most 1/ShortShare of the budget (1,000
+// tokens of the default 4,000): the section scores that choose among a
+// document's sections are least sure where a question is not worded as the
+// page is, and a short page read whole holds whichever section answers, at
+// a cost bounded by what the caller said it would read.
+const ShortShare = 4
 
 // EstimateTokens estimates the tokens an LLM tokenizer makes of text: a
 // quarter token per byte, plus a quarter for each character of three or
@@ -176,6 +204,7 @@ func (t tokenCounter) count(from, to int) int {
 // document and its sections).
 type readPlan struct {
 	budget, used int
+	full         bool // the last read refused fits the budget but not what is left of it
 	addrs        []string
 	planned      map[string]bool     // the addresses in addrs
 	taken        map[string][][2]int // doc id -> byte ranges already planned
@@ -186,7 +215,9 @@ func newReadPlan(budget int) *readPlan {
 }
 
 // add plans reading addr (bytes [from,to) of document id, estimated at
-// tokens) if it fits and overlaps nothing planned.
+// tokens) if it fits and overlaps nothing planned. A read that fits the
+// budget but not what is left of it sets full (see makePlan); one over the
+// whole budget does not (no plan of this budget could hold it).
 func (p *readPlan) add(id, addr string, from, to, tokens int) bool {
 	for _, r := range p.taken[id] {
 		if from < r[1] && r[0] < to {
@@ -194,6 +225,7 @@ func (p *readPlan) add(id, addr string, from, to, tokens int) bool {
 		}
 	}
 	if p.used+tokens > p.budget {
+		p.full = tokens <= p.budget
 		return false
 	}
 	p.used += tokens
@@ -224,13 +256,14 @@ const WellMatched = 0.5
 // found.sectionScores) at the document's score times its share of the best such
 // section — so that a document's sections are read in the order of what
 // they say beyond its title, and a section of the best document that
-// outscores the best of the next one is read before it. A small document
-// is one read, whole, before its sections. Equal scores keep rank order.
-func steps(all []planned) []step {
+// outscores the best of the next one is read before it. A short document
+// (at most short tokens) is one read, whole, before its sections. Equal
+// scores keep rank order.
+func steps(all []planned, short int) []step {
 	var out []step
 	for i := range all {
 		d := &all[i]
-		if d.whole <= SmallDocTokens || len(d.doc.passages) == 0 {
+		if d.whole <= short || len(d.doc.passages) == 0 {
 			// Whole, first; its sections after, for when it does not fit
 			// (they overlap it when it does, and are skipped).
 			out = append(out, step{d: d, whole: true, score: d.doc.score})
@@ -266,16 +299,16 @@ func steps(all []planned) []step {
 	return out
 }
 
-// addStep plans a step if it fits and overlaps nothing planned.
-func (p *readPlan) addStep(st step) {
+// addStep plans a step if it fits and overlaps nothing planned, and says
+// whether it did.
+func (p *readPlan) addStep(st step) bool {
 	if st.whole {
-		p.add(st.d.rec.ID, st.d.rec.ID, 0, st.d.size, st.d.whole)
-		return
+		return p.add(st.d.rec.ID, st.d.rec.ID, 0, st.d.size, st.d.whole)
 	}
-	p.addPassage(st.d, st.ph)
+	return p.addPassage(st.d, st.ph)
 }
 
-func (p *readPlan) addPassage(d *planned, ph passageHit) {
+func (p *readPlan) addPassage(d *planned, ph passageHit) bool {
 	slug := ph.slug
 	if slug == "" {
 		slug = d.lead
@@ -283,13 +316,12 @@ func (p *readPlan) addPassage(d *planned, ph passageHit) {
 	if slug == "" {
 		// The text before the first heading has no address of its own; the
 		// document is its address.
-		p.add(d.rec.ID, d.rec.ID, 0, d.size, d.whole)
-		return
+		return p.add(d.rec.ID, d.rec.ID, 0, d.size, d.whole)
 	}
 	for _, sec := range d.rec.Sections {
 		if sec.Slug == slug {
-			p.add(d.rec.ID, d.rec.ID+"#"+sec.Slug, sec.Start, sec.End, d.tc.count(sec.Start, sec.End))
-			return
+			return p.add(d.rec.ID, d.rec.ID+"#"+sec.Slug, sec.Start, sec.End, d.tc.count(sec.Start, sec.End))
 		}
 	}
+	return false
 }

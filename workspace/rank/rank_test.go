@@ -76,7 +76,7 @@ func TestOutline(t *testing.T) {
 // whole.
 func TestSteps(t *testing.T) {
 	big := func(id string, score float64, ps ...passageHit) planned {
-		return planned{rec: docir.Record{ID: id}, doc: rankedDoc{id: id, score: score, passages: ps}, whole: SmallDocTokens + 1}
+		return planned{rec: docir.Record{ID: id}, doc: rankedDoc{id: id, score: score, passages: ps}, whole: 601}
 	}
 	all := []planned{
 		big("a", 10, passageHit{"lead", 4}, passageHit{"x", 9}, passageHit{"y", 4.9}),
@@ -84,7 +84,7 @@ func TestSteps(t *testing.T) {
 		{rec: docir.Record{ID: "c"}, doc: rankedDoc{id: "c", score: 8.5}, whole: 100},
 	}
 	var got []string
-	for _, st := range steps(all) {
+	for _, st := range steps(all, 600) {
 		name := st.d.rec.ID + "#" + st.ph.slug
 		if st.whole {
 			name = st.d.rec.ID + " whole"
@@ -107,5 +107,57 @@ func TestSnippetSkipsMarkup(t *testing.T) {
 	h := f.hit()
 	if h.Snippet != "The visible prose about budgets." || h.MatchedSection != "d" {
 		t.Errorf("hit: snippet %q, matched %q", h.Snippet, h.MatchedSection)
+	}
+}
+
+// TestReadPlanEndsWhenFull: the plan is the best reads in order; once a
+// read that fits the budget does not fit what is left of it, nothing after
+// it is planned, even a smaller read that would fit. A read over the whole
+// budget is skipped, and the plan goes on.
+func TestReadPlanEndsWhenFull(t *testing.T) {
+	p := newReadPlan(100)
+	for _, r := range []struct {
+		addr   string
+		tokens int
+		want   bool
+	}{
+		{"huge", 150, false}, // over the whole budget: skipped
+		{"a", 60, true},
+		{"a-again", 10, false}, // overlaps a: skipped
+		{"b", 50, false},       // fits the budget, not what is left: the plan is full
+	} {
+		from := len(p.addrs) * 1000
+		if r.addr == "a-again" {
+			from -= 1000
+		}
+		if got := p.add("d", r.addr, from, from+10, r.tokens); got != r.want {
+			t.Errorf("add %s: %v, want %v", r.addr, got, r.want)
+		}
+		if full := r.addr == "b"; p.full != full {
+			t.Errorf("after %s: full %v, want %v", r.addr, p.full, full)
+		}
+	}
+	if diff := cmp.Diff([]string{"a"}, p.addrs); diff != "" {
+		t.Errorf("planned (-want +got)\n%s", diff)
+	}
+	// The same through makePlan: three small documents, best first.
+	small := func(id string, score float64, tokens int) planned {
+		return planned{rec: docir.Record{ID: id}, doc: rankedDoc{id: id, score: score, passages: []passageHit{{"", score}}}, whole: tokens, size: 4 * tokens}
+	}
+	all := []planned{small("huge", 4, 150), small("a", 3, 60), small("b", 2, 50), small("c", 1, 30)}
+	if diff := cmp.Diff([]string{"a"}, makePlan(all, 100).addrs); diff != "" {
+		t.Errorf("makePlan (-want +got)\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"a", "b", "c"}, makePlan(all, 140).addrs); diff != "" {
+		t.Errorf("makePlan, room for all but huge (-want +got)\n%s", diff)
+	}
+	// A short document (a quarter of the budget at most) that does not fit
+	// whole is narrowed to its matched section, and the plan goes on.
+	body := []byte(strings.Repeat("x", 400))
+	s := planned{rec: docir.Record{ID: "s", Sections: []docir.Section{{Slug: "x", Start: 0, End: 40}}},
+		doc: rankedDoc{id: "s", score: 2, passages: []passageHit{{"x", 2}}}, tc: newTokenCounter(body), whole: 100, size: 400, lead: "x"}
+	all = []planned{small("a", 3, 320), s, small("c", 1, 5)}
+	if diff := cmp.Diff([]string{"a", "s#x", "c"}, makePlan(all, 400).addrs); diff != "" {
+		t.Errorf("makePlan, a short document narrowed (-want +got)\n%s", diff)
 	}
 }
