@@ -65,12 +65,21 @@ type StatusParams struct {
 	Selector
 }
 
-// Defaults and bounds of the request shapes.
+// Defaults and bounds of the request shapes and replies, the same on every
+// transport (the CLI's flags, the NDJSON and HTTP methods, the MCP tools'
+// schemas). An explicit 0 limit or budget is refused where a transport can
+// tell it from a left-out key (MinLimit, MinBudget); left out, it is the
+// default.
 const (
 	DefaultLimit  = 10
+	MinLimit      = 1
 	MaxLimit      = 1000
 	DefaultBudget = 4000
-	MaxBatch      = 1000 // addresses in one doc_ids read
+	MinBudget     = 1
+	MaxBudget     = 1 << 20 // tokens of a context request's budget
+	MaxQueryBytes = 4096    // bytes of a free-text query
+	SnippetMax    = 240     // bytes of a hit's snippet
+	MaxBatch      = 1000    // addresses in one doc_ids read
 )
 
 // BindParams asks workspace/bind for a binding: to generation Revision of

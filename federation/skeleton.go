@@ -168,7 +168,7 @@ func takeHits(all []slot[docir.SearchResult], picks []pick, limit int, fused boo
 	hits := make([]docir.Hit, 0, min(limit, len(picks)))
 	for _, p := range picks[:min(limit, len(picks))] {
 		h := all[p.store].v.Hits[p.rank]
-		h.Store, h.Snippet = all[p.store].store, docir.Clip(h.Snippet, workspace.SnippetMax)
+		h.Store, h.Snippet = all[p.store].store, docir.Clip(h.Snippet, docir.SnippetMax)
 		if fused {
 			h.Score = p.score
 		}
@@ -331,7 +331,7 @@ func (r *Reader) Context(ctx context.Context, p docir.ContextParams) (docir.Cont
 	owner := map[string]int{} // doc id -> the store whose hit was kept
 	for _, pk := range picks {
 		h := all[pk.store].v.Hits[pk.rank]
-		h.Store, h.Score, h.Snippet = all[pk.store].store, pk.score, docir.Clip(h.Snippet, workspace.SnippetMax)
+		h.Store, h.Score, h.Snippet = all[pk.store].store, pk.score, docir.Clip(h.Snippet, docir.SnippetMax)
 		res.Hits = append(res.Hits, h)
 		owner[h.ID] = pk.store
 	}

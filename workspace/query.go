@@ -10,6 +10,7 @@ import (
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/query"
 	"github.com/docir/docir/store"
+	"github.com/docir/docir/workspace/rank"
 )
 
 // Query filters documents by front matter and metadata (see package query
@@ -23,7 +24,7 @@ func (s *Service) Query(ctx context.Context, p docir.QueryParams) (docir.SearchR
 	if err != nil {
 		return docir.SearchResult{}, err
 	}
-	limit, err := checkLimit(p.Limit)
+	limit, err := rank.CheckLimit(p.Limit)
 	if err != nil {
 		return docir.SearchResult{}, err
 	}
@@ -56,7 +57,7 @@ func (s *Service) Query(ctx context.Context, p docir.QueryParams) (docir.SearchR
 			Store:          docir.StoreLocal,
 			Score:          1,
 			MatchedSection: rec.ID,
-			Snippet:        expr.Summary(rec, SnippetMax, sortField),
+			Snippet:        expr.Summary(rec, docir.SnippetMax, sortField),
 		})
 	}
 	return res, nil

@@ -16,6 +16,7 @@ import (
 	"github.com/docir/docir/docir/corpustest"
 	"github.com/docir/docir/docir/query"
 	"github.com/docir/docir/store"
+	"github.com/docir/docir/workspace/rank"
 )
 
 // queryByScan is the reference Query answers must equal: every record
@@ -25,7 +26,7 @@ func queryByScan(ctx context.Context, s *Service, p docir.QueryParams) (docir.Se
 	if err != nil {
 		return docir.SearchResult{}, err
 	}
-	limit, err := checkLimit(p.Limit)
+	limit, err := rank.CheckLimit(p.Limit)
 	if err != nil {
 		return docir.SearchResult{}, err
 	}
@@ -45,7 +46,7 @@ func queryByScan(ctx context.Context, s *Service, p docir.QueryParams) (docir.Se
 	for _, rec := range matched[:min(limit, len(matched))] {
 		res.Hits = append(res.Hits, docir.Hit{
 			ID: rec.ID, Title: rec.Title, Path: rec.Path, Store: docir.StoreLocal, Score: 1,
-			MatchedSection: rec.ID, Snippet: expr.Summary(rec, SnippetMax, sortField),
+			MatchedSection: rec.ID, Snippet: expr.Summary(rec, docir.SnippetMax, sortField),
 		})
 	}
 	return res, nil

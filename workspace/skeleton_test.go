@@ -13,6 +13,7 @@ import (
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/corpustest"
 	"github.com/docir/docir/store"
+	"github.com/docir/docir/workspace/rank"
 )
 
 // fixture indexes testdata/corpus into a temporary store.
@@ -45,7 +46,7 @@ func TestSkeletonErrors(t *testing.T) {
 			return err
 		}, docir.CodeInvalidParams},
 		{"long search", func() error {
-			_, err := ws.Search(ctx, docir.SearchParams{Query: strings.Repeat("a", MaxQueryBytes+1)})
+			_, err := ws.Search(ctx, docir.SearchParams{Query: strings.Repeat("a", docir.MaxQueryBytes+1)})
 			return err
 		}, docir.CodeInvalidParams},
 		{"empty context", func() error { _, err := ws.Context(ctx, docir.ContextParams{}); return err }, docir.CodeInvalidParams},
@@ -94,7 +95,7 @@ func TestSearchHitsResolve(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%q: get %s: %v", q, a, err)
 			}
-			if len(h.Snippet) > SnippetMax {
+			if len(h.Snippet) > docir.SnippetMax {
 				t.Errorf("%q: snippet of %d bytes", q, len(h.Snippet))
 			}
 			words := strings.Fields(strings.Trim(h.Snippet, "…"))
@@ -126,7 +127,7 @@ func checkPlan(t *testing.T, ws *Service, res docir.ContextResult) {
 	byDoc := map[string][]span{}
 	snap := heldSnapshot(t, ws)
 	for i, d := range got.Documents {
-		sum += EstimateTokens([]byte(d.Body))
+		sum += rank.EstimateTokens([]byte(d.Body))
 		rec, _, _ := snap.Record(d.ID)
 		sp := span{0, int(rec.Size)}
 		if addrs[i].HasHeading() {

@@ -14,7 +14,6 @@ import (
 	"github.com/docir/docir/docir/query"
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/readbatch"
-	"github.com/docir/docir/workspace"
 	"github.com/docir/docir/workspace/binding"
 )
 
@@ -170,12 +169,12 @@ func TestBoundsMatchGo(t *testing.T) {
 		check(m+" limit max", p[m].Properties["limit"].Maximum, docir.MaxLimit)
 		check(m+" limit min", p[m].Properties["limit"].Minimum, 1) // an explicit 0 is refused; absent is the default
 	}
-	check("context budget max", p["docir/context"].Properties["budget"].Maximum, workspace.MaxBudget)
+	check("context budget max", p["docir/context"].Properties["budget"].Maximum, docir.MaxBudget)
 	checkInt("query bytes", p["docir/search"].Properties["query"].MinLength, 1)
 	// Every length bound the server enforces (issue 23.6): a query, an
 	// expression, an address, a receipt.
-	checkInt("search query max length", p["docir/search"].Properties["query"].MaxLength, workspace.MaxQueryBytes)
-	checkInt("context query max length", p["docir/context"].Properties["query"].MaxLength, workspace.MaxQueryBytes)
+	checkInt("search query max length", p["docir/search"].Properties["query"].MaxLength, docir.MaxQueryBytes)
+	checkInt("context query max length", p["docir/context"].Properties["query"].MaxLength, docir.MaxQueryBytes)
 	checkInt("query expr max length", p["docir/query"].Properties["expr"].MaxLength, query.MaxExprBytes)
 	checkInt("doc_id max length", p["docir/get"].Properties["doc_id"].MaxLength, address.MaxLen)
 	checkInt("doc_ids item max length", p["docir/get"].Properties["doc_ids"].Items.MaxLength, address.MaxLen)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
-	"github.com/docir/docir/workspace"
 )
 
 // ContextOptions is everything `docir context` needs.
@@ -45,8 +44,8 @@ Pipe it to get to read exactly that: docir context "retry budget" | docir get -`
 			if err := checkLimitFlag(opts.Limit); err != nil {
 				return err
 			}
-			if opts.Budget < 1 || opts.Budget > workspace.MaxBudget {
-				return docir.Errorf(docir.CodeUsage, "--budget %d: want 1 to %d tokens", opts.Budget, workspace.MaxBudget)
+			if opts.Budget < 1 || opts.Budget > docir.MaxBudget {
+				return docir.Errorf(docir.CodeUsage, "--budget %d: want 1 to %d tokens", opts.Budget, docir.MaxBudget)
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -54,7 +53,7 @@ Pipe it to get to read exactly that: docir context "retry budget" | docir get -`
 			return contextRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().IntVar(&opts.Budget, "budget", docir.DefaultBudget, "`TOKENS` the addresses to read next may add up to (1 to "+strconv.Itoa(workspace.MaxBudget)+")")
+	cmd.Flags().IntVar(&opts.Budget, "budget", docir.DefaultBudget, "`TOKENS` the addresses to read next may add up to (1 to "+strconv.Itoa(docir.MaxBudget)+")")
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", docir.DefaultLimit, "rank at most `N` documents (1 to "+strconv.Itoa(docir.MaxLimit)+")")
 	f.addFlags(cmd, readFlags|colorFlag)
 	return cmd

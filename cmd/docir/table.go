@@ -5,7 +5,7 @@ import (
 
 	"github.com/rivo/uniseg"
 
-	"github.com/docir/docir/workspace"
+	"github.com/docir/docir/workspace/rank"
 )
 
 // columnWidths is the display width of each column: the widest cell.
@@ -179,7 +179,7 @@ func (m marker) highlight(s, query string) string {
 	if m.on == "" {
 		return s
 	}
-	spans := workspace.MatchSpans(s, query)
+	spans := rank.MatchSpans(s, query)
 	if len(spans) == 0 {
 		return s
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/docir/docir/docir/query"
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/readbatch"
-	"github.com/docir/docir/workspace"
 	"github.com/docir/docir/workspace/binding"
 )
 
@@ -86,8 +85,8 @@ func TestInputSchemasForForms(t *testing.T) {
 		method[tl.name] = tl.method
 	}
 	bounds := map[string][3]int{ // min, max, default
-		"limit":  {MinLimit, docir.MaxLimit, docir.DefaultLimit},
-		"budget": {MinBudget, workspace.MaxBudget, docir.DefaultBudget},
+		"limit":  {docir.MinLimit, docir.MaxLimit, docir.DefaultLimit},
+		"budget": {docir.MinBudget, docir.MaxBudget, docir.DefaultBudget},
 	}
 	base := map[string]string{"search": `"query":"retry"`, "query": `"expr":"kind:adr"`, "context": `"query":"retry"`}
 	checked := 0
@@ -289,8 +288,8 @@ func TestInputSchemaLengthBounds(t *testing.T) {
 		max                     int
 		said                    bool // the description names the bound
 	}{
-		{"search", "query", wire.MethodSearch, `"query":%q`, workspace.MaxQueryBytes, true},
-		{"context", "query", wire.MethodContext, `"query":%q`, workspace.MaxQueryBytes, true},
+		{"search", "query", wire.MethodSearch, `"query":%q`, docir.MaxQueryBytes, true},
+		{"context", "query", wire.MethodContext, `"query":%q`, docir.MaxQueryBytes, true},
 		{"query", "expr", wire.MethodQuery, `"expr":%q`, query.MaxExprBytes, true},
 		{"get", "doc_id", wire.MethodGet, `"doc_id":%q`, address.MaxLen, false},
 		{"search", "binding", wire.MethodSearch, `"query":"x","binding":%q`, binding.MaxReceiptBytes, false},

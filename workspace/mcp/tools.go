@@ -15,9 +15,7 @@ import (
 	"github.com/docir/docir/docir/query"
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/readbatch"
-	"github.com/docir/docir/workspace"
 	"github.com/docir/docir/workspace/binding"
-	"github.com/docir/docir/workspace/rank"
 	"github.com/docir/docir/workspace/session"
 )
 
@@ -59,7 +57,7 @@ func tools(e *session.Engine, o Options) []tool {
 			params: reflect.TypeFor[docir.SearchParams](),
 			output: schemaFor[docir.SearchResult],
 			describe: map[string]string{
-				"query": fmt.Sprintf(`words, e.g. retry budget for outbound calls; "a phrase" for words adjacent in order, -word to leave out sections that hold it; at most %d bytes`, workspace.MaxQueryBytes),
+				"query": fmt.Sprintf(`words, e.g. retry budget for outbound calls; "a phrase" for words adjacent in order, -word to leave out sections that hold it; at most %d bytes`, docir.MaxQueryBytes),
 				"limit": limitDesc("documents to return"),
 			},
 		},
@@ -84,8 +82,8 @@ func tools(e *session.Engine, o Options) []tool {
 			params: reflect.TypeFor[docir.ContextParams](),
 			output: schemaFor[docir.ContextResult],
 			describe: map[string]string{
-				"query":  fmt.Sprintf("free text, as in search (phrases and -word too); at most %d bytes", workspace.MaxQueryBytes),
-				"budget": fmt.Sprintf("tokens the addresses to read next may add up to: %d to %d (default %d)", MinBudget, workspace.MaxBudget, docir.DefaultBudget),
+				"query":  fmt.Sprintf("free text, as in search (phrases and -word too); at most %d bytes", docir.MaxQueryBytes),
+				"budget": fmt.Sprintf("tokens the addresses to read next may add up to: %d to %d (default %d)", docir.MinBudget, docir.MaxBudget, docir.DefaultBudget),
 				"limit":  limitDesc("documents to rank"),
 			},
 		},
@@ -198,11 +196,11 @@ func inputSchema(t tool) (*jsonschema.Schema, error) {
 		}
 	}
 	if p, ok := s.Properties["limit"]; ok {
-		p.Minimum, p.Maximum = new(float64(MinLimit)), new(float64(docir.MaxLimit))
+		p.Minimum, p.Maximum = new(float64(docir.MinLimit)), new(float64(docir.MaxLimit))
 		p.Default = json.RawMessage(strconv.Itoa(docir.DefaultLimit))
 	}
 	if p, ok := s.Properties["budget"]; ok {
-		p.Minimum, p.Maximum = new(float64(MinBudget)), new(float64(workspace.MaxBudget))
+		p.Minimum, p.Maximum = new(float64(docir.MinBudget)), new(float64(docir.MaxBudget))
 		p.Default = json.RawMessage(strconv.Itoa(docir.DefaultBudget))
 	}
 	// Length bounds are stringBounds (boundStrings).
@@ -229,7 +227,7 @@ const MaxToolFrameChars = 4096
 var stringBounds = map[string]int{
 	"doc_id":        address.MaxLen,
 	"doc_ids":       address.MaxLen, // each item
-	"query":         rank.MaxQueryBytes,
+	"query":         docir.MaxQueryBytes,
 	"expr":          query.MaxExprBytes,
 	"sort":          address.MaxLen,
 	"binding":       binding.MaxReceiptBytes,
@@ -260,13 +258,6 @@ var selectorDesc = map[string]string{
 	"require_current": "optional, with binding: true to read only if the binding's generation is still the current one (checked and read while refreshes wait); binding_rejected otherwise",
 }
 
-// The lower bounds the engine enforces: an explicit 0 is refused, as in
-// the CLI (leaving the key out gives the default).
-const (
-	MinLimit  = 1
-	MinBudget = 1
-)
-
 // plainTypes turns the nullable unions the schema package derives from Go
 // pointers and slices ("type": ["null", "array"]) into plain types: hosts
 // build forms from them, and a key left out already means "none".
@@ -289,5 +280,5 @@ func plainTypes(s *jsonschema.Schema) {
 
 // limitDesc describes a limit parameter from the bounds docir enforces.
 func limitDesc(what string) string {
-	return fmt.Sprintf("%s: %d to %d (default %d)", what, MinLimit, docir.MaxLimit, docir.DefaultLimit)
+	return fmt.Sprintf("%s: %d to %d (default %d)", what, docir.MinLimit, docir.MaxLimit, docir.DefaultLimit)
 }

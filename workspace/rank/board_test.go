@@ -131,7 +131,7 @@ func TestCheckQuery(t *testing.T) {
 		{"  retry budget ", 0, "retry budget", docir.DefaultLimit, ""},
 		{"x", docir.MaxLimit, "x", docir.MaxLimit, ""},
 		{" \t", 5, "", 0, "search: empty query"},
-		{strings.Repeat("a", MaxQueryBytes+1), 5, "", 0, "over the 4096-byte bound"},
+		{strings.Repeat("a", docir.MaxQueryBytes+1), 5, "", 0, "over the 4096-byte bound"},
 		{"x", -1, "", 0, "limit -1"},
 		{"x", docir.MaxLimit + 1, "", 0, "want 1 to"},
 	}

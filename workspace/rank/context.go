@@ -25,8 +25,8 @@ func Context(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.C
 	switch {
 	case budget == 0:
 		budget = docir.DefaultBudget
-	case budget < 0 || budget > MaxBudget:
-		return docir.ContextResult{}, docir.Errorf(docir.CodeInvalidParams, "budget %d: want 1 to %d tokens", budget, MaxBudget)
+	case budget < 0 || budget > docir.MaxBudget:
+		return docir.ContextResult{}, docir.Errorf(docir.CodeInvalidParams, "budget %d: want 1 to %d tokens", budget, docir.MaxBudget)
 	}
 	res := docir.ContextResult{Query: q, Budget: budget, Hits: []docir.ContextHit{}, Addresses: []string{}, Generation: snap.Generation()}
 	all, err := rankPlanned(ctx, snap, idx, q, limit)
@@ -155,9 +155,6 @@ type planned struct {
 	lead     string       // its lead section's slug (see leadSlug)
 	sections []passageHit // every section scored on the query's words beyond the title, best first
 }
-
-// MaxBudget bounds a context request's token budget.
-const MaxBudget = 1 << 20
 
 // ShortShare: a document is short, and read whole rather than by its
 // matched sections, when it takes at most 1/ShortShare of the budget (1,000

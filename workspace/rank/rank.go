@@ -26,9 +26,6 @@ import (
 // use; rank calls it only when a read needs the index.
 type IndexFunc = func() (*fulltext.Index, error)
 
-// MaxQueryBytes bounds a free-text query.
-const MaxQueryBytes = 4096
-
 // Search ranks documents for a free-text query; each hit names the section
 // where the match is best.
 func Search(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.SearchParams) (docir.SearchResult, error) {
@@ -712,7 +709,7 @@ func (f *found) hit() docir.Hit {
 		if prefix != "" {
 			text = prefix + "\n" + text
 		}
-		hit.Snippet = Snippet(text, f.q, SnippetMax)
+		hit.Snippet = Snippet(text, f.q, docir.SnippetMax)
 	}
 	return hit
 }
@@ -724,8 +721,8 @@ func CheckQuery(method, query string, limit int) (string, int, error) {
 	if q == "" {
 		return "", 0, docir.Errorf(docir.CodeInvalidParams, "%s: empty query", method)
 	}
-	if len(q) > MaxQueryBytes {
-		return "", 0, docir.Errorf(docir.CodeInvalidParams, "%s: query of %d bytes, over the %d-byte bound", method, len(q), MaxQueryBytes)
+	if len(q) > docir.MaxQueryBytes {
+		return "", 0, docir.Errorf(docir.CodeInvalidParams, "%s: query of %d bytes, over the %d-byte bound", method, len(q), docir.MaxQueryBytes)
 	}
 	limit, err := CheckLimit(limit)
 	return q, limit, err

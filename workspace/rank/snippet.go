@@ -9,9 +9,6 @@ import (
 	"github.com/docir/docir/store/fulltext"
 )
 
-// SnippetMax is the most bytes a snippet holds.
-const SnippetMax = 240
-
 const ellipsis = "…"
 
 // Snippet returns at most limit bytes of text around the place where the
