@@ -18,124 +18,147 @@ import (
 // query, the plan for context. The JSON goes, once, in
 // structuredContent; the text never repeats it.
 func textOf(method string, result json.RawMessage) (string, error) {
-	var b strings.Builder
+	var write func(*strings.Builder, json.RawMessage) error
 	switch method {
 	case wire.MethodGet:
-		var probe struct {
-			Documents json.RawMessage `json:"documents"`
-		}
-		if err := json.Unmarshal(result, &probe); err != nil {
-			return "", err
-		}
-		if probe.Documents == nil {
-			var d docir.Document
-			if err := json.Unmarshal(result, &d); err != nil {
-				return "", err
-			}
-			if err := render.Document(&b, &d); err != nil {
-				return "", err
-			}
-			break
-		}
-		var r docir.GetResult
-		if err := json.Unmarshal(result, &r); err != nil {
-			return "", err
-		}
-		if err := render.Get(&b, &r); err != nil {
-			return "", err
-		}
-		writeWarnings(&b, r.Warnings)
+		write = getText
 	case wire.MethodSearch, wire.MethodQuery:
-		var r docir.SearchResult
-		if err := json.Unmarshal(result, &r); err != nil {
-			return "", err
-		}
-		fmt.Fprintf(&b, "%d of %d matches", len(r.Hits), r.Total)
-		if len(r.Hits) > 0 {
-			b.WriteString(" (get reads one by its address):\n")
-		} else {
-			b.WriteString(".\n")
-		}
-		for i, h := range r.Hits {
-			writeHit(&b, i+1, &h, r.Query)
-			b.WriteString("\n")
-		}
-		writeStores(&b, r.Stores)
-		writeWarnings(&b, r.Warnings)
+		write = hitsText
 	case wire.MethodContext:
-		var r docir.ContextResult
-		if err := json.Unmarshal(result, &r); err != nil {
-			return "", err
-		}
-		writePlan(&b, &r)
-		writeStores(&b, r.Stores)
-		writeWarnings(&b, r.Warnings)
+		write = viaResult(func(b *strings.Builder, r *docir.ContextResult) {
+			writePlan(b, r)
+			writeStores(b, r.Stores)
+			writeWarnings(b, r.Warnings)
+		})
 	case wire.MethodStatus:
-		var r docir.Status
-		if err := json.Unmarshal(result, &r); err != nil {
-			return "", err
-		}
-		fmt.Fprintf(&b, "Store %s: generation %d, %d documents, from", r.Store, r.Generation, r.Documents)
-		for i, s := range r.Sources {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			fmt.Fprintf(&b, " %s", s.Path)
-		}
-		b.WriteString(".\n")
-		for _, p := range r.Peers {
-			fmt.Fprintf(&b, "- peer %s (%s %s): %s", p.Name, p.Kind, p.Location, p.Status)
-			if p.Error != "" {
-				fmt.Fprintf(&b, ": %s", p.Error)
-			}
-			b.WriteString("\n")
-		}
+		write = viaResult(statusText)
 	case wire.MethodRefresh:
-		var r docir.IndexSummary
-		if err := json.Unmarshal(result, &r); err != nil {
-			return "", err
-		}
-		fmt.Fprintf(&b, "Generation %d, %d documents: %d added, %d changed, %d removed, %d unchanged.\n",
-			r.Generation, r.Documents, r.Added, r.Changed, r.Removed, r.Unchanged)
-		writeWarnings(&b, r.Warnings)
+		write = viaResult(func(b *strings.Builder, r *docir.IndexSummary) {
+			fmt.Fprintf(b, "Generation %d, %d documents: %d added, %d changed, %d removed, %d unchanged.\n",
+				r.Generation, r.Documents, r.Added, r.Changed, r.Removed, r.Unchanged)
+			writeWarnings(b, r.Warnings)
+		})
 	case wire.MethodReadBatch:
-		var r readbatch.Result
-		if err := json.Unmarshal(result, &r); err != nil {
-			return "", err
-		}
-		fmt.Fprintf(&b, "%d answers, in request order, in structuredContent.responses.\n", len(r.Responses))
+		write = viaResult(func(b *strings.Builder, r *readbatch.Result) {
+			fmt.Fprintf(b, "%d answers, in request order, in structuredContent.responses.\n", len(r.Responses))
+		})
 	case wire.MethodFields:
-		var r docir.FieldsResult
-		if err := json.Unmarshal(result, &r); err != nil {
-			return "", err
-		}
-		if len(r.Fields) == 0 {
-			fmt.Fprintf(&b, "None of the %d documents has front matter: query can filter on id, path, title and size only.\n", r.Documents)
-			break
-		}
-		fmt.Fprintf(&b, "Front-matter fields of %d documents (field: documents that have it; common values):\n", r.Documents)
-		for _, f := range r.Fields {
-			fmt.Fprintf(&b, "- %s: %d;", f.Name, f.Documents)
-			for i, v := range f.Values {
-				if i > 0 {
-					b.WriteString(",")
-				}
-				fmt.Fprintf(&b, " %s (%d)", v.Value, v.Documents)
-			}
-			if more := f.Distinct - len(f.Values); more > 0 {
-				fmt.Fprintf(&b, " and %d more", more)
-			}
-			b.WriteString("\n")
-		}
-		if r.Truncated {
-			fmt.Fprintf(&b, "(only the %d fields most documents have)\n", len(r.Fields))
-		}
+		write = viaResult(fieldsText)
 	case wire.MethodLinks, wire.MethodCheck, wire.MethodChanges:
 		return linksText(method, result)
 	default:
 		return "", fmt.Errorf("no text rendering for %s", method)
 	}
+	var b strings.Builder
+	if err := write(&b, result); err != nil {
+		return "", err
+	}
 	return b.String(), nil
+}
+
+// viaResult is a text writer of a result decoded as a T.
+func viaResult[T any](write func(*strings.Builder, *T)) func(*strings.Builder, json.RawMessage) error {
+	return func(b *strings.Builder, result json.RawMessage) error {
+		var r T
+		if err := json.Unmarshal(result, &r); err != nil {
+			return err
+		}
+		write(b, &r)
+		return nil
+	}
+}
+
+// getText writes a get's documents: one document, or a batch with its
+// misses and warnings.
+func getText(b *strings.Builder, result json.RawMessage) error {
+	var probe struct {
+		Documents json.RawMessage `json:"documents"`
+	}
+	if err := json.Unmarshal(result, &probe); err != nil {
+		return err
+	}
+	if probe.Documents == nil {
+		var d docir.Document
+		if err := json.Unmarshal(result, &d); err != nil {
+			return err
+		}
+		return render.Document(b, &d)
+	}
+	var r docir.GetResult
+	if err := json.Unmarshal(result, &r); err != nil {
+		return err
+	}
+	if err := render.Get(b, &r); err != nil {
+		return err
+	}
+	writeWarnings(b, r.Warnings)
+	return nil
+}
+
+// hitsText writes search's or query's hits, a line each.
+func hitsText(b *strings.Builder, result json.RawMessage) error {
+	var r docir.SearchResult
+	if err := json.Unmarshal(result, &r); err != nil {
+		return err
+	}
+	fmt.Fprintf(b, "%d of %d matches", len(r.Hits), r.Total)
+	if len(r.Hits) > 0 {
+		b.WriteString(" (get reads one by its address):\n")
+	} else {
+		b.WriteString(".\n")
+	}
+	for i, h := range r.Hits {
+		writeHit(b, i+1, &h, r.Query)
+		b.WriteString("\n")
+	}
+	writeStores(b, r.Stores)
+	writeWarnings(b, r.Warnings)
+	return nil
+}
+
+// statusText writes the store's status and its peers'.
+func statusText(b *strings.Builder, r *docir.Status) {
+	fmt.Fprintf(b, "Store %s: generation %d, %d documents, from", r.Store, r.Generation, r.Documents)
+	for i, s := range r.Sources {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(b, " %s", s.Path)
+	}
+	b.WriteString(".\n")
+	for _, p := range r.Peers {
+		fmt.Fprintf(b, "- peer %s (%s %s): %s", p.Name, p.Kind, p.Location, p.Status)
+		if p.Error != "" {
+			fmt.Fprintf(b, ": %s", p.Error)
+		}
+		b.WriteString("\n")
+	}
+}
+
+// fieldsText writes the front-matter fields, each with its commonest
+// values.
+func fieldsText(b *strings.Builder, r *docir.FieldsResult) {
+	if len(r.Fields) == 0 {
+		fmt.Fprintf(b, "None of the %d documents has front matter: query can filter on id, path, title and size only.\n", r.Documents)
+		return
+	}
+	fmt.Fprintf(b, "Front-matter fields of %d documents (field: documents that have it; common values):\n", r.Documents)
+	for _, f := range r.Fields {
+		fmt.Fprintf(b, "- %s: %d;", f.Name, f.Documents)
+		for i, v := range f.Values {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(b, " %s (%d)", v.Value, v.Documents)
+		}
+		if more := f.Distinct - len(f.Values); more > 0 {
+			fmt.Fprintf(b, " and %d more", more)
+		}
+		b.WriteString("\n")
+	}
+	if r.Truncated {
+		fmt.Fprintf(b, "(only the %d fields most documents have)\n", len(r.Fields))
+	}
 }
 
 // TextSnippetMax bounds a hit's snippet in the text: its densest part
