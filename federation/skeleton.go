@@ -301,8 +301,10 @@ func checkContext(r docir.ContextResult) error {
 // does, and plans one list of addresses to read within the budget: the
 // stores' own plans merged by reciprocal-rank fusion of their positions,
 // keeping only the addresses of a document from the store whose hit was
-// kept, each counted with its store's token estimate, skipping any that
-// would go over the budget. Generation is the local store's. A request the
+// kept, each counted with its store's token estimate, ending at the first
+// that would go over what is left of the budget (one over the whole
+// budget is passed over), as each store's own plan ends (docs/ranking.md,
+// the token budget). Generation is the local store's. A request the
 // local store refuses (empty query, limit or budget out of range) is the
 // caller's error.
 func (r *Reader) Context(ctx context.Context, p docir.ContextParams) (docir.ContextResult, error) {
@@ -358,7 +360,10 @@ func (r *Reader) Context(ctx context.Context, p docir.ContextParams) (docir.Cont
 	for _, pk := range rrf(plans) {
 		t := tokens[pk.key]
 		if res.Tokens+t > budget {
-			continue
+			if t <= budget {
+				break // the plan ends where the budget does, as a store's own plan does
+			}
+			continue // a read over the whole budget is never planned
 		}
 		res.Tokens += t
 		res.Addresses = append(res.Addresses, pk.key)
