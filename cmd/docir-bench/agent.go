@@ -143,7 +143,7 @@ func (e *env) agentRun(b *strings.Builder) error {
 	}
 	e.say("agent: indexing %s (%d documents)", c.name, c.docs)
 	if out, err := exec.Command(e.docir, "--config", filepath.Join(c.dir, "docir.yaml"), "index").CombinedOutput(); err != nil {
-		return fmt.Errorf("docir index: %v\n%s", err, out)
+		return fmt.Errorf("docir index: %w\n%s", err, out)
 	}
 	s, err := startMCP(e.docir, c.dir)
 	if err != nil {
@@ -355,12 +355,12 @@ func (s *mcpServer) rpc(method string, params any) (json.RawMessage, error) {
 		return nil, err
 	}
 	if _, err := s.in.Write(append(frame, '\n')); err != nil {
-		return nil, fmt.Errorf("write: %v (%s)", err, s.stderr.String())
+		return nil, fmt.Errorf("write: %w (%s)", err, s.stderr.String())
 	}
 	for {
 		line, err := s.out.ReadBytes('\n')
 		if err != nil {
-			return nil, fmt.Errorf("read: %v (%s)", err, s.stderr.String())
+			return nil, fmt.Errorf("read: %w (%s)", err, s.stderr.String())
 		}
 		var reply struct {
 			ID     *int            `json:"id"`

@@ -79,7 +79,7 @@ func (e *env) initTrace(w io.Writer) error {
 			var stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = devNull, &stderr
 			if err := cmd.Run(); err != nil {
-				return fmt.Errorf("docir %s: %v: %s", strings.Join(args, " "), err, stderr.String())
+				return fmt.Errorf("docir %s: %w: %s", strings.Join(args, " "), err, stderr.String())
 			}
 			var total float64
 			for _, rec := range parseInitTrace(&stderr) {

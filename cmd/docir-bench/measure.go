@@ -106,15 +106,15 @@ func (r runner) run(c command) (sample, error) {
 	err = cmd.Run()
 	pw.Close()
 	if err != nil {
-		return sample{}, fmt.Errorf("%s: %v: %s", c, err, strings.TrimSpace(stderr.String()))
+		return sample{}, fmt.Errorf("%s: %w: %s", c, err, strings.TrimSpace(stderr.String()))
 	}
 	line, err := bufio.NewReader(pr).ReadString('\n')
 	if err != nil {
-		return sample{}, fmt.Errorf("%s: no result from the probe: %v", c, err)
+		return sample{}, fmt.Errorf("%s: no result from the probe: %w", c, err)
 	}
 	var wall, cpu, rss int64
 	if _, err := fmt.Sscan(line, &wall, &cpu, &rss); err != nil {
-		return sample{}, fmt.Errorf("%s: probe result %q: %v", c, line, err)
+		return sample{}, fmt.Errorf("%s: probe result %q: %w", c, line, err)
 	}
 	return sample{wall: time.Duration(wall), cpu: time.Duration(cpu), rssKiB: rss}, nil
 }

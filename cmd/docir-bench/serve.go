@@ -57,11 +57,11 @@ func (s *server) call(method string, params any) error {
 	}
 	frame := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", s.id, method, p)
 	if _, err := io.WriteString(s.in, frame); err != nil {
-		return fmt.Errorf("write: %v (%s)", err, s.stderr.String())
+		return fmt.Errorf("write: %w (%s)", err, s.stderr.String())
 	}
 	line, err := s.out.ReadBytes('\n')
 	if err != nil {
-		return fmt.Errorf("read: %v (%s)", err, s.stderr.String())
+		return fmt.Errorf("read: %w (%s)", err, s.stderr.String())
 	}
 	if !bytes.Contains(line, []byte(`"result"`)) {
 		return fmt.Errorf("%s: reply without a result: %.300s", method, line)
