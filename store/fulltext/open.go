@@ -2,6 +2,7 @@ package fulltext
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,8 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/util"
 	index "github.com/blevesearch/bleve_index_api"
@@ -195,6 +198,70 @@ func (x *Index) count() (uint64, error) {
 	return n, errors.Join(err, r.Close())
 }
 
+// Compact merges the segments of an index opened for writing into one,
+// and waits (up to compactCleanup) until scorch has removed the files of
+// the segments it merged. A search opens each query word's postings in
+// every segment, so an index built from scratch in many batch segments
+// costs every later search a dictionary lookup per word per segment: one
+// segment made searches 0.85–0.93× the CPU at 38k to 192k documents
+// (paired), for a merge of about a tenth of the build at 38k. Segments a
+// refresh adds later are merged by scorch's own policy (mergePlan).
+func (x *Index) Compact(ctx context.Context) error {
+	if x.readOnly {
+		return errors.New("fulltext: Compact of an index opened read-only")
+	}
+	s, ok := x.idx.(*scorch.Scorch)
+	if !ok {
+		return nil
+	}
+	if err := s.ForceMerge(ctx, &mergeplan.SingleSegmentMergePlanOptions); err != nil {
+		return fmt.Errorf("compact index %s: %w", x.path, err)
+	}
+	if err := x.err(); err != nil {
+		return err
+	}
+	// scorch's persister removes the merged files between its rounds;
+	// closing before that would leave them in the generation for good.
+	dir := filepath.Join(x.path, storeDir)
+	for deadline := time.Now().Add(compactCleanup); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if stale, err := staleSegments(s, dir); err != nil || stale == 0 {
+			return err
+		}
+	}
+	return nil
+}
+
+// compactCleanup bounds Compact's wait for the merged files' removal: past
+// it, they stay on disk (space, not data: no snapshot names them).
+const compactCleanup = 2 * time.Second
+
+// staleSegments counts the segment files in dir that the index's current
+// snapshot does not hold.
+func staleSegments(s *scorch.Scorch, dir string) (int, error) {
+	r, err := s.Reader()
+	if err != nil {
+		return 0, err
+	}
+	live := map[string]bool{}
+	for _, seg := range r.(*scorch.IndexSnapshot).Segments() {
+		live[fmt.Sprintf("%012x.zap", seg.Id())] = true
+	}
+	if err := r.Close(); err != nil {
+		return 0, err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".zap") && !live[e.Name()] {
+			n++
+		}
+	}
+	return n, nil
+}
+
 // Seal closes an index opened for writing, records beside it how many
 // passages it holds, and opens it again from disk, read-only, to check
 // that the disk holds as many: what a refresh publishes is what it wrote,
@@ -251,6 +318,10 @@ func openScorch(path string, m *mapping.IndexMappingImpl, config map[string]any,
 	if !readOnly {
 		x.queue = index.NewAnalysisQueue(AnalysisWorkers)
 		config["scorchMergePlanOptions"] = mergePlan
+		// No rollback points: docir never rolls an index back (a
+		// generation is published whole or not at all), and a kept
+		// snapshot keeps the files of the segments merged since.
+		config["numSnapshotsToKeep"] = 0
 		// Batches wait for their persistence in write, not in scorch.
 		config["unsafe_batch"] = true
 		config["asyncErrorCallbackName"] = asyncErrors

@@ -513,6 +513,12 @@ func (s *streamIndex) run() {
 		s.done <- err
 		return
 	}
+	// A from-scratch index is one segment: see fulltext.Index.Compact.
+	if err := s.ft.Compact(s.ctx); err != nil {
+		_ = s.ft.Close()
+		s.done <- err
+		return
+	}
 	s.done <- s.ft.Seal()
 }
 

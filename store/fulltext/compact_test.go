@@ -1,0 +1,79 @@
+package fulltext
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestCompact: an index written in many batches is one segment after
+// Compact, no file of the segments it merged is left on disk, and every
+// query finds what it found before, with the same scores.
+func TestCompact(t *testing.T) {
+	ctx := context.Background()
+	ps := retrievalCorpus(rand.New(rand.NewPCG(3, 4)), 3*BatchSize+17)
+	path := filepath.Join(t.TempDir(), "ft")
+	x, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(ps); i += BatchSize {
+		if err := x.Apply(nil, ps[i:min(i+BatchSize, len(ps))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	queries := []string{"front matter dates", "the of a", "taxonomy template menu", "archive"}
+	search := func(x *Index) map[string][]Match {
+		out := map[string][]Match{}
+		for _, q := range queries {
+			got, _, err := x.Search(ctx, q, 50)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[q] = got
+		}
+		return out
+	}
+	before := search(x)
+	if err := x.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, err := x.idx.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(r.(*scorch.IndexSnapshot).Segments()); n != 1 {
+		t.Errorf("%d segments after Compact, want 1", n)
+	}
+	r.Close()
+	if err := x.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(filepath.Join(path, storeDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var zaps []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".zap") {
+			zaps = append(zaps, e.Name())
+		}
+	}
+	if len(zaps) != 1 {
+		t.Errorf("segment files after Compact and Seal: %v, want one", zaps)
+	}
+	y, err := Open(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y.Close()
+	if d := cmp.Diff(before, search(y)); d != "" {
+		t.Errorf("searches before and after Compact (-before +after):\n%s", d)
+	}
+}
