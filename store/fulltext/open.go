@@ -320,8 +320,11 @@ func openScorch(path string, m *mapping.IndexMappingImpl, config map[string]any,
 		config["scorchMergePlanOptions"] = mergePlan
 		// No rollback points: docir never rolls an index back (a
 		// generation is published whole or not at all), and a kept
-		// snapshot keeps the files of the segments merged since.
-		config["numSnapshotsToKeep"] = 0
+		// snapshot keeps the files of the segments merged since. (A
+		// test that needs older snapshots asks for them.)
+		if _, ok := config["numSnapshotsToKeep"]; !ok {
+			config["numSnapshotsToKeep"] = 0
+		}
 		// Batches wait for their persistence in write, not in scorch.
 		config["unsafe_batch"] = true
 		config["asyncErrorCallbackName"] = asyncErrors
