@@ -279,6 +279,13 @@ func (q *Query) mayHold(para string) bool {
 	return false
 }
 
+// mayHoldText reports whether text may hold one of the query's terms or of
+// its excluded phrases': text past ASCII always may (analysis can fold it
+// to an ASCII term), ASCII text when it holds a probe (see mayHold).
+func (q *Query) mayHoldText(text string) bool {
+	return !isASCII(text) || q.mayHold(text)
+}
+
 // containsFold reports whether s contains the lower-case ASCII probe p,
 // ignoring ASCII case.
 func containsFold(s, p string) bool {

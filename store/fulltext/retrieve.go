@@ -43,6 +43,9 @@ type Retrieval struct {
 	ctx context.Context
 	r   index.IndexReader
 	s   scratch // Score's buffers
+	// stages is the order a staged reading reads the query's terms in
+	// (Query.stages), worked out once.
+	stages []int
 }
 
 // Candidate is a passage whose bound passed a Candidates floor, with what
@@ -60,7 +63,7 @@ func (x *Index) Retrieve(ctx context.Context, q *Query) (*Retrieval, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open index reader: %w", err)
 	}
-	return &Retrieval{x: x, q: q, ctx: ctx, r: r}, nil
+	return &Retrieval{x: x, q: q, ctx: ctx, r: r, stages: q.stages()}, nil
 }
 
 // Close releases the snapshot.
@@ -68,7 +71,7 @@ func (rt *Retrieval) Close() error { return rt.r.Close() }
 
 // Stages is how many stages a staged reading of the query has (see
 // Stage): one per term, or one when the query has required terms.
-func (rt *Retrieval) Stages() int { return len(rt.q.stages()) }
+func (rt *Retrieval) Stages() int { return len(rt.stages) }
 
 // Stage returns the passages that hold the i-th stage's term (in their
 // text or head) and none of the earlier stages' terms (those were returned
@@ -82,7 +85,7 @@ func (rt *Retrieval) Stages() int { return len(rt.q.stages()) }
 // (which only rises) stops after the first stage whose Rest is below it; a
 // query of common words then never reads their postings.
 func (rt *Retrieval) Stage(i int, floor float64) ([]Candidate, error) {
-	st := rt.q.stages()
+	st := rt.stages
 	if i < 0 || i >= len(st) {
 		return nil, nil
 	}
@@ -99,7 +102,7 @@ func (rt *Retrieval) Stage(i int, floor float64) ([]Candidate, error) {
 // no such passage scores above it (Query.setBound of the others).
 func (rt *Retrieval) Rest(i int) float64 {
 	q := rt.q
-	st := q.stages()
+	st := rt.stages
 	in := make([]bool, len(q.terms))
 	for k := range in {
 		in[k] = true

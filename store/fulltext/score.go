@@ -259,7 +259,7 @@ func (x *Index) scorePassage(s *scratch, q *Query, p Passage) float64 {
 		return 0
 	}
 	st := &stats{}
-	if p.Head != "" && !(isASCIIString(p.Head) && !q.mayHold(p.Head)) {
+	if p.Head != "" && q.mayHoldText(p.Head) {
 		htoks := x.analyzeInto(s, p.Head)
 		st.hf, st.hlength = q.counts(htoks), len(htoks)
 	}
@@ -307,7 +307,7 @@ func (q *Query) cannotHold(text string) bool {
 	if len(q.not) > 0 || len(q.notRuns) > 0 || slices.Contains(q.required, true) {
 		return false
 	}
-	return isASCIIString(text) && !q.mayHold(text)
+	return !q.mayHoldText(text)
 }
 
 // counts is how often toks holds each query term.
@@ -463,7 +463,7 @@ func (x *Index) pairable(q *Query, text string, s *scratch) (analysis.TokenStrea
 	for text != "" {
 		para, rest := cutParagraph(text)
 		text = rest
-		if isASCII([]byte(para)) && !q.mayHold(para) && hasPlainWord(para) {
+		if !q.mayHoldText(para) && hasPlainWord(para) {
 			gap = true
 			continue
 		}

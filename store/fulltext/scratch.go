@@ -40,7 +40,7 @@ func (x *Index) analyzeInto(s *scratch, text string) analysis.TokenStream {
 // valid until s.reset, and what s held before stays valid. Other text is
 // analyzed the ordinary way.
 func (a *fastAnalyzer) analyzeInto(s *scratch, text string) analysis.TokenStream {
-	if !isASCIIString(text) {
+	if !isASCII(text) {
 		return a.Analyze([]byte(text))
 	}
 	from := len(s.text)
@@ -63,13 +63,4 @@ func (a *fastAnalyzer) analyzeInto(s *scratch, text string) analysis.TokenStream
 		t.Term = stemASCII(possessiveASCII(t.Term))
 	}
 	return toks
-}
-
-func isASCIIString(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }

@@ -274,9 +274,9 @@ var wordByte = func() (t [256]byte) {
 }()
 
 // isASCII reports whether b is all ASCII.
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
+func isASCII[T ~string | ~[]byte](b T) bool {
+	for i := 0; i < len(b); i++ {
+		if b[i] >= utf8.RuneSelf {
 			return false
 		}
 	}
