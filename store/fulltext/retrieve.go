@@ -46,6 +46,7 @@ type Retrieval struct {
 	// stages is the order a staged reading reads the query's terms in
 	// (Query.stages), worked out once.
 	stages []int
+	orders map[string]textOrder // by text: what Score read of it
 }
 
 // Candidate is a passage whose bound passed a Candidates floor, with what
@@ -181,7 +182,7 @@ func (q *Query) essential(floor float64) []bool {
 
 // cursor is a term's postings in one field, read in passage order.
 type cursor struct {
-	term int  // the query term; -1: an excluded term
+	term int  // the query term; -1: a term that skips the passage (excluded, or read already)
 	head bool // the head field, else the text
 	tfr  index.TermFieldReader
 	doc  index.TermFieldDoc
@@ -189,7 +190,6 @@ type cursor struct {
 	on   bool   // it has been moved onto a passage (or past the end)
 	done bool
 	id   [8]byte // seek's target, not allocated for each seek
-	read bool    // a probe of a term an earlier reading read (see gather)
 }
 
 func (c *cursor) next() error {
@@ -241,9 +241,9 @@ func (rt *Retrieval) Candidates(floor float64) ([]Candidate, error) {
 // floor or above (and above 0) and hold no excluded term.
 func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err error) {
 	q := rt.q
-	lead, probe, err := rt.open(ess, read)
+	lead, probe, held, err := rt.open(ess, read)
 	defer func() {
-		for _, c := range slices.Concat(lead, probe) {
+		for _, c := range slices.Concat(lead, probe, held) {
 			if cerr := c.tfr.Close(); err == nil && cerr != nil {
 				err = cerr
 			}
@@ -253,6 +253,10 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 		return nil, err
 	}
 	n := len(q.terms)
+	free := make([]bool, n) // the terms a passage a leading cursor finds may hold, uncounted
+	for k := range free {
+		free[k] = !ess[k] && (read == nil || !read[k])
+	}
 	slab := make([]int32, 0, 1024)
 	st := stats{tf: make([]int32, n), hf: make([]int32, n)}
 	for steps := 0; ; steps++ {
@@ -270,7 +274,17 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 		if !any {
 			return out, nil
 		}
-		skip, err := gather(&st, num, lead, probe)
+		if err := take(&st, num, lead); err != nil {
+			return nil, err
+		}
+		if floor > 0 {
+			// What the leading cursors hold may bound it below the floor
+			// already: then its other terms are not looked up.
+			if b := q.partialBound(&st, ess, free); b < floor || b <= 0 {
+				continue
+			}
+		}
+		skip, err := lookUp(&st, num, probe)
 		if err != nil {
 			return nil, err
 		}
@@ -291,12 +305,14 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 	}
 }
 
-// open opens a cursor on each query term's postings in each field (the
-// essential terms' leading, moved onto their first passage; the others'
-// probing, those of the terms read already first) and one on each excluded
-// term's text postings (probing). The cursors opened are returned with an
-// error too: the caller closes them.
-func (rt *Retrieval) open(ess, read []bool) (lead, probe []*cursor, err error) {
+// open opens a cursor on each query term's postings in each field: the
+// essential terms' leading, moved onto their first passage; the terms read
+// already (read) and the excluded terms (in the text) skipping, united in
+// one cursor when the index can unite them; the others' probing, after
+// the skipping. held is what the cursors read from and must be closed
+// with them. The cursors opened are returned with an error too: the
+// caller closes them.
+func (rt *Retrieval) open(ess, read []bool) (lead, probe, held []*cursor, err error) {
 	q := rt.q
 	opened := func(t string, term int, head bool) (*cursor, error) {
 		field := FieldText
@@ -309,63 +325,78 @@ func (rt *Retrieval) open(ess, read []bool) (lead, probe []*cursor, err error) {
 		}
 		return &cursor{term: term, head: head, tfr: tfr}, nil
 	}
-	var later []*cursor // probes of terms not read yet: after those read
+	var skips, later []*cursor
+	fail := func(err error) ([]*cursor, []*cursor, []*cursor, error) {
+		return lead, slices.Concat(skips, later), nil, err
+	}
 	for k, t := range q.terms {
 		for _, head := range []bool{false, true} {
-			c, err := opened(t, k, head)
+			term := k
+			if !ess[k] && read != nil && read[k] {
+				term = -1
+			}
+			c, err := opened(t, term, head)
 			if err != nil {
-				return lead, slices.Concat(probe, later), err
+				return fail(err)
 			}
 			switch {
 			case ess[k]:
 				lead = append(lead, c)
 				if err := c.next(); err != nil {
-					return lead, slices.Concat(probe, later), err
+					return fail(err)
 				}
-			case read != nil && read[k]:
-				c.read = true
-				probe = append(probe, c)
+			case term < 0:
+				skips = append(skips, c)
 			default:
 				later = append(later, c)
 			}
 		}
 	}
-	probe = append(probe, later...)
 	for _, t := range q.not {
 		c, err := opened(t, -1, false)
 		if err != nil {
-			return lead, probe, err
+			return fail(err)
 		}
-		probe = append(probe, c)
+		skips = append(skips, c)
 	}
-	return lead, probe, nil
+	if len(skips) > 1 {
+		tfrs := make([]index.TermFieldReader, len(skips))
+		for i, c := range skips {
+			tfrs[i] = c.tfr
+		}
+		u, err := united(tfrs)
+		if err != nil {
+			return fail(err)
+		}
+		if u != nil {
+			held, skips = skips, []*cursor{{term: -1, tfr: u}}
+		}
+	}
+	return lead, slices.Concat(skips, later), held, nil
 }
 
-// gather sets st to what the cursors hold of passage num: the leading
-// cursors on it move past it, the probing ones move onto it. skip: it holds
-// an excluded term, or a term an earlier reading read (it was a candidate
-// of that reading); st is then incomplete.
-func gather(st *stats, num uint64, lead, probe []*cursor) (skip bool, err error) {
+// take sets st to what the leading cursors hold of passage num, and moves
+// those on it past it. The counts of the other terms are 0 until lookUp.
+func take(st *stats, num uint64, lead []*cursor) error {
 	clear(st.tf)
 	clear(st.hf)
 	st.length, st.hlength = 0, 0
-	take := func(c *cursor) {
-		if c.head {
-			st.hf[c.term] = int32(c.doc.Freq)
-			st.hlength = length(c.doc.Norm)
-		} else {
-			st.tf[c.term] = int32(c.doc.Freq)
-			st.length = length(c.doc.Norm)
-		}
-	}
 	for _, c := range lead {
 		if !c.done && c.at == num {
-			take(c)
+			st.add(c)
 			if err := c.next(); err != nil {
-				return false, err
+				return err
 			}
 		}
 	}
+	return nil
+}
+
+// lookUp adds to st what the probing cursors hold of passage num, moving
+// them onto it. skip: it holds an excluded term, or a term an earlier
+// reading read (it was a candidate of that reading); st is then
+// incomplete.
+func lookUp(st *stats, num uint64, probe []*cursor) (skip bool, err error) {
 	for _, c := range probe {
 		if err := c.seek(num); err != nil {
 			return false, err
@@ -373,12 +404,24 @@ func gather(st *stats, num uint64, lead, probe []*cursor) (skip bool, err error)
 		if c.done || c.at != num {
 			continue
 		}
-		if c.term < 0 || c.read {
+		if c.term < 0 {
 			return true, nil
 		}
-		take(c)
+		st.add(c)
 	}
 	return false, nil
+}
+
+// add sets st's count of c's term in c's field, and the field's length,
+// from the posting c is on.
+func (st *stats) add(c *cursor) {
+	if c.head {
+		st.hf[c.term] = int32(c.doc.Freq)
+		st.hlength = length(c.doc.Norm)
+	} else {
+		st.tf[c.term] = int32(c.doc.Freq)
+		st.length = length(c.doc.Norm)
+	}
 }
 
 // ID is the passage id of a candidate.
@@ -393,23 +436,43 @@ func (c *Candidate) Number() uint64 { return c.num }
 // Score is a candidate's exact score: its term counts and length from the
 // index, its pairs, run and phrases from text, the passage's text as it was
 // indexed. Only the paragraphs that may hold a pair are analyzed.
+//
+// What it reads of a text depends on the text alone, so a text met again
+// (a page copied under another path, a section repeated across versions)
+// is read once a Retrieval.
 func (rt *Retrieval) Score(c *Candidate, text string) float64 {
 	if c.Exact {
 		return c.Bound
 	}
 	q := rt.q
-	rt.s.reset()
-	toks, skip := rt.x.pairable(q, text, &rt.s)
-	rt.s.order = newOrderInto(rt.s.order, toks, skip)
-	f := q.walkInto(&rt.s, toks, rt.s.order)
-	if !q.runsPass(toks, skip) {
+	o, ok := rt.orders[text]
+	if !ok {
+		rt.s.reset()
+		toks, skip := rt.x.pairable(q, text, &rt.s)
+		rt.s.order = newOrderInto(rt.s.order, toks, skip)
+		f := q.walkInto(&rt.s, toks, rt.s.order)
+		o = textOrder{pairTF: f.pairTF, run: f.run, pass: q.runsPass(toks, skip)}
+		if rt.orders == nil {
+			rt.orders = map[string]textOrder{}
+		}
+		rt.orders[text] = o
+	}
+	if !o.pass {
 		return 0
 	}
-	run := f.run
+	run := o.run
 	if run == 0 && slices.ContainsFunc(c.st.tf, func(n int32) bool { return n > 0 }) {
 		run = 1 // a word the paragraphs not read hold
 	}
-	return q.score(&c.st, f.pairTF, run)
+	return q.score(&c.st, o.pairTF, run)
+}
+
+// textOrder is what Score reads of a text: its pairs, its longest run, and
+// whether it has every phrase's run and no excluded one.
+type textOrder struct {
+	pairTF []int32
+	run    int
+	pass   bool
 }
 
 // Total counts the passages that hold any of the query's words, in their
@@ -428,7 +491,6 @@ func (rt *Retrieval) Total() (uint64, error) {
 			t.Close()
 		}
 	}()
-	var octx index.OptimizableContext
 	for _, t := range q.terms {
 		for _, field := range []string{FieldText, FieldHead} {
 			tfr, err := rt.r.TermFieldReader(rt.ctx, []byte(t), field, false, false, false)
@@ -441,25 +503,11 @@ func (rt *Retrieval) Total() (uint64, error) {
 	if len(tfrs) == 1 {
 		return tfrs[0].Count(), nil
 	}
-	for _, tfr := range tfrs {
-		o, ok := tfr.(index.Optimizable)
-		if !ok {
-			return rt.countAll(tfrs)
-		}
-		var err error
-		if octx, err = o.Optimize("disjunction:unadorned", octx); err != nil {
-			return 0, err
-		}
-		if octx == nil {
-			return rt.countAll(tfrs)
-		}
-	}
-	opt, err := octx.Finish()
+	union, err := united(tfrs)
 	if err != nil {
 		return 0, err
 	}
-	union, ok := opt.(index.TermFieldReader)
-	if !ok {
+	if union == nil {
 		return rt.countAll(tfrs)
 	}
 	defer union.Close()
@@ -518,10 +566,42 @@ func count(ctx context.Context, tfr index.TermFieldReader) (uint64, error) {
 	}
 }
 
+// united is the union of tfrs' passages as one reader, without counts
+// (bleve's unadorned disjunction: their postings united as bitmaps,
+// segment by segment), or nil when the index cannot unite them. tfrs must
+// not be read after.
+func united(tfrs []index.TermFieldReader) (index.TermFieldReader, error) {
+	var octx index.OptimizableContext
+	for _, tfr := range tfrs {
+		o, ok := tfr.(index.Optimizable)
+		if !ok {
+			return nil, nil
+		}
+		var err error
+		if octx, err = o.Optimize("disjunction:unadorned", octx); err != nil {
+			return nil, err
+		}
+		if octx == nil {
+			return nil, nil
+		}
+	}
+	opt, err := octx.Finish()
+	if err != nil {
+		return nil, err
+	}
+	union, ok := opt.(index.TermFieldReader)
+	if !ok {
+		return nil, nil
+	}
+	return union, nil
+}
+
 // Named returns the passages that hold a name (a title, a description:
-// see Passage.Names) equal to the query once analyzed: a plain query of
-// the same terms, in the same order.
-func (rt *Retrieval) Named() ([]string, error) {
+// see Passage.Names) equal to the query once analyzed (a plain query of
+// the same terms, in the same order), in passage order, each with what the
+// index holds of it and its bound, as a reading gives them (Score scores
+// them).
+func (rt *Retrieval) Named() (out []Candidate, err error) {
 	q := rt.q
 	if !q.Plain() || len(q.tokens) == 0 || len(q.tokens) > MaxNameTerms {
 		return nil, nil
@@ -531,7 +611,7 @@ func (rt *Retrieval) Named() ([]string, error) {
 		return nil, err
 	}
 	defer tfr.Close()
-	var out []string
+	var nums []uint64
 	var d index.TermFieldDoc
 	for {
 		next, err := tfr.Next(&d)
@@ -539,17 +619,36 @@ func (rt *Retrieval) Named() ([]string, error) {
 			return nil, err
 		}
 		if next == nil {
-			return out, nil
+			break
 		}
-		id, err := rt.r.ExternalID(next.ID)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-		if len(out) > maxNamed {
+		nums = append(nums, next.ID.Value())
+		if len(nums) > maxNamed {
 			return nil, nil // a name that many pages share names none of them
 		}
 	}
+	if len(nums) == 0 {
+		return nil, nil
+	}
+	_, probe, held, err := rt.open(make([]bool, len(q.terms)), nil)
+	defer func() {
+		for _, c := range slices.Concat(probe, held) {
+			if cerr := c.tfr.Close(); err == nil && cerr != nil {
+				err = cerr
+			}
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	n := len(q.terms)
+	for _, num := range nums {
+		st := stats{tf: make([]int32, n), hf: make([]int32, n)}
+		if _, err := lookUp(&st, num, probe); err != nil {
+			return nil, err
+		}
+		out = append(out, Candidate{Bound: q.bound(&st), Exact: q.exact(st.tf), num: num, st: st})
+	}
+	return out, nil
 }
 
 // maxNamed bounds the documents one name lifts (a title shared by that

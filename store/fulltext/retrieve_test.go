@@ -127,14 +127,17 @@ func near(a, b float64) bool {
 	return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
 }
 
-// TestSetBound: setBound bounds every passage that holds only the set's
-// terms (checked on every candidate of a query, against the set of terms
-// each holds).
-func TestSetBound(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
+// TestPartialBound: partialBound bounds a passage's bound (and so its
+// score) from the counts of the known terms alone, for every split of the
+// terms it holds into known and free (checked on every candidate of a
+// query); with nothing known it is setBound of the terms the passage
+// holds, and with everything known and no pair or run to read, the
+// passage's bound.
+func TestPartialBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
 	x := indexed(t, retrievalCorpus(r, 300))
 	ctx := context.Background()
-	for _, text := range []string{"front matter dates", "the a of page menu", "taxonomy template bundle archives"} {
+	for _, text := range []string{"front matter dates", "the a of page menu", "taxonomy template bundle archives", "\"front matter\" page"} {
 		q, err := x.Prepare(ctx, text)
 		if err != nil {
 			t.Fatal(err)
@@ -144,14 +147,40 @@ func TestSetBound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		n := len(q.terms)
 		for i := range cands {
 			c := &cands[i]
-			in := make([]bool, len(q.terms))
-			for k := range in {
-				in[k] = c.st.tf[k] > 0 || c.st.hf[k] > 0
+			for split := range 1 << n {
+				known, free := make([]bool, n), make([]bool, n)
+				st := stats{tf: make([]int32, n), hf: make([]int32, n)}
+				for k := range n {
+					held := c.st.tf[k] > 0 || c.st.hf[k] > 0
+					known[k] = split&(1<<k) != 0
+					free[k] = !known[k] && held
+					if known[k] {
+						st.tf[k], st.hf[k] = c.st.tf[k], c.st.hf[k]
+						if st.tf[k] > 0 {
+							st.length = c.st.length
+						}
+						if st.hf[k] > 0 {
+							st.hlength = c.st.hlength
+						}
+					}
+				}
+				pb := q.partialBound(&st, known, free)
+				if pb < c.Bound*(1-1e-12) {
+					t.Errorf("%q: known %v free %v bound at %v, below the passage's bound %v", text, known, free, pb, c.Bound)
+				}
+				if split == 0 && pb != q.setBound(free) {
+					t.Errorf("%q: nothing known bounds at %v, setBound at %v", text, pb, q.setBound(free))
+				}
 			}
-			if sb := q.setBound(in); sb < c.Bound*(1-1e-12) {
-				t.Errorf("%q: set %v bounds at %v, below a passage's bound %v", text, in, sb, c.Bound)
+			all := make([]bool, n)
+			for k := range all {
+				all[k] = true
+			}
+			if pb := q.partialBound(&c.st, all, make([]bool, n)); pb < c.Bound*(1-1e-12) || pb > c.Bound*(1+1e-9)+1e-9 && q.exact(c.st.tf) {
+				t.Errorf("%q: every term known bounds at %v, the passage's bound is %v", text, pb, c.Bound)
 			}
 		}
 		rt.Close()

@@ -174,53 +174,122 @@ func (q *Query) exact(tf []int32) bool {
 }
 
 // setBound bounds the score of every passage that holds only terms of the
-// set in (by term), whatever their counts and its length: with
-// u_t = idf_t² + Σ pidf²/√2 over the pairs of t within the set, the
-// numerator is at most Σ √tf_t · u_t (a pair occurs at most 2·min(a,b)
-// times, see bound, and √(2·min(a,b)) ≤ (√a+√b)/√2), which is at most
-// √(Σ tf_t) · ‖u‖ (Cauchy–Schwarz), and Σ tf_t is at most the passage's
-// length; the share of terms and pairs and the run are at most
-// what the set allows. The head's part is bounded alike. A set without
-// every required term bounds at 0.
+// set in (by term), whatever their counts and its length (partialBound
+// with nothing known). A set without every required term bounds at 0.
 func (q *Query) setBound(in []bool) float64 {
-	terms := 0
-	for k, ok := range in {
-		if ok {
-			terms++
-		} else if q.required[k] {
-			return 0
-		}
-	}
-	if terms == 0 {
+	return q.partialBound(&stats{}, nil, in)
+}
+
+// partialBound bounds the score of every passage that holds the terms
+// known says as st counts them (a count of 0 is 0), and of the other
+// terms only those free says, whatever their counts. st's lengths are the
+// passage's when a known term is in that field (0: not known).
+//
+// With S the terms a field may hold (the known it holds, and the free),
+// the text's numerator is Σ_S √tf_t · idf_t² plus Σ √ptf_j · pidf_j² over
+// the pairs within S, and a pair occurs at most 2·min(a,b) times (see
+// bound). A known term's part is exact, and so is a pair's with a known
+// word (at most √(2·tf) of the known, or of the rarer of two known). The
+// rest is the free terms' and the pairs of two free terms: with
+// u_t = idf_t² + Σ pidf²/√2 over t's pairs with another free term, at
+// most Σ_free √tf_t · u_t (√(2·min(a,b)) ≤ (√a+√b)/√2), which is at most
+// √(Σ tf_free) · ‖u‖ (Cauchy–Schwarz), and Σ tf_free is at most the
+// length less the known terms' counts (or, the length unknown, the
+// division by √length cancels it). The share of terms and pairs and the
+// run are at most what S allows. The head's part is bounded alike,
+// without pairs or run. A passage without a required term in its text
+// bounds at 0.
+func (q *Query) partialBound(st *stats, known, free []bool) float64 {
+	n := len(q.terms)
+	if n == 0 {
 		return 0
 	}
-	u := make([]float64, len(q.terms))
-	pairs := 0
-	for k, ok := range in {
-		if ok {
-			u[k] = q.idf[k] * q.idf[k]
-		}
+	var buf [2 * 64]float64
+	var inBuf [64]bool
+	u, v := buf[:0], buf[64:64]
+	in := inBuf[:0]
+	if n > 64 {
+		u, v, in = make([]float64, 0, n), make([]float64, 0, n), make([]bool, 0, n)
 	}
-	for _, p := range q.pairs {
-		if in[p.a] && in[p.b] {
-			w := p.idf * p.idf / math.Sqrt2
-			u[p.a] += w
-			u[p.b] += w
-			pairs++
+	u, v, in = u[:n], v[:n], in[:n]
+	count := func(counts []int32, k int) int32 {
+		if known == nil || !known[k] {
+			return 0
 		}
+		return counts[k]
 	}
-	var norm, hnorm float64
-	for k, v := range u {
-		norm += v * v
+	var exact, hexact float64 // the known terms' parts, and their pairs'
+	var counted, hcounted int
+	terms, hterms := 0, 0
+	for k := range n {
+		idf2 := q.idf[k] * q.idf[k]
+		u[k], v[k] = 0, 0
+		tf, hf := count(st.tf, k), count(st.hf, k)
+		in[k] = free[k] || tf > 0
+		switch {
+		case !in[k] && q.required[k]:
+			return 0
+		case free[k]:
+			u[k], v[k] = idf2, idf2
+		case tf > 0:
+			exact += math.Sqrt(float64(tf)) * idf2
+			counted += int(tf)
+		}
 		if in[k] {
-			hnorm += q.idf[k] * q.idf[k] * q.idf[k] * q.idf[k]
+			terms++
+		}
+		if hf > 0 && !free[k] {
+			hexact += math.Sqrt(float64(hf)) * idf2
+			hcounted += int(hf)
+		}
+		if free[k] || hf > 0 {
+			hterms++
 		}
 	}
-	// The head's part, by the same argument without pairs or run.
-	head := math.Sqrt(hnorm) * float64(terms) / float64(len(q.terms))
-	s := math.Sqrt(norm) * float64(terms+pairs) / float64(len(q.terms)+len(q.pairs))
-	s *= q.runFactor(q.runBound(func(k int) bool { return in[k] }))
-	return s + head
+	pairs := 0
+	for _, p := range q.pairs {
+		if !in[p.a] || !in[p.b] {
+			continue
+		}
+		pairs++
+		w := p.idf * p.idf
+		switch {
+		case free[p.a] && free[p.b]:
+			u[p.a] += w / math.Sqrt2
+			u[p.b] += w / math.Sqrt2
+		case free[p.a]:
+			exact += math.Sqrt(float64(2*count(st.tf, p.b))) * w
+		case free[p.b]:
+			exact += math.Sqrt(float64(2*count(st.tf, p.a))) * w
+		default:
+			exact += math.Sqrt(float64(2*min(count(st.tf, p.a), count(st.tf, p.b)))) * w
+		}
+	}
+	var s float64
+	if terms > 0 {
+		s = fieldBound(exact, counted, u, st.length)
+		s *= float64(terms+pairs) / float64(n+len(q.pairs))
+		s *= q.runFactor(q.runBound(func(k int) bool { return in[k] }))
+	}
+	if hterms > 0 {
+		s += fieldBound(hexact, hcounted, v, st.hlength) * float64(hterms) / float64(n)
+	}
+	return s
+}
+
+// fieldBound is partialBound's bound of one field's numerator over
+// √length: the exact part, plus √(length − counted) · ‖w‖ for the free
+// terms' weights w, over √length; with the length unknown (0, and then
+// nothing is counted), ‖w‖.
+func fieldBound(exact float64, counted int, w []float64, length int) float64 {
+	var norm float64
+	for _, wk := range w {
+		norm += wk * wk
+	}
+	if length <= 0 {
+		return math.Sqrt(norm)
+	}
+	return (exact + math.Sqrt(float64(max(length-counted, 0))*norm)) / math.Sqrt(float64(length))
 }
 
 // Rescore scores a passage's text for q, without a head (see

@@ -397,15 +397,28 @@ func (h *byBound) Pop() any {
 }
 
 // named finds the documents the query names and scores each, when its
-// passages were not read, by the passage that holds the name. It returns
-// each one's level (see names).
+// passages were not read, by the passage that holds the name, unless it
+// cannot rank among the limit first: as many named documents rank above
+// it, on level or on a score above its passage's bound. It returns each
+// one's level (see names).
 func (r *ranking) named(rt *fulltext.Retrieval, b *board) (map[string]int, error) {
-	ids, err := rt.Named()
-	if err != nil || len(ids) == 0 {
+	cands, err := rt.Named()
+	if err != nil || len(cands) == 0 {
 		return nil, err
 	}
+	type unread struct {
+		c               *fulltext.Candidate
+		id, docID, slug string
+		level           int
+	}
 	out := map[string]int{}
-	for _, id := range ids {
+	var pending []unread
+	for i := range cands {
+		c := &cands[i]
+		id, err := rt.ID(c)
+		if err != nil {
+			return nil, err
+		}
 		docID, slug, _ := strings.Cut(id, "#")
 		d, err := r.doc(docID)
 		if err != nil {
@@ -424,14 +437,64 @@ func (r *ranking) named(rt *fulltext.Retrieval, b *board) (map[string]int, error
 		}
 		out[docID] = max(out[docID], level)
 		if _, ok := b.docs[docID]; !ok {
-			p, err := d.passage(id)
-			if err != nil {
-				return nil, err
-			}
-			b.add(docID, slug, r.scorer().Score(r.q, p))
+			pending = append(pending, unread{c, id, docID, slug, level})
 		}
 	}
+	// Best first, so that a passage is passed over only for documents
+	// scored already.
+	sort.SliceStable(pending, func(i, j int) bool {
+		if pending[i].level != pending[j].level {
+			return pending[i].level > pending[j].level
+		}
+		return pending[i].c.Bound > pending[j].c.Bound
+	})
+	for _, u := range pending {
+		if _, ok := b.docs[u.docID]; ok {
+			continue // scored by another of its passages
+		}
+		if !r.exhaustive && b.above(out, u.level, u.c.Bound) >= b.k {
+			continue // ranks below the limit-th named document, whatever its text
+		}
+		score, err := r.scoreNamed(rt, u.c, u.id, u.docID)
+		if err != nil {
+			return nil, err
+		}
+		b.add(u.docID, u.slug, score)
+	}
 	return out, nil
+}
+
+// scoreNamed scores a named passage: from the index when its bound is
+// exact, else on its text (the reference: on its text alone).
+func (r *ranking) scoreNamed(rt *fulltext.Retrieval, c *fulltext.Candidate, id, docID string) (float64, error) {
+	if c.Exact && !r.exhaustive {
+		return c.Bound, nil
+	}
+	d, err := r.doc(docID)
+	if err != nil {
+		return 0, err
+	}
+	p, err := d.passage(id)
+	if err != nil {
+		return 0, err
+	}
+	if r.exhaustive {
+		return r.scorer().Score(r.q, p), nil
+	}
+	return rt.Score(c, p.Text), nil
+}
+
+// above counts the named documents on the board that rank above any
+// document of level whose score is at most bound: a higher level, or the
+// same level and a higher score.
+func (b *board) above(named map[string]int, level int, bound float64) int {
+	n := 0
+	for id, l := range named {
+		if d, ok := b.docs[id]; ok && (l > level || l == level && d.score > bound) {
+			n++
+		}
+	}
+	return n
 }
 
 // board is the documents a ranking has scored, each with its passages, and
