@@ -257,6 +257,7 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 	for k := range free {
 		free[k] = !ess[k] && (read == nil || !read[k])
 	}
+	partial := q.partial(ess, free)
 	slab := make([]int32, 0, 1024)
 	st := stats{tf: make([]int32, n), hf: make([]int32, n)}
 	for steps := 0; ; steps++ {
@@ -280,7 +281,7 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 		if floor > 0 {
 			// What the leading cursors hold may bound it below the floor
 			// already: then its other terms are not looked up.
-			if b := q.partialBound(&st, ess, free); b < floor || b <= 0 {
+			if b := partial.bound(&st); b < floor || b <= 0 {
 				continue
 			}
 		}

@@ -171,6 +171,9 @@ func TestPartialBound(t *testing.T) {
 				if pb < c.Bound*(1-1e-12) {
 					t.Errorf("%q: known %v free %v bound at %v, below the passage's bound %v", text, known, free, pb, c.Bound)
 				}
+				if prepared := q.partial(known, free).bound(&st); !near(prepared, pb) {
+					t.Errorf("%q: known %v free %v: prepared %v, partialBound %v", text, known, free, prepared, pb)
+				}
 				if split == 0 && pb != q.setBound(free) {
 					t.Errorf("%q: nothing known bounds at %v, setBound at %v", text, pb, q.setBound(free))
 				}

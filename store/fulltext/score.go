@@ -2,6 +2,7 @@ package fulltext
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -277,6 +278,109 @@ func (q *Query) partialBound(st *stats, known, free []bool) float64 {
 	return s
 }
 
+// partial is partialBound for one reading, whose known and free terms are
+// fixed: what depends on the free terms alone (their weights' norms) is
+// worked out once, and what depends on which known terms a passage's text
+// holds (the share and run S allows) once for each such set.
+type partial struct {
+	q           *Query
+	known, free []bool
+	norm, hnorm float64 // ‖u‖ and ‖v‖ of the free terms (see partialBound)
+	nfree       int
+	factor      map[uint64]float64 // by the known terms the text holds: share × run factor
+	fallback    bool               // more than 64 terms: partialBound itself
+}
+
+// partial prepares partialBound for passages of which the known terms are
+// counted and the free terms may be held.
+func (q *Query) partial(known, free []bool) *partial {
+	p := &partial{q: q, known: known, free: free, fallback: len(q.terms) > 64, factor: map[uint64]float64{}}
+	u := make([]float64, len(q.terms))
+	for k, f := range free {
+		if f {
+			u[k] = q.idf[k] * q.idf[k]
+			p.hnorm += u[k] * u[k]
+			p.nfree++
+		}
+	}
+	for _, pr := range q.pairs {
+		if free[pr.a] && free[pr.b] {
+			w := pr.idf * pr.idf / math.Sqrt2
+			u[pr.a] += w
+			u[pr.b] += w
+		}
+	}
+	for _, w := range u {
+		p.norm += w * w
+	}
+	p.norm, p.hnorm = math.Sqrt(p.norm), math.Sqrt(p.hnorm)
+	return p
+}
+
+// bound is q.partialBound(st, p.known, p.free).
+func (p *partial) bound(st *stats) float64 {
+	q := p.q
+	if p.fallback {
+		return q.partialBound(st, p.known, p.free)
+	}
+	var mask uint64 // the known terms the text holds
+	var exact, hexact float64
+	var counted, hcounted, hknown int
+	for k, kn := range p.known {
+		if !kn {
+			continue
+		}
+		idf2 := q.idf[k] * q.idf[k]
+		if tf := st.tf[k]; tf > 0 {
+			mask |= 1 << k
+			exact += math.Sqrt(float64(tf)) * idf2
+			counted += int(tf)
+		}
+		if hf := st.hf[k]; hf > 0 {
+			hexact += math.Sqrt(float64(hf)) * idf2
+			hcounted += int(hf)
+			hknown++
+		}
+	}
+	for k, r := range q.required {
+		if r && !p.free[k] && mask&(1<<k) == 0 {
+			return 0
+		}
+	}
+	in := func(k int) bool { return p.free[k] || mask&(1<<k) != 0 }
+	for _, pr := range q.pairs {
+		if !in(pr.a) || !in(pr.b) || p.free[pr.a] && p.free[pr.b] {
+			continue
+		}
+		n := min(st.tf[pr.a], st.tf[pr.b])
+		if p.free[pr.a] {
+			n = st.tf[pr.b]
+		} else if p.free[pr.b] {
+			n = st.tf[pr.a]
+		}
+		exact += math.Sqrt(float64(2*n)) * pr.idf * pr.idf
+	}
+	var s float64
+	if p.nfree > 0 || mask != 0 {
+		f, ok := p.factor[mask]
+		if !ok {
+			terms, pairs := p.nfree+bits.OnesCount64(mask), 0
+			for _, pr := range q.pairs {
+				if in(pr.a) && in(pr.b) {
+					pairs++
+				}
+			}
+			f = float64(terms+pairs) / float64(len(q.terms)+len(q.pairs)) * q.runFactor(q.runBound(in))
+			p.factor[mask] = f
+		}
+		s = normBound(exact, counted, p.norm, st.length) * f
+	}
+	if hterms := p.nfree + hknown; hterms > 0 {
+		s += normBound(hexact, hcounted, p.hnorm, st.hlength) * float64(hterms) / float64(len(q.terms))
+	}
+	return s
+}
+
 // fieldBound is partialBound's bound of one field's numerator over
 // √length: the exact part, plus √(length − counted) · ‖w‖ for the free
 // terms' weights w, over √length; with the length unknown (0, and then
@@ -286,10 +390,15 @@ func fieldBound(exact float64, counted int, w []float64, length int) float64 {
 	for _, wk := range w {
 		norm += wk * wk
 	}
+	return normBound(exact, counted, math.Sqrt(norm), length)
+}
+
+// normBound is fieldBound with the free terms' weights' norm.
+func normBound(exact float64, counted int, norm float64, length int) float64 {
 	if length <= 0 {
-		return math.Sqrt(norm)
+		return norm
 	}
-	return (exact + math.Sqrt(float64(max(length-counted, 0))*norm)) / math.Sqrt(float64(length))
+	return (exact + math.Sqrt(float64(max(length-counted, 0)))*norm) / math.Sqrt(float64(length))
 }
 
 // Rescore scores a passage's text for q, without a head (see
