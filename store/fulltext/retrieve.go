@@ -45,8 +45,9 @@ type Retrieval struct {
 	s   scratch // Score's buffers
 	// stages is the order a staged reading reads the query's terms in
 	// (Query.stages), worked out once.
-	stages []int
-	orders map[string]textOrder // by text: what Score read of it
+	stages  []int
+	through int                  // the stages read so far (Stage)
+	orders  map[string]textOrder // by text: what Score read of it
 }
 
 // Candidate is a passage whose bound passed a Candidates floor, with what
@@ -80,18 +81,34 @@ func (rt *Retrieval) Stages() int { return len(rt.stages) }
 // that hold no excluded term. The stages read the query's terms rarest
 // first, so that each reads the fewest postings that can still find a
 // passage the stages before it missed: every passage that holds one of the
-// first i+1 stages' terms and bounds at the floor of its stage or above
-// was returned by one of those stages, and every other passage bounds at
-// Rest(i) or below. A caller that keeps its floor at its limit-th score
-// (which only rises) stops after the first stage whose Rest is below it; a
-// query of common words then never reads their postings.
+// terms read so far and bounds at the floor of its stage or above was
+// returned by a stage, and every other passage bounds at Rest(i) or below.
+// A caller that keeps its floor at its limit-th score (which only rises)
+// stops after the first stage whose Rest is below it; a query of common
+// words then never reads their postings.
+//
+// A stage also reads the later stages' terms that the floor says must be
+// read anyway (while the passages that hold none of the terms read bound
+// at the floor or above), in one pass: a passage is then looked up once,
+// not once a stage, and its counts of those terms come with the reading,
+// which bounds it closer before anything is looked up (partialBound). The
+// stages it read return nothing, and Rest(i) is the bound of the passages
+// that hold none of the terms read so far. A floor of 0 says nothing: the
+// stage then reads its own term only.
 func (rt *Retrieval) Stage(i int, floor float64) ([]Candidate, error) {
 	st := rt.stages
-	if i < 0 || i >= len(st) {
+	if i < rt.through || i >= len(st) {
 		return nil, nil
 	}
+	j := i
+	for floor > 0 && j+1 < len(st) && rt.rest(j+1) >= floor {
+		j++
+	}
+	rt.through = j + 1
 	ess := make([]bool, len(rt.q.terms))
-	ess[st[i]] = true
+	for _, k := range st[i : j+1] {
+		ess[k] = true
+	}
 	read := make([]bool, len(rt.q.terms))
 	for _, k := range st[:i] {
 		read[k] = true
@@ -99,16 +116,21 @@ func (rt *Retrieval) Stage(i int, floor float64) ([]Candidate, error) {
 	return rt.read(ess, read, floor)
 }
 
-// Rest bounds the passages that hold none of the first i+1 stages' terms:
-// no such passage scores above it (Query.setBound of the others).
+// Rest bounds the passages that hold none of the terms the stages up to
+// the i-th read (or the stages read so far, if more): no such passage
+// scores above it (Query.setBound of the others).
 func (rt *Retrieval) Rest(i int) float64 {
+	return rt.rest(max(i+1, rt.through))
+}
+
+// rest bounds the passages that hold none of the first n stages' terms.
+func (rt *Retrieval) rest(n int) float64 {
 	q := rt.q
-	st := rt.stages
 	in := make([]bool, len(q.terms))
 	for k := range in {
 		in[k] = true
 	}
-	for _, k := range st[:min(i+1, len(st))] {
+	for _, k := range rt.stages[:min(n, len(rt.stages))] {
 		in[k] = false
 	}
 	return q.setBound(in)
