@@ -47,6 +47,7 @@ type Retrieval struct {
 	// (Query.stages), worked out once.
 	stages  []int
 	through int                  // the stages read so far (Stage)
+	piloted []uint64             // the passages Pilot returned, in order: the stages pass them over
 	orders  map[string]textOrder // by text: what Score read of it
 }
 
@@ -280,6 +281,7 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 		free[k] = !ess[k] && (read == nil || !read[k])
 	}
 	partial := q.partial(ess, free)
+	piloted := rt.piloted
 	slab := make([]int32, 0, 1024)
 	st := stats{tf: make([]int32, n), hf: make([]int32, n)}
 	for steps := 0; ; steps++ {
@@ -299,6 +301,12 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 		}
 		if err := take(&st, num, lead); err != nil {
 			return nil, err
+		}
+		for len(piloted) > 0 && piloted[0] < num {
+			piloted = piloted[1:]
+		}
+		if len(piloted) > 0 && piloted[0] == num {
+			continue // the pilot's: bounded and, if it could rank, scored
 		}
 		if floor > 0 {
 			// What the leading cursors hold may bound it below the floor
@@ -624,7 +632,7 @@ func united(tfrs []index.TermFieldReader) (index.TermFieldReader, error) {
 // the same terms, in the same order), in passage order, each with what the
 // index holds of it and its bound, as a reading gives them (Score scores
 // them).
-func (rt *Retrieval) Named() (out []Candidate, err error) {
+func (rt *Retrieval) Named() ([]Candidate, error) {
 	q := rt.q
 	if !q.Plain() || len(q.tokens) == 0 || len(q.tokens) > MaxNameTerms {
 		return nil, nil
@@ -634,21 +642,116 @@ func (rt *Retrieval) Named() (out []Candidate, err error) {
 		return nil, err
 	}
 	defer tfr.Close()
+	nums, err := rt.numbers(tfr, maxNamed)
+	if err != nil || nums == nil {
+		return nil, err // none, or a name that many pages share: it names none of them
+	}
+	return rt.lookupAll(nums)
+}
+
+// numbers reads the numbers of the passages tfr holds, in passage order;
+// nil when it holds more than most (most > 0).
+func (rt *Retrieval) numbers(tfr index.TermFieldReader, most int) ([]uint64, error) {
 	var nums []uint64
 	var d index.TermFieldDoc
 	for {
+		if len(nums)&1023 == 0 {
+			if err := rt.ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		next, err := tfr.Next(&d)
 		if err != nil {
 			return nil, err
 		}
 		if next == nil {
-			break
+			return nums, nil
 		}
 		nums = append(nums, next.ID.Value())
-		if len(nums) > maxNamed {
-			return nil, nil // a name that many pages share names none of them
+		if most > 0 && len(nums) > most {
+			return nil, nil
 		}
 	}
+}
+
+// Pilot returns the passages that are likeliest to rank, each with what
+// the index holds of it and its bound, as a reading gives them (Score
+// scores them): those that hold every one of the query's terms (in their
+// text or head), found by intersecting the terms' postings as bitmaps,
+// their counts looked up for them alone. A
+// caller scores them before its staged reading, by the same rule (best
+// bound first, until a bound is below its limit-th score), so that the
+// reading starts from the limit-th score they reach, not from 0: with a
+// floor, a stage passes passages over before looking them up, and reads
+// the terms it must read in one pass (see Stage). The stages then pass
+// the pilot's passages over. Nil for a query of fewer than three terms
+// (the first stage, the rarer term's passages, holds every passage of two
+// terms, and finds the other term's counts with half the look-ups), or
+// when the index cannot intersect postings.
+func (rt *Retrieval) Pilot() (out []Candidate, err error) {
+	q := rt.q
+	if len(q.terms) < 3 {
+		return nil, nil
+	}
+	var opened []index.TermFieldReader
+	defer func() {
+		for _, t := range opened {
+			if cerr := t.Close(); err == nil && cerr != nil {
+				err = cerr
+			}
+		}
+	}()
+	// Each term's passages, in its text or head.
+	per := make([]index.TermFieldReader, len(q.terms))
+	for k, t := range q.terms {
+		var both []index.TermFieldReader
+		for _, field := range []string{FieldText, FieldHead} {
+			tfr, err := rt.r.TermFieldReader(rt.ctx, []byte(t), field, false, false, false)
+			if err != nil {
+				return nil, err
+			}
+			opened = append(opened, tfr)
+			both = append(both, tfr)
+		}
+		u, err := united(both)
+		if err != nil || u == nil {
+			return nil, err
+		}
+		opened = append(opened, u)
+		per[k] = u
+	}
+	var octx index.OptimizableContext
+	for _, u := range per {
+		o, ok := u.(index.Optimizable)
+		if !ok {
+			return nil, nil
+		}
+		if octx, err = o.Optimize("conjunction:unadorned", octx); err != nil || octx == nil {
+			return nil, err
+		}
+	}
+	opt, err := octx.Finish()
+	if err != nil {
+		return nil, err
+	}
+	all, ok := opt.(index.TermFieldReader)
+	if !ok {
+		return nil, nil
+	}
+	opened = append(opened, all)
+	nums, err := rt.numbers(all, 0)
+	if err != nil {
+		return nil, err
+	}
+	rt.piloted = nums
+	return rt.lookupAll(nums)
+}
+
+// lookupAll looks up what the index holds of each passage of nums (in
+// passage order) and bounds it, leaving out those that hold an excluded
+// term.
+func (rt *Retrieval) lookupAll(nums []uint64) (out []Candidate, err error) {
+	q := rt.q
 	if len(nums) == 0 {
 		return nil, nil
 	}
@@ -666,10 +769,13 @@ func (rt *Retrieval) Named() (out []Candidate, err error) {
 	n := len(q.terms)
 	for _, num := range nums {
 		st := stats{tf: make([]int32, n), hf: make([]int32, n)}
-		if _, err := lookUp(&st, num, probe); err != nil {
+		skip, err := lookUp(&st, num, probe)
+		if err != nil {
 			return nil, err
 		}
-		out = append(out, Candidate{Bound: q.bound(&st), Exact: q.exact(st.tf), num: num, st: st})
+		if !skip {
+			out = append(out, Candidate{Bound: q.bound(&st), Exact: q.exact(st.tf), num: num, st: st})
+		}
 	}
 	return out, nil
 }

@@ -291,9 +291,17 @@ func (r *ranking) rank(q string, limit int) ([]rankedDoc, int, error) {
 			return nil, 0, err
 		}
 	} else {
-		// A staged reading: the rarest term's passages first (they give a
-		// first limit-th score cheaply), then the next term's, until no
-		// passage left unread can pass the limit-th score.
+		// A staged reading: the passages that hold every word first (a
+		// first limit-th score, cheaply), then the rarest term's passages,
+		// then the next term's, until no passage left unread can pass the
+		// limit-th score.
+		pilot, err := rt.Pilot()
+		if err != nil {
+			return nil, 0, err
+		}
+		if err := r.score(rt, b, pilot, scored); err != nil {
+			return nil, 0, err
+		}
 		for i := range rt.Stages() {
 			cands, err := rt.Stage(i, b.theta())
 			if err != nil {
