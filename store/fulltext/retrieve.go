@@ -602,6 +602,19 @@ func count(ctx context.Context, tfr index.TermFieldReader) (uint64, error) {
 // segment by segment), or nil when the index cannot unite them. tfrs must
 // not be read after.
 func united(tfrs []index.TermFieldReader) (index.TermFieldReader, error) {
+	return optimized("disjunction:unadorned", tfrs)
+}
+
+// intersected is the passages all of tfrs hold, as one reader, without
+// counts (bleve's unadorned conjunction), or nil when the index cannot
+// intersect them. tfrs must not be read after.
+func intersected(tfrs []index.TermFieldReader) (index.TermFieldReader, error) {
+	return optimized("conjunction:unadorned", tfrs)
+}
+
+// optimized is tfrs as one reader, by bleve's optimization kind; nil when
+// a reader cannot take part in it.
+func optimized(kind string, tfrs []index.TermFieldReader) (index.TermFieldReader, error) {
 	var octx index.OptimizableContext
 	for _, tfr := range tfrs {
 		o, ok := tfr.(index.Optimizable)
@@ -609,22 +622,19 @@ func united(tfrs []index.TermFieldReader) (index.TermFieldReader, error) {
 			return nil, nil
 		}
 		var err error
-		if octx, err = o.Optimize("disjunction:unadorned", octx); err != nil {
+		if octx, err = o.Optimize(kind, octx); err != nil || octx == nil {
 			return nil, err
-		}
-		if octx == nil {
-			return nil, nil
 		}
 	}
 	opt, err := octx.Finish()
 	if err != nil {
 		return nil, err
 	}
-	union, ok := opt.(index.TermFieldReader)
+	out, ok := opt.(index.TermFieldReader)
 	if !ok {
 		return nil, nil
 	}
-	return union, nil
+	return out, nil
 }
 
 // Named returns the passages that hold a name (a title, a description:
@@ -720,23 +730,9 @@ func (rt *Retrieval) Pilot() (out []Candidate, err error) {
 		opened = append(opened, u)
 		per[k] = u
 	}
-	var octx index.OptimizableContext
-	for _, u := range per {
-		o, ok := u.(index.Optimizable)
-		if !ok {
-			return nil, nil
-		}
-		if octx, err = o.Optimize("conjunction:unadorned", octx); err != nil || octx == nil {
-			return nil, err
-		}
-	}
-	opt, err := octx.Finish()
-	if err != nil {
+	all, err := intersected(per)
+	if err != nil || all == nil {
 		return nil, err
-	}
-	all, ok := opt.(index.TermFieldReader)
-	if !ok {
-		return nil, nil
 	}
 	opened = append(opened, all)
 	nums, err := rt.numbers(all, 0)

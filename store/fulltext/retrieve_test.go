@@ -190,6 +190,67 @@ func TestPartialBound(t *testing.T) {
 	}
 }
 
+// TestPilot: the pilot is every passage that holds each of the query's
+// terms (in its text or head) and no excluded term, with the counts and
+// bound a reading gives it; a stage then returns none of them; a query of
+// fewer than three terms has none.
+func TestPilot(t *testing.T) {
+	x := indexed(t, retrievalCorpus(rand.New(rand.NewPCG(9, 10)), 300))
+	ctx := context.Background()
+	piloted := 0
+	defer func() {
+		if piloted == 0 {
+			t.Error("no query had a pilot: the test read nothing")
+		}
+	}()
+	for _, text := range []string{"front matter dates", "the a of page menu", "taxonomy template bundle archives", "front matter -dates page", "front matter"} {
+		q, err := x.Prepare(ctx, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, _ := x.Retrieve(ctx, q)
+		all, err := rt.Candidates(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[uint64]Candidate{}
+		for _, c := range all {
+			every := true
+			for k := range q.terms {
+				every = every && (c.st.tf[k] > 0 || c.st.hf[k] > 0)
+			}
+			if every && len(q.terms) >= 3 {
+				want[c.num] = c
+			}
+		}
+		pilot, err := rt.Pilot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		piloted += len(pilot)
+		if len(pilot) != len(want) {
+			t.Errorf("%q: pilot of %d passages, %d hold every term", text, len(pilot), len(want))
+		}
+		for _, c := range pilot {
+			if w, ok := want[c.num]; !ok || !near(w.Bound, c.Bound) || w.Exact != c.Exact {
+				t.Errorf("%q: pilot passage %d bound %v, a reading's %v (holds every term: %v)", text, c.num, c.Bound, w.Bound, ok)
+			}
+		}
+		for i := range rt.Stages() {
+			cands, err := rt.Stage(i, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range cands {
+				if _, ok := want[c.num]; ok {
+					t.Errorf("%q: stage %d returns pilot passage %d", text, i, c.num)
+				}
+			}
+		}
+		rt.Close()
+	}
+}
+
 // TestTotal: the union of the query's postings as bitmaps (Total) counts
 // what reading them side by side counts (countAll, the way when the index
 // cannot unite them), and what the candidates at floor 0 and the passages
