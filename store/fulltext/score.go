@@ -20,7 +20,7 @@ import (
 // tf_t is how often the text holds term t and length how many terms it
 // holds in all (both as the index counts them); ptf_j is how often the
 // text has pair j's words adjacent, in order, as a reader reads them
-// (order.go); pidf_j is the idf of the rarer of the pair's words, the
+// (order.go), each occurrence of a word in at most one (walkInto); pidf_j is the idf of the rarer of the pair's words, the
 // least rare the pair can be (see Prepare). A passage that lacks a
 // phrase's run, or holds an excluded word or phrase, scores 0.
 //
@@ -105,11 +105,11 @@ func (q *Query) runFactor(run int) float64 {
 
 // bound is the highest score a passage can have that holds the query's
 // terms tf times and length terms in all, whatever its word order: each
-// pair whose two words it holds, twice as often as the rarer of them (a
-// word is adjacent to the next word and, past markup a reader skips, to
-// the first word after it: order.go), and the longest run of consecutive
-// query positions whose words it holds. The
-// score grows with each of these, so no order of the words scores more.
+// pair whose two words it holds, as often as the rarer of them (a pair is
+// counted at most once for each occurrence of either word: see walkInto),
+// and the longest run of consecutive query positions whose words it holds.
+// The score grows with each of these, so no order of the words scores
+// more.
 // A passage that lacks a required term bounds at 0.
 func (q *Query) bound(st *stats) float64 {
 	tf := st.tf
@@ -124,7 +124,7 @@ func (q *Query) bound(st *stats) float64 {
 		pairTF = make([]int32, 0, len(q.pairs))
 	}
 	for _, p := range q.pairs {
-		pairTF = append(pairTF, 2*min(tf[p.a], tf[p.b]))
+		pairTF = append(pairTF, min(tf[p.a], tf[p.b]))
 	}
 	return q.score(st, pairTF, q.runBound(func(k int) bool { return tf[k] > 0 }))
 }
@@ -188,12 +188,12 @@ func (q *Query) setBound(in []bool) float64 {
 //
 // With S the terms a field may hold (the known it holds, and the free),
 // the text's numerator is Σ_S √tf_t · idf_t² plus Σ √ptf_j · pidf_j² over
-// the pairs within S, and a pair occurs at most 2·min(a,b) times (see
+// the pairs within S, and a pair occurs at most min(a,b) times (see
 // bound). A known term's part is exact, and so is a pair's with a known
-// word (at most √(2·tf) of the known, or of the rarer of two known). The
+// word (at most √tf of the known, or of the rarer of two known). The
 // rest is the free terms' and the pairs of two free terms: with
-// u_t = idf_t² + Σ pidf²/√2 over t's pairs with another free term, at
-// most Σ_free √tf_t · u_t (√(2·min(a,b)) ≤ (√a+√b)/√2), which is at most
+// u_t = idf_t² + Σ pidf²/2 over t's pairs with another free term, at
+// most Σ_free √tf_t · u_t (√min(a,b) ≤ (√a+√b)/2), which is at most
 // √(Σ tf_free) · ‖u‖ (Cauchy–Schwarz), and Σ tf_free is at most the
 // length less the known terms' counts (or, the length unknown, the
 // division by √length cancels it). The share of terms and pairs and the
@@ -256,14 +256,14 @@ func (q *Query) partialBound(st *stats, known, free []bool) float64 {
 		w := p.idf * p.idf
 		switch {
 		case free[p.a] && free[p.b]:
-			u[p.a] += w / math.Sqrt2
-			u[p.b] += w / math.Sqrt2
+			u[p.a] += w / 2
+			u[p.b] += w / 2
 		case free[p.a]:
-			exact += math.Sqrt(float64(2*count(st.tf, p.b))) * w
+			exact += math.Sqrt(float64(count(st.tf, p.b))) * w
 		case free[p.b]:
-			exact += math.Sqrt(float64(2*count(st.tf, p.a))) * w
+			exact += math.Sqrt(float64(count(st.tf, p.a))) * w
 		default:
-			exact += math.Sqrt(float64(2*min(count(st.tf, p.a), count(st.tf, p.b)))) * w
+			exact += math.Sqrt(float64(min(count(st.tf, p.a), count(st.tf, p.b)))) * w
 		}
 	}
 	var s float64
@@ -305,7 +305,7 @@ func (q *Query) partial(known, free []bool) *partial {
 	}
 	for _, pr := range q.pairs {
 		if free[pr.a] && free[pr.b] {
-			w := pr.idf * pr.idf / math.Sqrt2
+			w := pr.idf * pr.idf / 2
 			u[pr.a] += w
 			u[pr.b] += w
 		}
@@ -358,7 +358,7 @@ func (p *partial) bound(st *stats) float64 {
 		} else if p.free[pr.b] {
 			n = st.tf[pr.a]
 		}
-		exact += math.Sqrt(float64(2*n)) * pr.idf * pr.idf
+		exact += math.Sqrt(float64(n)) * pr.idf * pr.idf
 	}
 	var s float64
 	if p.nfree > 0 || mask != 0 {
@@ -513,6 +513,14 @@ func (q *Query) walk(toks analysis.TokenStream, o order) features {
 }
 
 // walkInto is walk with s's buffers (s may be nil).
+//
+// A pair j = (a, b) is counted where a reader reads a then b (the next
+// word, or the first word past markup: order.go), each occurrence of a and
+// each occurrence of b in at most one: ptf_j is the smaller of the number
+// of a's followed by a b and the number of b's preceded by an a. So ptf_j
+// is at most min(tf_a, tf_b), which the bounds rest on: a word repeated in
+// markup a reader skips ("`menu menu menu` page") reads into the same
+// word after it from each of its occurrences, and is one pair, not three.
 func (q *Query) walkInto(s *scratch, toks analysis.TokenStream, o order) features {
 	f := features{tf: make([]int32, len(q.terms)), pairTF: make([]int32, len(q.pairs))}
 	if len(q.terms) == 0 || len(toks) == 0 {
@@ -542,6 +550,24 @@ func (q *Query) walkInto(s *scratch, toks analysis.TokenStream, o order) feature
 	// run reaches only groups ahead, so those behind are dropped.
 	type reach struct{ g, qp, r int32 }
 	var ahead []reach
+	// Pairs: lastA[j] is 1 + the token of the last a counted for pair j;
+	// bs[j] the b's counted, and seenB marks them (a bit per token and
+	// pair).
+	np := len(q.pairs)
+	words := (np + 63) / 64
+	var lastA, bs []int32
+	var seenB []uint64
+	if np > 0 {
+		if s != nil {
+			s.pairs = slices.Grow(s.pairs[:0], 2*np)[:2*np]
+			s.seen = slices.Grow(s.seen[:0], len(toks)*words)[:len(toks)*words]
+			clear(s.pairs)
+			clear(s.seen)
+			lastA, bs, seenB = s.pairs[:np], s.pairs[np:], s.seen
+		} else {
+			lastA, bs, seenB = make([]int32, np), make([]int32, np), make([]uint64, len(toks)*words)
+		}
+	}
 	for g, grp := range o {
 		kept := ahead[:0]
 		for _, e := range ahead {
@@ -585,13 +611,24 @@ func (q *Query) walkInto(s *scratch, toks analysis.TokenStream, o order) feature
 						continue
 					}
 					for k, pr := range q.pairs {
-						if pr.a == a-1 && pr.b == b-1 {
+						if pr.a != a-1 || pr.b != b-1 {
+							continue
+						}
+						if lastA[k] != i+1 {
+							lastA[k] = i + 1
 							f.pairTF[k]++
+						}
+						if w, bit := int(j)*words+k/64, uint64(1)<<(k%64); seenB[w]&bit == 0 {
+							seenB[w] |= bit
+							bs[k]++
 						}
 					}
 				}
 			}
 		}
+	}
+	for k := range f.pairTF {
+		f.pairTF[k] = min(f.pairTF[k], bs[k])
 	}
 	return f
 }
