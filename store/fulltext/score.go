@@ -14,7 +14,7 @@ import (
 // over its terms t and the query's pairs j of adjacent terms:
 //
 //	text = (Σ_t √tf_t · idf_t² + Σ_j √ptf_j · pidf_j²) / √length
-//	       × (m / (|terms| + |pairs|))      the share of terms and pairs it has
+//	       × (m / (|terms| + |pairs|))²     the share of terms and pairs it has
 //	       × (1 + r/n) / 2                  r: the longest in-order run of the query's n positions
 //
 // tf_t is how often the text holds term t and length how many terms it
@@ -46,7 +46,7 @@ type stats struct {
 // sits: its document's title and path and the headings above it) scored
 // as a passage of its own, without word order:
 //
-//	(Σ_t √hf_t · idf_t²) / √hlength × (the share of the query's terms it holds)
+//	(Σ_t √hf_t · idf_t²) / √hlength × (the share of the query's terms it holds)²
 //
 // A section whose headings say what the query asks about scores as a
 // short passage that says it, whatever the length of its text.
@@ -58,7 +58,7 @@ func (q *Query) headScore(hf []int32, hlength int) float64 {
 	if matched == 0 {
 		return 0
 	}
-	return sum / math.Sqrt(float64(hlength)) * float64(matched) / float64(len(q.terms))
+	return sum / math.Sqrt(float64(hlength)) * share(matched, len(q.terms))
 }
 
 // weigh sums √n · w(k)² over the counts n above 0, and counts them.
@@ -85,8 +85,19 @@ func (q *Query) textScore(tf, pairTF []int32, length, run int) float64 {
 		return 0
 	}
 	all := len(q.terms) + len(q.pairs)
-	s := sum / math.Sqrt(float64(length)) * float64(matched) / float64(all)
+	s := sum / math.Sqrt(float64(length)) * share(matched, all)
 	return s * q.runFactor(run)
+}
+
+// share is the share factor of a passage that holds m of the n terms (and
+// pairs) of a query: (m/n)². A passage that holds one word of five is
+// weak evidence of what the five ask, however short it is: it keeps a
+// twenty-fifth of its weight, not a fifth, and a page whose title is the
+// query's rarest word no longer outranks one that holds four of its words
+// (docs/ranking.md). It grows with m, which the bounds rest on.
+func share(m, n int) float64 {
+	f := float64(m) / float64(n)
+	return f * f
 }
 
 // runFactor is the run factor (1 + r/n) / 2: n is the query's words
@@ -269,11 +280,11 @@ func (q *Query) partialBound(st *stats, known, free []bool) float64 {
 	var s float64
 	if terms > 0 {
 		s = fieldBound(exact, counted, u, st.length)
-		s *= float64(terms+pairs) / float64(n+len(q.pairs))
+		s *= share(terms+pairs, n+len(q.pairs))
 		s *= q.runFactor(q.runBound(func(k int) bool { return in[k] }))
 	}
 	if hterms > 0 {
-		s += fieldBound(hexact, hcounted, v, st.hlength) * float64(hterms) / float64(n)
+		s += fieldBound(hexact, hcounted, v, st.hlength) * share(hterms, n)
 	}
 	return s
 }
@@ -370,13 +381,13 @@ func (p *partial) bound(st *stats) float64 {
 					pairs++
 				}
 			}
-			f = float64(terms+pairs) / float64(len(q.terms)+len(q.pairs)) * q.runFactor(q.runBound(in))
+			f = share(terms+pairs, len(q.terms)+len(q.pairs)) * q.runFactor(q.runBound(in))
 			p.factor[mask] = f
 		}
 		s = normBound(exact, counted, p.norm, st.length) * f
 	}
 	if hterms := p.nfree + hknown; hterms > 0 {
-		s += normBound(hexact, hcounted, p.hnorm, st.hlength) * float64(hterms) / float64(len(q.terms))
+		s += normBound(hexact, hcounted, p.hnorm, st.hlength) * share(hterms, len(q.terms))
 	}
 	return s
 }
