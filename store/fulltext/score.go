@@ -14,7 +14,7 @@ import (
 // over its terms t and the query's pairs j of adjacent terms:
 //
 //	text = (Σ_t √tf_t · idf_t² + Σ_j √ptf_j · pidf_j²) / √length
-//	       × (m / (|terms| + |pairs|))²     the share of terms and pairs it has
+//	       × (m / |terms|)²                 m: the query's terms it holds (the share, squared)
 //	       × (1 + r/n) / 2                  r: the longest in-order run of the query's n positions
 //
 // tf_t is how often the text holds term t and length how many terms it
@@ -79,22 +79,22 @@ func (q *Query) textScore(tf, pairTF []int32, length, run int) float64 {
 		return 0
 	}
 	sum, matched := weigh(tf, func(k int) float64 { return q.idf[k] })
-	psum, pmatched := weigh(pairTF, func(j int) float64 { return q.pairs[j].idf })
-	sum, matched = sum+psum, matched+pmatched
+	psum, _ := weigh(pairTF, func(j int) float64 { return q.pairs[j].idf })
 	if matched == 0 {
 		return 0
 	}
-	all := len(q.terms) + len(q.pairs)
-	s := sum / math.Sqrt(float64(length)) * share(matched, all)
+	s := (sum + psum) / math.Sqrt(float64(length)) * share(matched, len(q.terms))
 	return s * q.runFactor(run)
 }
 
-// share is the share factor of a passage that holds m of the n terms (and
-// pairs) of a query: (m/n)². A passage that holds one word of five is
-// weak evidence of what the five ask, however short it is: it keeps a
-// twenty-fifth of its weight, not a fifth, and a page whose title is the
-// query's rarest word no longer outranks one that holds four of its words
-// (docs/ranking.md). It grows with m, which the bounds rest on.
+// share is the share factor of a field that holds m of a query's n terms:
+// (m/n)². A passage that holds one word of five is weak evidence of what
+// the five ask, however short it is: it keeps a twenty-fifth of its
+// weight, not a fifth, and a short page whose title is one of the query's
+// words no longer outranks one that holds four of them (docs/ranking.md).
+// Words only: pairs weigh in the numerator and word order in the run
+// factor, so the share is known from the index, exactly, before a text is
+// read. It grows with m, which the bounds rest on.
 func share(m, n int) float64 {
 	f := float64(m) / float64(n)
 	return f * f
@@ -207,8 +207,8 @@ func (q *Query) setBound(in []bool) float64 {
 // most Σ_free √tf_t · u_t (√min(a,b) ≤ (√a+√b)/2), which is at most
 // √(Σ tf_free) · ‖u‖ (Cauchy–Schwarz), and Σ tf_free is at most the
 // length less the known terms' counts (or, the length unknown, the
-// division by √length cancels it). The share of terms and pairs and the
-// run are at most what S allows. The head's part is bounded alike,
+// division by √length cancels it). The share of terms and the run are at
+// most what S allows. The head's part is bounded alike,
 // without pairs or run. A passage without a required term in its text
 // bounds at 0.
 func (q *Query) partialBound(st *stats, known, free []bool) float64 {
@@ -258,12 +258,10 @@ func (q *Query) partialBound(st *stats, known, free []bool) float64 {
 			hterms++
 		}
 	}
-	pairs := 0
 	for _, p := range q.pairs {
 		if !in[p.a] || !in[p.b] {
 			continue
 		}
-		pairs++
 		w := p.idf * p.idf
 		switch {
 		case free[p.a] && free[p.b]:
@@ -280,7 +278,7 @@ func (q *Query) partialBound(st *stats, known, free []bool) float64 {
 	var s float64
 	if terms > 0 {
 		s = fieldBound(exact, counted, u, st.length)
-		s *= share(terms+pairs, n+len(q.pairs))
+		s *= share(terms, n)
 		s *= q.runFactor(q.runBound(func(k int) bool { return in[k] }))
 	}
 	if hterms > 0 {
@@ -375,13 +373,7 @@ func (p *partial) bound(st *stats) float64 {
 	if p.nfree > 0 || mask != 0 {
 		f, ok := p.factor[mask]
 		if !ok {
-			terms, pairs := p.nfree+bits.OnesCount64(mask), 0
-			for _, pr := range q.pairs {
-				if in(pr.a) && in(pr.b) {
-					pairs++
-				}
-			}
-			f = share(terms+pairs, len(q.terms)+len(q.pairs)) * q.runFactor(q.runBound(in))
+			f = share(p.nfree+bits.OnesCount64(mask), len(q.terms)) * q.runFactor(q.runBound(in))
 			p.factor[mask] = f
 		}
 		s = normBound(exact, counted, p.norm, st.length) * f
