@@ -553,24 +553,7 @@ func (q *Query) walkInto(s *scratch, toks analysis.TokenStream, o order) feature
 	// run reaches only groups ahead, so those behind are dropped.
 	type reach struct{ g, qp, r int32 }
 	var ahead []reach
-	// Pairs: lastA[j] is 1 + the token of the last a counted for pair j;
-	// bs[j] the b's counted, and seenB marks them (a bit per token and
-	// pair).
-	np := len(q.pairs)
-	words := (np + 63) / 64
-	var lastA, bs []int32
-	var seenB []uint64
-	if np > 0 {
-		if s != nil {
-			s.pairs = slices.Grow(s.pairs[:0], 2*np)[:2*np]
-			s.seen = slices.Grow(s.seen[:0], len(toks)*words)[:len(toks)*words]
-			clear(s.pairs)
-			clear(s.seen)
-			lastA, bs, seenB = s.pairs[:np], s.pairs[np:], s.seen
-		} else {
-			lastA, bs, seenB = make([]int32, np), make([]int32, np), make([]uint64, len(toks)*words)
-		}
-	}
+	pc := newPairCount(s, len(q.pairs), len(toks))
 	for g, grp := range o {
 		kept := ahead[:0]
 		for _, e := range ahead {
@@ -614,26 +597,64 @@ func (q *Query) walkInto(s *scratch, toks analysis.TokenStream, o order) feature
 						continue
 					}
 					for k, pr := range q.pairs {
-						if pr.a != a-1 || pr.b != b-1 {
-							continue
-						}
-						if lastA[k] != i+1 {
-							lastA[k] = i + 1
-							f.pairTF[k]++
-						}
-						if w, bit := int(j)*words+k/64, uint64(1)<<(k%64); seenB[w]&bit == 0 {
-							seenB[w] |= bit
-							bs[k]++
+						if pr.a == a-1 && pr.b == b-1 {
+							pc.add(k, i, j)
 						}
 					}
 				}
 			}
 		}
 	}
-	for k := range f.pairTF {
-		f.pairTF[k] = min(f.pairTF[k], bs[k])
-	}
+	pc.counts(f.pairTF)
 	return f
+}
+
+// pairCount counts a text's pairs for walkInto: each occurrence of a
+// pair's first word, and each of its second word, in at most one.
+type pairCount struct {
+	lastA []int32  // by pair: 1 + the token of the last first word counted
+	as    []int32  // by pair: the first words counted
+	bs    []int32  // by pair: the second words counted
+	seenB []uint64 // a bit per token and pair: a second word counted
+	words int      // uint64s a token has in seenB
+}
+
+// newPairCount is a pairCount of np pairs over ntoks tokens, in s's
+// memory (s may be nil).
+func newPairCount(s *scratch, np, ntoks int) pairCount {
+	if np == 0 {
+		return pairCount{}
+	}
+	words := (np + 63) / 64
+	if s == nil {
+		return pairCount{lastA: make([]int32, np), as: make([]int32, np), bs: make([]int32, np), seenB: make([]uint64, ntoks*words), words: words}
+	}
+	s.pairs = slices.Grow(s.pairs[:0], 3*np)[:3*np]
+	s.seen = slices.Grow(s.seen[:0], ntoks*words)[:ntoks*words]
+	clear(s.pairs)
+	clear(s.seen)
+	return pairCount{lastA: s.pairs[:np], as: s.pairs[np : 2*np], bs: s.pairs[2*np:], seenB: s.seen, words: words}
+}
+
+// add counts pair k read from token i (its first word) to token j (its
+// second).
+func (c *pairCount) add(k int, i, j int32) {
+	if c.lastA[k] != i+1 {
+		c.lastA[k] = i + 1
+		c.as[k]++
+	}
+	if w, bit := int(j)*c.words+k/64, uint64(1)<<(k%64); c.seenB[w]&bit == 0 {
+		c.seenB[w] |= bit
+		c.bs[k]++
+	}
+}
+
+// counts sets each pair's count: the smaller of its first words followed
+// by a second and its second words preceded by a first.
+func (c *pairCount) counts(pairTF []int32) {
+	for k := range pairTF {
+		pairTF[k] = min(c.as[k], c.bs[k])
+	}
 }
 
 // runsPass reports whether toks has each of the query's phrases as a run
