@@ -19,7 +19,7 @@ import (
 func retrievalCorpus(r *rand.Rand, n int) []Passage {
 	words := []string{"the", "a", "of", "front", "matter", "dates", "template", "taxonomy", "menu", "page",
 		"Bundle", "archives", "policies", "kube-scheduler", "strings.Contains", "HTMLParser", "retry", "budget"}
-	markup := []string{"`code`", "[link](/a/b)", "<br>", "{{ .Title }}", "\n```go\nx := 1\n```\n", "\n\n", "\n   \n", "[text][label]", "—"}
+	markup := []string{"`code`", "`menu menu menu` page", "`front front` matter", "[link](/a/b)", "<br>", "{{ .Title }}", "\n```go\nx := 1\n```\n", "\n\n", "\n   \n", "[text][label]", "—"}
 	var ps []Passage
 	for i := range n {
 		var b strings.Builder

@@ -14,13 +14,13 @@ import (
 // over its terms t and the query's pairs j of adjacent terms:
 //
 //	text = (Σ_t √tf_t · idf_t² + Σ_j √ptf_j · pidf_j²) / √length
-//	       × (m / (|terms| + |pairs|))      the share of terms and pairs it has
+//	       × (m / |terms|)²                 m: the query's terms it holds (the share, squared)
 //	       × (1 + r/n) / 2                  r: the longest in-order run of the query's n positions
 //
 // tf_t is how often the text holds term t and length how many terms it
 // holds in all (both as the index counts them); ptf_j is how often the
 // text has pair j's words adjacent, in order, as a reader reads them
-// (order.go); pidf_j is the idf of the rarer of the pair's words, the
+// (order.go), each occurrence of a word in at most one (walkInto); pidf_j is the idf of the rarer of the pair's words, the
 // least rare the pair can be (see Prepare). A passage that lacks a
 // phrase's run, or holds an excluded word or phrase, scores 0.
 //
@@ -46,7 +46,7 @@ type stats struct {
 // sits: its document's title and path and the headings above it) scored
 // as a passage of its own, without word order:
 //
-//	(Σ_t √hf_t · idf_t²) / √hlength × (the share of the query's terms it holds)
+//	(Σ_t √hf_t · idf_t²) / √hlength × (the share of the query's terms it holds)²
 //
 // A section whose headings say what the query asks about scores as a
 // short passage that says it, whatever the length of its text.
@@ -58,7 +58,7 @@ func (q *Query) headScore(hf []int32, hlength int) float64 {
 	if matched == 0 {
 		return 0
 	}
-	return sum / math.Sqrt(float64(hlength)) * float64(matched) / float64(len(q.terms))
+	return sum / math.Sqrt(float64(hlength)) * share(matched, len(q.terms))
 }
 
 // weigh sums √n · w(k)² over the counts n above 0, and counts them.
@@ -79,14 +79,25 @@ func (q *Query) textScore(tf, pairTF []int32, length, run int) float64 {
 		return 0
 	}
 	sum, matched := weigh(tf, func(k int) float64 { return q.idf[k] })
-	psum, pmatched := weigh(pairTF, func(j int) float64 { return q.pairs[j].idf })
-	sum, matched = sum+psum, matched+pmatched
+	psum, _ := weigh(pairTF, func(j int) float64 { return q.pairs[j].idf })
 	if matched == 0 {
 		return 0
 	}
-	all := len(q.terms) + len(q.pairs)
-	s := sum / math.Sqrt(float64(length)) * float64(matched) / float64(all)
+	s := (sum + psum) / math.Sqrt(float64(length)) * share(matched, len(q.terms))
 	return s * q.runFactor(run)
+}
+
+// share is the share factor of a field that holds m of a query's n terms:
+// (m/n)². A passage that holds one word of five is weak evidence of what
+// the five ask, however short it is: it keeps a twenty-fifth of its
+// weight, not a fifth, and a short page whose title is one of the query's
+// words no longer outranks one that holds four of them (docs/ranking.md).
+// Words only: pairs weigh in the numerator and word order in the run
+// factor, so the share is known from the index, exactly, before a text is
+// read. It grows with m, which the bounds rest on.
+func share(m, n int) float64 {
+	f := float64(m) / float64(n)
+	return f * f
 }
 
 // runFactor is the run factor (1 + r/n) / 2: n is the query's words
@@ -105,11 +116,11 @@ func (q *Query) runFactor(run int) float64 {
 
 // bound is the highest score a passage can have that holds the query's
 // terms tf times and length terms in all, whatever its word order: each
-// pair whose two words it holds, twice as often as the rarer of them (a
-// word is adjacent to the next word and, past markup a reader skips, to
-// the first word after it: order.go), and the longest run of consecutive
-// query positions whose words it holds. The
-// score grows with each of these, so no order of the words scores more.
+// pair whose two words it holds, as often as the rarer of them (a pair is
+// counted at most once for each occurrence of either word: see walkInto),
+// and the longest run of consecutive query positions whose words it holds.
+// The score grows with each of these, so no order of the words scores
+// more.
 // A passage that lacks a required term bounds at 0.
 func (q *Query) bound(st *stats) float64 {
 	tf := st.tf
@@ -124,7 +135,7 @@ func (q *Query) bound(st *stats) float64 {
 		pairTF = make([]int32, 0, len(q.pairs))
 	}
 	for _, p := range q.pairs {
-		pairTF = append(pairTF, 2*min(tf[p.a], tf[p.b]))
+		pairTF = append(pairTF, min(tf[p.a], tf[p.b]))
 	}
 	return q.score(st, pairTF, q.runBound(func(k int) bool { return tf[k] > 0 }))
 }
@@ -188,16 +199,16 @@ func (q *Query) setBound(in []bool) float64 {
 //
 // With S the terms a field may hold (the known it holds, and the free),
 // the text's numerator is Σ_S √tf_t · idf_t² plus Σ √ptf_j · pidf_j² over
-// the pairs within S, and a pair occurs at most 2·min(a,b) times (see
+// the pairs within S, and a pair occurs at most min(a,b) times (see
 // bound). A known term's part is exact, and so is a pair's with a known
-// word (at most √(2·tf) of the known, or of the rarer of two known). The
+// word (at most √tf of the known, or of the rarer of two known). The
 // rest is the free terms' and the pairs of two free terms: with
-// u_t = idf_t² + Σ pidf²/√2 over t's pairs with another free term, at
-// most Σ_free √tf_t · u_t (√(2·min(a,b)) ≤ (√a+√b)/√2), which is at most
+// u_t = idf_t² + Σ pidf²/2 over t's pairs with another free term, at
+// most Σ_free √tf_t · u_t (√min(a,b) ≤ (√a+√b)/2), which is at most
 // √(Σ tf_free) · ‖u‖ (Cauchy–Schwarz), and Σ tf_free is at most the
 // length less the known terms' counts (or, the length unknown, the
-// division by √length cancels it). The share of terms and pairs and the
-// run are at most what S allows. The head's part is bounded alike,
+// division by √length cancels it). The share of terms and the run are at
+// most what S allows. The head's part is bounded alike,
 // without pairs or run. A passage without a required term in its text
 // bounds at 0.
 func (q *Query) partialBound(st *stats, known, free []bool) float64 {
@@ -247,33 +258,31 @@ func (q *Query) partialBound(st *stats, known, free []bool) float64 {
 			hterms++
 		}
 	}
-	pairs := 0
 	for _, p := range q.pairs {
 		if !in[p.a] || !in[p.b] {
 			continue
 		}
-		pairs++
 		w := p.idf * p.idf
 		switch {
 		case free[p.a] && free[p.b]:
-			u[p.a] += w / math.Sqrt2
-			u[p.b] += w / math.Sqrt2
+			u[p.a] += w / 2
+			u[p.b] += w / 2
 		case free[p.a]:
-			exact += math.Sqrt(float64(2*count(st.tf, p.b))) * w
+			exact += math.Sqrt(float64(count(st.tf, p.b))) * w
 		case free[p.b]:
-			exact += math.Sqrt(float64(2*count(st.tf, p.a))) * w
+			exact += math.Sqrt(float64(count(st.tf, p.a))) * w
 		default:
-			exact += math.Sqrt(float64(2*min(count(st.tf, p.a), count(st.tf, p.b)))) * w
+			exact += math.Sqrt(float64(min(count(st.tf, p.a), count(st.tf, p.b)))) * w
 		}
 	}
 	var s float64
 	if terms > 0 {
 		s = fieldBound(exact, counted, u, st.length)
-		s *= float64(terms+pairs) / float64(n+len(q.pairs))
+		s *= share(terms, n)
 		s *= q.runFactor(q.runBound(func(k int) bool { return in[k] }))
 	}
 	if hterms > 0 {
-		s += fieldBound(hexact, hcounted, v, st.hlength) * float64(hterms) / float64(n)
+		s += fieldBound(hexact, hcounted, v, st.hlength) * share(hterms, n)
 	}
 	return s
 }
@@ -305,7 +314,7 @@ func (q *Query) partial(known, free []bool) *partial {
 	}
 	for _, pr := range q.pairs {
 		if free[pr.a] && free[pr.b] {
-			w := pr.idf * pr.idf / math.Sqrt2
+			w := pr.idf * pr.idf / 2
 			u[pr.a] += w
 			u[pr.b] += w
 		}
@@ -358,25 +367,19 @@ func (p *partial) bound(st *stats) float64 {
 		} else if p.free[pr.b] {
 			n = st.tf[pr.a]
 		}
-		exact += math.Sqrt(float64(2*n)) * pr.idf * pr.idf
+		exact += math.Sqrt(float64(n)) * pr.idf * pr.idf
 	}
 	var s float64
 	if p.nfree > 0 || mask != 0 {
 		f, ok := p.factor[mask]
 		if !ok {
-			terms, pairs := p.nfree+bits.OnesCount64(mask), 0
-			for _, pr := range q.pairs {
-				if in(pr.a) && in(pr.b) {
-					pairs++
-				}
-			}
-			f = float64(terms+pairs) / float64(len(q.terms)+len(q.pairs)) * q.runFactor(q.runBound(in))
+			f = share(p.nfree+bits.OnesCount64(mask), len(q.terms)) * q.runFactor(q.runBound(in))
 			p.factor[mask] = f
 		}
 		s = normBound(exact, counted, p.norm, st.length) * f
 	}
 	if hterms := p.nfree + hknown; hterms > 0 {
-		s += normBound(hexact, hcounted, p.hnorm, st.hlength) * float64(hterms) / float64(len(q.terms))
+		s += normBound(hexact, hcounted, p.hnorm, st.hlength) * share(hterms, len(q.terms))
 	}
 	return s
 }
@@ -513,6 +516,14 @@ func (q *Query) walk(toks analysis.TokenStream, o order) features {
 }
 
 // walkInto is walk with s's buffers (s may be nil).
+//
+// A pair j = (a, b) is counted where a reader reads a then b (the next
+// word, or the first word past markup: order.go), each occurrence of a and
+// each occurrence of b in at most one: ptf_j is the smaller of the number
+// of a's followed by a b and the number of b's preceded by an a. So ptf_j
+// is at most min(tf_a, tf_b), which the bounds rest on: a word repeated in
+// markup a reader skips ("`menu menu menu` page") reads into the same
+// word after it from each of its occurrences, and is one pair, not three.
 func (q *Query) walkInto(s *scratch, toks analysis.TokenStream, o order) features {
 	f := features{tf: make([]int32, len(q.terms)), pairTF: make([]int32, len(q.pairs))}
 	if len(q.terms) == 0 || len(toks) == 0 {
@@ -542,6 +553,7 @@ func (q *Query) walkInto(s *scratch, toks analysis.TokenStream, o order) feature
 	// run reaches only groups ahead, so those behind are dropped.
 	type reach struct{ g, qp, r int32 }
 	var ahead []reach
+	pc := newPairCount(s, len(q.pairs), len(toks))
 	for g, grp := range o {
 		kept := ahead[:0]
 		for _, e := range ahead {
@@ -586,14 +598,63 @@ func (q *Query) walkInto(s *scratch, toks analysis.TokenStream, o order) feature
 					}
 					for k, pr := range q.pairs {
 						if pr.a == a-1 && pr.b == b-1 {
-							f.pairTF[k]++
+							pc.add(k, i, j)
 						}
 					}
 				}
 			}
 		}
 	}
+	pc.counts(f.pairTF)
 	return f
+}
+
+// pairCount counts a text's pairs for walkInto: each occurrence of a
+// pair's first word, and each of its second word, in at most one.
+type pairCount struct {
+	lastA []int32  // by pair: 1 + the token of the last first word counted
+	as    []int32  // by pair: the first words counted
+	bs    []int32  // by pair: the second words counted
+	seenB []uint64 // a bit per token and pair: a second word counted
+	words int      // uint64s a token has in seenB
+}
+
+// newPairCount is a pairCount of np pairs over ntoks tokens, in s's
+// memory (s may be nil).
+func newPairCount(s *scratch, np, ntoks int) pairCount {
+	if np == 0 {
+		return pairCount{}
+	}
+	words := (np + 63) / 64
+	if s == nil {
+		return pairCount{lastA: make([]int32, np), as: make([]int32, np), bs: make([]int32, np), seenB: make([]uint64, ntoks*words), words: words}
+	}
+	s.pairs = slices.Grow(s.pairs[:0], 3*np)[:3*np]
+	s.seen = slices.Grow(s.seen[:0], ntoks*words)[:ntoks*words]
+	clear(s.pairs)
+	clear(s.seen)
+	return pairCount{lastA: s.pairs[:np], as: s.pairs[np : 2*np], bs: s.pairs[2*np:], seenB: s.seen, words: words}
+}
+
+// add counts pair k read from token i (its first word) to token j (its
+// second).
+func (c *pairCount) add(k int, i, j int32) {
+	if c.lastA[k] != i+1 {
+		c.lastA[k] = i + 1
+		c.as[k]++
+	}
+	if w, bit := int(j)*c.words+k/64, uint64(1)<<(k%64); c.seenB[w]&bit == 0 {
+		c.seenB[w] |= bit
+		c.bs[k]++
+	}
+}
+
+// counts sets each pair's count: the smaller of its first words followed
+// by a second and its second words preceded by a first.
+func (c *pairCount) counts(pairTF []int32) {
+	for k := range pairTF {
+		pairTF[k] = min(c.as[k], c.bs[k])
+	}
 }
 
 // runsPass reports whether toks has each of the query's phrases as a run

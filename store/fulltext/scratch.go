@@ -18,6 +18,8 @@ type scratch struct {
 	toks  analysis.TokenStream
 	at    []int
 	order order
+	pairs []int32  // the walk's pair counts (see walkInto)
+	seen  []uint64 // the walk's marks of a pair's second words
 }
 
 // reset makes the buffers free for the next candidate: what they held
