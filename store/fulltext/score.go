@@ -14,7 +14,7 @@ import (
 // over its terms t and the query's pairs j of adjacent terms:
 //
 //	text = (Σ_t √tf_t · idf_t² + Σ_j √ptf_j · pidf_j²) / √length
-//	       × (m / |terms|)²                 m: the query's terms it holds (the share, squared)
+//	       × (m / (|terms| + |pairs|))      the share of terms and pairs it has
 //	       × (1 + r/n) / 2                  r: the longest in-order run of the query's n positions
 //
 // tf_t is how often the text holds term t and length how many terms it
@@ -46,7 +46,7 @@ type stats struct {
 // sits: its document's title and path and the headings above it) scored
 // as a passage of its own, without word order:
 //
-//	(Σ_t √hf_t · idf_t²) / √hlength × (the share of the query's terms it holds)²
+//	(Σ_t √hf_t · idf_t²) / √hlength × (the share of the query's terms it holds)
 //
 // A section whose headings say what the query asks about scores as a
 // short passage that says it, whatever the length of its text.
@@ -58,7 +58,7 @@ func (q *Query) headScore(hf []int32, hlength int) float64 {
 	if matched == 0 {
 		return 0
 	}
-	return sum / math.Sqrt(float64(hlength)) * share(matched, len(q.terms))
+	return sum / math.Sqrt(float64(hlength)) * float64(matched) / float64(len(q.terms))
 }
 
 // weigh sums √n · w(k)² over the counts n above 0, and counts them.
@@ -79,25 +79,14 @@ func (q *Query) textScore(tf, pairTF []int32, length, run int) float64 {
 		return 0
 	}
 	sum, matched := weigh(tf, func(k int) float64 { return q.idf[k] })
-	psum, _ := weigh(pairTF, func(j int) float64 { return q.pairs[j].idf })
+	psum, pmatched := weigh(pairTF, func(j int) float64 { return q.pairs[j].idf })
+	sum, matched = sum+psum, matched+pmatched
 	if matched == 0 {
 		return 0
 	}
-	s := (sum + psum) / math.Sqrt(float64(length)) * share(matched, len(q.terms))
+	all := len(q.terms) + len(q.pairs)
+	s := sum / math.Sqrt(float64(length)) * float64(matched) / float64(all)
 	return s * q.runFactor(run)
-}
-
-// share is the share factor of a field that holds m of a query's n terms:
-// (m/n)². A passage that holds one word of five is weak evidence of what
-// the five ask, however short it is: it keeps a twenty-fifth of its
-// weight, not a fifth, and a short page whose title is one of the query's
-// words no longer outranks one that holds four of them (docs/ranking.md).
-// Words only: pairs weigh in the numerator and word order in the run
-// factor, so the share is known from the index, exactly, before a text is
-// read. It grows with m, which the bounds rest on.
-func share(m, n int) float64 {
-	f := float64(m) / float64(n)
-	return f * f
 }
 
 // runFactor is the run factor (1 + r/n) / 2: n is the query's words
@@ -207,8 +196,8 @@ func (q *Query) setBound(in []bool) float64 {
 // most Σ_free √tf_t · u_t (√min(a,b) ≤ (√a+√b)/2), which is at most
 // √(Σ tf_free) · ‖u‖ (Cauchy–Schwarz), and Σ tf_free is at most the
 // length less the known terms' counts (or, the length unknown, the
-// division by √length cancels it). The share of terms and the run are at
-// most what S allows. The head's part is bounded alike,
+// division by √length cancels it). The share of terms and pairs and the
+// run are at most what S allows. The head's part is bounded alike,
 // without pairs or run. A passage without a required term in its text
 // bounds at 0.
 func (q *Query) partialBound(st *stats, known, free []bool) float64 {
@@ -258,10 +247,12 @@ func (q *Query) partialBound(st *stats, known, free []bool) float64 {
 			hterms++
 		}
 	}
+	pairs := 0
 	for _, p := range q.pairs {
 		if !in[p.a] || !in[p.b] {
 			continue
 		}
+		pairs++
 		w := p.idf * p.idf
 		switch {
 		case free[p.a] && free[p.b]:
@@ -278,11 +269,11 @@ func (q *Query) partialBound(st *stats, known, free []bool) float64 {
 	var s float64
 	if terms > 0 {
 		s = fieldBound(exact, counted, u, st.length)
-		s *= share(terms, n)
+		s *= float64(terms+pairs) / float64(n+len(q.pairs))
 		s *= q.runFactor(q.runBound(func(k int) bool { return in[k] }))
 	}
 	if hterms > 0 {
-		s += fieldBound(hexact, hcounted, v, st.hlength) * share(hterms, n)
+		s += fieldBound(hexact, hcounted, v, st.hlength) * float64(hterms) / float64(n)
 	}
 	return s
 }
@@ -373,13 +364,19 @@ func (p *partial) bound(st *stats) float64 {
 	if p.nfree > 0 || mask != 0 {
 		f, ok := p.factor[mask]
 		if !ok {
-			f = share(p.nfree+bits.OnesCount64(mask), len(q.terms)) * q.runFactor(q.runBound(in))
+			terms, pairs := p.nfree+bits.OnesCount64(mask), 0
+			for _, pr := range q.pairs {
+				if in(pr.a) && in(pr.b) {
+					pairs++
+				}
+			}
+			f = float64(terms+pairs) / float64(len(q.terms)+len(q.pairs)) * q.runFactor(q.runBound(in))
 			p.factor[mask] = f
 		}
 		s = normBound(exact, counted, p.norm, st.length) * f
 	}
 	if hterms := p.nfree + hknown; hterms > 0 {
-		s += normBound(hexact, hcounted, p.hnorm, st.hlength) * share(hterms, len(q.terms))
+		s += normBound(hexact, hcounted, p.hnorm, st.hlength) * float64(hterms) / float64(len(q.terms))
 	}
 	return s
 }
