@@ -276,10 +276,29 @@ func (r *ranking) rank(q string, limit int) ([]rankedDoc, int, error) {
 		return nil, 0, err
 	}
 	defer rt.Close()
-	total, err := rt.Total()
-	if err != nil {
-		return nil, 0, err
+	// The count of matching passages needs none of the ranking: it runs
+	// beside it, on the process's other core (a cold search is a fresh
+	// process), and is waited for before the reading closes.
+	type counted struct {
+		n   uint64
+		err error
 	}
+	tc := make(chan counted, 1)
+	go func() {
+		n, err := rt.Total()
+		tc <- counted{n, err}
+	}()
+	waited := false
+	wait := func() (uint64, error) {
+		waited = true
+		c := <-tc
+		return c.n, c.err
+	}
+	defer func() {
+		if !waited {
+			wait() // a reading that failed: the count must end before rt closes
+		}
+	}()
 	b := &board{k: limit, docs: map[string]*rankedDoc{}}
 	scored := map[uint64]bool{}
 	if r.exhaustive {
@@ -316,6 +335,10 @@ func (r *ranking) rank(q string, limit int) ([]rankedDoc, int, error) {
 		}
 	}
 	named, err := r.named(rt, b)
+	if err != nil {
+		return nil, 0, err
+	}
+	total, err := wait()
 	if err != nil {
 		return nil, 0, err
 	}
