@@ -265,13 +265,7 @@ func (rt *Retrieval) Candidates(floor float64) ([]Candidate, error) {
 func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err error) {
 	q := rt.q
 	lead, probe, held, err := rt.open(ess, read)
-	defer func() {
-		for _, c := range slices.Concat(lead, probe, held) {
-			if cerr := c.tfr.Close(); err == nil && cerr != nil {
-				err = cerr
-			}
-		}
-	}()
+	defer closeAll(&err, lead, probe, held)
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +326,7 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 		slab = append(slab, st.tf...)
 		slab = append(slab, st.hf...)
 		kept := stats{tf: slab[len(slab)-2*n : len(slab)-n], hf: slab[len(slab)-n:], length: st.length, hlength: st.hlength}
-		out = append(out, Candidate{Bound: b, Exact: q.exact(kept.tf), num: num, st: kept})
+		out = append(out, q.candidate(num, kept, b))
 	}
 }
 
@@ -441,6 +435,22 @@ func lookUp(st *stats, num uint64, probe []*cursor) (skip bool, err error) {
 		st.add(c)
 	}
 	return false, nil
+}
+
+// closeAll closes the cursors, keeping the first error in *err.
+func closeAll(err *error, cursors ...[]*cursor) {
+	for _, cs := range cursors {
+		for _, c := range cs {
+			if cerr := c.tfr.Close(); *err == nil && cerr != nil {
+				*err = cerr
+			}
+		}
+	}
+}
+
+// candidate is passage num, of which the index holds st, bounding at b.
+func (q *Query) candidate(num uint64, st stats, b float64) Candidate {
+	return Candidate{Bound: b, Exact: q.exact(st.tf), num: num, st: st}
 }
 
 // add sets st's count of c's term in c's field, and the field's length,
@@ -753,13 +763,7 @@ func (rt *Retrieval) lookupAll(nums []uint64) (out []Candidate, err error) {
 		return nil, nil
 	}
 	_, probe, held, err := rt.open(make([]bool, len(q.terms)), nil)
-	defer func() {
-		for _, c := range slices.Concat(probe, held) {
-			if cerr := c.tfr.Close(); err == nil && cerr != nil {
-				err = cerr
-			}
-		}
-	}()
+	defer closeAll(&err, probe, held)
 	if err != nil {
 		return nil, err
 	}
@@ -771,7 +775,7 @@ func (rt *Retrieval) lookupAll(nums []uint64) (out []Candidate, err error) {
 			return nil, err
 		}
 		if !skip {
-			out = append(out, Candidate{Bound: q.bound(&st), Exact: q.exact(st.tf), num: num, st: st})
+			out = append(out, q.candidate(num, st, q.bound(&st)))
 		}
 	}
 	return out, nil

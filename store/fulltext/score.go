@@ -2,7 +2,6 @@ package fulltext
 
 import (
 	"math"
-	"math/bits"
 	"slices"
 	"strings"
 
@@ -184,7 +183,9 @@ func (q *Query) setBound(in []bool) float64 {
 // partialBound bounds the score of every passage that holds the terms
 // known says as st counts them (a count of 0 is 0), and of the other
 // terms only those free says, whatever their counts. st's lengths are the
-// passage's when a known term is in that field (0: not known).
+// passage's when a known term is in that field (0: not known). A reading
+// that bounds many passages with the same known and free terms prepares
+// it once (Query.partial).
 //
 // With S the terms a field may hold (the known it holds, and the free),
 // the text's numerator is Σ_S √tf_t · idf_t² plus Σ √ptf_j · pidf_j² over
@@ -201,106 +202,29 @@ func (q *Query) setBound(in []bool) float64 {
 // without pairs or run. A passage without a required term in its text
 // bounds at 0.
 func (q *Query) partialBound(st *stats, known, free []bool) float64 {
-	n := len(q.terms)
-	if n == 0 {
-		return 0
-	}
-	var buf [2 * 64]float64
-	var inBuf [64]bool
-	u, v := buf[:0], buf[64:64]
-	in := inBuf[:0]
-	if n > 64 {
-		u, v, in = make([]float64, 0, n), make([]float64, 0, n), make([]bool, 0, n)
-	}
-	u, v, in = u[:n], v[:n], in[:n]
-	count := func(counts []int32, k int) int32 {
-		if known == nil || !known[k] {
-			return 0
-		}
-		return counts[k]
-	}
-	var exact, hexact float64 // the known terms' parts, and their pairs'
-	var counted, hcounted int
-	terms, hterms := 0, 0
-	for k := range n {
-		idf2 := q.idf[k] * q.idf[k]
-		u[k], v[k] = 0, 0
-		tf, hf := count(st.tf, k), count(st.hf, k)
-		in[k] = free[k] || tf > 0
-		switch {
-		case !in[k] && q.required[k]:
-			return 0
-		case free[k]:
-			u[k], v[k] = idf2, idf2
-		case tf > 0:
-			exact += math.Sqrt(float64(tf)) * idf2
-			counted += int(tf)
-		}
-		if in[k] {
-			terms++
-		}
-		if hf > 0 && !free[k] {
-			hexact += math.Sqrt(float64(hf)) * idf2
-			hcounted += int(hf)
-		}
-		if free[k] || hf > 0 {
-			hterms++
-		}
-	}
-	pairs := 0
-	for _, p := range q.pairs {
-		if !in[p.a] || !in[p.b] {
-			continue
-		}
-		pairs++
-		w := p.idf * p.idf
-		switch {
-		case free[p.a] && free[p.b]:
-			u[p.a] += w / 2
-			u[p.b] += w / 2
-		case free[p.a]:
-			exact += math.Sqrt(float64(count(st.tf, p.b))) * w
-		case free[p.b]:
-			exact += math.Sqrt(float64(count(st.tf, p.a))) * w
-		default:
-			exact += math.Sqrt(float64(min(count(st.tf, p.a), count(st.tf, p.b)))) * w
-		}
-	}
-	var s float64
-	if terms > 0 {
-		s = fieldBound(exact, counted, u, st.length)
-		s *= float64(terms+pairs) / float64(n+len(q.pairs))
-		s *= q.runFactor(q.runBound(func(k int) bool { return in[k] }))
-	}
-	if hterms > 0 {
-		s += fieldBound(hexact, hcounted, v, st.hlength) * float64(hterms) / float64(n)
-	}
-	return s
+	return q.partial(known, free).bound(st)
 }
 
 // partial is partialBound for one reading, whose known and free terms are
 // fixed: what depends on the free terms alone (their weights' norms) is
-// worked out once, and what depends on which known terms a passage's text
-// holds (the share and run S allows) once for each such set.
+// worked out once, and the run factor S allows once for each set of known
+// terms a passage's text holds.
 type partial struct {
 	q           *Query
-	known, free []bool
-	norm, hnorm float64 // ‖u‖ and ‖v‖ of the free terms (see partialBound)
-	nfree       int
-	factor      map[uint64]float64 // by the known terms the text holds: share × run factor
-	fallback    bool               // more than 64 terms: partialBound itself
+	known, free []bool             // known may be nil: nothing known
+	norm, hnorm float64            // ‖u‖ and ‖v‖ of the free terms (see partialBound)
+	run         map[uint64]float64 // by the known terms the text holds (queries of up to 64 terms): the run factor
 }
 
 // partial prepares partialBound for passages of which the known terms are
 // counted and the free terms may be held.
 func (q *Query) partial(known, free []bool) *partial {
-	p := &partial{q: q, known: known, free: free, fallback: len(q.terms) > 64, factor: map[uint64]float64{}}
+	p := &partial{q: q, known: known, free: free}
 	u := make([]float64, len(q.terms))
 	for k, f := range free {
 		if f {
 			u[k] = q.idf[k] * q.idf[k]
 			p.hnorm += u[k] * u[k]
-			p.nfree++
 		}
 	}
 	for _, pr := range q.pairs {
@@ -320,80 +244,82 @@ func (q *Query) partial(known, free []bool) *partial {
 // bound is q.partialBound(st, p.known, p.free).
 func (p *partial) bound(st *stats) float64 {
 	q := p.q
-	if p.fallback {
-		return q.partialBound(st, p.known, p.free)
+	n := len(q.terms)
+	if n == 0 {
+		return 0
 	}
-	var mask uint64 // the known terms the text holds
+	isKnown := func(k int) bool { return p.known != nil && p.known[k] }
+	in := func(k int) bool { return p.free[k] || isKnown(k) && st.tf[k] > 0 } // S, in the text
+	var mask uint64                                                           // the known terms the text holds
 	var exact, hexact float64
-	var counted, hcounted, hknown int
-	for k, kn := range p.known {
-		if !kn {
+	var counted, hcounted, terms, hterms int
+	for k := range n {
+		switch {
+		case p.free[k]:
+			terms++
+			hterms++
+			continue
+		case !in(k) && q.required[k]:
+			return 0
+		case !isKnown(k):
 			continue
 		}
 		idf2 := q.idf[k] * q.idf[k]
 		if tf := st.tf[k]; tf > 0 {
-			mask |= 1 << k
+			mask |= 1 << (k % 64)
 			exact += math.Sqrt(float64(tf)) * idf2
 			counted += int(tf)
+			terms++
 		}
 		if hf := st.hf[k]; hf > 0 {
 			hexact += math.Sqrt(float64(hf)) * idf2
 			hcounted += int(hf)
-			hknown++
+			hterms++
 		}
 	}
-	for k, r := range q.required {
-		if r && !p.free[k] && mask&(1<<k) == 0 {
-			return 0
-		}
-	}
-	in := func(k int) bool { return p.free[k] || mask&(1<<k) != 0 }
+	pairs := 0
 	for _, pr := range q.pairs {
-		if !in(pr.a) || !in(pr.b) || p.free[pr.a] && p.free[pr.b] {
+		if !in(pr.a) || !in(pr.b) {
 			continue
 		}
-		n := min(st.tf[pr.a], st.tf[pr.b])
-		if p.free[pr.a] {
-			n = st.tf[pr.b]
-		} else if p.free[pr.b] {
-			n = st.tf[pr.a]
+		pairs++
+		var c int32
+		switch {
+		case p.free[pr.a] && p.free[pr.b]:
+			continue // in the free terms' norm
+		case p.free[pr.a]:
+			c = st.tf[pr.b]
+		case p.free[pr.b]:
+			c = st.tf[pr.a]
+		default:
+			c = min(st.tf[pr.a], st.tf[pr.b])
 		}
-		exact += math.Sqrt(float64(n)) * pr.idf * pr.idf
+		exact += math.Sqrt(float64(c)) * pr.idf * pr.idf
 	}
 	var s float64
-	if p.nfree > 0 || mask != 0 {
-		f, ok := p.factor[mask]
-		if !ok {
-			terms, pairs := p.nfree+bits.OnesCount64(mask), 0
-			for _, pr := range q.pairs {
-				if in(pr.a) && in(pr.b) {
-					pairs++
+	if terms > 0 {
+		run, ok := p.run[mask]
+		if !ok || n > 64 {
+			run = q.runFactor(q.runBound(in))
+			if n <= 64 {
+				if p.run == nil {
+					p.run = map[uint64]float64{}
 				}
+				p.run[mask] = run
 			}
-			f = float64(terms+pairs) / float64(len(q.terms)+len(q.pairs)) * q.runFactor(q.runBound(in))
-			p.factor[mask] = f
 		}
-		s = normBound(exact, counted, p.norm, st.length) * f
+		s = normBound(exact, counted, p.norm, st.length) * float64(terms+pairs) / float64(n+len(q.pairs)) * run
 	}
-	if hterms := p.nfree + hknown; hterms > 0 {
-		s += normBound(hexact, hcounted, p.hnorm, st.hlength) * float64(hterms) / float64(len(q.terms))
+	if hterms > 0 {
+		s += normBound(hexact, hcounted, p.hnorm, st.hlength) * float64(hterms) / float64(n)
 	}
 	return s
 }
 
-// fieldBound is partialBound's bound of one field's numerator over
-// √length: the exact part, plus √(length − counted) · ‖w‖ for the free
-// terms' weights w, over √length; with the length unknown (0, and then
-// nothing is counted), ‖w‖.
-func fieldBound(exact float64, counted int, w []float64, length int) float64 {
-	var norm float64
-	for _, wk := range w {
-		norm += wk * wk
-	}
-	return normBound(exact, counted, math.Sqrt(norm), length)
-}
-
-// normBound is fieldBound with the free terms' weights' norm.
+// normBound is partialBound's bound of one field's numerator over
+// √length: the exact part, plus √(length − counted) · norm (the free
+// terms' weights' norm), over √length; with the length unknown (0, and
+// then nothing is counted), norm.
 func normBound(exact float64, counted int, norm float64, length int) float64 {
 	if length <= 0 {
 		return norm

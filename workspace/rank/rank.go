@@ -279,26 +279,14 @@ func (r *ranking) rank(q string, limit int) ([]rankedDoc, int, error) {
 	// The count of matching passages needs none of the ranking: it runs
 	// beside it, on the process's other core (a cold search is a fresh
 	// process), and is waited for before the reading closes.
-	type counted struct {
-		n   uint64
-		err error
-	}
-	tc := make(chan counted, 1)
+	var total uint64
+	var totalErr error
+	counted := make(chan struct{})
 	go func() {
-		n, err := rt.Total()
-		tc <- counted{n, err}
+		defer close(counted)
+		total, totalErr = rt.Total()
 	}()
-	waited := false
-	wait := func() (uint64, error) {
-		waited = true
-		c := <-tc
-		return c.n, c.err
-	}
-	defer func() {
-		if !waited {
-			wait() // a reading that failed: the count must end before rt closes
-		}
-	}()
+	defer func() { <-counted }() // before rt closes, however the reading ends
 	b := &board{k: limit, docs: map[string]*rankedDoc{}}
 	scored := map[uint64]bool{}
 	if r.exhaustive {
@@ -338,9 +326,9 @@ func (r *ranking) rank(q string, limit int) ([]rankedDoc, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	total, err := wait()
-	if err != nil {
-		return nil, 0, err
+	<-counted
+	if totalErr != nil {
+		return nil, 0, totalErr
 	}
 	return b.ranking(named, limit), int(total), nil
 }
@@ -371,24 +359,13 @@ func (r *ranking) score(rt *fulltext.Retrieval, b *board, cands []fulltext.Candi
 		if d, ok := b.docs[docID]; ok && !r.exhaustive && d.score >= c.Bound {
 			continue // cannot raise its document's score: a document scores as its best passage
 		}
-		d, err := r.doc(docID)
+		score, ok, err := r.passageScore(rt, c, id, docID)
 		if err != nil {
 			return err
 		}
-		if d == nil {
-			continue // gone from the generation
+		if ok { // else gone from the generation
+			b.add(docID, slug, score)
 		}
-		p, err := d.passage(id)
-		if err != nil {
-			return err
-		}
-		var score float64
-		if r.exhaustive {
-			score = r.ft.ScorePassage(r.q, p) // the reference: no memory shared between passages
-		} else {
-			score = rt.Score(c, p.Text)
-		}
-		b.add(docID, slug, score)
 	}
 	return nil
 }
@@ -486,7 +463,7 @@ func (r *ranking) named(rt *fulltext.Retrieval, b *board) (map[string]int, error
 		if !r.exhaustive && b.above(out, u.level, u.c.Bound) >= b.k {
 			continue // ranks below the limit-th named document, whatever its text
 		}
-		score, err := r.scoreNamed(rt, u.c, u.id, u.docID)
+		score, _, err := r.passageScore(rt, u.c, u.id, u.docID) // its document was read above
 		if err != nil {
 			return nil, err
 		}
@@ -495,24 +472,26 @@ func (r *ranking) named(rt *fulltext.Retrieval, b *board) (map[string]int, error
 	return out, nil
 }
 
-// scoreNamed scores a named passage: from the index when its bound is
-// exact, else on its text (the reference: on its text alone).
-func (r *ranking) scoreNamed(rt *fulltext.Retrieval, c *fulltext.Candidate, id, docID string) (float64, error) {
-	if c.Exact && !r.exhaustive {
-		return c.Bound, nil
-	}
+// passageScore scores candidate c, passage id of document docID: from
+// the index when its bound is exact, else on its text (the reference: on
+// its text alone, no memory shared between passages). ok is false when
+// the document is gone from the generation.
+func (r *ranking) passageScore(rt *fulltext.Retrieval, c *fulltext.Candidate, id, docID string) (score float64, ok bool, err error) {
 	d, err := r.doc(docID)
-	if err != nil {
-		return 0, err
+	if err != nil || d == nil {
+		return 0, false, err
+	}
+	if c.Exact && !r.exhaustive {
+		return c.Bound, true, nil
 	}
 	p, err := d.passage(id)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	if r.exhaustive {
-		return r.scorer().Score(r.q, p), nil
+		return r.ft.ScorePassage(r.q, p), true, nil
 	}
-	return rt.Score(c, p.Text), nil
+	return rt.Score(c, p.Text), true, nil
 }
 
 // above counts the named documents on the board that rank above any

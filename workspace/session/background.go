@@ -89,44 +89,53 @@ func (g *Gate) Wait(ctx context.Context) error {
 	}
 }
 
+// gated is read's answer once the gate is open, or why it is not.
+func gated[T any](g *Gate, ctx context.Context, read func() (T, error)) (T, error) {
+	if err := g.Wait(ctx); err != nil {
+		var zero T
+		return zero, err
+	}
+	return read()
+}
+
 // Resolve implements docir.Reader.
 func (g *Gate) Resolve(ctx context.Context, addrs []address.Address, maxBytes int) (docir.Resolved, error) {
-	if err := g.Wait(ctx); err != nil {
-		return docir.Resolved{}, err
-	}
-	return g.r.Resolve(ctx, addrs, maxBytes)
+	return gated(g, ctx, func() (docir.Resolved, error) { return g.r.Resolve(ctx, addrs, maxBytes) })
 }
 
 // Search implements docir.Reader.
 func (g *Gate) Search(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error) {
-	if err := g.Wait(ctx); err != nil {
-		return docir.SearchResult{}, err
-	}
-	return g.r.Search(ctx, p)
+	return gated(g, ctx, func() (docir.SearchResult, error) { return g.r.Search(ctx, p) })
 }
 
 // Query implements docir.Reader.
 func (g *Gate) Query(ctx context.Context, p docir.QueryParams) (docir.SearchResult, error) {
-	if err := g.Wait(ctx); err != nil {
-		return docir.SearchResult{}, err
-	}
-	return g.r.Query(ctx, p)
+	return gated(g, ctx, func() (docir.SearchResult, error) { return g.r.Query(ctx, p) })
 }
 
 // Context implements docir.Reader.
 func (g *Gate) Context(ctx context.Context, p docir.ContextParams) (docir.ContextResult, error) {
-	if err := g.Wait(ctx); err != nil {
-		return docir.ContextResult{}, err
-	}
-	return g.r.Context(ctx, p)
+	return gated(g, ctx, func() (docir.ContextResult, error) { return g.r.Context(ctx, p) })
+}
+
+// Links implements docir.Reader.
+func (g *Gate) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
+	return gated(g, ctx, func() (docir.LinksResolved, error) { return g.r.Links(ctx, addrs) })
+}
+
+// Check implements docir.Reader.
+func (g *Gate) Check(ctx context.Context, p docir.CheckParams) (docir.CheckResult, error) {
+	return gated(g, ctx, func() (docir.CheckResult, error) { return g.r.Check(ctx, p) })
+}
+
+// Changes implements docir.Reader.
+func (g *Gate) Changes(ctx context.Context, p docir.ChangesParams) (docir.ChangesResult, error) {
+	return gated(g, ctx, func() (docir.ChangesResult, error) { return g.r.Changes(ctx, p) })
 }
 
 // Status implements docir.Reader.
 func (g *Gate) Status(ctx context.Context) (docir.Status, error) {
-	if err := g.Wait(ctx); err != nil {
-		return docir.Status{}, err
-	}
-	return g.r.Status(ctx)
+	return gated(g, ctx, func() (docir.Status, error) { return g.r.Status(ctx) })
 }
 
 // Watch refreshes s whenever a markdown file (or a folder) under its
@@ -261,28 +270,4 @@ func (p *Progress) Now() (stage string, done, total int, running bool) {
 func RefreshReporting(ctx context.Context, s *workspace.Service, p *Progress) (docir.IndexSummary, error) {
 	defer p.Finish()
 	return s.RefreshReporting(ctx, p.Report)
-}
-
-// Links implements docir.Reader.
-func (g *Gate) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
-	if err := g.Wait(ctx); err != nil {
-		return docir.LinksResolved{}, err
-	}
-	return g.r.Links(ctx, addrs)
-}
-
-// Check implements docir.Reader.
-func (g *Gate) Check(ctx context.Context, p docir.CheckParams) (docir.CheckResult, error) {
-	if err := g.Wait(ctx); err != nil {
-		return docir.CheckResult{}, err
-	}
-	return g.r.Check(ctx, p)
-}
-
-// Changes implements docir.Reader.
-func (g *Gate) Changes(ctx context.Context, p docir.ChangesParams) (docir.ChangesResult, error) {
-	if err := g.Wait(ctx); err != nil {
-		return docir.ChangesResult{}, err
-	}
-	return g.r.Changes(ctx, p)
 }
