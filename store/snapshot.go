@@ -253,17 +253,11 @@ func (s *Snapshot) LookupSpans(id string) (doc *Spans, ok bool, err error) {
 	if v == nil || err != nil {
 		return nil, false, err
 	}
-	var lean leanRecord
-	if err := json.Unmarshal(v, &lean); err != nil {
+	rec, fields, err := decodeLean(v)
+	if err != nil {
 		return nil, false, fmt.Errorf("record %q: %w", id, err)
 	}
-	doc = &Spans{Record: lean.Record, fields: lean.Fields, s: s, layer: layer}
-	doc.Record.Fields = nil
-	doc.Record.Sections = make([]docir.Section, len(lean.Sections))
-	for i := range lean.Sections {
-		doc.Record.Sections[i] = lean.Sections[i].Section
-	}
-	return doc, true, nil
+	return &Spans{Record: rec, fields: fields, s: s, layer: layer}, true, nil
 }
 
 // Spans is a document as a ranking reads it: its record without its

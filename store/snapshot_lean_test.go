@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -11,41 +12,78 @@ import (
 
 // TestLeanRecord: a record decoded lean is the record less its links,
 // anchors and terms, at both levels, and with its front matter decoded
-// when asked (Spans.Fields), every other field kept.
+// when asked (Spans.Fields), every other field kept; the scanner reads a
+// record as json.Marshal writes it, and one whose title has escapes goes
+// to encoding/json with the same result.
 func TestLeanRecord(t *testing.T) {
-	full := docir.Record{
-		ID: "a/b", Title: "B", Path: "a/b.md", Fields: map[string]any{"title": "B", "n": 1.0}, Size: 10, Digest: "ff",
-		BodyStart: 3, MarkdownStart: 7,
-		Links:   []docir.LinkRef{{Target: "c"}},
-		Anchors: []string{"x"}, Terms: []string{"y"},
-		Sections: []docir.Section{{Slug: "s", Heading: "S", Level: 2, Start: 7, OwnEnd: 9, End: 10, Line: 2, EndLine: 3,
-			Links: []docir.LinkRef{{Target: "d"}}, Anchors: []string{"z"}, Terms: []string{"w"}}},
+	for _, title := range []string{"B", `B "quoted" <b> & é`} {
+		full := docir.Record{
+			ID: "a/b", Title: title, Path: "a/b.md", Fields: map[string]any{"title": "B", "n": 1.0}, Size: 10, Digest: "ff",
+			BodyStart: 3, MarkdownStart: 7,
+			Links:   []docir.LinkRef{{Target: "c"}},
+			Anchors: []string{"x"}, Terms: []string{"y"},
+			Sections: []docir.Section{{Slug: "s", Heading: "S", Level: 2, Start: 7, OwnEnd: 9, End: 10, Line: 2, EndLine: 3,
+				Links: []docir.LinkRef{{Target: "d"}}, Anchors: []string{"z"}, Terms: []string{"w"}}},
+		}
+		raw, err := json.Marshal(full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, scanned := scanLean(raw)
+		if want := title == "B"; scanned != want {
+			t.Errorf("title %q: scanned %v, want %v", title, scanned, want)
+		}
+		rec, fields, err := decodeLean(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := full
+		want.Links, want.Anchors, want.Terms = nil, nil, nil
+		want.Sections = []docir.Section{full.Sections[0]}
+		want.Sections[0].Links, want.Sections[0].Anchors, want.Sections[0].Terms = nil, nil, nil
+		doc := &Spans{Record: rec, fields: fields}
+		if doc.Record.Fields != nil {
+			t.Errorf("front matter decoded before it was asked for: %v", doc.Record.Fields)
+		}
+		if _, err := doc.Fields(); err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, doc.Record); d != "" {
+			t.Errorf("title %q: lean record (-want +got):\n%s", title, d)
+		}
 	}
-	raw, err := json.Marshal(full)
+}
+
+// FuzzDecodeLean: whatever the bytes, the scanner never panics, and when
+// it reads them, encoding/json reads them too, to the same record.
+func FuzzDecodeLean(f *testing.F) {
+	full, err := json.Marshal(docir.Record{
+		ID: "a/b", Title: "B", Path: "a/b.md", Fields: map[string]any{"t": []any{"x", 1.5, nil, true}}, Size: 10, Digest: "ff",
+		BodyStart: 3, MarkdownStart: 7, Links: []docir.LinkRef{{Target: "c"}}, Anchors: []string{"x"},
+		Sections: []docir.Section{{Slug: "s", Heading: "S", Level: 2, Start: 7, OwnEnd: 9, End: 10, Line: 2, EndLine: 3, Terms: []string{"w"}}},
+	})
 	if err != nil {
-		t.Fatal(err)
+		f.Fatal(err)
 	}
-	var lean leanRecord
-	if err := json.Unmarshal(raw, &lean); err != nil {
-		t.Fatal(err)
+	for _, seed := range []string{string(full), `{}`, `null`, `{"id":"a","sections":null}`, `{"id":"a","ID":"b"}`,
+		`{"id":"a","id":"b"}`, `{"size":1e3}`, `{"size":-0}`, `{"fields":{"a":"\u00e9\n"}}`, `{"links":[[[]]]} x`,
+		`{"title":"\xff"}`, `{"sections":[{"level":01}]}`, `{"sections":[{}],"fields":null}`} {
+		f.Add([]byte(seed))
 	}
-	want := full
-	want.Links, want.Anchors, want.Terms = nil, nil, nil
-	want.Sections = []docir.Section{full.Sections[0]}
-	want.Sections[0].Links, want.Sections[0].Anchors, want.Sections[0].Terms = nil, nil, nil
-	doc := &Spans{Record: lean.Record, fields: lean.Fields}
-	if doc.Record.Fields != nil {
-		t.Errorf("front matter decoded before it was asked for: %v", doc.Record.Fields)
-	}
-	if _, err := doc.Fields(); err != nil {
-		t.Fatal(err)
-	}
-	got := doc.Record
-	got.Sections = nil
-	for _, s := range lean.Sections {
-		got.Sections = append(got.Sections, s.Section)
-	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("lean record (-want +got):\n%s", d)
-	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		rec, fields, ok := scanLean(v)
+		if !ok {
+			return
+		}
+		want, wantFields, err := unmarshalLean(v)
+		if err != nil {
+			t.Fatalf("scanned %q, which encoding/json refuses: %v", v, err)
+		}
+		if d := cmp.Diff(want, rec); d != "" {
+			t.Errorf("%q: scanned record (-json +scan):\n%s", v, d)
+		}
+		if !bytes.Equal(wantFields, fields) {
+			t.Errorf("%q: fields %q, encoding/json %q", v, fields, wantFields)
+		}
+	})
 }

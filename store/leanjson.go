@@ -1,0 +1,421 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/docir/docir/docir"
+)
+
+// decodeLean decodes a record as a ranking reads it (see Spans): the
+// record without its links, anchors and terms, its front matter as raw
+// JSON. It is leanRecord's json.Unmarshal, by a scanner that knows the
+// record's shape: a search decodes one record for every passage it
+// scores (57 for a five-word query at 38k documents), and reflection
+// and the whole-value validation before it were four fifths of each
+// LookupSpans.
+//
+// The scanner takes the record as json.Marshal writes it and hands
+// anything else to encoding/json: a string with an escape or invalid
+// UTF-8, a number that is not a plain integer, a null, a key it does not
+// know or one it has seen (encoding/json matches keys without regard to
+// case, and a repeated key decodes into what the first left). So the
+// result is always encoding/json's; FuzzDecodeLean holds it to that.
+func decodeLean(v []byte) (rec docir.Record, fields json.RawMessage, err error) {
+	if rec, fields, ok := scanLean(v); ok {
+		return rec, fields, nil
+	}
+	return unmarshalLean(v)
+}
+
+// scanLean is decodeLean's fast path; ok is false when v is to go to
+// encoding/json.
+func scanLean(v []byte) (rec docir.Record, fields json.RawMessage, ok bool) {
+	s := leanScanner{b: v}
+	if !s.record(&rec, &fields) || !s.end() {
+		return docir.Record{}, nil, false
+	}
+	if rec.Sections == nil {
+		rec.Sections = []docir.Section{}
+	}
+	return rec, fields, true
+}
+
+// unmarshalLean is decodeLean by encoding/json.
+func unmarshalLean(v []byte) (rec docir.Record, fields json.RawMessage, err error) {
+	var lean leanRecord
+	if err := json.Unmarshal(v, &lean); err != nil {
+		return docir.Record{}, nil, err
+	}
+	rec, fields = lean.Record, lean.Fields
+	rec.Fields = nil
+	rec.Sections = make([]docir.Section, len(lean.Sections))
+	for i := range lean.Sections {
+		rec.Sections[i] = lean.Sections[i].Section
+	}
+	return rec, fields, nil
+}
+
+// leanScanner reads JSON from b at i; each method reports false when the
+// input is not what the fast path reads exactly (decodeLean falls back).
+type leanScanner struct {
+	b []byte
+	i int
+}
+
+// maxLeanDepth bounds the nesting of a skipped value the scanner reads;
+// a deeper one goes to encoding/json, which has its own bound.
+const maxLeanDepth = 64
+
+func (s *leanScanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// byte1 consumes c after white space.
+func (s *leanScanner) byte1(c byte) bool {
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// peek is the next byte after white space, 0 at the end.
+func (s *leanScanner) peek() byte {
+	s.ws()
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+// end reports whether only white space is left.
+func (s *leanScanner) end() bool {
+	s.ws()
+	return s.i == len(s.b)
+}
+
+// str reads a string with no escape, of valid UTF-8 and no control
+// character: its bytes, unquoted.
+func (s *leanScanner) str() ([]byte, bool) {
+	if !s.byte1('"') {
+		return nil, false
+	}
+	start := s.i
+	n := bytes.IndexByte(s.b[start:], '"')
+	if n < 0 {
+		return nil, false
+	}
+	raw := s.b[start : start+n]
+	for _, c := range raw {
+		if c < 0x20 || c == '\\' {
+			return nil, false
+		}
+	}
+	if !utf8.Valid(raw) {
+		return nil, false
+	}
+	s.i = start + n + 1
+	return raw, true
+}
+
+// integer reads a plain integer (no fraction or exponent) of bits bits.
+func (s *leanScanner) integer(bits int) (int64, bool) {
+	s.ws()
+	start := s.i
+	if s.i < len(s.b) && s.b[s.i] == '-' {
+		s.i++
+	}
+	digits := s.i
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		s.i++
+	}
+	if s.i == digits || s.b[digits] == '0' && s.i > digits+1 {
+		return 0, false
+	}
+	if s.i < len(s.b) && (s.b[s.i] == '.' || s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(s.b[start:s.i]), 10, bits)
+	return n, err == nil
+}
+
+// skip reads past one JSON value, checking its syntax as encoding/json
+// does (strings are checked for their escapes, not decoded).
+func (s *leanScanner) skip(depth int) bool {
+	if depth > maxLeanDepth {
+		return false
+	}
+	switch c := s.peek(); {
+	case c == '{':
+		s.i++
+		if s.byte1('}') {
+			return true
+		}
+		for {
+			if !s.skipString() || !s.byte1(':') || !s.skip(depth+1) {
+				return false
+			}
+			if s.byte1('}') {
+				return true
+			}
+			if !s.byte1(',') {
+				return false
+			}
+		}
+	case c == '[':
+		s.i++
+		if s.byte1(']') {
+			return true
+		}
+		for {
+			if !s.skip(depth + 1) {
+				return false
+			}
+			if s.byte1(']') {
+				return true
+			}
+			if !s.byte1(',') {
+				return false
+			}
+		}
+	case c == '"':
+		return s.skipString()
+	case c == '-' || c >= '0' && c <= '9':
+		return s.skipNumber()
+	default:
+		for _, lit := range []string{"true", "false", "null"} {
+			if bytes.HasPrefix(s.b[s.i:], []byte(lit)) {
+				s.i += len(lit)
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// skipString reads past a string, escapes included, as JSON's grammar
+// says (invalid UTF-8 is left to the decoder, which replaces it: a
+// skipped value is never decoded).
+func (s *leanScanner) skipString() bool {
+	if !s.byte1('"') {
+		return false
+	}
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		s.i++
+		switch {
+		case c == '"':
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			if s.i >= len(s.b) {
+				return false
+			}
+			e := s.b[s.i]
+			s.i++
+			switch e {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if s.i+4 > len(s.b) {
+					return false
+				}
+				for _, h := range s.b[s.i : s.i+4] {
+					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+						return false
+					}
+				}
+				s.i += 4
+			default:
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// skipNumber reads past a number as JSON's grammar says.
+func (s *leanScanner) skipNumber() bool {
+	digits := func() int {
+		n := 0
+		for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+			s.i++
+			n++
+		}
+		return n
+	}
+	if s.b[s.i] == '-' {
+		s.i++
+	}
+	if s.i < len(s.b) && s.b[s.i] == '0' {
+		s.i++
+	} else if digits() == 0 {
+		return false
+	}
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		s.i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// object reads an object whose keys are among keys, each at most once,
+// calling field with the key's index for its value.
+func (s *leanScanner) object(keys []string, field func(k int) bool) bool {
+	if !s.byte1('{') {
+		return false
+	}
+	if s.byte1('}') {
+		return true
+	}
+	var seen uint64
+	for {
+		key, ok := s.str()
+		if !ok || !s.byte1(':') {
+			return false
+		}
+		k := -1
+		for j, want := range keys {
+			if string(key) == want {
+				k = j
+				break
+			}
+		}
+		if k < 0 || seen&(1<<k) != 0 {
+			return false
+		}
+		seen |= 1 << k
+		if !field(k) {
+			return false
+		}
+		if s.byte1('}') {
+			return true
+		}
+		if !s.byte1(',') {
+			return false
+		}
+	}
+}
+
+var (
+	leanRecordKeys  = []string{"id", "title", "path", "fields", "size", "digest", "body_start", "markdown_start", "sections", "links", "anchors", "terms"}
+	leanSectionKeys = []string{"slug", "heading", "level", "start", "own_end", "end", "line", "end_line", "links", "anchors", "terms"}
+)
+
+func (s *leanScanner) text(to *string) bool {
+	b, ok := s.str()
+	*to = string(b)
+	return ok
+}
+
+func (s *leanScanner) int(to *int) bool {
+	n, ok := s.integer(strconv.IntSize)
+	*to = int(n)
+	return ok
+}
+
+func (s *leanScanner) record(r *docir.Record, fields *json.RawMessage) bool {
+	return s.object(leanRecordKeys, func(k int) bool {
+		switch leanRecordKeys[k] {
+		case "id":
+			return s.text(&r.ID)
+		case "title":
+			return s.text(&r.Title)
+		case "path":
+			return s.text(&r.Path)
+		case "digest":
+			return s.text(&r.Digest)
+		case "size":
+			n, ok := s.integer(64)
+			r.Size = n
+			return ok
+		case "body_start":
+			return s.int(&r.BodyStart)
+		case "markdown_start":
+			return s.int(&r.MarkdownStart)
+		case "fields":
+			s.ws()
+			start := s.i
+			if !s.skip(0) {
+				return false
+			}
+			*fields = append(json.RawMessage(nil), s.b[start:s.i]...)
+			return true
+		case "sections":
+			return s.sections(&r.Sections)
+		default: // links, anchors, terms
+			return s.skip(0)
+		}
+	})
+}
+
+func (s *leanScanner) sections(to *[]docir.Section) bool {
+	if !s.byte1('[') {
+		return false
+	}
+	secs := []docir.Section{}
+	if !s.byte1(']') {
+		for {
+			var sec docir.Section
+			if !s.section(&sec) {
+				return false
+			}
+			secs = append(secs, sec)
+			if s.byte1(']') {
+				break
+			}
+			if !s.byte1(',') {
+				return false
+			}
+		}
+	}
+	*to = secs
+	return true
+}
+
+func (s *leanScanner) section(sec *docir.Section) bool {
+	return s.object(leanSectionKeys, func(k int) bool {
+		switch leanSectionKeys[k] {
+		case "slug":
+			return s.text(&sec.Slug)
+		case "heading":
+			return s.text(&sec.Heading)
+		case "level":
+			return s.int(&sec.Level)
+		case "start":
+			return s.int(&sec.Start)
+		case "own_end":
+			return s.int(&sec.OwnEnd)
+		case "end":
+			return s.int(&sec.End)
+		case "line":
+			return s.int(&sec.Line)
+		case "end_line":
+			return s.int(&sec.EndLine)
+		default: // links, anchors, terms
+			return s.skip(0)
+		}
+	})
+}
