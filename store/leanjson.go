@@ -282,8 +282,8 @@ func (s *leanScanner) skipNumber() bool {
 }
 
 // object reads an object whose keys are among keys, each at most once,
-// calling field with the key's index for its value.
-func (s *leanScanner) object(keys []string, field func(k int) bool) bool {
+// calling field with the key for its value.
+func (s *leanScanner) object(keys []string, field func(key string) bool) bool {
 	if !s.byte1('{') {
 		return false
 	}
@@ -307,7 +307,7 @@ func (s *leanScanner) object(keys []string, field func(k int) bool) bool {
 			return false
 		}
 		seen |= 1 << k
-		if !field(k) {
+		if !field(keys[k]) {
 			return false
 		}
 		if s.byte1('}') {
@@ -337,8 +337,8 @@ func (s *leanScanner) int(to *int) bool {
 }
 
 func (s *leanScanner) record(r *docir.Record, fields *json.RawMessage) bool {
-	return s.object(leanRecordKeys, func(k int) bool {
-		switch leanRecordKeys[k] {
+	return s.object(leanRecordKeys, func(key string) bool {
+		switch key {
 		case "id":
 			return s.text(&r.ID)
 		case "title":
@@ -396,8 +396,8 @@ func (s *leanScanner) sections(to *[]docir.Section) bool {
 }
 
 func (s *leanScanner) section(sec *docir.Section) bool {
-	return s.object(leanSectionKeys, func(k int) bool {
-		switch leanSectionKeys[k] {
+	return s.object(leanSectionKeys, func(key string) bool {
+		switch key {
 		case "slug":
 			return s.text(&sec.Slug)
 		case "heading":

@@ -63,25 +63,13 @@ func TestRetrievalScoresExactly(t *testing.T) {
 	for range 20 {
 		queries = append(queries, ps[r.IntN(len(ps))].Text[:40])
 	}
-	ctx := context.Background()
 	sc := x.Scorer() // one for every query and passage: its reused memory must not show
 	for _, text := range queries {
-		q, err := x.Prepare(ctx, text)
-		if err != nil {
-			t.Fatal(err)
-		}
+		q, rt, cands := retrieved(t, x, text)
 		for _, p := range ps {
 			if got, want := sc.Score(q, p), x.ScorePassage(q, p); got != want {
 				t.Errorf("%q: %s scores %v by a Scorer, %v by ScorePassage", text, p.ID, got, want)
 			}
-		}
-		rt, err := x.Retrieve(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cands, err := rt.Candidates(0)
-		if err != nil {
-			t.Fatal(err)
 		}
 		seen := map[string]bool{}
 		for i := range cands {
@@ -105,7 +93,6 @@ func TestRetrievalScoresExactly(t *testing.T) {
 				t.Errorf("%q: %s scores %v but is no candidate", text, p.ID, x.ScorePassage(q, p))
 			}
 		}
-		rt.Close()
 	}
 }
 
@@ -136,17 +123,8 @@ func near(a, b float64) bool {
 func TestPartialBound(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	x := indexed(t, retrievalCorpus(r, 300))
-	ctx := context.Background()
 	for _, text := range []string{"front matter dates", "the a of page menu", "taxonomy template bundle archives", "\"front matter\" page"} {
-		q, err := x.Prepare(ctx, text)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rt, _ := x.Retrieve(ctx, q)
-		cands, err := rt.Candidates(0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		q, _, cands := retrieved(t, x, text)
 		n := len(q.terms)
 		prepared := map[string]*partial{}
 		for i := range cands {
@@ -194,7 +172,6 @@ func TestPartialBound(t *testing.T) {
 				t.Errorf("%q: every term known bounds at %v, the passage's bound is %v", text, pb, c.Bound)
 			}
 		}
-		rt.Close()
 	}
 }
 
@@ -204,7 +181,6 @@ func TestPartialBound(t *testing.T) {
 // fewer than three terms has none.
 func TestPilot(t *testing.T) {
 	x := indexed(t, retrievalCorpus(rand.New(rand.NewPCG(9, 10)), 300))
-	ctx := context.Background()
 	piloted := 0
 	defer func() {
 		if piloted == 0 {
@@ -212,15 +188,7 @@ func TestPilot(t *testing.T) {
 		}
 	}()
 	for _, text := range []string{"front matter dates", "the a of page menu", "taxonomy template bundle archives", "front matter -dates page", "front matter"} {
-		q, err := x.Prepare(ctx, text)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rt, _ := x.Retrieve(ctx, q)
-		all, err := rt.Candidates(0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		q, rt, all := retrieved(t, x, text)
 		want := map[uint64]Candidate{}
 		for _, c := range all {
 			every := true
@@ -255,7 +223,6 @@ func TestPilot(t *testing.T) {
 				}
 			}
 		}
-		rt.Close()
 	}
 }
 
@@ -305,4 +272,25 @@ func TestTotal(t *testing.T) {
 		}
 		rt.Close()
 	}
+}
+
+// retrieved prepares text, opens its retrieval (closed when the test
+// ends) and reads every candidate (floor 0).
+func retrieved(t *testing.T, x *Index, text string) (*Query, *Retrieval, []Candidate) {
+	t.Helper()
+	ctx := context.Background()
+	q, err := x.Prepare(ctx, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := x.Retrieve(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	cands, err := rt.Candidates(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q, rt, cands
 }
