@@ -234,14 +234,7 @@ func TestTotal(t *testing.T) {
 	x := indexed(t, retrievalCorpus(rand.New(rand.NewPCG(5, 6)), 300))
 	ctx := context.Background()
 	for _, text := range []string{"front matter dates", "the", "taxonomy kube-scheduler", "nothing-here"} {
-		q, err := x.Prepare(ctx, text)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rt, err := x.Retrieve(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
+		q, rt, cands := retrieved(t, x, text)
 		total, err := rt.Total()
 		if err != nil {
 			t.Fatal(err)
@@ -260,17 +253,12 @@ func TestTotal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cands, err := rt.Candidates(0)
-		if err != nil {
-			t.Fatal(err)
-		}
 		if side != total || uint64(len(cands)) != total {
 			t.Errorf("%q: Total %d, side by side %d, candidates %d", text, total, side, len(cands))
 		}
 		for _, tfr := range tfrs {
 			tfr.Close()
 		}
-		rt.Close()
 	}
 }
 
