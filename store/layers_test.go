@@ -18,11 +18,12 @@ import (
 // model is what one generation should hold.
 type model struct {
 	bodies map[string]string    // id -> body
+	pairs  map[string]string    // id -> its pair filters, when it has any
 	files  map[string]FileEntry // file key -> entry
 }
 
 func (m model) clone() model {
-	return model{bodies: maps.Clone(m.bodies), files: maps.Clone(m.files)}
+	return model{bodies: maps.Clone(m.bodies), pairs: maps.Clone(m.pairs), files: maps.Clone(m.files)}
 }
 
 // check compares generation gen of dir with m through every read.
@@ -52,7 +53,7 @@ func (m model) check(t *testing.T, dir string, gen uint64) {
 		if err != nil || !ok || string(got) != body {
 			t.Fatalf("generation %d: %s reads %q %v %v, want %q", gen, id, got, ok, err, body)
 		}
-		checkSpans(t, s, gen, id, body)
+		checkSpans(t, s, gen, id, body, m.pairs[id])
 	}
 	if _, _, ok, _ := s.Lookup("gone"); ok {
 		t.Fatalf("generation %d: a document never written", gen)
@@ -124,7 +125,7 @@ func (m model) check(t *testing.T, dir string, gen uint64) {
 func TestLayersMatchModel(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(1, 2))
-	cur := model{bodies: map[string]string{}, files: map[string]FileEntry{}}
+	cur := model{bodies: map[string]string{}, pairs: map[string]string{}, files: map[string]FileEntry{}}
 	where := map[string]string{} // id -> its file key
 	var models []model
 	const gens = 40
@@ -144,6 +145,7 @@ func TestLayersMatchModel(t *testing.T) {
 				c.Put = slices.DeleteFunc(c.Put, func(p PutDoc) bool { return p.Record.ID == id })
 				c.Files[where[id]] = nil
 				delete(cur.bodies, id)
+				delete(cur.pairs, id)
 				delete(cur.files, where[id])
 				delete(where, id)
 			default: // put, sometimes moving the id to its other file
@@ -161,7 +163,15 @@ func TestLayersMatchModel(t *testing.T) {
 				e := FileEntry{ID: id, Size: int64(len(body)), ModTime: int64(g), Digest: sha256.Sum256([]byte(body))}
 				c.Files[key] = &e
 				c.Put = slices.DeleteFunc(c.Put, func(p PutDoc) bool { return p.Record.ID == id })
-				c.Put = append(c.Put, PutDoc{Record: docir.Record{ID: id}, Body: []byte(body)})
+				// Pair filters, or none (a document stored again without
+				// them must not read its old ones).
+				var pairs []byte
+				delete(cur.pairs, id)
+				if rng.IntN(3) > 0 {
+					pairs = []byte("pairs of " + body)
+					cur.pairs[id] = string(pairs)
+				}
+				c.Put = append(c.Put, PutDoc{Record: docir.Record{ID: id}, Body: []byte(body), Pairs: pairs})
 				c.Delete = slices.DeleteFunc(c.Delete, func(d string) bool { return d == id })
 				cur.bodies[id] = body
 				cur.files[key] = e
@@ -241,12 +251,16 @@ func BenchmarkOpenLookup(b *testing.B) {
 }
 
 // checkSpans: the spans of a document's body, as a ranking reads them
-// (Snapshot.LookupSpans), are the body's bytes, clipped to it.
-func checkSpans(t *testing.T, s *Snapshot, gen uint64, id, body string) {
+// (Snapshot.LookupSpans), are the body's bytes, clipped to it, and its
+// pair filters are the ones it was stored with.
+func checkSpans(t *testing.T, s *Snapshot, gen uint64, id, body, pairs string) {
 	t.Helper()
 	doc, ok, err := s.LookupSpans(id)
 	if err != nil || !ok {
 		t.Fatalf("generation %d: LookupSpans(%s): %v %v", gen, id, ok, err)
+	}
+	if got, err := doc.Pairs(); err != nil || string(got) != pairs || (got == nil) != (pairs == "") {
+		t.Fatalf("generation %d: %s has pair filters %q (%v), want %q", gen, id, got, err, pairs)
 	}
 	n := len(body)
 	for _, sp := range [][2]int{{0, -1}, {0, n}, {1, 3}, {n / 2, n + 5}, {n + 1, n + 2}, {3, 1}} {

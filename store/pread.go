@@ -315,7 +315,7 @@ func (l *preadLayer) corrupt(id uint64, format string, args ...any) error {
 func (s *Snapshot) points() ([]*preadLayer, error) {
 	s.pointsOnce.Do(func() {
 		for i, l := range s.pread {
-			if err := l.init(s.layers[i], bucketDocs, bucketBodies); err != nil {
+			if err := l.init(s.layers[i], bucketDocs, bucketBodies, bucketPairs); err != nil {
 				s.pointsErr = err
 				return
 			}

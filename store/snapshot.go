@@ -23,7 +23,10 @@ var (
 	bucketMeta   = []byte("meta")   // "generation", "sources"
 	bucketDocs   = []byte("docs")   // id -> JSON docir.Record
 	bucketBodies = []byte("bodies") // id -> the file's bytes
-	bucketFiles  = []byte("files")  // source key -> FileEntry.marshal
+	// id -> its passages' pair filters (fulltext.Pairs), in the layer of
+	// its record; a layer an older build wrote has none.
+	bucketPairs = []byte("pairs")
+	bucketFiles = []byte("files") // source key -> FileEntry.marshal
 	// id -> source key: the manifest's index, kept in step with the files
 	// table, so one document's manifest entry is two key lookups.
 	bucketManifest = []byte("manifest")
@@ -283,6 +286,14 @@ func (d *Spans) Fields() (map[string]any, error) {
 		d.fields = nil
 	}
 	return d.Record.Fields, nil
+}
+
+// Pairs is the pair filters of the document's passages, as the index
+// analyzed them when the document was stored (fulltext.Pairs); nil when
+// it has none (stored by a build before them). A ranking reads them to
+// pass over passages whose words cannot be in an order that ranks.
+func (d *Spans) Pairs() ([]byte, error) {
+	return d.s.pointGetIn(d.layer, bucketPairs, []byte(d.Record.ID))
 }
 
 // Body reads the body's bytes [from, to) (clipped to it; to < 0: its

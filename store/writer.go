@@ -403,7 +403,7 @@ func (p *Pending) seed(prev *Snapshot) error {
 	}
 	p.db = db
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketDocs, bucketBodies, bucketFiles, bucketManifest, bucketNumbers, bucketPostings, bucketShadow, bucketLinks, bucketLinkTo, bucketBroken, bucketFold} {
+		for _, b := range [][]byte{bucketMeta, bucketDocs, bucketBodies, bucketPairs, bucketFiles, bucketManifest, bucketNumbers, bucketPostings, bucketShadow, bucketLinks, bucketLinkTo, bucketBroken, bucketFold} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -510,21 +510,26 @@ func (p *Pending) mergeIn(from []prevLayer, keepTombstones bool) error {
 	}
 	defer done()
 	const perTx = 4096
-	type kv struct{ k, v, body []byte }
+	type kv struct{ k, v, body, pairs []byte }
 	for _, bucket := range [][]byte{bucketDocs, bucketFiles, bucketManifest, bucketLinks, bucketLinkTo, bucketBroken, bucketFold} {
 		var batch []kv
 		flush := func() error {
 			err := p.db.Update(func(tx *bolt.Tx) error {
 				b := tx.Bucket(bucket)
 				b.FillPercent = fillPercent
-				bodies := tx.Bucket(bucketBodies)
-				bodies.FillPercent = fillPercent
+				bodies, pairs := tx.Bucket(bucketBodies), tx.Bucket(bucketPairs)
+				bodies.FillPercent, pairs.FillPercent = fillPercent, fillPercent
 				for _, e := range batch {
 					if err := b.Put(e.k, e.v); err != nil {
 						return err
 					}
 					if e.body != nil {
 						if err := bodies.Put(e.k, e.body); err != nil {
+							return err
+						}
+					}
+					if len(e.pairs) > 0 {
+						if err := pairs.Put(e.k, e.pairs); err != nil {
 							return err
 						}
 					}
@@ -540,6 +545,9 @@ func (p *Pending) mergeIn(from []prevLayer, keepTombstones bool) error {
 				e.body = bytes.Clone(c[layer].Bucket(bucketBodies).Get(k))
 				if e.body == nil {
 					e.body = []byte{}
+				}
+				if b := c[layer].Bucket(bucketPairs); b != nil { // else written before pair filters
+					e.pairs = bytes.Clone(b.Get(k))
 				}
 			}
 			batch = append(batch, e)
@@ -593,6 +601,9 @@ type Change struct {
 type PutDoc struct {
 	Record docir.Record
 	Body   []byte
+	// Pairs is the pair filters of the document's passages
+	// (fulltext.Pairs), kept beside its record for rankings; nil: none.
+	Pairs []byte
 }
 
 // Apply writes c in one transaction. Over lower layers, a delete leaves a
@@ -605,11 +616,11 @@ func (p *Pending) Apply(c Change) error {
 		}
 		defer done()
 		p.noteChange(ch, c)
-		docs, bodies, files := tx.Bucket(bucketDocs), tx.Bucket(bucketBodies), tx.Bucket(bucketFiles)
+		docs, bodies, pairs, files := tx.Bucket(bucketDocs), tx.Bucket(bucketBodies), tx.Bucket(bucketPairs), tx.Bucket(bucketFiles)
 		manifest := tx.Bucket(bucketManifest)
 		// Refreshes mostly write keys in order (a walk is sorted): pack
 		// pages nearly full instead of bbolt's half-full default.
-		docs.FillPercent, bodies.FillPercent, files.FillPercent, manifest.FillPercent = fillPercent, fillPercent, fillPercent, fillPercent
+		docs.FillPercent, bodies.FillPercent, pairs.FillPercent, files.FillPercent, manifest.FillPercent = fillPercent, fillPercent, fillPercent, fillPercent, fillPercent
 		del := func(b *bolt.Bucket, k []byte) error {
 			if len(p.lower) == 0 {
 				return b.Delete(k)
@@ -619,7 +630,7 @@ func (p *Pending) Apply(c Change) error {
 		// The field index is written when the layer is sealed, from the
 		// records it then holds (Publish).
 		for _, id := range c.Delete {
-			if err := errors.Join(del(docs, []byte(id)), bodies.Delete([]byte(id))); err != nil {
+			if err := errors.Join(del(docs, []byte(id)), bodies.Delete([]byte(id)), pairs.Delete([]byte(id))); err != nil {
 				return err
 			}
 		}
@@ -630,6 +641,15 @@ func (p *Pending) Apply(c Change) error {
 			}
 			id := d.Record.ID
 			if err := errors.Join(docs.Put([]byte(id), v), bodies.Put([]byte(id), d.Body)); err != nil {
+				return err
+			}
+			// A document stored again without filters must not keep its
+			// old ones.
+			put := func() error { return pairs.Put([]byte(id), d.Pairs) }
+			if len(d.Pairs) == 0 {
+				put = func() error { return pairs.Delete([]byte(id)) }
+			}
+			if err := put(); err != nil {
 				return err
 			}
 		}

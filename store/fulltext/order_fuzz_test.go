@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -21,14 +22,7 @@ func FuzzRescore(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	x, err := Create(filepath.Join(f.TempDir(), "ft"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	defer x.Close()
-	if err := x.Apply(nil, []Passage{{ID: "a", Text: "render the diagrams as figure elements"}}); err != nil {
-		f.Fatal(err)
-	}
+	x := fuzzIndex(f)
 	q, err := x.Prepare(context.Background(), "the diagrams as elements code")
 	if err != nil {
 		f.Fatal(err)
@@ -51,4 +45,74 @@ func FuzzRescore(f *testing.F) {
 			t.Fatalf("Rescore(%q) = %v", text, sc)
 		}
 	})
+}
+
+// FuzzPairFilter: a passage's pair filter bounds its score for any query
+// of its words (its first n, or every other one, in order): no pair or
+// run the text has is missing from it. And any bytes read back as filters
+// read without panicking.
+func FuzzPairFilter(f *testing.F) {
+	for _, s := range []string{
+		"render the diagrams as `figure` elements",
+		"see [the docs](/a/b#c) and [more][ref].\n\n```go\ncode\n```\nafter the fence",
+		"strings.Contains kube-scheduler 检索命令 `x`\n\n`y`",
+		"menu `menu menu` page {{ .Title }} page menu",
+	} {
+		f.Add(s, uint8(3))
+	}
+	x := fuzzIndex(f)
+	f.Fuzz(func(t *testing.T, text string, n uint8) {
+		if _, ok := findPairs([]byte(text), "#x"); ok && len(text) == 0 {
+			t.Fatal("an empty encoding holds a filter")
+		}
+		enc, err := Pairs("d", []Passage{{ID: "d#x", Text: text}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		words := x.tokens(text)
+		for _, pick := range [][]string{words[:min(int(n%8)+1, len(words))], everyOther(words)} {
+			if len(pick) == 0 {
+				continue
+			}
+			q, err := x.Prepare(context.Background(), strings.Join(pick, " "))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(q.terms) == 0 || len(q.phrases) > 0 || len(q.not) > 0 || len(q.notRuns) > 0 {
+				continue // a word the query syntax reads otherwise
+			}
+			toks := x.analyze(text)
+			st := stats{tf: q.counts(toks), length: len(toks), hf: make([]int32, len(q.terms))}
+			c := q.candidate(0, st, q.bound(&st))
+			want := x.ScorePassage(q, Passage{Text: text})
+			rt := &Retrieval{x: x, q: q}
+			got, ok := rt.FilterBound(&c, enc, "#x")
+			if ok == c.Exact && len(text) <= MaxPairTextBytes || got < want*(1-1e-12) || got > c.Bound {
+				t.Fatalf("%q, query %q: the filter bounds at %v (%v), the score is %v, the bound %v", text, pick, got, ok, want, c.Bound)
+			}
+		}
+	})
+}
+
+// everyOther is words 0, 2, 4, ...
+func everyOther(words []string) []string {
+	var out []string
+	for i := 0; i < len(words); i += 2 {
+		out = append(out, words[i])
+	}
+	return out
+}
+
+// fuzzIndex is an index of one passage, for a fuzz target's queries,
+// closed when f ends.
+func fuzzIndex(f *testing.F) *Index {
+	x, err := Create(filepath.Join(f.TempDir(), "ft"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { x.Close() })
+	if err := x.Apply(nil, []Passage{{ID: "a", Text: "render the diagrams as figure elements"}}); err != nil {
+		f.Fatal(err)
+	}
+	return x
 }

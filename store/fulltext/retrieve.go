@@ -49,6 +49,7 @@ type Retrieval struct {
 	through int                  // the stages read so far (Stage)
 	piloted []uint64             // the passages Pilot returned, in order: the stages pass them over
 	orders  map[string]textOrder // by text: what Score read of it
+	hashes  *queryHashes         // FilterBound's, made on first use
 }
 
 // Candidate is a passage whose bound passed a Candidates floor, with what

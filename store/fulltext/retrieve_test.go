@@ -64,6 +64,14 @@ func TestRetrievalScoresExactly(t *testing.T) {
 		queries = append(queries, ps[r.IntN(len(ps))].Text[:40])
 	}
 	sc := x.Scorer() // one for every query and passage: its reused memory must not show
+	filtered, tighter := 0, 0
+	defer func() {
+		// A filter that never tightens a bound would pass the test above.
+		t.Logf("pair filters tightened %d bounds of %d", tighter, filtered)
+		if tighter == 0 || tighter == filtered {
+			t.Errorf("pair filters tightened %d bounds of %d", tighter, filtered)
+		}
+	}()
 	for _, text := range queries {
 		q, rt, cands := retrieved(t, x, text)
 		for _, p := range ps {
@@ -86,6 +94,20 @@ func TestRetrievalScoresExactly(t *testing.T) {
 			}
 			if c.Bound < want*(1-1e-12) {
 				t.Errorf("%q: %s bounds at %v, below its score %v", text, id, c.Bound, want)
+			}
+			enc, err := Pairs(id, []Passage{{ID: id, Text: byID[id].Text}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fb, ok := rt.FilterBound(c, enc, "")
+			if ok == c.Exact || fb < want*(1-1e-12) || fb > c.Bound {
+				t.Errorf("%q: %s: its pair filter bounds it at %v (%v), its score %v, its bound %v", text, id, fb, ok, want, c.Bound)
+			}
+			if ok {
+				filtered++
+				if fb < c.Bound {
+					tighter++
+				}
 			}
 		}
 		for _, p := range ps {

@@ -618,6 +618,8 @@ func (x *Index) pairable(q *Query, text string, s *scratch) (analysis.TokenStrea
 		toks := x.analyzeInto(s, text)
 		return toks, layout(text, toks)
 	}
+	// What the whole text's analysis reads, and no more (see MaxTextBytes).
+	text = cutText(text)
 	var out analysis.TokenStream
 	var skip []bool
 	base := 1    // the position the next analyzed paragraph's first word has

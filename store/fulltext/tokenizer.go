@@ -67,7 +67,7 @@ func (tokenizer) Tokenize(input []byte) analysis.TokenStream {
 const MaxTextBytes = 256 << 10
 
 // cutText is text cut to MaxTextBytes, at the start of a character.
-func cutText(text []byte) []byte {
+func cutText[T ~string | ~[]byte](text T) T {
 	if len(text) <= MaxTextBytes {
 		return text
 	}

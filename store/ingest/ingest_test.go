@@ -16,6 +16,7 @@ import (
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/store/fulltext"
+	"github.com/docir/docir/store/passage"
 )
 
 func writeFile(t *testing.T, root, rel, content string) {
@@ -392,4 +393,46 @@ func TestFromScratchFailureLeavesNoStore(t *testing.T) {
 	if sum.Documents != 50 || sum.Generation != 1 {
 		t.Fatalf("%+v", sum)
 	}
+}
+
+// Every document is stored with the pair filters of its passages, as the
+// index analyzed them, on a build from scratch (passages streamed to the
+// index) and on a refresh that changes one file.
+func TestPairFiltersStored(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "a.md", "---\ntitle: Front matter dates\ndescription: How dates are read\n---\nThe lead, before `code` headings.\n\n# Dates\n\nfront matter dates\n\n## Formats\n\n```\nfenced code\n```\nafter the fence\n")
+	writeFile(t, src, "b.md", "no heading at all, one passage")
+	writeFile(t, src, "c.md", "# C\n")
+	s := store.Source{Path: src}
+	check := func(step string) {
+		t.Helper()
+		snap, err := store.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer snap.Close()
+		for _, id := range []string{"a", "b", "c"} {
+			rec, body, ok, err := snap.Lookup(id)
+			if err != nil || !ok {
+				t.Fatalf("%s: %s: %v %v", step, id, ok, err)
+			}
+			want, err := fulltext.Pairs(id, passage.Config{}.Passages(&rec, body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, _, err := snap.LookupSpans(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := doc.Pairs()
+			if err != nil || len(got) == 0 || string(got) != string(want) {
+				t.Errorf("%s: %s is stored with pair filters %x (%v), want %x", step, id, got, err, want)
+			}
+		}
+	}
+	refresh(t, dir, s)
+	check("from scratch")
+	writeFile(t, src, "b.md", "no heading at all, one passage, changed")
+	refresh(t, dir, s)
+	check("after a change")
 }

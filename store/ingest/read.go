@@ -22,7 +22,9 @@ import (
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/store/faultfs"
+	"github.com/docir/docir/store/fulltext"
 	"github.com/docir/docir/store/markdown"
+	"github.com/docir/docir/store/passage"
 )
 
 // Warning kinds: what IndexSummary.WarningCounts counts. A skipped file's
@@ -78,9 +80,13 @@ type file struct {
 	digest  [32]byte
 	parsed  *markdown.Parsed // set once read; released once stored
 	body    []byte
-	id      string
-	warning *warning // why it was skipped or what its front matter lacks; nil when nothing
-	err     error    // it could not be read for an I/O error: the refresh fails
+	// passages are its passages, and pairs their pair filters
+	// (fulltext.Pairs), set once read; released once stored.
+	passages []fulltext.Passage
+	pairs    []byte
+	id       string
+	warning  *warning // why it was skipped or what its front matter lacks; nil when nothing
+	err      error    // it could not be read for an I/O error: the refresh fails
 }
 
 // path is the file's path as reached from its source folder. It is built
@@ -384,4 +390,12 @@ func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, root
 	rec.Path = f.rel
 	rec.Size = f.size
 	rec.Digest = hex.EncodeToString(f.digest[:])
+	// Its passages, and the pair filters the store keeps beside its
+	// record, are cut here, on the reading goroutines: the filters analyze
+	// every passage once more.
+	f.passages = filePassages(passage.Config{FrontMatter: opt.FrontMatter}, f)
+	if f.pairs, err = fulltext.Pairs(id, f.passages); err != nil {
+		f.status = statusSkipped
+		f.err = fmt.Errorf("%s: %w", shown(f.path()), err)
+	}
 }

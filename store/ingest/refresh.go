@@ -170,9 +170,9 @@ func (r *refresher) read() error {
 	if r.streamed {
 		parsed = func(f *file) {
 			if f.status == statusNew {
-				r.early.add(filePassages(r.pc, f))
-				r.bodies.add(store.PutDoc{Record: f.parsed.Record, Body: f.body}, f.key(), entry(f))
-				f.parsed, f.body = nil, nil
+				r.early.add(f.passages)
+				r.bodies.add(store.PutDoc{Record: f.parsed.Record, Body: f.body, Pairs: f.pairs}, f.key(), entry(f))
+				f.parsed, f.body, f.passages, f.pairs = nil, nil, nil, nil
 			}
 		}
 	}
@@ -204,8 +204,9 @@ func (r *refresher) tally() {
 			if !r.streamed { // else written with its document
 				e := entry(f)
 				r.change.Files[f.key()] = &e
-				r.change.Put = append(r.change.Put, store.PutDoc{Record: f.parsed.Record, Body: f.body})
-				r.adds = append(r.adds, filePassages(r.pc, f)...)
+				r.change.Put = append(r.change.Put, store.PutDoc{Record: f.parsed.Record, Body: f.body, Pairs: f.pairs})
+				r.adds = append(r.adds, f.passages...)
+				f.passages, f.pairs = nil, nil
 			}
 		case statusSkipped:
 			if f.prev != nil {

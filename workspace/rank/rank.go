@@ -180,10 +180,25 @@ func (r *ranking) scorer() *fulltext.Scorer {
 // reads that section), or whole once asked for (wholeBody); its front
 // matter is decoded when a passage or a name needs it (record).
 type docText struct {
-	pc       passage.Config
-	doc      *store.Spans
-	body     []byte                      // the whole body, once read
-	passages map[string]fulltext.Passage // by passage id, cut on first use
+	pc        passage.Config
+	doc       *store.Spans
+	body      []byte                      // the whole body, once read
+	passages  map[string]fulltext.Passage // by passage id, cut on first use
+	pairs     []byte                      // its passages' pair filters, once read (see pairFilters)
+	pairsRead bool
+}
+
+// pairFilters is the pair filters of the document's passages
+// (fulltext.Pairs), read once; nil when the store has none for it.
+func (d *docText) pairFilters() ([]byte, error) {
+	if !d.pairsRead {
+		var err error
+		if d.pairs, err = d.doc.Pairs(); err != nil {
+			return nil, err
+		}
+		d.pairsRead = true
+	}
+	return d.pairs, nil
 }
 
 func (r *ranking) doc(id string) (*docText, error) {
@@ -359,6 +374,19 @@ func (r *ranking) score(rt *fulltext.Retrieval, b *board, cands []fulltext.Candi
 		if d, ok := b.docs[docID]; ok && !r.exhaustive && d.score >= c.Bound {
 			continue // cannot raise its document's score: a document scores as its best passage
 		}
+		if !r.exhaustive && !c.Exact {
+			// Its text is read only if the pairs it holds can reach θ.
+			fb, err := r.filterBound(rt, c, id, docID)
+			if err != nil {
+				return err
+			}
+			if fb < b.theta() {
+				continue
+			}
+			if d, ok := b.docs[docID]; ok && d.score >= fb {
+				continue
+			}
+		}
 		score, ok, err := r.passageScore(rt, c, id, docID)
 		if err != nil {
 			return err
@@ -470,6 +498,22 @@ func (r *ranking) named(rt *fulltext.Retrieval, b *board) (map[string]int, error
 		b.add(u.docID, u.slug, score)
 	}
 	return out, nil
+}
+
+// filterBound is candidate c's bound by its passage's pair filter
+// (fulltext's FilterBound), or c.Bound when the store has none for it.
+// c is passage id of document docID.
+func (r *ranking) filterBound(rt *fulltext.Retrieval, c *fulltext.Candidate, id, docID string) (float64, error) {
+	d, err := r.doc(docID)
+	if err != nil || d == nil {
+		return c.Bound, err
+	}
+	enc, err := d.pairFilters()
+	if err != nil || enc == nil {
+		return c.Bound, err
+	}
+	fb, _ := rt.FilterBound(c, enc, id[len(docID):])
+	return fb, nil
 }
 
 // passageScore scores candidate c, passage id of document docID: from
