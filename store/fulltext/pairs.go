@@ -42,20 +42,24 @@ const (
 	pairHashes      = 4
 )
 
-// pairHash is the hash of the pair of terms a then b.
-// It is FNV-1a (64 bits) of a, a byte 0xff (which no UTF-8 term holds) and
-// b: a filter is read by other processes, so the hash is fixed, not seeded.
-func pairHash[T ~string | ~[]byte](a, b T) uint64 {
+// termHash is the hash of a term: FNV-1a (64 bits). Filters are read by
+// other processes, so the hashes are fixed, not seeded.
+func termHash[T ~string | ~[]byte](t T) uint64 {
 	const prime = 1099511628211
 	h := uint64(14695981039346656037)
-	for i := 0; i < len(a); i++ {
-		h = (h ^ uint64(a[i])) * prime
-	}
-	h = (h ^ 0xff) * prime
-	for i := 0; i < len(b); i++ {
-		h = (h ^ uint64(b[i])) * prime
+	for i := 0; i < len(t); i++ {
+		h = (h ^ uint64(t[i])) * prime
 	}
 	return h
+}
+
+// pairHash is the hash of the pair of terms hashed a then b: the two
+// mixed by splitmix64's finalizer, in order ("a b" is not "b a").
+func pairHash(a, b uint64) uint64 {
+	h := a ^ (b+0x9e3779b97f4a7c15)*0xbf58476d1ce4e5b9
+	h = (h ^ h>>30) * 0xbf58476d1ce4e5b9
+	h = (h ^ h>>27) * 0x94d049bb133111eb
+	return h ^ h>>31
 }
 
 // pairFilter is one passage's filter: a Bloom filter of its pairs'
@@ -123,7 +127,12 @@ func textFilter(an *fastAnalyzer, s *scratch, text string) pairFilter {
 		return pairFilter{}
 	}
 	f := make(pairFilter, (n*pairBitsPerPair+7)/8)
-	each(func(i, j int32) { f.add(pairHash(toks[i].Term, toks[j].Term)) })
+	hs := s.hashes[:0]
+	for _, t := range toks {
+		hs = append(hs, termHash(t.Term))
+	}
+	s.hashes = hs
+	each(func(i, j int32) { f.add(pairHash(hs[i], hs[j])) })
 	return f
 }
 
@@ -143,11 +152,19 @@ var docirAnalyzer = sync.OnceValues(func() (*fastAnalyzer, error) {
 	return f, nil
 })
 
+// pairsVersion is the first byte of an encoding of filters (Pairs): what
+// a filter holds depends on the analysis, the reader's adjacency
+// (order.go) and the hashes, and a filter of another build's making may
+// hold other pairs than this build would find. A search reads only the
+// filters of its own version; any change to those three must change it.
+const pairsVersion = 1
+
 // Pairs is the pair filters of one document's passages, encoded for the
-// store: for each passage, its id less the document's id ("" for the text
-// before the first heading, "#" for the head, "#slug" for a section) and
-// its filter, each length-prefixed (uvarint). A search reads it back with
-// FilterBound. docID is the document's id, the prefix of every passage's.
+// store: pairsVersion, then for each passage its id less the document's
+// id ("" for the text before the first heading, "#" for the head, "#slug"
+// for a section) and its filter, each length-prefixed (uvarint). A search
+// reads it back with FilterBound. docID is the document's id, the prefix
+// of every passage's.
 func Pairs(docID string, ps []Passage) ([]byte, error) {
 	an, err := docirAnalyzer()
 	if err != nil {
@@ -155,7 +172,7 @@ func Pairs(docID string, ps []Passage) ([]byte, error) {
 	}
 	scr := pairScratches.Get().(*scratch)
 	defer pairScratches.Put(scr)
-	var out []byte
+	out := []byte{pairsVersion}
 	for _, p := range ps {
 		if len(p.ID) < len(docID) || p.ID[:len(docID)] != docID {
 			return nil, errors.New("fulltext: passage " + p.ID + " is not of document " + docID)
@@ -177,7 +194,10 @@ func Pairs(docID string, ps []Passage) ([]byte, error) {
 // document's encoded filters; ok is false when it has none, or the bytes
 // are not what Pairs writes.
 func findPairs(enc []byte, key string) (f pairFilter, ok bool) {
-	for len(enc) > 0 {
+	if len(enc) == 0 || enc[0] != pairsVersion {
+		return nil, false
+	}
+	for enc = enc[1:]; len(enc) > 0; {
 		var name, v []byte
 		if name, enc, ok = cutPrefixed(enc); !ok {
 			return nil, false
@@ -281,7 +301,7 @@ type link struct {
 func (q *Query) pairHashes() *queryHashes {
 	h := &queryHashes{}
 	for _, p := range q.pairs {
-		h.pairs = append(h.pairs, pairHash(q.terms[p.a], q.terms[p.b]))
+		h.pairs = append(h.pairs, pairHash(termHash(q.terms[p.a]), termHash(q.terms[p.b])))
 	}
 	first := make([]int, q.span+1) // index in at of each position's first term
 	for pos := range q.span {
@@ -293,7 +313,7 @@ func (q *Query) pairHashes() *queryHashes {
 			t := posTerm{term: k}
 			if pos > 0 {
 				for i := first[pos-1]; i < first[pos]; i++ {
-					t.links = append(t.links, link{from: i, hash: pairHash(q.terms[h.at[i].term], q.terms[k])})
+					t.links = append(t.links, link{from: i, hash: pairHash(termHash(q.terms[h.at[i].term]), termHash(q.terms[k]))})
 				}
 			}
 			h.at = append(h.at, t)

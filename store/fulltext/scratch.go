@@ -20,6 +20,8 @@ type scratch struct {
 	order order
 	pairs []int32  // the walk's pair counts (see walkInto)
 	seen  []uint64 // the walk's marks of a pair's second words
+	// hashes are the tokens' term hashes, for a pair filter (textFilter).
+	hashes []uint64
 }
 
 // reset makes the buffers free for the next candidate: what they held
