@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/corpustest"
 	"github.com/docir/docir/workspace/rank"
@@ -28,6 +30,16 @@ func (s *Service) referenceSearch(ctx context.Context, p docir.SearchParams) (do
 	}
 	defer release()
 	return rank.Reference(ctx, v.snap, v.fullText, p)
+}
+
+// referenceContext is Context on an exhaustive reading (rank.ReferenceContext).
+func (s *Service) referenceContext(ctx context.Context, p docir.ContextParams) (docir.ContextResult, error) {
+	v, release, err := s.acquire(ctx)
+	if err != nil {
+		return docir.ContextResult{}, err
+	}
+	defer release()
+	return rank.ReferenceContext(ctx, v.snap, v.fullText, p)
 }
 
 // topicRow is one row of testdata/eval/*-topics.jsonl (see its README).
@@ -195,6 +207,26 @@ func TestRankSafe(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d queries, %d differ from the exhaustive reference", c.sub, len(queries), failed)
+		// A context plan reads the sections that score at least half
+		// the best, every one of them: the same plan on an exhaustive
+		// reading, however much the rank-safe one passed over.
+		plans := 0
+		for _, row := range readTopics(t, c.topics) {
+			p := docir.ContextParams{Query: row.Query}
+			got, err := ws.Context(ctx, p)
+			if err != nil {
+				t.Fatalf("context %q: %v", row.Query, err)
+			}
+			want, err := ws.referenceContext(ctx, p)
+			if err != nil {
+				t.Fatalf("reference context %q: %v", row.Query, err)
+			}
+			if d := cmp.Diff(want.Addresses, got.Addresses); d != "" {
+				plans++
+				t.Errorf("%s: context %q: its plan differs from an exhaustive reading's (-want +got):\n%s", c.sub, row.Query, d)
+			}
+		}
+		t.Logf("%s: context plans of the topic queries, %d differ from the exhaustive reference", c.sub, plans)
 		m := measureTopics(t, ws, readTopics(t, c.topics), c.prefix)
 		t.Logf("%s: %s", c.topics, m)
 		if m.r1 < c.r1 || m.r3 < c.r3 {

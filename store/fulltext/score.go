@@ -357,31 +357,64 @@ func (sc *Scorer) Score(q *Query, p Passage) float64 {
 	return sc.x.scorePassage(&sc.s, q, p)
 }
 
+// ScoreEach sets out[i] to x.ScorePassage(qs[i], p), analyzing p once.
+func (sc *Scorer) ScoreEach(qs []*Query, p Passage, out []float64) {
+	sc.s.reset()
+	sc.x.scoreEach(&sc.s, qs, p, out)
+}
+
 // scorePassage is ScorePassage with s's memory (s may be nil).
 func (x *Index) scorePassage(s *scratch, q *Query, p Passage) float64 {
-	if len(q.terms) == 0 {
-		return 0
+	var out [1]float64
+	x.scoreEach(s, []*Query{q}, p, out[:])
+	return out[0]
+}
+
+// scoreEach sets out[i] to p's score for qs[i] (see score), analyzing its
+// head and its text at most once for all of them, in s's memory (s may be
+// nil).
+func (x *Index) scoreEach(s *scratch, qs []*Query, p Passage, out []float64) {
+	var htoks, toks analysis.TokenStream
+	var skip []bool
+	var o order
+	headRead, textRead := false, false
+	for i, q := range qs {
+		out[i] = 0
+		if len(q.terms) == 0 {
+			continue
+		}
+		st := &stats{}
+		if p.Head != "" && q.mayHoldText(p.Head) {
+			if !headRead {
+				htoks, headRead = x.analyzeInto(s, p.Head), true
+			}
+			st.hf, st.hlength = q.counts(htoks), len(htoks)
+		}
+		if q.cannotHold(p.Text) {
+			// Its text adds nothing, and takes nothing away: the head's
+			// part is its score.
+			out[i] = q.headScore(st.hf, st.hlength)
+			continue
+		}
+		if !textRead {
+			toks = x.analyzeInto(s, p.Text)
+			skip = layout(p.Text, toks)
+			if s != nil {
+				s.order = newOrderInto(s.order, toks, skip)
+				o = s.order
+			} else {
+				o = newOrder(toks, skip)
+			}
+			textRead = true
+		}
+		out[i] = q.scoreText(s, st, toks, skip, o)
 	}
-	st := &stats{}
-	if p.Head != "" && q.mayHoldText(p.Head) {
-		htoks := x.analyzeInto(s, p.Head)
-		st.hf, st.hlength = q.counts(htoks), len(htoks)
-	}
-	text := p.Text
-	if q.cannotHold(text) {
-		// Its text adds nothing, and takes nothing away: the head's part
-		// is its score.
-		return q.headScore(st.hf, st.hlength)
-	}
-	toks := x.analyzeInto(s, text)
-	skip := layout(text, toks)
-	var f features
-	if s != nil {
-		s.order = newOrderInto(s.order, toks, skip)
-		f = q.walkInto(s, toks, s.order)
-	} else {
-		f = q.walk(toks, newOrder(toks, skip))
-	}
+}
+
+// scoreText is q's score of a passage whose text is toks (with its layout
+// skip and order o) and whose head's counts st holds.
+func (q *Query) scoreText(s *scratch, st *stats, toks analysis.TokenStream, skip []bool, o order) float64 {
+	f := q.walkInto(s, toks, o)
 	for _, t := range toks {
 		for _, n := range q.not {
 			if string(t.Term) == n {

@@ -17,6 +17,17 @@ import (
 // token estimates; the others none. docs/ranking.md ("The token budget")
 // states the plan's rules, one sentence each.
 func Context(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.ContextParams) (docir.ContextResult, error) {
+	return contextOf(ctx, snap, idx, p, false)
+}
+
+// ReferenceContext is Context on the ranking of an exhaustive reading
+// (Reference): what Context must equal, however much its reading passes
+// over.
+func ReferenceContext(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.ContextParams) (docir.ContextResult, error) {
+	return contextOf(ctx, snap, idx, p, true)
+}
+
+func contextOf(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.ContextParams, exhaustive bool) (docir.ContextResult, error) {
 	q, limit, err := CheckQuery("context", p.Query, p.Limit)
 	if err != nil {
 		return docir.ContextResult{}, err
@@ -29,7 +40,7 @@ func Context(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.C
 		return docir.ContextResult{}, docir.Errorf(docir.CodeInvalidParams, "budget %d: want 1 to %d tokens", budget, docir.MaxBudget)
 	}
 	res := docir.ContextResult{Query: q, Budget: budget, Hits: []docir.ContextHit{}, Addresses: []string{}, Generation: snap.Generation()}
-	all, err := rankPlanned(ctx, snap, idx, q, limit)
+	all, err := rankPlanned(ctx, snap, idx, q, limit, exhaustive)
 	if err != nil {
 		return docir.ContextResult{}, err
 	}
@@ -65,17 +76,21 @@ func makePlan(all []planned, budget int) *readPlan {
 
 // rankPlanned ranks documents for q as search does, each as the read plan
 // sees it.
-func rankPlanned(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string, limit int) ([]planned, error) {
+func rankPlanned(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string, limit int, exhaustive bool) ([]planned, error) {
 	var all []planned
-	_, err := eachHit(ctx, snap, idx, q, limit, false, func(f *found) error {
+	_, err := eachHit(ctx, snap, idx, q, limit, exhaustive, true, func(f *found) error {
 		sections, err := f.sectionScores()
+		if err != nil {
+			return err
+		}
+		matched, err := f.passageScores()
 		if err != nil {
 			return err
 		}
 		tc := newTokenCounter(f.body)
 		start := min(f.rec.BodyStart, len(f.body))
 		all = append(all, planned{rec: f.rec, doc: f.doc, hit: f.hit(), tc: tc, whole: tc.count(start, len(f.body)), size: len(f.body),
-			lead: leadSlug(&f.rec, f.body), sections: sections})
+			lead: leadSlug(&f.rec, f.body), sections: sections, matched: matched})
 		return nil
 	})
 	return all, err
@@ -154,6 +169,7 @@ type planned struct {
 	size     int          // bytes of its file
 	lead     string       // its lead section's slug (see leadSlug)
 	sections []passageHit // every section scored on the query's words beyond the title, best first
+	matched  []passageHit // every passage scored on the query, best first (see found.passageScores)
 }
 
 // ShortShare: a document is short, and read whole rather than by its
@@ -275,11 +291,11 @@ func steps(all []planned, short int) []step {
 			}
 			score[slug] = sc
 		}
-		for j, ph := range d.doc.passages {
-			switch {
-			case j == 0:
-				take(ph.slug, max(ph.score, d.doc.score))
-			case ph.score >= WellMatched*d.doc.score:
+		if len(d.doc.passages) > 0 { // the matched section
+			take(d.doc.passages[0].slug, max(d.doc.passages[0].score, d.doc.score))
+		}
+		for _, ph := range d.matched {
+			if ph.score >= WellMatched*d.doc.score {
 				take(ph.slug, ph.score)
 			}
 		}

@@ -46,7 +46,7 @@ func search(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.Se
 		return docir.SearchResult{}, err
 	}
 	res := docir.SearchResult{Query: q, Hits: []docir.Hit{}}
-	res.Total, err = eachHit(ctx, snap, idx, q, limit, exhaustive, func(h *found) error {
+	res.Total, err = eachHit(ctx, snap, idx, q, limit, exhaustive, false, func(h *found) error {
 		res.Hits = append(res.Hits, h.hit())
 		return nil
 	})
@@ -103,15 +103,37 @@ func (f *found) sectionScores() ([]passageHit, error) {
 	return out, nil
 }
 
+// passageScores are the document's passages scored on the whole query,
+// best first, those that score 0 left out: every passage, not only those
+// the ranking read (which depends on what it could pass over), so that a
+// plan's "sections that score at least half the best" is that, exactly.
+// The lead and the head are slug "". None when what matched is the
+// document itself (the query's words are all its title's, or it names
+// it): the title is in every passage's text, and the sections' scores
+// then say only how short each is.
+func (f *found) passageScores() ([]passageHit, error) {
+	r, rec := f.r, &f.rec
+	if shared, beyond := r.titleWords(rec); shared && !beyond || r.names(rec) > 0 {
+		return nil, nil
+	}
+	b, err := r.beyondTitle(rec)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Clone(b.all)
+	sort.SliceStable(out, func(a, c int) bool { return out[a].score > out[c].score })
+	return out, nil
+}
+
 // eachHit ranks documents for q and calls fn for each one still in the
 // generation, in rank order, with its matched section chosen. It returns
 // the number of matching passages.
-func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string, limit int, exhaustive bool, fn func(*found) error) (int, error) {
+func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string, limit int, exhaustive, plan bool, fn func(*found) error) (int, error) {
 	ft, err := idx()
 	if err != nil {
 		return 0, err
 	}
-	r := &ranking{ctx: ctx, ft: ft, snap: snap, docs: map[string]*docText{}, exhaustive: exhaustive}
+	r := &ranking{ctx: ctx, ft: ft, snap: snap, docs: map[string]*docText{}, exhaustive: exhaustive, plan: plan}
 	// Search with the front-matter fields the generation was indexed with.
 	if fm, ok, err := snap.FrontMatter(); err != nil {
 		return 0, err
@@ -162,8 +184,11 @@ type ranking struct {
 	// exhaustive: every passage that holds a query word is scored on its
 	// text alone (Reference), not read rank-safely.
 	exhaustive bool
-	beyond     map[string]beyond // by document: see beyondTitle
-	sc         *fulltext.Scorer  // see scorer
+	// plan: the ranking is a context's, whose plan reads every passage's
+	// score on the whole query (found.passageScores).
+	plan   bool
+	beyond map[string]beyond // by document: see beyondTitle
+	sc     *fulltext.Scorer  // see scorer
 }
 
 // scorer scores passages for the ranking in memory it reuses.
@@ -667,18 +692,7 @@ func (r *ranking) chooseSection(f *found) error {
 	if len(rec.Sections) == 0 {
 		return nil
 	}
-	title := map[string]bool{}
-	for _, t := range r.ft.Terms(rec.Title) {
-		title[t] = true
-	}
-	shared, beyond := false, false
-	for _, t := range r.q.Terms() {
-		if title[t] {
-			shared = true
-		} else {
-			beyond = true
-		}
-	}
+	shared, beyond := r.titleWords(rec)
 	if shared && !beyond || r.names(&f.rec) > 0 {
 		promote(d, "", 0)
 		return nil
@@ -703,11 +717,31 @@ func (r *ranking) chooseSection(f *found) error {
 	return nil
 }
 
+// titleWords says whether the query has words of rec's title (shared) and
+// words that are not (beyond).
+func (r *ranking) titleWords(rec *docir.Record) (shared, beyond bool) {
+	title := map[string]bool{}
+	for _, t := range r.ft.Terms(rec.Title) {
+		title[t] = true
+	}
+	for _, t := range r.q.Terms() {
+		if title[t] {
+			shared = true
+		} else {
+			beyond = true
+		}
+	}
+	return shared, beyond
+}
+
 // beyond is a document's passages scored on what a query says beyond the
 // document's title: its lead and head (slug ""), and its sections, in
-// document order.
+// document order. For a plan (ranking.plan), all is every passage scored
+// on the whole query, those that score 0 left out (see
+// found.passageScores).
 type beyond struct {
 	whole, sections []passageHit
+	all             []passageHit
 }
 
 // beyondTitle scores the passages of rec on what the query says beyond the
@@ -732,12 +766,26 @@ func (r *ranking) beyondTitle(rec *docir.Record) (beyond, error) {
 		if _, err := d.wholeBody(); err != nil { // every passage of it is read
 			return b, err
 		}
+		// A plan scores every passage on the whole query too, from the
+		// same analysis.
+		qs := []*fulltext.Query{rest}
+		if r.plan {
+			qs = append(qs, r.q)
+		}
+		sc := make([]float64, len(qs))
 		score := func(id, slug string, to *[]passageHit) error {
 			p, err := d.passage(id)
-			if err == nil && p.Text != "" {
-				*to = append(*to, passageHit{slug: slug, score: r.scorer().Score(rest, p)})
+			if err != nil || p.Text == "" && p.Head == "" {
+				return err
 			}
-			return err
+			r.scorer().ScoreEach(qs, p, sc)
+			if p.Text != "" {
+				*to = append(*to, passageHit{slug: slug, score: sc[0]})
+			}
+			if r.plan && sc[1] > 0 {
+				b.all = append(b.all, passageHit{slug: slug, score: sc[1]})
+			}
+			return nil
 		}
 		if err := score(rec.ID, "", &b.whole); err != nil {
 			return b, err

@@ -72,11 +72,13 @@ func TestOutline(t *testing.T) {
 
 // TestSteps: a plan reads the matched sections in the order of their
 // scores, a document's matched section at the document's score, other
-// sections only when they reach WellMatched of it, and a small document
+// sections (every passage scored on the query, not only those the ranking
+// read) only when they reach WellMatched of it, and a small document
 // whole.
 func TestSteps(t *testing.T) {
+	// ps: the matched section first (the ranking's), then the others.
 	big := func(id string, score float64, ps ...passageHit) planned {
-		return planned{rec: docir.Record{ID: id}, doc: rankedDoc{id: id, score: score, passages: ps}, whole: 601}
+		return planned{rec: docir.Record{ID: id}, doc: rankedDoc{id: id, score: score, passages: ps[:1]}, matched: ps, whole: 601}
 	}
 	all := []planned{
 		big("a", 10, passageHit{"lead", 4}, passageHit{"x", 9}, passageHit{"y", 4.9}),
