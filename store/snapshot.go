@@ -256,36 +256,54 @@ func (s *Snapshot) LookupSpans(id string) (doc *Spans, ok bool, err error) {
 	if v == nil || err != nil {
 		return nil, false, err
 	}
-	rec, fields, err := decodeLean(v)
-	if err != nil {
-		return nil, false, fmt.Errorf("record %q: %w", id, err)
-	}
-	return &Spans{Record: rec, fields: fields, s: s, layer: layer}, true, nil
+	return &Spans{id: id, raw: v, s: s, layer: layer}, true, nil
 }
 
 // Spans is a document as a ranking reads it: its record without its
 // links, anchors and definition terms (a ranking reads none of them, and
-// a long document has hundreds), its front matter decoded when asked
-// (Fields; a ranking needs it for a head passage or a name), and its body
-// read a span at a time (Body), so that a ranking that scores a section
-// of a long document reads that section's bytes, not the document's.
+// a long document has hundreds), decoded when first asked (Record: a
+// ranking that passes over a passage by its pair filters never needs
+// it), its front matter decoded when asked (Fields; a ranking needs it
+// for a head passage or a name), and its body read a span at a time
+// (Body), so that a ranking that scores a section of a long document
+// reads that section's bytes, not the document's.
 type Spans struct {
-	Record docir.Record // Fields is nil until Fields is called
+	id     string
+	raw    []byte // the record's bytes, until decoded
+	rec    docir.Record
+	err    error // of decoding raw
 	fields json.RawMessage
 	s      *Snapshot
 	layer  int // the layer the record is in: its body is in the same
 }
 
-// Fields decodes the document's front matter into Record.Fields, once,
-// and returns it.
+// Record is the document's record without its links, anchors and
+// definition terms; its Fields are nil until Fields is called.
+func (d *Spans) Record() (*docir.Record, error) {
+	if d.raw != nil {
+		rec, fields, err := decodeLean(d.raw)
+		d.rec, d.fields, d.raw = rec, fields, nil
+		if err != nil {
+			d.err = fmt.Errorf("record %q: %w", d.id, err)
+		}
+	}
+	return &d.rec, d.err
+}
+
+// Fields decodes the document's front matter into its record's Fields,
+// once, and returns it.
 func (d *Spans) Fields() (map[string]any, error) {
-	if d.Record.Fields == nil && len(d.fields) > 0 && !bytes.Equal(d.fields, []byte("null")) {
-		if err := json.Unmarshal(d.fields, &d.Record.Fields); err != nil {
-			return nil, fmt.Errorf("record %q: fields: %w", d.Record.ID, err)
+	rec, err := d.Record()
+	if err != nil {
+		return nil, err
+	}
+	if rec.Fields == nil && len(d.fields) > 0 && !bytes.Equal(d.fields, []byte("null")) {
+		if err := json.Unmarshal(d.fields, &rec.Fields); err != nil {
+			return nil, fmt.Errorf("record %q: fields: %w", d.id, err)
 		}
 		d.fields = nil
 	}
-	return d.Record.Fields, nil
+	return rec.Fields, nil
 }
 
 // Pairs is the pair filters of the document's passages, as the index
@@ -293,13 +311,13 @@ func (d *Spans) Fields() (map[string]any, error) {
 // it has none (stored by a build before them). A ranking reads them to
 // pass over passages whose words cannot be in an order that ranks.
 func (d *Spans) Pairs() ([]byte, error) {
-	return d.s.pointGetIn(d.layer, bucketPairs, []byte(d.Record.ID))
+	return d.s.pointGetIn(d.layer, bucketPairs, []byte(d.id))
 }
 
 // Body reads the body's bytes [from, to) (clipped to it; to < 0: its
 // end), a copy; a document without a body reads as an empty one.
 func (d *Spans) Body(from, to int) ([]byte, error) {
-	b, err := d.s.pointSpanIn(d.layer, bucketBodies, []byte(d.Record.ID), from, to)
+	b, err := d.s.pointSpanIn(d.layer, bucketBodies, []byte(d.id), from, to)
 	if err == nil && b == nil {
 		b = []byte{}
 	}

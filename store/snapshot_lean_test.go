@@ -33,22 +33,22 @@ func TestLeanRecord(t *testing.T) {
 		if want := title == "B"; scanned != want {
 			t.Errorf("title %q: scanned %v, want %v", title, scanned, want)
 		}
-		rec, fields, err := decodeLean(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
 		want := full
 		want.Links, want.Anchors, want.Terms = nil, nil, nil
 		want.Sections = []docir.Section{full.Sections[0]}
 		want.Sections[0].Links, want.Sections[0].Anchors, want.Sections[0].Terms = nil, nil, nil
-		doc := &Spans{Record: rec, fields: fields}
-		if doc.Record.Fields != nil {
-			t.Errorf("front matter decoded before it was asked for: %v", doc.Record.Fields)
+		doc := &Spans{id: full.ID, raw: raw}
+		rec, err := doc.Record()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Fields != nil {
+			t.Errorf("front matter decoded before it was asked for: %v", rec.Fields)
 		}
 		if _, err := doc.Fields(); err != nil {
 			t.Fatal(err)
 		}
-		if d := cmp.Diff(want, doc.Record); d != "" {
+		if d := cmp.Diff(want, *rec); d != "" {
 			t.Errorf("title %q: lean record (-want +got):\n%s", title, d)
 		}
 	}

@@ -247,7 +247,7 @@ func (d *docText) record() (*docir.Record, error) {
 	if _, err := d.doc.Fields(); err != nil {
 		return nil, err
 	}
-	return &d.doc.Record, nil
+	return d.doc.Record()
 }
 
 // wholeBody reads the document's whole body, once.
@@ -269,9 +269,11 @@ func (d *docText) passage(id string) (fulltext.Passage, error) {
 		return p, nil
 	}
 	var p fulltext.Passage
-	rec := &d.doc.Record // its front matter only for the head: see PassageSpan
+	rec, err := d.doc.Record() // its front matter only for the head: see PassageSpan
+	if err != nil {
+		return p, err
+	}
 	if id == rec.ID+passage.HeadSuffix {
-		var err error
 		if rec, err = d.record(); err != nil {
 			return p, err
 		}
