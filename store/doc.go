@@ -17,6 +17,7 @@
 //	                     skips a generation a live hold names
 //	  holds.lock         flock'd while a bind or a release changes holds
 //	  gen/N/docs.bolt    the generation's own body layer: records, bodies,
+//	                     their passages' pair filters (fulltext.Pairs),
 //	                     source file entries, the manifest's id index, the
 //	                     field index of the records it holds (postings of
 //	                     its document numbers, postings.go) and what it

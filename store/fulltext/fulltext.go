@@ -12,7 +12,9 @@
 // deep read never opens bleve. Word order is scored at query time, on the
 // text of a search's best passages (Rescore), not indexed, and read as a
 // reader reads it: past inline code and link markup, never across a code
-// fence (order.go).
+// fence (order.go). Which word pairs a passage has is kept beside its
+// document in the store, as a Bloom filter this package makes (Pairs),
+// so that a passage whose pairs cannot rank is never read (pairs.go).
 //
 // The index must never be opened for writing where a reader might open it:
 // the store builds each generation's index in a folder no reader knows of.

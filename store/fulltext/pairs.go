@@ -23,7 +23,8 @@ import (
 // stretch of the query's positions whose every two neighbours it may hold
 // (Retrieval.FilterBound). False positives only loosen that bound: with 8
 // bits a pair and 4 hash functions one pair in 40 the text lacks is taken
-// for present ((1 − e^(−4/8))^4 ≈ 0.024), at one byte a distinct pair.
+// for present ((1 − e^(−4/8))^4 ≈ 0.024, less where pairs repeat), at a
+// byte for each pair the text reads.
 
 // MaxPairTextBytes bounds the passages that get a filter: making one
 // analyzes the text into tokens (about a hundred bytes a word, where the
@@ -288,16 +289,21 @@ type queryHashes struct {
 	run   []int // FilterBound's buffer, one per at
 }
 
+// posTerm is a term at one of the query's positions, and its links to the
+// terms of the position before.
 type posTerm struct {
 	term  int
 	links []link
 }
 
+// link is a pair of a term at the position before (at[from]) and this
+// one, by its hash.
 type link struct {
 	from int // index in at
 	hash uint64
 }
 
+// pairHashes works out q's queryHashes.
 func (q *Query) pairHashes() *queryHashes {
 	h := &queryHashes{}
 	for _, p := range q.pairs {
