@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/docir/docir/docir"
 )
@@ -273,5 +274,36 @@ func checkSpans(t *testing.T, s *Snapshot, gen uint64, id, body, pairs string) {
 		if err != nil || string(got) != body[from:to] {
 			t.Fatalf("generation %d: %s span %v reads %q %v, want %q", gen, id, sp, got, err, body[from:to])
 		}
+	}
+}
+
+// A body layer written before pair filters has no "pairs" bucket: its
+// documents read with none, and a layer written over it keeps its own.
+func TestLayerWithoutPairs(t *testing.T) {
+	dir := t.TempDir()
+	c := Change{}
+	for _, id := range []string{"a", "b"} {
+		c.Put = append(c.Put, PutDoc{Record: docir.Record{ID: id}, Body: []byte(id + " body"), Pairs: []byte("pairs of " + id)})
+	}
+	publish(t, dir, 5, c)
+	// As a build before filters wrote it.
+	db, err := bolt.Open(filepath.Join(genPath(dir, 1), bodyFile), 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return tx.DeleteBucket(bucketPairs) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	publish(t, dir, 5, Change{Put: []PutDoc{{Record: docir.Record{ID: "b"}, Body: []byte("b again"), Pairs: []byte("new pairs of b")}}})
+	s, err := OpenGeneration(dir, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for id, want := range map[string]string{"a": "", "b": "new pairs of b"} {
+		checkSpans(t, s, 2, id, map[string]string{"a": "a body", "b": "b again"}[id], want)
 	}
 }
