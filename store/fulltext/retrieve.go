@@ -7,7 +7,10 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	index "github.com/blevesearch/bleve_index_api"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
 )
 
 // Rank-safe retrieval. A search wants the k best documents under the
@@ -528,6 +531,9 @@ func (rt *Retrieval) Total() (uint64, error) {
 	if len(q.terms) == 0 {
 		return 0, nil
 	}
+	if n, ok, err := countUnion(rt.r, q.terms); ok || err != nil {
+		return n, err
+	}
 	var tfrs []index.TermFieldReader
 	defer func() {
 		for _, t := range tfrs {
@@ -555,6 +561,50 @@ func (rt *Retrieval) Total() (uint64, error) {
 	}
 	defer union.Close()
 	return count(rt.ctx, union)
+}
+
+// countUnion counts the passages that hold any of terms in their text or
+// head from the index's bitmaps: in each segment, the union of the terms'
+// postings less its deleted passages, by its cardinality. bleve's own
+// unadorned disjunction unites the same bitmaps, and is then read a
+// passage at a time (count): at 192k documents, 4% of a search's CPU. ok
+// is false when r is not a scorch snapshot of segments that keep their
+// postings as bitmaps; the caller then counts the union by reading it.
+func countUnion(r index.IndexReader, terms []string) (n uint64, ok bool, err error) {
+	snap, isScorch := r.(*scorch.IndexSnapshot)
+	if !isScorch {
+		return 0, false, nil
+	}
+	for _, ss := range snap.Segments() {
+		seg, deleted := ss.Segment(), ss.Deleted()
+		var bms []*roaring.Bitmap
+		var ones []uint32
+		for _, field := range []string{FieldText, FieldHead} {
+			dict, err := seg.Dictionary(field)
+			if err != nil {
+				return 0, false, err
+			}
+			for _, t := range terms {
+				pl, err := dict.PostingsList([]byte(t), deleted, nil)
+				if err != nil {
+					return 0, false, err
+				}
+				it, ok := pl.Iterator(false, false, false, nil).(segment.OptimizablePostingsIterator)
+				if !ok {
+					return 0, false, nil
+				}
+				if num, ok := it.DocNum1Hit(); ok {
+					ones = append(ones, uint32(num))
+				} else if bm := it.ActualBitmap(); bm != nil {
+					bms = append(bms, bm)
+				}
+			}
+		}
+		u := roaring.FastOr(bms...)
+		u.AddMany(ones)
+		n += u.GetCardinality()
+	}
+	return n, true, nil
 }
 
 // countAll counts the passages any of tfrs holds by reading them side by

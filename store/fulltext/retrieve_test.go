@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -253,9 +254,22 @@ func TestPilot(t *testing.T) {
 // cannot unite them), and what the candidates at floor 0 and the passages
 // with any query word excluded by none number.
 func TestTotal(t *testing.T) {
-	x := indexed(t, retrievalCorpus(rand.New(rand.NewPCG(5, 6)), 300))
+	ps := retrievalCorpus(rand.New(rand.NewPCG(5, 6)), 300)
+	x := indexed(t, ps)
+	// Deleted passages, a second segment, and words found once (bleve's
+	// one-hit postings), one of them deleted.
+	var gone []string
+	for _, p := range ps[:40] {
+		gone = append(gone, p.ID)
+	}
+	if err := x.Apply(gone, append(slices.Clone(ps[:20]), Passage{ID: "once", Text: "zebraword"}, Passage{ID: "twice", Text: "quagga"})); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Apply([]string{"twice"}, nil); err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
-	for _, text := range []string{"front matter dates", "the", "taxonomy kube-scheduler", "nothing-here"} {
+	for _, text := range []string{"front matter dates", "the", "taxonomy kube-scheduler", "nothing-here", "zebraword the", "quagga", "quagga zebraword"} {
 		q, rt, cands := retrieved(t, x, text)
 		total, err := rt.Total()
 		if err != nil {
@@ -277,6 +291,9 @@ func TestTotal(t *testing.T) {
 		}
 		if side != total || uint64(len(cands)) != total {
 			t.Errorf("%q: Total %d, side by side %d, candidates %d", text, total, side, len(cands))
+		}
+		if n, ok, err := countUnion(rt.r, q.terms); !ok || err != nil || n != side {
+			t.Errorf("%q: the bitmaps' union counts %d (%v, %v), side by side %d", text, n, ok, err, side)
 		}
 		for _, tfr := range tfrs {
 			tfr.Close()
