@@ -522,8 +522,9 @@ type textOrder struct {
 
 // Total counts the passages that hold any of the query's words, in their
 // text or head: what the index matched before phrases and exclusions
-// narrow it. Postings are united as bitmaps, segment by segment (bleve's
-// unadorned disjunction), not read with their counts. It shares nothing
+// narrow it. Postings are united as bitmaps, segment by segment, and
+// counted by the union's cardinality (countUnion; else, an index that
+// cannot, by reading bleve's unadorned disjunction). It shares nothing
 // with a reading but the snapshot, and may run beside one (rank runs it
 // on another goroutine); it must end before Close.
 func (rt *Retrieval) Total() (uint64, error) {
