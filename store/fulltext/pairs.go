@@ -72,10 +72,7 @@ func (f pairFilter) has(h uint64) bool {
 	if len(f) == 0 {
 		return false
 	}
-	m := uint64(len(f)) * 8
-	h1, h2 := uint32(h), uint32(h>>32)|1
-	for i := range uint32(pairHashes) {
-		bit := bitOf(h1+i*h2, m)
+	for _, bit := range f.bits(h) {
 		if f[bit/8]&(1<<(bit%8)) == 0 {
 			return false
 		}
@@ -85,17 +82,23 @@ func (f pairFilter) has(h uint64) bool {
 
 // add puts the pair of hash h in the filter.
 func (f pairFilter) add(h uint64) {
-	m := uint64(len(f)) * 8
-	h1, h2 := uint32(h), uint32(h>>32)|1
-	for i := range uint32(pairHashes) {
-		bit := bitOf(h1+i*h2, m)
+	for _, bit := range f.bits(h) {
 		f[bit/8] |= 1 << (bit % 8)
 	}
 }
 
-// bitOf maps a 32-bit hash onto [0, m) by a multiply and a shift, not a
-// division (Lemire's reduction); m is below 2³².
-func bitOf(h uint32, m uint64) uint64 { return uint64(h) * m >> 32 }
+// bits is the filter's bits of the pair of hash h: pairHashes of them, by
+// double hashing (h1 + i·h2), each mapped onto the filter's len·8 bits by
+// a multiply and a shift, not a division (Lemire's reduction; a filter has
+// fewer than 2³² bits). The filter must not be empty.
+func (f pairFilter) bits(h uint64) (out [pairHashes]uint64) {
+	m := uint64(len(f)) * 8
+	h1, h2 := uint32(h), uint32(h>>32)|1
+	for i := range out {
+		out[i] = uint64(h1+uint32(i)*h2) * m >> 32
+	}
+	return out
+}
 
 // textFilter is the pair filter of text: the pairs of terms a reader
 // reads as adjacent in it, as Score reads them (the text analyzed whole,
@@ -306,8 +309,12 @@ type link struct {
 // pairHashes works out q's queryHashes.
 func (q *Query) pairHashes() *queryHashes {
 	h := &queryHashes{}
+	th := make([]uint64, len(q.terms))
+	for k, t := range q.terms {
+		th[k] = termHash(t)
+	}
 	for _, p := range q.pairs {
-		h.pairs = append(h.pairs, pairHash(termHash(q.terms[p.a]), termHash(q.terms[p.b])))
+		h.pairs = append(h.pairs, pairHash(th[p.a], th[p.b]))
 	}
 	first := make([]int, q.span+1) // index in at of each position's first term
 	for pos := range q.span {
@@ -319,7 +326,7 @@ func (q *Query) pairHashes() *queryHashes {
 			t := posTerm{term: k}
 			if pos > 0 {
 				for i := first[pos-1]; i < first[pos]; i++ {
-					t.links = append(t.links, link{from: i, hash: pairHash(termHash(q.terms[h.at[i].term]), termHash(q.terms[k]))})
+					t.links = append(t.links, link{from: i, hash: pairHash(th[h.at[i].term], th[k])})
 				}
 			}
 			h.at = append(h.at, t)

@@ -117,6 +117,12 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// passages is how the options cut a document into passages: the
+// refresh's config, and the reading goroutines' (readOne).
+func (o Options) passages() passage.Config {
+	return passage.Config{FrontMatter: o.FrontMatter}
+}
+
 // limits is the markdown parse budget the options set.
 func (o Options) limits() markdown.Limits {
 	pick := func(v, def int) int {

@@ -24,7 +24,6 @@ import (
 	"github.com/docir/docir/store/faultfs"
 	"github.com/docir/docir/store/fulltext"
 	"github.com/docir/docir/store/markdown"
-	"github.com/docir/docir/store/passage"
 )
 
 // Warning kinds: what IndexSummary.WarningCounts counts. A skipped file's
@@ -393,7 +392,7 @@ func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, root
 	// Its passages, and the pair filters the store keeps beside its
 	// record, are cut here, on the reading goroutines: the filters analyze
 	// every passage once more.
-	f.passages = filePassages(passage.Config{FrontMatter: opt.FrontMatter}, f)
+	f.passages = filePassages(opt.passages(), f)
 	if f.pairs, err = fulltext.Pairs(id, f.passages); err != nil {
 		f.status = statusSkipped
 		f.err = fmt.Errorf("%s: %w", shown(f.path()), err)

@@ -116,7 +116,7 @@ func (r *refresher) makePlan() error {
 	for _, wn := range r.walked.warnings {
 		r.warn(wn)
 	}
-	r.pc = passage.Config{FrontMatter: r.opt.FrontMatter}
+	r.pc = r.opt.passages()
 	var prevFiles fileTable
 	reparse := false
 	if r.prev != nil {
