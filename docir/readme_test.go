@@ -2,6 +2,7 @@ package docir_test
 
 import (
 	"bytes"
+	"debug/elf"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -75,6 +76,16 @@ func TestReadmeCommands(t *testing.T) {
 				t.Errorf("run %d of the build-and-read block: no %q in its output:\n%s", i+1, want, out)
 			}
 		}
+	}
+	// The build is static (README, "Install": no dynamic loader to map at
+	// every start).
+	if f, err := elf.Open(filepath.Join(dir, "bin", "docir")); err == nil {
+		for _, p := range f.Progs {
+			if p.Type == elf.PT_INTERP {
+				t.Errorf("the README's build command built a dynamically linked docir (it has an ELF interpreter); it should be static")
+			}
+		}
+		f.Close()
 	}
 	run(strings.Replace(test, "./...", "./docir", 1))
 

@@ -19,6 +19,9 @@ func (e *env) build() error {
 	e.docir = filepath.Join(e.work, "docir")
 	cmd := exec.Command("go", "build", "-o", e.docir, "./cmd/docir")
 	cmd.Dir, cmd.Stderr = modDir, os.Stderr
+	// As the README builds it: statically linked, no dynamic loader and
+	// libc to map and relocate at every start (docs/performance.md).
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("go build docir: %w", err)
 	}
