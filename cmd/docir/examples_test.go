@@ -39,10 +39,10 @@ var exampleExceptions = map[string]string{
 	"docir completion fish > ~/":               "installs the script into fish's folders (conventions.txtar runs completion fish)",
 	"docir completion powershell | Out-String": "PowerShell",
 	"DOCIR_HTTP_TOKEN=s3cret docir serve --http 0.0.0.0:7420 --policy host.json": "a server and a client in two terminals, on another host (workspace/session's HTTP tests)",
-	"curl -s ":                   "the client of the line above",
-	"cd mine && docir get":       "needs the two stores the example above it describes (federation.txtar builds them)",
-	"rm -r ../team && docir get": "needs the two stores the example above it describes (federation.txtar builds them)",
-	"go install ./cmd/docir":     "installs docir (TestReadmeCommands runs the install block)",
+	"curl -s ":                             "the client of the line above",
+	"cd mine && docir get":                 "needs the two stores the example above it describes (federation.txtar builds them)",
+	"rm -r ../team && docir get":           "needs the two stores the example above it describes (federation.txtar builds them)",
+	"CGO_ENABLED=0 go install ./cmd/docir": "installs docir (TestReadmeCommands runs the install block)",
 }
 
 // TestExamples runs every example of docir's documentation on a fresh copy
