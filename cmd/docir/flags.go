@@ -83,9 +83,15 @@ func (f *Factory) hideFlags(root *cobra.Command) {
 // the flag meant when the one given is a typo of one the command takes,
 // or the commands that take it when it is not this command's.
 func flagError(cmd *cobra.Command, err error) error {
+	return flagErrorAmong(cmd, err, cmd.Root().Commands)
+}
+
+// flagErrorAmong is flagError with the root's commands from commands (a
+// partial tree's root has not built the others: newRootCmdFor).
+func flagErrorAmong(cmd *cobra.Command, err error, commands func() []*cobra.Command) error {
 	msg := err.Error()
 	if name, ok := unknownFlag(msg); ok {
-		msg += flagHint(cmd, name)
+		msg += flagHint(cmd, name, commands)
 	}
 	return &docir.Error{Code: docir.CodeUsage, Message: msg + "\nusage: " + cmd.UseLine() + " (docir " + cmd.Name() + " --help lists its flags)", Err: err}
 }
@@ -101,9 +107,9 @@ func unknownFlag(msg string) (string, bool) {
 	return m[1], true
 }
 
-// flagHint says which flag of cmd name is a typo of, or which other
-// commands take it; "" when neither.
-func flagHint(cmd *cobra.Command, name string) string {
+// flagHint says which flag of cmd name is a typo of, or which other of
+// the root's commands take it; "" when neither.
+func flagHint(cmd *cobra.Command, name string, commands func() []*cobra.Command) string {
 	var own []string
 	cmd.Flags().VisitAll(func(fl *pflag.Flag) {
 		if !fl.Hidden {
@@ -116,8 +122,9 @@ func flagHint(cmd *cobra.Command, name string) string {
 		return fmt.Sprintf(" (did you mean --%s?)", near)
 	}
 	var takers []string
-	for _, c := range cmd.Root().Commands() {
-		if c != cmd && !c.Hidden && c.Flags().Lookup(name) != nil {
+	for _, c := range commands() {
+		// By name: commands may be another tree's (their names differ).
+		if c.Name() != cmd.Name() && !c.Hidden && c.Flags().Lookup(name) != nil {
 			takers = append(takers, c.Name())
 		}
 	}

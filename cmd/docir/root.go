@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -58,9 +59,14 @@ func (e *interruptedError) Error() string {
 func (e *interruptedError) Unwrap() error { return e.err }
 
 func run(ctx context.Context, args []string, io *IOStreams) int {
+	return runTree(ctx, args, io, newRootCmdFor)
+}
+
+// runTree is run with the command tree that tree builds for args.
+func runTree(ctx context.Context, args []string, io *IOStreams, tree func(*Factory, []string) *cobra.Command) int {
 	f := newFactory(io)
 	defer f.Close()
-	root := newRootCmd(f)
+	root := tree(f, args)
 	root.SetArgs(args)
 	root.SetIn(io.In)
 	root.SetOut(io.Out)
@@ -102,7 +108,90 @@ const (
 	groupServe = "serve"
 )
 
+// subcommand is one of the root's commands: the name and aliases cobra
+// finds it by, its group in the root's help, and how to build it.
+type subcommand struct {
+	name    string
+	aliases []string
+	group   string
+	build   func(*Factory) *cobra.Command
+}
+
+// subcommands are the root's commands (cobra adds help and completion).
+// TestSubcommands checks the entries against the commands their builds
+// make.
+var subcommands = []subcommand{
+	{name: "search", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdSearch(f, nil) }},
+	{name: "query", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdQuery(f, nil) }},
+	{name: "context", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdContext(f, nil) }},
+	{name: "get", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdGet(f, nil) }},
+	{name: "fields", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdFields(f, nil) }},
+	{name: "links", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdLinks(f, nil) }},
+	{name: "check", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdCheck(f, nil) }},
+	{name: "changes", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdChanges(f, nil) }},
+	{name: "index", group: groupIndex, build: func(f *Factory) *cobra.Command { return newCmdIndex(f, nil) }},
+	{name: "sources", group: groupIndex, build: func(f *Factory) *cobra.Command { return newCmdSources(f, nil) }},
+	{name: "status", group: groupIndex, build: func(f *Factory) *cobra.Command { return newCmdStatus(f, nil) }},
+	{name: "bind", group: groupIndex, build: func(f *Factory) *cobra.Command { return newCmdBind(f, nil) }},
+	{name: "replay", group: groupIndex, build: func(f *Factory) *cobra.Command { return newCmdReplay(f, nil) }},
+	{name: "serve", group: groupServe, build: func(f *Factory) *cobra.Command { return newCmdServe(f, nil) }},
+	{name: "version", build: newCmdVersion},
+}
+
+// newRootCmd is docir's whole command tree.
 func newRootCmd(f *Factory) *cobra.Command {
+	root := newRootOnly(f)
+	for _, s := range subcommands {
+		c := s.build(f)
+		c.GroupID = s.group
+		root.AddCommand(c)
+	}
+	ignoreCaseInBash(root)
+	return root
+}
+
+// newRootCmdFor is the command tree that runs args, built no further than
+// they need: a process runs one command, and building all of them (their
+// flags, help text, completion commands) is a good part of docir's
+// start-up. When args name one of subcommands, as cobra finds it, the root
+// holds that one command only; anything else (help, completion,
+// __complete, no command, an unknown one) gets the whole tree, newRootCmd.
+// Whichever tree runs, what the command does and prints is the same
+// (TestPartialTree, TestPartialTreeRuns).
+func newRootCmdFor(f *Factory, args []string) *cobra.Command {
+	root := newRootOnly(f)
+	// Let cobra find the command among stand-ins that have the names
+	// only: it skips the root's flags before the name by the root's
+	// flags, which are the same in every tree.
+	stubs := make([]*cobra.Command, len(subcommands))
+	for i, s := range subcommands {
+		stubs[i] = &cobra.Command{Use: s.name, Aliases: s.aliases}
+	}
+	root.AddCommand(stubs...)
+	found, _, err := root.Find(args)
+	i := slices.Index(stubs, found)
+	if err != nil || i < 0 {
+		return newRootCmd(f)
+	}
+	root.RemoveCommand(stubs...)
+	c := subcommands[i].build(f)
+	c.GroupID = subcommands[i].group
+	root.AddCommand(c)
+	// The command runs, or cobra refuses its command line; neither shows
+	// the completion command, which would build five more.
+	root.CompletionOptions.DisableDefaultCmd = true
+	// A flag error names the other commands that take the flag
+	// (flagHint): it builds them then.
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return flagErrorAmong(cmd, err, func() []*cobra.Command {
+			return newRootCmd(newFactory(&IOStreams{})).Commands()
+		})
+	})
+	return root
+}
+
+// newRootOnly is the root command with no commands under it.
+func newRootOnly(f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "docir",
 		Short: "Read markdown corpora: skeleton reads to find, deep reads to read",
@@ -155,18 +244,6 @@ Addresses are <id> or <id>#<heading>, where the heading is a slug
 		&cobra.Group{ID: groupIndex, Title: "Keeping the index:"},
 		&cobra.Group{ID: groupServe, Title: "Serving agents and peers:"},
 	)
-	add := func(group string, cmds ...*cobra.Command) {
-		for _, c := range cmds {
-			c.GroupID = group
-			root.AddCommand(c)
-		}
-	}
-	add(groupRead, newCmdSearch(f, nil), newCmdQuery(f, nil), newCmdContext(f, nil), newCmdGet(f, nil), newCmdFields(f, nil),
-		newCmdLinks(f, nil), newCmdCheck(f, nil), newCmdChanges(f, nil))
-	add(groupIndex, newCmdIndex(f, nil), newCmdSources(f, nil), newCmdStatus(f, nil), newCmdBind(f, nil), newCmdReplay(f, nil))
-	add(groupServe, newCmdServe(f, nil))
-	root.AddCommand(newCmdVersion(f))
-	ignoreCaseInBash(root)
 	return root
 }
 
