@@ -154,12 +154,19 @@ func newRootCmd(f *Factory) *cobra.Command {
 // they need: a process runs one command, and building all of them (their
 // flags, help text, completion commands) is a good part of docir's
 // start-up. When args name one of subcommands, as cobra finds it, the root
-// holds that one command only; anything else (help, completion,
-// __complete, no command, an unknown one) gets the whole tree, newRootCmd.
+// holds that one command only; `docir --version` gets the root alone;
+// anything else (help, completion, __complete, no command, an unknown
+// one) gets the whole tree, newRootCmd.
 // Whichever tree runs, what the command does and prints is the same
 // (TestPartialTree, TestPartialTreeRuns).
 func newRootCmdFor(f *Factory, args []string) *cobra.Command {
 	root := newRootOnly(f)
+	if len(args) == 1 && args[0] == "--version" {
+		// The root prints the version and returns before anything that
+		// reads its commands (its help, a usage error) could run.
+		root.CompletionOptions.DisableDefaultCmd = true
+		return root
+	}
 	// Let cobra find the command among stand-ins that have the names
 	// only: it skips the root's flags before the name by the root's
 	// flags, which are the same in every tree.

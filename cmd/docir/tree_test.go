@@ -42,8 +42,8 @@ func TestSubcommands(t *testing.T) {
 
 // TestPartialTree: when the arguments name a command, newRootCmdFor builds
 // that command only, configured exactly as in the whole tree (fields,
-// flags, their completions, usage), under the same root; anything else
-// gets the whole tree.
+// flags, their completions, usage), under the same root; `--version` gets
+// the root alone; anything else gets the whole tree.
 func TestPartialTree(t *testing.T) {
 	full := newRootCmd(newFactory(&IOStreams{}))
 	wantRoot := describeCmd(full, false)
@@ -75,8 +75,16 @@ func TestPartialTree(t *testing.T) {
 		}
 	}
 
+	root := newRootCmdFor(newFactory(&IOStreams{}), []string{"--version"})
+	if n := len(root.Commands()); n != 0 {
+		t.Errorf("--version: the root holds %d commands, want none", n)
+	}
+	if got := describeCmd(root, false); got != wantRoot {
+		t.Errorf("--version: the root differs from the whole tree's:\n%s", diffLines(got, wantRoot))
+	}
+
 	for _, args := range [][]string{
-		nil, {}, {"--version"}, {"-h"}, {"--help"}, {"-v"}, {"--version", "get"}, {"--version", "x"},
+		nil, {}, {"-h"}, {"--help"}, {"-v"}, {"--version", "get"}, {"--version", "x"},
 		{"help"}, {"help", "get"}, {"completion", "bash"}, {"__complete", "get", ""}, {"__completeNoDesc", ""},
 		{"gett"}, {"Get"}, {"nope", "get"}, {"--format", "get"}, {"--", "get"},
 	} {
@@ -177,7 +185,7 @@ func TestPartialTreeRuns(t *testing.T) {
 		{"-v", "search", "disk"}, {"search", "-n", "2", "--format", "json", "retry budget"}, {"query", "--help"},
 		{"context", "disk full"}, {"fields"}, {"links", "runbooks/disk-full"}, {"check", "--format", "github"},
 		{"sources"}, {"serve", "extra"}, {"serve", "--token-env", "X"}, {"replay"}, {"bind", "--revision", "1"},
-		{"bind", "--ttl", "nope"}, {"status", "--at", "1", "--receipt", "r"},
+		{"bind", "--ttl", "nope"}, {"status", "--at", "1", "--receipt", "r"}, {"get", "--version"}, {"-v", "--version"},
 	}
 	for _, s := range subcommands {
 		lines = append(lines,
