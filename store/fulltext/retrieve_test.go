@@ -170,6 +170,9 @@ func TestPartialBound(t *testing.T) {
 					}
 				}
 				pb := q.partialBound(&st, known, free)
+				if ref := partialBoundLoops(q, &st, known, free); pb != ref {
+					t.Errorf("%q: known %v free %v: bound %v, the loops over every term and pair %v", text, known, free, pb, ref)
+				}
 				if pb < c.Bound*(1-1e-12) {
 					t.Errorf("%q: known %v free %v bound at %v, below the passage's bound %v", text, known, free, pb, c.Bound)
 				}
@@ -320,4 +323,69 @@ func retrieved(t *testing.T, x *Index, text string) (*Query, *Retrieval, []Candi
 		t.Fatal(err)
 	}
 	return q, rt, cands
+}
+
+// partialBoundLoops is partialBound as it was first written, a loop over
+// every term and every pair for each passage: partial.bound must give
+// the same float, bit for bit.
+func partialBoundLoops(q *Query, st *stats, known, free []bool) float64 {
+	p := q.partial(known, free)
+	n := len(q.terms)
+	if n == 0 {
+		return 0
+	}
+	isKnown := func(k int) bool { return known != nil && known[k] }
+	in := func(k int) bool { return free[k] || isKnown(k) && st.tf[k] > 0 }
+	var exact, hexact float64
+	var counted, hcounted, terms, hterms int
+	for k := range n {
+		switch {
+		case free[k]:
+			terms++
+			hterms++
+			continue
+		case !in(k) && q.required[k]:
+			return 0
+		case !isKnown(k):
+			continue
+		}
+		idf2 := q.idf[k] * q.idf[k]
+		if tf := st.tf[k]; tf > 0 {
+			exact += math.Sqrt(float64(tf)) * idf2
+			counted += int(tf)
+			terms++
+		}
+		if hf := st.hf[k]; hf > 0 {
+			hexact += math.Sqrt(float64(hf)) * idf2
+			hcounted += int(hf)
+			hterms++
+		}
+	}
+	pairs := 0
+	for _, pr := range q.pairs {
+		if !in(pr.a) || !in(pr.b) {
+			continue
+		}
+		pairs++
+		var c int32
+		switch {
+		case free[pr.a] && free[pr.b]:
+			continue
+		case free[pr.a]:
+			c = st.tf[pr.b]
+		case free[pr.b]:
+			c = st.tf[pr.a]
+		default:
+			c = min(st.tf[pr.a], st.tf[pr.b])
+		}
+		exact += math.Sqrt(float64(c)) * pr.idf * pr.idf
+	}
+	var s float64
+	if terms > 0 {
+		s = normBound(exact, counted, p.norm, st.length) * float64(terms+pairs) / float64(n+len(q.pairs)) * q.runFactor(q.runBound(in))
+	}
+	if hterms > 0 {
+		s += normBound(hexact, hcounted, p.hnorm, st.hlength) * float64(hterms) / float64(n)
+	}
+	return s
 }

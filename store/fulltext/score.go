@@ -214,6 +214,17 @@ type partial struct {
 	known, free []bool             // known may be nil: nothing known
 	norm, hnorm float64            // ‖u‖ and ‖v‖ of the free terms (see partialBound)
 	run         map[uint64]float64 // by the known terms the text holds (queries of up to 64 terms): the run factor
+	// What bound reads of the query for every passage, worked out once:
+	// the known terms (in order) and their idf², whether a required term
+	// is neither known nor free (every passage then bounds at 0), the free
+	// terms, the pairs of two free terms, and the other pairs whose words
+	// are each known or free (in order).
+	knownTerms []int
+	idf2       []float64 // by term
+	zero       bool
+	nfree      int
+	freePairs  int
+	somePairs  []int // indexes into q.pairs
 }
 
 // partial prepares partialBound for passages of which the known terms are
@@ -238,34 +249,53 @@ func (q *Query) partial(known, free []bool) *partial {
 		p.norm += w * w
 	}
 	p.norm, p.hnorm = math.Sqrt(p.norm), math.Sqrt(p.hnorm)
+
+	isKnown := func(k int) bool { return known != nil && known[k] && !free[k] }
+	p.idf2 = make([]float64, len(q.terms))
+	for k := range q.terms {
+		p.idf2[k] = q.idf[k] * q.idf[k]
+		switch {
+		case free[k]:
+			p.nfree++
+		case isKnown(k):
+			p.knownTerms = append(p.knownTerms, k)
+		case q.required[k]:
+			p.zero = true
+		}
+	}
+	for j, pr := range q.pairs {
+		inA, inB := free[pr.a] || isKnown(pr.a), free[pr.b] || isKnown(pr.b)
+		switch {
+		case !inA || !inB:
+		case free[pr.a] && free[pr.b]:
+			p.freePairs++
+		default:
+			p.somePairs = append(p.somePairs, j)
+		}
+	}
 	return p
 }
 
-// bound is q.partialBound(st, p.known, p.free).
+// bound is q.partialBound(st, p.known, p.free). It adds up what the loops
+// over every term and pair would, in the same order (the same sums, to
+// the bit), from the lists partial made.
 func (p *partial) bound(st *stats) float64 {
 	q := p.q
 	n := len(q.terms)
-	if n == 0 {
+	if n == 0 || p.zero {
 		return 0
 	}
-	isKnown := func(k int) bool { return p.known != nil && p.known[k] }
-	in := func(k int) bool { return p.free[k] || isKnown(k) && st.tf[k] > 0 } // S, in the text
-	var mask uint64                                                           // the known terms the text holds
+	var mask uint64 // the known terms the text holds
 	var exact, hexact float64
-	var counted, hcounted, terms, hterms int
-	for k := range n {
-		switch {
-		case p.free[k]:
-			terms++
-			hterms++
-			continue
-		case !in(k) && q.required[k]:
+	var counted, hcounted int
+	terms, hterms := p.nfree, p.nfree
+	for _, k := range p.knownTerms {
+		tf := st.tf[k]
+		if tf == 0 && q.required[k] {
 			return 0
-		case !isKnown(k):
-			continue
 		}
-		idf2 := q.idf[k] * q.idf[k]
-		if tf := st.tf[k]; tf > 0 {
+		idf2 := p.idf2[k]
+		if tf > 0 {
 			mask |= 1 << (k % 64)
 			exact += math.Sqrt(float64(tf)) * idf2
 			counted += int(tf)
@@ -277,16 +307,11 @@ func (p *partial) bound(st *stats) float64 {
 			hterms++
 		}
 	}
-	pairs := 0
-	for _, pr := range q.pairs {
-		if !in(pr.a) || !in(pr.b) {
-			continue
-		}
-		pairs++
+	pairs := p.freePairs
+	for _, j := range p.somePairs {
+		pr := q.pairs[j]
 		var c int32
 		switch {
-		case p.free[pr.a] && p.free[pr.b]:
-			continue // in the free terms' norm
 		case p.free[pr.a]:
 			c = st.tf[pr.b]
 		case p.free[pr.b]:
@@ -294,12 +319,17 @@ func (p *partial) bound(st *stats) float64 {
 		default:
 			c = min(st.tf[pr.a], st.tf[pr.b])
 		}
-		exact += math.Sqrt(float64(c)) * pr.idf * pr.idf
+		if c == 0 {
+			continue // a known word it does not hold: the pair is not in S
+		}
+		pairs++
+		exact += math.Sqrt(float64(c)) * pr.idf * pr.idf // as weigh multiplies, to the bit
 	}
 	var s float64
 	if terms > 0 {
 		run, ok := p.run[mask]
 		if !ok || n > 64 {
+			in := func(k int) bool { return p.free[k] || p.known != nil && p.known[k] && st.tf[k] > 0 } // S, in the text
 			run = q.runFactor(q.runBound(in))
 			if n <= 64 {
 				if p.run == nil {
