@@ -1,6 +1,7 @@
 package fulltext
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -279,6 +280,15 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 		free[k] = !ess[k] && (read == nil || !read[k])
 	}
 	partial := q.partial(ess, free)
+	// The probing cursors: first those that rule a passage out (excluded
+	// terms, terms read already: term < 0), then the terms to look up,
+	// rarest first, each with the bound of what is known once it is
+	// (lookUpBounded).
+	ns := 0
+	for ns < len(probe) && probe[ns].term < 0 {
+		ns++
+	}
+	skipping, looks := probe[:ns], lookUpSteps(q, probe[ns:], ess, free)
 	piloted := rt.piloted
 	slab := make([]int32, 0, 1024)
 	st := stats{tf: make([]int32, n), hf: make([]int32, n)}
@@ -313,11 +323,17 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 				continue
 			}
 		}
-		skip, err := lookUp(&st, num, probe)
+		skip, err := lookUp(&st, num, skipping)
 		if err != nil {
 			return nil, err
 		}
 		if skip {
+			continue
+		}
+		if below, err := lookUpBounded(&st, num, looks, floor); err != nil || below {
+			if err != nil {
+				return nil, err
+			}
 			continue
 		}
 		b := q.bound(&st)
@@ -437,6 +453,64 @@ func lookUp(st *stats, num uint64, probe []*cursor) (skip bool, err error) {
 			return true, nil
 		}
 		st.add(c)
+	}
+	return false, nil
+}
+
+// lookUpStep is one term a reading looks up for a passage its leading
+// cursors found: the term's cursors (its text's and its head's), and the
+// bound of a passage once it and the steps before it are known.
+type lookUpStep struct {
+	cursors []*cursor
+	bound   *partial
+}
+
+// lookUpSteps orders the probing cursors of a reading (each with a term)
+// into steps, one a term, the rarest term first: a rare term is the
+// likeliest to be missing, and a missing term lowers the bound the most
+// (every term not yet looked up is bounded as if held); a common one has
+// the longest postings to seek through. ess are the terms the leading
+// cursors count, free those looked up here.
+func lookUpSteps(q *Query, probe []*cursor, ess, free []bool) []lookUpStep {
+	var order []int
+	byTerm := map[int][]*cursor{}
+	for _, c := range probe {
+		if byTerm[c.term] == nil {
+			order = append(order, c.term)
+		}
+		byTerm[c.term] = append(byTerm[c.term], c)
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(q.df[a], q.df[b]) })
+	known, rest := slices.Clone(ess), slices.Clone(free)
+	steps := make([]lookUpStep, len(order))
+	for i, k := range order {
+		known[k], rest[k] = true, false
+		steps[i] = lookUpStep{cursors: byTerm[k]}
+		if i < len(order)-1 { // the last step's bound is the passage's (q.bound)
+			steps[i].bound = q.partial(slices.Clone(known), slices.Clone(rest))
+		}
+	}
+	return steps
+}
+
+// lookUpBounded looks the steps' terms up for passage num into st, in
+// order, and stops when what is known bounds it below floor (below); with
+// floor 0, it looks every term up.
+func lookUpBounded(st *stats, num uint64, steps []lookUpStep, floor float64) (below bool, err error) {
+	for _, s := range steps {
+		for _, c := range s.cursors {
+			if err := c.seek(num); err != nil {
+				return false, err
+			}
+			if !c.done && c.at == num {
+				st.add(c)
+			}
+		}
+		if floor > 0 && s.bound != nil {
+			if b := s.bound.bound(st); b < floor || b <= 0 {
+				return true, nil
+			}
+		}
 	}
 	return false, nil
 }
