@@ -330,10 +330,11 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 		if skip {
 			continue
 		}
-		if below, err := lookUpBounded(&st, num, looks, floor); err != nil || below {
-			if err != nil {
-				return nil, err
-			}
+		below, err := lookUpBounded(&st, num, looks, floor)
+		if err != nil {
+			return nil, err
+		}
+		if below {
 			continue
 		}
 		b := q.bound(&st)
