@@ -288,7 +288,7 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 	for ns < len(probe) && probe[ns].term < 0 {
 		ns++
 	}
-	skipping, looks := probe[:ns], lookUpSteps(q, probe[ns:], ess, free)
+	skipping, looks := probe[:ns], lookUpSteps(q, probe[ns:], ess, free, floor)
 	piloted := rt.piloted
 	slab := make([]int32, 0, 1024)
 	st := stats{tf: make([]int32, n), hf: make([]int32, n)}
@@ -471,8 +471,9 @@ type lookUpStep struct {
 // likeliest to be missing, and a missing term lowers the bound the most
 // (every term not yet looked up is bounded as if held); a common one has
 // the longest postings to seek through. ess are the terms the leading
-// cursors count, free those looked up here.
-func lookUpSteps(q *Query, probe []*cursor, ess, free []bool) []lookUpStep {
+// cursors count, free those looked up here. With floor 0 no passage is
+// left early, and the steps have no bounds.
+func lookUpSteps(q *Query, probe []*cursor, ess, free []bool, floor float64) []lookUpStep {
 	var order []int
 	byTerm := map[int][]*cursor{}
 	for _, c := range probe {
@@ -487,7 +488,7 @@ func lookUpSteps(q *Query, probe []*cursor, ess, free []bool) []lookUpStep {
 	for i, k := range order {
 		known[k], rest[k] = true, false
 		steps[i] = lookUpStep{cursors: byTerm[k]}
-		if i < len(order)-1 { // the last step's bound is the passage's (q.bound)
+		if floor > 0 && i < len(order)-1 { // the last step's bound is the passage's (q.bound)
 			steps[i].bound = q.partial(slices.Clone(known), slices.Clone(rest))
 		}
 	}
@@ -495,19 +496,15 @@ func lookUpSteps(q *Query, probe []*cursor, ess, free []bool) []lookUpStep {
 }
 
 // lookUpBounded looks the steps' terms up for passage num into st, in
-// order, and stops when what is known bounds it below floor (below); with
-// floor 0, it looks every term up.
+// order, and stops when what is known bounds it below floor (below); steps
+// without bounds (floor 0) look every term up.
 func lookUpBounded(st *stats, num uint64, steps []lookUpStep, floor float64) (below bool, err error) {
 	for _, s := range steps {
-		for _, c := range s.cursors {
-			if err := c.seek(num); err != nil {
-				return false, err
-			}
-			if !c.done && c.at == num {
-				st.add(c)
-			}
+		// A step's cursors have a term: lookUp only adds what they hold.
+		if _, err := lookUp(st, num, s.cursors); err != nil {
+			return false, err
 		}
-		if floor > 0 && s.bound != nil {
+		if s.bound != nil {
 			if b := s.bound.bound(st); b < floor || b <= 0 {
 				return true, nil
 			}
