@@ -127,17 +127,30 @@ func (r agentResult) skeleton(f agentFlow) int {
 // testdata.
 const DefaultQuestions = "cmd/docir-bench/testdata/agent-hugo.jsonl"
 
-// agentRun plays the agent on the Hugo docs and writes its figures.
+// agentRun plays the agent on the Hugo docs (or the folder -agent-corpus
+// names) and writes its figures.
 func (e *env) agentRun(b *strings.Builder) error {
 	qs, err := e.questions()
 	if err != nil {
 		return err
 	}
-	dir, err := e.unpack(corpustest.HugoDocs)
-	if err != nil {
-		return err
+	var c *corpus
+	if e.o.agentCorpus != "" {
+		root, err := filepath.Abs(e.o.agentCorpus)
+		if err != nil {
+			return err
+		}
+		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+			return fmt.Errorf("-agent-corpus %s: not a folder", e.o.agentCorpus)
+		}
+		c = &corpus{name: filepath.Base(root), dir: filepath.Join(e.work, "agent"), sources: []source{{path: root}}}
+	} else {
+		dir, err := e.unpack(corpustest.HugoDocs)
+		if err != nil {
+			return err
+		}
+		c = &corpus{name: "hugo-docs", dir: filepath.Join(e.work, "agent"), sources: []source{{path: filepath.Join(dir, "hugo-docs")}}}
 	}
-	c := &corpus{name: "hugo-docs", dir: filepath.Join(e.work, "agent"), sources: []source{{path: filepath.Join(dir, "hugo-docs")}}}
 	if err := c.prepare(); err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@
 //	go run ./cmd/docir-bench -scale     # the cost curve 648 / 38k / 192k (issue 16's table)
 //	go run ./cmd/docir-bench -smoke     # one pass of every step on small stores (CI)
 //	go run ./cmd/docir-bench -agent     # bytes to answer: an agent over MCP on the Hugo docs
+//	go run ./cmd/docir-bench -agent -agent-corpus DIR -questions FILE   # … on another folder of markdown
 //	go run ./cmd/docir-bench -inittrace 20        # package inits over 50 µs of --version and get
 //	go run ./cmd/docir-bench -profile /tmp/p -scale-sizes 38k   # in-process heap and CPU profiles of an index
 //
@@ -47,6 +48,7 @@ type options struct {
 	anchor                  string // a docir binary the small from-scratch index is paired with
 	agent                   bool   // play an agent over MCP on a question set
 	questions               string // the question set of -agent
+	agentCorpus             string // with -agent: a folder of markdown instead of the Hugo docs
 }
 
 func main() {
@@ -66,6 +68,7 @@ func main() {
 	flag.StringVar(&o.anchor, "anchor", "", "with -scale: a docir `binary` (say, built from the commit an issue was measured at) whose from-scratch index of the corpora below 10k documents is interleaved with this one's, A B A B, and whose search on its own store of each corpus is paired with this one's")
 	flag.BoolVar(&o.agent, "agent", false, "play an agent over MCP on the Hugo docs: search, context, then the plan's addresses until the answer is read; report bytes read, calls and found")
 	flag.StringVar(&o.questions, "questions", "", "with -agent: the question set, JSON lines of {question, answer} (default "+DefaultQuestions+")")
+	flag.StringVar(&o.agentCorpus, "agent-corpus", "", "with -agent: index this `folder` of markdown instead of the Hugo docs (the question set's addresses are its ids)")
 	flag.StringVar(&o.profile, "profile", "", "index the first -scale-sizes corpus in process, from scratch then a no-op refresh, and write heap and CPU profiles to this folder")
 	flag.StringVar(&o.profileDir, "profile-store", "", "with -profile: profile only a no-op refresh of the store this folder's docir.yaml names (a folder -scale -keep left)")
 	flag.Parse()
