@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/docir/docir/docir"
@@ -17,8 +19,9 @@ import (
 // and the whole-value validation before it were four fifths of each
 // LookupSpans.
 //
-// The scanner takes the record as json.Marshal writes it and hands
-// anything else to encoding/json: a string with an escape or invalid
+// The scanner takes the record as json.Marshal writes it, string values
+// decoded as encoding/json decodes them (escapes, invalid UTF-8), and
+// hands anything else to encoding/json: a key with an escape or invalid
 // UTF-8, a number that is not a plain integer, a null, a key it does not
 // know or one it has seen (encoding/json matches keys without regard to
 // case, and a repeated key decodes into what the first left). So the
@@ -324,10 +327,118 @@ var (
 	leanSectionKeys = []string{"slug", "heading", "level", "start", "own_end", "end", "line", "end_line", "links", "anchors", "terms"}
 )
 
+// text reads a string value as encoding/json decodes it: escapes decoded,
+// and each byte of invalid UTF-8, and each unpaired surrogate, as U+FFFD.
+// (json.Marshal escapes <, > and & by default, so a heading "Alpha ->
+// Beta" or "C & D" has escapes: a design record's headings often do.)
 func (s *leanScanner) text(to *string) bool {
-	b, ok := s.str()
-	*to = string(b)
-	return ok
+	if !s.byte1('"') {
+		return false
+	}
+	start, plain := s.i, true
+	for i := start; i < len(s.b); i++ {
+		switch c := s.b[i]; {
+		case c == '"':
+			raw := s.b[start:i]
+			if plain && utf8.Valid(raw) {
+				*to = string(raw)
+			} else if v, ok := unquote(raw); ok {
+				*to = v
+			} else {
+				return false
+			}
+			s.i = i + 1
+			return true
+		case c == '\\':
+			plain = false
+			i++ // the escaped byte: \" does not end the string
+		case c < 0x20:
+			return false
+		}
+	}
+	return false
+}
+
+// unquote is encoding/json's decoding of a string's bytes between its
+// quotes: the escapes JSON's grammar allows, a \u surrogate pair as one
+// rune and an unpaired surrogate as U+FFFD, invalid UTF-8 as U+FFFD a
+// byte; false for anything the grammar refuses.
+func unquote(raw []byte) (string, bool) {
+	b := make([]byte, 0, len(raw))
+	for r := 0; r < len(raw); {
+		switch c := raw[r]; {
+		case c == '\\':
+			if r+1 >= len(raw) {
+				return "", false
+			}
+			switch e := raw[r+1]; e {
+			case '"', '\\', '/':
+				b = append(b, e)
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				rr := getu4(raw[r:])
+				if rr < 0 {
+					return "", false
+				}
+				r += 6
+				if utf16.IsSurrogate(rr) {
+					if dec := utf16.DecodeRune(rr, getu4(raw[r:])); dec != unicode.ReplacementChar {
+						r += 6
+						b = utf8.AppendRune(b, dec)
+						continue
+					}
+					rr = unicode.ReplacementChar
+				}
+				b = utf8.AppendRune(b, rr)
+				continue
+			default:
+				return "", false
+			}
+			r += 2
+		case c == '"' || c < 0x20:
+			return "", false
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(raw[r:])
+			b = utf8.AppendRune(b, rr)
+			r += size
+		}
+	}
+	return string(b), true
+}
+
+// getu4 is the rune of a \uXXXX escape at the start of s, -1 if there is
+// none.
+func getu4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
 }
 
 func (s *leanScanner) int(to *int) bool {

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -13,10 +14,11 @@ import (
 // TestLeanRecord: a record decoded lean is the record less its links,
 // anchors and terms, at both levels, and with its front matter decoded
 // when asked (Spans.Fields), every other field kept; the scanner reads a
-// record as json.Marshal writes it, and one whose title has escapes goes
-// to encoding/json with the same result.
+// record as json.Marshal writes it, escapes (json.Marshal writes <, >
+// and & as \u003c, \u003e, \u0026) and invalid UTF-8 (which json.Marshal
+// writes as \ufffd) included.
 func TestLeanRecord(t *testing.T) {
-	for _, title := range []string{"B", `B "quoted" <b> & é`} {
+	for _, title := range []string{"B", `B "quoted" <b> & é \ / ` + "\t\x01\u2028 😀 \xff"} {
 		full := docir.Record{
 			ID: "a/b", Title: title, Path: "a/b.md", Fields: map[string]any{"title": "B", "n": 1.0}, Size: 10, Digest: "ff",
 			BodyStart: 3, MarkdownStart: 7,
@@ -29,11 +31,11 @@ func TestLeanRecord(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, _, scanned := scanLean(raw)
-		if want := title == "B"; scanned != want {
-			t.Errorf("title %q: scanned %v, want %v", title, scanned, want)
+		if _, _, scanned := scanLean(raw); !scanned {
+			t.Errorf("title %q: not scanned, %s", title, raw)
 		}
 		want := full
+		want.Title = strings.ToValidUTF8(title, "\ufffd")
 		want.Links, want.Anchors, want.Terms = nil, nil, nil
 		want.Sections = []docir.Section{full.Sections[0]}
 		want.Sections[0].Links, want.Sections[0].Anchors, want.Sections[0].Terms = nil, nil, nil
@@ -54,6 +56,41 @@ func TestLeanRecord(t *testing.T) {
 	}
 }
 
+// TestLeanStrings: the scanner decodes a string value as encoding/json
+// does, escapes, surrogates and invalid UTF-8 included, and leaves what
+// JSON's grammar refuses to encoding/json (which refuses it too).
+func TestLeanStrings(t *testing.T) {
+	for _, c := range []struct {
+		json    string
+		scanned bool
+	}{
+		{`"plain é"`, true},
+		{`"\u003c-\u003e \u0026 \"q\" \\ \/ \b\f\n\r\t"`, true},
+		{`"\ud83d\ude00"`, true},                // a pair: one rune
+		{`"\ud800\u0041 \udc00x \ud83d"`, true}, // unpaired: U+FFFD each
+		{"\"a\xffb\xc3\"", true},                // invalid UTF-8: U+FFFD a byte
+		{`"\u12"`, false},
+		{`"\'"`, false},
+		{`"\x41"`, false},
+		{"\"a\x01\"", false},
+		{`"\`, false},
+	} {
+		raw := []byte(`{"id":"x","title":` + c.json + `}`)
+		rec, _, ok := scanLean(raw)
+		if ok != c.scanned {
+			t.Errorf("%s: scanned %v, want %v", c.json, ok, c.scanned)
+			continue
+		}
+		want, _, err := unmarshalLean(raw)
+		if ok && (err != nil || want.Title != rec.Title) {
+			t.Errorf("%s: scanned %q, encoding/json %q (%v)", c.json, rec.Title, want.Title, err)
+		}
+		if !ok && err == nil {
+			t.Errorf("%s: encoding/json reads it (%q); the scanner should too", c.json, want.Title)
+		}
+	}
+}
+
 // FuzzDecodeLean: whatever the bytes, the scanner never panics, and when
 // it reads them, encoding/json reads them too, to the same record.
 func FuzzDecodeLean(f *testing.F) {
@@ -67,7 +104,8 @@ func FuzzDecodeLean(f *testing.F) {
 	}
 	for _, seed := range []string{string(full), `{}`, `null`, `{"id":"a","sections":null}`, `{"id":"a","ID":"b"}`,
 		`{"id":"a","id":"b"}`, `{"size":1e3}`, `{"size":-0}`, `{"fields":{"a":"\u00e9\n"}}`, `{"links":[[[]]]} x`,
-		`{"title":"\xff"}`, `{"sections":[{"level":01}]}`, `{"sections":[{}],"fields":null}`} {
+		`{"title":"\xff"}`, `{"title":"\ud83d\ude00\ud800\u0041\udc00x\"\\\/\b\f\n\r\t"}`, `{"title":"\u12"}`, `{"title":"a\'"}`,
+		`{"sections":[{"heading":"\u003c-\u003e \xc3"}]}`, "{\"title\":\"a\xffb\xc3\"}", `{"sections":[{"level":01}]}`, `{"sections":[{}],"fields":null}`} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, v []byte) {
