@@ -2,7 +2,7 @@
 // holding immutable generations of a corpus, and the refresh that ingests
 // source folders into a new one.
 //
-// Layout (FormatVersion 11; see the change log below):
+// Layout (FormatVersion 12; see the change log below):
 //
 //	.docir/
 //	  IDENTITY           the workspace identity: 32 random hex digits and a
@@ -109,4 +109,8 @@ package store
 //	   before the first heading); per body layer, the link index (buckets
 //	   "links", "linkto", "broken"; linkindex.go); meta "link_rules" and
 //	   "link_counts".
-const FormatVersion = 11
+//	12 fulltext: each command-line option a passage's text writes ("-Depth",
+//	   "tar -x") as a flag term, "\x02" + its key, not counted in the
+//	   passage's length; a query's "-word" is that option where one is
+//	   indexed, an exclusion where none is (an older store has none).
+const FormatVersion = 12

@@ -39,6 +39,8 @@ Syntax (quote it for the shell): "exact phrase" matches only sections with
 those words adjacent, in order; -word and -"a phrase" leave out the
 sections that hold them:
   docir search '"front matter" dates -taxonomy'
+A -word that the documents write as a command-line option (-Depth,
+tar -x) is that option, ranked as a word; -"word" always leaves it out.
 docs/ranking.md explains the score.
 
 Output (JSON): {query, hits: [{id, title, path, store, score,

@@ -255,23 +255,30 @@ func (f *passageField) Size() int {
 }
 
 // Analyze counts the text's terms, and adds one name term per name (of at
-// most MaxNameTerms terms). Name terms are not counted in the length: the
-// passage's words score as they would without them.
+// most MaxNameTerms terms) and, to the text field, one flag term per
+// option the text writes (see flags.go). Name and flag terms are not
+// counted in the length: the passage's words score as they would without
+// them.
 func (f *passageField) Analyze() {
 	f.length, f.freqs = f.an.count(f.value)
-	for _, n := range f.names {
-		toks := analyzeTokens(f.an, n)
-		if len(toks) == 0 || len(toks) > MaxNameTerms {
-			continue
-		}
-		key := nameTerm(toks)
-		if _, ok := f.freqs[key]; ok {
-			continue
-		}
-		tf := &index.TokenFreq{Term: []byte(key)}
-		tf.SetFrequency(1)
-		f.freqs[key] = tf
+	if f.name == FieldText {
+		eachFlag(cutText(f.value), func(k string) { f.addOnce(flagTerm(k)) })
 	}
+	for _, n := range f.names {
+		if toks := analyzeTokens(f.an, n); len(toks) > 0 && len(toks) <= MaxNameTerms {
+			f.addOnce(nameTerm(toks))
+		}
+	}
+}
+
+// addOnce adds the term key once, outside the field's length.
+func (f *passageField) addOnce(key string) {
+	if _, ok := f.freqs[key]; ok {
+		return
+	}
+	tf := &index.TokenFreq{Term: []byte(key)}
+	tf.SetFrequency(1)
+	f.freqs[key] = tf
 }
 
 // wordPool holds the word buffers of count.

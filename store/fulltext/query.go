@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/blevesearch/bleve/v2/analysis"
+	index "github.com/blevesearch/bleve_index_api"
 )
 
 // MaxQueryTerms bounds the distinct terms of one query; a longer query is
@@ -45,7 +46,10 @@ type pair struct {
 // Prepare analyzes text as a query against x (see ParseSyntax for what it
 // may say beyond its words).
 func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
-	syn := ParseSyntax(text)
+	syn, err := x.parseSyntax(ctx, text)
+	if err != nil {
+		return nil, err
+	}
 	q := x.positive(syn.Text)
 	if len(q.terms) > 0 {
 		r, err := x.idx.Reader()
@@ -104,6 +108,37 @@ func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
 	}
 	q.prepareProbes()
 	return q, nil
+}
+
+// parseSyntax is ParseSyntaxWith, a "-word" being an option when some
+// passage's text writes it as one (a flag term: see flags.go).
+func (x *Index) parseSyntax(ctx context.Context, text string) (Syntax, error) {
+	var r index.IndexReader
+	var err error
+	option := func(w string) bool {
+		k := flagKey(w)
+		if k == "" || err != nil {
+			return false
+		}
+		if r == nil {
+			if r, err = x.idx.Reader(); err != nil {
+				return false
+			}
+		}
+		var tfr index.TermFieldReader
+		if tfr, err = r.TermFieldReader(ctx, []byte(flagTerm(k)), FieldText, false, false, false); err != nil {
+			return false
+		}
+		defer tfr.Close()
+		return tfr.Count() > 0
+	}
+	syn := ParseSyntaxWith(text, option)
+	if r != nil {
+		if cerr := r.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return syn, err
 }
 
 // positive is the terms, positions and pairs of text, analyzed as a

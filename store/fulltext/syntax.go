@@ -14,6 +14,9 @@ import (
 //	retry -timeout          a word after "-" excludes every passage that has it
 //	retry -"circuit breaker"  a phrase after "-" excludes every passage that has it
 //
+// (ParseSyntaxWith: a "-word" that the documents write as a command-line
+// option, "-Depth", is that option, a word.)
+//
 // A "-" inside a word ("kube-scheduler", "--force") or alone is a plain
 // character, and so is a quote that no later quote closes (with a "-"
 // before it): a query pasted from a text with a stray quote is its words.
@@ -32,6 +35,14 @@ type Syntax struct {
 // ParseSyntax splits a query into its positive text, its phrases and what
 // it excludes (see Syntax).
 func ParseSyntax(q string) Syntax {
+	return ParseSyntaxWith(q, nil)
+}
+
+// ParseSyntaxWith is ParseSyntax where option(w) says whether "-w" names a
+// command-line option (see flags.go): such a "-w" is the word w, ranked in
+// its place, not an exclusion. A quoted -"w" always excludes. option may be
+// nil: no word is an option.
+func ParseSyntaxWith(q string, option func(w string) bool) Syntax {
 	var s Syntax
 	var text []string
 	for i := 0; i < len(q); {
@@ -78,7 +89,7 @@ func ParseSyntax(q string) Syntax {
 		if j == i { // a quote right after "-" was taken above; this is a lone '"' run
 			j = i + 1
 		}
-		if neg {
+		if neg && (option == nil || !option(q[i:j])) {
 			s.Not = append(s.Not, q[i:j])
 		} else {
 			text = append(text, q[i:j])

@@ -32,6 +32,24 @@ func TestParseSyntax(t *testing.T) {
 	}
 }
 
+// TestParseSyntaxWith: a "-word" that option says is an option is the
+// word, in its place; quoted, it still excludes.
+func TestParseSyntaxWith(t *testing.T) {
+	option := func(w string) bool { return flagKey(w) == "depth" || flagKey(w) == "x" }
+	for _, tt := range []struct {
+		in   string
+		want Syntax
+	}{
+		{"default -Depth of json -Compress", Syntax{Text: "default Depth of json", Not: []string{"Compress"}}},
+		{`tar -x -"x" -xf`, Syntax{Text: "tar x", Not: []string{"x", "xf"}}},
+		{"a -Depth, b", Syntax{Text: "a Depth, b"}},
+	} {
+		if d := cmp.Diff(tt.want, ParseSyntaxWith(tt.in, option)); d != "" {
+			t.Errorf("ParseSyntaxWith(%q) (-want +got):\n%s", tt.in, d)
+		}
+	}
+}
+
 // FuzzParseSyntax: any query parses; the positive text and the excluded
 // words are made of the query's own bytes, and a query without quotes or
 // a leading "-" is its own text (spaces folded).
@@ -46,6 +64,18 @@ func FuzzParseSyntax(f *testing.F) {
 				t.Fatalf("%q: part %q is not in the query", q, part)
 			}
 		}
+		// With every "-word" an option, what it excludes is some of what
+		// ParseSyntax excludes (the quoted ones), and its text is the
+		// query's own bytes too.
+		all := ParseSyntaxWith(q, func(string) bool { return true })
+		if len(all.Not) > len(s.Not) {
+			t.Fatalf("%q: excludes %q with every word an option, %q without", q, all.Not, s.Not)
+		}
+		for _, w := range strings.Fields(all.Text) {
+			if !strings.Contains(q, w) {
+				t.Fatalf("%q: word %q is not in the query", q, w)
+			}
+		}
 		if utf8.ValidString(q) && !strings.ContainsAny(q, `"-`) {
 			if want := strings.Join(strings.Fields(q), " "); s.Text != want {
 				t.Fatalf("%q: text %q, want %q", q, s.Text, want)
@@ -55,7 +85,9 @@ func FuzzParseSyntax(f *testing.F) {
 }
 
 // TestQuerySyntax: a phrase matches only passages with its words adjacent,
-// in order; "-word" and "-\"phrase\"" exclude the passages that hold them.
+// in order; "-word" and "-\"phrase\"" exclude the passages that hold them,
+// but a "-word" that a passage writes as a command-line option is that
+// option (flags.go).
 func TestQuerySyntax(t *testing.T) {
 	x, err := Create(filepath.Join(t.TempDir(), "ft"))
 	if err != nil {
@@ -67,6 +99,8 @@ func TestQuerySyntax(t *testing.T) {
 		{ID: "b", Text: "the matter of the front door and its dates"},
 		{ID: "c", Text: "front matter without the other word"},
 		{ID: "d", Text: "dates in a menu"},
+		{ID: "e", Text: "### -Depth\n\nThe default depth is 2: `ConvertTo-Json -Depth 3`."},
+		{ID: "f", Text: "the default value"},
 	}
 	if err := x.Apply(nil, ps); err != nil {
 		t.Fatal(err)
@@ -82,6 +116,12 @@ func TestQuerySyntax(t *testing.T) {
 		{"dates -menu", []string{"a", "b"}},
 		{`front -"front matter"`, []string{"b"}},
 		{`"matter front"`, nil},
+		// e writes -Depth as an option, so -depth is that option (a word,
+		// ranked); -"depth" still excludes; -menu is written as no option.
+		{"default -Depth", []string{"e", "f"}},
+		{`default -"depth"`, []string{"f"}},
+		{"default -menu", []string{"e", "f"}},
+		{"menu -dates", nil},
 	} {
 		q, err := x.Prepare(ctx, tt.q)
 		if err != nil {
