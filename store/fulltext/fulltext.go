@@ -15,6 +15,10 @@
 // fence (order.go). Which word pairs a passage has is kept beside its
 // document in the store, as a Bloom filter this package makes (Pairs),
 // so that a passage whose pairs cannot rank is never read (pairs.go).
+// Beside a passage's words the index keeps terms no text holds as a word:
+// its document's names (a query equal to a title finds it) and the
+// command-line options its text writes (a query's "-Depth" is the option,
+// not an exclusion; flags.go).
 //
 // The index must never be opened for writing where a reader might open it:
 // the store builds each generation's index in a folder no reader knows of.
