@@ -332,31 +332,19 @@ var (
 // (json.Marshal escapes <, > and & by default, so a heading "Alpha ->
 // Beta" or "C & D" has escapes: a design record's headings often do.)
 func (s *leanScanner) text(to *string) bool {
-	if !s.byte1('"') {
+	s.ws()
+	start := s.i
+	if raw, ok := s.str(); ok { // no escape, valid UTF-8: most strings
+		*to = string(raw)
+		return true
+	}
+	s.i = start
+	if !s.skipString() {
 		return false
 	}
-	start, plain := s.i, true
-	for i := start; i < len(s.b); i++ {
-		switch c := s.b[i]; {
-		case c == '"':
-			raw := s.b[start:i]
-			if plain && utf8.Valid(raw) {
-				*to = string(raw)
-			} else if v, ok := unquote(raw); ok {
-				*to = v
-			} else {
-				return false
-			}
-			s.i = i + 1
-			return true
-		case c == '\\':
-			plain = false
-			i++ // the escaped byte: \" does not end the string
-		case c < 0x20:
-			return false
-		}
-	}
-	return false
+	v, ok := unquote(s.b[start+1 : s.i-1])
+	*to = v
+	return ok
 }
 
 // unquote is encoding/json's decoding of a string's bytes between its

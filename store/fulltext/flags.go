@@ -23,11 +23,11 @@ func flagTerm(key string) string {
 // ends with; "" when w does not start with an ASCII letter ("-1" is a
 // number, "- item" a list).
 func flagKey[T ~string | ~[]byte](w T) string {
-	if len(w) == 0 || !isASCIILetter(w[0]) {
+	if len(w) == 0 || !isLetter(w[0]) {
 		return ""
 	}
 	n := 0
-	for n < len(w) && (isASCIILetter(w[n]) || '0' <= w[n] && w[n] <= '9' || w[n] == '-' || w[n] == '_') {
+	for n < len(w) && optionByte(w[n]) {
 		n++
 	}
 	for n > 0 && (w[n-1] == '-' || w[n-1] == '_') {
@@ -44,8 +44,10 @@ func flagKey[T ~string | ~[]byte](w T) string {
 	return string(b)
 }
 
-func isASCIILetter(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+// optionByte reports whether c may be part of an option's name: an ASCII
+// letter or digit, "-" or "_".
+func optionByte(c byte) bool {
+	return isLetter(c) || '0' <= c && c <= '9' || c == '-' || c == '_'
 }
 
 // eachFlag calls f with the key of every option text writes: a "-" at the
@@ -55,14 +57,11 @@ func isASCIILetter(c byte) bool {
 // letter.
 func eachFlag(text []byte, f func(key string)) {
 	for i := 0; i < len(text); i++ {
-		if text[i] != '-' || i+1 >= len(text) || !isASCIILetter(text[i+1]) {
+		if text[i] != '-' || i+1 >= len(text) || !isLetter(text[i+1]) {
 			continue
 		}
-		if i > 0 {
-			c := text[i-1]
-			if isASCIILetter(c) || '0' <= c && c <= '9' || c == '-' || c == '_' || c >= 0x80 {
-				continue // within a word ("é-x" too)
-			}
+		if i > 0 && (optionByte(text[i-1]) || text[i-1] >= 0x80) {
+			continue // within a word ("é-x" too)
 		}
 		if k := flagKey(text[i+1:]); k != "" {
 			f(k)

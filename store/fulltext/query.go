@@ -46,17 +46,33 @@ type pair struct {
 // Prepare analyzes text as a query against x (see ParseSyntax for what it
 // may say beyond its words).
 func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
-	syn, err := x.parseSyntax(ctx, text)
+	// One reader for the options' and the terms' look-ups, opened when
+	// the first is made.
+	var r index.IndexReader
+	reader := func() (index.IndexReader, error) {
+		if r == nil {
+			var err error
+			if r, err = x.idx.Reader(); err != nil {
+				return nil, err
+			}
+		}
+		return r, nil
+	}
+	defer func() {
+		if r != nil {
+			r.Close()
+		}
+	}()
+	syn, err := parseSyntax(ctx, text, reader)
 	if err != nil {
 		return nil, err
 	}
 	q := x.positive(syn.Text)
 	if len(q.terms) > 0 {
-		r, err := x.idx.Reader()
+		r, err := reader()
 		if err != nil {
 			return nil, err
 		}
-		defer r.Close()
 		total, err := r.DocCount()
 		if err != nil {
 			return nil, err
@@ -111,19 +127,18 @@ func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
 }
 
 // parseSyntax is ParseSyntaxWith, a "-word" being an option when some
-// passage's text writes it as one (a flag term: see flags.go).
-func (x *Index) parseSyntax(ctx context.Context, text string) (Syntax, error) {
-	var r index.IndexReader
+// passage's text writes it as one (a flag term: see flags.go), looked up
+// with the reader that reader opens.
+func parseSyntax(ctx context.Context, text string, reader func() (index.IndexReader, error)) (Syntax, error) {
 	var err error
 	option := func(w string) bool {
 		k := flagKey(w)
 		if k == "" || err != nil {
 			return false
 		}
-		if r == nil {
-			if r, err = x.idx.Reader(); err != nil {
-				return false
-			}
+		var r index.IndexReader
+		if r, err = reader(); err != nil {
+			return false
 		}
 		var tfr index.TermFieldReader
 		if tfr, err = r.TermFieldReader(ctx, []byte(flagTerm(k)), FieldText, false, false, false); err != nil {
@@ -133,11 +148,6 @@ func (x *Index) parseSyntax(ctx context.Context, text string) (Syntax, error) {
 		return tfr.Count() > 0
 	}
 	syn := ParseSyntaxWith(text, option)
-	if r != nil {
-		if cerr := r.Close(); err == nil {
-			err = cerr
-		}
-	}
 	return syn, err
 }
 
