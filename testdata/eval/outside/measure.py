@@ -7,36 +7,21 @@ Usage: measure.py DOCIR_BINARY STORE_FOLDER SET.jsonl [-v]
 -v also lists each miss: its rank (None: not in the top 10), whether the
 section was right, the query, what was wanted and what came first.
 """
-import json
-import os
-import shutil
-import subprocess
-import sys
-from concurrent.futures import ThreadPoolExecutor
+
+from searches import arguments, hits_of
 
 
 def main():
-    binary, store, path = sys.argv[1], sys.argv[2], sys.argv[3]
-    # The searches run in the store folder: a relative path is this one's.
-    binary = os.path.abspath(binary) if os.path.exists(binary) else shutil.which(binary) or binary
-    verbose = "-v" in sys.argv[4:]
-    with open(path) as f:
-        rows = [json.loads(line) for line in f]
+    binary, store, path, rows, verbose = arguments()
 
-    def one(r):
-        out = subprocess.run([binary, "search", "--limit", "10", "--", r["query"]],
-                             cwd=store, capture_output=True, text=True)
-        if out.returncode != 0:
-            sys.exit(f"search {r['query']!r}: {out.stderr.strip()}")
-        hits = json.loads(out.stdout)["hits"]
+    def judged(r, hits):
         rank = next((i for i, h in enumerate(hits) if h["path"] == r["path"]), None)
         section = None
         if rank == 0 and "slug" in r:
             section = hits[0]["matched_section"] == hits[0]["id"] + "#" + r["slug"]
         return r, rank, section, hits[0]["matched_section"] if hits else ""
 
-    with ThreadPoolExecutor(2) as ex:
-        res = list(ex.map(one, rows))
+    res = [judged(r, h) for r, h in zip(rows, hits_of(binary, store, rows))]
     n = len(rows)
     r1 = sum(1 for _, k, _, _ in res if k == 0)
     r10 = sum(1 for _, k, _, _ in res if k is not None)
