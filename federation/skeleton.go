@@ -33,7 +33,10 @@ type slot[T any] struct {
 // then the peers in declaration order. A peer's failure (or a reply that
 // check refuses) is data in its slot. A local failure is returned as the
 // error of the read, except a local store with nothing indexed and nothing
-// to index, which answers as an empty store.
+// to index, which answers as an empty store. The warnings are the local
+// store's as it said them, then each peer's, named, unless the local store
+// said the same (a query with no word to rank is one warning, not one a
+// store).
 func askAll[T any](ctx context.Context, r *Reader,
 	ask func(context.Context, docir.Reader) (T, error),
 	check func(T) error,
@@ -69,13 +72,20 @@ func askAll[T any](ctx context.Context, r *Reader,
 	case err != nil:
 		return nil, nil, err
 	}
+	said := map[string]bool{} // what the local store said: a peer saying it too adds nothing
 	for i, s := range out {
 		switch {
 		case s.err != nil:
 			warnings = append(warnings, fmt.Sprintf("%v; its hits are left out", s.err))
-		case i > 0:
+		case i == 0:
 			for _, w := range warns(s.v) {
-				warnings = append(warnings, peerReports(s.store, w))
+				warnings, said[w] = append(warnings, w), true // the local store's own, as it said them
+			}
+		default:
+			for _, w := range warns(s.v) {
+				if !said[w] {
+					warnings = append(warnings, peerReports(s.store, w))
+				}
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/workspace/rank"
 )
 
 func TestRRF(t *testing.T) {
@@ -92,6 +93,16 @@ func TestSearchAcrossStores(t *testing.T) {
 	res, err = f.fed.Search(ctx, docir.SearchParams{Query: "retry budget", Limit: 2})
 	if err != nil || len(res.Hits) != 2 || res.Total != 3 {
 		t.Errorf("limit 2: %d hits, total %d, %v", len(res.Hits), res.Total, err)
+	}
+
+	// A query with no word to rank: the local store's warning as it says
+	// it, once, though every store says it.
+	res, err = f.fed.Search(ctx, docir.SearchParams{Query: "+="})
+	if err != nil || len(res.Hits) != 0 {
+		t.Fatalf("+=: %d hits, %v", len(res.Hits), err)
+	}
+	if diff := cmp.Diff([]string{rank.NoWords("+=")}, res.Warnings); diff != "" {
+		t.Errorf("+=: warnings (-want +got):\n%s", diff)
 	}
 
 	// A request the local store refuses is the caller's error.

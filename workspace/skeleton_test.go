@@ -65,6 +65,50 @@ func TestSkeletonErrors(t *testing.T) {
 	}
 }
 
+// TestNoWordsWarns: a query with no word to rank (punctuation and symbols
+// alone, or exclusions alone) matches nothing and says why, in search and
+// in context; a query with a word says nothing of the kind, even when
+// nothing matches it.
+func TestNoWordsWarns(t *testing.T) {
+	ws := fixture(t)
+	ctx := context.Background()
+	for _, tt := range []struct {
+		query string
+		warns bool
+	}{
+		{"+=", true},
+		{"?? ->", true},
+		{`-budget`, true},
+		{`-"retry budget"`, true},
+		{`""`, true},
+		{"retry budget", false},
+		{"zzzunheardof", false},
+		{"retry -budget", false},
+	} {
+		res, err := ws.Search(ctx, docir.SearchParams{Query: tt.query})
+		if err != nil {
+			t.Fatalf("%q: %v", tt.query, err)
+		}
+		want := []string(nil)
+		if tt.warns {
+			want = []string{rank.NoWords(tt.query)}
+			if len(res.Hits) != 0 || res.Total != 0 {
+				t.Errorf("%q: %d hits, total %d; want none", tt.query, len(res.Hits), res.Total)
+			}
+		}
+		if d := cmp.Diff(want, res.Warnings); d != "" {
+			t.Errorf("search %q: warnings (-want +got):\n%s", tt.query, d)
+		}
+		cres, err := ws.Context(ctx, docir.ContextParams{Query: tt.query})
+		if err != nil {
+			t.Fatalf("context %q: %v", tt.query, err)
+		}
+		if d := cmp.Diff(want, cres.Warnings); d != "" {
+			t.Errorf("context %q: warnings (-want +got):\n%s", tt.query, d)
+		}
+	}
+}
+
 // TestSearchHitsResolve: every hit's matched_section is an address get
 // reads, and the snippet comes from it.
 func TestSearchHitsResolve(t *testing.T) {

@@ -40,9 +40,12 @@ func contextOf(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir
 		return docir.ContextResult{}, docir.Errorf(docir.CodeInvalidParams, "budget %d: want 1 to %d tokens", budget, docir.MaxBudget)
 	}
 	res := docir.ContextResult{Query: q, Budget: budget, Hits: []docir.ContextHit{}, Addresses: []string{}, Generation: snap.Generation()}
-	all, err := rankPlanned(ctx, snap, idx, q, limit, exhaustive)
+	all, words, err := rankPlanned(ctx, snap, idx, q, limit, exhaustive)
 	if err != nil {
 		return docir.ContextResult{}, err
+	}
+	if !words {
+		res.Warnings = append(res.Warnings, NoWords(q))
 	}
 	for i := range all {
 		res.Hits = append(res.Hits, docir.ContextHit{Hit: all[i].hit, Tokens: all[i].whole, Outline: []docir.OutlineEntry{}})
@@ -75,10 +78,10 @@ func makePlan(all []planned, budget int) *readPlan {
 }
 
 // rankPlanned ranks documents for q as search does, each as the read plan
-// sees it.
-func rankPlanned(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string, limit int, exhaustive bool) ([]planned, error) {
+// sees it, and says whether the query has a word to rank (see NoWords).
+func rankPlanned(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string, limit int, exhaustive bool) ([]planned, bool, error) {
 	var all []planned
-	_, err := eachHit(ctx, snap, idx, q, limit, exhaustive, true, func(f *found) error {
+	_, words, err := eachHit(ctx, snap, idx, q, limit, exhaustive, true, func(f *found) error {
 		sections, err := f.sectionScores()
 		if err != nil {
 			return err
@@ -93,7 +96,7 @@ func rankPlanned(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q str
 			lead: leadSlug(&f.rec, f.body), sections: sections, matched: matched})
 		return nil
 	})
-	return all, err
+	return all, words, err
 }
 
 // OutlineDepth is how many heading levels an outline shows, from the

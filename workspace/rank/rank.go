@@ -12,6 +12,7 @@ package rank
 import (
 	"container/heap"
 	"context"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -46,14 +47,26 @@ func search(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.Se
 		return docir.SearchResult{}, err
 	}
 	res := docir.SearchResult{Query: q, Hits: []docir.Hit{}}
-	res.Total, err = eachHit(ctx, snap, idx, q, limit, exhaustive, false, func(h *found) error {
+	var words bool
+	res.Total, words, err = eachHit(ctx, snap, idx, q, limit, exhaustive, false, func(h *found) error {
 		res.Hits = append(res.Hits, h.hit())
 		return nil
 	})
 	if err != nil {
 		return docir.SearchResult{}, err
 	}
+	if !words {
+		res.Warnings = append(res.Warnings, NoWords(q))
+	}
 	return res, nil
+}
+
+// NoWords is the warning of a search or context whose query has no word to
+// rank: punctuation and symbols alone ("+=", "??") make no term, and an
+// excluded word only takes passages away, so nothing can match. Without it,
+// "no documents match" would read as a fact about the corpus.
+func NoWords(q string) string {
+	return fmt.Sprintf("%q has no word to search for: punctuation and symbols are not indexed, and -word only excludes", q)
 }
 
 // passageHit is one passage of a ranked document: the section it is
@@ -127,48 +140,49 @@ func (f *found) passageScores() ([]passageHit, error) {
 
 // eachHit ranks documents for q and calls fn for each one still in the
 // generation, in rank order, with its matched section chosen. It returns
-// the number of matching passages.
-func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string, limit int, exhaustive, plan bool, fn func(*found) error) (int, error) {
+// the number of matching passages, and whether the query has a word to rank
+// (see NoWords).
+func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string, limit int, exhaustive, plan bool, fn func(*found) error) (total int, words bool, err error) {
 	ft, err := idx()
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	r := &ranking{ctx: ctx, ft: ft, snap: snap, docs: map[string]*docText{}, exhaustive: exhaustive, plan: plan}
 	// Search with the front-matter fields the generation was indexed with.
 	if fm, ok, err := snap.FrontMatter(); err != nil {
-		return 0, err
+		return 0, false, err
 	} else if ok {
 		r.pc.FrontMatter = fm
 	}
 	docs, total, err := r.rank(q, limit)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	for _, d := range docs {
 		dt, err := r.doc(d.id)
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		if dt == nil {
 			continue
 		}
 		body, err := dt.wholeBody()
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		rec, err := dt.record()
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		f := &found{rec: *rec, body: body, doc: d, q: q, pc: r.pc, r: r}
 		if err := r.chooseSection(f); err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		if err := fn(f); err != nil {
-			return 0, err
+			return 0, false, err
 		}
 	}
-	return total, nil
+	return total, len(r.q.Terms()) > 0, nil
 }
 
 // ranking is one ranked read: the index, the generation, and the documents
