@@ -224,7 +224,7 @@ func (x *Index) Compact(ctx context.Context) error {
 	// closing before that would leave them in the generation for good.
 	dir := filepath.Join(x.path, storeDir)
 	for deadline := time.Now().Add(compactCleanup); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if stale, err := staleSegments(s, dir); err != nil || stale == 0 {
+		if stale, err := staleSegments(s, dir); err != nil || len(stale) == 0 {
 			return err
 		}
 	}
@@ -232,40 +232,43 @@ func (x *Index) Compact(ctx context.Context) error {
 }
 
 // compactCleanup bounds Compact's wait for the merged files' removal: past
-// it, they stay on disk (space, not data: no snapshot names them).
-const compactCleanup = 2 * time.Second
+// it, Seal removes what is left (no snapshot names them). A variable for
+// the tests, which also run Compact without the wait.
+var compactCleanup = 2 * time.Second
 
-// staleSegments counts the segment files in dir that the index's current
+// staleSegments lists the segment files in dir that the index's current
 // snapshot does not hold.
-func staleSegments(s *scorch.Scorch, dir string) (int, error) {
+func staleSegments(s *scorch.Scorch, dir string) ([]string, error) {
 	r, err := s.Reader()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	live := map[string]bool{}
 	for _, seg := range r.(*scorch.IndexSnapshot).Segments() {
 		live[fmt.Sprintf("%012x.zap", seg.Id())] = true
 	}
 	if err := r.Close(); err != nil {
-		return 0, err
+		return nil, err
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	n := 0
+	var stale []string
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".zap") && !live[e.Name()] {
-			n++
+			stale = append(stale, e.Name())
 		}
 	}
-	return n, nil
+	return stale, nil
 }
 
 // Seal closes an index opened for writing, records beside it how many
 // passages it holds, and opens it again from disk, read-only, to check
 // that the disk holds as many: what a refresh publishes is what it wrote,
-// and every later Open checks the same count.
+// and every later Open checks the same count. It removes the segment files
+// that snapshot does not hold (merged away, and not yet removed by scorch
+// when it closed).
 func (x *Index) Seal() error {
 	if x.readOnly {
 		return errors.New("fulltext: Seal of an index opened read-only")
@@ -285,7 +288,30 @@ func (x *Index) Seal() error {
 	if err != nil {
 		return fmt.Errorf("seal: %w", err)
 	}
-	return y.Close()
+	// What scorch's persister had not removed when it stopped (a merge's
+	// inputs, on a slow machine past Compact's wait): no snapshot on disk
+	// names them, and nothing else opens this index before it is published.
+	err = removeStale(y, filepath.Join(x.path, storeDir))
+	return errors.Join(err, y.Close())
+}
+
+// removeStale removes the segment files of x's folder dir that the
+// snapshot x opened does not hold.
+func removeStale(x *Index, dir string) error {
+	s, ok := x.idx.(*scorch.Scorch)
+	if !ok {
+		return nil
+	}
+	stale, err := staleSegments(s, dir)
+	if err != nil {
+		return fmt.Errorf("seal index %s: %w", x.path, err)
+	}
+	for _, name := range stale {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("seal index %s: %w", x.path, err)
+		}
+	}
+	return nil
 }
 
 // checkMeta reads the index's index_meta.json and refuses an index of
