@@ -67,7 +67,15 @@ func (r *refusal) line() []byte { return wire.ErrorLine(r.id, r.err) }
 func (g *guard) inbound(msg []byte) *refusal {
 	members, err := wire.Members(msg)
 	if err != nil {
-		return nil
+		// Not one JSON object with each member once: refused, as NDJSON
+		// refuses it. The SDK's decoder would take it (the last of two
+		// members, the object before data after it) under an id no check
+		// here has seen.
+		_, _, werr := wire.DecodeRequest(msg)
+		if werr == nil {
+			werr = wire.NewError(docir.CodeInvalidRequest, "invalid request: %v", err)
+		}
+		return &refusal{json.RawMessage("null"), werr}
 	}
 	rawID, hasID := members["id"]
 	_, hasMethod := members["method"]
@@ -206,14 +214,25 @@ func (g *guard) batch(line []byte) (msgs []json.RawMessage, refused []byte) {
 	}
 	errs := make([]*refusal, len(msgs))
 	bad := false
+	calls := map[string]bool{} // the id keys of the batch's calls
 	for i, m := range msgs {
 		m = wire.TrimJSONSpace(m)
-		if len(m) == 0 || m[0] != '{' {
+		members, err := wire.Members(m)
+		switch {
+		case len(m) == 0 || m[0] != '{':
 			errs[i] = &refusal{json.RawMessage("null"), wire.NewError(docir.CodeInvalidRequest, "invalid request: a batch holds message objects")}
-		} else if members, err := wire.Members(m); err == nil && isString(members["method"]) && unquote(members["method"]) == "initialize" {
+		case err == nil && isString(members["method"]) && unquote(members["method"]) == "initialize":
 			errs[i] = &refusal{json.RawMessage("null"), wire.NewError(docir.CodeInvalidRequest, "invalid request: initialize cannot be part of a batch")}
-		} else {
+		default:
 			errs[i] = g.inbound(m)
+		}
+		// Two calls with one id: the SDK would drop the second, and its
+		// reply would never come (on stdio, nor the batch's array).
+		if id, ok := members["id"]; errs[i] == nil && ok && len(members["method"]) > 0 {
+			if calls[idKey(id)] {
+				errs[i] = &refusal{json.RawMessage("null"), wire.NewError(docir.CodeInvalidRequest, "invalid request: id %s is used twice in the batch", docir.Clip(string(id), 64))}
+			}
+			calls[idKey(id)] = true
 		}
 		bad = bad || errs[i] != nil
 	}

@@ -33,7 +33,7 @@ func linkTools(corpus string) []tool {
 			output: keyedOutput[docir.LinkResult, docir.LinksResult]("doc_id: {links: the set}; doc_ids: {links, missing}"),
 			describe: map[string]string{
 				"doc_id":  "one address; the reply is {links: its link set}",
-				"doc_ids": fmt.Sprintf("several addresses (at most %d), as a JSON array of strings; the reply is {links, missing}", docir.MaxBatch),
+				"doc_ids": fmt.Sprintf("several addresses (at most %d), as a JSON array of strings; the reply is {links, missing}", MaxToolAddresses),
 			},
 		},
 		{

@@ -237,12 +237,16 @@ func handler(e *session.Engine, method string, indexing func() (string, int, int
 // to the engine, which says what is wrong with them.
 func toolBounds(method string, args json.RawMessage) *wire.Error {
 	switch method {
-	case wire.MethodGet:
+	case wire.MethodGet, wire.MethodLinks:
 		var p struct {
 			DocIDs []json.RawMessage `json:"doc_ids"`
 		}
+		tool := ToolGet
+		if method == wire.MethodLinks {
+			tool = ToolLinks
+		}
 		if json.Unmarshal(args, &p) == nil && len(p.DocIDs) > MaxToolAddresses {
-			return wire.NewError(docir.CodeInvalidParams, "%s: %d addresses in doc_ids, over the %d one get tool call takes: split the call", method, len(p.DocIDs), MaxToolAddresses)
+			return wire.NewError(docir.CodeInvalidParams, "%s: %d addresses in doc_ids, over the %d one %s tool call takes: split the call", method, len(p.DocIDs), MaxToolAddresses, tool)
 		}
 	case wire.MethodReadBatch:
 		var p struct {

@@ -212,8 +212,8 @@ func inputSchema(t tool) (*jsonschema.Schema, error) {
 	return s, nil
 }
 
-// MaxToolAddresses bounds the addresses of one get call over MCP (the
-// JSON-RPC method takes docir.MaxBatch): with it, and the bounds of every
+// MaxToolAddresses bounds the addresses of one get or links call over MCP (the
+// JSON-RPC methods take docir.MaxBatch): with it, and the bounds of every
 // string (see stringBounds), every call valid against a tool's input schema
 // fits in MaxFrameBytes however its strings are escaped. A reply of more
 // sections than this would mostly pass the 1 MiB reply bound anyway.
