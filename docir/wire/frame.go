@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"unicode/utf8"
 
 	"github.com/docir/docir/docir"
 )
@@ -163,7 +164,8 @@ const MaxIDBytes = 1024
 // bytes (at most MaxIDBytes). It does not validate what it skips. It finds
 // no id (ID returns nil) when the frame does not start as an object, when
 // a top-level member is out of place (no colon, no comma), when the id is
-// not a string, a number or null, or is over MaxIDBytes, or when "id" is a
+// not a string, a number or null, is over MaxIDBytes or is a string that is
+// not valid UTF-8 (it could not be echoed as JSON text), or when "id" is a
 // member twice (DecodeRequest refuses such a request to id null too). The
 // id comes back byte for byte as sent.
 type IDScanner struct {
@@ -338,7 +340,7 @@ func (s *IDScanner) endValue() {
 	s.ids++
 	s.id = nil
 	if s.ids == 1 && !s.valBig && len(s.val) > 0 && (s.val[0] == '"' || s.val[0] == 'n' || s.val[0] == '-' || s.val[0] >= '0' && s.val[0] <= '9') &&
-		json.Valid(s.val) {
+		json.Valid(s.val) && utf8.Valid(s.val) {
 		s.id = bytes.Clone(s.val)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/docir/docir/docir"
 )
@@ -114,7 +115,14 @@ func DecodeRequest(frame []byte) (*Request, json.RawMessage, *Error) {
 	replyID := nullID
 	if raw, ok := members["id"]; ok {
 		switch raw[0] {
-		case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		case '"':
+			// Echoed as sent, so it must be text: raw bytes that are not
+			// UTF-8 would make the reply not JSON (RFC 8259, 8.1).
+			if !utf8.Valid(raw) {
+				return nil, nullID, NewError(docir.CodeInvalidRequest, "invalid request: the id is a string that is not valid UTF-8")
+			}
+			req.ID, replyID = raw, raw
+		case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 			req.ID, replyID = raw, raw
 		case 'n':
 			req.ID = nullID

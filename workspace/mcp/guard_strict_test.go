@@ -29,6 +29,8 @@ func TestGuardSeesEveryMessage(t *testing.T) {
 		{"a fraction twice", `{"jsonrpc":"2.0","id":1.5,"method":"ping","id":1.5}`, -32600, true},
 		{"two ids", `{"jsonrpc":"2.0","id":"a","method":"ping","id":"b"}`, -32600, true},
 		{"two methods", `{"jsonrpc":"2.0","id":6,"method":"tools/list","method":"ping"}`, -32600, true},
+		{"an id that is not UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":\"a\xff\",\"method\":\"ping\"}", -32600, true},
+		{"an id of a lone surrogate", `{"jsonrpc":"2.0","id":"a\ud800","method":"ping"}`, -32600, true},
 		{"data after the object", `{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"} x`, -32700, false},
 		{"data after a good object", `{"jsonrpc":"2.0","id":5,"method":"ping"} trailing`, -32700, false},
 	}
@@ -95,5 +97,30 @@ func TestBatchWithAnIDTwice(t *testing.T) {
 	s.send(`[{"jsonrpc":"2.0","id":10,"method":"ping"},{"jsonrpc":"2.0","id":"10","method":"ping"}]`)
 	if got := s.next(); !strings.Contains(got, `"id":10,"result":{}`) || !strings.Contains(got, `"id":"10","result":{}`) {
 		t.Errorf("ids 10 and \"10\" are two ids: %s", got)
+	}
+}
+
+// TestExactIDStrings: a string id is exact (echoed as the same value) when
+// its text is UTF-8 and each escape is a character; the SDK would answer
+// invalid UTF-8 and lone surrogate halves as U+FFFD, another id.
+func TestExactIDStrings(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`"abc"`:               true,
+		`"req-α"`:             true,
+		`"\u0061"`:            true,
+		`"\ud83d\ude00"`:      true, // a pair
+		`"\\ud800"`:           true, // an escaped backslash, then text
+		`"\ufffd"`:            true,
+		"\"a\xff\"":           false,
+		`"\ud800"`:            false,
+		`"x\udc00"`:           false,
+		`"\ud83d"`:            false,
+		`"\ud83d\u0061"`:      false,
+		`"\ude00\ud83d"`:      false,
+		`"tail\ud83d\ude00\"`: false, // not a string
+	} {
+		if got := exactID(json.RawMessage(raw)); got != want {
+			t.Errorf("exactID(%s) = %v, want %v", raw, got, want)
+		}
 	}
 }
