@@ -42,7 +42,14 @@ func newHTTPPeer(c PeerConfig) (*httpPeer, error) {
 	// peer's idle connections and leaves no goroutine behind.
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 4
-	return &httpPeer{url: u.String(), token: c.Token, tokenEnv: c.TokenEnv, client: &http.Client{Transport: tr}}, nil
+	// A redirect is not followed: it is the peer's answer (a status other
+	// than 200, so the peer fails). Followed, the POST would turn into a
+	// GET to wherever the peer points, with the bearer token when that is
+	// another port of the same host, and that reply would pass as the
+	// peer's.
+	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &httpPeer{url: u.String(), token: c.Token, tokenEnv: c.TokenEnv,
+		client: &http.Client{Transport: tr, CheckRedirect: noRedirect}}, nil
 }
 
 func (h *httpPeer) closeIdle() { h.client.CloseIdleConnections() }
@@ -92,6 +99,9 @@ func (h *httpPeer) rpc(ctx context.Context, method string, params any) (json.Raw
 			hint = "check the token in $" + h.tokenEnv
 		}
 		return nil, fmt.Errorf("refused: HTTP %d (%s)", resp.StatusCode, hint)
+	case resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.Header.Get("Location") != "":
+		return nil, fmt.Errorf("HTTP %d: redirects to %s; redirects are not followed: set the peer's url to where the server answers",
+			resp.StatusCode, oneLine(docir.Clip(resp.Header.Get("Location"), 200)))
 	case resp.StatusCode != http.StatusOK:
 		// A JSON-RPC error may ride on a non-200 status; say it if so.
 		if _, rerr := decodeResponse(body, id); rerr != nil && !errors.Is(rerr, errGarbage) {

@@ -187,5 +187,5 @@ func peerCause(err error) string {
 
 // peerReports is the warning that passes on a peer's own warning w.
 func peerReports(peer, w string) string {
-	return fmt.Sprintf("peer %s reports: %s", peer, docir.Clip(w, 500))
+	return fmt.Sprintf("peer %s reports: %s", peer, oneLine(docir.Clip(w, 500)))
 }

@@ -3,6 +3,7 @@ package federation
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -145,9 +146,11 @@ func rrf(lists [][]string) []pick {
 // fusedTotal estimates the matches across stores: the sum of each store's
 // total, less the hits that fused into one.
 func fusedTotal(totals, returned []int, distinct int) int {
+	// A peer's total is outside input: the sum saturates at the largest
+	// int rather than wrapping around to a small (or negative) number.
 	sum, got := 0, 0
 	for i := range totals {
-		sum += max(totals[i], returned[i])
+		sum += min(max(totals[i], returned[i]), math.MaxInt-sum)
 		got += returned[i]
 	}
 	return max(sum-(got-distinct), distinct)

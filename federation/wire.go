@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
+	"github.com/docir/docir/store/ingest"
 )
 
 // The replies of an HTTP peer are outside input. This file decodes them
@@ -74,11 +77,32 @@ func decodeResponse(body []byte, id int64) (json.RawMessage, error) {
 		if c := r.Error.StableCode(); validCode(string(c)) {
 			code = c
 		}
-		return nil, &docir.Error{Code: code, Message: fmt.Sprintf("answered error %d (%s): %s", r.Error.Code, code, docir.Clip(r.Error.Message, 300))}
+		return nil, &docir.Error{Code: code, Message: fmt.Sprintf("answered error %d (%s): %s", r.Error.Code, code, oneLine(docir.Clip(r.Error.Message, 300)))}
 	case !hasResult:
 		return nil, garbage("neither result nor error")
 	}
 	return r.Result, nil
+}
+
+// oneLine is text a peer supplied (its warning, its error message) made
+// one line of a warning: newlines and other control or format characters
+// are escaped as Go escapes them (\n, \x1b), so a peer cannot start a line
+// of its own on stderr (a forged "docir: error: ...") or drive a terminal.
+func oneLine(s string) string {
+	bad := func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
+	if strings.IndexFunc(s, bad) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if !bad(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRuneToASCII(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
 }
 
 func orNull(s string) string {
@@ -185,6 +209,23 @@ func account(asked []address.Address, res docir.GetResult) ([]docir.Resolution, 
 		}
 		if d.Section != nil && d.Section.Slug == "" {
 			return nil, garbage("document %q names a section without a slug", d.Address)
+		}
+		// The document must be the one asked for: a store answers an
+		// address by its exact id (suggestions are never applied) or, for
+		// the id of a bundle's page ("a/b/_index"), by its folder's ("a/b");
+		// and with a section exactly when the address names one. (An
+		// address that does not parse, or was not asked, is refused by
+		// accountAll.)
+		if a, err := address.Parse(d.Address); err == nil {
+			folder, bundle := ingest.BundleFolder(a.ID)
+			switch {
+			case d.ID != a.ID && !(bundle && folder != "" && d.ID == folder):
+				return nil, garbage("document %q has id %q, not the id asked", d.Address, d.ID)
+			case a.Heading == "" && d.Section != nil:
+				return nil, garbage("document %q names a section, but the address names none", d.Address)
+			case a.Heading != "" && d.Section == nil:
+				return nil, garbage("document %q names no section", d.Address)
+			}
 		}
 		found[i] = accounted[docir.Document]{address: d.Address, value: d}
 	}

@@ -153,6 +153,7 @@ func TestReplyShapes(t *testing.T) {
 
 var getReplySeeds = []string{
 	`{"jsonrpc":"2.0","id":1,"result":{"documents":[{"address":"a","id":"a","body":"x"}],"missing":[{"address":"b#c","reason":"no_section"}]}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{"documents":[{"address":"a","id":"../x","body":"x"},{"address":"b#c","id":"b"}],"missing":[]}}`,
 	`{"jsonrpc":"2.0","id":1,"result":{"documents":[],"missing":[{"address":"a","reason":"unavailable"},{"address":"b#c","reason":"no_document"}],"warnings":["x"]}}`,
 	`{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"m","data":{"code":"not_found"}}}`,
 	`{"jsonrpc":"2.0","id":1,"result":null}`,
@@ -162,7 +163,7 @@ var getReplySeeds = []string{
 
 // FuzzGetReply: whatever a peer answers to a `doc_ids` read, decoding
 // either fails or accounts for every address asked exactly once, each
-// document being one of them.
+// document being the one asked (its id, and a section when asked for one).
 func FuzzGetReply(f *testing.F) {
 	for _, s := range getReplySeeds {
 		f.Add([]byte(s))
@@ -186,7 +187,7 @@ func FuzzGetReply(f *testing.F) {
 		}
 		for i, a := range asked {
 			o := got[i]
-			if o.Document != nil && (o.Document.Address != a.String() || o.Document.ID == "") {
+			if o.Document != nil && (o.Document.Address != a.String() || o.Document.ID != a.ID || (o.Document.Section != nil) != a.HasHeading()) {
 				t.Fatalf("document %+v for %s", o.Document, a)
 			}
 			if o.Document == nil && o.Reason != docir.ReasonNoDocument && o.Reason != docir.ReasonNoSection && o.Reason != docir.ReasonUnavailable {

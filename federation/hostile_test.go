@@ -1,0 +1,144 @@
+package federation
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/docir/docir/docir"
+)
+
+// A peer that redirects is not followed: the redirect is the peer's
+// answer, a status other than 200, so the peer fails as data. Followed,
+// the POST became a GET to wherever the peer pointed (another port of the
+// same host got the bearer token too) and that host's reply was taken as
+// the peer's.
+func TestHTTPPeerRedirectNotFollowed(t *testing.T) {
+	var elsewhere atomic.Int32
+	var gotAuth atomic.Value
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+		gotAuth.Store(r.Header.Get("Authorization"))
+		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"documents":[{"address":"b","id":"b","title":"from elsewhere"}],"missing":[]}}`))
+	}))
+	defer other.Close()
+	for _, target := range []string{other.URL + "/rpc", "file:///etc/passwd"} {
+		t.Run(target, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, target, http.StatusFound)
+			}))
+			defer srv.Close()
+			fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "moved", srv.URL, "s3cret", 0)}})
+			defer fed.Close()
+			res, err := docir.Get(context.Background(), fed, mustParseAll(t, "a", "b"), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs, missing := summarize(res)
+			if len(docs) != 1 || docs[0].Store != "local" || cmp.Diff([]docir.Missing{{Address: "b", Reason: "unavailable"}}, missing) != "" {
+				t.Errorf("got %v %v", docs, missing)
+			}
+			want := "peer moved: HTTP 302: redirects to " + target + "; redirects are not followed: set the peer's url to where the server answers; unavailable: b"
+			if len(res.Warnings) != 1 || res.Warnings[0] != want {
+				t.Errorf("warnings %q\nwant        %q", res.Warnings, want)
+			}
+		})
+	}
+	if n := elsewhere.Load(); n != 0 {
+		t.Errorf("the redirect target was asked %d times (Authorization %q)", n, gotAuth.Load())
+	}
+}
+
+// A peer's document must be the document asked for: its id is the id of
+// the address it answers, and it names a section exactly when the address
+// does. A peer answering every address with a document of its choosing
+// (here one whose id escapes) answered garbage.
+func TestHTTPPeerDocumentOfAnotherID(t *testing.T) {
+	tests := []struct {
+		name, asked, docs, want string
+	}{
+		{"escaping id", "b", `[{"address":"b","id":"../../etc/passwd","path":"/etc/passwd","body":"root:x:0:0"}]`,
+			`document "b" has id "../../etc/passwd", not the id asked`},
+		{"another id", "b", `[{"address":"b","id":"a","body":"x"}]`, `document "b" has id "a", not the id asked`},
+		{"not a bundle's folder", "b/_index", `[{"address":"b/_index","id":"c"}]`, `document "b/_index" has id "c", not the id asked`},
+		{"the root's bundle", "_index", `[{"address":"_index","id":""}]`, `document "_index" without an id`},
+		{"section not asked", "b", `[{"address":"b","id":"b","section":{"slug":"x","heading":"X","level":2}}]`,
+			`document "b" names a section, but the address names none`},
+		{"no section", "b#x", `[{"address":"b#x","id":"b"}]`, `document "b#x" names no section`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := `{"jsonrpc":"2.0","id":1,"result":{"documents":` + tt.docs + `,"missing":[]}}`
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = w.Write([]byte(body))
+			}))
+			defer srv.Close()
+			fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "junk", srv.URL, "", 0)}})
+			defer fed.Close()
+			res, err := docir.Get(context.Background(), fed, mustParseAll(t, "a", tt.asked), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs, missing := summarize(res)
+			if len(docs) != 1 || docs[0].Store != "local" || cmp.Diff([]docir.Missing{{Address: tt.asked, Reason: "unavailable"}}, missing) != "" {
+				t.Errorf("got %v %v", docs, missing)
+			}
+			if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "peer junk: answered garbage: "+tt.want) {
+				t.Errorf("warnings %q, want one containing %q", res.Warnings, tt.want)
+			}
+		})
+	}
+	// What a real store answers passes: a section by its heading's text,
+	// a document, a bundle's page by its file's name.
+	ok := docir.GetResult{Documents: []docir.Document{{Address: "b#X", ID: "b", Section: &docir.SectionRef{Slug: "x"}}, {Address: "c", ID: "c"},
+		{Address: "s/_index", ID: "s"}, {Address: "t/u/index#y", ID: "t/u", Section: &docir.SectionRef{Slug: "y"}}}, Missing: []docir.Missing{}}
+	if _, err := account(mustParseAll(t, "b#X", "c", "s/_index", "t/u/index#y"), ok); err != nil {
+		t.Errorf("account: %v", err)
+	}
+}
+
+// Text a peer supplies (its own warnings, its error message) is one line
+// of a warning: a newline in it cannot start a line of its own on stderr
+// ("docir: error: ..." forged by a peer), and control characters are
+// escaped.
+func TestHTTPPeerTextIsOneLine(t *testing.T) {
+	for _, tt := range []struct{ name, body, want string }{
+		{"warning", `{"jsonrpc":"2.0","id":1,"result":{"documents":[],"missing":[{"address":"b","reason":"no_document"}],"warnings":["two\nlines\rdocir: error: forged\u001b[2J"]}}`,
+			`peer junk reports: two\nlines\rdocir: error: forged\x1b[2J`},
+		{"rpc error", `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"bad\ndocir: error: forged\u0007"}}`,
+			`peer junk: answered error -32000 (unavailable): bad\ndocir: error: forged\a; unavailable: b`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = w.Write([]byte(tt.body))
+			}))
+			defer srv.Close()
+			fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "junk", srv.URL, "", 0)}})
+			defer fed.Close()
+			res, err := docir.Get(context.Background(), fed, mustParseAll(t, "b"), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]string{tt.want}, res.Warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A peer claiming a total near the largest int does not wrap the fused
+// total around to a small number.
+func TestFusedTotalSaturates(t *testing.T) {
+	if got := fusedTotal([]int{4, math.MaxInt}, []int{1, 1}, 2); got != math.MaxInt {
+		t.Errorf("fusedTotal = %d, want %d", got, math.MaxInt)
+	}
+	if got := fusedTotal([]int{4, 5}, []int{1, 1}, 1); got != 8 {
+		t.Errorf("fusedTotal = %d, want 8", got)
+	}
+}
