@@ -359,18 +359,9 @@ func TestHTTPPeerGarbage(t *testing.T) {
 				_, _ = w.Write([]byte(tt.body))
 			}))
 			defer srv.Close()
-			fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "junk", srv.URL, "", 0)}})
-			defer fed.Close()
-			res, err := docir.Get(context.Background(), fed, mustParseAll(t, "a", "b"), 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			docs, missing := summarize(res)
-			if len(docs) != 1 || docs[0].Store != "local" || cmp.Diff([]docir.Missing{{Address: "b", Reason: "unavailable"}}, missing) != "" {
-				t.Errorf("got %v %v", docs, missing)
-			}
-			if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0], "peer junk: ") || !strings.Contains(res.Warnings[0], tt.want) {
-				t.Errorf("warnings %q, want one containing %q", res.Warnings, tt.want)
+			warnings := readBesidePeer(t, "junk", srv.URL, "")
+			if len(warnings) != 1 || !strings.HasPrefix(warnings[0], "peer junk: ") || !strings.Contains(warnings[0], tt.want) {
+				t.Errorf("warnings %q, want one containing %q", warnings, tt.want)
 			}
 		})
 	}
@@ -415,4 +406,22 @@ func TestPeersOnly(t *testing.T) {
 	if err != nil || len(sr.Hits) != 1 || sr.Hits[0].Store != "team" {
 		t.Errorf("search %+v %v", sr, err)
 	}
+}
+
+// readBesidePeer gets "a", which the local store has, and "b", which only
+// the HTTP peer at url could have, and checks that a comes from the local
+// store and b is unavailable (the peer failed); it returns the warnings.
+func readBesidePeer(t *testing.T, name, url, token string) []string {
+	t.Helper()
+	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, name, url, token, 0)}})
+	defer fed.Close()
+	res, err := docir.Get(context.Background(), fed, mustParseAll(t, "a", "b"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, missing := summarize(res)
+	if len(docs) != 1 || docs[0].Store != "local" || cmp.Diff([]docir.Missing{{Address: "b", Reason: "unavailable"}}, missing) != "" {
+		t.Errorf("got %v %v", docs, missing)
+	}
+	return res.Warnings
 }

@@ -34,19 +34,10 @@ func TestHTTPPeerRedirectNotFollowed(t *testing.T) {
 				http.Redirect(w, r, target, http.StatusFound)
 			}))
 			defer srv.Close()
-			fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "moved", srv.URL, "s3cret", 0)}})
-			defer fed.Close()
-			res, err := docir.Get(context.Background(), fed, mustParseAll(t, "a", "b"), 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			docs, missing := summarize(res)
-			if len(docs) != 1 || docs[0].Store != "local" || cmp.Diff([]docir.Missing{{Address: "b", Reason: "unavailable"}}, missing) != "" {
-				t.Errorf("got %v %v", docs, missing)
-			}
+			warnings := readBesidePeer(t, "moved", srv.URL, "s3cret")
 			want := "peer moved: HTTP 302: redirects to " + target + "; redirects are not followed: set the peer's url to where the server answers; unavailable: b"
-			if len(res.Warnings) != 1 || res.Warnings[0] != want {
-				t.Errorf("warnings %q\nwant        %q", res.Warnings, want)
+			if len(warnings) != 1 || warnings[0] != want {
+				t.Errorf("warnings %q\nwant        %q", warnings, want)
 			}
 		})
 	}
