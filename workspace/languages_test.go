@@ -25,7 +25,7 @@ import (
 // all, in every script: Cyrillic, CJK, Arabic, Devanagari and the other
 // Indic scripts, Thai and Lao, and Latin.
 func TestLanguagesTLDR(t *testing.T) {
-	skipHeavy(t)
+	corpustest.SkipHeavy(t)
 	ws, _, root := indexCorpus(t, corpustest.TLDRPages, "tldr")
 	pages, seen := describedPages(t, root)
 	type tally struct{ asked, first, top10 int }

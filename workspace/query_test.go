@@ -250,7 +250,7 @@ func (g *queryGen) expr() string {
 // with generated front matter, on random expressions, before and after a
 // refresh that changes some of the files.
 func TestQueryIndexTLDR(t *testing.T) {
-	skipHeavy(t)
+	corpustest.SkipHeavy(t)
 	src := filepath.Join(corpustest.Unpack(t, corpustest.TLDRPages), "tldr")
 	root := t.TempDir()
 	g := newQueryGen(rand.New(rand.NewPCG(16, 3)))

@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"os"
@@ -39,27 +38,7 @@ type relevance struct {
 
 func readEval(t *testing.T, name string) []evalRow {
 	t.Helper()
-	f, err := os.Open(filepath.Join(corpustest.Shared(t), "eval", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rows []evalRow
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		var r evalRow
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		rows = append(rows, r)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	rows := corpustest.ReadJSONL[evalRow](t, filepath.Join(corpustest.Shared(t), "eval", name))
 	if len(rows) == 0 {
 		t.Fatalf("%s: no rows", name)
 	}
@@ -197,21 +176,8 @@ type evalSet struct {
 	sub     string // the folder indexed, below the unpacked folder
 }
 
-// skipHeavy skips a test that indexes a large corpus to measure ranking
-// under -short, and under the race detector (they run no concurrency the
-// plain run does not, and the plain run enforces their figures).
-func skipHeavy(t *testing.T) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("skipping: indexes a shared corpus (-short)")
-	}
-	if raceEnabled {
-		t.Skip("skipping under -race: measures ranking; the plain test run enforces it")
-	}
-}
-
 func runEvalSet(t *testing.T, set evalSet) relevance {
-	skipHeavy(t)
+	corpustest.SkipHeavy(t)
 	rows := readEval(t, set.file)
 	ws, dir, root := indexCorpus(t, set.tarball, set.sub)
 	m := measure(t, ws, filepath.Join(dir, set.base), root, rows)
@@ -233,7 +199,7 @@ func TestRelevanceTLDR(t *testing.T) {
 // Spans that copy a reference definition are measured apart, as the Hugo
 // docs' are (see TestRelevanceHugo): they are not prose, and not indexed.
 func TestRelevanceRFCs(t *testing.T) {
-	skipHeavy(t)
+	corpustest.SkipHeavy(t)
 	set := evalSet{"RFC prose spans", "rust-rfcs.sections.jsonl", corpustest.RustRFCs, "rfcs", "rfcs"}
 	var prose, linkSpans []evalRow
 	for _, r := range readEval(t, set.file) {
@@ -260,7 +226,7 @@ func TestRelevanceRFCs(t *testing.T) {
 // fourth RFC's title (its file name, number dropped) and its headings that
 // occur once in it.
 func TestRelevanceRFCNavigation(t *testing.T) {
-	skipHeavy(t)
+	corpustest.SkipHeavy(t)
 	ws, _, _ := indexCorpus(t, corpustest.RustRFCs, "rfcs")
 	ctx := context.Background()
 	snap := heldSnapshot(t, ws)
@@ -316,7 +282,7 @@ var refDefinition = regexp.MustCompile(`\]: ?(/|https?://)`)
 // find the page; ten words of a section's prose must find the document and
 // name the section. Each kind is measured and held on its own.
 func TestRelevanceHugo(t *testing.T) {
-	skipHeavy(t)
+	corpustest.SkipHeavy(t)
 	rows := readEval(t, "hugo-docs.jsonl")
 	byKind := map[string][]evalRow{}
 	var linkSpans []evalRow
@@ -366,7 +332,7 @@ func TestRelevanceHugo(t *testing.T) {
 // bytes of text), plus one kilobyte per hit (the hits are bounded by the
 // limit the caller asked for, not by the budget).
 func TestContextBudgetRFCs(t *testing.T) {
-	skipHeavy(t)
+	corpustest.SkipHeavy(t)
 	ws, _, _ := indexCorpus(t, corpustest.RustRFCs, "rfcs")
 	ctx := context.Background()
 	for _, q := range []string{"trait objects", "async closures capture", "error handling", "private fields motivation"} {

@@ -8,7 +8,9 @@ package corpustest
 
 import (
 	"archive/tar"
+	"bufio"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -164,4 +166,46 @@ func copyTree(src, dst string, all bool) error {
 		}
 		return os.WriteFile(filepath.Join(dst, rel), data, fileMode)
 	})
+}
+
+// ReadJSONL reads a JSON-lines file (an evaluation set) into rows of T,
+// skipping blank lines; any error fails the test.
+func ReadJSONL[T any](tb testing.TB, path string) []T {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	var rows []T
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var r T
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			tb.Fatalf("%s:%d: %v", path, n, err)
+		}
+		rows = append(rows, r)
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	return rows
+}
+
+// SkipHeavy skips a test that indexes a large shared corpus to check or
+// measure ranking: under -short, and under the race detector (the plain
+// run enforces what it checks, and under -race it would take many times
+// as long).
+func SkipHeavy(tb testing.TB) {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("skipping: indexes a shared corpus (-short)")
+	}
+	if RaceEnabled {
+		tb.Skip("skipping under -race: checks ranking; the plain test run enforces it")
+	}
 }

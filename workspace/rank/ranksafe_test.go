@@ -1,46 +1,83 @@
-package workspace
+package rank_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/corpustest"
+	"github.com/docir/docir/store"
+	"github.com/docir/docir/store/fulltext"
+	"github.com/docir/docir/workspace"
 	"github.com/docir/docir/workspace/rank"
 )
 
+// This file holds search to its definition on the shared corpora. It is an
+// external test of package rank, not of workspace, so that its exhaustive
+// readings (most of the corpus tests' time) run in a test binary of their
+// own, beside workspace's, each within go test's per-package time limit.
+
+// corpus is a shared corpus indexed for a test: its service, and its
+// current generation's snapshot and full-text index for the exhaustive
+// reference.
+type corpus struct {
+	ws   *workspace.Service
+	snap *store.Snapshot
+	ft   *fulltext.Index
+}
+
+// indexCorpus unpacks a shared corpus and indexes the folder sub of it.
+func indexCorpus(t *testing.T, tarball, sub string) *corpus {
+	t.Helper()
+	root := filepath.Join(corpustest.Unpack(t, tarball), filepath.FromSlash(sub))
+	ws := workspace.New(workspace.Config{Dir: t.TempDir(), Sources: []store.Source{{Path: root}}})
+	t.Cleanup(func() { ws.Close() })
+	start := time.Now()
+	sum, err := ws.Refresh(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("indexed %d documents of %s in %.1fs", sum.Documents, sub, time.Since(start).Seconds())
+	v, err := ws.Current(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = v.Close() })
+	ft, err := fulltext.Open(v.Snapshot().FullTextPath(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ft.Close() })
+	return &corpus{ws: ws, snap: v.Snapshot(), ft: ft}
+}
+
 // referenceSearch is a search answered by rank.Reference: every passage
 // that holds a query word scored on its text.
-func (s *Service) referenceSearch(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error) {
-	v, release, err := s.acquire(ctx)
-	if err != nil {
-		return docir.SearchResult{}, err
-	}
-	defer release()
-	return rank.Reference(ctx, v.snap, v.fullText, p)
+func (c *corpus) referenceSearch(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error) {
+	return rank.Reference(ctx, c.snap, c.index, p)
 }
 
 // referenceContext is Context on an exhaustive reading (rank.ReferenceContext).
-func (s *Service) referenceContext(ctx context.Context, p docir.ContextParams) (docir.ContextResult, error) {
-	v, release, err := s.acquire(ctx)
-	if err != nil {
-		return docir.ContextResult{}, err
-	}
-	defer release()
-	return rank.ReferenceContext(ctx, v.snap, v.fullText, p)
+func (c *corpus) referenceContext(ctx context.Context, p docir.ContextParams) (docir.ContextResult, error) {
+	return rank.ReferenceContext(ctx, c.snap, c.index, p)
 }
+
+func (c *corpus) index() (*fulltext.Index, error) { return c.ft, nil }
 
 // topicRow is one row of testdata/eval/*-topics.jsonl (see its README).
 type topicRow struct {
@@ -52,32 +89,25 @@ type topicRow struct {
 
 func readTopics(t *testing.T, name string) []topicRow {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "testdata", "eval", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rows []topicRow
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		var r topicRow
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		rows = append(rows, r)
-	}
-	return rows
+	return corpustest.ReadJSONL[topicRow](t, filepath.Join("..", "..", "testdata", "eval", name))
+}
+
+// evalRow is the part of a ../shared/eval/*.jsonl row these tests read.
+type evalRow struct {
+	Query string `json:"query"`
+}
+
+func readEval(t *testing.T, name string) []evalRow {
+	t.Helper()
+	return corpustest.ReadJSONL[evalRow](t, filepath.Join(corpustest.Shared(t), "eval", name))
 }
 
 // titleQueries makes queries from the corpus's documents: every title, and
 // every title padded with the corpus's most common words before and after
 // it ("the a Menu templates of the"), and every word of a title alone.
-func titleQueries(t *testing.T, ws *Service, r *rand.Rand, n int) []string {
+func titleQueries(t *testing.T, c *corpus, r *rand.Rand, n int) []string {
 	t.Helper()
-	snap := heldSnapshot(t, ws)
+	snap := c.snap
 	var titles []string
 	count := map[string]int{}
 	err := snap.Records(func(rec docir.Record) error {
@@ -119,17 +149,17 @@ func titleQueries(t *testing.T, ws *Service, r *rand.Rand, n int) []string {
 // order).
 func sameTop(got, want []docir.Hit) string {
 	if len(got) != len(want) {
-		return "hits: " + itoa(len(got)) + ", reference " + itoa(len(want))
+		return "hits: " + strconv.Itoa(len(got)) + ", reference " + strconv.Itoa(len(want))
 	}
 	score := func(h []docir.Hit, i int) float64 { return h[i].Score }
 	for i := range got {
 		a, b := score(got, i), score(want, i)
 		if math.Abs(a-b) > 1e-9*math.Max(a, b) {
-			return "place " + itoa(i+1) + ": " + got[i].ID + " scores " + ftoa(a) + ", reference " + want[i].ID + " " + ftoa(b)
+			return "place " + strconv.Itoa(i+1) + ": " + got[i].ID + " scores " + ftoa(a) + ", reference " + want[i].ID + " " + ftoa(b)
 		}
 		tied := i > 0 && math.Abs(score(want, i-1)-b) <= 1e-9*b || i+1 < len(want) && math.Abs(score(want, i+1)-b) <= 1e-9*b
 		if !tied && got[i].ID != want[i].ID {
-			return "place " + itoa(i+1) + ": " + got[i].ID + ", reference " + want[i].ID
+			return "place " + strconv.Itoa(i+1) + ": " + got[i].ID + ", reference " + want[i].ID
 		}
 	}
 	return ""
@@ -149,11 +179,11 @@ func jsonNumber(f float64) string {
 // that holds a query word on its text. Search reads the text of only the
 // passages whose bound can still reach the tenth document's score.
 func TestRankSafe(t *testing.T) {
-	skipHeavy(t)
+	corpustest.SkipHeavy(t)
 	r := rand.New(rand.NewPCG(22, 22))
-	type corpus struct {
+	type set struct {
 		tarball, sub string
-		queries      func(ws *Service) []string
+		queries      func(c *corpus) []string
 		topics       string  // testdata/eval's topic set for the corpus
 		prefix       string  // what the set's ids lack of the store's
 		r1, r3       float64 // the topic set's floors: a relevant page first, in the top 3
@@ -174,63 +204,95 @@ func TestRankSafe(t *testing.T) {
 		}
 		return out
 	}
-	corpora := []corpus{
-		{corpustest.HugoDocs, "hugo-docs", func(ws *Service) []string {
-			return append(append(shared("hugo-docs.jsonl", 1), topics("hugo-topics.jsonl")...), titleQueries(t, ws, r, 30)...)
+	corpora := []set{
+		{corpustest.HugoDocs, "hugo-docs", func(c *corpus) []string {
+			return append(append(shared("hugo-docs.jsonl", 1), topics("hugo-topics.jsonl")...), titleQueries(t, c, r, 30)...)
 		}, "hugo-topics.jsonl", "", 0.48, 0.69},
-		{corpustest.RustRFCs, "rfcs", func(ws *Service) []string {
-			return append(append(shared("rust-rfcs.sections.jsonl", 8), topics("rfc-topics.jsonl")...), titleQueries(t, ws, r, 15)...)
+		{corpustest.RustRFCs, "rfcs", func(c *corpus) []string {
+			return append(append(shared("rust-rfcs.sections.jsonl", 8), topics("rfc-topics.jsonl")...), titleQueries(t, c, r, 15)...)
 		}, "rfc-topics.jsonl", "", 0.60, 0.76},
-		{corpustest.TLDRPages, "tldr/pages", func(ws *Service) []string {
-			return append(append(shared("tldr-pages.docs.jsonl", 3), topics("tldr-topics.jsonl")...), titleQueries(t, ws, r, 30)...)
+		{corpustest.TLDRPages, "tldr/pages", func(c *corpus) []string {
+			return append(append(shared("tldr-pages.docs.jsonl", 3), topics("tldr-topics.jsonl")...), titleQueries(t, c, r, 30)...)
 		}, "tldr-topics.jsonl", "", 0.40, 0.62},
 	}
 	ctx := context.Background()
 	for _, c := range corpora {
-		ws, _, _ := indexCorpus(t, c.tarball, c.sub)
-		queries := c.queries(ws)
+		cp := indexCorpus(t, c.tarball, c.sub)
+		ws := cp.ws
+		queries := c.queries(cp)
 		queries = append(queries, `"front matter" dates`, "menu -template", `"retry" -"the"`)
 		failed := 0
-		for _, q := range queries {
+		eachParallel(t, len(queries), func(i int) (string, error) {
+			q := queries[i]
 			p := docir.SearchParams{Query: q, Limit: 10}
 			got, err := ws.Search(ctx, p)
 			if err != nil {
-				t.Fatalf("search %q: %v", q, err)
+				return "", fmt.Errorf("search %q: %v", q, err)
 			}
-			want, err := ws.referenceSearch(ctx, p)
+			want, err := cp.referenceSearch(ctx, p)
 			if err != nil {
-				t.Fatalf("reference %q: %v", q, err)
+				return "", fmt.Errorf("reference %q: %v", q, err)
 			}
 			if d := sameTop(got.Hits, want.Hits); d != "" {
-				failed++
-				t.Errorf("%s: %q: %s", c.sub, q, d)
+				return fmt.Sprintf("%s: %q: %s", c.sub, q, d), nil
 			}
-		}
+			return "", nil
+		}, func(string) { failed++ })
 		t.Logf("%s: %d queries, %d differ from the exhaustive reference", c.sub, len(queries), failed)
 		// A context plan reads the sections that score at least half
 		// the best, every one of them: the same plan on an exhaustive
 		// reading, however much the rank-safe one passed over.
 		plans := 0
-		for _, row := range readTopics(t, c.topics) {
-			p := docir.ContextParams{Query: row.Query}
+		rows := readTopics(t, c.topics)
+		eachParallel(t, len(rows), func(i int) (string, error) {
+			p := docir.ContextParams{Query: rows[i].Query}
 			got, err := ws.Context(ctx, p)
 			if err != nil {
-				t.Fatalf("context %q: %v", row.Query, err)
+				return "", fmt.Errorf("context %q: %v", p.Query, err)
 			}
-			want, err := ws.referenceContext(ctx, p)
+			want, err := cp.referenceContext(ctx, p)
 			if err != nil {
-				t.Fatalf("reference context %q: %v", row.Query, err)
+				return "", fmt.Errorf("reference context %q: %v", p.Query, err)
 			}
 			if d := cmp.Diff(want.Addresses, got.Addresses); d != "" {
-				plans++
-				t.Errorf("%s: context %q: its plan differs from an exhaustive reading's (-want +got):\n%s", c.sub, row.Query, d)
+				return fmt.Sprintf("%s: context %q: its plan differs from an exhaustive reading's (-want +got):\n%s", c.sub, p.Query, d), nil
 			}
-		}
+			return "", nil
+		}, func(string) { plans++ })
 		t.Logf("%s: context plans of the topic queries, %d differ from the exhaustive reference", c.sub, plans)
 		m := measureTopics(t, ws, readTopics(t, c.topics), c.prefix)
 		t.Logf("%s: %s", c.topics, m)
 		if m.r1 < c.r1 || m.r3 < c.r3 {
 			t.Errorf("%s below floor: a relevant page first %.3f (want ≥ %.2f), in the top 3 %.3f (want ≥ %.2f)", c.topics, m.r1, c.r1, m.r3, c.r3)
+		}
+	}
+}
+
+// eachParallel runs check(i) for i in [0, n) on GOMAXPROCS goroutines (a
+// search and its exhaustive reference are independent of every other
+// query's, and the exhaustive reading is most of this package's test time),
+// then, in order of i, fails the test on the first error and reports each
+// difference check returned (and calls differs with it).
+func eachParallel(t *testing.T, n int, check func(i int) (string, error), differs func(string)) {
+	t.Helper()
+	diffs, errs := make([]string, n), make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(n, 1)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				diffs[i], errs[i] = check(i)
+			}
+		})
+	}
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if diffs[i] != "" {
+			differs(diffs[i])
+			t.Error(diffs[i])
 		}
 	}
 }
@@ -252,7 +314,7 @@ func (m topics) String() string {
 
 // measureTopics runs each topic row as a search of 10 hits (see
 // testdata/eval/README.md).
-func measureTopics(t *testing.T, ws *Service, rows []topicRow, prefix string) topics {
+func measureTopics(t *testing.T, ws *workspace.Service, rows []topicRow, prefix string) topics {
 	t.Helper()
 	var m topics
 	for _, row := range rows {
