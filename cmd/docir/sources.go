@@ -45,7 +45,7 @@ type sourceEntry struct {
 func newCmdSources(f *Factory, runF func(context.Context, *SourcesOptions) error) *cobra.Command {
 	opts := &SourcesOptions{IO: f.IO, Config: f.Config, Workspace: f.Workspace, WantText: f.wantText}
 	cmd := &cobra.Command{
-		Use:   "sources [--remove DIR]... | sources --replace DIR...",
+		Use:   "sources [--remove DIR]... | --replace DIR...",
 		Short: "List the source folders, or remove or replace them",
 		Long: `List the configured source folders: each as written in the config
 (relative to its folder), its id prefix, and its absolute path.
