@@ -41,3 +41,22 @@ func TestStringIDMustBeUTF8(t *testing.T) {
 		}
 	}
 }
+
+// TestParseErrorNamesTheCharacter: a frame that is not JSON because of a
+// character past ASCII is told by that character (encoding/json names the
+// byte as if it were one: 'ï' for a byte-order mark, 'Â' for a no-break
+// space); ASCII keeps encoding/json's words.
+func TestParseErrorNamesTheCharacter(t *testing.T) {
+	for frame, want := range map[string]string{
+		"\ufeff{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}": "parse error: invalid character: U+FEFF, a byte-order mark (send the JSON without one) (at byte 1)",
+		"\u00a0{}":      `parse error: invalid character: U+00A0 '\u00a0' (at byte 1)`,
+		"{\"a\":é}":     `parse error: invalid character: U+00E9 'é' (at byte 6)`,
+		"{\"a\":1}\xff": "parse error: invalid character: a byte that is not UTF-8 (at byte 8)",
+		"{oops":         "parse error: invalid character 'o' looking for beginning of object key string (at byte 2)",
+	} {
+		_, _, err := DecodeRequest([]byte(frame))
+		if err == nil || err.Message != want {
+			t.Errorf("%q: %v\nwant %s", frame, err, want)
+		}
+	}
+}

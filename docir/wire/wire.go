@@ -249,6 +249,19 @@ func syntaxError(frame []byte) string {
 	err := json.Unmarshal(frame, &v)
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
+		// encoding/json names the offending byte as if it were a character
+		// ('ï' for a byte-order mark): past ASCII, name the character the
+		// bytes there spell, or say they are not UTF-8.
+		if at := int(se.Offset) - 1; at >= 0 && at < len(frame) && frame[at] >= utf8.RuneSelf {
+			what := "a byte that is not UTF-8"
+			switch r, _ := utf8.DecodeRune(frame[at:]); {
+			case r == '\ufeff':
+				what = "U+FEFF, a byte-order mark (send the JSON without one)"
+			case r != utf8.RuneError:
+				what = fmt.Sprintf("%U %q", r, r)
+			}
+			return fmt.Sprintf("invalid character: %s (at byte %d)", what, se.Offset)
+		}
 		return fmt.Sprintf("%v (at byte %d)", se, se.Offset)
 	}
 	if err != nil {
