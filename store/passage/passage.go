@@ -437,10 +437,32 @@ func isRefDefinition(line []byte) bool {
 	return len(bytes.TrimSpace(rest[1:])) > 0
 }
 
+// parenMatches returns, for each "(" of line, the index of the ")" that
+// closes it (the first after it where as many ")" as "(" have come since),
+// and -1 for any other byte or a "(" never closed: one pass, with a stack.
+func parenMatches(line []byte) []int {
+	closes := make([]int, len(line))
+	var open []int
+	for j, c := range line {
+		closes[j] = -1
+		switch c {
+		case '(':
+			open = append(open, j)
+		case ')':
+			if n := len(open); n > 0 {
+				closes[open[n-1]] = j
+				open = open[:n-1]
+			}
+		}
+	}
+	return closes
+}
+
 // blankInlineLinks blanks the destinations ("(…)" after "]") and reference
 // labels ("[…]" after "]") of one line, outside its code spans; off is the
 // line's offset in the text blank works on.
 func blankInlineLinks(line []byte, blank func(from, to int), off int) {
+	var closes []int // closes[j]: the ")" that closes the "(" at j, or -1 (see parenMatches)
 	for i := 0; i < len(line); i++ {
 		switch line[i] {
 		case '`':
@@ -459,18 +481,14 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int) {
 			}
 			switch line[i+1] {
 			case '(':
-				depth, j := 0, i+1
-				for ; j < len(line); j++ {
-					if line[j] == '(' {
-						depth++
-					} else if line[j] == ')' {
-						depth--
-						if depth == 0 {
-							break
-						}
-					}
+				// The destination runs to the ")" that brings the parentheses
+				// opened from here back to none. Each "(" is matched once for
+				// the line: scanning on from every "](", a line of 100,000
+				// unclosed "[a](" took 34 s.
+				if closes == nil {
+					closes = parenMatches(line)
 				}
-				if j < len(line) {
+				if j := closes[i+1]; j >= 0 {
 					blank(off+i+1, off+j+1)
 					i = j
 				}
