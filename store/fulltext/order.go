@@ -64,7 +64,8 @@ func markup(text string) (spans [][2]int, fences []int) {
 		}
 		spans = append(spans, [2]int{from, to})
 	}
-	var code *ticks // made at the first backtick
+	var code *ticks  // made at the first backtick
+	var line closers // where the current line ends and its closers are
 	lineStart := true
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -98,29 +99,29 @@ func markup(text string) (spans [][2]int, fences []int) {
 		case ']':
 			// A link destination or a reference label right after the text.
 			if i+1 < len(text) && (text[i+1] == '(' || text[i+1] == '[') {
-				closer := byte(')')
+				closer := ")"
 				if text[i+1] == '[' {
-					closer = ']'
+					closer = "]"
 				}
-				if end := strings.IndexByte(text[i+2:lineEnd(text, i)], closer); end >= 0 {
-					add(i+1, i+2+end+1)
-					i += 2 + end + 1
+				if end := line.next(text, i+2, closer); end >= 0 {
+					add(i+1, end+1)
+					i = end + 1
 					continue
 				}
 			}
 		case '<':
 			if i+1 < len(text) && (isLetter(text[i+1]) || text[i+1] == '/') {
-				if end := strings.IndexByte(text[i:lineEnd(text, i)], '>'); end > 0 {
-					add(i, i+end+1)
-					i += end + 1
+				if end := line.next(text, i+1, ">"); end >= 0 {
+					add(i, end+1)
+					i = end + 1
 					continue
 				}
 			}
 		case '{':
 			if strings.HasPrefix(text[i:], "{{") {
-				if end := strings.Index(text[i+2:lineEnd(text, i)], "}}"); end >= 0 {
-					add(i, i+2+end+2)
-					i += 2 + end + 2
+				if end := line.next(text, i+2, "}}"); end >= 0 {
+					add(i, end+2)
+					i = end + 2
 					continue
 				}
 			}
@@ -128,6 +129,41 @@ func markup(text string) (spans [][2]int, fences []int) {
 		i++
 	}
 	return spans, fences
+}
+
+// closers finds, for markup, the first closer (")", "]", ">", "}}") at or
+// after an offset and before the end of its line. Offsets asked come in
+// increasing order, so each closer's last answer (or that it has none
+// before the line's end) is kept and stands for every later offset up to
+// it: a line of many unclosed openers ("[a](" 100,000 times) costs its
+// length, not its length times its openers.
+type closers struct {
+	start, end int    // the line [start, end) the answers are for
+	at         [4]int // per closer (see kind): its next offset, or -1 for none before end
+	from       [4]int // per closer: the offset its answer was sought from
+}
+
+func (c *closers) next(text string, from int, closer string) int {
+	if c.end == 0 && c.start == 0 || from < c.start || from > c.end {
+		c.start, c.end = lineBegin(text, from), lineEnd(text, from)
+		c.from = [4]int{-1, -1, -1, -1}
+	}
+	k := strings.Index(")]>}", closer[:1])
+	if c.from[k] >= 0 && c.from[k] <= from && (c.at[k] < 0 || c.at[k] >= from) {
+		return c.at[k]
+	}
+	c.from[k], c.at[k] = from, -1
+	if from <= c.end {
+		if j := strings.Index(text[from:c.end], closer); j >= 0 {
+			c.at[k] = from + j
+		}
+	}
+	return c.at[k]
+}
+
+// lineBegin returns the offset of the start of the line holding offset i.
+func lineBegin(text string, i int) int {
+	return strings.LastIndexByte(text[:i], '\n') + 1
 }
 
 // lineEnd returns the offset of the end of the line holding offset i.
