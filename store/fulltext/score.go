@@ -537,13 +537,46 @@ func (q *Query) walkInto(s *scratch, toks analysis.TokenStream, o order) feature
 	// Runs that reach a later group: the group, the query position it must
 	// hold, and the run's length with it. Groups are read in order and a
 	// run reaches only groups ahead, so those behind are dropped.
+	// A run reaches only groups after the one it was made in (a group's
+	// next and pastAt are later groups), so the runs that reach a group are
+	// all known when it is read: they are gathered then, by the query
+	// position they need (here: the longest; touched: the positions set),
+	// and each of the group's words finds its run at once, however many
+	// positions a query repeats its words at ("a a a …" 2,000 times made
+	// every word of a text look through every run, cubic in the query).
 	type reach struct{ g, qp, r int32 }
 	var ahead []reach
+	positions := 0 // past the last query position a run can need (a query without
+	// some words, Without's, keeps the positions of the others)
+	for _, ps := range q.at {
+		for _, p := range ps {
+			positions = max(positions, p+2)
+		}
+	}
+	var here []int32
+	if s != nil {
+		s.here = slices.Grow(s.here[:0], positions)[:positions]
+		here = s.here
+		clear(here)
+	} else {
+		here = make([]int32, positions)
+	}
+	var touched []int32
 	pc := newPairCount(s, len(q.pairs), len(toks))
 	for g, grp := range o {
+		for _, qp := range touched {
+			here[qp] = 0
+		}
+		touched = touched[:0]
 		kept := ahead[:0]
 		for _, e := range ahead {
-			if e.g >= int32(g) {
+			switch {
+			case e.g == int32(g):
+				if here[e.qp] == 0 {
+					touched = append(touched, e.qp)
+				}
+				here[e.qp] = max(here[e.qp], e.r)
+			case e.g > int32(g):
 				kept = append(kept, e)
 			}
 		}
@@ -555,12 +588,7 @@ func (q *Query) walkInto(s *scratch, toks analysis.TokenStream, o order) feature
 				continue
 			}
 			for _, qp := range q.at[a-1] {
-				r := int32(1)
-				for _, e := range ahead {
-					if e.g == int32(g) && e.qp == int32(qp) && e.r > r {
-						r = e.r
-					}
-				}
+				r := max(1, here[qp])
 				f.run = max(f.run, int(r))
 				for _, n := range reads {
 					if n >= 0 {

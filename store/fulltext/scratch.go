@@ -20,6 +20,7 @@ type scratch struct {
 	order order
 	pairs []int32  // the walk's pair counts (see walkInto)
 	seen  []uint64 // the walk's marks of a pair's second words
+	here  []int32  // the walk's longest runs into a group, by query position
 	// hashes are the tokens' term hashes, for a pair filter (textFilter).
 	hashes []uint64
 }
