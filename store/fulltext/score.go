@@ -534,53 +534,10 @@ func (q *Query) walkInto(s *scratch, toks analysis.TokenStream, o order) feature
 	if !found {
 		return f
 	}
-	// Runs that reach a later group: the group, the query position it must
-	// hold, and the run's length with it. Groups are read in order and a
-	// run reaches only groups ahead, so those behind are dropped.
-	// A run reaches only groups after the one it was made in (a group's
-	// next and pastAt are later groups), so the runs that reach a group are
-	// all known when it is read: they are gathered then, by the query
-	// position they need (here: the longest; touched: the positions set),
-	// and each of the group's words finds its run at once, however many
-	// positions a query repeats its words at ("a a a …" 2,000 times made
-	// every word of a text look through every run, cubic in the query).
-	type reach struct{ g, qp, r int32 }
-	var ahead []reach
-	positions := 0 // past the last query position a run can need (a query without
-	// some words, Without's, keeps the positions of the others)
-	for _, ps := range q.at {
-		for _, p := range ps {
-			positions = max(positions, p+2)
-		}
-	}
-	var here []int32
-	if s != nil {
-		s.here = slices.Grow(s.here[:0], positions)[:positions]
-		here = s.here
-		clear(here)
-	} else {
-		here = make([]int32, positions)
-	}
-	var touched []int32
+	rs := newRuns(s, q)
 	pc := newPairCount(s, len(q.pairs), len(toks))
 	for g, grp := range o {
-		for _, qp := range touched {
-			here[qp] = 0
-		}
-		touched = touched[:0]
-		kept := ahead[:0]
-		for _, e := range ahead {
-			switch {
-			case e.g == int32(g):
-				if here[e.qp] == 0 {
-					touched = append(touched, e.qp)
-				}
-				here[e.qp] = max(here[e.qp], e.r)
-			case e.g > int32(g):
-				kept = append(kept, e)
-			}
-		}
-		ahead = kept
+		rs.enter(int32(g))
 		reads := [2]int32{grp.next, grp.pastAt}
 		for i := grp.from; i < grp.to; i++ {
 			a := at[i]
@@ -588,11 +545,11 @@ func (q *Query) walkInto(s *scratch, toks analysis.TokenStream, o order) feature
 				continue
 			}
 			for _, qp := range q.at[a-1] {
-				r := max(1, here[qp])
+				r := max(1, rs.here[qp])
 				f.run = max(f.run, int(r))
 				for _, n := range reads {
 					if n >= 0 {
-						ahead = append(ahead, reach{n, int32(qp) + 1, r + 1})
+						rs.ahead = append(rs.ahead, reach{n, int32(qp) + 1, r + 1})
 					}
 				}
 			}
@@ -621,6 +578,65 @@ func (q *Query) walkInto(s *scratch, toks analysis.TokenStream, o order) feature
 	}
 	pc.counts(f.pairTF)
 	return f
+}
+
+// runs is what walkInto knows of the runs of query words in the query's
+// order while it reads a text's groups: the runs that reach a later group
+// (ahead: the group, the query position it must hold, and the run's length
+// with it), and, for the group being read, the longest run that reaches it
+// by the query position it needs (here; touched: the positions set).
+//
+// A run reaches only groups after the one it was made in (a group's next
+// and pastAt are later groups), so the runs that reach a group are all
+// known when it is read, and are gathered then: each of the group's words
+// finds its run at once, however many positions a query repeats its words
+// at ("a a a …" 2,000 times made every word of a text look through every
+// run, cubic in the query).
+type runs struct {
+	ahead   []reach
+	here    []int32
+	touched []int32
+}
+
+type reach struct{ g, qp, r int32 }
+
+// newRuns is runs for q, in s's memory (s may be nil).
+func newRuns(s *scratch, q *Query) runs {
+	positions := 0 // past the last query position a run can need (a query
+	// without some words, Without's, keeps the positions of the others)
+	for _, ps := range q.at {
+		for _, p := range ps {
+			positions = max(positions, p+2)
+		}
+	}
+	if s == nil {
+		return runs{here: make([]int32, positions)}
+	}
+	s.here = slices.Grow(s.here[:0], positions)[:positions]
+	clear(s.here)
+	return runs{here: s.here}
+}
+
+// enter gathers the runs that reach group g, and drops those that reach
+// only groups before it.
+func (rs *runs) enter(g int32) {
+	for _, qp := range rs.touched {
+		rs.here[qp] = 0
+	}
+	rs.touched = rs.touched[:0]
+	kept := rs.ahead[:0]
+	for _, e := range rs.ahead {
+		switch {
+		case e.g == g:
+			if rs.here[e.qp] == 0 {
+				rs.touched = append(rs.touched, e.qp)
+			}
+			rs.here[e.qp] = max(rs.here[e.qp], e.r)
+		case e.g > g:
+			kept = append(kept, e)
+		}
+	}
+	rs.ahead = kept
 }
 
 // pairCount counts a text's pairs for walkInto: each occurrence of a
