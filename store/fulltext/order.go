@@ -139,7 +139,7 @@ func markup(text string) (spans [][2]int, fences []int) {
 // length, not its length times its openers.
 type closers struct {
 	start, end int    // the line [start, end) the answers are for
-	at         [4]int // per closer (see kind): its next offset, or -1 for none before end
+	at         [4]int // per closer, in the order ")]>}": its next offset, or -1 for none before end
 	from       [4]int // per closer: the offset its answer was sought from
 }
 
