@@ -1,6 +1,11 @@
 package docir
 
-import "unicode/utf8"
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Clip shortens s to at most n bytes, cut on a rune boundary, followed by
 // "…" when it was cut: how much of outside input a message quotes, and how
@@ -46,4 +51,30 @@ func EditDistance(a, b string, limit int) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// Printable is s with every character that could drive a terminal or
+// reorder a line escaped as in Go source (\x1b, \u202e): C0 and C1
+// controls, DEL, Unicode format characters (bidirectional overrides and
+// isolates among them) and U+FFFD (what invalid UTF-8 decodes to). With
+// lines, tab and line feed are kept: a message for stderr, which may span
+// lines; without, they are escaped too: text someone else supplied (a
+// peer's warning), kept to one line of docir's own.
+func Printable(s string, lines bool) string {
+	clean := func(r rune) bool {
+		return lines && (r == '\n' || r == '\t') || !(unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError)
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return !clean(r) }) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if clean(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRuneToASCII(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
 }

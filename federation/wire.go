@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
-	"unicode"
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
@@ -85,25 +83,9 @@ func decodeResponse(body []byte, id int64) (json.RawMessage, error) {
 }
 
 // oneLine is text a peer supplied (its warning, its error message) made
-// one line of a warning: newlines and other control or format characters
-// are escaped as Go escapes them (\n, \x1b), so a peer cannot start a line
-// of its own on stderr (a forged "docir: error: ...") or drive a terminal.
-func oneLine(s string) string {
-	bad := func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
-	if strings.IndexFunc(s, bad) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if !bad(r) {
-			b.WriteRune(r)
-			continue
-		}
-		q := strconv.QuoteRuneToASCII(r)
-		b.WriteString(q[1 : len(q)-1])
-	}
-	return b.String()
-}
+// one line of a warning (docir.Printable): a peer cannot start a line of
+// its own on stderr (a forged "docir: error: ...") or drive a terminal.
+func oneLine(s string) string { return docir.Printable(s, false) }
 
 func orNull(s string) string {
 	if s == "" {

@@ -8,11 +8,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/itchyny/gojq"
 	"golang.org/x/term"
@@ -158,28 +155,9 @@ func printWarnings(s *IOStreams, warnings []string) {
 }
 
 // forTerminal is a message for stderr with every character that could
-// drive a terminal or reorder the line escaped as in Go source (\x1b,
-// \u202e): C0 and C1 controls but tab and line feed, DEL, and Unicode
-// format characters (bidirectional overrides and isolates among them). A
-// file's name reaches messages as the user named it.
-func forTerminal(msg string) string {
-	clean := func(r rune) bool {
-		return r == '\n' || r == '\t' || !(unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError)
-	}
-	if strings.IndexFunc(msg, func(r rune) bool { return !clean(r) }) < 0 {
-		return msg
-	}
-	var b strings.Builder
-	for _, r := range msg {
-		if clean(r) {
-			b.WriteRune(r)
-			continue
-		}
-		q := strconv.QuoteRuneToASCII(r)
-		b.WriteString(q[1 : len(q)-1])
-	}
-	return b.String()
-}
+// drive a terminal or reorder the line escaped (docir.Printable, lines
+// kept). A file's name reaches messages as the user named it.
+func forTerminal(msg string) string { return docir.Printable(msg, true) }
 
 // startPager sends stdout through $DOCIR_PAGER, else $PAGER, else
 // `less -FRX`, when stdout is a terminal; never into a pipe or a file.

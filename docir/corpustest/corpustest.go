@@ -28,18 +28,20 @@ const (
 	HugoDocs  = "hugo-docs.tar.gz"  // unpacks to hugo-docs/
 )
 
+// ModuleRoot is the folder of docir's go.mod (this file is
+// <root>/docir/corpustest/corpustest.go), where testdata/ is.
+func ModuleRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(filepath.Dir(file)))
+}
+
 // SharedDir returns the shared folder: $DOCIR_SHARED, else the first
 // "shared" folder found beside the module root or above it.
 func SharedDir() (string, error) {
 	if d := os.Getenv("DOCIR_SHARED"); d != "" {
 		return d, nil
 	}
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return "", errors.New("corpustest: cannot locate source")
-	}
-	// this file is <root>/docir/corpustest/corpustest.go
-	dir := filepath.Dir(filepath.Dir(filepath.Dir(file)))
+	dir := ModuleRoot()
 	for {
 		p := filepath.Join(filepath.Dir(dir), "shared")
 		if st, err := os.Stat(filepath.Join(p, "corpora")); err == nil && st.IsDir() {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"strconv"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -273,45 +272,10 @@ func exactID(raw json.RawMessage) bool {
 		return false
 	case raw[0] == '"':
 		var s string
-		return json.Unmarshal(raw, &s) == nil && utf8.Valid(raw) && !loneSurrogate(raw)
+		return json.Unmarshal(raw, &s) == nil && wire.CheckText(raw) == nil
 	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
 		n, err := strconv.ParseInt(string(raw), 10, 64)
 		return err == nil && strconv.FormatInt(n, 10) == string(raw) && n >= -maxExactID && n <= maxExactID
-	}
-	return false
-}
-
-// loneSurrogate reports whether the JSON string literal raw escapes a
-// surrogate half that is not part of a pair (\uD800–\uDBFF followed by
-// \uDC00–\uDFFF).
-func loneSurrogate(raw []byte) bool {
-	escape := func(i int) (rune, bool) { // the \uXXXX at raw[i:], if any
-		if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
-			return 0, false
-		}
-		n, err := strconv.ParseUint(string(raw[i+2:i+6]), 16, 16)
-		return rune(n), err == nil
-	}
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' {
-			continue
-		}
-		r, ok := escape(i)
-		if !ok {
-			i++ // a two-byte escape: skip what it escapes
-			continue
-		}
-		switch {
-		case r >= 0xD800 && r <= 0xDBFF:
-			if lo, ok := escape(i + 6); ok && lo >= 0xDC00 && lo <= 0xDFFF {
-				i += 11
-				continue
-			}
-			return true
-		case r >= 0xDC00 && r <= 0xDFFF:
-			return true
-		}
-		i += 5
 	}
 	return false
 }

@@ -47,22 +47,21 @@ type Set struct {
 	Topics       string  // its topic set in testdata/eval
 	Titles       int     // titles drawn (each alone, padded, and one word of it)
 	R1, R3       float64 // the topic set's floors: a relevant page first, in the top 3
-	Seed         uint64  // of the titles drawn
 }
 
 // The corpora Check runs on. The RFCs are long documents (a query's
 // exhaustive reading costs most there) and tldr's known-item rows many.
 var (
-	Hugo = Set{corpustest.HugoDocs, "hugo-docs", "hugo-docs.jsonl", 1, "hugo-topics.jsonl", 30, 0.48, 0.69, 22}
-	RFCs = Set{corpustest.RustRFCs, "rfcs", "rust-rfcs.sections.jsonl", 8, "rfc-topics.jsonl", 15, 0.60, 0.76, 22}
-	TLDR = Set{corpustest.TLDRPages, "tldr/pages", "tldr-pages.docs.jsonl", 3, "tldr-topics.jsonl", 30, 0.40, 0.62, 22}
+	Hugo = Set{corpustest.HugoDocs, "hugo-docs", "hugo-docs.jsonl", 1, "hugo-topics.jsonl", 30, 0.48, 0.69}
+	RFCs = Set{corpustest.RustRFCs, "rfcs", "rust-rfcs.sections.jsonl", 8, "rfc-topics.jsonl", 15, 0.60, 0.76}
+	TLDR = Set{corpustest.TLDRPages, "tldr/pages", "tldr-pages.docs.jsonl", 3, "tldr-topics.jsonl", 30, 0.40, 0.62}
 )
 
 // Check indexes set's corpus and holds Search and Context to the
 // exhaustive reading on its queries, and the topic set to its floors.
 func Check(t *testing.T, set Set) {
 	corpustest.SkipHeavy(t)
-	r := rand.New(rand.NewPCG(set.Seed, set.Seed))
+	r := rand.New(rand.NewPCG(22, 22)) // the titles drawn
 	cp := indexCorpus(t, set.Tarball, set.Sub)
 	ws := cp.ws
 	var queries []string
@@ -78,8 +77,7 @@ func Check(t *testing.T, set Set) {
 	queries = append(queries, `"front matter" dates`, "menu -template", `"retry" -"the"`)
 	ctx := context.Background()
 	start := time.Now()
-	failed := 0
-	eachParallel(t, len(queries), func(i int) (string, error) {
+	failed := eachParallel(t, len(queries), func(i int) (string, error) {
 		q := queries[i]
 		p := docir.SearchParams{Query: q, Limit: 10}
 		got, err := ws.Search(ctx, p)
@@ -94,15 +92,14 @@ func Check(t *testing.T, set Set) {
 			return fmt.Sprintf("%s: %q: %s", set.Sub, q, d), nil
 		}
 		return "", nil
-	}, func(string) { failed++ })
+	})
 	t.Logf("%s: %d queries, %d differ from the exhaustive reference (%.0fs)", set.Sub, len(queries), failed, time.Since(start).Seconds())
 	// A context plan reads the sections that score at least half the
 	// best, every one of them: the same plan on an exhaustive reading,
 	// however much the rank-safe one passed over.
 	start = time.Now()
-	plans := 0
 	rows := readTopics(t, set.Topics)
-	eachParallel(t, len(rows), func(i int) (string, error) {
+	plans := eachParallel(t, len(rows), func(i int) (string, error) {
 		p := docir.ContextParams{Query: rows[i].Query}
 		got, err := ws.Context(ctx, p)
 		if err != nil {
@@ -116,7 +113,7 @@ func Check(t *testing.T, set Set) {
 			return fmt.Sprintf("%s: context %q: its plan differs from an exhaustive reading's (-want +got):\n%s", set.Sub, p.Query, d), nil
 		}
 		return "", nil
-	}, func(string) { plans++ })
+	})
 	t.Logf("%s: context plans of the topic queries, %d differ from the exhaustive reference (%.0fs)", set.Sub, plans, time.Since(start).Seconds())
 	m := measureTopics(t, ws, rows)
 	t.Logf("%s: %s", set.Topics, m)
@@ -182,9 +179,7 @@ type topicRow struct {
 
 func readTopics(t *testing.T, name string) []topicRow {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0) // <root>/workspace/rank/ranktest/ranktest.go
-	root := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(file))))
-	return corpustest.ReadJSONL[topicRow](t, filepath.Join(root, "testdata", "eval", name))
+	return corpustest.ReadJSONL[topicRow](t, filepath.Join(corpustest.ModuleRoot(), "testdata", "eval", name))
 }
 
 // evalRow is the part of a ../shared/eval/*.jsonl row these tests read.
@@ -271,8 +266,8 @@ func jsonNumber(f float64) string {
 // search and its exhaustive reference are independent of every other
 // query's, and the exhaustive reading is most of this package's test time),
 // then, in order of i, fails the test on the first error and reports each
-// difference check returned (and calls differs with it).
-func eachParallel(t *testing.T, n int, check func(i int) (string, error), differs func(string)) {
+// difference check returned; it returns how many there were.
+func eachParallel(t *testing.T, n int, check func(i int) (string, error)) (differ int) {
 	t.Helper()
 	diffs, errs := make([]string, n), make([]error, n)
 	var next atomic.Int64
@@ -290,10 +285,11 @@ func eachParallel(t *testing.T, n int, check func(i int) (string, error), differ
 			t.Fatal(errs[i])
 		}
 		if diffs[i] != "" {
-			differs(diffs[i])
+			differ++
 			t.Error(diffs[i])
 		}
 	}
+	return differ
 }
 
 // topics is what a topic set measured: how often a relevant page came
