@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/docir/docir/docir/corpustest"
+	"github.com/docir/docir/docir/render"
 )
 
 // The agent bench (-agent) measures bytes to answer: an agent that knows
@@ -232,7 +233,9 @@ type toolReply struct {
 // told apart when counting; see agentFlows). The answer
 // itself is read first, outside the count, to know it when the agent reads
 // it: the agent has read it when a body it got holds the answer's whole
-// text (the section itself, a section around it, or its document).
+// prose (the section itself, a section around it, or its document; the
+// link definitions a section's text leaves out are not prose: see
+// render.Prose).
 func playAgent(s *mcpServer, q agentQuestion) (agentResult, error) {
 	r := agentResult{q: q}
 	var answers []string // the bodies of the answers
@@ -248,7 +251,7 @@ func playAgent(s *mcpServer, q agentQuestion) (agentResult, error) {
 		if oracle.isError || json.Unmarshal(oracle.structured, &answer) != nil || answer.Body == "" {
 			return r, fmt.Errorf("the answer %s does not resolve: %.200s", addr, oracle.text)
 		}
-		answers = append(answers, answer.Body)
+		answers = append(answers, render.Prose(answer.Body))
 		if i == 0 {
 			if r.answerFile, err = s.fileSize(answer.Path); err != nil {
 				return r, err

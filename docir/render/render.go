@@ -20,6 +20,13 @@ import (
 // store when it is a peer's: `<!-- docir: a#b | A | src/a.md | from team -->`.
 // The generation and the rest are in the JSON. The body ends with a
 // newline.
+//
+// A section that ends its document ends with the document's link
+// reference definitions, which markdown writes at the end for every
+// section: a section's text leaves out those its own text does not use,
+// and the header says how many (`| 38 link definitions of other sections
+// left out`). The JSON's body has them all; a whole document is written
+// whole.
 func Document(w io.Writer, d *docir.Document) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<!-- docir: %s | %s", d.Address, d.Title)
@@ -29,9 +36,16 @@ func Document(w io.Writer, d *docir.Document) error {
 	if d.Store != "" && d.Store != docir.StoreLocal {
 		fmt.Fprintf(&b, " | from %s", d.Store)
 	}
+	body := d.Body
+	if d.Section != nil {
+		var left int
+		if body, left = UsedDefinitions(body); left > 0 {
+			fmt.Fprintf(&b, " | %d link definition%s of other sections left out", left, plural(left))
+		}
+	}
 	b.WriteString(" -->\n")
-	b.WriteString(d.Body)
-	if !strings.HasSuffix(d.Body, "\n") {
+	b.WriteString(body)
+	if !strings.HasSuffix(body, "\n") {
 		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, b.String())

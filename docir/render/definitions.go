@@ -1,0 +1,159 @@
+package render
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Prose returns body without the link reference definitions it ends with
+// (`[label]: /a/b`, and the blank lines among and after them): what a
+// section says, as against the definitions markdown writes once, at the
+// end of a document, for all of its sections. Definitions inside a fenced
+// code block are code, and a definition whose title runs on to the next
+// line ends the scan (it is kept): what Prose removes is always a
+// definition.
+func Prose(body string) string {
+	return body[:trailingDefinitions(body)]
+}
+
+// UsedDefinitions returns body with the trailing link reference definitions
+// (see Prose) that the rest of body does not use left out, and how many it
+// left out. A definition is used when its label, as markdown matches labels
+// (case folded, runs of white space as one space), appears in brackets in
+// the prose: `[text][label]`, `[label][]` or `[label]`. What this cannot
+// tell is kept: a label past ASCII, whose Unicode case folding this does
+// not repeat, is always kept.
+func UsedDefinitions(body string) (string, int) {
+	start := trailingDefinitions(body)
+	if start == len(body) {
+		return body, 0
+	}
+	prose := labelFold(body[:start])
+	var tail strings.Builder // the definitions kept, and the blank lines before each
+	left, blanks := 0, ""
+	for line := range strings.Lines(body[start:]) {
+		label, def := definitionLabel(line)
+		switch {
+		case !def:
+			blanks += line
+		case !ascii(label) || strings.Contains(prose, "["+labelFold(label)+"]"):
+			tail.WriteString(blanks)
+			tail.WriteString(line)
+			blanks = ""
+		default:
+			left++
+		}
+	}
+	if left == 0 {
+		return body, 0
+	}
+	return body[:start] + tail.String(), left
+}
+
+// trailingDefinitions returns where the run of link reference definitions
+// and blank lines that ends body starts (len(body) when there is none),
+// outside fenced code blocks.
+func trailingDefinitions(body string) int {
+	start, fence := len(body), ""
+	for off := 0; off < len(body); {
+		end := strings.IndexByte(body[off:], '\n') + 1
+		if end == 0 {
+			end = len(body) - off
+		}
+		line := body[off : off+end]
+		trimmed := strings.TrimLeft(line, " \t")
+		_, def := definitionLabel(line)
+		switch {
+		case fence != "":
+			if strings.HasPrefix(trimmed, fence) {
+				fence = ""
+			}
+			start = len(body)
+		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
+			fence, start = trimmed[:3], len(body)
+		case def, strings.TrimSpace(line) == "":
+			if start == len(body) {
+				start = off
+			}
+		default:
+			start = len(body)
+		}
+		off += end
+	}
+	// Blank lines alone are not a run of definitions: keep them.
+	if start < len(body) && strings.TrimSpace(body[start:]) == "" {
+		return len(body)
+	}
+	return start
+}
+
+// definitionLabel returns the label of a link reference definition that
+// is the whole line (up to three spaces, `[label]:`, a destination, and
+// perhaps a title): a footnote (`[^1]: text`) is prose, not a definition.
+func definitionLabel(line string) (string, bool) {
+	l := strings.TrimRight(line, "\r\n")
+	i := 0
+	for i < len(l) && i < 3 && l[i] == ' ' {
+		i++
+	}
+	if i >= len(l) || l[i] != '[' || strings.HasPrefix(l[i:], "[^") {
+		return "", false
+	}
+	j := strings.Index(l[i:], "]:")
+	if j <= 1 || strings.ContainsAny(l[i+1:i+j], "[]") {
+		return "", false
+	}
+	rest := strings.TrimSpace(l[i+j+2:])
+	if rest == "" || strings.ContainsAny(rest[:1], `"'(`) {
+		return "", false // no destination: the title or destination runs on, or this is not one
+	}
+	if _, title, _ := strings.Cut(rest, " "); !titleOK(strings.TrimSpace(title)) {
+		return "", false
+	}
+	return l[i+1 : i+j], true
+}
+
+// titleOK reports whether what follows a definition's destination on its
+// line is nothing or a whole title ("…", '…' or (…)).
+func titleOK(t string) bool {
+	if t == "" {
+		return true
+	}
+	if len(t) < 2 {
+		return false
+	}
+	switch t[0] {
+	case '"', '\'':
+		return t[len(t)-1] == t[0]
+	case '(':
+		return t[len(t)-1] == ')'
+	}
+	return false
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// labelFold folds s as markdown folds a link label, for an ASCII label:
+// lower case, runs of white space as one space, and the characters whose
+// full case folding is ASCII (ß, ſ, the Kelvin sign, the Latin ligatures)
+// folded to it, so that no text that uses an ASCII label is missed.
+func labelFold(s string) string {
+	return strings.Join(strings.Fields(asciiFolds.Replace(strings.ToLower(s))), " ")
+}
+
+var asciiFolds = strings.NewReplacer("ß", "ss", "ẞ", "ss", "ſ", "s", "K", "k",
+	"ﬀ", "ff", "ﬁ", "fi", "ﬂ", "fl", "ﬃ", "ffi", "ﬄ", "ffl", "ﬅ", "st", "ﬆ", "st")
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,102 @@
+package render
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/docir/docir/docir"
+)
+
+// TestUsedDefinitions pins which of a body's trailing link reference
+// definitions a section's text keeps: those its prose uses, by markdown's
+// label matching, and nothing that is not a definition.
+func TestUsedDefinitions(t *testing.T) {
+	tests := []struct {
+		name, body, want string
+		left             int
+	}{
+		{"none", "## A\n\ntext\n", "## A\n\ntext\n", 0},
+		{"unused left out, used kept", "## A\n\nsee [Go] and [the docs][ref].\n\n[Go]: https://go.dev\n[other]: /x\n[ref]: /docs \"Docs\"\n",
+			"## A\n\nsee [Go] and [the docs][ref].\n\n[Go]: https://go.dev\n[ref]: /docs \"Docs\"\n", 1},
+		{"labels match case folded and with spaces as one", "## A\n\n[A  Long\nLabel][]\n\n[a long label]: /l\n[b]: /b\n",
+			"## A\n\n[A  Long\nLabel][]\n\n[a long label]: /l\n", 1},
+		{"all unused", "## A\n\ntext\n\n[x]: /x\n[y]: <y> 'Y'\n\n", "## A\n\ntext\n", 2},
+		{"a footnote is prose", "## A\n\ntext\n\n[^1]: a note\n[x]: /x\n", "## A\n\ntext\n\n[^1]: a note\n", 1},
+		{"a definition before prose is the prose's", "## A\n\n[x]: /x\n\ntext\n", "## A\n\n[x]: /x\n\ntext\n", 0},
+		{"code is code", "## A\n\n```\n[x]: /x\n```\n", "## A\n\n```\n[x]: /x\n```\n", 0},
+		{"an unclosed fence runs to the end", "## A\n\n```\n[x]: /x\n", "## A\n\n```\n[x]: /x\n", 0},
+		{"a title on the next line ends the scan", "## A\n\ntext\n\n[x]: /x\n  \"title\"\n[y]: /y\n", "## A\n\ntext\n\n[x]: /x\n  \"title\"\n", 1},
+		{"not a definition: text after the destination", "## A\n\n[x]: /x and more\n", "## A\n\n[x]: /x and more\n", 0},
+		{"not a definition: four spaces are code", "## A\n\ntext\n\n    [x]: /x\n", "## A\n\ntext\n\n    [x]: /x\n", 0},
+		{"full case folding: a ligature, a long s", "## A\n\n[ﬁle] [ſpec]\n\n[FILE]: /f\n[spec]: /s\n[ü]: /u\n[x]: /x\n",
+			"## A\n\n[ﬁle] [ſpec]\n\n[FILE]: /f\n[spec]: /s\n[ü]: /u\n", 1},
+		{"no final newline", "## A\n\ntext\n\n[x]: /x", "## A\n\ntext\n", 1},
+	}
+	for _, tt := range tests {
+		got, left := UsedDefinitions(tt.body)
+		if diff := cmp.Diff(tt.want, got); diff != "" || left != tt.left {
+			t.Errorf("%s: left %d, want %d (-want +got):\n%s", tt.name, left, tt.left, diff)
+		}
+	}
+}
+
+// A section's text says how many definitions it left out; a whole
+// document is written whole.
+func TestDocumentDefinitions(t *testing.T) {
+	body := "## B\n\ntext\n\n[x]: /x\n[y]: /y\n"
+	sec := docir.Document{Address: "a#b", ID: "a", Title: "A", Path: "a.md", Section: &docir.SectionRef{Slug: "b", Heading: "B", Level: 2}, Body: body}
+	whole := docir.Document{Address: "a", ID: "a", Title: "A", Path: "a.md", Body: body}
+	for _, tt := range []struct {
+		doc  docir.Document
+		want string
+	}{
+		{sec, "<!-- docir: a#b | A | 2 link definitions of other sections left out -->\n## B\n\ntext\n"},
+		{whole, "<!-- docir: a | A -->\n" + body},
+	} {
+		var b strings.Builder
+		if err := Document(&b, &tt.doc); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, b.String()); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.doc.Address, diff)
+		}
+	}
+}
+
+// FuzzUsedDefinitions: whatever the body, the text keeps its prose as
+// written and leaves out only whole definition lines.
+func FuzzUsedDefinitions(f *testing.F) {
+	for _, s := range []string{"## A\n\n[x]\n\n[x]: /x\n[y]: /y\n", "```\n[x]: /x\n", "[^1]: n\n[a]: <b> (c)\n", "\n\n", "[ẞ]: /s\n[ss]\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		got, left := UsedDefinitions(body)
+		prose := Prose(body)
+		if !strings.HasPrefix(body, prose) || !strings.HasPrefix(got, prose) {
+			t.Fatalf("prose %q is not where body %q and text %q start", prose, body, got)
+		}
+		if left == 0 && got != body {
+			t.Fatalf("nothing left out, but %q became %q", body, got)
+		}
+		if defs := definitions(body[len(prose):]) - definitions(got[len(prose):]); defs != left {
+			t.Fatalf("left out %d definitions of %q, said %d", defs, body, left)
+		}
+		for line := range strings.Lines(got[len(prose):]) {
+			if !strings.Contains(body[len(prose):], line) {
+				t.Fatalf("line %q is not in %q", line, body)
+			}
+		}
+	})
+}
+
+func definitions(s string) int {
+	n := 0
+	for line := range strings.Lines(s) {
+		if _, ok := definitionLabel(line); ok {
+			n++
+		}
+	}
+	return n
+}
