@@ -32,12 +32,22 @@ type IOStreams struct {
 	isTTY   func() bool // stdout is a terminal (replaceable in tests)
 }
 
-// outIsTerminal reports whether stdout is a terminal.
+// outIsTerminal reports whether stdout is a terminal: the process's
+// stdout, also while a pager holds it (Out is then the pager's input).
 func (s *IOStreams) outIsTerminal() bool {
 	if s.isTTY != nil {
 		return s.isTTY()
 	}
-	return isTerminal(s.Out)
+	return isTerminal(s.stdout())
+}
+
+// stdout is the process's stdout: Out, or what Out was before the pager
+// took it.
+func (s *IOStreams) stdout() io.Writer {
+	if s.pager != nil {
+		return s.realOut
+	}
+	return s.Out
 }
 
 // colorOn reports whether text output may carry terminal escapes:
@@ -58,7 +68,7 @@ func (s *IOStreams) width() int {
 	if !s.outIsTerminal() {
 		return 0
 	}
-	if f, ok := s.Out.(*os.File); ok {
+	if f, ok := s.stdout().(*os.File); ok {
 		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
 			return w
 		}
