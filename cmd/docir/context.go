@@ -74,8 +74,12 @@ func contextRun(ctx context.Context, opts *ContextOptions) error {
 	}
 	printWarnings(opts.IO, res.Warnings)
 	if text {
+		shown := res
+		if opts.IO.outIsTerminal() {
+			shown = terminalContext(res)
+		}
 		return opts.IO.paged(func(w io.Writer) error {
-			return printContextText(w, res, newMarker(opts.IO), opts.IO.width())
+			return printContextText(w, shown, newMarker(opts.IO), opts.IO.width())
 		})
 	}
 	return opts.IO.printJSON(res)

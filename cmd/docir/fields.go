@@ -72,7 +72,7 @@ func fieldsRun(ctx context.Context, opts *FieldsOptions) error {
 		return err
 	}
 	if text {
-		return opts.IO.paged(func(w io.Writer) error { return printFieldsText(w, res, opts.IO.width()) })
+		return opts.IO.pagedText(func(w io.Writer) error { return printFieldsText(w, res, opts.IO.width()) })
 	}
 	return opts.IO.printJSON(res)
 }

@@ -89,7 +89,7 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 			return err
 		}
 		if text {
-			return opts.IO.paged(func(w io.Writer) error { return render.Document(w, &doc) })
+			return opts.IO.pagedText(func(w io.Writer) error { return render.Document(w, &doc) })
 		}
 		return opts.IO.printJSON(doc)
 	}
@@ -106,7 +106,7 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 	}
 	printWarnings(opts.IO, out.Warnings)
 	if text {
-		return opts.IO.paged(func(w io.Writer) error { return render.Get(w, &out) })
+		return opts.IO.pagedText(func(w io.Writer) error { return render.Get(w, &out) })
 	}
 	return opts.IO.printJSON(out)
 }

@@ -76,7 +76,7 @@ func linksRun(ctx context.Context, opts *LinksOptions) error {
 			return err
 		}
 		if text {
-			return opts.IO.paged(func(w io.Writer) error { return printLinkSetText(w, &res.Links) })
+			return opts.IO.pagedText(func(w io.Writer) error { return printLinkSetText(w, &res.Links) })
 		}
 		return opts.IO.printJSON(res)
 	}
@@ -93,7 +93,7 @@ func linksRun(ctx context.Context, opts *LinksOptions) error {
 	}
 	printWarnings(opts.IO, res.Warnings)
 	if text {
-		return opts.IO.paged(func(w io.Writer) error {
+		return opts.IO.pagedText(func(w io.Writer) error {
 			for i := range res.Links {
 				if i > 0 {
 					fmt.Fprintln(w)

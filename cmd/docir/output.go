@@ -169,6 +169,91 @@ func printWarnings(s *IOStreams, warnings []string) {
 // kept). A file's name reaches messages as the user named it.
 func forTerminal(msg string) string { return docir.Printable(msg, true) }
 
+// Text from the corpus (titles, headings, snippets, bodies, paths) is
+// written to stdout as the files have it, except on a terminal: there a
+// file's control characters (ESC sequences that retitle the window or
+// write the clipboard, a bare CR that overwrites a line, C1 controls,
+// bidirectional overrides) are made visible as \x1b, \r, \u202e
+// (docir.Printable), whether a pager runs or not: the pager is the user's
+// choice and need not filter (less -r, more, a PAGER of cat). Into a pipe
+// or a file, and in JSON, every byte is kept.
+
+// terminalText is text from the corpus as a terminal may show it: line
+// feeds and tabs kept, and a CR that ends a line (a CRLF file) too; every
+// other character that could drive the terminal escaped.
+func terminalText(text string) string {
+	if !strings.Contains(text, "\r\n") {
+		return docir.Printable(text, true)
+	}
+	lines := strings.Split(text, "\r\n")
+	for i, l := range lines {
+		lines[i] = docir.Printable(l, true)
+	}
+	return strings.Join(lines, "\r\n")
+}
+
+// terminalCell is one line of a table or listing from the corpus (a
+// title, a snippet, an address) as a terminal may show it: line feeds and
+// tabs are escaped too, so that a cell stays on its row.
+func terminalCell(text string) string { return docir.Printable(text, false) }
+
+// terminalHits is hits with every text field escaped by terminalCell (a
+// copy; hits is not changed), for a table on a terminal.
+func terminalHits(hits []docir.Hit) []docir.Hit {
+	out := make([]docir.Hit, len(hits))
+	for i, h := range hits {
+		out[i] = terminalHit(h)
+	}
+	return out
+}
+
+func terminalHit(h docir.Hit) docir.Hit {
+	h.ID, h.Title, h.Path = terminalCell(h.ID), terminalCell(h.Title), terminalCell(h.Path)
+	h.Store, h.MatchedSection, h.Snippet = terminalCell(h.Store), terminalCell(h.MatchedSection), terminalCell(h.Snippet)
+	return h
+}
+
+// terminalContext is res with its hits, outlines and addresses escaped by
+// terminalCell (a copy; res is not changed), for context's text on a
+// terminal.
+func terminalContext(res docir.ContextResult) docir.ContextResult {
+	hits := make([]docir.ContextHit, len(res.Hits))
+	for i, h := range res.Hits {
+		h.Hit = terminalHit(h.Hit)
+		outline := make([]docir.OutlineEntry, len(h.Outline))
+		for j, o := range h.Outline {
+			o.Address, o.Heading = terminalCell(o.Address), terminalCell(o.Heading)
+			outline[j] = o
+		}
+		h.Outline = outline
+		hits[i] = h
+	}
+	addrs := make([]string, len(res.Addresses))
+	for i, a := range res.Addresses {
+		addrs[i] = terminalCell(a)
+	}
+	res.Hits, res.Addresses = hits, addrs
+	return res
+}
+
+// pagedText is paged for text that holds no escapes of docir's own (a
+// document, a listing): on a terminal, the corpus's control characters in
+// it are made visible (terminalText) before they reach the terminal or
+// the pager. Elsewhere print writes straight to stdout, costing nothing.
+func (s *IOStreams) pagedText(print func(w io.Writer) error) error {
+	return s.paged(func(w io.Writer) error {
+		if !s.outIsTerminal() {
+			return print(w)
+		}
+		var b strings.Builder
+		if err := print(&b); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, terminalText(b.String()))
+		return err
+	})
+}
+
 // startPager sends stdout through $DOCIR_PAGER, else $PAGER, else
 // `less -FRX`, when stdout is a terminal; never into a pipe or a file.
 // An empty pager or "cat" turns paging off. stopPager must follow.

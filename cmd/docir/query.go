@@ -99,8 +99,12 @@ func queryRun(ctx context.Context, opts *QueryOptions) error {
 		if res.Total > len(res.Hits) {
 			footer = fmt.Sprintf("(%d of %d documents; -n for more)", len(res.Hits), res.Total)
 		}
+		hits := res.Hits
+		if opts.IO.outIsTerminal() {
+			hits = terminalHits(hits)
+		}
 		return opts.IO.paged(func(w io.Writer) error {
-			return printHitsText(w, res.Query, res.Hits, marker{}, footer, opts.IO.width())
+			return printHitsText(w, res.Query, hits, marker{}, footer, opts.IO.width())
 		})
 	}
 	return opts.IO.printJSON(res)

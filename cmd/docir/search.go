@@ -113,8 +113,12 @@ func searchRun(ctx context.Context, opts *SearchOptions) error {
 	}
 	printWarnings(opts.IO, res.Warnings)
 	if text {
+		hits := res.Hits
+		if opts.IO.outIsTerminal() {
+			hits = terminalHits(hits)
+		}
 		return opts.IO.paged(func(w io.Writer) error {
-			return printHitsText(w, res.Query, res.Hits, newMarker(opts.IO), "", opts.IO.width())
+			return printHitsText(w, res.Query, hits, newMarker(opts.IO), "", opts.IO.width())
 		})
 	}
 	return opts.IO.printJSON(res)
