@@ -241,17 +241,21 @@ func terminalContext(res docir.ContextResult) docir.ContextResult {
 // it are made visible (terminalText) before they reach the terminal or
 // the pager. Elsewhere print writes straight to stdout, costing nothing.
 func (s *IOStreams) pagedText(print func(w io.Writer) error) error {
-	return s.paged(func(w io.Writer) error {
-		if !s.outIsTerminal() {
-			return print(w)
-		}
-		var b strings.Builder
-		if err := print(&b); err != nil {
-			return err
-		}
-		_, err := io.WriteString(w, terminalText(b.String()))
+	return s.paged(func(w io.Writer) error { return s.writeText(w, print) })
+}
+
+// writeText is pagedText without the pager: print's text to w, its
+// control characters made visible when stdout is a terminal.
+func (s *IOStreams) writeText(w io.Writer, print func(w io.Writer) error) error {
+	if !s.outIsTerminal() {
+		return print(w)
+	}
+	var b strings.Builder
+	if err := print(&b); err != nil {
 		return err
-	})
+	}
+	_, err := io.WriteString(w, terminalText(b.String()))
+	return err
 }
 
 // startPager sends stdout through $DOCIR_PAGER, else $PAGER, else

@@ -86,7 +86,7 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 		out.Holds = statusHolds(held)
 	}
 	if text {
-		return printStatusText(opts.IO.Out, out)
+		return opts.IO.writeText(opts.IO.Out, func(w io.Writer) error { return printStatusText(w, out) })
 	}
 	return opts.IO.printJSON(out)
 }

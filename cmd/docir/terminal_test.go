@@ -66,6 +66,10 @@ func TestCorpusTextCannotDriveTheTerminal(t *testing.T) {
 		return out.String()
 	}
 	docir(false, "index", ".")
+	// A file added since, whose name status lists.
+	if err := os.WriteFile(filepath.Join(dir, "new\x1b]0;PWNED\a.md"), []byte("# New\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	reads := [][]string{
 		{"get", "hostile"},
@@ -76,6 +80,7 @@ func TestCorpusTextCannotDriveTheTerminal(t *testing.T) {
 		{"context", "retry", "budget"},
 		{"fields"},
 		{"links", "hostile"},
+		{"status"},
 	}
 	for _, pager := range []string{"", "cat -"} { // none, and one that lets everything through
 		for _, colour := range []bool{false, true} { // auto: on, on a terminal without NO_COLOR
@@ -86,7 +91,7 @@ func TestCorpusTextCannotDriveTheTerminal(t *testing.T) {
 				if at, r, ok := rawOnTerminal(out, colour); ok {
 					t.Errorf("pager %q, colour %t, docir %q: %U at byte %d reaches the terminal:\n%s", pager, colour, args, r, at, out)
 				}
-				if strings.Contains(out, "hostile") && !strings.Contains(out, `\x1b`) && args[0] != "links" && args[0] != "fields" {
+				if strings.Contains(out, "hostile") && !strings.Contains(out, `\x1b`) && args[0] != "links" && args[0] != "fields" && args[0] != "status" {
 					t.Errorf("pager %q, docir %q: the escapes are not shown:\n%s", pager, args, out)
 				}
 			}
@@ -121,6 +126,9 @@ func TestCorpusTextCannotDriveTheTerminal(t *testing.T) {
 	out = docir(false, "--format", "text", "search", "retry", "budget")
 	if !strings.Contains(out, "Retry \x1b]0;PWNED\x07budget") || strings.Contains(out, `\x1b`) {
 		t.Errorf("search into a pipe: the title is not as written:\n%s", out)
+	}
+	if out := docir(true, "--format", "text", "status"); !strings.Contains(out, `new\x1b]0;PWNED\a.md`) {
+		t.Errorf("status on a terminal: the new file is not shown escaped:\n%s", out)
 	}
 	// And JSON, on a terminal too, carries the bytes (escaped as JSON).
 	var doc struct{ Title, Body string }
