@@ -38,6 +38,11 @@ const batchVersion = "2025-06-18"
 //   - a call the client cancelled (notifications/cancelled) gets no reply;
 //   - a reply with error code 0 (an SDK error without a number) goes out
 //     as -32603 internal, so that no error has code 0;
+//   - a message the SDK's table of methods refuses (sdkMethods: an
+//     unknown method, a notification method with an id, a method whose
+//     params are missing) is answered here, to its id, or ignored when it
+//     has none (the SDK's Streamable HTTP handler would answer 400 with a
+//     plain-text body, and stdio an error to its id);
 //   - a JSON-RPC batch is served only in a session whose protocol has
 //     batches (before 2025-06-18).
 type guard struct {
@@ -53,13 +58,24 @@ type guard struct {
 const maxCancelled = 1024
 
 // refusal is a message the guard answers itself: the error and the id it
-// goes to.
+// goes to. A refusal without an error is a notification the session
+// ignores: it gets no reply (JSON-RPC answers no notification).
 type refusal struct {
 	id  json.RawMessage
 	err *wire.Error
+	// answer says the error answers a call by its own id, as the session
+	// would answer it (over HTTP: 200, the reply the request asked for);
+	// else the message is input the session does not take (HTTP 400).
+	answer bool
 }
 
-func (r *refusal) line() []byte { return wire.ErrorLine(r.id, r.err) }
+// line is the reply line, or nil for none.
+func (r *refusal) line() []byte {
+	if r.err == nil {
+		return nil
+	}
+	return wire.ErrorLine(r.id, r.err)
+}
 
 // inbound checks one message (a JSON object, outside or inside a batch)
 // and records what it says of the session; nil lets it through to the SDK,
@@ -75,7 +91,7 @@ func (g *guard) inbound(msg []byte) *refusal {
 		if werr == nil {
 			werr = wire.NewError(docir.CodeInvalidRequest, "invalid request: %v", err)
 		}
-		return &refusal{json.RawMessage("null"), werr}
+		return &refusal{id: json.RawMessage("null"), err: werr}
 	}
 	rawID, hasID := members["id"]
 	_, hasMethod := members["method"]
@@ -84,7 +100,7 @@ func (g *guard) inbound(msg []byte) *refusal {
 	id := json.RawMessage("null")
 	if hasID {
 		if !exactID(rawID) {
-			return &refusal{id, wire.NewError(docir.CodeInvalidRequest,
+			return &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest,
 				"invalid request: id %s: an MCP id is a string or an integer from -(2^53-1) to 2^53-1 (not null), and is echoed exactly", docir.Clip(string(rawID), 64))}
 		}
 		id = rawID
@@ -93,7 +109,7 @@ func (g *guard) inbound(msg []byte) *refusal {
 		if hasResult || hasError {
 			return nil // a response to a request of ours
 		}
-		return &refusal{id, wire.NewError(docir.CodeInvalidRequest, "invalid request: want a method name (a non-empty string)")}
+		return &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest, "invalid request: want a method name (a non-empty string)")}
 	}
 	var method string
 	if json.Unmarshal(members["method"], &method) != nil {
@@ -104,13 +120,21 @@ func (g *guard) inbound(msg []byte) *refusal {
 	switch {
 	case method == "initialize" && hasID:
 		if p := members["params"]; len(p) == 0 || p[0] != '{' {
-			return &refusal{id, wire.NewError(docir.CodeInvalidParams,
+			return &refusal{id: id, err: wire.NewError(docir.CodeInvalidParams,
 				"invalid params: initialize takes an object {protocolVersion, capabilities, clientInfo}")}
 		}
 		if !g.initialized {
 			g.initialized, g.initID = true, idKey(rawID)
 		}
-	case method == "notifications/cancelled":
+		return nil
+	case hasID && method != "ping" && !g.initialized:
+		return &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest,
+			"invalid request: %s before initialize: an MCP session starts with an initialize request", docir.Clip(string(members["method"]), 64))}
+	}
+	if r := methodRefusal(method, members["method"], id, hasID, members["params"]); r != nil {
+		return r
+	}
+	if method == "notifications/cancelled" {
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`
 		}
@@ -122,11 +146,72 @@ func (g *guard) inbound(msg []byte) *refusal {
 				g.cancelled[idKey(p.RequestID)] = true
 			}
 		}
-	case hasID && method != "ping" && !g.initialized:
-		return &refusal{id, wire.NewError(docir.CodeInvalidRequest,
-			"invalid request: %s before initialize: an MCP session starts with an initialize request", docir.Clip(string(members["method"]), 64))}
 	}
 	return nil
+}
+
+// sdkMethod is how the SDK's server takes one method: as a notification
+// (no id) or a call, and whether its params may be missing.
+type sdkMethod struct {
+	notification   bool
+	paramsOptional bool
+}
+
+// sdkMethods is the table of methods the SDK's server receives (go-sdk
+// v1.8.0: serverMethodInfos, which it does not export). Its Streamable HTTP
+// handler checks each message against it before the session sees it, and
+// answers one it refuses with 400 and a plain-text body a host cannot
+// match to its id; over stdio its session answers the same message with an
+// error to its id. The guard decides on this table instead, on both
+// transports alike. TestMethodTableIsTheSDKs holds it to the SDK's own
+// handler, method by method.
+var sdkMethods = map[string]sdkMethod{
+	"initialize":                       {},
+	"ping":                             {paramsOptional: true},
+	"completion/complete":              {},
+	"server/discover":                  {paramsOptional: true},
+	"prompts/list":                     {paramsOptional: true},
+	"prompts/get":                      {},
+	"tools/list":                       {paramsOptional: true},
+	"tools/call":                       {},
+	"resources/list":                   {paramsOptional: true},
+	"resources/templates/list":         {paramsOptional: true},
+	"resources/read":                   {},
+	"resources/subscribe":              {},
+	"resources/unsubscribe":            {},
+	"subscriptions/listen":             {},
+	"logging/setLevel":                 {},
+	"notifications/cancelled":          {notification: true, paramsOptional: true},
+	"notifications/initialized":        {notification: true, paramsOptional: true},
+	"notifications/roots/list_changed": {notification: true, paramsOptional: true},
+	"notifications/progress":           {notification: true},
+}
+
+// methodRefusal is how the guard answers a message sdkMethods refuses, or
+// nil when the SDK takes it: a call gets its error to its id (-32601 for a
+// method the SDK does not serve, -32600 for a notification method sent
+// with an id, -32602 for params missing or null); a notification gets no
+// reply, as JSON-RPC has it. rawMethod is the method as written.
+func methodRefusal(method string, rawMethod, id json.RawMessage, hasID bool, params json.RawMessage) *refusal {
+	m, known := sdkMethods[method]
+	noParams := len(params) == 0 || string(params) == "null"
+	if known && m.notification != hasID && (m.paramsOptional || !noParams) {
+		return nil
+	}
+	if !hasID {
+		return &refusal{} // a notification the session ignores
+	}
+	name := docir.Clip(string(rawMethod), 64)
+	var err *wire.Error
+	switch {
+	case !known:
+		err = wire.NewError(docir.CodeMethodNotFound, "method not found: %s", name)
+	case m.notification:
+		err = wire.NewError(docir.CodeInvalidRequest, "invalid request: %s is a notification: it takes no id", name)
+	default:
+		err = wire.NewError(docir.CodeInvalidParams, "invalid params: %s takes params (an object)", name)
+	}
+	return &refusal{id: id, err: err, answer: true}
 }
 
 // outbound settles a reply the SDK is about to write: drop says the call
@@ -197,20 +282,23 @@ func (g *guard) refuseBatch() *refusal {
 	if protocol == "" {
 		protocol = "not settled (no initialize yet)"
 	}
-	return &refusal{json.RawMessage("null"), wire.NewError(docir.CodeBatchUnsupported,
+	return &refusal{id: json.RawMessage("null"), err: wire.NewError(docir.CodeBatchUnsupported,
 		"batch requests (JSON arrays) are not supported in this session (protocol %s; MCP has batches only before %s): send one message per frame", protocol, batchVersion)}
 }
 
 // batch checks a JSON-RPC batch's messages. A batch runs whole or not at
 // all: when the guard refuses any message, every message gets an error
 // (the refused ones their reason, the others "not run") and nothing runs;
-// refused is then the reply. An empty batch is one invalid_request.
-func (g *guard) batch(line []byte) (msgs []json.RawMessage, refused []byte) {
+// refused is then the reply, and answer says that each of its errors
+// answers a call by its own id (see refusal). A notification the session
+// ignores is left out of msgs, and of the reply. An empty batch is one
+// invalid_request.
+func (g *guard) batch(line []byte) (msgs []json.RawMessage, refused []byte, answer bool) {
 	if err := json.Unmarshal(line, &msgs); err != nil {
-		return nil, wire.ErrorLine(nil, wire.NewError(docir.CodeParseError, "parse error: %v", err))
+		return nil, wire.ErrorLine(nil, wire.NewError(docir.CodeParseError, "parse error: %v", err)), false
 	}
 	if len(msgs) == 0 {
-		return nil, wire.ErrorLine(nil, wire.NewError(docir.CodeInvalidRequest, "invalid request: an empty batch"))
+		return nil, wire.ErrorLine(nil, wire.NewError(docir.CodeInvalidRequest, "invalid request: an empty batch")), false
 	}
 	errs := make([]*refusal, len(msgs))
 	bad := false
@@ -220,9 +308,9 @@ func (g *guard) batch(line []byte) (msgs []json.RawMessage, refused []byte) {
 		members, err := wire.Members(m)
 		switch {
 		case len(m) == 0 || m[0] != '{':
-			errs[i] = &refusal{json.RawMessage("null"), wire.NewError(docir.CodeInvalidRequest, "invalid request: a batch holds message objects")}
+			errs[i] = &refusal{id: json.RawMessage("null"), err: wire.NewError(docir.CodeInvalidRequest, "invalid request: a batch holds message objects")}
 		case err == nil && isString(members["method"]) && unquote(members["method"]) == "initialize":
-			errs[i] = &refusal{json.RawMessage("null"), wire.NewError(docir.CodeInvalidRequest, "invalid request: initialize cannot be part of a batch")}
+			errs[i] = &refusal{id: json.RawMessage("null"), err: wire.NewError(docir.CodeInvalidRequest, "invalid request: initialize cannot be part of a batch")}
 		default:
 			errs[i] = g.inbound(m)
 		}
@@ -230,18 +318,25 @@ func (g *guard) batch(line []byte) (msgs []json.RawMessage, refused []byte) {
 		// reply would never come (on stdio, nor the batch's array).
 		if id, ok := members["id"]; errs[i] == nil && ok && len(members["method"]) > 0 {
 			if calls[idKey(id)] {
-				errs[i] = &refusal{json.RawMessage("null"), wire.NewError(docir.CodeInvalidRequest, "invalid request: id %s is used twice in the batch", docir.Clip(string(id), 64))}
+				errs[i] = &refusal{id: json.RawMessage("null"), err: wire.NewError(docir.CodeInvalidRequest, "invalid request: id %s is used twice in the batch", docir.Clip(string(id), 64))}
 			}
 			calls[idKey(id)] = true
 		}
-		bad = bad || errs[i] != nil
+		bad = bad || errs[i] != nil && errs[i].err != nil
 	}
 	if !bad {
-		return msgs, nil
+		kept := msgs[:0]
+		for i, m := range msgs {
+			if errs[i] == nil {
+				kept = append(kept, m)
+			}
+		}
+		return kept, nil, false
 	}
 	var b bytes.Buffer
 	b.WriteByte('[')
 	n := 0
+	answer = true
 	for i, m := range msgs {
 		r := errs[i]
 		if r == nil {
@@ -249,8 +344,12 @@ func (g *guard) batch(line []byte) (msgs []json.RawMessage, refused []byte) {
 			if id == nil {
 				continue // a notification that was not run gets no reply
 			}
-			r = &refusal{id, wire.NewError(docir.CodeInvalidRequest, "invalid request: not run: another message of the batch was refused")}
+			r = &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest, "invalid request: not run: another message of the batch was refused"), answer: true}
 		}
+		if r.err == nil {
+			continue // a notification the session ignores
+		}
+		answer = answer && r.answer
 		if n > 0 {
 			b.WriteByte(',')
 		}
@@ -258,7 +357,7 @@ func (g *guard) batch(line []byte) (msgs []json.RawMessage, refused []byte) {
 		n++
 	}
 	b.WriteByte(']')
-	return nil, b.Bytes()
+	return nil, b.Bytes(), answer
 }
 
 // exactID reports whether raw is an id the SDK echoes as the same value: a

@@ -44,8 +44,11 @@ const sessionHeader = "Mcp-Session-Id"
 // cancelled call gets no reply, no error has code 0, and batches follow
 // the session's protocol. Statuses follow the transport spec: a body that
 // is not a message the session takes is 400 (with the JSON-RPC error as
-// its body); a POST without Mcp-Session-Id that is not an initialize is
-// 400; an unknown session is 404; a body over MaxFrameBytes is 413.
+// its body); a call the guard answers with an error to its id, as stdio
+// answers it (an unknown method, params missing), is 200 with that error;
+// a notification the session ignores is 202; a POST without Mcp-Session-Id
+// that is not an initialize is 400; an unknown session is 404; a body
+// over MaxFrameBytes is 413.
 func HTTPHandler(e *session.Engine, o Options) (http.Handler, error) {
 	return newHTTPHandler(e, o, MaxSessions, SessionShed)
 }
@@ -117,10 +120,16 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s != nil {
 		g = s.g
 	}
-	if reply := h.check(s, g, body); reply != nil {
-		writeRPC(w, http.StatusBadRequest, reply)
+	status, out := h.check(s, g, body)
+	switch {
+	case status == http.StatusAccepted:
+		w.WriteHeader(status)
+		return
+	case status != 0:
+		writeRPC(w, status, out)
 		return
 	}
+	body = out
 	if s == nil {
 		// An initialize without a session: a new session, if there is
 		// room for one.
@@ -140,30 +149,45 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.sdk.ServeHTTP(ow, r)
 }
 
-// check is the reply that refuses body in session s (nil before
-// initialize), whose guard is g, or nil to let it through to the SDK.
-func (h *httpHandler) check(s *httpSession, g *guard, body []byte) []byte {
+// check is how the handler answers body itself in session s (nil before
+// initialize), whose guard is g: a status and the reply (none for 202).
+// Status 0 lets the message through to the SDK, out being the body it
+// gets (a batch without the notifications the session ignores).
+//
+// A message the session takes as a call and answers with an error by its
+// own id (an unknown method, params missing: see refusal) is answered 200,
+// as the session answers any call it serves, so that a host matches the
+// error to its request; input the session does not take (not JSON, an id
+// it cannot echo, no session, a batch its protocol lacks) is 400 with the
+// JSON-RPC error as the body. A notification the session ignores is 202.
+func (h *httpHandler) check(s *httpSession, g *guard, body []byte) (status int, out []byte) {
+	refuse := func(line []byte) (int, []byte) { return http.StatusBadRequest, line }
 	switch {
 	case len(body) == 0:
-		return wire.ErrorLine(nil, wire.NewError(docir.CodeInvalidRequest, "empty body: want a JSON-RPC message"))
+		return refuse(wire.ErrorLine(nil, wire.NewError(docir.CodeInvalidRequest, "empty body: want a JSON-RPC message")))
 	case !json.Valid(body):
 		_, id, werr := wire.DecodeRequest(body)
-		return wire.ErrorLine(id, werr)
+		return refuse(wire.ErrorLine(id, werr))
 	case body[0] == '[' && s == nil:
-		return wire.ErrorLine(nil, wire.NewError(docir.CodeInvalidRequest,
-			"invalid request: a batch without %s: a session starts with an initialize request, alone", sessionHeader))
+		return refuse(wire.ErrorLine(nil, wire.NewError(docir.CodeInvalidRequest,
+			"invalid request: a batch without %s: a session starts with an initialize request, alone", sessionHeader)))
 	case body[0] == '[' && !g.batches():
-		return g.refuseBatch().line()
+		return refuse(g.refuseBatch().line())
 	case body[0] == '[':
-		_, refused := g.batch(body)
-		return refused
-	case body[0] != '{':
-		return wire.ErrorLine(nil, wire.NewError(docir.CodeInvalidRequest, "invalid request: a message is a JSON object, not %s", wire.Kind(body[0])))
-	case s != nil:
-		if r := g.inbound(body); r != nil {
-			return r.line()
+		msgs, refused, answer := g.batch(body)
+		switch {
+		case refused != nil && answer:
+			return http.StatusOK, refused
+		case refused != nil:
+			return refuse(refused)
+		case len(msgs) == 0:
+			return http.StatusAccepted, nil
 		}
-		return nil
+		return 0, batchBody(msgs)
+	case body[0] != '{':
+		return refuse(wire.ErrorLine(nil, wire.NewError(docir.CodeInvalidRequest, "invalid request: a message is a JSON object, not %s", wire.Kind(body[0]))))
+	case s != nil:
+		return settle(g.inbound(body), body)
 	}
 	// No session: only an initialize request starts one.
 	var m struct {
@@ -172,17 +196,40 @@ func (h *httpHandler) check(s *httpSession, g *guard, body []byte) []byte {
 	}
 	_ = json.Unmarshal(body, &m)
 	if m.Method == "initialize" && m.ID != nil {
-		if r := g.inbound(body); r != nil {
-			return r.line()
-		}
-		return nil
+		return settle(g.inbound(body), body)
 	}
 	id := json.RawMessage(nil)
 	if exactID(m.ID) {
 		id = m.ID
 	}
-	return wire.ErrorLine(id, wire.NewError(docir.CodeInvalidRequest,
-		"invalid request: no %s header: a session starts with an initialize request, and every later request carries the session id its reply gave", sessionHeader))
+	return refuse(wire.ErrorLine(id, wire.NewError(docir.CodeInvalidRequest,
+		"invalid request: no %s header: a session starts with an initialize request, and every later request carries the session id its reply gave", sessionHeader)))
+}
+
+// batchBody is the batch of msgs.
+func batchBody(msgs []json.RawMessage) []byte {
+	b := []byte{'['}
+	for i, m := range msgs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, m...)
+	}
+	return append(b, ']')
+}
+
+// settle is check's answer to one message the guard has seen: r is its
+// refusal (nil: body goes to the SDK).
+func settle(r *refusal, body []byte) (status int, out []byte) {
+	switch {
+	case r == nil:
+		return 0, body
+	case r.err == nil:
+		return http.StatusAccepted, nil
+	case r.answer:
+		return http.StatusOK, r.line()
+	}
+	return http.StatusBadRequest, r.line()
 }
 
 // use marks the session sid busy, or returns nil when it is not open.

@@ -172,7 +172,7 @@ func (c *lineConn) decode(msg []byte) (jsonrpc.Message, []byte) {
 // readBatch queues a batch's messages for the SDK, or returns the reply
 // that refuses it.
 func (c *lineConn) readBatch(line []byte) []byte {
-	msgs, refused := c.g.batch(line)
+	msgs, refused, _ := c.g.batch(line)
 	if refused != nil {
 		return refused
 	}
