@@ -112,8 +112,14 @@ func (g *guard) inbound(msg []byte) *refusal {
 		return &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest, "invalid request: want a method name (a non-empty string)")}
 	}
 	var method string
-	if json.Unmarshal(members["method"], &method) != nil {
-		return nil // the SDK's decoder reports it
+	if !isString(members["method"]) || json.Unmarshal(members["method"], &method) != nil {
+		// Not a string: refused as NDJSON refuses it (the SDK's HTTP
+		// handler would answer 400 with a plain-text body).
+		_, _, werr := wire.DecodeRequest(msg)
+		if werr == nil {
+			werr = wire.NewError(docir.CodeInvalidRequest, "invalid request: want a method name (a non-empty string)")
+		}
+		return &refusal{id: id, err: werr}
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()

@@ -16,7 +16,9 @@ import (
 // gets the same reply on stdio and Streamable HTTP: an error to its id
 // (over HTTP 200, the reply its request asked for, not the SDK's 400 with
 // a plain-text body a host cannot match), and a notification none (HTTP
-// 202). Both sessions settle 2025-03-26, which has batches.
+// 202); a method that is not a string is refused as NDJSON refuses it (HTTP
+// 400, with the error as the body). Both sessions settle 2025-03-26, which
+// has batches.
 func TestRefusedMethodsAsStdio(t *testing.T) {
 	checkLeaks(t)
 	e := fixture(t, "")
@@ -49,6 +51,10 @@ func TestRefusedMethodsAsStdio(t *testing.T) {
 				`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: id 1.5: an MCP id is a string or an integer from -(2^53-1) to 2^53-1 (not null), and is echoed exactly","data":{"code":"invalid_request"}}}]`},
 		{"a batch with an unknown notification runs the rest", `[{"jsonrpc":"2.0","method":"notifications/nope"},{"jsonrpc":"2.0","id":20,"method":"ping"}]`, 200,
 			`{"jsonrpc":"2.0","id":20,"result":{}}`},
+		{"a method that is not a string", `{"jsonrpc":"2.0","id":21,"method":5}`, 400,
+			`{"jsonrpc":"2.0","id":21,"error":{"code":-32600,"message":"invalid request: want a method name (a non-empty string)","data":{"code":"invalid_request"}}}`},
+		{"a method null", `{"jsonrpc":"2.0","id":22,"method":null}`, 400,
+			`{"jsonrpc":"2.0","id":22,"error":{"code":-32600,"message":"invalid request: want a method name (a non-empty string)","data":{"code":"invalid_request"}}}`},
 		{"an unknown notification", `{"jsonrpc":"2.0","method":"notifications/nope"}`, 202, ""},
 		{"a call method without an id", `{"jsonrpc":"2.0","method":"tools/list"}`, 202, ""},
 		{"a notification without its params", `{"jsonrpc":"2.0","method":"notifications/progress"}`, 202, ""},
