@@ -61,9 +61,31 @@ func EditDistance(a, b string, limit int) int {
 // lines; without, they are escaped too: text someone else supplied (a
 // peer's warning), kept to one line of docir's own.
 func Printable(s string, lines bool) string {
-	clean := func(r rune) bool {
+	return escape(s, func(r rune) bool {
 		return lines && (r == '\n' || r == '\t') || !(unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError)
-	}
+	})
+}
+
+// TerminalText is text from the corpus (a body, a title, a snippet) as a
+// terminal may show it: escaped as Printable escapes, but for the format
+// characters that scripts and emoji are written with, which are kept —
+// the zero-width non-joiner and joiner of Persian and Indic words and of
+// emoji sequences, the soft hyphen, the word joiner, tag characters.
+// What is escaped is what can drive a terminal or reorder what it shows:
+// C0 and C1 controls, DEL, invalid UTF-8 (as U+FFFD: a lone byte 0x9b is
+// a CSI to an 8-bit terminal) and the bidirectional embeddings, overrides
+// and isolates (U+202A–U+202E, U+2066–U+2069), the characters of
+// "Trojan Source" text. Lines as in Printable.
+func TerminalText(s string, lines bool) string {
+	return escape(s, func(r rune) bool {
+		return lines && (r == '\n' || r == '\t') ||
+			!(unicode.IsControl(r) || r == utf8.RuneError || '\u202a' <= r && r <= '\u202e' || '\u2066' <= r && r <= '\u2069')
+	})
+}
+
+// escape is s with every rune that is not clean written as Go source
+// writes it in a quoted string, without the quotes.
+func escape(s string, clean func(rune) bool) string {
 	if strings.IndexFunc(s, func(r rune) bool { return !clean(r) }) < 0 {
 		return s
 	}

@@ -77,3 +77,32 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintableAndTerminalText pins what each escapes: messages every
+// control and format character, corpus text on a terminal only what can
+// drive the terminal or reorder the line, keeping the joiners scripts and
+// emoji are written with.
+func TestPrintableAndTerminalText(t *testing.T) {
+	tests := []struct {
+		in, printable, terminal string
+	}{
+		{"plain\ttext\n", "plain\ttext\n", "plain\ttext\n"},
+		{"\x1b]0;title\a", `\x1b]0;title\a`, `\x1b]0;title\a`},
+		{"a\rb\u009bc\x7f", `a\rb\u009bc\x7f`, `a\rb\u009bc\x7f`},
+		{"abc\u202eevil\u2066x\u2069", `abc\u202eevil\u2066x\u2069`, `abc\u202eevil\u2066x\u2069`},
+		{"bad \x9b byte", `bad \ufffd byte`, `bad \ufffd byte`},
+		{"می\u200cخواهم", `می\u200cخواهم`, "می\u200cخواهم"},
+		{"👩\u200d💻 soft\u00adhyphen", `👩\u200d💻 soft\u00adhyphen`, "👩\u200d💻 soft\u00adhyphen"},
+	}
+	for _, tt := range tests {
+		if got := Printable(tt.in, true); got != tt.printable {
+			t.Errorf("Printable(%q) = %q, want %q", tt.in, got, tt.printable)
+		}
+		if got := TerminalText(tt.in, true); got != tt.terminal {
+			t.Errorf("TerminalText(%q) = %q, want %q", tt.in, got, tt.terminal)
+		}
+	}
+	if got := TerminalText("a\tb\nc", false); got != `a\tb\nc` {
+		t.Errorf("one line: %q", got)
+	}
+}

@@ -174,7 +174,8 @@ func forTerminal(msg string) string { return docir.Printable(msg, true) }
 // file's control characters (ESC sequences that retitle the window or
 // write the clipboard, a bare CR that overwrites a line, C1 controls,
 // bidirectional overrides) are made visible as \x1b, \r, \u202e
-// (docir.Printable), whether a pager runs or not: the pager is the user's
+// (docir.TerminalText: the joiners of Persian words and emoji are kept),
+// whether a pager runs or not: the pager is the user's
 // choice and need not filter (less -r, more, a PAGER of cat). Into a pipe
 // or a file, and in JSON, every byte is kept.
 
@@ -183,11 +184,11 @@ func forTerminal(msg string) string { return docir.Printable(msg, true) }
 // other character that could drive the terminal escaped.
 func terminalText(text string) string {
 	if !strings.Contains(text, "\r\n") {
-		return docir.Printable(text, true)
+		return docir.TerminalText(text, true)
 	}
 	lines := strings.Split(text, "\r\n")
 	for i, l := range lines {
-		lines[i] = docir.Printable(l, true)
+		lines[i] = docir.TerminalText(l, true)
 	}
 	return strings.Join(lines, "\r\n")
 }
@@ -195,7 +196,7 @@ func terminalText(text string) string {
 // terminalCell is one line of a table or listing from the corpus (a
 // title, a snippet, an address) as a terminal may show it: line feeds and
 // tabs are escaped too, so that a cell stays on its row.
-func terminalCell(text string) string { return docir.Printable(text, false) }
+func terminalCell(text string) string { return docir.TerminalText(text, false) }
 
 // terminalHits is hits with every text field escaped by terminalCell (a
 // copy; hits is not changed), for a table on a terminal.

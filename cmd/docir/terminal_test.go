@@ -16,16 +16,18 @@ import (
 // text), a bare CR (overwrite the line), C1 controls, DEL and a
 // right-to-left override. hostileBody has them in its title (YAML's "\e"
 // and "\a" are ESC and BEL), a heading and its text; it ends in CRLF lines,
-// as a Windows file does, and has a tab.
+// as a Windows file does, and has a tab, and a Persian word and an emoji
+// written with a zero-width non-joiner and joiner, which are text.
 const hostileBody = "---\ntitle: \"Retry \\e]0;PWNED\\abudget\"\nkind: \"adr\\e[2J\"\n---\n" +
 	"# Retry \x1b[31mbudget\x1b[0m\n\n" +
 	"retry \x1b]52;c;ZXZpbA==\x07 clipboard; a line\rthat overwrites; \xc2\x9b1;31m C1;" +
 	" \x1b[8mhidden\x1b[0m; \x7f del; \u202eevil\u202c; budget\n\n" +
-	"## Steps \x1b[2J\r\n\r\nretry\tbudget steps\r\n"
+	"## Steps \x1b[2J\r\n\r\nretry\tbudget steps می\u200cخواهم 👩\u200d💻\r\n"
 
 // rawOnTerminal reports the first character of out that would act on a
 // terminal: a control character other than LF, tab and a CR before an LF,
-// or a Unicode format character (a bidirectional override). ok is false
+// or a Unicode format character (a bidirectional override) but the
+// joiners words and emoji are written with (U+200C, U+200D). ok is false
 // when there is none. colour says docir's own bold highlight may be there
 // (it is left out of the check).
 func rawOnTerminal(out string, colour bool) (at int, r rune, ok bool) {
@@ -36,6 +38,7 @@ func rawOnTerminal(out string, colour bool) (at int, r rune, ok bool) {
 		switch {
 		case r == '\n' || r == '\t':
 		case r == '\r' && strings.HasPrefix(out[i+1:], "\n"):
+		case r == '\u200c' || r == '\u200d':
 		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
 			return i, r, true
 		}
@@ -107,7 +110,7 @@ func TestCorpusTextCannotDriveTheTerminal(t *testing.T) {
 		"<!-- docir: hostile | Retry \\x1b]0;PWNED\\abudget -->\n",
 		"# Retry \\x1b[31mbudget\\x1b[0m\n",
 		`retry \x1b]52;c;ZXZpbA==\a clipboard; a line\rthat overwrites; \u009b1;31m C1; \x1b[8mhidden\x1b[0m; \x7f del; \u202eevil\u202c; budget`,
-		"## Steps \\x1b[2J\r\n\r\nretry\tbudget steps\r\n",
+		"## Steps \\x1b[2J\r\n\r\nretry\tbudget steps می\u200cخواهم 👩\u200d💻\r\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("get on a terminal: no %q in\n%s", want, out)
