@@ -171,8 +171,8 @@ type CheckResult struct {
 	Generation uint64        `json:"generation"`
 	Documents  int           `json:"documents"` // documents whose links were checked: all of the generation
 	Counts     LinkCounts    `json:"counts"`
-	Broken     []CheckedLink `json:"broken"`             // by source id, then line
-	External   []CheckedLink `json:"external,omitempty"` // with External: by source id, then line
+	Broken     []CheckedLink `json:"broken"`            // by source id, then line
+	External   []CheckedLink `json:"external,omitzero"` // with External (a list, [] when there is none): by source id, then line
 }
 
 // LinkCounts counts the links of a generation by status.

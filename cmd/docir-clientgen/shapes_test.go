@@ -38,7 +38,7 @@ func jsonShape(t reflect.Type) (names, required []string) {
 			name = f.Name
 		}
 		names = append(names, name)
-		if !strings.Contains(opts, "omitempty") {
+		if !strings.Contains(opts, "omitempty") && !strings.Contains(opts, "omitzero") { // either may be absent
 			required = append(required, name)
 		}
 	}

@@ -65,7 +65,7 @@ one per broken link, for a docs-CI step (docs/links.md).`,
 	cmd.Flags().StringVar(&opts.Format, "format", "", "output format: auto, json, text, or github (GitHub Actions annotations)")
 	_ = cmd.Flags().SetAnnotation("format", ownFlag, []string{"true"}) // not the shared --format: bindFlags leaves it alone
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"auto", "json", "text", "github"}, cobra.ShellCompDirectiveNoFileComp))
-	f.addFlags(cmd, storeFlags|verboseFlag|pinFlagSet)
+	f.addFlags(cmd, storeFlags|jqFlag|verboseFlag|pinFlagSet)
 	return cmd
 }
 

@@ -224,7 +224,9 @@ func (s exampleSession) script(t *testing.T) (string, bool) {
 			line = listenPort.ReplaceAllString(line, strconv.Itoa(freePort(t)))
 			line = "timeout -s INT 3 env " + line + "; s=$?; [ $s = 124 ]"
 		}
-		fmt.Fprintf(&b, "exitcode %d bash -c '%s'\n", ex.exit, strings.ReplaceAll(line, "'", "''"))
+		// pipefail: a docir that fails before a pipe (an unknown flag
+		// before "| sort") fails the line.
+		fmt.Fprintf(&b, "exitcode %d bash -c 'set -o pipefail; %s'\n", ex.exit, strings.ReplaceAll(line, "'", "''"))
 		if !strings.Contains(line, "nope") && !strings.Contains(line, "miss") {
 			// A read the documentation shows finds what it asks for.
 			b.WriteString("! stdout '\"reason\": ?\"no_(document|section)\"|^Not found:'\n")

@@ -18,13 +18,15 @@ type sharedFlags uint8
 
 const (
 	storeFlags  sharedFlags = 1 << iota // --config, --store
-	outputFlags                         // --format, --jq
+	formatFlag                          // --format
+	jqFlag                              // --jq (check has a --format of its own, and takes --jq)
 	colorFlag                           // --color
 	verboseFlag                         // -v, --verbose
 	pinFlagSet                          // --at, --receipt, --require-current, --evidence
 
-	readFlags = storeFlags | outputFlags | verboseFlag | pinFlagSet
-	allFlags  = storeFlags | outputFlags | colorFlag | verboseFlag | pinFlagSet
+	outputFlags = formatFlag | jqFlag
+	readFlags   = storeFlags | outputFlags | verboseFlag | pinFlagSet
+	allFlags    = storeFlags | outputFlags | colorFlag | verboseFlag | pinFlagSet
 )
 
 // addFlags declares the shared flags which on cmd. They write to the
@@ -38,10 +40,12 @@ func (f *Factory) addFlags(cmd *cobra.Command, which sharedFlags) {
 		fs.String("store", "", "store folder `DIR` (default: .docir beside the config; with none, the nearest .docir at or above the working folder, else one in it)")
 		_ = cmd.MarkFlagDirname("store")
 	}
-	if which&outputFlags != 0 {
+	if which&formatFlag != 0 {
 		fs.String("format", "auto", "output `FORMAT`: auto (text on a terminal, else json), json or text")
-		fs.StringVar(&f.jq, "jq", "", "filter JSON output with a jq `EXPR` (implies --format json)")
 		_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"auto", "json", "text"}, cobra.ShellCompDirectiveNoFileComp))
+	}
+	if which&jqFlag != 0 {
+		fs.StringVar(&f.jq, "jq", "", "filter JSON output with a jq `EXPR` (implies --format json)")
 	}
 	if which&colorFlag != 0 {
 		fs.StringVar(&f.IO.Color, "color", "auto", "colour in text output, `WHEN`: auto (on a terminal, unless NO_COLOR is set), always or never")
@@ -92,8 +96,19 @@ func flagErrorAmong(cmd *cobra.Command, err error, commands func() []*cobra.Comm
 	msg := err.Error()
 	if name, ok := unknownFlag(msg); ok {
 		msg += flagHint(cmd, name, commands)
+	} else if hint, ok := dashTerms[cmd.Name()]; ok && strings.HasPrefix(msg, "unknown shorthand flag") {
+		msg += "\n" + hint
 	}
 	return &docir.Error{Code: docir.CodeUsage, Message: msg + "\nusage: " + cmd.UseLine() + " (docir " + cmd.Name() + " --help lists its flags)", Err: err}
+}
+
+// dashTerms says, for each command whose arguments may start with "-" (a
+// query's negated term, search's excluded word), how to write one: pflag
+// reads "-status:draft" as flags wherever it stands.
+var dashTerms = map[string]string{
+	"query":   "a negated term looks like a flag: quote the expression, or put -- before it (docir query 'kind:adr -status:draft', docir query -- kind:adr -status:draft)",
+	"search":  `an excluded -word looks like a flag: quote the query, or put -- before it (docir search "retry -budget", docir search -- retry -budget)`,
+	"context": `an excluded -word looks like a flag: quote the query, or put -- before it (docir context "retry -budget", docir context -- retry -budget)`,
 }
 
 var unknownFlagMsg = lazyRegexp(`^unknown flag: --([^\s=]+)`)

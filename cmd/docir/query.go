@@ -49,7 +49,7 @@ come in id order; --sort FIELD sorts ascending, --sort -FIELD descending,
 documents without the field last.`,
 		Example: `  docir query status:accepted kind:adr
   docir query 'date:2024-01..2024-06' --sort -date
-  docir query 'path:adr/*' -status:superseded | docir get -`,
+  docir query 'path:adr/* -status:superseded' | docir get -`,
 		Args: needArgs(1, "an EXPR: field:value terms, all of which must hold (docir query kind:adr status:accepted)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Expr = strings.Join(args, " ")
@@ -64,14 +64,6 @@ documents without the field last.`,
 	}
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", docir.DefaultLimit, "return at most `N` documents (1 to "+strconv.Itoa(docir.MaxLimit)+")")
 	cmd.Flags().StringVar(&opts.Sort, "sort", "", "sort by `FIELD` (ascending) or -FIELD (descending); default: id")
-	// "-status:draft" reads as a flag to cobra; say how to write it.
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		msg := err.Error()
-		if strings.Contains(msg, "unknown shorthand flag") {
-			msg += "\na negated term looks like a flag: put -- before the expression (docir query -- -status:draft kind:adr)"
-		}
-		return &docir.Error{Code: docir.CodeUsage, Message: msg + "\n" + c.UseLine(), Err: err}
-	})
 	f.addFlags(cmd, readFlags|colorFlag)
 	return cmd
 }
