@@ -31,6 +31,10 @@ type Frame struct {
 	Size     int64
 	// Bound is the bound the line was over (0: MaxFrameBytes).
 	Bound int
+	// More reports that the reader holds the whole next line already: it
+	// came in the same read as this one (a client's one write of several
+	// messages), so the next Next returns it without waiting for input.
+	More bool
 }
 
 // LineReader reads newline-delimited frames with a bound on each: a line
@@ -69,10 +73,18 @@ func (lr *LineReader) Next() (Frame, error) {
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	if len(line) > lr.max {
 		f := TooLargeLine(line)
-		f.Bound = lr.max
+		f.Bound, f.More = lr.max, lr.more()
 		return f, nil
 	}
-	return Frame{Line: line}, nil
+	return Frame{Line: line, More: lr.more()}, nil
+}
+
+// more reports whether the buffer holds a whole line (see Frame.More).
+// It looks only as far as the next line's end, so reading a buffer of
+// lines costs their length once.
+func (lr *LineReader) more() bool {
+	b, _ := lr.br.Peek(lr.br.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
 }
 
 // skip discards the rest of a line that does not fit the buffer, counting

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -268,5 +269,29 @@ func TestReadBody(t *testing.T) {
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
+	}
+}
+
+// TestLineReaderMore: More says the next line came in the same read (it is
+// whole in the buffer), never that a line is whole when it is not.
+func TestLineReaderMore(t *testing.T) {
+	more := func(r io.Reader) []bool {
+		lr := NewLineReader(r, 64)
+		var out []bool
+		for {
+			f, err := lr.Next()
+			if err != nil {
+				return out
+			}
+			out = append(out, f.More)
+		}
+	}
+	in := "a\nb\n" + strings.Repeat("x", 50) + "\nc\nd" // d: a last line, whole only at the end
+	if got, want := more(strings.NewReader(in)), []bool{true, true, true, false, false}; !slices.Equal(got, want) {
+		t.Errorf("one read: %v, want %v", got, want)
+	}
+	// Byte by byte: a line is never whole in the buffer before it is read.
+	if got, want := more(iotest.OneByteReader(strings.NewReader(in))), []bool{false, false, false, false, false}; !slices.Equal(got, want) {
+		t.Errorf("byte by byte: %v, want %v", got, want)
 	}
 }

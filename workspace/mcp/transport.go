@@ -80,7 +80,9 @@ type lineConn struct {
 	answered  chan struct{}
 
 	g     guard
-	queue []jsonrpc.Message // a batch's messages not yet handed to the SDK
+	queue []jsonrpc.Message // messages checked and not yet handed to the SDK
+	more  bool              // the reader holds the next line already (wire.Frame.More)
+	end   error             // the end of input (or a read error), once queue is handed over
 }
 
 // batchReply collects the replies to one batch's calls, written as one
@@ -91,13 +93,24 @@ type batchReply struct {
 }
 
 // Read returns the next message the SDK can handle, answering the lines it
-// cannot itself.
+// cannot itself. The lines that came in one read (a client's one write of
+// several messages) are all checked by the guard before the first is handed
+// to the SDK: a call and its cancellation sent together get no reply,
+// however fast the call (the SDK answers a ping before the next line would
+// otherwise have been read; 65 of 300 such pings were answered).
 func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
-		if len(c.queue) > 0 {
+		if len(c.queue) > 0 && !c.more {
 			msg := c.queue[0]
 			c.queue = c.queue[1:]
 			return msg, nil
+		}
+		if c.end != nil {
+			err := c.end
+			if errors.Is(err, io.EOF) {
+				return nil, c.drain(ctx)
+			}
+			return nil, err
 		}
 		var rr wire.FrameEvent
 		select {
@@ -107,51 +120,55 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, io.EOF
 		case rr = <-c.in:
 		}
-		if errors.Is(rr.Err, io.EOF) {
-			return nil, c.drain(ctx)
-		}
+		c.more = rr.Frame.More
 		if rr.Err != nil {
-			return nil, rr.Err
-		}
-		if rr.Frame.TooLarge {
-			if !exactID(rr.Frame.ID) {
-				rr.Frame.ID = nil // an id the session would refuse
-			}
-			if err := c.writeLine(wire.TooLargeFrame(rr.Frame)); err != nil {
-				return nil, err
-			}
+			c.end, c.more = rr.Err, false // after what is queued
 			continue
 		}
-		line := wire.TrimJSONSpace(rr.Frame.Line)
-		if len(line) == 0 {
-			continue
-		}
-		var reply []byte
-		switch {
-		case line[0] == '{':
-			if r := c.g.inbound(line); r != nil {
-				reply = r.line()
-				break
-			}
-			msg, errLine := c.decode(line)
-			if errLine == nil {
-				c.track(msg, nil)
-				return msg, nil
-			}
-			reply = errLine
-		case line[0] == '[' && json.Valid(line) && c.g.batches():
-			reply = c.readBatch(line)
-		case line[0] == '[' && json.Valid(line):
-			reply = c.g.refuseBatch().line()
-		default:
-			_, reply = c.decode(line)
-		}
-		if reply != nil {
-			if err := c.writeLine(reply); err != nil {
-				return nil, err
-			}
+		if err := c.frame(rr.Frame); err != nil {
+			return nil, err
 		}
 	}
+}
+
+// frame checks one frame: a message the SDK can handle is queued for it,
+// anything else is answered here.
+func (c *lineConn) frame(f wire.Frame) error {
+	if f.TooLarge {
+		if !exactID(f.ID) {
+			f.ID = nil // an id the session would refuse
+		}
+		return c.writeLine(wire.TooLargeFrame(f))
+	}
+	line := wire.TrimJSONSpace(f.Line)
+	if len(line) == 0 {
+		return nil
+	}
+	var reply []byte
+	switch {
+	case line[0] == '{':
+		if r := c.g.inbound(line); r != nil {
+			reply = r.line()
+			break
+		}
+		msg, errLine := c.decode(line)
+		if errLine == nil {
+			c.track(msg, nil)
+			c.queue = append(c.queue, msg)
+			return nil
+		}
+		reply = errLine
+	case line[0] == '[' && json.Valid(line) && c.g.batches():
+		reply = c.readBatch(line)
+	case line[0] == '[' && json.Valid(line):
+		reply = c.g.refuseBatch().line()
+	default:
+		_, reply = c.decode(line)
+	}
+	if reply != nil {
+		return c.writeLine(reply)
+	}
+	return nil
 }
 
 // decode decodes one message with the SDK's decoder, or returns the error
