@@ -163,7 +163,7 @@ func printCheckText(w io.Writer, res docir.CheckResult, fileOf func(string) stri
 		fmt.Fprintf(w, "%s:%d: external %s\n", fileOf(l.Path), l.Line, forTerminal(l.URL))
 	}
 	c := res.Counts
-	_, err := fmt.Fprintf(w, "generation %d, %d documents: %d links resolve, %d broken, %d external, %d unchecked\n",
+	_, err := fmt.Fprintf(w, "generation %d, %d documents: links %d resolved, %d broken, %d external, %d unchecked\n",
 		res.Generation, res.Documents, c.Resolved, c.Broken, c.External, c.Unchecked)
 	return err
 }
