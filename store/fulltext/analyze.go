@@ -24,6 +24,7 @@ import (
 // does; the terms it returns are slices of it.
 type fastAnalyzer struct {
 	chain *analysis.DefaultAnalyzer
+	us    bool // the chain's plural filter is PluralName's, not bleve's
 }
 
 // newFastAnalyzer returns the fast analyzer for a's chain, or nil when a is
@@ -42,11 +43,12 @@ func newFastAnalyzer(a analysis.Analyzer) *fastAnalyzer {
 	_, l := f[1].(*lowercase.LowerCaseFilter)
 	_, b := f[2].(*cjk.CJKBigramFilter)
 	_, p := f[3].(*en.PossessiveFilter)
-	_, s := f[4].(*en.EnglishPluralStemmerFilter)
-	if !w || !l || !b || !p || !s {
+	_, bleves := f[4].(*en.EnglishPluralStemmerFilter)
+	_, ours := f[4].(pluralFilter)
+	if !w || !l || !b || !p || !bleves && !ours {
 		return nil
 	}
-	return &fastAnalyzer{chain: an}
+	return &fastAnalyzer{chain: an, us: ours}
 }
 
 func (a *fastAnalyzer) Analyze(input []byte) analysis.TokenStream {
@@ -61,7 +63,7 @@ func (a *fastAnalyzer) Analyze(input []byte) analysis.TokenStream {
 			}
 		}
 		for _, t := range toks {
-			t.Term = stemASCII(possessiveASCII(t.Term))
+			t.Term = a.stem(possessiveASCII(t.Term))
 		}
 		return toks
 	}
@@ -76,7 +78,7 @@ func (a *fastAnalyzer) Analyze(input []byte) analysis.TokenStream {
 	for _, t := range toks {
 		if isASCII(t.Term) {
 			lowerASCII(t.Term)
-			t.Term = stemASCII(possessiveASCII(t.Term))
+			t.Term = a.stem(possessiveASCII(t.Term))
 			continue
 		}
 		one[0] = t
@@ -144,6 +146,15 @@ func possessiveASCII(t []byte) []byte {
 		return t[:n-2]
 	}
 	return t
+}
+
+// stem is the chain's plural filter for a lower-case ASCII term:
+// stemASCII, and pluralUS when the chain is PluralName's.
+func (a *fastAnalyzer) stem(t []byte) []byte {
+	if a.us {
+		return pluralUS(stemASCII(t))
+	}
+	return stemASCII(t)
 }
 
 // stemASCII is the stemmer_en_plural filter for a lower-case ASCII term,
@@ -333,7 +344,7 @@ func (a *fastAnalyzer) count(text []byte) (int, index.TokenFrequencies) {
 		n++
 		var b []byte
 		if ascii || isASCII(text[start:end]) {
-			b = stemASCII(possessiveASCII(lower[start:end]))
+			b = a.stem(possessiveASCII(lower[start:end]))
 		} else {
 			if one == nil {
 				one = analysis.TokenStream{new(analysis.Token)}

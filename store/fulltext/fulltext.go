@@ -107,7 +107,9 @@ type Index struct {
 //	cjk_bigram      Ideographic runs cut into overlapping character pairs;
 //	                every other token passes through
 //	possessive_en   "docir's" -> "docir"
-//	stemmer_en_plural  a light English plural stemmer: "archives" -> "archive"
+//	docir_plural_en a light English plural stemmer: "archives" -> "archive",
+//	                "menus" -> "menu" (bleve's stemmer_en_plural, and "-us":
+//	                see PluralName)
 //
 // The index holds single words only. Word order (a passage that has the
 // query's words in the query's order) is scored when a search's first
@@ -127,7 +129,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		"tokenizer": TokenizerName,
 		"token_filters": []string{
 			cjk.WidthName, lowercase.Name, cjk.BigramName,
-			en.PossessiveName, en.PluralStemmerName,
+			en.PossessiveName, PluralName,
 		},
 	})
 	if err != nil {

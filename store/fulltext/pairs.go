@@ -161,7 +161,7 @@ var docirAnalyzer = sync.OnceValues(func() (*fastAnalyzer, error) {
 // (order.go) and the hashes, and a filter of another build's making may
 // hold other pairs than this build would find. A search reads only the
 // filters of its own version; any change to those three must change it.
-const pairsVersion = 1
+const pairsVersion = 2 // 2: PluralName ("menus" -> "menu")
 
 // Pairs is the pair filters of one document's passages, encoded for the
 // store: pairsVersion, then for each passage its id less the document's
@@ -234,10 +234,13 @@ func cutPrefixed(b []byte) (v, rest []byte, ok bool) {
 // passage holds and whose every two neighbours the filter holds: no order
 // of the passage's words scores more, so a passage bounding below the
 // limit-th score need not be read. ok is false when enc has no filter for
-// the passage, or this index is not analyzed by docir's own chain (a
-// filter's terms could differ from its); c.Bound is then the bound.
+// the passage, or this index is not analyzed by this build's chain (a
+// filter's terms could differ from its: Pairs analyzes with this build's,
+// and a store indexed before PluralName keeps stemmer_en_plural, so its
+// filters are not read until it is indexed from scratch); c.Bound is then
+// the bound.
 func (rt *Retrieval) FilterBound(c *Candidate, enc []byte, key string) (bound float64, ok bool) {
-	if c.Exact || rt.x.fast == nil {
+	if c.Exact || rt.x.fast == nil || !rt.x.fast.us {
 		return c.Bound, false
 	}
 	f, ok := findPairs(enc, key)

@@ -65,7 +65,7 @@ func (a *fastAnalyzer) analyzeInto(s *scratch, text string) analysis.TokenStream
 	lowerASCII(input)
 	toks := s.toks[first:len(s.toks):len(s.toks)]
 	for _, t := range toks {
-		t.Term = stemASCII(possessiveASCII(t.Term))
+		t.Term = a.stem(possessiveASCII(t.Term))
 	}
 	return toks
 }
