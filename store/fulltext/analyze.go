@@ -149,10 +149,10 @@ func possessiveASCII(t []byte) []byte {
 }
 
 // stem is the chain's plural filter for a lower-case ASCII term:
-// stemASCII, and pluralUS when the chain is PluralName's.
+// stemASCII, and pluralMore when the chain is PluralName's.
 func (a *fastAnalyzer) stem(t []byte) []byte {
 	if a.us {
-		return pluralUS(stemASCII(t))
+		return pluralMore(stemASCII(t))
 	}
 	return stemASCII(t)
 }

@@ -216,8 +216,8 @@ func FuzzFastAnalyzer(f *testing.F) {
 // fast analyzer follows it).
 func TestStemASCII(t *testing.T) {
 	var words []string
-	for _, w := range []string{"", "s", "es", "ies", "xes", "oes", "shes", "sses", "ches", "us", "ss", "ys", "uses", "uss"} {
-		for _, pre := range []string{"", "a", "ab", "abc", "c", "h", "o", "x", "i", "ca", "cach", "head", "b", "can", "sh", "men", "stat"} {
+	for _, w := range []string{"", "s", "es", "ies", "xes", "oes", "shes", "sses", "ches", "us", "ss", "ys", "uses", "uss", "ie", "ye"} {
+		for _, pre := range []string{"", "a", "ab", "abc", "c", "h", "o", "x", "i", "ca", "cach", "head", "b", "can", "sh", "men", "stat", "cook", "mov"} {
 			words = append(words, pre+w)
 		}
 	}
@@ -238,7 +238,7 @@ func TestStemASCII(t *testing.T) {
 			}
 		}
 	}
-	for w, want := range map[string]string{"menus": "menu", "cpus": "cpu", "status": "statu", "class": "class", "us": "us", "policies": "policy"} {
+	for w, want := range map[string]string{"menus": "menu", "cpus": "cpu", "status": "statu", "class": "class", "us": "us", "policies": "policy", "cookie": "cooky", "cookies": "cooky", "pie": "pie", "pies": "pie", "tie": "tie", "genie": "geny"} {
 		if got := string(fast(t).stem([]byte(w))); got != want {
 			t.Errorf("stem(%q) = %q, want %q", w, got, want)
 		}

@@ -5,11 +5,12 @@ import (
 )
 
 // TestMenusIsMenu: the chain makes a word ending in "us" one term with
-// the word without its "s", in passages and queries alike, so "menu"
-// finds a page about its menus.
+// the word without its "s", and "cookies" one with "cookie", in passages
+// and queries alike, so "menu" finds a page about its menus.
 func TestMenusIsMenu(t *testing.T) {
-	x := indexed(t, []Passage{{ID: "a#x", Text: "Define the main menus of the site."}, {ID: "b#y", Text: "The status of the build."}})
-	for _, q := range []string{"menu", "status"} {
+	x := indexed(t, []Passage{{ID: "a#x", Text: "Define the main menus of the site."}, {ID: "b#y", Text: "The status of the build."},
+		{ID: "c#z", Text: "Set a cookie."}})
+	for _, q := range []string{"menu", "status", "cookies"} {
 		got, _, err := x.Search(t.Context(), q, 10)
 		if err != nil {
 			t.Fatal(err)
