@@ -75,12 +75,22 @@ func Printable(s string, lines bool) string {
 // C0 and C1 controls, DEL, invalid UTF-8 (as U+FFFD: a lone byte 0x9b is
 // a CSI to an 8-bit terminal) and the bidirectional embeddings, overrides
 // and isolates (U+202A–U+202E, U+2066–U+2069), the characters of
-// "Trojan Source" text. Lines as in Printable.
+// "Trojan Source" text. Lines as in Printable, and with lines a CR that
+// ends a line (a CRLF file's) is kept too; a CR elsewhere overwrites a
+// line and is escaped.
 func TerminalText(s string, lines bool) string {
-	return escape(s, func(r rune) bool {
+	clean := func(r rune) bool {
 		return lines && (r == '\n' || r == '\t') ||
 			!(unicode.IsControl(r) || r == utf8.RuneError || '\u202a' <= r && r <= '\u202e' || '\u2066' <= r && r <= '\u2069')
-	})
+	}
+	if !lines || !strings.Contains(s, "\r\n") {
+		return escape(s, clean)
+	}
+	parts := strings.Split(s, "\r\n")
+	for i, p := range parts {
+		parts[i] = escape(p, clean)
+	}
+	return strings.Join(parts, "\r\n")
 }
 
 // escape is s with every rune that is not clean written as Go source

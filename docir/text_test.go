@@ -102,6 +102,12 @@ func TestPrintableAndTerminalText(t *testing.T) {
 			t.Errorf("TerminalText(%q) = %q, want %q", tt.in, got, tt.terminal)
 		}
 	}
+	if got := TerminalText("a\r\nb\rc\r\n", true); got != "a\r\nb\\rc\r\n" {
+		t.Errorf("CRLF lines: %q", got)
+	}
+	if got := TerminalText("a\r\nb", false); got != `a\r\nb` {
+		t.Errorf("CRLF in one line: %q", got)
+	}
 	if got := TerminalText("a\tb\nc", false); got != `a\tb\nc` {
 		t.Errorf("one line: %q", got)
 	}

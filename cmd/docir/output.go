@@ -179,20 +179,6 @@ func forTerminal(msg string) string { return docir.Printable(msg, true) }
 // choice and need not filter (less -r, more, a PAGER of cat). Into a pipe
 // or a file, and in JSON, every byte is kept.
 
-// terminalText is text from the corpus as a terminal may show it: line
-// feeds and tabs kept, and a CR that ends a line (a CRLF file) too; every
-// other character that could drive the terminal escaped.
-func terminalText(text string) string {
-	if !strings.Contains(text, "\r\n") {
-		return docir.TerminalText(text, true)
-	}
-	lines := strings.Split(text, "\r\n")
-	for i, l := range lines {
-		lines[i] = docir.TerminalText(l, true)
-	}
-	return strings.Join(lines, "\r\n")
-}
-
 // terminalCell is one line of a table or listing from the corpus (a
 // title, a snippet, an address) as a terminal may show it: line feeds and
 // tabs are escaped too, so that a cell stays on its row.
@@ -239,7 +225,7 @@ func terminalContext(res docir.ContextResult) docir.ContextResult {
 
 // pagedText is paged for text that holds no escapes of docir's own (a
 // document, a listing): on a terminal, the corpus's control characters in
-// it are made visible (terminalText) before they reach the terminal or
+// it are made visible (docir.TerminalText) before they reach the terminal or
 // the pager. Elsewhere print writes straight to stdout, costing nothing.
 func (s *IOStreams) pagedText(print func(w io.Writer) error) error {
 	return s.paged(func(w io.Writer) error { return s.writeText(w, print) })
@@ -255,7 +241,7 @@ func (s *IOStreams) writeText(w io.Writer, print func(w io.Writer) error) error 
 	if err := print(&b); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, terminalText(b.String()))
+	_, err := io.WriteString(w, docir.TerminalText(b.String(), true)) // lines, CRLF ends and tabs kept
 	return err
 }
 

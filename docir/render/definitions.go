@@ -54,6 +54,9 @@ func UsedDefinitions(body string) (string, int) {
 // and blank lines that ends body starts (len(body) when there is none),
 // outside fenced code blocks.
 func trailingDefinitions(body string) int {
+	if !strings.Contains(body, "]:") {
+		return len(body) // no definition: nothing to scan
+	}
 	start, fence := len(body), ""
 	for off := 0; off < len(body); {
 		end := strings.IndexByte(body[off:], '\n') + 1
