@@ -188,7 +188,21 @@ type LinkCounts struct {
 type CheckedLink struct {
 	Link
 	Path string `json:"path"`
+	// ResolvesWith, on a broken link, names the link rules that are off
+	// in the store's configuration and with which the link would resolve
+	// (the fewest that do; LinkRule*), so that a check of a site written
+	// for Hugo says which setting it lacks rather than only how many links
+	// break. Worked out when a check reads the list, not kept.
+	ResolvesWith []string `json:"resolves_with,omitempty"`
 }
+
+// The link rules a broken link may resolve with (CheckedLink.ResolvesWith),
+// named as docir.yaml spells them (docs/links.md).
+const (
+	LinkRuleIgnoreCase    = "links.ignore_case"
+	LinkRuleDefinitionIDs = "links.definition_ids"
+	LinkRuleRootFallback  = "links.root_fallback"
+)
 
 // ChangesParams asks what changed between two retained generations of the
 // local store: Since (a number, or the generation of a binding receipt,

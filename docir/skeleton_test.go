@@ -47,6 +47,10 @@ func TestSkeletonShapes(t *testing.T) {
 		{ReplayParams{}, []string{"receipt", "require_current"}},
 		{BindingResult{}, []string{"receipt", "digest", "workspace", "revision", "manifest_digest", "current", "hold"}},
 		{BindingHold{}, []string{"binds", "created", "expires"}},
+		{Link{}, []string{"from", "line", "target", "kind", "status", "address", "url", "reason"}},
+		{CheckedLink{}, []string{"from", "line", "target", "kind", "status", "address", "url", "reason", "path", "resolves_with"}},
+		{CheckResult{}, []string{"generation", "documents", "counts", "broken", "external"}},
+		{LinkCounts{}, []string{"resolved", "broken", "external", "unchecked"}},
 	}
 	for _, tt := range tests {
 		typ := reflect.TypeOf(tt.v)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -150,24 +151,10 @@ func (p *Pending) sealLinks() error {
 	r := &resolver{targets: map[string]*targetAnchors{}}
 	err := p.db.View(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
-		var srcs []Source
-		if v := meta.Get(keySources); v != nil {
-			if err := json.Unmarshal(v, &srcs); err != nil {
-				return fmt.Errorf("sources: %w", err)
-			}
+		var err error
+		if rules, r.cfg, err = linkRulesOf(meta); err != nil {
+			return err
 		}
-		var cfg LinkConfig
-		if v := meta.Get(keyLinkRules); v != nil {
-			if err := json.Unmarshal(v, &cfg); err != nil {
-				return fmt.Errorf("link rules: %w", err)
-			}
-		}
-		for _, s := range srcs {
-			rules.Roots = append(rules.Roots, s.Path)
-		}
-		rules.Base, rules.Ignore, rules.RootFallback = cfg.Base, cfg.Ignore, cfg.RootFallback
-		rules = rules.Normalize()
-		r.cfg = cfg
 		all = !bytes.Equal(meta.Get(keySources), p.prevSources) || !bytes.Equal(meta.Get(keyLinkRules), p.prevLinkRules)
 		if v := meta.Get(keyLinkCounts); v != nil && !all {
 			if err := json.Unmarshal(v, &counts); err != nil {
@@ -214,6 +201,29 @@ func (p *Pending) sealLinks() error {
 		return err
 	}
 	return p.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyLinkCounts, v) })
+}
+
+// linkRulesOf reads the rules a generation's links are resolved by from
+// its meta bucket: the source folders and the link configuration.
+func linkRulesOf(meta *bolt.Bucket) (links.Rules, LinkConfig, error) {
+	var rules links.Rules
+	var srcs []Source
+	if v := meta.Get(keySources); v != nil {
+		if err := json.Unmarshal(v, &srcs); err != nil {
+			return rules, LinkConfig{}, fmt.Errorf("sources: %w", err)
+		}
+	}
+	var cfg LinkConfig
+	if v := meta.Get(keyLinkRules); v != nil {
+		if err := json.Unmarshal(v, &cfg); err != nil {
+			return rules, LinkConfig{}, fmt.Errorf("link rules: %w", err)
+		}
+	}
+	for _, s := range srcs {
+		rules.Roots = append(rules.Roots, s.Path)
+	}
+	rules.Base, rules.Ignore, rules.RootFallback = cfg.Base, cfg.Ignore, cfg.RootFallback
+	return rules.Normalize(), cfg, nil
 }
 
 // linksToResolve lists, sorted, the documents whose links the seal
@@ -658,6 +668,107 @@ func (s *Snapshot) BrokenLinks(fn func(id string, links []docir.CheckedLink) err
 			}
 			return fn(string(k), ls)
 		})
+	})
+}
+
+// FillResolvesWith sets, on each broken link of ls, the link rules that
+// are off in the generation's configuration and with which it would
+// resolve (docir.CheckedLink.ResolvesWith): the fewest that do, each rule
+// alone first, then two, then the three, in the order of the rules'
+// names. A link that resolves under none, or one whose document the
+// generation no longer holds, is left as it is. It resolves the links
+// again against the same generation, so the answer is never stale.
+func (s *Snapshot) FillResolvesWith(ls []docir.CheckedLink) error {
+	if len(ls) == 0 {
+		return nil
+	}
+	var rules links.Rules
+	var cfg LinkConfig
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		rules, cfg, err = linkRulesOf(tx.Bucket(bucketMeta))
+		return err
+	})
+	if err != nil {
+		return s.damaged("%v", err)
+	}
+	var off []string
+	for _, rule := range []struct {
+		name string
+		on   bool
+	}{
+		{docir.LinkRuleDefinitionIDs, cfg.DefinitionIDs},
+		{docir.LinkRuleIgnoreCase, cfg.IgnoreCase},
+		{docir.LinkRuleRootFallback, cfg.RootFallback},
+	} {
+		if !rule.on {
+			off = append(off, rule.name)
+		}
+	}
+	// Every subset of the rules that are off, smallest first.
+	var sets [][]string
+	for n := 1; n <= len(off); n++ {
+		for mask := 1; mask < 1<<len(off); mask++ {
+			if bits.OnesCount(uint(mask)) != n {
+				continue
+			}
+			var set []string
+			for i, name := range off {
+				if mask&(1<<i) != 0 {
+					set = append(set, name)
+				}
+			}
+			sets = append(sets, set)
+		}
+	}
+	if len(sets) == 0 {
+		return nil
+	}
+	targets := map[string]*targetAnchors{}
+	return s.view(func(c chain) error {
+		resolvers := make([]*resolver, len(sets))
+		for i, set := range sets {
+			r := &resolver{rules: rules, cfg: cfg, c: c, targets: targets}
+			for _, name := range set {
+				switch name {
+				case docir.LinkRuleDefinitionIDs:
+					r.cfg.DefinitionIDs = true
+				case docir.LinkRuleIgnoreCase:
+					r.cfg.IgnoreCase = true
+				case docir.LinkRuleRootFallback:
+					r.rules.RootFallback = true
+				}
+			}
+			resolvers[i] = r
+		}
+		for i := range ls {
+			l := &ls[i]
+			if l.Status != docir.LinkBroken {
+				continue
+			}
+			id, _, _ := strings.Cut(l.From, "#")
+			key, _ := c.get(bucketManifest, []byte(id))
+			if key == nil {
+				continue
+			}
+			root, rel, err := splitFileKey(key)
+			if err != nil {
+				return s.damaged("%v", err)
+			}
+			ref := docir.LinkRef{Target: l.Target, Kind: l.Kind, Line: l.Line}
+			// Each rule only adds ways to resolve: a link the last set
+			// (every rule that is off) leaves broken, every set does.
+			if resolvers[len(resolvers)-1].link(id, root, rel, ref, map[string]bool{}).Status != docir.LinkResolved {
+				continue
+			}
+			for j, r := range resolvers {
+				if r.link(id, root, rel, ref, map[string]bool{}).Status == docir.LinkResolved {
+					l.ResolvesWith = sets[j]
+					break
+				}
+			}
+		}
+		return nil
 	})
 }
 

@@ -94,8 +94,9 @@ func linkSet(snap *store.Snapshot, a address.Address) (*docir.LinkSet, string, e
 }
 
 // Check lists the broken links of the generation the read holds, from
-// the list the refresh kept (no record is decoded), and with p.External
-// its external links, never fetched.
+// the list the refresh kept (no record is decoded), each with the link
+// rules it would resolve with (store.Snapshot.FillResolvesWith), and with
+// p.External its external links, never fetched.
 func (s *Service) Check(ctx context.Context, p docir.CheckParams) (docir.CheckResult, error) {
 	v, release, err := s.acquire(ctx)
 	if err != nil {
@@ -115,6 +116,9 @@ func (s *Service) Check(ctx context.Context, p docir.CheckParams) (docir.CheckRe
 		return ctx.Err()
 	})
 	if err != nil {
+		return docir.CheckResult{}, err
+	}
+	if err := snap.FillResolvesWith(res.Broken); err != nil {
 		return docir.CheckResult{}, err
 	}
 	if p.External {

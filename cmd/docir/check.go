@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -121,9 +124,51 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 		for _, l := range res.Broken {
 			docs[l.Path] = true
 		}
+		for _, h := range checkHints(res.Broken) {
+			fmt.Fprintf(opts.IO.ErrOut, "docir: %s\n", h)
+		}
 		return docir.BrokenLinksError(n, len(docs))
 	}
 	return nil
+}
+
+// checkHints says how many broken links resolve with link rules the
+// store has off (CheckedLink.ResolvesWith), each rule's share, and the
+// target broken most often when several links share it: a site written
+// for a generator breaks by the hundred for one setting (Hugo lower-cases
+// URLs, ids its definition lists, and its docs' link render hook gives
+// `[term](g)` a meaning).
+func checkHints(broken []docir.CheckedLink) []string {
+	rules := map[string]int{}
+	fixed := 0
+	targets := map[string]int{}
+	for _, l := range broken {
+		if len(l.ResolvesWith) > 0 {
+			fixed++
+		}
+		for _, r := range l.ResolvesWith {
+			rules[r]++
+		}
+		targets[l.Target]++
+	}
+	var out []string
+	if fixed > 0 {
+		var each []string
+		for _, r := range slices.Sorted(maps.Keys(rules)) {
+			each = append(each, fmt.Sprintf("%s: true for %d", r, rules[r]))
+		}
+		out = append(out, fmt.Sprintf("%d of the broken links resolve with link rules this store has off (docir.yaml; docs/links.md): %s", fixed, strings.Join(each, ", ")))
+	}
+	top, n := "", 1
+	for _, t := range slices.Sorted(maps.Keys(targets)) {
+		if targets[t] > n {
+			top, n = t, targets[t]
+		}
+	}
+	if top != "" {
+		out = append(out, fmt.Sprintf("%d of the broken links are to %s; links.ignore leaves a target out of the check", n, strconv.Quote(forTerminal(top))))
+	}
+	return out
 }
 
 // fileNamer names the file at path (below one of srcs) as a path from the
@@ -150,9 +195,17 @@ func fileNamer(srcs []store.Source) func(path string) string {
 func brokenWhy(l docir.CheckedLink) string {
 	if l.Reason == docir.ReasonNoSection {
 		doc, heading, _ := strings.Cut(l.Address, "#")
-		return fmt.Sprintf("%s has no section %q", doc, heading)
+		return fmt.Sprintf("%s has no section %q%s", doc, heading, resolvesWith(l))
 	}
-	return "no such document"
+	return "no such document" + resolvesWith(l)
+}
+
+// resolvesWith says which link rules would resolve a broken link, if any.
+func resolvesWith(l docir.CheckedLink) string {
+	if len(l.ResolvesWith) == 0 {
+		return ""
+	}
+	return "; resolves with " + strings.Join(l.ResolvesWith, " and ")
 }
 
 func printCheckText(w io.Writer, res docir.CheckResult, fileOf func(string) string) error {

@@ -491,3 +491,68 @@ func writeLinkFixture(t *testing.T, src string, links []string) {
 	writeFile(t, src, "page/index.md", "# Page\n")
 	writeFile(t, src, "team/README.md", "# Team\n")
 }
+
+// TestResolvesWith: a broken link names the link rules that are off and
+// with which it resolves, the fewest that do; one no rule resolves names
+// none; a rule that is on is never named.
+func TestResolvesWith(t *testing.T) {
+	src := t.TempDir()
+	writeFile(t, src, "guide/setup.md", "# Setup\n\n"+
+		"[case](../Ops/Disk.md)\n\n"+
+		"[term](../ops/disk.md#retry-budget)\n\n"+
+		"[term and case](../OPS/disk.md#retry-budget)\n\n"+
+		"[from the root](ops/disk.md)\n\n"+
+		"[gone](../nope.md)\n\n"+
+		"[no such heading](../ops/disk.md#reboot)\n")
+	writeFile(t, src, "ops/disk.md", "# Disk\n\n## Terms\n\nRetry budget\n: how many retries a caller may spend\n")
+	for _, tc := range []struct {
+		cfg  store.LinkConfig
+		want map[string][]string // target -> ResolvesWith; a target not here is not broken
+	}{
+		{store.LinkConfig{}, map[string][]string{
+			"../Ops/Disk.md":              {docir.LinkRuleIgnoreCase},
+			"../ops/disk.md#retry-budget": {docir.LinkRuleDefinitionIDs},
+			"../OPS/disk.md#retry-budget": {docir.LinkRuleDefinitionIDs, docir.LinkRuleIgnoreCase},
+			"ops/disk.md":                 {docir.LinkRuleRootFallback},
+			"../nope.md":                  nil,
+			"../ops/disk.md#reboot":       nil,
+		}},
+		{store.LinkConfig{IgnoreCase: true}, map[string][]string{
+			"../ops/disk.md#retry-budget": {docir.LinkRuleDefinitionIDs},
+			"../OPS/disk.md#retry-budget": {docir.LinkRuleDefinitionIDs},
+			"ops/disk.md":                 {docir.LinkRuleRootFallback},
+			"../nope.md":                  nil,
+			"../ops/disk.md#reboot":       nil,
+		}},
+		{store.LinkConfig{IgnoreCase: true, DefinitionIDs: true, RootFallback: true}, map[string][]string{
+			"../nope.md":            nil,
+			"../ops/disk.md#reboot": nil,
+		}},
+	} {
+		t.Run(fmt.Sprintf("%+v", tc.cfg), func(t *testing.T) {
+			dir := t.TempDir()
+			if _, err := Refresh(context.Background(), dir, []store.Source{{Path: src}}, Options{Links: tc.cfg}); err != nil {
+				t.Fatal(err)
+			}
+			s, err := store.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			var broken []docir.CheckedLink
+			if err := s.BrokenLinks(func(_ string, ls []docir.CheckedLink) error { broken = append(broken, ls...); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.FillResolvesWith(broken); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string][]string{}
+			for _, l := range broken {
+				got[l.Target] = l.ResolvesWith
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("broken links and the rules they resolve with (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -106,7 +106,11 @@ func linksText(method string, result json.RawMessage) (string, error) {
 		fmt.Fprintf(&b, "Generation %d, %d documents: %d links resolve, %d broken, %d external, %d unchecked.\n",
 			r.Generation, r.Documents, r.Counts.Resolved, r.Counts.Broken, r.Counts.External, r.Counts.Unchecked)
 		for _, l := range r.Broken {
-			fmt.Fprintf(&b, "- %s line %d (`%s`): `%s` is broken (%s)\n", l.Path, l.Line, l.From, l.Target, l.Reason)
+			why := l.Reason
+			if len(l.ResolvesWith) > 0 {
+				why += "; resolves with " + strings.Join(l.ResolvesWith, " and ")
+			}
+			fmt.Fprintf(&b, "- %s line %d (`%s`): `%s` is broken (%s)\n", l.Path, l.Line, l.From, l.Target, why)
 		}
 		for _, l := range r.External {
 			fmt.Fprintf(&b, "- %s line %d: %s\n", l.Path, l.Line, l.URL)
