@@ -166,7 +166,7 @@ func checkHints(broken []docir.CheckedLink) []string {
 		}
 	}
 	if top != "" {
-		out = append(out, fmt.Sprintf("%d of the broken links are to %s; links.ignore leaves a target out of the check", n, strconv.Quote(forTerminal(top))))
+		out = append(out, fmt.Sprintf("%d of the broken links are to %s; links.ignore leaves a target out of the check", n, strconv.Quote(top)))
 	}
 	return out
 }
