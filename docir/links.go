@@ -62,6 +62,12 @@ type Link struct {
 	Address string `json:"address,omitempty"`
 	URL     string `json:"url,omitempty"`    // an external link's URL
 	Reason  string `json:"reason,omitempty"` // why it is broken or unchecked
+	// ResolvesWith, on a broken link, names the link rules that are off
+	// in the store's configuration and with which the link would resolve
+	// (the fewest that do; LinkRule*), so that a check of a site written
+	// for Hugo says which setting it lacks rather than only how many links
+	// break. Worked out when a read returns the link, never kept.
+	ResolvesWith []string `json:"resolves_with,omitempty"`
 }
 
 // LinkSet is the reply of a links read for one address: the links leaving
@@ -188,12 +194,6 @@ type LinkCounts struct {
 type CheckedLink struct {
 	Link
 	Path string `json:"path"`
-	// ResolvesWith, on a broken link, names the link rules that are off
-	// in the store's configuration and with which the link would resolve
-	// (the fewest that do; LinkRule*), so that a check of a site written
-	// for Hugo says which setting it lacks rather than only how many links
-	// break. Worked out when a check reads the list, not kept.
-	ResolvesWith []string `json:"resolves_with,omitempty"`
 }
 
 // The link rules a broken link may resolve with (CheckedLink.ResolvesWith),

@@ -47,8 +47,8 @@ func TestSkeletonShapes(t *testing.T) {
 		{ReplayParams{}, []string{"receipt", "require_current"}},
 		{BindingResult{}, []string{"receipt", "digest", "workspace", "revision", "manifest_digest", "current", "hold"}},
 		{BindingHold{}, []string{"binds", "created", "expires"}},
-		{Link{}, []string{"from", "line", "target", "kind", "status", "address", "url", "reason"}},
-		{CheckedLink{}, []string{"from", "line", "target", "kind", "status", "address", "url", "reason", "path", "resolves_with"}},
+		{Link{}, []string{"from", "line", "target", "kind", "status", "address", "url", "reason", "resolves_with"}},
+		{CheckedLink{}, []string{"from", "line", "target", "kind", "status", "address", "url", "reason", "resolves_with", "path"}},
 		{CheckResult{}, []string{"generation", "documents", "counts", "broken", "external"}},
 		{LinkCounts{}, []string{"resolved", "broken", "external", "unchecked"}},
 	}

@@ -671,14 +671,15 @@ func (s *Snapshot) BrokenLinks(fn func(id string, links []docir.CheckedLink) err
 	})
 }
 
-// FillResolvesWith sets, on each broken link of ls, the link rules that
+// FillResolvesWith sets, on each broken link of ls (links of this
+// generation), the link rules that
 // are off in the generation's configuration and with which it would
 // resolve (docir.CheckedLink.ResolvesWith): the fewest that do, each rule
 // alone first, then two, then the three, in the order of the rules'
 // names. A link that resolves under none, or one whose document the
 // generation no longer holds, is left as it is. It resolves the links
 // again against the same generation, so the answer is never stale.
-func (s *Snapshot) FillResolvesWith(ls []docir.CheckedLink) error {
+func (s *Snapshot) FillResolvesWith(ls []*docir.Link) error {
 	if len(ls) == 0 {
 		return nil
 	}
@@ -741,8 +742,7 @@ func (s *Snapshot) FillResolvesWith(ls []docir.CheckedLink) error {
 			}
 			resolvers[i] = r
 		}
-		for i := range ls {
-			l := &ls[i]
+		for _, l := range ls {
 			if l.Status != docir.LinkBroken {
 				continue
 			}

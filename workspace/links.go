@@ -76,10 +76,19 @@ func linkSet(snap *store.Snapshot, a address.Address) (*docir.LinkSet, string, e
 	if err != nil {
 		return nil, "", err
 	}
+	var broken []*docir.Link
 	for _, l := range out {
 		if within(l.From) {
 			set.Outgoing = append(set.Outgoing, l)
 		}
+	}
+	for i := range set.Outgoing {
+		if set.Outgoing[i].Status == docir.LinkBroken {
+			broken = append(broken, &set.Outgoing[i])
+		}
+	}
+	if err := snap.FillResolvesWith(broken); err != nil {
+		return nil, "", err
 	}
 	in, err := snap.LinksInto(rec.ID)
 	if err != nil {
@@ -118,7 +127,11 @@ func (s *Service) Check(ctx context.Context, p docir.CheckParams) (docir.CheckRe
 	if err != nil {
 		return docir.CheckResult{}, err
 	}
-	if err := snap.FillResolvesWith(res.Broken); err != nil {
+	broken := make([]*docir.Link, len(res.Broken))
+	for i := range res.Broken {
+		broken[i] = &res.Broken[i].Link
+	}
+	if err := snap.FillResolvesWith(broken); err != nil {
 		return docir.CheckResult{}, err
 	}
 	if p.External {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -144,10 +145,14 @@ func leadsTo(l docir.Link) string {
 	case docir.LinkExternal:
 		return "external"
 	case docir.LinkBroken:
+		why := l.Reason
 		if l.Address != "" {
-			return "BROKEN (" + l.Reason + ": " + l.Address + ")"
+			why += ": " + l.Address
 		}
-		return "BROKEN (" + l.Reason + ")"
+		if len(l.ResolvesWith) > 0 {
+			why += "; resolves with " + strings.Join(l.ResolvesWith, " and ")
+		}
+		return "BROKEN (" + why + ")"
 	}
 	return "unchecked (" + l.Reason + ")"
 }

@@ -539,20 +539,56 @@ func TestResolvesWith(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			var broken []docir.CheckedLink
-			if err := s.BrokenLinks(func(_ string, ls []docir.CheckedLink) error { broken = append(broken, ls...); return nil }); err != nil {
+			// As check reads them (the broken list) and as links reads
+			// them (a document's links, the broken ones filled in).
+			var checked []docir.CheckedLink
+			if err := s.BrokenLinks(func(_ string, ls []docir.CheckedLink) error { checked = append(checked, ls...); return nil }); err != nil {
 				t.Fatal(err)
+			}
+			var broken []*docir.Link
+			for i := range checked {
+				broken = append(broken, &checked[i].Link)
+			}
+			var id string
+			if err := s.Records(func(r docir.Record) error {
+				if r.Path == "guide/setup.md" {
+					id = r.ID
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			out, err := s.LinksOf(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range out {
+				if out[i].Status == docir.LinkBroken {
+					broken = append(broken, &out[i])
+				}
 			}
 			if err := s.FillResolvesWith(broken); err != nil {
 				t.Fatal(err)
 			}
-			got := map[string][]string{}
-			for _, l := range broken {
-				got[l.Target] = l.ResolvesWith
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("broken links and the rules they resolve with (-want +got):\n%s", diff)
+			for name, ls := range map[string][]docir.Link{"check": linksOf(checked), "links": out} {
+				got := map[string][]string{}
+				for _, l := range ls {
+					if l.Status == docir.LinkBroken {
+						got[l.Target] = l.ResolvesWith
+					}
+				}
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("%s: broken links and the rules they resolve with (-want +got):\n%s", name, diff)
+				}
 			}
 		})
 	}
+}
+
+func linksOf(ls []docir.CheckedLink) []docir.Link {
+	out := make([]docir.Link, len(ls))
+	for i, l := range ls {
+		out[i] = l.Link
+	}
+	return out
 }
