@@ -69,6 +69,14 @@ type LinkConfig struct {
 	RootFallback bool `json:"root_fallback,omitempty"`
 }
 
+// Equal reports whether c and o are the same rules, every field
+// compared (a rule left out here would let a refresh that changes only it
+// keep the links resolved by the old rules: TestLinkRulesChangeRepublishes).
+func (c LinkConfig) Equal(o LinkConfig) bool {
+	return c.Base == o.Base && slices.Equal(c.Ignore, o.Ignore) && c.IgnoreCase == o.IgnoreCase &&
+		c.DefinitionIDs == o.DefinitionIDs && c.RootFallback == o.RootFallback
+}
+
 // linkEntry is one document's resolved links.
 type linkEntry struct {
 	Path   string       `json:"path"`           // the document's path below its source folder (Record.Path)

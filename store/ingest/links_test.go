@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -591,4 +592,61 @@ func linksOf(ls []docir.CheckedLink) []docir.Link {
 		out[i] = l.Link
 	}
 	return out
+}
+
+// TestLinkRulesChangeRepublishes: a refresh that changes nothing but a
+// link rule publishes a generation with the links resolved by the new
+// rules; every field of store.LinkConfig counts (a field Equal leaves out
+// fails here).
+func TestLinkRulesChangeRepublishes(t *testing.T) {
+	typ := reflect.TypeFor[store.LinkConfig]()
+	for i := range typ.NumField() {
+		var c store.LinkConfig
+		f := reflect.ValueOf(&c).Elem().Field(i)
+		switch f.Kind() {
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.String:
+			f.SetString("/docs/")
+		case reflect.Slice:
+			f.Set(reflect.ValueOf([]string{"x"}))
+		default:
+			t.Fatalf("LinkConfig.%s: a %s; teach this test to set it", typ.Field(i).Name, f.Kind())
+		}
+		if (store.LinkConfig{}).Equal(c) || c.Equal(store.LinkConfig{}) {
+			t.Errorf("LinkConfig.%s set is Equal to the zero config", typ.Field(i).Name)
+		}
+	}
+
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "guide/setup.md", "# Setup\n\n[case](../Ops/Disk.md)\n")
+	writeFile(t, src, "ops/disk.md", "# Disk\n")
+	srcs := []store.Source{{Path: src}}
+	var gen uint64
+	for _, cfg := range []store.LinkConfig{{}, {IgnoreCase: true}, {IgnoreCase: true, DefinitionIDs: true}, {IgnoreCase: true, DefinitionIDs: true, RootFallback: true}, {}} {
+		sum, err := Refresh(context.Background(), dir, srcs, Options{Links: cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Generation == gen {
+			t.Errorf("%+v: generation %d stays current; a change of link rules must publish", cfg, gen)
+		}
+		gen = sum.Generation
+		s, err := store.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.LinkConfig()
+		n, cerr := s.LinkCounts()
+		s.Close()
+		if err != nil || cerr != nil {
+			t.Fatal(err, cerr)
+		}
+		if !got.Equal(cfg) {
+			t.Errorf("generation %d records %+v, want %+v", gen, got, cfg)
+		}
+		if want := map[bool]int{false: 1, true: 0}[cfg.IgnoreCase]; n.Broken != want {
+			t.Errorf("%+v: %d broken, want %d", cfg, n.Broken, want)
+		}
+	}
 }

@@ -273,7 +273,7 @@ func (r *refresher) settingsChanged(links store.LinkConfig) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return changed || !slices.Equal(recorded.Ignore, links.Ignore) || recorded.Base != links.Base, nil
+	return changed || !recorded.Normalize().Equal(links.Normalize()), nil
 }
 
 // keep ends a refresh that changed nothing: the current generation stays
