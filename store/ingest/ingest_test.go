@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -435,4 +436,37 @@ func TestPairFiltersStored(t *testing.T) {
 	writeFile(t, src, "b.md", "no heading at all, one passage, changed")
 	refresh(t, dir, s)
 	check("after a change")
+}
+
+// TestLowerCapLeavesOutUnchangedFiles: a refresh under a lower
+// max_file_bytes leaves out a file over it that did not change, as a
+// refresh from scratch under that cap would: it is read, skipped with a
+// warning, and its document goes; a higher cap takes it back.
+func TestLowerCapLeavesOutUnchangedFiles(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "small.md", "# Small\n\nhi\n")
+	writeFile(t, src, "big.md", "# Big\n\n"+strings.Repeat("word ", 100)+"\n")
+	srcs := []store.Source{{Path: src}}
+	for _, step := range []struct {
+		cap  int64
+		want []string
+	}{{0, []string{"big", "small"}}, {100, []string{"small"}}, {100, []string{"small"}}, {0, []string{"big", "small"}}} {
+		sum, err := Refresh(context.Background(), dir, srcs, Options{MaxFileBytes: step.cap})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(t, dir); !slices.Equal(got, step.want) {
+			t.Errorf("cap %d: documents %q, want %q", step.cap, got, step.want)
+		}
+		fresh := t.TempDir()
+		if _, err := Refresh(context.Background(), fresh, srcs, Options{MaxFileBytes: step.cap}); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := ids(t, dir), ids(t, fresh); !slices.Equal(got, want) {
+			t.Errorf("cap %d: documents %q, from scratch %q", step.cap, got, want)
+		}
+		if step.cap == 100 && !slices.ContainsFunc(sum.Warnings, func(w string) bool { return strings.Contains(w, "big.md") && strings.Contains(w, "cap") }) {
+			t.Errorf("cap %d: no warning names big.md: %q", step.cap, sum.Warnings)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -51,13 +52,16 @@ type fileTable func(from []byte, fn func(key []byte, e store.FileEntry) error) e
 // map: on a no-op refresh of 192k files, building that map cost more than
 // reading the table.
 func makePlan(files []*file, prev fileTable) (plan, error) {
-	return makePlanWith(files, prev, false)
+	return makePlanWith(files, prev, false, math.MaxInt64)
 }
 
 // makePlanWith is makePlan; with reparse, no file is taken as unchanged
 // (the index's passages change for every document: a new front-matter
-// list), so every file is read and parsed again.
-func makePlanWith(files []*file, prev fileTable, reparse bool) (plan, error) {
+// list), so every file is read and parsed again. Nor is a file larger than
+// maxBytes: the cap is the configuration's, and a lower one than the file
+// was indexed under leaves it out as a refresh from scratch would (read, it
+// is skipped, and its document goes).
+func makePlanWith(files []*file, prev fileTable, reparse bool, maxBytes int64) (plan, error) {
 	var p plan
 	byKey := files
 	keyOrder := func(a, b *file) int {
@@ -73,17 +77,17 @@ func makePlanWith(files []*file, prev fileTable, reparse bool) (plan, error) {
 		// fifth of the time, all on one core.
 		var err error
 		if len(byKey) < planSplitMin {
-			p.removed, err = mergeTable(byKey, prev, nil, nil, reparse)
+			p.removed, err = mergeTable(byKey, prev, nil, nil, reparse, maxBytes)
 		} else {
 			mid := len(byKey) / 2
 			midKey := []byte(byKey[mid].key())
 			var g errgroup.Group
 			var after []gone
 			g.Go(func() (err error) {
-				after, err = mergeTable(byKey[mid:], prev, midKey, nil, reparse)
+				after, err = mergeTable(byKey[mid:], prev, midKey, nil, reparse, maxBytes)
 				return err
 			})
-			p.removed, err = mergeTable(byKey[:mid], prev, nil, midKey, reparse)
+			p.removed, err = mergeTable(byKey[:mid], prev, nil, midKey, reparse, maxBytes)
 			err = errors.Join(err, g.Wait())
 			p.removed = append(p.removed, after...)
 		}
@@ -150,7 +154,7 @@ var errStop = errors.New("stop")
 // marks the files the table has unchanged, or points them at their entry,
 // and returns the entries no file matched, in key order. The files must be
 // all the walked files whose keys lie in that range.
-func mergeTable(byKey []*file, table fileTable, from, to []byte, reparse bool) ([]gone, error) {
+func mergeTable(byKey []*file, table fileTable, from, to []byte, reparse bool, maxBytes int64) ([]gone, error) {
 	var removed []gone
 	i := 0
 	err := table(from, func(k []byte, e store.FileEntry) error {
@@ -164,7 +168,7 @@ func mergeTable(byKey []*file, table fileTable, from, to []byte, reparse bool) (
 		// should they, the first takes the entry.
 		if i < len(byKey) && byKey[i].cmpKey(k) == 0 {
 			f := byKey[i]
-			if !reparse && e.Size == f.size && e.ModTime == f.mtime && e.Prefix == f.root.Prefix {
+			if !reparse && f.size <= maxBytes && e.Size == f.size && e.ModTime == f.mtime && e.Prefix == f.root.Prefix {
 				// Unchanged: all it needs of the entry (most files of a
 				// refresh, so no copy of the entry is kept).
 				f.status = statusUnchanged
@@ -261,7 +265,7 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 	if err != nil {
 		return c, err
 	}
-	p, err := makePlan(w.files, prevFiles)
+	p, err := makePlanWith(w.files, prevFiles, false, opt.MaxFileBytes)
 	if err != nil {
 		return c, err
 	}

@@ -130,7 +130,7 @@ func (r *refresher) makePlan() error {
 		}
 		reparse = !slices.Equal(recorded, r.pc.Fields())
 	}
-	r.plan, err = makePlanWith(r.walked.files, prevFiles, reparse)
+	r.plan, err = makePlanWith(r.walked.files, prevFiles, reparse, r.opt.MaxFileBytes)
 	return err
 }
 
