@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -647,6 +648,82 @@ func TestLinkRulesChangeRepublishes(t *testing.T) {
 		}
 		if want := map[bool]int{false: 1, true: 0}[cfg.IgnoreCase]; n.Broken != want {
 			t.Errorf("%+v: %d broken, want %d", cfg, n.Broken, want)
+		}
+	}
+}
+
+// TestRefreshMatchesFromScratchAcrossSettings: whatever the configuration
+// changes between refreshes (the size cap, exclusions, the front-matter
+// list, the link rules), with or without a file changing, the store
+// answers what a refresh from scratch under the new configuration
+// answers: the same documents, records, front-matter list and links.
+func TestRefreshMatchesFromScratchAcrossSettings(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	names := []string{"a.md", "b.md", "c.md", "d/e.md", "d/index.md", "g.md"}
+	r := rand.New(rand.NewPCG(3, 15))
+	mtime := time.Now().Add(-time.Hour)
+	write := func(name string) {
+		page := randomPage(r, names)
+		if r.IntN(3) == 0 {
+			page = "---\ntitle: Page " + name + "\ndescription: about " + name + "\n---\n" + page
+		}
+		page += "\n" + strings.Repeat("more words ", r.IntN(60)) + "\n" // 0 to 660 bytes more: some over the cap
+		writeFile(t, src, name, page)
+		mtime = mtime.Add(time.Second)
+		if err := os.Chtimes(filepath.Join(src, name), mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range names {
+		write(n)
+	}
+	caps := []int64{0, 400}
+	excludes := [][]string{nil, {"b.md"}, {"d/"}}
+	fronts := [][]string{nil, {"title"}}
+	rules := []store.LinkConfig{{}, {IgnoreCase: true}, {DefinitionIDs: true}, {RootFallback: true}, {Ignore: []string{"*/g*"}}, {Base: "/docs/"}}
+	srcs := []store.Source{{Path: src}}
+	dump := func(dir string) (out struct {
+		Records     map[string]string
+		FrontMatter []string
+		Links       linkDump
+	}) {
+		s, err := store.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		out.Records = map[string]string{}
+		if err := s.Records(func(rec docir.Record) error {
+			b, err := json.Marshal(rec)
+			out.Records[rec.ID] = string(b)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if out.FrontMatter, _, err = s.FrontMatter(); err != nil {
+			t.Fatal(err)
+		}
+		out.Links = dumpLinks(t, dir)
+		return out
+	}
+	for step := range 30 {
+		opt := Options{Force: true, MaxFileBytes: caps[r.IntN(len(caps))], Exclude: excludes[r.IntN(len(excludes))],
+			FrontMatter: fronts[r.IntN(len(fronts))], Links: rules[r.IntN(len(rules))]}
+		if r.IntN(2) == 0 {
+			write(names[r.IntN(len(names))])
+		}
+		if _, err := Refresh(context.Background(), dir, srcs, opt); err != nil {
+			if docir.CodeOf(err) == docir.CodeSource {
+				continue // two files claiming one id: nothing published
+			}
+			t.Fatalf("step %d: %v", step, err)
+		}
+		fresh := t.TempDir()
+		if _, err := Refresh(context.Background(), fresh, srcs, opt); err != nil {
+			t.Fatalf("step %d: from scratch: %v", step, err)
+		}
+		if diff := cmp.Diff(dump(fresh), dump(dir)); diff != "" {
+			t.Fatalf("step %d (%+v): the refreshed store differs from one indexed from scratch (-scratch +refreshed):\n%s", step, opt, diff)
 		}
 	}
 }
