@@ -656,7 +656,8 @@ func TestLinkRulesChangeRepublishes(t *testing.T) {
 // changes between refreshes (the size cap, exclusions, the front-matter
 // list, the link rules), with or without a file changing, the store
 // answers what a refresh from scratch under the new configuration
-// answers: the same documents, records, front-matter list and links.
+// answers: the same documents, records, front-matter list and links; and
+// a Diff (status) right after it finds nothing to do.
 func TestRefreshMatchesFromScratchAcrossSettings(t *testing.T) {
 	src, dir := t.TempDir(), t.TempDir()
 	names := []string{"a.md", "b.md", "c.md", "d/e.md", "d/index.md", "g.md"}
@@ -724,6 +725,14 @@ func TestRefreshMatchesFromScratchAcrossSettings(t *testing.T) {
 		}
 		if diff := cmp.Diff(dump(fresh), dump(dir)); diff != "" {
 			t.Fatalf("step %d (%+v): the refreshed store differs from one indexed from scratch (-scratch +refreshed):\n%s", step, opt, diff)
+		}
+		// And status, right after, has nothing for a refresh to do.
+		c, err := Diff(context.Background(), dir, srcs, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Added)+len(c.Changed)+len(c.Removed) > 0 {
+			t.Fatalf("step %d (%+v): right after a refresh, Diff says added %q, changed %q, removed %q", step, opt, c.Added, c.Changed, c.Removed)
 		}
 	}
 }

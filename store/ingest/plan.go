@@ -270,7 +270,16 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 		return c, err
 	}
 	c.Unchanged, c.Ignored = len(p.unchanged), w.ignored
+	var tooLarge []string
 	for _, f := range p.toRead {
+		if f.size > opt.MaxFileBytes {
+			// A refresh skips it (too_large) and drops its document,
+			// if it has one: the stat walk knows that much.
+			if f.prev != nil {
+				tooLarge = append(tooLarge, f.path())
+			}
+			continue
+		}
 		if f.prev == nil {
 			c.Added = append(c.Added, f.path())
 		} else {
@@ -280,6 +289,10 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 	for _, g := range p.removed {
 		root, rel, _ := strings.Cut(g.key, "\x00")
 		c.Removed = append(c.Removed, filepath.Join(root, filepath.FromSlash(rel)))
+	}
+	if len(tooLarge) > 0 {
+		c.Removed = append(c.Removed, tooLarge...)
+		slices.Sort(c.Removed)
 	}
 	for _, cl := range p.clashes {
 		c.Clashes = append(c.Clashes, cl.id+": "+cl.a+" and "+cl.b)
