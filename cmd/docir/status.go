@@ -155,10 +155,10 @@ func printStatusText(w io.Writer, out statusOutput) error {
 	if c := out.Changes; c != nil {
 		switch {
 		case len(c.Added)+len(c.Changed)+len(c.Removed) == 0 && !c.SourcesChanged:
-			fmt.Fprintf(w, "changes     none since generation %d (%d files unchanged, %d ignored)\n", st.Generation, c.Unchanged, c.Ignored)
+			fmt.Fprintf(w, "changes     none since generation %d (%d files unchanged, %d ignored%s)\n", st.Generation, c.Unchanged, c.Ignored, skippedText(c.Skipped))
 		default:
-			fmt.Fprintf(w, "changes     since generation %d: %d added, %d changed, %d removed (%d ignored); run docir index\n",
-				st.Generation, len(c.Added), len(c.Changed), len(c.Removed), c.Ignored)
+			fmt.Fprintf(w, "changes     since generation %d: %d added, %d changed, %d removed (%d ignored%s); run docir index\n",
+				st.Generation, len(c.Added), len(c.Changed), len(c.Removed), c.Ignored, skippedText(c.Skipped))
 			for _, list := range []struct {
 				what  string
 				paths []string
@@ -188,4 +188,12 @@ func sizeText(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}
+
+// skippedText says how many files a refresh would skip again, when any.
+func skippedText(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d skipped as before: binary or not UTF-8", n)
 }

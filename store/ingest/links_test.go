@@ -678,6 +678,7 @@ func TestRefreshMatchesFromScratchAcrossSettings(t *testing.T) {
 	for _, n := range names {
 		write(n)
 	}
+	writeFile(t, src, "binary.md", "# B\x00\n") // skipped by every refresh: status must not ask for one
 	caps := []int64{0, 400}
 	excludes := [][]string{nil, {"b.md"}, {"d/"}}
 	fronts := [][]string{nil, {"title"}}

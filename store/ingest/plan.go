@@ -227,6 +227,10 @@ type Changes struct {
 	Removed   []string `json:"removed"`
 	Unchanged int      `json:"unchanged"`
 	Ignored   int      `json:"ignored"` // files and folders left out by ignore rules
+	// Skipped counts the new files a refresh would skip again: the last
+	// one skipped them for their bytes (binary, not UTF-8; skippedStateFile)
+	// and they are as it saw them. They are not in Added.
+	Skipped int `json:"skipped"`
 	// Clashes names pairs of files that would claim one id (the id their
 	// path gives, or the one recorded), "id: path and path".
 	Clashes []string `json:"clashes"`
@@ -270,8 +274,18 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 		return c, err
 	}
 	c.Unchanged, c.Ignored = len(p.unchanged), w.ignored
+	again := map[*file]bool{}
+	if snap != nil {
+		for _, f := range skippedAgain(p.toRead, readSkippedState(dir, snap.Generation())) {
+			again[f] = true
+		}
+	}
+	c.Skipped = len(again)
 	var tooLarge []string
 	for _, f := range p.toRead {
+		if again[f] {
+			continue
+		}
 		if f.size > opt.MaxFileBytes {
 			// A refresh skips it (too_large) and drops its document,
 			// if it has one: the stat walk knows that much.

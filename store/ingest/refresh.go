@@ -84,7 +84,7 @@ func (r *refresher) fail(err error) (docir.IndexSummary, error) {
 // openPrev opens the current generation, if any, and checks that the
 // sources it records are kept (or opt.Force).
 func (r *refresher) openPrev() error {
-	if err := store.Tidy(r.dir, folderStateFile); err != nil {
+	if err := store.Tidy(r.dir, folderStateFile, skippedStateFile); err != nil {
 		return err
 	}
 	prev, err := store.Open(r.dir)
@@ -291,6 +291,9 @@ func (r *refresher) keep() (docir.IndexSummary, error) {
 	if err := writeFolderState(r.dir, r.sum.Generation, r.sources, r.walked.folders); err != nil {
 		r.warn(cleanupWarning("record the folder state", err))
 	}
+	if err := writeSkippedState(r.dir, r.sum.Generation, r.walked.files); err != nil {
+		r.warn(cleanupWarning("record the skipped files", err))
+	}
 	return r.sum, nil
 }
 
@@ -346,6 +349,9 @@ func (r *refresher) publish() (docir.IndexSummary, error) {
 	r.sum.Seconds = time.Since(r.start).Seconds()
 	if err := writeFolderState(r.dir, r.sum.Generation, r.sources, r.walked.folders); err != nil {
 		r.warn(cleanupWarning("record the folder state", err))
+	}
+	if err := writeSkippedState(r.dir, r.sum.Generation, r.walked.files); err != nil {
+		r.warn(cleanupWarning("record the skipped files", err))
 	}
 	return r.sum, nil
 }

@@ -86,11 +86,18 @@ func writeFolderState(dir string, gen uint64, sources []store.Source, folders ma
 		b = append(b, '\n')
 	}
 	_ = os.Remove(filepath.Join(dir, legacyFolderStateFile))
-	name := filepath.Join(dir, folderStateFile)
+	return writeState(dir, folderStateFile, b)
+}
+
+// writeState replaces the file base of the store folder dir with b by an
+// atomic rename (a temporary base.tmp-*, which store.Tidy removes if a kill
+// leaves it), unless it holds b already.
+func writeState(dir, base string, b []byte) error {
+	name := filepath.Join(dir, base)
 	if old, err := os.ReadFile(name); err == nil && bytes.Equal(old, b) {
 		return nil
 	}
-	tmp, err := os.CreateTemp(dir, folderStateFile+".tmp-*")
+	tmp, err := os.CreateTemp(dir, base+".tmp-*")
 	if err != nil {
 		return err
 	}

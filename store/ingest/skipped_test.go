@@ -1,0 +1,79 @@
+package ingest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/docir/docir/store"
+)
+
+// TestSkippedState: what writeSkippedState records (the files skipped for
+// their bytes, nothing else) reads back for its generation only.
+func TestSkippedState(t *testing.T) {
+	dir := t.TempDir()
+	root := &store.Source{Path: "/src"}
+	files := []*file{
+		{root: root, rel: "bin.md", size: 3, mtime: 7, status: statusSkipped, warning: &warning{kind: KindBinary}},
+		{root: root, rel: "a b/latin1.md", size: 9, mtime: -1, status: statusSkipped, warning: &warning{kind: KindNotUTF8}},
+		{root: root, rel: "big.md", size: 1 << 30, mtime: 8, status: statusSkipped, warning: &warning{kind: KindTooLarge}},
+		{root: root, rel: "ok.md", size: 5, mtime: 9, status: statusNew},
+	}
+	if err := writeSkippedState(dir, 4, files); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]skippedEntry{
+		store.FileKey("/src", "bin.md"):        {size: 3, mtime: 7},
+		store.FileKey("/src", "a b/latin1.md"): {size: 9, mtime: -1},
+	}
+	if diff := cmp.Diff(want, readSkippedState(dir, 4), cmp.AllowUnexported(skippedEntry{})); diff != "" {
+		t.Errorf("read back (-want +got):\n%s", diff)
+	}
+	if got := readSkippedState(dir, 5); got != nil {
+		t.Errorf("another generation's record read: %v", got)
+	}
+	// Nothing skipped: the record goes.
+	if err := writeSkippedState(dir, 5, files[3:]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, skippedStateFile)); !os.IsNotExist(err) {
+		t.Errorf("record kept with nothing skipped: %v", err)
+	}
+}
+
+// A damaged record is not an error and never a panic: status then lists
+// those files as added.
+func FuzzReadSkippedState(f *testing.F) {
+	f.Add([]byte(skippedStateMagic + "\ngeneration 1\n3 7 \"/src\\x00bin.md\"\n"))
+	f.Add([]byte(skippedStateMagic + "\ngeneration 1\n3 7 /src\n"))
+	f.Add([]byte(skippedStateMagic + "\ngeneration 1\n-3 x \"\\xff\"\n"))
+	f.Add([]byte(skippedStateMagic + "\ngeneration 18446744073709551616\n"))
+	f.Add([]byte(skippedStateMagic + "\ngeneration 1\n" + strings.Repeat("9", 2<<20) + "\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, skippedStateFile), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for key, e := range readSkippedState(dir, 1) {
+			// What was read writes back to a record that reads the same.
+			root, rel, ok := strings.Cut(key, "\x00")
+			if !ok {
+				continue
+			}
+			fl := &file{root: &store.Source{Path: root}, rel: rel, size: e.size, mtime: e.mtime, status: statusSkipped, warning: &warning{kind: KindBinary}}
+			if fl.key() != key {
+				continue
+			}
+			if err := writeSkippedState(dir, 2, []*file{fl}); err != nil {
+				t.Fatal(err)
+			}
+			if got := readSkippedState(dir, 2); len(got) != 1 || got[key] != e {
+				t.Fatalf("%q %+v read back as %v", key, e, got)
+			}
+			return
+		}
+	})
+}
