@@ -654,7 +654,8 @@ func TestLinkRulesChangeRepublishes(t *testing.T) {
 
 // TestRefreshMatchesFromScratchAcrossSettings: whatever the configuration
 // changes between refreshes (the size cap, exclusions, the front-matter
-// list, the link rules), with or without a file changing, the store
+// list, the link rules, the source's prefix), with or without a file
+// changing, the store
 // answers what a refresh from scratch under the new configuration
 // answers: the same documents, records, front-matter list and links; and
 // a Diff (status) right after it finds nothing to do.
@@ -683,7 +684,7 @@ func TestRefreshMatchesFromScratchAcrossSettings(t *testing.T) {
 	excludes := [][]string{nil, {"b.md"}, {"d/"}}
 	fronts := [][]string{nil, {"title"}}
 	rules := []store.LinkConfig{{}, {IgnoreCase: true}, {DefinitionIDs: true}, {RootFallback: true}, {Ignore: []string{"*/g*"}}, {Base: "/docs/"}}
-	srcs := []store.Source{{Path: src}}
+	prefixes := []string{"", "", "p"}
 	dump := func(dir string) (out struct {
 		Records     map[string]string
 		FrontMatter []string
@@ -708,9 +709,17 @@ func TestRefreshMatchesFromScratchAcrossSettings(t *testing.T) {
 		out.Links = dumpLinks(t, dir)
 		return out
 	}
+	compared := 0
+	defer func() {
+		t.Logf("%d of 30 refreshes compared", compared)
+		if compared < 10 {
+			t.Errorf("only %d of 30 refreshes published to compare: the pages claim one id too often", compared)
+		}
+	}()
 	for step := range 30 {
 		opt := Options{Force: true, MaxFileBytes: caps[r.IntN(len(caps))], Exclude: excludes[r.IntN(len(excludes))],
 			FrontMatter: fronts[r.IntN(len(fronts))], Links: rules[r.IntN(len(rules))]}
+		srcs := []store.Source{{Path: src, Prefix: prefixes[r.IntN(len(prefixes))]}}
 		if r.IntN(2) == 0 {
 			write(names[r.IntN(len(names))])
 		}
@@ -720,6 +729,7 @@ func TestRefreshMatchesFromScratchAcrossSettings(t *testing.T) {
 			}
 			t.Fatalf("step %d: %v", step, err)
 		}
+		compared++
 		fresh := t.TempDir()
 		if _, err := Refresh(context.Background(), fresh, srcs, opt); err != nil {
 			t.Fatalf("step %d: from scratch: %v", step, err)
