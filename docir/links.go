@@ -196,6 +196,16 @@ type CheckedLink struct {
 	Path string `json:"path"`
 }
 
+// ResolvesWithText is "; resolves with links.x and links.y" for a broken
+// link that those rules would resolve (ResolvesWith), "" for any other:
+// the one wording every text output gives it.
+func (l Link) ResolvesWithText() string {
+	if len(l.ResolvesWith) == 0 {
+		return ""
+	}
+	return "; resolves with " + strings.Join(l.ResolvesWith, " and ")
+}
+
 // The link rules a broken link may resolve with (CheckedLink.ResolvesWith),
 // named as docir.yaml spells them (docs/links.md).
 const (

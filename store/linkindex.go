@@ -701,54 +701,42 @@ func (s *Snapshot) FillResolvesWith(ls []*docir.Link) error {
 	if err != nil {
 		return s.damaged("%v", err)
 	}
-	var off []string
-	for _, rule := range []struct {
+	// The rules that are off, each with what turns it on in a resolver.
+	type rule struct {
 		name string
-		on   bool
-	}{
-		{docir.LinkRuleDefinitionIDs, cfg.DefinitionIDs},
-		{docir.LinkRuleIgnoreCase, cfg.IgnoreCase},
-		{docir.LinkRuleRootFallback, cfg.RootFallback},
-	} {
-		if !rule.on {
-			off = append(off, rule.name)
-		}
+		on   func(*resolver)
 	}
-	// Every subset of the rules that are off, smallest first.
-	var sets [][]string
-	for n := 1; n <= len(off); n++ {
-		for mask := 1; mask < 1<<len(off); mask++ {
-			if bits.OnesCount(uint(mask)) != n {
-				continue
-			}
-			var set []string
-			for i, name := range off {
-				if mask&(1<<i) != 0 {
-					set = append(set, name)
-				}
-			}
-			sets = append(sets, set)
-		}
+	var off []rule
+	if !cfg.DefinitionIDs {
+		off = append(off, rule{docir.LinkRuleDefinitionIDs, func(r *resolver) { r.cfg.DefinitionIDs = true }})
 	}
-	if len(sets) == 0 {
+	if !cfg.IgnoreCase {
+		off = append(off, rule{docir.LinkRuleIgnoreCase, func(r *resolver) { r.cfg.IgnoreCase = true }})
+	}
+	if !cfg.RootFallback {
+		off = append(off, rule{docir.LinkRuleRootFallback, func(r *resolver) { r.rules.RootFallback = true }})
+	}
+	if len(off) == 0 {
 		return nil
 	}
+	// Every non-empty subset of them (a bit each), fewest rules first.
+	masks := make([]int, 0, 1<<len(off)-1)
+	for m := 1; m < 1<<len(off); m++ {
+		masks = append(masks, m)
+	}
+	slices.SortStableFunc(masks, func(a, b int) int { return bits.OnesCount(uint(a)) - bits.OnesCount(uint(b)) })
 	targets := map[string]*targetAnchors{}
 	return s.view(func(c chain) error {
-		resolvers := make([]*resolver, len(sets))
-		for i, set := range sets {
-			r := &resolver{rules: rules, cfg: cfg, c: c, targets: targets}
-			for _, name := range set {
-				switch name {
-				case docir.LinkRuleDefinitionIDs:
-					r.cfg.DefinitionIDs = true
-				case docir.LinkRuleIgnoreCase:
-					r.cfg.IgnoreCase = true
-				case docir.LinkRuleRootFallback:
-					r.rules.RootFallback = true
+		resolvers := make([]*resolver, len(masks))
+		sets := make([][]string, len(masks))
+		for i, m := range masks {
+			resolvers[i] = &resolver{rules: rules, cfg: cfg, c: c, targets: targets}
+			for k, o := range off {
+				if m&(1<<k) != 0 {
+					o.on(resolvers[i])
+					sets[i] = append(sets[i], o.name)
 				}
 			}
-			resolvers[i] = r
 		}
 		for _, l := range ls {
 			if l.Status != docir.LinkBroken {

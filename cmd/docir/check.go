@@ -195,17 +195,9 @@ func fileNamer(srcs []store.Source) func(path string) string {
 func brokenWhy(l docir.CheckedLink) string {
 	if l.Reason == docir.ReasonNoSection {
 		doc, heading, _ := strings.Cut(l.Address, "#")
-		return fmt.Sprintf("%s has no section %q%s", doc, heading, resolvesWith(l))
+		return fmt.Sprintf("%s has no section %q%s", doc, heading, l.ResolvesWithText())
 	}
-	return "no such document" + resolvesWith(l)
-}
-
-// resolvesWith says which link rules would resolve a broken link, if any.
-func resolvesWith(l docir.CheckedLink) string {
-	if len(l.ResolvesWith) == 0 {
-		return ""
-	}
-	return "; resolves with " + strings.Join(l.ResolvesWith, " and ")
+	return "no such document" + l.ResolvesWithText()
 }
 
 func printCheckText(w io.Writer, res docir.CheckResult, fileOf func(string) string) error {

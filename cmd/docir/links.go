@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -149,10 +148,7 @@ func leadsTo(l docir.Link) string {
 		if l.Address != "" {
 			why += ": " + l.Address
 		}
-		if len(l.ResolvesWith) > 0 {
-			why += "; resolves with " + strings.Join(l.ResolvesWith, " and ")
-		}
-		return "BROKEN (" + why + ")"
+		return "BROKEN (" + why + l.ResolvesWithText() + ")"
 	}
 	return "unchecked (" + l.Reason + ")"
 }

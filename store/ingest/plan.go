@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -51,17 +50,14 @@ type fileTable func(from []byte, fn func(key []byte, e store.FileEntry) error) e
 // The table is merged with the walk in key order rather than loaded into a
 // map: on a no-op refresh of 192k files, building that map cost more than
 // reading the table.
-func makePlan(files []*file, prev fileTable) (plan, error) {
-	return makePlanWith(files, prev, false, math.MaxInt64)
-}
-
-// makePlanWith is makePlan; with reparse, no file is taken as unchanged
-// (the index's passages change for every document: a new front-matter
-// list), so every file is read and parsed again. Nor is a file larger than
+//
+// With reparse, no file is taken as unchanged (the index's passages change
+// for every document: a new front-matter list), so every file is read and
+// parsed again. Nor is a file larger than
 // maxBytes: the cap is the configuration's, and a lower one than the file
 // was indexed under leaves it out as a refresh from scratch would (read, it
 // is skipped, and its document goes).
-func makePlanWith(files []*file, prev fileTable, reparse bool, maxBytes int64) (plan, error) {
+func makePlan(files []*file, prev fileTable, reparse bool, maxBytes int64) (plan, error) {
 	var p plan
 	byKey := files
 	keyOrder := func(a, b *file) int {
@@ -269,22 +265,22 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 	if err != nil {
 		return c, err
 	}
-	p, err := makePlanWith(w.files, prevFiles, false, opt.MaxFileBytes)
+	p, err := makePlan(w.files, prevFiles, false, opt.MaxFileBytes)
 	if err != nil {
 		return c, err
 	}
 	c.Unchanged, c.Ignored = len(p.unchanged), w.ignored
-	again := map[*file]bool{}
+	var skipped map[string]skippedEntry
 	if snap != nil {
-		for _, f := range skippedAgain(p.toRead, readSkippedState(dir, snap.Generation())) {
-			again[f] = true
-		}
+		skipped = readSkippedState(dir, snap.Generation())
 	}
-	c.Skipped = len(again)
 	var tooLarge []string
 	for _, f := range p.toRead {
-		if again[f] {
-			continue
+		if len(skipped) > 0 && f.prev == nil {
+			if e, ok := skipped[f.key()]; ok && e == (skippedEntry{f.size, f.mtime}) {
+				c.Skipped++ // skipped by the last refresh for its bytes, and as it saw it
+				continue
+			}
 		}
 		if f.size > opt.MaxFileBytes {
 			// A refresh skips it (too_large) and drops its document,

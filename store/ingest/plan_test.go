@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -130,7 +131,7 @@ func TestMakePlan(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := makePlan(tt.files, tableOf(tt.prev))
+			p, err := makePlan(tt.files, tableOf(tt.prev), false, math.MaxInt64)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -437,7 +438,7 @@ func TestMakePlanSplit(t *testing.T) {
 		for _, f := range files {
 			f.status, f.prev, f.id = 0, nil, ""
 		}
-		p, err := makePlan(files, tableOf(table))
+		p, err := makePlan(files, tableOf(table), false, math.MaxInt64)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -130,7 +130,7 @@ func (r *refresher) makePlan() error {
 		}
 		reparse = !slices.Equal(recorded, r.pc.Fields())
 	}
-	r.plan, err = makePlanWith(r.walked.files, prevFiles, reparse, r.opt.MaxFileBytes)
+	r.plan, err = makePlan(r.walked.files, prevFiles, reparse, r.opt.MaxFileBytes)
 	return err
 }
 
@@ -288,12 +288,7 @@ func (r *refresher) keep() (docir.IndexSummary, error) {
 		r.warn(cleanupWarning("prune", err))
 	}
 	r.sum.Seconds = time.Since(r.start).Seconds()
-	if err := writeFolderState(r.dir, r.sum.Generation, r.sources, r.walked.folders); err != nil {
-		r.warn(cleanupWarning("record the folder state", err))
-	}
-	if err := writeSkippedState(r.dir, r.sum.Generation, r.walked.files); err != nil {
-		r.warn(cleanupWarning("record the skipped files", err))
-	}
+	r.recordState()
 	return r.sum, nil
 }
 
@@ -347,11 +342,19 @@ func (r *refresher) publish() (docir.IndexSummary, error) {
 	r.sum.Generation = r.pending.Generation()
 	r.sum.Published = true
 	r.sum.Seconds = time.Since(r.start).Seconds()
+	r.recordState()
+	return r.sum, nil
+}
+
+// recordState writes, after a refresh that succeeded (published or not),
+// what Stale and Diff read beside the generations: the folders it read
+// and the files it skipped for their bytes. A failure is a cleanup
+// warning: the generation stands either way.
+func (r *refresher) recordState() {
 	if err := writeFolderState(r.dir, r.sum.Generation, r.sources, r.walked.folders); err != nil {
 		r.warn(cleanupWarning("record the folder state", err))
 	}
 	if err := writeSkippedState(r.dir, r.sum.Generation, r.walked.files); err != nil {
 		r.warn(cleanupWarning("record the skipped files", err))
 	}
-	return r.sum, nil
 }

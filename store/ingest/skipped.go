@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 )
 
@@ -99,14 +98,4 @@ func readSkippedState(dir string, gen uint64) map[string]skippedEntry {
 		return nil
 	}
 	return out
-}
-
-// skippedAgain lists, of the files a plan would read, the new ones (no
-// document yet) that the last refresh skipped as they are now: a refresh
-// skips them again.
-func skippedAgain(toRead []*file, skipped map[string]skippedEntry) []*file {
-	return slices.DeleteFunc(slices.Clone(toRead), func(f *file) bool {
-		e, ok := skipped[f.key()]
-		return f.prev != nil || !ok || e.size != f.size || e.mtime != f.mtime
-	})
 }

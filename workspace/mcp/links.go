@@ -106,7 +106,7 @@ func linksText(method string, result json.RawMessage) (string, error) {
 		fmt.Fprintf(&b, "Generation %d, %d documents: %d links resolve, %d broken, %d external, %d unchecked.\n",
 			r.Generation, r.Documents, r.Counts.Resolved, r.Counts.Broken, r.Counts.External, r.Counts.Unchecked)
 		for _, l := range r.Broken {
-			fmt.Fprintf(&b, "- %s line %d (`%s`): `%s` is broken (%s)\n", l.Path, l.Line, l.From, l.Target, why(&l.Link))
+			fmt.Fprintf(&b, "- %s line %d (`%s`): `%s` is broken (%s)\n", l.Path, l.Line, l.From, l.Target, l.Reason+l.ResolvesWithText())
 		}
 		for _, l := range r.External {
 			fmt.Fprintf(&b, "- %s line %d: %s\n", l.Path, l.Line, l.URL)
@@ -148,7 +148,7 @@ func writeLinkSet(b *strings.Builder, s *docir.LinkSet) {
 		case docir.LinkExternal:
 			fmt.Fprintf(b, "%s (external)\n", l.URL)
 		default:
-			fmt.Fprintf(b, "%s (%s)\n", l.Status, why(&l))
+			fmt.Fprintf(b, "%s (%s)\n", l.Status, l.Reason+l.ResolvesWithText())
 		}
 	}
 	if len(s.Incoming) == 0 {
@@ -167,13 +167,4 @@ func mustJSON(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
-}
-
-// why says why a link is broken or unchecked, and the link rules with
-// which a broken one would resolve.
-func why(l *docir.Link) string {
-	if len(l.ResolvesWith) == 0 {
-		return l.Reason
-	}
-	return l.Reason + "; resolves with " + strings.Join(l.ResolvesWith, " and ")
 }
