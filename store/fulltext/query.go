@@ -80,17 +80,14 @@ func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
 		q.idf = make([]float64, len(q.terms))
 		q.df = make([]uint64, len(q.terms))
 		idf := func(df uint64) float64 { return 1 + math.Log(float64(total)/float64(df+1)) }
-		for i, t := range q.terms {
-			// A term's weight is the text's and the heads' alike: the
-			// passages that hold it are at least as many as in either.
-			for _, field := range []string{FieldText, FieldHead} {
-				tfr, err := r.TermFieldReader(ctx, []byte(t), field, false, false, false)
-				if err != nil {
-					return nil, err
-				}
-				q.df[i] = max(q.df[i], tfr.Count())
-				tfr.Close()
-			}
+		// A term's weight is the text's and the heads' alike: the
+		// passages that hold it are at least as many as in either.
+		text, head, err := docFreqs(ctx, r, q.terms)
+		if err != nil {
+			return nil, err
+		}
+		for i := range q.terms {
+			q.df[i] = max(text[i], head[i])
 			q.idf[i] = idf(q.df[i])
 		}
 		// A pair is at least as rare as the rarer of its words: its idf

@@ -680,6 +680,56 @@ func countUnion(r index.IndexReader, terms []string) (n uint64, ok bool, err err
 	return n, true, nil
 }
 
+// docFreqs counts the passages that hold each of terms in their text and
+// in their head. A scorch snapshot's are counted segment by segment from
+// the postings lists' cardinalities, less their deleted passages, with no
+// iterator: bleve's TermFieldReader opens one per segment for a count, and
+// where the segment has deleted passages that iterator starts with a copy
+// of the term's postings less them. Another index counts through its
+// TermFieldReaders. The counts are the same either way (TestDocFreqs).
+func docFreqs(ctx context.Context, r index.IndexReader, terms []string) (text, head []uint64, err error) {
+	text, head = make([]uint64, len(terms)), make([]uint64, len(terms))
+	snap, isScorch := r.(*scorch.IndexSnapshot)
+	if !isScorch {
+		for i, t := range terms {
+			for _, f := range []struct {
+				field string
+				n     *uint64
+			}{{FieldText, &text[i]}, {FieldHead, &head[i]}} {
+				tfr, err := r.TermFieldReader(ctx, []byte(t), f.field, false, false, false)
+				if err != nil {
+					return nil, nil, err
+				}
+				*f.n = tfr.Count()
+				if err := tfr.Close(); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		return text, head, nil
+	}
+	var pl segment.PostingsList
+	for _, ss := range snap.Segments() {
+		seg, deleted := ss.Segment(), ss.Deleted()
+		for _, f := range []struct {
+			field string
+			n     []uint64
+		}{{FieldText, text}, {FieldHead, head}} {
+			dict, err := seg.Dictionary(f.field)
+			if err != nil {
+				return nil, nil, err
+			}
+			for i, t := range terms {
+				if pl, err = dict.PostingsList([]byte(t), deleted, pl); err != nil {
+					return nil, nil, err
+				}
+				f.n[i] += pl.Count()
+			}
+		}
+	}
+	return text, head, nil
+}
+
 // countAll counts the passages any of tfrs holds by reading them side by
 // side: the way when the index cannot unite them as bitmaps.
 func (rt *Retrieval) countAll(tfrs []index.TermFieldReader) (uint64, error) {

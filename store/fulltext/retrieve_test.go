@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	index "github.com/blevesearch/bleve_index_api"
 )
 
@@ -252,25 +253,131 @@ func TestPilot(t *testing.T) {
 	}
 }
 
-// TestTotal: the union of the query's postings as bitmaps (Total) counts
-// what reading them side by side counts (countAll, the way when the index
-// cannot unite them), and what the candidates at floor 0 and the passages
-// with any query word excluded by none number.
-func TestTotal(t *testing.T) {
-	ps := retrievalCorpus(rand.New(rand.NewPCG(5, 6)), 300)
+// TestDocFreqs: the passages that hold a word, counted from a scorch
+// snapshot's postings lists (docFreqs), are what its TermFieldReaders
+// count, in deleted passages' segments, for words held once (bleve's
+// one-hit postings, one of them deleted) and for words held by none; and
+// an index that is not a scorch snapshot counts the same through them.
+func TestDocFreqs(t *testing.T) {
+	x, ps := withDeletions(t, 7)
+	r, err := x.idx.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, ok := r.(*scorch.IndexSnapshot); !ok {
+		t.Fatalf("the index reader is a %T, not a scorch snapshot: docFreqs' own count is not tested", r)
+	}
+	terms := []string{"zebraword", "okapi", "quagga", "nothing-here"}
+	seen := map[string]bool{}
+	for _, p := range ps[:60] {
+		for _, tok := range x.tokens(p.Text + " " + p.Head) {
+			if !seen[tok] {
+				seen[tok] = true
+				terms = append(terms, tok)
+			}
+		}
+	}
+	ctx := context.Background()
+	text, head, err := docFreqs(ctx, r, terms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, otherHead, err := docFreqs(ctx, notScorch{r}, terms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, term := range terms {
+		for _, f := range []struct {
+			field      string
+			got, other uint64
+		}{{FieldText, text[i], other[i]}, {FieldHead, head[i], otherHead[i]}} {
+			tfr, err := r.TermFieldReader(ctx, []byte(term), f.field, false, false, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tfr.Count()
+			tfr.Close()
+			if f.got != want || f.other != want {
+				t.Errorf("%q in %s: docFreqs counts %d (through TermFieldReaders %d), a TermFieldReader %d", term, f.field, f.got, f.other, want)
+			}
+		}
+	}
+	if text[0] != 1 || head[1] != 1 || text[2] != 0 || head[2] != 0 || text[3] != 0 {
+		t.Errorf("the words held once, a deleted passage's and none's: text %v, head %v", text[:4], head[:4])
+	}
+}
+
+// TestPartialRunCache: a prepared bound keeps the run factor of each set
+// of known terms a text holds in a slice (up to maxRunBits known terms),
+// in a map (up to 64) or nowhere (more); on every path, bounding many
+// passages in turn with one prepared bound gives each what the loops over
+// every term and pair give it.
+func TestPartialRunCache(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	var words []string
+	for i := range 70 {
+		words = append(words, "word"+string(rune('a'+i/26))+string(rune('a'+i%26)))
+	}
+	x := indexed(t, []Passage{{ID: "all", Text: strings.Join(words, " ")}, {ID: "some", Text: strings.Join(words[:10], " ")}})
+	for _, n := range []int{3, maxRunBits, maxRunBits + 1, 64, 65, 70} {
+		q, err := x.Prepare(context.Background(), strings.Join(words[:n], " "))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(q.terms) != n {
+			t.Fatalf("%d words prepared as %d terms", n, len(q.terms))
+		}
+		known, free := make([]bool, n), make([]bool, n)
+		for k := range n {
+			known[k] = k%5 != 4
+			free[k] = !known[k]
+		}
+		p := q.partial(known, free)
+		for range 200 {
+			st := stats{tf: make([]int32, n), hf: make([]int32, n), length: 200, hlength: 20}
+			for k := range n {
+				if known[k] && r.IntN(3) == 0 {
+					st.tf[k] = int32(1 + r.IntN(3))
+				}
+			}
+			if got, want := p.bound(&st), partialBoundLoops(q, &st, known, free); got != want {
+				t.Fatalf("%d terms: a prepared bound gives %v, the loops %v", n, got, want)
+			}
+		}
+	}
+}
+
+// withDeletions is an index of a random corpus (seeded by seed) with
+// deleted passages, a second segment, and words found once (bleve's
+// one-hit postings): "zebraword" in a text and "okapi" in a head, and
+// "quagga", whose passage is deleted.
+func withDeletions(t *testing.T, seed uint64) (*Index, []Passage) {
+	t.Helper()
+	ps := retrievalCorpus(rand.New(rand.NewPCG(seed, seed+1)), 300)
 	x := indexed(t, ps)
-	// Deleted passages, a second segment, and words found once (bleve's
-	// one-hit postings), one of them deleted.
 	var gone []string
 	for _, p := range ps[:40] {
 		gone = append(gone, p.ID)
 	}
-	if err := x.Apply(gone, append(slices.Clone(ps[:20]), Passage{ID: "once", Text: "zebraword"}, Passage{ID: "twice", Text: "quagga"})); err != nil {
+	if err := x.Apply(gone, append(slices.Clone(ps[:20]), Passage{ID: "once", Text: "zebraword", Head: "okapi"}, Passage{ID: "twice", Text: "quagga", Head: "quagga"})); err != nil {
 		t.Fatal(err)
 	}
 	if err := x.Apply([]string{"twice"}, nil); err != nil {
 		t.Fatal(err)
 	}
+	return x, ps
+}
+
+// notScorch is an index reader that is not a scorch snapshot.
+type notScorch struct{ index.IndexReader }
+
+// TestTotal: the union of the query's postings as bitmaps (Total) counts
+// what reading them side by side counts (countAll, the way when the index
+// cannot unite them), and what the candidates at floor 0 and the passages
+// with any query word excluded by none number.
+func TestTotal(t *testing.T) {
+	x, _ := withDeletions(t, 5)
 	ctx := context.Background()
 	for _, text := range []string{"front matter dates", "the", "taxonomy kube-scheduler", "nothing-here", "zebraword the", "quagga", "quagga zebraword"} {
 		q, rt, cands := retrieved(t, x, text)

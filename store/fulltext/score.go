@@ -211,9 +211,14 @@ func (q *Query) partialBound(st *stats, known, free []bool) float64 {
 // terms a passage's text holds.
 type partial struct {
 	q           *Query
-	known, free []bool             // known may be nil: nothing known
-	norm, hnorm float64            // ‖u‖ and ‖v‖ of the free terms (see partialBound)
-	run         map[uint64]float64 // by the known terms the text holds (queries of up to 64 terms): the run factor
+	known, free []bool  // known may be nil: nothing known
+	norm, hnorm float64 // ‖u‖ and ‖v‖ of the free terms (see partialBound)
+	// The run factor, by the known terms the text holds (bit i: the i-th
+	// of knownTerms): in runs when there are at most maxRunBits of them
+	// (0: not yet worked out; a run factor is at least 1/2), else in run
+	// when at most 64; with more, worked out each time.
+	runs []float64
+	run  map[uint64]float64
 	// What bound reads of the query for every passage, worked out once:
 	// the known terms (in order) and their idf², whether a required term
 	// is neither known nor free (every passage then bounds at 0), the free
@@ -289,14 +294,14 @@ func (p *partial) bound(st *stats) float64 {
 	var exact, hexact float64
 	var counted, hcounted int
 	terms, hterms := p.nfree, p.nfree
-	for _, k := range p.knownTerms {
+	for i, k := range p.knownTerms {
 		tf := st.tf[k]
 		if tf == 0 && q.required[k] {
 			return 0
 		}
 		idf2 := p.idf2[k]
 		if tf > 0 {
-			mask |= 1 << (k % 64)
+			mask |= 1 << (i % 64)
 			exact += math.Sqrt(float64(tf)) * idf2
 			counted += int(tf)
 			terms++
@@ -327,23 +332,49 @@ func (p *partial) bound(st *stats) float64 {
 	}
 	var s float64
 	if terms > 0 {
-		run, ok := p.run[mask]
-		if !ok || n > 64 {
-			in := func(k int) bool { return p.free[k] || p.known != nil && p.known[k] && st.tf[k] > 0 } // S, in the text
-			run = q.runFactor(q.runBound(in))
-			if n <= 64 {
-				if p.run == nil {
-					p.run = map[uint64]float64{}
-				}
-				p.run[mask] = run
-			}
-		}
+		run := p.runFactor(st, mask)
 		s = normBound(exact, counted, p.norm, st.length) * float64(terms+pairs) / float64(n+len(q.pairs)) * run
 	}
 	if hterms > 0 {
 		s += normBound(hexact, hcounted, p.hnorm, st.hlength) * float64(hterms) / float64(n)
 	}
 	return s
+}
+
+// maxRunBits is the most known terms whose run factors a partial keeps in
+// a slice, one for each set of them (2 KB at 8).
+const maxRunBits = 8
+
+// runFactor is the run factor that S allows a passage whose text holds
+// the known terms mask says (bit i: the i-th of knownTerms), worked out
+// once for each such set.
+func (p *partial) runFactor(st *stats, mask uint64) float64 {
+	q := p.q
+	nk := len(p.knownTerms)
+	if nk <= maxRunBits {
+		if p.runs == nil {
+			p.runs = make([]float64, 1<<nk)
+		}
+		if r := p.runs[mask]; r != 0 {
+			return r
+		}
+	} else if nk <= 64 {
+		if r, ok := p.run[mask]; ok {
+			return r
+		}
+	}
+	in := func(k int) bool { return p.free[k] || p.known != nil && p.known[k] && st.tf[k] > 0 } // S, in the text
+	r := q.runFactor(q.runBound(in))
+	switch {
+	case nk <= maxRunBits:
+		p.runs[mask] = r
+	case nk <= 64:
+		if p.run == nil {
+			p.run = map[uint64]float64{}
+		}
+		p.run[mask] = r
+	}
+	return r
 }
 
 // normBound is partialBound's bound of one field's numerator over
