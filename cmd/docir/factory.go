@@ -33,8 +33,8 @@ type Factory struct {
 	ws           *workspace.Service
 	fed          *federation.Reader
 	pin          pinFlags
-	pinnedReader docir.Reader // the reader the pin flags name, once opened
-	stale        chan bool    // the answer of the stale-sources check, once started
+	pinnedReader docir.Reader          // the reader the pin flags name, once opened
+	stale        chan ingest.Staleness // the answer of the stale check, once started
 }
 
 func newFactory(io *IOStreams) *Factory {
@@ -223,10 +223,11 @@ func (f *Factory) changes(ctx context.Context) (*ingest.Changes, error) {
 }
 
 // warnIfStale starts the check, once per process, of whether the sources
-// changed since the current generation was indexed: a cheap check of
-// folder mtimes only (ingest.Stale), never a walk of the files. It runs
-// beside the read (a stat per folder: 1,600 on a 192k-document corpus);
-// reportStale says what it found.
+// changed since the current generation was indexed, and whether
+// docir.yaml's index settings did: a cheap check of folder mtimes only
+// (ingest.Stale), never a walk of the files. It runs beside the read (a
+// stat per folder: 1,600 on a 192k-document corpus); reportStale says what
+// it found.
 func (f *Factory) warnIfStale(lc *loadedConfig) {
 	if f.stale != nil {
 		return
@@ -234,23 +235,30 @@ func (f *Factory) warnIfStale(lc *loadedConfig) {
 	if _, err := store.CurrentGeneration(lc.StoreDir()); err != nil {
 		return // nothing indexed yet: the read indexes first, or says what to run
 	}
-	ch := make(chan bool, 1)
+	ch := make(chan ingest.Staleness, 1)
 	f.stale = ch
-	dir, sources := lc.StoreDir(), lc.StoreSources()
+	dir, sources, opt := lc.StoreDir(), lc.StoreSources(), f.ingestOptions(lc)
 	go func() {
-		stale, err := ingest.Stale(dir, sources)
-		ch <- err == nil && stale
+		st, err := ingest.Stale(dir, sources, opt)
+		if err != nil {
+			st = ingest.Staleness{}
+		}
+		ch <- st
 	}()
 }
 
 // reportStale waits for the check warnIfStale started, if any, and says on
-// stderr when the sources changed.
+// stderr when the sources or the index settings changed.
 func (f *Factory) reportStale() {
 	if f.stale == nil {
 		return
 	}
-	if <-f.stale {
+	st := <-f.stale
+	if st.Sources {
 		fmt.Fprintln(f.IO.ErrOut, "docir: warning: the sources changed since they were indexed; reads answer from the last index (docir status shows what changed; docir index refreshes)")
+	}
+	if st.Settings {
+		fmt.Fprintf(f.IO.ErrOut, "docir: warning: %s's index settings (front_matter, links, exclude, max_file_bytes) changed since the store was indexed; reads answer from the index made with the old ones (docir index applies them)\n", ConfigFileName)
 	}
 	f.stale = nil
 }

@@ -153,6 +153,9 @@ func printStatusText(w io.Writer, out statusOutput) error {
 		}
 	}
 	if c := out.Changes; c != nil {
+		if c.SettingsChanged {
+			fmt.Fprintf(w, "settings    %s's index settings changed since generation %d; run docir index\n", ConfigFileName, st.Generation)
+		}
 		switch {
 		case len(c.Added)+len(c.Changed)+len(c.Removed) == 0 && !c.SourcesChanged:
 			fmt.Fprintf(w, "changes     none since generation %d (%d files unchanged, %d ignored%s)\n", st.Generation, c.Unchanged, c.Ignored, skippedText(c.Skipped))

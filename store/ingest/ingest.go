@@ -16,6 +16,9 @@ package ingest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -115,6 +118,33 @@ func (o Options) withDefaults() Options {
 		o.Retain = DefaultRetain
 	}
 	return o
+}
+
+// settingsDigest is a digest of what in the options decides the index a
+// refresh makes of the same files: the front-matter fields, the size cap,
+// the link rules, the exclude patterns and .gitignore, the folders links
+// may lead into, and the parse budget (defaults filled in). A refresh
+// records it beside the generations (folderStateFile), and a read that
+// finds another says that docir.yaml changed since (Stale). Retain,
+// Force and the callbacks change no index, and are not in it.
+func (o Options) settingsDigest() string {
+	o = o.withDefaults()
+	l := o.limits()
+	b, err := json.Marshal(struct {
+		FrontMatter   []string
+		MaxFileBytes  int64
+		Links         store.LinkConfig
+		Exclude       []string
+		SourceExclude map[string][]string
+		NoGitignore   bool
+		AllowRoots    []string
+		Limits        markdown.Limits
+	}{o.passages().Fields(), o.MaxFileBytes, o.Links, o.Exclude, o.SourceExclude, o.NoGitignore, o.AllowRoots, l})
+	if err != nil {
+		panic(fmt.Sprintf("ingest: settings digest: %v", err)) // plain values: cannot fail
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12])
 }
 
 // passages is how the options cut a document into passages: the

@@ -233,6 +233,11 @@ type Changes struct {
 	// SourcesChanged is true when sources differ from the ones the
 	// generation was built from.
 	SourcesChanged bool `json:"sources_changed"`
+	// SettingsChanged is true when the index settings (front matter,
+	// links, exclude patterns, size cap, parse budget) differ from the
+	// ones the refresh that left the generation used, as it recorded them
+	// (Stale's Settings); false when it recorded none.
+	SettingsChanged bool `json:"settings_changed"`
 }
 
 // Diff tells what a refresh of the store in dir from sources would find
@@ -260,6 +265,10 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 			return c, err
 		}
 		c.SourcesChanged = !sameSources(prevSources, sources)
+		if st, ok, err := openFolderState(dir); err == nil && ok {
+			c.SettingsChanged = st.head.Generation == c.Generation && st.head.Settings != "" && st.head.Settings != opt.settingsDigest()
+			st.close()
+		}
 	}
 	w, err := walk(ctx, sources, opt)
 	if err != nil {

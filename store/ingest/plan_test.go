@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -153,14 +154,14 @@ func TestDiffAndStale(t *testing.T) {
 	srcs := []store.Source{{Path: src}}
 	ctx := context.Background()
 
-	if stale, err := Stale(dir, srcs); err != nil || !stale {
+	if stale, err := staleSources(dir, srcs); err != nil || !stale {
 		t.Fatalf("Stale before any refresh = %v, %v", stale, err)
 	}
 	refresh(t, dir, srcs...)
-	if stale, err := Stale(dir, srcs); err != nil || stale {
+	if stale, err := staleSources(dir, srcs); err != nil || stale {
 		t.Fatalf("Stale after a refresh = %v, %v", stale, err)
 	}
-	if stale, _ := Stale(dir, []store.Source{{Path: src, Prefix: "p"}}); !stale {
+	if stale, _ := staleSources(dir, []store.Source{{Path: src, Prefix: "p"}}); !stale {
 		t.Error("Stale with other sources = false")
 	}
 
@@ -174,7 +175,7 @@ func TestDiffAndStale(t *testing.T) {
 	if err := os.Chtimes(filepath.Join(src, "a.md"), later, later); err != nil {
 		t.Fatal(err)
 	}
-	if stale, err := Stale(dir, srcs); err != nil || !stale {
+	if stale, err := staleSources(dir, srcs); err != nil || !stale {
 		t.Fatalf("Stale after edits = %v, %v", stale, err)
 	}
 	got, err := Diff(ctx, dir, srcs, Options{})
@@ -193,24 +194,24 @@ func TestDiffAndStale(t *testing.T) {
 		t.Errorf("Diff (-want +got):\n%s", diff)
 	}
 	refresh(t, dir, srcs...)
-	if stale, err := Stale(dir, srcs); err != nil || stale {
+	if stale, err := staleSources(dir, srcs); err != nil || stale {
 		t.Fatalf("Stale after the second refresh = %v, %v", stale, err)
 	}
 	// A file a walk does not read (docir.yaml written beside the notes,
 	// an editor's swap file) moves its folder's mtime but is not a change.
 	writeFile(t, src, "notes.txt", "x")
-	if stale, err := Stale(dir, srcs); err != nil || stale {
+	if stale, err := staleSources(dir, srcs); err != nil || stale {
 		t.Errorf("Stale after a new .txt file = %v, %v; want false", stale, err)
 	}
 	// A new markdown file is.
 	writeFile(t, src, "new2.md", "# New\n")
-	if stale, _ := Stale(dir, srcs); !stale {
+	if stale, _ := staleSources(dir, srcs); !stale {
 		t.Error("Stale after a new markdown file = false")
 	}
 	if sum := refresh(t, dir, srcs...); !sum.Published {
 		t.Fatalf("not published for a new markdown file: %+v", sum)
 	}
-	if stale, err := Stale(dir, srcs); err != nil || stale {
+	if stale, err := staleSources(dir, srcs); err != nil || stale {
 		t.Fatalf("Stale after the refresh = %v, %v", stale, err)
 	}
 }
@@ -461,5 +462,22 @@ func TestMakePlanSplit(t *testing.T) {
 		if len(one.Removed) == 0 {
 			t.Fatal("the table should have entries the walk did not find")
 		}
+	}
+}
+
+// TestChangesShape pins the fields of Changes, the "changes" of `docir
+// status --format json` (docs/cli.md).
+func TestChangesShape(t *testing.T) {
+	b, err := json.Marshal(Changes{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"added", "changed", "clashes", "generation", "ignored", "removed", "settings_changed", "skipped", "sources_changed", "unchanged"}
+	if got := slices.Sorted(maps.Keys(m)); !slices.Equal(got, want) {
+		t.Errorf("Changes has the fields %v, want %v", got, want)
 	}
 }

@@ -351,7 +351,7 @@ func (r *refresher) publish() (docir.IndexSummary, error) {
 // and the files it skipped for their bytes. A failure is a cleanup
 // warning: the generation stands either way.
 func (r *refresher) recordState() {
-	if err := writeFolderState(r.dir, r.sum.Generation, r.sources, r.walked.folders); err != nil {
+	if err := writeFolderState(r.dir, r.sum.Generation, r.opt.settingsDigest(), r.sources, r.walked.folders); err != nil {
 		r.warn(cleanupWarning("record the folder state", err))
 	}
 	if err := writeSkippedState(r.dir, r.sum.Generation, r.walked.files); err != nil {

@@ -37,7 +37,7 @@ func BenchmarkStale(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if stale, err := Stale(dir, srcs); err != nil || stale {
+		if stale, err := staleSources(dir, srcs); err != nil || stale {
 			b.Fatalf("%v %v", stale, err)
 		}
 	}

@@ -32,8 +32,9 @@ import (
 // tenth of it in a fresh process). It is not part of a generation: losing
 // it only makes Stale answer true until the next refresh.
 //
-//	docir folders 2
+//	docir folders 3
 //	generation <N>
+//	settings <digest of the index settings (Options.settingsDigest)>
 //	source <path, Go-quoted> <prefix, Go-quoted>     (one per source, in order)
 //	<mtime_ns> <names digest> <path, Go-quoted>      (one per folder)
 //	...
@@ -41,15 +42,22 @@ const folderStateFile = "folders.state"
 
 // legacyFolderStateFile is the JSON form earlier versions wrote; a refresh
 // removes it. (The first line form, "docir folders 1", is rewritten by the
-// next refresh; until then Stale answers true.)
+// next refresh; until then Stale answers true. The second, without the
+// settings line, is read as it is: its settings are not known, and Stale
+// says nothing of them.)
 const legacyFolderStateFile = "folders.json"
 
-const folderStateMagic = "docir folders 2"
+const (
+	folderStateMagic   = "docir folders 3"
+	folderStateMagicV2 = "docir folders 2"
+)
 
 // folderHead is what the lines before the folders say: the generation the
-// refresh left current and the sources it read.
+// refresh left current, the digest of its index settings ("" when the
+// file predates it), and the sources it read.
 type folderHead struct {
 	Generation uint64
+	Settings   string
 	Sources    []store.Source
 }
 
@@ -63,11 +71,13 @@ type folderEntry struct {
 	Names   string
 }
 
-func writeFolderState(dir string, gen uint64, sources []store.Source, folders map[string]folderEntry) error {
+func writeFolderState(dir string, gen uint64, settings string, sources []store.Source, folders map[string]folderEntry) error {
 	paths := slices.Sorted(maps.Keys(folders))
-	b := make([]byte, 0, 64+len(sources)*128+len(paths)*128)
+	b := make([]byte, 0, 128+len(sources)*128+len(paths)*128)
 	b = append(b, folderStateMagic+"\ngeneration "...)
 	b = strconv.AppendUint(b, gen, 10)
+	b = append(b, "\nsettings "...)
+	b = append(b, settings...)
 	b = append(b, '\n')
 	for _, src := range sources {
 		b = append(b, "source "...)
@@ -168,7 +178,8 @@ func (st *folderState) close() {
 // lines.
 func parseFolderHead(b []byte) (head folderHead, rest []byte, ok bool) {
 	l, b := cutLine(b)
-	if string(l) != folderStateMagic {
+	v3 := string(l) == folderStateMagic
+	if !v3 && string(l) != folderStateMagicV2 {
 		return head, nil, false
 	}
 	l, b = cutLine(b)
@@ -181,6 +192,14 @@ func parseFolderHead(b []byte) (head folderHead, rest []byte, ok bool) {
 		return head, nil, false
 	}
 	head.Generation = gen
+	if v3 {
+		l, b = cutLine(b)
+		d, found := bytes.CutPrefix(l, []byte("settings "))
+		if !found || len(d) == 0 || bytes.ContainsAny(d, " \t\r") {
+			return head, nil, false
+		}
+		head.Settings = string(d)
+	}
 	head.Sources = []store.Source{}
 	for bytes.HasPrefix(b, []byte("source ")) {
 		l, b = cutLine(b)
@@ -261,41 +280,57 @@ func view(b []byte) string {
 	return unsafe.String(&b[0], len(b))
 }
 
+// Staleness is what Stale found.
+type Staleness struct {
+	// Sources: the source folders may have changed since the last refresh
+	// (or it is not known what that refresh read).
+	Sources bool
+	// Settings: the index settings differ from the ones the last refresh
+	// used (Options.settingsDigest): docir.yaml's front_matter, links,
+	// exclude or max_file_bytes changed since, and the index still has the
+	// old ones.
+	Settings bool
+}
+
 // Stale reports whether the source folders may have changed since the
-// store in dir was last refreshed from sources: a file added, removed or
-// renamed in any folder changes that folder's mtime. It stats the folders
-// the last refresh read, on a few goroutines, and reads no file (1,600
-// folders: a few milliseconds). A file rewritten in place (not through a
-// rename, as most editors save) leaves its folder's mtime alone and is not
-// seen: Diff is the full check.
+// store in dir was last refreshed from sources, and whether opt's index
+// settings differ from that refresh's. A file added, removed or renamed
+// in any folder changes that folder's mtime. It stats the folders the last
+// refresh read, on a few goroutines, and reads no file (1,600 folders: a
+// few milliseconds). A file rewritten in place (not through a rename, as
+// most editors save) leaves its folder's mtime alone and is not seen: Diff
+// is the full check.
 //
-// It answers true when the store was never refreshed by this version, the
+// Sources is true when the store was never refreshed by this version, the
 // current generation is not the one last refreshed, or sources differ from
-// the ones last refreshed.
+// the ones last refreshed; Settings is then false (the settings compared
+// are those of the refresh that left the current generation; a state
+// written before they were recorded says nothing of them).
 //
 // In a fresh process (every read) the stats are most of it: a syscall
 // costs 1–2 µs on this kind of virtual machine, so each goroutine parses
 // and stats the lines of its own part of the mapped file, and nothing is
 // built per folder.
-func Stale(dir string, sources []store.Source) (bool, error) {
+func Stale(dir string, sources []store.Source, opt Options) (Staleness, error) {
 	st, ok, err := openFolderState(dir)
 	if err != nil {
-		return false, err
+		return Staleness{}, err
 	}
 	if !ok {
-		return true, nil
+		return Staleness{Sources: true}, nil
 	}
 	defer st.close()
 	gen, err := store.CurrentGeneration(dir)
 	if docir.CodeOf(err) == docir.CodeNoStore {
-		return true, nil
+		return Staleness{Sources: true}, nil
 	}
 	if err != nil {
-		return false, err
+		return Staleness{}, err
 	}
 	if gen != st.head.Generation || !sameSources(st.head.Sources, sources) {
-		return true, nil
+		return Staleness{Sources: true}, nil
 	}
+	settings := st.head.Settings != "" && st.head.Settings != opt.settingsDigest()
 	// Each folder is stat'ed relative to its source root, open once: the
 	// kernel then walks only the part of the path below the root.
 	roots := make([]int, len(sources))
@@ -354,7 +389,7 @@ func Stale(dir string, sources []store.Source) (bool, error) {
 		}()
 	}
 	wg.Wait()
-	return changed.Load(), nil
+	return Staleness{Sources: changed.Load(), Settings: settings}, nil
 }
 
 // splitLines cuts b into at most n parts of about equal size, each a run

@@ -37,7 +37,7 @@ func BenchmarkStaleManyFolders(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		stale, err := Stale(dir, sources)
+		stale, err := staleSources(dir, sources)
 		if err != nil || stale {
 			b.Fatalf("stale %v, %v", stale, err)
 		}

@@ -1,14 +1,17 @@
 package ingest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/docir/docir/store"
+	"github.com/docir/docir/store/passage"
 )
 
 // The folder state round-trips every path a folder can have: spaces,
@@ -27,7 +30,7 @@ func TestFolderStateRoundTrip(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, legacyFolderStateFile), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeFolderState(dir, 7, sources, folders); err != nil {
+	if err := writeFolderState(dir, 7, "abc123", sources, folders); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, legacyFolderStateFile)); !os.IsNotExist(err) {
@@ -40,7 +43,7 @@ func TestFolderStateRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(folders, byPath(paths, entries)); diff != "" {
 		t.Errorf("folders (-wrote +read):\n%s", diff)
 	}
-	if diff := cmp.Diff(folderHead{Generation: 7, Sources: sources}, head); diff != "" {
+	if diff := cmp.Diff(folderHead{Generation: 7, Settings: "abc123", Sources: sources}, head); diff != "" {
 		t.Errorf("head (-wrote +read):\n%s", diff)
 	}
 }
@@ -48,8 +51,10 @@ func TestFolderStateRoundTrip(t *testing.T) {
 // A damaged folder state is not an error and never a panic: Stale takes
 // the sources for changed.
 func FuzzReadFolderState(f *testing.F) {
-	f.Add([]byte(folderStateMagic + "\ngeneration 1\n5 abc \"/x\"\n"))
-	f.Add([]byte(folderStateMagic + "\ngeneration 3\nsource \"/x\" \"p\"\nsource \"/y\\n\" \"\"\n5 abc \"/x/a b\"\n"))
+	f.Add([]byte(folderStateMagic + "\ngeneration 1\nsettings 0a1b\n5 abc \"/x\"\n"))
+	f.Add([]byte(folderStateMagic + "\ngeneration 3\nsettings 0a1b\nsource \"/x\" \"p\"\nsource \"/y\\n\" \"\"\n5 abc \"/x/a b\"\n"))
+	f.Add([]byte(folderStateMagic + "\ngeneration 3\nsettings \nsource \"/x\" \"p\"\n"))
+	f.Add([]byte(folderStateMagicV2 + "\ngeneration 1\n5 abc \"/x\"\n"))
 	f.Add([]byte(folderStateMagic + "\ngeneration 1\nsource \"/x\"\n5 abc /x\n"))
 	f.Add([]byte("docir folders 1\n{\"generation\":1,\"sources\":[]}\n5 abc \"/x\"\n"))
 	f.Add([]byte(folderStateMagic + "\ngeneration 18446744073709551616\n"))
@@ -74,7 +79,11 @@ func FuzzReadFolderState(f *testing.F) {
 		if len(folders) != len(paths) {
 			return // a path listed twice: the map keeps one
 		}
-		if err := writeFolderState(dir, head.Generation, head.Sources, folders); err != nil {
+		settings := head.Settings
+		if settings == "" {
+			settings = "0" // a second-form state is rewritten in the third
+		}
+		if err := writeFolderState(dir, head.Generation, settings, head.Sources, folders); err != nil {
 			t.Fatal(err)
 		}
 		_, paths2, entries2, ok2, err := readFolderState(dir)
@@ -170,14 +179,101 @@ func TestStaleThroughLinkedRoot(t *testing.T) {
 		if _, err := Refresh(t.Context(), dir, sources, Options{}); err != nil {
 			t.Fatal(err)
 		}
-		if stale, err := Stale(dir, sources); err != nil || stale {
+		if stale, err := staleSources(dir, sources); err != nil || stale {
 			t.Fatalf("right after a refresh: stale %v, %v", stale, err)
 		}
 		if err := os.WriteFile(filepath.Join(real, add), []byte("# y\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if stale, err := Stale(dir, sources); err != nil || !stale {
+		if stale, err := staleSources(dir, sources); err != nil || !stale {
 			t.Errorf("after adding %s: stale %v, %v", add, stale, err)
 		}
 	}
+}
+
+// staleSources is Stale's Sources, with the settings of a refresh with
+// Options{} (which the tests' refreshes use): their Settings must be
+// false.
+func staleSources(dir string, sources []store.Source) (bool, error) {
+	st, err := Stale(dir, sources, Options{})
+	if err == nil && st.Settings {
+		return st.Sources, fmt.Errorf("Stale says the settings changed: %+v", st)
+	}
+	return st.Sources, err
+}
+
+// TestStaleSettings: a read learns from Stale (and status from Diff) that
+// docir.yaml's index settings changed since the last refresh (the index still has the old
+// ones), whichever of them changed; settings that change no index
+// (retain) are not taken for a change; the refresh with the new settings
+// makes Stale quiet again; and a folder state of the second form (before
+// settings were recorded) says nothing of them.
+func TestStaleSettings(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "a.md", "---\ntitle: A\n---\n# A\n\nSee [b](b.md).\n")
+	writeFile(t, src, "b.md", "# B\n")
+	srcs := []store.Source{{Path: src}}
+	base := Options{Links: store.LinkConfig{Base: "/docs/"}, Exclude: []string{"drafts/"}}
+	if _, err := Refresh(t.Context(), dir, srcs, base); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, opt Options, want bool) {
+		t.Helper()
+		st, err := Stale(dir, srcs, opt)
+		if err != nil || st.Sources || st.Settings != want {
+			t.Errorf("%s: Stale %+v, %v; want settings changed %v", what, st, err, want)
+		}
+		c, err := Diff(t.Context(), dir, srcs, opt)
+		if err != nil || c.SettingsChanged != want {
+			t.Errorf("%s: Diff's settings changed %v, %v; want %v", what, c.SettingsChanged, err, want)
+		}
+	}
+	check("the same settings", base, false)
+	check("the same settings, defaults written out", Options{Links: base.Links, Exclude: base.Exclude, MaxFileBytes: DefaultMaxFileBytes, FrontMatter: passage.DefaultFrontMatter}, false)
+	changed := map[string]func(o *Options){
+		"front_matter":         func(o *Options) { o.FrontMatter = []string{"title", "tags"} },
+		"max_file_bytes":       func(o *Options) { o.MaxFileBytes = 1 << 10 },
+		"links.base":           func(o *Options) { o.Links.Base = "/" },
+		"links.ignore":         func(o *Options) { o.Links.Ignore = []string{"g"} },
+		"links.ignore_case":    func(o *Options) { o.Links.IgnoreCase = true },
+		"links.definition_ids": func(o *Options) { o.Links.DefinitionIDs = true },
+		"links.root_fallback":  func(o *Options) { o.Links.RootFallback = true },
+		"exclude":              func(o *Options) { o.Exclude = nil },
+		"a source's exclude":   func(o *Options) { o.SourceExclude = map[string][]string{src: {"x/"}} },
+		"no .gitignore":        func(o *Options) { o.NoGitignore = true },
+		"parse budget":         func(o *Options) { o.MaxHeadings = 3 },
+	}
+	for what, change := range changed {
+		opt := base
+		opt.Links.Ignore = slices.Clone(base.Links.Ignore)
+		change(&opt)
+		check(what, opt, true)
+	}
+	unchanged := base
+	unchanged.Retain, unchanged.Force = 9, true
+	check("retain and force", unchanged, false)
+
+	next := base
+	next.Links.IgnoreCase = true
+	if _, err := Refresh(t.Context(), dir, srcs, next); err != nil {
+		t.Fatal(err)
+	}
+	check("after a refresh with the new settings", next, false)
+	check("the old settings, after that refresh", base, true)
+
+	// A state of the second form: its settings are not known.
+	name := filepath.Join(dir, folderStateFile)
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitN(string(b), "\n", 4)
+	if lines[0] != folderStateMagic || !strings.HasPrefix(lines[2], "settings ") {
+		t.Fatalf("the state's head is %q", lines[:3])
+	}
+	v2 := folderStateMagicV2 + "\n" + lines[1] + "\n" + lines[3]
+	if err := os.WriteFile(name, []byte(v2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("a second-form state, other settings", base, false)
 }
