@@ -131,3 +131,30 @@ func BenchmarkSearch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSearchStore searches a store you name, warm, in process:
+// DOCIR_BENCH_STORE is its store folder (the .docir folder), and
+// DOCIR_BENCH_QUERY the query (default: the scale bench's). It is how to
+// measure a small change to the ranking on a store of your own, in
+// instructions rather than time (docs/ranking.md, Speed: a test binary
+// from `go test -c` under cachegrind, 41 searches less 1); without the
+// variable it is skipped.
+func BenchmarkSearchStore(b *testing.B) {
+	dir := os.Getenv("DOCIR_BENCH_STORE")
+	if dir == "" {
+		b.Skip("DOCIR_BENCH_STORE names no store folder")
+	}
+	q := os.Getenv("DOCIR_BENCH_QUERY")
+	if q == "" {
+		q = "extract files from a tar archive"
+	}
+	ws := New(Config{Dir: dir})
+	defer ws.Close()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ws.Search(ctx, docir.SearchParams{Query: q}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
