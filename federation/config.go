@@ -41,6 +41,11 @@ type PeerConfig struct {
 	Token    string
 	// Timeout bounds each call to the peer; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// Stemming is the stemming of the searches this process runs on a
+	// path peer's store (workspace.Config.Stemming): the local config's,
+	// so that the stores' scores are alike. An HTTP peer's server uses
+	// its own.
+	Stemming string
 }
 
 // validName: a letter or digit, then letters, digits, '.', '_', '-'.

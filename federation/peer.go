@@ -38,7 +38,7 @@ func OpenPeers(cfgs []PeerConfig) ([]*Peer, error) {
 		p := &Peer{Name: c.Name, Kind: c.kind(), Location: c.location(), Timeout: c.timeout()}
 		switch {
 		case c.Path != "":
-			p.r = &pathPeer{dir: c.Path}
+			p.r = &pathPeer{dir: c.Path, stemming: c.Stemming}
 		case c.TokenEnv != "" && c.Token == "":
 			p.broken = fmt.Errorf("environment variable %s (its token_env) is not set", c.TokenEnv)
 		default:
@@ -119,7 +119,8 @@ func call[T any](ctx context.Context, p *Peer, fn func(context.Context, docir.Re
 // sources: a peer is never indexed from here) and closes it after, so a
 // re-indexed peer is seen at once and a deleted one fails at once.
 type pathPeer struct {
-	dir string
+	dir      string
+	stemming string // PeerConfig.Stemming
 }
 
 var _ docir.Reader = (*pathPeer)(nil)
@@ -138,7 +139,7 @@ func (p *pathPeer) with(ctx context.Context, fn func(*workspace.Service) error) 
 		return docir.Errorf(docir.CodeUnavailable, "%s is not a folder", p.dir)
 	}
 	for _, dir := range []string{p.dir, filepath.Join(p.dir, ".docir")} {
-		svc := workspace.New(workspace.Config{Dir: dir})
+		svc := workspace.New(workspace.Config{Dir: dir, Stemming: p.stemming})
 		err := errors.Join(fn(svc), svc.Close())
 		if docir.CodeOf(err) == docir.CodeNoStore {
 			continue // no store here: the store may be inside it

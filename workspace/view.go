@@ -24,7 +24,8 @@ import (
 // current generation) and nothing holds it. refs and retired are guarded
 // by the owning service's mu.
 type view struct {
-	snap *store.Snapshot
+	snap     *store.Snapshot
+	stemming string // the searches' stemming (Config.Stemming)
 
 	ftOnce sync.Once
 	ft     *fulltext.Index
@@ -38,6 +39,12 @@ type view struct {
 func (v *view) fullText() (*fulltext.Index, error) {
 	v.ftOnce.Do(func() {
 		v.ft, v.ftErr = fulltext.Open(v.snap.FullTextPath(), true)
+		if v.ftErr == nil {
+			if v.ftErr = v.ft.SetStemming(v.stemming); v.ftErr != nil {
+				_ = v.ft.Close()
+				v.ft = nil
+			}
+		}
 	})
 	return v.ft, v.ftErr
 }

@@ -34,6 +34,10 @@ type Config struct {
 	// Notify, when set, receives one-line human messages (auto-indexing,
 	// waiting on a lock); the CLI prints them on stderr.
 	Notify func(msg string)
+	// Stemming is the stemming searches use: "" none, "english" a query
+	// word in its other English forms (fulltext.SetStemming). It changes
+	// no index.
+	Stemming string
 }
 
 // Service answers reads from one local store. It is safe for concurrent use.
@@ -54,16 +58,17 @@ type Service struct {
 
 // state is what a service and the views made from it share.
 type state struct {
-	mu   sync.Mutex
-	cur  *view            // the newest generation opened; nil before the first read
-	open map[uint64]*view // every open generation, cur included
+	mu       sync.Mutex
+	cur      *view            // the newest generation opened; nil before the first read
+	open     map[uint64]*view // every open generation, cur included
+	stemming string           // Config.Stemming, for the views it opens
 }
 
 var _ docir.Reader = (*Service)(nil)
 
 // New returns a service over the store cfg names. It opens nothing yet.
 func New(cfg Config) *Service {
-	return &Service{cfg: cfg, st: &state{open: map[uint64]*view{}}}
+	return &Service{cfg: cfg, st: &state{open: map[uint64]*view{}, stemming: cfg.Stemming}}
 }
 
 // Close releases the open generations. Reads still running, and views not
@@ -150,7 +155,7 @@ func (s *Service) Pin(ctx context.Context, revision uint64) (*View, error) {
 		}
 		return nil, err
 	}
-	v := &view{snap: snap, refs: 1, retired: true} // closed with its last hold
+	v := &view{snap: snap, stemming: st.stemming, refs: 1, retired: true} // closed with its last hold
 	st.open[revision] = v
 	return s.viewOf(v), nil
 }
@@ -248,7 +253,7 @@ func (st *state) adopt(snap *store.Snapshot) *view {
 		v.retired = false
 		return v
 	}
-	v := &view{snap: snap}
+	v := &view{snap: snap, stemming: st.stemming}
 	st.open[snap.Generation()] = v
 	return v
 }

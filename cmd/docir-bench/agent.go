@@ -152,6 +152,7 @@ func (e *env) agentRun(b *strings.Builder) error {
 		}
 		c = &corpus{name: "hugo-docs", dir: filepath.Join(e.work, "agent"), sources: []source{{path: filepath.Join(dir, "hugo-docs")}}}
 	}
+	c.stem = e.o.stemming
 	if err := c.prepare(); err != nil {
 		return err
 	}
@@ -470,7 +471,11 @@ func writeAgent(b *strings.Builder, c *corpus, rs []agentResult, set string) {
 	if set == "" {
 		set = DefaultQuestions
 	}
-	fmt.Fprintf(b, "## Bytes to answer: an agent over MCP (%s, %d documents; %s)\n\n", c.name, c.docs, set)
+	stem := ""
+	if c.stem != "" {
+		stem = "; search.stemming: " + c.stem
+	}
+	fmt.Fprintf(b, "## Bytes to answer: an agent over MCP (%s, %d documents; %s%s)\n\n", c.name, c.docs, set, stem)
 	fmt.Fprintf(b, "The agent gets the addresses of context's plan (or, without context, the matched sections of search's hits), in order, until it has read the section that answers the question.\n\n")
 	var ts []agentTotals
 	b.WriteString("| measure |")

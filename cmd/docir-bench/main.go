@@ -49,6 +49,7 @@ type options struct {
 	agent                   bool   // play an agent over MCP on a question set
 	questions               string // the question set of -agent
 	agentCorpus             string // with -agent: a folder of markdown instead of the Hugo docs
+	stemming                string // with -agent: the corpus's search.stemming
 }
 
 func main() {
@@ -69,6 +70,7 @@ func main() {
 	flag.BoolVar(&o.agent, "agent", false, "play an agent over MCP on the Hugo docs: search, context, then the plan's addresses until the answer is read; report bytes read, calls and found")
 	flag.StringVar(&o.questions, "questions", "", "with -agent: the question set, JSON lines of {question, answer} (default "+DefaultQuestions+")")
 	flag.StringVar(&o.agentCorpus, "agent-corpus", "", "with -agent: index this `folder` of markdown instead of the Hugo docs (the question set's addresses are its ids)")
+	flag.StringVar(&o.stemming, "stemming", "", "with -agent: the search.stemming the corpus's docir.yaml sets (english; default none)")
 	flag.StringVar(&o.profile, "profile", "", "index the first -scale-sizes corpus in process, from scratch then a no-op refresh, and write heap and CPU profiles to this folder")
 	flag.StringVar(&o.profileDir, "profile-store", "", "with -profile: profile only a no-op refresh of the store this folder's docir.yaml names (a folder -scale -keep left)")
 	flag.Parse()

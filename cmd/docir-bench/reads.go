@@ -21,6 +21,7 @@ type source struct {
 type corpus struct {
 	name    string
 	dir     string // holds docir.yaml; the store is dir/.docir
+	stem    string // the config's search.stemming ("" none)
 	sources []source
 	retain  int // 0: docir's default
 	docs    int
@@ -219,6 +220,9 @@ func (c *corpus) prepare() error {
 		if s.prefix != "" {
 			fmt.Fprintf(&cfg, "    prefix: %s\n", s.prefix)
 		}
+	}
+	if c.stem != "" {
+		fmt.Fprintf(&cfg, "search:\n  stemming: %s\n", c.stem)
 	}
 	if err := os.WriteFile(filepath.Join(c.dir, "docir.yaml"), []byte(cfg.String()), 0o644); err != nil {
 		return err

@@ -43,6 +43,16 @@ type Config struct {
 	// Links are the link rules (docs/links.md): the site base of
 	// root-relative links and the targets not to check.
 	Links LinksConfig `mapstructure:"links"`
+	// Search tunes how queries match (docs/ranking.md).
+	Search SearchConfig `mapstructure:"search"`
+}
+
+// SearchConfig is `search:`.
+type SearchConfig struct {
+	// Stemming "english" matches a query word in its other English forms
+	// ("configure" finds "configuration"); "" (the default) as written,
+	// less plurals. It changes no index: a search after the edit uses it.
+	Stemming string `mapstructure:"stemming"`
 }
 
 // LinksConfig is `links:`.
@@ -229,7 +239,7 @@ func (lc *loadedConfig) federationPeers(getenv func(string) string) ([]federatio
 	out := make([]federation.PeerConfig, len(lc.Peers))
 	var badTimeout error
 	for i, p := range lc.Peers {
-		fp := federation.PeerConfig{Name: p.Name, URL: strings.TrimSpace(p.URL), TokenEnv: p.TokenEnv}
+		fp := federation.PeerConfig{Name: p.Name, URL: strings.TrimSpace(p.URL), TokenEnv: p.TokenEnv, Stemming: lc.Search.Stemming}
 		if strings.TrimSpace(p.Path) != "" {
 			fp.Path = lc.abs(p.Path)
 		}

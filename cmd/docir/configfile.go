@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store/fulltext"
 )
 
 // This file reads docir.yaml as a YAML node tree, to check it before
@@ -81,6 +82,9 @@ func checkNode(file, at string, node *yaml.Node, t reflect.Type) error {
 			}
 			if key == "format" && at == "" && !slices.Contains([]string{"auto", "json", "text"}, v.Value) {
 				return configErr(file, v, where, fmt.Sprintf("%q: want auto, json or text", v.Value))
+			}
+			if where == "search.stemming" && !slices.Contains(fulltext.Stemmings, v.Value) {
+				return configErr(file, v, where, fmt.Sprintf("%q: want english, or nothing for none", v.Value))
 			}
 		case reflect.Slice:
 			if v.Kind != yaml.SequenceNode {

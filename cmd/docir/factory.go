@@ -69,6 +69,7 @@ func (f *Factory) Workspace() (*workspace.Service, error) {
 		Ingest:    f.ingestOptions(lc),
 		AutoIndex: true,
 		Notify:    func(msg string) { fmt.Fprintln(f.IO.ErrOut, msg) },
+		Stemming:  lc.Search.Stemming,
 	})
 	return f.ws, nil
 }

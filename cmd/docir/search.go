@@ -41,7 +41,10 @@ sections that hold them:
   docir search '"front matter" dates -taxonomy'
 A -word that the documents write as a command-line option (-Depth,
 tar -x) is that option, ranked as a word; -"word" always leaves it out.
-docs/ranking.md explains the score.
+Words match as written, less plurals; with search.stemming: english in
+docir.yaml a word also matches its other English forms (configure finds
+configuration), a phrase still as written. docs/ranking.md explains the
+score.
 
 Output (JSON): {query, hits: [{id, title, path, store, score,
 matched_section, snippet}], total}, total being the number of sections

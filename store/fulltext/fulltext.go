@@ -87,6 +87,9 @@ type Index struct {
 	queue    *index.AnalysisQueue // nil when read-only
 	readOnly bool
 	path     string // the index folder
+	// stemming is the language whose other forms of a query word a query
+	// matches ("" none; "english": see expand.go), set by SetStemming.
+	stemming string
 
 	// A writable index fails once: an error of scorch's persister or
 	// merger (reported on their goroutines, see open.go), or a panic of

@@ -23,11 +23,19 @@ type Query struct {
 	tokens []string // the positive terms in order, repeats included
 	terms  []string // distinct, in order of first occurrence
 	index  map[string]int
-	idf    []float64 // by term: 1 + ln(passages / (df+1)), as bleve's tf-idf
-	df     []uint64  // by term: the passages that hold it (in their text or head, the more)
-	pairs  []pair
-	at     [][]int // term index -> the query positions it is at (0 to span-1)
-	span   int     // the query's positions: its words
+	idf    []float64 // by term: 1 + ln(passages / (df+1)) of the term as typed, as bleve's tf-idf
+	df     []uint64  // by term: the passages that hold it in any of its forms (in their text or head, the more)
+	// forms are, by term, the other index terms of the text that share its
+	// English stem (Snowball's), for a term that is an English word (see
+	// expand); formIndex is the term of each form. gidf is the idf of the
+	// term in any of its forms (its weight where a text holds only other
+	// forms: see textWeight); idf where it has none.
+	forms     [][]string
+	formIndex map[string]int
+	gidf      []float64
+	pairs     []pair
+	at        [][]int // term index -> the query positions it is at (0 to span-1)
+	span      int     // the query's positions: its words
 
 	required []bool   // by term: a term of a positive phrase, which every match holds
 	phrases  []*Query // positive phrases of two or more words: every match has each as a run
@@ -68,36 +76,6 @@ func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
 		return nil, err
 	}
 	q := x.positive(syn.Text)
-	if len(q.terms) > 0 {
-		r, err := reader()
-		if err != nil {
-			return nil, err
-		}
-		total, err := r.DocCount()
-		if err != nil {
-			return nil, err
-		}
-		q.idf = make([]float64, len(q.terms))
-		q.df = make([]uint64, len(q.terms))
-		idf := func(df uint64) float64 { return 1 + math.Log(float64(total)/float64(df+1)) }
-		// A term's weight is the text's and the heads' alike: the
-		// passages that hold it are at least as many as in either.
-		text, head, err := docFreqs(ctx, r, q.terms)
-		if err != nil {
-			return nil, err
-		}
-		for i := range q.terms {
-			q.df[i] = max(text[i], head[i])
-			q.idf[i] = idf(q.df[i])
-		}
-		// A pair is at least as rare as the rarer of its words: its idf
-		// is at least that word's, the least the index can prove of it
-		// without positions. A pair of common words ("of the") weighs
-		// as a common word, one with a rare word as the rare word.
-		for i := range q.pairs {
-			q.pairs[i].idf = max(q.idf[q.pairs[i].a], q.idf[q.pairs[i].b])
-		}
-	}
 	q.required = make([]bool, len(q.terms))
 	for _, ph := range syn.Phrases {
 		sub := x.positive(ph)
@@ -119,8 +97,71 @@ func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
 			q.not = append(q.not, sub.terms...)
 		}
 	}
+	if len(q.terms) > 0 {
+		r, err := reader()
+		if err != nil {
+			return nil, err
+		}
+		if err := q.weigh(ctx, r, x.stemming); err != nil {
+			return nil, err
+		}
+	}
 	q.prepareProbes()
 	return q, nil
+}
+
+// weigh finds the query's words' other forms in r (expand, with stemming
+// "english"), and sets each word's idf as typed and in any form, and its
+// pairs' idf.
+func (q *Query) weigh(ctx context.Context, r index.IndexReader, stemming string) error {
+	q.forms = make([][]string, len(q.terms))
+	if stemming == StemEnglish {
+		if err := q.expand(r); err != nil {
+			return err
+		}
+	}
+	total, err := r.DocCount()
+	if err != nil {
+		return err
+	}
+	n := len(q.terms)
+	q.idf, q.gidf, q.df = make([]float64, n), make([]float64, n), make([]uint64, n)
+	idf := func(df uint64) float64 { return 1 + math.Log(float64(total)/float64(df+1)) }
+	// A term's weight is the text's and the heads' alike: the passages
+	// that hold it are at least as many as in either.
+	text, head, err := docFreqs(ctx, r, q.terms)
+	if err != nil {
+		return err
+	}
+	for k := range q.terms {
+		df := max(text[k], head[k])
+		q.idf[k], q.gidf[k], q.df[k] = idf(df), idf(df), df
+		if len(q.forms[k]) == 0 {
+			continue
+		}
+		// In any form: the passages whose text holds one (heads are
+		// matched as typed).
+		inText, ok, err := countUnion(r, append([]string{q.terms[k]}, q.forms[k]...), nil)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			if inText, err = countReaders(ctx, r, append([]string{q.terms[k]}, q.forms[k]...)); err != nil {
+				return err
+			}
+		}
+		q.df[k] = max(inText, head[k])
+		q.gidf[k] = idf(q.df[k])
+	}
+	// A pair is at least as rare as the rarer of its words: its idf is at
+	// least that word's, the least the index can prove of it without
+	// positions. A pair of common words ("of the") weighs as a common
+	// word, one with a rare word as the rare word. Pairs are of the words
+	// as typed.
+	for i := range q.pairs {
+		q.pairs[i].idf = max(q.idf[q.pairs[i].a], q.idf[q.pairs[i].b])
+	}
+	return nil
 }
 
 // parseSyntax is ParseSyntaxWith, a "-word" being an option when some
@@ -252,6 +293,8 @@ func (q *Query) Without(known map[string]bool) *Query {
 			out.at = append(out.at, q.at[k])
 			out.idf = append(out.idf, q.idf[k])
 			out.df = append(out.df, q.df[k])
+			out.gidf = append(out.gidf, q.gidf[k])
+			out.forms = append(out.forms, q.formsOf(k))
 			for _, p := range q.at[k] {
 				kept[p] = true
 			}
@@ -265,6 +308,7 @@ func (q *Query) Without(known map[string]bool) *Query {
 		}
 	}
 	out.required = make([]bool, len(out.terms))
+	out.indexForms()
 	out.prepareProbes()
 	return out
 }
@@ -286,6 +330,11 @@ func (q *Query) prepareProbes() {
 	q.probes = q.probes[:0]
 	for _, t := range q.terms {
 		q.probes = append(q.probes, newProbe(t))
+	}
+	for _, fs := range q.forms {
+		for _, f := range fs {
+			q.probes = append(q.probes, newProbe(f))
+		}
 	}
 	for _, nr := range q.notRuns {
 		for _, t := range nr.terms {

@@ -210,14 +210,15 @@ func (q *Query) essential(floor float64) []bool {
 
 // cursor is a term's postings in one field, read in passage order.
 type cursor struct {
-	term int  // the query term; -1: a term that skips the passage (excluded, or read already)
-	head bool // the head field, else the text
-	tfr  index.TermFieldReader
-	doc  index.TermFieldDoc
-	at   uint64 // the passage it is on, once on one
-	on   bool   // it has been moved onto a passage (or past the end)
-	done bool
-	id   [8]byte // seek's target, not allocated for each seek
+	term  int  // the query term; -1: a term that skips the passage (excluded, or read already)
+	head  bool // the head field, else the text
+	tfr   index.TermFieldReader
+	doc   index.TermFieldDoc
+	at    uint64 // the passage it is on, once on one
+	on    bool   // it has been moved onto a passage (or past the end)
+	done  bool
+	id    [8]byte      // seek's target, not allocated for each seek
+	group *groupReader // tfr, when it reads a word in all its forms
 }
 
 func (c *cursor) next() error {
@@ -290,8 +291,8 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 	}
 	skipping, looks := probe[:ns], lookUpSteps(q, probe[ns:], ess, free, floor)
 	piloted := rt.piloted
-	slab := make([]int32, 0, 1024)
-	st := stats{tf: make([]int32, n), hf: make([]int32, n)}
+	var slab []int32
+	st := q.newStats()
 	for steps := 0; ; steps++ {
 		if steps&1023 == 0 {
 			if err := rt.ctx.Err(); err != nil {
@@ -341,13 +342,7 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 		if b < floor || b <= 0 {
 			continue
 		}
-		if len(slab)+2*n > cap(slab) {
-			slab = make([]int32, 0, max(1024, 2*n))
-		}
-		slab = append(slab, st.tf...)
-		slab = append(slab, st.hf...)
-		kept := stats{tf: slab[len(slab)-2*n : len(slab)-n], hf: slab[len(slab)-n:], length: st.length, hlength: st.hlength}
-		out = append(out, q.candidate(num, kept, b))
+		out = append(out, q.candidate(num, st.keep(&slab), b))
 	}
 }
 
@@ -369,7 +364,26 @@ func (rt *Retrieval) open(ess, read []bool) (lead, probe, held []*cursor, err er
 		if err != nil {
 			return nil, err
 		}
-		return &cursor{term: term, head: head, tfr: tfr}, nil
+		c := &cursor{term: term, head: head, tfr: tfr}
+		k, ok := q.index[t]
+		if head || !ok || len(q.formsOf(k)) == 0 {
+			return c, nil
+		}
+		// The word in all its forms, read as one.
+		tfrs := []index.TermFieldReader{tfr}
+		for _, f := range q.formsOf(k) {
+			ftfr, err := rt.r.TermFieldReader(rt.ctx, []byte(f), field, term >= 0, term >= 0, false)
+			if err != nil {
+				for _, t := range tfrs {
+					t.Close()
+				}
+				return nil, err
+			}
+			tfrs = append(tfrs, ftfr)
+		}
+		c.group = newGroupReader(tfrs)
+		c.tfr = c.group
+		return c, nil
 	}
 	var skips, later []*cursor
 	fail := func(err error) ([]*cursor, []*cursor, []*cursor, error) {
@@ -425,6 +439,7 @@ func (rt *Retrieval) open(ess, read []bool) (lead, probe, held []*cursor, err er
 // those on it past it. The counts of the other terms are 0 until lookUp.
 func take(st *stats, num uint64, lead []*cursor) error {
 	clear(st.tf)
+	clear(st.ff)
 	clear(st.hf)
 	st.length, st.hlength = 0, 0
 	for _, c := range lead {
@@ -535,10 +550,49 @@ func (st *stats) add(c *cursor) {
 	if c.head {
 		st.hf[c.term] = int32(c.doc.Freq)
 		st.hlength = length(c.doc.Norm)
-	} else {
-		st.tf[c.term] = int32(c.doc.Freq)
-		st.length = length(c.doc.Norm)
+		return
 	}
+	st.tf[c.term] = int32(c.doc.Freq)
+	st.length = length(c.doc.Norm)
+	if st.ff != nil {
+		st.ff[c.term] = int32(c.doc.Freq)
+		if c.group != nil {
+			st.ff[c.term] = int32(c.group.typed)
+		}
+	}
+}
+
+// keep is a copy of st in slab, which it grows a block at a time: the
+// candidates of a reading share their counts' memory.
+func (st *stats) keep(slab *[]int32) stats {
+	n := len(st.tf)
+	per := 2 * n
+	if st.ff != nil {
+		per = 3 * n
+	}
+	if len(*slab)+per > cap(*slab) {
+		*slab = make([]int32, 0, max(1024, per))
+	}
+	at := len(*slab)
+	b := append(*slab, st.tf...)
+	b = append(b, st.hf...)
+	kept := stats{tf: b[at : at+n], hf: b[at+n : at+2*n], length: st.length, hlength: st.hlength}
+	if st.ff != nil {
+		b = append(b, st.ff...)
+		kept.ff = b[at+2*n : at+3*n]
+	}
+	*slab = b
+	return kept
+}
+
+// newStats is a passage's stats for q, zero.
+func (q *Query) newStats() stats {
+	n := len(q.terms)
+	st := stats{tf: make([]int32, n), hf: make([]int32, n)}
+	if q.formIndex != nil {
+		st.ff = make([]int32, n)
+	}
+	return st
 }
 
 // ID is the passage id of a candidate.
@@ -604,7 +658,8 @@ func (rt *Retrieval) Total() (uint64, error) {
 	if len(q.terms) == 0 {
 		return 0, nil
 	}
-	if n, ok, err := countUnion(rt.r, q.terms); ok || err != nil {
+	text := q.textTerms()
+	if n, ok, err := countUnion(rt.r, text, q.terms); ok || err != nil {
 		return n, err
 	}
 	var tfrs []index.TermFieldReader
@@ -613,9 +668,12 @@ func (rt *Retrieval) Total() (uint64, error) {
 			t.Close()
 		}
 	}()
-	for _, t := range q.terms {
-		for _, field := range []string{FieldText, FieldHead} {
-			tfr, err := rt.r.TermFieldReader(rt.ctx, []byte(t), field, false, false, false)
+	for _, f := range []struct {
+		field string
+		terms []string
+	}{{FieldText, text}, {FieldHead, q.terms}} {
+		for _, t := range f.terms {
+			tfr, err := rt.r.TermFieldReader(rt.ctx, []byte(t), f.field, false, false, false)
 			if err != nil {
 				return 0, err
 			}
@@ -636,14 +694,15 @@ func (rt *Retrieval) Total() (uint64, error) {
 	return count(rt.ctx, union)
 }
 
-// countUnion counts the passages that hold any of terms in their text or
-// head from the index's bitmaps: in each segment, the union of the terms'
-// postings less its deleted passages, by its cardinality. bleve's own
+// countUnion counts the passages that hold any of text in their text or
+// any of head in their head from the index's bitmaps: in each segment, the
+// union of the terms' postings less its deleted passages, by its
+// cardinality. bleve's own
 // unadorned disjunction unites the same bitmaps, and is then read a
 // passage at a time (count): at 192k documents, 4% of a search's CPU. ok
 // is false when r is not a scorch snapshot of segments that keep their
 // postings as bitmaps; the caller then counts the union by reading it.
-func countUnion(r index.IndexReader, terms []string) (n uint64, ok bool, err error) {
+func countUnion(r index.IndexReader, text, head []string) (n uint64, ok bool, err error) {
 	snap, isScorch := r.(*scorch.IndexSnapshot)
 	if !isScorch {
 		return 0, false, nil
@@ -652,12 +711,18 @@ func countUnion(r index.IndexReader, terms []string) (n uint64, ok bool, err err
 		seg, deleted := ss.Segment(), ss.Deleted()
 		var bms []*roaring.Bitmap
 		var ones []uint32
-		for _, field := range []string{FieldText, FieldHead} {
-			dict, err := seg.Dictionary(field)
+		for _, f := range []struct {
+			field string
+			terms []string
+		}{{FieldText, text}, {FieldHead, head}} {
+			if len(f.terms) == 0 {
+				continue
+			}
+			dict, err := seg.Dictionary(f.field)
 			if err != nil {
 				return 0, false, err
 			}
-			for _, t := range terms {
+			for _, t := range f.terms {
 				pl, err := dict.PostingsList([]byte(t), deleted, nil)
 				if err != nil {
 					return 0, false, err
@@ -896,12 +961,16 @@ func (rt *Retrieval) Pilot() (out []Candidate, err error) {
 			}
 		}
 	}()
-	// Each term's passages, in its text or head.
+	// Each term's passages, in its text (in any form) or head.
 	per := make([]index.TermFieldReader, len(q.terms))
 	for k, t := range q.terms {
 		var both []index.TermFieldReader
-		for _, field := range []string{FieldText, FieldHead} {
-			tfr, err := rt.r.TermFieldReader(rt.ctx, []byte(t), field, false, false, false)
+		fields := []struct{ field, term string }{{FieldText, t}, {FieldHead, t}}
+		for _, f := range q.formsOf(k) {
+			fields = append(fields, struct{ field, term string }{FieldText, f})
+		}
+		for _, f := range fields {
+			tfr, err := rt.r.TermFieldReader(rt.ctx, []byte(f.term), f.field, false, false, false)
 			if err != nil {
 				return nil, err
 			}
@@ -941,9 +1010,8 @@ func (rt *Retrieval) lookupAll(nums []uint64) (out []Candidate, err error) {
 	if err != nil {
 		return nil, err
 	}
-	n := len(q.terms)
 	for _, num := range nums {
-		st := stats{tf: make([]int32, n), hf: make([]int32, n)}
+		st := q.newStats()
 		skip, err := lookUp(&st, num, probe)
 		if err != nil {
 			return nil, err

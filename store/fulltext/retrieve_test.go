@@ -20,7 +20,9 @@ import (
 // order.go and of the paragraph reading.
 func retrievalCorpus(r *rand.Rand, n int) []Passage {
 	words := []string{"the", "a", "of", "front", "matter", "dates", "template", "taxonomy", "menu", "page",
-		"Bundle", "archives", "policies", "kube-scheduler", "strings.Contains", "HTMLParser", "retry", "budget"}
+		"Bundle", "archives", "policies", "kube-scheduler", "strings.Contains", "HTMLParser", "retry", "budget",
+		// other forms of some of them (see expand.go)
+		"templating", "dated", "retrying", "budgeting", "archived"}
 	markup := []string{"`code`", "`menu menu menu` page", "`front front` matter", "[link](/a/b)", "<br>", "{{ .Title }}", "\n```go\nx := 1\n```\n", "\n\n", "\n   \n", "[text][label]", "—"}
 	var ps []Passage
 	for i := range n {
@@ -50,18 +52,28 @@ func retrievalCorpus(r *rand.Rand, n int) []Passage {
 // and lengths from the index, pairs and runs from the paragraphs that may
 // hold them) equals the score read from the passage alone
 // (ScorePassage), and no bound is below the score; every passage that
-// scores above 0 is a candidate at floor 0.
+// scores above 0 is a candidate at floor 0. With each stemming.
 func TestRetrievalScoresExactly(t *testing.T) {
+	for _, stemming := range Stemmings {
+		t.Run("stemming="+stemming, func(t *testing.T) { testRetrievalScoresExactly(t, stemming) })
+	}
+}
+
+func testRetrievalScoresExactly(t *testing.T, stemming string) {
 	r := rand.New(rand.NewPCG(1, 2))
 	ps := retrievalCorpus(r, 400)
 	x := indexed(t, ps)
+	if err := x.SetStemming(stemming); err != nil {
+		t.Fatal(err)
+	}
 	byID := map[string]Passage{}
 	for _, p := range ps {
 		byID[p.ID] = p
 	}
 	queries := []string{"front matter dates", "the front of the page", "a", "taxonomy template", "retry budget",
 		`"front matter" dates`, "menu -taxonomy", `page -"front matter"`, "bundles archive policy", "kube scheduler",
-		"strings contains", "html parser", "of the of the", "dates dates matter", "template menu page bundle"}
+		"strings contains", "html parser", "of the of the", "dates dates matter", "template menu page bundle",
+		"template dating", "retry the archive", "budget dates", "archiving templates", `"retrying budget" date`}
 	for range 20 {
 		queries = append(queries, ps[r.IntN(len(ps))].Text[:40])
 	}
@@ -74,8 +86,18 @@ func TestRetrievalScoresExactly(t *testing.T) {
 			t.Errorf("pair filters tightened %d bounds of %d", tighter, filtered)
 		}
 	}()
+	expanded := 0
+	defer func() {
+		// With stemming, some of the queries' words have other forms.
+		if (expanded > 0) != (stemming != "") {
+			t.Errorf("stemming %q: %d queries with other forms", stemming, expanded)
+		}
+	}()
 	for _, text := range queries {
 		q, rt, cands := retrieved(t, x, text)
+		if q.formIndex != nil {
+			expanded++
+		}
 		for _, p := range ps {
 			if got, want := sc.Score(q, p), x.ScorePassage(q, p); got != want {
 				t.Errorf("%q: %s scores %v by a Scorer, %v by ScorePassage", text, p.ID, got, want)
@@ -402,7 +424,7 @@ func TestTotal(t *testing.T) {
 		if side != total || uint64(len(cands)) != total {
 			t.Errorf("%q: Total %d, side by side %d, candidates %d", text, total, side, len(cands))
 		}
-		if n, ok, err := countUnion(rt.r, q.terms); !ok || err != nil || n != side {
+		if n, ok, err := countUnion(rt.r, q.textTerms(), q.terms); !ok || err != nil || n != side {
 			t.Errorf("%q: the bitmaps' union counts %d (%v, %v), side by side %d", text, n, ok, err, side)
 		}
 		for _, tfr := range tfrs {
@@ -458,7 +480,11 @@ func partialBoundLoops(q *Query, st *stats, known, free []bool) float64 {
 		}
 		idf2 := q.idf[k] * q.idf[k]
 		if tf := st.tf[k]; tf > 0 {
-			exact += math.Sqrt(float64(tf)) * idf2
+			if st.ff == nil {
+				exact += math.Sqrt(float64(tf)) * idf2
+			} else {
+				exact += q.textWeight(k, tf, st.ff[k])
+			}
 			counted += int(tf)
 			terms++
 		}

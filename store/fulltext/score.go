@@ -28,17 +28,45 @@ import (
 // only the passages whose bound can still reach its k-th best score
 // (retrieve.go).
 func (q *Query) score(st *stats, pairTF []int32, run int) float64 {
-	return q.textScore(st.tf, pairTF, st.length, run) + q.headScore(st.hf, st.hlength)
+	return q.textScore(st.tf, st.ff, pairTF, st.length, run) + q.headScore(st.hf, st.hlength)
 }
 
 // stats is what the index counts of a passage for a query: how often its
-// text holds each query term, and how many terms it holds in all; the same
-// of its head.
+// text holds each query term in any of its forms (tf) and as typed (ff;
+// nil when the query has no other forms: then it is tf), and how many
+// terms it holds in all; the same of its head, as typed.
 type stats struct {
 	tf      []int32
+	ff      []int32
 	length  int
 	hf      []int32
 	hlength int
+}
+
+// typed is ff, or tf when the query has no other forms.
+func (st *stats) typed() []int32 {
+	if st.ff == nil {
+		return st.tf
+	}
+	return st.ff
+}
+
+// textWeight is term k's part of a text's numerator, from how often the
+// text holds it in any form (tf) and as typed (ff): as typed where the
+// text writes it so (√ff · idf²), else as the word in any form (√tf ·
+// gidf²; gidf ≤ idf, a word in any form being at least as common as
+// typed). A rare word typed in a form of its own ("useful") weighs as
+// that form where the text writes it, and as its commoner stem ("use")
+// only where the text writes other forms alone. It is at most √tf · idf²,
+// which the bounds rest on.
+func (q *Query) textWeight(k int, tf, ff int32) float64 {
+	switch {
+	case ff > 0:
+		return math.Sqrt(float64(ff)) * q.idf[k] * q.idf[k]
+	case tf > 0:
+		return math.Sqrt(float64(tf)) * q.gidf[k] * q.gidf[k]
+	}
+	return 0
 }
 
 // headScore is the head's part of the score: the head (where the passage
@@ -72,12 +100,29 @@ func weigh(counts []int32, w func(k int) float64) (sum float64, matched int) {
 	return sum, matched
 }
 
-// textScore is the text's part of the score (see score).
-func (q *Query) textScore(tf, pairTF []int32, length, run int) float64 {
+// textScore is the text's part of the score (see score): tf counts the
+// query's terms in any form, ff as typed (nil: as tf; see textWeight). A
+// text that holds a word of the query has a run of at least 1, in
+// whatever form.
+func (q *Query) textScore(tf, ff, pairTF []int32, length, run int) float64 {
 	if length <= 0 {
 		return 0
 	}
-	sum, matched := weigh(tf, func(k int) float64 { return q.idf[k] })
+	var sum float64
+	var matched int
+	if ff == nil {
+		sum, matched = weigh(tf, func(k int) float64 { return q.idf[k] })
+	} else {
+		for k, n := range tf {
+			if n > 0 {
+				sum += q.textWeight(k, n, ff[k])
+				matched++
+			}
+		}
+		if matched > 0 && run < 1 {
+			run = 1 // only other forms: no run of the words as typed
+		}
+	}
 	psum, pmatched := weigh(pairTF, func(j int) float64 { return q.pairs[j].idf })
 	sum, matched = sum+psum, matched+pmatched
 	if matched == 0 {
@@ -312,6 +357,9 @@ func (p *partial) bound(st *stats) float64 {
 			hterms++
 		}
 	}
+	if st.ff != nil {
+		exact = p.knownWeights(st) // a word's forms weigh as textWeight says
+	}
 	pairs := p.freePairs
 	for _, j := range p.somePairs {
 		pr := q.pairs[j]
@@ -339,6 +387,19 @@ func (p *partial) bound(st *stats) float64 {
 		s += normBound(hexact, hcounted, p.hnorm, st.hlength) * float64(hterms) / float64(n)
 	}
 	return s
+}
+
+// knownWeights is the known terms' part of a text's numerator when the
+// query has other forms (stats.ff): each term's textWeight, summed in the
+// order bound sums √tf · idf² without them.
+func (p *partial) knownWeights(st *stats) float64 {
+	var exact float64
+	for _, k := range p.knownTerms {
+		if tf := st.tf[k]; tf > 0 {
+			exact += p.q.textWeight(k, tf, st.ff[k])
+		}
+	}
+	return exact
 }
 
 // maxRunBits is the most known terms whose run factors a partial keeps in
@@ -491,7 +552,17 @@ func (q *Query) scoreText(s *scratch, st *stats, toks analysis.TokenStream, skip
 			return 0
 		}
 	}
-	st.tf, st.length = f.tf, len(toks)
+	st.tf, st.ff, st.length = f.tf, nil, len(toks)
+	if q.formIndex != nil {
+		// The other forms count as the word (walkInto counted the
+		// words as typed).
+		st.ff, st.tf = f.tf, slices.Clone(f.tf)
+		for _, t := range toks {
+			if k, ok := q.formIndex[string(t.Term)]; ok {
+				st.tf[k]++
+			}
+		}
+	}
 	return q.score(st, f.pairTF, f.run)
 }
 

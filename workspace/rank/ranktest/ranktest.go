@@ -47,14 +47,18 @@ type Set struct {
 	Topics       string  // its topic set in testdata/eval
 	Titles       int     // titles drawn (each alone, padded, and one word of it)
 	R1, R3       float64 // the topic set's floors: a relevant page first, in the top 3
+	Stemming     string  // the searches' stemming (workspace.Config.Stemming)
 }
 
 // The corpora Check runs on. The RFCs are long documents (a query's
 // exhaustive reading costs most there) and tldr's known-item rows many.
 var (
-	Hugo = Set{corpustest.HugoDocs, "hugo-docs", "hugo-docs.jsonl", 1, "hugo-topics.jsonl", 30, 0.48, 0.69}
-	RFCs = Set{corpustest.RustRFCs, "rfcs", "rust-rfcs.sections.jsonl", 8, "rfc-topics.jsonl", 15, 0.60, 0.76}
-	TLDR = Set{corpustest.TLDRPages, "tldr/pages", "tldr-pages.docs.jsonl", 3, "tldr-topics.jsonl", 30, 0.40, 0.62}
+	Hugo = Set{corpustest.HugoDocs, "hugo-docs", "hugo-docs.jsonl", 1, "hugo-topics.jsonl", 30, 0.48, 0.69, ""}
+	RFCs = Set{corpustest.RustRFCs, "rfcs", "rust-rfcs.sections.jsonl", 8, "rfc-topics.jsonl", 15, 0.60, 0.76, ""}
+	TLDR = Set{corpustest.TLDRPages, "tldr/pages", "tldr-pages.docs.jsonl", 3, "tldr-topics.jsonl", 30, 0.40, 0.62, ""}
+	// HugoStemming is the Hugo docs searched with English stemming, on
+	// every other known-item row.
+	HugoStemming = Set{corpustest.HugoDocs, "hugo-docs", "hugo-docs.jsonl", 2, "hugo-topics.jsonl", 15, 0.48, 0.69, fulltext.StemEnglish}
 )
 
 // Check indexes set's corpus and holds Search and Context to the
@@ -62,7 +66,7 @@ var (
 func Check(t *testing.T, set Set) {
 	corpustest.SkipHeavy(t)
 	r := rand.New(rand.NewPCG(22, 22)) // the titles drawn
-	cp := indexCorpus(t, set.Tarball, set.Sub)
+	cp := indexCorpus(t, set.Tarball, set.Sub, set.Stemming)
 	ws := cp.ws
 	var queries []string
 	for i, row := range readEval(t, set.Known) {
@@ -131,11 +135,12 @@ type corpus struct {
 	ft   *fulltext.Index
 }
 
-// indexCorpus unpacks a shared corpus and indexes the folder sub of it.
-func indexCorpus(t *testing.T, tarball, sub string) *corpus {
+// indexCorpus unpacks a shared corpus and indexes the folder sub of it,
+// for searches with stemming.
+func indexCorpus(t *testing.T, tarball, sub, stemming string) *corpus {
 	t.Helper()
 	root := filepath.Join(corpustest.Unpack(t, tarball), filepath.FromSlash(sub))
-	ws := workspace.New(workspace.Config{Dir: t.TempDir(), Sources: []store.Source{{Path: root}}})
+	ws := workspace.New(workspace.Config{Dir: t.TempDir(), Sources: []store.Source{{Path: root}}, Stemming: stemming})
 	t.Cleanup(func() { ws.Close() })
 	start := time.Now()
 	sum, err := ws.Refresh(context.Background())
@@ -153,6 +158,9 @@ func indexCorpus(t *testing.T, tarball, sub string) *corpus {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ft.Close() })
+	if err := ft.SetStemming(stemming); err != nil {
+		t.Fatal(err)
+	}
 	return &corpus{ws: ws, snap: v.Snapshot(), ft: ft}
 }
 
