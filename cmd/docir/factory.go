@@ -216,7 +216,7 @@ func (f *Factory) changes(ctx context.Context) (*ingest.Changes, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := ingest.Diff(ctx, lc.StoreDir(), lc.StoreSources(), f.ingestOptions(lc))
+	c, err := ingest.Diff(ctx, lc.StoreDir(), lc.StoreSources(), indexSettings(lc))
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +238,7 @@ func (f *Factory) warnIfStale(lc *loadedConfig) {
 	}
 	ch := make(chan ingest.Staleness, 1)
 	f.stale = ch
-	dir, sources, opt := lc.StoreDir(), lc.StoreSources(), f.ingestOptions(lc)
+	dir, sources, opt := lc.StoreDir(), lc.StoreSources(), indexSettings(lc)
 	go func() {
 		st, err := ingest.Stale(dir, sources, opt)
 		if err != nil {
@@ -265,15 +265,21 @@ func (f *Factory) reportStale() {
 }
 
 func (f *Factory) ingestOptions(lc *loadedConfig) ingest.Options {
+	opt := indexSettings(lc)
+	opt.Retain, opt.Progress, opt.Force, opt.BeforePublish = lc.Retain, f.progress(), lc.force, lc.beforePublish
+	return opt
+}
+
+// indexSettings are the ingest options docir.yaml sets that decide the
+// index, and nothing else: what Diff and Stale compare with the ones the
+// last refresh recorded, with no progress bar to set up (a read's stale
+// check runs on every call).
+func indexSettings(lc *loadedConfig) ingest.Options {
 	return ingest.Options{
 		MaxFileBytes:  lc.MaxFileBytes,
 		FrontMatter:   lc.FrontMatter,
 		Exclude:       lc.Exclude,
 		SourceExclude: lc.sourceExcludes(),
-		Retain:        lc.Retain,
-		Progress:      f.progress(),
-		Force:         lc.force,
-		BeforePublish: lc.beforePublish,
 		Links: store.LinkConfig{Base: lc.Links.Base, Ignore: lc.Links.Ignore,
 			IgnoreCase: lc.Links.IgnoreCase, DefinitionIDs: lc.Links.DefinitionIDs, RootFallback: lc.Links.RootFallback},
 	}

@@ -1,7 +1,6 @@
 package fulltext
 
 import (
-	"context"
 	"fmt"
 	"slices"
 
@@ -139,27 +138,6 @@ func (q *Query) textTerms() []string {
 		}
 	}
 	return out
-}
-
-// countReaders counts the passages whose text holds any of terms by
-// reading their postings side by side: the way when the index cannot
-// unite them as bitmaps.
-func countReaders(ctx context.Context, r index.IndexReader, terms []string) (uint64, error) {
-	var tfrs []index.TermFieldReader
-	defer func() {
-		for _, t := range tfrs {
-			t.Close()
-		}
-	}()
-	for _, t := range terms {
-		tfr, err := r.TermFieldReader(ctx, []byte(t), FieldText, false, false, false)
-		if err != nil {
-			return 0, err
-		}
-		tfrs = append(tfrs, tfr)
-	}
-	rt := &Retrieval{ctx: ctx}
-	return rt.countAll(tfrs)
 }
 
 // groupReader reads one query word's postings in the text, in all its

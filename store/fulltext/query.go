@@ -135,20 +135,16 @@ func (q *Query) weigh(ctx context.Context, r index.IndexReader, stemming string)
 	}
 	for k := range q.terms {
 		df := max(text[k], head[k])
-		q.idf[k], q.gidf[k], q.df[k] = idf(df), idf(df), df
+		q.idf[k], q.df[k] = idf(df), df
+		q.gidf[k] = q.idf[k]
 		if len(q.forms[k]) == 0 {
 			continue
 		}
 		// In any form: the passages whose text holds one (heads are
 		// matched as typed).
-		inText, ok, err := countUnion(r, append([]string{q.terms[k]}, q.forms[k]...), nil)
+		inText, err := countPassages(ctx, r, append([]string{q.terms[k]}, q.forms[k]...), nil)
 		if err != nil {
 			return err
-		}
-		if !ok {
-			if inText, err = countReaders(ctx, r, append([]string{q.terms[k]}, q.forms[k]...)); err != nil {
-				return err
-			}
 		}
 		q.df[k] = max(inText, head[k])
 		q.gidf[k] = idf(q.df[k])

@@ -365,8 +365,11 @@ func (rt *Retrieval) open(ess, read []bool) (lead, probe, held []*cursor, err er
 			return nil, err
 		}
 		c := &cursor{term: term, head: head, tfr: tfr}
+		if head {
+			return c, nil // heads are matched as typed
+		}
 		k, ok := q.index[t]
-		if head || !ok || len(q.formsOf(k)) == 0 {
+		if !ok || len(q.formsOf(k)) == 0 {
 			return c, nil
 		}
 		// The word in all its forms, read as one.
@@ -658,8 +661,15 @@ func (rt *Retrieval) Total() (uint64, error) {
 	if len(q.terms) == 0 {
 		return 0, nil
 	}
-	text := q.textTerms()
-	if n, ok, err := countUnion(rt.r, text, q.terms); ok || err != nil {
+	return countPassages(rt.ctx, rt.r, q.textTerms(), q.terms)
+}
+
+// countPassages counts the passages that hold any of text in their text or
+// any of head in their head: by the bitmaps' union (countUnion), else, on
+// an index that cannot, by reading bleve's unadorned disjunction of their
+// postings, else by reading them side by side.
+func countPassages(ctx context.Context, r index.IndexReader, text, head []string) (uint64, error) {
+	if n, ok, err := countUnion(r, text, head); ok || err != nil {
 		return n, err
 	}
 	var tfrs []index.TermFieldReader
@@ -671,9 +681,9 @@ func (rt *Retrieval) Total() (uint64, error) {
 	for _, f := range []struct {
 		field string
 		terms []string
-	}{{FieldText, text}, {FieldHead, q.terms}} {
+	}{{FieldText, text}, {FieldHead, head}} {
 		for _, t := range f.terms {
-			tfr, err := rt.r.TermFieldReader(rt.ctx, []byte(t), f.field, false, false, false)
+			tfr, err := r.TermFieldReader(ctx, []byte(t), f.field, false, false, false)
 			if err != nil {
 				return 0, err
 			}
@@ -688,10 +698,10 @@ func (rt *Retrieval) Total() (uint64, error) {
 		return 0, err
 	}
 	if union == nil {
-		return rt.countAll(tfrs)
+		return countAll(tfrs)
 	}
 	defer union.Close()
-	return count(rt.ctx, union)
+	return count(ctx, union)
 }
 
 // countUnion counts the passages that hold any of text in their text or
@@ -797,7 +807,7 @@ func docFreqs(ctx context.Context, r index.IndexReader, terms []string) (text, h
 
 // countAll counts the passages any of tfrs holds by reading them side by
 // side: the way when the index cannot unite them as bitmaps.
-func (rt *Retrieval) countAll(tfrs []index.TermFieldReader) (uint64, error) {
+func countAll(tfrs []index.TermFieldReader) (uint64, error) {
 	cs := make([]*cursor, len(tfrs))
 	for i, t := range tfrs {
 		cs[i] = &cursor{tfr: t}

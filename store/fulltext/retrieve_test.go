@@ -417,7 +417,7 @@ func TestTotal(t *testing.T) {
 				tfrs = append(tfrs, tfr)
 			}
 		}
-		side, err := rt.countAll(tfrs)
+		side, err := countAll(tfrs)
 		if err != nil {
 			t.Fatal(err)
 		}
