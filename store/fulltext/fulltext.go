@@ -18,7 +18,8 @@
 // Beside a passage's words the index keeps terms no text holds as a word:
 // its document's names (a query equal to a title finds it) and the
 // command-line options its text writes (a query's "-Depth" is the option,
-// not an exclusion; flags.go).
+// not an exclusion; flags.go). A search reads a term's postings segment by
+// segment itself, so that a look-up jumps to its chunk (postings.go).
 //
 // The index must never be opened for writing where a reader might open it:
 // the store builds each generation's index in a folder no reader knows of.

@@ -360,7 +360,7 @@ func (rt *Retrieval) open(ess, read []bool) (lead, probe, held []*cursor, err er
 		if head {
 			field = FieldHead
 		}
-		tfr, err := rt.r.TermFieldReader(rt.ctx, []byte(t), field, term >= 0, term >= 0, false)
+		tfr, err := termReader(rt.ctx, rt.r, t, field, term >= 0)
 		if err != nil {
 			return nil, err
 		}
@@ -375,7 +375,7 @@ func (rt *Retrieval) open(ess, read []bool) (lead, probe, held []*cursor, err er
 		// The word in all its forms, read as one.
 		tfrs := []index.TermFieldReader{tfr}
 		for _, f := range q.formsOf(k) {
-			ftfr, err := rt.r.TermFieldReader(rt.ctx, []byte(f), field, term >= 0, term >= 0, false)
+			ftfr, err := termReader(rt.ctx, rt.r, f, field, term >= 0)
 			if err != nil {
 				for _, t := range tfrs {
 					t.Close()
