@@ -171,7 +171,10 @@ func (p *postingsReader) Advance(id index.IndexInternalID, pre *index.TermFieldD
 		return nil, nil
 	}
 	s := &p.segs[p.k]
-	local := num - s.offset
+	// num is past the posting returned last, which is in segment k (or
+	// k is 0), so at or after the segment's first passage; min holds the
+	// seek to the segment's start should that ever not be so.
+	local := num - min(num, s.offset)
 	if s.zap != nil {
 		if c := local / s.chunk * s.chunk; c > 0 && c >= s.next && c < 1<<32 {
 			s.zap.Actual.AdvanceIfNeeded(uint32(c))
