@@ -293,22 +293,17 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 	piloted := rt.piloted
 	var slab []int32
 	st := q.newStats()
-	for steps := 0; ; steps++ {
-		if steps&1023 == 0 {
+	// The passage after num is found as take moves the cursors past it.
+	var next uint64
+	var more bool
+	steps := 0
+	for num, any := leading(lead); any; num, any = next, more {
+		if steps++; steps&1023 == 1 {
 			if err := rt.ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		num, any := uint64(math.MaxUint64), false
-		for _, c := range lead {
-			if !c.done && c.at < num {
-				num, any = c.at, true
-			}
-		}
-		if !any {
-			return out, nil
-		}
-		if err := take(&st, num, lead); err != nil {
+		if next, more, err = take(&st, num, lead); err != nil {
 			return nil, err
 		}
 		for len(piloted) > 0 && piloted[0] < num {
@@ -344,6 +339,7 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 		}
 		out = append(out, q.candidate(num, st.keep(&slab), b))
 	}
+	return out, nil
 }
 
 // open opens a cursor on each query term's postings in each field: the
@@ -438,22 +434,38 @@ func (rt *Retrieval) open(ess, read []bool) (lead, probe, held []*cursor, err er
 	return lead, slices.Concat(skips, later), held, nil
 }
 
-// take sets st to what the leading cursors hold of passage num, and moves
-// those on it past it. The counts of the other terms are 0 until lookUp.
-func take(st *stats, num uint64, lead []*cursor) error {
+// take sets st to what the leading cursors hold of passage num, moves
+// those on it past it, and returns the passage they are on next (more:
+// one is). The counts of the other terms are 0 until lookUp.
+func take(st *stats, num uint64, lead []*cursor) (next uint64, more bool, err error) {
 	clear(st.tf)
 	clear(st.ff)
 	clear(st.hf)
 	st.length, st.hlength = 0, 0
+	next = math.MaxUint64
 	for _, c := range lead {
 		if !c.done && c.at == num {
 			st.add(c)
 			if err := c.next(); err != nil {
-				return err
+				return 0, false, err
 			}
 		}
+		if !c.done && c.at < next {
+			next, more = c.at, true
+		}
 	}
-	return nil
+	return next, more, nil
+}
+
+// leading is the first passage a leading cursor is on (more: one is).
+func leading(lead []*cursor) (num uint64, more bool) {
+	num = math.MaxUint64
+	for _, c := range lead {
+		if !c.done && c.at < num {
+			num, more = c.at, true
+		}
+	}
+	return num, more
 }
 
 // lookUp adds to st what the probing cursors hold of passage num, moving
