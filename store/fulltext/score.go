@@ -274,7 +274,20 @@ type partial struct {
 	zero       bool
 	nfree      int
 	freePairs  int
-	somePairs  []int // indexes into q.pairs
+	somePairs  []somePair
+	// required says a known term is required (a phrase's): by bit i of
+	// knownTerms when there are at most 64 of them, else each term's
+	// q.required is asked (requiredEach).
+	required     uint64
+	requiredEach bool
+}
+
+// somePair is a pair whose words are each known or free, one at least
+// known: the pair's count in a passage is at most min(tf[a], tf[b]), a
+// and b its known words (one of them twice when the other is free).
+type somePair struct {
+	a, b int
+	idf  float64
 }
 
 // partial prepares partialBound for passages of which the known terms are
@@ -313,14 +326,27 @@ func (q *Query) partial(known, free []bool) *partial {
 			p.zero = true
 		}
 	}
-	for j, pr := range q.pairs {
+	for i, k := range p.knownTerms {
+		switch {
+		case !q.required[k]:
+		case len(p.knownTerms) <= 64:
+			p.required |= 1 << i
+		default:
+			p.requiredEach = true // bound's mask of what a text holds wraps
+		}
+	}
+	for _, pr := range q.pairs {
 		inA, inB := free[pr.a] || isKnown(pr.a), free[pr.b] || isKnown(pr.b)
 		switch {
 		case !inA || !inB:
 		case free[pr.a] && free[pr.b]:
 			p.freePairs++
+		case free[pr.a]:
+			p.somePairs = append(p.somePairs, somePair{pr.b, pr.b, pr.idf})
+		case free[pr.b]:
+			p.somePairs = append(p.somePairs, somePair{pr.a, pr.a, pr.idf})
 		default:
-			p.somePairs = append(p.somePairs, j)
+			p.somePairs = append(p.somePairs, somePair{pr.a, pr.b, pr.idf})
 		}
 	}
 	return p
@@ -339,9 +365,10 @@ func (p *partial) bound(st *stats) float64 {
 	var exact, hexact float64
 	var counted, hcounted int
 	terms, hterms := p.nfree, p.nfree
+	requiredEach := p.requiredEach
 	for i, k := range p.knownTerms {
 		tf := st.tf[k]
-		if tf == 0 && q.required[k] {
+		if tf == 0 && requiredEach && q.required[k] {
 			return 0
 		}
 		idf2 := p.idf2[k]
@@ -357,21 +384,15 @@ func (p *partial) bound(st *stats) float64 {
 			hterms++
 		}
 	}
+	if p.required&^mask != 0 {
+		return 0 // a required known term it does not hold
+	}
 	if st.ff != nil {
 		exact = p.knownWeights(st) // a word's forms weigh as textWeight says
 	}
 	pairs := p.freePairs
-	for _, j := range p.somePairs {
-		pr := q.pairs[j]
-		var c int32
-		switch {
-		case p.free[pr.a]:
-			c = st.tf[pr.b]
-		case p.free[pr.b]:
-			c = st.tf[pr.a]
-		default:
-			c = min(st.tf[pr.a], st.tf[pr.b])
-		}
+	for _, pr := range p.somePairs {
+		c := min(st.tf[pr.a], st.tf[pr.b])
 		if c == 0 {
 			continue // a known word it does not hold: the pair is not in S
 		}
