@@ -338,17 +338,24 @@ func TestDocFreqs(t *testing.T) {
 func TestPartialRunCache(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	var words []string
-	for i := range 70 {
+	for i := range 90 {
 		words = append(words, "word"+string(rune('a'+i/26))+string(rune('a'+i%26)))
 	}
 	x := indexed(t, []Passage{{ID: "all", Text: strings.Join(words, " ")}, {ID: "some", Text: strings.Join(words[:10], " ")}})
-	for _, n := range []int{3, maxRunBits, maxRunBits + 1, 64, 65, 70} {
-		q, err := x.Prepare(context.Background(), strings.Join(words[:n], " "))
+	for _, c := range []struct {
+		n      int
+		phrase bool // the first two words and the last two are phrases: required (at 90, 72 are known)
+	}{{3, false}, {maxRunBits, false}, {maxRunBits + 1, false}, {64, false}, {65, false}, {70, false}, {8, true}, {70, true}, {90, true}} {
+		n, text := c.n, strings.Join(words[:c.n], " ")
+		if c.phrase {
+			text = fmt.Sprintf("%q %s %q", strings.Join(words[:2], " "), strings.Join(words[2:n-2], " "), strings.Join(words[n-2:n], " "))
+		}
+		q, err := x.Prepare(context.Background(), text)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(q.terms) != n {
-			t.Fatalf("%d words prepared as %d terms", n, len(q.terms))
+		if len(q.terms) != n || c.phrase != slices.Contains(q.required, true) {
+			t.Fatalf("%q prepared as %d terms, required %v", text, len(q.terms), q.required)
 		}
 		known, free := make([]bool, n), make([]bool, n)
 		for k := range n {
