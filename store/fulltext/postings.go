@@ -137,26 +137,47 @@ func chunkSize(chunkMode uint32, cardinality, numDocs uint64) uint64 {
 }
 
 func (p *postingsReader) Next(pre *index.TermFieldDoc) (*index.TermFieldDoc, error) {
+	d, err := p.next()
+	if d == nil || err != nil {
+		return nil, err
+	}
+	return p.doc(d, pre), nil
+}
+
+func (p *postingsReader) Advance(id index.IndexInternalID, pre *index.TermFieldDoc) (*index.TermFieldDoc, error) {
+	d, err := p.seek(id.Value())
+	if d == nil || err != nil {
+		return nil, err
+	}
+	return p.doc(d, pre), nil
+}
+
+// next moves to the next live posting and returns it, nil at the end;
+// p.last is its global passage number. A cursor reads a postingsReader
+// through next and seek, with no TermFieldDoc between.
+func (p *postingsReader) next() (segment.Posting, error) {
 	for ; p.k < len(p.segs); p.k++ {
 		s := &p.segs[p.k]
 		for {
 			d, err := s.it.Next()
-			if err != nil || d == nil {
-				if err != nil {
-					return nil, err
-				}
+			if err != nil {
+				return nil, err
+			}
+			if d == nil {
 				break
 			}
 			if s.take(d) {
-				return p.doc(s, d, pre), nil
+				p.last, p.any = d.Number()+s.offset, true
+				return d, nil
 			}
 		}
 	}
 	return nil, nil
 }
 
-func (p *postingsReader) Advance(id index.IndexInternalID, pre *index.TermFieldDoc) (*index.TermFieldDoc, error) {
-	num := id.Value()
+// seek moves to the first live posting at or after passage num and
+// returns it, as next does.
+func (p *postingsReader) seek(num uint64) (segment.Posting, error) {
 	if p.any && num <= p.last {
 		// Backwards, or to the posting it is on: read again from the
 		// start, as scorch's reader does.
@@ -185,15 +206,14 @@ func (p *postingsReader) Advance(id index.IndexInternalID, pre *index.TermFieldD
 	if err != nil {
 		return nil, err
 	}
-	if d != nil && s.take(d) {
-		return p.doc(s, d, pre), nil
+	if d == nil {
+		p.k++ // nothing at or after it in this segment
+	} else if s.take(d) {
+		p.last, p.any = d.Number()+s.offset, true
+		return d, nil
 	}
-	if d != nil {
-		// A deleted passage: the next one.
-		return p.Next(pre)
-	}
-	p.k++
-	return p.Next(pre)
+	// A deleted passage, or the segment's end: the next live one.
+	return p.next()
 }
 
 // take records that d was passed, and says whether it is a live passage.
@@ -203,14 +223,14 @@ func (s *segmentPostings) take(d segment.Posting) bool {
 	return s.deleted == nil || !s.deleted.Contains(uint32(n))
 }
 
-func (p *postingsReader) doc(s *segmentPostings, d segment.Posting, pre *index.TermFieldDoc) *index.TermFieldDoc {
+// doc is d, the posting last returned, as a TermFieldDoc.
+func (p *postingsReader) doc(d segment.Posting, pre *index.TermFieldDoc) *index.TermFieldDoc {
 	if pre == nil {
 		pre = &index.TermFieldDoc{}
 	}
-	p.last, p.any = d.Number()+s.offset, true
 	pre.ID = index.NewIndexInternalID(pre.ID, p.last)
 	if p.freq {
-		pre.Freq, pre.Norm = d.Frequency(), float64(d.Norm())
+		pre.Freq, pre.Norm = d.Frequency(), d.Norm()
 	}
 	return pre
 }

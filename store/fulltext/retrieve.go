@@ -217,11 +217,17 @@ type cursor struct {
 	at    uint64 // the passage it is on, once on one
 	on    bool   // it has been moved onto a passage (or past the end)
 	done  bool
-	id    [8]byte      // seek's target, not allocated for each seek
-	group *groupReader // tfr, when it reads a word in all its forms
+	id    [8]byte         // seek's target, not allocated for each seek
+	group *groupReader    // tfr, when it reads a word in all its forms
+	pr    *postingsReader // tfr, when it is one: read without a TermFieldDoc
 }
 
 func (c *cursor) next() error {
+	if c.pr != nil {
+		d, err := c.pr.next()
+		c.setPosting(d)
+		return err
+	}
 	d, err := c.tfr.Next(&c.doc)
 	c.set(d)
 	return err
@@ -232,9 +238,27 @@ func (c *cursor) seek(num uint64) error {
 	if c.done || c.on && c.at >= num {
 		return nil
 	}
+	if c.pr != nil {
+		d, err := c.pr.seek(num)
+		c.setPosting(d)
+		return err
+	}
 	d, err := c.tfr.Advance(index.NewIndexInternalID(c.id[:], num), &c.doc)
 	c.set(d)
 	return err
+}
+
+// setPosting is set for a posting of c.pr.
+func (c *cursor) setPosting(d segment.Posting) {
+	c.on = true
+	if d == nil {
+		c.done = true
+		return
+	}
+	c.at = c.pr.last
+	if c.pr.freq {
+		c.doc.Freq, c.doc.Norm = d.Frequency(), d.Norm()
+	}
 }
 
 func (c *cursor) set(d *index.TermFieldDoc) {
@@ -361,6 +385,7 @@ func (rt *Retrieval) open(ess, read []bool) (lead, probe, held []*cursor, err er
 			return nil, err
 		}
 		c := &cursor{term: term, head: head, tfr: tfr}
+		c.pr, _ = tfr.(*postingsReader)
 		if head {
 			return c, nil // heads are matched as typed
 		}
@@ -381,7 +406,7 @@ func (rt *Retrieval) open(ess, read []bool) (lead, probe, held []*cursor, err er
 			tfrs = append(tfrs, ftfr)
 		}
 		c.group = newGroupReader(tfrs)
-		c.tfr = c.group
+		c.tfr, c.pr = c.group, nil
 		return c, nil
 	}
 	var skips, later []*cursor
