@@ -373,6 +373,11 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 // the skipping. held is what the cursors read from and must be closed
 // with them. The cursors opened are returned with an error too: the
 // caller closes them.
+//
+// On a scorch snapshot every cursor reads a postingsReader, which bleve
+// cannot unite: skipping cursors are then probed one by one, each a seek
+// in a bitmap. Measured against uniting scorch's readers of them (a query
+// of four excluded words at 192k): 40.5M against 40.8M instructions.
 func (rt *Retrieval) open(ess, read []bool) (lead, probe, held []*cursor, err error) {
 	q := rt.q
 	opened := func(t string, term int, head bool) (*cursor, error) {
