@@ -144,38 +144,19 @@ func (q *Query) textTerms() []string {
 // forms, as one term's: a passage's Freq is the sum of its forms' (typed,
 // the typed form's), its Norm the field's (the same in every form's
 // posting of a passage). Its Count is the forms' sum, at least the
-// passages it holds.
+// passages it holds. Each form is read by a cursor of its own.
 type groupReader struct {
-	subs  []*groupSub // subs[0]: the typed form
+	subs  []*cursor // subs[0]: the typed form
 	id    [8]byte
 	typed uint64
 }
 
-// groupSub is one form's reader and the posting it is on.
-type groupSub struct {
-	tfr  index.TermFieldReader
-	doc  index.TermFieldDoc
-	at   uint64
-	on   bool // moved onto a posting, or past the end
-	done bool
-	id   [8]byte
-}
-
-func (s *groupSub) set(d *index.TermFieldDoc, err error) error {
-	s.on = true
-	if d == nil {
-		s.done = true
-	} else {
-		s.at = d.ID.Value()
-	}
-	return err
-}
-
 // newGroupReader reads tfrs (the typed form's first) as one.
 func newGroupReader(tfrs []index.TermFieldReader) *groupReader {
-	g := &groupReader{subs: make([]*groupSub, len(tfrs))}
+	g := &groupReader{subs: make([]*cursor, len(tfrs))}
 	for i, t := range tfrs {
-		g.subs[i] = &groupSub{tfr: t}
+		g.subs[i] = &cursor{tfr: t}
+		g.subs[i].pr, _ = t.(*postingsReader)
 	}
 	return g
 }
@@ -183,7 +164,7 @@ func newGroupReader(tfrs []index.TermFieldReader) *groupReader {
 func (g *groupReader) Next(pre *index.TermFieldDoc) (*index.TermFieldDoc, error) {
 	for _, s := range g.subs {
 		if !s.on {
-			if err := s.set(s.tfr.Next(&s.doc)); err != nil {
+			if err := s.next(); err != nil {
 				return nil, err
 			}
 		}
@@ -194,10 +175,7 @@ func (g *groupReader) Next(pre *index.TermFieldDoc) (*index.TermFieldDoc, error)
 func (g *groupReader) Advance(id index.IndexInternalID, pre *index.TermFieldDoc) (*index.TermFieldDoc, error) {
 	num := id.Value()
 	for _, s := range g.subs {
-		if s.done || s.on && s.at >= num {
-			continue
-		}
-		if err := s.set(s.tfr.Advance(index.NewIndexInternalID(s.id[:0], num), &s.doc)); err != nil {
+		if err := s.seek(num); err != nil {
 			return nil, err
 		}
 	}
@@ -205,14 +183,10 @@ func (g *groupReader) Advance(id index.IndexInternalID, pre *index.TermFieldDoc)
 }
 
 // merge returns the first passage a form is on, with the forms' counts of
-// it, and moves those forms past it.
+// it, and moves those forms past it, so that the next Advance to a later
+// passage does not count it again.
 func (g *groupReader) merge(pre *index.TermFieldDoc) (*index.TermFieldDoc, error) {
-	num, any := uint64(0), false
-	for _, s := range g.subs {
-		if !s.done && (!any || s.at < num) {
-			num, any = s.at, true
-		}
-	}
+	num, any := leading(g.subs)
 	if !any {
 		return nil, nil
 	}
@@ -229,14 +203,11 @@ func (g *groupReader) merge(pre *index.TermFieldDoc) (*index.TermFieldDoc, error
 		if i == 0 {
 			g.typed = s.doc.Freq
 		}
-		s.on = false // moved past it on the next read
 	}
 	pre.ID = index.NewIndexInternalID(g.id[:0], num)
-	// The forms on it are moved past it now, so that the next Advance
-	// to a later passage does not count it again.
 	for _, s := range g.subs {
-		if !s.done && !s.on {
-			if err := s.set(s.tfr.Next(&s.doc)); err != nil {
+		if !s.done && s.at == num {
+			if err := s.next(); err != nil {
 				return nil, err
 			}
 		}

@@ -294,8 +294,8 @@ func (rt *Retrieval) Candidates(floor float64) ([]Candidate, error) {
 // floor or above (and above 0) and hold no excluded term.
 func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err error) {
 	q := rt.q
-	lead, probe, held, err := rt.open(ess, read)
-	defer closeAll(&err, lead, probe, held)
+	lead, probe, err := rt.open(ess, read)
+	defer closeAll(&err, lead, probe)
 	if err != nil {
 		return nil, err
 	}
@@ -368,17 +368,15 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 
 // open opens a cursor on each query term's postings in each field: the
 // essential terms' leading, moved onto their first passage; the terms read
-// already (read) and the excluded terms (in the text) skipping, united in
-// one cursor when the index can unite them; the others' probing, after
-// the skipping. held is what the cursors read from and must be closed
-// with them. The cursors opened are returned with an error too: the
-// caller closes them.
+// already (read) and the excluded terms (in the text) skipping; the
+// others' probing, after the skipping. The cursors opened are returned
+// with an error too: the caller closes them.
 //
-// On a scorch snapshot every cursor reads a postingsReader, which bleve
-// cannot unite: skipping cursors are then probed one by one, each a seek
-// in a bitmap. Measured against uniting scorch's readers of them (a query
-// of four excluded words at 192k): 40.5M against 40.8M instructions.
-func (rt *Retrieval) open(ess, read []bool) (lead, probe, held []*cursor, err error) {
+// Skipping cursors are probed one by one, each a seek in a bitmap (no
+// counts are read). Uniting them into one reader (bleve's unadorned
+// disjunction of scorch's readers) measured no better: a query of four
+// excluded words at 192k, 40.8M against 40.5M instructions.
+func (rt *Retrieval) open(ess, read []bool) (lead, probe []*cursor, err error) {
 	q := rt.q
 	opened := func(t string, term int, head bool) (*cursor, error) {
 		field := FieldText
@@ -415,8 +413,8 @@ func (rt *Retrieval) open(ess, read []bool) (lead, probe, held []*cursor, err er
 		return c, nil
 	}
 	var skips, later []*cursor
-	fail := func(err error) ([]*cursor, []*cursor, []*cursor, error) {
-		return lead, slices.Concat(skips, later), nil, err
+	fail := func(err error) ([]*cursor, []*cursor, error) {
+		return lead, slices.Concat(skips, later), err
 	}
 	for k, t := range q.terms {
 		for _, head := range []bool{false, true} {
@@ -448,20 +446,7 @@ func (rt *Retrieval) open(ess, read []bool) (lead, probe, held []*cursor, err er
 		}
 		skips = append(skips, c)
 	}
-	if len(skips) > 1 {
-		tfrs := make([]index.TermFieldReader, len(skips))
-		for i, c := range skips {
-			tfrs[i] = c.tfr
-		}
-		u, err := united(tfrs)
-		if err != nil {
-			return fail(err)
-		}
-		if u != nil {
-			held, skips = skips, []*cursor{{term: -1, tfr: u}}
-		}
-	}
-	return lead, slices.Concat(skips, later), held, nil
+	return lead, slices.Concat(skips, later), nil
 }
 
 // take sets st to what the leading cursors hold of passage num, moves
@@ -1057,8 +1042,8 @@ func (rt *Retrieval) lookupAll(nums []uint64) (out []Candidate, err error) {
 	if len(nums) == 0 {
 		return nil, nil
 	}
-	_, probe, held, err := rt.open(make([]bool, len(q.terms)), nil)
-	defer closeAll(&err, probe, held)
+	_, probe, err := rt.open(make([]bool, len(q.terms)), nil)
+	defer closeAll(&err, probe)
 	if err != nil {
 		return nil, err
 	}

@@ -43,14 +43,6 @@ type stats struct {
 	hlength int
 }
 
-// typed is ff, or tf when the query has no other forms.
-func (st *stats) typed() []int32 {
-	if st.ff == nil {
-		return st.tf
-	}
-	return st.ff
-}
-
 // textWeight is term k's part of a text's numerator, from how often the
 // text holds it in any form (tf) and as typed (ff): as typed where the
 // text writes it so (√ff · idf²), else as the word in any form (√tf ·
