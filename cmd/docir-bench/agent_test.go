@@ -131,6 +131,9 @@ func TestAgentFlows(t *testing.T) {
 			t.Errorf("%s: the parts do not add up to %d bytes: %+v", f.name, tt.bytes, tt)
 		}
 		gotSplit[f.name] = split{tt.bytes, tt.skeleton, tt.before, tt.answerGets, tt.missed}
+		if got, want := tt.floor(), tt.skeleton+tt.answerGets+tt.missed; got != want {
+			t.Errorf("%s: floor %d bytes, want the skeleton, the answers' gets and the misses: %d", f.name, got, want)
+		}
 	}
 	wantSplit := map[string]split{
 		"search → context → get": {Bytes: 1900, Skeleton: 300, Before: 400, Answers: 300, Missed: 900},
