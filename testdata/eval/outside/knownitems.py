@@ -38,13 +38,16 @@ def front_matter(text):
 
 def slug(h, seen):
     """GitHub's anchor of a heading as rendered (docir's address.Slug): a
-    {#id} attribute is the id; otherwise lower case, emphasis and code
-    markers dropped, punctuation other than - and _ dropped, spaces to -,
+    {#id} attribute is the id; otherwise a link as its text, lower case,
+    emphasis and code markers dropped (an underscore inside a word is kept), punctuation other than - and _ dropped, spaces to -,
     a repeat gets -1, -2."""
     m = re.search(r"\{#([^}\s]+)\}\s*$", h)
     if m:
         return m.group(1)
-    s = re.sub(r"(\*\*|__|`)", "", h).strip().lower()
+    h = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", h)  # a link reads as its text
+    h = re.sub(r"(\*\*|__|`)", "", h)
+    h = re.sub(r"(?<!\w)([*_])(?=\S)(.+?)(?<=\S)\1(?!\w)", r"\2", h)  # _emphasis_, *emphasis*
+    s = h.strip().lower()
     s = re.sub(r"[^\w\- ]", "", s).replace(" ", "-")
     n = seen[s]
     seen[s] += 1
