@@ -212,6 +212,7 @@ const (
 	LinkRuleIgnoreCase    = "links.ignore_case"
 	LinkRuleDefinitionIDs = "links.definition_ids"
 	LinkRuleRootFallback  = "links.root_fallback"
+	LinkRuleMkDocsAnchors = "links.mkdocs_anchors"
 )
 
 // ChangesParams asks what changed between two retained generations of the

@@ -67,6 +67,9 @@ type LinkConfig struct {
 	// RootFallback tries a relative path below each source folder too
 	// (links.Rules.RootFallback).
 	RootFallback bool `json:"root_fallback,omitempty"`
+	// MkDocsAnchors lets an anchor name a section by the anchor MkDocs
+	// gives its heading (links.MkDocsAnchors) when no slug is the anchor.
+	MkDocsAnchors bool `json:"mkdocs_anchors,omitempty"`
 }
 
 // Equal reports whether c and o are the same rules, every field
@@ -74,7 +77,7 @@ type LinkConfig struct {
 // keep the links resolved by the old rules: TestLinkRulesChangeRepublishes).
 func (c LinkConfig) Equal(o LinkConfig) bool {
 	return c.Base == o.Base && slices.Equal(c.Ignore, o.Ignore) && c.IgnoreCase == o.IgnoreCase &&
-		c.DefinitionIDs == o.DefinitionIDs && c.RootFallback == o.RootFallback
+		c.DefinitionIDs == o.DefinitionIDs && c.RootFallback == o.RootFallback && c.MkDocsAnchors == o.MkDocsAnchors
 }
 
 // linkEntry is one document's resolved links.
@@ -115,6 +118,7 @@ type anchorMeta struct {
 	Terms    []string `json:"terms"`
 	Sections []struct {
 		Slug    string   `json:"slug"`
+		Heading string   `json:"heading"`
 		Anchors []string `json:"anchors"`
 		Terms   []string `json:"terms"`
 	} `json:"sections"`
@@ -577,6 +581,11 @@ func (r *resolver) anchor(id, anchor string) (string, bool) {
 			}
 		}
 	}
+	if r.cfg.MkDocsAnchors {
+		if s, ok := t.mkdocsAnchors()[anchor]; ok {
+			return id + "#" + s, true
+		}
+	}
 	return "", false
 }
 
@@ -586,6 +595,22 @@ func (r *resolver) anchor(id, anchor string) (string, bool) {
 type targetAnchors struct {
 	slugs       map[string]bool
 	html, terms map[string]string
+	// The sections' slugs and headings, in order, and the slug of each
+	// anchor MkDocs gives them (mkdocsAnchors: made on first use).
+	sections, headings []string
+	mkdocs             map[string]string
+}
+
+// mkdocsAnchors maps each anchor MkDocs gives the document's headings
+// (links.MkDocsAnchors) to its section's slug.
+func (t *targetAnchors) mkdocsAnchors() map[string]string {
+	if t.mkdocs == nil {
+		t.mkdocs = make(map[string]string, len(t.headings))
+		for i, a := range links.MkDocsAnchors(t.headings) {
+			t.mkdocs[a] = t.sections[i]
+		}
+	}
+	return t.mkdocs
 }
 
 // anchors returns the anchors of document id, from the cache or the
@@ -612,6 +637,7 @@ func (r *resolver) anchors(id string) *targetAnchors {
 		add(t.terms, m.Terms, id)
 		for _, s := range m.Sections {
 			t.slugs[s.Slug] = true
+			t.sections, t.headings = append(t.sections, s.Slug), append(t.headings, s.Heading)
 			add(t.html, s.Anchors, id+"#"+s.Slug)
 			add(t.terms, s.Terms, id+"#"+s.Slug)
 		}
@@ -683,7 +709,7 @@ func (s *Snapshot) BrokenLinks(fn func(id string, links []docir.CheckedLink) err
 // generation), the link rules that
 // are off in the generation's configuration and with which it would
 // resolve (docir.CheckedLink.ResolvesWith): the fewest that do, each rule
-// alone first, then two, then the three, in the order of the rules'
+// alone first, then two, and so on, in the order of the rules'
 // names. A link that resolves under none, or one whose document the
 // generation no longer holds, is left as it is. It resolves the links
 // again against the same generation, so the answer is never stale.
@@ -712,6 +738,9 @@ func (s *Snapshot) FillResolvesWith(ls []*docir.Link) error {
 	}
 	if !cfg.IgnoreCase {
 		off = append(off, rule{docir.LinkRuleIgnoreCase, func(r *resolver) { r.cfg.IgnoreCase = true }})
+	}
+	if !cfg.MkDocsAnchors {
+		off = append(off, rule{docir.LinkRuleMkDocsAnchors, func(r *resolver) { r.cfg.MkDocsAnchors = true }})
 	}
 	if !cfg.RootFallback {
 		off = append(off, rule{docir.LinkRuleRootFallback, func(r *resolver) { r.rules.RootFallback = true }})

@@ -62,6 +62,7 @@ type LinksConfig struct {
 	IgnoreCase    bool     `mapstructure:"ignore_case"`    // a path may name a file whose path differs in case (Hugo lower-cases URLs)
 	DefinitionIDs bool     `mapstructure:"definition_ids"` // definition terms are anchors (Hugo's autoDefinitionTermID)
 	RootFallback  bool     `mapstructure:"root_fallback"`  // a relative path is tried below each source folder too (Hugo's GetPage)
+	MkDocsAnchors bool     `mapstructure:"mkdocs_anchors"` // an anchor may be the one MkDocs gives a heading (head-branch-tracking)
 }
 
 // PeerConfig is one entry of `peers:`: another store folder (path) or a

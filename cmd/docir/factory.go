@@ -281,7 +281,8 @@ func indexSettings(lc *loadedConfig) ingest.Options {
 		Exclude:       lc.Exclude,
 		SourceExclude: lc.sourceExcludes(),
 		Links: store.LinkConfig{Base: lc.Links.Base, Ignore: lc.Links.Ignore,
-			IgnoreCase: lc.Links.IgnoreCase, DefinitionIDs: lc.Links.DefinitionIDs, RootFallback: lc.Links.RootFallback},
+			IgnoreCase: lc.Links.IgnoreCase, DefinitionIDs: lc.Links.DefinitionIDs, RootFallback: lc.Links.RootFallback,
+			MkDocsAnchors: lc.Links.MkDocsAnchors},
 	}
 }
 

@@ -494,39 +494,59 @@ func writeLinkFixture(t *testing.T, src string, links []string) {
 	writeFile(t, src, "team/README.md", "# Team\n")
 }
 
-// TestResolvesWith: a broken link names the link rules that are off and
-// with which it resolves, the fewest that do; one no rule resolves names
-// none; a rule that is on is never named.
-func TestResolvesWith(t *testing.T) {
-	src := t.TempDir()
+// writeResolvesWithFixture writes TestResolvesWith's tree: guide/setup.md
+// links that each link rule (or two of them, or none) resolves.
+func writeResolvesWithFixture(t *testing.T, src string) {
+	t.Helper()
 	writeFile(t, src, "guide/setup.md", "# Setup\n\n"+
 		"[case](../Ops/Disk.md)\n\n"+
 		"[term](../ops/disk.md#retry-budget)\n\n"+
 		"[term and case](../OPS/disk.md#retry-budget)\n\n"+
 		"[from the root](ops/disk.md)\n\n"+
 		"[gone](../nope.md)\n\n"+
-		"[no such heading](../ops/disk.md#reboot)\n")
-	writeFile(t, src, "ops/disk.md", "# Disk\n\n## Terms\n\nRetry budget\n: how many retries a caller may spend\n")
+		"[no such heading](../ops/disk.md#reboot)\n\n"+
+		"[as MkDocs writes it](../ops/disk.md#head-branch-tracking)\n\n"+
+		"[as GitHub writes it](../ops/disk.md#head--branch-tracking)\n\n"+
+		"[MkDocs, and case](../OPS/disk.md#head-branch-tracking)\n")
+	writeFile(t, src, "ops/disk.md", "# Disk\n\n## Terms\n\nRetry budget\n: how many retries a caller may spend\n\n## HEAD / Branch Tracking\n")
+}
+
+// TestResolvesWith: a broken link names the link rules that are off and
+// with which it resolves, the fewest that do; one no rule resolves names
+// none; a rule that is on is never named.
+func TestResolvesWith(t *testing.T) {
+	src := t.TempDir()
+	writeResolvesWithFixture(t, src)
 	for _, tc := range []struct {
 		cfg  store.LinkConfig
 		want map[string][]string // target -> ResolvesWith; a target not here is not broken
 	}{
 		{store.LinkConfig{}, map[string][]string{
-			"../Ops/Disk.md":              {docir.LinkRuleIgnoreCase},
-			"../ops/disk.md#retry-budget": {docir.LinkRuleDefinitionIDs},
-			"../OPS/disk.md#retry-budget": {docir.LinkRuleDefinitionIDs, docir.LinkRuleIgnoreCase},
-			"ops/disk.md":                 {docir.LinkRuleRootFallback},
-			"../nope.md":                  nil,
-			"../ops/disk.md#reboot":       nil,
+			"../Ops/Disk.md":                      {docir.LinkRuleIgnoreCase},
+			"../ops/disk.md#retry-budget":         {docir.LinkRuleDefinitionIDs},
+			"../OPS/disk.md#retry-budget":         {docir.LinkRuleDefinitionIDs, docir.LinkRuleIgnoreCase},
+			"ops/disk.md":                         {docir.LinkRuleRootFallback},
+			"../nope.md":                          nil,
+			"../ops/disk.md#reboot":               nil,
+			"../ops/disk.md#head-branch-tracking": {docir.LinkRuleMkDocsAnchors},
+			"../OPS/disk.md#head-branch-tracking": {docir.LinkRuleIgnoreCase, docir.LinkRuleMkDocsAnchors},
 		}},
 		{store.LinkConfig{IgnoreCase: true}, map[string][]string{
-			"../ops/disk.md#retry-budget": {docir.LinkRuleDefinitionIDs},
-			"../OPS/disk.md#retry-budget": {docir.LinkRuleDefinitionIDs},
-			"ops/disk.md":                 {docir.LinkRuleRootFallback},
-			"../nope.md":                  nil,
-			"../ops/disk.md#reboot":       nil,
+			"../ops/disk.md#retry-budget":         {docir.LinkRuleDefinitionIDs},
+			"../OPS/disk.md#retry-budget":         {docir.LinkRuleDefinitionIDs},
+			"ops/disk.md":                         {docir.LinkRuleRootFallback},
+			"../nope.md":                          nil,
+			"../ops/disk.md#reboot":               nil,
+			"../ops/disk.md#head-branch-tracking": {docir.LinkRuleMkDocsAnchors},
+			"../OPS/disk.md#head-branch-tracking": {docir.LinkRuleMkDocsAnchors},
 		}},
 		{store.LinkConfig{IgnoreCase: true, DefinitionIDs: true, RootFallback: true}, map[string][]string{
+			"../nope.md":                          nil,
+			"../ops/disk.md#reboot":               nil,
+			"../ops/disk.md#head-branch-tracking": {docir.LinkRuleMkDocsAnchors},
+			"../OPS/disk.md#head-branch-tracking": {docir.LinkRuleMkDocsAnchors},
+		}},
+		{store.LinkConfig{IgnoreCase: true, DefinitionIDs: true, RootFallback: true, MkDocsAnchors: true}, map[string][]string{
 			"../nope.md":            nil,
 			"../ops/disk.md#reboot": nil,
 		}},
@@ -587,6 +607,61 @@ func TestResolvesWith(t *testing.T) {
 	}
 }
 
+// TestMkDocsAnchors: with links.mkdocs_anchors an anchor that names no
+// section by get's rules names the section MkDocs gives it (repeats by
+// "_1"); a slug the document has wins over another section's MkDocs
+// anchor; without the rule such links are broken.
+func TestMkDocsAnchors(t *testing.T) {
+	src := t.TempDir()
+	writeFile(t, src, "guide.md", "# Guide\n\n"+
+		"[a](#head-branch-tracking) [b](#head--branch-tracking) [c](#examples_1) [d](#examples-1)\n\n"+
+		"[e](#a-b) [f](#a-b_1) [g](#a---b) [h](#cafe) [i](#examples_2)\n\n"+
+		"## HEAD / Branch Tracking\n\n## Examples\n\n## Examples\n\n## A-B\n\n## A - B\n\n## Café\n")
+	want := map[string]string{ // target -> address ("" broken without the rule; every one resolves with it)
+		"#head-branch-tracking":  "guide#head--branch-tracking",
+		"#head--branch-tracking": "guide#head--branch-tracking",
+		"#examples_1":            "guide#examples-1",
+		"#examples-1":            "guide#examples-1",
+		"#a-b":                   "guide#a-b",
+		"#a-b_1":                 "guide#a---b",
+		"#a---b":                 "guide#a---b",
+		"#cafe":                  "guide#café",
+	}
+	for _, on := range []bool{false, true} {
+		dir := t.TempDir()
+		if _, err := Refresh(t.Context(), dir, []store.Source{{Path: src}}, Options{Links: store.LinkConfig{MkDocsAnchors: on}}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := store.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls, err := s.LinksOf("guide")
+		s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, l := range ls {
+			got[l.Target] = l.Address
+			if l.Status != docir.LinkResolved {
+				got[l.Target] = "broken: " + l.Reason
+			}
+		}
+		for target, addr := range want {
+			if !on && target != "#head--branch-tracking" && target != "#examples-1" && target != "#a-b" && target != "#a---b" {
+				addr = "broken: " + docir.ReasonNoSection
+			}
+			if got[target] != addr {
+				t.Errorf("mkdocs_anchors %v: %s resolves to %q, want %q", on, target, got[target], addr)
+			}
+		}
+		if g := got["#examples_2"]; g != "broken: "+docir.ReasonNoSection {
+			t.Errorf("mkdocs_anchors %v: #examples_2 (no third Examples) resolves to %q", on, g)
+		}
+	}
+}
+
 func linksOf(ls []docir.CheckedLink) []docir.Link {
 	out := make([]docir.Link, len(ls))
 	for i, l := range ls {
@@ -624,7 +699,7 @@ func TestLinkRulesChangeRepublishes(t *testing.T) {
 	writeFile(t, src, "ops/disk.md", "# Disk\n")
 	srcs := []store.Source{{Path: src}}
 	var gen uint64
-	for _, cfg := range []store.LinkConfig{{}, {IgnoreCase: true}, {IgnoreCase: true, DefinitionIDs: true}, {IgnoreCase: true, DefinitionIDs: true, RootFallback: true}, {}} {
+	for _, cfg := range []store.LinkConfig{{}, {IgnoreCase: true}, {IgnoreCase: true, DefinitionIDs: true}, {IgnoreCase: true, DefinitionIDs: true, RootFallback: true}, {MkDocsAnchors: true}, {}} {
 		sum, err := Refresh(context.Background(), dir, srcs, Options{Links: cfg})
 		if err != nil {
 			t.Fatal(err)

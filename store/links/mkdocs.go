@@ -1,0 +1,96 @@
+package links
+
+import (
+	"strconv"
+	"strings"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// MkDocsAnchors returns the anchors MkDocs gives a document's headings, in
+// order: Python-Markdown's toc extension (its default slugify and unique),
+// which is not GitHub's. A heading's text is decomposed (NFKD) and kept to
+// ASCII, every character but a letter, a digit, '_', '-' and white space
+// is dropped, the ends are trimmed of white space, it is lower-cased, and
+// each run of '-' and white space becomes one '-': "HEAD / Branch
+// Tracking" is head-branch-tracking (GitHub: head--branch-tracking), "How
+// often … repository ?" ends in "repository" (GitHub: "repository-"),
+// "Café" is cafe. A repeated (or empty) anchor gets "_1", "_2": the second
+// "Examples" is examples_1 (GitHub: examples-1). A heading with an id of
+// its own ({#id}) is not told apart here: its id is its slug, which a link
+// finds as it is.
+func MkDocsAnchors(headings []string) []string {
+	out := make([]string, len(headings))
+	seen := make(map[string]bool, len(headings))
+	for i, h := range headings {
+		id := mkdocsSlug(h)
+		for id == "" || seen[id] {
+			id = nextCount(id)
+		}
+		seen[id] = true
+		out[i] = id
+	}
+	return out
+}
+
+// mkdocsSlug is Python-Markdown's toc.slugify(value, "-") with unicode off.
+func mkdocsSlug(heading string) string {
+	var b strings.Builder
+	for _, r := range norm.NFKD.String(heading) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_', r == '-':
+			b.WriteRune(r)
+		case r >= 'A' && r <= 'Z':
+			b.WriteRune(r + 'a' - 'A')
+		case isPySpace(r):
+			b.WriteRune(' ')
+		}
+	}
+	var out strings.Builder
+	sep := false // a run of '-' and white space is one '-'
+	for _, r := range strings.TrimSpace(b.String()) {
+		if r == '-' || r == ' ' {
+			sep = true
+			continue
+		}
+		if sep {
+			out.WriteByte('-')
+			sep = false
+		}
+		out.WriteRune(r)
+	}
+	if sep {
+		out.WriteByte('-') // a trailing '-' that was not white space
+	}
+	return out.String()
+}
+
+// isPySpace reports whether r, an ASCII character, is white space to
+// Python's re \s and str.strip (the four information separators are).
+func isPySpace(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\r', '\f', '\v', '\x1c', '\x1d', '\x1e', '\x1f':
+		return true
+	}
+	return false
+}
+
+// nextCount is the next id Python-Markdown's unique tries: "x_1" → "x_2",
+// anything else gets "_1".
+func nextCount(id string) string {
+	if i := strings.LastIndexByte(id, '_'); i >= 0 && i+1 < len(id) {
+		if n, err := strconv.Atoi(id[i+1:]); err == nil && isDigits(id[i+1:]) {
+			return id[:i] + "_" + strconv.Itoa(n+1)
+		}
+	}
+	return id + "_1"
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
