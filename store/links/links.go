@@ -5,7 +5,9 @@
 // candidates against a generation (the first file that exists wins; its
 // document id is whatever ingest gave that file, front-matter id, prefix
 // and bundle rules included) and checks the anchor against the document's
-// sections by the same rules as get (docir.Record.FindSection).
+// sections by the same rules as get (docir.Record.FindSection), and, with
+// links.mkdocs_anchors, by the anchors MkDocs gives headings
+// (MkDocsAnchors).
 //
 // A target is read like this (docs/links.md has it for users):
 //

@@ -1,7 +1,6 @@
 package links
 
 import (
-	"strconv"
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
@@ -76,14 +75,26 @@ func isPySpace(r rune) bool {
 }
 
 // nextCount is the next id Python-Markdown's unique tries: "x_1" → "x_2",
-// anything else gets "_1".
+// "x_09" → "x_10" (the count read as a number, of any size), anything else
+// gets "_1".
 func nextCount(id string) string {
-	if i := strings.LastIndexByte(id, '_'); i >= 0 && i+1 < len(id) {
-		if n, err := strconv.Atoi(id[i+1:]); err == nil && isDigits(id[i+1:]) {
-			return id[:i] + "_" + strconv.Itoa(n+1)
-		}
+	if i := strings.LastIndexByte(id, '_'); i >= 0 && isDigits(id[i+1:]) {
+		return id[:i] + "_" + increment(strings.TrimLeft(id[i+1:], "0"))
 	}
 	return id + "_1"
+}
+
+// increment adds one to a decimal number without leading zeros ("" is 0).
+func increment(n string) string {
+	b := []byte(n)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < '9' {
+			b[i]++
+			return string(b)
+		}
+		b[i] = '0'
+	}
+	return "1" + string(b)
 }
 
 func isDigits(s string) bool {

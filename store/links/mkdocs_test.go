@@ -64,6 +64,7 @@ print(json.dumps([unique(slugify(h, "-"), ids) for h in json.load(sys.stdin)]))`
 		"Ünïcödé", "ﬁ ligature", "Ⅻ roman", "½ half", "x²", "Москва", "日本語 heading", "emoji 🎉 party",
 		"trailing -", "- leading", "--", "", " ", "x_1", "x", "x", "x_1", "x_01", "y_", "_", "__", "_1",
 		"a\u00a0b", "a\u2003b", "a\x1fb", "v1.2.3", "100%", "#hash", "Kubernetes (k8s) / RBAC",
+		"n_99", "n_99", "n_0099", "big_99999999999999999999", "big_99999999999999999999", "z_00", "z_00",
 	}
 	for _, c := range mkdocsCases {
 		headings = append(headings, c.heading)
