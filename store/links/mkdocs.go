@@ -17,7 +17,10 @@ import (
 // "Café" is cafe. A repeated (or empty) anchor gets "_1", "_2": the second
 // "Examples" is examples_1 (GitHub: examples-1). A heading with an id of
 // its own ({#id}) is not told apart here: its id is its slug, which a link
-// finds as it is.
+// finds as it is, but its text takes an anchor too, where MkDocs reserves
+// the ids first; so in a document that gives a heading an id, a later
+// heading may be numbered otherwise than MkDocs numbers it (the record does
+// not say which slugs were written as ids).
 func MkDocsAnchors(headings []string) []string {
 	out := make([]string, len(headings))
 	seen := make(map[string]bool, len(headings))
