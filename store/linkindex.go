@@ -114,14 +114,17 @@ type linkMeta struct {
 // anchorMeta is the part of a stored record that says which anchors a
 // link may name in it.
 type anchorMeta struct {
-	Anchors  []string `json:"anchors"`
-	Terms    []string `json:"terms"`
-	Sections []struct {
-		Slug    string   `json:"slug"`
-		Heading string   `json:"heading"`
-		Anchors []string `json:"anchors"`
-		Terms   []string `json:"terms"`
-	} `json:"sections"`
+	Anchors  []string        `json:"anchors"`
+	Terms    []string        `json:"terms"`
+	Sections []anchorSection `json:"sections"`
+}
+
+// anchorSection is what anchorMeta reads of one section.
+type anchorSection struct {
+	Slug    string   `json:"slug"`
+	Heading string   `json:"heading"`
+	Anchors []string `json:"anchors"`
+	Terms   []string `json:"terms"`
 }
 
 // noteChange records, as Apply writes them, what the seal must resolve
@@ -595,19 +598,24 @@ func (r *resolver) anchor(id, anchor string) (string, bool) {
 type targetAnchors struct {
 	slugs       map[string]bool
 	html, terms map[string]string
-	// The sections' slugs and headings, in order, and the slug of each
-	// anchor MkDocs gives them (mkdocsAnchors: made on first use).
-	sections, headings []string
-	mkdocs             map[string]string
+	// The sections as the record holds them, in order, and the slug of
+	// each anchor MkDocs gives their headings (mkdocsAnchors: made on
+	// first use).
+	sections []anchorSection
+	mkdocs   map[string]string
 }
 
 // mkdocsAnchors maps each anchor MkDocs gives the document's headings
 // (links.MkDocsAnchors) to its section's slug.
 func (t *targetAnchors) mkdocsAnchors() map[string]string {
 	if t.mkdocs == nil {
-		t.mkdocs = make(map[string]string, len(t.headings))
-		for i, a := range links.MkDocsAnchors(t.headings) {
-			t.mkdocs[a] = t.sections[i]
+		headings := make([]string, len(t.sections))
+		for i, s := range t.sections {
+			headings[i] = s.Heading
+		}
+		t.mkdocs = make(map[string]string, len(headings))
+		for i, a := range links.MkDocsAnchors(headings) {
+			t.mkdocs[a] = t.sections[i].Slug
 		}
 	}
 	return t.mkdocs
@@ -625,7 +633,7 @@ func (r *resolver) anchors(id string) *targetAnchors {
 	var t *targetAnchors
 	var m anchorMeta
 	if raw, _ := r.c.get(bucketDocs, []byte(id)); raw != nil && json.Unmarshal(raw, &m) == nil {
-		t = &targetAnchors{slugs: map[string]bool{}, html: map[string]string{}, terms: map[string]string{}}
+		t = &targetAnchors{slugs: map[string]bool{}, html: map[string]string{}, terms: map[string]string{}, sections: m.Sections}
 		add := func(into map[string]string, keys []string, addr string) {
 			for _, k := range keys {
 				if _, ok := into[k]; !ok {
@@ -637,7 +645,6 @@ func (r *resolver) anchors(id string) *targetAnchors {
 		add(t.terms, m.Terms, id)
 		for _, s := range m.Sections {
 			t.slugs[s.Slug] = true
-			t.sections, t.headings = append(t.sections, s.Slug), append(t.headings, s.Heading)
 			add(t.html, s.Anchors, id+"#"+s.Slug)
 			add(t.terms, s.Terms, id+"#"+s.Slug)
 		}
