@@ -126,9 +126,16 @@ func UnpackTo(src, dst string) error {
 }
 
 // CopyTree copies the files of src to dst, leaving out anything hidden
-// (such as a .docir store left in a fixture folder by trying the README's
-// command), so each test starts from the fixture's files alone.
+// and what the README's commands leave in a fixture folder when a reader
+// tries them there (a .docir store, the docir.yaml `docir index .`
+// writes, the task.receipt of `docir bind > task.receipt`; no fixture
+// has either file of its own), so each test starts from the fixture's
+// files alone.
 func CopyTree(src, dst string) error { return copyTree(src, dst, false) }
+
+// leftByReadme names the files the README's commands write into the
+// folder they run in (see CopyTree).
+var leftByReadme = map[string]bool{"docir.yaml": true, "task.receipt": true}
 
 // CopyAll copies everything under src to dst, hidden files included, each
 // file and folder with its mode: a store (.docir) with its config and
@@ -141,7 +148,7 @@ func copyTree(src, dst string, all bool) error {
 		if err != nil {
 			return err
 		}
-		if !all && strings.HasPrefix(d.Name(), ".") && p != src {
+		if !all && p != src && (strings.HasPrefix(d.Name(), ".") || !d.IsDir() && leftByReadme[d.Name()]) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
