@@ -30,6 +30,8 @@ const MaxAddressList = 16 << 20 // bytes
 //   - the text of `context` (headed READ NEXT): the addresses listed
 //     under that head, up to the blank line, as its JSON's addresses.
 //
+// A UTF-8 byte-order mark before any of them is left out.
+//
 // Any malformed address fails the whole read with its *address.ParseError,
 // so nothing is read for a batch with a typo in it.
 func readAddresses(r io.Reader) ([]address.Address, error) {
@@ -40,6 +42,9 @@ func readAddresses(r io.Reader) ([]address.Address, error) {
 	if len(data) > MaxAddressList {
 		return nil, docir.Errorf(docir.CodeUsage, "address list on stdin is over %d bytes", MaxAddressList)
 	}
+	// A byte-order mark (what some Windows shells put before piped text)
+	// is not part of the first address or of the JSON.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	trimmed := bytes.TrimSpace(data)
 	var raw []string
 	switch {

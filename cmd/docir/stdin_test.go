@@ -19,6 +19,9 @@ func TestReadAddresses(t *testing.T) {
 	}{
 		{"lines", "a\n  b#Motivation  \n\n c#x\r\n", []string{"a", "b#Motivation", "c#x"}, ""},
 		{"empty", "", []string{}, ""},
+		{"lines after a byte-order mark", "\ufeffa\nb\n", []string{"a", "b"}, ""},
+		{"json after a byte-order mark", "\ufeff{\"addresses\":[\"a#x\"]}", []string{"a#x"}, ""},
+		{"search text after a byte-order mark", "\ufeffADDRESS  SCORE  TITLE\na#b      1.000  A\n", []string{"a#b"}, ""},
 		{"search json", `{"query":"q","hits":[{"id":"a","matched_section":"a#x"},{"id":"b","matched_section":""}],"total":2}`, []string{"a#x", "b"}, ""},
 		{"context json", `{"query":"q","hits":[{"id":"z"}],"addresses":["a#x","b"]}`, []string{"a#x", "b"}, ""},
 		{"array", `["a", "b#c"]`, []string{"a", "b#c"}, ""},
