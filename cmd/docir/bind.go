@@ -105,13 +105,23 @@ func bindRun(ctx context.Context, opts *BindOptions) error {
 	if err != nil {
 		return err
 	}
+	receipt := b.Receipt().Marshal()
+	if _, err := opts.IO.Out.Write(receipt); err != nil {
+		// No one has the receipt that would release the hold: release it
+		// here, so a failed bind holds nothing.
+		if h != nil {
+			if _, _, rerr := binding.Release(ctx, ws.Bindings(), receipt); rerr != nil {
+				return fmt.Errorf("writing the receipt: %w (and releasing its hold: %v)", err, rerr)
+			}
+		}
+		return fmt.Errorf("writing the receipt: %w (nothing is held)", err)
+	}
 	held := "not held (--ttl 0): the store keeps it only while it retains it"
 	if h != nil {
 		held = fmt.Sprintf("held until %s (docir bind --release FILE ends it sooner)", h.Expires.UTC().Format(time.RFC3339))
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "docir: bound to generation %d of workspace %s; %s\n", b.Revision(), b.Workspace(), held)
-	_, err = opts.IO.Out.Write(b.Receipt().Marshal())
-	return err
+	return nil
 }
 
 // releaseRun is `docir bind --release FILE`: the end of one bind's hold of
