@@ -49,6 +49,9 @@ what changed: it reads the layers the two generations do not share.`,
 			if opts.Since == "" {
 				return docir.Errorf(docir.CodeUsage, "--since is required: a generation or a binding receipt file")
 			}
+			if opts.Until == 0 && cmd.Flags().Changed("until") {
+				return docir.Errorf(docir.CodeUsage, "--until 0: generations are numbered from 1")
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}

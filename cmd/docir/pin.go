@@ -51,6 +51,9 @@ func (p *pinFlags) check(cmd *cobra.Command) error {
 	if cmd.Flags().Lookup("at") == nil {
 		return nil
 	}
+	if p.at == 0 && cmd.Flags().Changed("at") {
+		return docir.Errorf(docir.CodeUsage, "--at 0: generations are numbered from 1")
+	}
 	if p.evidence != "" && p.receipt == "" {
 		return docir.Errorf(docir.CodeUsage, "--evidence needs --receipt: evidence is made under a binding")
 	}
