@@ -262,6 +262,9 @@ func (s *IOStreams) startPager() error {
 	if strings.TrimSpace(cmdline) == "" || strings.TrimSpace(cmdline) == "cat" {
 		return nil
 	}
+	if !pagerFound(cmdline) {
+		return nil // no pager to be had (no less on a slim image): print as usual
+	}
 	cmd := exec.Command("sh", "-c", cmdline)
 	cmd.Stdout, cmd.Stderr = s.Out, s.ErrOut
 	if _, ok := os.LookupEnv("LESS"); !ok {
@@ -276,6 +279,21 @@ func (s *IOStreams) startPager() error {
 	}
 	s.pager, s.realOut, s.Out = cmd, s.Out, in
 	return nil
+}
+
+// pagerFound says whether the program a pager command line runs is on
+// PATH (or a path to an executable file): its first word that is not an
+// assignment (`LESS=R less`). sh would start, say "less: not found" and
+// take what was printed into nothing.
+func pagerFound(cmdline string) bool {
+	for _, w := range strings.Fields(cmdline) {
+		if i := strings.IndexByte(w, '='); i > 0 && !strings.ContainsAny(w[:i], "/'\"") {
+			continue
+		}
+		_, err := exec.LookPath(w)
+		return err == nil
+	}
+	return false
 }
 
 // stopPager closes the pager's input and waits for the user to leave it.

@@ -197,6 +197,28 @@ func TestPagerOnlyOnTerminal(t *testing.T) {
 	}
 }
 
+// A pager that is not installed (no less on a slim image, a PAGER naming a
+// program that is gone) is no pager: the text is printed as usual, not
+// lost into a shell that says "not found".
+func TestPagerMissing(t *testing.T) {
+	for _, pager := range []string{"docir-no-such-pager -R", "LESS=R docir-no-such-pager", "/nonexistent/less"} {
+		t.Setenv("DOCIR_PAGER", pager)
+		var out, errOut bytes.Buffer
+		s := &IOStreams{Out: &out, ErrOut: &errOut, isTTY: func() bool { return true }}
+		if err := s.paged(func(w io.Writer) error { _, err := io.WriteString(w, "body\n"); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != "body\n" || errOut.Len() > 0 {
+			t.Errorf("pager %q: stdout %q, stderr %q; want the text itself, and nothing on stderr", pager, out.String(), errOut.String())
+		}
+	}
+	for cmdline, want := range map[string]bool{"cat -": true, "LESS=R cat": true, "sh -c 'cat'": true, "docir-no-such-pager": false, "A=1 B=2": false} {
+		if got := pagerFound(cmdline); got != want {
+			t.Errorf("pagerFound(%q) = %v, want %v", cmdline, got, want)
+		}
+	}
+}
+
 func TestEditSources(t *testing.T) {
 	in := "# head\nretry: 2\n\nsources: [a, b]   # flow\n\n# tail\nformat: json\n"
 	got, err := editSources([]byte(in), []SourceConfig{{Path: "a"}, {Path: "c", Prefix: "p"}})
