@@ -122,7 +122,7 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 	if n := len(res.Broken); n > 0 {
 		docs := map[string]bool{}
 		for _, l := range res.Broken {
-			docs[l.Path] = true
+			docs[docOf(l)] = true
 		}
 		for _, h := range checkHints(res.Broken) {
 			fmt.Fprintf(opts.IO.ErrOut, "docir: %s\n", h)
@@ -171,24 +171,49 @@ func checkHints(broken []docir.CheckedLink) []string {
 	return out
 }
 
-// fileNamer names the file at path (below one of srcs) as a path from the
-// working folder, as an editor or a CI annotation wants it: the first
-// source that holds such a file, else path as it is.
-func fileNamer(srcs []store.Source) func(path string) string {
+// fileNamer names the file of a checked link's document as a path from
+// the working folder, as an editor or a CI annotation wants it. The link's
+// path is below its source folder; of the sources that hold such a file,
+// the one whose prefix begins the document's id (`api/a` of `api/a.md`
+// with prefix api), else one without a prefix (`a`), else the first. A
+// document whose front matter sets an id other than its path's is named
+// by the first when two sources hold its path. No source holds it: the
+// path as it is.
+func fileNamer(srcs []store.Source) func(docir.CheckedLink) string {
 	wd, _ := os.Getwd()
-	return func(path string) string {
+	return func(l docir.CheckedLink) string {
+		id := docOf(l)
+		var found []store.Source
 		for _, s := range srcs {
-			p := filepath.Join(s.Path, filepath.FromSlash(path))
-			if _, err := os.Stat(p); err != nil {
-				continue
+			if _, err := os.Stat(filepath.Join(s.Path, filepath.FromSlash(l.Path))); err == nil {
+				found = append(found, s)
 			}
-			if rel, err := filepath.Rel(wd, p); err == nil && wd != "" {
-				return filepath.ToSlash(rel)
-			}
-			return p
 		}
-		return path
+		if len(found) == 0 {
+			return l.Path
+		}
+		best := found[0]
+		for _, s := range found {
+			if s.Prefix != "" && strings.HasPrefix(id, s.Prefix+"/") {
+				best = s
+				break
+			}
+			if s.Prefix == "" && best.Prefix != "" {
+				best = s
+			}
+		}
+		p := filepath.Join(best.Path, filepath.FromSlash(l.Path))
+		if rel, err := filepath.Rel(wd, p); err == nil && wd != "" {
+			return filepath.ToSlash(rel)
+		}
+		return p
 	}
+}
+
+// docOf is the id of the document that holds a checked link.
+func docOf(l docir.CheckedLink) string {
+	id, _, _ := strings.Cut(l.From, "#")
+	return id
 }
 
 // brokenWhy says why a broken link is broken.
@@ -200,12 +225,12 @@ func brokenWhy(l docir.CheckedLink) string {
 	return "no such document" + l.ResolvesWithText()
 }
 
-func printCheckText(w io.Writer, res docir.CheckResult, fileOf func(string) string) error {
+func printCheckText(w io.Writer, res docir.CheckResult, fileOf func(docir.CheckedLink) string) error {
 	for _, l := range res.Broken {
-		fmt.Fprintf(w, "%s:%d: %s: %s (in %s)\n", fileOf(l.Path), l.Line, forTerminal(l.Target), brokenWhy(l), l.From)
+		fmt.Fprintf(w, "%s:%d: %s: %s (in %s)\n", fileOf(l), l.Line, forTerminal(l.Target), brokenWhy(l), l.From)
 	}
 	for _, l := range res.External {
-		fmt.Fprintf(w, "%s:%d: external %s\n", fileOf(l.Path), l.Line, forTerminal(l.URL))
+		fmt.Fprintf(w, "%s:%d: external %s\n", fileOf(l), l.Line, forTerminal(l.URL))
 	}
 	c := res.Counts
 	_, err := fmt.Fprintf(w, "generation %d, %d documents: links %d resolved, %d broken, %d external, %d unchecked\n",
@@ -215,17 +240,17 @@ func printCheckText(w io.Writer, res docir.CheckResult, fileOf func(string) stri
 
 // printCheckGitHub prints a GitHub Actions workflow command per broken
 // link: an error annotation on its file and line.
-func printCheckGitHub(w io.Writer, res docir.CheckResult, fileOf func(string) string) error {
+func printCheckGitHub(w io.Writer, res docir.CheckResult, fileOf func(docir.CheckedLink) string) error {
 	for _, l := range res.Broken {
 		_, err := fmt.Fprintf(w, "::error file=%s,line=%d,title=%s::%s\n",
-			ghProperty(fileOf(l.Path)), l.Line, ghProperty("broken link"),
+			ghProperty(fileOf(l)), l.Line, ghProperty("broken link"),
 			ghData(fmt.Sprintf("%s: %s (in %s)", l.Target, brokenWhy(l), l.From)))
 		if err != nil {
 			return err
 		}
 	}
 	for _, l := range res.External {
-		if _, err := fmt.Fprintf(w, "::notice file=%s,line=%d,title=%s::%s\n", ghProperty(fileOf(l.Path)), l.Line, ghProperty("external link"), ghData(l.URL)); err != nil {
+		if _, err := fmt.Fprintf(w, "::notice file=%s,line=%d,title=%s::%s\n", ghProperty(fileOf(l)), l.Line, ghProperty("external link"), ghData(l.URL)); err != nil {
 			return err
 		}
 	}
