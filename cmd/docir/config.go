@@ -355,12 +355,40 @@ func (lc *loadedConfig) sourcesAdding(dirs []string, prefix string, setPrefix bo
 		}
 		i := lc.indexOf(list, w)
 		if i < 0 {
+			if err := lc.checkNotNested(list, d, w); err != nil {
+				return nil, err
+			}
 			list = append(list, SourceConfig{Path: w, Prefix: prefix})
 		} else if setPrefix {
 			list[i].Prefix = prefix
 		}
 	}
 	return list, nil
+}
+
+// checkNotNested refuses to add the folder w (typed as d) when it is
+// inside a listed source, or holds one: every file below both would be
+// indexed twice, under two ids. A source that leaves such a folder out
+// (its exclude) can list it in the config by hand.
+func (lc *loadedConfig) checkNotNested(list []SourceConfig, d, w string) error {
+	abs := lc.abs(w)
+	for _, s := range list {
+		other := lc.abs(s.Path)
+		switch {
+		case within(abs, other):
+			return docir.Errorf(docir.CodeUsage, "%s (%s) is inside the source %s listed in %s: its files are indexed already; `docir index` with no folder refreshes them", d, abs, other, lc.configFileToWrite())
+		case within(other, abs):
+			return docir.Errorf(docir.CodeUsage, "%s (%s) holds the source %s listed in %s: its files would be indexed twice; take that source off first (docir sources --remove %s)", d, abs, other, lc.configFileToWrite(), other)
+		}
+	}
+	return nil
+}
+
+// within says whether the absolute path p is strictly inside the folder
+// dir.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // sourcesRemoving is the source list without dirs; each must be listed.

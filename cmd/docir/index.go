@@ -154,6 +154,9 @@ func clashHint(err error, dirs []string) error {
 	fix := "docir index --prefix NAME DIR"
 	if len(dirs) == 1 {
 		name := filepath.Base(filepath.Clean(dirs[0]))
+		if abs, err := filepath.Abs(dirs[0]); err == nil {
+			name = filepath.Base(abs) // "." names the folder it is
+		}
 		fix = fmt.Sprintf("docir index --prefix %s %s", name, dirs[0])
 	}
 	return &docir.Error{Code: e.Code, Err: e.Err, Message: e.Message +
