@@ -13,8 +13,9 @@ import (
 
 // Links reads, for each address, the links leaving the document (or the
 // section, with its subsections) and the links of the generation that
-// lead into it, from the link index the refresh built: no file or body is
-// read. A miss is data, with the same reasons and suggestions as Resolve.
+// lead into it, from the link index the refresh built: no file is read,
+// nor any body but that of a bundle's page asked by its file name. A miss
+// is data, with the same reasons and suggestions as Resolve.
 func (s *Service) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
 	v, release, err := s.acquire(ctx)
 	if err != nil {
@@ -43,9 +44,14 @@ func (s *Service) Links(ctx context.Context, addrs []address.Address) (docir.Lin
 	return docir.LinksResolved{Items: out}, nil
 }
 
-// linkSet is the links read of one address.
+// linkSet is the links read of one address. A bundle's page is found by
+// the name of its file too, as get finds it (lookupBundlePage, which reads
+// the page's body: only for such a name).
 func linkSet(snap *store.Snapshot, a address.Address) (*docir.LinkSet, string, error) {
 	rec, ok, err := snap.Record(a.ID)
+	if err == nil && !ok {
+		rec, _, ok, err = lookupBundlePage(snap, a.ID)
+	}
 	if err != nil || !ok {
 		return nil, docir.ReasonNoDocument, err
 	}
