@@ -123,6 +123,26 @@ type LinksResolved struct {
 	Warnings []string
 }
 
+// AddLinks counts one link set as Add counts a document, by an estimate
+// of its JSON: the text of its links and an allowance for the keys and
+// punctuation around each.
+func (t *Tally) AddLinks(s *LinkSet, done, total int) error {
+	n := len(s.Address) + len(s.ID) + len(s.Title) + len(s.Path) + len(s.Store) + 128
+	if s.Section != nil {
+		n += len(s.Section.Slug) + len(s.Section.Heading) + 48
+	}
+	for _, ls := range [][]Link{s.Outgoing, s.Incoming} {
+		for i := range ls {
+			l := &ls[i]
+			n += len(l.From) + len(l.Target) + len(l.Kind) + len(l.Status) + len(l.Address) + len(l.URL) + len(l.Reason) + 64
+			for _, r := range l.ResolvesWith {
+				n += len(r) + 3
+			}
+		}
+	}
+	return t.add(n, s.Address, n, done, total)
+}
+
 // GetLinks is a doc_ids links read through r.
 func GetLinks(ctx context.Context, r Reader, addrs []address.Address) (LinksResult, error) {
 	res, err := r.Links(ctx, addrs)

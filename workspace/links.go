@@ -8,6 +8,7 @@ import (
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/store"
 )
 
@@ -15,7 +16,9 @@ import (
 // section, with its subsections) and the links of the generation that
 // lead into it, from the link index the refresh built: no file is read,
 // nor any body but that of a bundle's page asked by its file name. A miss
-// is data, with the same reasons and suggestions as Resolve.
+// is data, with the same reasons and suggestions as Resolve. It stops, with
+// get's reply_too_large (docir.Tally), as soon as the link sets gathered
+// pass linksBound.
 func (s *Service) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
 	v, release, err := s.acquire(ctx)
 	if err != nil {
@@ -24,6 +27,7 @@ func (s *Service) Links(ctx context.Context, addrs []address.Address) (docir.Lin
 	defer release()
 	snap := v.snap
 	out := make([]docir.LinkResolution, len(addrs))
+	tally := &docir.Tally{Bound: linksBound}
 	suggested := 0
 	for i, a := range addrs {
 		if err := ctx.Err(); err != nil {
@@ -32,6 +36,11 @@ func (s *Service) Links(ctx context.Context, addrs []address.Address) (docir.Lin
 		set, reason, err := linkSet(snap, a)
 		if err != nil {
 			return docir.LinksResolved{}, err
+		}
+		if set != nil {
+			if err := tally.AddLinks(set, i+1, len(addrs)); err != nil {
+				return docir.LinksResolved{}, err
+			}
 		}
 		out[i] = docir.LinkResolution{Set: set, Reason: reason}
 		if reason == docir.ReasonNoDocument && suggested < maxSuggested {
@@ -43,6 +52,12 @@ func (s *Service) Links(ctx context.Context, addrs []address.Address) (docir.Lin
 	}
 	return docir.LinksResolved{Items: out}, nil
 }
+
+// linksBound bounds the link sets one Links call gathers, as the maxBytes
+// of Reader.Resolve bounds a get. Reader.Links takes no bound, so this is
+// the reply bound of docir serve for every caller: a reply of more could
+// not be sent.
+const linksBound = wire.MaxReplyBytes
 
 // linkSet is the links read of one address. A bundle's page is found by
 // the name of its file too, as get finds it (lookupBundlePage, which reads

@@ -2,12 +2,16 @@ package workspace
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/store"
 )
 
@@ -81,5 +85,61 @@ func TestLinksBundlePageByFileName(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestLinksStopAtTheReplyBound: a links read keeps get's running tally
+// (docir.Tally) against the reply bound and stops, with get's
+// reply_too_large, at the address whose link set passes it: 1000 copies
+// of the address of a page with 3000 links (about 300 KB of link set
+// each, 300 MB in all) are read no further than the tally says, instead
+// of being gathered whole and refused once encoded.
+func TestLinksStopAtTheReplyBound(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# Hub\n\n")
+	for i := range 3000 {
+		fmt.Fprintf(&b, "- [link %d](https://example.com/a/long/path/to/page/%d)\n", i, i)
+	}
+	ws := linksService(t, map[string]string{"hub.md": b.String()})
+	ctx := context.Background()
+	one, err := ws.Links(ctx, parseAll(t, "hub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := one.Items[0].Set
+	if set == nil || len(set.Outgoing) != 3000 {
+		t.Fatalf("one read: %+v", one.Items[0])
+	}
+	// The tally's estimate is of the order of the set's JSON.
+	js, err := json.Marshal(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := docir.Tally{}
+	if err := probe.AddLinks(set, 1, 1); err != nil || probe.Bytes < len(js)/2 || probe.Bytes > 2*len(js) {
+		t.Fatalf("estimate %d bytes for %d bytes of JSON (%v)", probe.Bytes, len(js), err)
+	}
+	// How far get's tally lets 1000 copies go, and what it says there.
+	const n = 1000
+	tally := docir.Tally{Bound: wire.MaxReplyBytes}
+	var want error
+	read := 0
+	for want == nil && read < n {
+		read++
+		want = tally.AddLinks(set, read, n)
+	}
+	if want == nil || read > 10 {
+		t.Fatalf("the tally stops after %d of %d copies (%v); the test wants a few", read, n, want)
+	}
+	addrs := make([]string, n)
+	for i := range addrs {
+		addrs[i] = "hub"
+	}
+	_, err = ws.Links(ctx, parseAll(t, addrs...))
+	if docir.CodeOf(err) != docir.CodeReplyTooLarge || err.Error() != want.Error() {
+		t.Fatalf("links of %d copies: %v; want %v", n, err, want)
+	}
+	if !strings.Contains(err.Error(), fmt.Sprintf("after %d of %d addresses", read, n)) {
+		t.Errorf("error does not say how far the read got: %v", err)
 	}
 }
