@@ -28,14 +28,30 @@ func (s *Service) Links(ctx context.Context, addrs []address.Address) (docir.Lin
 	snap := v.snap
 	out := make([]docir.LinkResolution, len(addrs))
 	tally := &docir.Tally{Bound: linksBound}
+	// read holds what each address asked so far read, so that one asked
+	// again is read once; each answer gets a set of its own (a caller may
+	// relabel it: federation), sharing the links of the first.
+	type result struct {
+		set    *docir.LinkSet
+		reason string
+	}
+	read := map[string]result{}
 	suggested := 0
 	for i, a := range addrs {
 		if err := ctx.Err(); err != nil {
 			return docir.LinksResolved{}, err
 		}
-		set, reason, err := linkSet(snap, a)
-		if err != nil {
-			return docir.LinksResolved{}, err
+		r, ok := read[a.String()]
+		if !ok {
+			if r.set, r.reason, err = linkSet(snap, a); err != nil {
+				return docir.LinksResolved{}, err
+			}
+			read[a.String()] = r
+		}
+		set, reason := r.set, r.reason
+		if set != nil && ok {
+			c := *set
+			set = &c
 		}
 		if set != nil {
 			if err := tally.AddLinks(set, i+1, len(addrs)); err != nil {

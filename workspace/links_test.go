@@ -143,3 +143,27 @@ func TestLinksStopAtTheReplyBound(t *testing.T) {
 		t.Errorf("error does not say how far the read got: %v", err)
 	}
 }
+
+// TestLinksRepeatedAddressReadOnce: an address asked again is read once:
+// its sets share their links (the same backing arrays), each a set of its
+// own, so that a caller that relabels one (federation) leaves the other.
+func TestLinksRepeatedAddressReadOnce(t *testing.T) {
+	ws := linksService(t, map[string]string{
+		"a.md": "# A\n\nSee [b](b.md).\n",
+		"b.md": "# B\n\nBack to [a](a.md).\n",
+	})
+	res, err := ws.Links(context.Background(), parseAll(t, "a", "b", "a", "nope", "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := res.Items[0].Set
+	for _, i := range []int{2, 4} {
+		s := res.Items[i].Set
+		if s == nil || s == first || &s.Outgoing[0] != &first.Outgoing[0] || &s.Incoming[0] != &first.Incoming[0] {
+			t.Errorf("item %d: %+v; want a set of its own sharing item 0's links", i, s)
+		}
+	}
+	if s := res.Items[1].Set; s == nil || s.ID != "b" || res.Items[3].Reason != docir.ReasonNoDocument {
+		t.Errorf("items 1 and 3: %+v, %+v", res.Items[1], res.Items[3])
+	}
+}
