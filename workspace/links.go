@@ -287,12 +287,14 @@ func emptyChanges() docir.ChangeLists {
 }
 
 // ownText is a section's own text: its heading line to the next heading
-// of any level.
+// of any level, without the white space that ends it (a section followed
+// by a new one gains the blank line that sets the heading apart, and
+// that is not an edit of its text).
 func ownText(body []byte, s docir.Section) []byte {
 	if s.Start > s.OwnEnd || s.OwnEnd > len(body) {
 		return nil
 	}
-	return body[s.Start:s.OwnEnd]
+	return bytes.TrimRight(body[s.Start:s.OwnEnd], " \t\r\n")
 }
 
 // Links reads the links of addresses on the view's generation.
