@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,9 +53,48 @@ func genPath(dir string, gen uint64) string {
 	return filepath.Join(dir, genDir, strconv.FormatUint(gen, 10))
 }
 
+// maxSmallFile bounds what readSmall reads of a store's small files
+// (CURRENT, the identity): a few dozen bytes each when docir wrote them.
+const maxSmallFile = 4096
+
+// readSmall reads one of a store's small files. A store may be a peer's,
+// declared by path and not written by this docir, so what is there is
+// outside input: a file that is not a regular file (a link to /dev/zero,
+// a FIFO) or is over maxSmallFile bytes is refused, not read without end.
+func readSmall(path string) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, docir.Errorf(docir.CodeStoreFormat, "%s is not a regular file (%s); remove the store folder and index again", path, info.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSmallFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxSmallFile {
+		return nil, docir.Errorf(docir.CodeStoreFormat, "%s is over %d bytes: not a file docir wrote; remove the store folder and index again", path, maxSmallFile)
+	}
+	return b, nil
+}
+
+// quoteHead quotes the start of b for an error message: at most 64 bytes.
+func quoteHead(b []byte) string {
+	if len(b) > 64 {
+		return strconv.Quote(string(b[:64])) + "…"
+	}
+	return strconv.Quote(string(b))
+}
+
 // readCurrent reads CURRENT: which generation readers should open.
 func readCurrent(dir string) (current, error) {
-	b, err := os.ReadFile(filepath.Join(dir, currentFile))
+	b, err := readSmall(filepath.Join(dir, currentFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		msg := fmt.Sprintf("%s: %v", dir, ErrNoStore)
 		if _, err := os.Stat(filepath.Join(dir, identityFile)); err == nil {
@@ -67,7 +107,7 @@ func readCurrent(dir string) (current, error) {
 	}
 	var c current
 	if err := json.Unmarshal(b, &c); err != nil || c.Generation == 0 {
-		return current{}, docir.Errorf(docir.CodeStoreFormat, "%s: unreadable %s (%q); remove the folder and index again", dir, currentFile, strings.TrimSpace(string(b)))
+		return current{}, docir.Errorf(docir.CodeStoreFormat, "%s: unreadable %s (%s); remove the folder and index again", dir, currentFile, quoteHead(bytes.TrimSpace(b)))
 	}
 	if c.Format != FormatVersion {
 		return current{}, docir.Errorf(docir.CodeStoreFormat, "%s: store format %d, this docir reads format %d; remove the folder and index again", dir, c.Format, FormatVersion)

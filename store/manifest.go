@@ -410,7 +410,7 @@ const identityBytes = 16
 // drawn at random when the store was created, the same for every
 // generation and never derived from a path of the machine.
 func Identity(dir string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(dir, identityFile))
+	b, err := readSmall(filepath.Join(dir, identityFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, err := readCurrent(dir); err != nil {
 			return "", err
@@ -422,7 +422,7 @@ func Identity(dir string) (string, error) {
 	}
 	id := strings.TrimSuffix(string(b), "\n")
 	if !validIdentity(id) {
-		return "", docir.Errorf(docir.CodeStoreFormat, "%s: unreadable %s (%q); remove the folder and index again", dir, identityFile, b)
+		return "", docir.Errorf(docir.CodeStoreFormat, "%s: unreadable %s (%s); remove the folder and index again", dir, identityFile, quoteHead(b))
 	}
 	return id, nil
 }
