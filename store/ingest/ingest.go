@@ -240,7 +240,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	if err != nil {
 		return r.sum, err
 	}
-	if r.prev != nil && r.sum.Added+r.sum.Changed+r.sum.Removed == 0 && !changed {
+	if r.prev != nil && r.edits == 0 && !changed {
 		return r.keep()
 	}
 	r.change.Sources = sources

@@ -197,9 +197,10 @@ func TestPrefixAndSeveralRoots(t *testing.T) {
 	if diff := cmp.Diff([]string{"team/x", "x"}, ids(t, dir)); diff != "" {
 		t.Fatal(diff)
 	}
-	// Changing a prefix re-ids the root's files.
+	// Changing a prefix re-ids the root's files: team/x leaves, other/x
+	// comes.
 	sum := refresh(t, dir, store.Source{Path: a}, store.Source{Path: b, Prefix: "other/"})
-	if sum.Changed != 1 || !sum.Published {
+	if sum.Added != 1 || sum.Removed != 1 || sum.Changed != 0 || !sum.Published {
 		t.Fatalf("prefix change: %+v", sum)
 	}
 	if diff := cmp.Diff([]string{"other/x", "x"}, ids(t, dir)); diff != "" {

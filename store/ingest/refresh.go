@@ -46,6 +46,10 @@ type refresher struct {
 	// holds neither their records and bodies nor their passages.
 	streamed bool
 
+	// edits counts the files read as new or changed and the files gone:
+	// with none, and no setting changed, nothing is published. The
+	// summary counts documents by id instead (tally, oldPassages).
+	edits   int
 	change  store.Change
 	adds    []fulltext.Passage // passages to index (not streamed)
 	deletes []string           // passage ids to delete from the index
@@ -182,6 +186,9 @@ func (r *refresher) read() error {
 // tally counts what the walk and the read found and works out the edit:
 // the files and documents to put, and the documents that leave (files
 // gone or now skipped, and the old id of a changed file no file keeps).
+// The summary's unchanged counts the files not read again, removed the
+// ids that leave, and added, from scratch, every document read; of a
+// refresh on a generation, oldPassages counts the documents put.
 func (r *refresher) tally() {
 	r.change.Files = make(map[string]*store.FileEntry)
 	for _, f := range r.walked.files {
@@ -196,12 +203,10 @@ func (r *refresher) tally() {
 			e := entry(f)
 			r.change.Files[f.key()] = &e
 		case statusNew, statusChanged:
-			if f.status == statusNew {
+			r.edits++
+			if r.streamed { // written with its document
 				r.sum.Added++
 			} else {
-				r.sum.Changed++
-			}
-			if !r.streamed { // else written with its document
 				e := entry(f)
 				r.change.Files[f.key()] = &e
 				r.change.Put = append(r.change.Put, store.PutDoc{Record: f.parsed.Record, Body: f.body, Pairs: f.pairs})
@@ -221,7 +226,7 @@ func (r *refresher) tally() {
 		if _, reused := owner[g.id]; !reused {
 			r.change.Delete = append(r.change.Delete, g.id)
 		}
-		r.sum.Removed++
+		r.edits++
 	}
 	for _, f := range r.walked.files {
 		if f.status == statusChanged && f.prev != nil && f.prev.ID != f.id {
@@ -232,6 +237,7 @@ func (r *refresher) tally() {
 	}
 	slices.Sort(r.change.Delete)
 	r.change.Delete = slices.Compact(r.change.Delete)
+	r.sum.Removed = len(r.change.Delete)
 	r.sum.Documents = len(owner)
 	if owner == nil {
 		r.sum.Documents = len(r.plan.unchanged)
@@ -239,27 +245,48 @@ func (r *refresher) tally() {
 }
 
 // oldPassages lists the index's passages of every document that leaves or
-// is put again: they are deleted from the index first.
+// is put again: they are deleted from the index first. It counts the
+// documents put by id, as store.Snapshot.Diff (docir changes) sees them
+// between the current generation and the next: added when the current
+// one lacks the id, changed when it holds other content (another digest),
+// else unchanged (a file renamed, re-prefixed under a front-matter id, or
+// read again for a new front-matter list).
 func (r *refresher) oldPassages() error {
 	if r.prev == nil {
 		return nil
 	}
-	ids := slices.Clone(r.change.Delete)
-	for _, put := range r.change.Put {
-		ids = append(ids, put.Record.ID)
-	}
-	for _, id := range ids {
-		rec, ok, err := r.prev.Record(id)
-		if err != nil {
+	for _, id := range r.change.Delete {
+		if _, _, err := r.oldRecord(id); err != nil {
 			return err
 		}
-		if ok {
-			for _, ps := range passage.Passages(&rec, nil) {
-				r.deletes = append(r.deletes, ps.ID)
-			}
+	}
+	for _, put := range r.change.Put {
+		rec, ok, err := r.oldRecord(put.Record.ID)
+		switch {
+		case err != nil:
+			return err
+		case !ok:
+			r.sum.Added++
+		case rec.Digest != put.Record.Digest:
+			r.sum.Changed++
+		default:
+			r.sum.Unchanged++
 		}
 	}
 	return nil
+}
+
+// oldRecord reads the current generation's record of id, if any, and
+// lists its passages for deletion from the index.
+func (r *refresher) oldRecord(id string) (docir.Record, bool, error) {
+	rec, ok, err := r.prev.Record(id)
+	if err != nil || !ok {
+		return rec, ok, err
+	}
+	for _, ps := range passage.Passages(&rec, nil) {
+		r.deletes = append(r.deletes, ps.ID)
+	}
+	return rec, true, nil
 }
 
 // settingsChanged reports whether what the generation records besides its

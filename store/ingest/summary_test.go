@@ -1,0 +1,81 @@
+package ingest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store"
+)
+
+// The summary counts documents by id, as store.Snapshot.Diff (docir
+// changes) lists them between the generation before and the one
+// published: a file whose id changes is one document removed and one
+// added; a file read again whose id and content stay is unchanged.
+func TestSummaryCountsDocumentsByID(t *testing.T) {
+	a, b, dir := t.TempDir(), t.TempDir(), t.TempDir()
+	writeFile(t, a, "a.md", "# A\n")
+	writeFile(t, a, "keep.md", "---\nid: keep\n---\n# Keep\n")
+	writeFile(t, a, "old.md", "---\nid: moved\n---\n# Moved\n")
+	writeFile(t, b, "b.md", "# B\n")
+	step := func(what string, want counts, opt Options, srcs ...store.Source) {
+		t.Helper()
+		sum, err := Refresh(context.Background(), dir, srcs, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if diff := cmp.Diff(want, countsOf(sum)); diff != "" || !sum.Published {
+			t.Errorf("%s: %+v %s", what, sum, diff)
+		}
+		checkSummaryAgainstDiff(t, what, dir, sum)
+	}
+	step("first", counts{Added: 4, Documents: 4}, Options{}, store.Source{Path: a}, store.Source{Path: b})
+	// a becomes rb/a; keep and moved name themselves.
+	step("prefix", counts{Added: 1, Removed: 1, Unchanged: 3, Documents: 4}, Options{},
+		store.Source{Path: a, Prefix: "rb"}, store.Source{Path: b})
+	// moved's file is renamed, its bytes kept; b's bytes change.
+	if err := os.Rename(filepath.Join(a, "old.md"), filepath.Join(a, "new.md")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, b, "b.md", "# B\n\nmore\n")
+	step("rename", counts{Changed: 1, Unchanged: 3, Documents: 4}, Options{},
+		store.Source{Path: a, Prefix: "rb"}, store.Source{Path: b})
+	// Another front-matter list reads every file again: none changed.
+	step("front matter", counts{Unchanged: 4, Documents: 4}, Options{FrontMatter: []string{"title"}},
+		store.Source{Path: a, Prefix: "rb"}, store.Source{Path: b})
+}
+
+// checkSummaryAgainstDiff checks that sum counts what Diff lists between
+// its generation and the one before, and that every document is added,
+// changed or unchanged.
+func checkSummaryAgainstDiff(t *testing.T, what, dir string, sum docir.IndexSummary) {
+	t.Helper()
+	if sum.Added+sum.Changed+sum.Unchanged != sum.Documents {
+		t.Errorf("%s: added %d + changed %d + unchanged %d != documents %d", what, sum.Added, sum.Changed, sum.Unchanged, sum.Documents)
+	}
+	if sum.Generation < 2 {
+		return
+	}
+	cur, err := store.OpenGeneration(dir, sum.Generation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close()
+	old, err := store.OpenGeneration(dir, sum.Generation-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	added, changed, removed, err := cur.Diff(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(added) != sum.Added || len(changed) != sum.Changed || len(removed) != sum.Removed {
+		t.Errorf("%s: summary says added %d, changed %d, removed %d; Diff lists added %q, changed %q, removed %q",
+			what, sum.Added, sum.Changed, sum.Removed, added, changed, removed)
+	}
+}
