@@ -63,7 +63,9 @@ type Options struct {
 	// (nil: DefaultFrontMatter). A change of the list re-indexes every
 	// document; the generation records the list, and searches of it use
 	// the recorded one.
-	FrontMatter  []string
+	FrontMatter []string
+	// MaxFileBytes and Retain take 0 for their default; a negative value
+	// fails Refresh and Diff (check), never stands for the default.
 	MaxFileBytes int64 // 0: DefaultMaxFileBytes
 	Retain       int   // 0: DefaultRetain
 	// Links are the link rules (site base, ignore patterns; docs/links.md).
@@ -118,6 +120,19 @@ func (o Options) withDefaults() Options {
 		o.Retain = DefaultRetain
 	}
 	return o
+}
+
+// check refuses the options no refresh can honour: a negative Retain or
+// MaxFileBytes (0 is the default; a caller that reads a config where 0
+// is written refuses it there, where it knows the key was set).
+func (o Options) check() error {
+	if o.Retain < 0 {
+		return docir.Errorf(docir.CodeConfig, "ingest: Retain %d: want the number of generations to keep, 1 or more (0: the default, %d)", o.Retain, DefaultRetain)
+	}
+	if o.MaxFileBytes < 0 {
+		return docir.Errorf(docir.CodeConfig, "ingest: MaxFileBytes %d: want a size cap in bytes, 1 or more (0: the default, %d)", o.MaxFileBytes, DefaultMaxFileBytes)
+	}
+	return nil
 }
 
 // settingsDigest is a digest of what in the options decides the index a
@@ -197,6 +212,9 @@ func (o Options) limits() markdown.Limits {
 func Refresh(ctx context.Context, dir string, sources []store.Source, opt Options) (docir.IndexSummary, error) {
 	r := &refresher{ctx: ctx, dir: dir, sources: sources, opt: opt.withDefaults(), start: time.Now(),
 		sum: docir.IndexSummary{Warnings: []string{}, WarningCounts: map[string]int{}}}
+	if err := opt.check(); err != nil {
+		return r.sum, err
+	}
 	if err := checkSources(sources); err != nil {
 		return r.sum, err
 	}

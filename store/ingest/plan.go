@@ -244,8 +244,11 @@ type Changes struct {
 // added, changed and removed, from a stat walk: it reads no file and takes
 // no lock. A store that does not exist yet has every file added.
 func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) (Changes, error) {
-	opt = opt.withDefaults()
 	c := Changes{Added: []string{}, Changed: []string{}, Removed: []string{}, Clashes: []string{}}
+	if err := opt.check(); err != nil {
+		return c, err
+	}
+	opt = opt.withDefaults()
 	if err := checkSources(sources); err != nil {
 		return c, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -77,5 +78,26 @@ func checkSummaryAgainstDiff(t *testing.T, what, dir string, sum docir.IndexSumm
 	if len(added) != sum.Added || len(changed) != sum.Changed || len(removed) != sum.Removed {
 		t.Errorf("%s: summary says added %d, changed %d, removed %d; Diff lists added %q, changed %q, removed %q",
 			what, sum.Added, sum.Changed, sum.Removed, added, changed, removed)
+	}
+}
+
+// Options.Retain and Options.MaxFileBytes take 0 for the default and no
+// value below it: a negative one is refused, naming the field, not
+// replaced by the default.
+func TestNegativeRetainOrSizeCapRefused(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "a.md", "# A\n")
+	srcs := []store.Source{{Path: src}}
+	for field, opt := range map[string]Options{"Retain": {Retain: -1}, "MaxFileBytes": {MaxFileBytes: -1}} {
+		_, err := Refresh(context.Background(), dir, srcs, opt)
+		if docir.CodeOf(err) != docir.CodeConfig || !strings.Contains(err.Error(), field+" -1") {
+			t.Errorf("Refresh with %s -1: %v; want a config error naming it", field, err)
+		}
+		if _, err := Diff(context.Background(), dir, srcs, opt); docir.CodeOf(err) != docir.CodeConfig {
+			t.Errorf("Diff with %s -1: %v; want a config error", field, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "CURRENT")); err == nil {
+		t.Error("a refused refresh published")
 	}
 }
