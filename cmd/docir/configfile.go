@@ -73,8 +73,8 @@ func checkNode(file, at string, node *yaml.Node, t reflect.Type) error {
 		switch f.Type.Kind() {
 		case reflect.Int, reflect.Int64:
 			n, err := strconv.ParseInt(v.Value, 0, 64)
-			if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || err != nil || n < 0 {
-				return configErr(file, v, where, fmt.Sprintf("%q: want a whole number from 0 up", v.Value))
+			if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || err != nil || n < 1 {
+				return configErr(file, v, where, fmt.Sprintf("%q: want a whole number from 1 up (leave the key out for the default)", v.Value))
 			}
 		case reflect.String:
 			if v.Kind != yaml.ScalarNode {
