@@ -110,3 +110,19 @@ func escape(s string, clean func(rune) bool) string {
 	}
 	return b.String()
 }
+
+// OneLine is s with every tab, CR and line feed made a space: a field of
+// a line docir writes (a table cell, a header), so that text from a file
+// or a peer (a title written over two lines in front matter) does not
+// start a line of its own.
+func OneLine(s string) string {
+	if !strings.ContainsAny(s, "\t\r\n") {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\r' || r == '\n' {
+			return ' '
+		}
+		return r
+	}, s)
+}

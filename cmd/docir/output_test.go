@@ -353,3 +353,22 @@ func TestWriteSourcesKeepsSpecialFiles(t *testing.T) {
 		t.Error("a temporary file was left")
 	}
 }
+
+// A cell of a text table is one line, whatever its text: a title written
+// over two lines in front matter does not start a row `get -` would read.
+func TestTableCellsOneLine(t *testing.T) {
+	var b strings.Builder
+	rows := [][]string{{"a#x", "1.000", "Two\nlines\tand\r\nmore"}, {"b", "0.500", "B"}}
+	writeTable(&b, []column{{head: "ADDRESS"}, {head: "SCORE", right: true}, {head: "TITLE"}}, rows, true, 0, nil)
+	want := "ADDRESS  SCORE  TITLE\na#x      1.000  Two lines and  more\nb        0.500  B\n"
+	if b.String() != want {
+		t.Errorf("table:\n%q\nwant\n%q", b.String(), want)
+	}
+	if rows[0][2] != "Two\nlines\tand\r\nmore" {
+		t.Errorf("the rows given were changed: %q", rows[0][2])
+	}
+	got, err := readAddresses(strings.NewReader(b.String()))
+	if err != nil || len(got) != 2 {
+		t.Errorf("get - of the table: %v, %v; want a#x and b", got, err)
+	}
+}

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/rivo/uniseg"
 
+	"github.com/docir/docir/docir"
 	"github.com/docir/docir/workspace/rank"
 )
 
@@ -92,6 +94,7 @@ func layout(cols []column, rows [][]string, heads bool, width int) (keep []int, 
 // heads first when heads is true; after, when set, is called after each
 // row is written (to write a snippet line under it, say).
 func writeTable(b *strings.Builder, cols []column, rows [][]string, heads bool, width int, after func(row int)) {
+	rows = oneLineCells(rows)
 	keep, widths := layout(cols, rows, heads, width)
 	right := make([]bool, len(keep))
 	for j, i := range keep {
@@ -119,6 +122,33 @@ func writeTable(b *strings.Builder, cols []column, rows [][]string, heads bool, 
 			after(r)
 		}
 	}
+}
+
+// oneLineCells is rows with every tab, CR and line feed of a cell made a
+// space (a copy where any is; rows is not changed): a row is one line, so
+// that a title written over two lines in front matter does not start a
+// row of its own, which `get -` would read as an address.
+func oneLineCells(rows [][]string) [][]string {
+	var out [][]string
+	for r, row := range rows {
+		for c, cell := range row {
+			one := docir.OneLine(cell)
+			if one == cell {
+				continue
+			}
+			if out == nil {
+				out = slices.Clone(rows)
+			}
+			if &out[r][0] == &rows[r][0] {
+				out[r] = slices.Clone(row)
+			}
+			out[r][c] = one
+		}
+	}
+	if out == nil {
+		return rows
+	}
+	return out
 }
 
 // fitText cuts s to at most width display columns, ending it with "…" when

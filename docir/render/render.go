@@ -29,12 +29,12 @@ import (
 // whole.
 func Document(w io.Writer, d *docir.Document) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "<!-- docir: %s | %s", d.Address, d.Title)
+	fmt.Fprintf(&b, "<!-- docir: %s | %s", headerField(d.Address), headerField(d.Title))
 	if !PathOfID(d.ID, d.Path) {
-		fmt.Fprintf(&b, " | %s", d.Path)
+		fmt.Fprintf(&b, " | %s", headerField(d.Path))
 	}
 	if d.Store != "" && d.Store != docir.StoreLocal {
-		fmt.Fprintf(&b, " | from %s", d.Store)
+		fmt.Fprintf(&b, " | from %s", headerField(d.Store))
 	}
 	body := d.Body
 	if d.Section != nil {
@@ -50,6 +50,13 @@ func Document(w io.Writer, d *docir.Document) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// headerField is s as a field of the header comment: one line (tabs, CRs
+// and line feeds made spaces) that cannot end the comment ("-->" is
+// written "-- >"). A title is front matter, and a peer's is outside input.
+func headerField(s string) string {
+	return strings.ReplaceAll(docir.OneLine(s), "-->", "-- >")
 }
 
 // Separator stands between two documents of a batch, and before its

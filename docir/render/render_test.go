@@ -27,6 +27,8 @@ func TestDocument(t *testing.T) {
 			"<!-- docir: guide | G -->\ng\n"},
 		{"a peer's", docir.Document{Address: "c#sec", ID: "c", Title: "C", Path: "c.md", Store: "team", Body: "## Sec\n"},
 			"<!-- docir: c#sec | C | from team -->\n## Sec\n"},
+		{"a title over lines, and one that would end the comment (a peer's)", docir.Document{Address: "d", ID: "d", Title: "Two\nlines\t-->x", Path: "../../etc/x\n.md", Store: "t\r\nm", Body: "d\n"},
+			"<!-- docir: d | Two lines -- >x | ../../etc/x .md | from t  m -->\nd\n"},
 	}
 	for _, tt := range tests {
 		var b strings.Builder
