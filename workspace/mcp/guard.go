@@ -272,6 +272,15 @@ func coded(err error) error {
 	return &jsonrpc.Error{Code: je.Code, Message: je.Message, Data: data}
 }
 
+// duplicateCall is the refusal of a call whose id is that of a call still
+// in flight in the session, to that id, as the SDK's Streamable HTTP
+// handler refuses one (there with 400); the call in flight is not
+// affected.
+func duplicateCall(id json.RawMessage) *refusal {
+	return &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest,
+		"invalid request: duplicate in-flight request ID %s: a call with this id is not answered yet; use another id", docir.Clip(string(id), 64)), answer: true}
+}
+
 // batches reports whether the session's protocol has JSON-RPC batches.
 func (g *guard) batches() bool {
 	g.mu.Lock()
@@ -299,7 +308,11 @@ func (g *guard) refuseBatch() *refusal {
 // answers a call by its own id (see refusal). A notification the session
 // ignores is left out of msgs, and of the reply. An empty batch is one
 // invalid_request.
-func (g *guard) batch(line []byte) (msgs []json.RawMessage, refused []byte, answer bool) {
+//
+// inFlight, when not nil, reports whether a call with an id is still in
+// flight in the session (stdio; over HTTP the SDK's handler refuses such a
+// batch): a call of the batch that reuses one is refused as duplicateCall.
+func (g *guard) batch(line []byte, inFlight func(id json.RawMessage) bool) (msgs []json.RawMessage, refused []byte, answer bool) {
 	if err := json.Unmarshal(line, &msgs); err != nil {
 		return nil, wire.ErrorLine(nil, wire.NewError(docir.CodeParseError, "parse error: %v", err)), false
 	}
@@ -323,8 +336,11 @@ func (g *guard) batch(line []byte) (msgs []json.RawMessage, refused []byte, answ
 		// Two calls with one id: the SDK would drop the second, and its
 		// reply would never come (on stdio, nor the batch's array).
 		if id, ok := members["id"]; errs[i] == nil && ok && len(members["method"]) > 0 {
-			if calls[idKey(id)] {
+			switch {
+			case calls[idKey(id)]:
 				errs[i] = &refusal{id: json.RawMessage("null"), err: wire.NewError(docir.CodeInvalidRequest, "invalid request: id %s is used twice in the batch", docir.Clip(string(id), 64))}
+			case inFlight != nil && inFlight(id):
+				errs[i] = duplicateCall(id)
 			}
 			calls[idKey(id)] = true
 		}

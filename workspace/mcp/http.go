@@ -174,7 +174,7 @@ func (h *httpHandler) check(s *httpSession, g *guard, body []byte) (status int, 
 	case body[0] == '[' && !g.batches():
 		return refuse(g.refuseBatch().line())
 	case body[0] == '[':
-		msgs, refused, answer := g.batch(body)
+		msgs, refused, answer := g.batch(body, nil)
 		switch {
 		case refused != nil && answer:
 			return http.StatusOK, refused

@@ -24,8 +24,8 @@ import (
 	"github.com/docir/docir/workspace/session"
 )
 
-// fixture is an engine over a store of the fixture corpus.
-func fixture(t *testing.T, policy string) *session.Engine {
+// fixtureStore is a workspace over an indexed store of the fixture corpus.
+func fixtureStore(t *testing.T) *workspace.Service {
 	t.Helper()
 	src := t.TempDir()
 	err := corpustest.CopyTree("../../testdata/corpus", src)
@@ -37,6 +37,13 @@ func fixture(t *testing.T, policy string) *session.Engine {
 	if _, err := ws.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	return ws
+}
+
+// fixture is an engine over a store of the fixture corpus.
+func fixture(t *testing.T, policy string) *session.Engine {
+	t.Helper()
+	ws := fixtureStore(t)
 	cfg := session.Config{Reader: ws, Refresh: ws.Refresh, Fields: ws.Fields, Version: "test"}
 	if policy != "" {
 		p, err := session.ParsePolicy([]byte(policy))

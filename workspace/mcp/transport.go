@@ -31,6 +31,8 @@ import (
 //     frame_too_large reply, addressed to its id wherever the line holds it;
 //   - a reply over wire.MaxReplyBytes is replaced by a reply_too_large
 //     error to the same id;
+//   - a call with the id of a call not yet answered gets a -32600 reply to
+//     that id (see duplicateCall), and the call in flight goes on;
 //
 // and in every case the session goes on with the next line. The session's
 // guard checks every message before the SDK reads it and every reply before
@@ -152,12 +154,15 @@ func (c *lineConn) frame(f wire.Frame) error {
 			break
 		}
 		msg, errLine := c.decode(line)
-		if errLine == nil {
-			c.track(msg, nil)
+		switch {
+		case errLine != nil:
+			reply = errLine
+		case !c.track(msg, nil):
+			reply = duplicateCall(wire.ScanID(line, true)).line()
+		default:
 			c.queue = append(c.queue, msg)
 			return nil
 		}
-		reply = errLine
 	case line[0] == '[' && json.Valid(line) && c.g.batches():
 		reply = c.readBatch(line)
 	case line[0] == '[' && json.Valid(line):
@@ -189,7 +194,7 @@ func (c *lineConn) decode(msg []byte) (jsonrpc.Message, []byte) {
 // readBatch queues a batch's messages for the SDK, or returns the reply
 // that refuses it.
 func (c *lineConn) readBatch(line []byte) []byte {
-	msgs, refused, _ := c.g.batch(line)
+	msgs, refused, _ := c.g.batch(line, c.inFlight)
 	if refused != nil {
 		return refused
 	}
@@ -211,18 +216,41 @@ func (c *lineConn) readBatch(line []byte) []byte {
 	return nil
 }
 
-// track records a call as pending, in batch b (nil for none).
-func (c *lineConn) track(msg jsonrpc.Message, b *batchReply) {
+// track records a call as pending, in batch b (nil for none). It reports
+// false, and records nothing, for a call whose id is pending already: the
+// SDK would drop that call unanswered (its id is in use), and the reply to
+// the first would be taken for the second's (or written in its batch).
+func (c *lineConn) track(msg jsonrpc.Message, b *batchReply) bool {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok || !req.IsCall() {
-		return
+		return true
 	}
 	c.pendingMu.Lock()
 	defer c.pendingMu.Unlock()
+	if _, dup := c.pending[req.ID]; dup {
+		return false
+	}
 	c.pending[req.ID] = b
 	if b != nil {
 		b.waiting++
 	}
+	return true
+}
+
+// inFlight reports whether a call with the exact id raw is pending.
+func (c *lineConn) inFlight(raw json.RawMessage) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	id, err := jsonrpc.MakeID(v)
+	if err != nil {
+		return false
+	}
+	c.pendingMu.Lock()
+	defer c.pendingMu.Unlock()
+	_, ok := c.pending[id]
+	return ok
 }
 
 // drainPatience bounds how long the end of input waits for a reply once
