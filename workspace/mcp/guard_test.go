@@ -25,6 +25,11 @@ type rawSession struct {
 func newRawSession(t *testing.T, e *session.Engine) *rawSession {
 	t.Helper()
 	w, r := serve(t, e)
+	return rawOver(t, w, r)
+}
+
+// rawOver is a raw session over the client's ends of a Serve.
+func rawOver(t *testing.T, w io.Writer, r io.Reader) *rawSession {
 	s := &rawSession{t: t, w: w, replies: make(chan string, 64)}
 	go func() {
 		sc := bufio.NewScanner(r)

@@ -69,11 +69,17 @@ func serve(t *testing.T, e *session.Engine, opts ...Options) (io.WriteCloser, io
 	if len(opts) > 0 {
 		o = opts[0]
 	}
+	return serveUntil(t, context.Background(), e, o)
+}
+
+// serveUntil is serve with Serve's context ctx.
+func serveUntil(t *testing.T, ctx context.Context, e *session.Engine, o Options) (io.WriteCloser, io.ReadCloser) {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(context.Background(), e, o, inR, outW)
+		done <- Serve(ctx, e, o, inR, outW)
 		outW.Close()
 	}()
 	t.Cleanup(func() {

@@ -307,15 +307,20 @@ func reportIndexing(ctx context.Context, ss *sdk.ServerSession, token any, index
 }
 
 // Serve runs one MCP session over r and w (stdin and stdout in the binary)
-// until r ends or ctx is done. On a done ctx the requests in hand finish
-// first. It returns nil on either.
+// until r ends or ctx is done. On a done ctx nothing more is read or run,
+// and the requests in hand are finished and answered first. It returns nil
+// on either.
 func Serve(ctx context.Context, e *session.Engine, o Options, r io.Reader, w io.Writer) error {
 	log := o.Log
 	s, err := newServer(e, o)
 	if err != nil {
 		return err
 	}
-	ss, err := s.Connect(ctx, &lineTransport{r: r, w: w, log: log}, nil)
+	// A done ctx stops the transport, which ends the session once the
+	// requests in hand are answered (see lineTransport). Closing the
+	// session instead (as before) let them finish but wrote no reply: the
+	// SDK writes nothing once it is closing.
+	ss, err := s.Connect(context.WithoutCancel(ctx), &lineTransport{r: r, w: w, log: log, stop: ctx.Done()}, nil)
 	if err != nil {
 		return err
 	}
@@ -324,8 +329,12 @@ func Serve(ctx context.Context, e *session.Engine, o Options, r io.Reader, w io.
 	select {
 	case err = <-waitc:
 	case <-ctx.Done():
-		err = ss.Close() // waits for the requests in hand
-		<-waitc
+		select {
+		case err = <-waitc:
+		case <-time.After(drainPatience + 5*time.Second):
+			err = ss.Close() // a transport that did not end: as before, without the replies
+			<-waitc
+		}
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, sdk.ErrConnectionClosed) {
 		return nil

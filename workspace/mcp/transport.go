@@ -42,11 +42,16 @@ import (
 // At the end of input it waits for the replies to the requests it has
 // read before it reports the end: the SDK cancels requests in flight once
 // its reader stops, and a host that writes its requests and closes stdin
-// (printf ... | docir serve --mcp) must still get every reply.
+// (printf ... | docir serve --mcp) must still get every reply. When stop
+// is closed (SIGTERM, SIGINT) it reads no more, drops the messages it read
+// and has not handed to the SDK, and ends the same way: the requests in
+// hand are answered first (closing the SDK's session instead would finish
+// them and drop their replies: it writes nothing once closing).
 type lineTransport struct {
-	r   io.Reader
-	w   io.Writer
-	log *slog.Logger
+	r    io.Reader
+	w    io.Writer
+	log  *slog.Logger
+	stop <-chan struct{} // may be nil: never
 }
 
 func (t *lineTransport) Connect(context.Context) (sdk.Connection, error) {
@@ -54,7 +59,7 @@ func (t *lineTransport) Connect(context.Context) (sdk.Connection, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	c := &lineConn{w: t.w, log: log, in: make(chan wire.FrameEvent), closed: make(chan struct{}),
+	c := &lineConn{w: t.w, log: log, in: make(chan wire.FrameEvent), closed: make(chan struct{}), stop: t.stop,
 		pending: map[jsonrpc.ID]*batchReply{}, answered: make(chan struct{}, 1)}
 	if rc, ok := t.r.(io.Closer); ok {
 		c.rc = rc
@@ -71,6 +76,7 @@ type lineConn struct {
 	in        chan wire.FrameEvent
 	closed    chan struct{}
 	closeOnce sync.Once
+	stop      <-chan struct{} // see lineTransport
 
 	writeMu sync.Mutex
 
@@ -102,6 +108,9 @@ type batchReply struct {
 // otherwise have been read; 65 of 300 such pings were answered).
 func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
+		if c.stopped() {
+			return nil, c.drain(ctx)
+		}
 		if len(c.queue) > 0 && !c.more {
 			msg := c.queue[0]
 			c.queue = c.queue[1:]
@@ -120,6 +129,8 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, ctx.Err()
 		case <-c.closed:
 			return nil, io.EOF
+		case <-c.stop:
+			continue
 		case rr = <-c.in:
 		}
 		c.more = rr.Frame.More
@@ -253,6 +264,26 @@ func (c *lineConn) inFlight(raw json.RawMessage) bool {
 	return ok
 }
 
+// stopped reports whether stop is closed; when it is, the messages read
+// and not handed to the SDK are dropped unanswered (nothing after the
+// requests in hand is run), and no more are read.
+func (c *lineConn) stopped() bool {
+	select {
+	case <-c.stop:
+	default:
+		return false
+	}
+	for _, msg := range c.queue {
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+			if line := c.settle(req.ID, nil); line != nil {
+				_ = c.writeLine(line) // the rest of a batch partly handed
+			}
+		}
+	}
+	c.queue, c.more = nil, false
+	return true
+}
+
 // drainPatience bounds how long the end of input waits for a reply once
 // none has come: a call the SDK never answers must not keep the process.
 const drainPatience = 30 * time.Second
@@ -305,26 +336,30 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if !c.g.outbound(resp) {
 		data = encodeReply(resp)
 	}
+	if line := c.settle(resp.ID, data); line != nil {
+		return c.writeLine(line)
+	}
+	return nil
+}
+
+// settle records the call id as answered with the reply data (nil for
+// none: cancelled, or not run) and returns the line to write: the reply,
+// the array of its batch's replies once they are all in, or nil.
+func (c *lineConn) settle(id jsonrpc.ID, data []byte) []byte {
 	c.pendingMu.Lock()
-	b := c.pending[resp.ID]
-	delete(c.pending, resp.ID)
-	var line []byte
+	defer c.pendingMu.Unlock()
+	b := c.pending[id]
+	delete(c.pending, id)
 	switch {
 	case b == nil:
-		line = data // nil when cancelled: no reply
-	default:
-		if data != nil {
-			b.replies = append(b.replies, data)
-		}
-		if b.waiting--; b.waiting == 0 && len(b.replies) > 0 {
-			line = batchLine(b.replies)
-		}
+		return data
+	case data != nil:
+		b.replies = append(b.replies, data)
 	}
-	c.pendingMu.Unlock()
-	if line == nil {
-		return nil
+	if b.waiting--; b.waiting == 0 && len(b.replies) > 0 {
+		return batchLine(b.replies)
 	}
-	return c.writeLine(line)
+	return nil
 }
 
 // encodeReply encodes a reply within wire.MaxReplyBytes: one over it is
