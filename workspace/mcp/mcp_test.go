@@ -32,6 +32,12 @@ func fixtureStore(t *testing.T) *workspace.Service {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return storeOf(t, src)
+}
+
+// storeOf is a workspace over an indexed store of the markdown in src.
+func storeOf(t *testing.T, src string) *workspace.Service {
+	t.Helper()
 	ws := workspace.New(workspace.Config{Dir: t.TempDir(), Sources: []store.Source{{Path: src}}})
 	t.Cleanup(func() { ws.Close() })
 	if _, err := ws.Refresh(context.Background()); err != nil {

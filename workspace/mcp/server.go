@@ -210,10 +210,10 @@ func handler(e *session.Engine, method string, indexing func() (string, int, int
 				werr = wire.NewError(docir.CodeInternal, "%s: rendering the reply: %v", method, err)
 			}
 		}
-		if werr == nil && len(text)+len(result)+4096 > wire.MaxReplyBytes {
+		if n := encodedLen(text) + htmlEscapedLen(result); werr == nil && n+4096 > wire.MaxReplyBytes {
 			// The reply carries the result as JSON (structuredContent)
-			// and as markdown (its text).
-			werr = wire.ReplyTooLarge(len(text)+len(result), wire.MaxReplyBytes)
+			// and as markdown (its text), each as the SDK encodes it.
+			werr = wire.ReplyTooLarge(n, wire.MaxReplyBytes)
 		}
 		if werr != nil {
 			// A tool error, not a protocol error: the agent reads it and

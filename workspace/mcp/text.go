@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/render"
@@ -340,4 +341,52 @@ func writeWarnings(b *strings.Builder, ws []string) {
 	for _, w := range ws {
 		fmt.Fprintf(b, "Warning: %s\n", w)
 	}
+}
+
+// encodedLen is the length of s as a JSON string the way the SDK writes
+// it (encoding/json, which escapes HTML): \" \\ \b \f \n \r \t take 2
+// bytes, another control character and each of < > & 6 (\u00XX), an
+// invalid UTF-8 byte 6 (\ufffd), U+2028 and U+2029 6. A document full of
+// < is six times its size on the wire.
+func encodedLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			switch {
+			case b == '"' || b == '\\' || b == '\b' || b == '\f' || b == '\n' || b == '\r' || b == '\t':
+				n += 2
+			case b < 0x20 || b == '<' || b == '>' || b == '&':
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			n += 6
+		} else {
+			n += size
+		}
+		i += size
+	}
+	return n
+}
+
+// htmlEscapedLen is the length of the JSON raw as the SDK writes it (a
+// json.RawMessage marshalled by encoding/json): each < > & in it as
+// \u00XX, U+2028 and U+2029 as \u2028 and \u2029, as json.HTMLEscape has
+// it.
+func htmlEscapedLen(raw []byte) int {
+	n := len(raw)
+	for i, c := range raw {
+		switch {
+		case c == '<' || c == '>' || c == '&':
+			n += 5
+		case c == 0xE2 && i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2]&^1 == 0xA8:
+			n += 3
+		}
+	}
+	return n
 }
