@@ -330,6 +330,9 @@ func (g *guard) batch(line []byte, inFlight func(id json.RawMessage) bool) (msgs
 			errs[i] = &refusal{id: json.RawMessage("null"), err: wire.NewError(docir.CodeInvalidRequest, "invalid request: a batch holds message objects")}
 		case err == nil && isString(members["method"]) && unquote(members["method"]) == "initialize":
 			errs[i] = &refusal{id: json.RawMessage("null"), err: wire.NewError(docir.CodeInvalidRequest, "invalid request: initialize cannot be part of a batch")}
+			if id := members["id"]; exactID(id) {
+				errs[i].id, errs[i].answer = id, true // a call, answered by its id
+			}
 		default:
 			errs[i] = g.inbound(m)
 		}
