@@ -378,7 +378,8 @@ func encodeReply(resp *jsonrpc.Response) []byte {
 
 // batchLine is the array line of a batch's replies, within
 // wire.MaxReplyBytes: while it is over, its largest reply is replaced by a
-// reply_too_large error to the same id.
+// reply_too_large error to the same id, which states that reply's size
+// (each is within the bound alone: see encodeReply) and the array's.
 func batchLine(replies [][]byte) []byte {
 	for {
 		n := len(replies) + 1
@@ -393,7 +394,9 @@ func batchLine(replies [][]byte) []byte {
 			break
 		}
 		id := wire.ScanID(replies[big], true)
-		replies[big] = wire.ErrorLine(id, wire.ReplyTooLarge(n, wire.MaxReplyBytes))
+		replies[big] = wire.ErrorLine(id, wire.NewError(docir.CodeReplyTooLarge,
+			"reply of %d bytes does not fit in its batch's reply (%d bytes with it, over the %d-byte bound); send the call alone, or ask for fewer addresses or a lower limit",
+			len(replies[big]), n, wire.MaxReplyBytes))
 	}
 	return append(append([]byte{'['}, bytes.Join(replies, []byte{','})...), ']')
 }
