@@ -2,6 +2,7 @@ package federation
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -131,5 +132,42 @@ func TestFusedTotalSaturates(t *testing.T) {
 	}
 	if got := fusedTotal([]int{4, 5}, []int{1, 1}, 1); got != 8 {
 		t.Errorf("fusedTotal = %d, want 8", got)
+	}
+}
+
+// A peer's token estimates cannot wrap the context budget: a read the
+// peer says is near the largest int is over the whole budget, so it is
+// passed over, and the plan ends where the budget does. (The sum of the
+// planned tokens once wrapped around to a negative number, and every
+// address was planned.)
+func TestContextPeerTokensOverBudget(t *testing.T) {
+	hit := func(id string, tokens int64) string {
+		return fmt.Sprintf(`{"id":%q,"title":%[1]q,"path":"%[1]s.md","score":1,"matched_section":%[1]q,"tokens":5,`+
+			`"outline":[{"address":%[1]q,"heading":%[1]q,"level":1,"tokens":%d}]}`, id, tokens)
+	}
+	body := `{"jsonrpc":"2.0","id":1,"result":{"query":"q","budget":1,"hits":[` +
+		strings.Join([]string{hit("big", math.MaxInt64), hit("p1", 500), hit("p2", 500), hit("p3", 500)}, ",") +
+		`],"addresses":["big","p1","p2","p3"],"tokens":0,"generation":7}}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(body))
+	}))
+	defer srv.Close()
+	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "huge", srv.URL, "", 0)}})
+	defer fed.Close()
+	res, err := fed.Context(context.Background(), docir.ContextParams{Query: "retry budget", Budget: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Tokens < 0 || res.Tokens > res.Budget {
+		t.Errorf("tokens %d, budget %d", res.Tokens, res.Budget)
+	}
+	var peers []string
+	for _, a := range res.Addresses {
+		if a == "big" || strings.HasPrefix(a, "p") {
+			peers = append(peers, a)
+		}
+	}
+	if diff := cmp.Diff([]string{"p1"}, peers); diff != "" {
+		t.Errorf("the peer's planned addresses (-want +got):\n%s\nall: %q", diff, res.Addresses)
 	}
 }

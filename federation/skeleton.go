@@ -371,8 +371,11 @@ func (r *Reader) Context(ctx context.Context, p docir.ContextParams) (docir.Cont
 		}
 	}
 	for _, pk := range rrf(plans) {
+		// A peer's estimate is outside input (checkContext refuses only
+		// negative ones): compared with what is left, never summed first,
+		// so an estimate near the largest int cannot wrap the sum around.
 		t := tokens[pk.key]
-		if res.Tokens+t > budget {
+		if t > budget-res.Tokens {
 			if t <= budget {
 				break // the plan ends where the budget does, as a store's own plan does
 			}
