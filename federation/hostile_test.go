@@ -171,3 +171,42 @@ func TestContextPeerTokensOverBudget(t *testing.T) {
 		t.Errorf("the peer's planned addresses (-want +got):\n%s\nall: %q", diff, res.Addresses)
 	}
 }
+
+// A peer that lists one document several times (to add its fused score
+// once a listing and push it to the top) answered garbage: a store ranks
+// a document once. So does a context plan that lists one address twice.
+func TestPeerRepeatedHits(t *testing.T) {
+	evil := `{"id":"evil","title":"E","path":"evil.md","score":1,"matched_section":"evil"}`
+	body := `{"jsonrpc":"2.0","id":1,"result":{"query":"q","hits":[` + strings.Repeat(evil+",", 49) + evil + `],"total":50}}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(body))
+	}))
+	defer srv.Close()
+	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "dup", srv.URL, "", 0)}})
+	defer fed.Close()
+	res, err := fed.Search(context.Background(), docir.SearchParams{Query: "retry budget"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 1 || res.Hits[0].Store != "local" {
+		t.Errorf("hits %+v", res.Hits)
+	}
+	want := `answered garbage: hit 1: document "evil" is ranked again (hit 0)`
+	if res.Stores[1].Status != StatusFailed || res.Stores[1].Error != want {
+		t.Errorf("peer %+v, want failed: %s", res.Stores[1], want)
+	}
+
+	hit := docir.ContextHit{Hit: docir.Hit{ID: "x", MatchedSection: "x"}}
+	for _, tt := range []struct {
+		name string
+		r    docir.ContextResult
+		want string
+	}{
+		{"hit", docir.ContextResult{Hits: []docir.ContextHit{hit, hit}, Addresses: []string{"x"}}, `hit 1: document "x" is ranked again (hit 0)`},
+		{"address", docir.ContextResult{Hits: []docir.ContextHit{hit}, Addresses: []string{"x", "x"}}, `address "x" is listed again`},
+	} {
+		if err := checkContext(tt.r); err == nil || err.Error() != "answered garbage: "+tt.want {
+			t.Errorf("%s: %v, want %s", tt.name, err, tt.want)
+		}
+	}
+}

@@ -280,13 +280,18 @@ func (r *Reader) Query(ctx context.Context, p docir.QueryParams) (docir.SearchRe
 
 // checkContext checks a store's context reply: its hits as checkHits does,
 // each outline entry and each address to read an address of a document
-// that was ranked.
+// that was ranked, and no address listed twice (a store plans a read
+// once).
 func checkContext(r docir.ContextResult) error {
+	hits := make([]docir.Hit, len(r.Hits))
+	for i, h := range r.Hits {
+		hits[i] = h.Hit
+	}
+	if err := checkHits(hits); err != nil {
+		return err
+	}
 	ids := map[string]bool{}
 	for i, h := range r.Hits {
-		if err := checkHits([]docir.Hit{h.Hit}); err != nil {
-			return err
-		}
 		ids[h.ID] = true
 		for _, o := range h.Outline {
 			a, err := address.Parse(o.Address)
@@ -298,6 +303,7 @@ func checkContext(r docir.ContextResult) error {
 			return garbage("hit %d: %d tokens", i, h.Tokens)
 		}
 	}
+	planned := map[string]bool{}
 	for _, s := range r.Addresses {
 		a, err := address.Parse(s)
 		if err != nil {
@@ -306,6 +312,10 @@ func checkContext(r docir.ContextResult) error {
 		if !ids[a.ID] {
 			return garbage("address %q names no ranked document", s)
 		}
+		if planned[s] {
+			return garbage("address %q is listed again", s)
+		}
+		planned[s] = true
 	}
 	return nil
 }

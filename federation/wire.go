@@ -222,10 +222,17 @@ func account(asked []address.Address, res docir.GetResult) ([]docir.Resolution, 
 	return out, nil
 }
 
-// checkHits checks a store's skeleton hits: each names a document, and its
-// matched_section is an address of that document that `get` accepts.
+// checkHits checks a store's skeleton hits: each names a document, once
+// (a store ranks a document once; a document listed again would add to
+// its fused score once a listing), and its matched_section is an address
+// of that document that `get` accepts.
 func checkHits(hits []docir.Hit) error {
+	at := make(map[string]int, len(hits))
 	for i, h := range hits {
+		if j, again := at[h.ID]; again {
+			return garbage("hit %d: document %q is ranked again (hit %d)", i, h.ID, j)
+		}
+		at[h.ID] = i
 		a, err := address.Parse(h.MatchedSection)
 		if err != nil {
 			return garbage("hit %d: matched_section: %v", i, err)
