@@ -1,6 +1,7 @@
 package federation
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -141,20 +142,31 @@ func (p PeerConfig) check() error {
 
 // endpoint turns a peer's url into the URL docir posts JSON-RPC frames to:
 // the url itself when its path ends in /rpc, else the url with /rpc added.
+// Its errors show the url without what precedes its last '@' (user info,
+// a password: see hideUserinfo), whatever else is wrong with it, and never
+// Go's parse error of the url as given, which quotes it whole.
 func endpoint(raw string) (*url.URL, error) {
+	shown, bare := hideUserinfo(raw)
+	refused := fmt.Errorf("url %q: credentials in a url are refused; name an environment variable in token_env", shown)
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("url %q: %w", raw, err)
+		// What is wrong, told by parsing the url without its user info;
+		// when that parses, what is wrong is in the part left out.
+		var ue *url.Error
+		if _, err := url.Parse(bare); errors.As(err, &ue) {
+			return nil, fmt.Errorf("url %q: %w", shown, ue.Err)
+		}
+		return nil, refused
 	}
 	switch {
-	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, fmt.Errorf("url %q: want http:// or https://", raw)
-	case u.Host == "":
-		return nil, fmt.Errorf("url %q: no host", raw)
 	case u.User != nil:
-		return nil, fmt.Errorf("url %q: credentials in a url are refused; name an environment variable in token_env", redact(u))
+		return nil, refused
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("url %q: want http:// or https://", shown)
+	case u.Host == "":
+		return nil, fmt.Errorf("url %q: no host", shown)
 	case u.RawQuery != "" || u.Fragment != "":
-		return nil, fmt.Errorf("url %q: no query or fragment, please", raw)
+		return nil, fmt.Errorf("url %q: no query or fragment, please", shown)
 	}
 	if !strings.HasSuffix(u.Path, "/rpc") {
 		u.Path = strings.TrimSuffix(u.Path, "/") + "/rpc"
@@ -162,10 +174,23 @@ func endpoint(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-func redact(u *url.URL) string {
-	c := *u
-	c.User = nil
-	return c.String()
+// hideUserinfo is raw as an error may show it (shown) and as it is parsed
+// to say what else is wrong (bare): without what lies between the "//"
+// that starts its host (or its start) and its last '@', where user info
+// and a password are. That is wider than the user info url.Parse finds,
+// on purpose: a password holding '/', '?' or '#' ends what url.Parse
+// takes for the host early, and a url without "//" has none, but neither
+// may show. shown marks the cut with "…@".
+func hideUserinfo(raw string) (shown, bare string) {
+	at := strings.LastIndexByte(raw, '@')
+	if at < 0 {
+		return raw, raw
+	}
+	from := 0
+	if i := strings.Index(raw, "//"); i >= 0 && i < at {
+		from = i + 2
+	}
+	return raw[:from] + "…@" + raw[at+1:], raw[:from] + raw[at+1:]
 }
 
 func (p PeerConfig) timeout() time.Duration {

@@ -210,3 +210,28 @@ func TestPeerRepeatedHits(t *testing.T) {
 		}
 	}
 }
+
+// A url's credentials are never printed, whatever else is wrong with the
+// url: not by the checks after the one that refuses them, and not in Go's
+// parse error, which quotes the url whole. The error names the entry and
+// what is wrong.
+func TestPeerURLCredentialsNeverShown(t *testing.T) {
+	for raw, want := range map[string]string{
+		"ftp://alice:s3cret@host/x":         `url "ftp://…@host/x": credentials in a url are refused; name an environment variable in token_env`,
+		"http://alice:s3cret@host:badport/": `url "http://…@host:badport/": invalid port ":badport" after host`,
+		"http://alice:s3cret@host/x?y=1":    `url "http://…@host/x?y=1": credentials in a url are refused; name an environment variable in token_env`,
+		"http://alice:s3%zzret@host/":       `url "http://…@host/": credentials in a url are refused; name an environment variable in token_env`,
+		"http://alice:s3cret/x@host:1/":     `url "http://…@host:1/": credentials in a url are refused; name an environment variable in token_env`,
+		"http://alice:s3cret?x@host:1/":     `url "http://…@host:1/": credentials in a url are refused; name an environment variable in token_env`,
+		"alice:s3cret@host":                 `url "…@host": want http:// or https://`,
+		"http://host:badport/":              `url "http://host:badport/": invalid port ":badport" after host`,
+	} {
+		err := Check([]PeerConfig{{Name: "p", URL: raw}})
+		if err == nil || err.Error() != "peers[0] (p): "+want {
+			t.Errorf("%s: %v\nwant peers[0] (p): %s", raw, err, want)
+		}
+		if err != nil && strings.Contains(err.Error(), "s3") {
+			t.Errorf("%s: the password shows: %v", raw, err)
+		}
+	}
+}

@@ -94,7 +94,7 @@ func TestCheckPeers(t *testing.T) {
 		{"token on path", []PeerConfig{{Name: "x", Path: "/x", TokenEnv: "T"}}, "peers[0] (x): token_env is for url peers; a path peer is read from disk"},
 		{"scheme", []PeerConfig{{Name: "x", URL: "ftp://h"}}, `peers[0] (x): url "ftp://h": want http:// or https://`},
 		{"no host", []PeerConfig{{Name: "x", URL: "http:///rpc"}}, `peers[0] (x): url "http:///rpc": no host`},
-		{"credentials", []PeerConfig{{Name: "x", URL: "http://u:pw@h/"}}, `peers[0] (x): url "http://h/": credentials in a url are refused; name an environment variable in token_env`},
+		{"credentials", []PeerConfig{{Name: "x", URL: "http://u:pw@h/"}}, `peers[0] (x): url "http://…@h/": credentials in a url are refused; name an environment variable in token_env`},
 		{"query", []PeerConfig{{Name: "x", URL: "http://h/?a=1"}}, `peers[0] (x): url "http://h/?a=1": no query or fragment, please`},
 		{"env name", []PeerConfig{{Name: "x", URL: "http://h", TokenEnv: "A-B"}}, `peers[0] (x): token_env "A-B" is not an environment variable name`},
 		{"timeout", []PeerConfig{{Name: "x", Path: "/x", Timeout: MaxTimeout + 1}}, "peers[0] (x): timeout 10m0.000000001s: want more than 0 and at most 10m0s"},
