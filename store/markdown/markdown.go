@@ -27,10 +27,12 @@
 package markdown
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	stdhtml "html"
 	"math"
 	"path"
 	"runtime"
@@ -42,6 +44,7 @@ import (
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 	"go.yaml.in/yaml/v3"
@@ -391,9 +394,9 @@ func (r *replayHeading) CanInterruptParagraph() bool                 { return fa
 func (r *replayHeading) CanAcceptIndentedLine() bool                 { return true }
 
 // headingText parses the inline markup of heading h (found in body by the
-// block parse) and returns its text as a reader sees it. At most
-// MaxHeadingBytes of it are read.
-func (p *Parser) headingText(h *ast.Heading, body []byte, pc parser.Context) string {
+// block parse) and returns its text as a reader sees it and the text its
+// slug is made of (plainText). At most MaxHeadingBytes of it are read.
+func (p *Parser) headingText(h *ast.Heading, body []byte, pc parser.Context) (shown, slugText string) {
 	var mini []byte
 	segs := text.NewSegments()
 	for i := range h.Lines().Len() {
@@ -412,13 +415,13 @@ func (p *Parser) headingText(h *ast.Heading, body []byte, pc parser.Context) str
 		mini = append(mini, v...)
 	}
 	if len(mini) == 0 {
-		return ""
+		return "", ""
 	}
 	p.b.check()
 	p.replay.lines = segs
 	doc := p.inline.Parse(text.NewReader(mini), parser.WithContext(pc))
 	if doc.FirstChild() == nil {
-		return ""
+		return "", ""
 	}
 	return plainText(doc.FirstChild(), mini)
 }
@@ -520,10 +523,11 @@ func lineAt(b []byte, i int) (int, bool) {
 
 // heading is a top-level heading found in the AST, before ranges are known.
 type heading struct {
-	text  string
-	id    string // the id its attributes give ({#id}); "" when none
-	level int
-	start int // first byte of its first line, in the whole file
+	text     string
+	slugText string // what its slug is made of when id is ""
+	id       string // the id its attributes give ({#id}); "" when none
+	level    int
+	start    int // first byte of its first line, in the whole file
 }
 
 func (p *Parser) sections(doc ast.Node, src []byte, off int, lines lineIndex, pc parser.Context) []docir.Section {
@@ -545,8 +549,9 @@ func (p *Parser) sections(doc ast.Node, src []byte, off int, lines lineIndex, pc
 				start = findEmptyATX(body, cursor)
 			}
 			if start >= 0 {
-				id := headingAttributes(h, body)
-				hs = append(hs, heading{text: p.headingText(h, body, inlinePC), id: id, level: h.Level, start: off + start})
+				hd := heading{id: headingAttributes(h, body), level: h.Level, start: off + start}
+				hd.text, hd.slugText = p.headingText(h, body, inlinePC)
+				hs = append(hs, hd)
 				cursor = start + 1
 			}
 		}
@@ -572,7 +577,7 @@ func (p *Parser) sections(doc ast.Node, src []byte, off int, lines lineIndex, pc
 		if h.id != "" {
 			slug = slugs.Take(h.id)
 		} else {
-			slug = slugs.Next(h.text)
+			slug = slugs.Next(h.slugText)
 		}
 		out[i] = docir.Section{
 			Slug:    slug,
@@ -700,35 +705,70 @@ func lastStop(n ast.Node) int {
 	return end
 }
 
-// plainText is a heading's text as a reader sees it: markup dropped, code
-// spans and link texts kept, soft line breaks as spaces.
-func plainText(n ast.Node, src []byte) string {
-	var b strings.Builder
+// plainText gives a heading's text two ways. text is what a reader sees:
+// markup dropped, code spans and the texts of links and images kept,
+// character references decoded, white space folded. slugText is its text
+// content as GitHub slugs it (docs/ingest.md has the evidence): the same,
+// except that an image gives no text and white space is kept as written.
+// Both keep soft line breaks as spaces.
+func plainText(n ast.Node, src []byte) (text, slugText string) {
+	var all, gh strings.Builder
+	images := 0 // images open around the node walked
+	write := func(v []byte) {
+		all.Write(v)
+		if images == 0 {
+			gh.Write(v)
+		}
+	}
 	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if _, ok := c.(*ast.Image); ok && entering {
+			images++
+		} else if ok {
+			images--
+		}
 		if !entering {
 			return ast.WalkContinue, nil
 		}
 		switch c := c.(type) {
 		case *ast.Text:
 			v := c.Value(src)
-			if !c.IsRaw() {
-				v = util.UnescapePunctuations(v)
+			if c.IsRaw() { // in a code span: a line ending is a space
+				if l := len(v); l > 0 && v[l-1] == '\n' {
+					v = append(v[:l-1:l-1], ' ')
+				}
+			} else {
+				v = decodeText(v)
 			}
-			b.Write(v)
+			write(v)
 			if c.SoftLineBreak() || c.HardLineBreak() {
-				b.WriteByte(' ')
+				write([]byte{' '})
 			}
 		case *ast.String:
-			b.Write(c.Value)
+			write(c.Value)
 		case *ast.AutoLink:
-			b.Write(c.Label(src))
+			write(c.Label(src))
 			return ast.WalkSkipChildren, nil
 		case *ast.RawHTML:
 			return ast.WalkSkipChildren, nil
 		}
 		return ast.WalkContinue, nil
 	})
-	return strings.Join(strings.Fields(b.String()), " ")
+	return strings.Join(strings.Fields(all.String()), " "), gh.String()
+}
+
+// decodeText decodes the backslash escapes and character references of
+// text as goldmark renders them (`\&amp;` stays "&amp;"): through its HTML
+// writer, whose output escapes every '&', '<', '>' and '"', so that
+// unescaping that gives the text back.
+func decodeText(v []byte) []byte {
+	if bytes.IndexByte(v, '\\') < 0 && bytes.IndexByte(v, '&') < 0 && bytes.IndexByte(v, 0) < 0 {
+		return v
+	}
+	var b bytes.Buffer
+	w := bufio.NewWriter(&b)
+	html.DefaultWriter.Write(w, v)
+	_ = w.Flush()
+	return []byte(stdhtml.UnescapeString(b.String()))
 }
 
 // lineIndex maps byte offsets to 1-based line numbers.

@@ -161,6 +161,16 @@ func TestParseCases(t *testing.T) {
 		{"first h1 not first heading", "## Intro\n# Real\n", "Real", []string{"intro", "real"}, []string{"Intro", "Real"}},
 		{"non-ascii", "# Поиск\n## 例子\n", "Поиск", []string{"поиск", "例子"}, []string{"Поиск", "例子"}},
 		{"escaped", "# a \\* b\n", "a * b", []string{"a--b"}, []string{"a * b"}},
+		// GitHub slugs a heading's text content: character references
+		// decoded, raw HTML and images contributing no text, every space a
+		// '-', a tab dropped (docs/ingest.md has the evidence).
+		{"github: references", "# Q&amp;A &#x20;x\n", "Q&A x", []string{"qa--x"}, []string{"Q&A x"}},
+		{"github: escaped reference", "# a \\&amp; b\n", "a &amp; b", []string{"a-amp-b"}, []string{"a &amp; b"}},
+		{"github: inline html", "# Title <a name=\"legacy\"></a>\n", "Title", []string{"title-"}, []string{"Title"}},
+		{"github: spaces kept", "# A  Double  Space\n", "A Double Space", []string{"a--double--space"}, []string{"A Double Space"}},
+		{"github: image", "# Proj ![build](badge.svg)\n", "Proj build", []string{"proj-"}, []string{"Proj build"}},
+		{"code span over two lines", "`a\nb` c\n===\n", "a b c", []string{"a-b-c"}, []string{"a b c"}},
+		{"github: tab", "# Tab\tHere `c  d`\n", "Tab Here c d", []string{"tabhere-c--d"}, []string{"Tab Here c d"}},
 		{"empty", "", "x", nil, nil},
 	}
 	for _, tt := range tests {
