@@ -540,7 +540,6 @@ func hugoRef(in []byte) (kind string, target []byte, ok bool) {
 // make a link (inline, or a reference that is defined), an image (not a
 // link), or neither.
 func (s *scanner) closeBracket(i int) int {
-	t := s.t
 	if len(s.stack) == 0 {
 		return i + 1
 	}
@@ -551,30 +550,7 @@ func (s *scanner) closeBracket(i int) int {
 	if !active {
 		return i + 1
 	}
-	var dest []byte
-	kind := docir.LinkInline
-	end := -1
-	switch {
-	case i+1 < len(t) && t[i+1] == '(':
-		if d, e, ok := s.inlineDest(i + 1); ok {
-			dest, end = d, e
-		}
-	case i+1 < len(t) && t[i+1] == '[':
-		label, e, ok := s.readLabel(i + 1)
-		if !ok {
-			break
-		}
-		if len(bytes.TrimSpace(label)) == 0 { // collapsed: [label][]
-			label = t[op.at+1 : i]
-		}
-		if d, ok := s.lookup(label); ok {
-			dest, end, kind = d, e, docir.LinkReference
-		}
-	default: // shortcut: [label]
-		if d, ok := s.lookup(t[op.at+1 : i]); ok {
-			dest, end, kind = d, i+1, docir.LinkReference
-		}
-	}
+	dest, end, kind := s.linkAfter(op, i)
 	if end < 0 {
 		return i + 1
 	}
@@ -590,6 +566,35 @@ func (s *scanner) closeBracket(i int) int {
 		s.inactiveBelow = len(s.stack)
 	}
 	return end
+}
+
+// linkAfter reads what follows the ']' at i that closes op's text: an
+// inline link's destination, else a reference's, and the offset past the
+// link; end is -1 when there is none. As in CommonMark (and cmark), a
+// label that follows makes a full or collapsed reference, or nothing when
+// it is not defined; with none (a '(' that opens no inline link, a '['
+// that opens no label), the text is a shortcut reference: "[foo](not a
+// link)" is [foo], then text.
+func (s *scanner) linkAfter(op opener, i int) (dest []byte, end int, kind string) {
+	t := s.t
+	if i+1 < len(t) && t[i+1] == '(' {
+		if d, e, ok := s.inlineDest(i + 1); ok {
+			return d, e, docir.LinkInline
+		}
+	}
+	label, end := t[op.at+1:i], i+1 // shortcut: [label]
+	if i+1 < len(t) && t[i+1] == '[' {
+		if l, e, ok := s.readLabel(i + 1); ok {
+			end = e
+			if len(bytes.TrimSpace(l)) > 0 { // full: [text][label]; else collapsed: [label][]
+				label = l
+			}
+		}
+	}
+	if d, ok := s.lookup(label); ok {
+		return d, end, docir.LinkReference
+	}
+	return nil, -1, ""
 }
 
 // lookup finds the destination of a reference label, if the file defines

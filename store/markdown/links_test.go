@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
 
 	"github.com/docir/docir/docir"
 )
@@ -57,6 +60,13 @@ func TestLinkForms(t *testing.T) {
 		{"collapsed reference", "[Disk][]\n\n[disk]: <ops/disk.md> \"t\"", []docir.LinkRef{link(ref, "ops/disk.md", 1)}},
 		{"shortcut reference, case folded", "see [DISK] here\n\n[disk]: ops/disk.md", []docir.LinkRef{link(ref, "ops/disk.md", 1)}},
 		{"undefined reference", "[a][nope] and [nope]", nil},
+		// CommonMark: "[foo](not a link)" is the shortcut [foo], then text;
+		// so is [foo] before a '[' that opens no label. A label that is
+		// read but not defined leaves no shortcut.
+		{"shortcut before no destination", "See [guide](see below) and [guide][ for details.\n\n[guide]: g.md", []docir.LinkRef{link(ref, "g.md", 1), link(ref, "g.md", 1)}},
+		{"shortcut before a long label", "[guide][" + strings.Repeat("x", 1000) + "]\n\n[guide]: g.md", []docir.LinkRef{link(ref, "g.md", 1)}},
+		{"undefined full label", "[guide][nope]\n\n[guide]: g.md", nil},
+		{"labels in a row", "[foo][bar][baz]\n\n[baz]: /url1\n[foo]: /url2", []docir.LinkRef{link(ref, "/url1", 1)}},
 		{"autolink", "<https://example.com/a>", []docir.LinkRef{link(aut, "https://example.com/a", 1)}},
 		{"email autolink", "<ops@example.com>", []docir.LinkRef{link(aut, "mailto:ops@example.com", 1)}},
 		{"bare URL", "see https://example.com/x. Done", []docir.LinkRef{link(aut, "https://example.com/x", 1)}},
@@ -207,4 +217,73 @@ func TestAnchorsAndTerms(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+}
+
+// FuzzLinksGoldmark compares the scan with goldmark's own link parsing
+// on one line of link syntax where a shortcut reference may stand before
+// what is not an inline link or a label: each byte of the input picks a
+// token (brackets, parentheses, a defined label, destinations, titles,
+// spaces), and "[guide]" is defined. Both find the same links, in order.
+// It leaves out where goldmark parts from CommonMark (and from
+// commonmark.js, its reference implementation): a destination with
+// unbalanced parentheses ("[a](b( )" is a link to "b(" in goldmark, no
+// link in CommonMark); an image in a link's text ("[![](]( )" is a link
+// in CommonMark, none in goldmark); and labels over 999 bytes
+// ("[guide][x…]" is no link in goldmark, the shortcut [guide] in
+// CommonMark), out of reach of its inputs.
+func FuzzLinksGoldmark(f *testing.F) {
+	tokens := []string{"[", "]", "(", ")", " ", "guide", "[guide]", "g.md", "\"t\"", "x", "[]", "]("}
+	for _, s := range []string{"\x06\x02\x00\x00", "\x06\x00\x04", "\x06\x02\x07\x04\x09\x03"} {
+		f.Add([]byte(s))
+	}
+	p := NewParser()
+	gm := goldmark.New().Parser()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 64 {
+			return
+		}
+		var line strings.Builder
+		line.WriteString("p ")
+		for _, c := range b {
+			line.WriteString(tokens[int(c)%len(tokens)])
+		}
+		md := []byte(line.String() + "\n\n[guide]: g.md\n")
+		var want []string
+		_ = ast.Walk(gm.Parse(text.NewReader(md)), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+			if l, ok := n.(*ast.Link); ok && entering {
+				want = append(want, string(unescape(l.Destination)))
+			}
+			return ast.WalkContinue, nil
+		})
+		for _, d := range want {
+			if !balanced(d) {
+				t.Skip("goldmark takes a destination with unbalanced parentheses, which CommonMark does not")
+			}
+		}
+		var got []string
+		for _, l := range allLinks(p.Parse("a.md", md).Record) {
+			got = append(got, l.Target)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%q: links (-goldmark +docir):\n%s", md, diff)
+		}
+	})
+}
+
+// balanced reports whether the parentheses of a destination nest, as
+// CommonMark wants them in one not written in <…> (FuzzLinksGoldmark
+// writes none in <…>).
+func balanced(d string) bool {
+	depth := 0
+	for _, c := range d {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth < 0 {
+				return false
+			}
+		}
+	}
+	return depth == 0
 }
