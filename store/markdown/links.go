@@ -57,9 +57,8 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 		case *ast.FencedCodeBlock, *ast.CodeBlock:
 			return ast.WalkSkipChildren, nil
 		case *ast.HTMLBlock:
-			if l.Len() > 0 {
-				start := l.At(0).Start
-				anchors = htmlIDs(body[start:l.At(l.Len()-1).Stop], start, anchors)
+			if start, stop, ok := htmlBlockSpan(n.(*ast.HTMLBlock)); ok {
+				anchors = htmlIDs(body[start:stop], start, anchors)
 			}
 			return ast.WalkSkipChildren, nil
 		case *ast.Paragraph, *ast.TextBlock, *ast.Heading:
@@ -135,27 +134,27 @@ type foundAnchor struct {
 	term bool
 }
 
-// maxTag bounds the HTML tag whose attributes are read for ids.
+// maxTag bounds the inline HTML tag whose attributes are read for ids.
 const maxTag = 1024
 
-// htmlIDs appends the id and name attributes of the HTML in t (at offset
-// base of the markdown) to out.
-func htmlIDs(t []byte, base int, out []foundAnchor) []foundAnchor {
-	for _, m := range idAttr().FindAllSubmatchIndex(t, -1) {
-		for g := 2; g < len(m); g += 2 {
-			if m[g] >= 0 && m[g+1] > m[g] {
-				out = append(out, foundAnchor{at: base + m[0], id: string(t[m[g]:m[g+1]])})
-			}
-		}
+// htmlBlockSpan is where an HTML block's text starts and stops in the
+// markdown, its closing line (goldmark keeps that apart: "-->", "</pre>")
+// included.
+func htmlBlockSpan(b *ast.HTMLBlock) (start, stop int, ok bool) {
+	l := b.Lines()
+	switch {
+	case l.Len() > 0:
+		start, stop = l.At(0).Start, l.At(l.Len()-1).Stop
+	case b.HasClosure():
+		start = b.ClosureLine.Start
+	default:
+		return 0, 0, false
 	}
-	return out
+	if b.HasClosure() {
+		stop = b.ClosureLine.Stop
+	}
+	return start, stop, true
 }
-
-// idAttr matches an id or name attribute, its value quoted or not
-// (compiled on first use: every process links this package).
-var idAttr = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\s(?:id|name)\s*=\s*(?:"([^"<>]*)"|'([^'<>]*)'|([^\s"'<>=` + "`" + `]+))`)
-})
 
 // definitionTerms appends the definition terms of a paragraph's text t
 // (at offset base of the markdown) to out: each line, not itself a
@@ -351,7 +350,7 @@ func (s *scanner) angle(i int) int {
 		// all the '<' before it (find remembers).
 		if end := s.find(">", i+1); end > i && end-i <= maxTag {
 			s.steps += end - i
-			s.anchors = htmlIDs(t[i:end], i, s.anchors)
+			s.anchors = htmlIDs(t[i:end+1], i, s.anchors)
 		}
 	}
 	// Up to the first '>', space, control or '<': an autolink holds none.

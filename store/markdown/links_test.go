@@ -1,7 +1,9 @@
 package markdown
 
 import (
+	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -286,4 +288,64 @@ func balanced(d string) bool {
 		}
 	}
 	return depth == 0
+}
+
+// TestHTMLIDs: the ids of HTML, in an HTML block or inline, are the id and
+// name attributes of its start tags as a browser reads them; not what a
+// comment holds, nor text ("id=" in a <pre>), nor the text of a script,
+// style or textarea, nor an end tag's attributes, nor a quoted value's
+// text.
+func TestHTMLIDs(t *testing.T) {
+	tests := []struct {
+		name, md string
+		want     []string
+	}{
+		{"comment block", "<!--\n<a name=\"old-anchor\"></a>\n## Removed\n-->", nil},
+		{"comment in a block", "<div>\n<!-- <a id=\"c\"></a> --><a id=\"real\"></a>\n</div>", []string{"real"}},
+		{"empty comment", "<div><!--><a id=\"after\"></a></div>", []string{"after"}},
+		{"text in pre", "<pre>\nset id=fake-id in the config\n</pre>", nil},
+		{"tag in pre", "<pre>\n<span id=\"p\">x</span>\n</pre>", []string{"p"}},
+		{"script", "<script>\nvar s = '<a id=\"s\">' + \" id=q\"\n</script>\n<a id=\"after\"></a>", []string{"after"}},
+		{"textarea", "<textarea>\n<a id=\"t\"></a>\n</TEXTAREA>", nil},
+		{"attributes", "<div ID=Up NAME='n' id=dup title=\"x id=y\" data-x='>'class=c>\n</div>", []string{"Up", "n"}},
+		{"reference in a value", "<a id=\"caf&eacute;\"></a>", []string{"café"}},
+		{"no space between", "<div id=\"a\"class=\"b\"></div>", []string{"a"}},
+		{"end tag", "<div>\n</div id=\"e\">", nil},
+		{"declaration", "<!DOCTYPE html id=d>\n<?php $id=1; ?>", nil},
+		{"unclosed tag", "<div id=\"x\"", nil},
+		{"inline", "a <span title=\"x id=y\" id=\"z\">b</span> <!-- <a id=\"c\"> --> c", []string{"z"}},
+	}
+	p := NewParser()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := p.Parse("a.md", []byte(tt.md)).Record.Anchors
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("%q (-want +got):\n%s", tt.md, diff)
+			}
+		})
+	}
+}
+
+// FuzzHTMLIDs holds htmlIDs' invariants on any HTML: every id is non-empty
+// and placed inside the text, at a '<', in order; and HTML that ends
+// inside a tag gives no id of that tag (the ids of a prefix that ends
+// between tags are the ids of the whole's first tags).
+func FuzzHTMLIDs(f *testing.F) {
+	for _, s := range []string{"<a id=x name='y'>", "<!-- <a id=c> --><b id=d>", "<script><a id=s></script><i id=t>", "<div id=\"a\"class=b ID=c>", "<pre>id=fake</pre>"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ids := htmlIDs(b, 3, nil)
+		for k, a := range ids {
+			if a.id == "" || a.at < 3 || a.at-3 >= len(b) || b[a.at-3] != '<' || k > 0 && a.at < ids[k-1].at {
+				t.Fatalf("%q: id %d %+v misplaced", b, k, a)
+			}
+		}
+		if i := bytes.LastIndexByte(b, '<'); i >= 0 {
+			prefix := htmlIDs(b[:i], 3, nil)
+			if len(prefix) > len(ids) || !slices.Equal(prefix, ids[:len(prefix)]) {
+				t.Fatalf("%q: ids %+v, of the text before its last '<' %+v", b, ids, prefix)
+			}
+		}
+	})
 }

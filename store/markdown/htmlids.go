@@ -1,0 +1,186 @@
+package markdown
+
+import (
+	"bytes"
+	stdhtml "html"
+	"strings"
+)
+
+// htmlIDs appends the ids of the HTML in t (at offset base of the
+// markdown) to out: the id and name attributes of its start tags, read in
+// one pass as a browser's tokenizer reads them (quoted values whole,
+// character references decoded, a repeated attribute ignored, a tag the
+// text ends inside of dropped).
+// Nothing else counts: not comments (<!-- … -->), other markup
+// declarations and processing instructions (<!…>, <?…>), end tags, the text
+// of elements whose text is not markup (script, style, textarea, title…),
+// or text ("set id=x" in a <pre>).
+func htmlIDs(t []byte, base int, out []foundAnchor) []foundAnchor {
+	for i := 0; i < len(t); {
+		lt := bytes.IndexByte(t[i:], '<')
+		if lt < 0 {
+			break
+		}
+		i += lt
+		next, after := byteAt(t, i+1), byteAt(t, i+2)
+		switch {
+		case bytes.HasPrefix(t[i:], []byte("<!--")):
+			i = commentEnd(t, i+4)
+		case next == '!' || next == '?' || next == '/' && !isLetter(after):
+			i = pastByte(t, i+2, '>') // a bogus comment, to the first '>'
+		case isLetter(next) || next == '/':
+			name, ids, end := readTag(t, i)
+			if end < 0 {
+				return out // the text ends inside the tag
+			}
+			if next != '/' {
+				for _, id := range ids {
+					out = append(out, foundAnchor{at: base + i, id: id})
+				}
+				end = rawTextEnd(t, end, name)
+			}
+			i = end
+		default:
+			i++
+		}
+	}
+	return out
+}
+
+// byteAt is t[i], or 0 past its end.
+func byteAt(t []byte, i int) byte {
+	if i < len(t) {
+		return t[i]
+	}
+	return 0
+}
+
+// pastByte is the offset past the first c in t at or after i, or len(t).
+func pastByte(t []byte, i int, c byte) int {
+	if j := bytes.IndexByte(t[i:], c); j >= 0 {
+		return i + j + 1
+	}
+	return len(t)
+}
+
+// commentEnd is the offset past the end of the comment whose "<!--" ends
+// at i: "-->" or "--!>", or at once "<!-->" and "<!--->"; len(t) when the
+// text ends inside it.
+func commentEnd(t []byte, i int) int {
+	rest := t[i:]
+	switch {
+	case bytes.HasPrefix(rest, []byte(">")):
+		return i + 1
+	case bytes.HasPrefix(rest, []byte("->")):
+		return i + 2
+	}
+	for j := i; j < len(t); {
+		k := bytes.Index(t[j:], []byte("--"))
+		if k < 0 {
+			break
+		}
+		j += k + 2
+		if bytes.HasPrefix(t[j:], []byte(">")) {
+			return j + 1
+		}
+		if bytes.HasPrefix(t[j:], []byte("!>")) {
+			return j + 2
+		}
+		j--
+	}
+	return len(t)
+}
+
+// isTagSpace reports whether c is white space inside a tag.
+func isTagSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
+}
+
+// readTag reads the start or end tag at t[i] == '<' (followed by a letter,
+// or "/" and a letter): its name, lower-cased, the values of its id and
+// name attributes (the first of each), and the offset past its '>'; end is
+// -1 when the text ends inside the tag.
+func readTag(t []byte, i int) (name string, ids []string, end int) {
+	j := i + 1
+	if t[j] == '/' {
+		j++
+	}
+	from := j
+	for j < len(t) && !isTagSpace(t[j]) && t[j] != '/' && t[j] != '>' {
+		j++
+	}
+	name = strings.ToLower(string(t[from:j]))
+	var seenID, seenName bool
+	for j < len(t) {
+		if c := t[j]; c == '>' {
+			return name, ids, j + 1
+		} else if isTagSpace(c) || c == '/' {
+			j++
+			continue
+		}
+		from = j // a name: its first character may be '='
+		for j++; j < len(t) && !isTagSpace(t[j]) && t[j] != '/' && t[j] != '>' && t[j] != '='; j++ {
+		}
+		attr := strings.ToLower(string(t[from:j]))
+		for j < len(t) && isTagSpace(t[j]) {
+			j++
+		}
+		var val []byte // none without '='
+		if j < len(t) && t[j] == '=' {
+			if val, j = attrValue(t, j+1); j < 0 {
+				return "", nil, -1
+			}
+		}
+		first := attr == "id" && !seenID || attr == "name" && !seenName
+		if first && len(val) > 0 {
+			ids = append(ids, stdhtml.UnescapeString(string(val)))
+		}
+		seenID, seenName = seenID || attr == "id", seenName || attr == "name"
+	}
+	return "", nil, -1
+}
+
+// attrValue reads an attribute's value after its '=' at i: quoted, or up
+// to white space or '>'; end is -1 when the text ends inside quotes.
+func attrValue(t []byte, i int) (val []byte, end int) {
+	for i < len(t) && isTagSpace(t[i]) {
+		i++
+	}
+	if i < len(t) && (t[i] == '"' || t[i] == '\'') {
+		q := bytes.IndexByte(t[i+1:], t[i])
+		if q < 0 {
+			return nil, -1
+		}
+		return t[i+1 : i+1+q], i + q + 2
+	}
+	from := i
+	for i < len(t) && !isTagSpace(t[i]) && t[i] != '>' {
+		i++
+	}
+	return t[from:i], i
+}
+
+// rawTextEnd is where the text of the element whose start tag (name) ends
+// at i stops being text: at its end tag, for the elements whose text is
+// not markup; i for the others.
+func rawTextEnd(t []byte, i int, name string) int {
+	switch name {
+	case "script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "noscript":
+	case "plaintext":
+		return len(t)
+	default:
+		return i
+	}
+	for j := i; j < len(t); j++ {
+		lt := bytes.IndexByte(t[j:], '<')
+		if lt < 0 {
+			break
+		}
+		j += lt
+		if k := j + 2 + len(name); bytes.HasPrefix(t[j:], []byte("</")) && k <= len(t) &&
+			strings.EqualFold(string(t[j+2:k]), name) && (k == len(t) || isTagSpace(t[k]) || t[k] == '/' || t[k] == '>') {
+			return j
+		}
+	}
+	return len(t)
+}
