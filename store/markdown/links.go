@@ -34,10 +34,21 @@ import (
 // ({{< ref "path#anchor" >}}, {{% relref path="x" %}}), which a Hugo site
 // replaces before markdown is parsed. Images are not links.
 
+// MaxLinks bounds the links a document's record lists: a link costs the
+// record, the link index and every read of them about a kilobyte, so the
+// links of a file within max_file_bytes (4 MiB of `[a](b)` is 600,000 of
+// them) would cost a refresh and a check nearly a gigabyte. The most any
+// page of the corpora docir is measured on holds is 1,086 (the Hugo docs'
+// emoji list); link lists of the size of GitHub's "awesome" READMEs hold a
+// few thousand.
+const MaxLinks = 10000
+
 // extractLinks finds the links of the markdown in body (the file from
 // offset off on) and gives each to the section whose own text holds it, or
 // to the record when it comes before the first heading.
-func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex, pc parser.Context, rec *docir.Record) {
+//
+// It records the first MaxLinks links and returns how many it left out.
+func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex, pc parser.Context, rec *docir.Record) (left int) {
 	body := src[off:]
 	refs := func(label []byte) ([]byte, bool) {
 		r, ok := pc.Reference(util.ToLinkReference(label))
@@ -69,6 +80,10 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 			start, stop := l.At(0).Start, l.At(l.Len()-1).Stop
 			var more []foundAnchor
 			found, more = scanLinks(body[start:stop], start, refs, found)
+			if len(found) > MaxLinks { // in document order: these are past the first MaxLinks
+				left += len(found) - MaxLinks
+				found = found[:MaxLinks:MaxLinks]
+			}
 			anchors = append(anchors, more...)
 			if _, ok := n.(*ast.Paragraph); ok {
 				anchors = definitionTerms(body[start:stop], start, anchors)
@@ -123,6 +138,7 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 			secs[i].Anchors = append(secs[i].Anchors, a.id)
 		}
 	}
+	return left
 }
 
 // foundAnchor is an id the markdown defines besides its headings' slugs:

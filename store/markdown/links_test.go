@@ -349,3 +349,33 @@ func FuzzHTMLIDs(f *testing.F) {
 		}
 	})
 }
+
+// TestMaxLinks: a document's record lists its first MaxLinks links, in
+// document order, and counts the rest, wherever they are (one paragraph
+// past the bound, or many).
+func TestMaxLinks(t *testing.T) {
+	one := strings.Repeat("[a](b) ", MaxLinks+5)
+	many := strings.Repeat("[x](y)\n\n", MaxLinks-1) + "## Last\n\n[c](d) [e](f) [g](h)\n"
+	p := NewParser()
+	for name, tt := range map[string]struct {
+		md         string
+		left       int
+		lastTarget string
+	}{
+		"one paragraph":        {one, 5, "b"},
+		"many, then a section": {many, 2, "d"},
+		"under the bound":      {"[a](b)\n\n## S\n\n[c](d)\n", 0, "d"},
+	} {
+		out := p.Parse("a.md", []byte(tt.md))
+		links := slices.Clone(out.Record.Links)
+		for _, s := range out.Record.Sections {
+			links = append(links, s.Links...)
+		}
+		if out.LinksLeftOut != tt.left || len(links) > MaxLinks {
+			t.Errorf("%s: %d links recorded, %d left out; want at most %d, and %d left out", name, len(links), out.LinksLeftOut, MaxLinks, tt.left)
+		}
+		if len(links) > 0 && links[len(links)-1].Target != tt.lastTarget {
+			t.Errorf("%s: the last link recorded is %q, want %q (the first links in document order)", name, links[len(links)-1].Target, tt.lastTarget)
+		}
+	}
+}

@@ -66,6 +66,9 @@ type Parsed struct {
 	// Warning is set when the file parsed but something in it was ignored
 	// (front matter that is not valid YAML).
 	Warning string
+	// LinksLeftOut counts the links past the first MaxLinks, which the
+	// record does not list.
+	LinksLeftOut int
 }
 
 // Limits bound the work Parse may do on one file. A file that passes a
@@ -214,7 +217,7 @@ func (p *Parser) ParseContext(ctx context.Context, name string, src []byte, lim 
 	doc := p.md.Parse(&budgetReader{Reader: text.NewReader(body), b: p.b}, parser.WithContext(pc))
 	lines := newLineIndex(src)
 	rec.Sections = p.sections(doc, src, fmEnd, lines, pc)
-	p.extractLinks(doc, src, fmEnd, lines, pc, rec)
+	out.LinksLeftOut = p.extractLinks(doc, src, fmEnd, lines, pc, rec)
 
 	switch t := fields["title"].(type) {
 	case string:
