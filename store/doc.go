@@ -113,4 +113,11 @@ package store
 //	   "tar -x") as a flag term, "\x02" + its key, not counted in the
 //	   passage's length; a query's "-word" is that option where one is
 //	   indexed, an exclusion where none is (an older store has none).
-const FormatVersion = 12
+//	13 the same layout; records made by GitHub's anchor rule as its
+//	   published filter states it (a slug from the heading's text content:
+//	   references decoded, spaces kept, no image alt text), HTML ids of
+//	   real start tags only (none from comments or text), a shortcut
+//	   reference before a '(' that opens no link, and at most
+//	   markdown.MaxLinks links a document (an older store holds `qampa`
+//	   for "Q&amp;A", and ids read from comments).
+const FormatVersion = 13
