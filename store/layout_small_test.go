@@ -18,7 +18,9 @@ func TestReadCurrentHostile(t *testing.T) {
 	cases := map[string]func(path string) error{
 		"link to /dev/zero": func(p string) error { return os.Symlink("/dev/zero", p) },
 		"garbage":           func(p string) error { return os.WriteFile(p, []byte(strings.Repeat("garbage ", 25000)), 0o644) },
-		"over the bound":    func(p string) error { return os.WriteFile(p, []byte(`{"format":1,"generation":1}`+strings.Repeat(" ", maxSmallFile)), 0o644) },
+		"over the bound": func(p string) error {
+			return os.WriteFile(p, []byte(`{"format":1,"generation":1}`+strings.Repeat(" ", maxSmallFile)), 0o644)
+		},
 	}
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		delete(cases, "link to /dev/zero")
