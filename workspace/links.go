@@ -59,9 +59,8 @@ func (s *Service) Links(ctx context.Context, addrs []address.Address) (docir.Lin
 			}
 		}
 		out[i] = docir.LinkResolution{Set: set, Reason: reason}
-		if reason == docir.ReasonNoDocument && suggested < maxSuggested {
-			suggested++
-			if out[i].Suggestions, err = Suggest(snap, a, 3); err != nil {
+		if suggested < maxSuggested {
+			if out[i].Suggestions, err = suggestions(snap, a, reason, &suggested); err != nil {
 				return docir.LinksResolved{}, err
 			}
 		}

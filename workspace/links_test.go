@@ -167,3 +167,28 @@ func TestLinksRepeatedAddressReadOnce(t *testing.T) {
 		t.Errorf("items 1 and 3: %+v, %+v", res.Items[1], res.Items[3])
 	}
 }
+
+// TestLinksMissSuggestions: a links miss gets get's suggestions, whatever
+// its reason: the nearest ids for a document that is not there, the
+// nearest sections for a section the document lacks (links is keyed like
+// get, misses and all).
+func TestLinksMissSuggestions(t *testing.T) {
+	ws := linksService(t, map[string]string{
+		"guide.md": "# Guide\n\n## Install\n\ntext\n\n## Upgrade\n\ntext\n",
+	})
+	addrs := []string{"guide#instal", "gude"}
+	links, err := ws.Links(context.Background(), parseAll(t, addrs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	get, err := ws.Resolve(context.Background(), parseAll(t, addrs...), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range addrs {
+		l, g := links.Items[i], get.Items[i]
+		if l.Reason != g.Reason || len(g.Suggestions) == 0 || !cmp.Equal(l.Suggestions, g.Suggestions) {
+			t.Errorf("%s: links says %s %q, get says %s %q; want the same miss and suggestions", a, l.Reason, l.Suggestions, g.Reason, g.Suggestions)
+		}
+	}
+}

@@ -358,21 +358,30 @@ func (s *Service) Resolve(ctx context.Context, addrs []address.Address, maxBytes
 			}
 		}
 		out[i] = docir.Resolution{Document: doc, Reason: reason}
-		if reason == docir.ReasonNoDocument && suggested < maxSuggested {
-			// A scan of the ids per miss: only the first few misses.
-			suggested++
-			if out[i].Suggestions, err = Suggest(snap, a, 3); err != nil {
-				return docir.Resolved{}, err
-			}
-		}
-		if reason == docir.ReasonNoSection && suggested < maxSuggested {
-			suggested++
-			if out[i].Suggestions, err = SuggestSections(snap, a, 3); err != nil {
+		if suggested < maxSuggested {
+			if out[i].Suggestions, err = suggestions(snap, a, reason, &suggested); err != nil {
 				return docir.Resolved{}, err
 			}
 		}
 	}
 	return docir.Resolved{Items: out}, nil
+}
+
+// suggestions are what a miss of a with reason suggests: the nearest ids
+// for no_document, the nearest sections of the document for no_section
+// (none for another reason). Each miss that gets suggestions counts in
+// *suggested: a scan of the ids per miss, so only the first few misses of
+// a read get them (maxSuggested).
+func suggestions(snap *store.Snapshot, a address.Address, reason string, suggested *int) ([]string, error) {
+	switch reason {
+	case docir.ReasonNoDocument:
+		*suggested++
+		return Suggest(snap, a, 3)
+	case docir.ReasonNoSection:
+		*suggested++
+		return SuggestSections(snap, a, 3)
+	}
+	return nil, nil
 }
 
 // maxSuggested bounds the misses of one read that get suggestions: each
