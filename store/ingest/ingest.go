@@ -274,6 +274,17 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	return r.publish()
 }
 
+// partlyIndexed adds to f's warning what of it the index leaves out
+// (passages past their bound, links past the record's): the file's one
+// warning, of kind KindPartlyIndexed when it had none.
+func (f *file) partlyIndexed(text string) {
+	if f.warning == nil {
+		f.warning = &warning{kind: KindPartlyIndexed, text: shown(f.path()) + ": " + text}
+		return
+	}
+	f.warning.text += "; " + text
+}
+
 // filePassages cuts the record of the file f, read, into passages, and
 // warns on f of those the index holds in part: a passage's first
 // fulltext.MaxTextBytes are analyzed, no more.
@@ -287,11 +298,7 @@ func filePassages(pc passage.Config, f *file) []fulltext.Passage {
 	}
 	if len(long) > 0 {
 		text := fmt.Sprintf("%d passage(s) over %d KiB (%s) are searchable by their first %d KiB only; split them with headings", len(long), fulltext.MaxTextBytes>>10, strings.Join(long[:min(3, len(long))], ", "), fulltext.MaxTextBytes>>10)
-		if f.warning == nil {
-			f.warning = &warning{kind: KindPartlyIndexed, text: shown(f.path()) + ": " + text}
-		} else {
-			f.warning.text += "; " + text
-		}
+		f.partlyIndexed(text)
 	}
 	return ps
 }

@@ -384,12 +384,7 @@ func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, root
 		f.warning = &warning{kind: KindFrontMatter, text: shown(f.path()) + ": " + strings.Join(warn, "; ")}
 	}
 	if n := f.parsed.LinksLeftOut; n > 0 {
-		text := fmt.Sprintf("%d link(s) past the first %d are not recorded (not checked, and no backlinks); split the page", n, markdown.MaxLinks)
-		if f.warning == nil {
-			f.warning = &warning{kind: KindPartlyIndexed, text: shown(f.path()) + ": " + text}
-		} else {
-			f.warning.text += "; " + text
-		}
+		f.partlyIndexed(fmt.Sprintf("%d link(s) past the first %d are not recorded (not checked, and no backlinks); split the page", n, markdown.MaxLinks))
 	}
 	f.id = id
 	rec := &f.parsed.Record
