@@ -1,7 +1,6 @@
 package main
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/rivo/uniseg"
@@ -124,29 +123,17 @@ func writeTable(b *strings.Builder, cols []column, rows [][]string, heads bool, 
 	}
 }
 
-// oneLineCells is rows with every tab, CR and line feed of a cell made a
-// space (a copy where any is; rows is not changed): a row is one line, so
+// oneLineCells is a copy of rows with every tab, CR and line feed of a
+// cell made a space (docir.OneLine): a row is one line, so
 // that a title written over two lines in front matter does not start a
 // row of its own, which `get -` would read as an address.
 func oneLineCells(rows [][]string) [][]string {
-	var out [][]string
+	out := make([][]string, len(rows))
 	for r, row := range rows {
+		out[r] = make([]string, len(row))
 		for c, cell := range row {
-			one := docir.OneLine(cell)
-			if one == cell {
-				continue
-			}
-			if out == nil {
-				out = slices.Clone(rows)
-			}
-			if &out[r][0] == &rows[r][0] {
-				out[r] = slices.Clone(row)
-			}
-			out[r][c] = one
+			out[r][c] = docir.OneLine(cell)
 		}
-	}
-	if out == nil {
-		return rows
 	}
 	return out
 }
