@@ -14,6 +14,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // MaxLen is the longest address, in bytes, that Parse accepts.
@@ -78,9 +80,12 @@ type Address struct {
 
 // Parse reads s as `<id>` or `<id>#<heading>`. A malformed address returns a
 // *ParseError; a well-formed one may still name nothing in a given corpus.
+// The address is in Unicode normal form C (see NFC): "cafe\u0301" and
+// "caf\u00e9" are one address, as ingest gives ids and slugs in that form.
 func Parse(s string) (Address, error) {
+	in := s
 	fail := func(err error) (Address, error) {
-		return Address{}, &ParseError{Input: s, Err: err}
+		return Address{}, &ParseError{Input: in, Err: err}
 	}
 	if s == "" {
 		return fail(ErrEmpty)
@@ -90,6 +95,9 @@ func Parse(s string) (Address, error) {
 	}
 	if !utf8.ValidString(s) {
 		return fail(ErrInvalidUTF8)
+	}
+	if s = NFC(s); len(s) > MaxLen {
+		return fail(ErrTooLong)
 	}
 	id, heading, hasHash := strings.Cut(s, "#")
 	if hasHash && strings.Contains(heading, "#") {
@@ -157,4 +165,22 @@ func ParseAll(raw []string) ([]Address, error) {
 		out[i] = a
 	}
 	return out, nil
+}
+
+// NFC returns s in Unicode normalization form C, s itself when it already
+// is (all ASCII text is). Ids, headings' slugs and the addresses typed to
+// reach them are compared in this form: a file named on macOS (whose file
+// systems have stored names decomposed, "e" + U+0301) and the same name
+// typed on a keyboard (composed, U+00E9) are the same document.
+func NFC(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			// Not from i: a mark there may compose with the letter before.
+			if norm.NFC.IsNormalString(s) {
+				return s
+			}
+			return norm.NFC.String(s)
+		}
+	}
+	return s
 }

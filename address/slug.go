@@ -8,7 +8,9 @@ import (
 
 // Slug returns the GitHub-style anchor of a heading's text: lower-cased,
 // every character that is not a letter, a mark, a number, '-', '_' or a space
-// dropped, and each space turned into '-'. It is the only slug function in
+// dropped, and each space turned into '-', in Unicode normal form C (see
+// NFC: GitHub's rule does not normalize, but a heading written decomposed
+// would then miss every address typed composed, and the reverse). It is the only slug function in
 // docir: ingest names sections with it and lookup matches heading text with it.
 //
 // A heading whose text yields no characters at all gets the slug "section",
@@ -17,7 +19,7 @@ import (
 func Slug(heading string) string {
 	var b strings.Builder
 	b.Grow(len(heading))
-	for _, r := range strings.ToLower(heading) {
+	for _, r := range strings.ToLower(NFC(heading)) {
 		switch {
 		case r == ' ':
 			b.WriteByte('-')

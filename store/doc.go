@@ -120,4 +120,9 @@ package store
 //	   reference before a '(' that opens no link, and at most
 //	   markdown.MaxLinks links a document (an older store holds `qampa`
 //	   for "Q&amp;A", and ids read from comments).
-const FormatVersion = 13
+//	14 the same layout; ids, slugs and the full-text terms in Unicode
+//	   normalization form C (address.NFC, fulltext composeTerm): a file
+//	   named decomposed ("cafe" + U+0301, as macOS file systems have stored
+//	   names) has the composed id a keyboard types (an older store holds
+//	   the decomposed id, and terms as written).
+const FormatVersion = 14

@@ -569,7 +569,7 @@ func (r *resolver) anchor(id, anchor string) (string, bool) {
 		return "", false
 	}
 	slug := address.Slug(anchor)
-	for _, s := range []string{anchor, slug} {
+	for _, s := range []string{anchor, address.NFC(anchor), slug} {
 		if t.slugs[s] {
 			return id + "#" + s, true
 		}

@@ -68,6 +68,7 @@ func (a *fastAnalyzer) Analyze(input []byte) analysis.TokenStream {
 		return toks
 	}
 	toks := identifiers(input, segmentWords(input, nil))
+	composeTerms(toks)
 	if wide(toks) {
 		for _, f := range a.chain.TokenFilters {
 			toks = f.Filter(toks)
@@ -325,7 +326,8 @@ func (a *fastAnalyzer) count(text []byte) (int, index.TokenFrequencies) {
 	}
 	// Terms are cut from text (identifiers split at case changes) and read
 	// from its copy with ASCII letters in lower case; a term past ASCII is
-	// a copy that goes through the chain's filters.
+	// a copy, in normal form C (composeTerm), that goes through the
+	// chain's filters.
 	lower := make([]byte, len(text))
 	for i, c := range text {
 		if 'A' <= c && c <= 'Z' {
@@ -349,7 +351,7 @@ func (a *fastAnalyzer) count(text []byte) (int, index.TokenFrequencies) {
 			if one == nil {
 				one = analysis.TokenStream{new(analysis.Token)}
 			}
-			*one[0] = analysis.Token{Term: append([]byte(nil), text[start:end]...)}
+			*one[0] = analysis.Token{Term: composeTerm(append([]byte(nil), text[start:end]...))}
 			b = a.filterNarrow(one)[0].Term
 		}
 		// The key shares the term's bytes, which nothing writes once

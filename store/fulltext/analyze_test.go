@@ -15,6 +15,7 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"golang.org/x/text/unicode/norm"
 )
 
 // refTokenizer is docir's tokenizer without the ASCII fast path: the
@@ -22,7 +23,11 @@ import (
 type refTokenizer struct{}
 
 func (refTokenizer) Tokenize(input []byte) analysis.TokenStream {
-	return identifiers(input, segmentUnicode(input, 0, nil))
+	toks := identifiers(input, segmentUnicode(input, 0, nil))
+	for _, t := range toks {
+		t.Term = norm.NFC.Bytes(t.Term)
+	}
+	return toks
 }
 
 // refChain is docir's analysis chain as bleve runs it at index time, with
@@ -162,8 +167,40 @@ func TestFastAnalyzer(t *testing.T) {
 		"\tTabs\r\nand CRLF\vvertical\fform feed \"quoted\" (parens) [brackets] {braces} <html> #hash $dollar",
 		"ＡＰＩ docs", "检索命令 and tar", "Поиск по документам", "naïve “quoted” café ｶﾞ ﾊﾟ", "API를 호출",
 		"docir’s index", "Straße STRASSE İstanbul", "mixed ASCII_Words then ünïcödé",
+		// Decomposed: "café" as "e" + U+0301, Bengali য় as য + ◌়,
+		// Hangul in conjoining jamo, a decomposed word in an identifier.
+		"cafe\u0301 Cafe\u0301s", "\u09af\u09bc\u09be", "\u1112\u1161\u11ab\u1100\u116e\u11a8", "Re\u0301sume\u0301Parser a.e\u0301",
 	} {
 		checkSame(t, f, ref, text)
+	}
+}
+
+// TestComposedTerms: text and queries are compared in normalization form
+// C, so a word written decomposed and the same word typed composed are one
+// term, in every path of analysis (the fast analyzer, the chain, the
+// passage field's counts).
+func TestComposedTerms(t *testing.T) {
+	f, an := fast(t), analyzer(t)
+	for _, c := range []struct{ a, b string }{
+		{"cafe\u0301 menus", "caf\u00e9 menus"},                        // Latin: e + combining acute, é
+		{"\u095e\u093e\u0907\u0932", "\u092b\u093c\u093e\u0907\u0932"}, // Hindi फ़ाइल: U+095E, and फ + nukta (its NFC)
+		{"\u09df\u09be", "\u09af\u09bc\u09be"},                         // Bengali য়া: U+09DF, and য + nukta
+		{"\u1112\u1161\u11ab\u1100\u116e\u11a8", "\ud55c\uad6d"},       // Korean 한국: conjoining jamo, syllables
+	} {
+		want := analyzeTerms(an, c.b)
+		if got := analyzeTerms(an, c.a); !slices.Equal(got, want) {
+			t.Errorf("%q: chain terms %q, %q gives %q", c.a, got, c.b, want)
+		}
+		if got, want := sortedTerms(f.Analyze([]byte(c.a))), sortedTerms(f.Analyze([]byte(c.b))); !slices.Equal(got, want) {
+			t.Errorf("%q: fast analyzer terms %q, %q gives %q", c.a, got, c.b, want)
+		}
+		field := &passageField{value: []byte(c.a), an: f}
+		field.Analyze()
+		for _, term := range want {
+			if field.freqs[term] == nil {
+				t.Errorf("%q: passage field lacks the term %q of %q (has %v)", c.a, term, c.b, freqs(field.freqs))
+			}
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/registry"
 	"github.com/blevesearch/segment"
+	"golang.org/x/text/unicode/norm"
 )
 
 // TokenizerName is docir's tokenizer: Unicode word segmentation (UAX #29,
@@ -54,7 +55,32 @@ func BigramScript(r rune) bool {
 
 func (tokenizer) Tokenize(input []byte) analysis.TokenStream {
 	input = cutText(input)
-	return identifiers(input, segmentWords(input, nil))
+	toks := identifiers(input, segmentWords(input, nil))
+	if !isASCII(input) {
+		composeTerms(toks)
+	}
+	return toks
+}
+
+// composeTerms puts each term of toks in Unicode normalization form C
+// (a copy where it was not; offsets stay the input's): text that writes
+// "é" as "e" + U+0301, or Bengali য় as য + ◌়, and a query that types
+// the composed character are one term. It runs before the filters, so
+// that the bigram filter cuts Hangul written in conjoining jamo into the
+// syllables a query types.
+func composeTerms(toks analysis.TokenStream) {
+	for _, t := range toks {
+		t.Term = composeTerm(t.Term)
+	}
+}
+
+// composeTerm is term in normalization form C: term itself when it is
+// already (all ASCII text is), else a copy.
+func composeTerm(term []byte) []byte {
+	if isASCII(term) || norm.NFC.IsNormal(term) {
+		return term
+	}
+	return norm.NFC.Bytes(term)
 }
 
 // MaxTextBytes bounds the text one analysis reads, at index and query time

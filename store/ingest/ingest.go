@@ -659,14 +659,15 @@ func sameSources(a, b []store.Source) bool {
 
 // documentID applies the id rule: the front matter's id when it is a valid
 // document id, else the root's prefix and the path below the root without
-// ".md", whitespace turned into '-'; a bundle's page (index.md or _index.md
+// ".md", whitespace turned into '-', in Unicode normal form C (as
+// address.Parse gives a typed address); a bundle's page (index.md or _index.md
 // in a folder, as Hugo's page bundles and section pages are) has its
 // folder's path. ok is false when no valid id results.
 func documentID(root store.Source, rel, fmID string) (id, warning string, ok bool) {
 	if fmID != "" {
 		a, err := address.Parse(fmID)
 		if err == nil && !a.HasHeading() {
-			return fmID, "", true
+			return a.ID, "", true
 		}
 		warning = fmt.Sprintf("front-matter id %q is not a valid document id; using the path", fmID)
 	}
@@ -693,7 +694,7 @@ func documentID(root store.Source, rel, fmID string) (id, warning string, ok boo
 		}
 		return "", strings.TrimPrefix(warning+"; ", "; ") + fmt.Sprintf("path gives no valid id (%v); set an id in the front matter", err), false
 	}
-	return id, warning, true
+	return a.ID, warning, true
 }
 
 // BundleFolder reports whether the path-derived id id (a path without

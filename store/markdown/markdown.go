@@ -658,10 +658,11 @@ func anchorID(v any) string {
 	if id == "" || strings.ContainsFunc(id, unicode.IsSpace) {
 		return ""
 	}
-	if a, err := address.Parse("x#" + id); err != nil || a.Heading != id {
+	a, err := address.Parse("x#" + id)
+	if err != nil {
 		return ""
 	}
-	return id
+	return a.Heading // in normal form C, as addresses are
 }
 
 // lineStart returns the offset of the first byte of the line holding i.
