@@ -18,14 +18,21 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// MaxLen is the longest address, in bytes, that Parse accepts.
-const MaxLen = 512
+// The longest address Parse accepts, in bytes, and the longest document id
+// in it. Every section address ingest makes fits: an id is valid only
+// within MaxIDLen, and a slug is at most MaxSlugLen, with room left for a
+// repeat's "-N". (MaxLen is also what an MCP host may send 100 of, at 12
+// bytes a character escaped, within the 1 MiB frame.)
+const (
+	MaxLen   = 768
+	MaxIDLen = 512
+)
 
 // Sentinel errors: each names one class of malformed address. A *ParseError
 // wraps exactly one of them, so callers branch with errors.Is.
 var (
 	ErrEmpty        = errors.New("empty address")
-	ErrTooLong      = errors.New("address longer than 512 bytes")
+	ErrTooLong      = errors.New("address longer than 768 bytes, or document id longer than 512")
 	ErrInvalidUTF8  = errors.New("address is not valid UTF-8")
 	ErrSpaceInID    = errors.New("whitespace in document id")
 	ErrControl      = errors.New("control character in address")
@@ -102,6 +109,9 @@ func Parse(s string) (Address, error) {
 	id, heading, hasHash := strings.Cut(s, "#")
 	if hasHash && strings.Contains(heading, "#") {
 		return fail(ErrManyHashes)
+	}
+	if len(id) > MaxIDLen {
+		return fail(ErrTooLong)
 	}
 	for _, r := range s {
 		if unicode.IsControl(r) {

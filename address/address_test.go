@@ -12,7 +12,8 @@ import (
 )
 
 func TestParse(t *testing.T) {
-	long := strings.Repeat("a", MaxLen)
+	long := strings.Repeat("a", MaxIDLen)
+	longHeading := strings.Repeat("é", (MaxLen-MaxIDLen-1)/2) // 254 bytes
 	tests := []struct {
 		in   string
 		want Address
@@ -30,7 +31,11 @@ func TestParse(t *testing.T) {
 		{in: long, want: Address{ID: long}},
 
 		{in: "", err: ErrEmpty},
+		{in: long + "#" + longHeading, want: Address{ID: long, Heading: longHeading}},
 		{in: long + "b", err: ErrTooLong},
+		{in: "a#" + strings.Repeat("b", MaxLen-1), err: ErrTooLong},
+		{in: "a#" + strings.Repeat("b", MaxLen-2), want: Address{ID: "a", Heading: strings.Repeat("b", MaxLen-2)}},
+		{in: long + "b#x", err: ErrTooLong},
 		{in: "a\xffb", err: ErrInvalidUTF8},
 		{in: "a b", err: ErrSpaceInID},
 		{in: " a", err: ErrSpaceInID},
@@ -127,6 +132,32 @@ func TestSlug(t *testing.T) {
 		if got := Slug(tt.in); got != tt.want {
 			t.Errorf("Slug(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestLongSlugs: a slug is cut to MaxSlugLen at a character boundary, so
+// that every section address ingest makes, repeats included, parses with
+// the longest id; a slug spelled whole (as GitHub makes it) slugs to the
+// cut one.
+func TestLongSlugs(t *testing.T) {
+	heading := strings.Repeat("Слово ", 200) // 2,400 bytes
+	slug := Slug(heading)
+	if len(slug) > MaxSlugLen || !utf8.ValidString(slug) || !strings.HasPrefix(strings.Repeat("слово-", 200), slug) {
+		t.Fatalf("Slug of a 2,400-byte heading: %d bytes %q", len(slug), slug)
+	}
+	if got := Slug(strings.Repeat("слово-", 200)); got != slug {
+		t.Errorf("the whole slug slugs to %q, want the cut %q", got, slug)
+	}
+	var s Slugger
+	id := strings.Repeat("d", MaxIDLen)
+	for i := range 12 {
+		next := s.Next(heading)
+		if _, err := Parse(id + "#" + next); err != nil {
+			t.Fatalf("repeat %d: %v", i, err)
+		}
+	}
+	if got := s.Take(strings.Repeat("x", MaxLen-2)); len(got) > MaxSlugLen {
+		t.Errorf("Take kept a %d-byte id", len(got))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Slug returns the GitHub-style anchor of a heading's text: lower-cased,
@@ -32,7 +33,26 @@ func Slug(heading string) string {
 	if b.Len() == 0 {
 		return "section"
 	}
-	return b.String()
+	return cutSlug(b.String())
+}
+
+// MaxSlugLen bounds a slug, in bytes: a longer one (a heading of some 35
+// English words, or 110 Cyrillic letters) is cut at a character boundary.
+// GitHub's anchors have no bound; docir's addresses do (MaxLen), and its
+// hits and outlines print them: with the longest id and a repeat's "-N" a
+// section's address stays within MaxLen. A link or an address that spells
+// the whole slug still finds the section: its slug is cut alike.
+const MaxSlugLen = 224
+
+func cutSlug(s string) string {
+	if len(s) <= MaxSlugLen {
+		return s
+	}
+	end := MaxSlugLen
+	for end > 0 && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	return s[:end]
 }
 
 // Slugger hands out unique slugs within one document the way GitHub does:
@@ -50,10 +70,10 @@ func (s *Slugger) Next(heading string) string {
 
 // Take returns the unique slug for the next heading when its author gave it
 // an id (a `{#id}` heading attribute): the id as written, or, when an
-// earlier heading took it, the id with -1, -2 as Next would. Later
-// headings' slugs skip it.
+// earlier heading took it, the id with -1, -2 as Next would (cut to
+// MaxSlugLen as a slug is). Later headings' slugs skip it.
 func (s *Slugger) Take(id string) string {
-	return s.unique(id)
+	return s.unique(cutSlug(id))
 }
 
 func (s *Slugger) unique(base string) string {

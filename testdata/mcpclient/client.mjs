@@ -122,11 +122,11 @@ const caught = async (f) => {
     return { code: e.code, message: String(e.message) };
   }
 };
-// A 100 KB call (250 addresses, over the 100 a get takes): a tool error.
+// A 100 KB call (250 addresses, over the 64 a get takes): a tool error.
 out.call100k = { bytes: JSON.stringify({ doc_ids: addrs(250, 380) }).length };
 out.call100k.reply = await caught(() => client.callTool({ name: "get", arguments: { doc_ids: addrs(250, 380) } }, undefined, quick));
-// The most a get takes, 100 addresses of 500 bytes: served.
-out.call50k = await caught(() => client.callTool({ name: "get", arguments: { doc_ids: addrs(100, 480) } }, undefined, quick));
+// The most a get takes, 64 addresses of 740 bytes: served.
+out.call50k = await caught(() => client.callTool({ name: "get", arguments: { doc_ids: addrs(64, 740) } }, undefined, quick));
 // Over the 1 MiB bound, the id written last as this SDK writes it.
 out.call2m = await caught(() => client.callTool({ name: "search", arguments: { query: "q ".repeat(1 << 20) } }, undefined, quick));
 // A control character in a resource URI (issue 28.9), then the session goes on.

@@ -232,8 +232,8 @@ func TestBatches(t *testing.T) {
 	}
 }
 
-// TestLargeCalls: a 100 KB call valid against the get tool's schema (100
-// addresses of 510 bytes, written as \u escapes), its id written last as
+// TestLargeCalls: a 100 KB call valid against the get tool's schema (64
+// addresses of 765 bytes, written as \u escapes), its id written last as
 // the TypeScript SDK writes it, is served; a call over MaxFrameBytes gets
 // frame_too_large addressed to its id; the session goes on.
 func TestLargeCalls(t *testing.T) {
@@ -242,7 +242,8 @@ func TestLargeCalls(t *testing.T) {
 	s.initialize("2025-06-18")
 	addrs := make([]string, MaxToolAddresses)
 	for i := range addrs {
-		addrs[i] = `"` + strings.Repeat(`\u68c0`, 170) + `"` // 检, 3 bytes: 510 bytes an address
+		x := `\ud835\udcb3`                                                         // 𝒳, 4 bytes, a surrogate pair as JSON escapes it
+		addrs[i] = `"` + strings.Repeat(x, 128) + "#" + strings.Repeat(x, 63) + `"` // 765 bytes an address
 	}
 	call := `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"get","arguments":{"doc_ids":[` + strings.Join(addrs, ",") + `]}},"id":77}`
 	if len(call) < 100_000 {

@@ -64,7 +64,7 @@ func TestLinksToolBound(t *testing.T) {
 			text = tc.Text
 		}
 	}
-	if !r.IsError || !strings.Contains(text, "(invalid_params, JSON-RPC -32602)") || !strings.Contains(text, "150 addresses in doc_ids") {
-		t.Errorf("links of 150 addresses: isError %v, %.200q", r.IsError, text)
+	if !r.IsError || !strings.Contains(text, "(invalid_params, JSON-RPC -32602)") || !strings.Contains(text, fmt.Sprintf("%d addresses in doc_ids", MaxToolAddresses+50)) {
+		t.Errorf("links of %d addresses: isError %v, %.200q", MaxToolAddresses+50, r.IsError, text)
 	}
 }

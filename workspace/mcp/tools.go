@@ -215,9 +215,11 @@ func inputSchema(t tool) (*jsonschema.Schema, error) {
 // MaxToolAddresses bounds the addresses of one get or links call over MCP (the
 // JSON-RPC methods take docir.MaxBatch): with it, and the bounds of every
 // string (see stringBounds), every call valid against a tool's input schema
-// fits in MaxFrameBytes however its strings are escaped. A reply of more
-// sections than this would mostly pass the 1 MiB reply bound anyway.
-const MaxToolAddresses = 100
+// fits in MaxFrameBytes however its strings are escaped (64 addresses of
+// address.MaxLen, 768 bytes, each character a 12-byte escape, with a
+// binding receipt and the envelope). A reply of more sections than this
+// would mostly pass the 1 MiB reply bound anyway.
+const MaxToolAddresses = 64
 
 // MaxToolFrameChars bounds one frame of a read_batch call over MCP.
 const MaxToolFrameChars = 4096
