@@ -1,6 +1,9 @@
 package docir
 
 import (
+	"net/url"
+	"strings"
+
 	"github.com/docir/docir/address"
 )
 
@@ -61,7 +64,9 @@ type Section struct {
 // slug is exactly heading, else one whose slug is the slug of heading read as
 // heading text (so "Guide-level explanation" finds "guide-level-explanation"),
 // else one whose heading text has that slug (a section whose author gave it
-// an id, `## Metadata {#metadata-schema}`, is found by "Metadata" too).
+// an id, `## Metadata {#metadata-schema}`, is found by "Metadata" too);
+// else, when heading is percent-encoded (a URL's fragment as a browser
+// copies it, "%C3%BCber-uns"), the same for its decoded text.
 func (r *Record) FindSection(heading string) (Section, bool) {
 	for _, s := range r.Sections {
 		if s.Slug == heading {
@@ -77,6 +82,12 @@ func (r *Record) FindSection(heading string) (Section, bool) {
 	for _, s := range r.Sections {
 		if address.Slug(s.Heading) == slug {
 			return s, true
+		}
+	}
+	if strings.Contains(heading, "%") {
+		// Each decoding is shorter than what it decodes: this ends.
+		if d, err := url.PathUnescape(heading); err == nil && d != heading && d != "" {
+			return r.FindSection(address.NFC(d))
 		}
 	}
 	return Section{}, false

@@ -12,6 +12,8 @@ func TestFindSection(t *testing.T) {
 		{Slug: "metadata-schema", Heading: "Metadata"},
 		{Slug: "Upper-Case", Heading: "Kept as written"},
 		{Slug: "guide-level-explanation", Heading: "Guide-level explanation"},
+		{Slug: "über-größe", Heading: "Über Größe"},
+		{Slug: "100-sure", Heading: "100% sure"},
 	}}
 	for _, tt := range []struct {
 		heading, want string // want "" for no section
@@ -25,6 +27,12 @@ func TestFindSection(t *testing.T) {
 		{"Kept as written", "Upper-Case"},
 		{"Guide-level explanation", "guide-level-explanation"},
 		{"nope", ""},
+		// A fragment as a browser copies it, percent-encoded.
+		{"%C3%BCber-gr%C3%B6%C3%9Fe", "über-größe"},
+		{"%25C3%25BCber-gr%25C3%25B6%25C3%259Fe", "über-größe"},
+		{"100%25-sure", "100-sure"},
+		{"100% sure", "100-sure"},
+		{"%zz", ""},
 	} {
 		s, ok := r.FindSection(tt.heading)
 		if got := s.Slug; ok != (tt.want != "") || got != tt.want {
