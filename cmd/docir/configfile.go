@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -167,11 +168,35 @@ func writeSources(path string, list []SourceConfig) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, out, 0o644); err != nil {
-		return err
+	return replaceFile(path, out, 0o644)
+}
+
+// replaceFile writes data to a new file beside path, with a name no other
+// writer uses, and renames it over path. perm is the new file's
+// permissions, less the umask.
+func replaceFile(path string, data []byte, perm fs.FileMode) error {
+	var f *os.File
+	for {
+		var err error
+		f, err = os.OpenFile(fmt.Sprintf("%s.%08x.tmp", path, rand.Uint32()), os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return err
+		}
 	}
-	return os.Rename(tmp, path)
+	_, err := f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if err = errors.Join(err, f.Close()); err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
 }
 
 // editSources returns data with its `sources:` set to list. The result is

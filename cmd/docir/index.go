@@ -86,33 +86,44 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkDirs(opts.Dirs); err != nil {
+		return err
+	}
+	// The sources as they are once no other docir can change them.
+	unlock, err := lc.lockSources(ctx, opts.IO.note)
+	if err != nil {
+		return indexFailed(ctx, err, opts.Dirs)
+	}
+	defer unlock()
 	var list []SourceConfig
 	if len(opts.Dirs) == 0 {
 		// A bare refresh with nothing to index writes nothing either.
 		if err := somethingToRead(lc, "index"); err != nil {
 			return err
 		}
-	} else {
-		if err := checkDirs(opts.Dirs); err != nil {
-			return err
-		}
-		if list, err = lc.sourcesAdding(opts.Dirs, opts.Prefix, opts.PrefixSet); err != nil {
-			return err
-		}
+	} else if list, err = lc.sourcesAdding(opts.Dirs, opts.Prefix, opts.PrefixSet); err != nil {
+		return err
 	}
 	lc.force = lc.force || opts.Force
 	sum, err := refreshWith(ctx, lc, list, opts.Workspace)
-	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		return &interruptedError{what: "nothing published", err: err}
-	}
 	if err != nil {
-		return clashHint(err, opts.Dirs)
+		return indexFailed(ctx, err, opts.Dirs)
 	}
 	printWarnings(opts.IO, sum.Warnings)
 	if text {
 		return printIndexText(opts.IO.Out, sum)
 	}
 	return opts.IO.printJSON(sum)
+}
+
+// indexFailed is the error of an index that failed with err: an
+// interruption (Ctrl-C) says nothing was published, a clash of ids says
+// how to fix it.
+func indexFailed(ctx context.Context, err error, dirs []string) error {
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return &interruptedError{what: "nothing published", err: err}
+	}
+	return clashHint(err, dirs)
 }
 
 // refreshWith refreshes the store from list (nil: the configured sources)

@@ -50,6 +50,9 @@ func (s *IOStreams) stdout() io.Writer {
 	return s.Out
 }
 
+// note writes msg, a line for the user, on stderr.
+func (s *IOStreams) note(msg string) { fmt.Fprintln(s.ErrOut, msg) }
+
 // colorOn reports whether text output may carry terminal escapes:
 // --color always, or auto on a terminal without NO_COLOR (or TERM=dumb).
 func (s *IOStreams) colorOn() bool {

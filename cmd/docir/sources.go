@@ -106,11 +106,17 @@ func sourcesRun(ctx context.Context, opts *SourcesOptions) error {
 		return err
 	}
 	if opts.Replace || len(opts.Remove) > 0 {
+		if err := checkDirs(opts.Dirs); err != nil {
+			return err
+		}
+		// The list as it is once no other docir can change it.
+		unlock, err := lc.lockSources(ctx, opts.IO.note)
+		if err != nil {
+			return indexFailed(ctx, err, nil)
+		}
+		defer unlock()
 		var list []SourceConfig
 		if opts.Replace {
-			if err := checkDirs(opts.Dirs); err != nil {
-				return err
-			}
 			kept := lc.Sources
 			lc.Sources = nil
 			list, err = lc.sourcesAdding(opts.Dirs, "", false)
@@ -131,7 +137,7 @@ func sourcesRun(ctx context.Context, opts *SourcesOptions) error {
 		}
 		sum, err := refreshWith(ctx, lc, list, opts.Workspace)
 		if err != nil {
-			return clashHint(err, nil)
+			return indexFailed(ctx, err, nil)
 		}
 		printWarnings(opts.IO, sum.Warnings)
 		if text {
