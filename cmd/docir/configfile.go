@@ -157,8 +157,13 @@ func writeSources(path string, list []SourceConfig) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
-	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
-		return fmt.Errorf("not a regular file (%s): docir keeps the source list in its config file; give --config a file", info.Mode().Type())
+	var perm fs.FileMode = 0o644 // a new file's, less the umask
+	keep := false
+	if info, err := os.Stat(path); err == nil {
+		if !info.Mode().IsRegular() {
+			return fmt.Errorf("not a regular file (%s): docir keeps the source list in its config file; give --config a file", info.Mode().Type())
+		}
+		perm, keep = info.Mode().Perm(), true // the file's own, whatever the umask
 	}
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -168,13 +173,14 @@ func writeSources(path string, list []SourceConfig) error {
 	if err != nil {
 		return err
 	}
-	return replaceFile(path, out, 0o644)
+	return replaceFile(path, out, perm, keep)
 }
 
 // replaceFile writes data to a new file beside path, with a name no other
 // writer uses, and renames it over path. perm is the new file's
-// permissions, less the umask.
-func replaceFile(path string, data []byte, perm fs.FileMode) error {
+// permissions: less the umask, or exactly them when exact (those of the
+// file it replaces).
+func replaceFile(path string, data []byte, perm fs.FileMode, exact bool) error {
 	var f *os.File
 	for {
 		var err error
@@ -186,7 +192,13 @@ func replaceFile(path string, data []byte, perm fs.FileMode) error {
 			return err
 		}
 	}
-	_, err := f.Write(data)
+	var err error
+	if exact {
+		err = f.Chmod(perm)
+	}
+	if err == nil {
+		_, err = f.Write(data)
+	}
 	if err == nil {
 		err = f.Sync()
 	}

@@ -349,8 +349,29 @@ func TestWriteSourcesKeepsSpecialFiles(t *testing.T) {
 	if info, err := os.Lstat(fifo); err != nil || info.Mode()&os.ModeNamedPipe == 0 {
 		t.Errorf("the FIFO was replaced: %v %v", info.Mode(), err)
 	}
-	if _, err := os.Stat(fifo + ".tmp"); err == nil {
-		t.Error("a temporary file was left")
+	if left, _ := filepath.Glob(fifo + ".*tmp"); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// TestWriteSourcesKeepsTheMode: docir.yaml rewritten by `docir index DIR`
+// became 0644 whatever it was (a config kept 0600 for its token_env
+// neighbours, 0664 for a group): the new file takes the old one's mode.
+func TestWriteSourcesKeepsTheMode(t *testing.T) {
+	for _, mode := range []os.FileMode{0o600, 0o664, 0o640} {
+		file := filepath.Join(t.TempDir(), "docir.yaml")
+		if err := os.WriteFile(file, []byte("name: x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(file, mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeSources(file, []SourceConfig{{Path: "docs"}}); err != nil {
+			t.Fatal(err)
+		}
+		if info, err := os.Stat(file); err != nil || info.Mode().Perm() != mode {
+			t.Errorf("a %v config rewritten: %v, %v", mode, info.Mode(), err)
+		}
 	}
 }
 
