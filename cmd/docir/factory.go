@@ -28,6 +28,9 @@ type Factory struct {
 	ran        bool            // a command's RunE started: errors after this are not usage errors
 	ctx        context.Context // the command's: a zero-setup index stops with it (Ctrl-C)
 	jq         string          // --jq, compiled into IO before the command runs
+	// formatGiven: --format is on the command line (not only DOCIR_FORMAT
+	// or the config's format:, defaults that --jq overrides).
+	formatGiven bool
 
 	config       *loadedConfig
 	ws           *workspace.Service
@@ -326,14 +329,16 @@ func (f *Factory) completionService() (*workspace.Service, error) {
 }
 
 // wantText resolves --format: text for "text", or for "auto" when stdout
-// is a terminal; JSON otherwise, and always with --jq.
+// is a terminal; JSON otherwise, and always with --jq. Only the flag
+// --format text conflicts with --jq: a text default from DOCIR_FORMAT or
+// the config yields to it.
 func (f *Factory) wantText() (bool, error) {
 	lc, err := f.Config()
 	if err != nil {
 		return false, err
 	}
 	switch {
-	case f.IO.jq != nil && lc.Format == "text":
+	case f.IO.jq != nil && lc.Format == "text" && f.formatGiven:
 		return false, docir.Errorf(docir.CodeUsage, "--jq filters JSON output: drop --format text")
 	case f.IO.jq != nil, lc.Format == "json":
 		return false, nil

@@ -70,6 +70,9 @@ func (f *Factory) bindFlags(cmd *cobra.Command) {
 	for _, key := range []string{"store", "format"} {
 		if fl := cmd.Flags().Lookup(key); fl != nil && fl.Annotations[ownFlag] == nil {
 			_ = f.viper.BindPFlag(key, fl)
+			if key == "format" {
+				f.formatGiven = fl.Changed
+			}
 		}
 	}
 }
