@@ -210,8 +210,11 @@ func storeBelow(dir string) string {
 }
 
 // changes is what a refresh of the local store would find (a stat walk),
-// for `docir status`; nil for a pinned status.
-func (f *Factory) changes(ctx context.Context) (*ingest.Changes, error) {
+// for `docir status`; nil for a pinned status. A source folder that cannot
+// be read (gone, not a folder) is left out of the walk and listed in
+// Missing: its files are not counted removed, and the sources are changed
+// only if the list in the config differs from the store's.
+func (f *Factory) changes(ctx context.Context) (*statusChanges, error) {
 	if f.pin.set() {
 		return nil, nil
 	}
@@ -219,11 +222,44 @@ func (f *Factory) changes(ctx context.Context) (*ingest.Changes, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := ingest.Diff(ctx, lc.StoreDir(), lc.StoreSources(), indexSettings(lc))
+	all := lc.StoreSources()
+	var present []store.Source
+	var missing []missingSource
+	for _, s := range all {
+		if err := store.CheckSourceDir(s.Path); err != nil {
+			missing = append(missing, missingSource{Path: s.Path, Error: err.Error()})
+			continue
+		}
+		present = append(present, s)
+	}
+	c, err := ingest.Diff(ctx, lc.StoreDir(), present, indexSettings(lc))
 	if err != nil {
 		return nil, err
 	}
-	return &c, nil
+	if len(missing) > 0 {
+		c.Removed = slices.DeleteFunc(c.Removed, func(p string) bool {
+			return slices.ContainsFunc(missing, func(m missingSource) bool { return within(p, m.Path) })
+		})
+		if c.SourcesChanged, err = sourcesDiffer(lc.StoreDir(), all); err != nil {
+			return nil, err
+		}
+	}
+	return &statusChanges{Changes: c, Missing: missing}, nil
+}
+
+// sourcesDiffer says whether sources are not the ones the store in dir
+// records (any, when there is no store yet).
+func sourcesDiffer(dir string, sources []store.Source) (bool, error) {
+	snap, err := store.Open(dir)
+	if docir.CodeOf(err) == docir.CodeNoStore {
+		return len(sources) > 0, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer snap.Close()
+	recorded, err := snap.Sources()
+	return !slices.Equal(recorded, sources), err
 }
 
 // warnIfStale starts the check, once per process, of whether the sources

@@ -22,7 +22,7 @@ type StatusOptions struct {
 	Evidence func(method string, params, result any) error
 	// Changes, when set, tells what changed in the sources since the
 	// current generation (nil for a pinned status: a pin is not about now).
-	Changes func(context.Context) (*ingest.Changes, error)
+	Changes func(context.Context) (*statusChanges, error)
 	// Holds lists the bindings' holds on generations and what each keeps
 	// on disk (a nil list for a pinned status).
 	Holds func(context.Context) ([]workspace.HeldGeneration, error)
@@ -77,6 +77,12 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 		if out.Changes, err = opts.Changes(ctx); err != nil {
 			return err
 		}
+		for _, m := range missingOf(out.Changes) {
+			if text {
+				break // the text says so on stdout
+			}
+			fmt.Fprintf(opts.IO.ErrOut, "docir: warning: %s; status leaves it out of changes, and docir index fails until it is back (docir sources --remove takes it off the list)\n", m.Error)
+		}
 	}
 	if opts.Holds != nil {
 		held, err := opts.Holds(ctx)
@@ -95,9 +101,32 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 // what changed in the sources since the current generation.
 type statusOutput struct {
 	docir.Status
-	Changes *ingest.Changes `json:"changes,omitempty"`
+	Changes *statusChanges `json:"changes,omitempty"`
 	// Holds are the bindings' holds (absent for a pinned status).
 	Holds *[]statusHold `json:"holds,omitempty"`
+}
+
+// statusChanges is what a refresh would find, and the source folders it
+// could not look in.
+type statusChanges struct {
+	ingest.Changes
+	// Missing are the configured source folders that cannot be read (gone,
+	// not a folder), left out of the other fields: a refresh fails until
+	// each is back or taken off the list.
+	Missing []missingSource `json:"missing,omitempty"`
+}
+
+// missingSource is a source folder that cannot be read, and why.
+type missingSource struct {
+	Path  string `json:"path"`
+	Error string `json:"error"`
+}
+
+func missingOf(c *statusChanges) []missingSource {
+	if c == nil {
+		return nil
+	}
+	return c.Missing
 }
 
 // statusHolds is the holds as status prints them; nil for none listed
@@ -153,6 +182,9 @@ func printStatusText(w io.Writer, out statusOutput) error {
 		}
 	}
 	if c := out.Changes; c != nil {
+		for _, m := range c.Missing {
+			fmt.Fprintf(w, "missing     %s; left out of changes, and docir index fails until it is back\n", m.Error)
+		}
 		if c.SettingsChanged {
 			fmt.Fprintf(w, "settings    %s's index settings changed since generation %d; run docir index\n", ConfigFileName, st.Generation)
 		}
