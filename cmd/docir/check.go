@@ -225,7 +225,8 @@ func brokenWhy(l docir.CheckedLink) string {
 	return "no such document" + l.ResolvesWithText()
 }
 
-func printCheckText(w io.Writer, res docir.CheckResult, fileOf func(docir.CheckedLink) string) error {
+func printCheckText(dst io.Writer, res docir.CheckResult, fileOf func(docir.CheckedLink) string) error {
+	w := &errWriter{w: dst}
 	for _, l := range res.Broken {
 		fmt.Fprintf(w, "%s:%d: %s: %s (in %s)\n", fileOf(l), l.Line, forTerminal(l.Target), brokenWhy(l), l.From)
 	}
@@ -233,9 +234,9 @@ func printCheckText(w io.Writer, res docir.CheckResult, fileOf func(docir.Checke
 		fmt.Fprintf(w, "%s:%d: external %s\n", fileOf(l), l.Line, forTerminal(l.URL))
 	}
 	c := res.Counts
-	_, err := fmt.Fprintf(w, "generation %d, %d documents: links %d resolved, %d broken, %d external, %d unchecked\n",
+	fmt.Fprintf(w, "generation %d, %d documents: links %d resolved, %d broken, %d external, %d unchecked\n",
 		res.Generation, res.Documents, c.Resolved, c.Broken, c.External, c.Unchecked)
-	return err
+	return w.err
 }
 
 // printCheckGitHub prints a GitHub Actions workflow command per broken

@@ -116,7 +116,8 @@ func linksRun(ctx context.Context, opts *LinksOptions) error {
 // printLinkSetText prints a link set: a header naming it, then a line per
 // link out (its line, the target as written, where it leads) and in (the
 // section and line it comes from, what it reaches).
-func printLinkSetText(w io.Writer, s *docir.LinkSet) error {
+func printLinkSetText(dst io.Writer, s *docir.LinkSet) error {
+	w := &errWriter{w: dst}
 	where := s.Path
 	if s.Section != nil {
 		where += " § " + s.Section.Heading
@@ -128,12 +129,9 @@ func printLinkSetText(w io.Writer, s *docir.LinkSet) error {
 	}
 	fmt.Fprintf(w, "incoming (%d)\n", len(s.Incoming))
 	for _, l := range s.Incoming {
-		_, err := fmt.Fprintf(w, "  %s:%d  %s  -> %s\n", l.From, l.Line, forTerminal(l.Target), l.Address)
-		if err != nil {
-			return err
-		}
+		fmt.Fprintf(w, "  %s:%d  %s  -> %s\n", l.From, l.Line, forTerminal(l.Target), l.Address)
 	}
-	return nil
+	return w.err
 }
 
 // leadsTo says where a link leads, for text output.

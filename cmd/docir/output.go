@@ -50,6 +50,24 @@ func (s *IOStreams) stdout() io.Writer {
 	return s.Out
 }
 
+// errWriter is w that keeps its first write error and writes nothing
+// after it: a text printer writes line by line, unchecked, and returns err
+// (stdout on a full disk or a closed pipe fails the command, as the JSON
+// path does).
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
 // note writes msg, a line for the user, on stderr.
 func (s *IOStreams) note(msg string) { fmt.Fprintln(s.ErrOut, msg) }
 

@@ -156,7 +156,8 @@ type statusHold struct {
 	KeptBytes  int64     `json:"kept_bytes"`
 }
 
-func printStatusText(w io.Writer, out statusOutput) error {
+func printStatusText(dst io.Writer, out statusOutput) error {
+	w := &errWriter{w: dst}
 	st := out.Status
 	fmt.Fprintf(w, "store       %s\n", st.Store)
 	fmt.Fprintf(w, "generation  %d\n", st.Generation)
@@ -208,7 +209,7 @@ func printStatusText(w io.Writer, out statusOutput) error {
 			}
 		}
 	}
-	return nil
+	return w.err
 }
 
 // sizeText is a byte count for people: 812 B, 4.1 KiB, 12.0 MiB.
