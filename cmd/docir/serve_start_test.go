@@ -229,6 +229,53 @@ func TestServeWatch(t *testing.T) {
 	}
 }
 
+// TestServeFollowsAnotherProcessIndex: a `docir serve` session reads the
+// generation `docir index` publishes in another process at its next read,
+// without a refresh of its own or a restart, as docs/protocol.md says;
+// docs/cli.md said the server held the generation it opened until then.
+func TestServeFollowsAnotherProcessIndex(t *testing.T) {
+	corpus := filepath.Join(t.TempDir(), "corpus")
+	if err := corpustest.CopyTree("../../testdata/corpus", corpus); err != nil {
+		t.Fatal(err)
+	}
+	if r := runDocir(t, corpus, nil, "--format", "json", "index", "."); r.code != 0 {
+		t.Fatalf("docir index: %+v", r)
+	}
+	p := startMCP(t, corpus, nil)
+	p.handshake()
+	generation := func(id int) float64 {
+		res := p.callTool(id, "status", `{}`)
+		sc, _ := res["structuredContent"].(map[string]any)
+		g, _ := sc["generation"].(float64)
+		return g
+	}
+	if g := generation(10); g != 1 {
+		t.Fatalf("generation %v before the second index, want 1", g)
+	}
+	if err := os.WriteFile(filepath.Join(corpus, "zebra-beside.md"), []byte("# Zebra beside\n\nstripes appear\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runDocir(t, corpus, nil, "--format", "json", "index", "."); r.code != 0 {
+		t.Fatalf("the second docir index: %+v", r)
+	}
+	if g := generation(11); g != 2 {
+		t.Errorf("generation %v after another process indexed, want 2", g)
+	}
+	res := p.callTool(12, "get", `{"doc_ids":["zebra-beside"]}`)
+	sc, _ := res["structuredContent"].(map[string]any)
+	if docs, _ := sc["documents"].([]any); len(docs) != 1 {
+		t.Errorf("the new document is not served: %v", res)
+	}
+	doc, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := strings.Join(strings.Fields(string(doc)), " "); strings.Contains(text, "holds the generation it opened") ||
+		!strings.Contains(text, "follows the store's current generation") {
+		t.Error("docs/cli.md's serve section does not say that a session follows the store's current generation")
+	}
+}
+
 // TestCorpusName: docir.yaml's name and description, else the source
 // folders.
 func TestCorpusName(t *testing.T) {
