@@ -92,7 +92,7 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 	// The sources as they are once no other docir can change them.
 	unlock, err := lc.lockSources(ctx, opts.IO.note)
 	if err != nil {
-		return indexFailed(ctx, err, opts.Dirs)
+		return indexFailed(ctx, err, opts.Dirs, opts.Workspace)
 	}
 	defer unlock()
 	var list []SourceConfig
@@ -107,7 +107,7 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 	lc.force = lc.force || opts.Force
 	sum, err := refreshWith(ctx, lc, list, opts.Workspace)
 	if err != nil {
-		return indexFailed(ctx, err, opts.Dirs)
+		return indexFailed(ctx, err, opts.Dirs, opts.Workspace)
 	}
 	printWarnings(opts.IO, sum.Warnings)
 	if text {
@@ -119,11 +119,11 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 // indexFailed is the error of an index that failed with err: an
 // interruption (Ctrl-C) says nothing was published, a clash of ids says
 // how to fix it.
-func indexFailed(ctx context.Context, err error, dirs []string) error {
+func indexFailed(ctx context.Context, err error, dirs []string, open func() (*workspace.Service, error)) error {
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		return &interruptedError{what: "nothing published", err: err}
 	}
-	return clashHint(err, dirs)
+	return clashHint(err, dirs, open)
 }
 
 // refreshWith refreshes the store from list (nil: the configured sources)
@@ -155,12 +155,19 @@ func refreshWith(ctx context.Context, lc *loadedConfig, list []SourceConfig, ope
 }
 
 // clashHint adds the fix to a refresh that failed because two files claim
-// one id, which is what two sources each holding README.md do.
-func clashHint(err error, dirs []string) error {
+// one id, which is what two sources each holding README.md do. When both
+// files are in one source (of those the refresh ran on, open's), a prefix
+// cannot part them: the fix is an id of its own for one of them.
+func clashHint(err error, dirs []string, open func() (*workspace.Service, error)) error {
 	var e *docir.Error
 	var claim *ingest.ClaimError
 	if !errors.As(err, &e) || !errors.As(err, &claim) {
 		return err
+	}
+	if src := sourceOfBoth(claim.A, claim.B, open); src != "" {
+		return &docir.Error{Code: e.Code, Err: e.Err, Message: e.Message +
+			"\nboth are in the source " + src + ", so a prefix would rename both: give one file an `id:` of its own in its front matter, or rename it" +
+			"\nnothing was published and the config is unchanged"}
 	}
 	fix := "docir index --prefix NAME DIR"
 	if len(dirs) == 1 {
@@ -173,6 +180,21 @@ func clashHint(err error, dirs []string) error {
 	return &docir.Error{Code: e.Code, Err: e.Err, Message: e.Message +
 		"\nif they are in different sources, give one a prefix (its ids become NAME/<path>): " + fix +
 		"\nnothing was published and the config is unchanged"}
+}
+
+// sourceOfBoth is the source folder that holds both files a and b, among
+// those of open's service; "" when they are in two.
+func sourceOfBoth(a, b string, open func() (*workspace.Service, error)) string {
+	ws, err := open()
+	if err != nil {
+		return ""
+	}
+	for _, s := range ws.Sources() {
+		if within(a, s.Path) && within(b, s.Path) {
+			return s.Path
+		}
+	}
+	return ""
 }
 
 // checkDirs refuses a source that is not a folder before the config is
