@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"regexp"
 	"strings"
@@ -25,6 +26,9 @@ const MaxAddressList = 16 << 20 // bytes
 //     matched_section, else its id;
 //   - the JSON of `context` ({"addresses": [...]});
 //   - a JSON array of address strings;
+//   - a stream of such JSON values, and of hits ({"matched_section",
+//     "id"}: what `search --jq '.hits[]'` prints, one a line) and address
+//     strings, in order;
 //   - the text of `search` or `query` (a table headed ADDRESS SCORE ...):
 //     the first column of each row;
 //   - the text of `context` (headed READ NEXT): the addresses listed
@@ -124,26 +128,68 @@ func addressesFromLines(lines []string) []string {
 	return out
 }
 
-// addressList is the union of the JSON shapes ReadAddresses accepts.
-type addressList struct {
-	Hits *[]struct {
-		ID             string `json:"id"`
-		MatchedSection string `json:"matched_section"`
-	} `json:"hits"`
-	Addresses *[]string `json:"addresses"`
+// addressesFromJSON reads b as a stream of JSON values (most often one):
+// each value's addresses, in order.
+func addressesFromJSON(b []byte) ([]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var out []string
+	for n := 1; ; n++ {
+		var v json.RawMessage
+		if err := dec.Decode(&v); err == io.EOF {
+			return out, nil
+		} else if err != nil {
+			return nil, docir.Errorf(docir.CodeUsage, "stdin: JSON value %d: %w", n, err)
+		}
+		got, err := addressesOfValue(v)
+		if err != nil {
+			return nil, docir.Errorf(docir.CodeUsage, "stdin: JSON value %d: %w", n, err)
+		}
+		out = append(out, got...)
+	}
 }
 
-func addressesFromJSON(b []byte) ([]string, error) {
-	if b[0] == '[' {
+// hit is what ReadAddresses reads of a hit.
+type hit struct {
+	ID             string `json:"id"`
+	MatchedSection string `json:"matched_section"`
+}
+
+// address is the address a hit names: its matched section, else its id.
+func (h hit) address(i int) (string, error) {
+	switch {
+	case h.MatchedSection != "":
+		return h.MatchedSection, nil
+	case h.ID != "":
+		return h.ID, nil
+	}
+	return "", fmt.Errorf("hit %d has neither matched_section nor id", i)
+}
+
+// addressesOfValue reads one JSON value: an array of address strings, an
+// address string, the JSON of search, query or context, or one hit.
+func addressesOfValue(v json.RawMessage) ([]string, error) {
+	switch v[0] {
+	case '[':
 		var list []string
-		if err := json.Unmarshal(b, &list); err != nil {
-			return nil, docir.Errorf(docir.CodeUsage, "stdin: a JSON array must hold address strings: %w", err)
+		if err := json.Unmarshal(v, &list); err != nil {
+			return nil, fmt.Errorf("a JSON array must hold address strings: %w", err)
 		}
 		return list, nil
+	case '"':
+		var s string
+		err := json.Unmarshal(v, &s)
+		return []string{s}, err
+	case '{':
+	default:
+		return nil, fmt.Errorf("not an address, a hit, or the JSON of search, query or context: %.40s", v)
 	}
-	var l addressList
-	if err := json.Unmarshal(b, &l); err != nil {
-		return nil, docir.Errorf(docir.CodeUsage, "stdin: not the JSON of search, query or context: %w", err)
+	var l struct {
+		Hits      *[]hit    `json:"hits"`
+		Addresses *[]string `json:"addresses"`
+		hit
+	}
+	if err := json.Unmarshal(v, &l); err != nil {
+		return nil, fmt.Errorf("not the JSON of search, query or context: %w", err)
 	}
 	switch {
 	case l.Addresses != nil:
@@ -151,18 +197,18 @@ func addressesFromJSON(b []byte) ([]string, error) {
 	case l.Hits != nil:
 		out := make([]string, 0, len(*l.Hits))
 		for i, h := range *l.Hits {
-			switch {
-			case h.MatchedSection != "":
-				out = append(out, h.MatchedSection)
-			case h.ID != "":
-				out = append(out, h.ID)
-			default:
-				return nil, docir.Errorf(docir.CodeUsage, "stdin: hit %d has neither matched_section nor id", i)
+			a, err := h.address(i)
+			if err != nil {
+				return nil, err
 			}
+			out = append(out, a)
 		}
 		return out, nil
+	case l.MatchedSection != "" || l.ID != "":
+		a, err := l.address(0)
+		return []string{a}, err
 	}
-	return nil, docir.Errorf(docir.CodeUsage, "stdin: JSON object with neither %q nor %q", "hits", "addresses")
+	return nil, fmt.Errorf("JSON object with neither %q nor %q (nor a hit's matched_section or id)", "hits", "addresses")
 }
 
 // lazyRegexp compiles expr on first use: regexps at package level are

@@ -37,6 +37,12 @@ func TestReadAddresses(t *testing.T) {
 		{"bad json", `{"hits": 3}`, nil, docir.CodeUsage},
 		{"unknown object", `{"documents": []}`, nil, docir.CodeUsage},
 		{"hit without address", `{"hits":[{"title":"x"}]}`, nil, docir.CodeUsage},
+		// A stream of JSON values: search --jq '.hits[]' prints one hit a line.
+		{"hits, one a line", "{\"id\":\"a\",\"matched_section\":\"a#x\",\"score\":2}\n{\"id\":\"b\",\"matched_section\":\"\"}\n", []string{"a#x", "b"}, ""},
+		{"a stream of results and strings", `{"addresses":["a"]} ["b"] "c#d" {"hits":[{"id":"e"}]}`, []string{"a", "b", "c#d", "e"}, ""},
+		{"a hit without address in a stream", `{"id":"a"} {"title":"x"}`, nil, docir.CodeUsage},
+		{"a number in a stream", `["a"] 3`, nil, docir.CodeUsage},
+		{"a broken stream", `{"id":"a"} {`, nil, docir.CodeUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,7 +70,7 @@ func TestReadAddresses(t *testing.T) {
 // FuzzReadAddresses: any input either fails with a usage or address error,
 // or yields addresses that each round-trip through address.Parse.
 func FuzzReadAddresses(f *testing.F) {
-	for _, s := range []string{"a\nb#c\n", `{"hits":[{"id":"a","matched_section":"a#b"}]}`, `{"addresses":["x"]}`, `["a"]`, "{", "a b", "ADDRESS  SCORE  TITLE\na  1  A\n    snip\n(1 of 2)\n", "READ NEXT  1 of 2 tokens\na  1\n\nADDRESS  SCORE\n"} {
+	for _, s := range []string{"a\nb#c\n", `{"hits":[{"id":"a","matched_section":"a#b"}]}`, `{"addresses":["x"]}`, `["a"]`, "{", `{"id":"a"} "b"`, "a b", "ADDRESS  SCORE  TITLE\na  1  A\n    snip\n(1 of 2)\n", "READ NEXT  1 of 2 tokens\na  1\n\nADDRESS  SCORE\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
