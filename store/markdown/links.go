@@ -47,8 +47,11 @@ const MaxLinks = 10000
 // offset off on) and gives each to the section whose own text holds it, or
 // to the record when it comes before the first heading.
 //
+// nested are the slugs of the headings inside block quotes and list items
+// (see sections): each is an anchor of the section that holds it.
+//
 // It records the first MaxLinks links and returns how many it left out.
-func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex, pc parser.Context, rec *docir.Record) (left int) {
+func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex, pc parser.Context, rec *docir.Record, nested []foundAnchor) (left int) {
 	body := src[off:]
 	refs := func(label []byte) ([]byte, bool) {
 		r, ok := pc.Reference(util.ToLinkReference(label))
@@ -58,7 +61,7 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 		return r.Destination(), true
 	}
 	var found []foundLink
-	var anchors []foundAnchor
+	anchors := nested
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
@@ -107,18 +110,34 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 			secs[i].Links = append(secs[i].Links, ref)
 		}
 	}
+	placeAnchors(rec, anchors, sectionOf)
+	return left
+}
+
+// placeAnchors gives each anchor to the section whose own text holds it
+// (sectionOf: -1 for the lead) and slugs the definition terms.
+func placeAnchors(rec *docir.Record, anchors []foundAnchor, sectionOf func(at int) int) {
+	secs := rec.Sections
 	// Definition terms get ids in one sequence with the headings, in
 	// document order, as Hugo numbers them: a term after a heading of the
 	// same text is "text-1", and a heading after such a term is too (that
 	// id goes with the section's terms: it is its id where terms have
-	// ids; its slug stays its address).
+	// ids; its slug stays its address). A nested heading's slug is an
+	// anchor, and takes its place in the sequence the same way.
 	sort.SliceStable(anchors, func(i, j int) bool { return anchors[i].at < anchors[j].at })
 	var slugs address.Slugger
 	next, terms := 0, false
+	addTerm := func(i int, id string) {
+		if i < 0 {
+			rec.Terms = append(rec.Terms, id)
+		} else {
+			secs[i].Terms = append(secs[i].Terms, id)
+		}
+	}
 	heading := func(upto int) {
 		for ; next <= upto; next++ {
 			if id := slugs.Next(secs[next].Slug); id != secs[next].Slug && terms {
-				secs[next].Terms = append(secs[next].Terms, id)
+				addTerm(next, id)
 			}
 		}
 	}
@@ -128,26 +147,30 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 		heading(i)
 		terms = terms || a.term
 		switch {
-		case a.term && i < 0:
-			rec.Terms = append(rec.Terms, slugs.Next(a.id))
 		case a.term:
-			secs[i].Terms = append(secs[i].Terms, slugs.Next(a.id))
-		case i < 0:
+			addTerm(i, slugs.Next(a.id))
+			continue
+		case a.heading:
+			if id := slugs.Next(a.id); id != a.id && terms {
+				addTerm(i, id)
+			}
+		}
+		if i < 0 {
 			rec.Anchors = append(rec.Anchors, a.id)
-		default:
+		} else {
 			secs[i].Anchors = append(secs[i].Anchors, a.id)
 		}
 	}
-	return left
 }
 
-// foundAnchor is an id the markdown defines besides its headings' slugs:
-// an HTML id or name attribute, or (term) a definition term's text, to be
-// slugged in document order.
+// foundAnchor is an id the markdown defines besides its sections' slugs:
+// an HTML id or name attribute, a nested heading's slug (heading), or
+// (term) a definition term's text, to be slugged in document order.
 type foundAnchor struct {
-	at   int
-	id   string
-	term bool
+	at      int
+	id      string
+	term    bool
+	heading bool
 }
 
 // maxTag bounds the inline HTML tag whose attributes are read for ids.

@@ -6,13 +6,15 @@
 //   - Front matter is a YAML block that opens the file with a line "---" and
 //     closes with a line "---" or "..."; it is part of the body, not markdown.
 //   - Sections come from ATX and setext headings at the top level of the
-//     document; a '#' line inside a fenced or indented code block, a block
-//     quote or a list is not a section.
+//     document; a '#' line inside a fenced or indented code block is not a
+//     heading, and a heading inside a block quote or a list makes no
+//     section: its slug is an anchor of the section that holds it.
 //   - A section runs from the first byte of its heading line to the first byte
 //     of the next heading of the same or a higher level; OwnEnd stops at the
 //     next heading of any level.
 //   - Slugs come from address.Slug through an address.Slugger, so repeats get
-//     -1, -2 as on GitHub. A heading that ends with an attribute block
+//     -1, -2 as on GitHub; every heading, nested or not, takes its place in
+//     the sequence. A heading that ends with an attribute block
 //     (Hugo's and Pandoc's `## Metadata {#metadata-schema}`) has the id it
 //     gives as its slug, and the block is not part of its text.
 //   - Title: front-matter `title`, else the first level-1 heading, else the
@@ -216,8 +218,9 @@ func (p *Parser) ParseContext(ctx context.Context, name string, src []byte, lim 
 	pc := parser.NewContext()
 	doc := p.md.Parse(&budgetReader{Reader: text.NewReader(body), b: p.b}, parser.WithContext(pc))
 	lines := newLineIndex(src)
-	rec.Sections = p.sections(doc, src, fmEnd, lines, pc)
-	out.LinksLeftOut = p.extractLinks(doc, src, fmEnd, lines, pc, rec)
+	var nested []foundAnchor
+	rec.Sections, nested = p.sections(doc, src, fmEnd, lines, pc)
+	out.LinksLeftOut = p.extractLinks(doc, src, fmEnd, lines, pc, rec, nested)
 
 	switch t := fields["title"].(type) {
 	case string:
@@ -524,17 +527,69 @@ func lineAt(b []byte, i int) (int, bool) {
 	return len(b), false
 }
 
-// heading is a top-level heading found in the AST, before ranges are known.
+// heading is a heading found in the AST, before ranges are known.
 type heading struct {
 	text     string
 	slugText string // what its slug is made of when id is ""
 	id       string // the id its attributes give ({#id}); "" when none
 	level    int
 	start    int // first byte of its first line, in the whole file
+	// nested: inside a block quote or a list item. It makes no section,
+	// but takes its place in the slug sequence and its slug is an anchor
+	// of the section that holds it.
+	nested bool
 }
 
-func (p *Parser) sections(doc ast.Node, src []byte, off int, lines lineIndex, pc parser.Context) []docir.Section {
-	body := src[off:]
+// sections makes the sections of the top-level headings of doc, and
+// returns, beside them, the anchors the nested headings give (their slugs,
+// at offsets of body, for extractLinks to give to the sections that hold
+// them). Every heading, nested or not, is slugged in document order, as
+// GitHub gives every heading an id.
+func (p *Parser) sections(doc ast.Node, src []byte, off int, lines lineIndex, pc parser.Context) ([]docir.Section, []foundAnchor) {
+	hs := p.headings(doc, src[off:], off, pc)
+	out := make([]docir.Section, 0, len(hs))
+	var nested []foundAnchor
+	var slugs address.Slugger
+	for i, h := range hs {
+		slug := ""
+		if h.id != "" {
+			slug = slugs.Take(h.id)
+		} else {
+			slug = slugs.Next(h.slugText)
+		}
+		if h.nested {
+			nested = append(nested, foundAnchor{at: h.start - off, id: slug, heading: true})
+			continue
+		}
+		end, ownEnd := len(src), len(src)
+		for _, next := range hs[i+1:] {
+			if next.nested {
+				continue
+			}
+			ownEnd = min(ownEnd, next.start)
+			if next.level <= h.level {
+				end = next.start
+				break
+			}
+		}
+		out = append(out, docir.Section{
+			Slug:    slug,
+			Heading: h.text,
+			Level:   h.level,
+			Start:   h.start,
+			OwnEnd:  ownEnd,
+			End:     end,
+			Line:    lines.line(h.start),
+			EndLine: lines.line(max(h.start, end-1)),
+		})
+	}
+	return out, nested
+}
+
+// headings finds the headings of doc, the markdown body (at offset off of
+// the file), in document order: those at the top level, and (nested) those
+// inside block quotes and list items.
+func (p *Parser) headings(doc ast.Node, body []byte, off int, pc parser.Context) []heading {
 	// The headings' inline markup is parsed with the file's link
 	// reference definitions, as goldmark would have.
 	inlinePC := parser.NewContext()
@@ -552,48 +607,56 @@ func (p *Parser) sections(doc ast.Node, src []byte, off int, lines lineIndex, pc
 				start = findEmptyATX(body, cursor)
 			}
 			if start >= 0 {
-				hd := heading{id: headingAttributes(h, body), level: h.Level, start: off + start}
-				hd.text, hd.slugText = p.headingText(h, body, inlinePC)
-				hs = append(hs, hd)
+				hs = append(hs, p.newHeading(h, body, off+start, inlinePC))
 				cursor = start + 1
 			}
+		} else if n.HasChildren() {
+			hs = p.nestedHeadings(n, body, off, cursor, inlinePC, hs)
 		}
 		if end := lastStop(n); end > cursor {
 			cursor = end
 		}
 	}
+	return hs
+}
 
-	out := make([]docir.Section, len(hs))
-	var slugs address.Slugger
-	for i, h := range hs {
-		end, ownEnd := len(src), len(src)
-		if i+1 < len(hs) {
-			ownEnd = hs[i+1].start
+// nestedHeadings appends the headings inside container n (a block quote, a
+// list) to hs, in document order, each at the start of its first line; an
+// empty one ("> #"), which goldmark gives no segment, at the end of what
+// came before it (from on), which is in the same section.
+func (p *Parser) nestedHeadings(n ast.Node, body []byte, off, from int, pc parser.Context, hs []heading) []heading {
+	at := from
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering || c.Type() != ast.TypeBlock {
+			return ast.WalkContinue, nil
 		}
-		for _, next := range hs[i+1:] {
-			if next.level <= h.level {
-				end = next.start
-				break
+		l := c.Lines()
+		h, ok := c.(*ast.Heading)
+		if !ok {
+			if l.Len() > 0 {
+				at = max(at, l.At(l.Len()-1).Stop)
 			}
+			return ast.WalkContinue, nil
 		}
-		slug := ""
-		if h.id != "" {
-			slug = slugs.Take(h.id)
-		} else {
-			slug = slugs.Next(h.slugText)
+		start := at
+		if l.Len() > 0 {
+			start = lineStart(body, l.At(0).Start)
+			at = max(at, l.At(l.Len()-1).Stop)
 		}
-		out[i] = docir.Section{
-			Slug:    slug,
-			Heading: h.text,
-			Level:   h.level,
-			Start:   h.start,
-			OwnEnd:  ownEnd,
-			End:     end,
-			Line:    lines.line(h.start),
-			EndLine: lines.line(max(h.start, end-1)),
-		}
-	}
-	return out
+		hd := p.newHeading(h, body, off+start, pc)
+		hd.nested = true
+		hs = append(hs, hd)
+		return ast.WalkSkipChildren, nil
+	})
+	return hs
+}
+
+// newHeading reads heading h, whose first line starts at offset start of
+// the file: its attribute block, text and slug text.
+func (p *Parser) newHeading(h *ast.Heading, body []byte, start int, pc parser.Context) heading {
+	hd := heading{id: headingAttributes(h, body), level: h.Level, start: start}
+	hd.text, hd.slugText = p.headingText(h, body, pc)
+	return hd
 }
 
 // maxAttributeBytes bounds the attribute block read at the end of a

@@ -238,3 +238,30 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestNestedHeadings: a heading inside a block quote or a list item makes
+// no section, but it has an id, as on GitHub: it takes its place in the
+// slug sequence (the top-level "Note" after a quoted one is "note-1") and
+// its slug is an anchor of the section that holds it.
+func TestNestedHeadings(t *testing.T) {
+	md := "> # Lead {#lead-id}\n\n# T\n\n> ## Note\n\n- ## Step\n  - > ##\n\n## Note\n\n1. Step\n   ===\n\n`note-1`\n: a term\n"
+	rec := NewParser().Parse("t.md", []byte(md)).Record
+	type sec struct {
+		Slug, Heading  string
+		Anchors, Terms []string
+	}
+	got := []sec{{"", "", rec.Anchors, rec.Terms}}
+	for _, s := range rec.Sections {
+		got = append(got, sec{s.Slug, s.Heading, s.Anchors, s.Terms})
+	}
+	want := []sec{
+		{"", "", []string{"lead-id"}, nil},
+		{"t", "T", []string{"note", "step", "section"}, nil},
+		// The term "note-1" comes after the heading that took the slug:
+		// in Hugo's sequence it is "note-1-1".
+		{"note-1", "Note", []string{"step-1"}, []string{"note-1-1"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
