@@ -4,7 +4,7 @@
 //
 // Rules (docs/ingest.md has them for users):
 //   - Front matter is a YAML block that opens the file with a line "---" and
-//     closes with a line "---" or "..."; it is part of the body, not markdown.
+//     closes with a line "---" or "..." (trailing spaces and tabs allowed); it is part of the body, not markdown.
 //   - Sections come from ATX and setext headings at the top level of the
 //     document; a '#' line inside a fenced or indented code block is not a
 //     heading, and a heading inside a block quote or a list makes no
@@ -453,13 +453,12 @@ const (
 func frontMatter(src []byte, base int) (end int, fields map[string]any, err error) {
 	rest := src[base:]
 	first, ok := lineAt(rest, 0)
-	if !ok || strings.TrimRight(string(rest[:first]), "\r\n") != "---" {
+	if !ok || fenceLine(rest[:first]) != "---" {
 		return base, nil, nil
 	}
 	for at := first; at < len(rest); {
 		next, _ := lineAt(rest, at)
-		line := strings.TrimRight(string(rest[at:next]), "\r\n")
-		if line == "---" || line == "..." {
+		if line := fenceLine(rest[at:next]); line == "---" || line == "..." {
 			end = base + next
 			fields, err := decodeFrontMatter(rest[first:at])
 			return end, fields, err
@@ -468,6 +467,13 @@ func frontMatter(src []byte, base int) (end int, fields map[string]any, err erro
 	}
 	// No closing line: this was a thematic break, not front matter.
 	return base, nil, nil
+}
+
+// fenceLine is a line of the file as a front-matter fence is compared:
+// without its line ending and the spaces and tabs before it (Jekyll and
+// Hugo accept "---  ").
+func fenceLine(line []byte) string {
+	return string(bytes.TrimRight(line, " \t\r\n"))
 }
 
 // decodeFrontMatter decodes a front-matter block within its budget: parsed

@@ -158,6 +158,9 @@ func TestParseCases(t *testing.T) {
 		{"front matter title wins", "---\ntitle: T\n---\n# A\n", "T", []string{"a"}, []string{"A"}},
 		{"front matter dots", "---\ntitle: T\n...\n# A\n", "T", []string{"a"}, []string{"A"}},
 		{"no front matter close", "---\n\n# A\n", "A", []string{"a"}, []string{"A"}},
+		// Jekyll and Hugo accept trailing blanks on the fence lines.
+		{"front matter fences with trailing blanks", "---  \r\ntitle: T\r\n--- \t\r\n# A\n", "T", []string{"a"}, []string{"A"}},
+		{"front matter dots with trailing blanks", "--- \ntitle: T\n...\t\n# A\n", "T", []string{"a"}, []string{"A"}},
 		{"first h1 not first heading", "## Intro\n# Real\n", "Real", []string{"intro", "real"}, []string{"Intro", "Real"}},
 		{"non-ascii", "# Поиск\n## 例子\n", "Поиск", []string{"поиск", "例子"}, []string{"Поиск", "例子"}},
 		{"escaped", "# a \\* b\n", "a * b", []string{"a--b"}, []string{"a * b"}},
