@@ -172,6 +172,7 @@ func (p *Parser) Parse(name string, src []byte) Parsed {
 // Either way it stops within milliseconds, not when goldmark would finish.
 func (p *Parser) ParseContext(ctx context.Context, name string, src []byte, lim Limits) (out Parsed, err error) {
 	rec := &out.Record
+	src = lineFeeds(src)
 
 	base := 0
 	if bytes.HasPrefix(src, bom) {
@@ -252,6 +253,33 @@ func yamlKind(v any) string {
 		return "mapping"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// lineFeeds returns src with each carriage return that is not followed by
+// a line feed (a classic Mac OS line ending, which CommonMark counts and
+// goldmark does not) made a line feed, in a copy; src itself when it has
+// none. The copy has src's length and every other byte of it, so the
+// offsets of a parse of it (sections' ranges, which bodies are read by)
+// are offsets into src too.
+func lineFeeds(src []byte) []byte {
+	var out []byte
+	for i := bytes.IndexByte(src, '\r'); i >= 0; {
+		if i+1 >= len(src) || src[i+1] != '\n' {
+			if out == nil {
+				out = bytes.Clone(src)
+			}
+			out[i] = '\n'
+		}
+		j := bytes.IndexByte(src[i+1:], '\r')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	if out == nil {
+		return src
+	}
+	return out
 }
 
 // budget is the state of one parse's Limits.

@@ -111,7 +111,7 @@ func checkInvariants(t *testing.T, name string, src []byte, got Parsed) {
 		if s.Start < prev || s.Start > s.OwnEnd || s.OwnEnd > s.End || s.End > len(src) {
 			t.Fatalf("%s: section %d %q has bad range %d..%d..%d (prev %d, len %d)", name, i, s.Slug, s.Start, s.OwnEnd, s.End, prev, len(src))
 		}
-		if s.Start > 0 && src[s.Start-1] != '\n' && s.Start != rec.BodyStart {
+		if s.Start > 0 && src[s.Start-1] != '\n' && src[s.Start-1] != '\r' && s.Start != rec.BodyStart {
 			t.Fatalf("%s: section %q does not start a line", name, s.Slug)
 		}
 		if s.Level < 1 || s.Level > 6 {
@@ -121,7 +121,7 @@ func checkInvariants(t *testing.T, name string, src []byte, got Parsed) {
 			t.Fatalf("%s: slug %q repeated or empty", name, s.Slug)
 		}
 		seen[s.Slug] = true
-		if want := 1 + bytes.Count(src[:s.Start], []byte("\n")); s.Line != want {
+		if want := 1 + lineEndings(src[:s.Start]); s.Line != want {
 			t.Fatalf("%s: section %q line %d, want %d", name, s.Slug, s.Line, want)
 		}
 		if s.EndLine < s.Line {
@@ -142,6 +142,34 @@ func checkInvariants(t *testing.T, name string, src []byte, got Parsed) {
 	}
 }
 
+// lineEndings counts the line endings of b as CommonMark does: LF, CRLF,
+// and a CR alone.
+func lineEndings(b []byte) int {
+	return bytes.Count(b, []byte("\n")) + bytes.Count(b, []byte("\r")) - bytes.Count(b, []byte("\r\n"))
+}
+
+// TestCRBodies: a file with CR line endings is parsed as CommonMark reads
+// it, and its sections' bodies are still its own bytes.
+func TestCRBodies(t *testing.T) {
+	src := []byte("# Title\r\rIntro\r\r## Install\r\rsteps [a](#title)\r")
+	orig := bytes.Clone(src)
+	rec := NewParser().Parse("mac.md", src).Record
+	if !bytes.Equal(src, orig) {
+		t.Fatalf("the parse changed its input: %q", src)
+	}
+	var bodies []string
+	for _, s := range rec.Sections {
+		bodies = append(bodies, string(src[s.Start:s.End]))
+	}
+	want := []string{string(orig), "## Install\r\rsteps [a](#title)\r"}
+	if diff := cmp.Diff(want, bodies); diff != "" {
+		t.Errorf("bodies (-want +got):\n%s", diff)
+	}
+	if len(rec.Sections) == 2 && (rec.Sections[1].Line != 5 || len(rec.Sections[1].Links) != 1 || rec.Sections[1].Links[0].Line != 7) {
+		t.Errorf("install section %+v", rec.Sections[1])
+	}
+}
+
 func TestParseCases(t *testing.T) {
 	p := NewParser()
 	tests := []struct {
@@ -154,6 +182,9 @@ func TestParseCases(t *testing.T) {
 		{"setext", "Title\n=====\n\nSub\n---\n", "Title", []string{"title", "sub"}, []string{"Title", "Sub"}},
 		{"fenced", "```\n# no\n```\n\n## yes\n", "x", []string{"yes"}, []string{"yes"}},
 		{"crlf", "# A\r\n\r\ntext\r\n## B\r\n", "A", []string{"a", "b"}, []string{"A", "B"}},
+		// A lone CR ends a line (CommonMark); CRLF is one line ending.
+		{"cr", "# Title\r\rIntro\r\r## Install\r\rsteps\r", "Title", []string{"title", "install"}, []string{"Title", "Install"}},
+		{"cr and crlf", "---\rtitle: T\r\n---\r\r# A\r\r\nB\r===\r", "T", []string{"a", "b"}, []string{"A", "B"}},
 		{"bom", "\ufeff# A\n", "A", []string{"a"}, []string{"A"}},
 		{"front matter title wins", "---\ntitle: T\n---\n# A\n", "T", []string{"a"}, []string{"A"}},
 		{"front matter dots", "---\ntitle: T\n...\n# A\n", "T", []string{"a"}, []string{"A"}},

@@ -321,7 +321,8 @@ func appendValues(lines []string, v any) []string {
 }
 
 // Prose returns text with the markup that is not prose blanked out (each of
-// its bytes a space, newlines kept, so offsets still line up): HTML
+// its bytes a space, line endings (LF, CR) kept, so offsets and lines
+// still line up; a CR alone ends a line, as in CommonMark): HTML
 // comments (`<!-- … -->`), template shortcodes (`{{< … >}}`, `{{% … %}}`;
 // the text between an opening and a closing shortcode is kept), link and
 // image destinations (`[text](/a/b "title")` keeps `[text]`), reference
@@ -339,7 +340,7 @@ func Prose(text string, lead bool) string {
 	b := []byte(text)
 	blank := func(from, to int) {
 		for i := from; i < to; i++ {
-			if b[i] != '\n' {
+			if b[i] != '\n' && b[i] != '\r' {
 				b[i] = ' '
 			}
 		}
@@ -384,19 +385,14 @@ func Prose(text string, lead bool) string {
 func blankLinks(b []byte) {
 	blank := func(from, to int) {
 		for i := from; i < to; i++ {
-			if b[i] != '\n' {
+			if b[i] != '\n' && b[i] != '\r' {
 				b[i] = ' '
 			}
 		}
 	}
 	fence := "" // the fence of the code block the scan is in
 	for start := 0; start < len(b); {
-		end := bytes.IndexByte(b[start:], '\n')
-		if end < 0 {
-			end = len(b)
-		} else {
-			end += start
-		}
+		end := lineEnd(b, start)
 		line := b[start:end]
 		trimmed := bytes.TrimLeft(line, " \t")
 		switch {
@@ -413,6 +409,22 @@ func blankLinks(b []byte) {
 		}
 		start = end + 1
 	}
+}
+
+// lineEnd is the offset of the byte that ends the line of b starting at
+// start: its '\n', or a '\r' alone (a classic Mac OS line ending, which
+// CommonMark counts); len(b) for the last line without one. A CRLF line
+// keeps its '\r'.
+func lineEnd(b []byte, start int) int {
+	i := bytes.IndexAny(b[start:], "\r\n")
+	if i < 0 {
+		return len(b)
+	}
+	i += start
+	if b[i] == '\r' && i+1 < len(b) && b[i+1] == '\n' {
+		i++
+	}
+	return i
 }
 
 // isRefDefinition reports whether line is a link reference definition:

@@ -207,6 +207,10 @@ func TestProseLinks(t *testing.T) {
 		{"code `[a](/b)` stays", "code `[a](/b)` stays"},
 		{"```md\n[a](/b)\n[x]: /y\n```\nafter [c](/d)", "```md\n[a](/b)\n[x]: /y\n```\nafter [c]    "},
 		{"a [b] c", "a [b] c"},
+		// A CR alone ends a line, as CommonMark reads it.
+		{"text\r[x]: /y\r```\r[a](/b)\r```\r", "text\r       \r```\r[a](/b)\r```\r"},
+		{"text\r\n[x]: /y\r\n", "text\r\n       \r\n"},
+		{"<!-- a\r-->\r```\r[a](/b)\r```", "      \r   \r```\r[a](/b)\r```"},
 	} {
 		if got := Prose(tt.in, false); got != tt.want {
 			t.Errorf("Prose(%q)\n got %q\nwant %q", tt.in, got, tt.want)
