@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -135,10 +136,39 @@ func TestFrontMatterBudget(t *testing.T) {
 		{"deep flow", "a: " + strings.Repeat("[", 40) + strings.Repeat("]", 40) + "\n", "nested more than 32 deep"},
 		{"repeated key", "a: 1\na: 2\n", "not valid YAML"},
 	}
+	tomlKeys := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "k%d = 1\n", i)
+		}
+		return b.String()
+	}
+	for _, c := range []struct{ name, fm, warning string }{
+		{"TOML: a page's", "title = \"T\"\ntags = [\"a\", \"b\"]\n", ""},
+		{"TOML: keys at the limit", tomlKeys(MaxFrontMatterKeys), ""},
+		{"TOML: too many keys", tomlKeys(MaxFrontMatterKeys + 1), "more than 1000 keys"},
+		{"TOML: too long", tomlKeys(8000), "more than 65536"},
+		{"TOML: nested at the limit", "a" + strings.Repeat(".a", MaxFrontMatterDepth-1) + " = 1\n", ""},
+		{"TOML: nested too deep", "a" + strings.Repeat(".a", MaxFrontMatterDepth) + " = 1\n", "nested more than 32 deep"},
+		{"TOML: 20,000 deep", "a = " + strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000) + "\n", "nested more than 32 deep"},
+		{"TOML: 6,000 deep tables", "a = " + strings.Repeat("{b=", 6_000) + "1" + strings.Repeat("}", 6_000) + "\n", "nested more than 32 deep"},
+		{"TOML: repeated key", "a = 1\na = 2\n", "not valid TOML"},
+	} {
+		c.fm = "+++\n" + c.fm + "+++\n"
+		cases = append(cases, c)
+	}
 	p := NewParser()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := p.ParseContext(context.Background(), "x.md", []byte("---\n"+c.fm+"---\n# Body\n"), DefaultLimits)
+			src := c.fm
+			if !strings.HasPrefix(src, "+++\n") {
+				src = "---\n" + c.fm + "---\n"
+			}
+			start := time.Now()
+			got, err := p.ParseContext(context.Background(), "x.md", []byte(src+"# Body\n"), DefaultLimits)
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("the parse took %v", d)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,7 +4,9 @@
 //
 // Rules (docs/ingest.md has them for users):
 //   - Front matter is a YAML block that opens the file with a line "---" and
-//     closes with a line "---" or "..." (trailing spaces and tabs allowed); it is part of the body, not markdown.
+//     closes with a line "---" or "...", or a TOML block between "+++" lines
+//     (trailing spaces and tabs allowed on them); it is part of the body,
+//     not markdown.
 //   - Sections come from ATX and setext headings at the top level of the
 //     document; a '#' line inside a fenced or indented code block is not a
 //     heading, and a heading inside a block quote or a list makes no
@@ -38,6 +40,7 @@ import (
 	"math"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -473,27 +476,37 @@ const (
 	MaxFrontMatterDepth = 32       // mappings and lists nested in each other
 )
 
-// frontMatter finds a YAML front-matter block that starts at src[base:] and
-// returns the offset just past it (base when there is none) and its fields.
-// A block that is not valid YAML, or is over its budget (the bounds
-// above), is still skipped as markdown; its fields are empty and the error
-// says why.
+// frontMatter finds a front-matter block that starts at src[base:] and
+// returns the offset just past it (base when there is none) and its fields:
+// YAML between a "---" line and a "---" or "..." line, or TOML (Hugo's
+// other format) between "+++" lines. A block that does not decode, or is
+// over its budget (the bounds above), is still skipped as markdown; its
+// fields are empty and the error says why.
 func frontMatter(src []byte, base int) (end int, fields map[string]any, err error) {
 	rest := src[base:]
 	first, ok := lineAt(rest, 0)
-	if !ok || fenceLine(rest[:first]) != "---" {
+	if !ok {
+		return base, nil, nil
+	}
+	closing, decode := []string{"---", "..."}, decodeFrontMatter
+	switch fenceLine(rest[:first]) {
+	case "---":
+	case "+++":
+		closing, decode = []string{"+++"}, decodeTOML
+	default:
 		return base, nil, nil
 	}
 	for at := first; at < len(rest); {
 		next, _ := lineAt(rest, at)
-		if line := fenceLine(rest[at:next]); line == "---" || line == "..." {
+		if slices.Contains(closing, fenceLine(rest[at:next])) {
 			end = base + next
-			fields, err := decodeFrontMatter(rest[first:at])
+			fields, err := decode(rest[first:at])
 			return end, fields, err
 		}
 		at = next
 	}
-	// No closing line: this was a thematic break, not front matter.
+	// No closing line: this was a thematic break (or text), not front
+	// matter.
 	return base, nil, nil
 }
 

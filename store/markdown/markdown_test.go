@@ -244,11 +244,45 @@ func TestFrontMatterFields(t *testing.T) {
 	}
 }
 
+// TestTOMLFrontMatter: Hugo's TOML front matter ("+++" lines) gives
+// fields as YAML's does: dates as strings, tables as maps, integers as
+// ints; a block that is not valid TOML is a warning, and still not
+// markdown.
+func TestTOMLFrontMatter(t *testing.T) {
+	src := "+++ \ntitle = \"TOML page\"\ndraft = true\nweight = 3\ndate = 2024-01-10\n" +
+		"lastmod = 2024-01-10T00:00:00Z\nat = 07:32:00.500\ntags = [\"a\", \"b\"]\n" +
+		"[params]\nratio = 0.5\nwhen = 1979-05-27T07:32:00\n[[menu]]\nname = \"m\"\n+++\n# Body\n"
+	got := NewParser().Parse("x.md", []byte(src))
+	want := map[string]any{
+		"title": "TOML page", "draft": true, "weight": 3, "date": "2024-01-10",
+		"lastmod": "2024-01-10T00:00:00Z", "at": "07:32:00.500", "tags": []any{"a", "b"},
+		"params": map[string]any{"ratio": 0.5, "when": "1979-05-27T07:32:00"},
+		"menu":   []any{map[string]any{"name": "m"}},
+	}
+	if diff := cmp.Diff(want, got.Record.Fields); diff != "" {
+		t.Errorf("fields (-want +got):\n%s", diff)
+	}
+	if got.Record.Title != "TOML page" || got.Warning != "" || len(got.Record.Sections) != 1 || got.Record.MarkdownStart != strings.Index(src, "# Body") {
+		t.Errorf("title %q, warning %q, sections %+v, markdown start %d", got.Record.Title, got.Warning, got.Record.Sections, got.Record.MarkdownStart)
+	}
+	if _, err := json.Marshal(got.Record); err != nil {
+		t.Errorf("record does not encode: %v", err)
+	}
+
+	bad := NewParser().Parse("x.md", []byte("+++\ntitle = \"a\"\ntitle = \"b\"\n+++\n# Body\n"))
+	if !strings.Contains(bad.Warning, "not valid TOML") || bad.Record.Fields != nil || bad.Record.Title != "Body" || len(bad.Record.Sections) != 1 {
+		t.Errorf("invalid TOML: warning %q, fields %v, title %q", bad.Warning, bad.Record.Fields, bad.Record.Title)
+	}
+}
+
 // FuzzParse holds the range invariants on any input and that the record
 // always encodes as JSON; and that a parse within a small budget either
 // stops with ErrBudget or gives what the unbounded parse gives.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"# A\n## B\n", "A\n=\n", "---\na: 1\n---\n# x", "```\n# x\n```", "\ufeff#\r\n##\r\n", "> # q\n- # l\n", "---\n- [\n---\n", "# a {#x}\n## a {#x}\n### a\n", "b {.c #d}\n===\n", "# \\{#e}\n# {#}\n# {id=\"f g\"}\n"} {
+		f.Add([]byte(s))
+	}
+	for _, s := range []string{"+++\ntitle = \"t\"\nd = 2024-01-10\n[a.b]\nc = [1, {d = 1979-05-27T07:32:00Z}]\n+++\n# x", "+++\na = nan\nb = -inf\n+++\n", "+++\n[[a]]\n[a\n+++\n"} {
 		f.Add([]byte(s))
 	}
 	f.Add([]byte(strings.Repeat("- ", 40) + "x"))
