@@ -203,7 +203,7 @@ func (p *Parser) ParseContext(ctx context.Context, name string, src []byte, lim 
 			return Parsed{}, fmt.Errorf("%w: more than %d lines", ErrBudget, lim.Lines)
 		}
 	}
-	*p.b = budget{ctx: ctx, limits: lim, underlined: map[ast.Node]bool{}}
+	*p.b = budget{ctx: ctx, limits: lim, underlined: map[ast.Node]bool{}, setext: map[ast.Node]bool{}}
 	runtime.LockOSThread() // Limits.Time is this thread's CPU time
 	defer runtime.UnlockOSThread()
 	p.b.start, p.b.began = threadCPU(), time.Now()
@@ -297,6 +297,8 @@ type budget struct {
 	// underlined holds the paragraphs a setext underline is turning into
 	// headings: their lines are kept for the heading.
 	underlined map[ast.Node]bool
+	// setext holds the setext headings: the others are ATX headings.
+	setext map[ast.Node]bool
 }
 
 // abort is what a budget check panics with; ParseContext recovers it.
@@ -369,6 +371,7 @@ func (w *budgetedBlock) Open(parent ast.Node, reader text.Reader, pc parser.Cont
 	}
 	if w.setext {
 		w.b.underlined[pc.LastOpenedBlock().Node] = true
+		w.b.setext[n] = true
 	}
 	w.b.blocks++
 	if lim := w.b.limits.Blocks; lim > 0 && w.b.blocks > lim {
@@ -701,7 +704,7 @@ func (p *Parser) nestedHeadings(n ast.Node, body []byte, off, from int, pc parse
 // newHeading reads heading h, whose first line starts at offset start of
 // the file: its attribute block, text and slug text.
 func (p *Parser) newHeading(h *ast.Heading, body []byte, start int, pc parser.Context) heading {
-	hd := heading{id: headingAttributes(h, body), level: h.Level, start: start}
+	hd := heading{id: headingAttributes(h, body, p.b.setext[h]), level: h.Level, start: start}
 	hd.text, hd.slugText = p.headingText(h, body, pc)
 	return hd
 }
@@ -717,19 +720,60 @@ const maxAttributeBytes = 256
 // line ({#id .class key=value}, as Hugo and Pandoc write it), when there is
 // one within its last maxAttributeBytes: it cuts the block from the
 // heading's text (its last segment) and returns the id the block gives, ""
-// when none. As in goldmark, the first '{' (not escaped) that opens a block
-// reaching the end of the line opens it.
-func headingAttributes(h *ast.Heading, body []byte) string {
+// when none. It reads as goldmark's parser.WithAttribute does: the first
+// '{' (not escaped) that opens a block reaching the end of the line opens
+// it; the last id in a block is the heading's; an ATX heading's line is
+// read before its closing '#'s are taken off (`## A {#a} ##` has none, and
+// its text is "A {#a}"; `## B ## {#b}` is "B"). setext: h is a setext
+// heading, whose line has no closing sequence.
+func headingAttributes(h *ast.Heading, body []byte, setext bool) string {
 	n := h.Lines().Len()
 	if n == 0 {
 		return ""
 	}
 	last := h.Lines().At(n - 1)
-	line := bytes.TrimRight(body[last.Start:last.Stop], " \t")
-	if len(line) == 0 || line[len(line)-1] != '}' {
+	if !setext { // the whole line, closing sequence and all
+		end, _ := lineAt(body, last.Start)
+		last.Stop = end
+	}
+	line := util.TrimRightSpace(body[last.Start:last.Stop])
+	i, attrs := attributeBlock(line)
+	if i < 0 {
 		return ""
 	}
-	for i := max(0, len(line)-maxAttributeBytes); i < len(line); i++ {
+	last.Stop = last.Start + i
+	last = last.TrimRightSpace(body)
+	if !setext {
+		stop := closedATX(body[last.Start:last.Stop])
+		if stop < 0 { // "## # {#a}": no text, as goldmark leaves it
+			h.SetLines(text.NewSegments())
+		}
+		last.Stop = last.Start + max(stop, 0)
+	}
+	if h.Lines().Len() > 0 {
+		h.Lines().Set(n-1, last)
+	}
+	var id any
+	for _, a := range attrs {
+		if string(a.Name) == "id" {
+			id = a.Value // the last one, as goldmark sets them in turn
+		}
+	}
+	return anchorID(id)
+}
+
+// attributeBlock finds the attribute block that ends line, within its last
+// maxAttributeBytes: the offset of its '{' (-1 when there is none) and its
+// attributes.
+func attributeBlock(line []byte) (int, parser.Attributes) {
+	if len(line) == 0 || line[len(line)-1] != '}' {
+		return -1, nil
+	}
+	from := max(0, len(line)-maxAttributeBytes)
+	for from > 0 && line[from-1] == '\\' {
+		from-- // read a run of backslashes whole: "\\{" is an escaped '{'
+	}
+	for i := from; i < len(line); i++ {
 		switch line[i] {
 		case '\\':
 			i++ // an escaped character is text: "\{#x}" is not a block
@@ -746,12 +790,29 @@ func headingAttributes(h *ast.Heading, body []byte) string {
 		if rest, _ := r.PeekLine(); rest != nil && !util.IsBlank(rest) {
 			continue
 		}
-		last.Stop = last.Start + i
-		h.Lines().Set(n-1, last.TrimRightSpace(body))
-		v, _ := attrs.Find([]byte("id"))
-		return anchorID(v)
+		return i, attrs
 	}
-	return ""
+	return -1, nil
+}
+
+// closedATX is the length of an ATX heading's text line without its
+// closing sequence of '#'s, as goldmark takes it off: -1 when the line is
+// all '#'s (the heading has no text line).
+func closedATX(line []byte) int {
+	stop := len(line)
+	if stop == 0 {
+		return 0
+	}
+	i := stop - 1
+	for ; line[i] == '#' && i > 0; i-- {
+	}
+	if i == 0 && line[0] == '#' {
+		return -1
+	}
+	if i != stop-1 && util.IsSpace(line[i]) {
+		stop = i - util.TrimRightSpaceLength(line[:i])
+	}
+	return stop
 }
 
 // anchorID is an attribute's id value when it can be an HTML id (no

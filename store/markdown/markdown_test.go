@@ -13,6 +13,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -205,6 +209,14 @@ func TestParseCases(t *testing.T) {
 		{"github: image", "# Proj ![build](badge.svg)\n", "Proj build", []string{"proj-"}, []string{"Proj build"}},
 		{"code span over two lines", "`a\nb` c\n===\n", "a b c", []string{"a-b-c"}, []string{"a b c"}},
 		{"github: tab", "# Tab\tHere `c  d`\n", "Tab Here c d", []string{"tabhere-c--d"}, []string{"Tab Here c d"}},
+		// An attribute block is read as goldmark reads it: an ATX
+		// heading's line with its closing '#'s; the last id of a block.
+		{"attributes: before the closing sequence", "## Closed {#cl} ##\n", "x", []string{"closed-cl"}, []string{"Closed {#cl}"}},
+		{"attributes: after the closing sequence", "## Closed2 ## {#cl2}\n## # {#e}\n", "x", []string{"cl2", "e"}, []string{"Closed2", ""}},
+		{"attributes: the last id", "## Ids {#one .cls #two}\nSetext {#three #four}\n---\n", "x", []string{"two", "four"}, []string{"Ids", "Setext"}},
+		{"attributes: an escape before the window", "## a\\{#x" + strings.Repeat(" .c", 84) + "}\n", "x",
+			[]string{"ax" + strings.Repeat("-c", 84)}, []string{"a{#x" + strings.Repeat(" .c", 84) + "}"}},
+		{"attributes: no-break space after", "## nb {#nb}\u00a0\n", "x", []string{"nb-nb"}, []string{"nb {#nb}"}},
 		{"empty", "", "x", nil, nil},
 	}
 	for _, tt := range tests {
@@ -332,4 +344,55 @@ func TestNestedHeadings(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+}
+
+// FuzzHeadingAttributesGoldmark compares headingAttributes with goldmark's
+// own attribute parsing (parser.WithAttribute) on headings made of tokens
+// (ATX marks, braces, ids, classes, escapes; each byte picks one): both
+// give the same id and leave the same text.
+func FuzzHeadingAttributesGoldmark(f *testing.F) {
+	tokens := []string{"## ", "#", " ", "{", "}", "#a", ".c", "\\", "x", "{#i}", "\n===", "k=v", "\"q}\"", "\t", "{#j .c}", "\n---", "> ", "\n- "}
+	for _, s := range []string{"\x00\x08\x09\x02\x01\x01", "\x00\x08\x02\x01\x01\x02\x09", "\x08\x02\x0e\x0a", "\x00\x07\x09"} {
+		f.Add([]byte(s))
+	}
+	p := NewParser()
+	gm := goldmark.New(goldmark.WithParserOptions(parser.WithAttribute())).Parser()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) >= MaxDepth { // blocks nested deeper are over the budget
+			return
+		}
+		var src strings.Builder
+		for _, c := range b {
+			src.WriteString(tokens[int(c)%len(tokens)])
+		}
+		md := []byte(src.String() + "\n")
+		type got struct {
+			ID, Text string
+		}
+		headings := func(doc ast.Node, id func(*ast.Heading) string) (out []got) {
+			_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+				if h, ok := n.(*ast.Heading); ok && entering {
+					g := got{ID: id(h)}
+					for i := range h.Lines().Len() {
+						seg := h.Lines().At(i)
+						g.Text += string(seg.Value(md)) + "\n"
+					}
+					out = append(out, g)
+				}
+				return ast.WalkContinue, nil
+			})
+			return out
+		}
+		want := headings(gm.Parse(text.NewReader(md)), func(h *ast.Heading) string {
+			v, _ := h.AttributeString("id")
+			return anchorID(v)
+		})
+		*p.b = budget{underlined: map[ast.Node]bool{}, setext: map[ast.Node]bool{}}
+		have := headings(p.md.Parse(text.NewReader(md)), func(h *ast.Heading) string {
+			return headingAttributes(h, md, p.b.setext[h])
+		})
+		if diff := cmp.Diff(want, have); diff != "" {
+			t.Fatalf("%q: headings (-goldmark +docir):\n%s", md, diff)
+		}
+	})
 }
