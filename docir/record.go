@@ -2,6 +2,7 @@ package docir
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/docir/docir/address"
@@ -50,8 +51,10 @@ type Section struct {
 	// Links are the links in the section's own text (Start..OwnEnd), in
 	// order.
 	Links []LinkRef `json:"links,omitempty"`
-	// Anchors are the other ids its own text defines in HTML (id="…",
-	// name="…"); a link's #anchor may name one.
+	// Anchors are the other ids its own text defines: in HTML (id="…",
+	// name="…"), and the slugs of the headings in its block quotes and
+	// list items (which make no section of their own); a link's #anchor
+	// and an address's heading part may name one.
 	Anchors []string `json:"anchors,omitempty"`
 	// Terms are the ids of the definition terms of its own text (a line
 	// followed by one that starts ": "), slugged as Hugo's
@@ -65,7 +68,8 @@ type Section struct {
 // heading text (so "Guide-level explanation" finds "guide-level-explanation"),
 // else one whose heading text has that slug (a section whose author gave it
 // an id, `## Metadata {#metadata-schema}`, is found by "Metadata" too);
-// else, when heading is percent-encoded (a URL's fragment as a browser
+// else the section one of whose Anchors is heading (an HTML id, a heading
+// in a block quote); else, when heading is percent-encoded (a URL's fragment as a browser
 // copies it, "%C3%BCber-uns"), the same for its decoded text.
 func (r *Record) FindSection(heading string) (Section, bool) {
 	for _, s := range r.Sections {
@@ -81,6 +85,11 @@ func (r *Record) FindSection(heading string) (Section, bool) {
 	}
 	for _, s := range r.Sections {
 		if address.Slug(s.Heading) == slug {
+			return s, true
+		}
+	}
+	for _, s := range r.Sections {
+		if slices.Contains(s.Anchors, heading) {
 			return s, true
 		}
 	}

@@ -14,6 +14,7 @@ func TestFindSection(t *testing.T) {
 		{Slug: "guide-level-explanation", Heading: "Guide-level explanation"},
 		{Slug: "über-größe", Heading: "Über Größe"},
 		{Slug: "100-sure", Heading: "100% sure"},
+		{Slug: "install", Heading: "Install", Anchors: []string{"step", "legacy-name"}},
 	}}
 	for _, tt := range []struct {
 		heading, want string // want "" for no section
@@ -33,6 +34,9 @@ func TestFindSection(t *testing.T) {
 		{"100%25-sure", "100-sure"},
 		{"100% sure", "100-sure"},
 		{"%zz", ""},
+		// An anchor the section's own text defines: a nested heading, an HTML id.
+		{"step", "install"},
+		{"legacy-name", "install"},
 	} {
 		s, ok := r.FindSection(tt.heading)
 		if got := s.Slug; ok != (tt.want != "") || got != tt.want {

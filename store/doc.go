@@ -124,5 +124,10 @@ package store
 //	   normalization form C (address.NFC, fulltext composeTerm): a file
 //	   named decomposed ("cafe" + U+0301, as macOS file systems have stored
 //	   names) has the composed id a keyboard types (an older store holds
-//	   the decomposed id, and terms as written).
+//	   the decomposed id, and terms as written); slugs cut at
+//	   address.MaxSlugLen; records made with headings in block quotes and
+//	   lists in the slug sequence (their slugs a section's anchors), TOML
+//	   front matter read, a lone carriage return a line ending, fences
+//	   with trailing blanks, and attribute blocks read as goldmark reads
+//	   them.
 const FormatVersion = 14
