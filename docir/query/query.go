@@ -12,6 +12,7 @@
 //	author.name:ada                     a dotted path into nested front matter
 //	owner:*                             the field is present; -owner:* absent
 //	title:"retry budget"                quotes keep spaces and commas in a value
+//	"my key":v  "a:b":x                 and any front-matter key as a field
 //
 // Fields are a document's front matter, plus its metadata `id`, `path`,
 // `title` and `size` (which win over front-matter keys of those names).
@@ -175,6 +176,22 @@ func (p *parser) term() (Term, error) {
 		p.pos++
 	}
 	fstart := p.pos
+	if p.pos < len(p.src) && p.src[p.pos] == '"' {
+		// A quoted name: any front-matter key, as written ("my key",
+		// "a:b"), as docir fields lists it.
+		name, err := p.quoted(start)
+		if err != nil {
+			return t, err
+		}
+		if name == "" {
+			return t, p.fail(start, "empty field name in quotes")
+		}
+		if p.pos >= len(p.src) || p.src[p.pos] != ':' {
+			return t, p.fail(start, "a quoted field name is followed by ':' and a value")
+		}
+		t.Field = name
+		return p.rest(t, start)
+	}
 	for p.pos < len(p.src) {
 		r, n := utf8.DecodeRuneInString(p.src[p.pos:])
 		if !isFieldRune(r) {
@@ -199,6 +216,12 @@ func (p *parser) term() (Term, error) {
 	if err := checkField(t.Field); err != "" {
 		return t, p.fail(start, "field %q: %s", t.Field, err)
 	}
+	return p.rest(t, start)
+}
+
+// rest reads the rest of the term t that starts at start, from the ':'
+// after its field name: the operator and the values.
+func (p *parser) rest(t Term, start int) (Term, error) {
 	p.pos++ // ':'
 	// Operator.
 	rest := p.src[p.pos:]

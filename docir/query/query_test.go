@@ -35,6 +35,9 @@ func TestParse(t *testing.T) {
 		{"last-updated:2024", []Term{{Text: "last-updated:2024", Field: "last-updated", Values: []string{"2024"}}}},
 		{"язык:русский", []Term{{Text: "язык:русский", Field: "язык", Values: []string{"русский"}}}},
 		{"url:https://x.org/a", []Term{{Text: "url:https://x.org/a", Field: "url", Values: []string{"https://x.org/a"}}}},
+		// Any front-matter key, quoted.
+		{`"my key":v1`, []Term{{Text: `"my key":v1`, Field: "my key", Values: []string{"v1"}}}},
+		{`-"a:b":>c`, []Term{{Text: `-"a:b":>c`, Not: true, Field: "a:b", Op: OpGT, Values: []string{"c"}}}},
 	}
 	for _, tt := range tests {
 		e, err := Parse(tt.in)
@@ -76,6 +79,9 @@ func TestParseErrors(t *testing.T) {
 		{"a:x* ", "", ""}, // fine
 		{"kind:adr date:<=2024-00", "date:<=2024-00", "month 00"},
 		{"a:\x01", "a:\x01", "control character"},
+		{`"":x`, `"":x`, "empty field name"},
+		{`"my key"`, `"my key"`, "followed by ':'"},
+		{`"my key:x`, `"my key:x`, "unterminated quote"},
 		{"a:\xff", "", "not valid UTF-8"},
 		{strings.Repeat("a:b ", 2000), "", "over the 4096-byte bound"},
 	}
@@ -147,7 +153,7 @@ var testRecs = []*docir.Record{
 	{ID: "runbooks/retry", Title: "Retry budget", Path: "runbooks/retry.md", Size: 1200, Fields: map[string]any{
 		"status": "proposed", "kind": "adr", "date": time.Date(2024, 5, 17, 0, 0, 0, 0, time.UTC), "priority": 2.5,
 	}},
-	{ID: "guides/x", Title: "Guide", Path: "guides/x.md", Size: 10},
+	{ID: "guides/x", Title: "Guide", Path: "guides/x.md", Size: 10, Fields: map[string]any{"my key": "v1", "a:b": "colon"}},
 }
 
 func matchIDs(t *testing.T, expr string) []string {
@@ -198,6 +204,8 @@ func TestMatch(t *testing.T) {
 		{"date:2024-05-17", []string{"runbooks/retry"}},
 		{"date:2023..2023", []string{}},
 		{"priority:>2", []string{"adr/0002", "runbooks/retry"}}, // numbers, not text ("10" < "2")
+		{`"my key":v1`, []string{"guides/x"}},                   // a key the bare syntax cannot spell
+		{`"a:b":colon`, []string{"guides/x"}},
 		{"priority:2", []string{"adr/0001"}},
 		{"priority:2.0", []string{"adr/0001"}},
 		{"priority:2..3", []string{"adr/0001", "runbooks/retry"}},
