@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -106,7 +107,18 @@ type Engine struct {
 	drift atomic.Pointer[docir.Error]
 	// reads serves the session's own read methods, on its reader.
 	reads *reads
+	// running holds a token for each call that runs (see MaxRunning);
+	// the engine that answers peers shares it.
+	running chan struct{}
 }
+
+// MaxRunning is how many calls a serve process runs at once: twice its
+// CPUs (GOMAXPROCS), at least 4. A read is CPU work on a mapped store, so
+// more at once than that adds no answers a second, only the memory each
+// holds while it runs; a call past it waits its turn (or its
+// cancellation) before it starts. Connections are bounded apart
+// (MaxConns).
+func MaxRunning() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
 // readMethods are the methods that read the store: the ones a drifted
 // session refuses.
@@ -129,7 +141,7 @@ type methodFunc struct {
 // the policy, once: a granted refresh adds workspace/refresh, a selected
 // read_batch_workers adds workspace/read-batch.
 func New(cfg Config) *Engine {
-	e := &Engine{cfg: cfg, log: cfg.Log, maxReply: wire.MaxReplyBytes}
+	e := &Engine{cfg: cfg, log: cfg.Log, maxReply: wire.MaxReplyBytes, running: make(chan struct{}, MaxRunning())}
 	if e.log == nil {
 		e.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -171,6 +183,7 @@ func New(cfg Config) *Engine {
 			local = cfg.Reader
 		}
 		e.peer = New(Config{Reader: local, Version: cfg.Version, Log: cfg.Log})
+		e.peer.running = e.running
 	}
 	slices.Sort(e.caps)
 	return e
@@ -217,6 +230,12 @@ func (e *Engine) call(ctx context.Context, method string, params json.RawMessage
 	m, ok := e.methods[method]
 	if !ok {
 		return nil, e.noMethod(method)
+	}
+	select {
+	case e.running <- struct{}{}:
+		defer func() { <-e.running }()
+	case <-ctx.Done():
+		return nil, wire.ToWire(ctx.Err())
 	}
 	if m.exclusive {
 		e.mu.Lock()

@@ -238,3 +238,49 @@ func TestReplyBound(t *testing.T) {
 		t.Fatalf("over the bound: %s", got)
 	}
 }
+
+// TestMaxRunning: no more than MaxRunning calls run at once; the others
+// wait their turn and start as one ends, and a waiting call whose context
+// ends gives up without running.
+func TestMaxRunning(t *testing.T) {
+	checkLeaks(t)
+	n := MaxRunning()
+	g := &gatedReader{entered: make(chan struct{}, 2*n), release: make(chan struct{})}
+	e := New(Config{Reader: g})
+	var wg sync.WaitGroup
+	for range n + 2 {
+		wg.Go(func() {
+			if _, werr := e.Call(context.Background(), wire.MethodStatus, nil); werr != nil {
+				t.Errorf("status: %v", werr)
+			}
+		})
+	}
+	for range n {
+		<-g.entered
+	}
+	// The two past the bound wait (a call that ran would be in entered).
+	ctx, cancel := context.WithCancel(context.Background())
+	gaveUp := make(chan *wire.Error, 1)
+	go func() {
+		_, werr := e.Call(ctx, wire.MethodStatus, nil)
+		gaveUp <- werr
+	}()
+	time.Sleep(50 * time.Millisecond)
+	if k := len(g.entered); k != 0 {
+		t.Fatalf("%d calls past the bound of %d started", k, n)
+	}
+	cancel()
+	if werr := <-gaveUp; werr == nil {
+		t.Error("a waiting call whose context ended ran")
+	}
+	g.release <- struct{}{} // one ends: one waiting starts
+	<-g.entered
+	for range n + 1 {
+		g.release <- struct{}{}
+	}
+	wg.Wait()
+	if k := len(g.entered); k != 1 {
+		t.Errorf("%d calls entered after the last release, want the last waiting one", k)
+	}
+	<-g.entered
+}
