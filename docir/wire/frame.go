@@ -425,5 +425,30 @@ func TooLargeFrame(f Frame) []byte {
 // ReplyTooLarge is the error that replaces a reply of n bytes over the
 // bound, in every transport.
 func ReplyTooLarge(n, bound int) *Error {
-	return NewError(docir.CodeReplyTooLarge, "reply of %d bytes is over the %d-byte bound; ask for fewer addresses or a lower limit", n, bound)
+	return ReplyTooLargeFor("", n, bound)
+}
+
+// ReplyTooLargeFor is ReplyTooLarge for a result of method, with what can
+// make that method's reply smaller ("" for any method).
+func ReplyTooLargeFor(method string, n, bound int) *Error {
+	return NewError(docir.CodeReplyTooLarge, "reply of %d bytes is over the %d-byte bound; %s", n, bound, smallerReply(method))
+}
+
+// smallerReply says what makes a method's reply smaller.
+func smallerReply(method string) string {
+	switch method {
+	case MethodGet:
+		return "ask for fewer addresses, or for sections (id#heading) instead of whole documents"
+	case MethodLinks:
+		return "ask for fewer addresses, or for sections (id#heading) instead of whole documents"
+	case MethodSearch, MethodQuery:
+		return "ask for a lower limit"
+	case MethodContext:
+		return "ask for a lower limit or budget"
+	case MethodCheck:
+		return "this store's link report is more than one reply holds: run docir check in a shell, which writes it whole"
+	case MethodChanges:
+		return "the change is more than one reply holds: ask for fewer generations at once, or run docir changes in a shell, which writes it whole"
+	}
+	return "ask for fewer addresses or a lower limit"
 }

@@ -295,3 +295,23 @@ func TestLineReaderMore(t *testing.T) {
 		t.Errorf("byte by byte: %v, want %v", got, want)
 	}
 }
+
+// TestReplyTooLargeFor: the reply_too_large of a method says what makes
+// that method's reply smaller; check and changes, which take no addresses
+// and no limit, are sent to the command line, which writes them whole.
+func TestReplyTooLargeFor(t *testing.T) {
+	for method, want := range map[string]string{
+		MethodGet:     "fewer addresses, or for sections",
+		MethodLinks:   "fewer addresses, or for sections",
+		MethodSearch:  "a lower limit",
+		MethodContext: "a lower limit or budget",
+		MethodCheck:   "run docir check in a shell",
+		MethodChanges: "run docir changes in a shell",
+		"":            "fewer addresses or a lower limit",
+	} {
+		e := ReplyTooLargeFor(method, 2<<20, 1<<20)
+		if e.Code != -32003 || !strings.Contains(e.Message, "reply of 2097152 bytes is over the 1048576-byte bound; ") || !strings.Contains(e.Message, want) {
+			t.Errorf("%q: %d %q, want %q", method, e.Code, e.Message, want)
+		}
+	}
+}

@@ -213,7 +213,7 @@ func handler(e *session.Engine, method string, indexing func() (string, int, int
 		if n := encodedLen(text) + htmlEscapedLen(result); werr == nil && n+4096 > wire.MaxReplyBytes {
 			// The reply carries the result as JSON (structuredContent)
 			// and as markdown (its text), each as the SDK encodes it.
-			werr = wire.ReplyTooLarge(n, wire.MaxReplyBytes)
+			werr = wire.ReplyTooLargeFor(method, n, wire.MaxReplyBytes)
 		}
 		if werr != nil {
 			// A tool error, not a protocol error: the agent reads it and

@@ -93,7 +93,7 @@ func encodeBounded(method string, v any, bound int) (json.RawMessage, *wire.Erro
 		return nil, wire.NewError(docir.CodeInternal, "%s: encoding the result: %v", method, err)
 	}
 	if len(out) > bound {
-		return nil, wire.ReplyTooLarge(len(out), bound)
+		return nil, wire.ReplyTooLargeFor(method, len(out), bound)
 	}
 	return out, nil
 }
