@@ -671,6 +671,19 @@ func (s *Snapshot) LinksOf(id string) ([]docir.Link, error) {
 // id (to it or to one of its sections), by source id and then line: the
 // documents whose links may lead to its file (linkto), and its own.
 func (s *Snapshot) LinksInto(id string) ([]docir.Link, error) {
+	var out []docir.Link
+	err := s.EachLinkInto(id, func(l docir.Link) error {
+		out = append(out, l)
+		return nil
+	})
+	return out, err
+}
+
+// EachLinkInto calls fn with each link LinksInto returns, in its order,
+// until fn returns an error, which it returns: a caller that bounds what
+// it gathers stops reading there, with no more than one source
+// document's links decoded at a time.
+func (s *Snapshot) EachLinkInto(id string, fn func(docir.Link) error) error {
 	seen := map[string]bool{id: true} // its links to its own sections too
 	err := s.view(func(c chain) error {
 		key, _ := c.get(bucketManifest, []byte(id))
@@ -680,22 +693,22 @@ func (s *Snapshot) LinksInto(id string) ([]docir.Link, error) {
 		return linkersOf(c, string(key), func(src []byte) { seen[string(src)] = true })
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	sources := slices.Sorted(maps.Keys(seen))
-	var out []docir.Link
-	for _, src := range sources {
+	for _, src := range slices.Sorted(maps.Keys(seen)) {
 		ls, err := s.LinksOf(src)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, l := range ls {
 			if l.Status == docir.LinkResolved && (l.Address == id || strings.HasPrefix(l.Address, id+"#")) {
-				out = append(out, l)
+				if err := fn(l); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // BrokenLinks calls fn with the broken links of each document that has

@@ -43,7 +43,8 @@ func (s *Service) Links(ctx context.Context, addrs []address.Address) (docir.Lin
 		}
 		r, ok := read[a.String()]
 		if !ok {
-			if r.set, r.reason, err = linkSet(snap, a); err != nil {
+			budget := newLinkBudget(tally, a.String(), i+1, len(addrs))
+			if r.set, r.reason, err = linkSet(snap, a, budget); err != nil {
 				return docir.LinksResolved{}, err
 			}
 			read[a.String()] = r
@@ -74,10 +75,62 @@ func (s *Service) Links(ctx context.Context, addrs []address.Address) (docir.Lin
 // not be sent.
 const linksBound = wire.MaxReplyBytes
 
-// linkSet is the links read of one address. A bundle's page is found by
-// the name of its file too, as get finds it (lookupBundlePage, which reads
-// the page's body: only for such a name).
-func linkSet(snap *store.Snapshot, a address.Address) (*docir.LinkSet, string, error) {
+// linkBudget counts, while one link set is gathered, the bytes
+// docir.Tally.AddLinks will count for it, and stops the gathering with
+// get's reply_too_large as soon as they pass what the read's tally has
+// left: a set too large to send is never read whole (a hub page's
+// incoming links can be millions). It never stops a set the tally would
+// take: its count leaves out the link rules FillResolvesWith adds.
+type linkBudget struct {
+	tally       *docir.Tally
+	addr        string
+	done, total int
+	n           int // the set's bytes so far
+	out, in     int // the links gathered so far
+}
+
+func newLinkBudget(t *docir.Tally, addr string, done, total int) *linkBudget {
+	return &linkBudget{tally: t, addr: addr, done: done, total: total}
+}
+
+// start counts the set's own fields (as AddLinks does: a set with no
+// links).
+func (b *linkBudget) start(set *docir.LinkSet) {
+	probe := docir.Tally{}
+	_ = probe.AddLinks(&docir.LinkSet{Address: set.Address, ID: set.ID, Title: set.Title, Path: set.Path, Store: set.Store, Section: set.Section}, 0, 0)
+	b.n = probe.Bytes
+}
+
+// add counts link l, gathered as outgoing or incoming.
+func (b *linkBudget) add(l *docir.Link, incoming bool) error {
+	if incoming {
+		b.in++
+	} else {
+		b.out++
+	}
+	b.n += linkBytes(l)
+	if b.tally.Bound <= 0 || b.tally.Bytes+b.n <= b.tally.Bound {
+		return nil
+	}
+	return docir.Errorf(docir.CodeReplyTooLarge,
+		"the documents asked for pass the %d-byte reply bound after %d of %d addresses (%s is more than %d bytes: read stopped at %d outgoing and %d incoming links); ask for fewer addresses, or for sections (id#heading), in several calls",
+		b.tally.Bound, b.done, b.total, b.addr, b.n, b.out, b.in)
+}
+
+// linkBytes is what docir.Tally.AddLinks counts for one link
+// (TestLinkBytesIsTheTallys).
+func linkBytes(l *docir.Link) int {
+	n := len(l.From) + len(l.Target) + len(l.Kind) + len(l.Status) + len(l.Address) + len(l.URL) + len(l.Reason) + 64
+	for _, r := range l.ResolvesWith {
+		n += len(r) + 3
+	}
+	return n
+}
+
+// linkSet is the links read of one address, gathered within budget. A
+// bundle's page is found by the name of its file too, as get finds it
+// (lookupBundlePage, which reads the page's body: only for such a name).
+func linkSet(snap *store.Snapshot, a address.Address, budget *linkBudget) (*docir.LinkSet, string, error) {
 	rec, ok, err := snap.Record(a.ID)
 	if err == nil && !ok {
 		rec, _, ok, err = lookupBundlePage(snap, a.ID)
@@ -108,6 +161,7 @@ func linkSet(snap *store.Snapshot, a address.Address) (*docir.LinkSet, string, e
 		}
 		within = func(addr string) bool { return in[addr] }
 	}
+	budget.start(set)
 	out, err := snap.LinksOf(rec.ID)
 	if err != nil {
 		return nil, "", err
@@ -115,6 +169,9 @@ func linkSet(snap *store.Snapshot, a address.Address) (*docir.LinkSet, string, e
 	var broken []*docir.Link
 	for _, l := range out {
 		if within(l.From) {
+			if err := budget.add(&l, false); err != nil {
+				return nil, "", err
+			}
 			set.Outgoing = append(set.Outgoing, l)
 		}
 	}
@@ -126,14 +183,18 @@ func linkSet(snap *store.Snapshot, a address.Address) (*docir.LinkSet, string, e
 	if err := snap.FillResolvesWith(broken); err != nil {
 		return nil, "", err
 	}
-	in, err := snap.LinksInto(rec.ID)
+	err = snap.EachLinkInto(rec.ID, func(l docir.Link) error {
+		if !within(l.Address) {
+			return nil
+		}
+		if err := budget.add(&l, true); err != nil {
+			return err
+		}
+		set.Incoming = append(set.Incoming, l)
+		return nil
+	})
 	if err != nil {
 		return nil, "", err
-	}
-	for _, l := range in {
-		if within(l.Address) {
-			set.Incoming = append(set.Incoming, l)
-		}
 	}
 	return set, "", nil
 }

@@ -192,3 +192,62 @@ func TestLinksMissSuggestions(t *testing.T) {
 		}
 	}
 }
+
+// TestLinksIncomingStopAtTheBound: the incoming links of a hub page are
+// counted as they are read, and the read stops at the first that passes
+// the reply bound: no more are gathered than the bound holds (the error
+// says how far it got), where it used to gather all of them first.
+func TestLinksIncomingStopAtTheBound(t *testing.T) {
+	docs := map[string]string{"hub.md": "# Hub\n\n## Sec\n\ntext\n"}
+	const pages, per = 20, 700
+	for p := range pages {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Page %d\n\n", p)
+		for i := range per {
+			fmt.Fprintf(&b, "[s%d](../hub.md#sec) ", i)
+		}
+		docs[fmt.Sprintf("p/page%02d.md", p)] = b.String()
+	}
+	ws := linksService(t, docs)
+	ctx := context.Background()
+	_, err := ws.Links(ctx, parseAll(t, "hub"))
+	if docir.CodeOf(err) != docir.CodeReplyTooLarge {
+		t.Fatalf("links of the hub: %v; want reply_too_large", err)
+	}
+	var out, in, n int
+	msg := err.Error()
+	i := strings.Index(msg, "(hub is more than ")
+	if i < 0 {
+		t.Fatalf("the error does not say how far the read got: %v", err)
+	}
+	if _, err := fmt.Sscanf(msg[i:], "(hub is more than %d bytes: read stopped at %d outgoing and %d incoming links)", &n, &out, &in); err != nil {
+		t.Fatalf("%v: %v", msg, err)
+	}
+	l := docir.Link{From: "p/page00", Target: "../hub.md#sec", Kind: "inline", Status: docir.LinkResolved, Address: "hub#sec"}
+	if most := wire.MaxReplyBytes/linkBytes(&l) + 1; out != 0 || in > most || in >= pages*per || n <= wire.MaxReplyBytes {
+		t.Errorf("stopped at %d outgoing, %d incoming links (%d bytes); want none, at most %d, and the bound passed", out, in, n, most)
+	}
+	// A page with fewer links than the bound is read as before.
+	res, err := ws.Links(ctx, parseAll(t, "p/page00"))
+	if err != nil || res.Items[0].Set == nil || len(res.Items[0].Set.Outgoing) != per {
+		t.Fatalf("links of a page: %+v, %v", res.Items, err)
+	}
+}
+
+// TestLinkBytesIsTheTallys: linkBytes counts a link as docir.Tally.AddLinks
+// does.
+func TestLinkBytesIsTheTallys(t *testing.T) {
+	ls := []docir.Link{
+		{},
+		{From: "a#b", Target: "../c.md#d", Kind: "inline", Line: 3, Status: docir.LinkBroken, Reason: "no_section", ResolvesWith: []string{"ignore_case", "mkdocs_anchors"}},
+		{From: "a", Target: "https://example.com", Kind: "reference", Status: docir.LinkExternal, URL: "https://example.com/"},
+	}
+	for _, l := range ls {
+		var empty, one docir.Tally
+		_ = empty.AddLinks(&docir.LinkSet{}, 1, 1)
+		_ = one.AddLinks(&docir.LinkSet{Incoming: []docir.Link{l}}, 1, 1)
+		if got, want := linkBytes(&l), one.Bytes-empty.Bytes; got != want {
+			t.Errorf("%+v: linkBytes %d, the tally counts %d", l, got, want)
+		}
+	}
+}
