@@ -188,6 +188,11 @@ type CheckParams struct {
 	// External lists the external links too (never fetched).
 	External bool `json:"external,omitempty"`
 	Selector
+	// MaxBytes bounds the links a check gathers, as Resolve's maxBytes
+	// bounds a get: past it the check stops with reply_too_large. 0 is
+	// docir serve's reply bound (1 MiB), less than 0 none. The caller
+	// sets it; it is never sent.
+	MaxBytes int `json:"-"`
 }
 
 // CheckResult is the reply of check: every broken internal link and

@@ -202,7 +202,10 @@ func linkSet(snap *store.Snapshot, a address.Address, budget *linkBudget) (*doci
 // Check lists the broken links of the generation the read holds, from
 // the list the refresh kept (no record is decoded), each with the link
 // rules it would resolve with (store.Snapshot.FillResolvesWith), and with
-// p.External its external links, never fetched.
+// p.External its external links, never fetched. It stops with
+// reply_too_large as soon as the links gathered pass p.MaxBytes (0: the
+// reply bound of docir serve, which could not send more): a store with a
+// million broken links is never listed whole to be refused once encoded.
 func (s *Service) Check(ctx context.Context, p docir.CheckParams) (docir.CheckResult, error) {
 	v, release, err := s.acquire(ctx)
 	if err != nil {
@@ -217,8 +220,14 @@ func (s *Service) Check(ctx context.Context, p docir.CheckParams) (docir.CheckRe
 	if res.Counts, err = snap.LinkCounts(); err != nil {
 		return docir.CheckResult{}, err
 	}
+	b := newCheckBudget(p.MaxBytes, res.Counts)
 	err = snap.BrokenLinks(func(_ string, ls []docir.CheckedLink) error {
-		res.Broken = append(res.Broken, ls...)
+		for _, l := range ls {
+			if err := b.add(&l); err != nil {
+				return err
+			}
+			res.Broken = append(res.Broken, l)
+		}
 		return ctx.Err()
 	})
 	if err != nil {
@@ -231,12 +240,19 @@ func (s *Service) Check(ctx context.Context, p docir.CheckParams) (docir.CheckRe
 	if err := snap.FillResolvesWith(broken); err != nil {
 		return docir.CheckResult{}, err
 	}
+	if err := b.addRules(res.Broken); err != nil {
+		return docir.CheckResult{}, err
+	}
 	if p.External {
 		res.External = []docir.CheckedLink{}
 		err = snap.EachLinks(func(_, path string, ls []docir.Link) error {
 			for _, l := range ls {
 				if l.Status == docir.LinkExternal {
-					res.External = append(res.External, docir.CheckedLink{Link: l, Path: path})
+					c := docir.CheckedLink{Link: l, Path: path}
+					if err := b.add(&c); err != nil {
+						return err
+					}
+					res.External = append(res.External, c)
 				}
 			}
 			return ctx.Err()
@@ -246,6 +262,56 @@ func (s *Service) Check(ctx context.Context, p docir.CheckParams) (docir.CheckRe
 		}
 	}
 	return res, nil
+}
+
+// checkBudget counts the bytes of the links a check gathers, as
+// docir.Tally counts a get's (linkBytes, and the path), against its
+// bound (<= 0: none).
+type checkBudget struct {
+	bound, n         int
+	broken, external int // the links gathered so far
+	counts           docir.LinkCounts
+}
+
+func newCheckBudget(maxBytes int, counts docir.LinkCounts) *checkBudget {
+	switch {
+	case maxBytes == 0:
+		maxBytes = wire.MaxReplyBytes
+	case maxBytes < 0:
+		maxBytes = 0
+	}
+	return &checkBudget{bound: maxBytes, n: 256, counts: counts}
+}
+
+// add counts link l (broken or external) and says whether it passes the bound.
+func (b *checkBudget) add(l *docir.CheckedLink) error {
+	if l.Status == docir.LinkExternal {
+		b.external++
+	} else {
+		b.broken++
+	}
+	return b.count(linkBytes(&l.Link) + len(l.Path) + 12)
+}
+
+// addRules counts the link rules FillResolvesWith set on ls.
+func (b *checkBudget) addRules(ls []docir.CheckedLink) error {
+	n := 0
+	for _, l := range ls {
+		for _, r := range l.ResolvesWith {
+			n += len(r) + 3
+		}
+	}
+	return b.count(n)
+}
+
+func (b *checkBudget) count(n int) error {
+	b.n += n
+	if b.bound <= 0 || b.n <= b.bound {
+		return nil
+	}
+	return docir.Errorf(docir.CodeReplyTooLarge,
+		"check: the links listed pass the %d-byte reply bound after %d of %d broken links and %d of %d external ones; fix some, or leave targets out of the check with links.ignore (docs/links.md)",
+		b.bound, b.broken, b.counts.Broken, b.external, b.counts.External)
 }
 
 // Changes lists the documents and sections that differ between two

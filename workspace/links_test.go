@@ -251,3 +251,49 @@ func TestLinkBytesIsTheTallys(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckStopsAtItsBound: a check counts the links it lists as it
+// gathers them and stops with reply_too_large at its bound (docir serve's
+// reply bound unless the caller sets another), where it used to list
+// every broken link and leave the reply to be refused once encoded.
+func TestCheckStopsAtItsBound(t *testing.T) {
+	docs := map[string]string{"hub.md": "# Hub\n"}
+	const pages, per = 10, 1000
+	for p := range pages {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Page %d\n\n", p)
+		for i := range per {
+			fmt.Fprintf(&b, "[x%d](../hub.md#x%d) ", i, i)
+		}
+		docs[fmt.Sprintf("p/page%02d.md", p)] = b.String()
+	}
+	ws := linksService(t, docs)
+	ctx := context.Background()
+	all, err := ws.Check(ctx, docir.CheckParams{MaxBytes: -1})
+	if err != nil || len(all.Broken) != pages*per {
+		t.Fatalf("unbounded check: %d broken, %v; want %d", len(all.Broken), err, pages*per)
+	}
+	for _, bound := range []int{0, 100_000} {
+		_, err := ws.Check(ctx, docir.CheckParams{MaxBytes: bound})
+		if docir.CodeOf(err) != docir.CodeReplyTooLarge {
+			t.Fatalf("check within %d bytes: %v; want reply_too_large", bound, err)
+		}
+		var max, got, total int
+		if _, e := fmt.Sscanf(err.Error(), "check: the links listed pass the %d-byte reply bound after %d of %d broken links", &max, &got, &total); e != nil {
+			t.Fatalf("the error does not say how far the check got: %v", err)
+		}
+		want := bound
+		if want == 0 {
+			want = wire.MaxReplyBytes
+		}
+		if max != want || total != pages*per || got*64 > want+64 || got == 0 {
+			t.Errorf("stopped after %d of %d links at a %d-byte bound; want the bound %d passed with at most %d", got, total, max, want, want/64+1)
+		}
+	}
+	// A check that fits is answered whole.
+	few := linksService(t, map[string]string{"a.md": "# A\n\n[b](b.md) [c](a.md#c)\n"})
+	res, err := few.Check(ctx, docir.CheckParams{})
+	if err != nil || len(res.Broken) != 2 {
+		t.Fatalf("a small check: %+v, %v", res, err)
+	}
+}
