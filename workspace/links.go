@@ -36,6 +36,7 @@ func (s *Service) Links(ctx context.Context, addrs []address.Address) (docir.Lin
 		reason string
 	}
 	read := map[string]result{}
+	docs := newDocCache(snap, false)
 	suggested := 0
 	for i, a := range addrs {
 		if err := ctx.Err(); err != nil {
@@ -44,7 +45,7 @@ func (s *Service) Links(ctx context.Context, addrs []address.Address) (docir.Lin
 		r, ok := read[a.String()]
 		if !ok {
 			budget := newLinkBudget(tally, a.String(), i+1, len(addrs))
-			if r.set, r.reason, err = linkSet(snap, a, budget); err != nil {
+			if r.set, r.reason, err = linkSet(snap, docs, a, budget); err != nil {
 				return docir.LinksResolved{}, err
 			}
 			read[a.String()] = r
@@ -127,17 +128,16 @@ func linkBytes(l *docir.Link) int {
 	return n
 }
 
-// linkSet is the links read of one address, gathered within budget. A
-// bundle's page is found by the name of its file too, as get finds it
-// (lookupBundlePage, which reads the page's body: only for such a name).
-func linkSet(snap *store.Snapshot, a address.Address, budget *linkBudget) (*docir.LinkSet, string, error) {
-	rec, ok, err := snap.Record(a.ID)
-	if err == nil && !ok {
-		rec, _, ok, err = lookupBundlePage(snap, a.ID)
-	}
-	if err != nil || !ok {
+// linkSet is the links read of one address, gathered within budget, its
+// document from docs (decoded once per read). A bundle's page is found by
+// the name of its file too, as get finds it (lookupBundlePage, which
+// reads the page's body: only for such a name).
+func linkSet(snap *store.Snapshot, docs *docCache, a address.Address, budget *linkBudget) (*docir.LinkSet, string, error) {
+	d, err := docs.get(a.ID)
+	if err != nil || !d.ok {
 		return nil, docir.ReasonNoDocument, err
 	}
+	rec := &d.rec
 	set := &docir.LinkSet{
 		Address: a.String(), ID: rec.ID, Title: rec.Title, Path: rec.Path,
 		Store: docir.StoreLocal, Generation: snap.Generation(),
@@ -148,7 +148,7 @@ func linkSet(snap *store.Snapshot, a address.Address, budget *linkBudget) (*doci
 	// subsections.
 	within := func(string) bool { return true }
 	if a.HasHeading() {
-		sec, ok := rec.FindSection(a.Heading)
+		sec, ok := d.findSection(a.Heading)
 		if !ok {
 			return nil, docir.ReasonNoSection, nil
 		}

@@ -343,12 +343,13 @@ func (s *Service) Resolve(ctx context.Context, addrs []address.Address, maxBytes
 	snap := v.snap
 	out := make([]docir.Resolution, len(addrs))
 	tally := &docir.Tally{Bound: maxBytes}
+	docs := newDocCache(snap, true)
 	suggested := 0
 	for i, a := range addrs {
 		if err := ctx.Err(); err != nil {
 			return docir.Resolved{}, err
 		}
-		doc, reason, err := resolveOne(snap, a)
+		doc, reason, err := resolveOne(snap, docs, a)
 		if err != nil {
 			return docir.Resolved{}, err
 		}
@@ -388,17 +389,17 @@ func suggestions(snap *store.Snapshot, a address.Address, reason string, suggest
 // costs a scan of the ids.
 const maxSuggested = 5
 
-func resolveOne(snap *store.Snapshot, a address.Address) (*docir.Document, string, error) {
-	rec, body, ok, err := snap.Lookup(a.ID)
-	if err == nil && !ok {
-		rec, body, ok, err = lookupBundlePage(snap, a.ID)
-	}
+// resolveOne reads address a, its document from docs (decoded once per
+// read).
+func resolveOne(snap *store.Snapshot, docs *docCache, a address.Address) (*docir.Document, string, error) {
+	d, err := docs.get(a.ID)
 	if err != nil {
 		return nil, "", err
 	}
-	if !ok {
+	if !d.ok {
 		return nil, docir.ReasonNoDocument, nil
 	}
+	rec, body := &d.rec, d.body
 	doc := &docir.Document{
 		Address:    a.String(),
 		ID:         rec.ID,
@@ -411,7 +412,7 @@ func resolveOne(snap *store.Snapshot, a address.Address) (*docir.Document, strin
 		doc.Body = string(body[min(rec.BodyStart, len(body)):])
 		return doc, "", nil
 	}
-	sec, ok := rec.FindSection(a.Heading)
+	sec, ok := d.findSection(a.Heading)
 	if !ok {
 		return nil, docir.ReasonNoSection, nil
 	}
