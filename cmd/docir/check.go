@@ -95,7 +95,7 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	p := docir.CheckParams{External: opts.External}
+	p := docir.CheckParams{External: opts.External, MaxBytes: MaxGetBytes}
 	res, err := r.Check(ctx, p)
 	if err == nil {
 		err = opts.Evidence(wire.MethodCheck, p, res)

@@ -446,9 +446,9 @@ func smallerReply(method string) string {
 	case MethodContext:
 		return "ask for a lower limit or budget"
 	case MethodCheck:
-		return "this store's link report is more than one reply holds: run docir check in a shell, which writes it whole"
+		return "this store's link report is more than one reply holds: run docir check in a shell (its bound is 64 MiB)"
 	case MethodChanges:
-		return "the change is more than one reply holds: ask for fewer generations at once, or run docir changes in a shell, which writes it whole"
+		return "the change is more than one reply holds: ask for fewer generations at once, or run docir changes in a shell"
 	}
 	return "ask for fewer addresses or a lower limit"
 }
