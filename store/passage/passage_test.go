@@ -247,3 +247,52 @@ func checkPassagesAlone(t *testing.T, rec *docir.Record, body string) {
 		}
 	}
 }
+
+// TestCutter: a Cutter cuts every passage as Config does, the first of two
+// sections that share a slug included, and only the first section headed
+// by the title is its own (the title not put before it again).
+func TestCutter(t *testing.T) {
+	var body string
+	rec := &docir.Record{ID: "d", Title: "Doc"}
+	for _, s := range []struct{ slug, heading, text string }{
+		{"doc", "Doc", "A."}, {"b", "B", "b."}, {"b", "B", "b2."}, {"doc-1", "Doc", "C."}, {"e", "e", "e."},
+	} {
+		if body == "" {
+			body = "Lead.\n"
+		}
+		start := len(body)
+		body += "# " + s.heading + "\n" + s.text + "\n"
+		rec.Sections = append(rec.Sections, docir.Section{Slug: s.slug, Heading: s.heading, Level: 1, Start: start, OwnEnd: len(body), End: len(body)})
+	}
+	c := Config{}
+	x := c.Cutter(rec)
+	ids := []string{"d", "d#", "d#doc", "d#b", "d#doc-1", "d#e", "d#nope", "e#b", "", "d#a", "d#z"}
+	for _, id := range ids {
+		want, wok := c.Passage(rec, []byte(body), id)
+		got, gok := x.Passage([]byte(body), id)
+		if d := cmp.Diff(want, got); d != "" || wok != gok {
+			t.Errorf("Passage %q: ok %v, want %v (-want +got)\n%s", id, gok, wok, d)
+		}
+		from, to, ok := c.PassageSpan(rec, id)
+		gf, gt, gok := x.PassageSpan(id)
+		if gf != from || gt != to || gok != ok {
+			t.Errorf("PassageSpan %q: %d %d %v, want %d %d %v", id, gf, gt, gok, from, to, ok)
+		}
+		if ok && to >= 0 {
+			want, _ := c.PassageIn(rec, []byte(body[from:to]), from, id)
+			got, _ := x.PassageIn([]byte(body[from:to]), from, id)
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("PassageIn %q (-want +got)\n%s", id, d)
+			}
+		}
+	}
+	if p, _ := x.Passage([]byte(body), "d#b"); !strings.Contains(p.Text, "b.") || strings.Contains(p.Text, "b2.") {
+		t.Errorf("d#b is the first section with slug b: %q", p.Text)
+	}
+	if p, _ := x.Passage([]byte(body), "d#doc"); strings.HasPrefix(p.Text, "Doc\n") {
+		t.Errorf("the first section headed by the title says it once: %q", p.Text)
+	}
+	if p, _ := x.Passage([]byte(body), "d#doc-1"); !strings.HasPrefix(p.Text, "Doc\n") {
+		t.Errorf("a second section headed by the title has it before its text: %q", p.Text)
+	}
+}

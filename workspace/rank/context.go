@@ -6,6 +6,7 @@ import (
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
+	"github.com/docir/docir/store/passage"
 )
 
 // Context ranks documents like Search, then plans the ordered addresses to
@@ -93,7 +94,7 @@ func rankPlanned(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q str
 		tc := newTokenCounter(f.body)
 		start := min(f.rec.BodyStart, len(f.body))
 		all = append(all, planned{rec: f.rec, doc: f.doc, hit: f.hit(), tc: tc, whole: tc.count(start, len(f.body)), size: len(f.body),
-			lead: leadSlug(&f.rec, f.body), sections: sections, matched: matched})
+			lead: leadSlug(&f.rec, f.body), sections: sections, matched: matched, cut: f.cutter()})
 		return nil
 	})
 	return all, words, err
@@ -168,11 +169,12 @@ type planned struct {
 	doc      rankedDoc
 	hit      docir.Hit // as search shows it
 	tc       tokenCounter
-	whole    int          // tokens of the whole document
-	size     int          // bytes of its file
-	lead     string       // its lead section's slug (see leadSlug)
-	sections []passageHit // every section scored on the query's words beyond the title, best first
-	matched  []passageHit // every passage scored on the query, best first (see found.passageScores)
+	whole    int             // tokens of the whole document
+	size     int             // bytes of its file
+	lead     string          // its lead section's slug (see leadSlug)
+	sections []passageHit    // every section scored on the query's words beyond the title, best first
+	matched  []passageHit    // every passage scored on the query, best first (see found.passageScores)
+	cut      *passage.Cutter // finds a section by its slug (its sections are rec's; built on first use when nil)
 }
 
 // ShortShare: a document is short, and read whole rather than by its
@@ -334,10 +336,13 @@ func (p *readPlan) addPassage(d *planned, ph passageHit) bool {
 		// document is its address.
 		return p.add(d.rec.ID, d.rec.ID, 0, d.size, d.whole)
 	}
-	for _, sec := range d.rec.Sections {
-		if sec.Slug == slug {
-			return p.add(d.rec.ID, d.rec.ID+"#"+sec.Slug, sec.Start, sec.End, d.tc.count(sec.Start, sec.End))
-		}
+	if d.cut == nil { // a plan made of planned values alone (tests)
+		d.cut = passage.Config{}.Cutter(&d.rec)
 	}
-	return false
+	i, ok := d.cut.Section(slug) // the first section with slug, as a scan finds it
+	if !ok {
+		return false
+	}
+	sec := d.rec.Sections[i]
+	return p.add(d.rec.ID, d.rec.ID+"#"+sec.Slug, sec.Start, sec.End, d.tc.count(sec.Start, sec.End))
 }

@@ -93,6 +93,13 @@ type found struct {
 	q    string
 	pc   passage.Config // what the generation's index holds of front matter
 	r    *ranking       // the ranking that found it
+	dt   *docText       // the document as the ranking read it
+}
+
+// cutter is the document's passage.Cutter (see docText.cutter).
+func (f *found) cutter() *passage.Cutter {
+	rec, _ := f.dt.doc.Record() // decoded already: f.rec is a copy of it
+	return f.dt.cutter(rec)
 }
 
 // sectionScores are the document's sections scored on what the query says
@@ -174,7 +181,7 @@ func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string,
 		if err != nil {
 			return 0, false, err
 		}
-		f := &found{rec: *rec, body: body, doc: d, q: q, pc: r.pc, r: r}
+		f := &found{rec: *rec, body: body, doc: d, q: q, pc: r.pc, r: r, dt: dt}
 		if err := r.chooseSection(f); err != nil {
 			return 0, false, err
 		}
@@ -223,6 +230,7 @@ type docText struct {
 	doc       *store.Spans
 	body      []byte                      // the whole body, once read
 	passages  map[string]fulltext.Passage // by passage id, cut on first use
+	cut       *passage.Cutter             // finds each passage's section, once the record is read (see cutter)
 	pairs     []byte                      // its passages' pair filters, once read (see pairFilters)
 	pairsRead bool
 }
@@ -292,20 +300,33 @@ func (d *docText) passage(id string) (fulltext.Passage, error) {
 			return p, err
 		}
 	}
+	cut := d.cutter(rec)
 	if d.body != nil {
-		p, _ = d.pc.Passage(rec, d.body, id)
-	} else if from, to, ok := d.pc.PassageSpan(rec, id); ok {
+		p, _ = cut.Passage(d.body, id)
+	} else if from, to, ok := cut.PassageSpan(id); ok {
 		w, err := d.doc.Body(from, to)
 		if err != nil {
 			return p, err
 		}
-		p, _ = d.pc.PassageIn(rec, w, from, id)
+		p, _ = cut.PassageIn(w, from, id)
 	}
 	if d.passages == nil {
 		d.passages = map[string]fulltext.Passage{}
 	}
 	d.passages[id] = p
 	return p, nil
+}
+
+// cutter is the document's passage.Cutter, built once: a ranking may cut
+// every passage of a document, and a plan read any of its sections, and a
+// scan of its sections for each would be quadratic in them. rec is the
+// document's record (d.doc.Record: the Cutter reads its front matter once
+// decoded, for the head).
+func (d *docText) cutter(rec *docir.Record) *passage.Cutter {
+	if d.cut == nil {
+		d.cut = d.pc.Cutter(rec)
+	}
+	return d.cut
 }
 
 // rank ranks documents for a free-text query: each scores as its best
