@@ -195,26 +195,52 @@ func EstimateTokens(text []byte) int {
 }
 
 // tokenCounter estimates the tokens of byte ranges of one body in constant
-// time, after one pass over it.
+// time, after one pass over it. It keeps a count of the wide characters
+// before every tokenBlock-th byte, not before every byte (4 bytes of
+// memory per byte of the body, for each document a plan considers: 93 MB
+// for 200 documents of 116 KB), and counts those of the rest of a block
+// when asked.
 type tokenCounter struct {
-	wide []int32 // wide[i]: wide characters in body[:i]
+	body []byte
+	wide []int32 // wide[k]: wide characters in body[:k*tokenBlock]
 }
 
+// tokenBlock is the bytes of a body per count a tokenCounter keeps.
+const tokenBlock = 64
+
 func newTokenCounter(body []byte) tokenCounter {
-	wide := make([]int32, len(body)+1)
+	wide := make([]int32, len(body)/tokenBlock+1)
+	n := int32(0)
 	for i, c := range body {
-		wide[i+1] = wide[i]
+		if i%tokenBlock == 0 {
+			wide[i/tokenBlock] = n
+		}
 		if c >= 0xE0 {
-			wide[i+1]++
+			n++
 		}
 	}
-	return tokenCounter{wide: wide}
+	if len(body)%tokenBlock == 0 {
+		wide[len(body)/tokenBlock] = n
+	}
+	return tokenCounter{body: body, wide: wide}
+}
+
+// wideBefore is the number of wide characters in body[:i].
+func (t tokenCounter) wideBefore(i int) int {
+	k := i / tokenBlock
+	n := int(t.wide[k])
+	for _, c := range t.body[k*tokenBlock : i] {
+		if c >= 0xE0 {
+			n++
+		}
+	}
+	return n
 }
 
 // count estimates the tokens of body[from:to] by the rule EstimateTokens
 // states.
 func (t tokenCounter) count(from, to int) int {
-	return (to - from + int(t.wide[to]-t.wide[from]) + 3) / 4
+	return (to - from + t.wideBefore(to) - t.wideBefore(from) + 3) / 4
 }
 
 // readPlan collects the addresses to read within a budget, never naming a

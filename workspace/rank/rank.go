@@ -188,6 +188,10 @@ func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string,
 		if err := fn(f); err != nil {
 			return 0, false, err
 		}
+		// fn has read what it needs of the document's passages: a
+		// document of many sections need not hold them past its turn.
+		delete(r.beyond, d.id)
+		dt.passages = nil
 	}
 	return total, len(r.q.Terms()) > 0, nil
 }
@@ -285,8 +289,16 @@ func (d *docText) wholeBody() ([]byte, error) {
 }
 
 // passage is the document's passage with id (empty when it has none),
-// cut from the body if it was read whole, else from the bytes it needs.
+// cut from the body if it was read whole, else from the bytes it needs,
+// and kept for the ranking's next ask.
 func (d *docText) passage(id string) (fulltext.Passage, error) {
+	return d.passageKept(id, true)
+}
+
+// passageKept is passage, keeping what it cuts only when keep is true: a
+// reader of every passage of a document once (beyondTitle) keeps none, or
+// a document of n sections would hold n passages for the whole request.
+func (d *docText) passageKept(id string, keep bool) (fulltext.Passage, error) {
 	if p, ok := d.passages[id]; ok {
 		return p, nil
 	}
@@ -309,6 +321,9 @@ func (d *docText) passage(id string) (fulltext.Passage, error) {
 			return p, err
 		}
 		p, _ = cut.PassageIn(w, from, id)
+	}
+	if !keep {
+		return p, nil
 	}
 	if d.passages == nil {
 		d.passages = map[string]fulltext.Passage{}
@@ -811,7 +826,7 @@ func (r *ranking) beyondTitle(rec *docir.Record) (beyond, error) {
 		}
 		sc := make([]float64, len(qs))
 		score := func(id, slug string, to *[]passageHit) error {
-			p, err := d.passage(id)
+			p, err := d.passageKept(id, false)
 			if err != nil || p.Text == "" && p.Head == "" {
 				return err
 			}

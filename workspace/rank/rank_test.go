@@ -163,3 +163,26 @@ func TestReadPlanEndsWhenFull(t *testing.T) {
 		t.Errorf("makePlan, a short document narrowed (-want +got)\n%s", diff)
 	}
 }
+
+// TestTokenCounter: the counts a tokenCounter keeps per block give every
+// range's estimate as a count of each byte would.
+func TestTokenCounter(t *testing.T) {
+	body := []byte(strings.Repeat("ab 日本語 ", 40) + "x")
+	for _, n := range []int{0, 1, tokenBlock - 1, tokenBlock, tokenBlock + 1, 2 * tokenBlock, len(body)} {
+		b := body[:n]
+		tc := newTokenCounter(b)
+		for from := 0; from <= n; from++ {
+			for to := from; to <= n; to++ {
+				wide := 0
+				for _, c := range b[from:to] {
+					if c >= 0xE0 {
+						wide++
+					}
+				}
+				if got, want := tc.count(from, to), (to-from+wide+3)/4; got != want {
+					t.Fatalf("%d bytes [%d,%d): %d tokens, want %d", n, from, to, got, want)
+				}
+			}
+		}
+	}
+}
