@@ -93,10 +93,11 @@ func (c Config) Passages(rec *docir.Record, body []byte) []fulltext.Passage {
 		out = append(out, p)
 	}
 	titled := false // the first section headed by the title already says it
+	parent := parents(rec.Sections)
 	for i := range rec.Sections {
 		own := !titled && rec.Sections[i].Heading == rec.Title
 		titled = titled || own
-		out = append(out, c.section(rec, w, i, own))
+		out = append(out, c.section(rec, w, i, own, parent))
 	}
 	if len(out) > 0 {
 		head = max(head, 0)
@@ -141,11 +142,16 @@ func spanOf(rec *docir.Record, id string, find func(*docir.Record, string) (int,
 // hand, not all of it: window is the body from from on, at least as far as
 // PassageSpan says the passage reads (clipped to the body).
 func (c Config) PassageIn(rec *docir.Record, window []byte, from int, id string) (fulltext.Passage, bool) {
-	return c.passageIn(rec, window, from, id, c.sectionOf)
+	return c.passageIn(rec, window, from, id, nil)
 }
 
-// passageIn is PassageIn with its section found by find.
-func (c Config) passageIn(rec *docir.Record, window []byte, from int, id string, find func(*docir.Record, string) (int, bool, bool)) (fulltext.Passage, bool) {
+// passageIn is PassageIn with its section found by x, or by a scan when x
+// is nil.
+func (c Config) passageIn(rec *docir.Record, window []byte, from int, id string, x *Cutter) (fulltext.Passage, bool) {
+	find, parent := c.sectionOf, []int32(nil)
+	if x != nil {
+		find, parent = x.sectionOf, x.parent
+	}
 	w := bodyWindow{b: window, from: from}
 	switch {
 	case id == rec.ID:
@@ -157,7 +163,7 @@ func (c Config) passageIn(rec *docir.Record, window []byte, from int, id string,
 	if !ok {
 		return fulltext.Passage{}, false
 	}
-	return c.section(rec, w, i, own), true
+	return c.section(rec, w, i, own, parent), true
 }
 
 // sectionOf finds the section whose address is id (the first, should two
@@ -185,18 +191,21 @@ func (c Config) sectionOf(rec *docir.Record, id string) (i int, own, ok bool) {
 // sections) rather than by a scan of them: a reader that cuts every
 // passage of a document of n sections does O(n log n) work, not O(n²) (a
 // document of 9,999 headings took 50 million slug comparisons for each
-// read). It holds 4 bytes per section beside the record, which it reads
-// and must not outlive.
+// read), and each section's headings above it by its parent, not by a
+// scan back (O(n²) for a document of n sections all of level 2). It
+// holds 8 bytes per section beside the record, which it reads and must
+// not outlive.
 type Cutter struct {
 	c      Config
 	rec    *docir.Record
 	bySlug []int32 // the sections' indexes sorted by slug, then index
+	parent []int32 // see parents
 	titled int     // the first section headed by the title, or -1
 }
 
 // Cutter indexes rec's sections by slug for cutting its passages.
 func (c Config) Cutter(rec *docir.Record) *Cutter {
-	x := &Cutter{c: c, rec: rec, bySlug: make([]int32, len(rec.Sections)), titled: -1}
+	x := &Cutter{c: c, rec: rec, bySlug: make([]int32, len(rec.Sections)), parent: parents(rec.Sections), titled: -1}
 	for i := range x.bySlug {
 		x.bySlug[i] = int32(i)
 		if x.titled < 0 && rec.Sections[i].Heading == rec.Title {
@@ -212,7 +221,7 @@ func (c Config) Cutter(rec *docir.Record) *Cutter {
 
 // Passage is Config.Passage of the Cutter's record.
 func (x *Cutter) Passage(body []byte, id string) (fulltext.Passage, bool) {
-	return x.c.passageIn(x.rec, body, 0, id, x.sectionOf)
+	return x.c.passageIn(x.rec, body, 0, id, x)
 }
 
 // PassageSpan is Config.PassageSpan of the Cutter's record.
@@ -226,7 +235,7 @@ func (x *Cutter) PassageSpan(id string) (from, to int, ok bool) {
 
 // PassageIn is Config.PassageIn of the Cutter's record.
 func (x *Cutter) PassageIn(window []byte, from int, id string) (fulltext.Passage, bool) {
-	return x.c.passageIn(x.rec, window, from, id, x.sectionOf)
+	return x.c.passageIn(x.rec, window, from, id, x)
 }
 
 // Section is the index of the first section of the record with slug.
@@ -280,7 +289,7 @@ func (c Config) lead(rec *docir.Record, body bodyWindow) (fulltext.Passage, bool
 	if len(rec.Sections) > 0 && strings.TrimSpace(lead) == "" {
 		return fulltext.Passage{}, false
 	}
-	return fulltext.Passage{ID: rec.ID, Text: joinText(rec.Title, lead), Head: headingPath(rec, -1)}, true
+	return fulltext.Passage{ID: rec.ID, Text: joinText(rec.Title, lead), Head: headingPath(rec, -1, nil)}, true
 }
 
 // head is the document's head passage, when it has front matter to index.
@@ -289,36 +298,47 @@ func (c Config) head(rec *docir.Record) (fulltext.Passage, bool) {
 	if fm == "" {
 		return fulltext.Passage{}, false
 	}
-	return fulltext.Passage{ID: rec.ID + HeadSuffix, Text: joinText(rec.Title, fm), Head: headingPath(rec, -1)}, true
+	return fulltext.Passage{ID: rec.ID + HeadSuffix, Text: joinText(rec.Title, fm), Head: headingPath(rec, -1, nil)}, true
 }
 
 // section is the passage of section i; own when it is headed by the
-// document's title.
-func (c Config) section(rec *docir.Record, body bodyWindow, i int, own bool) fulltext.Passage {
+// document's title. parent is parents(rec.Sections), or nil (see
+// headingPath).
+func (c Config) section(rec *docir.Record, body bodyWindow, i int, own bool, parent []int32) fulltext.Passage {
 	s := rec.Sections[i]
 	text := Prose(body.slice(s.Start, s.OwnEnd), false)
 	if !own {
 		text = joinText(rec.Title, text)
 	}
-	return fulltext.Passage{ID: rec.ID + "#" + s.Slug, Text: text, Head: headingPath(rec, i)}
+	return fulltext.Passage{ID: rec.ID + "#" + s.Slug, Text: text, Head: headingPath(rec, i, parent)}
 }
 
 // headingPath is where a passage sits in its document, as a reader sees
 // it: the document's title and path (its id, whose words name it too, as
 // in "configuration/front-matter"), and for section i the headings above
-// it, outermost first, and its own; -1 for the lead and the head.
-func headingPath(rec *docir.Record, i int) string {
+// it, outermost first, and its own; -1 for the lead and the head. The
+// headings above are those of its parent, its parent's parent... (see
+// parents) up to one of level 1; parent is parents(rec.Sections), or nil
+// to find each by a scan back.
+func headingPath(rec *docir.Record, i int, parent []int32) string {
 	parts := []string{rec.Title, rec.ID}
 	if i >= 0 {
 		var above []string
 		level := rec.Sections[i].Level
-		for j := i - 1; j >= 0 && level > 1; j-- {
-			if s := rec.Sections[j]; s.Level < level {
-				if s.Heading != rec.Title {
-					above = append(above, s.Heading)
-				}
-				level = s.Level
+		up := func(j int) int { // the nearest section before j of a lower level than level, or -1
+			if parent != nil {
+				return int(parent[j])
 			}
+			for j--; j >= 0 && rec.Sections[j].Level >= level; j-- {
+			}
+			return j
+		}
+		for j := up(i); j >= 0 && level > 1; j = up(j) {
+			s := rec.Sections[j]
+			if s.Heading != rec.Title {
+				above = append(above, s.Heading)
+			}
+			level = s.Level
 		}
 		for j := len(above) - 1; j >= 0; j-- {
 			parts = append(parts, above[j])
@@ -326,6 +346,25 @@ func headingPath(rec *docir.Record, i int) string {
 		parts = append(parts, rec.Sections[i].Heading)
 	}
 	return strings.Join(parts, "\n")
+}
+
+// parents is, for each section, the nearest section before it of a lower
+// level (its parent), or -1: one pass, with a stack of the sections whose
+// levels rise.
+func parents(secs []docir.Section) []int32 {
+	out := make([]int32, len(secs))
+	var stack []int32
+	for i, s := range secs {
+		for len(stack) > 0 && secs[stack[len(stack)-1]].Level >= s.Level {
+			stack = stack[:len(stack)-1]
+		}
+		out[i] = -1
+		if len(stack) > 0 {
+			out[i] = stack[len(stack)-1]
+		}
+		stack = append(stack, int32(i))
+	}
+	return out
 }
 
 func joinText(parts ...string) string {

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -183,11 +184,14 @@ func TestHeadingPath(t *testing.T) {
 		"Front matter\nconfiguration/front-matter\nCascade",
 		"Front matter\nconfiguration/front-matter\nCascade\nTarget",
 	} {
-		if got := headingPath(&rec, i); got != want {
+		if got := headingPath(&rec, i, nil); got != want {
 			t.Errorf("section %d: %q, want %q", i, got, want)
 		}
+		if got := headingPath(&rec, i, parents(rec.Sections)); got != want {
+			t.Errorf("section %d by its parents: %q, want %q", i, got, want)
+		}
 	}
-	if got := headingPath(&rec, -1); got != "Front matter\nconfiguration/front-matter" {
+	if got := headingPath(&rec, -1, nil); got != "Front matter\nconfiguration/front-matter" {
 		t.Errorf("lead: %q", got)
 	}
 }
@@ -294,5 +298,32 @@ func TestCutter(t *testing.T) {
 	}
 	if p, _ := x.Passage([]byte(body), "d#doc-1"); !strings.HasPrefix(p.Text, "Doc\n") {
 		t.Errorf("a second section headed by the title has it before its text: %q", p.Text)
+	}
+}
+
+// TestParents: a section's parent is the nearest section before it of a
+// lower level, and a heading path by parents is the one a scan back finds,
+// on sections of every order of levels.
+func TestParents(t *testing.T) {
+	levels := []int{2, 3, 1, 4, 4, 2, 6, 3, 3, 1, 2, 5, 2, 1}
+	rec := docir.Record{ID: "d", Title: "T1"}
+	for i, lv := range levels {
+		rec.Sections = append(rec.Sections, docir.Section{Heading: "T" + strconv.Itoa(i), Level: lv})
+	}
+	par := parents(rec.Sections)
+	for i := range rec.Sections {
+		want := -1
+		for j := i - 1; j >= 0; j-- {
+			if levels[j] < levels[i] {
+				want = j
+				break
+			}
+		}
+		if int(par[i]) != want {
+			t.Errorf("section %d: parent %d, want %d", i, par[i], want)
+		}
+		if got, want := headingPath(&rec, i, par), headingPath(&rec, i, nil); got != want {
+			t.Errorf("section %d: %q, want %q", i, got, want)
+		}
 	}
 }
