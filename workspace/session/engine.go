@@ -107,8 +107,10 @@ type Engine struct {
 	drift atomic.Pointer[docir.Error]
 	// reads serves the session's own read methods, on its reader.
 	reads *reads
-	// running holds a token for each call that runs (see MaxRunning);
-	// the engine that answers peers shares it.
+	// running holds a token for each call that runs (see MaxRunning).
+	// The engine that answers peers has its own: its reads are the local
+	// store's and never wait on a peer, so two servers that are each
+	// other's peers cannot each hold the turns the other waits for.
 	running chan struct{}
 }
 
@@ -183,7 +185,6 @@ func New(cfg Config) *Engine {
 			local = cfg.Reader
 		}
 		e.peer = New(Config{Reader: local, Version: cfg.Version, Log: cfg.Log})
-		e.peer.running = e.running
 	}
 	slices.Sort(e.caps)
 	return e
