@@ -143,9 +143,10 @@ func (t *Tally) AddLinks(s *LinkSet, done, total int) error {
 	return t.add(n, s.Address, n, done, total)
 }
 
-// GetLinks is a doc_ids links read through r.
-func GetLinks(ctx context.Context, r Reader, addrs []address.Address) (LinksResult, error) {
-	res, err := r.Links(ctx, addrs)
+// GetLinks is a doc_ids links read through r, its link sets bounded at
+// maxBytes (see Reader.Links).
+func GetLinks(ctx context.Context, r Reader, addrs []address.Address, maxBytes int) (LinksResult, error) {
+	res, err := r.Links(ctx, addrs, maxBytes)
 	if err != nil {
 		return LinksResult{}, err
 	}
@@ -165,8 +166,8 @@ func GetLinks(ctx context.Context, r Reader, addrs []address.Address) (LinksResu
 
 // GetLinksOne is a doc_id links read through r: the link set, or a
 // not_found error as GetOne's.
-func GetLinksOne(ctx context.Context, r Reader, a address.Address) (LinkResult, error) {
-	res, err := r.Links(ctx, []address.Address{a})
+func GetLinksOne(ctx context.Context, r Reader, a address.Address, maxBytes int) (LinkResult, error) {
+	res, err := r.Links(ctx, []address.Address{a}, maxBytes)
 	if err != nil {
 		return LinkResult{}, err
 	}

@@ -35,8 +35,9 @@ type Reader interface {
 	Status(ctx context.Context) (Status, error)
 	// Links reads the links leaving and reaching each address, in order:
 	// one LinkResolution per address, a miss as data (as Resolve). No
-	// bodies.
-	Links(ctx context.Context, addrs []address.Address) (LinksResolved, error)
+	// bodies. maxBytes bounds the link sets gathered, as Resolve's bounds
+	// its documents (<= 0: no bound).
+	Links(ctx context.Context, addrs []address.Address, maxBytes int) (LinksResolved, error)
 	// Check lists the broken links of the local store's generation (and
 	// with p.External its external links). A federation answers for its
 	// local store only.

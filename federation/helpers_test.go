@@ -98,11 +98,11 @@ func (c *counting) Status(ctx context.Context) (docir.Status, error) {
 }
 
 // Links is counted with the deep reads: it is asked per address too.
-func (c *counting) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
+func (c *counting) Links(ctx context.Context, addrs []address.Address, maxBytes int) (docir.LinksResolved, error) {
 	c.mu.Lock()
 	c.gets = append(c.gets, addrStrings(addrs))
 	c.mu.Unlock()
-	return c.Reader.Links(ctx, addrs)
+	return c.Reader.Links(ctx, addrs, maxBytes)
 }
 
 func (c *counting) Check(ctx context.Context, p docir.CheckParams) (docir.CheckResult, error) {

@@ -15,10 +15,10 @@ import (
 // asked once for what is still unanswered. A link is resolved within the
 // store that holds its source, so a link set (its outgoing and incoming
 // links) is the answering store's alone, labelled with it.
-func (r *Reader) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
+func (r *Reader) Links(ctx context.Context, addrs []address.Address, maxBytes int) (docir.LinksResolved, error) {
 	answers, warnings, err := perAddress(ctx, r, addrs,
 		func(ctx context.Context, rd docir.Reader, as []address.Address) ([]answer[docir.LinkSet], []string, error) {
-			res, err := rd.Links(ctx, as)
+			res, err := rd.Links(ctx, as, maxBytes)
 			out := make([]answer[docir.LinkSet], len(res.Items))
 			for i, it := range res.Items {
 				out[i] = answer[docir.LinkSet]{Value: it.Set, Reason: it.Reason, Suggestions: it.Suggestions}
@@ -49,9 +49,9 @@ func (r *Reader) Changes(ctx context.Context, p docir.ChangesParams) (docir.Chan
 	return r.local.Changes(ctx, p)
 }
 
-func (p *pathPeer) Links(ctx context.Context, addrs []address.Address) (res docir.LinksResolved, err error) {
+func (p *pathPeer) Links(ctx context.Context, addrs []address.Address, maxBytes int) (res docir.LinksResolved, err error) {
 	err = p.with(ctx, func(s *workspace.Service) error {
-		res, err = s.Links(ctx, addrs)
+		res, err = s.Links(ctx, addrs, maxBytes)
 		return err
 	})
 	return res, err
@@ -75,7 +75,7 @@ func (p *pathPeer) Changes(ctx context.Context, q docir.ChangesParams) (res doci
 
 // Links asks the peer for addrs in one docir/links doc_ids call and reads
 // its reply per address.
-func (h *httpPeer) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
+func (h *httpPeer) Links(ctx context.Context, addrs []address.Address, _ int) (docir.LinksResolved, error) {
 	raw, err := h.rpc(ctx, wire.MethodLinks, docir.LinksParams{DocIDs: addrStrings(addrs)})
 	if err != nil {
 		return docir.LinksResolved{}, err

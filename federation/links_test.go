@@ -67,7 +67,7 @@ func TestLinksPerAddress(t *testing.T) {
 			fed := New(Config{Local: openLocal(t, makeStore(t, localLinks)), Peers: []*Peer{peer}})
 			defer fed.Close()
 			before := len(team.calls())
-			res, err := docir.GetLinks(ctx, fed, mustParseAll(t, "a", "b#usage", "t", "zz"))
+			res, err := docir.GetLinks(ctx, fed, mustParseAll(t, "a", "b#usage", "t", "zz"), 1<<20)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,7 +87,7 @@ func TestLinksPerAddress(t *testing.T) {
 					t.Errorf("the team was asked (-want +got):\n%s", diff)
 				}
 			}
-			one, err := docir.GetLinksOne(ctx, fed, address.MustParse("t"))
+			one, err := docir.GetLinksOne(ctx, fed, address.MustParse("t"), 1<<20)
 			if err != nil || one.Links.Store != "team" {
 				t.Errorf("GetLinksOne(t) = %+v, %v", one, err)
 			}
@@ -118,7 +118,7 @@ func TestLinksPerAddress(t *testing.T) {
 func TestLinksPeerFails(t *testing.T) {
 	fed := New(Config{Local: openLocal(t, makeStore(t, localLinks)), Peers: []*Peer{pathPeerOf(t, "gone", "/nonexistent/docir-peer")}})
 	defer fed.Close()
-	res, err := docir.GetLinks(context.Background(), fed, mustParseAll(t, "a", "t"))
+	res, err := docir.GetLinks(context.Background(), fed, mustParseAll(t, "a", "t"), 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}

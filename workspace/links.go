@@ -18,8 +18,8 @@ import (
 // nor any body but that of a bundle's page asked by its file name. A miss
 // is data, with the same reasons and suggestions as Resolve. It stops, with
 // get's reply_too_large (docir.Tally), as soon as the link sets gathered
-// pass linksBound.
-func (s *Service) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
+// pass maxBytes (<= 0: no bound), counted link by link as they are read.
+func (s *Service) Links(ctx context.Context, addrs []address.Address, maxBytes int) (docir.LinksResolved, error) {
 	v, release, err := s.acquire(ctx)
 	if err != nil {
 		return docir.LinksResolved{}, err
@@ -27,7 +27,7 @@ func (s *Service) Links(ctx context.Context, addrs []address.Address) (docir.Lin
 	defer release()
 	snap := v.snap
 	out := make([]docir.LinkResolution, len(addrs))
-	tally := &docir.Tally{Bound: linksBound}
+	tally := &docir.Tally{Bound: maxBytes}
 	// read holds what each address asked so far read, so that one asked
 	// again is read once; each answer gets a set of its own (a caller may
 	// relabel it: federation), sharing the links of the first.
@@ -69,12 +69,6 @@ func (s *Service) Links(ctx context.Context, addrs []address.Address) (docir.Lin
 	}
 	return docir.LinksResolved{Items: out}, nil
 }
-
-// linksBound bounds the link sets one Links call gathers, as the maxBytes
-// of Reader.Resolve bounds a get. Reader.Links takes no bound, so this is
-// the reply bound of docir serve for every caller: a reply of more could
-// not be sent.
-const linksBound = wire.MaxReplyBytes
 
 // linkBudget counts, while one link set is gathered, the bytes
 // docir.Tally.AddLinks will count for it, and stops the gathering with
@@ -424,8 +418,8 @@ func ownText(body []byte, s docir.Section) []byte {
 }
 
 // Links reads the links of addresses on the view's generation.
-func (v *View) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
-	return v.s.Links(ctx, addrs)
+func (v *View) Links(ctx context.Context, addrs []address.Address, maxBytes int) (docir.LinksResolved, error) {
+	return v.s.Links(ctx, addrs, maxBytes)
 }
 
 // Check lists the broken links of the view's generation.

@@ -68,7 +68,7 @@ func TestLinksBundlePageByFileName(t *testing.T) {
 	for _, r := range want {
 		addrs = append(addrs, r.Address)
 	}
-	res, err := ws.Links(context.Background(), parseAll(t, addrs...))
+	res, err := ws.Links(context.Background(), parseAll(t, addrs...), wire.MaxReplyBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestLinksStopAtTheReplyBound(t *testing.T) {
 	}
 	ws := linksService(t, map[string]string{"hub.md": b.String()})
 	ctx := context.Background()
-	one, err := ws.Links(ctx, parseAll(t, "hub"))
+	one, err := ws.Links(ctx, parseAll(t, "hub"), wire.MaxReplyBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestLinksStopAtTheReplyBound(t *testing.T) {
 	for i := range addrs {
 		addrs[i] = "hub"
 	}
-	_, err = ws.Links(ctx, parseAll(t, addrs...))
+	_, err = ws.Links(ctx, parseAll(t, addrs...), wire.MaxReplyBytes)
 	if docir.CodeOf(err) != docir.CodeReplyTooLarge || err.Error() != want.Error() {
 		t.Fatalf("links of %d copies: %v; want %v", n, err, want)
 	}
@@ -152,7 +152,7 @@ func TestLinksRepeatedAddressReadOnce(t *testing.T) {
 		"a.md": "# A\n\nSee [b](b.md).\n",
 		"b.md": "# B\n\nBack to [a](a.md).\n",
 	})
-	res, err := ws.Links(context.Background(), parseAll(t, "a", "b", "a", "nope", "a"))
+	res, err := ws.Links(context.Background(), parseAll(t, "a", "b", "a", "nope", "a"), wire.MaxReplyBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestLinksMissSuggestions(t *testing.T) {
 		"guide.md": "# Guide\n\n## Install\n\ntext\n\n## Upgrade\n\ntext\n",
 	})
 	addrs := []string{"guide#instal", "gude"}
-	links, err := ws.Links(context.Background(), parseAll(t, addrs...))
+	links, err := ws.Links(context.Background(), parseAll(t, addrs...), wire.MaxReplyBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestLinksIncomingStopAtTheBound(t *testing.T) {
 	}
 	ws := linksService(t, docs)
 	ctx := context.Background()
-	_, err := ws.Links(ctx, parseAll(t, "hub"))
+	_, err := ws.Links(ctx, parseAll(t, "hub"), wire.MaxReplyBytes)
 	if docir.CodeOf(err) != docir.CodeReplyTooLarge {
 		t.Fatalf("links of the hub: %v; want reply_too_large", err)
 	}
@@ -228,7 +228,7 @@ func TestLinksIncomingStopAtTheBound(t *testing.T) {
 		t.Errorf("stopped at %d outgoing, %d incoming links (%d bytes); want none, at most %d, and the bound passed", out, in, n, most)
 	}
 	// A page with fewer links than the bound is read as before.
-	res, err := ws.Links(ctx, parseAll(t, "p/page00"))
+	res, err := ws.Links(ctx, parseAll(t, "p/page00"), wire.MaxReplyBytes)
 	if err != nil || res.Items[0].Set == nil || len(res.Items[0].Set.Outgoing) != per {
 		t.Fatalf("links of a page: %+v, %v", res.Items, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
 )
 
 // TestSectionIndexIsFindSection: the index a cached document answers its
@@ -80,7 +81,7 @@ func TestResolveDecodesADocumentOnce(t *testing.T) {
 		t.Errorf("%d documents decoded for %d addresses of 3; want 3", docs.decoded, len(addrs))
 	}
 	// Links reads its documents through the same cache.
-	res, err := ws.Links(ctx, parseAll(t, addrs...))
+	res, err := ws.Links(ctx, parseAll(t, addrs...), wire.MaxReplyBytes)
 	if err != nil {
 		t.Fatal(err)
 	}

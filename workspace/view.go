@@ -157,8 +157,8 @@ func (r recording) Context(ctx context.Context, p docir.ContextParams) (docir.Co
 
 // Links records the documents it read links of: the ones asked and the
 // sources of their incoming links.
-func (r recording) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
-	res, err := r.View.Links(ctx, addrs)
+func (r recording) Links(ctx context.Context, addrs []address.Address, maxBytes int) (docir.LinksResolved, error) {
+	res, err := r.View.Links(ctx, addrs, maxBytes)
 	for _, it := range res.Items {
 		if it.Set == nil {
 			continue

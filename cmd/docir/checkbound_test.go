@@ -33,3 +33,37 @@ func TestCheckListsPastTheReplyBound(t *testing.T) {
 		t.Fatalf("check: exit %d, %d broken listed in %d bytes (%v), stderr %.300s", r.code, len(res.Broken), len(r.stdout), err, r.stderr)
 	}
 }
+
+// TestLinksListsPastTheReplyBound: docir links on the command line lists a
+// page's incoming links past serve's 1 MiB reply (it is bounded as get is,
+// at MaxGetBytes): 22,500 links into one page, where serve stops after
+// some 9,000.
+func TestLinksListsPastTheReplyBound(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("hub.md", "# Hub\n\n## Section\n\ntext\n")
+	for p := range 25 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Page %d\n\n", p)
+		for i := range 900 {
+			fmt.Fprintf(&b, "[link %d](hub.md#section)\n", i)
+		}
+		write(fmt.Sprintf("page%02d.md", p), b.String())
+	}
+	if r := runDocir(t, dir, nil, "index", "--format", "json", "."); r.code != 0 {
+		t.Fatalf("index: %d %s", r.code, r.stderr)
+	}
+	r := runDocir(t, dir, nil, "links", "--format", "json", "hub")
+	var res struct {
+		Links struct {
+			Incoming []json.RawMessage `json:"incoming"`
+		} `json:"links"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); r.code != 0 || err != nil || len(res.Links.Incoming) != 22500 || len(r.stdout) < 2<<20 {
+		t.Fatalf("links: exit %d, %d incoming in %d bytes (%v), stderr %.300s", r.code, len(res.Links.Incoming), len(r.stdout), err, r.stderr)
+	}
+}

@@ -67,7 +67,7 @@ func linksRun(ctx context.Context, opts *LinksOptions) error {
 		return err
 	}
 	if len(addrs) == 1 && !opts.Stdin {
-		res, err := docir.GetLinksOne(ctx, r, addrs[0])
+		res, err := docir.GetLinksOne(ctx, r, addrs[0], MaxGetBytes)
 		if err == nil {
 			s := addrs[0].String()
 			err = opts.Evidence(wire.MethodLinks, docir.LinksParams{DocID: &s}, res)
@@ -80,7 +80,7 @@ func linksRun(ctx context.Context, opts *LinksOptions) error {
 		}
 		return opts.IO.printJSON(res)
 	}
-	res, err := docir.GetLinks(ctx, r, addrs)
+	res, err := docir.GetLinks(ctx, r, addrs, MaxGetBytes)
 	if err == nil {
 		raw := make([]string, len(addrs))
 		for i, a := range addrs {

@@ -119,8 +119,8 @@ func (g *Gate) Context(ctx context.Context, p docir.ContextParams) (docir.Contex
 }
 
 // Links implements docir.Reader.
-func (g *Gate) Links(ctx context.Context, addrs []address.Address) (docir.LinksResolved, error) {
-	return gated(g, ctx, func() (docir.LinksResolved, error) { return g.r.Links(ctx, addrs) })
+func (g *Gate) Links(ctx context.Context, addrs []address.Address, maxBytes int) (docir.LinksResolved, error) {
+	return gated(g, ctx, func() (docir.LinksResolved, error) { return g.r.Links(ctx, addrs, maxBytes) })
 }
 
 // Check implements docir.Reader.

@@ -120,7 +120,14 @@ func (rd *reads) links(ctx context.Context, params json.RawMessage) (any, error)
 	if err := decodeAddressed(wire.MethodLinks, params, &p); err != nil {
 		return nil, err
 	}
-	return keyed(ctx, rd, wire.MethodLinks, p.DocID, p.DocIDs, p.Selector, docir.GetLinksOne, docir.GetLinks)
+	// Stop gathering links once they could not fit in a reply.
+	return keyed(ctx, rd, wire.MethodLinks, p.DocID, p.DocIDs, p.Selector,
+		func(ctx context.Context, r docir.Reader, a address.Address) (docir.LinkResult, error) {
+			return docir.GetLinksOne(ctx, r, a, rd.maxReply)
+		},
+		func(ctx context.Context, r docir.Reader, addrs []address.Address) (docir.LinksResult, error) {
+			return docir.GetLinks(ctx, r, addrs, rd.maxReply)
+		})
 }
 
 // decodeAddressed decodes the params of a read keyed by addresses, whose

@@ -45,7 +45,7 @@ func (g *gatedReader) Query(context.Context, docir.QueryParams) (docir.SearchRes
 func (g *gatedReader) Context(context.Context, docir.ContextParams) (docir.ContextResult, error) {
 	return docir.ContextResult{}, errGated
 }
-func (g *gatedReader) Links(context.Context, []address.Address) (docir.LinksResolved, error) {
+func (g *gatedReader) Links(context.Context, []address.Address, int) (docir.LinksResolved, error) {
 	return docir.LinksResolved{}, errGated
 }
 func (g *gatedReader) Check(context.Context, docir.CheckParams) (docir.CheckResult, error) {
