@@ -133,14 +133,21 @@ func (t *Tally) AddLinks(s *LinkSet, done, total int) error {
 	}
 	for _, ls := range [][]Link{s.Outgoing, s.Incoming} {
 		for i := range ls {
-			l := &ls[i]
-			n += len(l.From) + len(l.Target) + len(l.Kind) + len(l.Status) + len(l.Address) + len(l.URL) + len(l.Reason) + 64
-			for _, r := range l.ResolvesWith {
-				n += len(r) + 3
-			}
+			n += LinkBytes(&ls[i])
 		}
 	}
 	return t.add(n, s.Address, n, done, total)
+}
+
+// LinkBytes is what a Tally counts for one link of a set: its strings and
+// room for their names, so that a read gathering links one by one can
+// stop where AddLinks would.
+func LinkBytes(l *Link) int {
+	n := len(l.From) + len(l.Target) + len(l.Kind) + len(l.Status) + len(l.Address) + len(l.URL) + len(l.Reason) + 64
+	for _, r := range l.ResolvesWith {
+		n += len(r) + 3
+	}
+	return n
 }
 
 // GetLinks is a doc_ids links read through r, its link sets bounded at

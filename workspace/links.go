@@ -103,23 +103,13 @@ func (b *linkBudget) add(l *docir.Link, incoming bool) error {
 	} else {
 		b.out++
 	}
-	b.n += linkBytes(l)
+	b.n += docir.LinkBytes(l)
 	if b.tally.Bound <= 0 || b.tally.Bytes+b.n <= b.tally.Bound {
 		return nil
 	}
 	return docir.Errorf(docir.CodeReplyTooLarge,
 		"the documents asked for pass the %d-byte reply bound after %d of %d addresses (%s is more than %d bytes: read stopped at %d outgoing and %d incoming links); ask for fewer addresses, or for sections (id#heading), in several calls",
 		b.tally.Bound, b.done, b.total, b.addr, b.n, b.out, b.in)
-}
-
-// linkBytes is what docir.Tally.AddLinks counts for one link
-// (TestLinkBytesIsTheTallys).
-func linkBytes(l *docir.Link) int {
-	n := len(l.From) + len(l.Target) + len(l.Kind) + len(l.Status) + len(l.Address) + len(l.URL) + len(l.Reason) + 64
-	for _, r := range l.ResolvesWith {
-		n += len(r) + 3
-	}
-	return n
 }
 
 // linkSet is the links read of one address, gathered within budget, its
@@ -259,7 +249,7 @@ func (s *Service) Check(ctx context.Context, p docir.CheckParams) (docir.CheckRe
 }
 
 // checkBudget counts the bytes of the links a check gathers, as
-// docir.Tally counts a get's (linkBytes, and the path), against its
+// docir.Tally counts a get's (docir.LinkBytes, and the path), against its
 // bound (<= 0: none).
 type checkBudget struct {
 	bound, n         int
@@ -284,7 +274,7 @@ func (b *checkBudget) add(l *docir.CheckedLink) error {
 	} else {
 		b.broken++
 	}
-	return b.count(linkBytes(&l.Link) + len(l.Path) + 12)
+	return b.count(docir.LinkBytes(&l.Link) + len(l.Path) + 12)
 }
 
 // addRules counts the link rules FillResolvesWith set on ls.

@@ -224,7 +224,7 @@ func TestLinksIncomingStopAtTheBound(t *testing.T) {
 		t.Fatalf("%v: %v", msg, err)
 	}
 	l := docir.Link{From: "p/page00", Target: "../hub.md#sec", Kind: "inline", Status: docir.LinkResolved, Address: "hub#sec"}
-	if most := wire.MaxReplyBytes/linkBytes(&l) + 1; out != 0 || in > most || in >= pages*per || n <= wire.MaxReplyBytes {
+	if most := wire.MaxReplyBytes/docir.LinkBytes(&l) + 1; out != 0 || in > most || in >= pages*per || n <= wire.MaxReplyBytes {
 		t.Errorf("stopped at %d outgoing, %d incoming links (%d bytes); want none, at most %d, and the bound passed", out, in, n, most)
 	}
 	// A page with fewer links than the bound is read as before.
@@ -234,7 +234,7 @@ func TestLinksIncomingStopAtTheBound(t *testing.T) {
 	}
 }
 
-// TestLinkBytesIsTheTallys: linkBytes counts a link as docir.Tally.AddLinks
+// TestLinkBytesIsTheTallys: docir.LinkBytes counts a link as docir.Tally.AddLinks
 // does.
 func TestLinkBytesIsTheTallys(t *testing.T) {
 	ls := []docir.Link{
@@ -246,8 +246,8 @@ func TestLinkBytesIsTheTallys(t *testing.T) {
 		var empty, one docir.Tally
 		_ = empty.AddLinks(&docir.LinkSet{}, 1, 1)
 		_ = one.AddLinks(&docir.LinkSet{Incoming: []docir.Link{l}}, 1, 1)
-		if got, want := linkBytes(&l), one.Bytes-empty.Bytes; got != want {
-			t.Errorf("%+v: linkBytes %d, the tally counts %d", l, got, want)
+		if got, want := docir.LinkBytes(&l), one.Bytes-empty.Bytes; got != want {
+			t.Errorf("%+v: LinkBytes %d, the tally counts %d", l, got, want)
 		}
 	}
 }

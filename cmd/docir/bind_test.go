@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,21 +17,27 @@ type fullWriter struct{}
 
 func (fullWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
 
-// TestBindWriteFailureHoldsNothing: a bind whose receipt cannot be written
-// fails, and leaves no hold behind (no one has the receipt that would
-// release it); the next bind holds as usual.
-func TestBindWriteFailureHoldsNothing(t *testing.T) {
+// inFixtureCorpus changes the test's folder to a copy of testdata/corpus
+// and returns docir run in process there, writing to out: its exit code
+// and stderr.
+func inFixtureCorpus(t *testing.T) func(out io.Writer, args ...string) (int, string) {
 	dir := filepath.Join(t.TempDir(), "corpus")
 	if err := corpustest.CopyTree("../../testdata/corpus", dir); err != nil {
 		t.Fatal(err)
 	}
 	t.Chdir(dir)
-	ctx := context.Background()
-	docir := func(out interface{ Write([]byte) (int, error) }, args ...string) (int, string) {
+	return func(out io.Writer, args ...string) (int, string) {
 		var errOut bytes.Buffer
-		code := run(ctx, args, &IOStreams{In: strings.NewReader(""), Out: out, ErrOut: &errOut})
+		code := run(context.Background(), args, &IOStreams{In: strings.NewReader(""), Out: out, ErrOut: &errOut})
 		return code, errOut.String()
 	}
+}
+
+// TestBindWriteFailureHoldsNothing: a bind whose receipt cannot be written
+// fails, and leaves no hold behind (no one has the receipt that would
+// release it); the next bind holds as usual.
+func TestBindWriteFailureHoldsNothing(t *testing.T) {
+	docir := inFixtureCorpus(t)
 	holds := func() string {
 		t.Helper()
 		var out bytes.Buffer

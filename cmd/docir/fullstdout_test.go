@@ -2,12 +2,8 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/docir/docir/docir/corpustest"
 )
 
 // TestTextToAFullStdoutFails: text printers wrote line by line and
@@ -16,17 +12,7 @@ import (
 // (only the incoming lines were checked). Every text output now fails on
 // a stdout that takes nothing, exit 1, as the JSON output does.
 func TestTextToAFullStdoutFails(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "corpus")
-	if err := corpustest.CopyTree("../../testdata/corpus", dir); err != nil {
-		t.Fatal(err)
-	}
-	t.Chdir(dir)
-	ctx := context.Background()
-	docir := func(out interface{ Write([]byte) (int, error) }, args ...string) (int, string) {
-		var errOut bytes.Buffer
-		code := run(ctx, args, &IOStreams{In: strings.NewReader(""), Out: out, ErrOut: &errOut})
-		return code, errOut.String()
-	}
+	docir := inFixtureCorpus(t)
 	if code, stderr := docir(&bytes.Buffer{}, "index", "."); code != 0 {
 		t.Fatalf("index: exit %d: %s", code, stderr)
 	}
