@@ -2,14 +2,14 @@
 // holding immutable generations of a corpus, and the refresh that ingests
 // source folders into a new one.
 //
-// Layout (FormatVersion 12; see the change log below):
+// Layout (FormatVersion 14; see the change log below):
 //
 //	.docir/
 //	  IDENTITY           the workspace identity: 32 random hex digits and a
 //	                     newline, written first when docir creates the store;
 //	                     it marks the folder as docir's (Claim)
 //	  .gitignore         "*": the folder ignores itself
-//	  CURRENT            {"format":11,"generation":N}: the one mutable file,
+//	  CURRENT            {"format":14,"generation":N}: the one mutable file,
 //	                     replaced by an atomic rename
 //	  lock               flock'd by a refresh; readers never touch it
 //	  holds              docir.holds.v1: the bindings' holds on generations
@@ -24,7 +24,11 @@
 //	                     shadows below, the link index of the links it
 //	                     resolved (linkindex.go), and its meta (sources,
 //	                     count, manifest digest, layer list, link rules
-//	                     and counts)
+//	                     and counts, the front-matter list, and the
+//	                     version of the markdown rules its records were
+//	                     made by: a refresh by another version parses
+//	                     every file again, so a change of those rules
+//	                     needs no new format)
 //	  gen/N/layer-G.bolt the body layers below it, written by generation G
 //	                     and hard-linked here: never copied
 //	  gen/N/fulltext/    bleve index of the generation's passages

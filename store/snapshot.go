@@ -36,6 +36,7 @@ var (
 	keyGeneration  = []byte("generation")
 	keySources     = []byte("sources")
 	keyFrontMatter = []byte("front_matter") // the front-matter fields the index holds (JSON list)
+	keyParseRules  = []byte("parse_rules")  // the markdown rules its records were made by (JSON int; absent: 0)
 	keyFormat      = []byte("format")
 	keyDocuments   = []byte("documents") // the count, written at publish
 	// hex sha256 of the canonical manifest, written at publish
@@ -403,6 +404,19 @@ func (s *Snapshot) Sources() (srcs []Source, err error) {
 		return json.Unmarshal(v, &srcs)
 	})
 	return srcs, err
+}
+
+// ParseRules returns the version of the markdown rules the generation's
+// records were made by (markdown.RulesVersion); 0 when it recorded none
+// (a generation written before the version was recorded).
+func (s *Snapshot) ParseRules() (version int, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		if v := tx.Bucket(bucketMeta).Get(keyParseRules); v != nil {
+			return json.Unmarshal(v, &version)
+		}
+		return nil
+	})
+	return version, err
 }
 
 // FrontMatter returns the front-matter fields the generation's index

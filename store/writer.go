@@ -409,12 +409,13 @@ func (p *Pending) seed(prev *Snapshot) error {
 			}
 		}
 		m := tx.Bucket(bucketMeta)
-		var sources, frontMatter, linkCounts []byte
+		var sources, frontMatter, parseRules, linkCounts []byte
 		if prev != nil {
 			if err := prev.db.View(func(ptx *bolt.Tx) error {
 				pm := ptx.Bucket(bucketMeta)
 				sources = bytes.Clone(pm.Get(keySources))
 				frontMatter = bytes.Clone(pm.Get(keyFrontMatter))
+				parseRules = bytes.Clone(pm.Get(keyParseRules))
 				p.prevLinkRules = bytes.Clone(pm.Get(keyLinkRules))
 				linkCounts = bytes.Clone(pm.Get(keyLinkCounts))
 				return nil
@@ -429,6 +430,7 @@ func (p *Pending) seed(prev *Snapshot) error {
 			m.Put(keyLayers, formatLayers(gens)),
 			putIf(m, keySources, sources),
 			putIf(m, keyFrontMatter, frontMatter),
+			putIf(m, keyParseRules, parseRules),
 			putIf(m, keyLinkRules, p.prevLinkRules),
 			putIf(m, keyLinkCounts, linkCounts))
 	})
@@ -592,6 +594,9 @@ type Change struct {
 	// FrontMatter, when non-nil, replaces the recorded list of the
 	// front-matter fields the index holds.
 	FrontMatter []string
+	// ParseRules, when non-zero, replaces the recorded version of the
+	// markdown rules the records were made by.
+	ParseRules int
 	// Links, when non-nil, replaces the recorded link rules; a change
 	// resolves every link again when the layer is sealed.
 	Links *LinkConfig
@@ -673,6 +678,7 @@ func (p *Pending) Apply(c Change) error {
 		meta := tx.Bucket(bucketMeta)
 		return errors.Join(
 			putJSON(meta, keyFrontMatter, c.FrontMatter, c.FrontMatter != nil),
+			putJSON(meta, keyParseRules, c.ParseRules, c.ParseRules != 0),
 			putJSON(meta, keyLinkRules, c.Links, c.Links != nil),
 			putJSON(meta, keySources, c.Sources, c.Sources != nil))
 	})

@@ -298,7 +298,7 @@ func (f *Factory) reportStale() {
 		fmt.Fprintln(f.IO.ErrOut, "docir: warning: the sources changed since they were indexed; reads answer from the last index (docir status shows what changed; docir index refreshes)")
 	}
 	if st.Settings {
-		fmt.Fprintf(f.IO.ErrOut, "docir: warning: %s's index settings (front_matter, links, exclude, max_file_bytes) changed since the store was indexed; reads answer from the index made with the old ones (docir index applies them)\n", ConfigFileName)
+		fmt.Fprintf(f.IO.ErrOut, "docir: warning: the index settings (%s's front_matter, links, exclude, max_file_bytes, or this docir's markdown rules) changed since the store was indexed; reads answer from the index made with the old ones (docir index applies them)\n", ConfigFileName)
 	}
 	f.stale = nil
 }

@@ -187,7 +187,7 @@ func printStatusText(dst io.Writer, out statusOutput) error {
 			fmt.Fprintf(w, "missing     %s; left out of changes, and docir index fails until it is back\n", m.Error)
 		}
 		if c.SettingsChanged {
-			fmt.Fprintf(w, "settings    %s's index settings changed since generation %d; run docir index\n", ConfigFileName, st.Generation)
+			fmt.Fprintf(w, "settings    the index settings (%s's, or this docir's markdown rules) changed since generation %d; run docir index\n", ConfigFileName, st.Generation)
 		}
 		switch {
 		case len(c.Added)+len(c.Changed)+len(c.Removed) == 0 && !c.SourcesChanged:

@@ -135,10 +135,15 @@ func (o Options) check() error {
 	return nil
 }
 
+// rulesVersion is markdown.RulesVersion: the version a refresh records
+// and compares (a variable, so that a test can play an older docir).
+var rulesVersion = markdown.RulesVersion
+
 // settingsDigest is a digest of what in the options decides the index a
 // refresh makes of the same files: the front-matter fields, the size cap,
 // the link rules, the exclude patterns and .gitignore, the folders links
-// may lead into, and the parse budget (defaults filled in). A refresh
+// may lead into, the parse budget (defaults filled in), and the markdown
+// rules (markdown.RulesVersion). A refresh
 // records it beside the generations (folderStateFile), and a read that
 // finds another says that docir.yaml changed since (Stale). Retain,
 // Force and the callbacks change no index, and are not in it.
@@ -154,7 +159,8 @@ func (o Options) settingsDigest() string {
 		NoGitignore   bool
 		AllowRoots    []string
 		Limits        markdown.Limits
-	}{o.passages().Fields(), o.MaxFileBytes, o.Links, o.Exclude, o.SourceExclude, o.NoGitignore, o.AllowRoots, l})
+		Rules         int
+	}{o.passages().Fields(), o.MaxFileBytes, o.Links, o.Exclude, o.SourceExclude, o.NoGitignore, o.AllowRoots, l, rulesVersion})
 	if err != nil {
 		panic(fmt.Sprintf("ingest: settings digest: %v", err)) // plain values: cannot fail
 	}
@@ -266,6 +272,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 		r.change.Sources = []store.Source{}
 	}
 	r.change.FrontMatter = slices.Clone(r.pc.Fields())
+	r.change.ParseRules = rulesVersion
 	r.change.Links = &links
 	// Write, then publish.
 	if err := r.write(); err != nil {

@@ -31,6 +31,8 @@ type refresher struct {
 	prev        *store.Snapshot
 	prevSources []store.Source
 	prevDocs    int
+	// prevRules: the markdown rules prev's records were made by.
+	prevRules int
 
 	walked *walkResult
 	pc     passage.Config
@@ -110,7 +112,8 @@ func (r *refresher) openPrev() error {
 
 // makePlan walks the sources and sorts what it found against the current
 // generation's file table: every file is read again when the front-matter
-// list changed.
+// list changed, or the current generation's records were made by other
+// markdown rules (markdown.RulesVersion) than this docir's.
 func (r *refresher) makePlan() error {
 	var err error
 	if r.walked, err = walk(r.ctx, r.sources, r.opt); err != nil {
@@ -132,7 +135,10 @@ func (r *refresher) makePlan() error {
 		if !ok {
 			recorded = passage.DefaultFrontMatter
 		}
-		reparse = !slices.Equal(recorded, r.pc.Fields())
+		if r.prevRules, err = r.prev.ParseRules(); err != nil {
+			return err
+		}
+		reparse = !slices.Equal(recorded, r.pc.Fields()) || r.prevRules != rulesVersion
 	}
 	r.plan, err = makePlan(r.walked.files, prevFiles, reparse, r.opt.MaxFileBytes)
 	return err
@@ -300,7 +306,7 @@ func (r *refresher) settingsChanged(links store.LinkConfig) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return changed || !recorded.Normalize().Equal(links.Normalize()), nil
+	return changed || r.prevRules != rulesVersion || !recorded.Normalize().Equal(links.Normalize()), nil
 }
 
 // keep ends a refresh that changed nothing: the current generation stays

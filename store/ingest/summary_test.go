@@ -101,3 +101,49 @@ func TestNegativeRetainOrSizeCapRefused(t *testing.T) {
 		t.Error("a refused refresh published")
 	}
 }
+
+// TestParseRulesUpgrade: a store whose records were made by other markdown
+// rules (an older docir's, which recorded none) reads as it is, reads
+// warn that the index settings changed, and one refresh parses every file
+// again and publishes, though no file changed; the next refresh is a
+// no-op.
+func TestParseRulesUpgrade(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "a.md", "{\"title\": \"JSON title\"}\n# A\n")
+	writeFile(t, src, "b.md", "# B\n")
+	srcs := []store.Source{{Path: src}}
+	rules := func(gen uint64) int {
+		t.Helper()
+		s, err := store.OpenGeneration(dir, gen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		v, err := s.ParseRules()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	current := rulesVersion
+	rulesVersion = 0 // an older docir
+	sum, err := Refresh(t.Context(), dir, srcs, Options{})
+	rulesVersion = current
+	if err != nil || rules(sum.Generation) != 0 {
+		t.Fatalf("older docir: %+v, %v", sum, err)
+	}
+	if st, err := Stale(dir, srcs, Options{}); err != nil || !st.Settings || st.Sources {
+		t.Errorf("Stale after an older docir's refresh: %+v, %v; want settings changed", st, err)
+	}
+	sum, err = Refresh(t.Context(), dir, srcs, Options{})
+	if err != nil || !sum.Published || sum.Generation != 2 || countsOf(sum) != (counts{Unchanged: 2, Documents: 2}) || rules(2) != current {
+		t.Fatalf("upgrade: %+v, %v; rules %d", sum, err, rules(sum.Generation))
+	}
+	checkSummaryAgainstDiff(t, "upgrade", dir, sum)
+	if sum, err := Refresh(t.Context(), dir, srcs, Options{}); err != nil || sum.Published {
+		t.Errorf("refresh after the upgrade: %+v, %v; want nothing published", sum, err)
+	}
+	if st, err := Stale(dir, srcs, Options{}); err != nil || st.Settings || st.Sources {
+		t.Errorf("Stale after the upgrade: %+v, %v", st, err)
+	}
+}

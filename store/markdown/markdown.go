@@ -4,9 +4,10 @@
 //
 // Rules (docs/ingest.md has them for users):
 //   - Front matter is a YAML block that opens the file with a line "---" and
-//     closes with a line "---" or "...", or a TOML block between "+++" lines
-//     (trailing spaces and tabs allowed on them); it is part of the body,
-//     not markdown.
+//     closes with a line "---" or "...", a TOML block between "+++" lines
+//     (trailing spaces and tabs allowed on them), or a JSON object that
+//     opens the file and ends a line (json.go); it is part of the body, not
+//     markdown. RulesVersion names these rules' version.
 //   - Sections come from ATX and setext headings at the top level of the
 //     document; a '#' line inside a fenced or indented code block is not a
 //     heading, and a heading inside a block quote or a list makes no
@@ -60,6 +61,18 @@ import (
 )
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// RulesVersion is the version of the rules by which Parse makes a record
+// of the same bytes. A store records it with each generation, and a
+// refresh by a docir of another version parses every file again (records
+// made by older rules stay readable meanwhile): a change of the rules
+// that makes another record of some file raises it, so that no store
+// keeps records the rules no longer make, without a new store format.
+//
+//	0  (not recorded) the rules of store formats up to 14.
+//	1  JSON front matter read (jsonFrontMatter): before, a file opening
+//	   with a JSON object was markdown.
+const RulesVersion = 1
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
@@ -481,15 +494,19 @@ const (
 
 // frontMatter finds a front-matter block that starts at src[base:] and
 // returns the offset just past it (base when there is none) and its fields:
-// YAML between a "---" line and a "---" or "..." line, or TOML (Hugo's
-// other format) between "+++" lines. A block that does not decode, or is
-// over its budget (the bounds above), is still skipped as markdown; its
-// fields are empty and the error says why.
+// YAML between a "---" line and a "---" or "..." line, TOML (Hugo's other
+// format) between "+++" lines, or a JSON object (jsonFrontMatter). A YAML
+// or TOML block that does not decode, or is over its budget (the bounds
+// above), is still skipped as markdown; its fields are empty and the error
+// says why.
 func frontMatter(src []byte, base int) (end int, fields map[string]any, err error) {
 	rest := src[base:]
 	first, ok := lineAt(rest, 0)
 	if !ok {
 		return base, nil, nil
+	}
+	if rest[0] == '{' {
+		return jsonFrontMatter(src, base)
 	}
 	closing, decode := []string{"---", "..."}, decodeFrontMatter
 	switch fenceLine(rest[:first]) {

@@ -264,26 +264,68 @@ func TestTOMLFrontMatter(t *testing.T) {
 	src := "+++ \ntitle = \"TOML page\"\ndraft = true\nweight = 3\ndate = 2024-01-10\n" +
 		"lastmod = 2024-01-10T00:00:00Z\nat = 07:32:00.500\ntags = [\"a\", \"b\"]\n" +
 		"[params]\nratio = 0.5\nwhen = 1979-05-27T07:32:00\n[[menu]]\nname = \"m\"\n+++\n# Body\n"
-	got := NewParser().Parse("x.md", []byte(src))
 	want := map[string]any{
 		"title": "TOML page", "draft": true, "weight": 3, "date": "2024-01-10",
 		"lastmod": "2024-01-10T00:00:00Z", "at": "07:32:00.500", "tags": []any{"a", "b"},
 		"params": map[string]any{"ratio": 0.5, "when": "1979-05-27T07:32:00"},
 		"menu":   []any{map[string]any{"name": "m"}},
 	}
+	checkFrontMatterPage(t, src, want, "TOML page")
+
+	bad := NewParser().Parse("x.md", []byte("+++\ntitle = \"a\"\ntitle = \"b\"\n+++\n# Body\n"))
+	if !strings.Contains(bad.Warning, "not valid TOML") || bad.Record.Fields != nil || bad.Record.Title != "Body" || len(bad.Record.Sections) != 1 {
+		t.Errorf("invalid TOML: warning %q, fields %v, title %q", bad.Warning, bad.Record.Fields, bad.Record.Title)
+	}
+}
+
+// checkFrontMatterPage parses src, a page of front matter then "# Body",
+// and checks its fields, its title and where its markdown starts.
+func checkFrontMatterPage(t *testing.T, src string, want map[string]any, title string) {
+	t.Helper()
+	got := NewParser().Parse("x.md", []byte(src))
 	if diff := cmp.Diff(want, got.Record.Fields); diff != "" {
 		t.Errorf("fields (-want +got):\n%s", diff)
 	}
-	if got.Record.Title != "TOML page" || got.Warning != "" || len(got.Record.Sections) != 1 || got.Record.MarkdownStart != strings.Index(src, "# Body") {
+	if got.Record.Title != title || got.Warning != "" || len(got.Record.Sections) != 1 || got.Record.MarkdownStart != strings.Index(src, "# Body") {
 		t.Errorf("title %q, warning %q, sections %+v, markdown start %d", got.Record.Title, got.Warning, got.Record.Sections, got.Record.MarkdownStart)
 	}
 	if _, err := json.Marshal(got.Record); err != nil {
 		t.Errorf("record does not encode: %v", err)
 	}
+}
 
-	bad := NewParser().Parse("x.md", []byte("+++\ntitle = \"a\"\ntitle = \"b\"\n+++\n# Body\n"))
-	if !strings.Contains(bad.Warning, "not valid TOML") || bad.Record.Fields != nil || bad.Record.Title != "Body" || len(bad.Record.Sections) != 1 {
-		t.Errorf("invalid TOML: warning %q, fields %v, title %q", bad.Warning, bad.Record.Fields, bad.Record.Title)
+// TestJSONFrontMatter: Hugo's JSON front matter (an object opening the
+// file) gives fields as YAML's does (whole numbers as ints); a brace that
+// opens no valid object ending its line (a shortcode, a Pandoc attribute
+// block, text after the object) is markdown, without a warning.
+func TestJSONFrontMatter(t *testing.T) {
+	src := "{\n  \"title\": \"JSON {page}\",\n  \"draft\": true, \"weight\": 3, \"ratio\": 0.5, \"big\": 1e400,\n" +
+		"  \"q\": \"a \\\" } quote\", \"tags\": [\"a\", \"b\"], \"params\": {\"n\": null}\n} \t\n# Body\n"
+	want := map[string]any{
+		"title": "JSON {page}", "draft": true, "weight": 3, "ratio": 0.5, "big": "1e400",
+		"q": "a \" } quote", "tags": []any{"a", "b"}, "params": map[string]any{"n": nil},
+	}
+	checkFrontMatterPage(t, src, want, "JSON {page}")
+	for _, md := range []string{
+		"{{< figure src=\"a.png\" >}}\n# Body\n",
+		"{#intro .lead}\n# Body\n",
+		"{\"title\": \"t\"} and text\n# Body\n",
+		"{\"title\": \"t\",}\n# Body\n",
+		"{\"title\": \"t\"\n# Body\n",
+	} {
+		got := NewParser().Parse("x.md", []byte(md))
+		if got.Record.Fields != nil || got.Warning != "" || got.Record.MarkdownStart != 0 || got.Record.Title != "Body" {
+			t.Errorf("%q: fields %v, warning %q, markdown start %d, title %q; want markdown", md, got.Record.Fields, got.Warning, got.Record.MarkdownStart, got.Record.Title)
+		}
+	}
+	big := "{\"title\": \"" + strings.Repeat("x", MaxFrontMatterBytes) + "\"}\n# Body\n"
+	over := NewParser().Parse("x.md", []byte(big))
+	if !strings.Contains(over.Warning, "over the parse budget") || over.Record.Fields != nil || over.Record.Title != "Body" || over.Record.MarkdownStart != strings.Index(big, "# Body") {
+		t.Errorf("over the budget: warning %q, fields %v, title %q", over.Warning, over.Record.Fields, over.Record.Title)
+	}
+	deep := "{\"a\": " + strings.Repeat("[", 40) + strings.Repeat("]", 40) + "}\n# Body\n"
+	if d := NewParser().Parse("x.md", []byte(deep)); !strings.Contains(d.Warning, "nested more than") || d.Record.Fields != nil {
+		t.Errorf("nested: warning %q, fields %v", d.Warning, d.Record.Fields)
 	}
 }
 
@@ -294,7 +336,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{"# A\n## B\n", "A\n=\n", "---\na: 1\n---\n# x", "```\n# x\n```", "\ufeff#\r\n##\r\n", "> # q\n- # l\n", "---\n- [\n---\n", "# a {#x}\n## a {#x}\n### a\n", "b {.c #d}\n===\n", "# \\{#e}\n# {#}\n# {id=\"f g\"}\n"} {
 		f.Add([]byte(s))
 	}
-	for _, s := range []string{"+++\ntitle = \"t\"\nd = 2024-01-10\n[a.b]\nc = [1, {d = 1979-05-27T07:32:00Z}]\n+++\n# x", "+++\na = nan\nb = -inf\n+++\n", "+++\n[[a]]\n[a\n+++\n"} {
+	for _, s := range []string{"+++\ntitle = \"t\"\nd = 2024-01-10\n[a.b]\nc = [1, {d = 1979-05-27T07:32:00Z}]\n+++\n# x", "+++\na = nan\nb = -inf\n+++\n", "+++\n[[a]]\n[a\n+++\n", "{\"title\": \"t\", \"a\": [1, 2.5, {\"b\": \"}\\\"\"}]}\n# x", "{{< s >}}\n# x", "\ufeff{}\n"} {
 		f.Add([]byte(s))
 	}
 	f.Add([]byte(strings.Repeat("- ", 40) + "x"))

@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -28,17 +29,18 @@ func decodeTOML(block []byte) (map[string]any, error) {
 		return nil, nil
 	}
 	keys := 0
-	v, err := fromTOML(fields, 0, &keys)
+	v, err := fromDecoded(fields, 0, &keys)
 	if err != nil {
 		return nil, fmt.Errorf("front matter over the parse budget (%w), fields ignored", err)
 	}
 	return jsonSafe(v).(map[string]any), nil
 }
 
-// fromTOML converts the value v, depth levels down, as go-toml decoded it,
-// into what YAML front matter decodes to, checking it against the front
-// matter's key and depth budget (adding its keys to *keys).
-func fromTOML(v any, depth int, keys *int) (any, error) {
+// fromDecoded converts the value v, depth levels down, as go-toml or
+// encoding/json (with UseNumber) decoded it, into what YAML front matter
+// decodes to, checking it against the front matter's key and depth budget
+// (adding its keys to *keys).
+func fromDecoded(v any, depth int, keys *int) (any, error) {
 	switch v := v.(type) {
 	case map[string]any:
 		if depth++; depth > MaxFrontMatterDepth {
@@ -48,7 +50,7 @@ func fromTOML(v any, depth int, keys *int) (any, error) {
 			return nil, fmt.Errorf("more than %d keys", MaxFrontMatterKeys)
 		}
 		for k, e := range v {
-			c, err := fromTOML(e, depth, keys)
+			c, err := fromDecoded(e, depth, keys)
 			if err != nil {
 				return nil, err
 			}
@@ -60,7 +62,7 @@ func fromTOML(v any, depth int, keys *int) (any, error) {
 			return nil, fmt.Errorf("nested more than %d deep", MaxFrontMatterDepth)
 		}
 		for i, e := range v {
-			c, err := fromTOML(e, depth, keys)
+			c, err := fromDecoded(e, depth, keys)
 			if err != nil {
 				return nil, err
 			}
@@ -69,6 +71,8 @@ func fromTOML(v any, depth int, keys *int) (any, error) {
 		return v, nil
 	case int64:
 		return int(v), nil
+	case json.Number:
+		return jsonNumber(v), nil
 	case time.Time:
 		return v.Format(time.RFC3339Nano), nil
 	case toml.LocalDate:
