@@ -535,3 +535,26 @@ func TestFrontMatterOverBudgetWarns(t *testing.T) {
 		t.Errorf("warnings %q", sum.Warnings)
 	}
 }
+
+// TestFileRemovedWhileRead: a file removed between the walk and the read
+// is skipped as changed, not as unreadable, and its document goes.
+func TestFileRemovedWhileRead(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "a.md", "# A\n")
+	writeFile(t, src, "b.md", "# B\n")
+	refresh(t, dir, store.Source{Path: src})
+	writeFile(t, src, "b.md", "# B again\n")
+	withFault(t, func(op faultfs.Op, p string) error {
+		if op == faultfs.OpRead && strings.HasSuffix(p, "b.md") {
+			return os.Remove(p) // gone before the open
+		}
+		return nil
+	})
+	sum, err := Refresh(t.Context(), dir, []store.Source{{Path: src}}, Options{})
+	if err != nil || sum.WarningCounts[KindChanged] != 1 || sum.WarningCounts[KindUnreadable] != 0 || !hasWarning(sum, filepath.Join(src, "b.md"), "removed while being read") {
+		t.Fatalf("refresh with a file removed while read: %+v, %v", sum, err)
+	}
+	if diff := cmp.Diff([]string{"a"}, ids(t, dir)); diff != "" {
+		t.Errorf("ids (-want +got):\n%s", diff)
+	}
+}

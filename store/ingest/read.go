@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -40,7 +41,7 @@ const (
 	KindBrokenLink    = "broken_link"    // a symbolic link to nothing
 	KindLinkLoop      = "link_loop"      // a symbolic link to a folder on its own way
 	KindUnreadable    = "unreadable"     // an error opening or reading it
-	KindChanged       = "changed"        // replaced while the refresh read it
+	KindChanged       = "changed"        // replaced or removed while the refresh read it
 	KindCleanup       = "cleanup"        // a step after publishing failed (the refresh published)
 	KindPartlyIndexed = "partly_indexed" // a passage over fulltext.MaxTextBytes: searchable by its start
 )
@@ -334,6 +335,11 @@ func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, root
 		return
 	case errors.Is(err, errReplaced):
 		skip(KindChanged, "%v", err)
+		return
+	case errors.Is(err, fs.ErrNotExist):
+		// Removed since the walk listed it: it reads as the next walk
+		// will see it, gone, and the warning says so (not "unreadable").
+		skip(KindChanged, "removed while being read")
 		return
 	case err != nil:
 		skip(KindUnreadable, "%v", err)
