@@ -195,12 +195,22 @@ func GetLinksOne(ctx context.Context, r Reader, a address.Address, maxBytes int)
 type CheckParams struct {
 	// External lists the external links too (never fetched).
 	External bool `json:"external,omitempty"`
+	// Limit is the most links one page lists (1 to MaxPageLimit); 0: as
+	// many as the reply bound holds.
+	Limit int `json:"limit,omitempty"`
+	// Cursor is a previous page's Next: the page that follows it, on the
+	// generation it was cut from.
+	Cursor string `json:"cursor,omitempty"`
 	Selector
-	// MaxBytes bounds the links a check gathers, as Resolve's maxBytes
-	// bounds a get: past it the check stops with reply_too_large. 0 is
-	// docir serve's reply bound (1 MiB), less than 0 none. The caller
+	// MaxBytes bounds the JSON of a page (the result, its Next included):
+	// the page ends before the link that would pass it (CheckResult.More),
+	// and a first link that alone passes it is reply_too_large. 0 is
+	// docir serve's (wire.MaxPageBytes), less than 0 none. The caller
 	// sets it; it is never sent.
 	MaxBytes int `json:"-"`
+	// Page is where the page starts and how many links it may list, as the
+	// session reads them from Limit and Cursor; never sent.
+	Page Page `json:"-"`
 }
 
 // CheckResult is the reply of check: every broken internal link and
@@ -212,6 +222,13 @@ type CheckResult struct {
 	Counts     LinkCounts    `json:"counts"`
 	Broken     []CheckedLink `json:"broken"`            // by source id, then line
 	External   []CheckedLink `json:"external,omitzero"` // with External (a list, [] when there is none): by source id, then line
+	// Next is the cursor of the next page while links remain (the page
+	// ended at its limit or at the reply bound); absent on the last page.
+	// Counts and Documents are the whole generation's on every page.
+	Next string `json:"next,omitempty"`
+	// More is where the next page starts when links remain (the session
+	// cuts Next from it); never sent.
+	More *PagePos `json:"-"`
 }
 
 // LinkCounts counts the links of a generation by status.
@@ -256,6 +273,12 @@ type ChangesParams struct {
 	Since        uint64 `json:"since,omitempty"`
 	SinceReceipt string `json:"since_receipt,omitempty"`
 	Until        uint64 `json:"until,omitempty"`
+	// Limit and Cursor page the addresses, as CheckParams's do.
+	Limit  int    `json:"limit,omitempty"`
+	Cursor string `json:"cursor,omitempty"`
+	// MaxBytes and Page are as CheckParams's; never sent.
+	MaxBytes int  `json:"-"`
+	Page     Page `json:"-"`
 }
 
 // ChangesResult is the reply of changes: the documents and sections added,
@@ -269,6 +292,12 @@ type ChangesResult struct {
 	Until     uint64      `json:"until"`
 	Documents ChangeLists `json:"documents"`
 	Sections  ChangeLists `json:"sections"`
+	// Next and More are as CheckResult's: a page holds the addresses
+	// from where its cursor says, in the order documents.added,
+	// documents.changed, documents.removed, then the sections of each
+	// changed document (added, changed, removed).
+	Next string   `json:"next,omitempty"`
+	More *PagePos `json:"-"`
 }
 
 // ChangeLists are addresses added, changed and removed, each sorted.

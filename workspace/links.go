@@ -3,6 +3,9 @@ package workspace
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -183,13 +186,15 @@ func linkSet(snap *store.Snapshot, docs *docCache, a address.Address, budget *li
 	return set, "", nil
 }
 
-// Check lists the broken links of the generation the read holds, from
-// the list the refresh kept (no record is decoded), each with the link
-// rules it would resolve with (store.Snapshot.FillResolvesWith), and with
-// p.External its external links, never fetched. It stops with
-// reply_too_large as soon as the links gathered pass p.MaxBytes (0: the
-// reply bound of docir serve, which could not send more): a store with a
-// million broken links is never listed whole to be refused once encoded.
+// Check lists a page of the broken links of the generation the read holds,
+// from the list the refresh kept (no record is decoded), each with the
+// link rules it would resolve with (store.Snapshot.FillResolvesWith), and
+// with p.External then its external links, never fetched: from p.Page.From,
+// at most p.Page.Limit links (0: no limit) and no more than p.MaxBytes of
+// JSON (0: wire.MaxPageBytes; less than 0: none). When links remain the
+// result's More says where the next page starts. A link that alone passes
+// the bound is reply_too_large. Only the page is gathered: a store with a
+// million broken links is never listed whole.
 func (s *Service) Check(ctx context.Context, p docir.CheckParams) (docir.CheckResult, error) {
 	v, release, err := s.acquire(ctx)
 	if err != nil {
@@ -197,6 +202,10 @@ func (s *Service) Check(ctx context.Context, p docir.CheckParams) (docir.CheckRe
 	}
 	defer release()
 	snap := v.snap
+	if g := p.Page.Generation; g != 0 && g != snap.Generation() {
+		return docir.CheckResult{}, docir.Errorf(docir.CodeInvalidParams,
+			"check: cursor: it was cut from generation %d; this read is pinned to generation %d (leave image_revision and binding out, or give the cursor's)", g, snap.Generation())
+	}
 	res := docir.CheckResult{Generation: snap.Generation(), Broken: []docir.CheckedLink{}}
 	if res.Documents, err = snap.Count(); err != nil {
 		return docir.CheckResult{}, err
@@ -204,107 +213,202 @@ func (s *Service) Check(ctx context.Context, p docir.CheckParams) (docir.CheckRe
 	if res.Counts, err = snap.LinkCounts(); err != nil {
 		return docir.CheckResult{}, err
 	}
-	b := newCheckBudget(p.MaxBytes, res.Counts)
-	err = snap.BrokenLinks(func(_ string, ls []docir.CheckedLink) error {
+	if p.External {
+		res.External = []docir.CheckedLink{}
+	}
+	pg := newPager(p.MaxBytes, p.Page.Limit, res)
+	if p.Page.From.A == 0 {
+		if err := checkBroken(ctx, snap, &res, pg, p.Page.From.B); err != nil {
+			return docir.CheckResult{}, err
+		}
+	}
+	if p.External && pg.more == nil {
+		start := uint64(0)
+		if p.Page.From.A == 1 {
+			start = p.Page.From.B
+		}
+		var at uint64
+		err = snap.EachLinks(func(_, path string, ls []docir.Link) error {
+			for _, l := range ls {
+				if l.Status != docir.LinkExternal {
+					continue
+				}
+				if at < start {
+					at++
+					continue
+				}
+				c := docir.CheckedLink{Link: l, Path: path}
+				if err := pg.take(jsonLen(c), docir.PagePos{A: 1, B: at}, linkAt(c)); err != nil {
+					return err
+				}
+				res.External = append(res.External, c)
+				at++
+			}
+			return ctx.Err()
+		})
+		if err := pageEnd(err); err != nil {
+			return docir.CheckResult{}, err
+		}
+	}
+	res.More = pg.more
+	return res, nil
+}
+
+// checkBroken gathers the page's broken links into res from ordinal start
+// of the generation's list, and then their link rules; the rules add
+// bytes, so links are dropped from the end of the page until it fits its
+// bound again.
+func checkBroken(ctx context.Context, snap *store.Snapshot, res *docir.CheckResult, pg *pager, start uint64) error {
+	var at uint64
+	err := snap.BrokenLinks(func(_ string, ls []docir.CheckedLink) error {
+		if at+uint64(len(ls)) <= start {
+			at += uint64(len(ls))
+			return nil
+		}
 		for _, l := range ls {
-			if err := b.add(&l); err != nil {
+			if at < start {
+				at++
+				continue
+			}
+			if err := pg.take(jsonLen(l), docir.PagePos{B: at}, linkAt(l)); err != nil {
 				return err
 			}
 			res.Broken = append(res.Broken, l)
+			at++
 		}
 		return ctx.Err()
 	})
-	if err != nil {
-		return docir.CheckResult{}, err
+	if err := pageEnd(err); err != nil {
+		return err
 	}
 	broken := make([]*docir.Link, len(res.Broken))
 	for i := range res.Broken {
 		broken[i] = &res.Broken[i].Link
 	}
 	if err := snap.FillResolvesWith(broken); err != nil {
-		return docir.CheckResult{}, err
+		return err
 	}
-	if err := b.addRules(res.Broken); err != nil {
-		return docir.CheckResult{}, err
-	}
-	if p.External {
-		res.External = []docir.CheckedLink{}
-		err = snap.EachLinks(func(_, path string, ls []docir.Link) error {
-			for _, l := range ls {
-				if l.Status == docir.LinkExternal {
-					c := docir.CheckedLink{Link: l, Path: path}
-					if err := b.add(&c); err != nil {
-						return err
-					}
-					res.External = append(res.External, c)
-				}
-			}
-			return ctx.Err()
-		})
-		if err != nil {
-			return docir.CheckResult{}, err
+	for i := range res.Broken {
+		if len(res.Broken[i].ResolvesWith) > 0 {
+			pg.resize(i, jsonLen(res.Broken[i]))
 		}
 	}
-	return res, nil
+	keep, err := pg.refit(func(i int) docir.PagePos { return docir.PagePos{B: start + uint64(i)} }, func(i int) string { return linkAt(res.Broken[i])() })
+	res.Broken = res.Broken[:keep]
+	return err
 }
 
-// checkBudget counts the bytes of the links a check gathers, as
-// docir.Tally counts a get's (docir.LinkBytes, and the path), against its
-// bound (<= 0: none).
-type checkBudget struct {
-	bound, n         int
-	broken, external int // the links gathered so far
-	counts           docir.LinkCounts
+// linkAt names a checked link in an error: where it is and where it
+// leads.
+func linkAt(l docir.CheckedLink) func() string {
+	return func() string {
+		return fmt.Sprintf("the link at %s:%d (%s) to %q", l.Path, l.Line, l.From, docir.Clip(l.Target, 80))
+	}
 }
 
-func newCheckBudget(maxBytes int, counts docir.LinkCounts) *checkBudget {
+// pager gathers one page of a paged read (check, changes): the items,
+// in their order, while they fit its byte bound and its limit. The first
+// that does not is where the next page starts (more).
+type pager struct {
+	bound, limit int   // <= 0: none
+	n            int   // the page's bytes: the result around the items, and the items so far
+	sizes        []int // the bytes of each item taken, in order
+	more         *docir.PagePos
+}
+
+// errPageFull stops the gathering of a page: the next item is more.
+var errPageFull = errors.New("the page is full")
+
+// newPager bounds a page at maxBytes (0: wire.MaxPageBytes; less than 0:
+// none) and limit items (0: none); head is the result with no items,
+// whose bytes, and those of the longest Next, the page holds first.
+func newPager(maxBytes, limit int, head any) *pager {
 	switch {
 	case maxBytes == 0:
-		maxBytes = wire.MaxReplyBytes
+		maxBytes = wire.MaxPageBytes
 	case maxBytes < 0:
 		maxBytes = 0
 	}
-	return &checkBudget{bound: maxBytes, n: 256, counts: counts}
+	return &pager{bound: maxBytes, limit: limit, n: jsonLen(head) + len(`,"next":""`) + docir.MaxCursorBytes}
 }
 
-// add counts link l (broken or external) and says whether it passes the bound.
-func (b *checkBudget) add(l *docir.CheckedLink) error {
-	if l.Status == docir.LinkExternal {
-		b.external++
-	} else {
-		b.broken++
-	}
-	return b.count(docir.LinkBytes(&l.Link) + len(l.Path) + 12)
-}
-
-// addRules counts the link rules FillResolvesWith set on ls.
-func (b *checkBudget) addRules(ls []docir.CheckedLink) error {
-	n := 0
-	for _, l := range ls {
-		for _, r := range l.ResolvesWith {
-			n += len(r) + 3
+// take counts an item of size bytes (its JSON) at pos. When it does not
+// fit, the page ends before it (more is pos) and take answers errPageFull;
+// one that does not fit an empty page is reply_too_large, naming it.
+func (p *pager) take(size int, pos docir.PagePos, what func() string) error {
+	full := p.limit > 0 && len(p.sizes) >= p.limit
+	if !full && p.bound > 0 && p.n+size+1 > p.bound {
+		if len(p.sizes) == 0 {
+			return p.tooLarge(size, what)
 		}
+		full = true
 	}
-	return b.count(n)
+	if full {
+		p.more = &pos
+		return errPageFull
+	}
+	p.n += size + 1 // and its comma
+	p.sizes = append(p.sizes, size)
+	return nil
 }
 
-func (b *checkBudget) count(n int) error {
-	b.n += n
-	if b.bound <= 0 || b.n <= b.bound {
+func (p *pager) tooLarge(size int, what func() string) error {
+	return docir.Errorf(docir.CodeReplyTooLarge, "%s is %d bytes of JSON, more than a page holds (%d bytes)", what(), size, p.bound)
+}
+
+// resize sets the bytes of item i, which grew.
+func (p *pager) resize(i, size int) {
+	p.n += size - p.sizes[i]
+	p.sizes[i] = size
+}
+
+// refit drops items from the end of the page until it fits its bound
+// again, and returns how many it keeps; the first dropped is where the
+// next page starts (pos gives its position, what names it when not even
+// the first item fits).
+func (p *pager) refit(pos func(i int) docir.PagePos, what func(i int) string) (int, error) {
+	k := len(p.sizes)
+	for p.bound > 0 && p.n > p.bound && k > 0 {
+		k--
+		p.n -= p.sizes[k] + 1
+	}
+	if k == len(p.sizes) {
+		return k, nil
+	}
+	if k == 0 {
+		return 0, p.tooLarge(p.sizes[0], func() string { return what(0) })
+	}
+	at := pos(k)
+	p.more, p.sizes = &at, p.sizes[:k]
+	return k, nil
+}
+
+// pageEnd is the error of a page's gathering: none when the page filled.
+func pageEnd(err error) error {
+	if errors.Is(err, errPageFull) {
 		return nil
 	}
-	return docir.Errorf(docir.CodeReplyTooLarge,
-		"check: the links listed pass the %d-byte reply bound after %d of %d broken links and %d of %d external ones; fix some, or leave targets out of the check with links.ignore (docs/links.md)",
-		b.bound, b.broken, b.counts.Broken, b.external, b.counts.External)
+	return err
 }
 
-// Changes lists the documents and sections that differ between two
-// retained generations: p.Since and p.Until (0: the generation the read
-// holds, the current one unless it is pinned). It reads only what may
+// jsonLen is the bytes of v's JSON as encoding/json writes it (<, > and &
+// escaped: at least what a reply takes, which does not escape them).
+func jsonLen(v any) int {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return 0
+	}
+	return len(b)
+}
+
+// Changes lists a page of the documents and sections that differ between
+// two retained generations: p.Since and p.Until (0: the generation the
+// read holds, the current one unless it is pinned). It reads only what may
 // differ (store.Snapshot.Diff), then the records and bodies of the
 // documents that did, to tell which of their sections changed: a section
 // whose own text (its heading line to the next heading) differs, or that
-// one side lacks.
+// one side lacks. The page is bounded as Check's (p.Page, p.MaxBytes), and
+// only the changed documents the page reaches are read for their sections.
 func (s *Service) Changes(ctx context.Context, p docir.ChangesParams) (docir.ChangesResult, error) {
 	if p.SinceReceipt != "" {
 		return docir.ChangesResult{}, docir.Errorf(docir.CodeInternal, "changes: a receipt is read by the caller, not the store")
@@ -337,11 +441,18 @@ func (s *Service) Changes(ctx context.Context, p docir.ChangesParams) (docir.Cha
 		return docir.ChangesResult{}, err
 	}
 	defer since.Close()
-	return diffGenerations(ctx, since.Snapshot(), until.snap)
+	return diffGenerations(ctx, since.Snapshot(), until.snap, p.Page, p.MaxBytes)
 }
 
-// diffGenerations is the changes reply from generation old to new.
-func diffGenerations(ctx context.Context, old, cur *store.Snapshot) (docir.ChangesResult, error) {
+// diffGenerations is a page of the changes reply from generation old to
+// new. Its items, in order: documents added, changed and removed (each
+// sorted; PagePos.A is the ordinal among them all), then for each changed
+// document, in the order of its sections' addresses (id#), its sections
+// added, changed and removed (each sorted; A is the number of documents
+// plus the document's index in that order, B the section's ordinal among
+// the document's). So each list of the reply holds its addresses sorted,
+// and the pages of a list, joined, are the list.
+func diffGenerations(ctx context.Context, old, cur *store.Snapshot, page docir.Page, maxBytes int) (docir.ChangesResult, error) {
 	res := docir.ChangesResult{
 		Since: old.Generation(), Until: cur.Generation(),
 		Documents: emptyChanges(), Sections: emptyChanges(),
@@ -350,46 +461,106 @@ func diffGenerations(ctx context.Context, old, cur *store.Snapshot) (docir.Chang
 	if err != nil {
 		return docir.ChangesResult{}, err
 	}
-	res.Documents.Added, res.Documents.Removed = append(res.Documents.Added, added...), append(res.Documents.Removed, removed...)
-	for _, id := range changed {
+	pg := newPager(maxBytes, page.Limit, res)
+	from := page.From
+	var at uint64
+	docLists := listsOf(&res.Documents)
+	for k, ids := range [][]string{added, changed, removed} {
+		for _, id := range ids {
+			if at >= from.A {
+				if err := pg.take(jsonLen(id), docir.PagePos{A: at}, quoted(id)); err != nil {
+					return pagedChanges(res, pg, err)
+				}
+				*docLists[k] = append(*docLists[k], id)
+			}
+			at++
+		}
+	}
+	bySection := slices.Clone(changed)
+	slices.SortFunc(bySection, func(a, b string) int { return strings.Compare(a+"#", b+"#") })
+	secLists := listsOf(&res.Sections)
+	for _, id := range bySection {
 		if err := ctx.Err(); err != nil {
 			return docir.ChangesResult{}, err
 		}
-		res.Documents.Changed = append(res.Documents.Changed, id)
-		orec, obody, ok1, err := old.Lookup(id)
-		if err != nil {
-			return docir.ChangesResult{}, err
-		}
-		nrec, nbody, ok2, err := cur.Lookup(id)
-		if err != nil {
-			return docir.ChangesResult{}, err
-		}
-		if !ok1 || !ok2 {
+		a := at
+		at++
+		if a < from.A {
 			continue
 		}
-		before := map[string][]byte{}
-		for _, s := range orec.Sections {
-			before[s.Slug] = ownText(obody, s)
+		secs, err := sectionChanges(old, cur, id)
+		if err != nil {
+			return docir.ChangesResult{}, err
 		}
-		for _, s := range nrec.Sections {
-			addr := id + "#" + s.Slug
-			was, ok := before[s.Slug]
-			switch {
-			case !ok:
-				res.Sections.Added = append(res.Sections.Added, addr)
-			case !bytes.Equal(was, ownText(nbody, s)):
-				res.Sections.Changed = append(res.Sections.Changed, addr)
+		var b uint64
+		for k, addrs := range secs {
+			for _, addr := range addrs {
+				if a > from.A || b >= from.B {
+					if err := pg.take(jsonLen(addr), docir.PagePos{A: a, B: b}, quoted(addr)); err != nil {
+						return pagedChanges(res, pg, err)
+					}
+					*secLists[k] = append(*secLists[k], addr)
+				}
+				b++
 			}
-			delete(before, s.Slug)
 		}
-		for slug := range before {
-			res.Sections.Removed = append(res.Sections.Removed, id+"#"+slug)
-		}
-	}
-	for _, l := range []*[]string{&res.Sections.Added, &res.Sections.Changed, &res.Sections.Removed} {
-		slices.SortFunc(*l, strings.Compare)
 	}
 	return res, nil
+}
+
+// pagedChanges ends a page of changes: with More when it filled, or the
+// error that stopped it.
+func pagedChanges(res docir.ChangesResult, pg *pager, err error) (docir.ChangesResult, error) {
+	if err := pageEnd(err); err != nil {
+		return docir.ChangesResult{}, err
+	}
+	res.More = pg.more
+	return res, nil
+}
+
+func quoted(s string) func() string {
+	return func() string { return fmt.Sprintf("the address %q", docir.Clip(s, 80)) }
+}
+
+// sectionChanges lists the sections of document id added, changed and
+// removed from old to cur, each sorted; none when either lacks it.
+func sectionChanges(old, cur *store.Snapshot, id string) ([3][]string, error) {
+	var out [3][]string
+	orec, obody, ok1, err := old.Lookup(id)
+	if err != nil {
+		return out, err
+	}
+	nrec, nbody, ok2, err := cur.Lookup(id)
+	if err != nil || !ok1 || !ok2 {
+		return out, err
+	}
+	before := map[string][]byte{}
+	for _, s := range orec.Sections {
+		before[s.Slug] = ownText(obody, s)
+	}
+	for _, s := range nrec.Sections {
+		addr := id + "#" + s.Slug
+		was, ok := before[s.Slug]
+		switch {
+		case !ok:
+			out[0] = append(out[0], addr)
+		case !bytes.Equal(was, ownText(nbody, s)):
+			out[1] = append(out[1], addr)
+		}
+		delete(before, s.Slug)
+	}
+	for slug := range before {
+		out[2] = append(out[2], id+"#"+slug)
+	}
+	for _, l := range out {
+		slices.SortFunc(l, strings.Compare)
+	}
+	return out, nil
+}
+
+// listsOf is c's lists in the order of a page: added, changed, removed.
+func listsOf(c *docir.ChangeLists) [3]*[]string {
+	return [3]*[]string{&c.Added, &c.Changed, &c.Removed}
 }
 
 func emptyChanges() docir.ChangeLists {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -252,48 +253,185 @@ func TestLinkBytesIsTheTallys(t *testing.T) {
 	}
 }
 
-// TestCheckStopsAtItsBound: a check counts the links it lists as it
-// gathers them and stops with reply_too_large at its bound (docir serve's
-// reply bound unless the caller sets another), where it used to list
-// every broken link and leave the reply to be refused once encoded.
-func TestCheckStopsAtItsBound(t *testing.T) {
+// TestCheckPagesAtItsBound: a check counts the links it lists as it
+// gathers them and ends its page at its bound (docir serve's page bound
+// unless the caller sets another), with More where the next page starts;
+// the pages, walked, are the whole list once. It used to stop with
+// reply_too_large, and before that list every broken link and leave the
+// reply to be refused once encoded. A link that alone passes the bound is
+// reply_too_large, naming it.
+func TestCheckPagesAtItsBound(t *testing.T) {
 	docs := map[string]string{"hub.md": "# Hub\n"}
 	const pages, per = 10, 1000
 	for p := range pages {
 		var b strings.Builder
 		fmt.Fprintf(&b, "# Page %d\n\n", p)
 		for i := range per {
-			fmt.Fprintf(&b, "[x%d](../hub.md#x%d) ", i, i)
+			fmt.Fprintf(&b, "[x%d](../hub.md#x%d) <https://example.com/%d/%d> ", i, i, p, i)
 		}
 		docs[fmt.Sprintf("p/page%02d.md", p)] = b.String()
 	}
 	ws := linksService(t, docs)
 	ctx := context.Background()
-	all, err := ws.Check(ctx, docir.CheckParams{MaxBytes: -1})
-	if err != nil || len(all.Broken) != pages*per {
-		t.Fatalf("unbounded check: %d broken, %v; want %d", len(all.Broken), err, pages*per)
+	all, err := ws.Check(ctx, docir.CheckParams{External: true, MaxBytes: -1})
+	if err != nil || len(all.Broken) != pages*per || len(all.External) != pages*per || all.More != nil {
+		t.Fatalf("unbounded check: %d broken, %d external, more %v, %v; want %d of each", len(all.Broken), len(all.External), all.More, err, pages*per)
 	}
 	for _, bound := range []int{0, 100_000} {
-		_, err := ws.Check(ctx, docir.CheckParams{MaxBytes: bound})
-		if docir.CodeOf(err) != docir.CodeReplyTooLarge {
-			t.Fatalf("check within %d bytes: %v; want reply_too_large", bound, err)
+		walked, n := walkCheck(t, ws, docir.CheckParams{External: true, MaxBytes: bound}, func(res docir.CheckResult) {
+			want := bound
+			if want == 0 {
+				want = wire.MaxPageBytes
+			}
+			res.Next = strings.Repeat("x", docir.MaxCursorBytes)
+			out, _ := wire.EncodeResult(res)
+			if len(out) > want {
+				t.Errorf("a page of %d+%d links is %d bytes; the bound is %d", len(res.Broken), len(res.External), len(out), want)
+			}
+		})
+		if n < 2 {
+			t.Errorf("bound %d: %d pages; want the list cut", bound, n)
 		}
-		var max, got, total int
-		if _, e := fmt.Sscanf(err.Error(), "check: the links listed pass the %d-byte reply bound after %d of %d broken links", &max, &got, &total); e != nil {
-			t.Fatalf("the error does not say how far the check got: %v", err)
-		}
-		want := bound
-		if want == 0 {
-			want = wire.MaxReplyBytes
-		}
-		if max != want || total != pages*per || got*64 > want+64 || got == 0 {
-			t.Errorf("stopped after %d of %d links at a %d-byte bound; want the bound %d passed with at most %d", got, total, max, want, want/64+1)
+		if diff := cmp.Diff(all, walked); diff != "" {
+			t.Errorf("bound %d: the pages joined differ from the whole list (-whole +pages):\n%s", bound, diff)
 		}
 	}
-	// A check that fits is answered whole.
+	walked, n := walkCheck(t, ws, docir.CheckParams{External: true, MaxBytes: -1, Page: docir.Page{Limit: 999}}, nil)
+	if want := (2*pages*per + 998) / 999; n != want {
+		t.Errorf("limit 999: %d pages; want %d", n, want)
+	}
+	if diff := cmp.Diff(all, walked); diff != "" {
+		t.Errorf("limit 999: the pages joined differ from the whole list (-whole +pages):\n%s", diff)
+	}
+	_, err = ws.Check(ctx, docir.CheckParams{MaxBytes: 100})
+	if docir.CodeOf(err) != docir.CodeReplyTooLarge || !strings.Contains(err.Error(), "the link at p/page00.md:3 (p/page00#page-0) to \"../hub.md#x0\"") {
+		t.Errorf("a page too small for one link: %v; want reply_too_large naming it", err)
+	}
+	// A check that fits is answered whole, without More.
 	few := linksService(t, map[string]string{"a.md": "# A\n\n[b](b.md) [c](a.md#c)\n"})
 	res, err := few.Check(ctx, docir.CheckParams{})
-	if err != nil || len(res.Broken) != 2 {
+	if err != nil || len(res.Broken) != 2 || res.More != nil {
 		t.Fatalf("a small check: %+v, %v", res, err)
+	}
+}
+
+// walkCheck reads every page of a check from p's first and returns them
+// joined, and how many there were; each page is handed to seen.
+func walkCheck(t *testing.T, ws *Service, p docir.CheckParams, seen func(docir.CheckResult)) (docir.CheckResult, int) {
+	t.Helper()
+	var joined docir.CheckResult
+	for n := 1; ; n++ {
+		res, err := ws.Check(context.Background(), p)
+		if err != nil {
+			t.Fatalf("page %d: %v", n, err)
+		}
+		if len(res.Broken)+len(res.External) == 0 && res.More != nil {
+			t.Fatalf("page %d is empty and says more follow", n)
+		}
+		if seen != nil {
+			seen(res)
+		}
+		if n == 1 {
+			joined = res
+		} else {
+			joined.Broken = append(joined.Broken, res.Broken...)
+			joined.External = append(joined.External, res.External...)
+		}
+		if res.More == nil {
+			joined.More = nil
+			return joined, n
+		}
+		if n > 10_000 {
+			t.Fatal("the pages do not end")
+		}
+		p.Page.From = *res.More
+	}
+}
+
+// TestChangesPages: changes between two generations, walked a page at a
+// time (by limit, and by a byte bound), is the unpaged reply: every list in
+// its order, no address twice; and the sections of a changed document are
+// read only when a page reaches them.
+func TestChangesPages(t *testing.T) {
+	root := t.TempDir()
+	docs := map[string]string{}
+	for i := range 30 {
+		docs[fmt.Sprintf("d/doc%02d.md", i)] = fmt.Sprintf("# Doc %d\n\n## One\n\nold\n\n## Two\n\nold\n\n## Gone\n\nx\n", i)
+	}
+	docs["a!b.md"] = "# Odd id\n\n## S\n\nold\n"
+	docs["a.md"] = "# A\n\n## S\n\nold\n"
+	writeDocs(t, root, docs)
+	ws := New(Config{Dir: t.TempDir(), Sources: []store.Source{{Path: root}}})
+	t.Cleanup(func() { ws.Close() })
+	ctx := context.Background()
+	if _, err := ws.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	edit := map[string]string{}
+	for i := range 30 {
+		switch i % 3 {
+		case 0:
+			edit[fmt.Sprintf("d/doc%02d.md", i)] = fmt.Sprintf("# Doc %d\n\n## One\n\nnew\n\n## Two\n\nold\n\n## Three\n\nx\n", i)
+		case 1:
+			edit[fmt.Sprintf("e/new%02d.md", i)] = "# New\n"
+		}
+	}
+	edit["a!b.md"] = "# Odd id\n\n## S\n\nnew\n"
+	edit["a.md"] = "# A\n\n## S\n\nnew\n"
+	writeDocs(t, root, edit)
+	if _, err := ws.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := ws.Changes(ctx, docir.ChangesParams{Since: 1, MaxBytes: -1})
+	if err != nil || whole.More != nil || len(whole.Sections.Changed) != 12 {
+		t.Fatalf("whole: %+v, %v", whole, err)
+	}
+	for _, l := range []docir.ChangeLists{whole.Documents, whole.Sections} {
+		for _, list := range [][]string{l.Added, l.Changed, l.Removed} {
+			if !slices.IsSorted(list) {
+				t.Errorf("not sorted: %q", list)
+			}
+		}
+	}
+	for _, p := range []docir.ChangesParams{
+		{Since: 1, MaxBytes: -1, Page: docir.Page{Limit: 1}},
+		{Since: 1, MaxBytes: -1, Page: docir.Page{Limit: 7}},
+		{Since: 1, MaxBytes: 300},
+	} {
+		joined := docir.ChangesResult{Since: whole.Since, Until: whole.Until}
+		pages := 0
+		for {
+			res, err := ws.Changes(ctx, p)
+			if err != nil {
+				t.Fatalf("%+v: page %d: %v", p.Page, pages, err)
+			}
+			pages++
+			for _, l := range []struct{ to, from *docir.ChangeLists }{{&joined.Documents, &res.Documents}, {&joined.Sections, &res.Sections}} {
+				l.to.Added = append(l.to.Added, l.from.Added...)
+				l.to.Changed = append(l.to.Changed, l.from.Changed...)
+				l.to.Removed = append(l.to.Removed, l.from.Removed...)
+			}
+			if res.More == nil {
+				break
+			}
+			if pages > 1000 {
+				t.Fatal("the pages do not end")
+			}
+			p.Page.From = *res.More
+		}
+		want := whole
+		for _, l := range []*docir.ChangeLists{&joined.Documents, &joined.Sections} {
+			for _, list := range []*[]string{&l.Added, &l.Changed, &l.Removed} {
+				if *list == nil {
+					*list = []string{}
+				}
+			}
+		}
+		if diff := cmp.Diff(want, joined); diff != "" {
+			t.Errorf("limit %d, bound %d: %d pages joined differ from the whole (-whole +pages):\n%s", p.Page.Limit, p.MaxBytes, pages, diff)
+		}
+		if p.Page.Limit == 1 && pages != 10+12+3*10+2 { // documents added, changed; sections
+			t.Errorf("limit 1: %d pages; want one an address", pages)
+		}
 	}
 }

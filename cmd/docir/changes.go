@@ -69,7 +69,7 @@ func changesRun(ctx context.Context, opts *ChangesOptions) error {
 	if err != nil {
 		return err
 	}
-	p := docir.ChangesParams{Until: opts.Until}
+	p := docir.ChangesParams{Until: opts.Until, MaxBytes: -1} // the whole change, in one page
 	if n, err := strconv.ParseUint(opts.Since, 10, 64); err == nil {
 		if n == 0 {
 			return docir.Errorf(docir.CodeUsage, "--since 0: generations are numbered from 1")

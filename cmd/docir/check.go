@@ -97,6 +97,12 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 	}
 	p := docir.CheckParams{External: opts.External, MaxBytes: MaxGetBytes}
 	res, err := r.Check(ctx, p)
+	if err == nil && res.More != nil {
+		// The command line lists the whole report or nothing.
+		err = docir.Errorf(docir.CodeReplyTooLarge,
+			"check: the links listed pass the %d-byte bound after %d of %d broken links and %d of %d external ones; fix some, or leave targets out of the check with links.ignore (docs/links.md)",
+			MaxGetBytes, len(res.Broken), res.Counts.Broken, len(res.External), res.Counts.External)
+	}
 	if err == nil {
 		err = opts.Evidence(wire.MethodCheck, p, res)
 	}

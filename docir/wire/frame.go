@@ -15,6 +15,11 @@ import (
 const (
 	MaxFrameBytes = 64 << 10 // one inbound frame: a line without its ending, or an HTTP body
 	MaxReplyBytes = 1 << 20  // one outbound reply, without its line ending
+	// MaxPageBytes bounds the result of one page of a paged read
+	// (docir/check, docir/changes): a reply to any id a frame can carry
+	// fits MaxReplyBytes around it, so a page is the same alone and as a
+	// read-batch row.
+	MaxPageBytes = MaxReplyBytes - MaxFrameBytes - 64
 )
 
 // Frame is one line read by a LineReader.

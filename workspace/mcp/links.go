@@ -45,6 +45,8 @@ func linkTools(corpus string) []tool {
 			output: schemaFor[docir.CheckResult],
 			describe: map[string]string{
 				"external": "true to list the external links (URLs) too; never fetched",
+				"limit":    pageDesc["limit"],
+				"cursor":   pageDesc["cursor"],
 			},
 		},
 		{
@@ -60,8 +62,29 @@ func linkTools(corpus string) []tool {
 				"since":         "the generation your earlier reads came from (a number); give it or since_receipt",
 				"since_receipt": "the binding receipt your earlier reads ran under (the receipt file's text); give it or since",
 				"until":         "optional: the later generation (default: the current one)",
+				"limit":         pageDesc["limit"],
+				"cursor":        pageDesc["cursor"],
 			},
 		},
+	}
+}
+
+// PageBytes bounds a page of check or changes over MCP: a third of the
+// reply, since the reply carries the page twice, as structuredContent and
+// as its text, and the text of an address list (quoted JSON in a string)
+// can take twice the JSON's bytes.
+const PageBytes = (wire.MaxReplyBytes - 16<<10) / 3
+
+// pageDesc documents the paging params of check and changes.
+var pageDesc = map[string]string{
+	"limit":  fmt.Sprintf("optional: the most items this page lists, %d to %d (default: as many as fit the reply); next then names the rest", docir.MinLimit, docir.MaxPageLimit),
+	"cursor": "optional: the next of the previous page, to read the page after it (give the other arguments as for the first page); it reads the generation(s) the first page read",
+}
+
+// writeNext says, in a text rendering, how to read the page after this one.
+func writeNext(b *strings.Builder, tool, next string) {
+	if next != "" {
+		fmt.Fprintf(b, "More follow: call %s again with the same arguments and cursor %q.\n", tool, next)
 	}
 }
 
@@ -111,6 +134,7 @@ func linksText(method string, result json.RawMessage) (string, error) {
 		for _, l := range r.External {
 			fmt.Fprintf(&b, "- %s line %d: %s\n", l.Path, l.Line, l.URL)
 		}
+		writeNext(&b, ToolCheck, r.Next)
 	case wire.MethodChanges:
 		var r docir.ChangesResult
 		if err := json.Unmarshal(result, &r); err != nil {
@@ -128,11 +152,17 @@ func linksText(method string, result json.RawMessage) (string, error) {
 				fmt.Fprintf(&b, "- %s: %s\n", l.what, mustJSON(l.list))
 			}
 		}
-		if len(r.Documents.Added)+len(r.Documents.Changed)+len(r.Documents.Removed) == 0 {
+		if len(r.Documents.Added)+len(r.Documents.Changed)+len(r.Documents.Removed) == 0 && r.Next == "" && !sectionsIn(r) {
 			b.WriteString("Nothing changed.\n")
 		}
+		writeNext(&b, ToolChanges, r.Next)
 	}
 	return b.String(), nil
+}
+
+// sectionsIn reports whether a changes page lists sections.
+func sectionsIn(r docir.ChangesResult) bool {
+	return len(r.Sections.Added)+len(r.Sections.Changed)+len(r.Sections.Removed) > 0
 }
 
 func writeLinkSet(b *strings.Builder, s *docir.LinkSet) {

@@ -88,7 +88,11 @@ func TestInputSchemasForForms(t *testing.T) {
 		"limit":  {docir.MinLimit, docir.MaxLimit, docir.DefaultLimit},
 		"budget": {docir.MinBudget, docir.MaxBudget, docir.DefaultBudget},
 	}
-	base := map[string]string{"search": `"query":"retry"`, "query": `"expr":"kind:adr"`, "context": `"query":"retry"`}
+	// A page's limit (check, changes) has no default: absent, a page
+	// holds what fits the reply.
+	paged := [3]int{docir.MinLimit, docir.MaxPageLimit, -1}
+	base := map[string]string{"search": `"query":"retry"`, "query": `"expr":"kind:adr"`, "context": `"query":"retry"`,
+		"check": `"external":true`, "changes": `"since":1`}
 	checked := 0
 	for _, tool := range res.Tools {
 		data, _ := json.Marshal(tool.InputSchema)
@@ -110,11 +114,19 @@ func TestInputSchemasForForms(t *testing.T) {
 			if !ok {
 				continue
 			}
+			def := strconv.Itoa(b[2])
+			if tool.Name == ToolCheck || tool.Name == ToolChanges {
+				b, def = paged, ""
+			}
 			checked++
-			if p.Minimum == nil || p.Maximum == nil || int(*p.Minimum) != b[0] || int(*p.Maximum) != b[1] || string(p.Default) != strconv.Itoa(b[2]) {
+			if p.Minimum == nil || p.Maximum == nil || int(*p.Minimum) != b[0] || int(*p.Maximum) != b[1] || string(p.Default) != def {
 				t.Errorf("%s.%s: minimum %v maximum %v default %s, want %v", tool.Name, name, p.Minimum, p.Maximum, p.Default, b)
 			}
-			for _, n := range b {
+			said := b[:]
+			if def == "" {
+				said = b[:2] // no default to say
+			}
+			for _, n := range said {
 				if !strings.Contains(p.Description, strconv.Itoa(n)) {
 					t.Errorf("%s.%s: description %q does not say %d", tool.Name, name, p.Description, n)
 				}
@@ -134,8 +146,8 @@ func TestInputSchemasForForms(t *testing.T) {
 			checkGetSchema(t, cs, s)
 		}
 	}
-	if checked != 4 { // limit of search, query, context; budget of context
-		t.Errorf("checked %d bounds, want 4", checked)
+	if checked != 6 { // limit of search, query, context, check, changes; budget of context
+		t.Errorf("checked %d bounds, want 6", checked)
 	}
 }
 

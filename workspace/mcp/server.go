@@ -201,6 +201,9 @@ func handler(e *session.Engine, method string, indexing func() (string, int, int
 		werr := toolBounds(method, req.Params.Arguments)
 		var result json.RawMessage
 		if werr == nil {
+			if method == wire.MethodCheck || method == wire.MethodChanges {
+				ctx = session.WithPageBytes(ctx, PageBytes)
+			}
 			result, werr = e.Call(ctx, method, req.Params.Arguments)
 		}
 		var text string

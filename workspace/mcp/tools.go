@@ -195,7 +195,10 @@ func inputSchema(t tool) (*jsonschema.Schema, error) {
 			{Title: "several addresses", Required: []string{"doc_ids"}},
 		}
 	}
-	if p, ok := s.Properties["limit"]; ok {
+	if p, ok := s.Properties["limit"]; ok && (t.method == wire.MethodCheck || t.method == wire.MethodChanges) {
+		// A page: no default (absent, as many as fit the reply).
+		p.Minimum, p.Maximum = new(float64(docir.MinLimit)), new(float64(docir.MaxPageLimit))
+	} else if ok {
 		p.Minimum, p.Maximum = new(float64(docir.MinLimit)), new(float64(docir.MaxLimit))
 		p.Default = json.RawMessage(strconv.Itoa(docir.DefaultLimit))
 	}
@@ -234,6 +237,7 @@ var stringBounds = map[string]int{
 	"sort":          address.MaxLen,
 	"binding":       binding.MaxReceiptBytes,
 	"since_receipt": binding.MaxReceiptBytes,
+	"cursor":        docir.MaxCursorBytes,
 	"frames":        MaxToolFrameChars, // each item
 }
 

@@ -12,6 +12,8 @@ import (
 // retained generations, since a generation or since the generation of a
 // binding receipt (which must replay exactly), until a generation or the
 // current one. It reads two generations, so it is no read a batch runs.
+// It answers a page (limit, cursor): a cursor names both generations, and
+// the page after it reads them, stale_revision once either is pruned.
 func (e *Engine) changes(ctx context.Context, params json.RawMessage) (any, error) {
 	var p docir.ChangesParams
 	if err := wire.DecodeParams(wire.MethodChanges, params, &p); err != nil {
@@ -29,5 +31,16 @@ func (e *Engine) changes(ctx context.Context, params json.RawMessage) (any, erro
 	case p.Since == 0:
 		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: want since (a generation) or since_receipt (a binding receipt)", wire.MethodChanges)
 	}
-	return e.reads.r.Changes(ctx, p)
+	if err := pageChanges(params, &p); err != nil {
+		return nil, err
+	}
+	p.MaxBytes = pageBytes(ctx, e.maxReply)
+	res, err := e.reads.r.Changes(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if res.More != nil {
+		res.Next = docir.Cursor{Of: docir.PagedChanges, Generation: res.Until, Since: res.Since, Pos: *res.More}.Encode()
+	}
+	return res, nil
 }

@@ -313,13 +313,8 @@ func noZero(method string, params json.RawMessage, keys ...string) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(params, &m) != nil {
-		return nil // DecodeParams took it: nothing to refuse
-	}
 	for _, k := range keys {
-		var f float64
-		if v, ok := m[k]; ok && json.Unmarshal(v, &f) == nil && f == 0 {
+		if zeroIn(params, k) {
 			def := docir.DefaultLimit
 			if k == "budget" {
 				def = docir.DefaultBudget
@@ -481,7 +476,9 @@ func (e *Engine) evidence(ctx context.Context, params json.RawMessage) (any, err
 		return nil, err
 	}
 	defer h.Close()
-	v, err := e.readsOn(h, nil).run(ctx, p.Method, p.Params)
+	rd := e.readsOn(h, nil)
+	rd.held = true
+	v, err := rd.run(ctx, p.Method, p.Params)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,10 @@ type reads struct {
 	pins     pins         // what a pinned read (image_revision, binding) answers from
 	maxReply int
 	discover func() docir.Discovery
+	// held is set when r is already held on the one generation its reads
+	// may answer from (evidence: the binding's): a cursor then pins
+	// nothing, and one of another generation is refused.
+	held bool
 }
 
 // pins opens the generation a read's selector names: a retained generation
@@ -70,10 +74,7 @@ func (rd *reads) run(ctx context.Context, method string, params json.RawMessage)
 				return r.Status(ctx)
 			})
 	case wire.MethodCheck:
-		return selected(ctx, rd, method, params, nil, func(p *docir.CheckParams) *docir.Selector { return &p.Selector },
-			func(ctx context.Context, r docir.Reader, p docir.CheckParams) (docir.CheckResult, error) {
-				return r.Check(ctx, p)
-			})
+		return rd.check(ctx, params)
 	case wire.MethodLinks:
 		return rd.links(ctx, params)
 	case wire.MethodDiscover:

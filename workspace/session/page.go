@@ -1,0 +1,144 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
+)
+
+// Paged reads: docir/check and docir/changes answer a page of their list,
+// from limit and cursor, and a next cursor while items remain
+// (docs/protocol.md, "Paging"). A cursor pins the generation(s) it was cut
+// from as image_revision does: the next page reads them through the same
+// pins, so it is stale_revision once they are no longer retained.
+
+type pageBytesKey struct{}
+
+// WithPageBytes bounds the JSON of one page of a paged read run under ctx
+// at n bytes, where the transport's reply carries the result more than
+// once (MCP: structuredContent and its text). Without it a page is
+// bounded at wire.MaxPageBytes.
+func WithPageBytes(ctx context.Context, n int) context.Context {
+	return context.WithValue(ctx, pageBytesKey{}, n)
+}
+
+// pageBytes is the bound of a page run under ctx by a session whose
+// replies are bounded at maxReply.
+func pageBytes(ctx context.Context, maxReply int) int {
+	if n, ok := ctx.Value(pageBytesKey{}).(int); ok && n > 0 {
+		return n
+	}
+	if maxReply < wire.MaxReplyBytes { // a test's lower bound
+		return maxReply / 2
+	}
+	return wire.MaxPageBytes
+}
+
+// pageParams checks a paged read's limit (an explicit 0 is refused by
+// noZero) and decodes its cursor, which must be one of method's (of):
+// nil when there is none.
+func pageParams(method string, params json.RawMessage, limit int, cursor string, of byte) (*docir.Cursor, error) {
+	if limit < 0 || limit > docir.MaxPageLimit || (limit == 0 && zeroIn(params, "limit")) {
+		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: limit %d: want 1 to %d (leave it out for as many as fit the reply)", method, limit, docir.MaxPageLimit)
+	}
+	if cursor == "" {
+		if hasKey(params, "cursor") {
+			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: cursor \"\": want a reply's next (leave cursor out for the first page)", method)
+		}
+		return nil, nil
+	}
+	c, err := docir.DecodeCursor(cursor)
+	if err != nil {
+		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: cursor: %v", method, err)
+	}
+	if c.Of != of {
+		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: cursor: it pages %s, not %s", method, docir.PagedName(c.Of), method)
+	}
+	return &c, nil
+}
+
+// hasKey reports whether params (an object) has member key.
+func hasKey(params json.RawMessage, key string) bool {
+	_, ok := member(params, key)
+	return ok
+}
+
+// member is the value of params's member key.
+func member(params json.RawMessage, key string) (json.RawMessage, bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(params, &m) != nil {
+		return nil, false
+	}
+	v, ok := m[key]
+	return v, ok
+}
+
+// zeroIn reports whether params's member key is the number 0.
+func zeroIn(params json.RawMessage, key string) bool {
+	var f float64
+	v, ok := member(params, key)
+	return ok && json.Unmarshal(v, &f) == nil && f == 0
+}
+
+// check runs docir/check: one page of the broken (and external) links of
+// the generation the selector names, or the cursor's.
+func (rd *reads) check(ctx context.Context, params json.RawMessage) (any, error) {
+	const method = wire.MethodCheck
+	var p docir.CheckParams
+	if err := wire.DecodeParams(method, params, &p); err != nil {
+		return nil, err
+	}
+	cur, err := pageParams(method, params, p.Limit, p.Cursor, docir.PagedCheck)
+	if err != nil {
+		return nil, err
+	}
+	sel := p.Selector
+	p.Selector = docir.Selector{}
+	if cur != nil {
+		if cur.External != p.External {
+			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: cursor: it was cut for external %v; this call asks external %v (give the params of the first page)", method, cur.External, p.External)
+		}
+		// The cursor's generation, as image_revision pins it: unless the
+		// call pins one itself (the store then refuses another), or the
+		// reads are already held on one (evidence: the binding's).
+		if !sel.Pinned() && !rd.held {
+			sel.ImageRevision = cur.Generation
+		}
+		p.Page = docir.Page{From: cur.Pos, Generation: cur.Generation}
+	}
+	p.Page.Limit = p.Limit
+	p.MaxBytes = pageBytes(ctx, rd.maxReply)
+	res, err := on(ctx, rd, method, sel, func(ctx context.Context, r docir.Reader) (docir.CheckResult, error) {
+		return r.Check(ctx, p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if res.More != nil {
+		res.Next = docir.Cursor{Of: docir.PagedCheck, Generation: res.Generation, External: p.External, Pos: *res.More}.Encode()
+	}
+	return res, nil
+}
+
+// pageChanges reads the cursor of a docir/changes call whose since is
+// known (a receipt replayed): the page it asks for, on the generations it
+// was cut from.
+func pageChanges(params json.RawMessage, p *docir.ChangesParams) error {
+	const method = wire.MethodChanges
+	cur, err := pageParams(method, params, p.Limit, p.Cursor, docir.PagedChanges)
+	if err != nil || cur == nil {
+		p.Page.Limit = p.Limit
+		return err
+	}
+	if cur.Since != p.Since {
+		return docir.Errorf(docir.CodeInvalidParams, "%s: cursor: it was cut for since %d; this call asks since %d (give the params of the first page)", method, cur.Since, p.Since)
+	}
+	if p.Until != 0 && p.Until != cur.Generation {
+		return docir.Errorf(docir.CodeInvalidParams, "%s: cursor: it was cut for until %d; this call asks until %d (give the params of the first page)", method, cur.Generation, p.Until)
+	}
+	p.Until = cur.Generation
+	p.Page = docir.Page{From: cur.Pos, Limit: p.Limit}
+	return nil
+}
