@@ -18,6 +18,9 @@ func jsonFields(t reflect.Type) []string {
 			out = append(out, jsonFields(f.Type)...)
 			continue
 		}
+		if name == "-" {
+			continue // never sent
+		}
 		if name == "" {
 			name = f.Name
 		}
@@ -49,7 +52,10 @@ func TestSkeletonShapes(t *testing.T) {
 		{BindingHold{}, []string{"binds", "created", "expires"}},
 		{Link{}, []string{"from", "line", "target", "kind", "status", "address", "url", "reason", "resolves_with"}},
 		{CheckedLink{}, []string{"from", "line", "target", "kind", "status", "address", "url", "reason", "resolves_with", "path"}},
-		{CheckResult{}, []string{"generation", "documents", "counts", "broken", "external"}},
+		{CheckResult{}, []string{"generation", "documents", "counts", "broken", "external", "next"}},
+		{CheckParams{}, []string{"external", "limit", "cursor", "image_revision", "binding", "require_current"}},
+		{ChangesParams{}, []string{"since", "since_receipt", "until", "limit", "cursor"}},
+		{ChangesResult{}, []string{"since", "until", "documents", "sections", "next"}},
 		{LinkCounts{}, []string{"resolved", "broken", "external", "unchecked"}},
 	}
 	for _, tt := range tests {

@@ -202,9 +202,10 @@ func handler(e *session.Engine, method string, indexing func() (string, int, int
 		var result json.RawMessage
 		if werr == nil {
 			if method == wire.MethodCheck || method == wire.MethodChanges {
-				ctx = session.WithPageBytes(ctx, PageBytes)
+				result, werr = e.CallWithin(ctx, method, req.Params.Arguments, PageBytes)
+			} else {
+				result, werr = e.Call(ctx, method, req.Params.Arguments)
 			}
-			result, werr = e.Call(ctx, method, req.Params.Arguments)
 		}
 		var text string
 		if werr == nil {

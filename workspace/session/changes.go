@@ -14,7 +14,7 @@ import (
 // current one. It reads two generations, so it is no read a batch runs.
 // It answers a page (limit, cursor): a cursor names both generations, and
 // the page after it reads them, stale_revision once either is pruned.
-func (e *Engine) changes(ctx context.Context, params json.RawMessage) (any, error) {
+func (e *Engine) changes(ctx context.Context, params json.RawMessage, room int) (any, error) {
 	var p docir.ChangesParams
 	if err := wire.DecodeParams(wire.MethodChanges, params, &p); err != nil {
 		return nil, err
@@ -34,7 +34,7 @@ func (e *Engine) changes(ctx context.Context, params json.RawMessage) (any, erro
 	if err := pageChanges(params, &p); err != nil {
 		return nil, err
 	}
-	p.MaxBytes = pageBytes(ctx, e.maxReply)
+	p.MaxBytes = pageBytes(room, e.maxReply)
 	res, err := e.reads.r.Changes(ctx, p)
 	if err != nil {
 		return nil, err

@@ -157,7 +157,11 @@ func New(cfg Config) *Engine {
 	if cfg.Fields != nil {
 		e.methods[wire.MethodFields] = methodFunc{run: (*Engine).fields}
 	}
-	e.methods[wire.MethodChanges] = methodFunc{run: (*Engine).changes}
+	// The paged reads are told the room their result has (CallWithin).
+	e.methods[wire.MethodCheck] = methodFunc{bounded: func(e *Engine, ctx context.Context, params json.RawMessage, room int) (any, error) {
+		return e.reads.check(ctx, params, room)
+	}}
+	e.methods[wire.MethodChanges] = methodFunc{bounded: (*Engine).changes}
 	e.caps = []string{}
 	if cfg.Bindings != nil {
 		e.methods[wire.MethodBind] = methodFunc{run: (*Engine).bind}
@@ -223,6 +227,13 @@ func envelope(id json.RawMessage) int {
 // reply, logged; the session goes on.
 func (e *Engine) Call(ctx context.Context, method string, params json.RawMessage) (result json.RawMessage, werr *wire.Error) {
 	return e.call(ctx, method, params, e.maxReply-batchEnvelope)
+}
+
+// CallWithin is Call for a result that room bytes may hold (at most
+// Call's): a paged read (docir/check, docir/changes) ends its page
+// within it. MCP calls it, whose reply carries a result twice.
+func (e *Engine) CallWithin(ctx context.Context, method string, params json.RawMessage, room int) (json.RawMessage, *wire.Error) {
+	return e.call(ctx, method, params, min(room, e.maxReply-batchEnvelope))
 }
 
 // call is Call for a result that room bytes may hold: the rest of the

@@ -14,26 +14,17 @@ import (
 // from as image_revision does: the next page reads them through the same
 // pins, so it is stale_revision once they are no longer retained.
 
-type pageBytesKey struct{}
-
-// WithPageBytes bounds the JSON of one page of a paged read run under ctx
-// at n bytes, where the transport's reply carries the result more than
-// once (MCP: structuredContent and its text). Without it a page is
-// bounded at wire.MaxPageBytes.
-func WithPageBytes(ctx context.Context, n int) context.Context {
-	return context.WithValue(ctx, pageBytesKey{}, n)
-}
-
-// pageBytes is the bound of a page run under ctx by a session whose
-// replies are bounded at maxReply.
-func pageBytes(ctx context.Context, maxReply int) int {
-	if n, ok := ctx.Value(pageBytesKey{}).(int); ok && n > 0 {
-		return n
-	}
+// pageBytes is the bound of a page whose result may take room bytes, in
+// a session whose replies are bounded at maxReply: wire.MaxPageBytes, the
+// same for every id a frame can carry (so that a page alone and as a
+// read-batch row are the same bytes), or less where the transport asks for
+// less (MCP's reply carries the page twice: CallWithin).
+func pageBytes(room, maxReply int) int {
+	n := wire.MaxPageBytes
 	if maxReply < wire.MaxReplyBytes { // a test's lower bound
-		return maxReply / 2
+		n = maxReply / 2
 	}
-	return wire.MaxPageBytes
+	return min(n, room)
 }
 
 // pageParams checks a paged read's limit (an explicit 0 is refused by
@@ -83,8 +74,9 @@ func zeroIn(params json.RawMessage, key string) bool {
 }
 
 // check runs docir/check: one page of the broken (and external) links of
-// the generation the selector names, or the cursor's.
-func (rd *reads) check(ctx context.Context, params json.RawMessage) (any, error) {
+// the generation the selector names, or the cursor's, its result within
+// room bytes (pageBytes).
+func (rd *reads) check(ctx context.Context, params json.RawMessage, room int) (any, error) {
 	const method = wire.MethodCheck
 	var p docir.CheckParams
 	if err := wire.DecodeParams(method, params, &p); err != nil {
@@ -101,15 +93,16 @@ func (rd *reads) check(ctx context.Context, params json.RawMessage) (any, error)
 			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: cursor: it was cut for external %v; this call asks external %v (give the params of the first page)", method, cur.External, p.External)
 		}
 		// The cursor's generation, as image_revision pins it: unless the
-		// call pins one itself (the store then refuses another), or the
-		// reads are already held on one (evidence: the binding's).
-		if !sel.Pinned() && !rd.held {
+		// call pins one itself (the store then refuses another), the reads
+		// are already held on one (evidence: the binding's), or the session
+		// has no pins (the store then refuses a generation that moved on).
+		if !sel.Pinned() && !rd.held && rd.pins.hold != nil {
 			sel.ImageRevision = cur.Generation
 		}
 		p.Page = docir.Page{From: cur.Pos, Generation: cur.Generation}
 	}
 	p.Page.Limit = p.Limit
-	p.MaxBytes = pageBytes(ctx, rd.maxReply)
+	p.MaxBytes = pageBytes(room, rd.maxReply)
 	res, err := on(ctx, rd, method, sel, func(ctx context.Context, r docir.Reader) (docir.CheckResult, error) {
 		return r.Check(ctx, p)
 	})

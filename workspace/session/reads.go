@@ -74,7 +74,7 @@ func (rd *reads) run(ctx context.Context, method string, params json.RawMessage)
 				return r.Status(ctx)
 			})
 	case wire.MethodCheck:
-		return rd.check(ctx, params)
+		return rd.check(ctx, params, rd.maxReply)
 	case wire.MethodLinks:
 		return rd.links(ctx, params)
 	case wire.MethodDiscover:
