@@ -38,6 +38,19 @@ type Config struct {
 	// word in its other English forms (fulltext.SetStemming). It changes
 	// no index.
 	Stemming string
+	// Reload, when set, is called at the start of every refresh for the
+	// sources and ingest options to index with, in place of Sources and
+	// Ingest: a long-running server reads its configuration again, as a
+	// refresh in a new process would. The refresh calls done once it has
+	// published or failed (a lock on the configuration is let go there).
+	// An error fails the refresh.
+	Reload func(ctx context.Context) (s Settings, done func(), err error)
+}
+
+// Settings are what a refresh indexes, and how.
+type Settings struct {
+	Sources []store.Source
+	Ingest  ingest.Options
 }
 
 // Service answers reads from one local store. It is safe for concurrent use.
@@ -62,13 +75,18 @@ type state struct {
 	cur      *view            // the newest generation opened; nil before the first read
 	open     map[uint64]*view // every open generation, cur included
 	stemming string           // Config.Stemming, for the views it opens
+	// sources are the sources of the last refresh's settings (Config.Reload),
+	// else Config.Sources; guarded by srcMu, not mu (a refresh runs
+	// without mu).
+	srcMu   sync.Mutex
+	sources []store.Source
 }
 
 var _ docir.Reader = (*Service)(nil)
 
 // New returns a service over the store cfg names. It opens nothing yet.
 func New(cfg Config) *Service {
-	return &Service{cfg: cfg, st: &state{open: map[uint64]*view{}, stemming: cfg.Stemming}}
+	return &Service{cfg: cfg, st: &state{open: map[uint64]*view{}, stemming: cfg.Stemming, sources: slices.Clone(cfg.Sources)}}
 }
 
 // Close releases the open generations. Reads still running, and views not
@@ -311,7 +329,12 @@ func (s *Service) RefreshReporting(ctx context.Context, report func(stage string
 }
 
 func (s *Service) refreshReporting(ctx context.Context, report func(stage string, done, total int)) (docir.IndexSummary, error) {
-	opt := s.cfg.Ingest
+	set, done, err := s.settings(ctx)
+	if err != nil {
+		return docir.IndexSummary{}, err
+	}
+	defer done()
+	opt := set.Ingest
 	if prev := opt.Progress; report != nil {
 		opt.Progress = func(stage string, done, total int) {
 			report(stage, done, total)
@@ -323,11 +346,32 @@ func (s *Service) refreshReporting(ctx context.Context, report func(stage string
 	if opt.Wait == nil {
 		opt.Wait = s.waitNote
 	}
-	return ingest.Refresh(ctx, s.cfg.Dir, s.cfg.Sources, opt)
+	return ingest.Refresh(ctx, s.cfg.Dir, set.Sources, opt)
 }
 
-// Sources are the source folders the service indexes.
-func (s *Service) Sources() []store.Source { return slices.Clone(s.cfg.Sources) }
+// settings are what a refresh indexes: Config.Reload's answer, which the
+// service's Sources then report, else the configured ones.
+func (s *Service) settings(ctx context.Context) (Settings, func(), error) {
+	if s.cfg.Reload == nil {
+		return Settings{Sources: s.cfg.Sources, Ingest: s.cfg.Ingest}, func() {}, nil
+	}
+	set, done, err := s.cfg.Reload(ctx)
+	if err != nil {
+		return Settings{}, nil, err
+	}
+	s.st.srcMu.Lock()
+	s.st.sources = slices.Clone(set.Sources)
+	s.st.srcMu.Unlock()
+	return set, done, nil
+}
+
+// Sources are the source folders the service indexes: those of the last
+// refresh when Config.Reload reads them again.
+func (s *Service) Sources() []store.Source {
+	s.st.srcMu.Lock()
+	defer s.st.srcMu.Unlock()
+	return slices.Clone(s.st.sources)
+}
 
 // Resolve reads each address from the generation the read holds, in
 // order. A malformed address never reaches here: callers parse first. A
