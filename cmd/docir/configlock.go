@@ -28,6 +28,20 @@ import (
 // one waits; the wait ends early, with ctx's error, when ctx ends.
 func (lc *loadedConfig) lockSources(ctx context.Context, notify func(string)) (unlock func(), err error) {
 	file := lc.configFileToWrite()
+	unlock, err = lockConfig(ctx, file, notify)
+	if err != nil {
+		return nil, err
+	}
+	if err := lc.rereadSources(file); err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
+}
+
+// lockConfig takes the lock lockSources takes on the source list of the
+// config file (a flock on its folder), without reading anything.
+func lockConfig(ctx context.Context, file string, notify func(string)) (unlock func(), err error) {
 	dir, err := os.Open(filepath.Dir(file))
 	if err != nil {
 		return nil, docir.Errorf(docir.CodeConfig, "config %s: %w", file, err)
@@ -40,15 +54,10 @@ func (lc *loadedConfig) lockSources(ctx context.Context, notify func(string)) (u
 			return nil, err
 		}
 	}
-	unlock = func() {
+	return func() {
 		_ = syscall.Flock(fd, syscall.LOCK_UN)
 		dir.Close()
-	}
-	if err := lc.rereadSources(file); err != nil {
-		unlock()
-		return nil, err
-	}
-	return unlock, nil
+	}, nil
 }
 
 // flockCtx waits for the exclusive flock on fd, or for ctx to end. When

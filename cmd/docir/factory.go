@@ -59,6 +59,16 @@ func (f *Factory) Config() (*loadedConfig, error) {
 
 // Workspace opens the service over the local store, once.
 func (f *Factory) Workspace() (*workspace.Service, error) {
+	return f.workspace(false)
+}
+
+// serveWorkspace is Workspace for serve, a process that outlives edits to
+// the sources: each refresh it runs reads docir.yaml again (reloadSettings).
+func (f *Factory) serveWorkspace() (*workspace.Service, error) {
+	return f.workspace(true)
+}
+
+func (f *Factory) workspace(reload bool) (*workspace.Service, error) {
 	if f.ws != nil {
 		return f.ws, nil
 	}
@@ -66,15 +76,42 @@ func (f *Factory) Workspace() (*workspace.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.ws = workspace.New(workspace.Config{
+	cfg := workspace.Config{
 		Dir:       lc.StoreDir(),
 		Sources:   lc.StoreSources(),
 		Ingest:    f.ingestOptions(lc),
 		AutoIndex: true,
-		Notify:    func(msg string) { fmt.Fprintln(f.IO.ErrOut, msg) },
+		Notify:    f.IO.note,
 		Stemming:  lc.Search.Stemming,
-	})
+	}
+	if reload {
+		cfg.Reload = f.reloadSettings(lc)
+	}
+	f.ws = workspace.New(cfg)
 	return f.ws, nil
+}
+
+// reloadSettings reads the sources and index settings of docir.yaml again
+// for a refresh, as a `docir index` started now would, holding the lock
+// the commands that change the sources hold (lockSources) until the
+// refresh is done. The store stays lc's: a server serves one store.
+func (f *Factory) reloadSettings(lc *loadedConfig) func(context.Context) (workspace.Settings, func(), error) {
+	return func(ctx context.Context) (workspace.Settings, func(), error) {
+		unlock, err := lockConfig(ctx, lc.configFileToWrite(), f.IO.note)
+		if err != nil {
+			return workspace.Settings{}, nil, err
+		}
+		v := viper.New()
+		if lc.Store != "" {
+			v.Set("store", lc.Store)
+		}
+		now, err := loadConfig(v, f.configFile)
+		if err != nil {
+			unlock()
+			return workspace.Settings{}, nil, err
+		}
+		return workspace.Settings{Sources: now.StoreSources(), Ingest: f.ingestOptions(now)}, unlock, nil
+	}
 }
 
 // Reader is what read commands call: every deep and skeleton read goes

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -56,7 +57,7 @@ func newCmdServe(f *Factory, runF func(context.Context, *ServeOptions) error) *c
 		f.reportStale()
 		return r, err
 	}
-	opts := &ServeOptions{IO: f.IO, Reader: reader, Workspace: f.Workspace, Config: f.Config, Getenv: os.Getenv, Version: buildVersion()}
+	opts := &ServeOptions{IO: f.IO, Reader: reader, Workspace: f.serveWorkspace, Config: f.Config, Getenv: os.Getenv, Version: buildVersion()}
 	cmd := &cobra.Command{
 		Annotations: map[string]string{longRunning: "true"},
 		Use:         "serve [--mcp] [--http ADDR] [--policy FILE] [--watch]",
@@ -81,8 +82,10 @@ serve answers at once wherever it starts. With a store it serves it;
 with sources but no store it indexes them in the background, and reads
 wait for that (at most 2 s, then an "indexing" error). With no docir.yaml
 it never indexes $HOME, / or a folder without markdown: reads answer an
-error that says to run docir index DIR. --watch refreshes the store
-when a source file changes.
+error that says to run docir index DIR; once a store is published there
+(docir index in a shell), reads answer from it. --watch refreshes the
+store when a source file or docir.yaml changes; each refresh reads
+docir.yaml again, and a failed one is tried again.
 
 --policy FILE is the host policy (docir.host-policy.v1 or .v2), read once
 at start-up. Logs go to stderr; stdout carries only replies.
@@ -149,12 +152,11 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	// Answer the handshake at once: never index before serving. Reads go
 	// through the gate, which opens when the store is ready.
 	prog := &session.Progress{}
-	gate, r, err := serveReader(ctx, opts, lc, ws, prog)
+	bg := newServeBackground(ctx, opts, ws, lc.configFileToWrite())
+	defer bg.stop() // a refresh under way ends, its files cleaned up, before serve exits
+	gate, r, err := serveReader(bg, lc, prog)
 	if err != nil {
 		return err
-	}
-	if opts.Watch && gate.Ready() {
-		startWatch(ctx, opts, ws)
 	}
 	refresh := func(ctx context.Context) (docir.IndexSummary, error) {
 		if err := gate.Wait(ctx); err != nil {
@@ -216,19 +218,23 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 // gate. The gate is open at once when a store exists; opened by a
 // background index when there are sources with markdown but no store; and
 // opened with a no_store error, indexing nothing, when there is nothing to
-// serve or the folder is $HOME or / with no config file.
+// serve or the folder is $HOME or / with no config file. A gate opened
+// with an error lets reads through once a store is there (another process
+// published one, or --watch's retry did).
 //
 // prog follows the background index; it is finished at once when there is
 // none.
-func serveReader(ctx context.Context, opts *ServeOptions, lc *loadedConfig, ws *workspace.Service, prog *session.Progress) (*session.Gate, docir.Reader, error) {
-	dir := lc.StoreDir()
+func serveReader(bg *serveBackground, lc *loadedConfig, prog *session.Progress) (*session.Gate, docir.Reader, error) {
+	opts, ws, dir := bg.opts, bg.ws, lc.StoreDir()
 	_, err := store.CurrentGeneration(dir)
 	hasStore := docir.CodeOf(err) != docir.CodeNoStore
+	stored := func() bool { _, err := store.CurrentGeneration(dir); return err == nil }
 	if !hasStore && lc.File == "" && len(lc.peers) == 0 && isHomeOrRoot(lc.BaseDir, opts.Getenv("HOME")) {
 		prog.Finish()
 		g := session.NewGate(ws, serveWait)
 		g.Open(&docir.Error{Code: docir.CodeNoStore, Err: store.ErrNoStore, Message: fmt.Sprintf(
 			"nothing to serve: no store in %s, and docir does not index %s without a docir.yaml; run `docir index DIR` with a folder of markdown, then start serve there", dir, lc.BaseDir)})
+		g.Recheck(stored, nil) // no watch: it would watch all of $HOME
 		return g, ws, nil
 	}
 	r, err := opts.Reader()
@@ -239,44 +245,111 @@ func serveReader(ctx context.Context, opts *ServeOptions, lc *loadedConfig, ws *
 		if docir.CodeOf(err) != docir.CodeNoStore {
 			return nil, nil, err
 		}
-		// No store and no markdown: nothing to index.
+		// No store and no markdown: nothing to index until another
+		// process publishes a store; then --watch starts.
 		prog.Finish()
-		g := session.NewGate(ws, serveWait)
+		if r == nil {
+			r = ws
+		}
+		g := session.NewGate(r, serveWait)
 		g.Open(err)
-		return g, ws, nil
+		g.Recheck(stored, func() { bg.watch(true) })
+		return g, r, nil
 	}
 	g := session.NewGate(r, serveWait)
 	if hasStore {
 		prog.Finish()
 		g.Open(nil)
+		bg.watch(false)
 		return g, r, nil
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "docir serve: nothing indexed yet in %s; indexing %d source folder(s) in the background\n", dir, len(lc.StoreSources()))
-	go func() {
+	bg.run(func(ctx context.Context) {
 		_, err := session.RefreshReporting(ctx, ws, prog)
-		if err != nil {
+		if err != nil && ctx.Err() == nil {
 			fmt.Fprintf(opts.IO.ErrOut, "docir serve: indexing failed: %v\n", err)
 		}
 		g.Open(err)
-		if err == nil && opts.Watch {
-			startWatch(ctx, opts, ws)
-		}
-	}()
+		g.Recheck(stored, nil)
+		bg.watch(err != nil) // a first index that failed is tried again
+	})
 	return g, r, nil
 }
 
-// startWatch refreshes ws when its sources change, reporting on stderr.
-func startWatch(ctx context.Context, opts *ServeOptions, ws *workspace.Service) {
-	err := session.Watch(ctx, ws, watchDebounce, func(sum docir.IndexSummary, err error) {
-		if err != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "docir serve: warning: refresh after a change: %v\n", err)
-			return
-		}
-		fmt.Fprintf(opts.IO.ErrOut, "docir serve: sources changed; now serving generation %d\n", sum.Generation)
-	})
-	if err != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "docir serve: warning: --watch: %v\n", err)
+// serveBackground runs serve's work beside the session: the first index,
+// --watch. stop ends it and waits for it, so that a refresh interrupted
+// has removed its files before serve exits.
+type serveBackground struct {
+	opts   *ServeOptions
+	ws     *workspace.Service
+	config string // the config file --watch follows
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	wg       sync.WaitGroup
+	stopped  bool
+	watching bool
+}
+
+func newServeBackground(ctx context.Context, opts *ServeOptions, ws *workspace.Service, config string) *serveBackground {
+	ctx, cancel := context.WithCancel(ctx)
+	return &serveBackground{opts: opts, ws: ws, config: config, ctx: ctx, cancel: cancel}
+}
+
+// run runs f on a goroutine of its own, unless serve is stopping.
+func (b *serveBackground) run(f func(ctx context.Context)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stopped {
+		return
 	}
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		f(b.ctx)
+	}()
+}
+
+// watch starts --watch, once (nothing without --watch); pending runs a
+// refresh at once.
+func (b *serveBackground) watch(pending bool) {
+	if !b.opts.Watch {
+		return
+	}
+	b.mu.Lock()
+	start := !b.watching
+	b.watching = true
+	b.mu.Unlock()
+	if !start {
+		return
+	}
+	errOut, failed := b.opts.IO.ErrOut, false
+	done, err := session.Watch(b.ctx, b.ws, session.WatchOptions{Debounce: watchDebounce, Config: b.config, Pending: pending,
+		OnRefresh: func(sum docir.IndexSummary, err error) {
+			switch {
+			case err != nil:
+				failed = true
+				fmt.Fprintf(errOut, "docir serve: warning: refresh failed (tried again in a while, and at the next change): %v\n", err)
+			case sum.Published || failed:
+				failed = false
+				fmt.Fprintf(errOut, "docir serve: sources changed; now serving generation %d\n", sum.Generation)
+			}
+		}})
+	if err != nil {
+		fmt.Fprintf(errOut, "docir serve: warning: --watch: %v\n", err)
+		return
+	}
+	b.run(func(context.Context) { <-done })
+}
+
+// stop ends the background work and waits for it.
+func (b *serveBackground) stop() {
+	b.mu.Lock()
+	b.stopped = true
+	b.mu.Unlock()
+	b.cancel()
+	b.wg.Wait()
 }
 
 // isHomeOrRoot reports whether dir is the file-system root or home.

@@ -2,15 +2,8 @@ package session
 
 import (
 	"context"
-	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"time"
-
-	"github.com/fsnotify/fsnotify"
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
@@ -21,7 +14,9 @@ import (
 // store behind it is ready: a server starts at once and indexes in the
 // background, and reads that come meanwhile wait, at most Wait, then
 // answer an indexing error. A gate opened with an error answers that
-// error to every read (a server started where there is nothing to serve).
+// error to every read (a server started where there is nothing to serve)
+// until its Recheck, asked at each read, says the store is there now
+// (another process published one).
 type Gate struct {
 	r  docir.Reader
 	st *gateState
@@ -32,8 +27,12 @@ type gateState struct {
 	wait  time.Duration
 	ready chan struct{}
 	once  sync.Once
-	err   error // set before ready is closed
 	since time.Time
+
+	mu        sync.Mutex
+	err       error       // set before ready is closed; cleared by recheck
+	recheck   func() bool // whether the store is readable now
+	recovered func()      // run once, when recheck clears err
 }
 
 var _ docir.Reader = (*Gate)(nil)
@@ -52,9 +51,22 @@ func (g *Gate) Over(r docir.Reader) *Gate { return &Gate{r: r, st: g.st} }
 func (g *Gate) Open(err error) {
 	st := g.st
 	st.once.Do(func() {
+		st.mu.Lock()
 		st.err = err
+		st.mu.Unlock()
 		close(st.ready)
 	})
+}
+
+// Recheck makes a gate opened with an error ask check, at each read,
+// whether the store can be read now (a cheap check: a stat of the store's
+// current generation); the first time it can, the error is gone for good
+// and recovered (if set) runs, on a goroutine of its own.
+func (g *Gate) Recheck(check func() bool, recovered func()) {
+	st := g.st
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.recheck, st.recovered = check, recovered
 }
 
 // Ready reports whether the gate is open.
@@ -67,20 +79,35 @@ func (g *Gate) Ready() bool {
 	}
 }
 
+// answer is the open gate's error, nil once its recheck has passed.
+func (st *gateState) answer() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.err == nil || st.recheck == nil || !st.recheck() {
+		return st.err
+	}
+	st.err = nil
+	if f := st.recovered; f != nil {
+		st.recovered = nil
+		go f()
+	}
+	return nil
+}
+
 // Wait blocks until the gate is open (then returns its error), at most
 // the gate's wait: after it, an indexing error.
 func (g *Gate) Wait(ctx context.Context) error {
 	st := g.st
 	select {
 	case <-st.ready:
-		return st.err
+		return st.answer()
 	default:
 	}
 	t := time.NewTimer(st.wait)
 	defer t.Stop()
 	select {
 	case <-st.ready:
-		return st.err
+		return st.answer()
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-t.C:
@@ -136,101 +163,6 @@ func (g *Gate) Changes(ctx context.Context, p docir.ChangesParams) (docir.Change
 // Status implements docir.Reader.
 func (g *Gate) Status(ctx context.Context) (docir.Status, error) {
 	return gated(g, ctx, func() (docir.Status, error) { return g.r.Status(ctx) })
-}
-
-// Watch refreshes s whenever a markdown file (or a folder) under its
-// sources changes, once the changes have been quiet for debounce, until
-// ctx is done. Hidden folders are not watched, as the indexer does not
-// read them. onRefresh, when set, gets each refresh's outcome.
-func Watch(ctx context.Context, s *workspace.Service, debounce time.Duration, onRefresh func(docir.IndexSummary, error)) error {
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return err
-	}
-	for _, src := range s.Sources() {
-		if err := addTree(w, src.Path); err != nil {
-			w.Close()
-			return err
-		}
-	}
-	go func() {
-		defer w.Close()
-		var timer *time.Timer
-		var fire <-chan time.Time
-		for {
-			select {
-			case <-ctx.Done():
-				if timer != nil {
-					timer.Stop()
-				}
-				return
-			case ev, ok := <-w.Events:
-				if !ok {
-					return
-				}
-				if !relevant(ev) {
-					continue
-				}
-				if ev.Has(fsnotify.Create) {
-					if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
-						_ = addTree(w, ev.Name)
-					}
-				}
-				if timer == nil {
-					timer = time.NewTimer(debounce)
-				} else {
-					timer.Reset(debounce)
-				}
-				fire = timer.C
-			case _, ok := <-w.Errors:
-				if !ok {
-					return
-				}
-			case <-fire:
-				fire = nil
-				sum, err := s.Refresh(ctx)
-				if onRefresh != nil && ctx.Err() == nil {
-					onRefresh(sum, err)
-				}
-			}
-		}
-	}()
-	return nil
-}
-
-// relevant reports whether ev may change what the indexer reads: a
-// markdown file, or something without an extension (a folder).
-func relevant(ev fsnotify.Event) bool {
-	if ev.Op == fsnotify.Chmod {
-		return false
-	}
-	base := filepath.Base(ev.Name)
-	if strings.HasPrefix(base, ".") {
-		return false
-	}
-	return strings.HasSuffix(base, ".md") || filepath.Ext(base) == ""
-}
-
-// addTree watches dir and every folder under it that the indexer reads.
-func addTree(w *fsnotify.Watcher, dir string) error {
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == dir {
-				return err
-			}
-			return nil
-		}
-		if !d.IsDir() {
-			return nil
-		}
-		if p != dir && strings.HasPrefix(d.Name(), ".") {
-			return fs.SkipDir
-		}
-		if err := w.Add(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		return nil
-	})
 }
 
 // Progress is how far a background index has come: the indexer's stage

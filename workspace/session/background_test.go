@@ -48,3 +48,31 @@ func TestGate(t *testing.T) {
 		}
 	}
 }
+
+// TestGateRecheck: a gate opened with an error answers it until its
+// recheck passes, then lets reads through for good and says so once; it
+// answered its error forever.
+func TestGateRecheck(t *testing.T) {
+	ws := workspace.New(workspace.Config{Dir: t.TempDir()})
+	defer ws.Close()
+	g := NewGate(ws, time.Millisecond)
+	want := docir.Errorf(docir.CodeNoStore, "nothing to serve")
+	g.Open(want)
+	var there, checks int
+	recovered := make(chan struct{}, 2)
+	g.Recheck(func() bool { checks++; return there > 0 }, func() { recovered <- struct{}{} })
+	ctx := context.Background()
+	if err := g.Wait(ctx); err != want {
+		t.Fatalf("before the store: %v", err)
+	}
+	there = 1
+	for range 3 {
+		if err := g.Over(ws).Wait(ctx); err != nil {
+			t.Fatalf("after the store: %v", err)
+		}
+	}
+	<-recovered
+	if len(recovered) != 0 || checks != 2 {
+		t.Errorf("recovered %d more times, %d checks; want once, and no check once recovered", len(recovered), checks)
+	}
+}
