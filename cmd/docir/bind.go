@@ -19,7 +19,10 @@ import (
 type BindOptions struct {
 	IO        *IOStreams
 	Workspace func() (*workspace.Service, error)
-	WantText  func() (bool, error)
+	// Ready is Workspace after the checks a read makes first: something
+	// to read, and the first index of a store with none (what bind pins).
+	Ready    func() (*workspace.Service, error)
+	WantText func() (bool, error)
 
 	Revision    uint64
 	WorkspaceID string
@@ -28,7 +31,8 @@ type BindOptions struct {
 }
 
 func newCmdBind(f *Factory, runF func(context.Context, *BindOptions) error) *cobra.Command {
-	opts := &BindOptions{IO: f.IO, Workspace: f.Workspace, WantText: f.wantText}
+	opts := &BindOptions{IO: f.IO, Workspace: f.Workspace, WantText: f.wantText,
+		Ready: func() (*workspace.Service, error) { return f.readWorkspace("bind") }}
 	var ttl string
 	cmd := &cobra.Command{
 		Use:   "bind [--revision N --workspace ID] [--ttl DURATION] | bind --release RECEIPT_FILE",
@@ -87,7 +91,7 @@ func bindRun(ctx context.Context, opts *BindOptions) error {
 	if opts.Release != "" {
 		return releaseRun(ctx, opts)
 	}
-	ws, err := opts.Workspace()
+	ws, err := opts.Ready()
 	if err != nil {
 		return err
 	}

@@ -168,6 +168,24 @@ func (f *Factory) reader(setUp bool) (docir.Reader, error) {
 	return f.fed, nil
 }
 
+// readWorkspace is Workspace for a command that reads the local store
+// only (bind): it makes the checks a read makes first, so that it refuses
+// what a read refuses (nothing to read; another project's store below) and
+// indexes a store with no generation as a read would, saying so.
+func (f *Factory) readWorkspace(what string) (*workspace.Service, error) {
+	ws, err := f.Workspace()
+	if err != nil {
+		return nil, err
+	}
+	if err := somethingToRead(f.config, what); err != nil {
+		return nil, err
+	}
+	if err := f.zeroSetup(f.config, ws); err != nil {
+		return nil, err
+	}
+	return ws, nil
+}
+
 // zeroSetup indexes the sources when the store has no generation yet, so
 // that a first read needs no set-up step, and says on stderr what it
 // indexes, where the store goes, and what it found. With no docir.yaml, it
