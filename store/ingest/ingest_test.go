@@ -87,6 +87,10 @@ func TestIncremental(t *testing.T) {
 	if sum.Published || sum.Unchanged != 2 {
 		t.Fatalf("touch refresh: %+v", sum)
 	}
+	// And status (Diff) no longer lists it as changed: the refresh read it.
+	if c, err := Diff(t.Context(), dir, []store.Source{s}, Options{}); err != nil || len(c.Changed) != 0 || c.Unchanged != 2 {
+		t.Fatalf("Diff after the touch refresh: %+v, %v; want nothing changed", c, err)
+	}
 
 	// Change one, add one, remove one.
 	writeFile(t, src, "a.md", "# A\n\nalpha changed\n")

@@ -288,9 +288,13 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 	}
 	var tooLarge []string
 	for _, f := range p.toRead {
-		if len(skipped) > 0 && f.prev == nil {
-			if e, ok := skipped[f.key()]; ok && e == (skippedEntry{f.size, f.mtime}) {
+		if e, ok := skipped[f.key()]; ok && e.size == f.size && e.mtime == f.mtime {
+			switch {
+			case f.prev == nil && !e.touched:
 				c.Skipped++ // skipped by the last refresh for its bytes, and as it saw it
+				continue
+			case f.prev != nil && e.touched:
+				c.Unchanged++ // read by the last refresh, as it is, and the same bytes
 				continue
 			}
 		}

@@ -11,41 +11,55 @@ import (
 )
 
 // skippedStateFile, in the store folder, lists the files the last refresh
-// skipped for what their bytes are (binary, not UTF-8: the same bytes are
-// skipped again, whatever the configuration), each with the size and mtime
-// it had then, so that Diff (docir status) can
-// tell a file a refresh would skip again from one it would add: without
-// it, a skipped file is "added" in every status, and "run docir index"
-// never goes away. Like folderStateFile it is written after every refresh
-// that succeeds, atomically, and is not part of a generation: losing it
-// only makes status list those files as added again.
+// read and left out of the edit, each with the size and mtime it had then,
+// so that Diff (docir status) can tell them from files a refresh would
+// find changed: without it, "run docir index" never goes away.
 //
-//	docir skipped 1
+//   - s: files skipped for what their bytes are (binary, not UTF-8: the
+//     same bytes are skipped again, whatever the configuration), which
+//     would be "added" in every status;
+//   - t: files whose stat changed and bytes did not (touched, restored as
+//     they were): a refresh that publishes records their new stat in its
+//     file table, but one that changes nothing else publishes nothing, and
+//     they would be "changed" in every status.
+//
+// Like folderStateFile it is written after every refresh that succeeds,
+// atomically, and is not part of a generation: losing it only makes
+// status list those files again.
+//
+//	docir skipped 2
 //	generation <N>
-//	<size> <mtime_ns> <file key, Go-quoted>     (one per skipped file)
+//	<s|t> <size> <mtime_ns> <file key, Go-quoted>     (one per file)
 const skippedStateFile = "skipped.state"
 
-const skippedStateMagic = "docir skipped 1"
+const skippedStateMagic = "docir skipped 2"
 
-// skippedEntry is what a refresh saw of a file it skipped.
+// skippedEntry is what a refresh saw of a file it read and left out of
+// the edit: skipped for its bytes, or touched (its bytes unchanged).
 type skippedEntry struct {
 	size, mtime int64
+	touched     bool
 }
 
-// writeSkippedState records the files of files that the refresh skipped;
-// with none, it removes the record.
+// writeSkippedState records the files of files that the refresh skipped
+// for their bytes or found touched; with none, it removes the record.
 func writeSkippedState(dir string, gen uint64, files []*file) error {
 	var b []byte
 	for _, f := range files {
-		if f.status != statusSkipped || f.err != nil || f.warning == nil ||
-			f.warning.kind != KindBinary && f.warning.kind != KindNotUTF8 {
-			continue
+		kind := byte('t')
+		if f.status != statusTouched {
+			if f.status != statusSkipped || f.err != nil || f.warning == nil ||
+				f.warning.kind != KindBinary && f.warning.kind != KindNotUTF8 {
+				continue
+			}
+			kind = 's'
 		}
 		if b == nil {
 			b = append(b, skippedStateMagic+"\ngeneration "...)
 			b = strconv.AppendUint(b, gen, 10)
 			b = append(b, '\n')
 		}
+		b = append(b, kind, ' ')
 		b = strconv.AppendInt(b, f.size, 10)
 		b = append(b, ' ')
 		b = strconv.AppendInt(b, f.mtime, 10)
@@ -64,8 +78,8 @@ func writeSkippedState(dir string, gen uint64, files []*file) error {
 }
 
 // readSkippedState returns the files the refresh that left generation gen
-// current skipped, by file key; none when the record is missing, damaged,
-// or of another generation.
+// current skipped or found touched, by file key; none when the record is
+// missing, damaged, or of another generation.
 func readSkippedState(dir string, gen uint64) map[string]skippedEntry {
 	f, err := os.Open(filepath.Join(dir, skippedStateFile))
 	if err != nil {
@@ -82,17 +96,17 @@ func readSkippedState(dir string, gen uint64) map[string]skippedEntry {
 	}
 	out := map[string]skippedEntry{}
 	for sc.Scan() {
-		fields := bytes.SplitN(sc.Bytes(), []byte(" "), 3)
-		if len(fields) != 3 {
+		fields := bytes.SplitN(sc.Bytes(), []byte(" "), 4)
+		if len(fields) != 4 || len(fields[0]) != 1 || fields[0][0] != 's' && fields[0][0] != 't' {
 			return nil
 		}
-		size, err1 := strconv.ParseInt(string(fields[0]), 10, 64)
-		mtime, err2 := strconv.ParseInt(string(fields[1]), 10, 64)
-		key, err3 := strconv.Unquote(string(fields[2]))
+		size, err1 := strconv.ParseInt(string(fields[1]), 10, 64)
+		mtime, err2 := strconv.ParseInt(string(fields[2]), 10, 64)
+		key, err3 := strconv.Unquote(string(fields[3]))
 		if err1 != nil || err2 != nil || err3 != nil {
 			return nil
 		}
-		out[key] = skippedEntry{size: size, mtime: mtime}
+		out[key] = skippedEntry{size: size, mtime: mtime, touched: fields[0][0] == 't'}
 	}
 	if sc.Err() != nil {
 		return nil

@@ -12,7 +12,8 @@ import (
 )
 
 // TestSkippedState: what writeSkippedState records (the files skipped for
-// their bytes, nothing else) reads back for its generation only.
+// their bytes and the touched ones, nothing else) reads back for its
+// generation only.
 func TestSkippedState(t *testing.T) {
 	dir := t.TempDir()
 	root := &store.Source{Path: "/src"}
@@ -20,6 +21,7 @@ func TestSkippedState(t *testing.T) {
 		{root: root, rel: "bin.md", size: 3, mtime: 7, status: statusSkipped, warning: &warning{kind: KindBinary}},
 		{root: root, rel: "a b/latin1.md", size: 9, mtime: -1, status: statusSkipped, warning: &warning{kind: KindNotUTF8}},
 		{root: root, rel: "big.md", size: 1 << 30, mtime: 8, status: statusSkipped, warning: &warning{kind: KindTooLarge}},
+		{root: root, rel: "touched.md", size: 4, mtime: 11, status: statusTouched},
 		{root: root, rel: "ok.md", size: 5, mtime: 9, status: statusNew},
 	}
 	if err := writeSkippedState(dir, 4, files); err != nil {
@@ -28,6 +30,7 @@ func TestSkippedState(t *testing.T) {
 	want := map[string]skippedEntry{
 		store.FileKey("/src", "bin.md"):        {size: 3, mtime: 7},
 		store.FileKey("/src", "a b/latin1.md"): {size: 9, mtime: -1},
+		store.FileKey("/src", "touched.md"):    {size: 4, mtime: 11, touched: true},
 	}
 	if diff := cmp.Diff(want, readSkippedState(dir, 4), cmp.AllowUnexported(skippedEntry{})); diff != "" {
 		t.Errorf("read back (-want +got):\n%s", diff)
@@ -36,7 +39,7 @@ func TestSkippedState(t *testing.T) {
 		t.Errorf("another generation's record read: %v", got)
 	}
 	// Nothing skipped: the record goes.
-	if err := writeSkippedState(dir, 5, files[3:]); err != nil {
+	if err := writeSkippedState(dir, 5, files[4:]); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, skippedStateFile)); !os.IsNotExist(err) {
@@ -47,9 +50,10 @@ func TestSkippedState(t *testing.T) {
 // A damaged record is not an error and never a panic: status then lists
 // those files as added.
 func FuzzReadSkippedState(f *testing.F) {
-	f.Add([]byte(skippedStateMagic + "\ngeneration 1\n3 7 \"/src\\x00bin.md\"\n"))
-	f.Add([]byte(skippedStateMagic + "\ngeneration 1\n3 7 /src\n"))
-	f.Add([]byte(skippedStateMagic + "\ngeneration 1\n-3 x \"\\xff\"\n"))
+	f.Add([]byte(skippedStateMagic + "\ngeneration 1\ns 3 7 \"/src\\x00bin.md\"\n"))
+	f.Add([]byte(skippedStateMagic + "\ngeneration 1\nt 3 7 \"/src\\x00a.md\"\n"))
+	f.Add([]byte(skippedStateMagic + "\ngeneration 1\ns 3 7 /src\n"))
+	f.Add([]byte(skippedStateMagic + "\ngeneration 1\nx -3 x \"\\xff\"\n"))
 	f.Add([]byte(skippedStateMagic + "\ngeneration 18446744073709551616\n"))
 	f.Add([]byte(skippedStateMagic + "\ngeneration 1\n" + strings.Repeat("9", 2<<20) + "\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -64,6 +68,9 @@ func FuzzReadSkippedState(f *testing.F) {
 				continue
 			}
 			fl := &file{root: &store.Source{Path: root}, rel: rel, size: e.size, mtime: e.mtime, status: statusSkipped, warning: &warning{kind: KindBinary}}
+			if e.touched {
+				fl.status, fl.warning = statusTouched, nil
+			}
 			if fl.key() != key {
 				continue
 			}
