@@ -99,6 +99,10 @@ type loadedConfig struct {
 	// config, the folder of the nearest .docir at or above the working
 	// folder, else the working folder.
 	BaseDir string
+	// storeNamed: the store folder is --store's or DOCIR_STORE's, not the
+	// config file's nor the one found beside it; reads elsewhere do not
+	// find it by themselves.
+	storeNamed bool
 	// peers are Peers as the federation engine takes them, checked and
 	// resolved once by validate.
 	peers []federation.PeerConfig
@@ -183,6 +187,7 @@ func loadConfig(v *viper.Viper, explicit string) (*loadedConfig, error) {
 	if err := v.UnmarshalExact(&lc.Config); err != nil {
 		return nil, docir.Errorf(docir.CodeConfig, "config %s: %w", orNone(file), err)
 	}
+	lc.storeNamed = lc.Store != "" && !v.InConfig("store")
 	if file == "" && lc.Store == "" {
 		// No docir.yaml at or above: the project is the folder of the
 		// nearest store at or above, as git finds .git.

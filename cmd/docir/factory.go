@@ -217,8 +217,12 @@ func (f *Factory) zeroSetup(lc *loadedConfig, ws *workspace.Service) error {
 		return err
 	}
 	printWarnings(f.IO, sum.Warnings)
-	fmt.Fprintf(f.IO.ErrOut, "docir: indexed %d documents (%d warnings, %.2fs) into %s; reads below %s use it; `docir index` refreshes it\n",
-		sum.Documents, len(sum.Warnings), sum.Seconds, dir, lc.BaseDir)
+	who := "reads below " + lc.BaseDir + " use it"
+	if lc.storeNamed {
+		who = "reads that name it (--store or DOCIR_STORE) use it"
+	}
+	fmt.Fprintf(f.IO.ErrOut, "docir: indexed %d documents (%d warnings, %.2fs) into %s; %s; `docir index` refreshes it\n",
+		sum.Documents, len(sum.Warnings), sum.Seconds, dir, who)
 	return nil
 }
 
