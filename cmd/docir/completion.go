@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/docir/docir/docir"
 )
 
 // completeAddresses completes document ids, and `id#slug` once a '#' is
@@ -85,6 +88,32 @@ func patchBashScript(script []byte) (out []byte, ok bool) {
 	return b.Bytes(), true
 }
 
+// refuseUnknownShell makes `docir completion SHELL` with a shell cobra
+// has no script for a usage error (exit 2) that suggests the nearest one:
+// cobra's completion command is not runnable, so it printed its help on
+// stdout and exited 0, and `docir completion zssh > _docir` wrote the help
+// into the completion file. With no shell it still prints its help.
+func refuseUnknownShell(comp *cobra.Command) {
+	comp.Args = cobra.ArbitraryArgs     // RunE says what is wrong, with a suggestion
+	comp.SuggestionsMinimumDistance = 1 // shell names are short: two edits reach most of them
+	comp.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		msg := fmt.Sprintf("unknown shell %q for \"docir completion\"", args[0])
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "; did you mean " + strings.Join(s, " or ") + "?"
+		}
+		shells := make([]string, 0, len(cmd.Commands()))
+		for _, c := range cmd.Commands() {
+			if c.IsAvailableCommand() {
+				shells = append(shells, c.Name())
+			}
+		}
+		return docir.Errorf(docir.CodeUsage, "%s (shells: %s)", msg, strings.Join(shells, ", "))
+	}
+}
+
 // ignoreCaseInBash makes `docir completion bash` print the script that
 // matches ignoring case (patchBashScript); the command, its flags and help
 // stay cobra's.
@@ -94,6 +123,7 @@ func ignoreCaseInBash(root *cobra.Command) {
 	if err != nil || comp.Name() != "bash" {
 		return
 	}
+	refuseUnknownShell(comp.Parent())
 	comp.RunE = func(cmd *cobra.Command, args []string) error {
 		noDesc, _ := cmd.Flags().GetBool("no-descriptions")
 		var buf bytes.Buffer
