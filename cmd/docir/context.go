@@ -116,7 +116,7 @@ func printContextText(w io.Writer, res docir.ContextResult, mark marker, width i
 	writeTable(&b, cols, rows, true, width, func(i int) {
 		h := res.Hits[i]
 		if h.Snippet != "" {
-			b.WriteString("    " + mark.highlight(fitText(h.Snippet, width-4), res.Query) + "\n")
+			b.WriteString("    " + mark.highlight(snippetLine(h.Snippet, width-4), res.Query) + "\n")
 		}
 		outline := [][]string{}
 		for _, o := range h.Outline {

@@ -156,7 +156,7 @@ func printHitsText(w io.Writer, query string, hits []docir.Hit, mark marker, foo
 	writeTable(&b, cols, rows, true, width, func(i int) {
 		if hits[i].Snippet != "" {
 			b.WriteString("    ")
-			b.WriteString(mark.highlight(fitText(hits[i].Snippet, width-4), query))
+			b.WriteString(mark.highlight(snippetLine(hits[i].Snippet, width-4), query))
 			b.WriteByte('\n')
 		}
 	})

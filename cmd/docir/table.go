@@ -138,6 +138,14 @@ func oneLineCells(rows [][]string) [][]string {
 	return out
 }
 
+// snippetLine is a hit's snippet as the line below its row: one line
+// (docir.OneLine: a query's snippet shows front-matter values as written,
+// and a value over two lines would start a line `get -` reads as an
+// address), cut to width.
+func snippetLine(s string, width int) string {
+	return fitText(docir.OneLine(s), width)
+}
+
 // fitText cuts s to at most width display columns, ending it with "…" when
 // cut; width <= 0 means no limit.
 func fitText(s string, width int) string {
