@@ -78,13 +78,16 @@ func fieldsRun(ctx context.Context, opts *FieldsOptions) error {
 }
 
 // printFieldsText prints the fields as a table, the most common values of
-// each in its last column (cut to the terminal's width).
+// each in its last column, laid out for the terminal's width as every
+// table is (writeTable: the values cut first, then the counts left out),
+// each cell on one line.
 func printFieldsText(w io.Writer, res docir.FieldsResult, width int) error {
 	if len(res.Fields) == 0 {
 		_, err := fmt.Fprintf(w, "none of the %d documents has front matter: query can filter on id, path, title and size only\n", res.Documents)
 		return err
 	}
-	rows := [][]string{{"FIELD", "DOCUMENTS", "DISTINCT", "VALUES"}}
+	cols := []column{{head: "FIELD", cut: 12}, {head: "DOCUMENTS", right: true, drop: 2}, {head: "DISTINCT", right: true, drop: 1}, {head: "VALUES", cut: 12}}
+	var rows [][]string
 	for _, fi := range res.Fields {
 		vals := make([]string, len(fi.Values))
 		for i, v := range fi.Values {
@@ -95,19 +98,9 @@ func printFieldsText(w io.Writer, res docir.FieldsResult, width int) error {
 		}
 		rows = append(rows, []string{fi.Name, strconv.Itoa(fi.Documents), strconv.Itoa(fi.Distinct), strings.Join(vals, ", ")})
 	}
-	widths := columnWidths(rows)
-	if width > 0 {
-		used := 0
-		for _, wd := range widths[:3] {
-			used += wd + 2
-		}
-		widths[3] = max(12, width-used)
-	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d documents, generation %d\n", res.Documents, res.Generation)
-	for _, row := range rows {
-		writeRow(&b, row, widths, []bool{false, true, true, false})
-	}
+	writeTable(&b, cols, rows, true, width, nil)
 	if res.Truncated {
 		fmt.Fprintf(&b, "(only the %d fields most documents have)\n", len(res.Fields))
 	}

@@ -42,6 +42,31 @@ func TestLayout(t *testing.T) {
 	}
 }
 
+// TestFieldsTableFitsTerminal: docir fields lays its table out as every
+// table is: at 40 columns the values are cut, then the counts left out,
+// and no line is wider; a value over two lines or with a tab is one line.
+func TestFieldsTableFitsTerminal(t *testing.T) {
+	res := docir.FieldsResult{Documents: 9, Generation: 2, Fields: []docir.FieldInfo{
+		{Name: "description_of_the_page", Documents: 9, Distinct: 9, Values: []docir.ValueCount{{Value: "line one\nline two\tand a tab", Documents: 1}}},
+		{Name: "kind", Documents: 3, Distinct: 1, Values: []docir.ValueCount{{Value: "adr", Documents: 3}}},
+	}}
+	for _, width := range []int{0, 80, 40, 30} {
+		var b bytes.Buffer
+		if err := printFieldsText(&b, res, width); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+		if len(lines) != 4 || strings.ContainsAny(b.String(), "\t") {
+			t.Errorf("width %d: %d lines, want 4 (a header, a head row, two fields), no tab:\n%s", width, len(lines), b.String())
+		}
+		for _, l := range lines {
+			if width > 0 && uniseg.StringWidth(l) > width {
+				t.Errorf("width %d: line of %d columns: %q", width, uniseg.StringWidth(l), l)
+			}
+		}
+	}
+}
+
 // A table printed for a terminal never cuts an address: at 60 columns the
 // title is cut, then left out with the score, and no STORE column is shown
 // when every hit is local; a row longer than the terminal is its address

@@ -38,7 +38,7 @@ type column struct {
 // layout decides which columns of a table to show at width columns (<= 0:
 // no limit) and how wide each is: every column at its widest cell (the
 // head included, when heads is true); if the row is too wide, cut columns
-// are narrowed, then columns are left out one at a time, in drop order,
+// are narrowed (the last first), then columns are left out one at a time, in drop order,
 // each time starting again from the widest cells.
 func layout(cols []column, rows [][]string, heads bool, width int) (keep []int, widths []int) {
 	all := rows
@@ -63,7 +63,8 @@ func layout(cols []column, rows [][]string, heads bool, width int) (keep []int, 
 			widths[j] = natural[i]
 			total += natural[i]
 		}
-		for j, i := range keep {
+		for j := len(keep) - 1; j >= 0; j-- { // the last first: a table ends with its longest text
+			i := keep[j]
 			if width <= 0 || total <= width {
 				break
 			}
