@@ -86,6 +86,14 @@ type LinkSet struct {
 	// to the section or one of its subsections), by source address and
 	// line; From names where each one is.
 	Incoming []Link `json:"incoming"`
+	// Next, on a doc_id read, is the cursor of the next page while links
+	// remain: a page holds the set's links from where its cursor says, the
+	// outgoing ones, then the incoming ones, in the order above. Absent on
+	// the last page, and on every set of a doc_ids read.
+	Next string `json:"next,omitempty"`
+	// More is where the next page starts when links remain (the session
+	// cuts Next from it); never sent.
+	More *PagePos `json:"-"`
 }
 
 // LinksParams asks for the links of documents or sections, keyed like
@@ -93,6 +101,11 @@ type LinkSet struct {
 type LinksParams struct {
 	DocID  *string  `json:"doc_id,omitempty"`
 	DocIDs []string `json:"doc_ids,omitempty"`
+	// Limit and Cursor page the links of a doc_id read (the outgoing,
+	// then the incoming), as CheckParams's page its links; a doc_ids read
+	// takes neither.
+	Limit  int    `json:"limit,omitempty"`
+	Cursor string `json:"cursor,omitempty"`
 	Selector
 }
 
@@ -178,6 +191,11 @@ func GetLinksOne(ctx context.Context, r Reader, a address.Address, maxBytes int)
 	if err != nil {
 		return LinkResult{}, err
 	}
+	return oneLinkSet(a, res)
+}
+
+// oneLinkSet is the reply of a doc_id links read from a store's answer.
+func oneLinkSet(a address.Address, res LinksResolved) (LinkResult, error) {
 	if len(res.Items) != 1 {
 		return LinkResult{}, Errorf(CodeInternal, "%s: a store answered %d link sets for one address", a, len(res.Items))
 	}
@@ -189,6 +207,16 @@ func GetLinksOne(ctx context.Context, r Reader, a address.Address, maxBytes int)
 		warnings = append([]string{"did you mean " + strings.Join(s, ", ") + "?"}, warnings...)
 	}
 	return LinkResult{}, NotFound(a, res.Items[0].Reason, warnings)
+}
+
+// GetLinksPage is a doc_id links read through r: one page of the link set
+// (Reader.LinksPage), or a not_found error as GetLinksOne's.
+func GetLinksPage(ctx context.Context, r Reader, a address.Address, p Page, maxBytes int) (LinkResult, error) {
+	res, err := r.LinksPage(ctx, a, p, maxBytes)
+	if err != nil {
+		return LinkResult{}, err
+	}
+	return oneLinkSet(a, res)
 }
 
 // CheckParams asks for the broken links of a store's generation.

@@ -8,8 +8,8 @@ import (
 	"fmt"
 )
 
-// Paged reads. docir/check and docir/changes list what may be more than
-// one reply holds; each answers a page of it: the items in their order
+// Paged reads. docir/check, docir/changes and a doc_id docir/links list
+// what may be more than one reply holds; each answers a page of it: the items in their order
 // from where the cursor says, at most limit of them and no more than the
 // reply bound holds, and a Next cursor while items remain. A cursor pins
 // the generation(s) it was cut from, as image_revision does, so that the
@@ -25,8 +25,8 @@ const (
 
 // PagePos is where a page starts in a paged read's list: its meaning is
 // the method's (check: list 0 broken or 1 external, then the ordinal in
-// it; changes: see workspace.Service.Changes). The zero PagePos is the
-// first page.
+// it; changes: see workspace.Service.Changes; links: see
+// workspace.Service.LinksPage). The zero PagePos is the first page.
 type PagePos struct {
 	A, B uint64
 }
@@ -44,32 +44,47 @@ type Page struct {
 const (
 	PagedCheck   byte = 1 // docir/check
 	PagedChanges byte = 2 // docir/changes
+	PagedLinks   byte = 3 // docir/links of one doc_id
 )
 
 // Cursor is the decoded form of a paged read's cursor: what it was cut
 // from (the method, the generation(s), the params that shape the list) and
 // where the next page starts.
 type Cursor struct {
-	Of         byte   // PagedCheck or PagedChanges
-	Generation uint64 // check: the generation read; changes: until
-	Since      uint64 // changes: since (0 for check)
+	Of         byte   // PagedCheck, PagedChanges or PagedLinks
+	Generation uint64 // check, links: the generation read; changes: until
+	Since      uint64 // changes: since (0 for the others)
 	External   bool   // check: external was asked
-	Pos        PagePos
+	// Key is links's: AddressKey of the address paged (0 for the others).
+	Key uint64
+	Pos PagePos
+}
+
+// AddressKey is what a links cursor keeps of the address it pages: 64
+// bits of the sha256 of its normalized form (address.Address.String), so
+// that a cursor used for another address is refused (a collision of two
+// addresses of one store is 1 in 2^64) and the cursor stays short.
+func AddressKey(addr string) uint64 {
+	h := sha256.New()
+	h.Write([]byte("docir.links.address\x00"))
+	h.Write([]byte(addr))
+	return binary.BigEndian.Uint64(h.Sum(nil))
 }
 
 // cursorVersion leads every cursor; cursorSum is the length of the
 // checksum that ends it.
 const (
-	cursorVersion = 1
+	cursorVersion = 2
 	cursorSum     = 8
-	cursorDomain  = "docir.cursor.v1\x00"
+	cursorDomain  = "docir.cursor.v2\x00"
 )
 
 var cursorEncoding = base64.RawURLEncoding.Strict()
 
 // Encode returns the cursor's text: URL-safe base64 of a version byte, the
 // method, the generations, the flags and the position (unsigned varints),
-// and 8 bytes of the sha256 of all that. The checksum makes an edited
+// the address key (8 bytes, big-endian), and 8 bytes of the sha256 of all
+// that. The checksum makes an edited
 // cursor fail to decode; it is no secret (a cursor grants nothing a read
 // with image_revision does not).
 func (c Cursor) Encode() string {
@@ -84,6 +99,7 @@ func (c Cursor) Encode() string {
 	b = append(b, flags)
 	b = binary.AppendUvarint(b, c.Pos.A)
 	b = binary.AppendUvarint(b, c.Pos.B)
+	b = binary.BigEndian.AppendUint64(b, c.Key)
 	sum := cursorChecksum(b)
 	return cursorEncoding.EncodeToString(append(b, sum[:]...))
 }
@@ -104,7 +120,7 @@ var errCursor = errors.New("not a cursor docir gave (a cursor is passed back exa
 // DecodeCursor reads a cursor's text. Anything but the exact text Encode
 // gives for a cursor of a known method is refused: too long, not
 // base64url without padding, another version, a checksum that does not
-// match, a varint not in its shortest form, bytes after the position,
+// match, a varint not in its shortest form, bytes after the address key,
 // flags or fields the method has not.
 func DecodeCursor(s string) (Cursor, error) {
 	if len(s) > MaxCursorBytes {
@@ -139,24 +155,34 @@ func DecodeCursor(s string) (Cursor, error) {
 		*f, rest = v, rest[n:]
 	}
 	c.External = flags == 1
-	switch {
-	case len(rest) != 0:
+	if flags > 1 || len(rest) != 8 {
 		return Cursor{}, errCursor
-	case flags > 1:
-		return Cursor{}, errCursor
-	case c.Generation == 0:
-		return Cursor{}, errCursor
-	case c.Of == PagedCheck && (c.Since != 0 || c.Pos.A > 1 || (c.Pos.A == 1 && !c.External)):
-		return Cursor{}, errCursor
-	case c.Of == PagedChanges && (c.Since == 0 || c.Since > c.Generation || c.External):
-		return Cursor{}, errCursor
-	case c.Of != PagedCheck && c.Of != PagedChanges:
-		return Cursor{}, errCursor
+	}
+	c.Key = binary.BigEndian.Uint64(rest)
+	if err := c.valid(); err != nil {
+		return Cursor{}, err
 	}
 	if c.Encode() != s { // a varint longer than it needs to be
 		return Cursor{}, errCursor
 	}
 	return c, nil
+}
+
+// valid refuses fields and flags a cursor's method has not.
+func (c Cursor) valid() error {
+	switch {
+	case c.Generation == 0:
+		return errCursor
+	case c.Of == PagedCheck && (c.Since != 0 || c.Key != 0 || c.Pos.A > 1 || (c.Pos.A == 1 && !c.External)):
+		return errCursor
+	case c.Of == PagedChanges && (c.Since == 0 || c.Since > c.Generation || c.External || c.Key != 0):
+		return errCursor
+	case c.Of == PagedLinks && (c.Since != 0 || c.External || c.Key == 0):
+		return errCursor
+	case c.Of != PagedCheck && c.Of != PagedChanges && c.Of != PagedLinks:
+		return errCursor
+	}
+	return nil
 }
 
 // PagedName is the method a cursor of kind of pages, for messages.
@@ -166,6 +192,8 @@ func PagedName(of byte) string {
 		return "docir/check"
 	case PagedChanges:
 		return "docir/changes"
+	case PagedLinks:
+		return "docir/links"
 	}
 	return "?"
 }

@@ -16,6 +16,8 @@ func TestCursorRoundTrip(t *testing.T) {
 		{Of: PagedCheck, Generation: 7, External: true, Pos: PagePos{A: 1, B: 12345}},
 		{Of: PagedChanges, Generation: 9, Since: 3, Pos: PagePos{A: 40, B: 2}},
 		{Of: PagedChanges, Generation: big, Since: big, Pos: PagePos{A: big, B: big}},
+		{Of: PagedLinks, Generation: 4, Key: AddressKey("glossary#term"), Pos: PagePos{A: 3, B: 17}},
+		{Of: PagedLinks, Generation: big, Key: big, Pos: PagePos{A: big, B: big}},
 	} {
 		s := c.Encode()
 		if len(s) > MaxCursorBytes {
@@ -43,7 +45,10 @@ func TestCursorRoundTrip(t *testing.T) {
 // its checksum: another version, an unknown method, fields the method has
 // not, a longer varint, bytes after it, padding, too long.
 func TestCursorRefused(t *testing.T) {
-	sealed := func(body ...byte) string {
+	k0 := make([]byte, 8) // no address key
+	k1 := []byte{0, 0, 0, 0, 0, 0, 0, 1}
+	sealed := func(key []byte, body ...byte) string {
+		body = append(body, key...)
 		sum := cursorChecksum(body)
 		return base64.RawURLEncoding.EncodeToString(append(body, sum[:]...))
 	}
@@ -53,26 +58,35 @@ func TestCursorRefused(t *testing.T) {
 		"not base64":       "!!!!",
 		"padded":           good + "=",
 		"too long":         strings.Repeat("A", MaxCursorBytes+1),
-		"version 2":        sealed(2, PagedCheck, 2, 0, 0, 0, 0),
-		"method 3":         sealed(1, 3, 2, 0, 0, 0, 0),
-		"generation 0":     sealed(1, PagedCheck, 0, 0, 0, 0, 0),
-		"check since":      sealed(1, PagedCheck, 2, 1, 0, 0, 0),
-		"check list 2":     sealed(1, PagedCheck, 2, 0, 1, 2, 0),
-		"external list":    sealed(1, PagedCheck, 2, 0, 0, 1, 0),
-		"changes no since": sealed(1, PagedChanges, 2, 0, 0, 0, 0),
-		"since after":      sealed(1, PagedChanges, 2, 3, 0, 0, 0),
-		"changes flags":    sealed(1, PagedChanges, 2, 1, 1, 0, 0),
-		"flags 2":          sealed(1, PagedCheck, 2, 0, 2, 0, 0),
-		"long varint":      sealed(1, PagedCheck, 0x82, 0x00, 0, 0, 0, 0),
-		"trailing":         sealed(1, PagedCheck, 2, 0, 0, 0, 0, 0),
-		"short":            sealed(1, PagedCheck, 2, 0, 0, 0),
+		"version 1":        sealed(k0, 1, PagedCheck, 2, 0, 0, 0, 0),
+		"method 4":         sealed(k0, 2, 4, 2, 0, 0, 0, 0),
+		"check key":        sealed(k1, 2, PagedCheck, 2, 0, 0, 0, 0),
+		"changes key":      sealed(k1, 2, PagedChanges, 2, 1, 0, 0, 0),
+		"links no key":     sealed(k0, 2, PagedLinks, 2, 0, 0, 0, 0),
+		"links since":      sealed(k1, 2, PagedLinks, 2, 1, 0, 0, 0),
+		"links external":   sealed(k1, 2, PagedLinks, 2, 0, 1, 0, 0),
+		"short key":        sealed(nil, 2, PagedLinks, 2, 0, 0, 0, 0, 0, 0, 0, 1),
+		"generation 0":     sealed(k0, 2, PagedCheck, 0, 0, 0, 0, 0),
+		"check since":      sealed(k0, 2, PagedCheck, 2, 1, 0, 0, 0),
+		"check list 2":     sealed(k0, 2, PagedCheck, 2, 0, 1, 2, 0),
+		"external list":    sealed(k0, 2, PagedCheck, 2, 0, 0, 1, 0),
+		"changes no since": sealed(k0, 2, PagedChanges, 2, 0, 0, 0, 0),
+		"since after":      sealed(k0, 2, PagedChanges, 2, 3, 0, 0, 0),
+		"changes flags":    sealed(k0, 2, PagedChanges, 2, 1, 1, 0, 0),
+		"flags 2":          sealed(k0, 2, PagedCheck, 2, 0, 2, 0, 0),
+		"long varint":      sealed(k0, 2, PagedCheck, 0x82, 0x00, 0, 0, 0, 0),
+		"trailing":         sealed(k0, 2, PagedCheck, 2, 0, 0, 0, 0, 0),
+		"short":            sealed(k0, 2, PagedCheck, 2, 0, 0, 0),
 	} {
 		if c, err := DecodeCursor(s); err == nil {
 			t.Errorf("%s: %q decodes to %+v", name, s, c)
 		}
 	}
-	if _, err := DecodeCursor(sealed(1, PagedCheck, 2, 0, 0, 0, 0)); err != nil {
+	if _, err := DecodeCursor(sealed(k0, 2, PagedCheck, 2, 0, 0, 0, 0)); err != nil {
 		t.Errorf("the sealed form of a good cursor: %v", err)
+	}
+	if _, err := DecodeCursor(sealed(k1, 2, PagedLinks, 2, 0, 0, 3, 5)); err != nil {
+		t.Errorf("the sealed form of a good links cursor: %v", err)
 	}
 }
 
@@ -82,7 +96,8 @@ func FuzzDecodeCursor(f *testing.F) {
 	f.Add(Cursor{Of: PagedCheck, Generation: 3, External: true, Pos: PagePos{A: 1, B: 9}}.Encode())
 	f.Add(Cursor{Of: PagedChanges, Generation: 5, Since: 2, Pos: PagePos{A: 7, B: 1}}.Encode())
 	f.Add("")
-	f.Add("AQECAAEAA9xCpWMLEAef")
+	f.Add(Cursor{Of: PagedLinks, Generation: 4, Key: AddressKey("glossary"), Pos: PagePos{A: 2, B: 3}}.Encode())
+	f.Add("AQECAAEAA9xCpWMLEAef") // a cursor of version 1
 	f.Fuzz(func(t *testing.T, s string) {
 		c, err := DecodeCursor(s)
 		if err != nil {

@@ -38,6 +38,16 @@ type Reader interface {
 	// bodies. maxBytes bounds the link sets gathered, as Resolve's bounds
 	// its documents (<= 0: no bound).
 	Links(ctx context.Context, addrs []address.Address, maxBytes int) (LinksResolved, error)
+	// LinksPage reads one page of one address's link set: its links from
+	// p.From (the outgoing, then the incoming), at most p.Limit (0: no
+	// limit) and no more JSON than maxBytes (0: wire.MaxPageBytes; less
+	// than 0: none), the set's More saying where the next page starts
+	// when links remain; a link that alone passes the bound is
+	// reply_too_large. One item, a miss as data. p.Generation, when not 0,
+	// is the generation a cursor was cut from: a read of another one is
+	// invalid_params. A federation pages its local store's sets only (see
+	// federation.Reader.LinksPage).
+	LinksPage(ctx context.Context, a address.Address, p Page, maxBytes int) (LinksResolved, error)
 	// Check lists the broken links of the local store's generation (and
 	// with p.External its external links). A federation answers for its
 	// local store only.

@@ -105,6 +105,13 @@ func (c *counting) Links(ctx context.Context, addrs []address.Address, maxBytes 
 	return c.Reader.Links(ctx, addrs, maxBytes)
 }
 
+func (c *counting) LinksPage(ctx context.Context, a address.Address, p docir.Page, maxBytes int) (docir.LinksResolved, error) {
+	c.mu.Lock()
+	c.gets = append(c.gets, []string{a.String()})
+	c.mu.Unlock()
+	return c.Reader.LinksPage(ctx, a, p, maxBytes)
+}
+
 func (c *counting) Check(ctx context.Context, p docir.CheckParams) (docir.CheckResult, error) {
 	c.count()
 	return c.Reader.Check(ctx, p)

@@ -36,6 +36,30 @@ func (r *Reader) Links(ctx context.Context, addrs []address.Address, maxBytes in
 	return docir.LinksResolved{Items: out, Warnings: warnings}, nil
 }
 
+// LinksPage pages the local store's link sets only, as Check answers for
+// the local store: a cursor pins a local generation, as image_revision
+// does, which peers never see. A first page with neither limit nor cursor
+// of an address the local store lacks is read from the peers as Links
+// reads it: whole, reply_too_large past maxBytes, and never paged. With a
+// limit or a cursor the local miss answers, with a warning that says so.
+func (r *Reader) LinksPage(ctx context.Context, a address.Address, p docir.Page, maxBytes int) (docir.LinksResolved, error) {
+	res, err := r.local.LinksPage(ctx, a, p, maxBytes)
+	switch {
+	case docir.CodeOf(err) == docir.CodeNoStore && len(r.peers) > 0:
+		res = docir.LinksResolved{Items: []docir.LinkResolution{{Reason: docir.ReasonNoDocument}}}
+	case err != nil:
+		return docir.LinksResolved{}, err
+	}
+	if len(res.Items) != 1 || res.Items[0].Set != nil || len(r.peers) == 0 {
+		return res, nil
+	}
+	if p != (docir.Page{}) {
+		res.Warnings = append(res.Warnings, "limit and cursor page the local store's links only: read a peer's document without them")
+		return res, nil
+	}
+	return r.Links(ctx, []address.Address{a}, maxBytes)
+}
+
 // Check is the local store's: a peer's links are checked where the peer
 // is indexed (its sources and link rules are its own), and a check must
 // not fail for a peer that is down.
@@ -52,6 +76,14 @@ func (r *Reader) Changes(ctx context.Context, p docir.ChangesParams) (docir.Chan
 func (p *pathPeer) Links(ctx context.Context, addrs []address.Address, maxBytes int) (res docir.LinksResolved, err error) {
 	err = p.with(ctx, func(s *workspace.Service) error {
 		res, err = s.Links(ctx, addrs, maxBytes)
+		return err
+	})
+	return res, err
+}
+
+func (p *pathPeer) LinksPage(ctx context.Context, a address.Address, q docir.Page, maxBytes int) (res docir.LinksResolved, err error) {
+	err = p.with(ctx, func(s *workspace.Service) error {
+		res, err = s.LinksPage(ctx, a, q, maxBytes)
 		return err
 	})
 	return res, err
@@ -117,6 +149,15 @@ func decodeLinksResult(raw []byte, asked []address.Address) ([]answer[docir.Link
 	}
 	items, err := accountAll(asked, found, *w.Missing)
 	return items, w.Warnings, err
+}
+
+// LinksPage is the peer's whole set (Links): a federation pages its local
+// store's sets only (Reader.LinksPage).
+func (h *httpPeer) LinksPage(ctx context.Context, a address.Address, p docir.Page, maxBytes int) (docir.LinksResolved, error) {
+	if p != (docir.Page{}) {
+		return docir.LinksResolved{}, docir.Errorf(docir.CodeInvalidParams, "links: a peer's link set is not paged")
+	}
+	return h.Links(ctx, []address.Address{a}, maxBytes)
 }
 
 // Check asks the peer for its own check.

@@ -684,6 +684,14 @@ func (s *Snapshot) LinksInto(id string) ([]docir.Link, error) {
 // it gathers stops reading there, with no more than one source
 // document's links decoded at a time.
 func (s *Snapshot) EachLinkInto(id string, fn func(docir.Link) error) error {
+	return s.EachLinkIntoFrom(id, 0, func(_ int, l docir.Link) error { return fn(l) })
+}
+
+// EachLinkIntoFrom is EachLinkInto from the from-th of the documents whose
+// links may lead to id (in id order; 0 is the first), fn told the ordinal
+// of each link's source: for a page of a hub's incoming links, the sources
+// before from are listed (their ids, from the link index), never decoded.
+func (s *Snapshot) EachLinkIntoFrom(id string, from int, fn func(src int, l docir.Link) error) error {
 	seen := map[string]bool{id: true} // its links to its own sections too
 	err := s.view(func(c chain) error {
 		key, _ := c.get(bucketManifest, []byte(id))
@@ -695,14 +703,17 @@ func (s *Snapshot) EachLinkInto(id string, fn func(docir.Link) error) error {
 	if err != nil {
 		return err
 	}
-	for _, src := range slices.Sorted(maps.Keys(seen)) {
+	for i, src := range slices.Sorted(maps.Keys(seen)) {
+		if i < from {
+			continue
+		}
 		ls, err := s.LinksOf(src)
 		if err != nil {
 			return err
 		}
 		for _, l := range ls {
 			if l.Status == docir.LinkResolved && (l.Address == id || strings.HasPrefix(l.Address, id+"#")) {
-				if err := fn(l); err != nil {
+				if err := fn(i, l); err != nil {
 					return err
 				}
 			}

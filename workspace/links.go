@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -120,36 +121,12 @@ func (b *linkBudget) add(l *docir.Link, incoming bool) error {
 // the name of its file too, as get finds it (lookupBundlePage, which
 // reads the page's body: only for such a name).
 func linkSet(snap *store.Snapshot, docs *docCache, a address.Address, budget *linkBudget) (*docir.LinkSet, string, error) {
-	d, err := docs.get(a.ID)
-	if err != nil || !d.ok {
-		return nil, docir.ReasonNoDocument, err
-	}
-	rec := &d.rec
-	set := &docir.LinkSet{
-		Address: a.String(), ID: rec.ID, Title: rec.Title, Path: rec.Path,
-		Store: docir.StoreLocal, Generation: snap.Generation(),
-		Outgoing: []docir.Link{}, Incoming: []docir.Link{},
-	}
-	// within reports whether an address of the document (id, or id#slug)
-	// lies in what was asked: the document, or the section and its
-	// subsections.
-	within := func(string) bool { return true }
-	if a.HasHeading() {
-		sec, ok := d.findSection(a.Heading)
-		if !ok {
-			return nil, docir.ReasonNoSection, nil
-		}
-		set.Section = &docir.SectionRef{Slug: sec.Slug, Heading: sec.Heading, Level: sec.Level}
-		in := map[string]bool{}
-		for _, s := range rec.Sections {
-			if s.Start >= sec.Start && s.Start < sec.End {
-				in[rec.ID+"#"+s.Slug] = true
-			}
-		}
-		within = func(addr string) bool { return in[addr] }
+	set, within, reason, err := linkTarget(snap, docs, a)
+	if set == nil || err != nil {
+		return nil, reason, err
 	}
 	budget.start(set)
-	out, err := snap.LinksOf(rec.ID)
+	out, err := snap.LinksOf(set.ID)
 	if err != nil {
 		return nil, "", err
 	}
@@ -170,7 +147,7 @@ func linkSet(snap *store.Snapshot, docs *docCache, a address.Address, budget *li
 	if err := snap.FillResolvesWith(broken); err != nil {
 		return nil, "", err
 	}
-	err = snap.EachLinkInto(rec.ID, func(l docir.Link) error {
+	err = snap.EachLinkInto(set.ID, func(l docir.Link) error {
 		if !within(l.Address) {
 			return nil
 		}
@@ -184,6 +161,39 @@ func linkSet(snap *store.Snapshot, docs *docCache, a address.Address, budget *li
 		return nil, "", err
 	}
 	return set, "", nil
+}
+
+// linkTarget is what a links read of address a reads: its set with no
+// links yet, and within, which reports whether an address of the document
+// (id, or id#slug) lies in what was asked: the document, or the section
+// and its subsections. A nil set is a miss, for reason.
+func linkTarget(snap *store.Snapshot, docs *docCache, a address.Address) (*docir.LinkSet, func(string) bool, string, error) {
+	d, err := docs.get(a.ID)
+	if err != nil || !d.ok {
+		return nil, nil, docir.ReasonNoDocument, err
+	}
+	rec := &d.rec
+	set := &docir.LinkSet{
+		Address: a.String(), ID: rec.ID, Title: rec.Title, Path: rec.Path,
+		Store: docir.StoreLocal, Generation: snap.Generation(),
+		Outgoing: []docir.Link{}, Incoming: []docir.Link{},
+	}
+	within := func(string) bool { return true }
+	if a.HasHeading() {
+		sec, ok := d.findSection(a.Heading)
+		if !ok {
+			return nil, nil, docir.ReasonNoSection, nil
+		}
+		set.Section = &docir.SectionRef{Slug: sec.Slug, Heading: sec.Heading, Level: sec.Level}
+		in := map[string]bool{}
+		for _, s := range rec.Sections {
+			if s.Start >= sec.Start && s.Start < sec.End {
+				in[rec.ID+"#"+s.Slug] = true
+			}
+		}
+		within = func(addr string) bool { return in[addr] }
+	}
+	return set, within, "", nil
 }
 
 // Check lists a page of the broken links of the generation the read holds,
@@ -202,9 +212,8 @@ func (s *Service) Check(ctx context.Context, p docir.CheckParams) (docir.CheckRe
 	}
 	defer release()
 	snap := v.snap
-	if g := p.Page.Generation; g != 0 && g != snap.Generation() {
-		return docir.CheckResult{}, docir.Errorf(docir.CodeInvalidParams,
-			"check: cursor: it was cut from generation %d; this read is pinned to generation %d (leave image_revision and binding out, or give the cursor's)", g, snap.Generation())
+	if err := cursorGeneration("check", p.Page.Generation, snap); err != nil {
+		return docir.CheckResult{}, err
 	}
 	res := docir.CheckResult{Generation: snap.Generation(), Broken: []docir.CheckedLink{}}
 	if res.Documents, err = snap.Count(); err != nil {
@@ -252,6 +261,138 @@ func (s *Service) Check(ctx context.Context, p docir.CheckParams) (docir.CheckRe
 	}
 	res.More = pg.more
 	return res, nil
+}
+
+// cursorGeneration refuses a page of method read on another generation
+// than its cursor's (g; 0: no cursor).
+func cursorGeneration(method string, g uint64, snap *store.Snapshot) error {
+	if g == 0 || g == snap.Generation() {
+		return nil
+	}
+	return docir.Errorf(docir.CodeInvalidParams,
+		"%s: cursor: it was cut from generation %d; this read is pinned to generation %d (leave image_revision and binding out, or give the cursor's)", method, g, snap.Generation())
+}
+
+// LinksPage reads one page of the link set of a (docir.Reader.LinksPage).
+// Its items are the set's links in their order: the outgoing ones
+// (PagePos A 0, B the ordinal among them), then the incoming ones, by
+// source and then the source's document order (A 1 plus the source's
+// ordinal among the documents that may link to a, in id order; B the
+// ordinal of the link among that source's links into the set): one
+// order, the same on every read of a generation. Only the page is
+// gathered, counted link by link: a hub's million incoming links are
+// never read whole. A later page lists the documents before its first
+// source (their ids, from the link index) and decodes the links of its
+// first source again, never those of the sources before it.
+func (s *Service) LinksPage(ctx context.Context, a address.Address, p docir.Page, maxBytes int) (docir.LinksResolved, error) {
+	v, release, err := s.acquire(ctx)
+	if err != nil {
+		return docir.LinksResolved{}, err
+	}
+	defer release()
+	snap := v.snap
+	if err := cursorGeneration("links", p.Generation, snap); err != nil {
+		return docir.LinksResolved{}, err
+	}
+	set, within, reason, err := linkTarget(snap, newDocCache(snap, false), a)
+	if err != nil {
+		return docir.LinksResolved{}, err
+	}
+	if set == nil {
+		suggested := 0
+		miss := docir.LinkResolution{Reason: reason}
+		if miss.Suggestions, err = suggestions(snap, a, reason, &suggested); err != nil {
+			return docir.LinksResolved{}, err
+		}
+		return docir.LinksResolved{Items: []docir.LinkResolution{miss}}, nil
+	}
+	pg := newPager(maxBytes, p.Limit, docir.LinkResult{Links: *set})
+	if p.From.A == 0 {
+		if err := pageOutgoing(snap, set, within, pg, p.From.B); err != nil {
+			return docir.LinksResolved{}, err
+		}
+	}
+	if pg.more == nil {
+		if err := pageIncoming(ctx, snap, set, within, pg, p.From); err != nil {
+			return docir.LinksResolved{}, err
+		}
+	}
+	set.More = pg.more
+	return docir.LinksResolved{Items: []docir.LinkResolution{{Set: set}}}, nil
+}
+
+// pageOutgoing gathers into set the page's outgoing links, from ordinal
+// start, each with the link rules it would resolve with: those of the
+// links the page may hold (its limit's worth) are worked out first, so
+// that each link is counted at its size.
+func pageOutgoing(snap *store.Snapshot, set *docir.LinkSet, within func(string) bool, pg *pager, start uint64) error {
+	all, err := snap.LinksOf(set.ID)
+	if err != nil {
+		return err
+	}
+	var out []docir.Link
+	for _, l := range all {
+		if within(l.From) {
+			out = append(out, l)
+		}
+	}
+	out = out[min(start, uint64(len(out))):]
+	fill := out
+	if pg.limit > 0 && len(fill) > pg.limit {
+		fill = fill[:pg.limit]
+	}
+	var broken []*docir.Link
+	for i := range fill {
+		if fill[i].Status == docir.LinkBroken {
+			broken = append(broken, &fill[i])
+		}
+	}
+	if err := snap.FillResolvesWith(broken); err != nil {
+		return err
+	}
+	for i, l := range out {
+		if err := pg.take(jsonLen(l), docir.PagePos{B: start + uint64(i)}, linkIn(l)); err != nil {
+			return pageEnd(err)
+		}
+		set.Outgoing = append(set.Outgoing, l)
+	}
+	return nil
+}
+
+// pageIncoming gathers into set the page's incoming links, from where
+// from says (A 0: the first).
+func pageIncoming(ctx context.Context, snap *store.Snapshot, set *docir.LinkSet, within func(string) bool, pg *pager, from docir.PagePos) error {
+	first, skip := 0, uint64(0)
+	if from.A > 0 {
+		first, skip = int(min(from.A-1, math.MaxInt32)), from.B
+	}
+	src, at := -1, uint64(0)
+	err := snap.EachLinkIntoFrom(set.ID, first, func(i int, l docir.Link) error {
+		if i != src {
+			src, at = i, 0
+		}
+		if !within(l.Address) {
+			return nil
+		}
+		at++
+		if i == first && at <= skip {
+			return nil
+		}
+		if err := pg.take(jsonLen(l), docir.PagePos{A: 1 + uint64(i), B: at - 1}, linkIn(l)); err != nil {
+			return err
+		}
+		set.Incoming = append(set.Incoming, l)
+		return ctx.Err()
+	})
+	return pageEnd(err)
+}
+
+// linkIn names a link of a link set in an error: where it is and where it
+// leads.
+func linkIn(l docir.Link) func() string {
+	return func() string {
+		return fmt.Sprintf("the link at %s line %d to %q", l.From, l.Line, docir.Clip(l.Target, 80))
+	}
 }
 
 // checkBroken gathers the page's broken links into res from ordinal start
@@ -581,6 +722,11 @@ func ownText(body []byte, s docir.Section) []byte {
 // Links reads the links of addresses on the view's generation.
 func (v *View) Links(ctx context.Context, addrs []address.Address, maxBytes int) (docir.LinksResolved, error) {
 	return v.s.Links(ctx, addrs, maxBytes)
+}
+
+// LinksPage reads a page of the link set of a on the view's generation.
+func (v *View) LinksPage(ctx context.Context, a address.Address, p docir.Page, maxBytes int) (docir.LinksResolved, error) {
+	return v.s.LinksPage(ctx, a, p, maxBytes)
 }
 
 // Check lists the broken links of the view's generation.

@@ -159,6 +159,13 @@ func (r recording) Context(ctx context.Context, p docir.ContextParams) (docir.Co
 // sources of their incoming links.
 func (r recording) Links(ctx context.Context, addrs []address.Address, maxBytes int) (docir.LinksResolved, error) {
 	res, err := r.View.Links(ctx, addrs, maxBytes)
+	r.linkSets(res)
+	return res, err
+}
+
+// linkSets records the documents of link sets read: each set's, and the
+// sources of its incoming links.
+func (r recording) linkSets(res docir.LinksResolved) {
 	for _, it := range res.Items {
 		if it.Set == nil {
 			continue
@@ -170,6 +177,12 @@ func (r recording) Links(ctx context.Context, addrs []address.Address, maxBytes 
 			}
 		}
 	}
+}
+
+// LinksPage records what Links records, for the page read.
+func (r recording) LinksPage(ctx context.Context, a address.Address, p docir.Page, maxBytes int) (docir.LinksResolved, error) {
+	res, err := r.View.LinksPage(ctx, a, p, maxBytes)
+	r.linkSets(res)
 	return res, err
 }
 

@@ -169,6 +169,11 @@ func TestBoundsMatchGo(t *testing.T) {
 		check(m+" limit max", p[m].Properties["limit"].Maximum, docir.MaxLimit)
 		check(m+" limit min", p[m].Properties["limit"].Minimum, 1) // an explicit 0 is refused; absent is the default
 	}
+	for _, m := range []string{"docir/check", "docir/changes", "docir/links"} { // the paged reads
+		check(m+" limit max", p[m].Properties["limit"].Maximum, docir.MaxPageLimit)
+		check(m+" limit min", p[m].Properties["limit"].Minimum, 1)
+		checkInt(m+" cursor max length", p[m].Properties["cursor"].MaxLength, docir.MaxCursorBytes)
+	}
 	check("context budget max", p["docir/context"].Properties["budget"].Maximum, docir.MaxBudget)
 	checkInt("query bytes", p["docir/search"].Properties["query"].MinLength, 1)
 	// Every length bound the server enforces (issue 23.6): a query, an

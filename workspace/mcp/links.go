@@ -28,12 +28,15 @@ func linkTools(corpus string) []tool {
 				"no_document or no_section) and incoming (the sections of the corpus that link here, with their lines). " +
 				"Use it to follow a page's references, to see what else may need an edit when a section changes, or what " +
 				"points at a page before renaming or removing it. No bodies: read them with get. doc_id answers {links: one set} " +
-				"(a miss is an error); doc_ids answers {links: [...], missing}.",
+				"(a miss is an error), a page of it when its links pass the reply (next then reads the rest; limit pages it smaller); " +
+				"doc_ids answers {links: [...], missing}, each set whole.",
 			params: reflect.TypeFor[docir.LinksParams](),
 			output: keyedOutput[docir.LinkResult, docir.LinksResult]("doc_id: {links: the set}; doc_ids: {links, missing}"),
 			describe: map[string]string{
 				"doc_id":  "one address; the reply is {links: its link set}",
 				"doc_ids": fmt.Sprintf("several addresses (at most %d), as a JSON array of strings; the reply is {links, missing}", MaxToolAddresses),
+				"limit":   pageDesc["limit"] + " (doc_id only: the outgoing links, then the incoming ones)",
+				"cursor":  pageDesc["cursor"] + " (doc_id only)",
 			},
 		},
 		{
@@ -69,13 +72,13 @@ func linkTools(corpus string) []tool {
 	}
 }
 
-// PageBytes bounds a page of check or changes over MCP: a third of the
+// PageBytes bounds a page of check, changes or links over MCP: a third of the
 // reply, since the reply carries the page twice, as structuredContent and
 // as its text, and the text of an address list (quoted JSON in a string)
 // can take twice the JSON's bytes.
 const PageBytes = (wire.MaxReplyBytes - 16<<10) / 3
 
-// pageDesc documents the paging params of check and changes.
+// pageDesc documents the paging params of check, changes and links.
 var pageDesc = map[string]string{
 	"limit":  fmt.Sprintf("optional: the most items this page lists, %d to %d (default: as many as fit the reply); next then names the rest", docir.MinLimit, docir.MaxPageLimit),
 	"cursor": "optional: the next of the previous page, to read the page after it (give the other arguments as for the first page); it reads the generation(s) the first page read",
@@ -105,6 +108,7 @@ func linksText(method string, result json.RawMessage) (string, error) {
 				return "", err
 			}
 			writeLinkSet(&b, &r.Links)
+			writeNext(&b, ToolLinks, r.Links.Next)
 			break
 		}
 		var r docir.LinksResult
@@ -167,7 +171,13 @@ func sectionsIn(r docir.ChangesResult) bool {
 
 func writeLinkSet(b *strings.Builder, s *docir.LinkSet) {
 	fmt.Fprintf(b, "Links of `%s` (%s, generation %d):\n", s.Address, s.Title, s.Generation)
-	if len(s.Outgoing) == 0 {
+	// A page of a set (a later one, or one that ends before the incoming
+	// links) says what it holds, not what the set has.
+	paged := s.Next != "" || len(s.Incoming) > 0
+	switch {
+	case len(s.Outgoing) == 0 && paged:
+		b.WriteString("- no outgoing links on this page\n")
+	case len(s.Outgoing) == 0:
 		b.WriteString("- no outgoing links\n")
 	}
 	for _, l := range s.Outgoing {
@@ -181,7 +191,10 @@ func writeLinkSet(b *strings.Builder, s *docir.LinkSet) {
 			fmt.Fprintf(b, "%s (%s)\n", l.Status, l.Reason+l.ResolvesWithText())
 		}
 	}
-	if len(s.Incoming) == 0 {
+	switch {
+	case len(s.Incoming) == 0 && s.Next != "":
+		b.WriteString("- no incoming links on this page\n")
+	case len(s.Incoming) == 0:
 		b.WriteString("- nothing links here\n")
 	}
 	for _, l := range s.Incoming {

@@ -88,11 +88,11 @@ func TestInputSchemasForForms(t *testing.T) {
 		"limit":  {docir.MinLimit, docir.MaxLimit, docir.DefaultLimit},
 		"budget": {docir.MinBudget, docir.MaxBudget, docir.DefaultBudget},
 	}
-	// A page's limit (check, changes) has no default: absent, a page
-	// holds what fits the reply.
+	// A page's limit (check, changes, links) has no default: absent, a
+	// page holds what fits the reply.
 	paged := [3]int{docir.MinLimit, docir.MaxPageLimit, -1}
 	base := map[string]string{"search": `"query":"retry"`, "query": `"expr":"kind:adr"`, "context": `"query":"retry"`,
-		"check": `"external":true`, "changes": `"since":1`}
+		"check": `"external":true`, "changes": `"since":1`, "links": `"doc_id":"runbooks/disk-full"`}
 	checked := 0
 	for _, tool := range res.Tools {
 		data, _ := json.Marshal(tool.InputSchema)
@@ -115,7 +115,7 @@ func TestInputSchemasForForms(t *testing.T) {
 				continue
 			}
 			def := strconv.Itoa(b[2])
-			if tool.Name == ToolCheck || tool.Name == ToolChanges {
+			if tool.Name == ToolCheck || tool.Name == ToolChanges || tool.Name == ToolLinks {
 				b, def = paged, ""
 			}
 			checked++
@@ -146,8 +146,8 @@ func TestInputSchemasForForms(t *testing.T) {
 			checkGetSchema(t, cs, s)
 		}
 	}
-	if checked != 6 { // limit of search, query, context, check, changes; budget of context
-		t.Errorf("checked %d bounds, want 6", checked)
+	if checked != 7 { // limit of search, query, context, check, changes, links; budget of context
+		t.Errorf("checked %d bounds, want 7", checked)
 	}
 }
 

@@ -201,7 +201,7 @@ func handler(e *session.Engine, method string, indexing func() (string, int, int
 		werr := toolBounds(method, req.Params.Arguments)
 		var result json.RawMessage
 		if werr == nil {
-			if method == wire.MethodCheck || method == wire.MethodChanges {
+			if method == wire.MethodCheck || method == wire.MethodChanges || method == wire.MethodLinks {
 				result, werr = e.CallWithin(ctx, method, req.Params.Arguments, PageBytes)
 			} else {
 				result, werr = e.Call(ctx, method, req.Params.Arguments)

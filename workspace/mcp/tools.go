@@ -195,7 +195,7 @@ func inputSchema(t tool) (*jsonschema.Schema, error) {
 			{Title: "several addresses", Required: []string{"doc_ids"}},
 		}
 	}
-	if p, ok := s.Properties["limit"]; ok && (t.method == wire.MethodCheck || t.method == wire.MethodChanges) {
+	if p, ok := s.Properties["limit"]; ok && (t.method == wire.MethodCheck || t.method == wire.MethodChanges || t.method == wire.MethodLinks) {
 		// A page: no default (absent, as many as fit the reply).
 		p.Minimum, p.Maximum = new(float64(docir.MinLimit)), new(float64(docir.MaxPageLimit))
 	} else if ok {

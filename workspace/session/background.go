@@ -150,6 +150,11 @@ func (g *Gate) Links(ctx context.Context, addrs []address.Address, maxBytes int)
 	return gated(g, ctx, func() (docir.LinksResolved, error) { return g.r.Links(ctx, addrs, maxBytes) })
 }
 
+// LinksPage implements docir.Reader.
+func (g *Gate) LinksPage(ctx context.Context, a address.Address, p docir.Page, maxBytes int) (docir.LinksResolved, error) {
+	return gated(g, ctx, func() (docir.LinksResolved, error) { return g.r.LinksPage(ctx, a, p, maxBytes) })
+}
+
 // Check implements docir.Reader.
 func (g *Gate) Check(ctx context.Context, p docir.CheckParams) (docir.CheckResult, error) {
 	return gated(g, ctx, func() (docir.CheckResult, error) { return g.r.Check(ctx, p) })

@@ -161,6 +161,9 @@ func New(cfg Config) *Engine {
 	e.methods[wire.MethodCheck] = methodFunc{bounded: func(e *Engine, ctx context.Context, params json.RawMessage, room int) (any, error) {
 		return e.reads.check(ctx, params, room)
 	}}
+	e.methods[wire.MethodLinks] = methodFunc{bounded: func(e *Engine, ctx context.Context, params json.RawMessage, room int) (any, error) {
+		return e.reads.links(ctx, params, room)
+	}}
 	e.methods[wire.MethodChanges] = methodFunc{bounded: (*Engine).changes}
 	e.caps = []string{}
 	if cfg.Bindings != nil {
@@ -230,8 +233,9 @@ func (e *Engine) Call(ctx context.Context, method string, params json.RawMessage
 }
 
 // CallWithin is Call for a result that room bytes may hold (at most
-// Call's): a paged read (docir/check, docir/changes) ends its page
-// within it. MCP calls it, whose reply carries a result twice.
+// Call's): a paged read (docir/check, docir/changes, a doc_id
+// docir/links) ends its page within it. MCP calls it, whose reply carries
+// a result twice.
 func (e *Engine) CallWithin(ctx context.Context, method string, params json.RawMessage, room int) (json.RawMessage, *wire.Error) {
 	return e.call(ctx, method, params, min(room, e.maxReply-batchEnvelope))
 }

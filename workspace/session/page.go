@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
 )
@@ -88,20 +89,10 @@ func (rd *reads) check(ctx context.Context, params json.RawMessage, room int) (a
 	}
 	sel := p.Selector
 	p.Selector = docir.Selector{}
-	if cur != nil {
-		if cur.External != p.External {
-			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: cursor: it was cut for external %v; this call asks external %v (give the params of the first page)", method, cur.External, p.External)
-		}
-		// The cursor's generation, as image_revision pins it: unless the
-		// call pins one itself (the store then refuses another), the reads
-		// are already held on one (evidence: the binding's), or the session
-		// has no pins (the store then refuses a generation that moved on).
-		if !sel.Pinned() && !rd.held && rd.pins.hold != nil {
-			sel.ImageRevision = cur.Generation
-		}
-		p.Page = docir.Page{From: cur.Pos, Generation: cur.Generation}
+	if cur != nil && cur.External != p.External {
+		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: cursor: it was cut for external %v; this call asks external %v (give the params of the first page)", method, cur.External, p.External)
 	}
-	p.Page.Limit = p.Limit
+	p.Page = rd.pageAt(cur, &sel, p.Limit)
 	p.MaxBytes = pageBytes(room, rd.maxReply)
 	res, err := on(ctx, rd, method, sel, func(ctx context.Context, r docir.Reader) (docir.CheckResult, error) {
 		return r.Check(ctx, p)
@@ -113,6 +104,65 @@ func (rd *reads) check(ctx context.Context, params json.RawMessage, room int) (a
 		res.Next = docir.Cursor{Of: docir.PagedCheck, Generation: res.Generation, External: p.External, Pos: *res.More}.Encode()
 	}
 	return res, nil
+}
+
+// pageAt is the page a cursor (nil: none) asks for, limit items at most,
+// and pins sel to its generation, as image_revision pins it: unless the
+// call pins one itself (the store then refuses another), the reads are
+// already held on one (evidence: the binding's), or the session has no
+// pins (the store then refuses a generation that moved on).
+func (rd *reads) pageAt(cur *docir.Cursor, sel *docir.Selector, limit int) docir.Page {
+	if cur == nil {
+		return docir.Page{Limit: limit}
+	}
+	if !sel.Pinned() && !rd.held && rd.pins.hold != nil {
+		sel.ImageRevision = cur.Generation
+	}
+	return docir.Page{From: cur.Pos, Generation: cur.Generation, Limit: limit}
+}
+
+// links runs docir/links: keyed like get, a skeleton read of the link
+// index. A doc_id read answers a page of the set (limit, cursor), within
+// room bytes (pageBytes); a doc_ids read answers each set whole, bounded
+// by the reply, and takes no paging params.
+func (rd *reads) links(ctx context.Context, params json.RawMessage, room int) (any, error) {
+	const method = wire.MethodLinks
+	var p docir.LinksParams
+	if err := decodeAddressed(method, params, &p); err != nil {
+		return nil, err
+	}
+	if p.DocID == nil && p.DocIDs != nil && (hasKey(params, "limit") || hasKey(params, "cursor")) {
+		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: limit and cursor: paging takes one doc_id (doc_ids reads each set whole)", method)
+	}
+	cur, err := pageParams(method, params, p.Limit, p.Cursor, docir.PagedLinks)
+	if err != nil {
+		return nil, err
+	}
+	var key uint64
+	if p.DocID != nil && p.DocIDs == nil {
+		a, err := address.Parse(*p.DocID)
+		if err != nil {
+			return nil, malformedIn(method, err)
+		}
+		key = docir.AddressKey(a.String())
+		if cur != nil && cur.Key != key {
+			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: cursor: it was cut for another address than %s (give the doc_id of the first page)", method, a)
+		}
+	}
+	sel := p.Selector
+	page := rd.pageAt(cur, &sel, p.Limit)
+	res, err := keyed(ctx, rd, method, p.DocID, p.DocIDs, sel,
+		func(ctx context.Context, r docir.Reader, a address.Address) (docir.LinkResult, error) {
+			return docir.GetLinksPage(ctx, r, a, page, pageBytes(room, rd.maxReply))
+		},
+		func(ctx context.Context, r docir.Reader, addrs []address.Address) (docir.LinksResult, error) {
+			return docir.GetLinks(ctx, r, addrs, rd.maxReply)
+		})
+	if r, ok := res.(docir.LinkResult); ok && err == nil && r.Links.More != nil {
+		r.Links.Next = docir.Cursor{Of: docir.PagedLinks, Generation: r.Links.Generation, Key: key, Pos: *r.Links.More}.Encode()
+		return r, nil
+	}
+	return res, err
 }
 
 // pageChanges reads the cursor of a docir/changes call whose since is

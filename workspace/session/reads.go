@@ -76,7 +76,7 @@ func (rd *reads) run(ctx context.Context, method string, params json.RawMessage)
 	case wire.MethodCheck:
 		return rd.check(ctx, params, rd.maxReply)
 	case wire.MethodLinks:
-		return rd.links(ctx, params)
+		return rd.links(ctx, params, rd.maxReply)
 	case wire.MethodDiscover:
 		if err := wire.DecodeParams(wire.MethodDiscover, params, &noParams{}); err != nil {
 			return nil, err
@@ -111,23 +111,6 @@ func (rd *reads) get(ctx context.Context, params json.RawMessage) (any, error) {
 		},
 		func(ctx context.Context, r docir.Reader, addrs []address.Address) (docir.GetResult, error) {
 			return docir.Get(ctx, r, addrs, rd.maxReply)
-		})
-}
-
-// links runs docir/links: keyed like get, a skeleton read of the link
-// index.
-func (rd *reads) links(ctx context.Context, params json.RawMessage) (any, error) {
-	var p docir.LinksParams
-	if err := decodeAddressed(wire.MethodLinks, params, &p); err != nil {
-		return nil, err
-	}
-	// Stop gathering links once they could not fit in a reply.
-	return keyed(ctx, rd, wire.MethodLinks, p.DocID, p.DocIDs, p.Selector,
-		func(ctx context.Context, r docir.Reader, a address.Address) (docir.LinkResult, error) {
-			return docir.GetLinksOne(ctx, r, a, rd.maxReply)
-		},
-		func(ctx context.Context, r docir.Reader, addrs []address.Address) (docir.LinksResult, error) {
-			return docir.GetLinks(ctx, r, addrs, rd.maxReply)
 		})
 }
 

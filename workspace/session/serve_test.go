@@ -48,6 +48,9 @@ func (g *gatedReader) Context(context.Context, docir.ContextParams) (docir.Conte
 func (g *gatedReader) Links(context.Context, []address.Address, int) (docir.LinksResolved, error) {
 	return docir.LinksResolved{}, errGated
 }
+func (g *gatedReader) LinksPage(context.Context, address.Address, docir.Page, int) (docir.LinksResolved, error) {
+	return docir.LinksResolved{}, errGated
+}
 func (g *gatedReader) Check(context.Context, docir.CheckParams) (docir.CheckResult, error) {
 	return docir.CheckResult{}, errGated
 }
