@@ -2,7 +2,9 @@ package federation
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -91,6 +93,7 @@ func TestLinksPerAddress(t *testing.T) {
 			if err != nil || one.Links.Store != "team" {
 				t.Errorf("GetLinksOne(t) = %+v, %v", one, err)
 			}
+			checkLinkPages(t, fed)
 
 			// check and changes: the local store's, no peer asked.
 			team.mu.Lock()
@@ -158,4 +161,25 @@ func FuzzLinksReply(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkLinkPages: a page of links is the local store's: a local set is
+// paged (its More says where the next page starts); a peer's set is read
+// whole on a first page with no limit, as Links reads it, and with a limit
+// or a cursor the local miss answers, with a warning that says why.
+func checkLinkPages(t *testing.T, fed *Reader) {
+	t.Helper()
+	ctx := context.Background()
+	page, err := docir.GetLinksPage(ctx, fed, address.MustParse("a"), docir.Page{Limit: 1}, 1<<20)
+	if err != nil || page.Links.Store != "local" || len(page.Links.Outgoing) != 1 || page.Links.More == nil || *page.Links.More != (docir.PagePos{B: 1}) {
+		t.Errorf("a page of a's links = %+v, %v", page, err)
+	}
+	whole, err := docir.GetLinksPage(ctx, fed, address.MustParse("t"), docir.Page{}, 1<<20)
+	if err != nil || whole.Links.Store != "team" || len(whole.Links.Outgoing) != 2 || whole.Links.More != nil {
+		t.Errorf("the first page of the team's t = %+v, %v", whole, err)
+	}
+	_, err = docir.GetLinksPage(ctx, fed, address.MustParse("t"), docir.Page{Limit: 1}, 1<<20)
+	if docir.CodeOf(err) != docir.CodeNotFound || !strings.Contains(fmt.Sprint(err), "page the local store's links only") {
+		t.Errorf("a page of the team's t with a limit: %v; want not_found with a warning", err)
+	}
 }

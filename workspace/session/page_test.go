@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/workspace"
@@ -90,31 +91,40 @@ func handle(t *testing.T, e *Engine, method string, params map[string]any) pageR
 // returns the links of all pages joined and the first page.
 func walkPages(t *testing.T, e *Engine, params map[string]any) (broken, external []docir.CheckedLink, first pageReply, pages int) {
 	t.Helper()
+	pages = follow(t, params, func(page int, p map[string]any) string {
+		r := handle(t, e, wire.MethodCheck, p)
+		if r.code != "" || len(r.line) > wire.MaxReplyBytes {
+			t.Fatalf("page %d: a reply of %d bytes: %.300s", page, len(r.line), r.line)
+		}
+		if page == 1 {
+			first = r
+		} else if r.result.Generation != first.result.Generation || r.result.Counts != first.result.Counts {
+			t.Fatalf("page %d: generation %d, counts %+v; the first page's: %d, %+v", page, r.result.Generation, r.result.Counts, first.result.Generation, first.result.Counts)
+		}
+		broken, external = append(broken, r.result.Broken...), append(external, r.result.External...)
+		return r.result.Next
+	})
+	return broken, external, first, pages
+}
+
+// follow reads the pages of a paged read from params: read gets each
+// page's number and params (with the cursor of the page before) and
+// returns its next. It returns the number of pages.
+func follow(t *testing.T, params map[string]any, read func(page int, p map[string]any) (next string)) int {
+	t.Helper()
 	p := map[string]any{}
 	for k, v := range params {
 		p[k] = v
 	}
-	for pages = 1; ; pages++ {
-		r := handle(t, e, wire.MethodCheck, p)
-		if r.code != "" {
-			t.Fatalf("page %d: %s", pages, r.line)
+	for page := 1; ; page++ {
+		next := read(page, p)
+		if next == "" {
+			return page
 		}
-		if len(r.line) > wire.MaxReplyBytes {
-			t.Fatalf("page %d is a reply of %d bytes", pages, len(r.line))
-		}
-		if pages == 1 {
-			first = r
-		} else if r.result.Generation != first.result.Generation || r.result.Counts != first.result.Counts {
-			t.Fatalf("page %d: generation %d, counts %+v; the first page's: %d, %+v", pages, r.result.Generation, r.result.Counts, first.result.Generation, first.result.Counts)
-		}
-		broken, external = append(broken, r.result.Broken...), append(external, r.result.External...)
-		if r.result.Next == "" {
-			return broken, external, first, pages
-		}
-		if pages > 10_000 {
+		if page > 10_000 {
 			t.Fatal("the pages do not end")
 		}
-		p["cursor"] = r.result.Next
+		p["cursor"] = next
 	}
 }
 
@@ -262,5 +272,242 @@ func TestChangesPagesOverTheWire(t *testing.T) {
 	}
 	if diff := cmp.Diff(whole.Documents.Added, got); diff != "" {
 		t.Errorf("the pages (-whole +pages):\n%s", diff)
+	}
+}
+
+// hubCorpus is a hub page with outgoing links and a section, and n pages
+// that link to it each links times (to the page, and every other link to
+// its section), their headings long by pad characters.
+func hubCorpus(n, links, pad int) map[string]string {
+	files := map[string]string{"hub.md": "# Hub\n\n[a](a.md) [b](b.md) [x](missing.md)\n\n## Term\n\n[self](#term) <https://example.com/hub>\n"}
+	for i := range n {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Page %d %s\n\n", i, strings.Repeat("x", pad))
+		for j := range links {
+			if j%2 == 0 {
+				fmt.Fprintf(&b, "[hub](hub.md) line %d\n", j)
+			} else {
+				fmt.Fprintf(&b, "[term](hub.md#term) line %d\n", j)
+			}
+		}
+		files[fmt.Sprintf("p%03d.md", i)] = b.String()
+	}
+	return files
+}
+
+// linkPage is one reply of a docir/links doc_id read.
+type linkPage struct {
+	line []byte
+	set  docir.LinkSet
+	code docir.Code
+	msg  string
+}
+
+func linksCall(t *testing.T, e *Engine, params map[string]any) linkPage {
+	t.Helper()
+	frame, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": wire.MethodLinks, "params": params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p linkPage
+	p.line = e.Handle(context.Background(), frame)
+	var w struct {
+		Result *docir.LinkResult `json:"result"`
+		Error  *wire.Error       `json:"error"`
+	}
+	if err := json.Unmarshal(p.line, &w); err != nil {
+		t.Fatalf("%s: %v", p.line, err)
+	}
+	if w.Error != nil {
+		p.code, p.msg = docir.Code(w.Error.StableCode()), w.Error.Message
+		return p
+	}
+	p.set = w.Result.Links
+	return p
+}
+
+// walkLinks reads every page of the links of params's doc_id, following
+// next, and returns the pages' links joined, the first page and the
+// number of pages; every page has the first page's fields.
+func walkLinks(t *testing.T, e *Engine, params map[string]any) (out, in []docir.Link, first docir.LinkSet, pages int) {
+	t.Helper()
+	pages = follow(t, params, func(page int, p map[string]any) string {
+		r := linksCall(t, e, p)
+		if r.code != "" || len(r.line) > wire.MaxReplyBytes {
+			t.Fatalf("page %d: a reply of %d bytes: %.300s", page, len(r.line), r.line)
+		}
+		head := r.set
+		head.Outgoing, head.Incoming, head.Next = nil, nil, ""
+		if page == 1 {
+			first = head
+		} else if diff := cmp.Diff(first, head); diff != "" {
+			t.Fatalf("page %d's fields differ from the first page's (-first +page):\n%s", page, diff)
+		}
+		out, in = append(out, r.set.Outgoing...), append(in, r.set.Incoming...)
+		return r.set.Next
+	})
+	return out, in, first, pages
+}
+
+// noRepeats fails when a link is listed twice in a list (the corpus's
+// links are distinct by section, line and target; a page's link to its
+// own section is both outgoing and incoming).
+func noRepeats(t *testing.T, ls []docir.Link) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, l := range ls {
+		k := fmt.Sprint(l.From, l.Line, l.Target)
+		if seen[k] {
+			t.Fatalf("%s listed twice", k)
+		}
+		seen[k] = true
+	}
+}
+
+// TestLinksPagesOverTheWire: the links of one doc_id walked a page at a
+// time (limit 4) are the unpaged set, its outgoing links then its incoming
+// ones, each once and in order, for a page and for a section; a cursor
+// reads the generation it was cut from after a refresh, and is stale once
+// that one is pruned; it is refused for another address, another method
+// or another pin; doc_ids takes no paging; a page in a read batch is the
+// reply the frame gets alone.
+func TestLinksPagesOverTheWire(t *testing.T) {
+	checkLeaks(t)
+	e, _, write := pagedEngine(t, hubCorpus(12, 3, 0))
+	for _, addr := range []string{"hub", "hub#term"} {
+		whole := linksCall(t, e, map[string]any{"doc_id": addr})
+		if whole.code != "" || whole.set.Next != "" {
+			t.Fatalf("the whole set of %s: %.300s", addr, whole.line)
+		}
+		out, in, first, pages := walkLinks(t, e, map[string]any{"doc_id": addr, "limit": 4})
+		if diff := cmp.Diff(whole.set.Outgoing, out); diff != "" {
+			t.Errorf("%s: outgoing links of the pages (-whole +pages):\n%s", addr, diff)
+		}
+		if diff := cmp.Diff(whole.set.Incoming, in); diff != "" {
+			t.Errorf("%s: incoming links of the pages (-whole +pages):\n%s", addr, diff)
+		}
+		noRepeats(t, out)
+		noRepeats(t, in)
+		n := len(whole.set.Outgoing) + len(whole.set.Incoming)
+		if want := (n + 3) / 4; pages != want || first.Generation != 2 || first.Address != addr {
+			t.Errorf("%s: %d pages of generation %d (%q); want %d (%d links, 4 a page) of generation 2", addr, pages, first.Generation, first.Address, want, n)
+		}
+	}
+	whole := linksCall(t, e, map[string]any{"doc_id": "hub"})
+	if len(whole.set.Outgoing) != 5 || len(whole.set.Incoming) != 37 { // 12 pages × 3, and the hub's own link to #term
+		t.Fatalf("the hub: %d outgoing, %d incoming; want 5, 37", len(whole.set.Outgoing), len(whole.set.Incoming))
+	}
+
+	// A cursor cut from generation 2 reads generation 2 after a refresh
+	// that adds links to the hub.
+	page1 := linksCall(t, e, map[string]any{"doc_id": "hub", "limit": 20})
+	write("p000.md", "# Page 0\n\n[hub](hub.md) [hub](hub.md) [hub](hub.md)\n")
+	write("new.md", "# New\n\n[hub](hub.md)\n")
+	if r := handle(t, e, wire.MethodRefresh, nil); r.code != "" {
+		t.Fatalf("refresh: %s", r.line)
+	}
+	page2 := linksCall(t, e, map[string]any{"doc_id": "hub", "limit": 30, "cursor": page1.set.Next})
+	if page2.code != "" || page2.set.Generation != 2 || page2.set.Next != "" {
+		t.Fatalf("the next page after a refresh: %.400s", page2.line)
+	}
+	if diff := cmp.Diff(whole.set.Incoming, append(page1.set.Incoming, page2.set.Incoming...)); diff != "" {
+		t.Errorf("the pages across a refresh (-generation 2 +pages):\n%s", diff)
+	}
+	if now := linksCall(t, e, map[string]any{"doc_id": "hub"}); now.set.Generation != 3 || len(now.set.Incoming) != 38 {
+		t.Errorf("a first page after the refresh: generation %d, %d incoming; want 3, 38", now.set.Generation, len(now.set.Incoming))
+	}
+
+	// Refused: another address, another method, another pin, doc_ids.
+	for name, c := range map[string]struct {
+		method string
+		params map[string]any
+		want   string
+	}{
+		"another address":  {wire.MethodLinks, map[string]any{"doc_id": "hub#term", "cursor": page1.set.Next}, "cut for another address than hub#term"},
+		"another document": {wire.MethodLinks, map[string]any{"doc_id": "p001", "cursor": page1.set.Next}, "cut for another address than p001"},
+		"another method":   {wire.MethodCheck, map[string]any{"cursor": page1.set.Next}, "it pages docir/links, not docir/check"},
+		"a links cursor":   {wire.MethodLinks, map[string]any{"doc_id": "hub", "cursor": handle(t, e, wire.MethodCheck, map[string]any{"limit": 1}).result.Next}, "it pages docir/check, not docir/links"},
+		"another pin":      {wire.MethodLinks, map[string]any{"doc_id": "hub", "cursor": page1.set.Next, "image_revision": 3}, "cut from generation 2; this read is pinned to generation 3"},
+		"doc_ids limit":    {wire.MethodLinks, map[string]any{"doc_ids": []string{"hub"}, "limit": 2}, "paging takes one doc_id"},
+		"doc_ids cursor":   {wire.MethodLinks, map[string]any{"doc_ids": []string{"hub"}, "cursor": page1.set.Next}, "paging takes one doc_id"},
+	} {
+		r := handle(t, e, c.method, c.params)
+		if r.code != docir.CodeInvalidParams || !strings.Contains(string(r.line), c.want) {
+			t.Errorf("%s: %s; want invalid_params saying %q", name, r.line, c.want)
+		}
+	}
+	if r := handle(t, e, wire.MethodLinks, map[string]any{"doc_ids": []string{"hub", "nope"}}); r.code != "" || strings.Contains(string(r.line), `"next"`) {
+		t.Errorf("doc_ids with no paging: %.300s", r.line)
+	}
+
+	// In a read batch, the page a cursor asks for is the reply alone, on
+	// the cursor's generation.
+	frame := fmt.Sprintf(`{"jsonrpc":"2.0","id":"p","method":"docir/links","params":{"doc_id":"hub","limit":3,"cursor":%q}}`, page1.set.Next)
+	if b := runBatch(t, e, batchFrame(t, 9, 3, frame)); b.Result == nil || len(b.Result.Responses) != 1 || b.Result.Responses[0] == nil {
+		t.Errorf("a batch of one paged links read: %+v", b.Error)
+	} else if alone := string(e.Handle(context.Background(), []byte(frame))) + "\n"; *b.Result.Responses[0] != alone ||
+		!strings.Contains(alone, `"generation":2,`) || !strings.Contains(alone, `"next":"`) {
+		t.Errorf("a batch row %q; alone %q (want a page of generation 2 in both)", *b.Result.Responses[0], alone)
+	}
+
+	// Once generation 2 is pruned (3 are retained), its cursor is stale.
+	for i := range 3 {
+		write("new.md", fmt.Sprintf("# New %d\n\n[hub](hub.md)\n", i))
+		if r := handle(t, e, wire.MethodRefresh, nil); r.code != "" {
+			t.Fatalf("refresh: %s", r.line)
+		}
+	}
+	if r := linksCall(t, e, map[string]any{"doc_id": "hub", "cursor": page1.set.Next}); r.code != docir.CodeStaleRevision {
+		t.Errorf("a cursor of a pruned generation: %s; want stale_revision", r.line)
+	}
+}
+
+// TestLinksPagesAtTheReplyBound: the links of a hub page that pass the 1
+// MiB reply bound (reply_too_large before paging) answer the links that
+// fit and next; its pages, walked, are every link once, the unpaged set
+// of a read with no bound.
+func TestLinksPagesAtTheReplyBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes 8,000 links to one page")
+	}
+	checkLeaks(t)
+	e, ws, _ := pagedEngine(t, hubCorpus(80, 100, 60))
+	out, in, _, pages := walkLinks(t, e, map[string]any{"doc_id": "hub"})
+	if pages < 2 || len(out) != 5 || len(in) != 8001 {
+		t.Fatalf("%d pages, %d outgoing, %d incoming; want 5 and 8,001 in several pages", pages, len(out), len(in))
+	}
+	first := linksCall(t, e, map[string]any{"doc_id": "hub"})
+	if n := len(first.line); n < wire.MaxReplyBytes*9/10 || n > wire.MaxReplyBytes {
+		t.Errorf("the first page is %d bytes; want it near the %d-byte bound", n, wire.MaxReplyBytes)
+	}
+	noRepeats(t, out)
+	noRepeats(t, in)
+	one, err := docir.GetLinksOne(context.Background(), ws, address.MustParse("hub"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(one.Links.Incoming, in); diff != "" {
+		t.Errorf("the pages (-unbounded read +pages):\n%s", diff)
+	}
+}
+
+// TestLinksPageTooLarge: a link that alone passes the page bound is
+// reply_too_large, naming it, on the page that reaches it; the pages
+// before it are read.
+func TestLinksPageTooLarge(t *testing.T) {
+	checkLeaks(t)
+	long := strings.Repeat("y", 5000)
+	e, _, _ := pagedEngine(t, map[string]string{
+		"hub.md":  "# Hub\n\n[a](a.md)\n",
+		"long.md": "# Long\n\n[hub](hub.md)\n[hub](hub.md?" + long + ")\n",
+	})
+	e.maxReply = 4000 // a page of less than 4,000 bytes
+	r := linksCall(t, e, map[string]any{"doc_id": "hub"})
+	if r.code != "" || len(r.set.Incoming) != 1 || r.set.Next == "" {
+		t.Fatalf("the first page: %s", r.line)
+	}
+	r = linksCall(t, e, map[string]any{"doc_id": "hub", "cursor": r.set.Next})
+	if r.code != docir.CodeReplyTooLarge || !strings.Contains(r.msg, "the link at long#long line 4 to \"hub.md?yyy") {
+		t.Errorf("a link past the page bound: %s", r.line)
 	}
 }
