@@ -57,6 +57,12 @@ func (r *Reader) LinksPage(ctx context.Context, a address.Address, p docir.Page,
 		res.Warnings = append(res.Warnings, "limit and cursor page the local store's links only: read a peer's document without them")
 		return res, nil
 	}
+	switch { // a page's bound, as Links takes it
+	case maxBytes == 0:
+		maxBytes = wire.MaxPageBytes
+	case maxBytes < 0:
+		maxBytes = 0
+	}
 	return r.Links(ctx, []address.Address{a}, maxBytes)
 }
 
