@@ -56,10 +56,18 @@ func isBidiControl(r rune) bool {
 type ParseError struct {
 	Input string // the text as given
 	Err   error  // one of the Err* sentinels
+	// Hint, when not "", is the address the input most likely meant: a
+	// path or URL written for a file or a page (./a/b.md, /a/b/, https://
+	// site/a/b/#c) with what makes it one taken off (Repair).
+	Hint string
 }
 
 func (e *ParseError) Error() string {
-	return "malformed address " + quote(e.Input) + ": " + e.Err.Error()
+	msg := "malformed address " + quote(e.Input) + ": " + e.Err.Error()
+	if e.Hint != "" {
+		msg += "; did you mean " + quote(e.Hint) + "?"
+	}
+	return msg
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }
@@ -90,6 +98,19 @@ type Address struct {
 // The address is in Unicode normal form C (see NFC): "cafe\u0301" and
 // "caf\u00e9" are one address, as ingest gives ids and slugs in that form.
 func Parse(s string) (Address, error) {
+	a, err := parse(s)
+	if err != nil && len(s) <= MaxLen+len("https://") {
+		if r := Repair(s); r != s {
+			if _, rerr := parse(r); rerr == nil {
+				err.(*ParseError).Hint = r
+			}
+		}
+	}
+	return a, err
+}
+
+// parse is Parse without the hint.
+func parse(s string) (Address, error) {
 	in := s
 	fail := func(err error) (Address, error) {
 		return Address{}, &ParseError{Input: in, Err: err}
@@ -136,6 +157,37 @@ func Parse(s string) (Address, error) {
 		return fail(ErrEmptyHeading)
 	}
 	return Address{ID: id, Heading: heading}, nil
+}
+
+// Repair is s with what makes a path or a URL of a page out of an
+// address taken off: a URL's scheme and host, a leading "./" or "/", a
+// trailing "/" or ".md" of the id (the part before '#'). A shell completes
+// a page bundle's folder as "templates/menu/", a browser copies
+// "https://site/templates/menu/#overview"; the address is
+// "templates/menu" (with "#overview"). Parse offers it as a hint; it is
+// never read in the input's place.
+func Repair(s string) string {
+	if i := strings.Index(s, "://"); i > 0 && !strings.ContainsAny(s[:i], "/#") {
+		rest := s[i+3:]
+		j := strings.IndexAny(rest, "/#")
+		if j < 0 {
+			return s
+		}
+		s = rest[j:]
+	}
+	id, heading, hasHash := strings.Cut(s, "#")
+	for {
+		t := strings.TrimPrefix(strings.TrimPrefix(id, "./"), "/")
+		if t == id {
+			break
+		}
+		id = t
+	}
+	id = strings.TrimSuffix(strings.TrimRight(id, "/"), ".md")
+	if hasHash {
+		return id + "#" + heading
+	}
+	return id
 }
 
 // MustParse is Parse for addresses known at compile time; it panics on error.

@@ -188,7 +188,7 @@ func TestSluggerTake(t *testing.T) {
 // FuzzParse holds the round trip: whatever Parse accepts prints back to the
 // same text (in normal form C) and parses again to the same value; nothing panics.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"a", "b#motivation", "a/b/c#Guide-level explanation", "#", "a#b#c", "/a", "a//b", "a b", "zh/命令#示例", "a\x00", "..", "a\u202Eb", "a#\u2067x"} {
+	for _, s := range []string{"a", "b#motivation", "a/b/c#Guide-level explanation", "#", "a#b#c", "/a", "a//b", "a b", "zh/命令#示例", "a\x00", "..", "a\u202Eb", "a#\u2067x", "./a/b.md", "https://h/a/#b", "a/.md/"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -197,6 +197,11 @@ func FuzzParse(f *testing.F) {
 			var pe *ParseError
 			if !errors.As(err, &pe) || pe.Input != s {
 				t.Fatalf("Parse(%q) error %v is not a *ParseError for the input", s, err)
+			}
+			if pe.Hint != "" {
+				if _, err := Parse(pe.Hint); err != nil || pe.Hint == s {
+					t.Fatalf("Parse(%q) hints %q, which does not parse (%v) or is the input", s, pe.Hint, err)
+				}
 			}
 			return
 		}
@@ -212,6 +217,35 @@ func FuzzParse(f *testing.F) {
 		}
 		_ = Slug(a.Heading)
 	})
+}
+
+// TestParseHint: an address written as a file's path or a page's URL is
+// malformed, and the error says which address it most likely meant; an
+// input no repair makes an address has no hint.
+func TestParseHint(t *testing.T) {
+	for in, want := range map[string]string{
+		"templates/menu/":                            "templates/menu",
+		"./templates/menu.md":                        "templates/menu",
+		"/templates/menu/":                           "templates/menu",
+		"/a/b.md#usage":                              "a/b#usage",
+		"https://gohugo.io/templates/menu/#overview": "templates/menu#overview",
+		"a#":                  "",
+		"..":                  "",
+		"https://example.com": "",
+		"a b/":                "",
+	} {
+		_, err := Parse(in)
+		var pe *ParseError
+		if !errors.As(err, &pe) {
+			t.Fatalf("Parse(%q) = %v, want a *ParseError", in, err)
+		}
+		if pe.Hint != want {
+			t.Errorf("Parse(%q) hint %q, want %q", in, pe.Hint, want)
+		}
+		if want != "" && !strings.HasSuffix(err.Error(), "; did you mean "+quote(want)+"?") {
+			t.Errorf("Parse(%q) error %q does not name the hint", in, err)
+		}
+	}
 }
 
 func TestParseAll(t *testing.T) {

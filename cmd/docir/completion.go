@@ -94,6 +94,7 @@ func patchBashScript(script []byte) (out []byte, ok bool) {
 // stdout and exited 0, and `docir completion zssh > _docir` wrote the help
 // into the completion file. With no shell it still prints its help.
 func refuseUnknownShell(comp *cobra.Command) {
+	comp.Use = "completion SHELL"
 	comp.Args = cobra.ArbitraryArgs     // RunE says what is wrong, with a suggestion
 	comp.SuggestionsMinimumDistance = 1 // shell names are short: two edits reach most of them
 	comp.RunE = func(cmd *cobra.Command, args []string) error {
