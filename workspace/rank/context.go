@@ -47,6 +47,8 @@ func contextOf(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir
 	}
 	if !words {
 		res.Warnings = append(res.Warnings, NoWords(q))
+	} else if w := FieldTerms(q); w != "" && len(all) == 0 {
+		res.Warnings = append(res.Warnings, w)
 	}
 	for i := range all {
 		res.Hits = append(res.Hits, docir.ContextHit{Hit: all[i].hit, Tokens: all[i].whole, Outline: []docir.OutlineEntry{}})

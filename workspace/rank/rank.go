@@ -16,6 +16,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
@@ -57,8 +58,43 @@ func search(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.Se
 	}
 	if !words {
 		res.Warnings = append(res.Warnings, NoWords(q))
+	} else if w := FieldTerms(q); w != "" && len(res.Hits) == 0 {
+		res.Warnings = append(res.Warnings, w)
 	}
 	return res, nil
+}
+
+// FieldTerms is the warning of a search or context that matched nothing
+// and has a term written as a field filter (title:menu, kind:adr, as
+// docir query takes them): search ranks words, and "title:menu" is one
+// word no page writes, so "no documents match" would read as a fact about
+// the corpus. "" when the query has no such term.
+func FieldTerms(q string) string {
+	var terms []string
+	for _, t := range strings.Fields(q) {
+		name, value, ok := strings.Cut(strings.TrimPrefix(t, "-"), ":")
+		if ok && fieldName(name) && value != "" && !strings.HasPrefix(value, "//") {
+			terms = append(terms, t)
+		}
+	}
+	if len(terms) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: search ranks words and matches no field:value; docir query (docir/query) filters on front-matter fields and id, path, title, size", strings.Join(terms, " "))
+}
+
+// fieldName reports whether s is a field name as docir query writes one:
+// a letter or '_', then letters, digits, '_', '-' and '.'.
+func fieldName(s string) bool {
+	for i, r := range s {
+		switch {
+		case r == '_' || unicode.IsLetter(r):
+		case i > 0 && (unicode.IsDigit(r) || r == '-' || r == '.'):
+		default:
+			return false
+		}
+	}
+	return s != ""
 }
 
 // NoWords is the warning of a search or context whose query has no word to
