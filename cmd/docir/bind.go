@@ -61,7 +61,7 @@ docs/bindings.md for its format.`,
   docir replay task.receipt
   docir bind --release task.receipt
   docir bind --ttl 7d > audit.receipt`,
-		Args: usageArgs(cobra.NoArgs),
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (opts.Revision == 0) != (opts.WorkspaceID == "") {
 				return docir.Errorf(docir.CodeUsage, "give --revision and --workspace together (a select), or neither (the current generation)")

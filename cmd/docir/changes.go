@@ -44,7 +44,7 @@ what changed: it reads the layers the two generations do not share.`,
   docir changes --since task.receipt
   docir changes --since task.receipt --jq '.sections.changed[]' | docir get -
   docir changes --since 1 --until 1    # two generations by number`,
-		Args: usageArgs(cobra.NoArgs),
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Since == "" {
 				return docir.Errorf(docir.CodeUsage, "--since is required: a generation or a binding receipt file")

@@ -50,7 +50,7 @@ one per broken link, for a docs-CI step (docs/links.md).`,
 		Example: `  docir check
   docir check --format github     # in CI: annotations on the pull request
   docir check --external --jq '.external[].url' | sort -u`,
-		Args: usageArgs(cobra.NoArgs),
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch opts.Format {
 			case "", "auto", "json", "text", "github":

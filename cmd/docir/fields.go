@@ -37,7 +37,7 @@ as docir/fields over docir serve.`,
 		Example: `  docir fields
   docir fields --jq '.fields[].name'
   docir fields --format text`,
-		Args: usageArgs(cobra.NoArgs),
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)

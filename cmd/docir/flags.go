@@ -96,7 +96,7 @@ func flagError(cmd *cobra.Command, err error) error {
 // flagErrorAmong is flagError with the root's commands from commands (a
 // partial tree's root has not built the others: newRootCmdFor).
 func flagErrorAmong(cmd *cobra.Command, err error, commands func() []*cobra.Command) error {
-	msg := err.Error()
+	msg := plainParseError(err.Error())
 	if name, ok := unknownFlag(msg); ok {
 		msg += flagHint(cmd, name, commands)
 	} else if hint, ok := dashTerms[cmd.Name()]; ok && strings.HasPrefix(msg, "unknown shorthand flag") {
@@ -115,6 +115,23 @@ var dashTerms = map[string]string{
 }
 
 var unknownFlagMsg = lazyRegexp(`^unknown flag: --([^\s=]+)`)
+
+var parseErrorMsg = lazyRegexp(`^(invalid argument ".*" for ".*") flag: strconv\.Parse(Int|Uint|Float|Bool): parsing ".*": (invalid syntax|value out of range)$`)
+
+// plainParseError says what pflag's error of a flag value Go could not
+// parse wants, in place of strconv's words: `-n abc` is "want a whole
+// number", not `strconv.ParseInt: parsing "abc": invalid syntax`.
+func plainParseError(msg string) string {
+	m := parseErrorMsg().FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	want := map[string]string{"Int": "a whole number", "Uint": "a whole number, 0 or more", "Float": "a number", "Bool": "true or false"}[m[2]]
+	if m[3] == "value out of range" {
+		return m[1] + ": out of range"
+	}
+	return m[1] + ": want " + want
+}
 
 // unknownFlag is the name of the long flag pflag's error says is unknown.
 func unknownFlag(msg string) (string, bool) {
@@ -156,6 +173,16 @@ func flagHint(cmd *cobra.Command, name string, commands func() []*cobra.Command)
 // needArgs is the argument check of a command that needs at least n
 // arguments, what naming them ("a QUERY"): its failure is a usage error
 // that says what to give, not cobra's count of arguments.
+// noArgs refuses the arguments of a command that takes none, naming them:
+// cobra's NoArgs said `unknown command "kind" for "docir fields"`, as if
+// the word were meant as a command of fields.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	return docir.Errorf(docir.CodeUsage, "%s takes no arguments; got %q\nusage: %s (docir %s --help)", cmd.CommandPath(), strings.Join(args, " "), cmd.UseLine(), cmd.Name())
+}
+
 func needArgs(n int, what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) >= n {

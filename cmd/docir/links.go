@@ -38,7 +38,7 @@ when the corpus is indexed (docs/links.md has the rules).`,
 		Example: `  docir links runbooks/disk-full
   docir links 'runbooks/disk-full#Mitigate' runbooks/retry-budget
   docir links runbooks/disk-full --jq '.links.incoming[].from' | docir get -`,
-		Args:              usageArgs(cobra.MinimumNArgs(1)),
+		Args:              needArgs(1, "an ADDR (<id> or <id>#<heading>), or - to read addresses from stdin"),
 		ValidArgsFunction: completeAddresses(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args

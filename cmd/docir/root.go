@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -147,7 +148,34 @@ func newRootCmd(f *Factory) *cobra.Command {
 		root.AddCommand(c)
 	}
 	ignoreCaseInBash(root)
+	refuseUnknownHelpTopic(root)
 	return root
+}
+
+// refuseUnknownHelpTopic makes `docir help TOPIC` of no command a usage
+// error (exit 2) that suggests the nearest command: cobra's help command
+// printed "Unknown help topic" and the root's usage, and exited 0.
+func refuseUnknownHelpTopic(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	h, _, err := root.Find([]string{"help"})
+	if err != nil || h.Name() != "help" || h.Run == nil {
+		return
+	}
+	run := h.Run
+	h.Run = nil
+	h.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			if cmd, _, err := c.Root().Find(args); err != nil || cmd == nil || cmd == c.Root() {
+				msg := fmt.Sprintf("unknown help topic %q", strings.Join(args, " "))
+				if s := c.Root().SuggestionsFor(args[0]); len(s) > 0 {
+					msg += "; did you mean " + strings.Join(s, " or ") + "?"
+				}
+				return docir.Errorf(docir.CodeUsage, "%s (docir --help lists the commands)", msg)
+			}
+		}
+		run(c, args)
+		return nil
+	}
 }
 
 // newRootCmdFor is the command tree that runs args, built no further than
@@ -291,7 +319,7 @@ func newCmdVersion(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print docir's version, and the Go version and platform it was built for",
-		Args:  usageArgs(cobra.NoArgs),
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, err := fmt.Fprintf(f.IO.Out, "docir %s (%s %s/%s)\n", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return err

@@ -94,7 +94,7 @@ See docs/protocol.md.`,
   docir serve --mcp
   docir serve --mcp --http 7420        # MCP at http://127.0.0.1:7420/mcp
   DOCIR_HTTP_TOKEN=s3cret docir serve --http 0.0.0.0:7420   # any address: a token is needed`,
-		Args: usageArgs(cobra.NoArgs),
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.HTTPSet = cmd.Flags().Changed("http")
 			if cmd.Flags().Changed("token-env") && !opts.HTTPSet {

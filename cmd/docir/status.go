@@ -43,7 +43,7 @@ func newCmdStatus(f *Factory, runF func(context.Context, *StatusOptions) error) 
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show the store: generation, sources, document count, peers, holds",
-		Args:  usageArgs(cobra.NoArgs),
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)

@@ -17,7 +17,7 @@ import (
 
 // TestSubcommands holds the table newRootCmdFor finds commands by to the
 // commands: the whole tree's root holds exactly its entries (and cobra's
-// completion), each with the entry's name, aliases and group.
+// completion and help), each with the entry's name, aliases and group.
 func TestSubcommands(t *testing.T) {
 	root := newRootCmd(newFactory(&IOStreams{}))
 	var got, want []string
@@ -27,11 +27,11 @@ func TestSubcommands(t *testing.T) {
 	for _, s := range subcommands {
 		want = append(want, fmt.Sprintf("%s %q %s", s.name, s.aliases, s.group))
 	}
-	want = append(want, `completion [] `)
+	want = append(want, `completion [] `, `help [] `)
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
-		t.Errorf("the root's commands:\n%s\nsubcommands (then completion):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		t.Errorf("the root's commands:\n%s\nsubcommands (then completion and help):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	for _, c := range root.Commands() {
 		if c.HasSubCommands() && c.Name() != "completion" {
