@@ -38,6 +38,9 @@ type Factory struct {
 	pin          pinFlags
 	pinnedReader docir.Reader          // the reader the pin flags name, once opened
 	stale        chan ingest.Staleness // the answer of the stale check, once started
+	// noStaleCheck: the command says itself what changed (status), so
+	// the stale check's warning would say it twice.
+	noStaleCheck bool
 }
 
 func newFactory(io *IOStreams) *Factory {
@@ -328,7 +331,7 @@ func sourcesDiffer(dir string, sources []store.Source) (bool, error) {
 // stat per folder: 1,600 on a 192k-document corpus); reportStale says what
 // it found.
 func (f *Factory) warnIfStale(lc *loadedConfig) {
-	if f.stale != nil {
+	if f.stale != nil || f.noStaleCheck {
 		return
 	}
 	if _, err := store.CurrentGeneration(lc.StoreDir()); err != nil {

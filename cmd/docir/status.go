@@ -29,7 +29,11 @@ type StatusOptions struct {
 }
 
 func newCmdStatus(f *Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
-	opts := &StatusOptions{IO: f.IO, Reader: f.Reader, WantText: f.wantText, Evidence: f.recordEvidence, Changes: f.changes}
+	reader := func() (docir.Reader, error) {
+		f.noStaleCheck = true // status lists the changes itself
+		return f.Reader()
+	}
+	opts := &StatusOptions{IO: f.IO, Reader: reader, WantText: f.wantText, Evidence: f.recordEvidence, Changes: f.changes}
 	opts.Holds = func(ctx context.Context) ([]workspace.HeldGeneration, error) {
 		if f.pin.set() {
 			return nil, nil // a pin is not about now
