@@ -268,6 +268,13 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 			return c, err
 		}
 		c.SourcesChanged = !sameSources(prevSources, sources)
+		if moves := movedRoots(dir, prevSources, sources); moves != nil {
+			// The project moved: its files are compared under their new
+			// roots, as the refresh will (it records the new paths).
+			if prevFiles, _, err = movedTable(prevFiles, moves); err != nil {
+				return c, err
+			}
+		}
 		if st, ok, err := openFolderState(dir); err == nil && ok {
 			c.SettingsChanged = st.head.Generation == c.Generation && st.head.Settings != "" && st.head.Settings != opt.settingsDigest()
 			st.close()

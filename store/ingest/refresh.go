@@ -31,6 +31,11 @@ type refresher struct {
 	prev        *store.Snapshot
 	prevSources []store.Source
 	prevDocs    int
+	// moves maps the recorded source paths to the configured ones when
+	// the project moved as a whole (movedRoots); rekeyed maps the key a
+	// moved file has now to the one the file table holds (movedTable).
+	moves   map[string]string
+	rekeyed map[string]string
 	// prevRules: the markdown rules prev's records were made by.
 	prevRules int
 
@@ -107,7 +112,9 @@ func (r *refresher) openPrev() error {
 	if r.prevDocs, err = prev.Count(); err != nil {
 		return err
 	}
-	return checkSourcesKept(r.dir, r.prevSources, r.sources, r.opt.Force)
+	// A project that moved as a whole keeps its sources under new paths.
+	r.moves = movedRoots(r.dir, r.prevSources, r.sources)
+	return checkSourcesKept(r.dir, r.prevSources, r.sources, r.opt.Force || r.moves != nil)
 }
 
 // makePlan walks the sources and sorts what it found against the current
@@ -128,6 +135,12 @@ func (r *refresher) makePlan() error {
 	reparse := false
 	if r.prev != nil {
 		prevFiles = r.prev.EachFileFrom
+		if r.moves != nil {
+			var err error
+			if prevFiles, r.rekeyed, err = movedTable(prevFiles, r.moves); err != nil {
+				return err
+			}
+		}
 		recorded, ok, err := r.prev.FrontMatter()
 		if err != nil {
 			return err
@@ -141,6 +154,11 @@ func (r *refresher) makePlan() error {
 		reparse = !slices.Equal(recorded, r.pc.Fields()) || r.prevRules != rulesVersion
 	}
 	r.plan, err = makePlan(r.walked.files, prevFiles, reparse, r.opt.MaxFileBytes)
+	for i, g := range r.plan.removed {
+		if old, ok := r.rekeyed[g.key]; ok {
+			r.plan.removed[i].key = old // the table holds it under its old root
+		}
+	}
 	return err
 }
 
@@ -200,6 +218,16 @@ func (r *refresher) tally() {
 	for _, f := range r.walked.files {
 		if f.warning != nil {
 			r.warn(*f.warning)
+		}
+		if old, ok := r.rekeyed[f.key()]; ok {
+			// A file of a moved root: its entry leaves its old key, and
+			// one unchanged is put under its new key (the others are
+			// below, as any file read).
+			r.change.Files[old] = nil
+			if f.status == statusUnchanged {
+				e := entry(f)
+				r.change.Files[f.key()] = &e
+			}
 		}
 		switch f.status {
 		case statusUnchanged:
