@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/docir/docir/address"
@@ -24,9 +23,9 @@ import (
 type toolSchema struct {
 	Type       any                 `json:"type"`
 	Properties map[string]toolProp `json:"properties"`
-	OneOf      []struct {
-		Required []string `json:"required"`
-	} `json:"oneOf"`
+	OneOf      []any               `json:"oneOf"`
+	AnyOf      []any               `json:"anyOf"`
+	AllOf      []any               `json:"allOf"`
 }
 
 type toolProp struct {
@@ -42,12 +41,19 @@ type toolProp struct {
 // one the tool enforces.
 func checkGetSchema(t *testing.T, cs *sdk.ClientSession, s toolSchema) {
 	t.Helper()
-	var req [][]string
-	for _, o := range s.OneOf {
-		req = append(req, o.Required)
+	for _, k := range []string{"doc_id", "doc_ids"} {
+		if !strings.Contains(s.Properties[k].Description, "give doc_id or doc_ids, not both") {
+			t.Errorf("get.%s: description %q does not say to give one of the two", k, s.Properties[k].Description)
+		}
 	}
-	if diff := cmp.Diff([][]string{{"doc_id"}, {"doc_ids"}}, req); diff != "" {
-		t.Errorf("get: oneOf required (-want +got):\n%s", diff)
+	for _, args := range []map[string]any{{}, {"doc_id": "x", "doc_ids": []string{"x"}}} {
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "get", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.IsError {
+			t.Errorf("get %v: not an error; want one of doc_id and doc_ids refused", args)
+		}
 	}
 	if p := s.Properties["doc_ids"]; p.MaxItems == nil || *p.MaxItems != MaxToolAddresses || p.Type != "array" ||
 		!strings.Contains(p.Description, strconv.Itoa(MaxToolAddresses)) {
@@ -102,6 +108,12 @@ func TestInputSchemasForForms(t *testing.T) {
 		}
 		if _, ok := s.Type.(string); !ok {
 			t.Errorf("%s: type %v", tool.Name, s.Type)
+		}
+		// The Anthropic Messages API refuses an input schema with any of
+		// these at its top level, failing every request that lists the
+		// tool (anthropics/claude-code#5319).
+		if len(s.OneOf)+len(s.AnyOf)+len(s.AllOf) > 0 {
+			t.Errorf("%s: oneOf, anyOf or allOf at the top level of its input schema", tool.Name)
 		}
 		for name, p := range s.Properties {
 			if _, ok := p.Type.(string); !ok {

@@ -189,10 +189,12 @@ func inputSchema(t tool) (*jsonschema.Schema, error) {
 	}
 	if t.method == wire.MethodGet || t.method == wire.MethodLinks {
 		s.Properties["doc_ids"].MaxItems = new(MaxToolAddresses)
-		// Exactly one of the two keys: a form shows the choice.
-		s.OneOf = []*jsonschema.Schema{
-			{Title: "one address", Required: []string{"doc_id"}},
-			{Title: "several addresses", Required: []string{"doc_ids"}},
+		// Exactly one of the two keys, which the engine enforces: said in
+		// their descriptions, not as a oneOf at the schema's top level,
+		// which the Anthropic Messages API refuses for every request that
+		// lists the tool (hosts pass input schemas through to it).
+		for _, k := range []string{"doc_id", "doc_ids"} {
+			s.Properties[k].Description += " (give doc_id or doc_ids, not both)"
 		}
 	}
 	if p, ok := s.Properties["limit"]; ok && (t.method == wire.MethodCheck || t.method == wire.MethodChanges || t.method == wire.MethodLinks) {
