@@ -23,8 +23,10 @@ func textOf(method string, result json.RawMessage) (string, error) {
 	switch method {
 	case wire.MethodGet:
 		write = getText
-	case wire.MethodSearch, wire.MethodQuery:
-		write = hitsText
+	case wire.MethodSearch:
+		write = hitsText("%d documents; %d sections hold the query's words")
+	case wire.MethodQuery:
+		write = hitsText("%d of %d matching documents")
 	case wire.MethodContext:
 		write = viaResult(func(b *strings.Builder, r *docir.ContextResult) {
 			writePlan(b, r)
@@ -96,15 +98,24 @@ func getText(b *strings.Builder, result json.RawMessage) error {
 	return nil
 }
 
-// hitsText writes search's or query's hits, a line each.
-func hitsText(b *strings.Builder, result json.RawMessage) error {
-	var r docir.SearchResult
-	if err := json.Unmarshal(result, &r); err != nil {
-		return err
+// hitsText writes search's or query's hits, a line each, after head: how
+// many, and what total counts (search's: the sections that hold a query
+// word, more than the documents a search can return; query's: the
+// documents that match).
+func hitsText(head string) func(b *strings.Builder, result json.RawMessage) error {
+	return func(b *strings.Builder, result json.RawMessage) error {
+		var r docir.SearchResult
+		if err := json.Unmarshal(result, &r); err != nil {
+			return err
+		}
+		return writeHits(b, &r, head)
 	}
-	fmt.Fprintf(b, "%d of %d matches", len(r.Hits), r.Total)
+}
+
+func writeHits(b *strings.Builder, r *docir.SearchResult, head string) error {
+	fmt.Fprintf(b, head, len(r.Hits), r.Total)
 	if len(r.Hits) > 0 {
-		b.WriteString(" (get reads one by its address):\n")
+		b.WriteString("; get reads one by its address:\n")
 	} else {
 		b.WriteString(".\n")
 	}

@@ -35,9 +35,9 @@ func TestTextOf(t *testing.T) {
 		{wire.MethodSearch, docir.SearchResult{Query: "fail fast", Hits: []docir.Hit{hit, {ID: "p", Title: "P", Path: "src/p.md", Store: "peer1", MatchedSection: "p"},
 			{ID: "r/index", Title: "R", Path: "r/index.md", Store: "local", MatchedSection: "r/index#budget", Snippet: long}}, Total: 7,
 			Stores: []docir.StoreStatus{{Store: "peer2", Status: "failed", Error: "timeout"}}},
-			"3 of 7 matches (get reads one by its address):\n1. `a#b` A — some text\n2. `p` P (src/p.md) [peer1]\n" +
+			"3 documents; 7 sections hold the query's words; get reads one by its address:\n1. `a#b` A — some text\n2. `p` P (src/p.md) [peer1]\n" +
 				"3. `r/index#budget` R — …go on and on here. Filler words go on and on here. Once the budget is spent, calls fail fast instead of retrying.\nStore peer2: failed timeout\n"},
-		{wire.MethodQuery, docir.SearchResult{Query: "kind:x", Hits: []docir.Hit{}}, "0 of 0 matches.\n"},
+		{wire.MethodQuery, docir.SearchResult{Query: "kind:x", Hits: []docir.Hit{}}, "0 of 0 matching documents.\n"},
 		// The plan, then the outline of each document it reads from, its
 		// planned sections marked and subsections nested; no hit repeated,
 		// each size said once (a planned section's in its outline).

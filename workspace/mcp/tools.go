@@ -180,8 +180,10 @@ func inputSchema(t tool) (*jsonschema.Schema, error) {
 	}
 	plainTypes(s)
 	boundStrings(s)
-	if p, ok := s.Properties["image_revision"]; ok {
-		p.Minimum = new(float64(1))
+	for _, k := range []string{"image_revision", "since", "until"} { // generations, numbered from 1
+		if p, ok := s.Properties[k]; ok {
+			p.Minimum = new(float64(1))
+		}
 	}
 	if p, ok := s.Properties["batch"]; ok {
 		frames := p.Properties["frames"]

@@ -19,6 +19,12 @@ func (e *Engine) changes(ctx context.Context, params json.RawMessage, room int) 
 	if err := wire.DecodeParams(wire.MethodChanges, params, &p); err != nil {
 		return nil, err
 	}
+	for _, k := range []string{"since", "until"} {
+		if zeroIn(params, k) {
+			// Generations are numbered from 1; 0 is not "absent".
+			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: %s 0: generations are numbered from 1 (leave until out for the current one)", wire.MethodChanges, k)
+		}
+	}
 	switch {
 	case p.Since != 0 && p.SinceReceipt != "":
 		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: give since or since_receipt, not both", wire.MethodChanges)

@@ -36,7 +36,7 @@ func pageParams(method string, params json.RawMessage, limit int, cursor string,
 		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: limit %d: want 1 to %d (leave it out for as many as fit the reply)", method, limit, docir.MaxPageLimit)
 	}
 	if cursor == "" {
-		if hasKey(params, "cursor") {
+		if v, ok := member(params, "cursor"); ok && string(v) != "null" {
 			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: cursor \"\": want a reply's next (leave cursor out for the first page)", method)
 		}
 		return nil, nil
@@ -67,11 +67,12 @@ func member(params json.RawMessage, key string) (json.RawMessage, bool) {
 	return v, ok
 }
 
-// zeroIn reports whether params's member key is the number 0.
+// zeroIn reports whether params's member key is the number 0 (null is
+// no number: a host that fills an optional key with null leaves it out).
 func zeroIn(params json.RawMessage, key string) bool {
 	var f float64
 	v, ok := member(params, key)
-	return ok && json.Unmarshal(v, &f) == nil && f == 0
+	return ok && string(v) != "null" && json.Unmarshal(v, &f) == nil && f == 0
 }
 
 // check runs docir/check: one page of the broken (and external) links of

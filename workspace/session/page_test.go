@@ -511,3 +511,27 @@ func TestLinksPageTooLarge(t *testing.T) {
 		t.Errorf("a link past the page bound: %s", r.line)
 	}
 }
+
+// TestNullIsAbsent: a host that fills an optional key with null (models
+// often do) leaves it out: limit and cursor null read the first page
+// whole, as if absent; 0 stays refused where it is no value (a limit, a
+// generation), naming the key.
+func TestNullIsAbsent(t *testing.T) {
+	checkLeaks(t)
+	e, _, _ := pagedEngine(t, map[string]string{"many.md": manyLinks("n", 3)})
+	whole := handle(t, e, wire.MethodCheck, map[string]any{})
+	nulls := handle(t, e, wire.MethodCheck, map[string]any{"limit": nil, "cursor": nil})
+	if nulls.code != "" || string(nulls.line) != string(whole.line) {
+		t.Errorf("check with limit and cursor null: %s; want %s", nulls.line, whole.line)
+	}
+	for _, params := range []map[string]any{{"limit": 0}, {"since": 1, "until": 0}, {"since": 0}} {
+		method := wire.MethodChanges
+		if _, ok := params["limit"]; ok {
+			method = wire.MethodCheck
+		}
+		r := handle(t, e, method, params)
+		if r.code != docir.CodeInvalidParams || !strings.Contains(string(r.line), " 0: ") {
+			t.Errorf("%s %v: %s; want invalid_params naming the 0", method, params, r.line)
+		}
+	}
+}
