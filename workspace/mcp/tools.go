@@ -89,9 +89,10 @@ func tools(e *session.Engine, o Options) []tool {
 		},
 		{
 			name: ToolStatus, title: "Store status", method: wire.MethodStatus, readOnly: true,
-			description: "The store of " + corpus + ": current generation, document count, sources and peers.",
-			params:      reflect.TypeFor[struct{}](),
-			output:      schemaFor[docir.Status],
+			description: "The store of " + corpus + ": current generation, document count, sources and peers " +
+				"(of a retained generation, with image_revision or binding).",
+			params: reflect.TypeFor[docir.StatusParams](),
+			output: schemaFor[docir.Status],
 		},
 	}
 	ts = append(ts, linkTools(corpus)...)
