@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -110,7 +111,13 @@ func bindRun(ctx context.Context, opts *BindOptions) error {
 		return err
 	}
 	receipt := b.Receipt().Marshal()
-	if _, err := opts.IO.Out.Write(receipt); err != nil {
+	write := func() error { _, err := opts.IO.Out.Write(receipt); return err }
+	if opts.IO.jq != nil {
+		// --jq filters the receipt as any JSON output (the receipt file
+		// itself is the unfiltered bytes).
+		write = func() error { return opts.IO.printJSON(json.RawMessage(receipt)) }
+	}
+	if err := write(); err != nil {
 		// No one has the receipt that would release the hold: release it
 		// here, so a failed bind holds nothing.
 		if h != nil {
