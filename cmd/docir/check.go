@@ -113,7 +113,11 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	fileOf := fileNamer(srcs)
+	base, _ := os.Getwd()
+	if opts.Format == "github" {
+		base = repoRoot(base)
+	}
+	fileOf := fileNamer(srcs, base)
 	switch {
 	case opts.Format == "github":
 		err = printCheckGitHub(opts.IO.Out, res, fileOf)
@@ -178,41 +182,62 @@ func checkHints(broken []docir.CheckedLink) []string {
 }
 
 // fileNamer names the file of a checked link's document as a path from
-// the working folder, as an editor or a CI annotation wants it. The link's
-// path is below its source folder; of the sources that hold such a file,
-// the one whose prefix begins the document's id (`api/a` of `api/a.md`
-// with prefix api), else one without a prefix (`a`), else the first. A
-// document whose front matter sets an id other than its path's is named
-// by the first when two sources hold its path. No source holds it: the
-// path as it is.
-func fileNamer(srcs []store.Source) func(docir.CheckedLink) string {
-	wd, _ := os.Getwd()
+// base (the working folder; for GitHub annotations the repository's root,
+// repoRoot), as an editor or a CI annotation wants it. The link's path is
+// below its source folder; the source is the one whose prefix begins the
+// document's id (`api/a` of `api/a.md` with prefix api), else one without
+// a prefix (`a`), else the first, each preferred where the file is on disk
+// now: a check of a generation whose file has since moved or gone (a
+// cached store, --at) still names it by its own source, never by a file of
+// the same path in another one. With no sources, the path as it is.
+func fileNamer(srcs []store.Source, base string) func(docir.CheckedLink) string {
 	return func(l docir.CheckedLink) string {
 		id := docOf(l)
-		var found []store.Source
-		for _, s := range srcs {
+		best, bestRank := -1, -1
+		for i, s := range srcs {
+			rank := 0 // another prefix: the id is not this source's
+			switch {
+			case s.Prefix != "" && strings.HasPrefix(id, s.Prefix+"/"):
+				rank = 4
+			case s.Prefix == "":
+				rank = 2
+			}
 			if _, err := os.Stat(filepath.Join(s.Path, filepath.FromSlash(l.Path))); err == nil {
-				found = append(found, s)
+				rank++
+			}
+			if rank > bestRank {
+				best, bestRank = i, rank
 			}
 		}
-		if len(found) == 0 {
+		if best < 0 {
 			return l.Path
 		}
-		best := found[0]
-		for _, s := range found {
-			if s.Prefix != "" && strings.HasPrefix(id, s.Prefix+"/") {
-				best = s
-				break
-			}
-			if s.Prefix == "" && best.Prefix != "" {
-				best = s
-			}
-		}
-		p := filepath.Join(best.Path, filepath.FromSlash(l.Path))
-		if rel, err := filepath.Rel(wd, p); err == nil && wd != "" {
+		p := filepath.Join(srcs[best].Path, filepath.FromSlash(l.Path))
+		if rel, err := filepath.Rel(base, p); err == nil && base != "" {
 			return filepath.ToSlash(rel)
 		}
 		return p
+	}
+}
+
+// repoRoot is the folder GitHub annotations name files from: the
+// workspace of a GitHub Actions run ($GITHUB_WORKSPACE), else the git
+// work tree holding wd (the nearest folder at or above it with a .git),
+// else wd. A step that runs in a subfolder (working-directory:) or with
+// --config still names files as the pull request does.
+func repoRoot(wd string) string {
+	if ws := os.Getenv("GITHUB_WORKSPACE"); ws != "" && filepath.IsAbs(ws) {
+		return ws
+	}
+	for dir := wd; ; {
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return wd
+		}
+		dir = up
 	}
 }
 
