@@ -115,6 +115,10 @@ func (x *watcher) run(ctx context.Context) {
 			if !ok {
 				return
 			}
+			// An error is events lost (the kernel's queue overflowed, a
+			// large checkout during a refresh): what changed is not
+			// known, so the store is refreshed, which reads it all.
+			x.schedule(x.o.Debounce)
 		case <-tick.C:
 			if x.sync() {
 				x.schedule(x.o.Debounce)
@@ -169,7 +173,16 @@ func (x *watcher) stopTimer() {
 func (x *watcher) sync() (added bool) {
 	want := map[string]bool{}
 	for _, src := range x.s.Sources() {
-		want[filepath.Clean(src.Path)] = true
+		// The folder the indexer reads: a source that is a symbolic link
+		// is followed (as ingest's walk follows it), and its target is
+		// what is watched (WalkDir does not follow a link at its top, so
+		// the link itself was never in the watch list, and every poll
+		// took it for a new folder and refreshed).
+		root := filepath.Clean(src.Path)
+		if real, err := filepath.EvalSymlinks(root); err == nil {
+			root = real
+		}
+		want[root] = true
 	}
 	list := x.w.WatchList()
 	for root := range x.roots {

@@ -97,3 +97,43 @@ func TestWatchWaitsForItsRefresh(t *testing.T) {
 		t.Error("the watch ended before its refresh did")
 	}
 }
+
+// TestWatchSymlinkedSource: a source folder that is a symbolic link (the
+// indexer follows it) is watched through its target: nothing changed, no
+// refresh (each poll took the link for a new folder and refreshed, every
+// poll, for the life of the server); an edit through it is seen.
+func TestWatchSymlinkedSource(t *testing.T) {
+	target := t.TempDir()
+	if err := os.WriteFile(filepath.Join(target, "a.md"), []byte("# A\n\ntext\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "docs")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	ws := workspace.New(workspace.Config{Dir: t.TempDir(), Sources: []store.Source{{Path: link}}})
+	defer ws.Close()
+	if _, err := ws.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	var n atomic.Int32
+	done, err := Watch(ctx, ws, WatchOptions{Debounce: time.Millisecond, Poll: 20 * time.Millisecond,
+		OnRefresh: func(docir.IndexSummary, error) { n.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); <-done }()
+	time.Sleep(500 * time.Millisecond) // 25 polls
+	if got := n.Load(); got != 0 {
+		t.Fatalf("%d refreshes with nothing changed", got)
+	}
+	if err := os.WriteFile(filepath.Join(link, "b.md"), []byte("# B\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); n.Load() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("an edit through the link was not seen")
+		}
+	}
+}
