@@ -37,6 +37,7 @@ var (
 	keySources     = []byte("sources")
 	keyFrontMatter = []byte("front_matter") // the front-matter fields the index holds (JSON list)
 	keyParseRules  = []byte("parse_rules")  // the markdown rules its records were made by (JSON int; absent: 0)
+	keyStoreDir    = []byte("store_dir")    // the store's folder, its real path, when the generation was written (JSON string)
 	keyFormat      = []byte("format")
 	keyDocuments   = []byte("documents") // the count, written at publish
 	// hex sha256 of the canonical manifest, written at publish
@@ -404,6 +405,21 @@ func (s *Snapshot) Sources() (srcs []Source, err error) {
 		return json.Unmarshal(v, &srcs)
 	})
 	return srcs, err
+}
+
+// StoreDir returns the store folder's real path when the generation was
+// written, and whether it recorded one (generations written before it was
+// recorded did not): a project that moved with its store is told from one
+// whose sources were replaced by it (ingest's movedRoots).
+func (s *Snapshot) StoreDir() (dir string, recorded bool, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		if v := tx.Bucket(bucketMeta).Get(keyStoreDir); v != nil {
+			recorded = true
+			return json.Unmarshal(v, &dir)
+		}
+		return nil
+	})
+	return dir, recorded, err
 }
 
 // ParseRules returns the version of the markdown rules the generation's

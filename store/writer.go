@@ -597,6 +597,9 @@ type Change struct {
 	// ParseRules, when non-zero, replaces the recorded version of the
 	// markdown rules the records were made by.
 	ParseRules int
+	// StoreDir, when not "", replaces the recorded real path of the store
+	// folder (Snapshot.StoreDir).
+	StoreDir string
 	// Links, when non-nil, replaces the recorded link rules; a change
 	// resolves every link again when the layer is sealed.
 	Links *LinkConfig
@@ -679,6 +682,7 @@ func (p *Pending) Apply(c Change) error {
 		return errors.Join(
 			putJSON(meta, keyFrontMatter, c.FrontMatter, c.FrontMatter != nil),
 			putJSON(meta, keyParseRules, c.ParseRules, c.ParseRules != 0),
+			putJSON(meta, keyStoreDir, c.StoreDir, c.StoreDir != ""),
 			putJSON(meta, keyLinkRules, c.Links, c.Links != nil),
 			putJSON(meta, keySources, c.Sources, c.Sources != nil))
 	})

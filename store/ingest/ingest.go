@@ -273,6 +273,7 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	}
 	r.change.FrontMatter = slices.Clone(r.pc.Fields())
 	r.change.ParseRules = rulesVersion
+	r.change.StoreDir = realDir(r.dir)
 	r.change.Links = &links
 	// Write, then publish.
 	if err := r.write(); err != nil {

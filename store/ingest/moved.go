@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,36 +21,77 @@ import (
 // unless --force.
 
 // movedRoots returns the recorded source paths mapped to the configured
-// ones when the project holding the store in dir moved: as many sources,
-// pairwise with the same prefix, each either the same folder (a source
-// outside the project) or the same path below one old folder as below one
-// new folder, the store lying below the new one; and at least one moved.
-// nil otherwise.
-func movedRoots(dir string, recorded, sources []store.Source) map[string]string {
+// ones when the project holding the store in dir moved with it, nil
+// otherwise. The sources must be as many, pairwise with the same prefix,
+// each either the same folder (a source outside the project) or moved.
+// What tells a move from sources replaced:
+//   - a generation that recorded its store folder (Snapshot.StoreDir, the
+//     real path): the store moved too, and each moved source lies where
+//     it lay from the store (the same relative path from the store folder
+//     before and now). A store that did not move (one given with --store
+//     outside the project, or the project's own, a source swapped for its
+//     parent) is no move;
+//   - an older generation, which did not: each moved source's old folder
+//     is gone, the old and new paths share their last elements below one
+//     old and one new folder, and the store lies below the new one.
+func movedRoots(dir string, was storeWas, recorded, sources []store.Source) map[string]string {
 	if len(recorded) != len(sources) || len(sources) == 0 {
+		return nil
+	}
+	now := realDir(dir)
+	if was.recorded && was.dir == now {
 		return nil
 	}
 	var oldBase, newBase string
 	moves := map[string]string{}
 	for i, r := range recorded {
 		s := sources[i]
-		if r.Prefix != s.Prefix {
+		switch {
+		case r.Prefix != s.Prefix:
 			return nil
-		}
-		if r.Path == s.Path {
+		case r.Path == s.Path:
 			continue
+		case was.recorded:
+			before, err1 := filepath.Rel(was.dir, r.Path)
+			after, err2 := filepath.Rel(now, s.Path)
+			if err1 != nil || err2 != nil || before != after {
+				return nil
+			}
+		default:
+			ob, nb, ok := commonTail(r.Path, s.Path)
+			if _, err := os.Stat(r.Path); !ok || err == nil || (oldBase != "" && (ob != oldBase || nb != newBase)) {
+				return nil
+			}
+			oldBase, newBase = ob, nb
 		}
-		ob, nb, ok := commonTail(r.Path, s.Path)
-		if !ok || (oldBase != "" && (ob != oldBase || nb != newBase)) {
-			return nil
-		}
-		oldBase, newBase = ob, nb
 		moves[r.Path] = s.Path
 	}
-	if len(moves) == 0 || !within(newBase, dir) {
+	if len(moves) == 0 || (!was.recorded && !within(newBase, now)) {
 		return nil
 	}
 	return moves
+}
+
+// storeWas is where a generation says its store folder was
+// (Snapshot.StoreDir).
+type storeWas struct {
+	dir      string
+	recorded bool
+}
+
+// storeWasOf reads where the generation says its store folder was.
+func storeWasOf(s *store.Snapshot) (storeWas, error) {
+	dir, recorded, err := s.StoreDir()
+	return storeWas{dir: dir, recorded: recorded}, err
+}
+
+// realDir is dir with symbolic links resolved, dir itself when that
+// fails (a folder not made yet).
+func realDir(dir string) string {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		return real
+	}
+	return filepath.Clean(dir)
 }
 
 // commonTail splits two different absolute paths into the folders above

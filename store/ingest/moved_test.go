@@ -119,6 +119,96 @@ func brokenCount(t *testing.T, dir string) int {
 	return n.Broken
 }
 
+// TestNotAMove: sources replaced are refused as before, however alike
+// their paths: a store given with --store outside the project, a source
+// swapped for a folder of the same name above it. A copy of a project
+// with its store (the old folder still there) is a move.
+func TestNotAMove(t *testing.T) {
+	home := t.TempDir()
+	writeFile(t, home, "projA/docs/a.md", "# A from project A\n")
+	writeFile(t, home, "docs/a.md", "# A from home docs\n")
+	mt := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, f := range []string{"projA/docs/a.md", "docs/a.md"} {
+		if err := os.Chtimes(filepath.Join(home, f), mt, mt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refused := func(what, dir string, from, to string) {
+		t.Helper()
+		if _, err := Refresh(t.Context(), dir, []store.Source{{Path: filepath.Join(home, from)}}, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Refresh(t.Context(), dir, []store.Source{{Path: filepath.Join(home, to)}}, Options{}); err == nil || !strings.Contains(err.Error(), "would drop") {
+			t.Errorf("%s: %v; want it refused", what, err)
+		}
+	}
+	refused("a store outside the project", filepath.Join(home, ".cache", "docir-store"), "projA/docs", "docs")
+	writeFile(t, home, "p/sub/docs/a.md", "# old\n")
+	writeFile(t, home, "p/docs/a.md", "# other\n")
+	refused("a source swapped for a folder above", filepath.Join(home, "p", ".docir"), "p/sub/docs", "p/docs")
+
+	// A copy: the old project is still there.
+	if _, err := Refresh(t.Context(), filepath.Join(home, "projA", ".docir"), []store.Source{{Path: filepath.Join(home, "projA/docs")}}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	copyTree(t, filepath.Join(home, "projA"), filepath.Join(home, "projB"))
+	sum, err := Refresh(t.Context(), filepath.Join(home, "projB", ".docir"), []store.Source{{Path: filepath.Join(home, "projB/docs")}}, Options{})
+	if err != nil || countsOf(sum) != (counts{Unchanged: 1, Documents: 1}) {
+		t.Errorf("a copy of the project with its store: %+v, %v", sum, err)
+	}
+}
+
+// TestMovedRootsOfOlderStores: a generation that did not record its store
+// folder is moved only when each moved source's old folder is gone.
+func TestMovedRootsOfOlderStores(t *testing.T) {
+	tmp := t.TempDir()
+	writeFile(t, tmp, "b/repo/docs/a.md", "# A\n")
+	writeFile(t, tmp, "old/repo/docs/a.md", "# A\n")
+	old := []store.Source{{Path: filepath.Join(tmp, "a/repo/docs")}}
+	now := []store.Source{{Path: filepath.Join(tmp, "b/repo/docs")}}
+	dir := filepath.Join(tmp, "b/repo/.docir")
+	if m := movedRoots(dir, storeWas{}, old, now); m[old[0].Path] != now[0].Path {
+		t.Errorf("old folder gone: %v, want a move", m)
+	}
+	stillThere := []store.Source{{Path: filepath.Join(tmp, "old/repo/docs")}}
+	if m := movedRoots(dir, storeWas{}, stillThere, now); m != nil {
+		t.Errorf("old folder still there: %v, want no move", m)
+	}
+	if m := movedRoots(filepath.Join(tmp, "elsewhere/.docir"), storeWas{}, old, now); m != nil {
+		t.Errorf("store outside the new folder: %v, want no move", m)
+	}
+}
+
+// copyTree copies the folder from to to, files with their modes and times.
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return os.MkdirAll(dst, info.Mode().Perm()|0o700)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(dst, b, info.Mode().Perm()); err != nil {
+			return err
+		}
+		return os.Chtimes(dst, info.ModTime(), info.ModTime())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // checkKeysUnder checks that every key of the current file table lies
 // under base, and that the recorded sources do.
 func checkKeysUnder(t *testing.T, dir, base string) {

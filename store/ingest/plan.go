@@ -268,7 +268,11 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 			return c, err
 		}
 		c.SourcesChanged = !sameSources(prevSources, sources)
-		if moves := movedRoots(dir, prevSources, sources); moves != nil {
+		was, err := storeWasOf(snap)
+		if err != nil {
+			return c, err
+		}
+		if moves := movedRoots(dir, was, prevSources, sources); moves != nil {
 			// The project moved: its files are compared under their new
 			// roots, as the refresh will (it records the new paths).
 			if prevFiles, _, err = movedTable(prevFiles, moves); err != nil {

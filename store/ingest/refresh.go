@@ -113,7 +113,11 @@ func (r *refresher) openPrev() error {
 		return err
 	}
 	// A project that moved as a whole keeps its sources under new paths.
-	r.moves = movedRoots(r.dir, r.prevSources, r.sources)
+	was, err := storeWasOf(prev)
+	if err != nil {
+		return err
+	}
+	r.moves = movedRoots(r.dir, was, r.prevSources, r.sources)
 	return checkSourcesKept(r.dir, r.prevSources, r.sources, r.opt.Force || r.moves != nil)
 }
 
