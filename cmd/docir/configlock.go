@@ -49,9 +49,8 @@ func lockConfig(ctx context.Context, file string, notify func(string)) (unlock f
 	fd := int(dir.Fd())
 	if syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB) != nil {
 		notify(fmt.Sprintf("docir: waiting for another docir changing the sources of %s to finish", file))
-		if err := flockCtx(ctx, fd); err != nil {
-			dir.Close()
-			return nil, err
+		if err := flockCtx(ctx, dir); err != nil {
+			return nil, err // flockCtx closes dir
 		}
 	}
 	return func() {
@@ -60,22 +59,27 @@ func lockConfig(ctx context.Context, file string, notify func(string)) (unlock f
 	}, nil
 }
 
-// flockCtx waits for the exclusive flock on fd, or for ctx to end. When
-// ctx ends first, the lock, should it be granted later, is let go at once.
-func flockCtx(ctx context.Context, fd int) error {
+// flockCtx waits for the exclusive flock on f, or for ctx to end; on an
+// error f is closed. When ctx ends first, f is the waiting goroutine's:
+// it closes f (letting go of a lock granted meanwhile) once the wait is
+// over. It once unlocked the bare descriptor number after the caller had
+// closed f, when the number could be another file's by then (in serve,
+// the store's lock: two writers).
+func flockCtx(ctx context.Context, f *os.File) error {
+	fd := int(f.Fd())
 	got := make(chan error, 1)
 	go func() { got <- syscall.Flock(fd, syscall.LOCK_EX) }()
 	select {
 	case err := <-got:
 		if err != nil {
+			f.Close()
 			return fmt.Errorf("lock the config's folder: %w", err)
 		}
 		return nil
 	case <-ctx.Done():
 		go func() {
-			if <-got == nil {
-				_ = syscall.Flock(fd, syscall.LOCK_UN)
-			}
+			<-got
+			f.Close()
 		}()
 		return ctx.Err()
 	}
