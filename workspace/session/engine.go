@@ -493,6 +493,10 @@ func (e *Engine) evidence(ctx context.Context, params json.RawMessage) (any, err
 	defer h.Close()
 	rd := e.readsOn(h, nil)
 	rd.held = true
+	// The reply carries the response as a JSON string (its quotes
+	// escaped) beside the evidence record: a page gets a third of the
+	// reply, as over MCP, so that a paged read is never reply_too_large.
+	rd.room = e.maxReply / 3
 	v, err := rd.run(ctx, p.Method, p.Params)
 	if err != nil {
 		return nil, err

@@ -36,7 +36,7 @@ func pageParams(method string, params json.RawMessage, limit int, cursor string,
 		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: limit %d: want 1 to %d (leave it out for as many as fit the reply)", method, limit, docir.MaxPageLimit)
 	}
 	if cursor == "" {
-		if v, ok := member(params, "cursor"); ok && string(v) != "null" {
+		if given(params, "cursor") {
 			return nil, docir.Errorf(docir.CodeInvalidParams, "%s: cursor \"\": want a reply's next (leave cursor out for the first page)", method)
 		}
 		return nil, nil
@@ -51,10 +51,11 @@ func pageParams(method string, params json.RawMessage, limit int, cursor string,
 	return &c, nil
 }
 
-// hasKey reports whether params (an object) has member key.
-func hasKey(params json.RawMessage, key string) bool {
-	_, ok := member(params, key)
-	return ok
+// given reports whether params has member key with a value: null is the
+// key left out (hosts fill optional keys with null).
+func given(params json.RawMessage, key string) bool {
+	v, ok := member(params, key)
+	return ok && string(v) != "null"
 }
 
 // member is the value of params's member key.
@@ -132,7 +133,7 @@ func (rd *reads) links(ctx context.Context, params json.RawMessage, room int) (a
 	if err := decodeAddressed(method, params, &p); err != nil {
 		return nil, err
 	}
-	if p.DocID == nil && p.DocIDs != nil && (hasKey(params, "limit") || hasKey(params, "cursor")) {
+	if p.DocID == nil && p.DocIDs != nil && (given(params, "limit") || given(params, "cursor")) {
 		return nil, docir.Errorf(docir.CodeInvalidParams, "%s: limit and cursor: paging takes one doc_id (doc_ids reads each set whole)", method)
 	}
 	cur, err := pageParams(method, params, p.Limit, p.Cursor, docir.PagedLinks)

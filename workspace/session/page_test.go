@@ -535,3 +535,30 @@ func TestNullIsAbsent(t *testing.T) {
 		}
 	}
 }
+
+// TestEvidenceOfAFullPage: workspace/evidence of a paged read whose page
+// is as large as the reply allows is within the reply bound: the evidence
+// carries the response as a string beside its record, so its page is a
+// third of the reply (a default page, ~960 KiB, passed the bound there).
+// And links of doc_ids with null limit and cursor is a plain read.
+func TestEvidenceOfAFullPage(t *testing.T) {
+	checkLeaks(t)
+	e, _, _ := pagedEngine(t, map[string]string{"many.md": manyLinks("a-somewhat-longer-tag-to-make-each-link-longer", 4500)})
+	var b struct {
+		Result struct {
+			Receipt string `json:"receipt"`
+		} `json:"result"`
+	}
+	bind := handle(t, e, wire.MethodBind, map[string]any{})
+	if err := json.Unmarshal(bind.line, &b); err != nil || b.Result.Receipt == "" {
+		t.Fatalf("bind: %s", bind.line)
+	}
+	ev := handle(t, e, wire.MethodEvidence, map[string]any{"binding": b.Result.Receipt, "method": wire.MethodCheck, "params": map[string]any{}})
+	if ev.code != "" || len(ev.line) > wire.MaxReplyBytes {
+		t.Errorf("evidence of a check page: %d bytes: %.300s", len(ev.line), ev.line)
+	}
+	r := handle(t, e, wire.MethodLinks, map[string]any{"doc_ids": []string{"runbooks/disk-full"}, "limit": nil, "cursor": nil})
+	if r.code != "" {
+		t.Errorf("links of doc_ids with null limit and cursor: %.300s", r.line)
+	}
+}

@@ -26,6 +26,17 @@ type reads struct {
 	// may answer from (evidence: the binding's): a cursor then pins
 	// nothing, and one of another generation is refused.
 	held bool
+	// room bounds a paged read's page (0: maxReply): evidence embeds the
+	// response as a string beside its record, so its page is smaller.
+	room int
+}
+
+// pageRoom is the room a paged read's page has (pageBytes).
+func (rd *reads) pageRoom() int {
+	if rd.room > 0 {
+		return rd.room
+	}
+	return rd.maxReply
 }
 
 // pins opens the generation a read's selector names: a retained generation
@@ -74,9 +85,9 @@ func (rd *reads) run(ctx context.Context, method string, params json.RawMessage)
 				return r.Status(ctx)
 			})
 	case wire.MethodCheck:
-		return rd.check(ctx, params, rd.maxReply)
+		return rd.check(ctx, params, rd.pageRoom())
 	case wire.MethodLinks:
-		return rd.links(ctx, params, rd.maxReply)
+		return rd.links(ctx, params, rd.pageRoom())
 	case wire.MethodDiscover:
 		if err := wire.DecodeParams(wire.MethodDiscover, params, &noParams{}); err != nil {
 			return nil, err
