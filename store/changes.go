@@ -12,7 +12,8 @@ import (
 
 // Diff lists the documents that differ between generation old and s, two
 // generations of one store, each sorted: added (in s only), changed (in
-// both, with other content: another digest) and removed (in old only).
+// both, with another record but for its path: sameDocument) and removed
+// (in old only).
 //
 // It reads only what may differ. A body layer is immutable and named by
 // the generation that wrote it, so a layer in both chains holds the same
@@ -75,7 +76,7 @@ func (s *Snapshot) Diff(old *Snapshot) (added, changed, removed []string, err er
 				case nv == nil:
 					removed = append(removed, id)
 				case !bytes.Equal(ov, nv):
-					same, err := sameDigest(ov, nv)
+					same, err := sameDocument(ov, nv)
 					if err != nil {
 						return s.damaged("record %q: %v", id, err)
 					}
@@ -90,18 +91,24 @@ func (s *Snapshot) Diff(old *Snapshot) (added, changed, removed []string, err er
 	return added, changed, removed, err
 }
 
-// sameDigest reports whether two records name the same file content.
-func sameDigest(a, b []byte) (bool, error) {
-	var ra, rb struct {
-		Digest string `json:"digest"`
-	}
+// sameDocument reports whether two records of one id are the same
+// document to a reader: the same record but for the file's path (a file
+// renamed whose front matter keeps its id is not changed). Another digest
+// is another document, and so are other title, fields or sections of the
+// same bytes: a refresh by other markdown rules (markdown.RulesVersion)
+// or another front-matter list makes them, and a client following
+// changes must hear of it.
+func sameDocument(a, b []byte) (bool, error) {
+	var ra, rb map[string]json.RawMessage
 	if err := json.Unmarshal(a, &ra); err != nil {
 		return false, err
 	}
 	if err := json.Unmarshal(b, &rb); err != nil {
 		return false, err
 	}
-	return ra.Digest == rb.Digest, nil
+	delete(ra, "path")
+	delete(rb, "path")
+	return maps.EqualFunc(ra, rb, func(x, y json.RawMessage) bool { return bytes.Equal(x, y) }), nil
 }
 
 // layerGens lists the generations that wrote s's layers, oldest first (in
