@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -113,6 +115,11 @@ func DecodeParams(method string, params json.RawMessage, v any) error {
 			return docir.Errorf(docir.CodeInvalidParams, "%s: unknown field %q in params (%s)", method, name, want)
 		}
 	}
+	if wholeNumbers(reflect.TypeOf(v).Elem(), members) {
+		if params, err = json.Marshal(members); err != nil {
+			return docir.Errorf(docir.CodeInvalidParams, "%s: params: %w", method, err)
+		}
+	}
 	if err := json.Unmarshal(params, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
@@ -125,6 +132,35 @@ func DecodeParams(method string, params json.RawMessage, v any) error {
 		return docir.Errorf(docir.CodeInvalidParams, "%s: params: %w", method, err)
 	}
 	return nil
+}
+
+// wholeNumbers rewrites the members an integer field of t takes that are
+// written as a whole number in another form (1.0, 1e3) as that integer,
+// and reports whether it rewrote any: JSON Schema's "integer" is any
+// number with no fraction, and hosts that hold numbers as floats send
+// them so (Go's decoder refused them: "want an integer").
+func wholeNumbers(t reflect.Type, members map[string]json.RawMessage) (rewrote bool) {
+	for name, raw := range members {
+		if !bytes.ContainsAny(raw, ".eE") || len(raw) == 0 || raw[0] == '"' {
+			continue
+		}
+		f, ok := fieldByJSONName(t, name)
+		if !ok {
+			continue
+		}
+		switch f.Type.Kind() {
+		case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64, reflect.Uint32:
+		default:
+			continue
+		}
+		x, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil || x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+			continue // a fraction, or past the integers a float holds exactly: refused as it is
+		}
+		members[name] = json.RawMessage(strconv.FormatInt(int64(x), 10))
+		rewrote = true
+	}
+	return rewrote
 }
 
 func fieldByJSONName(t reflect.Type, name string) (reflect.StructField, bool) {

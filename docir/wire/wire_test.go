@@ -136,6 +136,12 @@ func TestDecodeParams(t *testing.T) {
 		{`{"ids":{}}`, shape{}, `m: field "ids": want an array of integers, got a JSON object`},
 		{`[]`, shape{}, `m: params must be a JSON object, not an array`},
 		{`3`, shape{}, `m: params must be a JSON object, not a number`},
+		// JSON Schema's integer is any number with no fraction: hosts
+		// that hold numbers as floats send 3.0 or 3e0.
+		{`{"query":"q","limit":3.0}`, shape{Query: "q", Limit: 3}, ""},
+		{`{"query":"1.5e2","limit":1e2}`, shape{Query: "1.5e2", Limit: 100}, ""},
+		{`{"limit":2.5}`, shape{}, `m: field "limit": want an integer, got a JSON number 2.5`},
+		{`{"limit":1e300}`, shape{}, `m: field "limit": want an integer, got a JSON number 1e300`},
 	}
 	for _, tt := range tests {
 		var got shape
