@@ -8,11 +8,13 @@ import (
 	"slices"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/docir/docir/docir"
 )
 
 // Diff lists the documents that differ between generation old and s, two
 // generations of one store, each sorted: added (in s only), changed (in
-// both, with another record but for its path: sameDocument) and removed
+// both, with another record but for its path: SameDocument) and removed
 // (in old only).
 //
 // It reads only what may differ. A body layer is immutable and named by
@@ -76,7 +78,7 @@ func (s *Snapshot) Diff(old *Snapshot) (added, changed, removed []string, err er
 				case nv == nil:
 					removed = append(removed, id)
 				case !bytes.Equal(ov, nv):
-					same, err := sameDocument(ov, nv)
+					same, err := sameEncoded(ov, nv)
 					if err != nil {
 						return s.damaged("record %q: %v", id, err)
 					}
@@ -91,24 +93,33 @@ func (s *Snapshot) Diff(old *Snapshot) (added, changed, removed []string, err er
 	return added, changed, removed, err
 }
 
-// sameDocument reports whether two records of one id are the same
-// document to a reader: the same record but for the file's path (a file
-// renamed whose front matter keeps its id is not changed). Another digest
-// is another document, and so are other title, fields or sections of the
-// same bytes: a refresh by other markdown rules (markdown.RulesVersion)
-// or another front-matter list makes them, and a client following
-// changes must hear of it.
-func sameDocument(a, b []byte) (bool, error) {
-	var ra, rb map[string]json.RawMessage
+// SameDocument reports whether two records of one id are the same
+// document to a reader: the same record, as the store encodes it, but for
+// the file's path (a file renamed whose front matter keeps its id is not
+// changed). Another digest is another document, and so are another title,
+// fields or sections of the same bytes: a refresh by other markdown rules
+// (markdown.RulesVersion) makes them, and a client following changes must
+// hear of it. Diff and a refresh's summary both count by it.
+func SameDocument(a, b docir.Record) bool {
+	if a.Digest != b.Digest {
+		return false
+	}
+	a.Path, b.Path = "", ""
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+}
+
+// sameEncoded is SameDocument of two encoded records.
+func sameEncoded(a, b []byte) (bool, error) {
+	var ra, rb docir.Record
 	if err := json.Unmarshal(a, &ra); err != nil {
 		return false, err
 	}
 	if err := json.Unmarshal(b, &rb); err != nil {
 		return false, err
 	}
-	delete(ra, "path")
-	delete(rb, "path")
-	return maps.EqualFunc(ra, rb, func(x, y json.RawMessage) bool { return bytes.Equal(x, y) }), nil
+	return SameDocument(ra, rb), nil
 }
 
 // layerGens lists the generations that wrote s's layers, oldest first (in

@@ -229,16 +229,10 @@ func repoRoot(wd string) string {
 	if ws := os.Getenv("GITHUB_WORKSPACE"); ws != "" && filepath.IsAbs(ws) {
 		return ws
 	}
-	for dir := wd; ; {
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return wd
-		}
-		dir = up
+	if top := nearestHolding(wd, ".git", false); top != "" { // a worktree's .git is a file
+		return top
 	}
+	return wd
 }
 
 // docOf is the id of the document that holds a checked link.

@@ -123,14 +123,23 @@ func findConfig(explicit, dir string) (string, error) {
 		}
 		return filepath.Abs(explicit)
 	}
+	if at := nearestHolding(dir, ConfigFileName, false); at != "" {
+		return filepath.Join(at, ConfigFileName), nil
+	}
+	return "", nil
+}
+
+// nearestHolding returns the nearest folder at or above dir that holds
+// name (a folder, when dirOnly), else "": how a docir.yaml, a project's
+// .docir and a git work tree are found, as git finds .git.
+func nearestHolding(dir, name string, dirOnly bool) string {
 	for {
-		p := filepath.Join(dir, ConfigFileName)
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
+		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && (!dirOnly || st.IsDir()) {
+			return dir
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", nil
+			return ""
 		}
 		dir = parent
 	}
@@ -143,16 +152,7 @@ const StoreFolderName = ".docir"
 // findStore returns the nearest folder at or above dir that holds a
 // .docir folder, else "".
 func findStore(dir string) string {
-	for {
-		if st, err := os.Stat(filepath.Join(dir, StoreFolderName)); err == nil && st.IsDir() {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
+	return nearestHolding(dir, StoreFolderName, true)
 }
 
 // loadConfig builds the one viper instance: the config file, DOCIR_*

@@ -141,7 +141,8 @@ func DecodeParams(method string, params json.RawMessage, v any) error {
 // them so (Go's decoder refused them: "want an integer").
 func wholeNumbers(t reflect.Type, members map[string]json.RawMessage) (rewrote bool) {
 	for name, raw := range members {
-		if !bytes.ContainsAny(raw, ".eE") || len(raw) == 0 || raw[0] == '"' {
+		if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) || !bytes.ContainsAny(raw, ".eE") {
+			// Numbers only: a query, an address list is not scanned.
 			continue
 		}
 		f, ok := fieldByJSONName(t, name)

@@ -1,9 +1,7 @@
 package ingest
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"time"
@@ -288,9 +286,9 @@ func (r *refresher) tally() {
 // is put again: they are deleted from the index first. It counts the
 // documents put by id, as store.Snapshot.Diff (docir changes) sees them
 // between the current generation and the next: added when the current
-// one lacks the id, changed when it holds another record but for its path
-// (another digest; other title, fields or sections of the same bytes, made
-// by other markdown rules), else unchanged (a file renamed, re-prefixed
+// one lacks the id, changed when it holds another document
+// (store.SameDocument: another digest, or other title, fields or sections
+// of the same bytes, made by other markdown rules), else unchanged (a file renamed, re-prefixed
 // under a front-matter id, or read again for a new front-matter list).
 func (r *refresher) oldPassages() error {
 	if r.prev == nil {
@@ -308,22 +306,13 @@ func (r *refresher) oldPassages() error {
 			return err
 		case !ok:
 			r.sum.Added++
-		case rec.Digest != put.Record.Digest || !sameRecord(rec, put.Record):
+		case !store.SameDocument(rec, put.Record):
 			r.sum.Changed++
 		default:
 			r.sum.Unchanged++
 		}
 	}
 	return nil
-}
-
-// sameRecord reports whether two records are the same but for their path,
-// as store.Snapshot.Diff compares them: as they encode.
-func sameRecord(a, b docir.Record) bool {
-	a.Path, b.Path = "", ""
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
 }
 
 // oldRecord reads the current generation's record of id, if any, and
