@@ -24,11 +24,14 @@ const (
 )
 
 // PagePos is where a page starts in a paged read's list: its meaning is
-// the method's (check: list 0 broken or 1 external, then the ordinal in
-// it; changes: see workspace.Service.Changes; links: see
-// workspace.Service.LinksPage). The zero PagePos is the first page.
+// the method's (check: A the list, 0 broken or 1 external, B the ordinal
+// of a document among those the list holds links of, in id order, C the
+// ordinal of the link among that document's, so that a page starts
+// there without reading the documents before it; changes: see
+// workspace.Service.Changes; links: see workspace.Service.LinksPage; C is
+// check's only). The zero PagePos is the first page.
 type PagePos struct {
-	A, B uint64
+	A, B, C uint64
 }
 
 // Page is what the session asks of a store's paged read: never sent.
@@ -74,9 +77,11 @@ func AddressKey(addr string) uint64 {
 // cursorVersion leads every cursor; cursorSum is the length of the
 // checksum that ends it.
 const (
-	cursorVersion = 2
+	// Version 3 (check's positions name a document and a link in it) refuses
+	// the cursors of version 2, whose check positions were one ordinal.
+	cursorVersion = 3
 	cursorSum     = 8
-	cursorDomain  = "docir.cursor.v2\x00"
+	cursorDomain  = "docir.cursor.v3\x00"
 )
 
 var cursorEncoding = base64.RawURLEncoding.Strict()
@@ -99,6 +104,7 @@ func (c Cursor) Encode() string {
 	b = append(b, flags)
 	b = binary.AppendUvarint(b, c.Pos.A)
 	b = binary.AppendUvarint(b, c.Pos.B)
+	b = binary.AppendUvarint(b, c.Pos.C)
 	b = binary.BigEndian.AppendUint64(b, c.Key)
 	sum := cursorChecksum(b)
 	return cursorEncoding.EncodeToString(append(b, sum[:]...))
@@ -131,6 +137,11 @@ func DecodeCursor(s string) (Cursor, error) {
 		return Cursor{}, errCursor
 	}
 	body, sum := b[:len(b)-cursorSum], b[len(b)-cursorSum:]
+	if v := body[0]; v != cursorVersion && v >= 2 && v < 8 {
+		// Read before the checksum, whose domain names the version: a
+		// cursor an older docir gave says so, not "changed".
+		return Cursor{}, fmt.Errorf("a cursor of version %d, which another docir gave; this one reads version %d (ask the first page again)", v, cursorVersion)
+	}
 	if want := cursorChecksum(body); string(want[:]) != string(sum) {
 		return Cursor{}, fmt.Errorf("its checksum does not match: %w", errCursor)
 	}
@@ -140,7 +151,7 @@ func DecodeCursor(s string) (Cursor, error) {
 	c := Cursor{Of: body[1]}
 	rest := body[2:]
 	var flags byte
-	for i, f := range []*uint64{&c.Generation, &c.Since, nil, &c.Pos.A, &c.Pos.B} {
+	for i, f := range []*uint64{&c.Generation, &c.Since, nil, &c.Pos.A, &c.Pos.B, &c.Pos.C} {
 		if f == nil {
 			if len(rest) == 0 {
 				return Cursor{}, errCursor
@@ -175,9 +186,9 @@ func (c Cursor) valid() error {
 		return errCursor
 	case c.Of == PagedCheck && (c.Since != 0 || c.Key != 0 || c.Pos.A > 1 || (c.Pos.A == 1 && !c.External)):
 		return errCursor
-	case c.Of == PagedChanges && (c.Since == 0 || c.Since > c.Generation || c.External || c.Key != 0):
+	case c.Of == PagedChanges && (c.Since == 0 || c.Since > c.Generation || c.External || c.Key != 0 || c.Pos.C != 0):
 		return errCursor
-	case c.Of == PagedLinks && (c.Since != 0 || c.External || c.Key == 0):
+	case c.Of == PagedLinks && (c.Since != 0 || c.External || c.Key == 0 || c.Pos.C != 0):
 		return errCursor
 	case c.Of != PagedCheck && c.Of != PagedChanges && c.Of != PagedLinks:
 		return errCursor

@@ -722,16 +722,22 @@ func (s *Snapshot) EachLinkIntoFrom(id string, from int, fn func(src int, l doci
 	return nil
 }
 
-// BrokenLinks calls fn with the broken links of each document that has
-// any, in id order, until fn returns an error.
-func (s *Snapshot) BrokenLinks(fn func(id string, links []docir.CheckedLink) error) error {
+// BrokenLinksFrom calls fn with the broken links of each document that
+// has any, in id order, from the from-th such document (0 is the first;
+// those before it are counted, never decoded), fn told its ordinal, until
+// fn returns an error.
+func (s *Snapshot) BrokenLinksFrom(from int, fn func(i int, id string, links []docir.CheckedLink) error) error {
 	return s.view(func(c chain) error {
+		i := -1
 		return c.each(bucketBroken, false, func(k, v []byte, _ int) error {
+			if i++; i < from {
+				return nil
+			}
 			var ls []docir.CheckedLink
 			if err := json.Unmarshal(v, &ls); err != nil {
 				return s.damaged("broken links of %q: %v", k, err)
 			}
-			return fn(string(k), ls)
+			return fn(i, string(k), ls)
 		})
 	})
 }
@@ -828,17 +834,23 @@ func (s *Snapshot) FillResolvesWith(ls []*docir.Link) error {
 	})
 }
 
-// EachLinks calls fn with the resolved links of each document that has
-// any and its path below its source folder, in id order, until fn returns
-// an error.
-func (s *Snapshot) EachLinks(fn func(id, path string, links []docir.Link) error) error {
+// EachLinksFrom calls fn with the resolved links of each document that
+// has any and its path below its source folder, in id order, from the
+// from-th such document (0 is the first), fn told its ordinal, until fn
+// returns an error. The documents before from are counted, never decoded:
+// a page of a long list starts where it starts.
+func (s *Snapshot) EachLinksFrom(from int, fn func(i int, id, path string, links []docir.Link) error) error {
 	return s.view(func(c chain) error {
+		i := -1
 		return c.each(bucketLinks, false, func(k, v []byte, _ int) error {
+			if i++; i < from {
+				return nil
+			}
 			var e linkEntry
 			if err := json.Unmarshal(v, &e); err != nil {
 				return s.damaged("links of %q: %v", k, err)
 			}
-			return fn(string(k), e.Path, e.Links)
+			return fn(i, string(k), e.Path, e.Links)
 		})
 	})
 }

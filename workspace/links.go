@@ -226,32 +226,28 @@ func (s *Service) Check(ctx context.Context, p docir.CheckParams) (docir.CheckRe
 		res.External = []docir.CheckedLink{}
 	}
 	pg := newPager(p.MaxBytes, p.Page.Limit, res)
-	if p.Page.From.A == 0 {
-		if err := checkBroken(ctx, snap, &res, pg, p.Page.From.B); err != nil {
+	from := p.Page.From
+	if from.A == 0 {
+		if err := checkBroken(ctx, snap, &res, pg, from); err != nil {
 			return docir.CheckResult{}, err
 		}
+		from = docir.PagePos{A: 1}
 	}
 	if p.External && pg.more == nil {
-		start := uint64(0)
-		if p.Page.From.A == 1 {
-			start = p.Page.From.B
-		}
-		var at uint64
-		err = snap.EachLinks(func(_, path string, ls []docir.Link) error {
+		err = snap.EachLinksFrom(ordinal(from.B), func(i int, _, path string, ls []docir.Link) error {
+			var at uint64 // the link's ordinal among the document's external ones
 			for _, l := range ls {
 				if l.Status != docir.LinkExternal {
 					continue
 				}
-				if at < start {
-					at++
+				if at++; uint64(i) == from.B && at <= from.C {
 					continue
 				}
 				c := docir.CheckedLink{Link: l, Path: path}
-				if err := pg.take(jsonLen(c), docir.PagePos{A: 1, B: at}, linkAt(c)); err != nil {
+				if err := pg.take(jsonLen(c), docir.PagePos{A: 1, B: uint64(i), C: at - 1}, linkAt(c)); err != nil {
 					return err
 				}
 				res.External = append(res.External, c)
-				at++
 			}
 			return ctx.Err()
 		})
@@ -261,6 +257,12 @@ func (s *Service) Check(ctx context.Context, p docir.CheckParams) (docir.CheckRe
 	}
 	res.More = pg.more
 	return res, nil
+}
+
+// ordinal is a cursor's ordinal as an int; one past any list (a cursor
+// is checksummed, so only a docir bug makes one) reads nothing.
+func ordinal(n uint64) int {
+	return int(min(n, math.MaxInt32))
 }
 
 // cursorGeneration refuses a page of method read on another generation
@@ -364,7 +366,7 @@ func pageOutgoing(snap *store.Snapshot, set *docir.LinkSet, within func(string) 
 func pageIncoming(ctx context.Context, snap *store.Snapshot, set *docir.LinkSet, within func(string) bool, pg *pager, from docir.PagePos) error {
 	first, skip := 0, uint64(0)
 	if from.A > 0 {
-		first, skip = int(min(from.A-1, math.MaxInt32)), from.B
+		first, skip = ordinal(from.A-1), from.B
 	}
 	src, at := -1, uint64(0)
 	err := snap.EachLinkIntoFrom(set.ID, first, func(i int, l docir.Link) error {
@@ -395,27 +397,23 @@ func linkIn(l docir.Link) func() string {
 	}
 }
 
-// checkBroken gathers the page's broken links into res from ordinal start
-// of the generation's list, and then their link rules; the rules add
+// checkBroken gathers the page's broken links into res from where from
+// says (B the document's ordinal, C the link's in it), and then their link rules; the rules add
 // bytes, so links are dropped from the end of the page until it fits its
 // bound again.
-func checkBroken(ctx context.Context, snap *store.Snapshot, res *docir.CheckResult, pg *pager, start uint64) error {
-	var at uint64
-	err := snap.BrokenLinks(func(_ string, ls []docir.CheckedLink) error {
-		if at+uint64(len(ls)) <= start {
-			at += uint64(len(ls))
-			return nil
-		}
-		for _, l := range ls {
-			if at < start {
-				at++
+func checkBroken(ctx context.Context, snap *store.Snapshot, res *docir.CheckResult, pg *pager, from docir.PagePos) error {
+	var pos []docir.PagePos // each link's, for refit
+	err := snap.BrokenLinksFrom(ordinal(from.B), func(i int, _ string, ls []docir.CheckedLink) error {
+		for j, l := range ls {
+			if uint64(i) == from.B && uint64(j) < from.C {
 				continue
 			}
-			if err := pg.take(jsonLen(l), docir.PagePos{B: at}, linkAt(l)); err != nil {
+			at := docir.PagePos{B: uint64(i), C: uint64(j)}
+			if err := pg.take(jsonLen(l), at, linkAt(l)); err != nil {
 				return err
 			}
 			res.Broken = append(res.Broken, l)
-			at++
+			pos = append(pos, at)
 		}
 		return ctx.Err()
 	})
@@ -434,7 +432,7 @@ func checkBroken(ctx context.Context, snap *store.Snapshot, res *docir.CheckResu
 			pg.resize(i, jsonLen(res.Broken[i]))
 		}
 	}
-	keep, err := pg.refit(func(i int) docir.PagePos { return docir.PagePos{B: start + uint64(i)} }, func(i int) string { return linkAt(res.Broken[i])() })
+	keep, err := pg.refit(func(i int) docir.PagePos { return pos[i] }, func(i int) string { return linkAt(res.Broken[i])() })
 	res.Broken = res.Broken[:keep]
 	return err
 }

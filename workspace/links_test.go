@@ -296,7 +296,20 @@ func TestCheckPagesAtItsBound(t *testing.T) {
 			t.Errorf("bound %d: the pages joined differ from the whole list (-whole +pages):\n%s", bound, diff)
 		}
 	}
-	walked, n := walkCheck(t, ws, docir.CheckParams{External: true, MaxBytes: -1, Page: docir.Page{Limit: 999}}, nil)
+	// A position names the document a page starts in and the link in it,
+	// so that the next page starts there without reading those before.
+	var mores []docir.PagePos
+	walked, n := walkCheck(t, ws, docir.CheckParams{External: true, MaxBytes: -1, Page: docir.Page{Limit: 999}}, func(res docir.CheckResult) {
+		if res.More != nil {
+			mores = append(mores, *res.More)
+		}
+	})
+	if want := []docir.PagePos{{B: 0, C: 999}, {B: 1, C: 998}}; len(mores) < 2 || mores[0] != want[0] || mores[1] != want[1] {
+		t.Errorf("limit 999: pages start at %v; want %v first (document, then link)", mores[:min(2, len(mores))], want)
+	}
+	if last := mores[len(mores)-1]; last.A != 1 || last.B != 9 {
+		t.Errorf("limit 999: the last page starts at %v; want in the external links of document 9", last)
+	}
 	if want := (2*pages*per + 998) / 999; n != want {
 		t.Errorf("limit 999: %d pages; want %d", n, want)
 	}

@@ -56,7 +56,7 @@ func dumpLinks(t *testing.T, dir string) linkDump {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.BrokenLinks(func(id string, ls []docir.CheckedLink) error { d.Broken[id] = ls; return nil }); err != nil {
+	if err := s.BrokenLinksFrom(0, func(_ int, id string, ls []docir.CheckedLink) error { d.Broken[id] = ls; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if d.Counts, err = s.LinkCounts(); err != nil {
@@ -564,7 +564,7 @@ func TestResolvesWith(t *testing.T) {
 			// As check reads them (the broken list) and as links reads
 			// them (a document's links, the broken ones filled in).
 			var checked []docir.CheckedLink
-			if err := s.BrokenLinks(func(_ string, ls []docir.CheckedLink) error { checked = append(checked, ls...); return nil }); err != nil {
+			if err := s.BrokenLinksFrom(0, func(_ int, _ string, ls []docir.CheckedLink) error { checked = append(checked, ls...); return nil }); err != nil {
 				t.Fatal(err)
 			}
 			var broken []*docir.Link
