@@ -1060,6 +1060,31 @@ func (rt *Retrieval) lookupAll(nums []uint64) (out []Candidate, err error) {
 	return out, nil
 }
 
+// Passages returns the passages with ids that the index holds, in passage
+// order, each with what the index holds of it and its bound, as a reading
+// gives them (Score scores them); a passage that holds an excluded term is
+// left out, and one that holds no query word bounds at 0. It reads a
+// document's passages whole, when a document's score, its best passage's,
+// must be known exactly (rank.go's named documents).
+func (rt *Retrieval) Passages(ids []string) ([]Candidate, error) {
+	dr, err := rt.r.DocIDReaderOnly(ids) // those of this generation, in passage order
+	if err != nil {
+		return nil, err
+	}
+	defer dr.Close()
+	var nums []uint64
+	for {
+		in, err := dr.Next()
+		if err != nil {
+			return nil, err
+		}
+		if in == nil {
+			return rt.lookupAll(nums)
+		}
+		nums = append(nums, in.Value())
+	}
+}
+
 // maxNamed bounds the documents one name lifts (a title shared by that
 // many pages names none of them in particular).
 const maxNamed = 1000

@@ -545,30 +545,35 @@ func (h *byBound) Pop() any {
 	return c
 }
 
-// named finds the documents the query names and scores each, when its
-// passages were not read, by the passage that holds the name, unless it
-// cannot rank among the limit first: as many named documents rank above
-// it, on level or on a score above its passage's bound. It returns each
-// one's level (see names).
+// named finds the documents the query names and returns each one's level
+// (see names); those that can rank among the limit first get their exact
+// score, their best passage's, on the board.
+//
+// A named document goes above every document the query only matches, so
+// its score decides its place among named documents even when it is far
+// below the limit-th score θ that the reading stopped at. What the reading
+// left unread bounds below θ (or below its document's score): so a named
+// document whose score on the board is at least θ has its exact score
+// (exact), and any other scores below θ (inexact), under every exact one
+// of its level. Level by level, best first: the exact ones take their
+// places; when places remain, the inexact ones of the level are read,
+// best bound first, each whole (every passage of it that can raise its
+// score), until the next one's bound cannot reach the places left.
 func (r *ranking) named(rt *fulltext.Retrieval, b *board) (map[string]int, error) {
 	cands, err := rt.Named()
 	if err != nil || len(cands) == 0 {
 		return nil, err
 	}
-	type unread struct {
-		c               *fulltext.Candidate
-		id, docID, slug string
-		level           int
-	}
 	out := map[string]int{}
-	var pending []unread
 	for i := range cands {
-		c := &cands[i]
-		id, err := rt.ID(c)
+		id, err := rt.ID(&cands[i])
 		if err != nil {
 			return nil, err
 		}
-		docID, slug, _ := strings.Cut(id, "#")
+		docID, _, _ := strings.Cut(id, "#")
+		if _, ok := out[docID]; ok {
+			continue
+		}
 		d, err := r.doc(docID)
 		if err != nil {
 			return nil, err
@@ -580,37 +585,124 @@ func (r *ranking) named(rt *fulltext.Retrieval, b *board) (map[string]int, error
 		if err != nil {
 			return nil, err
 		}
-		level := r.names(rec)
-		if level == 0 {
-			continue
-		}
-		out[docID] = max(out[docID], level)
-		if _, ok := b.docs[docID]; !ok {
-			pending = append(pending, unread{c, id, docID, slug, level})
+		if level := r.names(rec); level > 0 {
+			out[docID] = level
 		}
 	}
-	// Best first, so that a passage is passed over only for documents
-	// scored already.
-	sort.SliceStable(pending, func(i, j int) bool {
-		if pending[i].level != pending[j].level {
-			return pending[i].level > pending[j].level
+	if r.exhaustive {
+		return out, nil // every passage that holds a query word was scored
+	}
+	theta := b.theta()
+	exact := func(id string) bool {
+		d, ok := b.docs[id]
+		return ok && d.score >= theta
+	}
+	levels := map[int][]string{} // the inexact documents of each level
+	exactAt := map[int]int{}
+	for id, level := range out {
+		if exact(id) {
+			exactAt[level]++
+		} else {
+			levels[level] = append(levels[level], id)
 		}
-		return pending[i].c.Bound > pending[j].c.Bound
-	})
-	for _, u := range pending {
-		if _, ok := b.docs[u.docID]; ok {
-			continue // scored by another of its passages
+	}
+	places := b.k
+	for level := 2; level >= 1 && places > 0; level-- {
+		places -= exactAt[level]
+		if places <= 0 {
+			break // the exact ones fill the places: the inexact score below them
 		}
-		if !r.exhaustive && b.above(out, u.level, u.c.Bound) >= b.k {
-			continue // ranks below the limit-th named document, whatever its text
-		}
-		score, _, err := r.passageScore(rt, u.c, u.id, u.docID) // its document was read above
-		if err != nil {
+		docs := levels[level]
+		sort.Strings(docs) // an order that does not depend on the map's
+		if err := r.readWhole(rt, b, docs, places); err != nil {
 			return nil, err
 		}
-		b.add(u.docID, u.slug, score)
+		places -= len(docs)
 	}
 	return out, nil
+}
+
+// readWhole puts on the board the exact scores of those of docs (named
+// documents of one level, each scoring below θ) that can take one of
+// places: best bound first (a document's bound is its passages' best),
+// until the next bound is below the places-th exact score read; a
+// document is read passage by passage, best bound first, while a bound can
+// raise its score.
+func (r *ranking) readWhole(rt *fulltext.Retrieval, b *board, docs []string, places int) error {
+	type whole struct {
+		id    string
+		cands []fulltext.Candidate
+		bound float64
+	}
+	// Their passages, looked up in one reading of the index.
+	var ids []string
+	for _, id := range docs {
+		d, err := r.doc(id)
+		if err != nil || d == nil {
+			return err
+		}
+		rec, err := d.record()
+		if err != nil {
+			return err
+		}
+		ids = append(ids, rec.ID, rec.ID+passage.HeadSuffix)
+		for _, sec := range rec.Sections {
+			ids = append(ids, rec.ID+"#"+sec.Slug)
+		}
+	}
+	cands, err := rt.Passages(ids)
+	if err != nil {
+		return err
+	}
+	at := map[string]int{}
+	all := make([]whole, len(docs))
+	for i, id := range docs {
+		all[i].id, at[id] = id, i
+	}
+	for _, c := range cands {
+		pid, err := rt.ID(&c)
+		if err != nil {
+			return err
+		}
+		docID, _, _ := strings.Cut(pid, "#")
+		if i, ok := at[docID]; ok {
+			all[i].cands = append(all[i].cands, c)
+			all[i].bound = max(all[i].bound, c.Bound)
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].bound > all[j].bound })
+	var read []float64 // the exact scores read, best first
+	for _, w := range all {
+		if len(read) >= places && w.bound < read[places-1] {
+			break // neither this one nor any after it reaches a place
+		}
+		sort.SliceStable(w.cands, func(i, j int) bool { return w.cands[i].Bound > w.cands[j].Bound })
+		for i := range w.cands {
+			c := &w.cands[i]
+			if d, ok := b.docs[w.id]; ok && d.score >= c.Bound {
+				break // no passage left can raise its score
+			}
+			if c.Bound <= 0 {
+				break // it holds no query word, nor do those after it
+			}
+			pid, err := rt.ID(c)
+			if err != nil {
+				return err
+			}
+			score, ok, err := r.passageScore(rt, c, pid, w.id)
+			if err != nil {
+				return err
+			}
+			if _, slug, _ := strings.Cut(pid, "#"); ok && !b.holds(w.id, slug, score) {
+				b.add(w.id, slug, score) // a passage the reading scored is on the board already
+			}
+		}
+		if d, ok := b.docs[w.id]; ok {
+			read = append(read, d.score)
+			sort.Sort(sort.Reverse(sort.Float64Slice(read)))
+		}
+	}
+	return nil
 }
 
 // filterBound is candidate c's bound by its passage's pair filter
@@ -651,17 +743,17 @@ func (r *ranking) passageScore(rt *fulltext.Retrieval, c *fulltext.Candidate, id
 	return rt.Score(c, p.Text), true, nil
 }
 
-// above counts the named documents on the board that rank above any
-// document of level whose score is at most bound: a higher level, or the
-// same level and a higher score.
-func (b *board) above(named map[string]int, level int, bound float64) int {
-	n := 0
-	for id, l := range named {
-		if d, ok := b.docs[id]; ok && (l > level || l == level && d.score > bound) {
-			n++
+// holds reports whether the board has document docID's passage slug at
+// score already.
+func (b *board) holds(docID, slug string, score float64) bool {
+	if d, ok := b.docs[docID]; ok {
+		for _, p := range d.passages {
+			if p.slug == slug && p.score == score {
+				return true
+			}
 		}
 	}
-	return n
+	return false
 }
 
 // board is the documents a ranking has scored, each with its passages, and
