@@ -119,6 +119,11 @@ func (v *View) Recording(log *docir.ReadLog) docir.Reader {
 	return recording{View: v, log: log}
 }
 
+// Local is the view itself: a view reads the local store only. (A held
+// generation federated with peers answers its bare view here; evidence
+// reads it, since evidence covers the local store only.)
+func (v *View) Local() docir.Reader { return v }
+
 // recording is a View whose reads record what they read in log.
 type recording struct {
 	*View

@@ -217,22 +217,15 @@ func (s exampleSetup) serve(t *testing.T, input []byte) []string {
 	if err := corpustest.CopyTree("../../testdata/corpus", docs); err != nil {
 		t.Fatal(err)
 	}
-	write := func(files map[string]string) {
-		for name, body := range files {
-			p := filepath.Join(docs, filepath.FromSlash(name))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+	if err := corpustest.WriteFiles(docs, s.extra); err != nil {
+		t.Fatal(err)
 	}
-	write(s.extra)
 	if r := runDocir(t, docs, nil, "index", "."); r.code != 0 {
 		t.Fatalf("index: %+v", r)
 	}
-	write(s.after)
+	if err := corpustest.WriteFiles(docs, s.after); err != nil {
+		t.Fatal(err)
+	}
 	args := []string{"serve"}
 	if s.policy != "" {
 		policy := filepath.Join(work, "host.json")

@@ -407,6 +407,9 @@ func (h heldFederation) Recording(log *docir.ReadLog) docir.Reader {
 	return h.Reader.WithLocal(h.view.Recording(log))
 }
 
+// Local is the held view without the peers (evidence reads it).
+func (h heldFederation) Local() docir.Reader { return h.view }
+
 func (h heldFederation) Authenticate(ctx context.Context, log *docir.ReadLog) error {
 	return h.view.Authenticate(ctx, log)
 }

@@ -133,6 +133,22 @@ func UnpackTo(src, dst string) error {
 // files alone.
 func CopyTree(src, dst string) error { return copyTree(src, dst, false) }
 
+// WriteFiles writes files (a slash-separated path below dir -> its text)
+// under dir, making the folders they need: a small project a test builds
+// in place.
+func WriteFiles(dir string, files map[string]string) error {
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // leftByReadme names the files the README's commands write into the
 // folder they run in (see CopyTree).
 var leftByReadme = map[string]bool{"docir.yaml": true, "task.receipt": true}

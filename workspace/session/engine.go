@@ -74,6 +74,11 @@ type Held interface {
 	// current and that the sources of the documents recorded in log did
 	// not change: a source_drift error otherwise.
 	Authenticate(ctx context.Context, log *docir.ReadLog) error
+	// Local is the held generation of the local store alone, without
+	// the peers: what workspace/evidence reads. Evidence covers the local
+	// store only, on every surface, so that `docir replay --evidence`,
+	// which re-runs the read on the local store, gets the same bytes.
+	Local() docir.Reader
 	Close() error
 }
 
@@ -491,7 +496,7 @@ func (e *Engine) evidence(ctx context.Context, params json.RawMessage) (any, err
 		return nil, err
 	}
 	defer h.Close()
-	rd := e.readsOn(h, nil)
+	rd := e.readsOn(h.Local(), nil)
 	rd.held = true
 	// The reply carries the response as a JSON string (its quotes
 	// escaped) beside the evidence record: a page gets a third of the
