@@ -116,6 +116,9 @@ func perAddress[T any](ctx context.Context, r *Reader, addrs []address.Address,
 			notes = append(notes, note{failed: err, left: left})
 			continue
 		}
+		if r.pinned {
+			notes = append(notes, note{warning: UnpinnedWarning(p.Name)})
+		}
 		for _, w := range peerWarnings {
 			notes = append(notes, note{warning: w})
 		}

@@ -42,6 +42,10 @@ type Reader struct {
 	localDir string
 	peers    []*Peer
 	parallel int
+	// pinned is set on a read pinned to one generation of the local
+	// store (Pinned): each peer that answers is named in a warning, since
+	// a pin does not reach a peer.
+	pinned bool
 }
 
 var _ docir.Reader = (*Reader)(nil)
@@ -70,6 +74,24 @@ func (r *Reader) WithLocal(local docir.Reader) *Reader {
 	c := *r
 	c.local = local
 	return &c
+}
+
+// Pinned returns the federation of local, a view pinned to one generation
+// of the local store (--at, --receipt, a binding), with the same peers.
+// A pin is the local store's: the peers answer from their current
+// generation, so each read says, in a warning naming the peer, that the
+// peer's part of it was read unpinned. The peers are r's: close r, not
+// the copy.
+func (r *Reader) Pinned(local docir.Reader) *Reader {
+	c := r.WithLocal(local)
+	c.pinned = true
+	return c
+}
+
+// UnpinnedWarning is the warning of a pinned read that peer answered part
+// of: the peer answered from its current generation.
+func UnpinnedWarning(peer string) string {
+	return fmt.Sprintf("peer %s: read at its current generation, not pinned: a pin covers the local store only", peer)
 }
 
 // Close releases what the peers hold (idle HTTP connections). It does not

@@ -83,6 +83,9 @@ func askAll[T any](ctx context.Context, r *Reader,
 				warnings, said[w] = append(warnings, w), true // the local store's own, as it said them
 			}
 		default:
+			if r.pinned {
+				warnings = append(warnings, UnpinnedWarning(s.store))
+			}
 			for _, w := range warns(s.v) {
 				if !said[w] {
 					warnings = append(warnings, peerReports(s.store, w))

@@ -119,6 +119,15 @@ func (v *View) Recording(log *docir.ReadLog) docir.Reader {
 	return recording{View: v, log: log}
 }
 
+// Pinned is the view as a read pinned to it answers: the view, or, with a
+// log, the view recording in it (Recording).
+func (v *View) Pinned(log *docir.ReadLog) docir.Reader {
+	if log != nil {
+		return v.Recording(log)
+	}
+	return v
+}
+
 // Local is the view itself: a view reads the local store only. (A held
 // generation federated with peers answers its bare view here; evidence
 // reads it, since evidence covers the local store only.)

@@ -11,6 +11,7 @@ import (
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/render"
 	"github.com/docir/docir/docir/wire"
+	"github.com/docir/docir/federation"
 )
 
 // GetOptions is everything `docir get` needs.
@@ -19,6 +20,7 @@ type GetOptions struct {
 	Reader   func() (docir.Reader, error)
 	WantText func() (bool, error)
 	Evidence func(method string, params, result any) error
+	Pinned   bool // --at, --receipt or --require-current: a generation of the local store is pinned
 
 	Args  []string
 	Stdin bool // the one argument was "-"
@@ -46,7 +48,7 @@ next).`,
 		Args:              needArgs(1, "an ADDR (<id> or <id>#<heading>), or - to read addresses from stdin"),
 		ValidArgsFunction: completeAddresses(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Args = args
+			opts.Args, opts.Pinned = args, f.pin.set()
 			if len(args) == 1 && args[0] == "-" {
 				opts.Stdin = true
 			}
@@ -87,6 +89,11 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 		}
 		if err != nil {
 			return err
+		}
+		// The document is the reply, with no warnings beside it: a pinned
+		// read that a peer answered says so on stderr.
+		if opts.Pinned && doc.Store != docir.StoreLocal {
+			printWarnings(opts.IO, []string{federation.UnpinnedWarning(doc.Store)})
 		}
 		if text {
 			return opts.IO.pagedText(func(w io.Writer) error { return render.Document(w, &doc) })

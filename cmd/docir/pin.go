@@ -71,8 +71,10 @@ func (p *pinFlags) close() {
 }
 
 // pinned is the reader a pinned read answers from: the view of the
-// generation the flags name (federated with the peers, unless evidence is
-// asked for: evidence covers the local store's bytes only). With
+// generation the flags name, federated with the peers (each peer that
+// answers is named in a warning: the pin does not reach it), unless
+// evidence is asked for: evidence covers the local store's bytes only, so
+// the peers are not asked, and a warning says so. With
 // --require-current, refreshes are held off until the command ends.
 func (f *Factory) pinned(ctx context.Context, ws *workspace.Service) (docir.Reader, error) {
 	p := &f.pin
@@ -115,7 +117,11 @@ func (f *Factory) pinned(ctx context.Context, ws *workspace.Service) (docir.Read
 		return nil, err
 	}
 	p.closers = append(p.closers, func() { _ = v.Close() })
-	if len(f.config.peers) == 0 || p.evidence != "" {
+	if len(f.config.peers) == 0 {
+		return v, nil
+	}
+	if p.evidence != "" {
+		fmt.Fprintln(f.IO.ErrOut, "docir: warning: --evidence: peers not asked; evidence covers the local store only, so a peer's document reads as missing")
 		return v, nil
 	}
 	peers, err := federation.OpenPeers(f.config.peers)
@@ -124,7 +130,7 @@ func (f *Factory) pinned(ctx context.Context, ws *workspace.Service) (docir.Read
 	}
 	fed := federation.New(federation.Config{Local: v, LocalDir: f.config.StoreDir(), Peers: peers})
 	p.closers = append(p.closers, func() { _ = fed.Close() })
-	return fed, nil
+	return fed.Pinned(v), nil
 }
 
 // recordEvidence writes the evidence receipt of a read when --evidence

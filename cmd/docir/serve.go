@@ -407,6 +407,13 @@ func (h heldFederation) Recording(log *docir.ReadLog) docir.Reader {
 	return h.Reader.WithLocal(h.view.Recording(log))
 }
 
+// Pinned federates the held view (recording in log, with a log) with the
+// same peers for a read pinned to it: each peer that answers is named in
+// a warning, since the pin is the local store's.
+func (h heldFederation) Pinned(log *docir.ReadLog) docir.Reader {
+	return h.Reader.Pinned(h.view.Pinned(log))
+}
+
 // Local is the held view without the peers (evidence reads it).
 func (h heldFederation) Local() docir.Reader { return h.view }
 

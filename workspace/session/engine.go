@@ -74,6 +74,12 @@ type Held interface {
 	// current and that the sources of the documents recorded in log did
 	// not change: a source_drift error otherwise.
 	Authenticate(ctx context.Context, log *docir.ReadLog) error
+	// Pinned is the held reader as a read pinned to it (image_revision,
+	// binding) answers, recording what it reads in log when log is not
+	// nil: a federation's names, in a warning, each peer it read, since a
+	// pin covers the local store only and a peer answers from its current
+	// generation.
+	Pinned(log *docir.ReadLog) docir.Reader
 	// Local is the held generation of the local store alone, without
 	// the peers: what workspace/evidence reads. Evidence covers the local
 	// store only, on every surface, so that `docir replay --evidence`,

@@ -170,7 +170,8 @@ func keyed[One, Many any](ctx context.Context, rd *reads, method string, docID *
 // on runs a read on the reader its selector names: a held generation of
 // the local store (image_revision, or a binding's generation once its
 // receipt replays exactly), else rd's reader. A pin is the local store's:
-// it is not sent on to peers. With require_current (a binding's run_current
+// it is not sent on to peers, and a peer that answers is named in a warning
+// (Held.Pinned). With require_current (a binding's run_current
 // form), refreshes are held off from the check to the end of the read, so
 // the generation checked current is the one read.
 func on[T any](ctx context.Context, rd *reads, method string, sel docir.Selector, read func(context.Context, docir.Reader) (T, error)) (T, error) {
@@ -215,10 +216,7 @@ func on[T any](ctx context.Context, rd *reads, method string, sel docir.Selector
 		return zero, err
 	}
 	defer h.Close()
-	if rd.pins.log != nil {
-		return read(ctx, h.Recording(rd.pins.log))
-	}
-	return read(ctx, h)
+	return read(ctx, h.Pinned(rd.pins.log))
 }
 
 // replay checks a binding receipt against the local store.
