@@ -42,7 +42,14 @@ func newCmdStatus(f *Factory, runF func(context.Context, *StatusOptions) error) 
 		if err != nil {
 			return nil, err
 		}
-		return ws.Holds(ctx)
+		held, err := ws.Holds(ctx)
+		if docir.CodeOf(err) == docir.CodeNoStore {
+			// Nothing indexed and nothing to index, in a project of
+			// peers only (the status read got that far): an empty
+			// store holds nothing.
+			return nil, nil
+		}
+		return held, err
 	}
 	cmd := &cobra.Command{
 		Use:   "status",
