@@ -215,13 +215,21 @@ func httpPeerOf(t *testing.T, name, url, token string, timeout time.Duration) *P
 	return peers[0]
 }
 
+// overHTTP federates a local store with team's, served over HTTP by the
+// real session engine (with token, when not empty); the server and the
+// federation end with t.
+func overHTTP(t *testing.T, token string) (*counting, *httptest.Server, *Reader) {
+	team := &counting{Reader: openLocal(t, makeStore(t, teamFiles))}
+	srv := httptest.NewServer(rpcServer(team, token))
+	t.Cleanup(srv.Close)
+	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "team", srv.URL, token, 0)}})
+	t.Cleanup(func() { fed.Close() })
+	return team, srv, fed
+}
+
 func TestHTTPPeer(t *testing.T) {
 	ctx := context.Background()
-	team := &counting{Reader: openLocal(t, makeStore(t, teamFiles))}
-	srv := httptest.NewServer(rpcServer(team, "s3cret"))
-	defer srv.Close()
-	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "team", srv.URL, "s3cret", 0)}})
-	defer fed.Close()
+	team, srv, fed := overHTTP(t, "s3cret")
 
 	res, err := docir.Get(ctx, fed, mustParseAll(t, "a", "b", "a#intro", "b#nope", "zz"), 0)
 	if err != nil {

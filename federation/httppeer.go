@@ -130,23 +130,53 @@ func addrStrings(addrs []address.Address) []string {
 	return out
 }
 
-// Resolve asks the peer for addrs in one `doc_ids` call and reads its
-// reply per address. The peer bounds its reply by its own session's
-// bound; maxBytes is the caller's, which the federation counts.
+// Resolve asks the peer for addrs in `doc_ids` calls of at most
+// docir.MaxBatch addresses (inBatches) and reads its replies per address.
+// The peer bounds each reply by its own session's bound; maxBytes is the
+// caller's, which the federation counts.
 func (h *httpPeer) Resolve(ctx context.Context, addrs []address.Address, _ int) (docir.Resolved, error) {
-	raw, err := h.rpc(ctx, wire.MethodGet, docir.GetParams{DocIDs: addrStrings(addrs)})
+	items, warnings, err := inBatches(addrs, func(batch []address.Address) ([]docir.Resolution, []string, error) {
+		raw, err := h.rpc(ctx, wire.MethodGet, docir.GetParams{DocIDs: addrStrings(batch)})
+		if err != nil {
+			return nil, nil, err
+		}
+		res, err := decodeGetResult(raw)
+		if err != nil {
+			return nil, nil, err
+		}
+		items, err := account(batch, res)
+		return items, res.Warnings, err
+	})
 	if err != nil {
 		return docir.Resolved{}, err
 	}
-	res, err := decodeGetResult(raw)
-	if err != nil {
-		return docir.Resolved{}, err
+	return docir.Resolved{Items: items, Warnings: warnings}, nil
+}
+
+// inBatches asks for addrs in runs of at most docir.MaxBatch, the most
+// addresses `docir serve` takes in one doc_ids call (its max_doc_ids;
+// it refuses the whole call past that), one run after the other, and
+// joins the answers in the order of addrs. A warning several runs give is
+// kept once. The first run that fails fails the whole: the federation
+// then counts every address the peer was asked as unavailable.
+func inBatches[T any](addrs []address.Address, ask func([]address.Address) ([]T, []string, error)) ([]T, []string, error) {
+	out := make([]T, 0, len(addrs))
+	var warnings []string
+	seen := map[string]bool{}
+	for start := 0; start < len(addrs); start += docir.MaxBatch {
+		items, ws, err := ask(addrs[start:min(start+docir.MaxBatch, len(addrs))])
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, items...)
+		for _, w := range ws {
+			if !seen[w] {
+				seen[w] = true
+				warnings = append(warnings, w)
+			}
+		}
 	}
-	items, err := account(addrs, res)
-	if err != nil {
-		return docir.Resolved{}, err
-	}
-	return docir.Resolved{Items: items, Warnings: res.Warnings}, nil
+	return out, warnings, nil
 }
 
 func (h *httpPeer) Search(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error) {

@@ -111,14 +111,16 @@ func (p *pathPeer) Changes(ctx context.Context, q docir.ChangesParams) (res doci
 	return res, err
 }
 
-// Links asks the peer for addrs in one docir/links doc_ids call and reads
-// its reply per address.
+// Links asks the peer for addrs in docir/links doc_ids calls of at most
+// docir.MaxBatch addresses (inBatches) and reads its replies per address.
 func (h *httpPeer) Links(ctx context.Context, addrs []address.Address, _ int) (docir.LinksResolved, error) {
-	raw, err := h.rpc(ctx, wire.MethodLinks, docir.LinksParams{DocIDs: addrStrings(addrs)})
-	if err != nil {
-		return docir.LinksResolved{}, err
-	}
-	items, warnings, err := decodeLinksResult(raw, addrs)
+	items, warnings, err := inBatches(addrs, func(batch []address.Address) ([]answer[docir.LinkSet], []string, error) {
+		raw, err := h.rpc(ctx, wire.MethodLinks, docir.LinksParams{DocIDs: addrStrings(batch)})
+		if err != nil {
+			return nil, nil, err
+		}
+		return decodeLinksResult(raw, batch)
+	})
 	if err != nil {
 		return docir.LinksResolved{}, err
 	}
