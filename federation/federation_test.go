@@ -282,6 +282,25 @@ func TestHTTPPeerTokenUnset(t *testing.T) {
 	}
 }
 
+// A token read with its newline (or another control character) fails
+// the peer with a message naming the variable, not as unreachable, and
+// without the token; nothing is sent.
+func TestHTTPPeerTokenNotAHeaderValue(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	peers, err := OpenPeers([]PeerConfig{{Name: "team", URL: srv.URL, TokenEnv: "DOCIR_TEAM_TOKEN", Token: "s3cret\n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: peers})
+	res, err := docir.Get(context.Background(), fed, mustParseAll(t, "b"), 0)
+	want := "peer team: the token in $DOCIR_TEAM_TOKEN is not a valid HTTP header value (a trailing newline or another control character?); unavailable: b"
+	if err != nil || hits.Load() != 0 || len(res.Warnings) != 1 || res.Warnings[0] != want {
+		t.Errorf("got %+v, %v, %d requests", res, err, hits.Load())
+	}
+}
+
 func TestHTTPPeerHangs(t *testing.T) {
 	ctx := context.Background()
 	done := make(chan struct{})
