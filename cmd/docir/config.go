@@ -248,6 +248,9 @@ func (lc *loadedConfig) federationPeers(getenv func(string) string) ([]federatio
 		fp := federation.PeerConfig{Name: p.Name, URL: strings.TrimSpace(p.URL), TokenEnv: p.TokenEnv, Stemming: lc.Search.Stemming}
 		if strings.TrimSpace(p.Path) != "" {
 			fp.Path = lc.abs(p.Path)
+			if lc.isOwnStore(fp.Path) {
+				return nil, docir.Errorf(docir.CodeConfig, "config %s: peers[%d] (%s): path %s is this project's own store (%s): a store is not its own peer; remove the entry", orNone(lc.File), i, p.Name, fp.Path, lc.StoreDir())
+			}
 		}
 		if p.Timeout != "" {
 			d, err := time.ParseDuration(p.Timeout)
@@ -269,6 +272,22 @@ func (lc *loadedConfig) federationPeers(getenv func(string) string) ([]federatio
 		return nil, badTimeout
 	}
 	return out, nil
+}
+
+// isOwnStore reports whether a path peer's folder is the local store, or
+// the folder holding it as .docir (path: . in its own project): its
+// documents would be counted twice in every fused ranking.
+func (lc *loadedConfig) isOwnStore(path string) bool {
+	own, err := os.Stat(lc.StoreDir())
+	if err != nil {
+		return false
+	}
+	for _, dir := range []string{path, filepath.Join(path, StoreFolderName)} {
+		if fi, err := os.Stat(dir); err == nil && os.SameFile(fi, own) {
+			return true
+		}
+	}
+	return false
 }
 
 func (lc *loadedConfig) abs(p string) string {
