@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -213,16 +214,29 @@ func replaceFile(path string, data []byte, perm fs.FileMode, exact bool) error {
 
 // editSources returns data with its `sources:` set to list. The result is
 // read back: a layout it cannot edit in place is refused, never written.
+// Besides sources, every other top-level key must read as before: a block
+// scalar (`key: |`) that ends the file without a newline gains one when
+// sources are appended after it, so that file is refused too.
 func editSources(data []byte, list []SourceConfig) ([]byte, error) {
 	out, err := spliceSources(data, list)
 	if err != nil {
 		return nil, err
 	}
+	refused := fmt.Errorf("cannot rewrite sources: in this layout; edit the file by hand")
 	var back struct {
 		Sources []SourceConfig `yaml:"sources"`
 	}
 	if err := yaml.Unmarshal(out, &back); err != nil || !slices.EqualFunc(back.Sources, list, sameSource) {
-		return nil, fmt.Errorf("cannot rewrite sources: in this layout; edit the file by hand")
+		return nil, refused
+	}
+	var before, after map[string]any
+	if yaml.Unmarshal(data, &before) != nil || yaml.Unmarshal(out, &after) != nil {
+		return nil, refused
+	}
+	delete(before, "sources")
+	delete(after, "sources")
+	if !maps.EqualFunc(before, after, func(a, b any) bool { return reflect.DeepEqual(a, b) }) {
+		return nil, refused
 	}
 	return out, nil
 }
