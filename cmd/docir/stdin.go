@@ -25,7 +25,7 @@ const MaxAddressList = 16 << 20 // bytes
 //   - the JSON of `search` or `query` ({"hits": [...]}): each hit's
 //     matched_section, else its id;
 //   - the JSON of `context` ({"addresses": [...]});
-//   - a JSON array of address strings;
+//   - a JSON array of address strings or of hits (`search --jq '.hits'`);
 //   - a stream of such JSON values, and of hits ({"matched_section",
 //     "id"}: what `search --jq '.hits[]'` prints, one a line) and address
 //     strings, in order;
@@ -165,16 +165,12 @@ func (h hit) address(i int) (string, error) {
 	return "", fmt.Errorf("hit %d has neither matched_section nor id", i)
 }
 
-// addressesOfValue reads one JSON value: an array of address strings, an
-// address string, the JSON of search, query or context, or one hit.
+// addressesOfValue reads one JSON value: an array of address strings or
+// hits, an address string, the JSON of search, query or context, or one hit.
 func addressesOfValue(v json.RawMessage) ([]string, error) {
 	switch v[0] {
 	case '[':
-		var list []string
-		if err := json.Unmarshal(v, &list); err != nil {
-			return nil, fmt.Errorf("a JSON array must hold address strings: %w", err)
-		}
-		return list, nil
+		return addressesOfArray(v)
 	case '"':
 		var s string
 		err := json.Unmarshal(v, &s)
@@ -209,6 +205,40 @@ func addressesOfValue(v json.RawMessage) ([]string, error) {
 		return []string{a}, err
 	}
 	return nil, fmt.Errorf("JSON object with neither %q nor %q (nor a hit's matched_section or id)", "hits", "addresses")
+}
+
+// addressesOfArray reads a JSON array of address strings, of hits (what
+// `search --jq '.hits'` or '.hits[:3]' prints), or of both: each element's
+// address, in order, as a stream of them would be read.
+func addressesOfArray(v json.RawMessage) ([]string, error) {
+	var list []json.RawMessage
+	if err := json.Unmarshal(v, &list); err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(list))
+	for i, e := range list {
+		switch e[0] {
+		case '"':
+			var s string
+			if err := json.Unmarshal(e, &s); err != nil {
+				return nil, err
+			}
+			out = append(out, s)
+		case '{':
+			var h hit
+			if err := json.Unmarshal(e, &h); err != nil {
+				return nil, fmt.Errorf("array element %d is not a hit: %w", i, err)
+			}
+			a, err := h.address(i)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, a)
+		default:
+			return nil, fmt.Errorf("array element %d is neither an address string nor a hit: %.40s", i, e)
+		}
+	}
+	return out, nil
 }
 
 // lazyRegexp compiles expr on first use: regexps at package level are

@@ -43,6 +43,14 @@ func TestReadAddresses(t *testing.T) {
 		{"a hit without address in a stream", `{"id":"a"} {"title":"x"}`, nil, docir.CodeUsage},
 		{"a number in a stream", `["a"] 3`, nil, docir.CodeUsage},
 		{"a broken stream", `{"id":"a"} {`, nil, docir.CodeUsage},
+		// An array of hits: search --jq '.hits' (or '.hits[:3]') prints one.
+		{"an array of hits", `[{"id":"a","matched_section":"a#x","score":2},{"id":"b","matched_section":""}]`, []string{"a#x", "b"}, ""},
+		{"an array of hits and strings", "[\n  {\"id\": \"a\"},\n  \"b#c\"\n]\n", []string{"a", "b#c"}, ""},
+		{"an empty array", `[]`, []string{}, ""},
+		{"an array with a hit without address", `[{"id":"a"},{"title":"x"}]`, nil, docir.CodeUsage},
+		{"an array with a number", `["a", 3]`, nil, docir.CodeUsage},
+		{"an array of arrays", `[["a"]]`, nil, docir.CodeUsage},
+		{"an array with a bad hit", `[{"id":3}]`, nil, docir.CodeUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,7 +78,7 @@ func TestReadAddresses(t *testing.T) {
 // FuzzReadAddresses: any input either fails with a usage or address error,
 // or yields addresses that each round-trip through address.Parse.
 func FuzzReadAddresses(f *testing.F) {
-	for _, s := range []string{"a\nb#c\n", `{"hits":[{"id":"a","matched_section":"a#b"}]}`, `{"addresses":["x"]}`, `["a"]`, "{", `{"id":"a"} "b"`, "a b", "ADDRESS  SCORE  TITLE\na  1  A\n    snip\n(1 of 2)\n", "READ NEXT  1 of 2 tokens\na  1\n\nADDRESS  SCORE\n"} {
+	for _, s := range []string{"a\nb#c\n", `{"hits":[{"id":"a","matched_section":"a#b"}]}`, `{"addresses":["x"]}`, `["a"]`, "{", `{"id":"a"} "b"`, `[{"id":"a","matched_section":"a#b"},"c"]`, "a b", "ADDRESS  SCORE  TITLE\na  1  A\n    snip\n(1 of 2)\n", "READ NEXT  1 of 2 tokens\na  1\n\nADDRESS  SCORE\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
