@@ -45,6 +45,9 @@ var (
 	// ("Trojan Source"), so two ids that look alike could name different
 	// documents.
 	ErrBidi = errors.New("bidirectional control character in address")
+	// ErrEmptyID: nothing before the '#' ("#x", or a "# comment" line in
+	// a list of addresses): not an empty path segment, but no id at all.
+	ErrEmptyID = errors.New("empty document id: an address cannot start with '#'")
 )
 
 // isBidiControl reports whether r reorders the text around it on screen.
@@ -144,6 +147,9 @@ func parse(s string) (Address, error) {
 	}
 	if strings.IndexFunc(id, unicode.IsSpace) >= 0 {
 		return fail(ErrSpaceInID)
+	}
+	if id == "" {
+		return fail(ErrEmptyID)
 	}
 	if strings.HasPrefix(id, "/") {
 		return fail(ErrLeadingSlash)

@@ -51,6 +51,8 @@ func TestReadAddresses(t *testing.T) {
 		{"an array with a number", `["a", 3]`, nil, docir.CodeUsage},
 		{"an array of arrays", `[["a"]]`, nil, docir.CodeUsage},
 		{"an array with a bad hit", `[{"id":3}]`, nil, docir.CodeUsage},
+		// A comment line is no address: the id before its '#' is empty.
+		{"a comment line", "# addresses\na\n", nil, docir.CodeMalformedAddress},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,4 +98,16 @@ func FuzzReadAddresses(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A "# comment" line on stdin fails the read, and the error says why: the
+// address has no id, not an empty path segment.
+func TestReadAddressesCommentLine(t *testing.T) {
+	_, err := readAddresses(strings.NewReader("# CI fixture\nrunbooks/disk-full\n"))
+	if !errors.Is(err, address.ErrEmptyID) {
+		t.Fatalf("error %v, want address.ErrEmptyID", err)
+	}
+	if want := `malformed address "# CI fixture": empty document id: an address cannot start with '#'`; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
 }
