@@ -138,7 +138,10 @@ type LinksResolved struct {
 
 // AddLinks counts one link set as Add counts a document, by an estimate
 // of its JSON: the text of its links and an allowance for the keys and
-// punctuation around each.
+// punctuation around each. Its reply_too_large names the set's links and
+// that estimate, not a file's size. It still says "after N of M addresses",
+// where N is the set that passed the bound (Add says "at address N of M"),
+// because workspace's TestLinksStopAtTheReplyBound pins those words.
 func (t *Tally) AddLinks(s *LinkSet, done, total int) error {
 	n := len(s.Address) + len(s.ID) + len(s.Title) + len(s.Path) + len(s.Store) + 128
 	if s.Section != nil {
@@ -149,7 +152,12 @@ func (t *Tally) AddLinks(s *LinkSet, done, total int) error {
 			n += LinkBytes(&ls[i])
 		}
 	}
-	return t.add(n, s.Address, n, done, total)
+	if !t.add(n) {
+		return nil
+	}
+	return Errorf(CodeReplyTooLarge,
+		"the links asked for pass the %d-byte reply bound after %d of %d addresses (%s: %d outgoing and %d incoming links, about %d bytes of reply); ask for fewer addresses, or for sections (id#heading), in several calls",
+		t.Bound, done, total, s.Address, len(s.Outgoing), len(s.Incoming), n)
 }
 
 // LinkBytes is what a Tally counts for one link of a set: its strings and

@@ -138,22 +138,22 @@ type Tally struct {
 	Bound, Bytes int
 }
 
-// Add counts one document and reports reply_too_large once the total
-// passes the bound, naming how far the read got and what to ask instead.
+// Add counts one document, the read of address number done of total, and
+// reports reply_too_large once the total passes the bound, naming the
+// address that passed it and what to ask instead.
 func (t *Tally) Add(d *Document, done, total int) error {
-	return t.add(len(d.Body)+len(d.Title)+len(d.Address)+len(d.ID)+len(d.Path)+128, d.Address, len(d.Body), done, total)
-}
-
-// add counts n bytes of the read of address addr, which the error names
-// as size bytes (a document's body; a link set's estimate).
-func (t *Tally) add(n int, addr string, size, done, total int) error {
-	t.Bytes += n
-	if t.Bound <= 0 || t.Bytes <= t.Bound {
+	if !t.add(len(d.Body) + len(d.Title) + len(d.Address) + len(d.ID) + len(d.Path) + 128) {
 		return nil
 	}
 	return Errorf(CodeReplyTooLarge,
-		"the documents asked for pass the %d-byte reply bound after %d of %d addresses (%s is %d bytes); ask for fewer addresses, or for sections (id#heading), in several calls",
-		t.Bound, done, total, addr, size)
+		"the documents asked for pass the %d-byte reply bound at address %d of %d (%s is %d bytes); ask for fewer addresses, or for sections (id#heading), in several calls",
+		t.Bound, done, total, d.Address, len(d.Body))
+}
+
+// add counts n bytes and reports whether the total has passed the bound.
+func (t *Tally) add(n int) bool {
+	t.Bytes += n
+	return t.Bound > 0 && t.Bytes > t.Bound
 }
 
 // ReadLog records the documents that reads read, so that a caller can
