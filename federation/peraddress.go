@@ -71,12 +71,7 @@ func perAddress[T any](ctx context.Context, r *Reader, addrs []address.Address,
 			uniq = append(uniq, a)
 		}
 	}
-	type note struct {
-		warning string
-		failed  error
-		left    []address.Address
-	}
-	var notes []note
+	var notes []peerNote
 
 	if len(uniq) > 0 {
 		res, _, err := ask(ctx, r.local, uniq)
@@ -113,14 +108,14 @@ func perAddress[T any](ctx context.Context, r *Reader, addrs []address.Address,
 			for _, a := range left {
 				states[a].unavailable = true
 			}
-			notes = append(notes, note{failed: err, left: left})
+			notes = append(notes, peerNote{failed: err, left: left})
 			continue
 		}
 		if r.pinned {
-			notes = append(notes, note{warning: UnpinnedWarning(p.Name)})
+			notes = append(notes, peerNote{warning: UnpinnedWarning(p.Name)})
 		}
 		for _, w := range peerWarnings {
-			notes = append(notes, note{warning: w})
+			notes = append(notes, peerNote{warning: w})
 		}
 		for i, a := range left {
 			if v := got[i].Value; v != nil {
@@ -130,25 +125,7 @@ func perAddress[T any](ctx context.Context, r *Reader, addrs []address.Address,
 		}
 	}
 
-	var warnings []string
-	for _, n := range notes {
-		if n.failed == nil {
-			warnings = append(warnings, n.warning)
-			continue
-		}
-		var still []address.Address
-		for _, a := range n.left {
-			if states[a].value == nil {
-				still = append(still, a)
-			}
-		}
-		if len(still) == 0 {
-			warnings = append(warnings, fmt.Sprintf("%v; later peers answered all it was asked", n.failed))
-		} else {
-			warnings = append(warnings, fmt.Sprintf("%v; unavailable: %s", n.failed, listAddresses(still)))
-		}
-	}
-
+	warnings := noteWarnings(notes, func(a address.Address) bool { return states[a].value != nil })
 	out := make([]answer[T], len(addrs))
 	for i, a := range addrs {
 		s := states[a]
@@ -162,6 +139,39 @@ func perAddress[T any](ctx context.Context, r *Reader, addrs []address.Address,
 		}
 	}
 	return out, warnings, nil
+}
+
+// peerNote is what a per-address read has to say of a peer: a warning it
+// gave (or that it read unpinned), or its failure and the addresses it was
+// asked for then.
+type peerNote struct {
+	warning string
+	failed  error
+	left    []address.Address
+}
+
+// noteWarnings words the notes as warnings, in order: a failure names the
+// addresses it left that no later peer answered (answered tells).
+func noteWarnings(notes []peerNote, answered func(address.Address) bool) []string {
+	var warnings []string
+	for _, n := range notes {
+		if n.failed == nil {
+			warnings = append(warnings, n.warning)
+			continue
+		}
+		var still []address.Address
+		for _, a := range n.left {
+			if !answered(a) {
+				still = append(still, a)
+			}
+		}
+		if len(still) == 0 {
+			warnings = append(warnings, fmt.Sprintf("%v; later peers answered all it was asked", n.failed))
+		} else {
+			warnings = append(warnings, fmt.Sprintf("%v; unavailable: %s", n.failed, listAddresses(still)))
+		}
+	}
+	return warnings
 }
 
 // askPeer asks one peer for addrs in one batched call and checks that it
