@@ -27,13 +27,21 @@ type CheckOptions struct {
 	// Sources are the configured source folders, to name each broken
 	// link's file as a path from the working folder.
 	Sources func() ([]store.Source, error)
+	// Changes, when set, tells what changed in the sources since the
+	// current generation (nil for a pinned check): a check reads the
+	// index, so a file edited since passes or fails as it was.
+	Changes func(context.Context) (*statusChanges, error)
 
 	External bool
 	Format   string // check's own --format: "" (the global one), auto, json, text, github
 }
 
 func newCmdCheck(f *Factory, runF func(context.Context, *CheckOptions) error) *cobra.Command {
-	opts := &CheckOptions{IO: f.IO, Reader: f.Reader, WantText: f.wantText, Evidence: f.recordEvidence, Sources: f.sources}
+	reader := func() (docir.Reader, error) {
+		f.noStaleCheck = true // check walks the files itself (checkStale)
+		return f.Reader()
+	}
+	opts := &CheckOptions{IO: f.IO, Reader: reader, WantText: f.wantText, Evidence: f.recordEvidence, Sources: f.sources, Changes: f.changes}
 	cmd := &cobra.Command{
 		Use:   "check [--external] [--format github]",
 		Short: "Every broken internal link and anchor, with its file and line; exit 1 when any",
@@ -129,6 +137,7 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
+	checkStale(ctx, opts, res.Generation)
 	if n := len(res.Broken); n > 0 {
 		docs := map[string]bool{}
 		for _, l := range res.Broken {
@@ -140,6 +149,28 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 		return docir.BrokenLinksError(n, len(docs))
 	}
 	return nil
+}
+
+// checkStale says on stderr when files changed since generation gen was
+// indexed: a check is a gate (CI, a pre-commit hook), and it reads the
+// links the index kept, so a link broken by an edit not yet indexed
+// passes. A read's own check looks at folder times only, which an edit
+// in place leaves alone; check walks the files (a stat each, no read), as
+// status does. A walk that fails says nothing: status reports it.
+func checkStale(ctx context.Context, opts *CheckOptions, gen uint64) {
+	if opts.Changes == nil {
+		return
+	}
+	c, err := opts.Changes(ctx)
+	if err != nil || c == nil {
+		return
+	}
+	if n := len(c.Added) + len(c.Changed) + len(c.Removed); n > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "docir: warning: %d files changed since generation %d was indexed (%d added, %d changed, %d removed); check read the index, not them: run docir index first (docir status lists them)\n",
+			n, gen, len(c.Added), len(c.Changed), len(c.Removed))
+	} else if c.SourcesChanged {
+		fmt.Fprintln(opts.IO.ErrOut, "docir: warning: the sources changed since they were indexed; check read the index: run docir index first")
+	}
 }
 
 // checkHints says how many broken links resolve with link rules the
