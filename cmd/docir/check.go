@@ -41,7 +41,14 @@ func newCmdCheck(f *Factory, runF func(context.Context, *CheckOptions) error) *c
 		f.noStaleCheck = true // check walks the files itself (checkStale)
 		return f.Reader()
 	}
-	opts := &CheckOptions{IO: f.IO, Reader: reader, WantText: f.wantText, Evidence: f.recordEvidence, Sources: f.sources, Changes: f.changes}
+	opts := &CheckOptions{IO: f.IO, Reader: reader, WantText: f.wantText, Evidence: f.recordEvidence, Sources: f.sources}
+	opts.Changes = func(ctx context.Context) (*statusChanges, error) {
+		srcs, err := f.sources() // the store's own without a config
+		if err != nil {
+			return nil, err
+		}
+		return f.changesIn(ctx, srcs)
+	}
 	cmd := &cobra.Command{
 		Use:   "check [--external] [--format github]",
 		Short: "Every broken internal link and anchor, with its file and line; exit 1 when any",
@@ -324,11 +331,23 @@ func ghProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
 
-// sources are the configured source folders, absolute.
+// sources are the configured source folders, absolute; without a config
+// (a store given with --store), the ones the store records.
 func (f *Factory) sources() ([]store.Source, error) {
 	lc, err := f.Config()
 	if err != nil {
 		return nil, err
+	}
+	if lc.File == "" && len(lc.Sources) == 0 {
+		// No config (a store given with --store, a cached one in CI): the
+		// sources are the ones the store records, not the working folder.
+		snap, err := store.Open(lc.StoreDir())
+		if err == nil {
+			defer snap.Close()
+			if recorded, err := snap.Sources(); err == nil && len(recorded) > 0 {
+				return recorded, nil
+			}
+		}
 	}
 	return lc.StoreSources(), nil
 }

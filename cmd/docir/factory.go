@@ -277,6 +277,15 @@ func storeBelow(dir string) string {
 // Missing: its files are not counted removed, and the sources are changed
 // only if the list in the config differs from the store's.
 func (f *Factory) changes(ctx context.Context) (*statusChanges, error) {
+	lc, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	return f.changesIn(ctx, lc.StoreSources())
+}
+
+// changesIn is changes of the source folders all.
+func (f *Factory) changesIn(ctx context.Context, all []store.Source) (*statusChanges, error) {
 	if f.pin.set() {
 		return nil, nil
 	}
@@ -284,7 +293,6 @@ func (f *Factory) changes(ctx context.Context) (*statusChanges, error) {
 	if err != nil {
 		return nil, err
 	}
-	all := lc.StoreSources()
 	var present []store.Source
 	var missing []missingSource
 	for _, s := range all {
