@@ -54,7 +54,20 @@ func newCmdStatus(f *Factory, runF func(context.Context, *StatusOptions) error) 
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show the store: generation, sources, document count, peers, holds",
-		Args:  noArgs,
+		Long: `Show the local store: its folder, format, current generation, document count
+and source folders; the declared peers (when there are any) and whether each
+answers; what a refresh would find (files added, changed and removed since
+the generation, by a stat of each file, none read); and the generations
+bindings hold.
+
+Output (JSON): {store, format, generation, documents, sources: [{path,
+prefix}], peers, changes: {generation, added, changed, removed, unchanged,
+ignored, skipped, clashes, sources_changed, settings_changed, missing},
+holds}. With --at or --receipt, the pinned generation, without changes or
+holds (a pin is not about now).`,
+		Example: `  docir status
+  docir status --jq '.changes.changed[]'     # the files edited since the last index`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
 				return runF(cmd.Context(), opts)
