@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -143,7 +142,7 @@ func releaseRun(ctx context.Context, opts *BindOptions) error {
 	if err != nil {
 		return err
 	}
-	data, err := os.ReadFile(opts.Release)
+	data, err := workspace.ReadFile(opts.Release, binding.MaxReceiptBytes)
 	if err != nil {
 		return docir.Errorf(docir.CodeUsage, "--release: %w", err)
 	}
@@ -220,7 +219,7 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	data, err := os.ReadFile(opts.File)
+	data, err := workspace.ReadFile(opts.File, binding.MaxReceiptBytes)
 	if err != nil {
 		return docir.Errorf(docir.CodeUsage, "replay: %w", err)
 	}
@@ -248,7 +247,7 @@ func replayRun(ctx context.Context, opts *ReplayOptions) error {
 	}
 	res := replayResult{BindingResult: br}
 	if opts.Pin.evidence != "" {
-		file, err := os.ReadFile(opts.Pin.evidence)
+		file, err := workspace.ReadFile(opts.Pin.evidence, binding.MaxEvidenceFileBytes)
 		if err != nil {
 			return docir.Errorf(docir.CodeUsage, "--evidence: %w", err)
 		}

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/workspace"
 	"github.com/docir/docir/workspace/binding"
 )
 
@@ -76,7 +76,7 @@ func changesRun(ctx context.Context, opts *ChangesOptions) error {
 		}
 		p.Since = n
 	} else {
-		data, err := os.ReadFile(opts.Since)
+		data, err := workspace.ReadFile(opts.Since, binding.MaxReceiptBytes)
 		if err != nil {
 			return docir.Errorf(docir.CodeUsage, "--since %s: neither a generation number nor a receipt file: %w", opts.Since, err)
 		}

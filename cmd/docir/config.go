@@ -13,6 +13,7 @@ import (
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/federation"
 	"github.com/docir/docir/store"
+	"github.com/docir/docir/workspace"
 )
 
 // ConfigFileName is the config file docir looks for, from the current
@@ -149,6 +150,13 @@ func nearestHolding(dir, name string, dirOnly bool) string {
 // folder a zero-setup read indexed.
 const StoreFolderName = ".docir"
 
+// maxConfigBytes bounds what docir reads of a config file (docir.yaml,
+// --config FILE). A config file is a few hundred bytes, a few KiB with a
+// long source list; 1 MiB is far past any a person writes, and small
+// enough that a link to /dev/zero or a huge file is refused at once
+// instead of filling memory before YAML parsing starts.
+const maxConfigBytes = 1 << 20
+
 // findStore returns the nearest folder at or above dir that holds a
 // .docir folder, else "".
 func findStore(dir string) string {
@@ -172,9 +180,9 @@ func loadConfig(v *viper.Viper, explicit string) (*loadedConfig, error) {
 	v.SetDefault("format", "auto")
 	if file != "" {
 		lc.BaseDir = filepath.Dir(file)
-		data, err := os.ReadFile(file)
+		data, err := workspace.ReadFile(file, maxConfigBytes)
 		if err != nil {
-			return nil, docir.Errorf(docir.CodeConfig, "config %s: %w", file, err)
+			return nil, docir.Errorf(docir.CodeConfig, "config: %w", err)
 		}
 		if err := checkConfigFile(file, data); err != nil {
 			return nil, err

@@ -18,6 +18,7 @@ import (
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store/fulltext"
+	"github.com/docir/docir/workspace"
 )
 
 // This file reads docir.yaml as a YAML node tree, to check it before
@@ -166,7 +167,7 @@ func writeSources(path string, list []SourceConfig) error {
 		}
 		perm, keep = info.Mode().Perm(), true // the file's own, whatever the umask
 	}
-	data, err := os.ReadFile(path)
+	data, err := workspace.ReadFile(path, maxConfigBytes)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/workspace"
 )
 
 // lockSources takes the lock on the source list of the config lc writes
@@ -89,12 +90,12 @@ func flockCtx(ctx context.Context, f *os.File) error {
 // caller holds lockSources): a file created since lc was loaded becomes
 // lc's config file. A file that is gone leaves lc as it was.
 func (lc *loadedConfig) rereadSources(file string) error {
-	data, err := os.ReadFile(file)
+	data, err := workspace.ReadFile(file, maxConfigBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return docir.Errorf(docir.CodeConfig, "config %s: %w", file, err)
+		return docir.Errorf(docir.CodeConfig, "config: %w", err)
 	}
 	if err := checkConfigFile(file, data); err != nil {
 		return err

@@ -81,7 +81,7 @@ func (f *Factory) pinned(ctx context.Context, ws *workspace.Service) (docir.Read
 	svc := ws.Bindings()
 	rev := p.at
 	if p.receipt != "" {
-		data, err := os.ReadFile(p.receipt)
+		data, err := workspace.ReadFile(p.receipt, binding.MaxReceiptBytes)
 		if err != nil {
 			return nil, docir.Errorf(docir.CodeUsage, "--receipt: %w", err)
 		}

@@ -4,15 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
+	"github.com/docir/docir/workspace"
 )
 
 // Host policy schema names. A policy file names exactly one; each version
@@ -61,17 +60,9 @@ func (p *Policy) Granted(grant string) bool {
 
 // LoadPolicy reads a policy file. Every error names the file.
 func LoadPolicy(path string) (*Policy, error) {
-	f, err := os.Open(path)
+	data, err := workspace.ReadFile(path, maxPolicyBytes)
 	if err != nil {
-		return nil, &docir.Error{Code: docir.CodeConfig, Message: "policy " + err.Error(), Err: err}
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxPolicyBytes+1))
-	if err != nil {
-		return nil, docir.Errorf(docir.CodeConfig, "policy %s: %w", path, err)
-	}
-	if len(data) > maxPolicyBytes {
-		return nil, docir.Errorf(docir.CodeConfig, "policy %s: over %d bytes", path, maxPolicyBytes)
+		return nil, docir.Errorf(docir.CodeConfig, "policy: %w", err)
 	}
 	p, err := ParsePolicy(data)
 	if err != nil {

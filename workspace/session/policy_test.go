@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -72,7 +73,7 @@ func TestParsePolicy(t *testing.T) {
 }
 
 // TestLoadPolicyNamesTheFile: every load error names the file and has the
-// config code (exit 1 at start-up).
+// config code (exit 1 at start-up). A FIFO is refused unread.
 func TestLoadPolicyNamesTheFile(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "host.json")
@@ -83,7 +84,11 @@ func TestLoadPolicyNamesTheFile(t *testing.T) {
 	if err := os.WriteFile(big, []byte(`{"schema":"`+strings.Repeat("x", maxPolicyBytes)+`"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{bad, big, filepath.Join(dir, "missing.json"), dir} {
+	fifo := filepath.Join(dir, "fifo.json") // once opened and waited on without end
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{bad, big, filepath.Join(dir, "missing.json"), dir, fifo} {
 		_, err := LoadPolicy(p)
 		if err == nil || !strings.Contains(err.Error(), p) || docir.CodeOf(err) != docir.CodeConfig || docir.ExitCode(err) != 1 {
 			t.Errorf("LoadPolicy(%s) = %v (code %q)", p, err, docir.CodeOf(err))
