@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net"
 	"net/http"
@@ -78,34 +79,51 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.health(w, r)
 	case r.URL.Path == MCPPath && h.opts.MCP != nil:
 		if h.guard(w, r) {
+			done := readingBody(w, r)
+			r.Body = &bodyDone{ReadCloser: r.Body, done: done}
 			h.opts.MCP.ServeHTTP(w, r)
+			done()
 		}
 	case r.URL.Path != RPCPath:
 		endpoints := "POST " + RPCPath + ", GET " + HealthPath
 		if h.opts.MCP != nil {
 			endpoints += ", " + MCPPath + " (MCP Streamable HTTP)"
 		}
-		w.Header().Set("Connection", "close")
+		refuse(w)
 		http.Error(w, "docir serve: the endpoints are "+endpoints, http.StatusNotFound)
 	case r.Method != http.MethodPost:
 		w.Header().Set("Allow", http.MethodPost)
-		w.Header().Set("Connection", "close")
+		refuse(w)
 		http.Error(w, "docir serve: "+RPCPath+" takes POST", http.StatusMethodNotAllowed)
 	case h.guard(w, r):
 		h.rpc(w, r)
 	}
 }
 
+// refuse readies the answer to a request whose body docir will not read
+// (a refused request, a health check): the connection is closed once the
+// reply is written, and none of the body is read. Left to itself, the
+// server reads up to 256 KiB of an unread body after the handler, to keep
+// the connection alive, however slowly it comes: a client that trickled
+// a body with a wrong token held a slot as long as one with the right
+// token. A read deadline in the past makes that read fail at once.
+func refuse(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+}
+
 // guard runs the checks every path but /health shares: the Host and
-// Origin of a loopback listener, then the token.
+// Origin of a loopback listener, then the token. A refused request is
+// answered without reading its body, and its connection is closed.
 func (h *httpHandler) guard(w http.ResponseWriter, r *http.Request) bool {
 	opts := h.opts
-	w.Header().Set("Connection", "close") // a refused client pins no slot
 	if opts.Loopback && !loopbackHost(r.Host) {
+		refuse(w)
 		http.Error(w, fmt.Sprintf("docir serve: Host %q is not a loopback name", r.Host), http.StatusForbidden)
 		return false
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && opts.Loopback && !loopbackOrigin(origin) {
+		refuse(w)
 		http.Error(w, fmt.Sprintf("docir serve: Origin %q is not a loopback origin", origin), http.StatusForbidden)
 		return false
 	}
@@ -116,19 +134,65 @@ func (h *httpHandler) guard(w http.ResponseWriter, r *http.Request) bool {
 		// the lengths.
 		sum := sha256.Sum256([]byte(got))
 		if subtle.ConstantTimeCompare(sum[:], h.want[:]) != 1 || !ok {
+			refuse(w)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="docir"`)
 			writeReply(w, http.StatusUnauthorized, wire.ErrorLine(nil, wire.NewError(docir.CodeUnauthorized, "missing or wrong bearer token")))
 			return false
 		}
 	}
-	w.Header().Del("Connection") // allowed: the connection may be kept alive
 	return true
 }
 
+// readingBody bounds how long the body of an admitted request may take to
+// come: bodyTimeout from now. Until done is called, the connection counts
+// as idle to its pool: when every slot is held, one whose body has taken
+// over the shed time may be closed for room, as an idle one is, so slow
+// bodies cannot hold every slot. done (once the body is read, or the
+// handler is over) lifts the deadline, so that a long read after the body
+// is not cut off, and makes the connection busy again. A request without
+// a body is left alone.
+func readingBody(w http.ResponseWriter, r *http.Request) (done func()) {
+	if r.ContentLength == 0 {
+		return func() {}
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(bodyTimeout))
+	pc, _ := r.Context().Value(connKey{}).(*poolConn)
+	pc.waiting(true)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			pc.waiting(false)
+			_ = rc.SetReadDeadline(time.Time{})
+		})
+	}
+}
+
+// bodyDone is a request body that calls done when it ends, fails or is
+// closed: readingBody's done for a handler that reads the body itself.
+type bodyDone struct {
+	io.ReadCloser
+	done func()
+}
+
+func (b *bodyDone) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil {
+		b.done()
+	}
+	return n, err
+}
+
+func (b *bodyDone) Close() error {
+	b.done()
+	return b.ReadCloser.Close()
+}
+
 // health answers GET /health: no token, a loopback Host on a loopback
-// listener.
+// listener. A health check pins no slot: its connection is closed, and a
+// body is not read.
 func (h *httpHandler) health(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Connection", "close") // a health check pins no slot
+	refuse(w)
 	if h.opts.Loopback && !loopbackHost(r.Host) {
 		http.Error(w, fmt.Sprintf("docir serve: Host %q is not a loopback name", r.Host), http.StatusForbidden)
 		return
@@ -144,11 +208,17 @@ func (h *httpHandler) health(w http.ResponseWriter, r *http.Request) {
 // rpc answers a guarded POST /rpc: one frame, its reply.
 func (h *httpHandler) rpc(w http.ResponseWriter, r *http.Request) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		refuse(w)
 		http.Error(w, "docir serve: the body must be application/json (one JSON-RPC request)", http.StatusUnsupportedMediaType)
 		return
 	}
 	// The bound counts every byte, as a line's does in NDJSON.
+	done := readingBody(w, r)
 	f, err := wire.ReadBody(r.Body, wire.MaxFrameBytes)
+	done()
+	if err != nil || f.TooLarge && f.Size < 0 {
+		refuse(w) // what is left of the body is never read
+	}
 	if err != nil {
 		http.Error(w, "docir serve: reading the body: "+err.Error(), http.StatusBadRequest)
 		return
@@ -181,8 +251,7 @@ func (h *httpHandler) rpc(w http.ResponseWriter, r *http.Request) {
 // declared, if any, and its connection is closed.
 func writeTooLarge(w http.ResponseWriter, r *http.Request, f wire.Frame) {
 	if f.Size < 0 {
-		f.Size = r.ContentLength
-		w.Header().Set("Connection", "close")
+		f.Size = r.ContentLength // and the connection is closed (refuse)
 	}
 	writeReply(w, http.StatusRequestEntityTooLarge, wire.TooLargeFrame(f))
 }
@@ -257,16 +326,24 @@ func ListenAddr(addr string) (hostport string, loopback bool, err error) {
 // Bounds of the HTTP server: a client that is slow to send or to read
 // cannot hold a connection forever, and no more than MaxConns connections
 // are open at once. When all are open, the connection idle longest (kept
-// alive between requests, or accepted and silent) is closed once it has
-// been idle for ShedAfter, to make room; a connection busy with a request
-// is never closed for room. A health check, and a request refused before
-// it is served (no token, a foreign Host, another path), close their
-// connection: they pin no slot. The connection shed is one of the client
-// that holds the most.
+// alive between requests, accepted and silent, or waiting for the body of
+// its request) is closed once it has been idle for ShedAfter, to make
+// room; a connection busy with a request whose body has come is never
+// closed for room. A health check, and a request refused before it is
+// served (no token, a foreign Host, another path), close their connection
+// without reading a body: they pin no slot. The connection shed is one of
+// the client that holds the most.
+//
+// bodyTimeout bounds how long an admitted request's body may take once
+// its headers are in. A body docir answers is at most 64 KiB
+// (wire.MaxFrameBytes), 6.4 KB/s over 10 s; a larger one is read for its
+// id up to 16 MiB (wire.MaxScanBytes), which takes 1.6 MB/s. A body
+// slower than that gets 400 and its connection closed.
 const (
 	MaxConns          = 64
 	ShedAfter         = time.Second
 	readHeaderTimeout = 10 * time.Second
+	bodyTimeout       = 10 * time.Second
 	readTimeout       = time.Minute
 	writeTimeout      = 2 * time.Minute
 	idleTimeout       = 2 * time.Minute
@@ -287,6 +364,7 @@ func serveHTTP(ctx context.Context, e *Engine, pool *connPool, opts HTTPOptions)
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    16 << 10,
 		ConnState:         pool.track,
+		ConnContext:       withConn,
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(pool) }()
@@ -326,10 +404,46 @@ func newConnPool(ln net.Listener, max int, shedAfter time.Duration) *connPool {
 // poolConn is an open connection of a pool.
 type poolConn struct {
 	net.Conn
-	pool  *connPool
-	once  sync.Once
-	idle  bool      // no request in hand (guarded by pool.mu)
+	pool *connPool
+	once sync.Once
+	// idle: no request in hand, or one whose body has not all come
+	// (guarded by pool.mu).
+	idle  bool
 	since time.Time // when it became idle (guarded by pool.mu)
+}
+
+// connKey is the context key under which a request's context holds the
+// pool connection it came on (withConn): net/http gives a handler no
+// other way to its connection.
+type connKey struct{}
+
+// withConn is the server's ConnContext: it puts a pool connection in the
+// context of every request that comes on it.
+func withConn(ctx context.Context, c net.Conn) context.Context {
+	if pc, ok := c.(*poolConn); ok {
+		return context.WithValue(ctx, connKey{}, pc)
+	}
+	return ctx
+}
+
+// waiting marks the connection as waiting for its request's body (on: it
+// may be shed for room, as an idle one may) or as busy with the request.
+// A nil connection (a server without a pool) is left alone.
+func (c *poolConn) waiting(on bool) {
+	if c == nil {
+		return
+	}
+	p := c.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c.idle = on
+	if on {
+		c.since = time.Now()
+		select { // an Accept waiting for room looks again
+		case p.freed <- struct{}{}:
+		default:
+		}
+	}
 }
 
 func (p *connPool) Accept() (net.Conn, error) {

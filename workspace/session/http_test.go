@@ -1,13 +1,11 @@
 package session
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -285,49 +283,13 @@ func TestConnPool(t *testing.T) {
 // is not closed for room. A health check closes its connection.
 func TestIdleConnectionsAreShed(t *testing.T) {
 	const slots, shed = 4, 200 * time.Millisecond
-	e, _ := newTestEngine(t, nil, nil)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- serveHTTP(ctx, e, newConnPool(ln, slots, shed), HTTPOptions{Loopback: true}) }()
-	var conns []net.Conn
-	defer func() {
-		for _, c := range conns {
-			c.Close() // first: the server's shutdown waits for silent connections
-		}
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serveHTTP: %v", err)
-		}
-	}()
-	addr := ln.Addr().String()
-	// request writes one HTTP request on c and reads its response.
+	dial := poolServer(t, HTTPOptions{Loopback: true}, slots, shed)
 	request := func(c net.Conn, req string) (*http.Response, error) {
-		c.SetDeadline(time.Now().Add(3 * time.Second))
-		if _, err := io.WriteString(c, req); err != nil {
-			return nil, err
-		}
-		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err == nil {
-			_, err = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-		}
+		resp, _, err := roundTrip(c, req)
 		return resp, err
 	}
 	discover := `{"jsonrpc":"2.0","id":1,"method":"workspace/discover"}`
-	rpc := "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(discover)) + "\r\n\r\n" + discover
-	dial := func() net.Conn {
-		t.Helper()
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		conns = append(conns, c)
-		return c
-	}
+	rpc := rpcHead("", len(discover)) + discover
 	for _, hold := range []string{"keep-alive", "silent"} {
 		for range slots {
 			c := dial()
