@@ -454,3 +454,35 @@ func scanReceipt(t *testing.T, what string, file []byte, private ...string) {
 		t.Errorf("%s of %d bytes", what, len(file))
 	}
 }
+
+// TestNotJSONQuotesNothing (hostile review, finding 10): a receipt or
+// evidence file that is not JSON was refused with the parser's message,
+// which quoted the file's first bytes (`docir replay /etc/shadow` printed
+// a line of it). The error says what the file is not, and where it
+// stopped parsing, and quotes none of it.
+func TestNotJSONQuotesNothing(t *testing.T) {
+	for _, file := range []string{
+		"root:*:20228:0:99999:7:::\ndaemon:*:20228:0:99999:7:::\n",
+		"secret-token-1234\n",
+		`{"digest": secret-token}`,
+		"[1e400]", // JSON, but not one RFC 8785 takes
+		"",
+	} {
+		_, rerr := ParseReceipt([]byte(file))
+		_, eerr := ParseEvidence([]byte(file))
+		for what, err := range map[string]error{"receipt": rerr, "evidence": eerr} {
+			if err == nil || docir.CodeOf(err) != docir.CodeBindingRejected {
+				t.Fatalf("%s of %q: %v; want binding_rejected", what, file, err)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, "not JSON") || !strings.Contains(msg, "not a docir "+what+" file") {
+				t.Errorf("%s of %q: %q; want it to say it is not JSON, not a %s", what, file, msg, what)
+			}
+			for _, secret := range []string{"root", "daemon", "secret", "token", "1e400", "99999"} {
+				if strings.Contains(msg, secret) {
+					t.Errorf("%s of %q: %q quotes the file (%q)", what, file, msg, secret)
+				}
+			}
+		}
+	}
+}

@@ -176,11 +176,19 @@ func ParseReceipt(file []byte) (Claim, error) {
 
 // decodeCanonical decodes a file that must be in RFC 8785 form (one
 // trailing newline allowed) into the closed shape v, whose keys are keys.
+//
+// A file that is not JSON is refused by what it is not, and where, never
+// by its content: the JSON parsers' messages quote the text they stopped
+// at, and `docir replay /etc/shadow` printed the file's first line.
 func decodeCanonical(what string, file []byte, v any, keys ...string) error {
 	b := bytes.TrimSuffix(file, []byte("\n"))
 	canon, err := jcs.Transform(b)
 	if err != nil {
-		return rejectf("%s: not JSON: %v", what, err)
+		var syntax *json.SyntaxError
+		if err := json.Unmarshal(b, new(json.RawMessage)); errors.As(err, &syntax) {
+			return rejectf("%s: not JSON (a syntax error at byte %d), so not a docir %s file", what, syntax.Offset, what)
+		}
+		return rejectf("%s: not JSON that RFC 8785 can put in canonical form, so not a docir %s file", what, what)
 	}
 	if !bytes.Equal(canon, b) {
 		return rejectf("%s: not in canonical form (RFC 8785): keys reordered, spaces added or escapes changed; use the bytes docir wrote", what)
