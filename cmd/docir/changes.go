@@ -43,7 +43,7 @@ what changed: it reads the layers the two generations do not share.`,
 		Example: `  docir bind > task.receipt      # ... later, after docir index:
   docir changes --since task.receipt
   docir changes --since task.receipt --jq '.sections.changed[]' | docir get -
-  docir changes --since 1 --until 1    # two generations by number`,
+  docir changes --since 1 --until 2    # what generation 2 changed from generation 1`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Since == "" {

@@ -62,18 +62,22 @@ func newCmdServe(f *Factory, runF func(context.Context, *ServeOptions) error) *c
 		Annotations: map[string]string{longRunning: "true"},
 		Use:         "serve [--mcp] [--http ADDR] [--policy FILE] [--watch]",
 		Short:       "Answer reads over JSON-RPC: NDJSON on stdio, MCP, or HTTP for peers",
-		Long: `Serve the store's reads to a host until stdin ends (or SIGTERM).
+		Long: `Serve the store's reads to a host: over stdio until stdin ends, over
+--http until SIGTERM (either stops at SIGTERM or SIGINT).
 
 Default: JSON-RPC 2.0, one frame per line (NDJSON) on stdin and stdout.
 Methods: docir/get, docir/search, docir/query, docir/context,
-workspace/status, workspace/discover; workspace/refresh when the host
-policy grants it, workspace/read-batch when it selects read_batch_workers.
-One request at a time, replies in order.
+docir/fields, docir/links, docir/check, docir/changes, workspace/status,
+workspace/discover, workspace/bind, workspace/evidence, workspace/replay;
+workspace/refresh when the host policy grants it, workspace/read-batch
+when it selects read_batch_workers. One request at a time, replies in
+order.
 
 --mcp speaks MCP over stdio instead (tools get, search, query, context,
-fields, status). --http ADDR serves POST /rpc, one frame per request, to
-peers, and GET /health; with --mcp too it also serves MCP's Streamable
-HTTP transport at /mcp. An ADDR without a host listens on 127.0.0.1; on
+fields, links, check, changes, status; refresh and read_batch as the
+policy grants the methods). --http ADDR serves POST /rpc,
+one frame per request, to peers, and GET /health; with --mcp too it
+also serves MCP's Streamable HTTP transport at /mcp. An ADDR without a host listens on 127.0.0.1; on
 loopback, requests must name a loopback Host (and Origin, if any). A
 non-loopback ADDR needs a bearer token in $` + DefaultTokenEnv + ` (or the
 variable --token-env names).
