@@ -59,7 +59,13 @@ type HTTPOptions struct {
 // method, 413 a body over the bound (with a frame_too_large reply), 415 a
 // body that is not application/json.
 func (e *Engine) HTTPHandler(opts HTTPOptions) http.Handler {
-	h := &httpHandler{e: e, opts: opts}
+	return e.httpHandler(opts, nil)
+}
+
+// httpHandler is HTTPHandler told the pool its connections come from
+// (nil: none).
+func (e *Engine) httpHandler(opts HTTPOptions, pool *connPool) *httpHandler {
+	h := &httpHandler{e: e, opts: opts, pool: pool}
 	if opts.Token != "" {
 		h.want = sha256.Sum256([]byte(opts.Token))
 	}
@@ -71,6 +77,7 @@ type httpHandler struct {
 	e    *Engine
 	opts HTTPOptions
 	want [sha256.Size]byte // the token's digest
+	pool *connPool         // told when a connection waits for a body; nil: none
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -79,7 +86,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.health(w, r)
 	case r.URL.Path == MCPPath && h.opts.MCP != nil:
 		if h.guard(w, r) {
-			done := readingBody(w, r)
+			done := h.readingBody(w, r)
 			r.Body = &bodyDone{ReadCloser: r.Body, done: done}
 			h.opts.MCP.ServeHTTP(w, r)
 			done()
@@ -151,18 +158,17 @@ func (h *httpHandler) guard(w http.ResponseWriter, r *http.Request) bool {
 // handler is over) lifts the deadline, so that a long read after the body
 // is not cut off, and makes the connection busy again. A request without
 // a body is left alone.
-func readingBody(w http.ResponseWriter, r *http.Request) (done func()) {
+func (h *httpHandler) readingBody(w http.ResponseWriter, r *http.Request) (done func()) {
 	if r.ContentLength == 0 {
 		return func() {}
 	}
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(bodyTimeout))
-	pc, _ := r.Context().Value(connKey{}).(*poolConn)
-	pc.waiting(true)
+	h.pool.waiting(r.RemoteAddr, true)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			pc.waiting(false)
+			h.pool.waiting(r.RemoteAddr, false)
 			_ = rc.SetReadDeadline(time.Time{})
 		})
 	}
@@ -213,7 +219,7 @@ func (h *httpHandler) rpc(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The bound counts every byte, as a line's does in NDJSON.
-	done := readingBody(w, r)
+	done := h.readingBody(w, r)
 	f, err := wire.ReadBody(r.Body, wire.MaxFrameBytes)
 	done()
 	if err != nil || f.TooLarge && f.Size < 0 {
@@ -357,14 +363,13 @@ func ServeHTTP(ctx context.Context, e *Engine, ln net.Listener, opts HTTPOptions
 
 func serveHTTP(ctx context.Context, e *Engine, pool *connPool, opts HTTPOptions) error {
 	srv := &http.Server{
-		Handler:           e.HTTPHandler(opts),
+		Handler:           e.httpHandler(opts, pool),
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    16 << 10,
 		ConnState:         pool.track,
-		ConnContext:       withConn,
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(pool) }()
@@ -412,30 +417,27 @@ type poolConn struct {
 	since time.Time // when it became idle (guarded by pool.mu)
 }
 
-// connKey is the context key under which a request's context holds the
-// pool connection it came on (withConn): net/http gives a handler no
-// other way to its connection.
-type connKey struct{}
-
-// withConn is the server's ConnContext: it puts a pool connection in the
-// context of every request that comes on it.
-func withConn(ctx context.Context, c net.Conn) context.Context {
-	if pc, ok := c.(*poolConn); ok {
-		return context.WithValue(ctx, connKey{}, pc)
+// waiting marks the open connection whose remote address is remote (a
+// request's RemoteAddr: net/http gives a handler no other way to its
+// connection) as waiting for its request's body (on: it may be shed for
+// room, as an idle one may) or as busy with the request. A nil pool (a
+// handler served without one) does nothing.
+func (p *connPool) waiting(remote string, on bool) {
+	if p == nil {
+		return
 	}
-	return ctx
-}
-
-// waiting marks the connection as waiting for its request's body (on: it
-// may be shed for room, as an idle one may) or as busy with the request.
-// A nil connection (a server without a pool) is left alone.
-func (c *poolConn) waiting(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var c *poolConn
+	for pc := range p.open {
+		if pc.RemoteAddr().String() == remote {
+			c = pc
+			break
+		}
+	}
 	if c == nil {
 		return
 	}
-	p := c.pool
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	c.idle = on
 	if on {
 		c.since = time.Now()
