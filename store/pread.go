@@ -123,7 +123,8 @@ func openPreadLayer(db *bolt.DB, cache *pageCache, layer int) (*preadLayer, erro
 // init reads the file's size and the root page ids of buckets. A bucket
 // that is missing or inline (a small bucket stored inside its parent's
 // page, root 0) is left to the map.
-func (l *preadLayer) init(db *bolt.DB, buckets ...[]byte) error {
+func (l *preadLayer) init(db *bolt.DB, buckets ...[]byte) (err error) {
+	defer recoverBolt(db.Path(), &err)
 	info, err := l.f.Stat()
 	if err != nil {
 		return err

@@ -179,11 +179,19 @@ func holdGeneration(gen string) (*os.File, error) {
 	return f, nil
 }
 
-func openLayer(path string) (*bolt.DB, error) {
+// openLayer opens the bolt file at path for reading, once checkBoltFile
+// has found it whole: bbolt maps it, and a page missing from a mapped file
+// is a crash, not an error.
+func openLayer(path string) (db *bolt.DB, err error) {
+	if err := checkBoltFile(path); err != nil {
+		return nil, err
+	}
+	defer recoverBolt(path, &err)
 	return bolt.Open(path, 0o444, &bolt.Options{ReadOnly: true, Timeout: time.Second})
 }
 
-func (s *Snapshot) checkFormat(lower *[]uint64) error {
+func (s *Snapshot) checkFormat(lower *[]uint64) (err error) {
+	defer recoverBolt(s.db.Path(), &err)
 	return s.db.View(func(tx *bolt.Tx) error {
 		m := tx.Bucket(bucketMeta)
 		if m == nil {
