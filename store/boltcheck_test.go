@@ -85,3 +85,33 @@ func FuzzCheckBoltFile(f *testing.F) {
 		}
 	})
 }
+
+// The writer refuses a value over MaxValueBytes, and four values of
+// MaxValueBytes side by side, which bbolt keeps on one page, read back:
+// what the writer accepts, the point reads accept (maxPageSpan).
+func TestValueBoundWriterAndReaderAgree(t *testing.T) {
+	dir := t.TempDir()
+	p, err := Begin(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	over := putFile("/src", "", "big.md", "big", strings.Repeat("x", MaxValueBytes+1), 1)
+	if err := p.Apply(over); err == nil || !strings.Contains(err.Error(), `"big"`) {
+		t.Errorf("Apply of a %d-byte body: %v; want an error naming it", MaxValueBytes+1, err)
+	}
+	if err := p.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	var c Change
+	for i := range 4 {
+		d := putFile("/src", "", fmt.Sprintf("b%d.md", i), fmt.Sprintf("b%d", i), strings.Repeat(string(rune('a'+i)), MaxValueBytes), 1)
+		c.Put = append(c.Put, d.Put...)
+	}
+	publish(t, dir, 1, c)
+	s := open(t, dir, 1)
+	for _, d := range c.Put {
+		if _, body, ok, err := s.Lookup(d.Record.ID); !ok || err != nil || !bytes.Equal(body, d.Body) {
+			t.Errorf("Lookup(%s) = %d bytes, %v, %v", d.Record.ID, len(body), ok, err)
+		}
+	}
+}

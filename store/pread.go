@@ -40,9 +40,22 @@ const (
 	pageElementSize = 16
 	branchPageFlag  = 0x01
 	leafPageFlag    = 0x02
-	bucketLeafFlag  = 0x01     // a leaf element that is a nested bucket
-	maxPageSpan     = 64 << 20 // a page with its overflow; a larger one is corrupt
+	bucketLeafFlag  = 0x01 // a leaf element that is a nested bucket
 )
+
+// MaxValueBytes bounds one value the store keeps: a document's body, its
+// record or its pair filters. Pending.Apply refuses a larger one, and
+// ingest skips a file over it (too_large) whatever max_file_bytes says,
+// so that every page the writer makes is one the point reads accept.
+const MaxValueBytes = 15 << 20
+
+// maxPageSpan bounds a page with its overflow as point reads accept it; a
+// larger one is corrupt. bbolt never splits a node of 2*MinKeysPerPage
+// (4) elements or fewer, so a leaf page can hold 4 values of any size,
+// each with its key (at most bolt.MaxKeySize) and element header; with
+// the page header, rounded up to whole pages of up to 1 MiB. It comes to
+// about 60 MiB, the most one point read holds in memory.
+const maxPageSpan = pageHeaderSize + 4*(pageElementSize+bolt.MaxKeySize+MaxValueBytes) + 1<<20
 
 // preadLayer reads keys of a layer's top-level buckets by pread.
 type preadLayer struct {

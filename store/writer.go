@@ -614,6 +614,21 @@ type PutDoc struct {
 	Pairs []byte
 }
 
+// checkValueSizes refuses a document whose record, body or pair filters
+// are over MaxValueBytes: written, it would make a page the point reads
+// take for corrupt, and every read of the store would fail.
+func checkValueSizes(id string, record, body, pairs []byte) error {
+	for _, v := range []struct {
+		what string
+		b    []byte
+	}{{"record", record}, {"body", body}, {"pair filters", pairs}} {
+		if len(v.b) > MaxValueBytes {
+			return docir.Errorf(docir.CodeSource, "document %q: its %s is %d bytes, over the %d-byte bound on one value the store keeps", id, v.what, len(v.b), MaxValueBytes)
+		}
+	}
+	return nil
+}
+
 // Apply writes c in one transaction. Over lower layers, a delete leaves a
 // tombstone that shadows them.
 func (p *Pending) Apply(c Change) error {
@@ -648,6 +663,9 @@ func (p *Pending) Apply(c Change) error {
 				return fmt.Errorf("encode %s: %w", d.Record.ID, err)
 			}
 			id := d.Record.ID
+			if err := checkValueSizes(id, v, d.Body, d.Pairs); err != nil {
+				return err
+			}
 			if err := errors.Join(docs.Put([]byte(id), v), bodies.Put([]byte(id), d.Body)); err != nil {
 				return err
 			}

@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -273,5 +274,34 @@ func TestCancelWhileWaitingForTheLock(t *testing.T) {
 	_, err = Refresh(ctx, dir, []store.Source{{Path: src}}, Options{Wait: func(store.Holder) { close(waiting) }})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
+	}
+}
+
+// TestStoreBoundOverridesMaxFileBytes: max_file_bytes cannot raise the
+// size of a document past what the store keeps (store.MaxValueBytes). A
+// larger file is skipped with a warning naming it and the bound, and the
+// rest indexes and reads. Before, a 70 MB file indexed under a raised
+// max_file_bytes, and then every read said the store was corrupt.
+func TestStoreBoundOverridesMaxFileBytes(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "ok.md", "# OK\n")
+	writeFile(t, src, "huge.md", "# Huge\n"+strings.Repeat("word ", store.MaxValueBytes/5))
+	sum, err := Refresh(context.Background(), dir, []store.Source{{Path: src}}, Options{MaxFileBytes: 100 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"ok"}, ids(t, dir)); diff != "" {
+		t.Errorf("ids (-want +got):\n%s", diff)
+	}
+	if !hasWarning(sum, filepath.Join(src, "huge.md"), fmt.Sprintf("over the %d-byte bound on one document the store keeps", store.MaxValueBytes)) {
+		t.Errorf("no warning names huge.md and the bound: %q", sum.Warnings)
+	}
+	snap, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	if _, _, ok, err := snap.Lookup("ok"); !ok || err != nil {
+		t.Errorf("Lookup(ok) = %v, %v", ok, err)
 	}
 }

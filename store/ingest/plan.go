@@ -288,7 +288,7 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 	if err != nil {
 		return c, err
 	}
-	p, err := makePlan(w.files, prevFiles, false, opt.MaxFileBytes)
+	p, err := makePlan(w.files, prevFiles, false, fileCap(opt))
 	if err != nil {
 		return c, err
 	}
@@ -309,7 +309,7 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 				continue
 			}
 		}
-		if f.size > opt.MaxFileBytes {
+		if f.size > fileCap(opt) {
 			// A refresh skips it (too_large) and drops its document,
 			// if it has one: the stat walk knows that much.
 			if f.prev != nil {

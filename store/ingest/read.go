@@ -30,7 +30,7 @@ import (
 // Warning kinds: what IndexSummary.WarningCounts counts. A skipped file's
 // warning is "PATH: skipped: why".
 const (
-	KindTooLarge      = "too_large"      // over Options.MaxFileBytes
+	KindTooLarge      = "too_large"      // over Options.MaxFileBytes or store.MaxValueBytes
 	KindBinary        = "binary"         // holds a NUL byte
 	KindNotUTF8       = "not_utf8"       // not valid UTF-8
 	KindNoID          = "no_id"          // its path gives no valid id
@@ -205,8 +205,15 @@ func readSized(r io.Reader, size, limit int64) ([]byte, error) {
 type tooLargeError struct{ size, max int64 }
 
 func (e *tooLargeError) Error() string {
+	if e.max == store.MaxValueBytes {
+		return fmt.Sprintf("%d bytes, over the %d-byte bound on one document the store keeps (max_file_bytes cannot raise it)", e.size, e.max)
+	}
 	return fmt.Sprintf("%d bytes, over the %d-byte cap", e.size, e.max)
 }
+
+// fileCap is the size of the largest file a refresh reads: max_file_bytes,
+// but no more than the store keeps of one document (store.MaxValueBytes).
+func fileCap(opt Options) int64 { return min(opt.MaxFileBytes, store.MaxValueBytes) }
 
 func tooLarge(size, max int64) error { return &tooLargeError{size, max} }
 
@@ -316,11 +323,11 @@ func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, root
 		f.status = statusSkipped
 		f.warning = &warning{kind: kind, text: shown(f.path()) + ": skipped: " + fmt.Sprintf(format, args...)}
 	}
-	if f.size > opt.MaxFileBytes {
-		skip(KindTooLarge, "%v", tooLarge(f.size, opt.MaxFileBytes))
+	if f.size > fileCap(opt) {
+		skip(KindTooLarge, "%v", tooLarge(f.size, fileCap(opt)))
 		return
 	}
-	body, err := readSource(f.openPath(), opt.MaxFileBytes, roots)
+	body, err := readSource(f.openPath(), fileCap(opt), roots)
 	var tl *tooLargeError
 	switch {
 	case ioFailure(err):

@@ -157,7 +157,7 @@ func (r *refresher) makePlan() error {
 		}
 		reparse = !slices.Equal(recorded, r.pc.Fields()) || r.prevRules != rulesVersion
 	}
-	r.plan, err = makePlan(r.walked.files, prevFiles, reparse, r.opt.MaxFileBytes)
+	r.plan, err = makePlan(r.walked.files, prevFiles, reparse, fileCap(r.opt))
 	for i, g := range r.plan.removed {
 		if old, ok := r.rekeyed[g.key]; ok {
 			r.plan.removed[i].key = old // the table holds it under its old root
