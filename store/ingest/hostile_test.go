@@ -117,6 +117,33 @@ func TestFolderLinkLoops(t *testing.T) {
 	}
 }
 
+// TestFileLinkLoops: a *.md link that loops (to itself, or through
+// another) is skipped with a link_loop warning naming it, and the rest
+// indexes. Before, EvalSymlinks' "too many links" read as an I/O error
+// and failed the whole refresh.
+func TestFileLinkLoops(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "ok.md", "# OK\n")
+	symlink(t, "self.md", filepath.Join(src, "self.md"))
+	symlink(t, "b.md", filepath.Join(src, "a.md"))
+	symlink(t, "a.md", filepath.Join(src, "b.md"))
+	sum, err := Refresh(context.Background(), dir, []store.Source{{Path: src}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"ok"}, ids(t, dir)); diff != "" {
+		t.Errorf("ids (-want +got):\n%s", diff)
+	}
+	for _, name := range []string{"self.md", "a.md", "b.md"} {
+		if !hasWarning(sum, filepath.Join(src, name), "loops") {
+			t.Errorf("no warning names %s: %q", name, sum.Warnings)
+		}
+	}
+	if sum.WarningCounts[KindLinkLoop] != 3 {
+		t.Errorf("warning counts %v", sum.WarningCounts)
+	}
+}
+
 // TestFIFOAndDeviceDoNotHang: a FIFO named *.md (open() would block
 // forever) and a link to /dev/zero (a read would never end) are skipped
 // with a warning; the refresh finishes.

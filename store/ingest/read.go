@@ -39,7 +39,7 @@ const (
 	KindOutsideRoots  = "outside_roots"  // a symbolic link out of the source roots
 	KindNotRegular    = "not_regular"    // a FIFO, device or socket named *.md
 	KindBrokenLink    = "broken_link"    // a symbolic link to nothing
-	KindLinkLoop      = "link_loop"      // a symbolic link to a folder on its own way
+	KindLinkLoop      = "link_loop"      // a symbolic link to a folder on its own way, or one that loops
 	KindUnreadable    = "unreadable"     // an error opening or reading it
 	KindChanged       = "changed"        // replaced or removed while the refresh read it
 	KindCleanup       = "cleanup"        // a step after publishing failed (the refresh published)

@@ -501,9 +501,17 @@ func (r *folderRead) followLink(name, p string, isDir bool) (real string, _ bool
 	}
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
+		// EvalSymlinks tells a loop only as "too many links", with no
+		// errno in it; the kernel's stat of the link says ELOOP.
+		if _, serr := os.Stat(p); errors.Is(serr, unix.ELOOP) {
+			err = serr
+		}
+		switch {
+		case errors.Is(err, os.ErrNotExist):
 			r.warn(KindBrokenLink, p, "broken symbolic link")
-		} else {
+		case errors.Is(err, unix.ELOOP):
+			r.warn(KindLinkLoop, p, "symbolic link that loops (too many levels of symbolic links)")
+		default:
 			r.unreadable(p, err)
 		}
 		return "", false, false
