@@ -43,6 +43,11 @@ func TestBudget(t *testing.T) {
 		{name: "blocks", src: strings.Repeat("a\n\n", 101), lim: Limits{Blocks: 100}, err: "more than 100 blocks"},
 		{name: "lines", src: strings.Repeat("a\n", 101), lim: Limits{Lines: 100}, err: "more than 100 lines"},
 		{name: "steps", src: strings.Repeat(strings.Repeat(">", 30)+"b\n", 100), lim: Limits{Lines: 100}, err: "more than 1600 parser steps"},
+		// goldmark reads a paragraph's link reference definitions in
+		// time that grows with the square of its lines.
+		{name: "link reference definitions", src: "# refs\n" + definitions(0, 30_000), lim: DefaultLimits, err: "opens with a link reference definition"},
+		{name: "link reference definitions at the bound", src: "# refs\n" + definitions(0, MaxDefinitionLines), lim: DefaultLimits, sections: 1},
+		{name: "link reference definitions in paragraphs", src: "# refs\n" + strings.Repeat(definitions(0, 5_000)+"\n", 6), lim: DefaultLimits, sections: 1},
 		{name: "time", src: strings.Repeat("a\n", 100_000), lim: Limits{Time: 1}, err: "of CPU time"},
 	}
 	p := NewParser()
@@ -186,4 +191,14 @@ func TestFrontMatterBudget(t *testing.T) {
 			}
 		})
 	}
+}
+
+// definitions is n link reference definitions, labels from first on, one
+// a line.
+func definitions(first, n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "[r%d]: u\n", first+i)
+	}
+	return b.String()
 }
