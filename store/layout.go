@@ -110,9 +110,20 @@ func readCurrent(dir string) (current, error) {
 		return current{}, docir.Errorf(docir.CodeStoreFormat, "%s: unreadable %s (%s); remove the folder and index again", dir, currentFile, quoteHead(bytes.TrimSpace(b)))
 	}
 	if c.Format != FormatVersion {
-		return current{}, docir.Errorf(docir.CodeStoreFormat, "%s: store format %d, this docir reads format %d; remove the folder and index again", dir, c.Format, FormatVersion)
+		return current{}, docir.Errorf(docir.CodeStoreFormat, "%s: store format %d, this docir reads format %d; %s", dir, c.Format, FormatVersion, formatAdvice(c.Format))
 	}
 	return c, nil
+}
+
+// formatAdvice is what to do about a store of format got, which this
+// docir does not read. A newer docir made a store of a higher format:
+// it may be another team's, or still in use by that docir, so the fix is
+// to upgrade, not to delete it. An older format is rebuilt.
+func formatAdvice(got int) string {
+	if got > FormatVersion {
+		return "a newer docir made it: upgrade docir to read it, and leave the folder be"
+	}
+	return "remove the folder and index again"
 }
 
 // writeCurrent publishes gen as the current generation, atomically.

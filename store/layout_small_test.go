@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,5 +46,27 @@ func TestReadCurrentHostile(t *testing.T) {
 				t.Errorf("Identity: %v", err)
 			}
 		})
+	}
+}
+
+// A store of a higher format than this docir reads was made by a newer
+// docir, maybe another team's: the error says to upgrade, not to remove
+// it. An older format is rebuilt, as before.
+func TestFormatAdvice(t *testing.T) {
+	for _, c := range []struct {
+		format    int
+		want, not string
+	}{
+		{FormatVersion + 1, "upgrade docir", "remove the folder"},
+		{FormatVersion - 1, "remove the folder and index again", "upgrade"},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, currentFile), fmt.Appendf(nil, `{"format":%d,"generation":1}`, c.format), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Open(dir)
+		if docir.CodeOf(err) != docir.CodeStoreFormat || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), c.not) {
+			t.Errorf("format %d: %v; want a store_format error saying %q, not %q", c.format, err, c.want, c.not)
+		}
 	}
 }

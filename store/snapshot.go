@@ -198,7 +198,8 @@ func (s *Snapshot) checkFormat(lower *[]uint64) (err error) {
 			return docir.Errorf(docir.CodeStoreFormat, "%s: generation %d has no meta bucket", s.dir, s.gen)
 		}
 		if v := string(m.Get(keyFormat)); v != fmt.Sprint(FormatVersion) {
-			return docir.Errorf(docir.CodeStoreFormat, "%s: generation %d has format %q, this docir reads %d; remove the folder and index again", s.dir, s.gen, v, FormatVersion)
+			got, _ := strconv.Atoi(v) // not a number: 0, an older format's advice
+			return docir.Errorf(docir.CodeStoreFormat, "%s: generation %d has format %q, this docir reads %d; %s", s.dir, s.gen, v, FormatVersion, formatAdvice(got))
 		}
 		var err error
 		if *lower, err = parseLayers(m.Get(keyLayers)); err != nil {
