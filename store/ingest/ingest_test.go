@@ -125,6 +125,27 @@ func TestIncremental(t *testing.T) {
 	}
 }
 
+// Two files whose names differ only in Unicode normalization (café.md
+// as NFC and as NFD) claim one id; the error shows them apart, quoted
+// with their non-ASCII runes escaped. Before, it named two paths that
+// looked the same.
+func TestNormalizationClashShownApart(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	nfc, nfd := "caf\u00e9.md", "cafe\u0301.md"
+	writeFile(t, src, nfc, "# x\n")
+	writeFile(t, src, nfd, "# x\n")
+	_, err := Refresh(context.Background(), dir, []store.Source{{Path: src}}, Options{})
+	var claim *ClaimError
+	if !errors.As(err, &claim) {
+		t.Fatalf("error %v: want a *ClaimError", err)
+	}
+	for _, want := range []string{`caf\u00e9.md"`, `cafe\u0301.md"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not show %s", err, want)
+		}
+	}
+}
+
 func TestDuplicateIDPublishesNothing(t *testing.T) {
 	src, dir := t.TempDir(), t.TempDir()
 	writeFile(t, src, "a.md", "# A\n")

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
@@ -315,7 +316,19 @@ func (e *ClaimError) Error() string {
 
 // clashError is the error of two files claiming one id, with the fix.
 func clashError(id string, a, b *file) error {
-	return docir.Errorf(docir.CodeSource, "%w; give one source folder a prefix (docir index --prefix NAME DIR) or one file an `id:` in its front matter", &ClaimError{ID: id, A: shown(a.path()), B: shown(b.path())})
+	sa, sb := shownApart(a.path(), b.path())
+	return docir.Errorf(docir.CodeSource, "%w; give one source folder a prefix (docir index --prefix NAME DIR) or one file an `id:` in its front matter", &ClaimError{ID: id, A: sa, B: sb})
+}
+
+// shownApart shows two paths so that a reader can tell them apart: as
+// shown does, unless they look the same once Unicode-normalized (café.md
+// as NFC and as NFD), when both are quoted with their non-ASCII runes
+// escaped ("caf\u00e9.md", "cafe\u0301.md").
+func shownApart(a, b string) (string, string) {
+	if a != b && norm.NFC.String(a) == norm.NFC.String(b) {
+		return strconv.QuoteToASCII(a), strconv.QuoteToASCII(b)
+	}
+	return shown(a), shown(b)
 }
 
 func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, roots []string) {
