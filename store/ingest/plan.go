@@ -224,7 +224,7 @@ type Changes struct {
 	Unchanged int      `json:"unchanged"`
 	Ignored   int      `json:"ignored"` // files and folders left out by ignore rules
 	// Skipped counts the new files a refresh would skip again: the last
-	// one skipped them for their bytes (binary, not UTF-8; skippedStateFile)
+	// one skipped them for their bytes (binary, not UTF-8, no id; skippedStateFile)
 	// and they are as it saw them. They are not in Added.
 	Skipped int `json:"skipped"`
 	// Clashes names pairs of files that would claim one id (the id their

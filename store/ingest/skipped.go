@@ -16,8 +16,10 @@ import (
 // find changed: without it, "run docir index" never goes away.
 //
 //   - s: files skipped for what their bytes are (binary, not UTF-8: the
-//     same bytes are skipped again, whatever the configuration), which
-//     would be "added" in every status;
+//     same bytes are skipped again, whatever the configuration; no id:
+//     the same bytes are, at the same path below a source of the same
+//     prefix, which a change of sources reads again), which would be
+//     "added" in every status;
 //   - t: files whose stat changed and bytes did not (touched, restored as
 //     they were): a refresh that publishes records their new stat in its
 //     file table, but one that changes nothing else publishes nothing, and
@@ -41,6 +43,11 @@ type skippedEntry struct {
 	touched     bool
 }
 
+// bytesSkip are the kinds of skip that the file's bytes decide, as its
+// size and time find them again: binary, not UTF-8, and no id (its path
+// gives none and its front matter sets none).
+var bytesSkip = map[string]bool{KindBinary: true, KindNotUTF8: true, KindNoID: true}
+
 // writeSkippedState records the files of files that the refresh skipped
 // for their bytes or found touched; with none, it removes the record.
 func writeSkippedState(dir string, gen uint64, files []*file) error {
@@ -48,8 +55,7 @@ func writeSkippedState(dir string, gen uint64, files []*file) error {
 	for _, f := range files {
 		kind := byte('t')
 		if f.status != statusTouched {
-			if f.status != statusSkipped || f.err != nil || f.warning == nil ||
-				f.warning.kind != KindBinary && f.warning.kind != KindNotUTF8 {
+			if f.status != statusSkipped || f.err != nil || f.warning == nil || !bytesSkip[f.warning.kind] {
 				continue
 			}
 			kind = 's'

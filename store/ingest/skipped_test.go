@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,4 +84,32 @@ func FuzzReadSkippedState(f *testing.F) {
 			return
 		}
 	})
+}
+
+// TestDiffSkippedAsBefore: files a refresh skipped for their bytes — binary,
+// and a path that gives no valid id ("..md") without an id in its front
+// matter — are not "added" in the next status while they stay as they
+// were (status never reached "none since" on tldr, whose 39 "..md" pages
+// have no id); once one changes, it is added again, to be read.
+func TestDiffSkippedAsBefore(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "a.md", "# A\n")
+	writeFile(t, src, "..md", "# dot\n")
+	writeFile(t, src, "bin.md", "# B\x00\n")
+	srcs := []store.Source{{Path: src}}
+	refresh(t, dir, srcs...)
+	c, err := Diff(context.Background(), dir, srcs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Added)+len(c.Changed)+len(c.Removed) != 0 || c.Skipped != 2 {
+		t.Errorf("after the refresh: added %v, changed %v, removed %v, skipped %d; want none, and 2 skipped", c.Added, c.Changed, c.Removed, c.Skipped)
+	}
+	writeFile(t, src, "..md", "---\nid: dot\n---\n# dot\n")
+	if c, err = Diff(context.Background(), dir, srcs, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Added) != 1 || c.Skipped != 1 {
+		t.Errorf("after ..md changed: added %v, skipped %d; want it added, 1 skipped", c.Added, c.Skipped)
+	}
 }
