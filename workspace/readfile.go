@@ -21,16 +21,18 @@ import (
 // An error from the file system (a missing file) is returned wrapped, so
 // errors.Is(err, fs.ErrNotExist) still holds.
 func ReadFile(path string, max int64) ([]byte, error) {
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return nil, err
-	}
-	info, err := os.Stat(real)
+	// What the path leads to first: a pipe (/dev/stdin, <(cat f)) is a
+	// link to a name no folder holds, which EvalSymlinks reports missing.
+	info, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is %s, not a regular file", path, fileKind(info.Mode()))
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, err
 	}
 	data, err := ingest.ReadSource(real, max)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -42,6 +43,18 @@ func TestReadFileRefusesWhatIsNotAFile(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.path) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("ReadFile(%s) = %v; want an error naming it, %q", tt.path, err, tt.want)
 		}
+	}
+	// A pipe's path (/dev/stdin, <(cat f): a link to "pipe:[N]", which no
+	// folder holds) is a FIFO too, not a missing file.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	piped := "/proc/self/fd/" + strconv.Itoa(int(r.Fd()))
+	if _, err := ReadFile(piped, 7); err == nil || !strings.Contains(err.Error(), "is a FIFO, not a regular file") {
+		t.Errorf("ReadFile(%s, a pipe) = %v; want a FIFO", piped, err)
 	}
 	if _, err := ReadFile(filepath.Join(dir, "missing"), 7); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("ReadFile(a missing file) = %v; want fs.ErrNotExist", err)

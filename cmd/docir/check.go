@@ -178,6 +178,10 @@ func checkStale(ctx context.Context, opts *CheckOptions, gen uint64) {
 	} else if c.SourcesChanged {
 		fmt.Fprintln(opts.IO.ErrOut, "docir: warning: the sources changed since they were indexed; check read the index: run docir index first")
 	}
+	if c.SettingsChanged {
+		// The link rules decide what is broken.
+		fmt.Fprintf(opts.IO.ErrOut, "docir: warning: the index settings (%s's links, front_matter, exclude, max_file_bytes, or this docir's markdown rules) changed since generation %d was indexed; check read the links resolved with the old ones: run docir index first\n", ConfigFileName, gen)
+	}
 }
 
 // checkHints says how many broken links resolve with link rules the
@@ -340,14 +344,26 @@ func (f *Factory) sources() ([]store.Source, error) {
 	}
 	if lc.File == "" && len(lc.Sources) == 0 {
 		// No config (a store given with --store, a cached one in CI): the
-		// sources are the ones the store records, not the working folder.
+		// sources are the ones the store records, not the working folder,
+		// while they are there (a project without docir.yaml that moved
+		// records the folders it left).
 		snap, err := store.Open(lc.StoreDir())
 		if err == nil {
 			defer snap.Close()
-			if recorded, err := snap.Sources(); err == nil && len(recorded) > 0 {
+			if recorded, err := snap.Sources(); err == nil && len(recorded) > 0 && allFolders(recorded) {
 				return recorded, nil
 			}
 		}
 	}
 	return lc.StoreSources(), nil
+}
+
+// allFolders reports whether every source folder of srcs is a folder now.
+func allFolders(srcs []store.Source) bool {
+	for _, s := range srcs {
+		if fi, err := os.Stat(s.Path); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
 }
