@@ -3,10 +3,12 @@ package federation
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
 )
 
@@ -50,5 +52,57 @@ func TestHTTPPeerSplitsLargeBatches(t *testing.T) {
 	}
 	if len(links.Links) != 1 || links.Links[0].Address != "b" || len(links.Missing) != len(raw)-1 || len(links.Warnings) != 0 {
 		t.Errorf("links: %d sets, %d missing, warnings %q", len(links.Links), len(links.Missing), links.Warnings)
+	}
+}
+
+// A run of MaxBatch long addresses would pass the peer's frame bound
+// (64 KiB of request, which it refuses whole as frame_too_large, every
+// address then unavailable): runs are cut by the bytes of their addresses
+// too, and the peer's document still comes back.
+func TestHTTPPeerSplitsLongAddresses(t *testing.T) {
+	ctx := context.Background()
+	team, _, fed := overHTTP(t, "")
+	raw := []string{"b"}
+	pad := strings.Repeat("x", 60)
+	for i := range docir.MaxBatch {
+		raw = append(raw, fmt.Sprintf("docs/%s-%d", pad, i))
+	}
+	res, err := docir.Get(ctx, fed, mustParseAll(t, raw...), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Documents) != 1 || len(res.Warnings) != 0 {
+		t.Fatalf("documents %d, warnings %q; want b from team and no warning", len(res.Documents), res.Warnings)
+	}
+	calls := team.calls()
+	if len(calls) < 2 {
+		t.Errorf("%d calls to team; want the run cut by its bytes", len(calls))
+	}
+}
+
+// A run whose reply passes the peer's reply bound is asked again in
+// halves, down to one address; each address keeps its own answer, in
+// order, and an address that alone is too large fails the run as before.
+func TestInBatchesHalvesTooLargeReplies(t *testing.T) {
+	addrs := mustParseAll(t, "a", "b", "c", "d", "e")
+	var asked []int
+	ask := func(limit int) func([]address.Address) ([]string, []string, error) {
+		return func(batch []address.Address) ([]string, []string, error) {
+			asked = append(asked, len(batch))
+			if len(batch) > limit {
+				return nil, nil, docir.Errorf(docir.CodeReplyTooLarge, "too large")
+			}
+			return addrStrings(batch), []string{"w"}, nil
+		}
+	}
+	got, warnings, err := inBatches(addrs, ask(2))
+	if err != nil || !cmp.Equal(got, []string{"a", "b", "c", "d", "e"}) || !cmp.Equal(warnings, []string{"w"}) {
+		t.Errorf("halves: %v, %q, %v", got, warnings, err)
+	}
+	if want := []int{5, 2, 3, 1, 2}; !cmp.Equal(asked, want) {
+		t.Errorf("runs asked %v; want %v", asked, want)
+	}
+	if _, _, err := inBatches(addrs, ask(0)); docir.CodeOf(err) != docir.CodeReplyTooLarge {
+		t.Errorf("one address too large: %v; want reply_too_large", err)
 	}
 }

@@ -153,20 +153,31 @@ func (h *httpPeer) Resolve(ctx context.Context, addrs []address.Address, _ int) 
 	return docir.Resolved{Items: items, Warnings: warnings}, nil
 }
 
-// inBatches asks for addrs in runs of at most docir.MaxBatch, the most
-// addresses `docir serve` takes in one doc_ids call (its max_doc_ids;
-// it refuses the whole call past that), one run after the other, and
-// joins the answers in the order of addrs. A warning several runs give is
-// kept once. The first run that fails fails the whole: the federation
-// then counts every address the peer was asked as unavailable.
+// inBatches asks for addrs in runs that `docir serve` takes in one
+// doc_ids call — at most docir.MaxBatch addresses (its max_doc_ids) and a
+// request within its frame bound (batchBytes of addresses) — one run
+// after the other, and joins the answers in the order of addrs. A run
+// whose reply would pass the peer's reply bound (reply_too_large) is
+// asked again in halves, down to one address, whose error is the run's.
+// A warning several runs give is kept once. The first run that fails
+// fails the whole: the federation then counts every address the peer was
+// asked as unavailable.
 func inBatches[T any](addrs []address.Address, ask func([]address.Address) ([]T, []string, error)) ([]T, []string, error) {
 	out := make([]T, 0, len(addrs))
 	var warnings []string
 	seen := map[string]bool{}
-	for start := 0; start < len(addrs); start += docir.MaxBatch {
-		items, ws, err := ask(addrs[start:min(start+docir.MaxBatch, len(addrs))])
+	var run func([]address.Address) error
+	run = func(batch []address.Address) error {
+		items, ws, err := ask(batch)
+		if docir.CodeOf(err) == docir.CodeReplyTooLarge && len(batch) > 1 {
+			half := len(batch) / 2
+			if err := run(batch[:half]); err != nil {
+				return err
+			}
+			return run(batch[half:])
+		}
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		out = append(out, items...)
 		for _, w := range ws {
@@ -175,9 +186,30 @@ func inBatches[T any](addrs []address.Address, ask func([]address.Address) ([]T,
 				warnings = append(warnings, w)
 			}
 		}
+		return nil
+	}
+	for len(addrs) > 0 {
+		n, size := 0, 0
+		for n < len(addrs) && n < docir.MaxBatch {
+			b, _ := json.Marshal(addrs[n].String())
+			if n > 0 && size+len(b)+1 > batchBytes {
+				break
+			}
+			size += len(b) + 1
+			n++
+		}
+		if err := run(addrs[:n]); err != nil {
+			return nil, nil, err
+		}
+		addrs = addrs[n:]
 	}
 	return out, warnings, nil
 }
+
+// batchBytes bounds the addresses of one doc_ids call, as JSON: a peer's
+// frame bound (wire.MaxFrameBytes) less room for the rest of the request
+// (its envelope, the method, a selector).
+const batchBytes = wire.MaxFrameBytes - 4<<10
 
 func (h *httpPeer) Search(ctx context.Context, p docir.SearchParams) (docir.SearchResult, error) {
 	raw, err := h.rpc(ctx, wire.MethodSearch, p)
