@@ -187,17 +187,12 @@ func (s *Service) Hold(ctx context.Context, revision uint64) (*View, error) {
 	return s.Pin(ctx, revision)
 }
 
-// notRetained is the error of a pin on a generation the store does not
-// hold: stale_revision for one it no longer retains, invalid_params for
-// one past the current generation, which no refresh has made (nothing to
-// wait for or retry: the number is wrong).
+// notRetained is the stale_revision error of a pin on a generation the
+// store does not hold.
 func (s *Service) notRetained(revision uint64) error {
 	cur, err := store.CurrentGeneration(s.cfg.Dir)
 	if err != nil {
 		return err
-	}
-	if revision > cur {
-		return docir.Errorf(docir.CodeInvalidParams, "generation %d: no such generation yet in the store in %s (current: %d)", revision, s.cfg.Dir, cur)
 	}
 	return docir.Errorf(docir.CodeStaleRevision, "generation %d is not retained by the store in %s (current: %d)", revision, s.cfg.Dir, cur)
 }
