@@ -194,6 +194,11 @@ func (s *Service) notRetained(revision uint64) error {
 	if err != nil {
 		return err
 	}
+	if revision > cur {
+		// Store state, as a pruned one is: a schema cannot know it, so it
+		// is not invalid_params (which says the request's shape is wrong).
+		return docir.Errorf(docir.CodeStaleRevision, "generation %d is not retained by the store in %s (current: %d): no refresh has made it yet", revision, s.cfg.Dir, cur)
+	}
 	return docir.Errorf(docir.CodeStaleRevision, "generation %d is not retained by the store in %s (current: %d)", revision, s.cfg.Dir, cur)
 }
 
