@@ -638,8 +638,11 @@ func (r *ranking) readWhole(rt *fulltext.Retrieval, b *board, docs []string, pla
 	var ids []string
 	for _, id := range docs {
 		d, err := r.doc(id)
-		if err != nil || d == nil {
+		if err != nil {
 			return err
+		}
+		if d == nil {
+			continue // gone from the generation: it has no passages to read
 		}
 		rec, err := d.record()
 		if err != nil {
