@@ -27,10 +27,11 @@ type CheckOptions struct {
 	// Sources are the configured source folders, to name each broken
 	// link's file as a path from the working folder.
 	Sources func() ([]store.Source, error)
-	// Changes, when set, tells what changed in the sources since the
-	// current generation (nil for a pinned check): a check reads the
-	// index, so a file edited since passes or fails as it was.
-	Changes func(context.Context) (*statusChanges, error)
+	// Changes, when set, tells what changed in the source folders srcs
+	// (Sources') since the current generation (nil for a pinned check): a
+	// check reads the index, so a file edited since passes or fails as it
+	// was.
+	Changes func(ctx context.Context, srcs []store.Source) (*statusChanges, error)
 
 	External bool
 	Format   string // check's own --format: "" (the global one), auto, json, text, github
@@ -41,14 +42,7 @@ func newCmdCheck(f *Factory, runF func(context.Context, *CheckOptions) error) *c
 		f.noStaleCheck = true // check walks the files itself (checkStale)
 		return f.Reader()
 	}
-	opts := &CheckOptions{IO: f.IO, Reader: reader, WantText: f.wantText, Evidence: f.recordEvidence, Sources: f.sources}
-	opts.Changes = func(ctx context.Context) (*statusChanges, error) {
-		srcs, err := f.sources() // the store's own without a config
-		if err != nil {
-			return nil, err
-		}
-		return f.changesIn(ctx, srcs)
-	}
+	opts := &CheckOptions{IO: f.IO, Reader: reader, WantText: f.wantText, Evidence: f.recordEvidence, Sources: f.sources, Changes: f.changesIn}
 	cmd := &cobra.Command{
 		Use:   "check [--external] [--format github]",
 		Short: "Every broken internal link and anchor, with its file and line; exit 1 when any",
@@ -144,7 +138,7 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	checkStale(ctx, opts, res.Generation)
+	checkStale(ctx, opts, srcs, res.Generation)
 	if n := len(res.Broken); n > 0 {
 		docs := map[string]bool{}
 		for _, l := range res.Broken {
@@ -164,11 +158,11 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 // passes. A read's own check looks at folder times only, which an edit
 // in place leaves alone; check walks the files (a stat each, no read), as
 // status does. A walk that fails says nothing: status reports it.
-func checkStale(ctx context.Context, opts *CheckOptions, gen uint64) {
+func checkStale(ctx context.Context, opts *CheckOptions, srcs []store.Source, gen uint64) {
 	if opts.Changes == nil {
 		return
 	}
-	c, err := opts.Changes(ctx)
+	c, err := opts.Changes(ctx, srcs)
 	if err != nil || c == nil {
 		return
 	}
@@ -361,7 +355,7 @@ func (f *Factory) sources() ([]store.Source, error) {
 // allFolders reports whether every source folder of srcs is a folder now.
 func allFolders(srcs []store.Source) bool {
 	for _, s := range srcs {
-		if fi, err := os.Stat(s.Path); err != nil || !fi.IsDir() {
+		if store.CheckSourceDir(s.Path) != nil {
 			return false
 		}
 	}
