@@ -888,16 +888,86 @@ func (r *ranking) chooseSection(f *found) error {
 	if err != nil {
 		return err
 	}
-	best, bestSlug := 0.0, ""
-	for _, h := range slices.Concat(b.whole, b.sections) {
+	named := r.namedSections(rec)
+	best, bestNamed, bestSlug := 0.0, 0.0, ""
+	for _, h := range b.whole {
 		if h.score > best {
 			best, bestSlug = h.score, h.slug
 		}
 	}
-	if best > 0 {
+	for _, h := range b.sections {
+		if n := named[h.slug]; n > bestNamed || n == bestNamed && h.score > best {
+			best, bestNamed, bestSlug = h.score, n, h.slug
+		}
+	}
+	if best > 0 || bestNamed > 0 {
 		promote(d, bestSlug, best)
 	}
 	return nil
+}
+
+// namedSections are the sections of rec that the query names, each with
+// the share of its own heading's words that are the query's. A query
+// names a section when the document's title and the section's heading path
+// (its own heading and those above it, a heading that is the title left
+// out) say every word of the query, and the heading path says at least
+// one that the title does not: on a page titled "Tooltips", "adding
+// tooltips" names "Adding tooltips" (every word of whose heading is the
+// query's: 1) and "Adding abbreviations" (one of two: 0.5). The first is
+// chosen (chooseSection), as a page's exact title chooses the page. (The
+// share is of the own heading, not the path: "Model for Input" and "Model
+// for Output" under "Models for Input and Output" have one path's words.)
+func (r *ranking) namedSections(rec *docir.Record) map[string]float64 {
+	title := map[string]bool{}
+	for _, t := range r.ft.Terms(rec.Title) {
+		title[t] = true
+	}
+	asked := map[string]bool{}
+	for _, t := range r.q.Terms() {
+		asked[t] = true
+	}
+	type open struct {
+		level int
+		words []string // the distinct words of its heading path
+	}
+	var stack []open
+	out := map[string]float64{}
+	for _, sec := range rec.Sections {
+		for len(stack) > 0 && stack[len(stack)-1].level >= sec.Level {
+			stack = stack[:len(stack)-1]
+		}
+		var words, own []string
+		if len(stack) > 0 {
+			words = slices.Clone(stack[len(stack)-1].words)
+		}
+		if sec.Heading != rec.Title {
+			for _, t := range r.ft.Terms(sec.Heading) {
+				if !slices.Contains(own, t) {
+					own = append(own, t)
+				}
+				if !slices.Contains(words, t) {
+					words = append(words, t)
+				}
+			}
+		}
+		stack = append(stack, open{sec.Level, words})
+		all, beyond := true, false
+		for t := range asked {
+			all = all && (title[t] || slices.Contains(words, t))
+			beyond = beyond || !title[t] && slices.Contains(words, t)
+		}
+		if !all || !beyond {
+			continue
+		}
+		said := 0
+		for _, t := range own {
+			if asked[t] {
+				said++
+			}
+		}
+		out[sec.Slug] = float64(said) / float64(max(len(own), 1))
+	}
+	return out
 }
 
 // titleWords says whether the query has words of rec's title (shared) and
