@@ -11,7 +11,10 @@
 //	  .gitignore         "*": the folder ignores itself
 //	  CURRENT            {"format":14,"generation":N}: the one mutable file,
 //	                     replaced by an atomic rename
-//	  lock               flock'd by a refresh; readers never touch it
+//	  lock               flock'd by a refresh; readers never touch it (but
+//	                     for HoldRefresh); removed only by Claimed.Undo,
+//	                     while flock'd: a locker checks that the file it
+//	                     was granted is still dir/lock
 //	  holds              docir.holds.v1: the bindings' holds on generations
 //	                     (holds.go), replaced by an atomic rename; prune
 //	                     skips a generation a live hold names
@@ -56,7 +59,8 @@
 // whole; the next refresh removes the leftovers. A generation folder past
 // CURRENT (renamed into place, never named) never opens, and its number is
 // never given to another generation. Nothing outside a folder docir made
-// (Claim) is ever written or removed. Retaining a generation costs the bytes
+// (Claim) is ever written or removed; a first index that publishes nothing
+// removes the store it made (Claimed.Undo). Retaining a generation costs the bytes
 // that changed, not a copy: past 4 layers above the base the deltas are
 // merged into one, and once they outweigh half the base a refresh writes a
 // new base (layers.go).

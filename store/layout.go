@@ -177,30 +177,33 @@ func writeTemp(name string, data []byte) (string, error) {
 
 // writeOnce writes the file dir/name with data if it is absent: written
 // aside and hard-linked into place, so that it appears whole and an
-// existing file is never replaced.
+// existing file is never replaced. wrote reports whether this call put the
+// file there.
 //
 // A refresh of the same store that tidies it meanwhile may remove the
 // temporary file of a claim under way (Tidy runs under the refresh lock, a
 // claim before it): the write is then made again.
-func writeOnce(dir, name string, data []byte) error {
+func writeOnce(dir, name string, data []byte) (wrote bool, err error) {
 	path := filepath.Join(dir, name)
 	for try := 0; ; try++ {
 		if _, err := os.Lstat(path); err == nil {
-			return nil
+			return false, nil
 		}
 		tmp, err := writeTemp(path, data)
 		if err != nil {
-			return err
+			return false, err
 		}
 		err = faultfs.Link(tmp, path)
 		os.Remove(tmp)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && try < 3:
 			continue // the temporary file was tidied away
-		case err != nil && !errors.Is(err, fs.ErrExist):
-			return err
+		case errors.Is(err, fs.ErrExist):
+			return false, faultfs.SyncDir(dir)
+		case err != nil:
+			return false, err
 		}
-		return faultfs.SyncDir(dir)
+		return true, faultfs.SyncDir(dir)
 	}
 }
 
@@ -324,41 +327,137 @@ func generations(dir string) (gens []uint64, tmps []string, highest uint64, err 
 // made it, which its IDENTITY file marks (written first, when docir
 // creates the store). A folder that does not exist, or holds nothing but
 // dotfiles, becomes a store: docir writes its IDENTITY and a .gitignore
-// that keeps the folder out of git. Any other folder is refused (a usage
-// error naming a file in it), so that `--store` on a folder of the user's
-// never writes into it, and prune never removes what docir did not make.
-// created reports whether this call made the folder a store.
-func Claim(dir string) (created bool, err error) {
+// that keeps the folder out of git. An empty file named lock counts as a
+// dotfile: it is what Undo leaves for an instant (and a kill during Undo
+// for good). Any other folder is refused (a usage error naming a file in
+// it), so that `--store` on a folder of the user's never writes into it,
+// and prune never removes what docir did not make. The Claimed returned
+// says what this call made (Undo removes it again).
+func Claim(dir string) (Claimed, error) {
+	c := Claimed{dir: dir}
 	if err := faultfs.Check(faultfs.OpReadDir, dir); err != nil {
-		return false, fmt.Errorf("store folder %s: %w", dir, err)
+		return c, fmt.Errorf("store folder %s: %w", dir, err)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("store folder %s: %w", dir, err)
+		return c, fmt.Errorf("store folder %s: %w", dir, err)
 	}
 	var other string
 	for _, e := range entries {
 		switch name := e.Name(); {
 		case name == identityFile:
-			return false, nil
+			return c, nil
 		case strings.HasPrefix(name, "."), strings.HasPrefix(name, identityFile+tmpMarker): // another Claim's, under way
+		case name == lockFile && emptyFile(e):
 		case other == "":
 			other = name
 		}
 	}
 	if other != "" {
-		return false, docir.Errorf(docir.CodeUsage, "store folder %s holds %s and is not a docir store (docir marks the stores it makes with an %s file); give --store an empty or new folder", dir, other, identityFile)
+		return c, docir.Errorf(docir.CodeUsage, "store folder %s holds %s and is not a docir store (docir marks the stores it makes with an %s file); give --store an empty or new folder", dir, other, identityFile)
+	}
+	if err != nil { // dir does not exist
+		c.top = missingTop(dir)
 	}
 	if err := faultfs.MkdirAll(dir, 0o755); err != nil {
-		return false, err
+		return c, err
 	}
-	if err := ensureIdentity(dir); err != nil {
-		return false, err
+	if c.identity, err = ensureIdentity(dir); err != nil {
+		return c, err
 	}
-	if err := writeOnce(dir, ignoreFile, []byte(ignoreText)); err != nil {
-		return true, err
+	c.ignore, err = writeOnce(dir, ignoreFile, []byte(ignoreText))
+	return c, err
+}
+
+// emptyFile reports whether e is an empty regular file.
+func emptyFile(e fs.DirEntry) bool {
+	info, err := e.Info()
+	return err == nil && info.Mode().IsRegular() && info.Size() == 0
+}
+
+// missingTop is the highest of dir and the folders above it that do not
+// exist: the first folder MkdirAll(dir) makes ("" when dir exists).
+func missingTop(dir string) string {
+	top := ""
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); err == nil || filepath.Dir(p) == p {
+			return top
+		}
+		top = p
 	}
-	return true, nil
+}
+
+// Claimed is what one Claim made of a store folder: nothing when the
+// folder was a store already.
+type Claimed struct {
+	dir string
+	// top is the highest folder the claim created on the way to dir
+	// (dir itself, or one above it); "" when dir was there.
+	top string
+	// identity is the IDENTITY the claim wrote ("": none); ignore, that
+	// it wrote the .gitignore.
+	identity string
+	ignore   bool
+}
+
+// New reports whether the claim made the folder a store (wrote its
+// IDENTITY).
+func (c Claimed) New() bool { return c.identity != "" }
+
+// stands reports whether the store's IDENTITY is still the one the claim
+// wrote.
+func (c Claimed) stands() bool {
+	b, err := readSmall(filepath.Join(c.dir, identityFile))
+	return c.New() && err == nil && string(b) == c.identity
+}
+
+// Undo removes a store that the claim made and no refresh published in,
+// for a first index that failed: so that it leaves no trace. The caller
+// holds the refresh lock taken after the claim (LockClaimed), and keeps
+// it until Undo returns.
+//
+// It removes what the claim and the refresh made, in this order: gen/ (if
+// empty: a generation renamed into place keeps the store as it is), the
+// .gitignore and IDENTITY if the claim wrote them, the lock file (an empty
+// one there before the claim is docir's too, see Claim), and
+// last the folders the claim created, each only if empty (a folder that
+// was there before stays, and so does one another process wrote into
+// meanwhile). The lock file goes while its flock is held: a process that
+// opened it meanwhile finds, once its flock is granted, that it is no
+// longer the store's lock file, and claims the folder again (LockClaimed),
+// so that two first indexes never both hold the lock. Undo does nothing
+// once CURRENT exists, nor unless IDENTITY is the one the claim wrote.
+func (c Claimed) Undo() error {
+	if !c.stands() {
+		return nil
+	}
+	if _, err := os.Lstat(filepath.Join(c.dir, currentFile)); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	switch err := faultfs.Remove(filepath.Join(c.dir, genDir)); {
+	case errors.Is(err, fs.ErrExist): // not empty (ENOTEMPTY): the store stays a store
+		return nil
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	var names []string
+	if c.ignore {
+		names = append(names, ignoreFile)
+	}
+	names = append(names, identityFile, lockFile)
+	for _, name := range names {
+		if err := faultfs.Remove(filepath.Join(c.dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	if c.top == "" {
+		return nil
+	}
+	for p := filepath.Clean(c.dir); ; p = filepath.Dir(p) {
+		if faultfs.Remove(p) != nil || p == c.top {
+			return nil // not empty: another process's now, or the user's
+		}
+	}
 }
 
 // Tidy removes what killed processes left in the store dir: temporary

@@ -441,14 +441,19 @@ func validIdentity(id string) bool {
 
 // ensureIdentity writes the store's identity file if it is absent. The
 // file is written aside and hard-linked into place, so it appears whole
-// and an existing identity is never replaced.
-func ensureIdentity(dir string) error {
+// and an existing identity is never replaced. wrote is what this call
+// wrote, "" when it wrote nothing.
+func ensureIdentity(dir string) (wrote string, err error) {
 	if _, err := os.Stat(filepath.Join(dir, identityFile)); err == nil {
-		return nil
+		return "", nil
 	}
 	var raw [identityBytes]byte
 	if _, err := rand.Read(raw[:]); err != nil {
-		return err
+		return "", err
 	}
-	return writeOnce(dir, identityFile, []byte(hex.EncodeToString(raw[:])+"\n"))
+	text := hex.EncodeToString(raw[:]) + "\n"
+	if ok, err := writeOnce(dir, identityFile, []byte(text)); !ok {
+		return "", err
+	}
+	return text, nil
 }

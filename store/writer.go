@@ -159,39 +159,99 @@ func (h Holder) String() string {
 	return "another refresh"
 }
 
-// Lock takes the store's refresh lock, creating dir if needed. Only
+// Lock takes the store's refresh lock, claiming dir first (Claim). Only
 // refreshes take it exclusively; reads that must not see a refresh
 // meanwhile (HoldRefresh) take it shared. It waits for them, in this
 // process or another; wait is called once, before waiting, if it must,
 // with who holds the lock then.
 func Lock(dir string, wait func(by Holder)) (unlock func() error, err error) {
-	if err := faultfs.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+	_, unlock, err = LockClaimed(dir, wait)
+	return unlock, err
+}
+
+// errLockGone is lockOnce's error when the lock it was granted is no
+// longer the store's: Undo removed the store meanwhile.
+var errLockGone = errors.New("the store folder was removed while waiting for its lock")
+
+// LockClaimed is Lock, and returns what its claim made (Claimed.Undo).
+// Once the flock is granted, the lock file must still be the one at
+// dir/lock and the folder still a store (IDENTITY): a first index that
+// failed removes the store it made while holding the lock (Undo), and
+// whoever waited on the removed file claims the folder again and takes
+// the lock anew, so a concurrent first index goes on with a store of its
+// own.
+func LockClaimed(dir string, wait func(by Holder)) (Claimed, func() error, error) {
+	waited := false
+	once := func(by Holder) {
+		if wait != nil && !waited {
+			waited = true
+			wait(by)
+		}
 	}
+	var made Claimed // a claim of an earlier try that made the store
+	for try := 0; ; try++ {
+		c, err := Claim(dir)
+		if err != nil {
+			return c, nil, err
+		}
+		if !c.New() && made.stands() {
+			c = made // the store is the one an earlier try made
+		}
+		made = c
+		unlock, err := lockOnce(dir, once)
+		if errors.Is(err, errLockGone) && try < 100 {
+			continue
+		}
+		return c, unlock, err
+	}
+}
+
+// lockOnce takes the refresh lock of the store dir (claimed) exclusively,
+// or fails with errLockGone (see LockClaimed).
+func lockOnce(dir string, wait func(by Holder)) (unlock func() error, err error) {
 	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("store %s: %w", dir, errLockGone)
+	}
 	if err != nil {
 		return nil, err
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		if wait != nil {
-			// A shared lock granted now means readers hold it (a
-			// refresh's exclusive lock would refuse it too). It is let
-			// go at once; it only names whom the wait is for.
-			by := HeldByRefresh
-			if syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB) == nil {
-				by = HeldByReads
-			}
-			wait(by)
+		// A shared lock granted now means readers hold it (a
+		// refresh's exclusive lock would refuse it too). It is let
+		// go at once; it only names whom the wait is for.
+		by := HeldByRefresh
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB) == nil {
+			by = HeldByReads
 		}
+		wait(by)
 		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
 		}
 	}
-	return func() error {
+	unlock = func() error {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		return errors.Join(err, f.Close())
-	}, nil
+	}
+	if !stillNamed(f) {
+		return nil, errors.Join(fmt.Errorf("store %s: %w", dir, errLockGone), unlock())
+	}
+	if _, err := os.Lstat(filepath.Join(dir, identityFile)); err != nil {
+		return nil, errors.Join(fmt.Errorf("store %s: %w", dir, errLockGone), unlock())
+	}
+	return unlock, nil
+}
+
+// stillNamed reports whether the open file f is still the file its name
+// names: a lock file removed while a process waited on it (Undo) is not.
+func stillNamed(f *os.File) bool {
+	held, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	named, err := os.Stat(f.Name())
+	return err == nil && os.SameFile(held, named)
 }
 
 // HoldRefresh holds refreshes of the store in dir off, in this process and
@@ -204,20 +264,30 @@ func HoldRefresh(dir string) (release func() error, err error) {
 }
 
 // flockPath takes a flock of kind how (LOCK_SH or LOCK_EX) on the file
-// name, creating it, waiting for it as long as it takes.
+// name, creating it, waiting for it as long as it takes. A file removed
+// while it waited (a failed first index's Undo removes the refresh lock
+// it holds) is let go and name opened again.
 func flockPath(name string, how int) (unlock func() error, err error) {
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, currentPerms)
-	if err != nil {
-		return nil, err
+	for {
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, currentPerms)
+		if err != nil {
+			return nil, err
+		}
+		if err := syscall.Flock(int(f.Fd()), how); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
+		}
+		unlock := func() error {
+			err := syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+			return errors.Join(err, f.Close())
+		}
+		if stillNamed(f) {
+			return unlock, nil
+		}
+		if err := unlock(); err != nil {
+			return nil, err
+		}
 	}
-	if err := syscall.Flock(int(f.Fd()), how); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
-	}
-	return func() error {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		return errors.Join(err, f.Close())
-	}, nil
 }
 
 // Pending is a generation being built aside. Nothing reads it until
