@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -557,4 +558,103 @@ func TestFileRemovedWhileRead(t *testing.T) {
 	if diff := cmp.Diff([]string{"a"}, ids(t, dir)); diff != "" {
 		t.Errorf("ids (-want +got):\n%s", diff)
 	}
+}
+
+// TestFailedFirstIndexLeavesNoStore: a first index that failed (two files
+// claiming one id) used to leave a half-made store behind, IDENTITY,
+// .gitignore, lock and gen/, though it said nothing was published. Now a
+// refresh that made the store in this run and publishes nothing removes
+// what it made: the folder too when it made it (and the folders above it
+// that it made), never a folder that was there before, nor a file of the
+// user's in it. A cancelled first index leaves nothing either.
+func TestFailedFirstIndexLeavesNoStore(t *testing.T) {
+	src := t.TempDir()
+	writeFile(t, src, "a.md", "# A\n")
+	writeFile(t, src, "a/index.md", "# Also A\n")
+	clash := func(dir string) {
+		t.Helper()
+		_, err := Refresh(context.Background(), dir, []store.Source{{Path: src}}, Options{})
+		if err == nil || !strings.Contains(err.Error(), "two files claim the id") {
+			t.Fatalf("refresh: %v", err)
+		}
+	}
+
+	// A store folder this refresh made, and the folder above it.
+	proj := t.TempDir()
+	clash(filepath.Join(proj, "made", ".docir"))
+	if entries, _ := os.ReadDir(proj); len(entries) != 0 {
+		t.Errorf("a failed first index left %v in %s", entries, proj)
+	}
+
+	// A folder that was there, holding a dotfile of the user's: it stays,
+	// as it was.
+	dir := t.TempDir()
+	writeFile(t, dir, ".gitignore", "mine\n")
+	before := readFiles(t, dir)
+	clash(dir)
+	if diff := cmp.Diff(before, readFiles(t, dir)); diff != "" {
+		t.Errorf("the folder changed (-before +after):\n%s", diff)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("a failed first index left %v", entries)
+	}
+
+	// A first index cancelled while it reads leaves nothing either.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	empty := t.TempDir()
+	os.Remove(filepath.Join(src, "a", "index.md"))
+	opt := Options{Progress: func(string, int, int) { cancel() }}
+	if _, err := Refresh(ctx, filepath.Join(empty, ".docir"), []store.Source{{Path: src}}, opt); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled refresh: %v", err)
+	}
+	if entries, _ := os.ReadDir(empty); len(entries) != 0 {
+		t.Errorf("a cancelled first index left %v", entries)
+	}
+
+	// The same folders index once the clash is gone; a later failure
+	// leaves the store as it was.
+	refresh(t, dir, store.Source{Path: src})
+	writeFile(t, src, "a/index.md", "# Also A\n")
+	clash(dir)
+	if diff := cmp.Diff([]string{"a"}, ids(t, dir)); diff != "" {
+		t.Errorf("ids (-want +got):\n%s", diff)
+	}
+}
+
+// TestFailedFirstIndexBesideAnother: two first indexes of one new store
+// folder at once: the one that holds the lock fails and removes the store
+// it made while the other waits for the lock; the other then makes the
+// store anew and publishes in it, and the store reads.
+func TestFailedFirstIndexBesideAnother(t *testing.T) {
+	bad, good := t.TempDir(), t.TempDir()
+	writeFile(t, bad, "a.md", "# A\n")
+	writeFile(t, bad, "a/index.md", "# Also A\n")
+	writeFile(t, good, "b.md", "# B\n")
+	dir := filepath.Join(t.TempDir(), ".docir")
+	started, waiting := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	opt := Options{Progress: func(string, int, int) {
+		once.Do(func() {
+			close(started)
+			<-waiting
+		})
+	}}
+	failed := make(chan error, 1)
+	go func() {
+		_, err := Refresh(context.Background(), dir, []store.Source{{Path: bad}}, opt)
+		failed <- err
+	}()
+	<-started // the failing one holds the lock
+	sum, err := Refresh(context.Background(), dir, []store.Source{{Path: good}}, Options{Wait: func(store.Holder) { close(waiting) }})
+	if err != nil || !sum.Published {
+		t.Fatalf("the first index beside a failed one: %+v %v", sum, err)
+	}
+	if err := <-failed; err == nil || !strings.Contains(err.Error(), "two files claim the id") {
+		t.Fatalf("the failing first index: %v", err)
+	}
+	if diff := cmp.Diff([]string{"b"}, ids(t, dir)); diff != "" {
+		t.Errorf("ids (-want +got):\n%s", diff)
+	}
+	refresh(t, dir, store.Source{Path: good})
 }

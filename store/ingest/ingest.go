@@ -215,6 +215,10 @@ func (o Options) limits() markdown.Limits {
 // ctx is honoured throughout: a cancelled refresh publishes nothing,
 // removes what it wrote aside, and returns ctx's error, within a second or
 // two (the index batch under way ends first).
+//
+// A refresh that made the store (claimed a new or empty folder) and
+// fails or is cancelled removes the store again, as it holds the lock:
+// it leaves no trace (store.Claimed.Undo has the rule).
 func Refresh(ctx context.Context, dir string, sources []store.Source, opt Options) (docir.IndexSummary, error) {
 	r := &refresher{ctx: ctx, dir: dir, sources: sources, opt: opt.withDefaults(), start: time.Now(),
 		sum: docir.IndexSummary{Warnings: []string{}, WarningCounts: map[string]int{}}}
@@ -227,16 +231,25 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 	if err := ctx.Err(); err != nil {
 		return r.sum, err
 	}
-	if _, err := store.Claim(dir); err != nil {
-		return r.sum, err
-	}
-	unlock, err := lock(ctx, dir, opt.Wait)
+	claim, unlock, err := lock(ctx, dir, opt.Wait)
 	if err != nil {
 		return r.sum, err
 	}
 	defer unlock()
-	defer r.closePrev()
+	sum, err := r.run()
+	if err != nil {
+		// A first index that publishes nothing leaves no store behind:
+		// what the claim made goes, under the lock (store.Claimed.Undo).
+		err = errors.Join(err, claim.Undo())
+	}
+	return sum, err
+}
 
+// run is Refresh once the store is claimed and locked: plan, read, work
+// out the edit, write and publish.
+func (r *refresher) run() (docir.IndexSummary, error) {
+	defer r.closePrev()
+	dir, sources := r.dir, r.sources
 	// Plan.
 	if err := r.openPrev(); err != nil {
 		return r.sum, err
@@ -325,28 +338,32 @@ func cleanupWarning(what string, err error) warning {
 	return warning{kind: KindCleanup, text: fmt.Sprintf("published, but could not %s (the next refresh tries again): %v", what, err)}
 }
 
-// lock takes the store's refresh lock, giving up when ctx ends first.
-func lock(ctx context.Context, dir string, wait func(store.Holder)) (func() error, error) {
+// lock claims the store folder and takes its refresh lock
+// (store.LockClaimed), giving up when ctx ends first.
+func lock(ctx context.Context, dir string, wait func(store.Holder)) (store.Claimed, func() error, error) {
 	type locked struct {
+		claim  store.Claimed
 		unlock func() error
 		err    error
 	}
 	got := make(chan locked, 1)
 	go func() {
-		u, err := store.Lock(dir, wait)
-		got <- locked{u, err}
+		c, u, err := store.LockClaimed(dir, wait)
+		got <- locked{c, u, err}
 	}()
 	select {
 	case l := <-got:
-		return l.unlock, l.err
+		return l.claim, l.unlock, l.err
 	case <-ctx.Done():
-		// The lock may yet be granted to the goroutine: release it then.
+		// The lock may yet be granted to the goroutine: undo its claim
+		// (nothing was published) and release it then.
 		go func() {
 			if l := <-got; l.err == nil {
+				_ = l.claim.Undo()
 				_ = l.unlock()
 			}
 		}()
-		return nil, ctx.Err()
+		return store.Claimed{}, nil, ctx.Err()
 	}
 }
 
