@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
+	"github.com/docir/docir/store/markdown"
 )
 
 // The summary counts documents by id, as store.Snapshot.Diff (docir
@@ -99,6 +101,56 @@ func TestNegativeRetainOrSizeCapRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "CURRENT")); err == nil {
 		t.Error("a refused refresh published")
+	}
+}
+
+// TestDefinitionBudgetReparses: markdown rules version 2 put a paragraph
+// of over markdown.MaxDefinitionLines lines opening with a link reference
+// definition over the parse budget. A store made by version 1 rules holds
+// a record of such a file, and the file, unchanged (size and mtime), was
+// not read again: the record stayed until the file changed. Played here
+// with a file whose long paragraph opened with text when version 1 read it
+// and opens with a definition now, of the same size and mtime (the parse
+// of this docir is version 2's either way). The refresh after the upgrade
+// parses every file again: that file leaves the store with a
+// parse_budget warning, and the other is read again, unchanged.
+func TestDefinitionBudgetReparses(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	var defs strings.Builder
+	for i := range markdown.MaxDefinitionLines + 1 {
+		fmt.Fprintf(&defs, "[d%06d]: /x\n", i)
+	}
+	long := filepath.Join(src, "refs.md")
+	writeFile(t, src, "refs.md", "# Refs\n\ntext, no link\n"+defs.String()[len("[d000000]: /x\n"):])
+	writeFile(t, src, "b.md", "# B\n")
+	srcs := []store.Source{{Path: src}}
+	current := rulesVersion
+	rulesVersion = 1 // the docir before the rule
+	sum, err := Refresh(t.Context(), dir, srcs, Options{})
+	rulesVersion = current
+	if err != nil || sum.Documents != 2 {
+		t.Fatalf("version 1: %+v, %v", sum, err)
+	}
+	info, err := os.Stat(long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, src, "refs.md", "# Refs\n\n"+defs.String())
+	if err := os.Chtimes(long, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if now, err := os.Stat(long); err != nil || now.Size() != info.Size() {
+		t.Fatalf("the file's size changed: %v", err)
+	}
+	if st, err := Stale(dir, srcs, Options{}); err != nil || !st.Settings {
+		t.Errorf("Stale on a version 1 store: %+v, %v; want settings changed", st, err)
+	}
+	sum, err = Refresh(t.Context(), dir, srcs, Options{})
+	if err != nil || !sum.Published || countsOf(sum) != (counts{Removed: 1, Unchanged: 1, Documents: 1}) || sum.WarningCounts[KindParseBudget] != 1 {
+		t.Fatalf("refresh after the upgrade: %+v, %v", sum, err)
+	}
+	if diff := cmp.Diff([]string{"b"}, ids(t, dir)); diff != "" {
+		t.Errorf("ids (-want +got):\n%s", diff)
 	}
 }
 
