@@ -69,8 +69,8 @@ func jsonFields(t reflect.Type) []string {
 	var names []string
 	for f := range t.Fields() {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
-			names = append(names, jsonFields(f.Type)...) // encoding/json flattens it
+		if inner, ok := embedded(f); ok {
+			names = append(names, jsonFields(inner)...) // encoding/json flattens it
 			continue
 		}
 		if !f.IsExported() || name == "-" {
@@ -123,7 +123,7 @@ func DecodeParams(method string, params json.RawMessage, v any) error {
 	if err := json.Unmarshal(params, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			name, _, _ := strings.Cut(te.Field, ".")
+			name := memberOf(reflect.TypeOf(v).Elem(), te.Field)
 			if f, ok := fieldByJSONName(reflect.TypeOf(v).Elem(), name); ok && f.Type != te.Type && f.Type.Kind() == reflect.Slice {
 				return docir.Errorf(docir.CodeInvalidParams, "%s: field %q: want %s; an element is a JSON %s", method, name, typeName(f.Type), te.Value)
 			}
@@ -164,11 +164,43 @@ func wholeNumbers(t reflect.Type, members map[string]json.RawMessage) (rewrote b
 	return rewrote
 }
 
+// memberOf is the params member a decoding error's field path names
+// (json.UnmarshalTypeError.Field, such as "Selector.image_revision" or
+// "batch.frames"): its first segment that is a member, past the Go names
+// of the embedded structs it went through (docir.Selector), which are not
+// members: their fields are the params' own.
+func memberOf(t reflect.Type, path string) string {
+	for {
+		seg, rest, more := strings.Cut(path, ".")
+		f, ok := t.FieldByName(seg)
+		if !more || !ok {
+			return seg
+		}
+		inner, ok := embedded(f)
+		if !ok {
+			return seg
+		}
+		t, path = inner, rest
+	}
+}
+
+// embedded is the struct type of f when f is a struct (or a pointer to
+// one) embedded without a JSON name, whose fields encoding/json takes as
+// its parent's.
+func embedded(f reflect.StructField) (reflect.Type, bool) {
+	t := f.Type
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return t, f.Anonymous && tag == "" && t.Kind() == reflect.Struct
+}
+
 func fieldByJSONName(t reflect.Type, name string) (reflect.StructField, bool) {
 	for f := range t.Fields() {
 		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
-			if g, ok := fieldByJSONName(f.Type, name); ok {
+		if inner, ok := embedded(f); ok {
+			if g, ok := fieldByJSONName(inner, name); ok {
 				return g, true
 			}
 			continue

@@ -158,6 +158,54 @@ func TestDecodeParams(t *testing.T) {
 	}
 }
 
+// TestDecodeParamsEmbedded pins the member a type error names when the
+// field is an embedded struct's (docir.Selector's, by value or pointer,
+// at any depth): the member as sent, never the Go name of the struct
+// that carries it.
+func TestDecodeParamsEmbedded(t *testing.T) {
+	type Inner struct {
+		Deep bool `json:"deep"`
+	}
+	type Sel struct {
+		Rev  uint64   `json:"rev,omitempty"`
+		Tags []string `json:"tags,omitempty"`
+		Inner
+	}
+	type nested struct {
+		N int `json:"n"`
+	}
+	type byValue struct {
+		Limit int    `json:"limit,omitempty"`
+		Batch nested `json:"batch"`
+		Sel
+	}
+	type byPointer struct {
+		*Sel
+	}
+	tests := []struct {
+		params string
+		err    string
+	}{
+		{`{"rev":"4"}`, `m: field "rev": want an integer, got a JSON string`},
+		{`{"tags":[1]}`, `m: field "tags": want an array of strings; an element is a JSON number`},
+		{`{"deep":"yes"}`, `m: field "deep": want a boolean, got a JSON string`},
+		{`{"batch":{"n":"1"}}`, `m: field "batch": want an integer, got a JSON string`},
+		{`{"limit":"3"}`, `m: field "limit": want an integer, got a JSON string`},
+	}
+	for _, tt := range tests {
+		err := DecodeParams("m", json.RawMessage(tt.params), &byValue{})
+		if err == nil || err.Error() != tt.err {
+			t.Errorf("DecodeParams(%s) = %v, want %q", tt.params, err, tt.err)
+		}
+	}
+	for _, tt := range tests[:3] {
+		err := DecodeParams("m", json.RawMessage(tt.params), &byPointer{})
+		if err == nil || err.Error() != tt.err {
+			t.Errorf("DecodeParams(%s) into a pointer = %v, want %q", tt.params, err, tt.err)
+		}
+	}
+}
+
 func TestCheckText(t *testing.T) {
 	for _, tt := range []struct {
 		in string

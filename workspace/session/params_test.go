@@ -1,0 +1,63 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
+)
+
+// TestSelectorMemberNamed: a wrongly typed image_revision, binding or
+// require_current is invalid_params naming that member, as any other
+// member's is, on every method whose params embed docir.Selector: never
+// "Selector", the Go struct that carries them.
+func TestSelectorMemberNamed(t *testing.T) {
+	e, _ := newTestEngine(t, &Policy{Schema: PolicyV2, Grants: []string{GrantRefresh}, ReadBatchWorkers: 2}, nil)
+	methods := map[string]string{ // method → params it needs besides the selector
+		wire.MethodGet:     `"doc_id":"runbooks/disk-full"`,
+		wire.MethodLinks:   `"doc_id":"runbooks/disk-full"`,
+		wire.MethodSearch:  `"query":"disk"`,
+		wire.MethodQuery:   `"expr":"kind:adr"`,
+		wire.MethodContext: `"query":"disk"`,
+		wire.MethodStatus:  ``,
+		wire.MethodCheck:   ``,
+	}
+	members := []struct{ name, value, want string }{
+		{"image_revision", `"4"`, "want an integer, got a JSON string"},
+		{"binding", `5`, "want a string, got a JSON number"},
+		{"require_current", `"yes"`, "want a boolean, got a JSON string"},
+	}
+	// Every method the engine serves that takes image_revision is in
+	// methods: one added later is caught here.
+	for _, method := range e.Methods() {
+		frame := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{"image_revision":"4"}}`, method)
+		reply := string(e.Handle(context.Background(), []byte(frame)))
+		if _, listed := methods[method]; !listed && !strings.Contains(reply, "unknown field") && !strings.Contains(reply, "batch_malformed") {
+			t.Errorf("%s takes image_revision but is not tested here: %s", method, reply)
+		}
+	}
+	for method, base := range methods {
+		for _, m := range members {
+			params := "{" + base
+			if base != "" {
+				params += ","
+			}
+			params += fmt.Sprintf("%q:%s}", m.name, m.value)
+			frame := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":%s}`, method, params)
+			var reply struct {
+				Error *wire.Error `json:"error"`
+			}
+			if err := json.Unmarshal(e.Handle(context.Background(), []byte(frame)), &reply); err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf("%s: field %q: %s", method, m.name, m.want)
+			if reply.Error == nil || reply.Error.Message != want || reply.Error.StableCode() != docir.CodeInvalidParams {
+				t.Errorf("%s: got %+v, want invalid_params %q", frame, reply.Error, want)
+			}
+		}
+	}
+}
