@@ -9,8 +9,12 @@
 // bounds, not JSON-RPC. The codec (wire.DecodeRequest, wire.Response,
 // wire.Error) knows JSON-RPC, not methods. The Engine knows methods and
 // calls a docir.Reader; it is the same for NDJSON (Serve), HTTP
-// (HTTPHandler) and MCP (package workspace/mcp calls Engine.Call). The read
-// methods are served by a reads value on one reader (reads.go); a read
+// (HTTPHandler) and MCP (package workspace/mcp calls Engine.Call). One
+// Engine serves every client of a process; what a session keeps between
+// its calls (the drift a read batch found) is its Conn's: an NDJSON
+// connection is one Conn, and a call on the Engine itself (a POST /rpc
+// request, an MCP tool call) is a Conn of its own that ends with it. The
+// read methods are served by a reads value on one reader (reads.go); a read
 // batch's workers get one on the held generation, never the Engine: what
 // they can reach is the read allowlist and nothing else, and they never
 // take the engine lock a second time. Their rows end in wire.Reply, the

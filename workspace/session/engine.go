@@ -9,11 +9,9 @@ import (
 	"log/slog"
 	"maps"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
@@ -89,9 +87,11 @@ type Held interface {
 }
 
 // Engine is the one dispatcher behind every transport: NDJSON and HTTP hand
-// it frames (Handle), MCP hands it method calls (Call). A read batch's
-// workers never see it: they get reads on the held generation, which serve
-// the read allowlist and nothing else. It is safe for concurrent use: reads
+// it frames (Handle), MCP hands it method calls (Call). One Engine serves
+// every client of a process; what a session keeps from one call to the
+// next is a Conn's (NewConn), never the Engine's. A read batch's workers
+// never see it: they get reads on the held generation, which serve the
+// read allowlist and nothing else. It is safe for concurrent use: reads
 // run side by side, a refresh runs alone.
 type Engine struct {
 	cfg     Config
@@ -112,10 +112,6 @@ type Engine struct {
 	// allow is the read batch's allowlist: the read methods this session
 	// serves.
 	allow []string
-	// drift is set once a read batch found the held source changed: every
-	// read then answers it until a granted refresh succeeds (a new session
-	// starts without it; nothing else clears it).
-	drift atomic.Pointer[docir.Error]
 	// reads serves the session's own read methods, on its reader.
 	reads *reads
 	// running holds a token for each call that runs (see MaxRunning).
@@ -134,7 +130,7 @@ type Engine struct {
 func MaxRunning() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
 // readMethods are the methods that read the store: the ones a drifted
-// session refuses.
+// session refuses (Conn).
 var readMethods = map[string]bool{
 	wire.MethodGet: true, wire.MethodSearch: true, wire.MethodQuery: true, wire.MethodContext: true,
 	wire.MethodStatus: true, wire.MethodReadBatch: true, wire.MethodFields: true, wire.MethodEvidence: true,
@@ -217,17 +213,11 @@ func (e *Engine) Has(method string) bool {
 	return ok
 }
 
-// Handle runs one frame and returns the reply line (without its line
-// ending), or nil for a notification. It never panics on bad input, and the
-// reply is never over MaxReplyBytes: a larger one becomes a
-// reply_too_large error to the same id.
+// Handle is Conn.Handle in a session of its own that ends with the frame:
+// nothing it leaves (a read batch's drift) reaches another call. POST
+// /rpc, one request to a session, calls it.
 func (e *Engine) Handle(ctx context.Context, frame []byte) []byte {
-	req, id, werr := wire.DecodeRequest(frame)
-	if werr != nil {
-		return wire.ErrorLine(id, werr)
-	}
-	result, werr := e.call(ctx, req.Method, req.Params, e.maxReply-envelope(req.ID))
-	return wire.Reply(req, result, werr, e.maxReply)
+	return e.NewConn().Handle(ctx, frame)
 }
 
 // envelope is the bytes of a reply line to id around its result.
@@ -235,62 +225,16 @@ func envelope(id json.RawMessage) int {
 	return len(wire.EncodeResponse(&wire.Response{ID: id, Result: json.RawMessage("0")})) - 1
 }
 
-// Call runs one method with its raw params (nil for none) and returns the
-// encoded result, or the error to reply with. Results over MaxReplyBytes
-// are a reply_too_large error. A panic in the method is an internal error
-// reply, logged; the session goes on.
+// Call is Conn.Call in a session of its own that ends with the call:
+// nothing it leaves (a read batch's drift) reaches another call.
 func (e *Engine) Call(ctx context.Context, method string, params json.RawMessage) (result json.RawMessage, werr *wire.Error) {
-	return e.call(ctx, method, params, e.maxReply-batchEnvelope)
+	return e.NewConn().Call(ctx, method, params)
 }
 
-// CallWithin is Call for a result that room bytes may hold (at most
-// Call's): a paged read (docir/check, docir/changes, a doc_id
-// docir/links) ends its page within it. MCP calls it, whose reply carries
-// a result twice.
+// CallWithin is Conn.CallWithin in a session of its own that ends with
+// the call.
 func (e *Engine) CallWithin(ctx context.Context, method string, params json.RawMessage, room int) (json.RawMessage, *wire.Error) {
-	return e.call(ctx, method, params, min(room, e.maxReply-batchEnvelope))
-}
-
-// call is Call for a result that room bytes may hold: the rest of the
-// reply bound once the reply around it is counted.
-func (e *Engine) call(ctx context.Context, method string, params json.RawMessage, room int) (result json.RawMessage, werr *wire.Error) {
-	m, ok := e.methods[method]
-	if !ok {
-		return nil, e.noMethod(method)
-	}
-	select {
-	case e.running <- struct{}{}:
-		defer func() { <-e.running }()
-	case <-ctx.Done():
-		return nil, wire.ToWire(ctx.Err())
-	}
-	if m.exclusive {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-	} else {
-		e.mu.RLock()
-		defer e.mu.RUnlock()
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			e.log.Error("docir serve: a method panicked", "method", method, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			result, werr = nil, wire.NewError(docir.CodeInternal, "%s: internal error: %v", method, r)
-		}
-	}()
-	if d := e.drift.Load(); d != nil && readMethods[method] {
-		return nil, wire.ToWire(d)
-	}
-	var v any
-	var err error
-	if m.bounded != nil {
-		v, err = m.bounded(e, ctx, params, room)
-	} else {
-		v, err = m.run(e, ctx, params)
-	}
-	if err != nil {
-		return nil, wire.ToWire(err)
-	}
-	return encodeBounded(method, v, e.maxReply)
+	return e.NewConn().CallWithin(ctx, method, params, room)
 }
 
 func (e *Engine) noMethod(method string) *wire.Error {
@@ -368,17 +312,13 @@ func (e *Engine) refresh(ctx context.Context, params json.RawMessage) (any, erro
 	if e.cfg.Refresh == nil {
 		return nil, docir.Errorf(docir.CodeNotImplemented, "%s: this session has no local store to refresh", wire.MethodRefresh)
 	}
-	sum, err := e.cfg.Refresh(ctx)
-	if err == nil {
-		e.drift.Store(nil) // the store is whole again: reads may go on
-	}
-	return sum, err
+	return e.cfg.Refresh(ctx) // one that succeeds ends its session's drift (Conn.settle)
 }
 
 // readBatch runs workspace/read-batch (package readbatch): every inner
 // frame on one held generation, at most the policy's workers at once, the
-// held source authenticated before and after. A drift found leaves the
-// session refusing reads until a granted refresh.
+// held source authenticated before and after. A drift found is a
+// driftError, which its session keeps (Conn.settle).
 func (e *Engine) readBatch(ctx context.Context, params json.RawMessage, room int) (any, error) {
 	if e.cfg.Hold == nil {
 		return nil, docir.Errorf(docir.CodeNoStore, "%s: this session has no local store to hold", wire.MethodReadBatch)
@@ -400,9 +340,8 @@ func (e *Engine) readBatch(ctx context.Context, params json.RawMessage, room int
 		MaxReply:     e.maxReply,
 		MaxResult:    room,
 	}, params)
-	var de *docir.Error
-	if errors.As(err, &de) && de.Code == docir.CodeSourceDrift {
-		e.drift.Store(de)
+	if docir.CodeOf(err) == docir.CodeSourceDrift {
+		err = &driftError{Err: err, held: h.Generation()}
 	}
 	var pe *readbatch.PanicError
 	if errors.As(err, &pe) {
@@ -424,8 +363,8 @@ const batchEnvelope = 256
 // bind runs workspace/bind: a binding to a retained generation (or the
 // current one), its receipt, and its hold on the generation in the store
 // (ttl: a day unless said; "0": none); or, with release, the end of one
-// bind's hold. It does not end a drifted session's refusals: only a
-// granted refresh (or a new session) does.
+// bind's hold. It does not end a drifted session's refusals (Conn): the
+// source still differs from every generation a bind could name.
 func (e *Engine) bind(ctx context.Context, params json.RawMessage) (any, error) {
 	var p docir.BindParams
 	if err := wire.DecodeParams(wire.MethodBind, params, &p); err != nil {

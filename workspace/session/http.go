@@ -50,7 +50,9 @@ type HTTPOptions struct {
 }
 
 // HTTPHandler serves POST /rpc: one JSON-RPC frame per request body (at
-// most MaxFrameBytes), the reply as the response body. A request from a
+// most MaxFrameBytes), the reply as the response body. Each request is a
+// session of its own (Engine.Handle): nothing one leaves, such as a read
+// batch's drift, reaches the next. A request from a
 // peer (wire.HeaderPeer) is answered from the local store only, with the
 // default policy. Replies, errors
 // included, are 200 application/json; a notification is 204. Transport

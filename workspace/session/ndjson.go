@@ -9,8 +9,9 @@ import (
 	"github.com/docir/docir/docir/wire"
 )
 
-// Serve answers NDJSON frames from r on w: one request at a time, replies
-// in the order of the requests, no reply to a notification. A blank line is
+// Serve answers NDJSON frames from r on w, one session (Conn) from the
+// first line to the last: one request at a time, replies in the order of
+// the requests, no reply to a notification. A blank line is
 // skipped; a line that is not JSON gets a -32700 reply with id null; a line
 // over MaxFrameBytes is skipped unread and gets a frame_too_large reply; the
 // stream goes on after each.
@@ -28,6 +29,7 @@ func Serve(ctx context.Context, e *Engine, r io.Reader, w io.Writer) error {
 	go wire.ReadFrames(r, events, done)
 	// The request in hand runs to its end even once ctx is done.
 	work := context.WithoutCancel(ctx)
+	c := e.NewConn()
 	for {
 		if ctx.Err() != nil {
 			return nil
@@ -51,7 +53,7 @@ func Serve(ctx context.Context, e *Engine, r io.Reader, w io.Writer) error {
 		case wire.Blank(ev.Frame.Line):
 			continue
 		default:
-			reply = e.Handle(work, ev.Frame.Line)
+			reply = c.Handle(work, ev.Frame.Line)
 		}
 		if reply == nil {
 			continue

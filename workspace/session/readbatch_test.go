@@ -38,7 +38,13 @@ type batchReply struct {
 	Error *wire.Error `json:"error"`
 }
 
-func runBatch(t testing.TB, e *Engine, frame []byte) batchReply {
+// handler is a session that answers frames: an Engine (each frame a
+// session of its own) or a Conn.
+type handler interface {
+	Handle(ctx context.Context, frame []byte) []byte
+}
+
+func runBatch(t testing.TB, e handler, frame []byte) batchReply {
 	t.Helper()
 	var r batchReply
 	if err := json.Unmarshal(e.Handle(context.Background(), frame), &r); err != nil {
@@ -105,7 +111,8 @@ func TestReadBatchParityAndLeastAuthority(t *testing.T) {
 // Drift: a source file a row read changes while the batch runs; the
 // second authentication discards every row (source_drift), and the session
 // answers source_drift to every read until a granted refresh: a bind does
-// not clear it.
+// not clear it. (drift_test.go: a drift is one session's, and a new
+// generation ends it.)
 func TestReadBatchSourceDrift(t *testing.T) {
 	ws, dir := testStore(t, nil)
 	src := filepath.Join(filepath.Dir(dir), "corpus", "runbooks", "disk-full.md")
@@ -120,14 +127,15 @@ func TestReadBatchSourceDrift(t *testing.T) {
 			}
 			return &touchingHeld{Held: h, path: src}, nil
 		}})
-	r := runBatch(t, e, batchFrame(t, 1, 1,
+	c := e.NewConn()
+	r := runBatch(t, c, batchFrame(t, 1, 1,
 		`{"jsonrpc":"2.0","id":1,"method":"docir/get","params":{"doc_id":"runbooks/disk-full"}}`,
 		`{"jsonrpc":"2.0","id":2,"method":"workspace/status"}`))
 	if r.Error == nil || r.Error.StableCode() != docir.CodeSourceDrift || r.Result != nil {
 		t.Fatalf("batch over an edited source: %+v", r)
 	}
 	// A bind does not clear the drift: only a granted refresh does.
-	if got := string(e.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":8,"method":"workspace/bind"}`))); !strings.Contains(got, `"result"`) {
+	if got := string(c.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":8,"method":"workspace/bind"}`))); !strings.Contains(got, `"result"`) {
 		t.Fatalf("bind after drift: %s", got)
 	}
 	for _, f := range []string{
@@ -136,14 +144,14 @@ func TestReadBatchSourceDrift(t *testing.T) {
 		string(batchFrame(t, 5, 1, "")),
 		`{"jsonrpc":"2.0","id":9,"method":"docir/get","params":{"doc_id":"runbooks/disk-full","image_revision":1}}`,
 	} {
-		if got := string(e.Handle(context.Background(), []byte(f))); !strings.Contains(got, `"code":"source_drift"`) {
+		if got := string(c.Handle(context.Background(), []byte(f))); !strings.Contains(got, `"code":"source_drift"`) {
 			t.Errorf("after drift, %s: %s", f, got)
 		}
 	}
-	if got := string(e.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":6,"method":"workspace/refresh"}`))); !strings.Contains(got, `"published":true`) {
+	if got := string(c.Handle(context.Background(), []byte(`{"jsonrpc":"2.0","id":6,"method":"workspace/refresh"}`))); !strings.Contains(got, `"published":true`) {
 		t.Fatalf("refresh: %s", got)
 	}
-	r = runBatch(t, e, batchFrame(t, 7, 2, `{"jsonrpc":"2.0","id":1,"method":"workspace/status"}`))
+	r = runBatch(t, c, batchFrame(t, 7, 2, `{"jsonrpc":"2.0","id":1,"method":"workspace/status"}`))
 	if r.Result == nil || r.Result.Responses[0] == nil || !strings.Contains(*r.Result.Responses[0], `"generation":2`) {
 		t.Fatalf("after the refresh: %+v %+v", r.Result, r.Error)
 	}
