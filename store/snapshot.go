@@ -50,6 +50,9 @@ var (
 type Source struct {
 	Path   string `json:"path"`             // absolute, cleaned
 	Prefix string `json:"prefix,omitempty"` // put before the path-derived ids of its files
+	// FrontMatterID is how a front-matter `id:` makes a file's id (package
+	// ingest's FrontMatterID* values): "" is the whole id.
+	FrontMatterID string `json:"front_matter_id,omitempty"`
 }
 
 // Snapshot is one published generation, open for reading. It is safe for

@@ -13,6 +13,7 @@ import (
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/federation"
 	"github.com/docir/docir/store"
+	"github.com/docir/docir/store/ingest"
 	"github.com/docir/docir/workspace"
 )
 
@@ -81,6 +82,10 @@ type PeerConfig struct {
 type SourceConfig struct {
 	Path   string `mapstructure:"path" yaml:"path"`
 	Prefix string `mapstructure:"prefix" yaml:"prefix,omitempty"`
+	// FrontMatterID is how a front-matter `id:` makes the id of a file of
+	// this source: whole (default), name (Docusaurus), off (ingest's
+	// FrontMatterID* values).
+	FrontMatterID string `mapstructure:"front_matter_id" yaml:"front_matter_id,omitempty"`
 	// Exclude are more patterns like Config.Exclude, for this source only;
 	// they come after the global ones.
 	Exclude []string `mapstructure:"exclude" yaml:"exclude,omitempty"`
@@ -89,7 +94,7 @@ type SourceConfig struct {
 // sameSource reports whether a and b are one entry, exclude patterns and
 // all.
 func sameSource(a, b SourceConfig) bool {
-	return a.Path == b.Path && a.Prefix == b.Prefix && slices.Equal(a.Exclude, b.Exclude)
+	return a.Path == b.Path && a.Prefix == b.Prefix && a.FrontMatterID == b.FrontMatterID && slices.Equal(a.Exclude, b.Exclude)
 }
 
 // loadedConfig is the config with where it came from resolved.
@@ -231,6 +236,9 @@ func (lc *loadedConfig) validate() error {
 		if slices.ContainsFunc(s.Exclude, blank) {
 			return docir.Errorf(docir.CodeConfig, "config %s: sources[%d] (%s): an empty exclude pattern", orNone(lc.File), i, s.Path)
 		}
+		if err := ingest.CheckFrontMatterID(s.FrontMatterID); err != nil {
+			return docir.Errorf(docir.CodeConfig, "config %s: sources[%d] (%s): %w", orNone(lc.File), i, s.Path, err)
+		}
 	}
 	if slices.ContainsFunc(lc.Exclude, blank) {
 		return docir.Errorf(docir.CodeConfig, "config %s: exclude: an empty pattern", orNone(lc.File))
@@ -370,7 +378,10 @@ func (lc *loadedConfig) StoreSources() []store.Source {
 	}
 	out := make([]store.Source, len(lc.Sources))
 	for i, s := range lc.Sources {
-		out[i] = store.Source{Path: lc.abs(s.Path), Prefix: s.Prefix}
+		out[i] = store.Source{Path: lc.abs(s.Path), Prefix: s.Prefix, FrontMatterID: s.FrontMatterID}
+		if s.FrontMatterID == ingest.FrontMatterIDWhole {
+			out[i].FrontMatterID = "" // the default, as the store records it
+		}
 	}
 	return out
 }
@@ -396,6 +407,20 @@ func (lc *loadedConfig) sourcesAdding(dirs []string, prefix string, setPrefix bo
 		}
 	}
 	return list, nil
+}
+
+// settingFrontMatterID sets the front_matter_id of the source dir (as
+// typed, relative to the working folder) in list, which lists it
+// (sourcesAdding).
+func (lc *loadedConfig) settingFrontMatterID(list []SourceConfig, dir, rule string) error {
+	w, err := lc.asWritten(dir)
+	if err != nil {
+		return err
+	}
+	if i := lc.indexOf(list, w); i >= 0 {
+		list[i].FrontMatterID = rule
+	}
+	return nil
 }
 
 // checkNotNested refuses to add the folder w (typed as d) when it is

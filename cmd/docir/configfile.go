@@ -18,6 +18,7 @@ import (
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store/fulltext"
+	"github.com/docir/docir/store/ingest"
 	"github.com/docir/docir/workspace"
 )
 
@@ -85,6 +86,9 @@ func checkNode(file, at string, node *yaml.Node, t reflect.Type) error {
 			}
 			if key == "format" && at == "" && !slices.Contains([]string{"auto", "json", "text"}, v.Value) {
 				return configErr(file, v, where, fmt.Sprintf("%q: want auto, json or text", v.Value))
+			}
+			if key == "front_matter_id" && ingest.CheckFrontMatterID(v.Value) != nil {
+				return configErr(file, v, where, fmt.Sprintf("%q: want %s (the `id:` is the whole id, the default), %s (it replaces the file's name, as Docusaurus reads it) or %s (ids from paths only)", v.Value, ingest.FrontMatterIDWhole, ingest.FrontMatterIDName, ingest.FrontMatterIDOff))
 			}
 			if where == "search.stemming" && !slices.Contains(fulltext.Stemmings, v.Value) {
 				return configErr(file, v, where, fmt.Sprintf("%q: want english, or nothing for none", v.Value))
@@ -332,6 +336,7 @@ func sourcesNode(old *yaml.Node, list []SourceConfig) *yaml.Node {
 			setMapValue(item, "path", s.Path)
 		}
 		setMapValue(item, "prefix", s.Prefix)
+		setMapValue(item, "front_matter_id", s.FrontMatterID)
 		item.Style = 0 // block style, whatever it was
 		seq.Content = append(seq.Content, item)
 	}

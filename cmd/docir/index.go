@@ -27,6 +27,10 @@ type IndexOptions struct {
 	Prefix    string
 	PrefixSet bool // --prefix was given (an empty one removes a prefix)
 	Force     bool // --force: index even when that drops recorded sources or most documents
+
+	// FrontMatterID is --front-matter-id: how the folder given reads a
+	// front-matter `id:` ("" when not given).
+	FrontMatterID string
 }
 
 func newCmdIndex(f *Factory, runF func(context.Context, *IndexOptions) error) *cobra.Command {
@@ -42,7 +46,9 @@ Folders given are added to the sources, which are saved in the config
 relative to the config's folder. The config is written only after the
 refresh succeeded: a folder whose ids clash with another source's (two
 README.md, say) is refused with the fix, and docir.yaml stays as it was.
---prefix NAME puts NAME/ before the ids of the one folder given. Without
+--prefix NAME puts NAME/ before the ids of the one folder given;
+--front-matter-id name reads its files' front-matter id: as Docusaurus
+does (the file's name, its folder kept). Without
 folders, the configured sources are refreshed; with no config at all,
 the working folder is the source. docir sources lists and edits the list.
 
@@ -65,6 +71,14 @@ stderr when it is a terminal.`,
 			if opts.PrefixSet && len(args) != 1 {
 				return docir.Errorf(docir.CodeUsage, "--prefix names the ids of one source: give exactly one SOURCE_DIR")
 			}
+			if cmd.Flags().Changed("front-matter-id") {
+				if len(args) != 1 {
+					return docir.Errorf(docir.CodeUsage, "--front-matter-id sets how one source reads `id:`: give exactly one SOURCE_DIR")
+				}
+				if err := ingest.CheckFrontMatterID(opts.FrontMatterID); err != nil || opts.FrontMatterID == "" {
+					return docir.Errorf(docir.CodeUsage, "--front-matter-id %q: want %s, %s or %s", opts.FrontMatterID, ingest.FrontMatterIDWhole, ingest.FrontMatterIDName, ingest.FrontMatterIDOff)
+				}
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -72,6 +86,7 @@ stderr when it is a terminal.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Prefix, "prefix", "", "put `NAME`/ before the ids of the folder given (\"\" removes its prefix)")
+	cmd.Flags().StringVar(&opts.FrontMatterID, "front-matter-id", "", "read the front-matter ids of the folder given by `RULE`: whole (the id, the default), name (the file's name, folder and prefix kept, as Docusaurus), off (ids from paths only)")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "index even when that drops sources the store records, or most of its documents (a --store of another project, a config mistake)")
 	f.addFlags(cmd, storeFlags|outputFlags|verboseFlag)
 	return cmd
@@ -103,6 +118,10 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 		}
 	} else if list, err = lc.sourcesAdding(opts.Dirs, opts.Prefix, opts.PrefixSet); err != nil {
 		return err
+	} else if opts.FrontMatterID != "" {
+		if err := lc.settingFrontMatterID(list, opts.Dirs[0], opts.FrontMatterID); err != nil {
+			return err
+		}
 	}
 	lc.force = lc.force || opts.Force
 	sum, err := refreshWith(ctx, lc, list, opts.Workspace)
@@ -155,7 +174,8 @@ func refreshWith(ctx context.Context, lc *loadedConfig, list []SourceConfig, ope
 }
 
 // clashHint adds the fix to a refresh that failed because two files claim
-// one id, which is what two sources each holding README.md do. When both
+// one id, which is what two sources each holding README.md do. A prefix
+// is suggested only when both ids come from paths. When both
 // files are in one source (of those the refresh ran on, open's), a prefix
 // cannot part them: the fix is an id of its own for one of them.
 func clashHint(err error, dirs []string, open func() (*workspace.Service, error)) error {
@@ -163,6 +183,11 @@ func clashHint(err error, dirs []string, open func() (*workspace.Service, error)
 	var claim *ingest.ClaimError
 	if !errors.As(err, &e) || !errors.As(err, &claim) {
 		return err
+	}
+	if claim.FrontMatter() {
+		// A front-matter id: a prefix does not change it; the error
+		// says what does.
+		return &docir.Error{Code: e.Code, Err: e.Err, Message: e.Message + "\nnothing was published and the config is unchanged"}
 	}
 	if src := sourceOfBoth(claim.A, claim.B, open); src != "" {
 		return &docir.Error{Code: e.Code, Err: e.Err, Message: e.Message +

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -391,6 +392,9 @@ func sourceList(ss []store.Source) string {
 		if s.Prefix != "" {
 			parts[i] += " (prefix " + s.Prefix + ")"
 		}
+		if s.FrontMatterID != "" {
+			parts[i] += " (front_matter_id " + s.FrontMatterID + ")"
+		}
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }
@@ -402,7 +406,7 @@ func checkDrop(dir string, had int, removed []string, force bool) error {
 	if force || had < DropGuard || 2*len(removed) <= had {
 		return nil
 	}
-	return docir.Errorf(docir.CodeConfig, "this refresh would remove %d of the %d documents in %s (%s, ...); check the sources, prefixes and exclude patterns, or use --force if it is meant", len(removed), had, dir, strings.Join(removed[:min(3, len(removed))], ", "))
+	return docir.Errorf(docir.CodeConfig, "this refresh would remove %d of the %d documents in %s (%s, ...); check the sources, prefixes, front_matter_id and exclude patterns, or use --force if it is meant", len(removed), had, dir, strings.Join(removed[:min(3, len(removed))], ", "))
 }
 
 // writeIndex applies an incremental change to the pending generation's
@@ -657,6 +661,9 @@ func checkSources(sources []store.Source) error {
 		if err := store.CheckSourceDir(s.Path); err != nil {
 			return err
 		}
+		if err := CheckFrontMatterID(s.FrontMatterID); err != nil {
+			return docir.Errorf(docir.CodeConfig, "source %s: %w", s.Path, err)
+		}
 		if s.Prefix != "" {
 			a, err := address.Parse(strings.TrimSuffix(s.Prefix, "/"))
 			if err == nil && a.HasHeading() {
@@ -682,19 +689,59 @@ func sameSources(a, b []store.Source) bool {
 	return true
 }
 
+// How a source reads a front-matter `id:` (store.Source.FrontMatterID).
+const (
+	// FrontMatterIDWhole: the `id:` is the whole id; the prefix is not put
+	// before it (the default, also "").
+	FrontMatterIDWhole = "whole"
+	// FrontMatterIDName: the `id:` replaces the file's name, its folder and
+	// the prefix kept, as Docusaurus reads it: guide/hello.md with
+	// `id: part1` is guide/part1.
+	FrontMatterIDName = "name"
+	// FrontMatterIDOff: the `id:` is not read; ids come from paths only.
+	FrontMatterIDOff = "off"
+)
+
+// CheckFrontMatterID is nil when s is a front_matter_id value ("" is the
+// default), else a config error naming it and the values.
+func CheckFrontMatterID(s string) error {
+	switch s {
+	case "", FrontMatterIDWhole, FrontMatterIDName, FrontMatterIDOff:
+		return nil
+	}
+	return docir.Errorf(docir.CodeConfig, "front_matter_id %q is not one of %s (the default: the `id:` is the whole id), %s (it replaces the file's name, as Docusaurus reads it), %s (ids from paths only)", s, FrontMatterIDWhole, FrontMatterIDName, FrontMatterIDOff)
+}
+
+// sameIDRule reports whether two front_matter_id values make the same ids
+// ("" and "whole" are one).
+func sameIDRule(a, b string) bool {
+	return strings.TrimPrefix(a, FrontMatterIDWhole) == strings.TrimPrefix(b, FrontMatterIDWhole)
+}
+
 // documentID applies the id rule: the front matter's id when it is a valid
-// document id, else the root's prefix and the path below the root without
-// ".md", whitespace turned into '-', in Unicode normal form C (as
-// address.Parse gives a typed address); a bundle's page (index.md or _index.md
-// in a folder, as Hugo's page bundles and section pages are) has its
-// folder's path. ok is false when no valid id results.
+// document id (read as root.FrontMatterID says: the whole id, the file's
+// name, or not at all), else the root's prefix and the path below the root
+// without ".md", whitespace turned into '-', in Unicode normal form C (as
+// address.Parse gives a typed address); a bundle's page (index.md or
+// _index.md in a folder, as Hugo's page bundles and section pages are) has
+// its folder's path. ok is false when no valid id results.
 func documentID(root store.Source, rel, fmID string) (id, warning string, ok bool) {
-	if fmID != "" {
+	if fmID != "" && root.FrontMatterID != FrontMatterIDOff {
 		a, err := address.Parse(fmID)
-		if err == nil && !a.HasHeading() {
+		switch {
+		case err == nil && a.HasHeading():
+			err = errors.New("'#' in an id")
+		case err == nil && root.FrontMatterID == FrontMatterIDName && strings.Contains(a.ID, "/"):
+			err = errors.New("'/' in an id read as a file's name (front_matter_id: name)")
+		}
+		switch {
+		case err != nil:
+			warning = fmt.Sprintf("front-matter id %q is not a valid document id; using the path", fmID)
+		case root.FrontMatterID == FrontMatterIDName:
+			rel = path.Join(path.Dir(rel), a.ID) + ".md"
+		default:
 			return a.ID, "", true
 		}
-		warning = fmt.Sprintf("front-matter id %q is not a valid document id; using the path", fmID)
 	}
 	id = strings.TrimSuffix(rel, ".md")
 	id = strings.Map(func(r rune) rune {

@@ -158,7 +158,7 @@ func TestDuplicateIDPublishesNothing(t *testing.T) {
 	var claim *ClaimError
 	if !errors.As(err, &claim) || docir.CodeOf(err) != docir.CodeSource {
 		t.Errorf("error %v (code %q): want a source error caused by a *ClaimError", err, docir.CodeOf(err))
-	} else if want := (ClaimError{ID: "a", A: shown(filepath.Join(src, "a.md")), B: shown(filepath.Join(src, "b.md"))}); *claim != want {
+	} else if want := (ClaimError{ID: "a", A: shown(filepath.Join(src, "a.md")), B: shown(filepath.Join(src, "b.md")), BFrontMatter: true}); *claim != want {
 		t.Errorf("claim %+v, want %+v", *claim, want)
 	}
 	for _, want := range []string{`"a"`, filepath.Join(src, "a.md"), filepath.Join(src, "b.md")} {

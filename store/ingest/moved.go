@@ -22,7 +22,8 @@ import (
 
 // movedRoots returns the recorded source paths mapped to the configured
 // ones when the project holding the store in dir moved with it, nil
-// otherwise. The sources must be as many, pairwise with the same prefix,
+// otherwise. The sources must be as many, pairwise with the same prefix
+// and front_matter_id,
 // each either the same folder (a source outside the project) or moved.
 // What tells a move from sources replaced:
 //   - a generation that recorded its store folder (Snapshot.StoreDir, the
@@ -47,7 +48,7 @@ func movedRoots(dir string, was storeWas, recorded, sources []store.Source) map[
 	for i, r := range recorded {
 		s := sources[i]
 		switch {
-		case r.Prefix != s.Prefix:
+		case r.Prefix != s.Prefix || !sameIDRule(r.FrontMatterID, s.FrontMatterID):
 			return nil
 		case r.Path == s.Path:
 			continue

@@ -164,14 +164,14 @@ func mergeTable(byKey []*file, table fileTable, from, to []byte, reparse bool, m
 		// should they, the first takes the entry.
 		if i < len(byKey) && byKey[i].cmpKey(k) == 0 {
 			f := byKey[i]
-			if !reparse && f.size <= maxBytes && e.Size == f.size && e.ModTime == f.mtime && e.Prefix == f.root.Prefix {
+			if !reparse && !f.reparse && f.size <= maxBytes && e.Size == f.size && e.ModTime == f.mtime && e.Prefix == f.root.Prefix {
 				// Unchanged: all it needs of the entry (most files of a
 				// refresh, so no copy of the entry is kept).
 				f.status = statusUnchanged
 				f.id, f.digest = e.ID, e.Digest
 			} else {
 				f.prev = &e
-				f.reparse = reparse
+				f.reparse = f.reparse || reparse
 			}
 			i++
 			return nil
@@ -253,6 +253,7 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 		return c, err
 	}
 	var prevFiles fileTable
+	var prevSources []store.Source
 	snap, err := store.Open(dir)
 	switch {
 	case docir.CodeOf(err) == docir.CodeNoStore:
@@ -263,8 +264,7 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 		defer snap.Close()
 		c.Generation = snap.Generation()
 		prevFiles = snap.EachFileFrom
-		prevSources, err := snap.Sources()
-		if err != nil {
+		if prevSources, err = snap.Sources(); err != nil {
 			return c, err
 		}
 		c.SourcesChanged = !sameSources(prevSources, sources)
@@ -288,6 +288,7 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 	if err != nil {
 		return c, err
 	}
+	rereadIDRuleChanged(w.files, prevSources)
 	p, err := makePlan(w.files, prevFiles, false, fileCap(opt))
 	if err != nil {
 		return c, err
@@ -335,4 +336,20 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 		c.Clashes = append(c.Clashes, cl.id+": "+cl.a+" and "+cl.b)
 	}
 	return c, nil
+}
+
+// rereadIDRuleChanged marks to be parsed again the files of each source
+// whose front_matter_id differs from the one recorded: their ids may
+// change, as a changed prefix re-ids its files (the file table records
+// the prefix of each entry, not the rule).
+func rereadIDRuleChanged(files []*file, recorded []store.Source) {
+	was := make(map[string]string, len(recorded))
+	for _, s := range recorded {
+		was[s.Path] = s.FrontMatterID
+	}
+	for _, f := range files {
+		if rule, ok := was[f.root.Path]; ok && !sameIDRule(rule, f.root.FrontMatterID) {
+			f.reparse = true
+		}
+	}
 }

@@ -337,7 +337,7 @@ func TestBadPrefixesAndIDs(t *testing.T) {
 
 // TestClashFoundAsFilesAreRead: two files claiming one id end the read
 // when the second is read, not after every file is parsed, and the error
-// says how to fix it.
+// says how to fix it (their front matter set the id: not a prefix).
 func TestClashFoundAsFilesAreRead(t *testing.T) {
 	src, dir := t.TempDir(), t.TempDir()
 	writeFile(t, src, "a/one.md", "---\nid: same\n---\n# One\n")
@@ -351,7 +351,7 @@ func TestClashFoundAsFilesAreRead(t *testing.T) {
 			read = done
 		}
 	}})
-	if docir.CodeOf(err) != docir.CodeSource || !strings.Contains(err.Error(), "--prefix") || !strings.Contains(err.Error(), "id:") {
+	if docir.CodeOf(err) != docir.CodeSource || !strings.Contains(err.Error(), "front_matter_id: name") || !strings.Contains(err.Error(), "id:") {
 		t.Fatalf("error %v", err)
 	}
 	if read > 200 {

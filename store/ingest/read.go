@@ -308,16 +308,61 @@ func read(ctx context.Context, files []*file, owner map[string]*file, opt Option
 type ClaimError struct {
 	ID   string
 	A, B string // the two files, as messages show them
+	// AFrontMatter and BFrontMatter: the file's front-matter `id:` made its
+	// id (a prefix, which changes only path-derived ids, cannot part it).
+	AFrontMatter, BFrontMatter bool
 }
 
 func (e *ClaimError) Error() string {
 	return fmt.Sprintf("two files claim the id %q: %s and %s", e.ID, e.A, e.B)
 }
 
-// clashError is the error of two files claiming one id, with the fix.
+// FrontMatter reports whether a front-matter `id:` made either claim.
+func (e *ClaimError) FrontMatter() bool { return e.AFrontMatter || e.BFrontMatter }
+
+// clashError is the error of two files claiming one id, with the fix: a
+// prefix or an `id:` when both ids come from paths; else which front
+// matter set the id, and what would part them.
 func clashError(id string, a, b *file) error {
 	sa, sb := shownApart(a.path(), b.path())
-	return docir.Errorf(docir.CodeSource, "%w; give one source folder a prefix (docir index --prefix NAME DIR) or one file an `id:` in its front matter", &ClaimError{ID: id, A: sa, B: sb})
+	claim := &ClaimError{ID: id, A: sa, B: sb, AFrontMatter: idFromFrontMatter(a), BFrontMatter: idFromFrontMatter(b)}
+	if !claim.FrontMatter() {
+		return docir.Errorf(docir.CodeSource, "%w; give one source folder a prefix (docir index --prefix NAME DIR) or one file an `id:` in its front matter", claim)
+	}
+	var set string
+	switch {
+	case claim.AFrontMatter && claim.BFrontMatter:
+		set = "the `id:` in the front matter of both sets it"
+	case claim.AFrontMatter:
+		set = "the `id:` in the front matter of " + sa + " sets it"
+	default:
+		set = "the `id:` in the front matter of " + sb + " sets it"
+	}
+	return docir.Errorf(docir.CodeSource, "%w; %s; %s", claim, set, frontMatterFix(a, b, claim))
+}
+
+// frontMatterFix is what parts two files when a front-matter `id:` made
+// the clash: a prefix does not change such an id, so it is the
+// source's front_matter_id setting, or an edit of the `id:`.
+func frontMatterFix(a, b *file, claim *ClaimError) string {
+	f := a
+	if !claim.AFrontMatter {
+		f = b
+	}
+	switch f.root.FrontMatterID {
+	case FrontMatterIDName:
+		return "edit the `id:`, or set `front_matter_id: off` on its source in docir.yaml (docir index --front-matter-id off DIR) to take ids from paths only"
+	default:
+		return "a prefix does not change such an id: set `front_matter_id: name` on its source in docir.yaml (docir index --front-matter-id name DIR), which reads an `id:` as the file's name in its folder, as Docusaurus does, or `off` to take ids from paths only; or edit the `id:`"
+	}
+}
+
+// idFromFrontMatter reports whether f's id is not the one its path gives:
+// its front matter's `id:` made it. (It asks the id, not the front
+// matter, which an unchanged file has not read.)
+func idFromFrontMatter(f *file) bool {
+	id, _, ok := documentID(*f.root, f.rel, "")
+	return !ok || id != f.id
 }
 
 // shownApart shows two paths so that a reader can tell them apart: as

@@ -124,7 +124,8 @@ func (r *refresher) openPrev() error {
 // makePlan walks the sources and sorts what it found against the current
 // generation's file table: every file is read again when the front-matter
 // list changed, or the current generation's records were made by other
-// markdown rules (markdown.RulesVersion) than this docir's.
+// markdown rules (markdown.RulesVersion) than this docir's; a source's
+// files are when its front_matter_id changed.
 func (r *refresher) makePlan() error {
 	var err error
 	if r.walked, err = walk(r.ctx, r.sources, r.opt); err != nil {
@@ -156,6 +157,9 @@ func (r *refresher) makePlan() error {
 			return err
 		}
 		reparse = !slices.Equal(recorded, r.pc.Fields()) || r.prevRules != rulesVersion
+		if r.moves == nil { // a move keeps each source's rule (movedRoots)
+			rereadIDRuleChanged(r.walked.files, r.prevSources)
+		}
 	}
 	r.plan, err = makePlan(r.walked.files, prevFiles, reparse, fileCap(r.opt))
 	for i, g := range r.plan.removed {

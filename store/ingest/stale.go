@@ -35,7 +35,8 @@ import (
 //	docir folders 3
 //	generation <N>
 //	settings <digest of the index settings (Options.settingsDigest)>
-//	source <path, Go-quoted> <prefix, Go-quoted>     (one per source, in order)
+//	source <path, Go-quoted> <prefix, Go-quoted>[ <front_matter_id, Go-quoted>]
+//	                                  (one per source, in order; the rule when set)
 //	<mtime_ns> <names digest> <path, Go-quoted>      (one per folder)
 //	...
 const folderStateFile = "folders.state"
@@ -84,6 +85,10 @@ func writeFolderState(dir string, gen uint64, settings string, sources []store.S
 		b = strconv.AppendQuote(b, src.Path)
 		b = append(b, ' ')
 		b = strconv.AppendQuote(b, src.Prefix)
+		if src.FrontMatterID != "" {
+			b = append(b, ' ')
+			b = strconv.AppendQuote(b, src.FrontMatterID)
+		}
 		b = append(b, '\n')
 	}
 	for _, p := range paths {
@@ -209,10 +214,14 @@ func parseFolderHead(b []byte) (head folderHead, rest []byte, ok bool) {
 			return head, nil, false
 		}
 		prefix, l, ok2 := cutQuoted(l[1:])
+		var rule string
+		if ok2 && len(l) > 0 && l[0] == ' ' {
+			rule, l, ok2 = cutQuoted(l[1:])
+		}
 		if !ok2 || len(l) != 0 {
 			return head, nil, false
 		}
-		head.Sources = append(head.Sources, store.Source{Path: strings.Clone(path), Prefix: strings.Clone(prefix)})
+		head.Sources = append(head.Sources, store.Source{Path: strings.Clone(path), Prefix: strings.Clone(prefix), FrontMatterID: strings.Clone(rule)})
 	}
 	return head, b, true
 }
