@@ -122,7 +122,7 @@ func sourcesRun(ctx context.Context, opts *SourcesOptions) error {
 			list, err = lc.sourcesAdding(opts.Dirs, "", false)
 			for i := range list {
 				if j := lc.indexOf(kept, list[i].Path); j >= 0 {
-					list[i].Prefix, list[i].Exclude = kept[j].Prefix, kept[j].Exclude
+					list[i].Prefix, list[i].FrontMatterID, list[i].Exclude = kept[j].Prefix, kept[j].FrontMatterID, kept[j].Exclude
 				}
 			}
 			lc.Sources = kept
