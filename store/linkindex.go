@@ -70,14 +70,23 @@ type LinkConfig struct {
 	// MkDocsAnchors lets an anchor name a section by the anchor MkDocs
 	// gives its heading (links.MkDocsAnchors) when no slug is the anchor.
 	MkDocsAnchors bool `json:"mkdocs_anchors,omitempty"`
+	// DirectoryURLs reads a relative link not written as a markdown file
+	// path from the page's own URL folder (links.Rules.DirectoryURLs).
+	DirectoryURLs bool `json:"directory_urls,omitempty"`
 }
+
+// LinkRuleDirectoryURLs names links.directory_urls in
+// docir.CheckedLink.ResolvesWith, as docir.LinkRuleRootFallback and the
+// others name theirs.
+const LinkRuleDirectoryURLs = "links.directory_urls"
 
 // Equal reports whether c and o are the same rules, every field
 // compared (a rule left out here would let a refresh that changes only it
 // keep the links resolved by the old rules: TestLinkRulesChangeRepublishes).
 func (c LinkConfig) Equal(o LinkConfig) bool {
 	return c.Base == o.Base && slices.Equal(c.Ignore, o.Ignore) && c.IgnoreCase == o.IgnoreCase &&
-		c.DefinitionIDs == o.DefinitionIDs && c.RootFallback == o.RootFallback && c.MkDocsAnchors == o.MkDocsAnchors
+		c.DefinitionIDs == o.DefinitionIDs && c.RootFallback == o.RootFallback && c.MkDocsAnchors == o.MkDocsAnchors &&
+		c.DirectoryURLs == o.DirectoryURLs
 }
 
 // linkEntry is one document's resolved links.
@@ -238,6 +247,7 @@ func linkRulesOf(meta *bolt.Bucket) (links.Rules, LinkConfig, error) {
 		rules.Roots = append(rules.Roots, s.Path)
 	}
 	rules.Base, rules.Ignore, rules.RootFallback = cfg.Base, cfg.Ignore, cfg.RootFallback
+	rules.DirectoryURLs = cfg.DirectoryURLs
 	return rules.Normalize(), cfg, nil
 }
 
@@ -764,45 +774,25 @@ func (s *Snapshot) FillResolvesWith(ls []*docir.Link) error {
 	if err != nil {
 		return s.damaged("%v", err)
 	}
-	// The rules that are off, each with what turns it on in a resolver.
-	type rule struct {
-		name string
-		on   func(*resolver)
-	}
-	var off []rule
-	if !cfg.DefinitionIDs {
-		off = append(off, rule{docir.LinkRuleDefinitionIDs, func(r *resolver) { r.cfg.DefinitionIDs = true }})
-	}
-	if !cfg.IgnoreCase {
-		off = append(off, rule{docir.LinkRuleIgnoreCase, func(r *resolver) { r.cfg.IgnoreCase = true }})
-	}
-	if !cfg.MkDocsAnchors {
-		off = append(off, rule{docir.LinkRuleMkDocsAnchors, func(r *resolver) { r.cfg.MkDocsAnchors = true }})
-	}
-	if !cfg.RootFallback {
-		off = append(off, rule{docir.LinkRuleRootFallback, func(r *resolver) { r.rules.RootFallback = true }})
-	}
-	if len(off) == 0 {
+	sets := offRuleSets(cfg)
+	if len(sets) == 0 {
 		return nil
 	}
-	// Every non-empty subset of them (a bit each), fewest rules first.
-	masks := make([]int, 0, 1<<len(off)-1)
-	for m := 1; m < 1<<len(off); m++ {
-		masks = append(masks, m)
-	}
-	slices.SortStableFunc(masks, func(a, b int) int { return bits.OnesCount(uint(a)) - bits.OnesCount(uint(b)) })
 	targets := map[string]*targetAnchors{}
 	return s.view(func(c chain) error {
-		resolvers := make([]*resolver, len(masks))
-		sets := make([][]string, len(masks))
-		for i, m := range masks {
+		resolvers := make([]*resolver, len(sets))
+		var widest []*resolver
+		for i, set := range sets {
 			resolvers[i] = &resolver{rules: rules, cfg: cfg, c: c, targets: targets}
-			for k, o := range off {
-				if m&(1<<k) != 0 {
-					o.on(resolvers[i])
-					sets[i] = append(sets[i], o.name)
-				}
+			for _, on := range set.on {
+				on(resolvers[i])
 			}
+			if set.widest {
+				widest = append(widest, resolvers[i])
+			}
+		}
+		resolves := func(r *resolver, id, root, rel string, ref docir.LinkRef) bool {
+			return r.link(id, root, rel, ref, map[string]bool{}).Status == docir.LinkResolved
 		}
 		for _, l := range ls {
 			if l.Status != docir.LinkBroken {
@@ -818,20 +808,77 @@ func (s *Snapshot) FillResolvesWith(ls []*docir.Link) error {
 				return s.damaged("%v", err)
 			}
 			ref := docir.LinkRef{Target: l.Target, Kind: l.Kind, Line: l.Line}
-			// Each rule only adds ways to resolve: a link the last set
-			// (every rule that is off) leaves broken, every set does.
-			if resolvers[len(resolvers)-1].link(id, root, rel, ref, map[string]bool{}).Status != docir.LinkResolved {
+			if !slices.ContainsFunc(widest, func(r *resolver) bool { return resolves(r, id, root, rel, ref) }) {
 				continue
 			}
 			for j, r := range resolvers {
-				if r.link(id, root, rel, ref, map[string]bool{}).Status == docir.LinkResolved {
-					l.ResolvesWith = sets[j]
+				if resolves(r, id, root, rel, ref) {
+					l.ResolvesWith = sets[j].names
 					break
 				}
 			}
 		}
 		return nil
 	})
+}
+
+// ruleSet is a set of link rules a generation has off, each with what
+// turns it on in a resolver.
+type ruleSet struct {
+	names []string
+	on    []func(*resolver)
+	// widest: no set that resolves a link a widest set leaves broken is
+	// tried for it. Each rule but directory_urls only adds ways to
+	// resolve, so every set of them but the one of them all lies within
+	// it; directory_urls moves where a relative path starts, so the sets
+	// with it and those without each have their own widest.
+	widest bool
+}
+
+// offRuleSets is every non-empty set of the link rules cfg has off (a
+// bit each), fewest rules first, each set's rules in the order of their
+// names.
+func offRuleSets(cfg LinkConfig) []ruleSet {
+	type rule struct {
+		name  string
+		off   bool
+		moves bool // not monotone: see ruleSet.widest
+		on    func(*resolver)
+	}
+	var off []rule
+	for _, r := range []rule{
+		{docir.LinkRuleDefinitionIDs, !cfg.DefinitionIDs, false, func(r *resolver) { r.cfg.DefinitionIDs = true }},
+		{LinkRuleDirectoryURLs, !cfg.DirectoryURLs, true, func(r *resolver) { r.rules.DirectoryURLs = true }},
+		{docir.LinkRuleIgnoreCase, !cfg.IgnoreCase, false, func(r *resolver) { r.cfg.IgnoreCase = true }},
+		{docir.LinkRuleMkDocsAnchors, !cfg.MkDocsAnchors, false, func(r *resolver) { r.cfg.MkDocsAnchors = true }},
+		{docir.LinkRuleRootFallback, !cfg.RootFallback, false, func(r *resolver) { r.rules.RootFallback = true }},
+	} {
+		if r.off {
+			off = append(off, r)
+		}
+	}
+	all, moving := 1<<len(off)-1, 0
+	for k, r := range off {
+		if r.moves {
+			moving |= 1 << k
+		}
+	}
+	masks := make([]int, 0, all)
+	for m := 1; m <= all; m++ {
+		masks = append(masks, m)
+	}
+	slices.SortStableFunc(masks, func(a, b int) int { return bits.OnesCount(uint(a)) - bits.OnesCount(uint(b)) })
+	sets := make([]ruleSet, len(masks))
+	for i, m := range masks {
+		sets[i].widest = m == all || moving != 0 && m == all&^moving
+		for k, r := range off {
+			if m&(1<<k) != 0 {
+				sets[i].names = append(sets[i].names, r.name)
+				sets[i].on = append(sets[i].on, r.on)
+			}
+		}
+	}
+	return sets
 }
 
 // EachLinksFrom calls fn with the resolved links of each document that

@@ -65,6 +65,7 @@ type LinksConfig struct {
 	DefinitionIDs bool     `mapstructure:"definition_ids"` // definition terms are anchors (Hugo's autoDefinitionTermID)
 	RootFallback  bool     `mapstructure:"root_fallback"`  // a relative path is tried below each source folder too (Hugo's GetPage)
 	MkDocsAnchors bool     `mapstructure:"mkdocs_anchors"` // an anchor may be the one MkDocs gives a heading (head-branch-tracking)
+	DirectoryURLs bool     `mapstructure:"directory_urls"` // a relative link not written as x.md starts from the page's URL folder (/fr/page/)
 }
 
 // PeerConfig is one entry of `peers:`: another store folder (path) or a

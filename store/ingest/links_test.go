@@ -88,6 +88,9 @@ func randomPage(r *rand.Rand, names []string) string {
 			if r.IntN(4) == 0 {
 				target = strings.ToUpper(target[:1]) + target[1:] // another case
 			}
+			if r.IntN(4) == 0 {
+				target = "../" + strings.TrimSuffix(target, ".md") + "/" // a page's URL
+			}
 			return "[x](" + target + "#" + anchor + ")"
 		case 3:
 			return "<https://example.com/" + target + ">"
@@ -108,7 +111,7 @@ func randomPage(r *rand.Rand, names []string) string {
 // incremental link index answers exactly what an index built from
 // scratch on the same files answers.
 func TestLinkIndexMatchesFromScratch(t *testing.T) {
-	for _, cfg := range []store.LinkConfig{{}, {IgnoreCase: true, DefinitionIDs: true, Ignore: []string{"*/g.md*"}}} {
+	for _, cfg := range []store.LinkConfig{{}, {IgnoreCase: true, DefinitionIDs: true, Ignore: []string{"*/g.md*"}}, {DirectoryURLs: true, RootFallback: true}} {
 		t.Run(fmt.Sprintf("%+v", cfg), func(t *testing.T) { testLinkIndexMatchesFromScratch(t, cfg) })
 	}
 }
@@ -507,7 +510,10 @@ func writeResolvesWithFixture(t *testing.T, src string) {
 		"[no such heading](../ops/disk.md#reboot)\n\n"+
 		"[as MkDocs writes it](../ops/disk.md#head-branch-tracking)\n\n"+
 		"[as GitHub writes it](../ops/disk.md#head--branch-tracking)\n\n"+
-		"[MkDocs, and case](../OPS/disk.md#head-branch-tracking)\n")
+		"[MkDocs, and case](../OPS/disk.md#head-branch-tracking)\n\n"+
+		"[a sibling, from the page's URL](../install/)\n\n"+
+		"[a sibling, in case](Install)\n")
+	writeFile(t, src, "guide/install.md", "# Install\n")
 	writeFile(t, src, "ops/disk.md", "# Disk\n\n## Terms\n\nRetry budget\n: how many retries a caller may spend\n\n## HEAD / Branch Tracking\n")
 }
 
@@ -530,6 +536,10 @@ func TestResolvesWith(t *testing.T) {
 			"../ops/disk.md#reboot":               nil,
 			"../ops/disk.md#head-branch-tracking": {docir.LinkRuleMkDocsAnchors},
 			"../OPS/disk.md#head-branch-tracking": {docir.LinkRuleIgnoreCase, docir.LinkRuleMkDocsAnchors},
+			"../install/":                         {store.LinkRuleDirectoryURLs},
+			// Resolves with ignore_case alone, not with every rule:
+			// directory_urls moves where it starts.
+			"Install": {docir.LinkRuleIgnoreCase},
 		}},
 		{store.LinkConfig{IgnoreCase: true}, map[string][]string{
 			"../ops/disk.md#retry-budget":         {docir.LinkRuleDefinitionIDs},
@@ -539,16 +549,30 @@ func TestResolvesWith(t *testing.T) {
 			"../ops/disk.md#reboot":               nil,
 			"../ops/disk.md#head-branch-tracking": {docir.LinkRuleMkDocsAnchors},
 			"../OPS/disk.md#head-branch-tracking": {docir.LinkRuleMkDocsAnchors},
+			"../install/":                         {store.LinkRuleDirectoryURLs},
 		}},
 		{store.LinkConfig{IgnoreCase: true, DefinitionIDs: true, RootFallback: true}, map[string][]string{
 			"../nope.md":                          nil,
 			"../ops/disk.md#reboot":               nil,
 			"../ops/disk.md#head-branch-tracking": {docir.LinkRuleMkDocsAnchors},
 			"../OPS/disk.md#head-branch-tracking": {docir.LinkRuleMkDocsAnchors},
+			"../install/":                         {store.LinkRuleDirectoryURLs},
 		}},
 		{store.LinkConfig{IgnoreCase: true, DefinitionIDs: true, RootFallback: true, MkDocsAnchors: true}, map[string][]string{
 			"../nope.md":            nil,
 			"../ops/disk.md#reboot": nil,
+			"../install/":           {store.LinkRuleDirectoryURLs},
+		}},
+		{store.LinkConfig{DirectoryURLs: true}, map[string][]string{
+			"../Ops/Disk.md":                      {docir.LinkRuleIgnoreCase},
+			"../ops/disk.md#retry-budget":         {docir.LinkRuleDefinitionIDs},
+			"../OPS/disk.md#retry-budget":         {docir.LinkRuleDefinitionIDs, docir.LinkRuleIgnoreCase},
+			"ops/disk.md":                         {docir.LinkRuleRootFallback},
+			"../nope.md":                          nil,
+			"../ops/disk.md#reboot":               nil,
+			"../ops/disk.md#head-branch-tracking": {docir.LinkRuleMkDocsAnchors},
+			"../OPS/disk.md#head-branch-tracking": {docir.LinkRuleIgnoreCase, docir.LinkRuleMkDocsAnchors},
+			"Install":                             nil,
 		}},
 	} {
 		t.Run(fmt.Sprintf("%+v", tc.cfg), func(t *testing.T) {
@@ -699,7 +723,7 @@ func TestLinkRulesChangeRepublishes(t *testing.T) {
 	writeFile(t, src, "ops/disk.md", "# Disk\n")
 	srcs := []store.Source{{Path: src}}
 	var gen uint64
-	for _, cfg := range []store.LinkConfig{{}, {IgnoreCase: true}, {IgnoreCase: true, DefinitionIDs: true}, {IgnoreCase: true, DefinitionIDs: true, RootFallback: true}, {MkDocsAnchors: true}, {}} {
+	for _, cfg := range []store.LinkConfig{{}, {IgnoreCase: true}, {IgnoreCase: true, DefinitionIDs: true}, {IgnoreCase: true, DefinitionIDs: true, RootFallback: true}, {MkDocsAnchors: true}, {DirectoryURLs: true}, {}} {
 		sum, err := Refresh(context.Background(), dir, srcs, Options{Links: cfg})
 		if err != nil {
 			t.Fatal(err)
@@ -758,7 +782,7 @@ func TestRefreshMatchesFromScratchAcrossSettings(t *testing.T) {
 	caps := []int64{0, 400}
 	excludes := [][]string{nil, {"b.md"}, {"d/"}}
 	fronts := [][]string{nil, {"title"}}
-	rules := []store.LinkConfig{{}, {IgnoreCase: true}, {DefinitionIDs: true}, {RootFallback: true}, {Ignore: []string{"*/g*"}}, {Base: "/docs/"}}
+	rules := []store.LinkConfig{{}, {IgnoreCase: true}, {DefinitionIDs: true}, {RootFallback: true}, {Ignore: []string{"*/g*"}}, {Base: "/docs/"}, {DirectoryURLs: true}}
 	prefixes := []string{"", "", "p"}
 	dump := func(dir string) (out struct {
 		Records     map[string]string

@@ -239,6 +239,7 @@ func TestStaleSettings(t *testing.T) {
 		"links.definition_ids": func(o *Options) { o.Links.DefinitionIDs = true },
 		"links.root_fallback":  func(o *Options) { o.Links.RootFallback = true },
 		"links.mkdocs_anchors": func(o *Options) { o.Links.MkDocsAnchors = true },
+		"links.directory_urls": func(o *Options) { o.Links.DirectoryURLs = true },
 		"exclude":              func(o *Options) { o.Exclude = nil },
 		"a source's exclude":   func(o *Options) { o.SourceExclude = map[string][]string{src: {"x/"}} },
 		"no .gitignore":        func(o *Options) { o.NoGitignore = true },

@@ -16,7 +16,9 @@
 //   - "#anchor" or "": the link's own document;
 //   - "/path": root-relative, below the site base (Rules.Base, "/" unless
 //     configured), tried under each source folder in order;
-//   - any other path: relative to the linking file's folder;
+//   - any other path: relative to the linking file's folder; with
+//     Rules.DirectoryURLs, a path that is no markdown file path
+//     relative to the page's own URL folder instead;
 //   - Hugo's ref and relref: a path below the source folders when it
 //     starts with "/", else relative to the file's folder and then below
 //     each source folder; ".md" may be left out.
@@ -54,6 +56,16 @@ type Rules struct {
 	// source folder too, as Hugo's GetPage does (and so its embedded
 	// link render hook, and ref/relref always).
 	RootFallback bool
+	// DirectoryURLs reads a relative path that is not written as a
+	// markdown file path (no ".md" or ".mdx") from the page's own URL
+	// folder, as a browser does on a site that serves x/page.md at
+	// /x/page/ (Jekyll's pretty permalinks, MkDocs's use_directory_urls,
+	// Hugo, Docusaurus with trailingSlash): "../other/" of x/page.md is
+	// x/other. A bundle's page (index.md, _index.md, README.md) is served
+	// at its folder, which is its file's folder already. A path written
+	// as a file ("../other.md") is read from the file's folder, as those
+	// generators rewrite it.
+	DirectoryURLs bool
 }
 
 // File is a candidate file: a source folder and a '/'-separated path below
@@ -129,7 +141,7 @@ func (r Rules) Classify(root, rel string, l docir.LinkRef) Target {
 		}
 		return tg
 	}
-	tg := r.relative(root, rel, p, anchor)
+	tg := r.relative(root, r.pageFile(rel, p), p, anchor)
 	if r.RootFallback && tg.Status == "" {
 		for _, root := range r.Roots {
 			tg.addCandidates(root, "/"+p)
@@ -152,6 +164,25 @@ func (r Rules) relative(root, rel, p, anchor string) Target {
 	tg := Target{Anchor: anchor}
 	tg.addCandidates(in, strings.TrimPrefix(joined, in))
 	return tg
+}
+
+// pageFile is the file whose folder the relative path p of the file rel
+// is read from: rel itself, or with DirectoryURLs and a p that is no
+// markdown file path, a file in the page's own URL folder (rel without
+// its extension) unless rel is a bundle's page, served at its folder.
+func (r Rules) pageFile(rel, p string) string {
+	if !r.DirectoryURLs {
+		return rel
+	}
+	if ext := path.Ext(p); ext == ".md" || ext == ".mdx" {
+		return rel
+	}
+	stem := strings.TrimSuffix(rel, path.Ext(rel))
+	switch path.Base(stem) {
+	case "index", "_index", "README":
+		return rel
+	}
+	return stem + "/" + path.Base(rel)
 }
 
 // hugo reads the argument of a ref or relref shortcode.

@@ -89,6 +89,43 @@ func TestRootFallback(t *testing.T) {
 	}
 }
 
+// TestDirectoryURLs: with DirectoryURLs, a relative path that is no
+// markdown file path is read from the page's own URL folder (the file's
+// path without .md; a bundle's page's folder), one written as a file
+// from the file's folder as before: each target classifies as it does
+// without the rule from a file in the folder it is read from (as).
+func TestDirectoryURLs(t *testing.T) {
+	on, off := Rules{Roots: []string{"/c"}, DirectoryURLs: true}, Rules{Roots: []string{"/c"}}
+	tests := []struct {
+		rel, target, as string
+	}{
+		{"fr/best-practices.md", "../building-community/#partager", "fr/best-practices/x.md"},
+		{"fr/best-practices.md", "../building-community", "fr/best-practices/x.md"},
+		{"fr/best-practices.md", "sub/", "fr/best-practices/x.md"},
+		{"fr/best-practices.md", "../x.html", "fr/best-practices/x.md"},
+		{"fr/best-practices.md", "../building-community.md#a", "fr/x.md"},
+		{"fr/best-practices.md", "../x.mdx", "fr/x.md"},
+		{"fr/index.md", "../building-community/", "fr/x.md"},
+		{"fr/_index.md", "x/", "fr/x.md"},
+		{"fr/README.md", "x/", "fr/x.md"},
+		{"a.md", "../../x/", "a/x.md"},
+		{"a.md", "#top", "a.md"},
+	}
+	for _, tt := range tests {
+		l := docir.LinkRef{Target: tt.target, Kind: docir.LinkInline}
+		if diff := cmp.Diff(off.Classify("/c", tt.as, l), on.Classify("/c", tt.rel, l)); diff != "" {
+			t.Errorf("%s: %q (-as %s +got):\n%s", tt.rel, tt.target, tt.as, diff)
+		}
+	}
+	l := docir.LinkRef{Target: "../building-community/", Kind: docir.LinkInline}
+	if got := on.Classify("/c", "fr/best-practices.md", l); got.Files[0] != (File{"/c", "fr/building-community.md"}) {
+		t.Errorf("on: %+v, want fr/building-community.md first", got.Files)
+	}
+	if got := off.Classify("/c", "fr/best-practices.md", l); got.Files[0] != (File{"/c", "building-community.md"}) {
+		t.Errorf("off: %+v, want building-community.md first", got.Files)
+	}
+}
+
 // TestBase: root-relative links below a configured site base.
 func TestBase(t *testing.T) {
 	r := Rules{Roots: []string{"/c"}, Base: "docs"}
