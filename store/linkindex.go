@@ -568,16 +568,24 @@ func (r *resolver) file(key string, keys map[string]bool) string {
 	return found
 }
 
-// anchor resolves the anchor of a link to document id: a section by its
-// slug (as get finds one: the slug, else the anchor read as heading
-// text), else an id the document's HTML defines, else (with
-// definition_ids) a definition term's id; the address of the section that
-// holds it (the document's own for its lead).
+// anchor resolves the anchor of a link to document id by the chain of
+// targetAnchors.find under the resolver's rules.
 func (r *resolver) anchor(id, anchor string) (string, bool) {
 	t := r.anchors(id)
 	if t == nil {
 		return "", false
 	}
+	return t.find(r.cfg, id, anchor)
+}
+
+// find resolves the anchor of a link to document id, whose anchors t
+// holds, under the rules cfg: a section by its slug (as get finds one:
+// the slug, else the anchor read as heading text), else an id the
+// document's HTML defines, else (with definition_ids) a definition
+// term's id, else (with mkdocs_anchors) the anchor MkDocs gives a
+// heading; the address of the section that holds it (the document's own
+// for its lead).
+func (t *targetAnchors) find(cfg LinkConfig, id, anchor string) (string, bool) {
 	slug := address.Slug(anchor)
 	for _, s := range []string{anchor, address.NFC(anchor), slug} {
 		if t.slugs[s] {
@@ -587,19 +595,56 @@ func (r *resolver) anchor(id, anchor string) (string, bool) {
 	if addr, ok := t.html[anchor]; ok {
 		return addr, true
 	}
-	if r.cfg.DefinitionIDs {
+	if cfg.DefinitionIDs {
 		for _, s := range []string{anchor, slug} {
 			if addr, ok := t.terms[s]; ok {
 				return addr, true
 			}
 		}
 	}
-	if r.cfg.MkDocsAnchors {
+	if cfg.MkDocsAnchors {
 		if s, ok := t.mkdocsAnchors()[anchor]; ok {
 			return id + "#" + s, true
 		}
 	}
 	return "", false
+}
+
+// SectionByLinkRules finds the section of rec that a link to
+// rec.ID#anchor resolves to under the link rules this generation was
+// resolved with (targetAnchors.find; anchor percent-decoded too, as a
+// link's is): what docir.Record.FindSection does not find, a definition
+// term's id (links.definition_ids) or the anchor MkDocs gives a heading
+// (links.mkdocs_anchors), so that get reads the section a link that check
+// accepts leads to. An anchor the chain finds in the lead finds no
+// section.
+func (s *Snapshot) SectionByLinkRules(rec *docir.Record, anchor string) (docir.Section, bool, error) {
+	cfg, err := s.LinkConfig()
+	if err != nil {
+		return docir.Section{}, false, s.damaged("link rules: %v", err)
+	}
+	m := anchorMeta{Anchors: rec.Anchors, Terms: rec.Terms}
+	for _, sec := range rec.Sections {
+		m.Sections = append(m.Sections, anchorSection{Slug: sec.Slug, Heading: sec.Heading, Anchors: sec.Anchors, Terms: sec.Terms})
+	}
+	t := newTargetAnchors(rec.ID, m)
+	anchors := []string{anchor}
+	if d := links.Decode(anchor); d != anchor {
+		anchors = append(anchors, d)
+	}
+	for _, a := range anchors {
+		addr, ok := t.find(cfg, rec.ID, a)
+		_, slug, inSection := strings.Cut(addr, "#")
+		if !ok || !inSection {
+			continue
+		}
+		for _, sec := range rec.Sections {
+			if sec.Slug == slug {
+				return sec, true, nil
+			}
+		}
+	}
+	return docir.Section{}, false, nil
 }
 
 // targetAnchors are the anchors of a document links may lead to: its
@@ -631,6 +676,26 @@ func (t *targetAnchors) mkdocsAnchors() map[string]string {
 	return t.mkdocs
 }
 
+// newTargetAnchors holds the anchors of document id, whose record m is.
+func newTargetAnchors(id string, m anchorMeta) *targetAnchors {
+	t := &targetAnchors{slugs: map[string]bool{}, html: map[string]string{}, terms: map[string]string{}, sections: m.Sections}
+	add := func(into map[string]string, keys []string, addr string) {
+		for _, k := range keys {
+			if _, ok := into[k]; !ok {
+				into[k] = addr
+			}
+		}
+	}
+	add(t.html, m.Anchors, id)
+	add(t.terms, m.Terms, id)
+	for _, s := range m.Sections {
+		t.slugs[s.Slug] = true
+		add(t.html, s.Anchors, id+"#"+s.Slug)
+		add(t.terms, s.Terms, id+"#"+s.Slug)
+	}
+	return t
+}
+
 // anchors returns the anchors of document id, from the cache or the
 // chain; nil when there is no such document.
 func (r *resolver) anchors(id string) *targetAnchors {
@@ -643,21 +708,7 @@ func (r *resolver) anchors(id string) *targetAnchors {
 	var t *targetAnchors
 	var m anchorMeta
 	if raw, _ := r.c.get(bucketDocs, []byte(id)); raw != nil && json.Unmarshal(raw, &m) == nil {
-		t = &targetAnchors{slugs: map[string]bool{}, html: map[string]string{}, terms: map[string]string{}, sections: m.Sections}
-		add := func(into map[string]string, keys []string, addr string) {
-			for _, k := range keys {
-				if _, ok := into[k]; !ok {
-					into[k] = addr
-				}
-			}
-		}
-		add(t.html, m.Anchors, id)
-		add(t.terms, m.Terms, id)
-		for _, s := range m.Sections {
-			t.slugs[s.Slug] = true
-			add(t.html, s.Anchors, id+"#"+s.Slug)
-			add(t.terms, s.Terms, id+"#"+s.Slug)
-		}
+		t = newTargetAnchors(id, m)
 	}
 	r.targets[id] = t
 	return t

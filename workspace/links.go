@@ -180,7 +180,10 @@ func linkTarget(snap *store.Snapshot, docs *docCache, a address.Address) (*docir
 	}
 	within := func(string) bool { return true }
 	if a.HasHeading() {
-		sec, ok := d.findSection(a.Heading)
+		sec, ok, err := d.findSection(snap, a.Heading)
+		if err != nil {
+			return nil, nil, "", err
+		}
 		if !ok {
 			return nil, nil, docir.ReasonNoSection, nil
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/store"
+	"github.com/docir/docir/store/ingest"
 )
 
 // linksService indexes docs (file name to text) and returns its service.
@@ -445,6 +446,82 @@ func TestChangesPages(t *testing.T) {
 		}
 		if p.Page.Limit == 1 && pages != 10+12+3*10+2 { // documents added, changed; sections
 			t.Errorf("limit 1: %d pages; want one an address", pages)
+		}
+	}
+}
+
+// TestGetFollowsLinkRules: get (and links) read a section by every anchor
+// a link resolves by under the link rules the generation was resolved
+// with: with mkdocs_anchors, the anchor MkDocs gives a heading
+// (#caret-mark-tilde, which check accepted and get refused), with
+// definition_ids a definition term's id, percent-encoded too; each the
+// section the link resolved to. A generation resolved without the rules
+// reads none of them.
+func TestGetFollowsLinkRules(t *testing.T) {
+	docs := map[string]string{
+		"ext.md": "# Ext\n\n## Caret, Mark & Tilde\n\ntext\n\n## Glossary\n\nRetry budget\n: retries a caller may spend\n\n" +
+			"## Café\n\nmore\n",
+		"fmt.md": "# Fmt\n\n[caret](ext.md#caret-mark-tilde) [term](ext.md#retry-budget) [cafe](ext.md#cafe)\n",
+	}
+	anchors := map[string]string{ // asked -> the section's slug
+		"caret-mark-tilde":   "caret-mark--tilde",
+		"retry-budget":       "glossary",
+		"cafe":               "café",
+		"caret%2Dmark-tilde": "caret-mark--tilde",
+	}
+	for _, on := range []bool{false, true} {
+		root := t.TempDir()
+		writeDocs(t, root, docs)
+		rules := store.LinkConfig{MkDocsAnchors: on, DefinitionIDs: on}
+		ws := New(Config{Dir: t.TempDir(), Sources: []store.Source{{Path: root}}, Ingest: ingest.Options{Links: rules}})
+		t.Cleanup(func() { ws.Close() })
+		if _, err := ws.Refresh(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		linked, err := ws.Links(context.Background(), parseAll(t, "fmt"), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range linked.Items[0].Set.Outgoing {
+			if on != (l.Status == docir.LinkResolved) {
+				t.Errorf("rules %+v: link %s %s", rules, l.Target, l.Status)
+			}
+		}
+		// In one read too: from its second section on, a document
+		// answers from its section index.
+		var all []address.Address
+		for asked := range anchors {
+			all = append(all, parseAll(t, "ext#"+asked)...)
+		}
+		res, err := ws.Resolve(context.Background(), all, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, got := range res.Items {
+			if slug := anchors[all[i].Heading]; on && (got.Document == nil || got.Document.Section.Slug != slug) {
+				t.Errorf("rules on: get %s in one read: %+v, want section %s", all[i], got, slug)
+			}
+		}
+		for asked, slug := range anchors {
+			a := parseAll(t, "ext#"+asked)
+			res, err := ws.Resolve(context.Background(), a, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := res.Items[0]
+			switch {
+			case !on && got.Reason != docir.ReasonNoSection:
+				t.Errorf("rules off: get ext#%s: %+v, want no_section", asked, got)
+			case on && (got.Document == nil || got.Document.Section.Slug != slug):
+				t.Errorf("rules on: get ext#%s: %+v, want section %s", asked, got, slug)
+			}
+			ls, err := ws.Links(context.Background(), a, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if found := ls.Items[0].Set != nil; found != on {
+				t.Errorf("rules %+v: links ext#%s found %v", rules, asked, found)
+			}
 		}
 	}
 }

@@ -106,19 +106,25 @@ func cachedBytes(d *cachedDoc) int {
 // findSection is d.rec.FindSection(heading): the first lookup asks the
 // record itself; from the second on, a document asked for several
 // sections answers from an index of them (sectionIndex) instead of
-// slugging every heading again for each.
-func (d *cachedDoc) findSection(heading string) (docir.Section, bool) {
+// slugging every heading again for each. A heading neither finds is
+// looked up as a link's anchor under the link rules of the generation
+// (store.Snapshot.SectionByLinkRules: a definition term's id, an MkDocs
+// anchor), so that get reads every anchor check accepts.
+func (d *cachedDoc) findSection(snap *store.Snapshot, heading string) (docir.Section, bool, error) {
 	d.finds++
 	if d.finds < 2 {
-		return d.rec.FindSection(heading)
+		if s, ok := d.rec.FindSection(heading); ok {
+			return s, true, nil
+		}
+		return snap.SectionByLinkRules(&d.rec, heading)
 	}
 	if d.index == nil {
 		d.index = newSectionIndex(d.rec.Sections)
 	}
 	if i, ok := d.index.find(heading); ok {
-		return d.rec.Sections[i], true
+		return d.rec.Sections[i], true, nil
 	}
-	return docir.Section{}, false
+	return snap.SectionByLinkRules(&d.rec, heading)
 }
 
 // sectionIndex answers docir.Record.FindSection from maps: each holds,

@@ -461,7 +461,10 @@ func resolveOne(snap *store.Snapshot, docs *docCache, a address.Address) (*docir
 		doc.Body = string(body[min(rec.BodyStart, len(body)):])
 		return doc, "", nil
 	}
-	sec, ok := d.findSection(a.Heading)
+	sec, ok, err := d.findSection(snap, a.Heading)
+	if err != nil {
+		return nil, "", err
+	}
 	if !ok {
 		return nil, docir.ReasonNoSection, nil
 	}

@@ -125,7 +125,7 @@ func (r Rules) Classify(root, rel string, l docir.LinkRef) Target {
 	}
 	p, anchor, _ := strings.Cut(t, "#")
 	p, _, _ = strings.Cut(p, "?")
-	p, anchor = decode(p), decode(anchor)
+	p, anchor = Decode(p), Decode(anchor)
 	switch {
 	case p == "":
 		return Target{Self: true, Anchor: anchor}
@@ -293,9 +293,9 @@ func hasScheme(t string) bool {
 	return true
 }
 
-// decode percent-decodes s, or keeps it as written when it is not valid
-// percent-encoding.
-func decode(s string) string {
+// Decode percent-decodes s, or keeps it as written when it is not valid
+// percent-encoding, as a link's path and anchor are read.
+func Decode(s string) string {
 	if !strings.Contains(s, "%") {
 		return s
 	}
