@@ -576,58 +576,66 @@ func TestResolvesWith(t *testing.T) {
 		}},
 	} {
 		t.Run(fmt.Sprintf("%+v", tc.cfg), func(t *testing.T) {
-			dir := t.TempDir()
-			if _, err := Refresh(context.Background(), dir, []store.Source{{Path: src}}, Options{Links: tc.cfg}); err != nil {
-				t.Fatal(err)
-			}
-			s, err := store.Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			// As check reads them (the broken list) and as links reads
-			// them (a document's links, the broken ones filled in).
-			var checked []docir.CheckedLink
-			if err := s.BrokenLinksFrom(0, func(_ int, _ string, ls []docir.CheckedLink) error { checked = append(checked, ls...); return nil }); err != nil {
-				t.Fatal(err)
-			}
-			var broken []*docir.Link
-			for i := range checked {
-				broken = append(broken, &checked[i].Link)
-			}
-			var id string
-			if err := s.Records(func(r docir.Record) error {
-				if r.Path == "guide/setup.md" {
-					id = r.ID
-				}
-				return nil
-			}); err != nil {
-				t.Fatal(err)
-			}
-			out, err := s.LinksOf(id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range out {
-				if out[i].Status == docir.LinkBroken {
-					broken = append(broken, &out[i])
-				}
-			}
-			if err := s.FillResolvesWith(broken); err != nil {
-				t.Fatal(err)
-			}
-			for name, ls := range map[string][]docir.Link{"check": linksOf(checked), "links": out} {
-				got := map[string][]string{}
-				for _, l := range ls {
-					if l.Status == docir.LinkBroken {
-						got[l.Target] = l.ResolvesWith
-					}
-				}
-				if diff := cmp.Diff(tc.want, got); diff != "" {
-					t.Errorf("%s: broken links and the rules they resolve with (-want +got):\n%s", name, diff)
-				}
-			}
+			checkResolvesWith(t, src, tc.cfg, tc.want)
 		})
+	}
+}
+
+// checkResolvesWith indexes src with the link rules cfg and holds its
+// broken links, as check and as links read them, to want (target ->
+// ResolvesWith).
+func checkResolvesWith(t *testing.T, src string, cfg store.LinkConfig, want map[string][]string) {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := Refresh(context.Background(), dir, []store.Source{{Path: src}}, Options{Links: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// As check reads them (the broken list) and as links reads
+	// them (a document's links, the broken ones filled in).
+	var checked []docir.CheckedLink
+	if err := s.BrokenLinksFrom(0, func(_ int, _ string, ls []docir.CheckedLink) error { checked = append(checked, ls...); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	var broken []*docir.Link
+	for i := range checked {
+		broken = append(broken, &checked[i].Link)
+	}
+	var id string
+	if err := s.Records(func(r docir.Record) error {
+		if r.Path == "guide/setup.md" {
+			id = r.ID
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.LinksOf(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range out {
+		if out[i].Status == docir.LinkBroken {
+			broken = append(broken, &out[i])
+		}
+	}
+	if err := s.FillResolvesWith(broken); err != nil {
+		t.Fatal(err)
+	}
+	for name, ls := range map[string][]docir.Link{"check": linksOf(checked), "links": out} {
+		got := map[string][]string{}
+		for _, l := range ls {
+			if l.Status == docir.LinkBroken {
+				got[l.Target] = l.ResolvesWith
+			}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: broken links and the rules they resolve with (-want +got):\n%s", name, diff)
+		}
 	}
 }
 
