@@ -245,7 +245,9 @@ func (g *guard) outbound(resp *jsonrpc.Response) (drop bool) {
 
 // coded is err as a JSON-RPC error with a number and docir's code in
 // data.code: an error without a number (the SDK's own, for which it writes
-// code 0) is internal; one without data gets the code its number means.
+// code 0) is internal; one without data.code gets the code its number
+// means, beside the members its data has (an SDK error's data, such as
+// {"uri"}, is kept; data that is not an object is replaced).
 func coded(err error) error {
 	if err == nil {
 		return nil
@@ -254,7 +256,7 @@ func coded(err error) error {
 	if !errors.As(err, &je) || je.Code == 0 {
 		return sdkError(wire.NewError(docir.CodeInternal, "%s", err.Error()))
 	}
-	if len(je.Data) > 0 && json.Valid(je.Data) {
+	if hasDataCode(je.Data) {
 		return je
 	}
 	code := docir.CodeInternal
@@ -268,8 +270,22 @@ func coded(err error) error {
 	case jsonrpc.CodeInvalidParams:
 		code = docir.CodeInvalidParams
 	}
-	data, _ := json.Marshal(wire.ErrorData{Code: code})
+	members := map[string]json.RawMessage{}
+	if json.Unmarshal(je.Data, &members) != nil || members == nil {
+		members = map[string]json.RawMessage{}
+	}
+	members["code"], _ = json.Marshal(code)
+	data, _ := json.Marshal(members)
 	return &jsonrpc.Error{Code: je.Code, Message: je.Message, Data: data}
+}
+
+// hasDataCode reports whether data is a JSON object with a string member
+// "code" (docir's code).
+func hasDataCode(data json.RawMessage) bool {
+	var d struct {
+		Code *string `json:"code"`
+	}
+	return json.Unmarshal(data, &d) == nil && d.Code != nil
 }
 
 // duplicateCall is the refusal of a call whose id is that of a call still

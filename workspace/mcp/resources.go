@@ -3,8 +3,10 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -71,7 +73,41 @@ func addressOf(uri string) (string, *wire.Error) {
 	if _, err := address.Parse(addr); err != nil {
 		return "", wire.NewError(docir.CodeMalformedAddress, "resource %q: %v", uri, err)
 	}
+	if i := strings.IndexFunc(rest, func(r rune) bool { return r >= utf8.RuneSelf || !uriByte(byte(r)) }); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(rest[i:])
+		return "", wire.NewError(docir.CodeMalformedAddress, "resource %q: %q is not a URI character: a URI holds it percent-encoded: %s%s",
+			uri, r, ResourcePrefix, percentEncode(rest))
+	}
 	return addr, nil
+}
+
+// uriByte reports whether c may stand unencoded in a URI (RFC 3986: an
+// unreserved or a reserved character; '%' starts an escape, which
+// url.PathUnescape checks). These are exactly the characters the SDK's
+// matcher of the template docir:///{+address} takes (RFC 6570 reserved
+// expansion): a URI with any other (a space, a non-ASCII character, one of
+// " < > \ ^ ` { | }) it answers "Resource not found" without docir's code,
+// so it is malformed_address here, as an address that does not parse is
+// (TestResourceURICharacters holds the two to each other).
+func uriByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("-._~:/?#[]@!$&'()*+,;=%", c) >= 0
+}
+
+// percentEncode is s with every byte a URI may not hold raw written %XX.
+func percentEncode(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; uriByte(c) {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }
 
 // resourceNotFound is MCP's resource-not-found error (-32602 since

@@ -2,9 +2,12 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -66,4 +69,96 @@ func FuzzAddressOf(f *testing.F) {
 			t.Errorf("%q: address %q", uri, addr)
 		}
 	})
+}
+
+// TestResourceURIRule: a URI is read only when it is a URI; a character a
+// URI may not hold raw (a space, a non-ASCII character, {) is
+// malformed_address, whether or not the address would resolve, and the
+// message gives the URI percent-encoded, which reads. Before, such a URI
+// whose address parsed got the SDK's "Resource not found" with no
+// data.code, while docir:///a b was malformed_address.
+func TestResourceURIRule(t *testing.T) {
+	checkLeaks(t)
+	s := newRawSession(t, fixture(t, ""))
+	s.initialize("2025-06-18")
+	tests := []struct{ uri, code, message string }{
+		{"docir:///guides/démarrage-rapide#Première lecture", "malformed_address",
+			`'é' is not a URI character: a URI holds it percent-encoded: docir:///guides/d%C3%A9marrage-rapide#Premi%C3%A8re%20lecture`},
+		{"docir:///runbooks/disk-full#Mitigate it", "malformed_address", `' ' is not a URI character`},
+		{"docir:///a{b}", "malformed_address", `'{' is not a URI character`},
+		{"docir:///a\\b", "malformed_address", `is not a URI character`},
+		{"docir:///a b", "malformed_address", "whitespace in document id"},
+		{"docir:///nope", "not_found", "Resource not found"},
+	}
+	for i, tt := range tests {
+		uri, _ := json.Marshal(tt.uri)
+		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":%s}}`, i, uri))
+		got := s.next()
+		if _, code, data := errorOf(t, got); code != -32602 || !strings.Contains(data, `"code":"`+tt.code+`"`) || !strings.Contains(got, tt.message) {
+			t.Errorf("%s:\n got %s\nwant -32602 %s with %q", tt.uri, got, tt.code, tt.message)
+		}
+	}
+	s.send(`{"jsonrpc":"2.0","id":"ok","method":"resources/read","params":{"uri":"docir:///guides/d%C3%A9marrage-rapide#Premi%C3%A8re%20lecture"}}`)
+	if got := s.next(); !strings.Contains(got, `"id":"ok","result"`) || !strings.Contains(got, "## Première lecture") {
+		t.Errorf("the URI the message gives: %s", got)
+	}
+}
+
+// TestURIByteIsTheSDKsMatcher: uriByte takes exactly the characters the
+// SDK's matcher of docir:///{+address} takes, byte by byte (and no
+// non-ASCII one), so that no URI addressOf lets through is refused by the
+// SDK without docir's code.
+func TestURIByteIsTheSDKsMatcher(t *testing.T) {
+	checkLeaks(t)
+	s := sdk.NewServer(&sdk.Implementation{Name: "t", Version: "0"}, nil)
+	s.AddResourceTemplate(&sdk.ResourceTemplate{Name: "t", URITemplate: ResourceTemplate}, func(_ context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, Text: "x"}}}, nil
+	})
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "0"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for c := range 256 {
+		ch := string(rune(c)) // above 0x7f: its UTF-8, as a host sends it
+		switch {
+		case c < 0x20 || c == 0x7f:
+			// The SDK's not-found error would write the URI as Go's %q,
+			// which is not JSON, and end the session: its matcher's
+			// pattern has no control character.
+			if uriByte(byte(c)) {
+				t.Errorf("%q: uriByte takes a control character", ch)
+			}
+			continue
+		case c == '%':
+			ch = "%41"
+		}
+		_, err := cs.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: ResourcePrefix + "a" + ch})
+		if matched := err == nil; matched != uriByte(byte(c)) || c >= utf8.RuneSelf && matched {
+			t.Errorf("%q: the SDK's matcher takes it: %v; uriByte: %v (%v)", ch, matched, uriByte(byte(c)), err)
+		}
+	}
+}
+
+// TestSDKErrorsGetACode: an SDK error whose data has no code gets the
+// code its number means beside its own members, and the SDK's
+// resource-not-found is docir's not_found: every error carries data.code.
+func TestSDKErrorsGetACode(t *testing.T) {
+	err := coded(&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "m", Data: json.RawMessage(`{"uri":"x"}`)})
+	if je := err.(*jsonrpc.Error); string(je.Data) != `{"code":"invalid_params","uri":"x"}` {
+		t.Errorf("coded: %s", je.Data)
+	}
+	next := func(context.Context, string, sdk.Request) (sdk.Result, error) {
+		return nil, sdk.ResourceNotFoundError("docir:///x")
+	}
+	_, err = codedErrors(next)(context.Background(), "resources/read", &sdk.ReadResourceRequest{Params: &sdk.ReadResourceParams{URI: "docir:///x"}})
+	if je := err.(*jsonrpc.Error); je.Code != sdk.CodeResourceNotFound || string(je.Data) != `{"uri":"docir:///x","code":"not_found"}` {
+		t.Errorf("the SDK's resource-not-found: %d %s", je.Code, je.Data)
+	}
 }

@@ -152,11 +152,12 @@ func newServer(e *session.Engine, o Options) (*sdk.Server, error) {
 //   - a second initialize in a session is invalid_request (-32600);
 //   - resources/read of a URI that is not docir's, or of a malformed
 //     address, is answered before the SDK looks it up: not_found or
-//     malformed_address;
+//     malformed_address (see addressOf); the SDK's resource-not-found
+//     error, which carries no docir code, is docir's (not_found);
 //   - an error of a list method without a number (a cursor this server did
 //     not give) is invalid_params (-32602); any other is internal (-32603);
-//   - an error with a number and no data gets data.code from the number
-//     (see coded).
+//   - an error with a number and no data.code gets data.code from the
+//     number (see coded).
 func codedErrors(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		if ss, ok := req.GetSession().(*sdk.ServerSession); ok && method == "initialize" && ss.InitializeParams() != nil {
@@ -178,6 +179,9 @@ func codedErrors(next sdk.MethodHandler) sdk.MethodHandler {
 			return res, nil
 		}
 		var je *jsonrpc.Error
+		if r, ok := req.(*sdk.ReadResourceRequest); ok && r.Params != nil && errors.As(err, &je) && je.Code == sdk.CodeResourceNotFound && !hasDataCode(je.Data) {
+			return nil, resourceNotFound(r.Params.URI) // the SDK's own, without docir's code
+		}
 		if !errors.As(err, &je) || je.Code == 0 {
 			code := docir.CodeInternal
 			if strings.HasSuffix(method, "/list") {
