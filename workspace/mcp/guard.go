@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
@@ -34,7 +36,10 @@ const batchVersion = "2025-06-18"
 //     message is refused to id null (the SDK holds ids as float64);
 //   - a message with an id and no method, result or error is refused;
 //   - a call other than initialize or ping before initialize is refused;
-//   - initialize's params are an object (the SDK would answer code 0);
+//   - initialize's params are an object whose members have their types
+//     (the SDK would answer code 0, or -32603 with its decoder's message);
+//   - the session is initialized once the SDK has answered an initialize
+//     with a result (an initialize it refuses leaves it uninitialized);
 //   - a call the client cancelled (notifications/cancelled) gets no reply;
 //   - a reply with error code 0 (an SDK error without a number) goes out
 //     as -32603 internal, so that no error has code 0;
@@ -125,11 +130,13 @@ func (g *guard) inbound(msg []byte) *refusal {
 	defer g.mu.Unlock()
 	switch {
 	case method == "initialize" && hasID:
-		if p := members["params"]; len(p) == 0 || p[0] != '{' {
-			return &refusal{id: id, err: wire.NewError(docir.CodeInvalidParams,
-				"invalid params: initialize takes an object {protocolVersion, capabilities, clientInfo}")}
+		if werr := initializeParams(members["params"]); werr != nil {
+			return &refusal{id: id, err: werr, answer: true}
 		}
 		if !g.initialized {
+			// Taken as initialized from here, so that the calls after
+			// it in the same read go through; undone by outbound if the
+			// SDK refuses it.
 			g.initialized, g.initID = true, idKey(rawID)
 		}
 		return nil
@@ -154,6 +161,46 @@ func (g *guard) inbound(msg []byte) *refusal {
 		}
 	}
 	return nil
+}
+
+// initializeParams checks initialize's params as the SDK decodes them
+// (into its InitializeParams): an object whose members have their types.
+// The SDK answers a wrongly typed member ("protocolVersion": 5) with
+// -32603 and its decoder's message; it is invalid_params, naming the
+// member. (encoding/json matches member names regardless of case, the
+// SDK's decoder does not: a member that differs from one of the
+// protocol's by case alone is checked here and ignored there.)
+func initializeParams(params json.RawMessage) *wire.Error {
+	if len(params) == 0 || params[0] != '{' {
+		return wire.NewError(docir.CodeInvalidParams, "invalid params: initialize takes an object {protocolVersion, capabilities, clientInfo}")
+	}
+	var p sdk.InitializeParams
+	err := json.Unmarshal(params, &p)
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &te) && te.Field != "":
+		return wire.NewError(docir.CodeInvalidParams, "invalid params: initialize: member %q: want %s, got a JSON %s", te.Field, jsonType(te.Type), te.Value)
+	case err != nil:
+		return wire.NewError(docir.CodeInvalidParams, "invalid params: initialize: %v", err)
+	}
+	return nil
+}
+
+// jsonType names the JSON value a Go type decodes from.
+func jsonType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
 }
 
 // sdkMethod is how the SDK's server takes one method: as a notification
@@ -226,21 +273,39 @@ func (g *guard) outbound(resp *jsonrpc.Response) (drop bool) {
 	key := sdkIDKey(resp.ID)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.cancelled[key] {
-		delete(g.cancelled, key)
-		return true
-	}
 	if key != "" && key == g.initID {
+		// The reply to the initialize that started the session: a
+		// result settles its protocol; an error (the SDK refused it)
+		// leaves the session uninitialized, and the next initialize
+		// starts it.
 		g.initID = ""
 		var r struct {
 			ProtocolVersion string `json:"protocolVersion"`
 		}
 		if resp.Error == nil && json.Unmarshal(resp.Result, &r) == nil {
 			g.protocol = r.ProtocolVersion
+		} else if resp.Error != nil {
+			g.initialized = false
 		}
+	}
+	if g.cancelled[key] {
+		delete(g.cancelled, key)
+		return true
 	}
 	resp.Error = coded(resp.Error)
 	return false
+}
+
+// unanswered records that the message the guard let through with the id
+// raw was answered without reaching the SDK (its decoder refused it): an
+// initialize so answered leaves the session uninitialized, as one the SDK
+// refuses does (see outbound).
+func (g *guard) unanswered(raw json.RawMessage) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if raw != nil && g.initID != "" && idKey(raw) == g.initID {
+		g.initialized, g.initID = false, ""
+	}
 }
 
 // coded is err as a JSON-RPC error with a number and docir's code in

@@ -167,6 +167,7 @@ func (c *lineConn) frame(f wire.Frame) error {
 		msg, errLine := c.decode(line)
 		switch {
 		case errLine != nil:
+			c.g.unanswered(wire.ScanID(line, true))
 			reply = errLine
 		case !c.track(msg, nil):
 			reply = duplicateCall(wire.ScanID(line, true)).line()
