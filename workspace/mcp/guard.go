@@ -55,12 +55,8 @@ type guard struct {
 	initialized bool
 	initID      string          // the initialize call's id key, until its reply
 	protocol    string          // the version the initialize reply settled
-	cancelled   map[string]bool // id keys of cancelled calls not yet answered
+	cancelled   map[string]bool // id keys of cancelled calls in flight (see cancel)
 }
-
-// maxCancelled bounds the cancelled calls a guard remembers: past it a
-// cancellation is ignored (the call is answered, which MCP allows).
-const maxCancelled = 1024
 
 // refusal is a message the guard answers itself: the error and the id it
 // goes to. A refusal without an error is a notification the session
@@ -147,20 +143,46 @@ func (g *guard) inbound(msg []byte) *refusal {
 	if r := methodRefusal(method, members["method"], id, hasID, members["params"]); r != nil {
 		return r
 	}
-	if method == "notifications/cancelled" {
-		var p struct {
-			RequestID json.RawMessage `json:"requestId"`
-		}
-		if json.Unmarshal(members["params"], &p) == nil && exactID(p.RequestID) {
-			if g.cancelled == nil {
-				g.cancelled = map[string]bool{}
-			}
-			if len(g.cancelled) < maxCancelled {
-				g.cancelled[idKey(p.RequestID)] = true
-			}
-		}
-	}
 	return nil
+}
+
+// cancel records the cancellation whose params are given (those of a
+// notifications/cancelled the session takes) when the call it names is in
+// flight, as inFlight says: read and not yet answered. A cancellation of a
+// call already answered, or never sent, is not recorded: it could never be
+// forgotten (no reply comes to clear it). The transport calls cancel after
+// it has taken every call read before the cancellation (in the same read
+// too) as in flight, and forget after each call is settled, so that the
+// calls recorded are at most the calls in flight.
+//
+// inFlight is called with g.mu held: the transport removes a call from
+// its calls in flight before it calls forget (which takes g.mu), so a
+// cancellation recorded as its call is answered is forgotten after.
+func (g *guard) cancel(params json.RawMessage, inFlight func(id json.RawMessage) bool) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || !exactID(p.RequestID) {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !inFlight(p.RequestID) {
+		return
+	}
+	if g.cancelled == nil {
+		g.cancelled = map[string]bool{}
+	}
+	g.cancelled[idKey(p.RequestID)] = true
+}
+
+// forget drops the cancellation of the call whose id key is given (see
+// idKey), once the call is settled: answered, its reply dropped, or not
+// run.
+func (g *guard) forget(key string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.cancelled, key)
 }
 
 // initializeParams checks initialize's params as the SDK decodes them

@@ -81,8 +81,9 @@ type httpHandler struct {
 // httpSession is one Streamable HTTP session as the guard sees it.
 type httpSession struct {
 	g        *guard
-	last     time.Time // when a request last ended
-	inflight int       // POSTs being served
+	last     time.Time      // when a request last ended
+	inflight int            // POSTs being served
+	calls    map[string]int // the id keys of the calls of the POSTs being served
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -139,6 +140,9 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				"%d MCP sessions are open and none has been idle for %v: try again shortly", h.max, h.shed)))
 			return
 		}
+	}
+	if s != nil {
+		defer h.end(s, h.begin(s, body))
 	}
 	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	ow := &outboundWriter{ResponseWriter: w, g: g}
@@ -248,6 +252,67 @@ func (h *httpHandler) done(s *httpSession) {
 	defer h.mu.Unlock()
 	s.inflight--
 	s.last = time.Now()
+}
+
+// begin takes the calls of body, a message or a batch that goes to the
+// SDK, as in flight in session s until end, and records its cancellations
+// of calls in flight, of this POST or of one still being served (see
+// guard.cancel: a call's reply goes in the stream of the POST that sent
+// it, so a call whose POST has ended is answered). It returns the calls'
+// id keys.
+func (h *httpHandler) begin(s *httpSession, body []byte) []string {
+	var msgs []json.RawMessage // not body's bytes: unmarshalled into, they would be overwritten
+	if body[0] != '[' || json.Unmarshal(body, &msgs) != nil {
+		msgs = []json.RawMessage{body}
+	}
+	var keys []string
+	var cancels []json.RawMessage
+	for _, m := range msgs {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		switch _ = json.Unmarshal(m, &msg); {
+		case msg.Method != "" && exactID(msg.ID):
+			keys = append(keys, idKey(msg.ID))
+		case msg.Method == "notifications/cancelled" && msg.ID == nil:
+			cancels = append(cancels, msg.Params)
+		}
+	}
+	h.mu.Lock()
+	if s.calls == nil {
+		s.calls = map[string]int{}
+	}
+	for _, k := range keys {
+		s.calls[k]++
+	}
+	h.mu.Unlock()
+	for _, p := range cancels {
+		s.g.cancel(p, func(id json.RawMessage) bool {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			return s.calls[idKey(id)] > 0
+		})
+	}
+	return keys
+}
+
+// end settles the calls begin took: once no POST being served has a call
+// with its id, a call's cancellation is forgotten.
+func (h *httpHandler) end(s *httpSession, keys []string) {
+	var settled []string
+	h.mu.Lock()
+	for _, k := range keys {
+		if s.calls[k]--; s.calls[k] <= 0 {
+			delete(s.calls, k)
+			settled = append(settled, k)
+		}
+	}
+	h.mu.Unlock()
+	for _, k := range settled {
+		s.g.forget(k)
+	}
 }
 
 // admit makes room for a new session: true when fewer than max are open

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,13 @@ import (
 // the given shed time.
 func httpMCP(t *testing.T, e *session.Engine, max int, shed time.Duration) string {
 	t.Helper()
+	url, _ := httpMCPHandler(t, e, max, shed)
+	return url
+}
+
+// httpMCPHandler is httpMCP with the handler it serves.
+func httpMCPHandler(t *testing.T, e *session.Engine, max int, shed time.Duration) (string, *httpHandler) {
+	t.Helper()
 	h, err := newHTTPHandler(e, Options{Version: "test"}, max, shed)
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +40,7 @@ func httpMCP(t *testing.T, e *session.Engine, max int, shed time.Duration) strin
 		}
 		srv.Close()
 	})
-	return srv.URL + session.MCPPath
+	return srv.URL + session.MCPPath, h
 }
 
 // mcpPost posts one body to the MCP endpoint with session id sid ("" for
@@ -151,14 +159,28 @@ func TestHTTPBatches(t *testing.T) {
 }
 
 // TestHTTPCancelled: a call the client cancels gets no reply: its stream
-// ends without one.
+// ends without one. The session keeps no cancellation of a call already
+// answered or never sent, nor one whose call has ended (before, it kept
+// them all, up to 1024, and then ignored every cancellation).
 func TestHTTPCancelled(t *testing.T) {
 	checkLeaks(t)
 	ws := workspace.New(workspace.Config{Dir: t.TempDir(), Sources: []store.Source{{Path: t.TempDir()}}})
 	t.Cleanup(func() { ws.Close() })
 	gate := session.NewGate(ws, 400*time.Millisecond) // each read waits, then answers indexing
-	url := httpMCP(t, session.New(session.Config{Reader: gate, Version: "test"}), MaxSessions, SessionShed)
+	url, h := httpMCPHandler(t, session.New(session.Config{Reader: gate, Version: "test"}), MaxSessions, SessionShed)
 	sid := mcpInit(t, url, "2025-06-18")
+	hs := h.use(sid)
+	g := hs.g
+	h.done(hs)
+	for k := range 20 {
+		mcpPost(t, url, sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, k))
+		for _, id := range []string{strconv.Itoa(k), `"n` + strconv.Itoa(k) + `"`} {
+			mcpPost(t, url, sid, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+id+`}}`)
+		}
+	}
+	if n := cancellations(g); n != 0 {
+		t.Errorf("%d cancellations kept of calls not in flight", n)
+	}
 	var wg sync.WaitGroup
 	var msgs []string
 	wg.Go(func() {
@@ -171,6 +193,9 @@ func TestHTTPCancelled(t *testing.T) {
 	wg.Wait()
 	if len(msgs) != 0 {
 		t.Errorf("the cancelled call was answered: %v", msgs)
+	}
+	if n := cancellations(g); n != 0 {
+		t.Errorf("%d cancellations kept after their calls ended", n)
 	}
 	if status, _, msgs := mcpPost(t, url, sid, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"status","arguments":{}}}`); status != 200 || len(msgs) != 1 {
 		t.Errorf("a call after: %d %v", status, msgs)

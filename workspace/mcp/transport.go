@@ -173,6 +173,7 @@ func (c *lineConn) frame(f wire.Frame) error {
 			reply = duplicateCall(wire.ScanID(line, true)).line()
 		default:
 			c.queue = append(c.queue, msg)
+			c.cancels(msg)
 			return nil
 		}
 	case line[0] == '[' && json.Valid(line) && c.g.batches():
@@ -224,8 +225,20 @@ func (c *lineConn) readBatch(line []byte) []byte {
 	for _, msg := range decoded {
 		c.track(msg, b)
 	}
+	for _, msg := range decoded {
+		c.cancels(msg)
+	}
 	c.queue = append(c.queue, decoded...)
 	return nil
+}
+
+// cancels records msg's cancellation when it is one (notifications/
+// cancelled) of a call in flight: read, in this read or before, and not
+// yet answered (see guard.cancel).
+func (c *lineConn) cancels(msg jsonrpc.Message) {
+	if req, ok := msg.(*jsonrpc.Request); ok && !req.IsCall() && req.Method == "notifications/cancelled" {
+		c.g.cancel(req.Params, c.inFlight)
+	}
 }
 
 // track records a call as pending, in batch b (nil for none). It reports
@@ -345,8 +358,16 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 // settle records the call id as answered with the reply data (nil for
 // none: cancelled, or not run) and returns the line to write: the reply,
-// the array of its batch's replies once they are all in, or nil.
+// the array of its batch's replies once they are all in, or nil. Its
+// cancellation, if any, is forgotten once it is no longer pending.
 func (c *lineConn) settle(id jsonrpc.ID, data []byte) []byte {
+	line := c.unpend(id, data)
+	c.g.forget(sdkIDKey(id))
+	return line
+}
+
+// unpend removes the call id from the calls pending, with settle's result.
+func (c *lineConn) unpend(id jsonrpc.ID, data []byte) []byte {
 	c.pendingMu.Lock()
 	defer c.pendingMu.Unlock()
 	b := c.pending[id]
