@@ -214,7 +214,12 @@ func handler(e *session.Engine, method string, indexing func() (string, int, int
 		var text string
 		if werr == nil {
 			var err error
-			if text, err = textOf(method, result); err != nil {
+			if method == wire.MethodReadBatch {
+				text, err = batchText(req.Params.Arguments, result, wire.MaxReplyBytes-4096-htmlEscapedLen(result))
+			} else {
+				text, err = textOf(method, result)
+			}
+			if err != nil {
 				werr = wire.NewError(docir.CodeInternal, "%s: rendering the reply: %v", method, err)
 			}
 		}
@@ -229,7 +234,7 @@ func handler(e *session.Engine, method string, indexing func() (string, int, int
 			// against the output schema.
 			return &sdk.CallToolResult{
 				IsError: true,
-				Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("%s (%s, JSON-RPC %d)", werr.Message, werr.StableCode(), werr.Code)}},
+				Content: []sdk.Content{&sdk.TextContent{Text: toolErrorText(werr)}},
 			}, nil
 		}
 		return &sdk.CallToolResult{

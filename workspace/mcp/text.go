@@ -41,10 +41,6 @@ func textOf(method string, result json.RawMessage) (string, error) {
 				r.Generation, r.Documents, r.Added, r.Changed, r.Removed, r.Unchanged)
 			writeWarnings(b, r.Warnings)
 		})
-	case wire.MethodReadBatch:
-		write = viaResult(func(b *strings.Builder, r *readbatch.Result) {
-			fmt.Fprintf(b, "%d answers, in request order, in structuredContent.responses.\n", len(r.Responses))
-		})
 	case wire.MethodFields:
 		write = viaResult(fieldsText)
 	case wire.MethodLinks, wire.MethodCheck, wire.MethodChanges:
@@ -57,6 +53,87 @@ func textOf(method string, result json.RawMessage) (string, error) {
 		return "", err
 	}
 	return b.String(), nil
+}
+
+// batchText renders a read_batch result: each answer as the tool of its
+// method renders it alone (a get's documents, a search's hits, …), under a
+// heading naming its frame's method, or its error as a tool error says it.
+// A host that shows a model only the text content shows it every answer.
+// The text must fit in room bytes as the SDK encodes it (what the reply
+// bound leaves beside structuredContent): while it does not, the largest
+// answer still written out is replaced by a line that points at its place
+// in structuredContent.responses.
+func batchText(args, result json.RawMessage, room int) (string, error) {
+	var r readbatch.Result
+	if err := json.Unmarshal(result, &r); err != nil {
+		return "", err
+	}
+	var p readBatchParams
+	_ = json.Unmarshal(args, &p) // the engine ran them: they decode
+	heads := make([]string, len(r.Responses))
+	answers := make([]string, len(r.Responses))
+	for i, line := range r.Responses {
+		var f struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if i < len(p.Batch.Frames) {
+			_ = json.Unmarshal([]byte(p.Batch.Frames[i]), &f)
+		}
+		id := ""
+		if f.ID != nil {
+			id = ", id " + string(f.ID)
+		}
+		heads[i] = fmt.Sprintf("<!-- answer %d of %d: %s%s -->\n", i+1, len(r.Responses), f.Method, id)
+		answers[i] = heads[i] + answerText(f.Method, line)
+	}
+	for {
+		text := fmt.Sprintf("%d answers, in request order (each also in structuredContent.responses):\n", len(answers)) +
+			strings.Join(answers, "\n---\n\n")
+		if encodedLen(text) <= room || len(answers) == 0 {
+			return text, nil
+		}
+		big := 0
+		for i := range answers {
+			if len(answers[i]) > len(answers[big]) {
+				big = i
+			}
+		}
+		short := heads[big] + fmt.Sprintf("(%d bytes: too large to repeat here beside the JSON; structuredContent.responses[%d] holds it)\n", len(answers[big]), big)
+		if len(short) >= len(answers[big]) {
+			return text, nil // nothing is left to shorten: the reply is too large
+		}
+		answers[big] = short
+	}
+}
+
+// answerText renders one reply line of a read batch to a frame calling
+// method: its result as that method's tool text, its error as a tool
+// error's text; a result with no rendering is its JSON.
+func answerText(method string, line *string) string {
+	if line == nil {
+		return "(a notification: no answer)\n"
+	}
+	var reply struct {
+		Result json.RawMessage `json:"result"`
+		Error  *wire.Error     `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(*line), &reply); err != nil {
+		return *line
+	}
+	if reply.Error != nil {
+		return "Error: " + toolErrorText(reply.Error) + "\n"
+	}
+	if text, err := textOf(method, reply.Result); err == nil {
+		return text
+	}
+	return "```json\n" + string(reply.Result) + "\n```\n"
+}
+
+// toolErrorText is how a tool error's text says werr: its message, code and
+// number.
+func toolErrorText(werr *wire.Error) string {
+	return fmt.Sprintf("%s (%s, JSON-RPC %d)", werr.Message, werr.StableCode(), werr.Code)
 }
 
 // viaResult is a text writer of a result decoded as a T.

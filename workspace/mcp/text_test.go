@@ -1,15 +1,19 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
+	"github.com/docir/docir/readbatch"
+	"github.com/docir/docir/workspace/session"
 )
 
 // TestTextOf pins the markdown each tool's text content carries.
@@ -99,4 +103,74 @@ func longOutline() []docir.OutlineEntry {
 		out = append(out, docir.OutlineEntry{Address: fmt.Sprintf("l#s%d", i), Level: level, Tokens: i})
 	}
 	return out
+}
+
+// TestReadBatchText pins read_batch's text: every answer, in order, as
+// its method's tool renders it alone, or its error as a tool error says
+// it; past the room the reply bound leaves, the largest answers point at
+// structuredContent instead. Before, the text was only a count.
+func TestReadBatchText(t *testing.T) {
+	doc := docir.Document{Address: "a", ID: "a", Title: "A", Path: "a.md", Body: "# A\n\n" + strings.Repeat("body ", 40) + "\n"}
+	docLine, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": doc})
+	line := func(s string) *string { return &s }
+	result, _ := json.Marshal(readbatch.Result{Schema: "docir.read-batch.v1", Responses: []*string{
+		line(string(docLine) + "\n"),
+		line(`{"jsonrpc":"2.0","id":"s","error":{"code":-32602,"message":"docir/search: query of 5000 bytes","data":{"code":"invalid_params"}}}` + "\n"),
+		nil,
+	}})
+	args := `{"image_revision":3,"batch":{"frames":["{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"docir/get\",\"params\":{\"doc_id\":\"a\"}}",` +
+		`"{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"docir/search\",\"params\":{\"query\":\"x\"}}","{\"jsonrpc\":\"2.0\",\"method\":\"docir/status\"}"]}}`
+	docText, _ := textOf(wire.MethodGet, json.RawMessage(docLine[strings.Index(string(docLine), `"result":`)+9:len(docLine)-1]))
+	want := "3 answers, in request order (each also in structuredContent.responses):\n" +
+		"<!-- answer 1 of 3: docir/get, id 1 -->\n" + docText +
+		"\n---\n\n<!-- answer 2 of 3: docir/search, id \"s\" -->\nError: docir/search: query of 5000 bytes (invalid_params, JSON-RPC -32602)\n" +
+		"\n---\n\n<!-- answer 3 of 3: docir/status -->\n(a notification: no answer)\n"
+	got, err := batchText(json.RawMessage(args), result, 1<<20)
+	if err != nil || got != want {
+		t.Errorf("read_batch text (%v):\n%s", err, cmp.Diff(want, got))
+	}
+	if !strings.Contains(docText, "<!-- docir: a | A -->\n# A\n") {
+		t.Errorf("the get answer is not get's text: %q", docText)
+	}
+	small, _ := batchText(json.RawMessage(args), result, 500)
+	if encodedLen(small) > 500 || !strings.Contains(small, "<!-- answer 1 of 3: docir/get, id 1 -->\n(") ||
+		!strings.Contains(small, "structuredContent.responses[0] holds it") || !strings.Contains(small, "Error: docir/search") {
+		t.Errorf("within 500 bytes (%d):\n%s", encodedLen(small), small)
+	}
+}
+
+// TestReadBatchToolText: the read_batch tool's text carries its answers.
+func TestReadBatchToolText(t *testing.T) {
+	checkLeaks(t)
+	ws := fixtureStore(t)
+	policy, err := session.ParsePolicy([]byte(`{"schema":"docir.host-policy.v2","grants":[],"read_batch_workers":2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, session.New(session.Config{Reader: ws, Policy: policy, Version: "test",
+		Hold: func(ctx context.Context, rev uint64) (session.Held, error) {
+			h, err := ws.Hold(ctx, rev)
+			if err != nil {
+				return nil, err
+			}
+			return h, nil
+		}}))
+	st, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolStatus, Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var status docir.Status
+	b, _ := json.Marshal(st.StructuredContent)
+	_ = json.Unmarshal(b, &status)
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolReadBatch, Arguments: map[string]any{
+		"image_revision": status.Generation,
+		"batch":          map[string]any{"frames": []string{`{"jsonrpc":"2.0","id":1,"method":"docir/get","params":{"doc_id":"runbooks/disk-full#mitigate"}}`}},
+	}})
+	if err != nil || res.IsError || len(res.Content) != 1 {
+		t.Fatalf("read_batch: %v %+v", err, res.Content[0])
+	}
+	text := res.Content[0].(*sdk.TextContent).Text
+	if !strings.Contains(text, "<!-- answer 1 of 1: docir/get, id 1 -->\n<!-- docir: runbooks/disk-full#mitigate") || !strings.Contains(text, "## Mitigate\n") {
+		t.Errorf("read_batch text:\n%s", text)
+	}
 }
