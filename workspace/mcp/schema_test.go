@@ -16,6 +16,7 @@ import (
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/readbatch"
 	"github.com/docir/docir/workspace/binding"
+	"github.com/docir/docir/workspace/session"
 )
 
 // toolSchema is what TestInputSchemasForForms reads of a tool's input
@@ -284,12 +285,7 @@ func maxEncoded(s map[string]any) (int, error) {
 // readbatch.MaxFrames.
 func TestInputSchemaLengthBounds(t *testing.T) {
 	checkLeaks(t)
-	e := fixture(t, `{"schema":"docir.host-policy.v2","grants":[],"read_batch_workers":2}`)
-	cs := connect(t, e)
-	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, _, res := everyTool(t)
 	type prop struct {
 		Description string `json:"description"`
 		MaxLength   *int   `json:"maxLength"`
@@ -343,4 +339,51 @@ func TestInputSchemaLengthBounds(t *testing.T) {
 	if frames.MinItems == nil || *frames.MinItems != 1 || frames.MaxItems == nil || *frames.MaxItems != readbatch.MaxFrames {
 		t.Errorf("read_batch.batch.frames: minItems %v maxItems %v, want 1 and %d", frames.MinItems, frames.MaxItems, readbatch.MaxFrames)
 	}
+}
+
+// TestIntegerInputsHaveAMaximum: every integer input has a maximum the
+// engine takes however the value is written, so that no schema-valid
+// integer (1e300 is one) is refused as invalid_params: the generations'
+// is MaxGeneration (2^53), and a generation at it, written with an
+// exponent or not, is decoded (here: no store to pin; in a session with
+// one, stale_revision). Before, image_revision, since and until had none. The byte-counted strings say
+// in their descriptions that maxLength counts characters.
+func TestIntegerInputsHaveAMaximum(t *testing.T) {
+	checkLeaks(t)
+	_, cs, res := everyTool(t)
+	for _, tl := range res.Tools {
+		var s toolSchema
+		b, _ := json.Marshal(tl.InputSchema)
+		_ = json.Unmarshal(b, &s)
+		for name, p := range s.Properties {
+			if p.Type == "integer" && p.Maximum == nil {
+				t.Errorf("%s.%s: an integer without a maximum", tl.Name, name)
+			}
+			if k := name; (k == "image_revision" || k == "since" || k == "until") && (p.Maximum == nil || *p.Maximum != MaxGeneration) {
+				t.Errorf("%s.%s: maximum %v, want %d", tl.Name, name, p.Maximum, MaxGeneration)
+			}
+			if _, ok := stringBounds[name]; ok && name != "batch" && !strings.Contains(p.Description, "maxLength counts characters") {
+				t.Errorf("%s.%s: the description does not say the bound is in bytes: %q", tl.Name, name, p.Description)
+			}
+		}
+	}
+	for _, args := range []string{`{"query":"retry","image_revision":9.007199254740992e15}`, `{"query":"retry","image_revision":9007199254740992}`} {
+		r, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: ToolSearch, Arguments: json.RawMessage(args)})
+		if err != nil || strings.Contains(r.Content[0].(*sdk.TextContent).Text, "(invalid_params, ") {
+			t.Errorf("search %s: refused as it is written: %v %+v", args, err, r.Content[0])
+		}
+	}
+}
+
+// everyTool is an engine whose policy selects read_batch, a client of it,
+// and the tools it lists.
+func everyTool(t *testing.T) (*session.Engine, *sdk.ClientSession, *sdk.ListToolsResult) {
+	t.Helper()
+	e := fixture(t, `{"schema":"docir.host-policy.v2","grants":[],"read_batch_workers":2}`)
+	cs := connect(t, e)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, cs, res
 }

@@ -57,7 +57,7 @@ func tools(e *session.Engine, o Options) []tool {
 			params: reflect.TypeFor[docir.SearchParams](),
 			output: schemaFor[docir.SearchResult],
 			describe: map[string]string{
-				"query": fmt.Sprintf(`words, e.g. retry budget for outbound calls; "a phrase" for words adjacent in order, -word to leave out sections that hold it; at most %d bytes`, docir.MaxQueryBytes),
+				"query": `words, e.g. retry budget for outbound calls; "a phrase" for words adjacent in order, -word to leave out sections that hold it`,
 				"limit": limitDesc("documents to return"),
 			},
 		},
@@ -68,7 +68,7 @@ func tools(e *session.Engine, o Options) []tool {
 			params: reflect.TypeFor[docir.QueryParams](),
 			output: schemaFor[docir.SearchResult],
 			describe: map[string]string{
-				"expr":  fmt.Sprintf("field:value terms, all must hold, e.g. kind:adr status:accepted,proposed date:>=2024 (the fields tool lists the fields that exist); at most %d bytes", query.MaxExprBytes),
+				"expr":  "field:value terms, all must hold, e.g. kind:adr status:accepted,proposed date:>=2024 (the fields tool lists the fields that exist)",
 				"limit": limitDesc("documents to return"),
 				"sort":  "a field to sort by; -field for descending",
 			},
@@ -82,7 +82,7 @@ func tools(e *session.Engine, o Options) []tool {
 			params: reflect.TypeFor[docir.ContextParams](),
 			output: schemaFor[docir.ContextResult],
 			describe: map[string]string{
-				"query":  fmt.Sprintf("free text, as in search (phrases and -word too); at most %d bytes", docir.MaxQueryBytes),
+				"query":  "free text, as in search (phrases and -word too)",
 				"budget": fmt.Sprintf("tokens the addresses to read next may add up to: %d to %d (default %d)", docir.MinBudget, docir.MaxBudget, docir.DefaultBudget),
 				"limit":  limitDesc("documents to rank"),
 			},
@@ -183,7 +183,7 @@ func inputSchema(t tool) (*jsonschema.Schema, error) {
 	boundStrings(s)
 	for _, k := range []string{"image_revision", "since", "until"} { // generations, numbered from 1
 		if p, ok := s.Properties[k]; ok {
-			p.Minimum = new(float64(1))
+			p.Minimum, p.Maximum = new(float64(1)), new(float64(MaxGeneration))
 		}
 	}
 	if p, ok := s.Properties["batch"]; ok {
@@ -229,11 +229,28 @@ func inputSchema(t tool) (*jsonschema.Schema, error) {
 // would mostly pass the 1 MiB reply bound anyway.
 const MaxToolAddresses = 64
 
+// MaxGeneration is the maximum of the generation inputs (image_revision,
+// since, until): 2^53, the largest integer the engine takes however it is
+// written. JSON Schema's integer is any number without a fraction, so 1e300
+// is one; the engine decodes a generation into a uint64 and takes one
+// written with an exponent or a fraction part (3e0, 3.0) only up to 2^53,
+// where a float64 stops holding every integer (wire.DecodeParams); beyond
+// it only plain digits up to 2^64-1 (and read_batch's image_revision only
+// plain digits). No store has such a generation: one past the largest
+// retained is stale_revision.
+const MaxGeneration = 1 << 53
+
 // MaxToolFrameChars bounds one frame of a read_batch call over MCP.
 const MaxToolFrameChars = 4096
 
 // stringBounds are the maxLength of the tools' string inputs, by name: the
-// bounds the engine enforces in bytes (a character is at least one byte).
+// bounds the engine enforces, in bytes of UTF-8 but for a read_batch frame,
+// in characters. JSON Schema's maxLength counts characters, so for the
+// others it is exact for ASCII only: a string of non-ASCII characters can
+// be within maxLength and over the engine's bound (up to 4 bytes a
+// character); boundStrings says so in each one's description. (A
+// maxLength of a quarter would make every schema-valid string fit, and
+// refuse ASCII strings the engine takes.)
 var stringBounds = map[string]int{
 	"doc_id":        address.MaxLen,
 	"doc_ids":       address.MaxLen, // each item
@@ -257,8 +274,17 @@ func boundStrings(s *jsonschema.Schema) {
 		case ok && p.Type == "array" && p.Items != nil && p.Items.Type == "string":
 			p.Items.MaxLength = new(n)
 		}
+		if ok && name != "frames" {
+			p.Description = strings.TrimPrefix(p.Description+"; "+byteBound(n), "; ")
+		}
 		boundStrings(p)
 	}
+}
+
+// byteBound says how a string's bound of n bytes and its maxLength of n
+// characters differ.
+func byteBound(n int) string {
+	return fmt.Sprintf("at most %d bytes of UTF-8 (maxLength counts characters: %d ASCII ones, fewer where a character takes 2 to 4 bytes)", n, n)
 }
 
 // selectorDesc documents the selectors every read takes (docir.Selector):
