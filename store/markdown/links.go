@@ -70,6 +70,12 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 		switch n.(type) {
 		case *ast.FencedCodeBlock, *ast.CodeBlock:
 			return ast.WalkSkipChildren, nil
+		case *mkdocsBlock: // its title is text; its body, blocks
+			if t := n.(*mkdocsBlock).title; t.Len() > 0 {
+				found, _ = scanLinks(body[t.Start:t.Stop], t.Start, refs, found)
+				found, left = capLinks(found, left)
+			}
+			return ast.WalkContinue, nil
 		case *ast.HTMLBlock:
 			if start, stop, ok := htmlBlockSpan(n.(*ast.HTMLBlock)); ok {
 				anchors = htmlIDs(body[start:stop], start, anchors)
@@ -83,10 +89,7 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 			start, stop := l.At(0).Start, l.At(l.Len()-1).Stop
 			var more []foundAnchor
 			found, more = scanLinks(body[start:stop], start, refs, found)
-			if len(found) > MaxLinks { // in document order: these are past the first MaxLinks
-				left += len(found) - MaxLinks
-				found = found[:MaxLinks:MaxLinks]
-			}
+			found, left = capLinks(found, left)
 			anchors = append(anchors, more...)
 			if _, ok := n.(*ast.Paragraph); ok {
 				anchors = definitionTerms(body[start:stop], start, anchors)
@@ -112,6 +115,16 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 	}
 	placeAnchors(rec, anchors, sectionOf)
 	return left
+}
+
+// capLinks keeps the first MaxLinks of found (in document order: those
+// after are past them), adding how many it drops to left.
+func capLinks(found []foundLink, left int) ([]foundLink, int) {
+	if len(found) > MaxLinks {
+		left += len(found) - MaxLinks
+		found = found[:MaxLinks:MaxLinks]
+	}
+	return found, left
 }
 
 // placeAnchors gives each anchor to the section whose own text holds it

@@ -22,6 +22,10 @@
 //     gives as its slug, and the block is not part of its text.
 //   - Title: front-matter `title`, else the first level-1 heading, else the
 //     file name without ".md".
+//   - MkDocs admonitions, details and content tabs (`!!! note`, `??? tip`,
+//     `=== "Tab"`) are containers whose body is the lines indented 4
+//     spaces under the opener (mkdocs.go); a heading in one makes no
+//     section, as in a block quote.
 //   - Links, as written, and the anchors besides slugs (HTML ids, definition
 //     terms), per section: links.go.
 //
@@ -76,7 +80,13 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   a link reference definition is over the parse budget: such a file
 //	   is skipped (before, it was indexed). Raising the version costs
 //	   every store made by version 1 a full parse on its next refresh.
-const RulesVersion = 2
+//	3  MkDocs admonitions, details and content tabs (mkdocs.go): the
+//	   body indented under an opener line is markdown, not an indented
+//	   code block, so its links and headings' anchors are read; and the
+//	   passages of a section no longer carry its heading's attribute
+//	   block or inline HTML tags (store/passage Prose), which only a
+//	   parse again re-indexes.
+const RulesVersion = 3
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
@@ -164,6 +174,9 @@ func NewParser() *Parser {
 		setext := string(bp.Trigger()) == "-="
 		blocks = append(blocks, util.Prioritized(&budgetedBlock{BlockParser: bp, b: b, setext: setext}, v.Priority))
 	}
+	// Before the indented code block's parser, which would take a body
+	// line an opener's container has not taken.
+	blocks = append(blocks, util.Prioritized(&budgetedBlock{BlockParser: mkdocsBlockParser{}, b: b}, 450))
 	replay := &replayHeading{}
 	return &Parser{
 		md: parser.NewParser(

@@ -339,6 +339,9 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{"+++\ntitle = \"t\"\nd = 2024-01-10\n[a.b]\nc = [1, {d = 1979-05-27T07:32:00Z}]\n+++\n# x", "+++\na = nan\nb = -inf\n+++\n", "+++\n[[a]]\n[a\n+++\n", "{\"title\": \"t\", \"a\": [1, 2.5, {\"b\": \"}\\\"\"}]}\n# x", "{{< s >}}\n# x", "\ufeff{}\n"} {
 		f.Add([]byte(s))
 	}
+	for _, s := range []string{"!!! note \"T [a](b)\"\n    x [c](d)\n\n    ## h\n", "=== \"A\"\n\t???+ tip\n\t    [e](f)\n===! \"B\"\n", "- i\n\n    !!!n\n        > # q\n", "p\n??? \"t\"\n    ```\n    [g](h)\n"} {
+		f.Add([]byte(s))
+	}
 	f.Add([]byte(strings.Repeat("- ", 40) + "x"))
 	f.Add([]byte("# [a](" + strings.Repeat("[a](", 400) + "\n"))
 	p, small := NewParser(), NewParser()
