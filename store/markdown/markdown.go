@@ -882,6 +882,16 @@ func attributeBlock(line []byte) (int, parser.Attributes) {
 	return -1, nil
 }
 
+// HeadingAttributeStart is the offset in line, the line of an ATX heading
+// or the last text line of a setext heading, of the attribute block that
+// ends it as Parse reads it (`## Metadata {#metadata-schema}`, `## 8.0.1 {
+// id="8.0.1" }`): -1 when it has none. The block is not part of the
+// heading's text; store/passage leaves it out of the text it indexes.
+func HeadingAttributeStart(line []byte) int {
+	i, _ := attributeBlock(util.TrimRightSpace(line))
+	return i
+}
+
 // closedATX is the length of an ATX heading's text line without its
 // closing sequence of '#'s, as goldmark takes it off: -1 when the line is
 // all '#'s (the heading has no text line).

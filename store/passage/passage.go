@@ -17,6 +17,7 @@ import (
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store/fulltext"
+	"github.com/docir/docir/store/markdown"
 )
 
 // DefaultFrontMatter is the front-matter fields indexed by default: a
@@ -453,11 +454,15 @@ func appendValues(lines []string, v any) []string {
 // image destinations (`[text](/a/b "title")` keeps `[text]`), reference
 // labels (`[text][label]` keeps `[text]`), reference definitions (a line
 // `[label]: /a/b "title"`), and, when lead is true and text opens with a
-// `+++` line, a TOML front-matter block through its closing `+++` line. An
-// unterminated comment or shortcode runs to the end of the text. Links in
-// code (fenced blocks, code spans) are code, and kept.
+// `+++` line, a TOML front-matter block through its closing `+++` line;
+// inline HTML tags (`<small>`, `</small>`, `<img src="x">`: CommonMark's
+// open and closing tags, within one line; the text between them is kept),
+// and the attribute block that ends a heading's line (`{ #id .c k="v" }`,
+// as store/markdown reads it: not part of the heading's text). An
+// unterminated comment or shortcode runs to the end of the text. Links and
+// tags in code (fenced blocks, code spans) are code, and kept.
 func Prose(text string, lead bool) string {
-	if !strings.Contains(text, "<!--") && !strings.Contains(text, "{{") && !strings.Contains(text, "](") &&
+	if !strings.Contains(text, "<") && !strings.Contains(text, "{") && !strings.Contains(text, "](") &&
 		!strings.Contains(text, "][") && !strings.Contains(text, "]:") &&
 		!(lead && strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++")) {
 		return text
@@ -530,10 +535,40 @@ func blankLinks(b []byte) {
 		case isRefDefinition(line):
 			blank(start, end)
 		default:
+			if isHeadingLine(b, start, end) {
+				if i := markdown.HeadingAttributeStart(line); i >= 0 {
+					blank(start+i, end)
+				}
+			}
 			blankInlineLinks(line, blank, start)
 		}
 		start = end + 1
 	}
+}
+
+// isHeadingLine reports whether the line of b [start, end) is a heading's
+// line: an ATX heading's (up to three spaces, one to six '#', then a space
+// or the end), or a line of text followed by a setext underline (a line of
+// '=' or of '-', up to three spaces before it).
+func isHeadingLine(b []byte, start, end int) bool {
+	indented := func(l []byte) ([]byte, bool) {
+		t := bytes.TrimLeft(l, " ")
+		return t, len(l)-len(t) <= 3
+	}
+	t, ok := indented(b[start:end])
+	if !ok || len(bytes.TrimSpace(t)) == 0 {
+		return false
+	}
+	if n := len(t) - len(bytes.TrimLeft(t, "#")); n >= 1 && n <= 6 {
+		return n == len(t) || t[n] == ' ' || t[n] == '\t' || t[n] == '\r'
+	}
+	if end >= len(b) {
+		return false
+	}
+	next := b[end+1 : lineEnd(b, end+1)]
+	u, ok := indented(next)
+	u = bytes.TrimRight(u, " \t\r")
+	return ok && len(u) > 0 && (len(bytes.Trim(u, "=")) == 0 || len(bytes.Trim(u, "-")) == 0)
 }
 
 // lineEnd is the offset of the byte that ends the line of b starting at
@@ -612,6 +647,11 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int) {
 			} else {
 				i += n - 1
 			}
+		case '<':
+			if n := htmlTag(line[i:]); n > 0 {
+				blank(off+i, off+i+n)
+				i += n - 1
+			}
 		case ']':
 			if i+1 >= len(line) {
 				continue
@@ -637,4 +677,90 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int) {
 			}
 		}
 	}
+}
+
+// htmlTag is the length of the HTML tag that opens b, as CommonMark reads
+// an inline open tag (`<name`, attributes, optional `/`, `>`) or closing
+// tag (`</name>`) within one line; 0 when b opens with none. An autolink
+// (`<https://…>`, `<a@b.c>`) is not a tag.
+func htmlTag(b []byte) int {
+	letter := func(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+	nameChar := func(c byte) bool { return letter(c) || c >= '0' && c <= '9' || c == '-' }
+	space := func(i int) int {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+			i++
+		}
+		return i
+	}
+	i := 1
+	closing := i < len(b) && b[i] == '/'
+	if closing {
+		i++
+	}
+	if i >= len(b) || !letter(b[i]) {
+		return 0
+	}
+	for i < len(b) && nameChar(b[i]) {
+		i++
+	}
+	if closing {
+		if i = space(i); i < len(b) && b[i] == '>' {
+			return i + 1
+		}
+		return 0
+	}
+	for {
+		j := space(i)
+		switch {
+		case j < len(b) && b[j] == '>':
+			return j + 1
+		case j+1 < len(b) && b[j] == '/' && b[j+1] == '>':
+			return j + 2
+		case j == i:
+			return 0 // an attribute must follow white space
+		}
+		if i = htmlAttribute(b, j); i < 0 {
+			return 0
+		}
+	}
+}
+
+// htmlAttribute is the offset in b just past the attribute (a name, and
+// optionally `=` and an unquoted, '…' or "…" value) that starts at i; -1
+// when none starts there.
+func htmlAttribute(b []byte, i int) int {
+	first := func(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' || c == '_' || c == ':' }
+	if i >= len(b) || !first(b[i]) {
+		return -1
+	}
+	for i < len(b) && (first(b[i]) || b[i] >= '0' && b[i] <= '9' || b[i] == '.' || b[i] == '-') {
+		i++
+	}
+	j := i
+	for j < len(b) && (b[j] == ' ' || b[j] == '\t') {
+		j++
+	}
+	if j >= len(b) || b[j] != '=' {
+		return i
+	}
+	for j++; j < len(b) && (b[j] == ' ' || b[j] == '\t'); j++ {
+	}
+	if j >= len(b) {
+		return -1
+	}
+	if q := b[j]; q == '"' || q == '\'' {
+		k := bytes.IndexByte(b[j+1:], q)
+		if k < 0 {
+			return -1
+		}
+		return j + 1 + k + 1
+	}
+	k := j
+	for k < len(b) && !bytes.ContainsRune([]byte(" \t\"'=<>`"), rune(b[k])) {
+		k++
+	}
+	if k == j {
+		return -1
+	}
+	return k
 }

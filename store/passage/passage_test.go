@@ -31,6 +31,15 @@ func TestProse(t *testing.T) {
 		{"go template kept", "{{ math.Pi }} → 3.14", false, "{{ math.Pi }} → 3.14"},
 		{"toml front matter in the lead", "+++\ntitle = \"x\"\n+++\nBody.", true, "Body."},
 		{"toml only opens the lead", "+++\ntitle = \"x\"\n+++\nBody.", false, "+++ title = \"x\" +++ Body."},
+		// mkdocs-material's changelog and conventions (review finding 7).
+		{"heading attribute block and tag", "## 8.0.1 <small>November 28, 2021</small> { id=\"8.0.1\" }\n\n- Improved", false, "## 8.0.1 November 28, 2021 - Improved"},
+		{"attr_list block with a key", "### <!-- md:option --> Customization { #customization data-toc-label=\"Customization\" }\nText", false, "### Customization Text"},
+		{"setext heading's block", "Wide {.class key=value}\n====\n", false, "Wide ===="},
+		{"closing sequence keeps the block", "## Closed {#cl} ##\n", false, "## Closed {#cl} ##"},
+		{"braces not on a heading kept", "a map {k=v}\n\n    # not {x=1}\n", false, "a map {k=v} # not {x=1}"},
+		{"tags blanked, text kept", `Press <kbd>Ctrl</kbd> <img src="a.png" alt='x'/> then<br>go`, false, "Press Ctrl then go"},
+		{"autolinks and comparisons kept", "<https://x.org> <a@b.c> a < b > c <3", false, "<https://x.org> <a@b.c> a < b > c <3"},
+		{"tags in code kept", "`<small>` and\n```\n<div class=\"x\">\n```\n", false, "`<small>` and ``` <div class=\"x\"> ```"},
 	}
 	for _, tt := range tests {
 		got := Prose(tt.in, tt.lead)
@@ -46,7 +55,7 @@ func TestProse(t *testing.T) {
 // FuzzProse: the output is as long as the input, keeps its newlines, and
 // changes bytes only to spaces.
 func FuzzProse(f *testing.F) {
-	for _, s := range []string{"a <!-- b --> c", "{{< x >}}y{{< /x >}}", "+++\na\n+++\nb", "{{%", "<!--", ""} {
+	for _, s := range []string{"a <!-- b --> c", "{{< x >}}y{{< /x >}}", "+++\na\n+++\nb", "{{%", "<!--", "", "# a <b c='d'>e</b> { #f .g h=\"i\" }\n", "t {#x}\r---\r\n<a/ ><a =x>"} {
 		f.Add(s, true)
 	}
 	f.Fuzz(func(t *testing.T, s string, lead bool) {
