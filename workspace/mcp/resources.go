@@ -14,7 +14,6 @@ import (
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
-	"github.com/docir/docir/workspace/session"
 )
 
 // ResourcePrefix starts every docir resource URI: docir:///<address>, a
@@ -28,7 +27,7 @@ const ResourceTemplate = ResourcePrefix + "{+address}"
 // addResources lets hosts attach any document or section as a resource:
 // reading docir:///<address> is a get of that address, its body as
 // text/markdown.
-func addResources(s *sdk.Server, e *session.Engine, o Options) {
+func addResources(s *sdk.Server, cs *conns, o Options) {
 	s.AddResourceTemplate(&sdk.ResourceTemplate{
 		Name:        "document",
 		Title:       "A document or section of " + corpusName(o),
@@ -43,7 +42,7 @@ func addResources(s *sdk.Server, e *session.Engine, o Options) {
 			return nil, sdkError(werr)
 		}
 		params, _ := json.Marshal(docir.GetParams{DocID: &addr})
-		result, werr := e.Call(ctx, wire.MethodGet, params)
+		result, werr := cs.conn(req.Session).Call(ctx, wire.MethodGet, params)
 		if werr != nil {
 			if werr.StableCode() == docir.CodeNotFound {
 				return nil, resourceNotFound(uri)

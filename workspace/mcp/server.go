@@ -119,6 +119,7 @@ func newServer(e *session.Engine, o Options) (*sdk.Server, error) {
 		Instructions: instructions(o, e.Has(wire.MethodFields)),
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}, Resources: &sdk.ResourceCapabilities{}},
 	})
+	cs := newConns(e)
 	for _, t := range tools(e, o) {
 		in, err := inputSchema(t)
 		if err != nil {
@@ -135,9 +136,9 @@ func newServer(e *session.Engine, o Options) (*sdk.Server, error) {
 			InputSchema:  in,
 			OutputSchema: out,
 			Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: t.readOnly, DestructiveHint: new(false), IdempotentHint: true, OpenWorldHint: new(false)},
-		}, handler(e, t.method, o.Indexing))
+		}, handler(cs, t.method, o.Indexing))
 	}
-	addResources(s, e, o)
+	addResources(s, cs, o)
 	s.AddReceivingMiddleware(codedErrors)
 	return s, nil
 }
@@ -193,8 +194,9 @@ func codedErrors(next sdk.MethodHandler) sdk.MethodHandler {
 	}
 }
 
-// handler calls the engine's method with the arguments as sent.
-func handler(e *session.Engine, method string, indexing func() (string, int, int, bool)) sdk.ToolHandler {
+// handler calls the engine's method with the arguments as sent, in the
+// engine session of the call's MCP session.
+func handler(cs *conns, method string, indexing func() (string, int, int, bool)) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		if indexing != nil && req.Session != nil {
 			if token := req.Params.GetProgressToken(); token != nil {
@@ -206,9 +208,9 @@ func handler(e *session.Engine, method string, indexing func() (string, int, int
 		var result json.RawMessage
 		if werr == nil {
 			if method == wire.MethodCheck || method == wire.MethodChanges || method == wire.MethodLinks {
-				result, werr = e.CallWithin(ctx, method, req.Params.Arguments, PageBytes)
+				result, werr = cs.conn(req.Session).CallWithin(ctx, method, req.Params.Arguments, PageBytes)
 			} else {
-				result, werr = e.Call(ctx, method, req.Params.Arguments)
+				result, werr = cs.conn(req.Session).Call(ctx, method, req.Params.Arguments)
 			}
 		}
 		var text string
