@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"regexp"
+	"sync"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
@@ -32,11 +33,17 @@ import (
 // less in CommonMark than Python-Markdown's 4. The body is the lines
 // indented 4 spaces (a tab is 4 columns) more than the opener, and the
 // blank lines among them; the first other line ends it.
-var (
-	admonitionOpener = regexp.MustCompile(`^!!! ?[\pL\pN\pM_-]+(?: +[\pL\pN\pM_-]+)*(?: +"(.*?)")? *$`)
-	detailsOpener    = regexp.MustCompile(`^\?\?\?\+? ?(?:(?:[\pL\pN\pM_-]+(?: +[\pL\pN\pM_-]+)*?)?(?: +"(.*?)")|[\pL\pN\pM_-]+(?: +[\pL\pN\pM_-]+)*?) *$`)
-	tabOpener        = regexp.MustCompile(`^===(?:\+|\+!|!\+|!)? +"(.*?)" *$`)
-)
+//
+// The patterns are compiled on first use, not at start-up: their Unicode
+// classes take about a millisecond to compile, a tenth of a cold `docir
+// get`, which parses no markdown.
+var openers = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`^!!! ?[\pL\pN\pM_-]+(?: +[\pL\pN\pM_-]+)*(?: +"(.*?)")? *$`),
+		regexp.MustCompile(`^\?\?\?\+? ?(?:(?:[\pL\pN\pM_-]+(?: +[\pL\pN\pM_-]+)*?)?(?: +"(.*?)")|[\pL\pN\pM_-]+(?: +[\pL\pN\pM_-]+)*?) *$`),
+		regexp.MustCompile(`^===(?:\+|\+!|!\+|!)? +"(.*?)" *$`),
+	}
+})
 
 // mkdocsBodyIndent is how much more than its opener an MkDocs block's body
 // is indented: Python-Markdown's tab_length.
@@ -70,7 +77,7 @@ func (mkdocsBlockParser) Trigger() []byte { return []byte{'!', '?', '='} }
 // whether it is one, and where its title starts and ends in it (-1, -1
 // when it has none).
 func openerTitle(line []byte) (start, end int, ok bool) {
-	for _, re := range []*regexp.Regexp{admonitionOpener, detailsOpener, tabOpener} {
+	for _, re := range openers() {
 		if m := re.FindSubmatchIndex(line); m != nil {
 			return m[2], m[3], true
 		}
