@@ -486,6 +486,11 @@ func Prose(text string, lead bool) string {
 		}
 	}
 	for i := 0; i < len(text); {
+		j := strings.IndexAny(text[i:], "<{") // where a comment or shortcode can open
+		if j < 0 {
+			break
+		}
+		i += j
 		var closer string
 		switch {
 		case strings.HasPrefix(text[i:], "<!--"):
@@ -535,7 +540,7 @@ func blankLinks(b []byte) {
 		case isRefDefinition(line):
 			blank(start, end)
 		default:
-			if isHeadingLine(b, start, end) {
+			if bytes.IndexByte(line, '{') >= 0 && isHeadingLine(b, start, end) {
 				if i := markdown.HeadingAttributeStart(line); i >= 0 {
 					blank(start+i, end)
 				}

@@ -247,9 +247,10 @@ type ranking struct {
 	exhaustive bool
 	// plan: the ranking is a context's, whose plan reads every passage's
 	// score on the whole query (found.passageScores).
-	plan   bool
-	beyond map[string]beyond // by document: see beyondTitle
-	sc     *fulltext.Scorer  // see scorer
+	plan     bool
+	beyond   map[string]beyond   // by document: see beyondTitle
+	headings map[string][]string // a heading's distinct terms, by its text: see namedSections
+	sc       *fulltext.Scorer    // see scorer
 }
 
 // scorer scores passages for the ranking in memory it reuses.
@@ -941,10 +942,8 @@ func (r *ranking) namedSections(rec *docir.Record) map[string]float64 {
 			words = slices.Clone(stack[len(stack)-1].words)
 		}
 		if sec.Heading != rec.Title {
-			for _, t := range r.ft.Terms(sec.Heading) {
-				if !slices.Contains(own, t) {
-					own = append(own, t)
-				}
+			own = r.headingTerms(sec.Heading)
+			for _, t := range own {
 				if !slices.Contains(words, t) {
 					words = append(words, t)
 				}
@@ -1057,6 +1056,26 @@ func (r *ranking) beyondTitle(rec *docir.Record) (beyond, error) {
 	}
 	r.beyond[rec.ID] = b
 	return b, nil
+}
+
+// headingTerms are the distinct terms of a heading, analyzed once a
+// ranking: documents of one template share their headings (every KEP asks
+// "How can this feature be enabled / disabled in a live cluster?").
+func (r *ranking) headingTerms(heading string) []string {
+	if ts, ok := r.headings[heading]; ok {
+		return ts
+	}
+	var ts []string
+	for _, t := range r.ft.Terms(heading) {
+		if !slices.Contains(ts, t) {
+			ts = append(ts, t)
+		}
+	}
+	if r.headings == nil {
+		r.headings = map[string][]string{}
+	}
+	r.headings[heading] = ts
+	return ts
 }
 
 // promote puts the passage slug first among d's passages, keeping its score
