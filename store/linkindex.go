@@ -610,41 +610,60 @@ func (t *targetAnchors) find(cfg LinkConfig, id, anchor string) (string, bool) {
 	return "", false
 }
 
-// SectionByLinkRules finds the section of rec that a link to
-// rec.ID#anchor resolves to under the link rules this generation was
-// resolved with (targetAnchors.find; anchor percent-decoded too, as a
-// link's is): what docir.Record.FindSection does not find, a definition
-// term's id (links.definition_ids) or the anchor MkDocs gives a heading
+// LinkRuleSections finds the sections of rec that links to rec.ID#anchor
+// resolve to under the link rules this generation was resolved with
+// (targetAnchors.find; an anchor percent-decoded too, as a link's is):
+// what docir.Record.FindSection does not find, a definition term's id
+// (links.definition_ids) or the anchor MkDocs gives a heading
 // (links.mkdocs_anchors), so that get reads the section a link that check
 // accepts leads to. An anchor the chain finds in the lead finds no
-// section.
-func (s *Snapshot) SectionByLinkRules(rec *docir.Record, anchor string) (docir.Section, bool, error) {
+// section. Made once for a document, it reads the rules once and builds
+// the document's anchor tables on its first Find, not on each: a get of
+// many missing headings of one document is linear in them.
+type LinkRuleSections struct {
+	cfg LinkConfig
+	rec *docir.Record
+	t   *targetAnchors // built on the first Find that needs it
+	at  map[string]int // a section's index in rec, by slug
+}
+
+// LinkRuleSections is rec's LinkRuleSections in this generation.
+func (s *Snapshot) LinkRuleSections(rec *docir.Record) (*LinkRuleSections, error) {
 	cfg, err := s.LinkConfig()
 	if err != nil {
-		return docir.Section{}, false, s.damaged("link rules: %v", err)
+		return nil, s.damaged("link rules: %v", err)
 	}
-	m := anchorMeta{Anchors: rec.Anchors, Terms: rec.Terms}
-	for _, sec := range rec.Sections {
-		m.Sections = append(m.Sections, anchorSection{Slug: sec.Slug, Heading: sec.Heading, Anchors: sec.Anchors, Terms: sec.Terms})
-	}
-	t := newTargetAnchors(rec.ID, m)
+	return &LinkRuleSections{cfg: cfg, rec: rec}, nil
+}
+
+// Find is the section a link to the document's anchor leads to, if any.
+func (f *LinkRuleSections) Find(anchor string) (docir.Section, bool) {
 	anchors := []string{anchor}
 	if d := links.Decode(anchor); d != anchor {
 		anchors = append(anchors, d)
 	}
+	if f.t == nil {
+		m := anchorMeta{Anchors: f.rec.Anchors, Terms: f.rec.Terms}
+		f.at = make(map[string]int, len(f.rec.Sections))
+		for i, sec := range f.rec.Sections {
+			m.Sections = append(m.Sections, anchorSection{Slug: sec.Slug, Heading: sec.Heading, Anchors: sec.Anchors, Terms: sec.Terms})
+			if _, ok := f.at[sec.Slug]; !ok {
+				f.at[sec.Slug] = i
+			}
+		}
+		f.t = newTargetAnchors(f.rec.ID, m)
+	}
 	for _, a := range anchors {
-		addr, ok := t.find(cfg, rec.ID, a)
+		addr, ok := f.t.find(f.cfg, f.rec.ID, a)
 		_, slug, inSection := strings.Cut(addr, "#")
 		if !ok || !inSection {
 			continue
 		}
-		for _, sec := range rec.Sections {
-			if sec.Slug == slug {
-				return sec, true, nil
-			}
+		if i, ok := f.at[slug]; ok {
+			return f.rec.Sections[i], true
 		}
 	}
-	return docir.Section{}, false, nil
+	return docir.Section{}, false
 }
 
 // targetAnchors are the anchors of a document links may lead to: its

@@ -34,6 +34,9 @@ type cachedDoc struct {
 	ok    bool
 	finds int           // sections looked up
 	index *sectionIndex // made at the second
+	// linkRules finds sections by the generation's link rules, made at
+	// the first heading the record does not find (see findSection).
+	linkRules *store.LinkRuleSections
 }
 
 const (
@@ -108,23 +111,32 @@ func cachedBytes(d *cachedDoc) int {
 // sections answers from an index of them (sectionIndex) instead of
 // slugging every heading again for each. A heading neither finds is
 // looked up as a link's anchor under the link rules of the generation
-// (store.Snapshot.SectionByLinkRules: a definition term's id, an MkDocs
-// anchor), so that get reads every anchor check accepts.
+// (store.LinkRuleSections: a definition term's id, an MkDocs anchor,
+// made once for the document), so that get reads every anchor check
+// accepts.
 func (d *cachedDoc) findSection(snap *store.Snapshot, heading string) (docir.Section, bool, error) {
 	d.finds++
 	if d.finds < 2 {
 		if s, ok := d.rec.FindSection(heading); ok {
 			return s, true, nil
 		}
-		return snap.SectionByLinkRules(&d.rec, heading)
+	} else {
+		if d.index == nil {
+			d.index = newSectionIndex(d.rec.Sections)
+		}
+		if i, ok := d.index.find(heading); ok {
+			return d.rec.Sections[i], true, nil
+		}
 	}
-	if d.index == nil {
-		d.index = newSectionIndex(d.rec.Sections)
+	if d.linkRules == nil {
+		f, err := snap.LinkRuleSections(&d.rec)
+		if err != nil {
+			return docir.Section{}, false, err
+		}
+		d.linkRules = f
 	}
-	if i, ok := d.index.find(heading); ok {
-		return d.rec.Sections[i], true, nil
-	}
-	return snap.SectionByLinkRules(&d.rec, heading)
+	s, ok := d.linkRules.Find(heading)
+	return s, ok, nil
 }
 
 // sectionIndex answers docir.Record.FindSection from maps: each holds,
