@@ -151,3 +151,22 @@ func TestClashErrorSaysWhatHelps(t *testing.T) {
 		})
 	}
 }
+
+// TestClashFrontMatterIDEqualToPath: an `id:` that is the same as the one
+// the file's path gives in its source (s2/a.md, `id: a`, source s2) still
+// set the id, so the clash with s1/a.md names that front matter and does
+// not suggest a prefix, which does not change such an id (code review:
+// the id was compared with the path's, and a prefix was suggested).
+func TestClashFrontMatterIDEqualToPath(t *testing.T) {
+	s1, s2, dir := t.TempDir(), t.TempDir(), t.TempDir()
+	writeFile(t, s1, "a.md", "# A\n")
+	writeFile(t, s2, "a.md", "---\nid: a\n---\n# A2\n")
+	_, err := Refresh(context.Background(), dir, []store.Source{{Path: s1}, {Path: s2}}, Options{})
+	var claim *ClaimError
+	if !errors.As(err, &claim) || claim.AFrontMatter || !claim.BFrontMatter {
+		t.Fatalf("error %v (%+v): want a claim the second file's front matter made", err, claim)
+	}
+	if msg := err.Error(); strings.Contains(msg, "--prefix") {
+		t.Errorf("error %q suggests a prefix", msg)
+	}
+}

@@ -86,8 +86,11 @@ type file struct {
 	passages []fulltext.Passage
 	pairs    []byte
 	id       string
-	warning  *warning // why it was skipped or what its front matter lacks; nil when nothing
-	err      error    // it could not be read for an I/O error: the refresh fails
+	// idRead: the file was read this refresh, and fmID says whether its
+	// front matter's `id:` made its id (see idFromFrontMatter).
+	idRead, fmID bool
+	warning      *warning // why it was skipped or what its front matter lacks; nil when nothing
+	err          error    // it could not be read for an I/O error: the refresh fails
 }
 
 // path is the file's path as reached from its source folder. It is built
@@ -357,10 +360,14 @@ func frontMatterFix(a, b *file, claim *ClaimError) string {
 	}
 }
 
-// idFromFrontMatter reports whether f's id is not the one its path gives:
-// its front matter's `id:` made it. (It asks the id, not the front
-// matter, which an unchanged file has not read.)
+// idFromFrontMatter reports whether f's front matter's `id:` made its id:
+// as its reading found, for a file read this refresh; for an unchanged
+// one, whose front matter was not read, whether its id is not the one its
+// path gives (an `id:` equal to that is taken for the path's).
 func idFromFrontMatter(f *file) bool {
+	if f.idRead {
+		return f.fmID
+	}
 	id, _, ok := documentID(*f.root, f.rel, "")
 	return !ok || id != f.id
 }
@@ -447,6 +454,8 @@ func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, root
 	if idWarn != "" {
 		warn = append(warn, idWarn)
 	}
+	f.idRead = true
+	f.fmID = f.parsed.FrontMatterID != "" && idWarn == "" && f.root.FrontMatterID != FrontMatterIDOff
 	if !ok {
 		skip(KindNoID, "%s", strings.Join(warn, "; "))
 		return
