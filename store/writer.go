@@ -191,6 +191,9 @@ func LockClaimed(dir string, wait func(by Holder)) (Claimed, func() error, error
 	var made Claimed // a claim of an earlier try that made the store
 	for try := 0; ; try++ {
 		c, err := Claim(dir)
+		if errors.Is(err, fs.ErrNotExist) && try < 100 {
+			continue // Undo removed the folder Claim had just made (MkdirAll) before it wrote in it
+		}
 		if err != nil {
 			return c, nil, err
 		}
