@@ -77,10 +77,22 @@ func (mkdocsBlockParser) Trigger() []byte { return []byte{'!', '?', '='} }
 // whether it is one, and where its title starts and ends in it (-1, -1
 // when it has none).
 func openerTitle(line []byte) (start, end int, ok bool) {
-	for _, re := range openers() {
-		if m := re.FindSubmatchIndex(line); m != nil {
-			return m[2], m[3], true
-		}
+	if len(line) < 3 {
+		return -1, -1, false
+	}
+	var re *regexp.Regexp
+	switch string(line[:3]) { // each pattern's own start, before a pattern runs over the line
+	case "!!!":
+		re = openers()[0]
+	case "???":
+		re = openers()[1]
+	case "===":
+		re = openers()[2]
+	default:
+		return -1, -1, false
+	}
+	if m := re.FindSubmatchIndex(line); m != nil {
+		return m[2], m[3], true
 	}
 	return -1, -1, false
 }
