@@ -567,13 +567,32 @@ func isHeadingLine(b []byte, start, end int) bool {
 	if n := len(t) - len(bytes.TrimLeft(t, "#")); n >= 1 && n <= 6 {
 		return n == len(t) || t[n] == ' ' || t[n] == '\t' || t[n] == '\r'
 	}
-	if end >= len(b) {
-		return false
+	if end >= len(b) || listOrQuote(t) {
+		return false // a list item's or a block quote's line is no setext heading's text
 	}
 	next := b[end+1 : lineEnd(b, end+1)]
 	u, ok := indented(next)
 	u = bytes.TrimRight(u, " \t\r")
 	return ok && len(u) > 0 && (len(bytes.Trim(u, "=")) == 0 || len(bytes.Trim(u, "-")) == 0)
+}
+
+// listOrQuote reports whether line (its indent taken off) opens a list
+// item ("- ", "* ", "+ ", "1. ", "1) ") or a block quote (">").
+func listOrQuote(line []byte) bool {
+	if len(line) == 0 {
+		return false
+	}
+	if line[0] == '>' {
+		return true
+	}
+	if bytes.IndexByte([]byte("-*+"), line[0]) >= 0 {
+		return len(line) == 1 || line[1] == ' ' || line[1] == '\t'
+	}
+	i := 0
+	for i < len(line) && i < 9 && line[i] >= '0' && line[i] <= '9' {
+		i++
+	}
+	return i > 0 && i < len(line) && (line[i] == '.' || line[i] == ')') && (i+1 == len(line) || line[i+1] == ' ' || line[i+1] == '\t')
 }
 
 // lineEnd is the offset of the byte that ends the line of b starting at

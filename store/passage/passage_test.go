@@ -36,6 +36,10 @@ func TestProse(t *testing.T) {
 		{"attr_list block with a key", "### <!-- md:option --> Customization { #customization data-toc-label=\"Customization\" }\nText", false, "### Customization Text"},
 		{"setext heading's block", "Wide {.class key=value}\n====\n", false, "Wide ===="},
 		{"closing sequence keeps the block", "## Closed {#cl} ##\n", false, "## Closed {#cl} ##"},
+		// A list item's or quote's line before "---" is no setext heading (code review).
+		{"list item before a thematic break", "- item {.x}\n---\n", false, "- item {.x} ---"},
+		{"quote before a thematic break", "> q {.x}\n---\n", false, "> q {.x} ---"},
+		{"ordered item before a thematic break", "1. one {.x}\n---\n", false, "1. one {.x} ---"},
 		{"braces not on a heading kept", "a map {k=v}\n\n    # not {x=1}\n", false, "a map {k=v} # not {x=1}"},
 		{"tags blanked, text kept", `Press <kbd>Ctrl</kbd> <img src="a.png" alt='x'/> then<br>go`, false, "Press Ctrl then go"},
 		{"autolinks and comparisons kept", "<https://x.org> <a@b.c> a < b > c <3", false, "<https://x.org> <a@b.c> a < b > c <3"},
