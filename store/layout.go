@@ -369,9 +369,13 @@ func Claim(dir string) (Claimed, error) {
 	return c, err
 }
 
-// emptyFile reports whether e is an empty regular file.
+// emptyFile reports whether e is an empty regular file, or one removed
+// since its folder was read (a lock file Undo removed meanwhile).
 func emptyFile(e fs.DirEntry) bool {
 	info, err := e.Info()
+	if errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
 	return err == nil && info.Mode().IsRegular() && info.Size() == 0
 }
 
