@@ -315,7 +315,7 @@ func FuzzEditSources(f *testing.F) {
 // The JSON of `docir sources` is a wire shape: its fields are pinned.
 func TestSourcesShape(t *testing.T) {
 	var out bytes.Buffer
-	res := sourcesResult{Config: "/p/docir.yaml", Sources: []sourceEntry{{Path: "../a", Dir: "/a"}, {Path: "b", Prefix: "x", Dir: "/p/b"}}}
+	res := sourcesResult{Config: "/p/docir.yaml", Sources: []sourceEntry{{Path: "../a", Dir: "/a"}, {Path: "b", Prefix: "x", FrontMatterID: "name", Dir: "/p/b"}}}
 	if err := printJSON(&out, res); err != nil {
 		t.Fatal(err)
 	}
@@ -329,6 +329,7 @@ func TestSourcesShape(t *testing.T) {
     {
       "path": "b",
       "prefix": "x",
+      "front_matter_id": "name",
       "dir": "/p/b"
     }
   ]

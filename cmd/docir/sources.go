@@ -36,6 +36,9 @@ type sourcesResult struct {
 type sourceEntry struct {
 	Path   string `json:"path"`
 	Prefix string `json:"prefix,omitempty"`
+	// FrontMatterID is how a front-matter `id:` makes an id (whole, name,
+	// off); left out for the default.
+	FrontMatterID string `json:"front_matter_id,omitempty"`
 	// Exclude are the source's own exclude patterns (after the config's
 	// global ones, sourcesResult.Exclude).
 	Exclude []string `json:"exclude,omitempty"`
@@ -150,7 +153,7 @@ func sourcesRun(ctx context.Context, opts *SourcesOptions) error {
 		res.Sources = append(res.Sources, sourceEntry{Path: ".", Dir: lc.BaseDir})
 	}
 	for _, s := range lc.Sources {
-		res.Sources = append(res.Sources, sourceEntry{Path: s.Path, Prefix: s.Prefix, Exclude: s.Exclude, Dir: lc.abs(s.Path)})
+		res.Sources = append(res.Sources, sourceEntry{Path: s.Path, Prefix: s.Prefix, FrontMatterID: s.FrontMatterID, Exclude: s.Exclude, Dir: lc.abs(s.Path)})
 	}
 	if text {
 		return printSourcesText(opts.IO.Out, res)
@@ -164,7 +167,11 @@ func printSourcesText(w io.Writer, res sourcesResult) error {
 	}
 	rows := [][]string{{"PATH", "PREFIX", "FOLDER"}}
 	for _, s := range res.Sources {
-		rows = append(rows, []string{s.Path, s.Prefix, s.Dir})
+		prefix := s.Prefix
+		if s.FrontMatterID != "" { // said beside the prefix: both make its files' ids
+			prefix = strings.TrimSpace(prefix + " (front_matter_id " + s.FrontMatterID + ")")
+		}
+		rows = append(rows, []string{s.Path, prefix, s.Dir})
 	}
 	var b strings.Builder
 	widths := columnWidths(rows)
