@@ -248,9 +248,11 @@ type ranking struct {
 	// plan: the ranking is a context's, whose plan reads every passage's
 	// score on the whole query (found.passageScores).
 	plan     bool
-	beyond   map[string]beyond   // by document: see beyondTitle
-	headings map[string][]string // a heading's distinct terms, by its text: see namedSections
-	sc       *fulltext.Scorer    // see scorer
+	beyond   map[string]beyond          // by document: see beyondTitle
+	headings map[string][]string        // a heading's distinct terms, by its text: see namedSections
+	titles   map[string]map[string]bool // a document's title terms, by its id: see titleTerms
+	asked    map[string]bool            // the query's terms: see queryTerms
+	sc       *fulltext.Scorer           // see scorer
 }
 
 // scorer scores passages for the ranking in memory it reuses.
@@ -919,14 +921,8 @@ func (r *ranking) chooseSection(f *found) error {
 // share is of the own heading, not the path: "Model for Input" and "Model
 // for Output" under "Models for Input and Output" have one path's words.)
 func (r *ranking) namedSections(rec *docir.Record) map[string]float64 {
-	title := map[string]bool{}
-	for _, t := range r.ft.Terms(rec.Title) {
-		title[t] = true
-	}
-	asked := map[string]bool{}
-	for _, t := range r.q.Terms() {
-		asked[t] = true
-	}
+	title := r.titleTerms(rec)
+	asked := r.queryTerms()
 	type open struct {
 		level int
 		words []string // the distinct words of its heading path
@@ -972,10 +968,7 @@ func (r *ranking) namedSections(rec *docir.Record) map[string]float64 {
 // titleWords says whether the query has words of rec's title (shared) and
 // words that are not (beyond).
 func (r *ranking) titleWords(rec *docir.Record) (shared, beyond bool) {
-	title := map[string]bool{}
-	for _, t := range r.ft.Terms(rec.Title) {
-		title[t] = true
-	}
+	title := r.titleTerms(rec)
 	for _, t := range r.q.Terms() {
 		if title[t] {
 			shared = true
@@ -1005,10 +998,7 @@ func (r *ranking) beyondTitle(rec *docir.Record) (beyond, error) {
 	if b, ok := r.beyond[rec.ID]; ok {
 		return b, nil
 	}
-	title := map[string]bool{}
-	for _, t := range r.ft.Terms(rec.Title) {
-		title[t] = true
-	}
+	title := r.titleTerms(rec)
 	var b beyond
 	if rest := r.q.Without(title); len(rest.Terms()) > 0 {
 		d, err := r.doc(rec.ID)
@@ -1056,6 +1046,35 @@ func (r *ranking) beyondTitle(rec *docir.Record) (beyond, error) {
 	}
 	r.beyond[rec.ID] = b
 	return b, nil
+}
+
+// titleTerms are the terms of rec's title, analyzed once a ranking (a
+// document's section choice asks for them three times: titleWords,
+// beyondTitle, namedSections).
+func (r *ranking) titleTerms(rec *docir.Record) map[string]bool {
+	if t, ok := r.titles[rec.ID]; ok {
+		return t
+	}
+	t := map[string]bool{}
+	for _, term := range r.ft.Terms(rec.Title) {
+		t[term] = true
+	}
+	if r.titles == nil {
+		r.titles = map[string]map[string]bool{}
+	}
+	r.titles[rec.ID] = t
+	return t
+}
+
+// queryTerms are the query's distinct terms, as a set.
+func (r *ranking) queryTerms() map[string]bool {
+	if r.asked == nil {
+		r.asked = map[string]bool{}
+		for _, t := range r.q.Terms() {
+			r.asked[t] = true
+		}
+	}
+	return r.asked
 }
 
 // headingTerms are the distinct terms of a heading, analyzed once a
