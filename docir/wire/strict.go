@@ -125,9 +125,9 @@ func DecodeParams(method string, params json.RawMessage, v any) error {
 		if errors.As(err, &te) {
 			name := memberOf(reflect.TypeOf(v).Elem(), te.Field)
 			if f, ok := fieldByJSONName(reflect.TypeOf(v).Elem(), name); ok && f.Type != te.Type && f.Type.Kind() == reflect.Slice {
-				return docir.Errorf(docir.CodeInvalidParams, "%s: field %q: want %s; an element is a JSON %s", method, name, typeName(f.Type), te.Value)
+				return docir.Errorf(docir.CodeInvalidParams, "%s: field %q: want %s; an element is a JSON %s", method, name, TypeName(f.Type), te.Value)
 			}
-			return docir.Errorf(docir.CodeInvalidParams, "%s: field %q: want %s, got a JSON %s", method, name, typeName(te.Type), te.Value)
+			return docir.Errorf(docir.CodeInvalidParams, "%s: field %q: want %s, got a JSON %s", method, name, TypeName(te.Type), te.Value)
 		}
 		return docir.Errorf(docir.CodeInvalidParams, "%s: params: %w", method, err)
 	}
@@ -212,20 +212,23 @@ func fieldByJSONName(t reflect.Type, name string) (reflect.StructField, bool) {
 	return reflect.StructField{}, false
 }
 
-func typeName(t reflect.Type) string {
+// TypeName names the JSON value a Go type decodes from, as a type error
+// says what it wanted ("a string", "an array of integers").
+func TypeName(t reflect.Type) string {
 	switch t.Kind() {
 	case reflect.String:
 		return "a string"
-	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64, reflect.Uint32:
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Int16, reflect.Int8,
+		reflect.Uint, reflect.Uint64, reflect.Uint32, reflect.Uint16, reflect.Uint8:
 		return "an integer"
 	case reflect.Float64, reflect.Float32:
 		return "a number"
 	case reflect.Bool:
 		return "a boolean"
 	case reflect.Slice, reflect.Array:
-		return "an array of " + strings.TrimPrefix(strings.TrimPrefix(typeName(t.Elem()), "a "), "an ") + "s"
+		return "an array of " + strings.TrimPrefix(strings.TrimPrefix(TypeName(t.Elem()), "a "), "an ") + "s"
 	case reflect.Pointer:
-		return typeName(t.Elem())
+		return TypeName(t.Elem())
 	default:
 		return "an object"
 	}

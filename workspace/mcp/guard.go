@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"reflect"
 	"strconv"
 	"sync"
 
@@ -201,28 +200,11 @@ func initializeParams(params json.RawMessage) *wire.Error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &te) && te.Field != "":
-		return wire.NewError(docir.CodeInvalidParams, "invalid params: initialize: member %q: want %s, got a JSON %s", te.Field, jsonType(te.Type), te.Value)
+		return wire.NewError(docir.CodeInvalidParams, "invalid params: initialize: member %q: want %s, got a JSON %s", te.Field, wire.TypeName(te.Type), te.Value)
 	case err != nil:
 		return wire.NewError(docir.CodeInvalidParams, "invalid params: initialize: %v", err)
 	}
 	return nil
-}
-
-// jsonType names the JSON value a Go type decodes from.
-func jsonType(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	}
-	return "an object"
 }
 
 // sdkMethod is how the SDK's server takes one method: as a notification
