@@ -136,10 +136,17 @@ type IndexSummary struct {
 	WarningCounts map[string]int `json:"warning_counts,omitempty"`
 }
 
-// SourceInfo is one source root of a store.
+// SourceInfo is one source root of a store, as its current generation was
+// indexed.
 type SourceInfo struct {
 	Path   string `json:"path"`
 	Prefix string `json:"prefix,omitempty"`
+	// FrontMatterID is how a front-matter `id:` names the source's
+	// documents, with the values of docir.yaml's front_matter_id that
+	// `docir sources` shows: "name" (the `id:` replaces the file's name)
+	// or "off" (ids from paths only). Left out, it is the default, the
+	// `id:` as the whole id, which docir records as "" (not "whole").
+	FrontMatterID string `json:"front_matter_id,omitempty"`
 }
 
 // Status is the reply of `status` and workspace/status.

@@ -29,7 +29,8 @@ func jsonFields(t reflect.Type) []string {
 	return out
 }
 
-// TestSkeletonShapes pins the fields of the skeleton reply shapes, which
+// TestSkeletonShapes pins the fields of the skeleton reply shapes and the
+// other wire shapes listed (params, bindings, links, status), which
 // transports and peers read by name.
 func TestSkeletonShapes(t *testing.T) {
 	tests := []struct {
@@ -57,6 +58,9 @@ func TestSkeletonShapes(t *testing.T) {
 		{ChangesParams{}, []string{"since", "since_receipt", "until", "limit", "cursor"}},
 		{ChangesResult{}, []string{"since", "until", "documents", "sections", "next"}},
 		{LinkCounts{}, []string{"resolved", "broken", "external", "unchecked"}},
+		{Status{}, []string{"store", "format", "generation", "documents", "sources", "peers"}},
+		{SourceInfo{}, []string{"path", "prefix", "front_matter_id"}},
+		{PeerStatus{}, []string{"name", "kind", "location", "status", "error", "generation", "documents"}},
 	}
 	for _, tt := range tests {
 		typ := reflect.TypeOf(tt.v)

@@ -510,7 +510,7 @@ func (s *Service) Status(ctx context.Context) (docir.Status, error) {
 	}
 	st := docir.Status{Store: s.cfg.Dir, Format: store.FormatVersion, Generation: snap.Generation(), Documents: n, Sources: []docir.SourceInfo{}}
 	for _, src := range srcs {
-		st.Sources = append(st.Sources, docir.SourceInfo{Path: src.Path, Prefix: src.Prefix})
+		st.Sources = append(st.Sources, docir.SourceInfo{Path: src.Path, Prefix: src.Prefix, FrontMatterID: src.FrontMatterID})
 	}
 	return st, nil
 }

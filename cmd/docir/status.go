@@ -61,10 +61,11 @@ the generation, by a stat of each file, none read); and the generations
 bindings hold.
 
 Output (JSON): {store, format, generation, documents, sources: [{path,
-prefix}], peers, changes: {generation, added, changed, removed, unchanged,
-ignored, skipped, clashes, sources_changed, settings_changed, missing},
-holds}. With --at or --receipt, the pinned generation, without changes or
-holds (a pin is not about now).`,
+prefix, front_matter_id}], peers, changes: {generation, added, changed,
+removed, unchanged, ignored, skipped, clashes, sources_changed,
+settings_changed, missing}, holds}. A source's front_matter_id (name or
+off) is left out for the default. With --at or --receipt, the pinned
+generation, without changes or holds (a pin is not about now).`,
 		Example: `  docir status
   docir status --jq '.changes.changed[]'     # the files edited since the last index`,
 		Args: noArgs,
@@ -187,11 +188,14 @@ func printStatusText(dst io.Writer, out statusOutput) error {
 	fmt.Fprintf(w, "generation  %d\n", st.Generation)
 	fmt.Fprintf(w, "documents   %d\n", st.Documents)
 	for _, s := range st.Sources {
+		fmt.Fprintf(w, "source      %s", s.Path)
 		if s.Prefix != "" {
-			fmt.Fprintf(w, "source      %s (prefix %s)\n", s.Path, s.Prefix)
-		} else {
-			fmt.Fprintf(w, "source      %s\n", s.Path)
+			fmt.Fprintf(w, " (prefix %s)", s.Prefix)
 		}
+		if s.FrontMatterID != "" { // after the prefix, as `docir sources` says it
+			fmt.Fprintf(w, " (front_matter_id %s)", s.FrontMatterID)
+		}
+		fmt.Fprintln(w)
 	}
 	for _, p := range st.Peers {
 		if p.Status == "ok" {
