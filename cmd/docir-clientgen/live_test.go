@@ -567,3 +567,43 @@ func TestServerBindings(t *testing.T) {
 	}
 	ok(t, "workspace/replay", `{"receipt":`+string(receipt)+`,"require_current":true}`)
 }
+
+// TestServerStatusFrontMatterID: a workspace/status whose sources set
+// front_matter_id (name, off) beside one that keeps the default is valid
+// under the result schema, and carries the member for those two only (the
+// fixture's corpus sets none, so TestServerReplies never sends it).
+func TestServerStatusFrontMatterID(t *testing.T) {
+	bin := docirBinary(t)
+	project := t.TempDir()
+	if err := corpustest.WriteFiles(project, map[string]string{
+		"docir.yaml":          "sources:\n  - path: site\n    front_matter_id: name\n  - path: paths\n    front_matter_id: off\n  - path: plain\n",
+		"site/guide/hello.md": "---\nid: intro\n---\n# Intro\n",
+		"paths/a.md":          "---\nid: elsewhere\n---\n# A\n",
+		"plain/b.md":          "# B\n",
+		"policy.json":         `{"schema":"docir.host-policy.v2","grants":[],"read_batch_workers":null}`,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	index := exec.Command(bin, "index")
+	index.Dir = project
+	if out, err := index.CombinedOutput(); err != nil {
+		t.Fatalf("docir index: %v\n%s", err, out)
+	}
+	c := schemaCalls{serve(t, bin, project, filepath.Join(project, "policy.json"))}
+	var status struct {
+		Sources []map[string]string `json:"sources"`
+	}
+	if err := json.Unmarshal(c.ok(t, "workspace/status", ""), &status); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range status.Sources {
+		got = append(got, filepath.Base(s["path"])+" "+s["front_matter_id"])
+	}
+	if diff := cmp.Diff([]string{"site name", "paths off", "plain "}, got); diff != "" {
+		t.Errorf("sources (-want +got):\n%s", diff)
+	}
+	if _, ok := status.Sources[2]["front_matter_id"]; ok {
+		t.Errorf("front_matter_id sent for a source with the default: %v", status.Sources[2])
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/docir/docir/docir/query"
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/readbatch"
+	"github.com/docir/docir/store/ingest"
 	"github.com/docir/docir/workspace/binding"
 )
 
@@ -197,6 +198,22 @@ func TestBoundsMatchGo(t *testing.T) {
 	slices.Sort(attested)
 	if diff := cmp.Diff(binding.EvidenceMethods(), attested); diff != "" {
 		t.Errorf("workspace/evidence method enum (-engine +schema):\n%s", diff)
+	}
+	// A source's front_matter_id takes the values docir.yaml's does.
+	fmID := set.Defs.Defs["SourceInfo"].Properties["front_matter_id"]
+	if fmID == nil {
+		t.Fatal("SourceInfo has no front_matter_id")
+	}
+	var rules []string
+	for _, v := range fmID.Enum {
+		var rule string
+		if err := json.Unmarshal(v, &rule); err != nil || ingest.CheckFrontMatterID(rule) != nil || rule == "" {
+			t.Errorf("SourceInfo front_matter_id %s: not a front_matter_id value", v)
+		}
+		rules = append(rules, rule)
+	}
+	if want := []string{ingest.FrontMatterIDWhole, ingest.FrontMatterIDName, ingest.FrontMatterIDOff}; !slices.Equal(rules, want) {
+		t.Errorf("SourceInfo front_matter_id enum %q; want %q", rules, want)
 	}
 	checkInt("doc_ids max", p["docir/get"].Properties["doc_ids"].MaxItems, docir.MaxBatch)
 	checkInt("links doc_ids max", p["docir/links"].Properties["doc_ids"].MaxItems, docir.MaxBatch)
