@@ -18,8 +18,9 @@
 //   - Slugs come from address.Slug through an address.Slugger, so repeats get
 //     -1, -2 as on GitHub; every heading, nested or not, takes its place in
 //     the sequence. A heading that ends with an attribute block
-//     (Hugo's and Pandoc's `## Metadata {#metadata-schema}`) has the id it
-//     gives as its slug, and the block is not part of its text.
+//     (Hugo's and Pandoc's `## Metadata {#metadata-schema}`, MkDocs'
+//     `## Metadata {: #metadata-schema }`) has the id it gives as its
+//     slug, and the block is not part of its text.
 //   - Title: front-matter `title`, else the first level-1 heading, else the
 //     file name without ".md".
 //   - MkDocs admonitions, details and content tabs (`!!! note`, `??? tip`,
@@ -86,7 +87,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   passages of a section no longer carry its heading's attribute
 //	   block or inline HTML tags (store/passage Prose), which only a
 //	   parse again re-indexes.
-const RulesVersion = 3
+//	4  Python-Markdown's attr_list blocks that open with "{:" (`## Usage
+//	   {: #usage }`) read as attribute blocks: their id is the heading's
+//	   slug, and they are out of its text and of the indexed text.
+const RulesVersion = 4
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
@@ -804,8 +808,9 @@ func (p *Parser) newHeading(h *ast.Heading, body []byte, start int, pc parser.Co
 const maxAttributeBytes = 256
 
 // headingAttributes reads the attribute block that ends heading h's last
-// line ({#id .class key=value}, as Hugo and Pandoc write it), when there is
-// one within its last maxAttributeBytes: it cuts the block from the
+// line ({#id .class key=value}, as Hugo and Pandoc write it; {: #id }, as
+// Python-Markdown's attr_list does), when there is one within its last
+// maxAttributeBytes: it cuts the block from the
 // heading's text (its last segment) and returns the id the block gives, ""
 // when none. It reads as goldmark's parser.WithAttribute does: the first
 // '{' (not escaped) that opens a block reaching the end of the line opens
@@ -852,6 +857,13 @@ func headingAttributes(h *ast.Heading, body []byte, setext bool) string {
 // attributeBlock finds the attribute block that ends line, within its last
 // maxAttributeBytes: the offset of its '{' (-1 when there is none) and its
 // attributes.
+//
+// A block that opens with "{:", as Python-Markdown's attr_list (MkDocs)
+// and kramdown write it (`{: #id .class }`), is read as goldmark reads the
+// block with a space for the colon: `{:#id}` gives the id "id" and
+// `{:id="x"}` the id "x" (goldmark alone reads neither: its name of an
+// attribute may start with ':', so it reads `{:id="x"}` as an attribute
+// ":id"). Only the one colon after the brace: `{::#x}` is no block.
 func attributeBlock(line []byte) (int, parser.Attributes) {
 	if len(line) == 0 || line[len(line)-1] != '}' {
 		return -1, nil
@@ -860,6 +872,7 @@ func attributeBlock(line []byte) (int, parser.Attributes) {
 	for from > 0 && line[from-1] == '\\' {
 		from-- // read a run of backslashes whole: "\\{" is an escaped '{'
 	}
+	var colon []byte // a "{:" block, the colon a space
 	for i := from; i < len(line); i++ {
 		switch line[i] {
 		case '\\':
@@ -869,7 +882,12 @@ func attributeBlock(line []byte) (int, parser.Attributes) {
 		default:
 			continue
 		}
-		r := text.NewReader(line[i:])
+		block := line[i:]
+		if len(block) > 1 && block[1] == ':' {
+			colon = append(append(colon[:0], '{', ' '), block[2:]...)
+			block = colon
+		}
+		r := text.NewReader(block)
 		attrs, ok := parser.ParseAttributes(r)
 		if !ok {
 			continue
@@ -885,7 +903,7 @@ func attributeBlock(line []byte) (int, parser.Attributes) {
 // HeadingAttributeStart is the offset in line, the line of an ATX heading
 // or the last text line of a setext heading, of the attribute block that
 // ends it as Parse reads it (`## Metadata {#metadata-schema}`, `## 8.0.1 {
-// id="8.0.1" }`): -1 when it has none. The block is not part of the
+// id="8.0.1" }`, `## Usage {: #usage }`): -1 when it has none. The block is not part of the
 // heading's text; store/passage leaves it out of the text it indexes.
 func HeadingAttributeStart(line []byte) int {
 	i, _ := attributeBlock(util.TrimRightSpace(line))

@@ -35,6 +35,8 @@ func TestProse(t *testing.T) {
 		{"heading attribute block and tag", "## 8.0.1 <small>November 28, 2021</small> { id=\"8.0.1\" }\n\n- Improved", false, "## 8.0.1 November 28, 2021 - Improved"},
 		{"attr_list block with a key", "### <!-- md:option --> Customization { #customization data-toc-label=\"Customization\" }\nText", false, "### Customization Text"},
 		{"setext heading's block", "Wide {.class key=value}\n====\n", false, "Wide ===="},
+		// Python-Markdown's attr_list opens a block with "{:" too.
+		{"attr_list colon block", "## Usage {: #usage .c }\nText {:#no}\n\nSetext{:#s}\n---\n", false, "## Usage Text {:#no} Setext ---"},
 		{"closing sequence keeps the block", "## Closed {#cl} ##\n", false, "## Closed {#cl} ##"},
 		// A list item's or quote's line before "---" is no setext heading (code review).
 		{"list item before a thematic break", "- item {.x}\n---\n", false, "- item {.x} ---"},
@@ -59,7 +61,7 @@ func TestProse(t *testing.T) {
 // FuzzProse: the output is as long as the input, keeps its newlines, and
 // changes bytes only to spaces.
 func FuzzProse(f *testing.F) {
-	for _, s := range []string{"a <!-- b --> c", "{{< x >}}y{{< /x >}}", "+++\na\n+++\nb", "{{%", "<!--", "", "# a <b c='d'>e</b> { #f .g h=\"i\" }\n", "t {#x}\r---\r\n<a/ ><a =x>"} {
+	for _, s := range []string{"a <!-- b --> c", "{{< x >}}y{{< /x >}}", "+++\na\n+++\nb", "{{%", "<!--", "", "# a <b c='d'>e</b> { #f .g h=\"i\" }\n", "t {#x}\r---\r\n<a/ ><a =x>", "## a {: #b }\nc{:d}\n===\n"} {
 		f.Add(s, true)
 	}
 	f.Fuzz(func(t *testing.T, s string, lead bool) {
