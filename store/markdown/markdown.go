@@ -863,7 +863,8 @@ func headingAttributes(h *ast.Heading, body []byte, setext bool) string {
 // block with a space for the colon: `{:#id}` gives the id "id" and
 // `{:id="x"}` the id "x" (goldmark alone reads neither: its name of an
 // attribute may start with ':', so it reads `{:id="x"}` as an attribute
-// ":id"). Only the one colon after the brace: `{::#x}` is no block.
+// ":id"). Only the one colon after the brace: `{::#x}` is no block, and
+// neither is `{:}` (goldmark's `{ }` is none; nor is it Python-Markdown's).
 func attributeBlock(line []byte) (int, parser.Attributes) {
 	if len(line) == 0 || line[len(line)-1] != '}' {
 		return -1, nil
