@@ -89,7 +89,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   parse again re-indexes.
 //	4  Python-Markdown's attr_list blocks that open with "{:" (`## Usage
 //	   {: #usage }`) read as attribute blocks: their id is the heading's
-//	   slug, and they are out of its text and of the indexed text.
+//	   slug, and they are out of its text and of the indexed text; and
+//	   the passages of a section carry an MkDocs opener line's title
+//	   without its marker, type and quotes (`!!! note "Heads up"` is
+//	   "Heads up"; store/passage Prose).
 const RulesVersion = 4
 
 // Parsed is what Parse makes of a file.

@@ -432,7 +432,7 @@ func FuzzHeadingAttributesGoldmark(f *testing.F) {
 		md := []byte(src.String() + "\n")
 		for line := range bytes.Lines(md) {
 			w, pos := util.IndentWidth(line, 0)
-			if _, _, ok := openerTitle(bytes.TrimRight(line[pos:], "\r\n")); ok && w <= 3 {
+			if _, _, ok := MkDocsOpener(bytes.TrimRight(line[pos:], "\r\n")); ok && w <= 3 {
 				return // an MkDocs block's opener, which docir reads and goldmark does not (mkdocs.go)
 			}
 		}

@@ -73,10 +73,12 @@ type mkdocsBlockParser struct{}
 
 func (mkdocsBlockParser) Trigger() []byte { return []byte{'!', '?', '='} }
 
-// openerTitle matches line (without its line ending) against the openers:
-// whether it is one, and where its title starts and ends in it (-1, -1
-// when it has none).
-func openerTitle(line []byte) (start, end int, ok bool) {
+// MkDocsOpener matches line (without its indent and line ending) against
+// the openers of MkDocs blocks (`!!! note "Title"`, `??? tip`, `===
+// "Tab"`): whether it is one, and where its title's text (inside its
+// quotes) starts and ends in it (-1, -1 when it has none). store/passage
+// keeps only the title of an opener in the text it indexes.
+func MkDocsOpener(line []byte) (start, end int, ok bool) {
 	if len(line) < 3 {
 		return -1, -1, false
 	}
@@ -107,7 +109,7 @@ func (mkdocsBlockParser) Open(parent ast.Node, reader text.Reader, pc parser.Con
 	for n > pos && (line[n-1] == '\n' || line[n-1] == '\r') {
 		n--
 	}
-	start, end, ok := openerTitle(line[pos:n])
+	start, end, ok := MkDocsOpener(line[pos:n])
 	if !ok {
 		return nil, parser.NoChildren
 	}

@@ -67,7 +67,7 @@ func TestMkDocsOpeners(t *testing.T) {
 		`===!+ "New set, selected"`:     "New set, selected",
 		`!!! Überblick`:                 "",
 	} {
-		s, e, ok := openerTitle([]byte(line))
+		s, e, ok := MkDocsOpener([]byte(line))
 		got := ""
 		if s >= 0 {
 			got = line[s:e]
@@ -77,7 +77,7 @@ func TestMkDocsOpeners(t *testing.T) {
 		}
 	}
 	for _, line := range []string{`!!! WARNING !!!`, `!!!`, `!!!  note`, `???`, `???"t"`, `=== Tab`, `==="Tab"`, `===!! "x"`, `!!! note 'single'`, `!! note`} {
-		if _, _, ok := openerTitle([]byte(line)); ok {
+		if _, _, ok := MkDocsOpener([]byte(line)); ok {
 			t.Errorf("%q is an opener", line)
 		}
 	}

@@ -457,13 +457,17 @@ func appendValues(lines []string, v any) []string {
 // `+++` line, a TOML front-matter block through its closing `+++` line;
 // inline HTML tags (`<small>`, `</small>`, `<img src="x">`: CommonMark's
 // open and closing tags, within one line; the text between them is kept),
-// and the attribute block that ends a heading's line (`{ #id .c k="v" }`,
-// as store/markdown reads it: not part of the heading's text). An
-// unterminated comment or shortcode runs to the end of the text. Links and
-// tags in code (fenced blocks, code spans) are code, and kept.
+// the attribute block that ends a heading's line (`{ #id .c k="v" }`,
+// `{: #id }`, as store/markdown reads it: not part of the heading's text),
+// and the marker, type and quotes of an MkDocs block's opener line
+// (`!!! note "Heads up"` keeps `Heads up`, `??? tip` keeps nothing: the
+// title is what a reader sees of it), at any indent (Prose does not know
+// the blocks around a line). An unterminated comment or shortcode runs to
+// the end of the text. Links, tags and openers in fenced code blocks are
+// code, and kept, as are links and tags in code spans.
 func Prose(text string, lead bool) string {
 	if !strings.Contains(text, "<") && !strings.Contains(text, "{") && !strings.Contains(text, "](") &&
-		!strings.Contains(text, "][") && !strings.Contains(text, "]:") &&
+		!strings.Contains(text, "][") && !strings.Contains(text, "]:") && !mayHoldOpener(text) &&
 		!(lead && strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++")) {
 		return text
 	}
@@ -540,6 +544,7 @@ func blankLinks(b []byte) {
 		case isRefDefinition(line):
 			blank(start, end)
 		default:
+			blankOpener(line, blank, start)
 			if bytes.IndexByte(line, '{') >= 0 && isHeadingLine(b, start, end) {
 				if i := markdown.HeadingAttributeStart(line); i >= 0 {
 					blank(start+i, end)
@@ -548,6 +553,32 @@ func blankLinks(b []byte) {
 			blankInlineLinks(line, blank, start)
 		}
 		start = end + 1
+	}
+}
+
+// mayHoldOpener reports whether text may hold an MkDocs block's opener
+// line: its marker, `!!!`, `???` or `===`, is in it.
+func mayHoldOpener(text string) bool {
+	return strings.Contains(text, "!!!") || strings.Contains(text, "???") || strings.Contains(text, "===")
+}
+
+// blankOpener blanks, when line (at offset off of the text; its indent and
+// line ending included) is an MkDocs block's opener (markdown.MkDocsOpener),
+// all of it but its title's text.
+func blankOpener(line []byte, blank func(from, to int), off int) {
+	t := bytes.TrimLeft(line, " \t")
+	if len(t) < 3 || t[0] != '!' && t[0] != '?' && t[0] != '=' {
+		return
+	}
+	indent := len(line) - len(t)
+	s, e, ok := markdown.MkDocsOpener(bytes.TrimRight(t, "\r"))
+	switch {
+	case !ok:
+	case s < 0:
+		blank(off, off+len(line))
+	default:
+		blank(off, off+indent+s)
+		blank(off+indent+e, off+len(line))
 	}
 }
 

@@ -43,6 +43,10 @@ func TestProse(t *testing.T) {
 		{"quote before a thematic break", "> q {.x}\n---\n", false, "> q {.x} ---"},
 		{"ordered item before a thematic break", "1. one {.x}\n---\n", false, "1. one {.x} ---"},
 		{"braces not on a heading kept", "a map {k=v}\n\n    # not {x=1}\n", false, "a map {k=v} # not {x=1}"},
+		// MkDocs openers: the title is text, the marker and type are not.
+		{"mkdocs openers", "!!! note \"Heads up\"\n    Body.\n\n??? tip\n    More.\n\n===+ \"Tab [one](a.md)\"\n    Text.\n\n  !!!warning \"\"\r\n- i\n\n    ???+ a b \"Nested\"  \n", false,
+			"Heads up Body. More. Tab [one] Text. - i Nested"},
+		{"mkdocs openers: code and lookalikes kept", "```\n!!! note \"x\"\n```\n!!! WARNING !!!\n=== Tab\n===\n", false, "``` !!! note \"x\" ``` !!! WARNING !!! === Tab ==="},
 		{"tags blanked, text kept", `Press <kbd>Ctrl</kbd> <img src="a.png" alt='x'/> then<br>go`, false, "Press Ctrl then go"},
 		{"autolinks and comparisons kept", "<https://x.org> <a@b.c> a < b > c <3", false, "<https://x.org> <a@b.c> a < b > c <3"},
 		{"tags in code kept", "`<small>` and\n```\n<div class=\"x\">\n```\n", false, "`<small>` and ``` <div class=\"x\"> ```"},
@@ -61,7 +65,7 @@ func TestProse(t *testing.T) {
 // FuzzProse: the output is as long as the input, keeps its newlines, and
 // changes bytes only to spaces.
 func FuzzProse(f *testing.F) {
-	for _, s := range []string{"a <!-- b --> c", "{{< x >}}y{{< /x >}}", "+++\na\n+++\nb", "{{%", "<!--", "", "# a <b c='d'>e</b> { #f .g h=\"i\" }\n", "t {#x}\r---\r\n<a/ ><a =x>", "## a {: #b }\nc{:d}\n===\n"} {
+	for _, s := range []string{"a <!-- b --> c", "{{< x >}}y{{< /x >}}", "+++\na\n+++\nb", "{{%", "<!--", "", "# a <b c='d'>e</b> { #f .g h=\"i\" }\n", "t {#x}\r---\r\n<a/ ><a =x>", "## a {: #b }\nc{:d}\n===\n", "!!! n \"t [a](b)\"\r\n    x\n\t=== \"u\"\r???+\n```\n??? x\n"} {
 		f.Add(s, true)
 	}
 	f.Fuzz(func(t *testing.T, s string, lead bool) {
