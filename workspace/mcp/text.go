@@ -213,6 +213,12 @@ func statusText(b *strings.Builder, r *docir.Status) {
 			b.WriteString(",")
 		}
 		fmt.Fprintf(b, " %s", s.Path)
+		if s.Prefix != "" {
+			fmt.Fprintf(b, " (prefix %s)", s.Prefix)
+		}
+		if s.FrontMatterID != "" {
+			fmt.Fprintf(b, " (front_matter_id %s)", s.FrontMatterID)
+		}
 	}
 	b.WriteString(".\n")
 	for _, p := range r.Peers {

@@ -73,6 +73,9 @@ func TestTextOf(t *testing.T) {
 				"`l` L, 5000: …, #s3 3, #s4 4, #s5 5 (#s6 6, #s7 7, #s8 8, #s9* 9, #s10 10, #s11 11, #s12 12), #s13 13, #s14 14, …\n"},
 		{wire.MethodStatus, docir.Status{Store: "/s", Generation: 2, Documents: 5, Sources: []docir.SourceInfo{{Path: "/d1"}, {Path: "/d2"}}},
 			"Store /s: generation 2, 5 documents, from /d1, /d2.\n"},
+		// A source's prefix and id rule say what its documents' ids are.
+		{wire.MethodStatus, docir.Status{Store: "/s", Generation: 2, Documents: 5, Sources: []docir.SourceInfo{{Path: "/d1", Prefix: "v1"}, {Path: "/d2", FrontMatterID: "name"}}},
+			"Store /s: generation 2, 5 documents, from /d1 (prefix v1), /d2 (front_matter_id name).\n"},
 	}
 	for _, tt := range tests {
 		data, err := json.Marshal(tt.result)
