@@ -206,24 +206,101 @@ func TestHoldAcrossUndo(t *testing.T) {
 	}
 }
 
-// TestClaimEmptyLock: a folder holding nothing but dotfiles and an empty
-// lock file (what Undo leaves for an instant, or a kill during it) is
-// claimed; one with a lock file that holds anything is not docir's.
+// TestClaimEmptyLock: a folder holding nothing but dotfiles and empty
+// lock files (lock or holds.lock: what Undo or a bind leaves for an
+// instant, or a kill then) is claimed; one with a lock file that holds
+// anything is not docir's.
 func TestClaimEmptyLock(t *testing.T) {
+	for _, name := range []string{lockFile, holdsLockFile} {
+		for _, c := range []struct {
+			lock string
+			ok   bool
+		}{{"", true}, {"mine\n", false}} {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(c.lock), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			claim, err := Claim(dir)
+			if c.ok && (err != nil || !claim.New()) {
+				t.Errorf("%s %q: new %v, %v", name, c.lock, claim.New(), err)
+			}
+			if !c.ok && docir.CodeOf(err) != docir.CodeUsage {
+				t.Errorf("%s %q: %v, want a usage error", name, c.lock, err)
+			}
+		}
+	}
+}
+
+// TestUndoRemovesHoldsLock: a failed first index removes a holds.lock
+// in the store it made (one a bind killed before it removed it left, see
+// changeHolds), taking its flock first, and so leaves no folder.
+func TestUndoRemovesHoldsLock(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s", ".docir")
+	claim, unlock, err := LockClaimed(dir, nil)
+	if err != nil || !claim.New() {
+		t.Fatalf("first claim: new %v, %v", claim.New(), err)
+	}
+	unlockHolds, err := lockHolds(dir) // a bind, killed holding it
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unlockHolds(); err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(claim.Undo(), unlock()); err != nil {
+		t.Fatal(err)
+	}
+	if entries, err := os.ReadDir(filepath.Dir(dir)); !os.IsNotExist(err) {
+		t.Errorf("the failed first index left %v (%v)", entries, err)
+	}
+}
+
+// TestHoldsDuringFailedFirstIndex: a bind or a release whose check of
+// CURRENT passed on a store that was then removed, and whose folder a new
+// first index has claimed meanwhile, comes to change the holds record of
+// a store that is not published. It must refuse (ErrNoStore) and leave no
+// file there, neither holds.lock nor holds: then the first index, failing,
+// leaves no store (Undo), and the next one claims the folder (it refused
+// the holds.lock such a bind left).
+func TestHoldsDuringFailedFirstIndex(t *testing.T) {
+	now := time.Now()
 	for _, c := range []struct {
-		lock string
-		ok   bool
-	}{{"", true}, {"mine\n", false}} {
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, lockFile), []byte(c.lock), 0o644); err != nil {
+		name   string
+		change func([]Hold) ([]Hold, bool, error)
+	}{
+		{"release", func(h []Hold) ([]Hold, bool, error) { return h, false, nil }},
+		{"bind", func(h []Hold) ([]Hold, bool, error) {
+			return append(h, Hold{Binding: digestN(0), Generation: 1, Binds: 1, Created: now, Expires: now.Add(time.Hour)}), true, nil
+		}},
+	} {
+		dir := filepath.Join(t.TempDir(), "s", ".docir")
+		claim, unlock, err := LockClaimed(dir, nil)
+		if err != nil || !claim.New() {
+			t.Fatalf("%s: first claim: new %v, %v", c.name, claim.New(), err)
+		}
+		if _, _, err := AddHold(dir, 1, digestN(0), now.Add(time.Hour), now); !errors.Is(err, ErrNoStore) {
+			t.Errorf("%s: a bind took a hold in a store not published: %v", c.name, err)
+		}
+		if _, _, err := ReleaseHold(dir, digestN(0), now); !errors.Is(err, ErrNoStore) {
+			t.Errorf("%s: a release in a store not published: %v", c.name, err)
+		}
+		// a bind or a release whose check passed before the folder was
+		// claimed anew
+		if err := changeHolds(dir, now, c.change); !errors.Is(err, ErrNoStore) {
+			t.Errorf("%s: changed the holds of a store not published: %v, want %v", c.name, err, ErrNoStore)
+		}
+		if err := errors.Join(claim.Undo(), unlock()); err != nil {
 			t.Fatal(err)
 		}
-		claim, err := Claim(dir)
-		if c.ok && (err != nil || !claim.New()) {
-			t.Errorf("lock %q: new %v, %v", c.lock, claim.New(), err)
+		if entries, err := os.ReadDir(dir); !os.IsNotExist(err) {
+			t.Errorf("%s: the failed first index left %v (%v)", c.name, entries, err)
 		}
-		if !c.ok && docir.CodeOf(err) != docir.CodeUsage {
-			t.Errorf("lock %q: %v, want a usage error", c.lock, err)
+		claim, unlock, err = LockClaimed(dir, nil)
+		if err != nil || !claim.New() {
+			t.Fatalf("%s: the next index: new %v, %v", c.name, claim.New(), err)
+		}
+		if err := errors.Join(claim.Undo(), unlock()); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -18,7 +18,13 @@
 //	  holds              docir.holds.v1: the bindings' holds on generations
 //	                     (holds.go), replaced by an atomic rename; prune
 //	                     skips a generation a live hold names
-//	  holds.lock         flock'd while a bind or a release changes holds
+//	  holds.lock         flock'd while a bind or a release changes holds.
+//	                     Neither file stays in a store before its first
+//	                     publish: a bind that finds no CURRENT once it
+//	                     holds this lock removes the file (still flock'd)
+//	                     and refuses; Undo removes one a bind killed just
+//	                     then left, and Claim takes an empty one, as an
+//	                     empty lock, for docir's
 //	  gen/N/docs.bolt    the generation's own body layer: records, bodies,
 //	                     their passages' pair filters (fulltext.Pairs),
 //	                     source file entries, the manifest's id index, the

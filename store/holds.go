@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/docir/docir/docir"
-	"github.com/docir/docir/store/faultfs"
 )
 
 // HoldsSchema names the holds record's shape.
@@ -159,21 +158,37 @@ func writeHolds(dir string, holds []Hold) error {
 }
 
 // lockHolds takes the lock that orders changes of the holds record (a
-// read, a change and a write): binds and releases in any process. It is
-// held for a few file operations, never across a refresh.
+// read, a change and a write): binds and releases in any process, and a
+// refresh's Tidy. It is held for a few file operations, never across a
+// refresh. It creates holds.lock when it is not there.
 func lockHolds(dir string) (unlock func() error, err error) {
-	return flockPath(filepath.Join(dir, holdsLockFile), syscall.LOCK_EX)
+	return flockPath(filepath.Join(dir, holdsLockFile), os.O_CREATE, syscall.LOCK_EX)
 }
 
 // changeHolds runs change on the live holds of the record (expired ones,
 // and holds of generations no longer on disk, dropped) under the holds
 // lock, and writes what it returns when write is true.
+//
+// Holds are changed only in a published store, and that is checked again
+// once the lock is held: a bind or a release checks CURRENT first, but the
+// store it found may be removed and its folder claimed by a first index
+// meanwhile, before the lock file is made. Finding no CURRENT under the
+// lock, it removes holds.lock (which it may have made), while it still
+// holds its flock as every remover of a lock file does, and refuses with
+// the ErrNoStore error, so that a first index that fails leaves no store
+// (Claimed.Undo) and the next one can claim the folder. No holds record
+// is ever written into a store before its first publish.
 func changeHolds(dir string, now time.Time, change func(holds []Hold) ([]Hold, bool, error)) error {
 	unlock, err := lockHolds(dir)
 	if err != nil {
 		return err
 	}
 	defer unlock()
+	if _, err := readCurrent(dir); errors.Is(err, ErrNoStore) {
+		return errors.Join(err, removeMissing(filepath.Join(dir, holdsLockFile)))
+	} else if err != nil {
+		return err
+	}
 	holds, err := readHolds(dir)
 	if err != nil {
 		return err
@@ -350,6 +365,24 @@ func KeptBytes(dir string, gen uint64) (int64, error) {
 	return n, err
 }
 
+// removeHoldsLock removes the store dir's holds.lock, if it is there,
+// while it holds the file's flock: a bind that waits on it then finds,
+// once granted, that it is no longer the store's and opens the name again
+// (flockPath). Only Claimed.Undo calls it: the holds.lock of a store not
+// published is one a bind made for an instant (changeHolds) and was
+// killed before it removed it, or one the refresh's Tidy made.
+func removeHoldsLock(dir string) error {
+	name := filepath.Join(dir, holdsLockFile)
+	unlock, err := flockPath(name, 0, syscall.LOCK_EX)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return errors.Join(removeMissing(name), unlock())
+}
+
 // tidyHolds removes the temporary files of holds-record writes that a
 // killed process left, under the holds lock (so never one being written).
 func tidyHolds(dir string) error {
@@ -373,9 +406,7 @@ func tidyHolds(dir string) error {
 	defer unlock()
 	var errs []error
 	for _, t := range tmps {
-		if err := faultfs.Remove(filepath.Join(dir, t)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, err)
-		}
+		errs = append(errs, removeMissing(filepath.Join(dir, t)))
 	}
 	return errors.Join(errs...)
 }

@@ -327,9 +327,10 @@ func generations(dir string) (gens []uint64, tmps []string, highest uint64, err 
 // made it, which its IDENTITY file marks (written first, when docir
 // creates the store). A folder that does not exist, or holds nothing but
 // dotfiles, becomes a store: docir writes its IDENTITY and a .gitignore
-// that keeps the folder out of git. An empty file named lock counts as a
-// dotfile: it is what Undo leaves for an instant (and a kill during Undo
-// for good). Any other folder is refused (a usage error naming a file in
+// that keeps the folder out of git. An empty file named lock or holds.lock
+// counts as a dotfile: docir's lock files, which Undo leaves for an
+// instant (and a kill during Undo for good), as does a bind that finds the
+// store not published yet (changeHolds). Any other folder is refused (a usage error naming a file in
 // it), so that `--store` on a folder of the user's never writes into it,
 // and prune never removes what docir did not make. The Claimed returned
 // says what this call made (Undo removes it again).
@@ -348,7 +349,7 @@ func Claim(dir string) (Claimed, error) {
 		case name == identityFile:
 			return c, nil
 		case strings.HasPrefix(name, "."), strings.HasPrefix(name, identityFile+tmpMarker): // another Claim's, under way
-		case name == lockFile && emptyFile(e):
+		case (name == lockFile || name == holdsLockFile) && emptyFile(e):
 		case other == "":
 			other = name
 		}
@@ -422,15 +423,20 @@ func (c Claimed) stands() bool {
 //
 // It removes what the claim and the refresh made, in this order: gen/ (if
 // empty: a generation renamed into place keeps the store as it is), the
-// .gitignore and IDENTITY if the claim wrote them, the lock file (an empty
-// one there before the claim is docir's too, see Claim), and
-// last the folders the claim created, each only if empty (a folder that
-// was there before stays, and so does one another process wrote into
-// meanwhile). The lock file goes while its flock is held: a process that
-// opened it meanwhile finds, once its flock is granted, that it is no
-// longer the store's lock file, and claims the folder again (LockClaimed),
-// so that two first indexes never both hold the lock. Undo does nothing
-// once CURRENT exists, nor unless IDENTITY is the one the claim wrote.
+// holds.lock, the .gitignore and IDENTITY if the claim wrote them, the
+// lock file (an empty one there before the claim is docir's too, see
+// Claim), and last the folders the claim created, each only if empty (a
+// folder that was there before stays, and so does one another process
+// wrote into meanwhile). Each lock file goes while its flock is held: a
+// process that opened it meanwhile finds, once its flock is granted, that
+// it is no longer the store's lock file. A refresh then claims the folder
+// again (LockClaimed), so that two first indexes never both hold the lock;
+// a bind finds no CURRENT and refuses, removing the holds.lock it made
+// (changeHolds), so no holds file outlives Undo. (A bind at the instant
+// Undo removes the folder can keep it there, empty, which the next index
+// claims.) Undo never removes a holds record: none is written before a
+// store's first publish. Undo does nothing once CURRENT exists, nor
+// unless IDENTITY is the one the claim wrote.
 func (c Claimed) Undo() error {
 	if !c.stands() {
 		return nil
@@ -444,13 +450,16 @@ func (c Claimed) Undo() error {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
+	if err := removeHoldsLock(c.dir); err != nil {
+		return err
+	}
 	var names []string
 	if c.ignore {
 		names = append(names, ignoreFile)
 	}
 	names = append(names, identityFile, lockFile)
 	for _, name := range names {
-		if err := faultfs.Remove(filepath.Join(c.dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := removeMissing(filepath.Join(c.dir, name)); err != nil {
 			return err
 		}
 	}
@@ -462,6 +471,14 @@ func (c Claimed) Undo() error {
 			return nil // not empty: another process's now, or the user's
 		}
 	}
+}
+
+// removeMissing removes the file name; one already gone is no error.
+func removeMissing(name string) error {
+	if err := faultfs.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // Tidy removes what killed processes left in the store dir: temporary
@@ -481,9 +498,7 @@ func Tidy(dir string, others ...string) error {
 		base, _, tmp := strings.Cut(e.Name(), tmpMarker)
 		if tmp && slices.Contains(bases, base) && !e.IsDir() {
 			// A claim under way may have renamed or removed it since.
-			if err := faultfs.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				errs = append(errs, err)
-			}
+			errs = append(errs, removeMissing(filepath.Join(dir, e.Name())))
 		}
 	}
 	errs = append(errs, tidyHolds(dir))

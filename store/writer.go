@@ -263,16 +263,19 @@ func stillNamed(f *os.File) bool {
 // wait on each other. It waits for a refresh under way to finish first. A
 // holder must not refresh before releasing: it would wait on itself.
 func HoldRefresh(dir string) (release func() error, err error) {
-	return flockPath(filepath.Join(dir, lockFile), syscall.LOCK_SH)
+	return flockPath(filepath.Join(dir, lockFile), os.O_CREATE, syscall.LOCK_SH)
 }
 
 // flockPath takes a flock of kind how (LOCK_SH or LOCK_EX) on the file
-// name, creating it, waiting for it as long as it takes. A file removed
-// while it waited (a failed first index's Undo removes the refresh lock
-// it holds) is let go and name opened again.
-func flockPath(name string, how int) (unlock func() error, err error) {
+// name, waiting for it as long as it takes; flag os.O_CREATE creates the
+// file when it is not there (flag 0: an fs.ErrNotExist then). A file
+// removed while it waited (a failed first index's Undo removes the
+// refresh lock it holds) is let go and name opened again. A lock file is
+// removed only by a holder of its flock, so the file a holder was granted
+// is the one name names for as long as it holds it.
+func flockPath(name string, flag, how int) (unlock func() error, err error) {
 	for {
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, currentPerms)
+		f, err := os.OpenFile(name, os.O_RDWR|flag, currentPerms)
 		if err != nil {
 			return nil, err
 		}
