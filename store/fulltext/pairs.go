@@ -264,14 +264,28 @@ func (rt *Retrieval) FilterBound(c *Candidate, enc []byte, key string) (bound fl
 		}
 		pairTF = append(pairTF, n)
 	}
-	// The longest run: run[i] is the longest run ending at h.at[i] (a
-	// term at a position), from a run ending at a term of the position
-	// before whose pair with it the filter holds.
+	// A phrase that is no run of the filter's pairs is no run of the
+	// text's: the passage scores 0.
+	for i, ph := range h.phrases {
+		has := func(k int) bool { t := h.phraseTerms[i][k]; return t < 0 || tf[t] > 0 }
+		if ph.longestRun(f, has) < q.phrases[i].span {
+			return 0, true
+		}
+	}
+	best := h.longestRun(f, func(k int) bool { return tf[k] > 0 })
+	return min(c.Bound, q.score(&c.st, pairTF, best)), true
+}
+
+// longestRun is the longest run of h's terms that the filter f allows:
+// run[i] is the longest run ending at h.at[i] (a term at a position, which
+// the passage holds: has), from a run ending at a term of the position
+// before whose pair with it the filter holds.
+func (h *queryHashes) longestRun(f pairFilter, has func(term int) bool) int {
 	run := h.run[:len(h.at)]
 	best := 0
 	for i, t := range h.at {
 		run[i] = 0
-		if tf[t.term] == 0 {
+		if !has(t.term) {
 			continue
 		}
 		run[i] = 1
@@ -282,7 +296,7 @@ func (rt *Retrieval) FilterBound(c *Candidate, enc []byte, key string) (bound fl
 		}
 		best = max(best, run[i])
 	}
-	return min(c.Bound, q.score(&c.st, pairTF, best)), true
+	return best
 }
 
 // queryHashes is what FilterBound needs of a query, worked out once a
@@ -293,6 +307,10 @@ type queryHashes struct {
 	pairs []uint64
 	at    []posTerm
 	run   []int // FilterBound's buffer, one per at
+	// phrases are the hashes of the query's phrases, in order (a phrase's
+	// own terms), and phraseTerms each phrase's terms as the query's.
+	phrases     []*queryHashes
+	phraseTerms [][]int
 }
 
 // posTerm is a term at one of the query's positions, and its links to the
@@ -336,5 +354,16 @@ func (q *Query) pairHashes() *queryHashes {
 		}
 	}
 	h.run = make([]int, len(h.at))
+	for _, ph := range q.phrases {
+		terms := make([]int, len(ph.terms))
+		for k, t := range ph.terms {
+			terms[k] = -1 // a term past MaxQueryTerms: it may be anywhere
+			if j, ok := q.index[t]; ok {
+				terms[k] = j
+			}
+		}
+		h.phrases = append(h.phrases, ph.pairHashes())
+		h.phraseTerms = append(h.phraseTerms, terms)
+	}
 	return h
 }

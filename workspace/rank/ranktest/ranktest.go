@@ -79,6 +79,10 @@ func Check(t *testing.T, set Set) {
 	}
 	queries = append(queries, titleQueries(t, cp, r, set.Titles)...)
 	queries = append(queries, `"front matter" dates`, "menu -template", `"retry" -"the"`)
+	// Compounds (words the tokenizer cuts: phrases of their parts), one
+	// that no passage writes (ranked as its words), and a URL's.
+	queries = append(queries, "hugo.Environment", "strings.Contains in a template", "1.0.0 release", "std.vec.Vec",
+		"tar.gz archive", "qqzx.zzqy template", "https://gohugo.io/about/ hugo")
 	ctx := context.Background()
 	start := time.Now()
 	failed := eachParallel(t, len(queries), func(i int) (string, error) {
