@@ -157,6 +157,29 @@ func TestClashErrorSaysWhatHelps(t *testing.T) {
 	}
 }
 
+// TestClashNameRuleAcrossSources: under `front_matter_id: name` an `id:` is
+// a file's name below its source's prefix, so two sources whose files
+// name themselves alike are parted by a prefix, and the error says so (it
+// said to edit the `id:` or turn the rule off).
+func TestClashNameRuleAcrossSources(t *testing.T) {
+	s1, s2, dir := t.TempDir(), t.TempDir(), t.TempDir()
+	writeFile(t, s1, "a.md", "---\nid: intro\n---\n")
+	writeFile(t, s2, "b.md", "---\nid: intro\n---\n")
+	srcs := []store.Source{{Path: s1, FrontMatterID: FrontMatterIDName}, {Path: s2, FrontMatterID: FrontMatterIDName}}
+	_, err := Refresh(context.Background(), dir, srcs, Options{})
+	var claim *ClaimError
+	if !errors.As(err, &claim) {
+		t.Fatalf("error %v: want a *ClaimError", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "--prefix NAME DIR") || !strings.Contains(msg, "front_matter_id: off") {
+		t.Errorf("error %q: want a prefix, and the rule off, suggested", msg)
+	}
+	srcs[1].Prefix = "v2"
+	if _, err := Refresh(context.Background(), dir, srcs, Options{}); err != nil {
+		t.Errorf("with a prefix on the second source: %v", err)
+	}
+}
+
 // TestClashFrontMatterIDEqualToPath: an `id:` that is the same as the one
 // the file's path gives in its source (s2/a.md, `id: a`, source s2) still
 // set the id, so the clash with s1/a.md names that front matter and does

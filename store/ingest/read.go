@@ -346,7 +346,10 @@ func clashError(id string, a, b *file) error {
 
 // frontMatterFix is what parts two files when a front-matter `id:` made
 // the clash: a prefix does not change such an id, so it is the
-// source's front_matter_id setting, or an edit of the `id:`.
+// source's front_matter_id setting, or an edit of the `id:`. Under
+// `front_matter_id: name` the `id:` is the file's name in its folder,
+// below its source's prefix: when the other file is another source's, a
+// prefix on either source parts them too.
 func frontMatterFix(a, b *file, claim *ClaimError) string {
 	f := a
 	if !claim.AFrontMatter {
@@ -354,6 +357,9 @@ func frontMatterFix(a, b *file, claim *ClaimError) string {
 	}
 	switch f.root.FrontMatterID {
 	case FrontMatterIDName:
+		if a.root.Path != b.root.Path {
+			return "give one of the two source folders a prefix (docir index --prefix NAME DIR), which goes before an `id:` read as a file's name; or edit the `id:`, or set `front_matter_id: off` on its source in docir.yaml (docir index --front-matter-id off DIR) to take ids from paths only"
+		}
 		return "edit the `id:`, or set `front_matter_id: off` on its source in docir.yaml (docir index --front-matter-id off DIR) to take ids from paths only"
 	default:
 		return "a prefix does not change such an id: set `front_matter_id: name` on its source in docir.yaml (docir index --front-matter-id name DIR), which reads an `id:` as the file's name in its folder, as Docusaurus does, or `off` to take ids from paths only; or edit the `id:`"
