@@ -41,8 +41,6 @@ sections that hold them:
   docir search '"front matter" dates -taxonomy'
 A -word that the documents write as a command-line option (-Depth,
 tar -x) is that option, ranked as a word; -"word" always leaves it out.
-A version number or an identifier (8.0.0, strings.Contains) is a phrase
-of its parts, as if quoted (unless no section writes it whole).
 Words match as written, less plurals; with search.stemming: english in
 docir.yaml a word also matches its other English forms (configure finds
 configuration), a phrase still as written. docs/ranking.md explains the

@@ -42,10 +42,6 @@ type Query struct {
 	not      []string // excluded terms: a passage that holds one does not match
 	notRuns  []*Query // excluded phrases of two or more words
 	probes   []probe  // the query's terms', then its excluded phrases' (see mayHold)
-	plain    bool     // no phrase or exclusion of its syntax's (see Plain)
-	// compounded: a word of it the tokenizer cuts into parts is a phrase
-	// (see Compounded).
-	compounded bool
 }
 
 // pair is two adjacent terms of a query, and the weight Rescore gives the
@@ -56,21 +52,8 @@ type pair struct {
 }
 
 // Prepare analyzes text as a query against x (see ParseSyntax for what it
-// may say beyond its words). A word the tokenizer cuts into parts is a
-// phrase of them (see Compounds).
+// may say beyond its words).
 func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
-	return x.prepare(ctx, text, true)
-}
-
-// PrepareWords is Prepare with each compound read as its words, not as a
-// phrase: how a query is read when no passage writes its compounds as
-// written (a URL's parts, say, which the index does not hold where the URL
-// is a link's target: see workspace/rank).
-func (x *Index) PrepareWords(ctx context.Context, text string) (*Query, error) {
-	return x.prepare(ctx, text, false)
-}
-
-func (x *Index) prepare(ctx context.Context, text string, compounds bool) (*Query, error) {
 	// One reader for the options' and the terms' look-ups, opened when
 	// the first is made.
 	var r index.IndexReader
@@ -94,7 +77,17 @@ func (x *Index) prepare(ctx context.Context, text string, compounds bool) (*Quer
 	}
 	q := x.positive(syn.Text)
 	q.required = make([]bool, len(q.terms))
-	x.requirePhrases(q, syn.Phrases)
+	for _, ph := range syn.Phrases {
+		sub := x.positive(ph)
+		for _, t := range sub.terms {
+			if k, ok := q.index[t]; ok {
+				q.required[k] = true
+			}
+		}
+		if sub.span >= 2 {
+			q.phrases = append(q.phrases, sub)
+		}
+	}
 	for _, n := range syn.Not {
 		sub := x.positive(n)
 		switch {
@@ -103,15 +96,6 @@ func (x *Index) prepare(ctx context.Context, text string, compounds bool) (*Quer
 		case len(sub.terms) > 0:
 			q.not = append(q.not, sub.terms...)
 		}
-	}
-	q.plain = len(q.phrases) == 0 && len(q.not) == 0 && len(q.notRuns) == 0 && !slices.Contains(q.required, true)
-	// A word the tokenizer cuts into parts is a phrase of them (Compounds);
-	// a name still equals the query (Plain), since a name that says the
-	// query's words in its order says each of its words as written.
-	if compounds {
-		n := len(q.phrases)
-		x.requirePhrases(q, Compounds(syn.Text))
-		q.compounded = len(q.phrases) > n
 	}
 	if len(q.terms) > 0 {
 		r, err := reader()
@@ -124,22 +108,6 @@ func (x *Index) prepare(ctx context.Context, text string, compounds bool) (*Quer
 	}
 	q.prepareProbes()
 	return q, nil
-}
-
-// requirePhrases makes every match of q hold each of phrases: their terms
-// are required, and a phrase of two or more words is a run every match has.
-func (x *Index) requirePhrases(q *Query, phrases []string) {
-	for _, ph := range phrases {
-		sub := x.positive(ph)
-		for _, t := range sub.terms {
-			if k, ok := q.index[t]; ok {
-				q.required[k] = true
-			}
-		}
-		if sub.span >= 2 {
-			q.phrases = append(q.phrases, sub)
-		}
-	}
 }
 
 // weigh finds the query's words' other forms in r (expand, with stemming
@@ -289,13 +257,11 @@ func pairsOf(q *Query, stream analysis.TokenStream, toks []string) []pair {
 // phrases, without its syntax.
 func (q *Query) Text() string { return q.text }
 
-// Compounded reports whether the query reads one of its words as a phrase
-// of its parts (see Compounds): what PrepareWords would not.
-func (q *Query) Compounded() bool { return q.compounded }
-
 // Plain reports whether the query is words only: no phrase, no exclusion.
 // Only a plain query can name a document (see Index.Named).
-func (q *Query) Plain() bool { return q.plain }
+func (q *Query) Plain() bool {
+	return len(q.phrases) == 0 && len(q.not) == 0 && len(q.notRuns) == 0 && !slices.Contains(q.required, true)
+}
 
 // Says reports whether text's terms hold the query's, in the same order,
 // adjacent: text says the query, up to case, plural and punctuation.

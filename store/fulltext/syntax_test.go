@@ -3,7 +3,6 @@ package fulltext
 import (
 	"context"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -102,10 +101,6 @@ func TestQuerySyntax(t *testing.T) {
 		{ID: "d", Text: "dates in a menu"},
 		{ID: "e", Text: "### -Depth\n\nThe default depth is 2: `ConvertTo-Json -Depth 3`."},
 		{ID: "f", Text: "the default value"},
-		{ID: "g", Text: "release 8.0.0 fixed it"},
-		{ID: "h", Text: "release 0.8.0, then 0.0.8"},
-		{ID: "i", Text: "hugo.Environment returns it"},
-		{ID: "j", Text: "the environment hugo builds in"},
 	}
 	if err := x.Apply(nil, ps); err != nil {
 		t.Fatal(err)
@@ -127,12 +122,6 @@ func TestQuerySyntax(t *testing.T) {
 		{`default -"depth"`, []string{"f"}},
 		{"default -menu", []string{"e", "f"}},
 		{"menu -dates", nil},
-		// A word the tokenizer cuts into parts is a phrase of them.
-		{"release 8.0.0", []string{"g"}},
-		{"release 0.8.0", []string{"h"}},
-		{"hugo.Environment", []string{"i"}},
-		{"hugo environment", []string{"i", "j"}},
-		{"release 8 0", []string{"g", "h"}},
 	} {
 		q, err := x.Prepare(ctx, tt.q)
 		if err != nil {
@@ -148,49 +137,4 @@ func TestQuerySyntax(t *testing.T) {
 			t.Errorf("%q (-want +got):\n%s", tt.q, d)
 		}
 	}
-}
-
-func TestCompounds(t *testing.T) {
-	for _, tt := range []struct {
-		text string
-		want []string
-	}{
-		{"retry budget", nil},
-		{"8.0.0 release", []string{"8.0.0"}},
-		{"strings.Contains and WordCount", []string{"strings.Contains", "WordCount"}},
-		{"about_Classes HTMLParser", []string{"about_Classes", "HTMLParser"}},
-		{"kube-scheduler flags", nil},                        // hyphens part words; no word is cut
-		{"(v1.2) hugo.toml,", []string{"v1.2", "hugo.toml"}}, // punctuation around a word is not of it
-		{"Ärger.Über", []string{"Ärger.Über"}},
-		// A URL's words are not compounds: the index holds no link target.
-		{"see https://gohugo.io/about/ and gohugo.io", []string{"gohugo.io"}},
-		{"[docs](https://example.com/a.b)", nil},
-		{"", nil},
-	} {
-		if got := Compounds(tt.text); !slices.Equal(got, tt.want) {
-			t.Errorf("Compounds(%q) = %q, want %q", tt.text, got, tt.want)
-		}
-	}
-}
-
-// FuzzCompounds: every compound is a word of the query's own bytes, not in
-// a URL, that the tokenizer cuts into two or more terms.
-func FuzzCompounds(f *testing.F) {
-	for _, s := range []string{"8.0.0", "strings.Contains x", "https://a.b/c d.e", "ÄB.c", "a..b", "_a_", "\xff.a"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, q string) {
-		for _, c := range Compounds(q) {
-			if !strings.Contains(q, c) {
-				t.Fatalf("%q: compound %q is not in the query", q, c)
-			}
-			if strings.ContainsAny(c, " \t\n") || strings.Contains(c, "://") {
-				t.Fatalf("%q: compound %q is not one word", q, c)
-			}
-			var parts [][2]int
-			if parts = splitIdentifier([]byte(c), parts); len(parts) < 2 {
-				t.Fatalf("%q: compound %q has %d parts", q, c, len(parts))
-			}
-		}
-	})
 }

@@ -1,7 +1,6 @@
 package fulltext
 
 import (
-	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -485,30 +484,4 @@ func convertType(t int) analysis.TokenType {
 		return analysis.Numeric
 	}
 	return analysis.AlphaNumeric
-}
-
-// Compounds are the words of text that the tokenizer cuts into two or
-// more parts (see identifiers): identifiers ("strings.Contains",
-// "WordCount", "about_Classes") and dotted numbers ("8.0.0"), as written.
-// A query reads each as a phrase (see Prepare): the parts of one word
-// stand together, in order, in any text that writes the word, so a text
-// that has them apart ("8.0.2" for "2.0.8") or some of them only ("0.1.0"
-// for "0.1.1") does not write it. The words of a URL (text with "://")
-// are not compounds: the index holds no link's target (see passage.Prose),
-// so a URL a query quotes from a link is nowhere as text, or elsewhere.
-func Compounds(text string) []string {
-	var out []string
-	var parts [][2]int
-	for _, field := range strings.Fields(text) {
-		if strings.Contains(field, "://") {
-			continue
-		}
-		b := []byte(field)
-		for _, w := range segmentWords(b, nil) {
-			if parts = splitIdentifier(b[w.start:w.end], parts[:0]); len(parts) >= 2 {
-				out = append(out, field[w.start:w.end])
-			}
-		}
-	}
-	return out
 }

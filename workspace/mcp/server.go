@@ -65,7 +65,6 @@ const (
 	SearchSyntax = `Free text: plain words, matched on word stems in every section (its title, headings and body). ` +
 		`A section holding more of the words, rarer ones, and in the query's order, ranks higher; a query equal to a page's title ranks that page first. ` +
 		`"exact phrase" in double quotes matches only sections with those words adjacent, in order; -word or -"a phrase" leaves out the sections that hold it (a -word the documents write as a command-line option, such as -Depth, is that option, a word; -"word" always leaves it out). ` +
-		`A version number or an identifier (8.0.0, strings.Contains) is a phrase of its parts, as if quoted, unless no section writes it whole. ` +
 		`Each hit names its best section as matched_section.`
 	QuerySyntax = `Space-separated field:value terms, all of which must hold: kind:adr status:accepted. ` +
 		`Any of several values: status:accepted,proposed. Negation: -status:superseded. ` +

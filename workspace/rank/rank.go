@@ -393,28 +393,11 @@ func (d *docText) cutter(rec *docir.Record) *passage.Cutter {
 // can reach the limit-th document's score (see fulltext's retrieve.go). A
 // document keeps its scored passages, best first. total is the number of
 // passages that hold a query word.
-//
-// A word the tokenizer cuts into parts ("8.0.0", "strings.Contains") is a
-// phrase of them (fulltext's Compounds); when no passage writes the
-// query's compounds as written, it is ranked as its words.
 func (r *ranking) rank(q string, limit int) ([]rankedDoc, int, error) {
 	pq, err := r.ft.Prepare(r.ctx, q)
 	if err != nil {
 		return nil, 0, err
 	}
-	docs, total, err := r.rankQuery(pq, limit)
-	if err != nil || len(docs) > 0 || !pq.Compounded() {
-		return docs, total, err
-	}
-	if pq, err = r.ft.PrepareWords(r.ctx, q); err != nil {
-		return nil, 0, err
-	}
-	r.beyond = nil // scored on the phrases' reading
-	return r.rankQuery(pq, limit)
-}
-
-// rankQuery is rank on the prepared query pq.
-func (r *ranking) rankQuery(pq *fulltext.Query, limit int) ([]rankedDoc, int, error) {
 	r.q, r.text = pq, plainName(pq.Text())
 	if len(pq.Terms()) == 0 {
 		return nil, 0, nil
@@ -901,8 +884,7 @@ func (r *ranking) chooseSection(f *found) error {
 		return nil
 	}
 	if !shared {
-		r.headingSays(rec, d)
-		return nil
+		return r.headingSays(rec, d)
 	}
 	if len(rec.Sections) < 2 {
 		return nil
@@ -933,30 +915,40 @@ func (r *ranking) chooseSection(f *found) error {
 // headingSays promotes, when the query shares no word with the document's
 // title, the section whose own heading says the query (its words in order,
 // adjacent: "8.0.0" in "8.0.0 November 28, 2021"), as a page's title does
-// its page: the best scored of them, else the first. Nothing changes when
-// the matched section's heading says it, or none does.
-func (r *ranking) headingSays(rec *docir.Record, d *rankedDoc) {
-	says := map[string]bool{}
+// its page: of those sections, the one that scores best on the whole
+// query, if one scores above 0 (a section the query excludes, or that
+// lacks its phrase, scores 0). Every such section is scored, whichever
+// passages the ranking read, so a rank-safe reading chooses as an
+// exhaustive one does.
+func (r *ranking) headingSays(rec *docir.Record, d *rankedDoc) error {
+	var says []string
 	for _, sec := range rec.Sections {
 		if r.ft.Says(r.q, sec.Heading) {
-			says[sec.Slug] = true
+			says = append(says, sec.Slug)
 		}
 	}
-	if len(says) == 0 || len(d.passages) > 0 && says[d.passages[0].slug] {
-		return
+	if len(says) == 0 {
+		return nil
 	}
-	for _, p := range d.passages {
-		if says[p.slug] {
-			promote(d, p.slug, p.score)
-			return
+	dt, err := r.doc(rec.ID)
+	if err != nil || dt == nil {
+		return err
+	}
+	qs, sc := []*fulltext.Query{r.q}, []float64{0}
+	best, bestSlug := 0.0, ""
+	for _, slug := range says {
+		p, err := dt.passageKept(rec.ID+"#"+slug, false)
+		if err != nil {
+			return err
+		}
+		if r.scorer().ScoreEach(qs, p, sc); sc[0] > best {
+			best, bestSlug = sc[0], slug
 		}
 	}
-	for _, sec := range rec.Sections {
-		if says[sec.Slug] {
-			promote(d, sec.Slug, 0)
-			return
-		}
+	if best > 0 {
+		promote(d, bestSlug, best)
 	}
+	return nil
 }
 
 // namedSections are the sections of rec that the query names, each with

@@ -79,10 +79,11 @@ func Check(t *testing.T, set Set) {
 	}
 	queries = append(queries, titleQueries(t, cp, r, set.Titles)...)
 	queries = append(queries, `"front matter" dates`, "menu -template", `"retry" -"the"`)
-	// Compounds (words the tokenizer cuts: phrases of their parts), one
-	// that no passage writes (ranked as its words), and a URL's.
+	// Identifiers and version numbers, whose parts a heading may say in
+	// order (headingSays), a word no passage holds, a URL's, and an
+	// exclusion of a word every heading's passage holds.
 	queries = append(queries, "hugo.Environment", "strings.Contains in a template", "1.0.0 release", "std.vec.Vec",
-		"tar.gz archive", "qqzx.zzqy template", "https://gohugo.io/about/ hugo")
+		"tar.gz archive", "qqzx.zzqy template", "https://gohugo.io/about/ hugo", "0.1.0", "motivation -the", "drawbacks -the")
 	ctx := context.Background()
 	start := time.Now()
 	failed := eachParallel(t, len(queries), func(i int) (string, error) {
@@ -259,8 +260,9 @@ func titleQueries(t *testing.T, c *corpus, r *rand.Rand, n int) []string {
 
 // sameTop reports how a search's hits differ from the first n of the
 // reference's, or "": the same scores place by place, and the same document
-// at each place whose score no other hit of the reference shares (documents
-// of equal score may come in either order, also across the n-th place).
+// and matched section at each place whose score no other hit of the
+// reference shares (documents of equal score may come in either order,
+// also across the n-th place).
 func sameTop(got, want []docir.Hit, n int) string {
 	if len(got) != min(n, len(want)) {
 		return "hits: " + strconv.Itoa(len(got)) + ", reference " + strconv.Itoa(min(n, len(want)))
@@ -274,6 +276,9 @@ func sameTop(got, want []docir.Hit, n int) string {
 		tied := i > 0 && math.Abs(score(want, i-1)-b) <= 1e-9*b || i+1 < len(want) && math.Abs(score(want, i+1)-b) <= 1e-9*b
 		if !tied && got[i].ID != want[i].ID {
 			return "place " + strconv.Itoa(i+1) + ": " + got[i].ID + ", reference " + want[i].ID
+		}
+		if !tied && got[i].MatchedSection != want[i].MatchedSection {
+			return "place " + strconv.Itoa(i+1) + ": " + got[i].ID + " matched " + got[i].MatchedSection + ", reference " + want[i].MatchedSection
 		}
 	}
 	return ""
