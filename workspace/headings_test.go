@@ -72,3 +72,20 @@ func TestQuerySaysHeading(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryJoinedWord: an identifier typed in lower case ("wordcount"),
+// which no passage holds as one word, finds the page that writes it
+// (WordCount, indexed as its parts).
+func TestQueryJoinedWord(t *testing.T) {
+	ws := linksService(t, map[string]string{
+		"wordcount.md": "# WordCount\n\nReturns the number of words in the content of the page: `{{ .WordCount }}`.\n",
+		"count.md":     "# Count\n\nReturns how many items a collection holds, as a word would.\n",
+	})
+	res, err := ws.Search(context.Background(), docir.SearchParams{Query: "wordcount", Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) == 0 || res.Hits[0].ID != "wordcount" {
+		t.Errorf("search wordcount: %+v, want the page wordcount", res.Hits)
+	}
+}

@@ -41,7 +41,9 @@ sections that hold them:
   docir search '"front matter" dates -taxonomy'
 A -word that the documents write as a command-line option (-Depth,
 tar -x) is that option, ranked as a word; -"word" always leaves it out.
-Words match as written, less plurals; with search.stemming: english in
+A word that matches nothing and is two or three words written together
+(wordcount, getchilditem) is read as those words. Words match as written,
+less plurals; with search.stemming: english in
 docir.yaml a word also matches its other English forms (configure finds
 configuration), a phrase still as written. docs/ranking.md explains the
 score.

@@ -75,6 +75,11 @@ func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(syn.Phrases) == 0 {
+		if syn.Text, err = x.splitJoined(ctx, syn.Text, reader); err != nil {
+			return nil, err
+		}
+	}
 	q := x.positive(syn.Text)
 	q.required = make([]bool, len(q.terms))
 	for _, ph := range syn.Phrases {
@@ -158,6 +163,90 @@ func (q *Query) weigh(ctx context.Context, r index.IndexReader, stemming string)
 		q.pairs[i].idf = max(q.idf[q.pairs[i].a], q.idf[q.pairs[i].b])
 	}
 	return nil
+}
+
+// Joined words: MinJoinedPart is the fewest letters of a word a joined
+// word is read as, MaxJoinedParts the most such words, and MaxJoinedBytes
+// the longest joined word looked at (see splitJoined).
+const (
+	MinJoinedPart  = 3
+	MaxJoinedParts = 3
+	MaxJoinedBytes = 40
+)
+
+// splitJoined reads a query word that is two or three words written
+// together as those words, adjacent: "baseurl" as "base url", "wordcount"
+// as "word count", "getchilditem" as "get child item" — an identifier
+// typed without its case (baseURL, WordCount, Get-ChildItem), whose parts
+// the tokenizer indexes apart (see identifiers), so that typed as one
+// lower-case word it matched nothing. A word is read so only when no
+// passage holds it (in its text or head: it matches nothing as typed), it
+// is ASCII letters only (one term, MaxJoinedBytes at most), and it is
+// MaxJoinedParts or fewer words the index holds, each of MinJoinedPart
+// letters or more; of such readings, the one whose first word is longest
+// (then its second). A word that is no such join stays as typed. A query
+// with a phrase is left as typed (its phrases name its words).
+func (x *Index) splitJoined(ctx context.Context, text string, reader func() (index.IndexReader, error)) (string, error) {
+	fields := strings.Fields(text)
+	var err error
+	held := map[string]bool{}
+	holds := func(w string) bool { // whether some passage holds w's one term
+		if v, ok := held[w]; ok || err != nil {
+			return v
+		}
+		terms := x.tokens(w)
+		if len(terms) == 1 {
+			var r index.IndexReader
+			var t, h []uint64
+			if r, err = reader(); err == nil {
+				t, h, err = docFreqs(ctx, r, terms)
+			}
+			held[w] = err == nil && t[0]+h[0] > 0
+		}
+		return held[w]
+	}
+	changed := false
+	for i, w := range fields {
+		if len(w) < 2*MinJoinedPart || len(w) > MaxJoinedBytes || !asciiLetters(w) || len(x.tokens(w)) != 1 || holds(w) {
+			continue
+		}
+		if parts := joinedParts(w, MaxJoinedParts, holds); len(parts) > 1 {
+			fields[i], changed = strings.Join(parts, " "), true
+		}
+	}
+	if err != nil || !changed {
+		return text, err
+	}
+	return strings.Join(fields, " "), nil
+}
+
+// joinedParts splits w into at most n words that holds says the index
+// holds, each of MinJoinedPart letters or more, the first as long as it
+// can be; nil when there is no such split.
+func joinedParts(w string, n int, holds func(string) bool) []string {
+	if n <= 1 || len(w) < 2*MinJoinedPart {
+		return nil
+	}
+	for i := len(w) - MinJoinedPart; i >= MinJoinedPart; i-- {
+		if !holds(w[:i]) {
+			continue
+		}
+		if rest := w[i:]; holds(rest) {
+			return []string{w[:i], rest}
+		} else if more := joinedParts(rest, n-1, holds); more != nil {
+			return append([]string{w[:i]}, more...)
+		}
+	}
+	return nil
+}
+
+func asciiLetters(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // parseSyntax is ParseSyntaxWith, a "-word" being an option when some

@@ -138,3 +138,59 @@ func TestQuerySyntax(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinedWords: a query word that matches nothing and is two or three
+// indexed words written together is read as them, adjacent; a word some
+// passage holds, or that is no such join, stays as typed.
+func TestJoinedWords(t *testing.T) {
+	x := indexed(t, []Passage{
+		{ID: "a", Text: "The .WordCount method counts the words of a page."},
+		{ID: "b", Text: "Set baseURL, the base of every URL; see Get-ChildItem."},
+		{ID: "c", Text: "A submarine is not a sub."},
+	})
+	ctx := context.Background()
+	for _, tt := range []struct{ q, want string }{
+		{"wordcount", "word count"},
+		{"WORDCOUNT method", "WORD COUNT method"},
+		{"baseurl", "base url"},
+		{"getchilditem", "get child item"},
+		{"submarine", "submarine"},    // a passage holds it
+		{"wordcounts", "word counts"}, // plurals are the index's terms too
+		{"wordcountx", "wordcountx"},  // "x" is no word of three letters
+		{`"wordcount"`, "wordcount"},  // a query with a phrase stays as typed
+		{"word-count", "word-count"},  // not letters only
+		{"zzzqqqxxx", "zzzqqqxxx"},    // no split into held words
+	} {
+		q, err := x.Prepare(ctx, tt.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q.Text() != tt.want {
+			t.Errorf("Prepare(%q).Text() = %q, want %q", tt.q, q.Text(), tt.want)
+		}
+	}
+}
+
+// FuzzJoinedParts: a split is of w's own letters, in order, into 2 to n
+// parts of MinJoinedPart letters or more, each one held.
+func FuzzJoinedParts(f *testing.F) {
+	for _, s := range []string{"getchilditem", "baseurl", "aaaaaa", "abcabcabc", ""} {
+		f.Add(s, 3)
+	}
+	f.Fuzz(func(t *testing.T, w string, n int) {
+		n = n%4 + 1
+		held := func(s string) bool { return len(s)%2 == 1 || strings.HasPrefix(s, "ab") } // any rule will do
+		parts := joinedParts(w, n, held)
+		if parts == nil {
+			return
+		}
+		if strings.Join(parts, "") != w || len(parts) < 2 || len(parts) > n {
+			t.Fatalf("joinedParts(%q, %d) = %q", w, n, parts)
+		}
+		for _, p := range parts {
+			if len(p) < MinJoinedPart || !held(p) {
+				t.Fatalf("joinedParts(%q, %d) = %q: part %q", w, n, parts, p)
+			}
+		}
+	})
+}
