@@ -89,3 +89,26 @@ func TestQueryJoinedWord(t *testing.T) {
 		t.Errorf("search wordcount: %+v, want the page wordcount", res.Hits)
 	}
 }
+
+// TestQueryPhraseSection: the matched section of a query with a quoted
+// phrase holds the phrase, though the words beyond the title, read without
+// it, score a shorter section higher (a review found `"ConvertTo Json"
+// Depth` naming ConvertFrom-Json's -Depth section, which never says
+// ConvertTo).
+func TestQueryPhraseSection(t *testing.T) {
+	ws := linksService(t, map[string]string{
+		"tools.md": "# Json tools\n\n## Depth\n\nThe depth of the input.\n\n## Example\n\nHow to convert json, shown at some length, with more words here and there, and then some more.\n",
+	})
+	for q, want := range map[string]string{
+		`"convert json" depth`: "tools#example",
+		"convert json depth":   "tools#depth", // without the phrase, the shorter section
+	} {
+		res, err := ws.Search(context.Background(), docir.SearchParams{Query: q, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) == 0 || res.Hits[0].MatchedSection != want {
+			t.Errorf("search %q: %+v, want %s", q, res.Hits, want)
+		}
+	}
+}

@@ -1051,9 +1051,12 @@ func (r *ranking) beyondTitle(rec *docir.Record) (beyond, error) {
 			return b, err
 		}
 		// A plan scores every passage on the whole query too, from the
-		// same analysis.
+		// same analysis, and so does a query with a phrase: the words
+		// beyond the title are scored without it (Without), and a passage
+		// that lacks it is no match, whatever they score.
+		phrased := !r.q.Plain()
 		qs := []*fulltext.Query{rest}
-		if r.plan {
+		if r.plan || phrased {
 			qs = append(qs, r.q)
 		}
 		sc := make([]float64, len(qs))
@@ -1063,6 +1066,9 @@ func (r *ranking) beyondTitle(rec *docir.Record) (beyond, error) {
 				return err
 			}
 			r.scorer().ScoreEach(qs, p, sc)
+			if phrased && sc[1] == 0 {
+				sc[0] = 0
+			}
 			if p.Text != "" {
 				*to = append(*to, passageHit{slug: slug, score: sc[0]})
 			}
