@@ -25,21 +25,13 @@ func TestQueryNamesSection(t *testing.T) {
 		"rfc.md": "# Private fields\n\n## Summary\n\nPrivate fields are fields that only the defining module reads. Private fields, private fields.\n\n" +
 			"## Motivation\n\nEncapsulation of the fields.\n",
 	})
-	for q, want := range map[string]string{
+	wantMatched(t, ws, map[string]string{
 		"adding tooltips":                  "tooltips#adding-tooltips",
 		"Model for Output":                 "schemas#model-for-output",
 		"model for input":                  "schemas#model-for-input",
 		"statusz endpoint response format": "statusz#endpoint-response-format",
 		"private fields motivation":        "rfc#motivation", // a heading that only repeats the title names nothing
-	} {
-		res, err := ws.Search(context.Background(), docir.SearchParams{Query: q, Limit: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(res.Hits) == 0 || res.Hits[0].MatchedSection != want {
-			t.Errorf("search %q: %+v, want %s", q, res.Hits, want)
-		}
-	}
+	})
 }
 
 // TestQuerySaysHeading: a query that shares no word with a page's title
@@ -56,21 +48,13 @@ func TestQuerySaysHeading(t *testing.T) {
 			"## 0.1.0\n\n- First\n\n## 0.1.1\n\n- Fixed the first release's broken icons on small screens, in every browser\n",
 		"design.md": "# Design\n\n## Drawbacks\n\nThe primary drawback is its cost, which every reader pays.\n\n## Alternatives\n\nDrawbacks: none known.\n",
 	})
-	for q, want := range map[string]string{
+	wantMatched(t, ws, map[string]string{
 		"8.0.0":          "changelog#800",
 		"1.7.1":          "changelog#171",
 		"0.1.1":          "changelog#011",
 		"drawbacks":      "design#drawbacks",
 		"drawbacks -the": "design#alternatives", // #drawbacks holds "the"
-	} {
-		res, err := ws.Search(context.Background(), docir.SearchParams{Query: q, Limit: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(res.Hits) == 0 || res.Hits[0].MatchedSection != want {
-			t.Errorf("search %q: %+v, want %s", q, res.Hits, want)
-		}
-	}
+	})
 }
 
 // TestQueryJoinedWord: an identifier typed in lower case ("wordcount"),
@@ -99,16 +83,23 @@ func TestQueryPhraseSection(t *testing.T) {
 	ws := linksService(t, map[string]string{
 		"tools.md": "# Json tools\n\n## Depth\n\nThe depth of the input.\n\n## Example\n\nHow to convert json, shown at some length, with more words here and there, and then some more.\n",
 	})
-	for q, want := range map[string]string{
+	wantMatched(t, ws, map[string]string{
 		`"convert json" depth`: "tools#example",
 		"convert json depth":   "tools#depth", // without the phrase, the shorter section
-	} {
+	})
+}
+
+// wantMatched searches ws for each query and wants its first hit's
+// matched section to be the one given.
+func wantMatched(t *testing.T, ws *Service, want map[string]string) {
+	t.Helper()
+	for q, sec := range want {
 		res, err := ws.Search(context.Background(), docir.SearchParams{Query: q, Limit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Hits) == 0 || res.Hits[0].MatchedSection != want {
-			t.Errorf("search %q: %+v, want %s", q, res.Hits, want)
+		if len(res.Hits) == 0 || res.Hits[0].MatchedSection != sec {
+			t.Errorf("search %q: %+v, want %s", q, res.Hits, sec)
 		}
 	}
 }

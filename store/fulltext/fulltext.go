@@ -315,6 +315,10 @@ func (x *Index) tokens(text string) []string {
 	return analyzeTokens(x.analyzer(), text)
 }
 
+// Tokens are the index terms of text in order, repeats included (see
+// Query.SaidBy).
+func (x *Index) Tokens(text string) []string { return x.tokens(text) }
+
 // analyze runs the analysis chain on text, the fast way (see fastAnalyzer
 // and analyzeChain): Rescore analyzes passages at query time.
 func (x *Index) analyze(text string) analysis.TokenStream {

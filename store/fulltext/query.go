@@ -75,11 +75,21 @@ func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(syn.Phrases) == 0 {
-		if syn.Text, err = x.splitJoined(ctx, syn.Text, reader); err != nil {
-			return nil, err
-		}
+	q, err := x.prepareSyntax(ctx, syn, reader)
+	if err != nil || len(syn.Phrases) > 0 {
+		return q, err
 	}
+	// A word no passage holds may be words written together (splitJoined).
+	joined, err := x.splitJoined(ctx, q, syn.Text, reader)
+	if err != nil || joined == syn.Text {
+		return q, err
+	}
+	syn.Text = joined
+	return x.prepareSyntax(ctx, syn, reader)
+}
+
+// prepareSyntax is the query syn says, its terms weighed against x.
+func (x *Index) prepareSyntax(ctx context.Context, syn Syntax, reader func() (index.IndexReader, error)) (*Query, error) {
 	q := x.positive(syn.Text)
 	q.required = make([]bool, len(q.terms))
 	for _, ph := range syn.Phrases {
@@ -180,22 +190,22 @@ const (
 // typed without its case (baseURL, WordCount, Get-ChildItem), whose parts
 // the tokenizer indexes apart (see identifiers), so that typed as one
 // lower-case word it matched nothing. A word is read so only when no
-// passage holds it (in its text or head: it matches nothing as typed), it
+// passage holds it (q, the query as typed, weighed it: its df is 0), it
 // is ASCII letters only (one term, MaxJoinedBytes at most), and it is
 // MaxJoinedParts or fewer words the index holds, each of MinJoinedPart
 // letters or more; of such readings, the one whose first word is longest
-// (then its second). A word that is no such join stays as typed. A query
-// with a phrase is left as typed (its phrases name its words).
-func (x *Index) splitJoined(ctx context.Context, text string, reader func() (index.IndexReader, error)) (string, error) {
-	fields := strings.Fields(text)
+// (then its second). A word that is no such join stays as typed. The
+// index is asked only about the parts of a word no passage holds: a
+// query whose words all match costs no look-up more. It returns text
+// itself when no word is read so.
+func (x *Index) splitJoined(ctx context.Context, q *Query, text string, reader func() (index.IndexReader, error)) (string, error) {
 	var err error
 	held := map[string]bool{}
 	holds := func(w string) bool { // whether some passage holds w's one term
 		if v, ok := held[w]; ok || err != nil {
 			return v
 		}
-		terms := x.tokens(w)
-		if len(terms) == 1 {
+		if terms := x.tokens(w); len(terms) == 1 {
 			var r index.IndexReader
 			var t, h []uint64
 			if r, err = reader(); err == nil {
@@ -205,10 +215,18 @@ func (x *Index) splitJoined(ctx context.Context, text string, reader func() (ind
 		}
 		return held[w]
 	}
+	fields := strings.Fields(text)
 	changed := false
 	for i, w := range fields {
-		if len(w) < 2*MinJoinedPart || len(w) > MaxJoinedBytes || !asciiLetters(w) || len(x.tokens(w)) != 1 || holds(w) {
+		if len(w) < 2*MinJoinedPart || len(w) > MaxJoinedBytes || !asciiLetters(w) {
 			continue
+		}
+		terms := x.tokens(w)
+		if len(terms) != 1 {
+			continue
+		}
+		if k, ok := q.index[terms[0]]; !ok || q.df[k] > 0 {
+			continue // held (or past MaxQueryTerms, unweighed)
 		}
 		if parts := joinedParts(w, MaxJoinedParts, holds); len(parts) > 1 {
 			fields[i], changed = strings.Join(parts, " "), true
@@ -352,13 +370,13 @@ func (q *Query) Plain() bool {
 	return len(q.phrases) == 0 && len(q.not) == 0 && len(q.notRuns) == 0 && !slices.Contains(q.required, true)
 }
 
-// Says reports whether text's terms hold the query's, in the same order,
-// adjacent: text says the query, up to case, plural and punctuation.
-func (x *Index) Says(q *Query, text string) bool {
+// SaidBy reports whether toks (a text's terms in order: Index.Tokens) hold
+// the query's, in the same order, adjacent: the text says the query, up to
+// case, plural and punctuation.
+func (q *Query) SaidBy(toks []string) bool {
 	if len(q.tokens) == 0 {
 		return false
 	}
-	toks := x.tokens(text)
 	for i := 0; i+len(q.tokens) <= len(toks); i++ {
 		if slices.Equal(toks[i:i+len(q.tokens)], q.tokens) {
 			return true

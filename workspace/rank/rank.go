@@ -249,7 +249,7 @@ type ranking struct {
 	// score on the whole query (found.passageScores).
 	plan     bool
 	beyond   map[string]beyond          // by document: see beyondTitle
-	headings map[string][]string        // a heading's distinct terms, by its text: see namedSections
+	headings map[string][]string        // a heading's terms in order, by its text: see heading
 	titles   map[string]map[string]bool // a document's title terms, by its id: see titleTerms
 	asked    map[string]bool            // the query's terms: see queryTerms
 	sc       *fulltext.Scorer           // see scorer
@@ -923,7 +923,7 @@ func (r *ranking) chooseSection(f *found) error {
 func (r *ranking) headingSays(rec *docir.Record, d *rankedDoc) error {
 	var says []string
 	for _, sec := range rec.Sections {
-		if r.ft.Says(r.q, sec.Heading) {
+		if r.q.SaidBy(r.heading(sec.Heading)) {
 			says = append(says, sec.Slug)
 		}
 	}
@@ -980,8 +980,10 @@ func (r *ranking) namedSections(rec *docir.Record) map[string]float64 {
 			words = slices.Clone(stack[len(stack)-1].words)
 		}
 		if sec.Heading != rec.Title {
-			own = r.headingTerms(sec.Heading)
-			for _, t := range own {
+			for _, t := range r.heading(sec.Heading) {
+				if !slices.Contains(own, t) {
+					own = append(own, t)
+				}
 				if !slices.Contains(words, t) {
 					words = append(words, t)
 				}
@@ -1125,19 +1127,16 @@ func (r *ranking) queryTerms() map[string]bool {
 	return r.asked
 }
 
-// headingTerms are the distinct terms of a heading, analyzed once a
-// ranking: documents of one template share their headings (every KEP asks
-// "How can this feature be enabled / disabled in a live cluster?").
-func (r *ranking) headingTerms(heading string) []string {
+// heading is a heading's terms in order, analyzed once a ranking:
+// documents of one template share their headings (every KEP asks "How can
+// this feature be enabled / disabled in a live cluster?"), and a heading
+// is read both for the words it holds (namedSections) and for the query
+// said in it (headingSays).
+func (r *ranking) heading(heading string) []string {
 	if ts, ok := r.headings[heading]; ok {
 		return ts
 	}
-	var ts []string
-	for _, t := range r.ft.Terms(heading) {
-		if !slices.Contains(ts, t) {
-			ts = append(ts, t)
-		}
-	}
+	ts := r.ft.Tokens(heading)
 	if r.headings == nil {
 		r.headings = map[string][]string{}
 	}
