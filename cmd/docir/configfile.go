@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"math/rand/v2"
@@ -30,18 +31,35 @@ import (
 // checkConfigFile checks the keys and scalar types of the config file's
 // node tree against the Config struct.
 func checkConfigFile(file string, data []byte) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
 		return docir.Errorf(docir.CodeConfig, "config %s: %w", file, err)
 	}
+	// One document: what follows a second "---" would be read by no one
+	// (viper reads the first), so it is refused, not dropped.
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == io.EOF:
+	case err != nil:
+		return docir.Errorf(docir.CodeConfig, "config %s: %w", file, err)
+	case !emptyDocument(&next):
+		return docir.Errorf(docir.CodeConfig, "config %s: line %d: a second YAML document (after a \"---\" line); docir reads one: put its keys in the first", file, next.Content[0].Line)
+	}
+	if emptyDocument(&doc) {
+		return nil // an empty file, or only comments
+	}
+	return checkNode(file, "", doc.Content[0], reflect.TypeFor[Config]())
+}
+
+// emptyDocument reports whether a decoded YAML document holds nothing: no
+// node, or only comments (a null).
+func emptyDocument(doc *yaml.Node) bool {
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil // an empty file
+		return true
 	}
 	root := doc.Content[0]
-	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
-		return nil // only comments
-	}
-	return checkNode(file, "", root, reflect.TypeFor[Config]())
+	return root.Kind == yaml.ScalarNode && root.Tag == "!!null"
 }
 
 // checkNode checks node against the struct type t: every key is one of t's
