@@ -155,7 +155,7 @@ func releaseRun(ctx context.Context, opts *BindOptions) error {
 		return fmt.Errorf("%s: %w", opts.Release, err)
 	}
 	if !released {
-		fmt.Fprintf(opts.IO.ErrOut, "docir: %s: no hold of generation %d to release (it expired, was released, or was never taken)\n", opts.Release, res.Revision)
+		fmt.Fprintf(opts.IO.ErrOut, "docir: %s: no hold of generation %d to release (it expired, was released, or was never taken)\n", forTerminal(opts.Release), res.Revision)
 	}
 	if !text {
 		return opts.IO.printJSON(res)

@@ -210,7 +210,7 @@ func (f *Factory) zeroSetup(lc *loadedConfig, ws *workspace.Service) error {
 	for i, s := range srcs {
 		paths[i] = s.Path
 	}
-	fmt.Fprintf(f.IO.ErrOut, "docir: no store yet: indexing %s into %s first\n", strings.Join(paths, ", "), dir)
+	fmt.Fprintf(f.IO.ErrOut, "docir: no store yet: indexing %s into %s first\n", forTerminal(strings.Join(paths, ", ")), forTerminal(dir))
 	ctx := f.ctx
 	if ctx == nil {
 		ctx = context.Background()
@@ -225,7 +225,7 @@ func (f *Factory) zeroSetup(lc *loadedConfig, ws *workspace.Service) error {
 		who = "reads that name it (--store or DOCIR_STORE) use it"
 	}
 	fmt.Fprintf(f.IO.ErrOut, "docir: indexed %d documents (%d warnings, %.2fs) into %s; %s; `docir index` refreshes it\n",
-		sum.Documents, len(sum.Warnings), sum.Seconds, dir, who)
+		sum.Documents, len(sum.Warnings), sum.Seconds, forTerminal(dir), who)
 	return nil
 }
 

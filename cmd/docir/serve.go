@@ -267,11 +267,11 @@ func serveReader(bg *serveBackground, lc *loadedConfig, prog *session.Progress) 
 		bg.watch(false)
 		return g, r, nil
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "docir serve: nothing indexed yet in %s; indexing %d source folder(s) in the background\n", dir, len(lc.StoreSources()))
+	fmt.Fprintf(opts.IO.ErrOut, "docir serve: nothing indexed yet in %s; indexing %d source folder(s) in the background\n", forTerminal(dir), len(lc.StoreSources()))
 	bg.run(func(ctx context.Context) {
 		_, err := session.RefreshReporting(ctx, ws, prog)
 		if err != nil && ctx.Err() == nil {
-			fmt.Fprintf(opts.IO.ErrOut, "docir serve: indexing failed: %v\n", err)
+			fmt.Fprintf(opts.IO.ErrOut, "docir serve: indexing failed: %s\n", forTerminal(err.Error()))
 		}
 		g.Open(err)
 		g.Recheck(stored, nil)

@@ -144,7 +144,7 @@ func sourcesRun(ctx context.Context, opts *SourcesOptions) error {
 		}
 		printWarnings(opts.IO, sum.Warnings)
 		if text {
-			fmt.Fprintf(opts.IO.ErrOut, "docir: %s updated; ", lc.File)
+			fmt.Fprintf(opts.IO.ErrOut, "docir: %s updated; ", forTerminal(lc.File))
 			_ = printIndexText(opts.IO.ErrOut, sum)
 		}
 	}

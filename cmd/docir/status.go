@@ -106,7 +106,7 @@ func statusRun(ctx context.Context, opts *StatusOptions) error {
 			if text {
 				break // the text says so on stdout
 			}
-			fmt.Fprintf(opts.IO.ErrOut, "docir: warning: %s; status leaves it out of changes, and docir index fails until it is back (docir sources --remove takes it off the list)\n", m.Error)
+			fmt.Fprintf(opts.IO.ErrOut, "docir: warning: %s; status leaves it out of changes, and docir index fails until it is back (docir sources --remove takes it off the list)\n", forTerminal(m.Error))
 		}
 	}
 	if opts.Holds != nil {
@@ -212,7 +212,7 @@ func printStatusText(dst io.Writer, out statusOutput) error {
 	}
 	if c := out.Changes; c != nil {
 		for _, m := range c.Missing {
-			fmt.Fprintf(w, "missing     %s; left out of changes, and docir index fails until it is back\n", m.Error)
+			fmt.Fprintf(w, "missing     %s; left out of changes, and docir index fails until it is back\n", forTerminal(m.Error))
 		}
 		if c.SettingsChanged {
 			fmt.Fprintf(w, "settings    the index settings (%s's, or this docir's markdown rules) changed since generation %d; run docir index\n", ConfigFileName, st.Generation)

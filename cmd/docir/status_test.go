@@ -74,3 +74,33 @@ func TestStatusReportsFrontMatterID(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusMissingSourceEscaped: a configured source folder that cannot
+// be read is named in status's warning (stderr) and text (stdout) with its
+// control characters escaped, as every other message names what was
+// typed; before, a NUL and an ESC sequence from docir.yaml reached the
+// terminal raw.
+func TestStatusMissingSourceEscaped(t *testing.T) {
+	project := t.TempDir()
+	if err := corpustest.WriteFiles(project, map[string]string{
+		"docir.yaml": "sources: [{path: docs}]\n",
+		"docs/d.md":  "# D\n",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if r := runDocir(t, project, nil, "index"); r.code != 0 {
+		t.Fatalf("index: %+v", r)
+	}
+	if err := corpustest.WriteFiles(project, map[string]string{"docir.yaml": "sources: [{path: \"docs\\u001b[2Jy\"}]\n"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"json", "text"} {
+		r := runDocir(t, project, nil, "status", "--format", format)
+		if regexp.MustCompile(`\x1b`).MatchString(r.stdout + r.stderr) {
+			t.Errorf("--format %s: a raw ESC in the output: %+v", format, r)
+		}
+		if !regexp.MustCompile(`docs\\x1b\[2Jy`).MatchString(r.stdout + r.stderr) {
+			t.Errorf("--format %s: the source is not named escaped: %+v", format, r)
+		}
+	}
+}
