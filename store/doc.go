@@ -2,7 +2,7 @@
 // holding immutable generations of a corpus, and the refresh that ingests
 // source folders into a new one.
 //
-// Layout (FormatVersion 14; see the change log below):
+// Layout (FormatVersion 15; see the change log below):
 //
 //	.docir/
 //	  IDENTITY           the workspace identity: 32 random hex digits and a
@@ -144,4 +144,9 @@ package store
 //	   front matter read, a lone carriage return a line ending, fences
 //	   with trailing blanks, and attribute blocks read as goldmark reads
 //	   them.
-const FormatVersion = 14
+//	15 fulltext: an identifier's parts that its case changes cut are also
+//	   one term, written together and lower-cased, "\x03" + the word
+//	   ("baseURL": base, url and "\x03baseurl"; see fulltext's
+//	   Catenations), outside the field's length, so that an identifier
+//	   typed in lower case finds it (an older store has no such terms).
+const FormatVersion = 15

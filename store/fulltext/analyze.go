@@ -2,6 +2,7 @@ package fulltext
 
 import (
 	"sync"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -319,8 +320,7 @@ func (a *fastAnalyzer) count(text []byte) (int, index.TokenFrequencies) {
 	if !ascii {
 		for _, w := range words {
 			if w.typ == analysis.Ideographic || hasWidthForm(text[w.start:w.end]) {
-				toks := analyzeChain(a.chain, text)
-				return len(toks), analysis.TokenFrequency(toks, nil, index.IndexField)
+				return a.countChain(text)
 			}
 		}
 	}
@@ -341,19 +341,7 @@ func (a *fastAnalyzer) count(text []byte) (int, index.TokenFrequencies) {
 	slab := *slabp
 	defer func() { *slabp = slab }()
 	var one analysis.TokenStream
-	n := 0
-	eachTerm(text, words, func(start, end, _ int, _ analysis.TokenType) {
-		n++
-		var b []byte
-		if ascii || isASCII(text[start:end]) {
-			b = a.stem(possessiveASCII(lower[start:end]))
-		} else {
-			if one == nil {
-				one = analysis.TokenStream{new(analysis.Token)}
-			}
-			*one[0] = analysis.Token{Term: composeTerm(append([]byte(nil), text[start:end]...))}
-			b = a.filterNarrow(one)[0].Term
-		}
+	add := func(b []byte) {
 		// The key shares the term's bytes, which nothing writes once
 		// lower is made (stemASCII and the filters copy what they
 		// change).
@@ -369,6 +357,47 @@ func (a *fastAnalyzer) count(text []byte) (int, index.TokenFrequencies) {
 		tf := &slab[len(slab)-1]
 		tf.SetFrequency(1)
 		freqs[key] = tf
+	}
+	// Catenations are terms too, outside the length (see Catenations).
+	var cat catenator
+	cats := ascii || utf8.Valid(text)
+	catenate := func(from, to int, ok bool) {
+		if ok && cats && (ascii || isASCII(text[from:to])) {
+			add(catenation(a, lower, from, to, nil))
+		}
+	}
+	n := 0
+	eachTerm(text, words, func(start, end, _ int, _ analysis.TokenType) {
+		n++
+		catenate(cat.next(start, end))
+		if ascii || isASCII(text[start:end]) {
+			add(a.stem(possessiveASCII(lower[start:end])))
+			return
+		}
+		if one == nil {
+			one = analysis.TokenStream{new(analysis.Token)}
+		}
+		*one[0] = analysis.Token{Term: composeTerm(append([]byte(nil), text[start:end]...))}
+		add(a.filterNarrow(one)[0].Term)
 	})
+	catenate(cat.last())
 	return n, freqs
+}
+
+// countChain is count of text through the chain itself, with its
+// catenations (outside the length: see Catenations).
+func (a *fastAnalyzer) countChain(text []byte) (int, index.TokenFrequencies) {
+	toks := analyzeChain(a.chain, text)
+	freqs := analysis.TokenFrequency(toks, nil, index.IndexField)
+	eachCatenation(text, toks, func(from, to int) {
+		term := catenation(a, text, from, to, nil)
+		if tf, ok := freqs[string(term)]; ok {
+			tf.SetFrequency(tf.Frequency() + 1)
+			return
+		}
+		tf := &index.TokenFreq{Term: term}
+		tf.SetFrequency(1)
+		freqs[string(term)] = tf
+	})
+	return len(toks), freqs
 }

@@ -86,9 +86,26 @@ func checkSame(t *testing.T, f *fastAnalyzer, ref *analysis.DefaultAnalyzer, tex
 	}
 	field := &passageField{value: []byte(text), an: f}
 	field.Analyze()
-	if d := cmp.Diff(freqs(analysis.TokenFrequency(full, nil, index.IndexField)), freqs(field.freqs)); d != "" || field.length != len(full) {
+	if d := cmp.Diff(chainFreqs(t, ref, full, got, text), freqs(field.freqs)); d != "" || field.length != len(full) {
 		t.Fatalf("%q: passage field's terms differ from the whole chain's (-chain +field; %d terms, %d):\n%s", text, len(full), field.length, d)
 	}
+}
+
+// chainFreqs is what a passage field of text holds by the chain ref itself:
+// the terms full of its analysis, and each catenation (see Catenations)
+// of the terms toks (the same terms, whose offsets are text's), catTerm
+// of what the chain makes of its bytes lower-cased, one word.
+func chainFreqs(t *testing.T, ref *analysis.DefaultAnalyzer, full, toks analysis.TokenStream, text string) map[string]int {
+	t.Helper()
+	out := freqs(analysis.TokenFrequency(full, nil, index.IndexField))
+	eachCatenation(text, toks, func(from, to int) {
+		one := ref.Analyze([]byte(strings.ToLower(text[from:to])))
+		if len(one) != 1 {
+			t.Fatalf("%q: catenation %q is %d terms", text, text[from:to], len(one))
+		}
+		out[catTerm(string(one[0].Term))]++
+	})
+	return out
 }
 
 func freqs(tfs index.TokenFrequencies) map[string]int {

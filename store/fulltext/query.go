@@ -33,9 +33,15 @@ type Query struct {
 	forms     [][]string
 	formIndex map[string]int
 	gidf      []float64
-	pairs     []pair
-	at        [][]int // term index -> the query positions it is at (0 to span-1)
-	span      int     // the query's positions: its words
+	// The words whose catenation (see Catenations) the index holds: in
+	// the text, as one of the word's forms, and in heads (hcat, by term).
+	// textCat and headCat say whether any word has one there: the bounds
+	// of that field then allow it more terms than its length (normBound).
+	hcat             []bool
+	textCat, headCat bool
+	pairs            []pair
+	at               [][]int // term index -> the query positions it is at (0 to span-1)
+	span             int     // the query's positions: its words
 
 	required []bool   // by term: a term of a positive phrase, which every match holds
 	phrases  []*Query // positive phrases of two or more words: every match has each as a run
@@ -135,6 +141,9 @@ func (q *Query) weigh(ctx context.Context, r index.IndexReader, stemming string)
 			return err
 		}
 	}
+	if err := q.catenations(ctx, r); err != nil {
+		return err
+	}
 	total, err := r.DocCount()
 	if err != nil {
 		return err
@@ -152,16 +161,22 @@ func (q *Query) weigh(ctx context.Context, r index.IndexReader, stemming string)
 		df := max(text[k], head[k])
 		q.idf[k], q.df[k] = idf(df), df
 		q.gidf[k] = q.idf[k]
-		if len(q.forms[k]) == 0 {
+		if len(q.forms[k]) == 0 && !q.headCatenated(k) {
 			continue
 		}
 		// In any form: the passages whose text holds one (heads are
-		// matched as typed).
+		// matched as typed, or as the word's catenation).
 		inText, err := countPassages(ctx, r, append([]string{q.terms[k]}, q.forms[k]...), nil)
 		if err != nil {
 			return err
 		}
-		q.df[k] = max(inText, head[k])
+		inHead := head[k]
+		if q.headCatenated(k) {
+			if inHead, err = countPassages(ctx, r, nil, []string{q.terms[k], catTerm(q.terms[k])}); err != nil {
+				return err
+			}
+		}
+		q.df[k] = max(inText, inHead)
 		q.gidf[k] = idf(q.df[k])
 	}
 	// A pair is at least as rare as the rarer of its words: its idf is at
@@ -413,6 +428,7 @@ func (q *Query) Without(known map[string]bool) *Query {
 			out.df = append(out.df, q.df[k])
 			out.gidf = append(out.gidf, q.gidf[k])
 			out.forms = append(out.forms, q.formsOf(k))
+			out.hcat = append(out.hcat, q.headCatenated(k))
 			for _, p := range q.at[k] {
 				kept[p] = true
 			}
@@ -426,6 +442,7 @@ func (q *Query) Without(known map[string]bool) *Query {
 		}
 	}
 	out.required = make([]bool, len(out.terms))
+	out.textCat, out.headCat = q.textCat, q.headCat
 	out.indexForms()
 	out.prepareProbes()
 	return out

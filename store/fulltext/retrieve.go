@@ -389,16 +389,21 @@ func (rt *Retrieval) open(ess, read []bool) (lead, probe []*cursor, err error) {
 		}
 		c := &cursor{term: term, head: head, tfr: tfr}
 		c.pr, _ = tfr.(*postingsReader)
-		if head {
-			return c, nil // heads are matched as typed
-		}
 		k, ok := q.index[t]
-		if !ok || len(q.formsOf(k)) == 0 {
+		forms := q.formsOf(k)
+		if head {
+			// Heads are matched as typed, or as the word's catenation.
+			forms = nil
+			if ok && q.headCatenated(k) {
+				forms = []string{catTerm(t)}
+			}
+		}
+		if !ok || len(forms) == 0 {
 			return c, nil
 		}
 		// The word in all its forms, read as one.
 		tfrs := []index.TermFieldReader{tfr}
-		for _, f := range q.formsOf(k) {
+		for _, f := range forms {
 			ftfr, err := termReader(rt.ctx, rt.r, f, field, term >= 0)
 			if err != nil {
 				for _, t := range tfrs {
@@ -440,11 +445,14 @@ func (rt *Retrieval) open(ess, read []bool) (lead, probe []*cursor, err error) {
 		}
 	}
 	for _, t := range q.not {
-		c, err := opened(t, -1, false)
-		if err != nil {
-			return fail(err)
+		// The word, and its catenation (see Catenations).
+		for _, t := range []string{t, catTerm(t)} {
+			c, err := opened(t, -1, false)
+			if err != nil {
+				return fail(err)
+			}
+			skips = append(skips, c)
 		}
-		skips = append(skips, c)
 	}
 	return lead, slices.Concat(skips, later), nil
 }
@@ -456,6 +464,7 @@ func take(st *stats, num uint64, lead []*cursor) (next uint64, more bool, err er
 	clear(st.tf)
 	clear(st.ff)
 	clear(st.hf)
+	clear(st.hff)
 	st.length, st.hlength = 0, 0
 	next = math.MaxUint64
 	for _, c := range lead {
@@ -579,6 +588,12 @@ func (q *Query) candidate(num uint64, st stats, b float64) Candidate {
 func (st *stats) add(c *cursor) {
 	if c.head {
 		st.hf[c.term] = int32(c.doc.Freq)
+		if st.hff != nil {
+			st.hff[c.term] = int32(c.doc.Freq)
+			if c.group != nil {
+				st.hff[c.term] = int32(c.group.typed)
+			}
+		}
 		st.hlength = length(c.doc.Norm)
 		return
 	}
@@ -598,7 +613,10 @@ func (st *stats) keep(slab *[]int32) stats {
 	n := len(st.tf)
 	per := 2 * n
 	if st.ff != nil {
-		per = 3 * n
+		per += n
+	}
+	if st.hff != nil {
+		per += n
 	}
 	if len(*slab)+per > cap(*slab) {
 		*slab = make([]int32, 0, max(1024, per))
@@ -607,9 +625,15 @@ func (st *stats) keep(slab *[]int32) stats {
 	b := append(*slab, st.tf...)
 	b = append(b, st.hf...)
 	kept := stats{tf: b[at : at+n], hf: b[at+n : at+2*n], length: st.length, hlength: st.hlength}
+	next := at + 2*n
 	if st.ff != nil {
 		b = append(b, st.ff...)
-		kept.ff = b[at+2*n : at+3*n]
+		kept.ff = b[next : next+n]
+		next += n
+	}
+	if st.hff != nil {
+		b = append(b, st.hff...)
+		kept.hff = b[next : next+n]
 	}
 	*slab = b
 	return kept
@@ -621,6 +645,9 @@ func (q *Query) newStats() stats {
 	st := stats{tf: make([]int32, n), hf: make([]int32, n)}
 	if q.formIndex != nil {
 		st.ff = make([]int32, n)
+	}
+	if q.headCat {
+		st.hff = make([]int32, n)
 	}
 	return st
 }
@@ -1005,6 +1032,9 @@ func (rt *Retrieval) Pilot() (out []Candidate, err error) {
 		fields := []struct{ field, term string }{{FieldText, t}, {FieldHead, t}}
 		for _, f := range q.formsOf(k) {
 			fields = append(fields, struct{ field, term string }{FieldText, f})
+		}
+		if q.headCatenated(k) {
+			fields = append(fields, struct{ field, term string }{FieldHead, catTerm(t)})
 		}
 		for _, f := range fields {
 			tfr, err := rt.r.TermFieldReader(rt.ctx, []byte(f.term), f.field, false, false, false)

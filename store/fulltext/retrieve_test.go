@@ -21,6 +21,8 @@ import (
 func retrievalCorpus(r *rand.Rand, n int) []Passage {
 	words := []string{"the", "a", "of", "front", "matter", "dates", "template", "taxonomy", "menu", "page",
 		"Bundle", "archives", "policies", "kube-scheduler", "strings.Contains", "HTMLParser", "retry", "budget",
+		// identifiers whose catenations are terms (see Catenations)
+		"baseURL", "PageEntries's", "Menu.ByLinkTitle",
 		// other forms of some of them (see expand.go)
 		"templating", "dated", "retrying", "budgeting", "archived"}
 	markup := []string{"`code`", "`menu menu menu` page", "`front front` matter", "[link](/a/b)", "<br>", "{{ .Title }}", "\n```go\nx := 1\n```\n", "\n\n", "\n   \n", "[text][label]", "—"}
@@ -73,7 +75,9 @@ func testRetrievalScoresExactly(t *testing.T, stemming string) {
 	queries := []string{"front matter dates", "the front of the page", "a", "taxonomy template", "retry budget",
 		`"front matter" dates`, "menu -taxonomy", `page -"front matter"`, "bundles archive policy", "kube scheduler",
 		"strings contains", "html parser", "of the of the", "dates dates matter", "template menu page bundle",
-		"template dating", "retry the archive", "budget dates", "archiving templates", `"retrying budget" date`}
+		"template dating", "retry the archive", "budget dates", "archiving templates", `"retrying budget" date`,
+		"baseurl", "pageentries", "baseurl url -htmlparser", "bylinktitle template", `"htmlparser"`, "menu -baseurl",
+		"htmlparser html parser", "base url", "baseurl dates of the page"}
 	for range 20 {
 		queries = append(queries, ps[r.IntN(len(ps))].Text[:40])
 	}
@@ -95,8 +99,11 @@ func testRetrievalScoresExactly(t *testing.T, stemming string) {
 	}()
 	for _, text := range queries {
 		q, rt, cands := retrieved(t, x, text)
-		if q.formIndex != nil {
-			expanded++
+		for f := range q.formIndex {
+			if !strings.HasPrefix(f, catTerm("")) { // a stem's form, not a catenation
+				expanded++
+				break
+			}
 		}
 		for _, p := range ps {
 			if got, want := sc.Score(q, p), x.ScorePassage(q, p); got != want {
@@ -522,10 +529,10 @@ func partialBoundLoops(q *Query, st *stats, known, free []bool) float64 {
 	}
 	var s float64
 	if terms > 0 {
-		s = normBound(exact, counted, p.norm, st.length) * float64(terms+pairs) / float64(n+len(q.pairs)) * q.runFactor(q.runBound(in))
+		s = normBound(exact, counted, p.norm, st.length, q.textCat) * float64(terms+pairs) / float64(n+len(q.pairs)) * q.runFactor(q.runBound(in))
 	}
 	if hterms > 0 {
-		s += normBound(hexact, hcounted, p.hnorm, st.hlength) * float64(hterms) / float64(n)
+		s += normBound(hexact, hcounted, p.hnorm, st.hlength, q.headCat) * float64(hterms) / float64(n)
 	}
 	return s
 }

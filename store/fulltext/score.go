@@ -28,7 +28,7 @@ import (
 // only the passages whose bound can still reach its k-th best score
 // (retrieve.go).
 func (q *Query) score(st *stats, pairTF []int32, run int) float64 {
-	return q.textScore(st.tf, st.ff, pairTF, st.length, run) + q.headScore(st.hf, st.hlength)
+	return q.textScore(st.tf, st.ff, pairTF, st.length, run) + q.headScore(st.hf, st.hff, st.hlength)
 }
 
 // stats is what the index counts of a passage for a query: how often its
@@ -40,6 +40,7 @@ type stats struct {
 	ff      []int32
 	length  int
 	hf      []int32
+	hff     []int32 // hf as typed, when a word has a catenation in heads (else nil: as hf)
 	hlength int
 }
 
@@ -68,12 +69,28 @@ func (q *Query) textWeight(k int, tf, ff int32) float64 {
 //	(Σ_t √hf_t · idf_t²) / √hlength × (the share of the query's terms it holds)
 //
 // A section whose headings say what the query asks about scores as a
-// short passage that says it, whatever the length of its text.
-func (q *Query) headScore(hf []int32, hlength int) float64 {
+// short passage that says it, whatever the length of its text. A word
+// whose catenation heads hold (see Catenations) counts in either form,
+// weighed as textWeight weighs a word's forms: as typed where the head
+// writes it so (hff, the typed counts; nil when no word has a
+// catenation in heads), else as the word in any form (both at most
+// √hf · idf², which the bounds take).
+func (q *Query) headScore(hf, hff []int32, hlength int) float64 {
 	if hlength <= 0 {
 		return 0
 	}
-	sum, matched := weigh(hf, func(k int) float64 { return q.idf[k] })
+	var sum float64
+	var matched int
+	if hff == nil {
+		sum, matched = weigh(hf, func(k int) float64 { return q.idf[k] })
+	} else {
+		for k, n := range hf {
+			if n > 0 {
+				sum += q.textWeight(k, n, hff[k])
+				matched++
+			}
+		}
+	}
 	if matched == 0 {
 		return 0
 	}
@@ -394,10 +411,10 @@ func (p *partial) bound(st *stats) float64 {
 	var s float64
 	if terms > 0 {
 		run := p.runFactor(st, mask)
-		s = normBound(exact, counted, p.norm, st.length) * float64(terms+pairs) / float64(n+len(q.pairs)) * run
+		s = normBound(exact, counted, p.norm, st.length, q.textCat) * float64(terms+pairs) / float64(n+len(q.pairs)) * run
 	}
 	if hterms > 0 {
-		s += normBound(hexact, hcounted, p.hnorm, st.hlength) * float64(hterms) / float64(n)
+		s += normBound(hexact, hcounted, p.hnorm, st.hlength, q.headCat) * float64(hterms) / float64(n)
 	}
 	return s
 }
@@ -452,14 +469,25 @@ func (p *partial) runFactor(st *stats, mask uint64) float64 {
 }
 
 // normBound is partialBound's bound of one field's numerator over
-// √length: the exact part, plus √(length − counted) · norm (the free
-// terms' weights' norm), over √length; with the length unknown (0, and
-// then nothing is counted), norm.
-func normBound(exact float64, counted int, norm float64, length int) float64 {
+// √length: the exact part, plus √(room − counted) · norm (the free
+// terms' weights' norm), over √length, where room is the most terms the
+// field can hold: its length, and, when the query's words have
+// catenations there (cat), half as many again (catenations are outside
+// the length, and each spans two terms or more: see Catenations). With
+// the length unknown (0, and then nothing is counted): norm, or
+// √(3/2) · norm.
+func normBound(exact float64, counted int, norm float64, length int, cat bool) float64 {
 	if length <= 0 {
+		if cat {
+			return norm * math.Sqrt(1.5)
+		}
 		return norm
 	}
-	return (exact + math.Sqrt(float64(max(length-counted, 0)))*norm) / math.Sqrt(float64(length))
+	room := length
+	if cat {
+		room += length / 2
+	}
+	return (exact + math.Sqrt(float64(max(room-counted, 0)))*norm) / math.Sqrt(float64(length))
 }
 
 // Rescore scores a passage's text for q, without a head (see
@@ -524,11 +552,19 @@ func (x *Index) scoreEach(s *scratch, qs []*Query, p Passage, out []float64) {
 				htoks, headRead = x.analyzeInto(s, p.Head), true
 			}
 			st.hf, st.hlength = q.counts(htoks), len(htoks)
+			if q.headCat {
+				st.hff = slices.Clone(st.hf)
+				x.fast.eachCatenationTerm(p.Head, htoks, func(t string) {
+					if k, ok := q.index[t[1:]]; ok && q.hcat[k] {
+						st.hf[k]++
+					}
+				})
+			}
 		}
 		if q.cannotHold(p.Text) {
 			// Its text adds nothing, and takes nothing away: the head's
 			// part is its score.
-			out[i] = q.headScore(st.hf, st.hlength)
+			out[i] = q.headScore(st.hf, st.hff, st.hlength)
 			continue
 		}
 		if !textRead {
@@ -542,13 +578,14 @@ func (x *Index) scoreEach(s *scratch, qs []*Query, p Passage, out []float64) {
 			}
 			textRead = true
 		}
-		out[i] = q.scoreText(s, st, toks, skip, o)
+		out[i] = q.scoreText(x.fast, s, st, p.Text, toks, skip, o)
 	}
 }
 
-// scoreText is q's score of a passage whose text is toks (with its layout
-// skip and order o) and whose head's counts st holds.
-func (q *Query) scoreText(s *scratch, st *stats, toks analysis.TokenStream, skip []bool, o order) float64 {
+// scoreText is q's score of a passage whose text is text, its terms toks
+// (with its layout skip and order o), and whose head's counts st holds;
+// an finds its catenations (see Catenations).
+func (q *Query) scoreText(an *fastAnalyzer, s *scratch, st *stats, text string, toks analysis.TokenStream, skip []bool, o order) float64 {
 	f := q.walkInto(s, toks, o)
 	for _, t := range toks {
 		for _, n := range q.not {
@@ -557,7 +594,19 @@ func (q *Query) scoreText(s *scratch, st *stats, toks analysis.TokenStream, skip
 			}
 		}
 	}
-	if !q.runsPass(toks, skip) {
+	// The catenations that are forms of the query's words (counted
+	// below), or that it excludes.
+	var catForms []int
+	excluded := false
+	if q.textCat || len(q.not) > 0 {
+		an.eachCatenationTerm(text, toks, func(t string) {
+			if k, ok := q.formIndex[t]; ok {
+				catForms = append(catForms, k)
+			}
+			excluded = excluded || slices.Contains(q.not, t[1:])
+		})
+	}
+	if excluded || !q.runsPass(toks, skip) {
 		return 0
 	}
 	for k, n := range f.tf {
@@ -574,6 +623,9 @@ func (q *Query) scoreText(s *scratch, st *stats, toks analysis.TokenStream, skip
 			if k, ok := q.formIndex[string(t.Term)]; ok {
 				st.tf[k]++
 			}
+		}
+		for _, k := range catForms {
+			st.tf[k]++
 		}
 	}
 	return q.score(st, f.pairTF, f.run)

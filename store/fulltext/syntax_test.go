@@ -141,25 +141,28 @@ func TestQuerySyntax(t *testing.T) {
 
 // TestJoinedWords: a query word that matches nothing and is two or three
 // indexed words written together is read as them, adjacent; a word some
-// passage holds, or that is no such join, stays as typed.
+// passage holds (an identifier's catenation too: see Catenations), or
+// that is no such join, stays as typed.
 func TestJoinedWords(t *testing.T) {
 	x := indexed(t, []Passage{
 		{ID: "a", Text: "The .WordCount method counts the words of a page."},
 		{ID: "b", Text: "Set baseURL, the base of every URL; see Get-ChildItem."},
 		{ID: "c", Text: "A submarine is not a sub."},
+		{ID: "d", Text: "The page size, and the file name of each page."},
 	})
 	ctx := context.Background()
 	for _, tt := range []struct{ q, want string }{
-		{"wordcount", "word count"},
-		{"WORDCOUNT method", "WORD COUNT method"},
-		{"baseurl", "base url"},
+		{"pagesize", "page size"},
+		{"PAGESIZE method", "PAGE SIZE method"},
+		{"filenames", "file names"}, // plurals are the index's terms too
+		{"wordcount", "wordcount"},  // WordCount's catenation
+		{"baseurl", "baseurl"},      // baseURL's
 		{"getchilditem", "get child item"},
-		{"submarine", "submarine"},    // a passage holds it
-		{"wordcounts", "word counts"}, // plurals are the index's terms too
-		{"wordcountx", "wordcountx"},  // "x" is no word of three letters
-		{`"wordcount"`, "wordcount"},  // a query with a phrase stays as typed
-		{"word-count", "word-count"},  // not letters only
-		{"zzzqqqxxx", "zzzqqqxxx"},    // no split into held words
+		{"submarine", "submarine"}, // a passage holds it
+		{"pagesizex", "pagesizex"}, // "x" is no word of three letters
+		{`"pagesize"`, "pagesize"}, // a query with a phrase stays as typed
+		{"page-size", "page-size"}, // not letters only
+		{"zzzqqqxxx", "zzzqqqxxx"}, // no split into held words
 	} {
 		q, err := x.Prepare(ctx, tt.q)
 		if err != nil {
