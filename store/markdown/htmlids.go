@@ -184,3 +184,33 @@ func rawTextEnd(t []byte, i int, name string) int {
 	}
 	return len(t)
 }
+
+// onlyMarkup reports whether t shows a reader nothing: it holds only
+// white space, HTML comments, and start and end tags (whatever their
+// names), each whole. Text, a declaration (<!…>, <?…>) or a tag or
+// comment that t ends inside of is something.
+func onlyMarkup(t []byte) bool {
+	for i := 0; i < len(t); {
+		next, after := byteAt(t, i+1), byteAt(t, i+2)
+		switch {
+		case isTagSpace(t[i]):
+			i++
+		case t[i] != '<':
+			return false
+		case bytes.HasPrefix(t[i:], []byte("<!--")):
+			i = commentEnd(t, i+4)
+			if i == len(t) && !bytes.HasSuffix(t, []byte("-->")) && !bytes.HasSuffix(t, []byte("--!>")) {
+				return false // the text ends inside the comment
+			}
+		case isLetter(next) || next == '/' && isLetter(after):
+			_, _, end := readTag(t, i)
+			if end < 0 {
+				return false
+			}
+			i = end
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -78,7 +78,9 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 			return ast.WalkContinue, nil
 		case *ast.HTMLBlock:
 			if start, stop, ok := htmlBlockSpan(n.(*ast.HTMLBlock)); ok {
+				k := len(anchors)
 				anchors = htmlIDs(body[start:stop], start, anchors)
+				inBlock(anchors[k:], start)
 			}
 			return ast.WalkSkipChildren, nil
 		case *ast.Paragraph, *ast.TextBlock, *ast.Heading:
@@ -90,7 +92,7 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 			var more []foundAnchor
 			found, more = scanLinks(body[start:stop], start, refs, found)
 			found, left = capLinks(found, left)
-			anchors = append(anchors, more...)
+			anchors = append(anchors, inBlock(more, start)...)
 			if _, ok := n.(*ast.Paragraph); ok {
 				anchors = definitionTerms(body[start:stop], start, anchors)
 			}
@@ -113,7 +115,7 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 			secs[i].Links = append(secs[i].Links, ref)
 		}
 	}
-	placeAnchors(rec, anchors, sectionOf)
+	placeAnchors(rec, body, off, anchors, sectionOf)
 	return left
 }
 
@@ -128,8 +130,10 @@ func capLinks(found []foundLink, left int) ([]foundLink, int) {
 }
 
 // placeAnchors gives each anchor to the section whose own text holds it
-// (sectionOf: -1 for the lead) and slugs the definition terms.
-func placeAnchors(rec *docir.Record, anchors []foundAnchor, sectionOf func(at int) int) {
+// (sectionOf: -1 for the lead), or an HTML id standing before a heading
+// to that heading's section (headingOwners), and slugs the definition
+// terms. body is the markdown, from offset off of the file on.
+func placeAnchors(rec *docir.Record, body []byte, off int, anchors []foundAnchor, sectionOf func(at int) int) {
 	secs := rec.Sections
 	// Definition terms get ids in one sequence with the headings, in
 	// document order, as Hugo numbers them: a term after a heading of the
@@ -155,7 +159,8 @@ func placeAnchors(rec *docir.Record, anchors []foundAnchor, sectionOf func(at in
 		}
 	}
 	defer func() { heading(len(secs) - 1) }()
-	for _, a := range anchors {
+	owners := headingOwners(body, off, secs, anchors, sectionOf)
+	for k, a := range anchors {
 		i := sectionOf(a.at)
 		heading(i)
 		terms = terms || a.term
@@ -168,7 +173,7 @@ func placeAnchors(rec *docir.Record, anchors []foundAnchor, sectionOf func(at in
 				addTerm(i, id)
 			}
 		}
-		if i < 0 {
+		if i = owners[k]; i < 0 {
 			rec.Anchors = append(rec.Anchors, a.id)
 		} else {
 			secs[i].Anchors = append(secs[i].Anchors, a.id)
@@ -176,14 +181,62 @@ func placeAnchors(rec *docir.Record, anchors []foundAnchor, sectionOf func(at in
 	}
 }
 
+// headingOwners is the section each anchor (in document order) belongs
+// to: the one whose own text holds it (sectionOf), except that an HTML id
+// belongs to the next section when nothing but HTML (tags, comments) and
+// white space stands between the start of its block's first line and that
+// section's heading, as mdBook keeps a renamed heading's old anchor
+// (`<a id="old"></a>` on a line of its own before it): a browser shows
+// that heading first. The anchors are read from the last, so that each
+// stretch of the markdown is read once.
+func headingOwners(body []byte, off int, secs []docir.Section, anchors []foundAnchor, sectionOf func(at int) int) []int {
+	owners := make([]int, len(anchors))
+	sec, markupFrom := -2, 0 // body[markupFrom:] up to sec's heading is markup only; -1 when not
+	for k := len(anchors) - 1; k >= 0; k-- {
+		a := anchors[k]
+		i := sectionOf(a.at)
+		owners[k] = i
+		if a.term || a.heading || i+1 >= len(secs) {
+			continue
+		}
+		if sec != i+1 {
+			sec, markupFrom = i+1, secs[i+1].Start-off
+		}
+		from := bytes.LastIndexByte(body[:a.block], '\n') + 1
+		if markupFrom < 0 {
+			continue
+		}
+		if from < markupFrom {
+			if !onlyMarkup(body[from:markupFrom]) {
+				markupFrom = -1
+				continue
+			}
+			markupFrom = from
+		}
+		owners[k] = i + 1
+	}
+	return owners
+}
+
+// inBlock marks anchors as found in the block (a paragraph, an HTML
+// block) that starts at offset start of the markdown.
+func inBlock(anchors []foundAnchor, start int) []foundAnchor {
+	for i := range anchors {
+		anchors[i].block = start
+	}
+	return anchors
+}
+
 // foundAnchor is an id the markdown defines besides its sections' slugs:
 // an HTML id or name attribute, a nested heading's slug (heading), or
-// (term) a definition term's text, to be slugged in document order.
+// (term) a definition term's text, to be slugged in document order;
+// block is where the block that holds an HTML id starts.
 type foundAnchor struct {
 	at      int
 	id      string
 	term    bool
 	heading bool
+	block   int
 }
 
 // maxTag bounds the inline HTML tag whose attributes are read for ids.

@@ -221,6 +221,55 @@ func TestAnchorsAndTerms(t *testing.T) {
 	}
 }
 
+// TestAnchorBeforeHeading: an HTML id with nothing but HTML and white
+// space between its block's first line and the next heading belongs to
+// that heading's section, where a browser lands (mdBook keeps a renamed
+// heading's old anchor so); an id with text after it, or text before it
+// in its block, stays with the section whose text holds it.
+func TestAnchorBeforeHeading(t *testing.T) {
+	for _, tt := range []struct {
+		name, md string
+		want     map[string][]string // by slug; "" the lead
+	}{
+		{"mdBook", "<a id=\"old-top\"></a>\n\n## Closures\n\nBody.\n\n<a id=\"old-second\"></a>\n\n### Second heading\n\nSecond body.\n",
+			map[string][]string{"closures": {"old-top"}, "second-heading": {"old-second"}}},
+		{"several lines", "# A\n\ntext\n\n<a id=\"x\"></a>\n<a name=\"y\"></a> <span id=z></span>\n\n<a id=\"w\"></a>\n\n## B\n",
+			map[string][]string{"b": {"x", "y", "z", "w"}}},
+		{"no blank line", "# A\n<a id=\"x\"></a>\n## B\n", map[string][]string{"b": {"x"}}},
+		{"setext", "# A\n\n<a id=\"x\"></a>\n\nB\n-\n", map[string][]string{"b": {"x"}}},
+		{"html block and comment", "# A\n\n<div id=\"d\">\n</div>\n<!-- old -->\n\n## B\n", map[string][]string{"b": {"d"}}},
+		{"crlf", "# A\r\n\r\n<a id=\"x\"></a>\r\n\r\n## B\r\n", map[string][]string{"b": {"x"}}},
+		{"text after", "# A\n\n<a id=\"x\"></a>\n\ntext\n\n## B\n", map[string][]string{"a": {"x"}}},
+		{"text after, lead", "<a id=\"top\"></a>\n\nIntro.\n\n# A\n", map[string][]string{"": {"top"}}},
+		{"later anchor before text", "# A\n\n<a id=\"x\"></a>\n\n<a id=\"y\"></a>\ntext\n\n<a id=\"z\"></a>\n\n## B\n",
+			map[string][]string{"a": {"x", "y"}, "b": {"z"}}},
+		{"text before on its line", "# A\n\nsee <a id=\"x\"></a>\n\n## B\n", map[string][]string{"a": {"x"}}},
+		{"paragraph's second line", "# A\n\ntext\n<a id=\"x\"></a>\n\n## B\n", map[string][]string{"a": {"x"}}},
+		{"list item", "# A\n\n- <a id=\"x\"></a>\n\n## B\n", map[string][]string{"a": {"x"}}},
+		{"block quote", "# A\n\n> <a id=\"x\"></a>\n\n## B\n", map[string][]string{"a": {"x"}}},
+		{"code between", "# A\n\n<a id=\"x\"></a>\n\n```\nc\n```\n\n## B\n", map[string][]string{"a": {"x"}}},
+		{"open comment", "# A\n\n<a id=\"x\"></a> <!-- c\n\n## B\n", map[string][]string{"a": {"x"}}},
+		{"in the heading", "# A\n\n## B <a id=\"x\"></a>\n\n## C\n", map[string][]string{"b-": {"x"}}},
+		{"last section", "# A\n\n<a id=\"end\"></a>\n", map[string][]string{"a": {"end"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := NewParser().Parse("a.md", []byte(tt.md)).Record
+			got := map[string][]string{}
+			if rec.Anchors != nil {
+				got[""] = rec.Anchors
+			}
+			for _, s := range rec.Sections {
+				if s.Anchors != nil {
+					got[s.Slug] = s.Anchors
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("%q (-want +got):\n%s", tt.md, diff)
+			}
+		})
+	}
+}
+
 // FuzzLinksGoldmark compares the scan with goldmark's own link parsing
 // on one line of link syntax where a shortcut reference may stand before
 // what is not an inline link or a label: each byte of the input picks a
@@ -329,7 +378,8 @@ func TestHTMLIDs(t *testing.T) {
 // FuzzHTMLIDs holds htmlIDs' invariants on any HTML: every id is non-empty
 // and placed inside the text, at a '<', in order; and HTML that ends
 // inside a tag gives no id of that tag (the ids of a prefix that ends
-// between tags are the ids of the whole's first tags).
+// between tags are the ids of the whole's first tags). onlyMarkup is
+// false of text that holds no tag, and true of markup written twice.
 func FuzzHTMLIDs(f *testing.F) {
 	for _, s := range []string{"<a id=x name='y'>", "<!-- <a id=c> --><b id=d>", "<script><a id=s></script><i id=t>", "<div id=\"a\"class=b ID=c>", "<pre>id=fake</pre>"} {
 		f.Add([]byte(s))
@@ -345,6 +395,14 @@ func FuzzHTMLIDs(f *testing.F) {
 			prefix := htmlIDs(b[:i], 3, nil)
 			if len(prefix) > len(ids) || !slices.Equal(prefix, ids[:len(prefix)]) {
 				t.Fatalf("%q: ids %+v, of the text before its last '<' %+v", b, ids, prefix)
+			}
+		}
+		if onlyMarkup(b) {
+			if !bytes.ContainsRune(b, '<') && len(bytes.TrimSpace(b)) > 0 {
+				t.Fatalf("%q: text is not markup", b)
+			}
+			if twice := append(append(slices.Clip(b), '\n'), b...); !onlyMarkup(twice) {
+				t.Fatalf("%q: markup, but not twice", b)
 			}
 		}
 	})

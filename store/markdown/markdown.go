@@ -93,7 +93,12 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   the passages of a section carry an MkDocs opener line's title
 //	   without its marker, type and quotes (`!!! note "Heads up"` is
 //	   "Heads up"; store/passage Prose).
-const RulesVersion = 4
+//	5  an HTML id with nothing but HTML and white space between its
+//	   block and the next heading (mdBook's `<a id="old"></a>` on a line
+//	   of its own before a renamed heading) is an anchor of that
+//	   heading's section, not of the section (or lead) before it
+//	   (headingOwners).
+const RulesVersion = 5
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {

@@ -352,6 +352,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{"!!! note \"T [a](b)\"\n    x [c](d)\n\n    ## h\n", "=== \"A\"\n\t???+ tip\n\t    [e](f)\n===! \"B\"\n", "- i\n\n    !!!n\n        > # q\n", "p\n??? \"t\"\n    ```\n    [g](h)\n"} {
 		f.Add([]byte(s))
 	}
+	f.Add([]byte("<a id=x></a>\n\n# A\n<a name=y></a> <!-- c -->\n\n<div id=d>\n</div>\n## B\n<a id=e></a> <!--\n# C\n"))
 	f.Add([]byte(strings.Repeat("- ", 40) + "x"))
 	f.Add([]byte("# [a](" + strings.Repeat("[a](", 400) + "\n"))
 	p, small := NewParser(), NewParser()
