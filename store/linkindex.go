@@ -616,8 +616,8 @@ func (t *targetAnchors) find(cfg LinkConfig, id, anchor string) (string, bool) {
 // what docir.Record.FindSection does not find, a definition term's id
 // (links.definition_ids) or the anchor MkDocs gives a heading
 // (links.mkdocs_anchors), so that get reads the section a link that check
-// accepts leads to. An anchor the chain finds in the lead finds no
-// section. Made once for a document, it reads the rules once and builds
+// accepts leads to. An anchor the chain finds in the lead leads to the
+// document itself, as a link to it does. Made once for a document, it reads the rules once and builds
 // the document's anchor tables on its first Find, not on each: a get of
 // many missing headings of one document is linear in them.
 type LinkRuleSections struct {
@@ -636,8 +636,10 @@ func (s *Snapshot) LinkRuleSections(rec *docir.Record) (*LinkRuleSections, error
 	return &LinkRuleSections{cfg: cfg, rec: rec}, nil
 }
 
-// Find is the section a link to the document's anchor leads to, if any.
-func (f *LinkRuleSections) Find(anchor string) (docir.Section, bool) {
+// Find is where a link to the document's anchor leads: a section, or
+// (lead true) the document itself, for an anchor its lead holds; ok is
+// false when it leads nowhere.
+func (f *LinkRuleSections) Find(anchor string) (sec docir.Section, lead, ok bool) {
 	anchors := []string{anchor}
 	if d := links.Decode(anchor); d != anchor {
 		anchors = append(anchors, d)
@@ -655,15 +657,18 @@ func (f *LinkRuleSections) Find(anchor string) (docir.Section, bool) {
 	}
 	for _, a := range anchors {
 		addr, ok := f.t.find(f.cfg, f.rec.ID, a)
-		_, slug, inSection := strings.Cut(addr, "#")
-		if !ok || !inSection {
+		if !ok {
 			continue
 		}
+		_, slug, inSection := strings.Cut(addr, "#")
+		if !inSection {
+			return docir.Section{}, true, true
+		}
 		if i, ok := f.at[slug]; ok {
-			return f.rec.Sections[i], true
+			return f.rec.Sections[i], false, true
 		}
 	}
-	return docir.Section{}, false
+	return docir.Section{}, false, false
 }
 
 // targetAnchors are the anchors of a document links may lead to: its

@@ -187,6 +187,9 @@ func linkTarget(snap *store.Snapshot, docs *docCache, a address.Address) (*docir
 		if !ok {
 			return nil, nil, docir.ReasonNoSection, nil
 		}
+		if sec == nil { // an anchor of the lead: the document
+			return set, within, "", nil
+		}
 		set.Section = &docir.SectionRef{Slug: sec.Slug, Heading: sec.Heading, Level: sec.Level}
 		in := map[string]bool{}
 		for _, s := range rec.Sections {

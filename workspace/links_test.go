@@ -22,9 +22,16 @@ import (
 // linksService indexes docs (file name to text) and returns its service.
 func linksService(t *testing.T, docs map[string]string) *Service {
 	t.Helper()
+	return linksServiceWith(t, docs, store.LinkConfig{})
+}
+
+// linksServiceWith indexes docs under the link rules and returns its
+// service.
+func linksServiceWith(t *testing.T, docs map[string]string, rules store.LinkConfig) *Service {
+	t.Helper()
 	root := t.TempDir()
 	writeDocs(t, root, docs)
-	ws := New(Config{Dir: t.TempDir(), Sources: []store.Source{{Path: root}}})
+	ws := New(Config{Dir: t.TempDir(), Sources: []store.Source{{Path: root}}, Ingest: ingest.Options{Links: rules}})
 	t.Cleanup(func() { ws.Close() })
 	if _, err := ws.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
@@ -472,14 +479,8 @@ func TestGetFollowsLinkRules(t *testing.T) {
 		"caret%2Dmark-tilde": "caret-mark--tilde",
 	}
 	for _, on := range []bool{false, true} {
-		root := t.TempDir()
-		writeDocs(t, root, docs)
 		rules := store.LinkConfig{MkDocsAnchors: on, DefinitionIDs: on}
-		ws := New(Config{Dir: t.TempDir(), Sources: []store.Source{{Path: root}}, Ingest: ingest.Options{Links: rules}})
-		t.Cleanup(func() { ws.Close() })
-		if _, err := ws.Refresh(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+		ws := linksServiceWith(t, docs, rules)
 		linked, err := ws.Links(context.Background(), parseAll(t, "fmt"), 0)
 		if err != nil {
 			t.Fatal(err)
@@ -524,6 +525,41 @@ func TestGetFollowsLinkRules(t *testing.T) {
 			if found := ls.Items[0].Set != nil; found != on {
 				t.Errorf("rules %+v: links ext#%s found %v", rules, asked, found)
 			}
+		}
+	}
+}
+
+// TestGetLeadAnchor: get (and links) of an anchor the lead holds (before
+// the first heading, with text after it) read the document, as a link to
+// it resolves: an HTML id, and with definition_ids a term's id; no
+// section, the whole body.
+func TestGetLeadAnchor(t *testing.T) {
+	body := "<a id=\"top\"></a>\n\nIntro.\n\nLead term\n: a term\n\n# Doc\n\ntext\n"
+	docs := map[string]string{"doc.md": body, "b.md": "# B\n\n[top](doc.md#top) [term](doc.md#lead-term)\n"}
+	ws := linksServiceWith(t, docs, store.LinkConfig{DefinitionIDs: true})
+	linked, err := ws.Links(context.Background(), parseAll(t, "b"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range linked.Items[0].Set.Outgoing {
+		if l.Status != docir.LinkResolved || l.Address != "doc" {
+			t.Errorf("link %s: %s %s, want resolved to doc", l.Target, l.Status, l.Address)
+		}
+	}
+	for _, asked := range []string{"doc#top", "doc#lead-term"} {
+		res, err := ws.Resolve(context.Background(), parseAll(t, asked), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := res.Items[0].Document; d == nil || d.Section != nil || d.Body != body {
+			t.Errorf("get %s: %+v, want the document", asked, res.Items[0])
+		}
+		ls, err := ws.Links(context.Background(), parseAll(t, asked), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if set := ls.Items[0].Set; set == nil || set.Section != nil || len(set.Incoming) != 2 {
+			t.Errorf("links %s: %+v, want the document's", asked, ls.Items[0])
 		}
 	}
 }

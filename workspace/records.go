@@ -113,30 +113,34 @@ func cachedBytes(d *cachedDoc) int {
 // looked up as a link's anchor under the link rules of the generation
 // (store.LinkRuleSections: a definition term's id, an MkDocs anchor,
 // made once for the document), so that get reads every anchor check
-// accepts.
-func (d *cachedDoc) findSection(snap *store.Snapshot, heading string) (docir.Section, bool, error) {
+// accepts. A nil section with ok is the document itself: an anchor its
+// lead holds, which a link resolves to the document.
+func (d *cachedDoc) findSection(snap *store.Snapshot, heading string) (sec *docir.Section, ok bool, err error) {
 	d.finds++
 	if d.finds < 2 {
 		if s, ok := d.rec.FindSection(heading); ok {
-			return s, true, nil
+			return &s, true, nil
 		}
 	} else {
 		if d.index == nil {
 			d.index = newSectionIndex(d.rec.Sections)
 		}
 		if i, ok := d.index.find(heading); ok {
-			return d.rec.Sections[i], true, nil
+			return &d.rec.Sections[i], true, nil
 		}
 	}
 	if d.linkRules == nil {
 		f, err := snap.LinkRuleSections(&d.rec)
 		if err != nil {
-			return docir.Section{}, false, err
+			return nil, false, err
 		}
 		d.linkRules = f
 	}
-	s, ok := d.linkRules.Find(heading)
-	return s, ok, nil
+	s, lead, ok := d.linkRules.Find(heading)
+	if !ok || lead {
+		return nil, ok, nil
+	}
+	return &s, true, nil
 }
 
 // sectionIndex answers docir.Record.FindSection from maps: each holds,

@@ -457,16 +457,18 @@ func resolveOne(snap *store.Snapshot, docs *docCache, a address.Address) (*docir
 		Store:      docir.StoreLocal,
 		Generation: snap.Generation(),
 	}
-	if !a.HasHeading() {
+	var sec *docir.Section // nil: the document
+	if a.HasHeading() {
+		var ok bool
+		if sec, ok, err = d.findSection(snap, a.Heading); err != nil {
+			return nil, "", err
+		} else if !ok {
+			return nil, docir.ReasonNoSection, nil
+		}
+	}
+	if sec == nil {
 		doc.Body = string(body[min(rec.BodyStart, len(body)):])
 		return doc, "", nil
-	}
-	sec, ok, err := d.findSection(snap, a.Heading)
-	if err != nil {
-		return nil, "", err
-	}
-	if !ok {
-		return nil, docir.ReasonNoSection, nil
 	}
 	if sec.End > len(body) || sec.Start > sec.End {
 		return nil, "", fmt.Errorf("document %s: section %s out of range; the store is damaged, index again", rec.ID, sec.Slug)
