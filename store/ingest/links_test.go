@@ -425,7 +425,7 @@ func TestLinkResolution(t *testing.T) {
 	add("[Disk][]", resolved("ops/disk.md", "diagnose"))
 	add("{{< ref \"/ops/disk#mitigate\" >}}", resolved("ops/disk.md", "mitigate"))
 	add("{{% relref \"install\" %}}", resolved("guide/install.md", ""))
-	add("[html id](../ops/disk.md#top)", resolved("ops/disk.md", "disk")) // the section that holds the id
+	add("[html id](../ops/disk.md#top)", resolved("ops/disk.md", "diagnose")) // the section of the heading the id stands before
 	add("[path case](../OPS/disk.md)", broken(docir.ReasonNoDocument, ""))
 	add("[gone](../nope.md)", broken(docir.ReasonNoDocument, ""))
 	add("[outside](../../x.md)", other(docir.LinkUnchecked, docir.ReasonOutsideSources, ""))
