@@ -171,9 +171,14 @@ func LinkBytes(l *Link) int {
 	return n
 }
 
-// GetLinks is a doc_ids links read through r, its link sets bounded at
-// maxBytes (see Reader.Links).
+// GetLinks is a doc_ids links read through r, its link sets and misses
+// bounded at maxBytes (see Reader.Links); a list of addresses that would
+// pass it even as misses is refused before anything is read
+// (CheckReplyFloor: a link set counts more than a miss, as a document does).
 func GetLinks(ctx context.Context, r Reader, addrs []address.Address, maxBytes int) (LinksResult, error) {
+	if err := CheckReplyFloor(addrs, maxBytes); err != nil {
+		return LinksResult{}, err
+	}
 	res, err := r.Links(ctx, addrs, maxBytes)
 	if err != nil {
 		return LinksResult{}, err

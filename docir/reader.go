@@ -77,8 +77,13 @@ type Resolved struct {
 
 // Get is a `doc_ids` read through r: the documents that resolved in request
 // order and the addresses that did not, assembled once; at most maxBytes of
-// documents (Reader.Resolve; <= 0: no bound).
+// documents and misses (Reader.Resolve; <= 0: no bound). A list of
+// addresses whose reply must pass maxBytes even if none resolved is
+// refused before anything is read (CheckReplyFloor).
 func Get(ctx context.Context, r Reader, addrs []address.Address, maxBytes int) (GetResult, error) {
+	if err := CheckReplyFloor(addrs, maxBytes); err != nil {
+		return GetResult{}, err
+	}
 	res, err := r.Resolve(ctx, addrs, maxBytes)
 	if err != nil {
 		return GetResult{}, err
@@ -133,9 +138,65 @@ func NotFound(a address.Address, reason string, warnings []string) error {
 }
 
 // Tally counts the bytes a deep read has gathered against its bound (the
-// maxBytes of Reader.Resolve). The zero Tally is unbounded.
+// maxBytes of Reader.Resolve): its documents (Add) and its misses
+// (AddMiss), so that a read of many addresses that resolve to nothing is
+// bounded as one of many documents is. The zero Tally is unbounded.
 type Tally struct {
 	Bound, Bytes int
+}
+
+// MissBytes is what a Tally counts for one miss besides its address and
+// suggestions: its JSON, `{"address":"","reason":"no_document"}` and a
+// comma, rounded up. It is less than the 128 bytes Add counts for a
+// document besides its strings, so an address counts at least its length
+// and MissBytes however it resolves (CheckReplyFloor).
+const MissBytes = 48
+
+// AddMiss counts one miss (address addr, its reason and suggestions), the
+// read of address number done of total, and reports reply_too_large once
+// the total passes the bound.
+func (t *Tally) AddMiss(addr, reason string, suggestions []string, done, total int) error {
+	n := len(addr) + len(reason) + MissBytes
+	for _, s := range suggestions {
+		n += len(s) + 3 // its quotes and comma
+	}
+	if !t.add(n) {
+		return nil
+	}
+	return Errorf(CodeReplyTooLarge,
+		"the addresses asked for pass the %d-byte reply bound at address %d of %d (%s is missing: %s; each miss counts its address and %d bytes); ask for fewer addresses in several calls",
+		t.Bound, done, total, addr, reason, MissBytes)
+}
+
+// MaxAddresses is the most addresses a read bounded by maxBytes (> 0) can
+// answer: a Tally counts each at least one byte of id and MissBytes. A
+// caller gathering addresses (a list on stdin) can refuse more before it
+// parses them.
+func MaxAddresses(maxBytes int) int { return maxBytes / (1 + MissBytes) }
+
+// CheckReplyFloor refuses, with reply_too_large naming how many addresses
+// were given, a read of addrs whose reply passes maxBytes (<= 0: no bound)
+// whatever the store holds: a Tally counts each address at least its
+// length and MissBytes (a miss without suggestions; a document counts
+// more), so such a read would stop with reply_too_large anyway, after
+// holding a resolution per address. It allocates nothing.
+func CheckReplyFloor(addrs []address.Address, maxBytes int) error {
+	if maxBytes <= 0 {
+		return nil
+	}
+	floor := 0
+	for i, a := range addrs {
+		floor += len(a.ID) + MissBytes
+		if a.HasHeading() {
+			floor += 1 + len(a.Heading)
+		}
+		if floor > maxBytes {
+			return Errorf(CodeReplyTooLarge,
+				"%d addresses cannot be answered within the %d-byte reply bound: the first %d alone pass it even if none resolves (each counts its length and %d bytes, as a miss); ask for fewer addresses in several calls",
+				len(addrs), maxBytes, i+1, MissBytes)
+		}
+	}
+	return nil
 }
 
 // Add counts one document, the read of address number done of total, and

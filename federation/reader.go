@@ -109,7 +109,8 @@ func (r *Reader) Close() error {
 // each asked once, in one batched call, for what is still unresolved, and
 // not at all once nothing is left (perAddress). It returns one resolution
 // per address, in order, each document labelled with the store that
-// answered it, and a warning for each peer that failed.
+// answered it, and a warning for each peer that failed. Its documents and
+// misses count against maxBytes as the local store's do (docir.Tally).
 func (r *Reader) Resolve(ctx context.Context, addrs []address.Address, maxBytes int) (docir.Resolved, error) {
 	answers, warnings, err := perAddress(ctx, r, addrs,
 		func(ctx context.Context, rd docir.Reader, as []address.Address) ([]answer[docir.Document], []string, error) {
@@ -128,6 +129,9 @@ func (r *Reader) Resolve(ctx context.Context, addrs []address.Address, maxBytes 
 	tally := &docir.Tally{Bound: maxBytes}
 	for i, an := range answers {
 		if an.Value == nil {
+			if err := tally.AddMiss(addrs[i].String(), an.Reason, an.Suggestions, i+1, len(addrs)); err != nil {
+				return docir.Resolved{}, err
+			}
 			out[i] = docir.Resolution{Reason: an.Reason, Suggestions: an.Suggestions}
 			continue
 		}

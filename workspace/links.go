@@ -22,7 +22,8 @@ import (
 // nor any body but that of a bundle's page asked by its file name. A miss
 // is data, with the same reasons and suggestions as Resolve. It stops, with
 // get's reply_too_large (docir.Tally), as soon as the link sets gathered
-// pass maxBytes (<= 0: no bound), counted link by link as they are read.
+// pass maxBytes (<= 0: no bound), counted link by link as they are read,
+// and the misses with them, as Resolve counts them.
 func (s *Service) Links(ctx context.Context, addrs []address.Address, maxBytes int) (docir.LinksResolved, error) {
 	v, release, err := s.acquire(ctx)
 	if err != nil {
@@ -41,7 +42,7 @@ func (s *Service) Links(ctx context.Context, addrs []address.Address, maxBytes i
 	}
 	read := map[string]result{}
 	docs := newDocCache(snap, false)
-	suggested := 0
+	sugg := newSuggester(snap)
 	for i, a := range addrs {
 		if err := ctx.Err(); err != nil {
 			return docir.LinksResolved{}, err
@@ -65,8 +66,11 @@ func (s *Service) Links(ctx context.Context, addrs []address.Address, maxBytes i
 			}
 		}
 		out[i] = docir.LinkResolution{Set: set, Reason: reason}
-		if suggested < maxSuggested {
-			if out[i].Suggestions, err = suggestions(snap, a, reason, &suggested); err != nil {
+		if out[i].Suggestions, err = sugg.forMiss(a, reason); err != nil {
+			return docir.LinksResolved{}, err
+		}
+		if set == nil {
+			if err := tally.AddMiss(a.String(), reason, out[i].Suggestions, i+1, len(addrs)); err != nil {
 				return docir.LinksResolved{}, err
 			}
 		}
@@ -307,9 +311,8 @@ func (s *Service) LinksPage(ctx context.Context, a address.Address, p docir.Page
 		return docir.LinksResolved{}, err
 	}
 	if set == nil {
-		suggested := 0
 		miss := docir.LinkResolution{Reason: reason}
-		if miss.Suggestions, err = suggestions(snap, a, reason, &suggested); err != nil {
+		if miss.Suggestions, err = newSuggester(snap).forMiss(a, reason); err != nil {
 			return docir.LinksResolved{}, err
 		}
 		return docir.LinksResolved{Items: []docir.LinkResolution{miss}}, nil

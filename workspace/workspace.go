@@ -381,8 +381,9 @@ func (s *Service) Sources() []store.Source {
 // Resolve reads each address from the generation the read holds, in
 // order. A malformed address never reaches here: callers parse first. A
 // miss is data; an error means the store itself could not be read. It
-// stops, with reply_too_large, as soon as the bodies gathered pass
-// maxBytes (<= 0: no bound).
+// stops, with reply_too_large, as soon as the documents and misses
+// gathered pass maxBytes (<= 0: no bound; docir.Tally), so that a long list
+// of addresses that name nothing is bounded as one of documents is.
 func (s *Service) Resolve(ctx context.Context, addrs []address.Address, maxBytes int) (docir.Resolved, error) {
 	v, release, err := s.acquire(ctx)
 	if err != nil {
@@ -393,7 +394,7 @@ func (s *Service) Resolve(ctx context.Context, addrs []address.Address, maxBytes
 	out := make([]docir.Resolution, len(addrs))
 	tally := &docir.Tally{Bound: maxBytes}
 	docs := newDocCache(snap, true)
-	suggested := 0
+	sugg := newSuggester(snap)
 	for i, a := range addrs {
 		if err := ctx.Err(); err != nil {
 			return docir.Resolved{}, err
@@ -406,36 +407,59 @@ func (s *Service) Resolve(ctx context.Context, addrs []address.Address, maxBytes
 			if err := tally.Add(doc, i+1, len(addrs)); err != nil {
 				return docir.Resolved{}, err
 			}
+			out[i] = docir.Resolution{Document: doc}
+			continue
 		}
-		out[i] = docir.Resolution{Document: doc, Reason: reason}
-		if suggested < maxSuggested {
-			if out[i].Suggestions, err = suggestions(snap, a, reason, &suggested); err != nil {
-				return docir.Resolved{}, err
-			}
+		out[i] = docir.Resolution{Reason: reason}
+		if out[i].Suggestions, err = sugg.forMiss(a, reason); err != nil {
+			return docir.Resolved{}, err
+		}
+		if err := tally.AddMiss(a.String(), reason, out[i].Suggestions, i+1, len(addrs)); err != nil {
+			return docir.Resolved{}, err
 		}
 	}
 	return docir.Resolved{Items: out}, nil
 }
 
-// suggestions are what a miss of a with reason suggests: the nearest ids
-// for no_document, the nearest sections of the document for no_section
-// (none for another reason). Each miss that gets suggestions counts in
-// *suggested: a scan of the ids per miss, so only the first few misses of
-// a read get them (maxSuggested).
-func suggestions(snap *store.Snapshot, a address.Address, reason string, suggested *int) ([]string, error) {
-	switch reason {
-	case docir.ReasonNoDocument:
-		*suggested++
-		return Suggest(snap, a, 3)
-	case docir.ReasonNoSection:
-		*suggested++
-		return SuggestSections(snap, a, 3)
-	}
-	return nil, nil
+// suggester gives the misses of one read their suggestions: the nearest
+// ids for no_document, the nearest sections of the document for
+// no_section (none for another reason). Each costs a scan of the ids, so
+// only the first maxSuggested distinct addresses that miss get them, each
+// looked up once: a repeat of one of those carries the same suggestions
+// without a second scan, a repeat of any other carries none.
+type suggester struct {
+	snap *store.Snapshot
+	seen map[address.Address][]string // at most maxSuggested
 }
 
-// maxSuggested bounds the misses of one read that get suggestions: each
-// costs a scan of the ids.
+func newSuggester(snap *store.Snapshot) *suggester {
+	return &suggester{snap: snap, seen: map[address.Address][]string{}}
+}
+
+// forMiss returns the suggestions of a miss of a with reason.
+func (s *suggester) forMiss(a address.Address, reason string) ([]string, error) {
+	if reason != docir.ReasonNoDocument && reason != docir.ReasonNoSection {
+		return nil, nil
+	}
+	if got, ok := s.seen[a]; ok || len(s.seen) >= maxSuggested {
+		return got, nil
+	}
+	var got []string
+	var err error
+	if reason == docir.ReasonNoDocument {
+		got, err = Suggest(s.snap, a, 3)
+	} else {
+		got, err = SuggestSections(s.snap, a, 3)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.seen[a] = got
+	return got, nil
+}
+
+// maxSuggested bounds the distinct addresses of one read that get
+// suggestions: each costs a scan of the ids.
 const maxSuggested = 5
 
 // resolveOne reads address a, its document from docs (decoded once per

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -37,7 +36,11 @@ const MaxAddressList = 16 << 20 // bytes
 // A UTF-8 byte-order mark before any of them is left out.
 //
 // Any malformed address fails the whole read with its *address.ParseError,
-// so nothing is read for a batch with a typo in it.
+// so nothing is read for a batch with a typo in it. More addresses than a
+// read within MaxGetBytes can answer (docir.MaxAddresses: each counts at
+// least as a miss) fail it with reply_too_large before they are parsed,
+// so that a list of tiny addresses is not held three times over for a
+// read that would stop anyway.
 func readAddresses(r io.Reader) ([]address.Address, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxAddressList+1))
 	if err != nil {
@@ -57,18 +60,24 @@ func readAddresses(r io.Reader) ([]address.Address, error) {
 			return nil, err
 		}
 	default:
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(make([]byte, 0, 4096), MaxAddressList)
-		var lines []string
-		for sc.Scan() {
-			lines = append(lines, sc.Text())
-		}
-		if err := sc.Err(); err != nil {
-			return nil, err
-		}
-		raw = addressesFromLines(lines)
+		// The lines are views of one copy of the input.
+		raw = addressesFromLines(strings.Split(string(data), "\n"))
+	}
+	if err := checkAddressCount(len(raw)); err != nil {
+		return nil, err
 	}
 	return address.ParseAll(raw)
+}
+
+// checkAddressCount refuses n addresses when a read within MaxGetBytes
+// cannot answer that many (docir.MaxAddresses), naming n.
+func checkAddressCount(n int) error {
+	if most := docir.MaxAddresses(MaxGetBytes); n > most {
+		return docir.Errorf(docir.CodeReplyTooLarge,
+			"stdin names %d addresses; a read answers at most %d within its %d-byte reply bound (each address counts its length and %d bytes even as a miss): send fewer addresses in several calls",
+			n, most, MaxGetBytes, docir.MissBytes)
+	}
+	return nil
 }
 
 // The heads of the text that search, query and context print: no address
@@ -120,6 +129,7 @@ func addressesFromLines(lines []string) []string {
 		}
 		return out
 	}
+	out = lines[:0] // in place: each address is kept at or before its line
 	for _, l := range lines {
 		if l = strings.TrimSpace(l); l != "" {
 			out = append(out, l)
@@ -141,7 +151,9 @@ func addressesFromJSON(b []byte) ([]string, error) {
 			return nil, docir.Errorf(docir.CodeUsage, "stdin: JSON value %d: %w", n, err)
 		}
 		got, err := addressesOfValue(v)
-		if err != nil {
+		if docir.CodeOf(err) == docir.CodeReplyTooLarge {
+			return nil, err
+		} else if err != nil {
 			return nil, docir.Errorf(docir.CodeUsage, "stdin: JSON value %d: %w", n, err)
 		}
 		out = append(out, got...)
@@ -214,6 +226,9 @@ func addressesOfArray(v json.RawMessage) ([]string, error) {
 	var list []json.RawMessage
 	if err := json.Unmarshal(v, &list); err != nil {
 		return nil, err
+	}
+	if err := checkAddressCount(len(list)); err != nil {
+		return nil, err // before each element is decoded
 	}
 	out := make([]string, 0, len(list))
 	for i, e := range list {

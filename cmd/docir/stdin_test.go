@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -77,8 +78,9 @@ func TestReadAddresses(t *testing.T) {
 	}
 }
 
-// FuzzReadAddresses: any input either fails with a usage or address error,
-// or yields addresses that each round-trip through address.Parse.
+// FuzzReadAddresses: any input either fails with a usage, address or
+// reply_too_large error, or yields addresses that each round-trip through
+// address.Parse.
 func FuzzReadAddresses(f *testing.F) {
 	for _, s := range []string{"a\nb#c\n", `{"hits":[{"id":"a","matched_section":"a#b"}]}`, `{"addresses":["x"]}`, `["a"]`, "{", `{"id":"a"} "b"`, `[{"id":"a","matched_section":"a#b"},"c"]`, "a b", "ADDRESS  SCORE  TITLE\na  1  A\n    snip\n(1 of 2)\n", "READ NEXT  1 of 2 tokens\na  1\n\nADDRESS  SCORE\n"} {
 		f.Add([]byte(s))
@@ -87,7 +89,7 @@ func FuzzReadAddresses(f *testing.F) {
 		got, err := readAddresses(strings.NewReader(string(in)))
 		if err != nil {
 			var pe *address.ParseError
-			if docir.CodeOf(err) != docir.CodeUsage && !errors.As(err, &pe) {
+			if c := docir.CodeOf(err); c != docir.CodeUsage && c != docir.CodeReplyTooLarge && !errors.As(err, &pe) {
 				t.Fatalf("unexpected error class: %v", err)
 			}
 			return
@@ -109,5 +111,27 @@ func TestReadAddressesCommentLine(t *testing.T) {
 	}
 	if want := `malformed address "# CI fixture": empty document id: an address cannot start with '#'`; err.Error() != want {
 		t.Errorf("error %q, want %q", err, want)
+	}
+}
+
+// TestReadAddressesRefusesMoreThanAReadAnswers: a list on stdin of more
+// addresses than a read within MaxGetBytes can answer, each counted at
+// least as a miss (docir.MaxAddresses), is refused with reply_too_large
+// naming how many were given, before they are parsed, as lines and as a
+// JSON array; one fewer is read. (8 million one-letter lines read, parsed
+// and resolved to misses took 3.3 GB.)
+func TestReadAddressesRefusesMoreThanAReadAnswers(t *testing.T) {
+	most := docir.MaxAddresses(MaxGetBytes)
+	lines := strings.Repeat("b\n", most+1)
+	array := "[" + strings.Repeat(`"b",`, most) + `"b"]`
+	for name, in := range map[string]string{"lines": lines, "array": array} {
+		_, err := readAddresses(strings.NewReader(in))
+		if docir.CodeOf(err) != docir.CodeReplyTooLarge || !strings.Contains(err.Error(), fmt.Sprintf("stdin names %d addresses", most+1)) {
+			t.Errorf("%s: %d addresses: %v; want reply_too_large naming them", name, most+1, err)
+		}
+	}
+	got, err := readAddresses(strings.NewReader(lines[2:]))
+	if err != nil || len(got) != most {
+		t.Errorf("%d addresses: %d read, %v", most, len(got), err)
 	}
 }

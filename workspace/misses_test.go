@@ -1,0 +1,73 @@
+package workspace
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/docir/docir/docir"
+)
+
+// TestMissesStopAtTheReplyBound: a get or links read of addresses that
+// name nothing keeps the same running tally as one of documents
+// (docir.Tally.AddMiss) and stops with reply_too_large where it passes the
+// bound, instead of holding a miss per address however many were asked
+// (8 million from a 16 MB stdin took 3.3 GB).
+func TestMissesStopAtTheReplyBound(t *testing.T) {
+	ws := linksService(t, map[string]string{"guide.md": "# Guide\n\ntext\n"})
+	const n, bound = 1000, 20_000
+	ss := make([]string, n)
+	for i := range ss {
+		ss[i] = "gude" // a miss that suggests guide
+	}
+	addrs := parseAll(t, ss...)
+	want := docir.Tally{Bound: bound}
+	var wantErr error
+	for i := 0; wantErr == nil; i++ {
+		wantErr = want.AddMiss("gude", docir.ReasonNoDocument, []string{"guide"}, i+1, n)
+	}
+	_, err := ws.Resolve(context.Background(), addrs, bound)
+	if docir.CodeOf(err) != docir.CodeReplyTooLarge || err.Error() != wantErr.Error() {
+		t.Errorf("get: %v\nwant %v", err, wantErr)
+	}
+	_, err = ws.Links(context.Background(), addrs, bound)
+	if docir.CodeOf(err) != docir.CodeReplyTooLarge || err.Error() != wantErr.Error() {
+		t.Errorf("links: %v\nwant %v", err, wantErr)
+	}
+	// Unbounded, every miss is answered.
+	res, err := ws.Resolve(context.Background(), addrs, 0)
+	if err != nil || len(res.Items) != n {
+		t.Fatalf("unbounded: %d items, %v", len(res.Items), err)
+	}
+}
+
+// TestRepeatedMissesAreSuggestedOnce: the suggestions of a miss are looked
+// up once per read however often its address is repeated (each lookup
+// scans the ids): every repeat carries the very slice the first lookup
+// made. Only the first 5 distinct addresses that miss are looked up.
+func TestRepeatedMissesAreSuggestedOnce(t *testing.T) {
+	ws := linksService(t, map[string]string{"guide.md": "# Guide\n\ntext\n"})
+	ss := []string{"gude", "gude", "gude", "gude", "gude", "gude", "guid", "guie", "gide", "uide", "gudie", "gude"}
+	res, err := ws.Resolve(context.Background(), parseAll(t, ss...), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := res.Items[0].Suggestions
+	if !slices.Equal(first, []string{"guide"}) {
+		t.Fatalf("gude suggests %q; want [guide]", first)
+	}
+	for i, it := range res.Items {
+		switch {
+		case ss[i] == "gude":
+			if len(it.Suggestions) != 1 || &it.Suggestions[0] != &first[0] {
+				t.Errorf("item %d (gude): suggestions %q not the first lookup's", i, it.Suggestions)
+			}
+		case ss[i] == "gudie": // the sixth distinct miss
+			if it.Suggestions != nil {
+				t.Errorf("item %d (gudie): suggestions %q; want none past 5 distinct misses", i, it.Suggestions)
+			}
+		case len(it.Suggestions) == 0:
+			t.Errorf("item %d (%s): no suggestions; want some among the first 5 distinct misses", i, ss[i])
+		}
+	}
+}
