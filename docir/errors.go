@@ -1,6 +1,7 @@
 package docir
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -81,7 +82,9 @@ func (e *Error) Is(target error) bool {
 }
 
 // CodeOf returns the code err carries: the code of the first *Error in its
-// chain, malformed_address for an address parse error, else internal.
+// chain, malformed_address for an address parse error, unavailable for a
+// request that ran past its deadline (a server's time for one reply: ask
+// again, or ask for less), else internal.
 func CodeOf(err error) Code {
 	if err == nil {
 		return ""
@@ -93,6 +96,9 @@ func CodeOf(err error) Code {
 	var pe *address.ParseError
 	if errors.As(err, &pe) {
 		return CodeMalformedAddress
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return CodeUnavailable
 	}
 	return CodeInternal
 }

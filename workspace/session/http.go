@@ -90,6 +90,11 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if h.guard(w, r) {
 			done := h.readingBody(w, r)
 			r.Body = &bodyDone{ReadCloser: r.Body, done: done}
+			if r.Method == http.MethodPost { // a GET is a stream the client holds open
+				ctx, cancel := context.WithTimeout(r.Context(), handleTimeout)
+				defer cancel()
+				r = r.WithContext(ctx)
+			}
 			h.opts.MCP.ServeHTTP(w, r)
 			done()
 		}
@@ -245,7 +250,9 @@ func (h *httpHandler) rpc(w http.ResponseWriter, r *http.Request) {
 		}
 		handler = h.e.peer // a peer's request is answered locally, never federated again
 	}
-	reply := handler.Handle(r.Context(), body)
+	ctx, cancel := context.WithTimeout(r.Context(), handleTimeout)
+	defer cancel()
+	reply := handler.Handle(ctx, body)
 	if reply == nil {
 		w.WriteHeader(http.StatusNoContent)
 		return
@@ -356,6 +363,13 @@ const (
 	writeTimeout      = 2 * time.Minute
 	idleTimeout       = 2 * time.Minute
 )
+
+// handleTimeout is how long a request's work may run (its context's
+// deadline): short enough of writeTimeout that its reply, an unavailable
+// error when the work ran past it, is written before the connection's
+// write deadline; past that, the reply would be lost with the connection
+// and the work would run on for no one.
+var handleTimeout = writeTimeout - 15*time.Second
 
 // ServeHTTP serves the engine on ln until ctx is done, then shuts down:
 // no new connections, requests in hand finish (up to ShutdownGrace).

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
 )
 
@@ -356,5 +357,37 @@ func TestShedTheClientHoldingMost(t *testing.T) {
 	q.open[&poolConn{Conn: addrConn{remote: &net.TCPAddr{IP: net.ParseIP("10.0.0.3")}}, pool: q, idle: true, since: time.Now()}] = struct{}{}
 	if victim, wait := q.room(); victim != nil || wait <= 0 || wait > time.Second {
 		t.Errorf("a fresh idle connection: victim %v, wait %v", victim, wait)
+	}
+}
+
+// slowReader's searches run until their context is done.
+type slowReader struct{ *gatedReader }
+
+func (slowReader) Search(ctx context.Context, _ docir.SearchParams) (docir.SearchResult, error) {
+	<-ctx.Done()
+	return docir.SearchResult{}, ctx.Err()
+}
+
+// TestHTTPRequestDeadline: a request whose work runs past handleTimeout
+// is answered, to its id, with an unavailable error, before the
+// connection's write deadline; before, the work ran on and the client got
+// its connection closed with no reply (hostile-input review H1).
+func TestHTTPRequestDeadline(t *testing.T) {
+	checkLeaks(t)
+	defer func(d time.Duration) { handleTimeout = d }(handleTimeout)
+	handleTimeout = 50 * time.Millisecond
+	e := New(Config{Reader: slowReader{&gatedReader{}}, Version: "test"})
+	url := startHTTP(t, e, HTTPOptions{Loopback: true})
+	resp, err := http.DefaultClient.Do(rpcRequest(t, url, `{"jsonrpc":"2.0","id":7,"method":"docir/search","params":{"query":"x"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"id":7`) || !strings.Contains(string(body), `"code":"unavailable"`) {
+		t.Errorf("%d %s; want 200 and an unavailable error to id 7", resp.StatusCode, body)
 	}
 }
