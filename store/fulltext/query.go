@@ -39,9 +39,13 @@ type Query struct {
 	// of that field then allow it more terms than its length (normBound).
 	hcat             []bool
 	textCat, headCat bool
-	pairs            []pair
-	at               [][]int // term index -> the query positions it is at (0 to span-1)
-	span             int     // the query's positions: its words
+	// absentTerms and absentPairs are the words no passage holds, and the
+	// pairs with such a word, that compacted dropped: the shares still
+	// count them.
+	absentTerms, absentPairs int
+	pairs                    []pair
+	at                       [][]int // term index -> the query positions it is at (0 to span-1)
+	span                     int     // the query's positions: its words
 
 	required []bool   // by term: a term of a positive phrase, which every match holds
 	phrases  []*Query // positive phrases of two or more words: every match has each as a run
@@ -83,16 +87,86 @@ func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
 	}
 	q, err := x.prepareSyntax(ctx, syn, reader)
 	if err != nil || len(syn.Phrases) > 0 {
-		return q, err
+		return q.compacted(), err
 	}
 	// A word no passage holds may be words written together (splitJoined).
 	joined, err := x.splitJoined(ctx, q, syn.Text, reader)
 	if err != nil || joined == syn.Text {
-		return q, err
+		return q.compacted(), err
 	}
 	syn.Text = joined
-	return x.prepareSyntax(ctx, syn, reader)
+	q, err = x.prepareSyntax(ctx, syn, reader)
+	return q.compacted(), err
 }
+
+// compacted is q without the words no passage holds in any form (df 0, no
+// other form, no catenation; not a phrase's, which no passage then
+// matches): such a word adds nothing to any passage's score, and what it
+// takes away — its part of the shares' denominators (its term, and the
+// pairs it is a word of) — is kept as a count (absentTerms, absentPairs).
+// The scores are those of q to the bit; a reading keeps no count of such
+// words for each passage it meets: a 4 KiB query of 700 words, most of
+// them typos of a few common ones, kept 256 counts a passage where it
+// needed 19. A query all of whose words are absent is kept as it is
+// (nothing matches it). q may be nil.
+func (q *Query) compacted() *Query {
+	if q == nil || len(q.terms) == 0 {
+		return q
+	}
+	keep := make([]int, len(q.terms)) // new index of each term, or -1
+	n := 0
+	for k := range q.terms {
+		if q.df[k] > 0 || q.required[k] || len(q.formsOf(k)) > 0 || q.headCatenated(k) {
+			keep[k] = n
+			n++
+		} else {
+			keep[k] = -1
+		}
+	}
+	if n == len(q.terms) || n == 0 {
+		return q
+	}
+	out := *q
+	out.terms, out.idf, out.df, out.gidf, out.at, out.required = nil, nil, nil, nil, nil, nil
+	out.forms, out.hcat, out.pairs = nil, nil, nil
+	out.index = make(map[string]int, n)
+	out.absentTerms = q.absentTerms + len(q.terms) - n
+	for k := range q.terms {
+		if keep[k] < 0 {
+			continue
+		}
+		out.appendTerm(q, k)
+		out.required = append(out.required, q.required[k])
+	}
+	for _, p := range q.pairs {
+		if keep[p.a] < 0 || keep[p.b] < 0 {
+			out.absentPairs++
+			continue
+		}
+		out.pairs = append(out.pairs, pair{a: keep[p.a], b: keep[p.b], idf: p.idf})
+	}
+	out.indexForms()
+	out.prepareProbes()
+	return &out
+}
+
+// appendTerm appends q's term k to out's terms, with its positions and
+// weights, other forms and catenation (not whether it is required).
+func (out *Query) appendTerm(q *Query, k int) {
+	out.index[q.terms[k]] = len(out.terms)
+	out.terms = append(out.terms, q.terms[k])
+	out.at = append(out.at, q.at[k])
+	out.idf = append(out.idf, q.idf[k])
+	out.df = append(out.df, q.df[k])
+	out.gidf = append(out.gidf, q.gidf[k])
+	out.forms = append(out.forms, q.formsOf(k))
+	out.hcat = append(out.hcat, q.headCatenated(k))
+}
+
+// termCount and pairCount are the query's words and pairs as the shares
+// count them: those a passage can hold, and those compacted dropped.
+func (q *Query) termCount() int { return len(q.terms) + q.absentTerms }
+func (q *Query) pairCount() int { return len(q.pairs) + q.absentPairs }
 
 // prepareSyntax is the query syn says, its terms weighed against x.
 func (x *Index) prepareSyntax(ctx context.Context, syn Syntax, reader func() (index.IndexReader, error)) (*Query, error) {
@@ -421,14 +495,7 @@ func (q *Query) Without(known map[string]bool) *Query {
 	kept := map[int]bool{}
 	for k, t := range q.terms {
 		if !known[t] {
-			out.index[t] = len(out.terms)
-			out.terms = append(out.terms, t)
-			out.at = append(out.at, q.at[k])
-			out.idf = append(out.idf, q.idf[k])
-			out.df = append(out.df, q.df[k])
-			out.gidf = append(out.gidf, q.gidf[k])
-			out.forms = append(out.forms, q.formsOf(k))
-			out.hcat = append(out.hcat, q.headCatenated(k))
+			out.appendTerm(q, k)
 			for _, p := range q.at[k] {
 				kept[p] = true
 			}
@@ -443,6 +510,7 @@ func (q *Query) Without(known map[string]bool) *Query {
 	}
 	out.required = make([]bool, len(out.terms))
 	out.textCat, out.headCat = q.textCat, q.headCat
+	out.absentTerms, out.absentPairs = q.absentTerms, q.absentPairs
 	out.indexForms()
 	out.prepareProbes()
 	return out

@@ -529,10 +529,53 @@ func partialBoundLoops(q *Query, st *stats, known, free []bool) float64 {
 	}
 	var s float64
 	if terms > 0 {
-		s = normBound(exact, counted, p.norm, st.length, q.textCat) * float64(terms+pairs) / float64(n+len(q.pairs)) * q.runFactor(q.runBound(in))
+		s = normBound(exact, counted, p.norm, st.length, q.textCat) * float64(terms+pairs) / float64(q.termCount()+q.pairCount()) * q.runFactor(q.runBound(in))
 	}
 	if hterms > 0 {
-		s += normBound(hexact, hcounted, p.hnorm, st.hlength, q.headCat) * float64(hterms) / float64(n)
+		s += normBound(hexact, hcounted, p.hnorm, st.hlength, q.headCat) * float64(hterms) / float64(q.termCount())
 	}
 	return s
+}
+
+// TestCompactedScoresAsBefore: a query's words that no passage holds are
+// dropped from its terms (compacted), and every passage scores as it did
+// with them, to the bit, through the text and through the index; the
+// terms a reading counts for each passage are the others only.
+func TestCompactedScoresAsBefore(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	ps := retrievalCorpus(r, 200)
+	x := indexed(t, ps)
+	ctx := context.Background()
+	for _, text := range []string{"front matterx dates", "zzz front matter dates qqq", "template menux menu page",
+		"alphax betax front", `"front matter" datesx`, "menu -taxonomy retryx", "baseurl zzz"} {
+		q, rt, cands := retrieved(t, x, text)
+		reader := func() (index.IndexReader, error) { return x.idx.Reader() }
+		syn, err := parseSyntax(ctx, text, reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, err := x.prepareSyntax(ctx, syn, reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q.absentTerms == 0 || len(q.terms)+q.absentTerms != len(full.terms) {
+			t.Errorf("%q: %d terms and %d absent, of %d", text, len(q.terms), q.absentTerms, len(full.terms))
+		}
+		for _, p := range ps {
+			if got, want := x.ScorePassage(q, p), x.ScorePassage(full, p); got != want {
+				t.Errorf("%q: %s scores %v compacted, %v not", text, p.ID, got, want)
+			}
+		}
+		for i := range cands {
+			id, err := rt.ID(&cands[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range ps {
+				if p.ID == id && !near(rt.Score(&cands[i], p.Text), x.ScorePassage(full, p)) {
+					t.Errorf("%q: %s scores %v by the index, %v by the full query's text", text, id, rt.Score(&cands[i], p.Text), x.ScorePassage(full, p))
+				}
+			}
+		}
+	}
 }

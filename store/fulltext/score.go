@@ -94,7 +94,7 @@ func (q *Query) headScore(hf, hff []int32, hlength int) float64 {
 	if matched == 0 {
 		return 0
 	}
-	return sum / math.Sqrt(float64(hlength)) * float64(matched) / float64(len(q.terms))
+	return sum / math.Sqrt(float64(hlength)) * float64(matched) / float64(q.termCount())
 }
 
 // weigh sums √n · w(k)² over the counts n above 0, and counts them.
@@ -137,7 +137,7 @@ func (q *Query) textScore(tf, ff, pairTF []int32, length, run int) float64 {
 	if matched == 0 {
 		return 0
 	}
-	all := len(q.terms) + len(q.pairs)
+	all := q.termCount() + q.pairCount()
 	s := sum / math.Sqrt(float64(length)) * float64(matched) / float64(all)
 	return s * q.runFactor(run)
 }
@@ -411,10 +411,10 @@ func (p *partial) bound(st *stats) float64 {
 	var s float64
 	if terms > 0 {
 		run := p.runFactor(st, mask)
-		s = normBound(exact, counted, p.norm, st.length, q.textCat) * float64(terms+pairs) / float64(n+len(q.pairs)) * run
+		s = normBound(exact, counted, p.norm, st.length, q.textCat) * float64(terms+pairs) / float64(q.termCount()+q.pairCount()) * run
 	}
 	if hterms > 0 {
-		s += normBound(hexact, hcounted, p.hnorm, st.hlength, q.headCat) * float64(hterms) / float64(n)
+		s += normBound(hexact, hcounted, p.hnorm, st.hlength, q.headCat) * float64(hterms) / float64(q.termCount())
 	}
 	return s
 }
