@@ -99,3 +99,16 @@ func TestSourceExclude(t *testing.T) {
 		t.Errorf("ids with /_common/ (-want +got):\n%s", diff)
 	}
 }
+
+// TestHashInPathReason: a path with a '#' gives no id, and the warning
+// says it is the '#', wherever in a name it stands. Before, a '#' that
+// opens a name (weird/#hash.md) was read as an address's heading part and
+// the warning spoke of an empty path segment, suggesting "weird#hash".
+func TestHashInPathReason(t *testing.T) {
+	for _, rel := range []string{"a#b.md", "weird/#hash.md", "#hash.md", "a/b#/c.md", "c#/index.md"} {
+		_, warning, ok := documentID(store.Source{Path: "/src"}, rel, "")
+		if ok || !strings.Contains(warning, "'#' in the path") || strings.Contains(warning, "did you mean") {
+			t.Errorf("documentID(%q): ok %v, warning %q; want none, for the '#'", rel, ok, warning)
+		}
+	}
+}

@@ -759,11 +759,15 @@ func documentID(root store.Source, rel, fmID string) (id, warning string, ok boo
 	if p != "" {
 		id = strings.TrimSuffix(p+"/"+id, "/")
 	}
-	a, err := address.Parse(id)
-	if err != nil || a.HasHeading() {
-		if err == nil {
-			err = errors.New("'#' in the path")
-		}
+	// A '#' is told before the id is parsed: Parse reads what follows it
+	// as a heading and would complain of what is left ("weird/" of
+	// weird/#hash.md), or of an empty heading (c#/index.md).
+	var a address.Address
+	err := errors.New("'#' in the path")
+	if !strings.Contains(id, "#") {
+		a, err = address.Parse(id)
+	}
+	if err != nil {
 		return "", strings.TrimPrefix(warning+"; ", "; ") + fmt.Sprintf("path gives no valid id (%v); set an id in the front matter", err), false
 	}
 	return a.ID, warning, true
