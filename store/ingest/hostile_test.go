@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -330,5 +331,42 @@ func TestStoreBoundOverridesMaxFileBytes(t *testing.T) {
 	defer snap.Close()
 	if _, _, ok, err := snap.Lookup("ok"); !ok || err != nil {
 		t.Errorf("Lookup(ok) = %v, %v", ok, err)
+	}
+}
+
+// TestNamesNotUTF8AreSkipped: a file or folder whose name is not valid
+// UTF-8 is skipped with a no_id warning naming it escaped; the rest
+// indexes. No id, and no path in a reply (JSON text is UTF-8), could
+// hold its bytes. Before, a\xffx.md was indexed as a\ufffdx with the path
+// "a\ufffdx.md", a file that does not exist, and beside a\xfex.md (the
+// same id) the whole refresh failed.
+func TestNamesNotUTF8AreSkipped(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "ok.md", "# ok\n")
+	writeFile(t, src, "a\xffx.md", "# one\n")
+	writeFile(t, src, "a\xfex.md", "# two\n")
+	writeFile(t, src, "d\xff/inner.md", "# inner\n")
+	writeFile(t, src, "d\xff/deeper/more.md", "# more\n")
+	writeFile(t, src, "notes\xff.txt", "not markdown: no warning\n")
+	symlink(t, filepath.Join(src, "ok.md"), filepath.Join(src, "l\xff.md"))
+	sum, err := Refresh(context.Background(), dir, []store.Source{{Path: src}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"ok"}, ids(t, dir)); diff != "" {
+		t.Errorf("ids (-want +got):\n%s", diff)
+	}
+	for _, name := range []string{"a\xffx.md", "a\xfex.md", "d\xff", "l\xff.md"} {
+		if !hasWarning(sum, filepath.Join(src, name), "not valid UTF-8") {
+			t.Errorf("no warning names %q: %q", name, sum.Warnings)
+		}
+	}
+	if sum.WarningCounts[KindNoID] != 4 || len(sum.Warnings) != 4 {
+		t.Errorf("warnings %q, counts %v; want 4 no_id (the folder once)", sum.Warnings, sum.WarningCounts)
+	}
+	for _, w := range sum.Warnings {
+		if !strings.Contains(w, `\xff`) && !strings.Contains(w, `\xfe`) || !utf8.ValidString(w) {
+			t.Errorf("warning %q does not show the name's bytes escaped", w)
+		}
 	}
 }

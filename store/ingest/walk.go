@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"golang.org/x/sys/unix"
@@ -51,6 +52,8 @@ type walkResult struct {
 //     opt.AllowRoots; else it is skipped with a warning. A link to a folder
 //     that holds the link (a loop) is a warning, and a path passes through
 //     at most maxLinkHops links to folders.
+//   - A markdown file or a folder whose name is not valid UTF-8 is skipped
+//     with a KindNoID warning (notUTF8): no id nor path can hold it.
 //   - .gitignore files under a root (unless opt.NoGitignore),
 //     opt.Exclude and the root's opt.SourceExclude leave files and folders
 //     out; a left-out folder is not read.
@@ -443,7 +446,7 @@ func (r *folderRead) entry(e dirent) {
 		r.subfolder(name, p, real, isLink)
 		return
 	}
-	if !strings.HasSuffix(name, ".md") || r.ignored(name, false) {
+	if !strings.HasSuffix(name, ".md") || r.ignored(name, false) || r.notUTF8(name, false) {
 		return
 	}
 	// A link named *.md: its target, checked against the roots.
@@ -463,7 +466,7 @@ func (r *folderRead) entry(e dirent) {
 // entries of a large tree. A markdown file is stat'ed relative to its
 // folder, and no path is built for it.
 func (r *folderRead) plainFile(name string) {
-	if !strings.HasSuffix(name, ".md") || r.ignored(name, false) {
+	if !strings.HasSuffix(name, ".md") || r.ignored(name, false) || r.notUTF8(name, false) {
 		return
 	}
 	job := r.job
@@ -536,7 +539,7 @@ func (r *folderRead) followLink(name, p string, isDir bool) (real string, _ bool
 // many links.
 func (r *folderRead) subfolder(name, p, real string, isLink bool) {
 	job := r.job
-	if strings.HasPrefix(name, ".") || r.ignored(name, true) {
+	if strings.HasPrefix(name, ".") || r.ignored(name, true) || r.notUTF8(name, true) {
 		return
 	}
 	hops := job.hops
@@ -556,6 +559,27 @@ func (r *folderRead) subfolder(name, p, real string, isLink bool) {
 		chain: append(slices.Clip(job.chain), real), hops: hops,
 		parts: append(slices.Clip(job.parts), strings.Clone(name)), patterns: r.patterns,
 	})
+}
+
+// notUTF8 reports whether name, an entry of the folder that the walk
+// would take (a markdown file, or a folder when folder is set), is not
+// valid UTF-8, and warns of it (KindNoID) if so. A document's id is
+// UTF-8, and so is every path a reply gives (JSON text is): no id, and no
+// path a script could open, can hold such a name's bytes, and two such
+// names would read as one (a\xffx.md, a\xfex.md). The file, or the folder
+// and all below it, is skipped whatever its front matter says; the warning
+// names it with those bytes escaped.
+func (r *folderRead) notUTF8(name string, folder bool) bool {
+	if utf8.ValidString(name) {
+		return false
+	}
+	p := joinClean(r.job.path, name)
+	if !folder {
+		r.warn(KindNoID, p, "its name is not valid UTF-8, which no id and no path in a reply can hold; rename it")
+		return true
+	}
+	r.warn(KindNoID, p, "the folder's name is not valid UTF-8, which no id and no path in a reply can hold: nothing below it is read; rename it")
+	return true
 }
 
 // joinClean joins a clean folder path and a name without a separator.
