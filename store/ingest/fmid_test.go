@@ -98,8 +98,10 @@ func TestFrontMatterIDRuleChangeReIDs(t *testing.T) {
 	}
 }
 
-// TestClashErrorSaysWhatHelps: a clash of two path-derived ids suggests a
-// prefix; one a front-matter `id:` made names the file whose front matter
+// TestClashErrorSaysWhatHelps: a clash of two path-derived ids in one
+// source suggests an `id:` or a new name, not a prefix, which would rename
+// both (TestClashAdviceFitsTheSources has two sources); one a front-matter
+// `id:` made names the file whose front matter
 // set it, and the source's front_matter_id or an edit, never a prefix
 // (which does not change such an id).
 func TestClashErrorSaysWhatHelps(t *testing.T) {
@@ -111,7 +113,7 @@ func TestClashErrorSaysWhatHelps(t *testing.T) {
 		want, wantNot []string
 	}{
 		{"paths", "", "# A\n", "", false, false,
-			[]string{"--prefix NAME DIR", "an `id:` in its front matter"}, []string{"front_matter_id"}},
+			[]string{"an `id:` of its own in its front matter", "rename it"}, []string{"--prefix", "front_matter_id"}},
 		{"both front matter", "", "---\nid: x\n---\n", "---\nid: x\n---\n", true, true,
 			[]string{"front matter of both", "front_matter_id: name", "--front-matter-id name"}, []string{"--prefix"}},
 		{"one front matter", "", "# A\n", "---\nid: sub/a\n---\n", false, true,
@@ -135,7 +137,7 @@ func TestClashErrorSaysWhatHelps(t *testing.T) {
 			}
 			// The files are read side by side: either may claim first.
 			aFM, bFM := claim.AFrontMatter, claim.BFrontMatter
-			if tt.b != "" && claim.A == shown(filepath.Join(src, "sub", "b.md")) {
+			if tt.b != "" && claim.A == filepath.Join(src, "sub", "b.md") {
 				aFM, bFM = bFM, aFM
 			}
 			if aFM != tt.aFM || bFM != tt.bFM {
@@ -195,7 +197,7 @@ func TestClashFrontMatterIDEqualToPath(t *testing.T) {
 		t.Fatalf("error %v: want a *ClaimError", err)
 	}
 	// The files are read side by side: either may claim first.
-	second := shown(filepath.Join(s2, "a.md"))
+	second := filepath.Join(s2, "a.md")
 	if claim.AFrontMatter != (claim.A == second) || claim.BFrontMatter != (claim.B == second) {
 		t.Errorf("%+v: want only %s's front matter to have made its claim", claim, second)
 	}

@@ -146,6 +146,61 @@ func TestNormalizationClashShownApart(t *testing.T) {
 	}
 }
 
+// TestClashAdviceFitsTheSources: two files whose paths give one id are
+// parted by a prefix only when they are in two sources; in one source the
+// error does not suggest one (it would rename both), and the ClaimError
+// carries the files' own paths and the source that holds both, so that a
+// caller can tell which fix to give. Before, a clash of names shown quoted
+// (café.md in NFC and NFD, or names that are not valid UTF-8) carried the
+// quoted forms, the CLI could not find them in one source, and it advised
+// the prefix, whose refresh failed the same way with the same advice.
+func TestClashAdviceFitsTheSources(t *testing.T) {
+	nfc, nfd := "caf\u00e9.md", "cafe\u0301.md"
+	for _, tt := range []struct {
+		name   string
+		a, b   string // the two files, below the sources
+		apart  bool   // in two sources (the second is b's)
+		prefix bool   // the error suggests a prefix
+	}{
+		{"one source, normalization", nfc, nfd, false, false},
+		{"one source, plain names", "s.md", "s/_index.md", false, false},
+		{"two sources, normalization", nfc, nfd, true, true},
+		{"two sources, plain names", "README.md", "README.md", true, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src, other, dir := t.TempDir(), t.TempDir(), t.TempDir()
+			srcs := []store.Source{{Path: src}}
+			bRoot := src
+			if tt.apart {
+				srcs, bRoot = append(srcs, store.Source{Path: other}), other
+			}
+			writeFile(t, src, tt.a, "# a\n")
+			writeFile(t, bRoot, tt.b, "# b\n")
+			_, err := Refresh(context.Background(), dir, srcs, Options{})
+			var claim *ClaimError
+			if !errors.As(err, &claim) {
+				t.Fatalf("error %v: want a *ClaimError", err)
+			}
+			paths := []string{claim.A, claim.B}
+			slices.Sort(paths)
+			want := []string{filepath.Join(src, tt.a), filepath.Join(bRoot, tt.b)}
+			slices.Sort(want)
+			if diff := cmp.Diff(want, paths); diff != "" {
+				t.Errorf("the claim's paths (-want +got):\n%s", diff)
+			}
+			if wantSrc := map[bool]string{false: src, true: ""}[tt.apart]; claim.Source != wantSrc {
+				t.Errorf("the claim's source %q, want %q", claim.Source, wantSrc)
+			}
+			if got := strings.Contains(err.Error(), "prefix"); got != tt.prefix {
+				t.Errorf("error %q: suggests a prefix %v, want %v", err, got, tt.prefix)
+			}
+			if !strings.Contains(err.Error(), "`id:`") {
+				t.Errorf("error %q does not suggest an `id:`", err)
+			}
+		})
+	}
+}
+
 func TestDuplicateIDPublishesNothing(t *testing.T) {
 	src, dir := t.TempDir(), t.TempDir()
 	writeFile(t, src, "a.md", "# A\n")
@@ -158,7 +213,7 @@ func TestDuplicateIDPublishesNothing(t *testing.T) {
 	var claim *ClaimError
 	if !errors.As(err, &claim) || docir.CodeOf(err) != docir.CodeSource {
 		t.Errorf("error %v (code %q): want a source error caused by a *ClaimError", err, docir.CodeOf(err))
-	} else if want := (ClaimError{ID: "a", A: shown(filepath.Join(src, "a.md")), B: shown(filepath.Join(src, "b.md")), BFrontMatter: true}); *claim != want {
+	} else if want := (ClaimError{ID: "a", A: filepath.Join(src, "a.md"), B: filepath.Join(src, "b.md"), Source: src, BFrontMatter: true}); *claim != want {
 		t.Errorf("claim %+v, want %+v", *claim, want)
 	}
 	for _, want := range []string{`"a"`, filepath.Join(src, "a.md"), filepath.Join(src, "b.md")} {

@@ -309,27 +309,43 @@ func read(ctx context.Context, files []*file, owner map[string]*file, opt Option
 // claim one id (a source error). Callers that know more of the fix (the
 // CLI knows the folders it was given) match it with errors.As.
 type ClaimError struct {
-	ID   string
-	A, B string // the two files, as messages show them
+	ID string
+	// A and B are the two files' paths, as the file system has them: a
+	// caller may look them up. The message shows them apart (shownApart:
+	// quoted when they look alike or hold what is not graphic).
+	A, B string
+	// Source is the source folder that holds both files, "" when they
+	// are in two sources: only then can a prefix part two ids taken from
+	// paths, since a source's prefix goes before all of its ids.
+	Source string
 	// AFrontMatter and BFrontMatter: the file's front-matter `id:` made its
 	// id (a prefix, which changes only path-derived ids, cannot part it).
 	AFrontMatter, BFrontMatter bool
 }
 
 func (e *ClaimError) Error() string {
-	return fmt.Sprintf("two files claim the id %q: %s and %s", e.ID, e.A, e.B)
+	a, b := shownApart(e.A, e.B)
+	return fmt.Sprintf("two files claim the id %q: %s and %s", e.ID, a, b)
 }
 
 // FrontMatter reports whether a front-matter `id:` made either claim.
 func (e *ClaimError) FrontMatter() bool { return e.AFrontMatter || e.BFrontMatter }
 
-// clashError is the error of two files claiming one id, with the fix: a
-// prefix or an `id:` when both ids come from paths; else which front
-// matter set the id, and what would part them.
+// clashError is the error of two files claiming one id, with the fix
+// when both ids come from paths: a prefix on one of their two sources, or
+// an `id:`; an `id:` or a new name when one source holds both (its prefix
+// would rename both). Else it says which front matter set the id, and
+// what would part them.
 func clashError(id string, a, b *file) error {
 	sa, sb := shownApart(a.path(), b.path())
-	claim := &ClaimError{ID: id, A: sa, B: sb, AFrontMatter: idFromFrontMatter(a), BFrontMatter: idFromFrontMatter(b)}
-	if !claim.FrontMatter() {
+	claim := &ClaimError{ID: id, A: a.path(), B: b.path(), AFrontMatter: idFromFrontMatter(a), BFrontMatter: idFromFrontMatter(b)}
+	if a.root.Path == b.root.Path {
+		claim.Source = a.root.Path
+	}
+	switch {
+	case !claim.FrontMatter() && claim.Source != "":
+		return docir.Errorf(docir.CodeSource, "%w; give one file an `id:` of its own in its front matter, or rename it", claim)
+	case !claim.FrontMatter():
 		return docir.Errorf(docir.CodeSource, "%w; give one source folder a prefix (docir index --prefix NAME DIR) or one file an `id:` in its front matter", claim)
 	}
 	var set string
@@ -357,7 +373,7 @@ func frontMatterFix(a, b *file, claim *ClaimError) string {
 	}
 	switch f.root.FrontMatterID {
 	case FrontMatterIDName:
-		if a.root.Path != b.root.Path {
+		if claim.Source == "" {
 			return "give one of the two source folders a prefix (docir index --prefix NAME DIR), which goes before an `id:` read as a file's name; or edit the `id:`, or set `front_matter_id: off` on its source in docir.yaml (docir index --front-matter-id off DIR) to take ids from paths only"
 		}
 		return "edit the `id:`, or set `front_matter_id: off` on its source in docir.yaml (docir index --front-matter-id off DIR) to take ids from paths only"
