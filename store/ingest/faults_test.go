@@ -189,6 +189,35 @@ func TestFailureAfterPublishIsAWarning(t *testing.T) {
 	}
 }
 
+// TestCleanupWarningWhenNothingPublished: a refresh that finds nothing to
+// publish and then cannot record the folder state (the disk is full) warns
+// without claiming to have published. Before, its warnings began
+// "published, but could not ..." beside "published": false.
+func TestCleanupWarningWhenNothingPublished(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "a.md", "# A\n")
+	refresh(t, dir, store.Source{Path: src})
+	writeFile(t, src, "skip.md", "# x\x00") // recorded in skipped.state
+	withFault(t, func(op faultfs.Op, p string) error {
+		if op == faultfs.OpRename && (filepath.Base(p) == folderStateFile || filepath.Base(p) == skippedStateFile) {
+			return syscall.ENOSPC
+		}
+		return nil
+	})
+	sum, err := Refresh(context.Background(), dir, []store.Source{{Path: src}}, Options{})
+	if err != nil || sum.Published || sum.Generation != 1 {
+		t.Fatalf("refresh with nothing to publish: %+v, %v", sum, err)
+	}
+	if sum.WarningCounts[KindCleanup] != 2 {
+		t.Errorf("warnings %q, want 2 cleanup", sum.Warnings)
+	}
+	for _, w := range sum.Warnings {
+		if strings.Contains(w, "could not") && (strings.HasPrefix(w, "published") || !strings.HasPrefix(w, "nothing to publish")) {
+			t.Errorf("warning %q: want one that says nothing was published", w)
+		}
+	}
+}
+
 // TestEveryFaultFailsClosed injects EIO into each rename, unlink, fsync,
 // link and mkdir of an incremental refresh in turn. Each refresh either
 // fails and publishes nothing, or (a fault past its commit point) publishes

@@ -333,10 +333,16 @@ func beforePublish(opt Options) error {
 	return opt.BeforePublish()
 }
 
-// cleanupWarning is the warning of a step after the commit point that
-// failed: the refresh published all the same.
-func cleanupWarning(what string, err error) warning {
-	return warning{kind: KindCleanup, text: fmt.Sprintf("published, but could not %s (the next refresh tries again): %v", what, err)}
+// cleanupWarning is the warning of a tidying step that failed past the
+// point where the refresh succeeded: after the commit point (published), or
+// after finding nothing to publish (the current generation stays). It
+// says which, so that it never claims a publish that did not happen.
+func cleanupWarning(published bool, what string, err error) warning {
+	done := "published"
+	if !published {
+		done = "nothing to publish"
+	}
+	return warning{kind: KindCleanup, text: fmt.Sprintf("%s, but could not %s (the next refresh tries again): %v", done, what, err)}
 }
 
 // lock claims the store folder and takes its refresh lock

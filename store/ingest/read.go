@@ -43,7 +43,7 @@ const (
 	KindLinkLoop      = "link_loop"      // a symbolic link to a folder on its own way, or one that loops
 	KindUnreadable    = "unreadable"     // an error opening or reading it
 	KindChanged       = "changed"        // replaced or removed while the refresh read it
-	KindCleanup       = "cleanup"        // a step after publishing failed (the refresh published)
+	KindCleanup       = "cleanup"        // a tidying step after publishing, or after finding nothing to publish, failed
 	KindPartlyIndexed = "partly_indexed" // a passage over fulltext.MaxTextBytes: searchable by its start
 )
 

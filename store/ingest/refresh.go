@@ -355,7 +355,7 @@ func (r *refresher) keep() (docir.IndexSummary, error) {
 	r.sum.Generation = r.prev.Generation()
 	r.closePrev()
 	if err := store.Prune(r.dir, r.opt.Retain); err != nil { // what an earlier refresh could not
-		r.warn(cleanupWarning("prune", err))
+		r.warn(cleanupWarning(false, "prune", err))
 	}
 	r.sum.Seconds = time.Since(r.start).Seconds()
 	r.recordState()
@@ -406,11 +406,11 @@ func (r *refresher) publish() (docir.IndexSummary, error) {
 		r.pending = nil // Publish cleaned up what it could
 		return r.fail(err)
 	}
-	if after != nil {
-		r.warn(cleanupWarning("finish publishing", after))
-	}
 	r.sum.Generation = r.pending.Generation()
 	r.sum.Published = true
+	if after != nil {
+		r.warn(cleanupWarning(true, "finish publishing", after))
+	}
 	r.sum.Seconds = time.Since(r.start).Seconds()
 	r.recordState()
 	return r.sum, nil
@@ -422,9 +422,9 @@ func (r *refresher) publish() (docir.IndexSummary, error) {
 // warning: the generation stands either way.
 func (r *refresher) recordState() {
 	if err := writeFolderState(r.dir, r.sum.Generation, r.opt.settingsDigest(), r.sources, r.walked.folders); err != nil {
-		r.warn(cleanupWarning("record the folder state", err))
+		r.warn(cleanupWarning(r.sum.Published, "record the folder state", err))
 	}
 	if err := writeSkippedState(r.dir, r.sum.Generation, r.walked.files); err != nil {
-		r.warn(cleanupWarning("record the skipped files", err))
+		r.warn(cleanupWarning(r.sum.Published, "record the skipped files", err))
 	}
 }
