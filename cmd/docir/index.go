@@ -107,7 +107,7 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 	// The sources as they are once no other docir can change them.
 	unlock, err := lc.lockSources(ctx, opts.IO.note)
 	if err != nil {
-		return indexFailed(ctx, err, opts.Dirs, opts.Workspace)
+		return indexFailed(ctx, err, opts.Dirs)
 	}
 	defer unlock()
 	var list []SourceConfig
@@ -126,7 +126,7 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 	lc.force = lc.force || opts.Force
 	sum, err := refreshWith(ctx, lc, list, opts.Workspace)
 	if err != nil {
-		return indexFailed(ctx, err, opts.Dirs, opts.Workspace)
+		return indexFailed(ctx, err, opts.Dirs)
 	}
 	printWarnings(opts.IO, sum.Warnings)
 	if text {
@@ -138,11 +138,11 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 // indexFailed is the error of an index that failed with err: an
 // interruption (Ctrl-C) says nothing was published, a clash of ids says
 // how to fix it.
-func indexFailed(ctx context.Context, err error, dirs []string, open func() (*workspace.Service, error)) error {
+func indexFailed(ctx context.Context, err error, dirs []string) error {
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		return &interruptedError{what: "nothing published", err: err}
 	}
-	return clashHint(err, dirs, open)
+	return clashHint(err, dirs)
 }
 
 // refreshWith refreshes the store from list (nil: the configured sources)
@@ -178,21 +178,16 @@ func refreshWith(ctx context.Context, lc *loadedConfig, list []SourceConfig, ope
 // is suggested only when both ids come from paths. When both
 // files are in one source (of those the refresh ran on, open's), a prefix
 // cannot part them: the fix is an id of its own for one of them.
-func clashHint(err error, dirs []string, open func() (*workspace.Service, error)) error {
+func clashHint(err error, dirs []string) error {
 	var e *docir.Error
 	var claim *ingest.ClaimError
 	if !errors.As(err, &e) || !errors.As(err, &claim) {
 		return err
 	}
-	if claim.FrontMatter() {
-		// A front-matter id: a prefix does not change it; the error
-		// says what does.
+	if claim.FrontMatter() || claim.Source != "" {
+		// A front-matter id, or two files of one source: a prefix
+		// changes neither apart; the error says what does.
 		return &docir.Error{Code: e.Code, Err: e.Err, Message: e.Message + "\nnothing was published and the config is unchanged"}
-	}
-	if src := sourceOfBoth(claim.A, claim.B, open); src != "" {
-		return &docir.Error{Code: e.Code, Err: e.Err, Message: e.Message +
-			"\nboth are in the source " + src + ", so a prefix would rename both: give one file an `id:` of its own in its front matter, or rename it" +
-			"\nnothing was published and the config is unchanged"}
 	}
 	fix := "docir index --prefix NAME DIR"
 	if len(dirs) == 1 {
@@ -207,20 +202,6 @@ func clashHint(err error, dirs []string, open func() (*workspace.Service, error)
 		"\nnothing was published and the config is unchanged"}
 }
 
-// sourceOfBoth is the source folder that holds both files a and b, among
-// those of open's service; "" when they are in two.
-func sourceOfBoth(a, b string, open func() (*workspace.Service, error)) string {
-	ws, err := open()
-	if err != nil {
-		return ""
-	}
-	for _, s := range ws.Sources() {
-		if within(a, s.Path) && within(b, s.Path) {
-			return s.Path
-		}
-	}
-	return ""
-}
 
 // checkDirs refuses a source that is not a folder before the config is
 // written, so a typo is not remembered.

@@ -115,7 +115,7 @@ func sourcesRun(ctx context.Context, opts *SourcesOptions) error {
 		// The list as it is once no other docir can change it.
 		unlock, err := lc.lockSources(ctx, opts.IO.note)
 		if err != nil {
-			return indexFailed(ctx, err, nil, opts.Workspace)
+			return indexFailed(ctx, err, nil)
 		}
 		defer unlock()
 		var list []SourceConfig
@@ -140,7 +140,7 @@ func sourcesRun(ctx context.Context, opts *SourcesOptions) error {
 		}
 		sum, err := refreshWith(ctx, lc, list, opts.Workspace)
 		if err != nil {
-			return indexFailed(ctx, err, nil, opts.Workspace)
+			return indexFailed(ctx, err, nil)
 		}
 		printWarnings(opts.IO, sum.Warnings)
 		if text {
