@@ -70,15 +70,24 @@ type LinkConfig struct {
 	// MkDocsAnchors lets an anchor name a section by the anchor MkDocs
 	// gives its heading (links.MkDocsAnchors) when no slug is the anchor.
 	MkDocsAnchors bool `json:"mkdocs_anchors,omitempty"`
+	// VitePressAnchors lets an anchor name a section by the anchor
+	// VitePress gives its heading (links.VitePressAnchors), as written or
+	// slugified as VitePress 2 slugifies a link's anchor, before any slug
+	// (targetAnchors.find).
+	VitePressAnchors bool `json:"vitepress_anchors,omitempty"`
 	// DirectoryURLs reads a relative link not written as a markdown file
 	// path from the page's own URL folder (links.Rules.DirectoryURLs).
 	DirectoryURLs bool `json:"directory_urls,omitempty"`
 }
 
-// LinkRuleDirectoryURLs names links.directory_urls in
+// LinkRuleDirectoryURLs and LinkRuleVitePressAnchors name
+// links.directory_urls and links.vitepress_anchors in
 // docir.CheckedLink.ResolvesWith, as docir.LinkRuleRootFallback and the
 // others name theirs.
-const LinkRuleDirectoryURLs = "links.directory_urls"
+const (
+	LinkRuleDirectoryURLs    = "links.directory_urls"
+	LinkRuleVitePressAnchors = "links.vitepress_anchors"
+)
 
 // Equal reports whether c and o are the same rules, every field
 // compared (a rule left out here would let a refresh that changes only it
@@ -86,7 +95,7 @@ const LinkRuleDirectoryURLs = "links.directory_urls"
 func (c LinkConfig) Equal(o LinkConfig) bool {
 	return c.Base == o.Base && slices.Equal(c.Ignore, o.Ignore) && c.IgnoreCase == o.IgnoreCase &&
 		c.DefinitionIDs == o.DefinitionIDs && c.RootFallback == o.RootFallback && c.MkDocsAnchors == o.MkDocsAnchors &&
-		c.DirectoryURLs == o.DirectoryURLs
+		c.DirectoryURLs == o.DirectoryURLs && c.VitePressAnchors == o.VitePressAnchors
 }
 
 // linkEntry is one document's resolved links.
@@ -579,13 +588,25 @@ func (r *resolver) anchor(id, anchor string) (string, bool) {
 }
 
 // find resolves the anchor of a link to document id, whose anchors t
-// holds, under the rules cfg: a section by its slug (as get finds one:
-// the slug, else the anchor read as heading text), else an id the
-// document's HTML defines, else (with definition_ids) a definition
-// term's id, else (with mkdocs_anchors) the anchor MkDocs gives a
-// heading; the address of the section that holds it (the document's own
-// for its lead).
+// holds, under the rules cfg: with vitepress_anchors, first the section
+// VitePress gives the anchor to (the anchor as written, or slugified as
+// VitePress 2 slugifies a link's anchor), since on a VitePress site that
+// is where a browser lands even when another section's slug is the
+// anchor (`## server.open` is server-open there, `## Server Open` its
+// slug here); then a section by its slug (as get finds one: the slug,
+// else the anchor read as heading text), else an id the document's HTML
+// defines, else (with definition_ids) a definition term's id, else (with
+// mkdocs_anchors) the anchor MkDocs gives a heading; the address of the
+// section that holds it (the document's own for its lead).
 func (t *targetAnchors) find(cfg LinkConfig, id, anchor string) (string, bool) {
+	if cfg.VitePressAnchors {
+		vp := t.generatorAnchors(&t.vitepress, links.VitePressAnchors)
+		for _, a := range []string{anchor, links.VitePressSlug(anchor)} {
+			if s, ok := vp[a]; ok {
+				return id + "#" + s, true
+			}
+		}
+	}
 	slug := address.Slug(anchor)
 	for _, s := range []string{anchor, address.NFC(anchor), slug} {
 		if t.slugs[s] {
@@ -603,7 +624,7 @@ func (t *targetAnchors) find(cfg LinkConfig, id, anchor string) (string, bool) {
 		}
 	}
 	if cfg.MkDocsAnchors {
-		if s, ok := t.mkdocsAnchors()[anchor]; ok {
+		if s, ok := t.generatorAnchors(&t.mkdocs, links.MkDocsAnchors)[anchor]; ok {
 			return id + "#" + s, true
 		}
 	}
@@ -614,12 +635,13 @@ func (t *targetAnchors) find(cfg LinkConfig, id, anchor string) (string, bool) {
 // resolve to under the link rules this generation was resolved with
 // (targetAnchors.find; an anchor percent-decoded too, as a link's is):
 // what docir.Record.FindSection does not find, a definition term's id
-// (links.definition_ids) or the anchor MkDocs gives a heading
-// (links.mkdocs_anchors), so that get reads the section a link that check
-// accepts leads to. An anchor the chain finds in the lead leads to the
-// document itself, as a link to it does. Made once for a document, it reads the rules once and builds
-// the document's anchor tables on its first Find, not on each: a get of
-// many missing headings of one document is linear in them.
+// (links.definition_ids) or the anchor MkDocs or VitePress gives a
+// heading (links.mkdocs_anchors, links.vitepress_anchors), so that get
+// reads the section a link that check accepts leads to. An anchor the
+// chain finds in the lead leads to the document itself, as a link to it
+// does. Made once for a document, it reads the rules once and builds the
+// document's anchor tables on its first Find, not on each: a get of many
+// missing headings of one document is linear in them.
 type LinkRuleSections struct {
 	cfg LinkConfig
 	rec *docir.Record
@@ -678,26 +700,27 @@ type targetAnchors struct {
 	slugs       map[string]bool
 	html, terms map[string]string
 	// The sections as the record holds them, in order, and the slug of
-	// each anchor MkDocs gives their headings (mkdocsAnchors: made on
-	// first use).
-	sections []anchorSection
-	mkdocs   map[string]string
+	// each anchor MkDocs and VitePress give their headings
+	// (generatorAnchors: made on first use).
+	sections          []anchorSection
+	mkdocs, vitepress map[string]string
 }
 
-// mkdocsAnchors maps each anchor MkDocs gives the document's headings
-// (links.MkDocsAnchors) to its section's slug.
-func (t *targetAnchors) mkdocsAnchors() map[string]string {
-	if t.mkdocs == nil {
+// generatorAnchors maps each anchor that a site generator's rule
+// (links.MkDocsAnchors, links.VitePressAnchors) gives the document's
+// headings to its section's slug, made into *m on first use.
+func (t *targetAnchors) generatorAnchors(m *map[string]string, rule func(headings []string) []string) map[string]string {
+	if *m == nil {
 		headings := make([]string, len(t.sections))
 		for i, s := range t.sections {
 			headings[i] = s.Heading
 		}
-		t.mkdocs = make(map[string]string, len(headings))
-		for i, a := range links.MkDocsAnchors(headings) {
-			t.mkdocs[a] = t.sections[i].Slug
+		*m = make(map[string]string, len(headings))
+		for i, a := range rule(headings) {
+			(*m)[a] = t.sections[i].Slug
 		}
 	}
-	return t.mkdocs
+	return *m
 }
 
 // newTargetAnchors holds the anchors of document id, whose record m is.
@@ -927,6 +950,7 @@ func offRuleSets(cfg LinkConfig) []ruleSet {
 		{docir.LinkRuleIgnoreCase, !cfg.IgnoreCase, false, func(r *resolver) { r.cfg.IgnoreCase = true }},
 		{docir.LinkRuleMkDocsAnchors, !cfg.MkDocsAnchors, false, func(r *resolver) { r.cfg.MkDocsAnchors = true }},
 		{docir.LinkRuleRootFallback, !cfg.RootFallback, false, func(r *resolver) { r.rules.RootFallback = true }},
+		{LinkRuleVitePressAnchors, !cfg.VitePressAnchors, false, func(r *resolver) { r.cfg.VitePressAnchors = true }},
 	} {
 		if r.off {
 			off = append(off, r)

@@ -66,6 +66,8 @@ type LinksConfig struct {
 	RootFallback  bool     `mapstructure:"root_fallback"`  // a relative path is tried below each source folder too (Hugo's GetPage)
 	MkDocsAnchors bool     `mapstructure:"mkdocs_anchors"` // an anchor may be the one MkDocs gives a heading (head-branch-tracking)
 	DirectoryURLs bool     `mapstructure:"directory_urls"` // a relative link not written as x.md starts from the page's URL folder (/fr/page/)
+	// VitePressAnchors: an anchor may be the one VitePress gives a heading (server-open for server.open).
+	VitePressAnchors bool `mapstructure:"vitepress_anchors"`
 }
 
 // PeerConfig is one entry of `peers:`: another store folder (path) or a

@@ -22,15 +22,23 @@ import (
 // heading may be numbered otherwise than MkDocs numbers it (the record does
 // not say which slugs were written as ids).
 func MkDocsAnchors(headings []string) []string {
-	out := make([]string, len(headings))
-	seen := make(map[string]bool, len(headings))
-	for i, h := range headings {
+	return uniqueAnchors(headings, func(h string, taken map[string]bool) string {
 		id := mkdocsSlug(h)
-		for id == "" || seen[id] {
+		for id == "" || taken[id] {
 			id = nextCount(id)
 		}
-		seen[id] = true
-		out[i] = id
+		return id
+	})
+}
+
+// uniqueAnchors gives each heading, in order, the anchor a generator's
+// rule makes of it, given the anchors the headings before it took.
+func uniqueAnchors(headings []string, anchor func(heading string, taken map[string]bool) string) []string {
+	out := make([]string, len(headings))
+	taken := make(map[string]bool, len(headings))
+	for i, h := range headings {
+		out[i] = anchor(h, taken)
+		taken[out[i]] = true
 	}
 	return out
 }

@@ -69,20 +69,7 @@ print(json.dumps([unique(slugify(h, "-"), ids) for h in json.load(sys.stdin)]))`
 	for _, c := range mkdocsCases {
 		headings = append(headings, c.heading)
 	}
-	in, err := json.Marshal(headings)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(python, "-c", script)
-	cmd.Stdin = bytes.NewReader(in)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s: %v", python, err)
-	}
-	var want []string
-	if err := json.Unmarshal(out, &want); err != nil {
-		t.Fatalf("%s printed %q: %v", python, out, err)
-	}
+	want := runOracle(t, exec.Command(python, "-c", script), headings)
 	got := MkDocsAnchors(headings)
 	for i := range headings {
 		if got[i] != want[i] {
@@ -117,4 +104,24 @@ func FuzzMkDocsAnchors(f *testing.F) {
 			t.Fatalf("anchors of %q: %q alone, %q in a longer document", hs[:2], first, got[:2])
 		}
 	})
+}
+
+// runOracle runs cmd, a program that reads a JSON list of headings on its
+// stdin and prints the JSON list of their anchors, on headings.
+func runOracle(t *testing.T, cmd *exec.Cmd, headings []string) []string {
+	t.Helper()
+	in, err := json.Marshal(headings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdin = bytes.NewReader(in)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", cmd.Path, err)
+	}
+	var want []string
+	if err := json.Unmarshal(out, &want); err != nil || len(want) != len(headings) {
+		t.Fatalf("%s printed %q for %d headings: %v", cmd.Path, out, len(headings), err)
+	}
+	return want
 }

@@ -1,0 +1,118 @@
+package ingest
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store"
+)
+
+// writeVitePressFixture writes a small VitePress site: headings whose
+// VitePress anchors are not their GitHub slugs (punctuation, a code span,
+// a badge in HTML, a leading digit, repeats), and a page that links them
+// as the Vite docs do.
+func writeVitePressFixture(t *testing.T, src string) {
+	t.Helper()
+	writeFile(t, src, "guide/index.md", "# Getting Started\n\n## `index.html` and Project Root\n\n"+
+		"## Examples\n\n## Examples\n\n## Examples\n")
+	writeFile(t, src, "config/server-options.md", "# Server Options\n\n## server.open\n\n"+
+		"## server.host <Badge text=\"dev\" />\n\n## 1st step\n\n## Server Open\n")
+	writeFile(t, src, "blog/post.md", "# Post\n\n"+
+		"[a](/guide/#index-html-and-project-root) [b](../config/server-options.md#server-open)\n\n"+
+		"[c](/config/server-options#server-host) [d](/config/server-options.html#_1st-step)\n\n"+
+		"[e](/guide/#examples-2) [f](/config/server-options#Server.Open) [g](/config/server-options#server-open-1)\n\n"+
+		"[h](/config/server-options#server-close) [i](/guide/#examples-3)\n")
+}
+
+// TestVitePressAnchors: with links.vitepress_anchors an anchor names the
+// section VitePress gives it (as written, or slugified as VitePress 2
+// slugifies a link's anchor; repeats by "-1", "-2") before any slug, and
+// get reads that section (LinkRuleSections); without the rule such links
+// are broken and name the rule they resolve with, or lead to the section
+// whose GitHub slug the anchor is.
+func TestVitePressAnchors(t *testing.T) {
+	src := t.TempDir()
+	writeVitePressFixture(t, src)
+	const broken = "broken"
+	want := []struct{ target, off, on string }{ // the address without and with the rule
+		{"/guide/#index-html-and-project-root", broken, "guide#indexhtml-and-project-root"},
+		{"../config/server-options.md#server-open", "config/server-options#server-open", "config/server-options#serveropen"},
+		{"/config/server-options#server-host", broken, "config/server-options#serverhost-"},
+		{"/config/server-options.html#_1st-step", broken, "config/server-options#1st-step"},
+		{"/guide/#examples-2", "guide#examples-2", "guide#examples-2"},
+		{"/config/server-options#Server.Open", "config/server-options#serveropen", "config/server-options#serveropen"},
+		{"/config/server-options#server-open-1", broken, "config/server-options#server-open"},
+		{"/config/server-options#server-close", broken, broken},
+		{"/guide/#examples-3", broken, broken},
+	}
+	for _, on := range []bool{false, true} {
+		dir := t.TempDir()
+		if _, err := Refresh(t.Context(), dir, []store.Source{{Path: src}}, Options{Links: store.LinkConfig{VitePressAnchors: on}}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := store.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		ls, err := s.LinksOf("blog/post")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bl []*docir.Link
+		got := map[string]*docir.Link{}
+		for i := range ls {
+			got[ls[i].Target] = &ls[i]
+			if ls[i].Status == docir.LinkBroken {
+				bl = append(bl, &ls[i])
+			}
+		}
+		if err := s.FillResolvesWith(bl); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			l, addr := got[w.target], w.off
+			if on {
+				addr = w.on
+			}
+			switch {
+			case l == nil:
+				t.Fatalf("no link %s in %v", w.target, ls)
+			case addr == broken && (l.Status != docir.LinkBroken || l.Reason != docir.ReasonNoSection):
+				t.Errorf("vitepress_anchors %v: %s: %s %q, want broken (no_section)", on, w.target, l.Status, l.Address)
+			case addr != broken && (l.Status != docir.LinkResolved || l.Address != addr):
+				t.Errorf("vitepress_anchors %v: %s: %s %q (%s), want %q", on, w.target, l.Status, l.Address, l.Reason, addr)
+			}
+			var with []string // the rule, for a link broken without it and resolved with it
+			if !on && w.off == broken && w.on != broken {
+				with = []string{store.LinkRuleVitePressAnchors}
+			}
+			if !slices.Equal(l.ResolvesWith, with) {
+				t.Errorf("vitepress_anchors %v: %s resolves with %q, want %q", on, w.target, l.ResolvesWith, with)
+			}
+		}
+		checkVitePressGet(t, s, on)
+	}
+}
+
+// checkVitePressGet: what get's heading part finds after get's own rules
+// (LinkRuleSections): the section a link's VitePress anchor leads to when
+// the rule is on, and nothing when it is off.
+func checkVitePressGet(t *testing.T, snap *store.Snapshot, on bool) {
+	t.Helper()
+	rec, ok, err := snap.Record("config/server-options")
+	if err != nil || !ok {
+		t.Fatalf("config/server-options: %v, %v", ok, err)
+	}
+	f, err := snap.LinkRuleSections(&rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for anchor, slug := range map[string]string{"server-open-1": "server-open", "_1st-step": "1st-step", "server.host": "serverhost-", "server-host": "serverhost-"} {
+		sec, _, found := f.Find(anchor)
+		if on && (!found || sec.Slug != slug) || !on && found {
+			t.Errorf("vitepress_anchors %v: get config/server-options#%s reads %q (found %v), want %q", on, anchor, sec.Slug, found, slug)
+		}
+	}
+}
