@@ -127,11 +127,14 @@ func abs(n int) int {
 // SuggestSections returns at most n addresses of the sections of a's
 // document that a, an address naming no section of it, most likely meant,
 // best first, in a's id as typed. The heading typed is compared as a slug
-// with each section's: first a section whose slug starts with it or that
-// it starts with ("mitig" for "mitigate"); then the sections that share
-// the most of its words or their stems ("mitigation steps" for
-// "mitigate"); then the slugs within a few edits. Like Suggest, it is data: nothing is read in
-// its place.
+// with each section's: first a section whose slug is the same but for its
+// '-' and '_' or one edit away (build-outdir, as VitePress writes the
+// anchor of `## build.outDir`, for buildoutdir); then one whose slug
+// starts with it or that it starts with ("mitig" for "mitigate"); then
+// the sections that share the most of its words or their stems
+// ("mitigation steps" for "mitigate"); then the slugs within a few edits.
+// Within each, the fewer edits away come first. Like Suggest, it is data:
+// nothing is read in its place.
 func SuggestSections(snap *store.Snapshot, a address.Address, n int) ([]string, error) {
 	if n <= 0 || !a.HasHeading() {
 		return nil, nil
@@ -141,38 +144,65 @@ func SuggestSections(snap *store.Snapshot, a address.Address, n int) ([]string, 
 		return nil, err
 	}
 	typed := address.Slug(a.Heading)
+	if typed == "" {
+		return nil, nil
+	}
 	words := strings.FieldsFunc(typed, func(r rune) bool { return r == '-' })
 	maxEdits := min(3, max(1, len(typed)/4))
-	var cands []candidate
+	var cands []sectionCandidate
 	for _, sec := range rec.Sections {
-		c := candidate{id: sec.Slug}
+		c := sectionCandidate{slug: sec.Slug, edits: docir.EditDistance(typed, sec.Slug, maxSortEdits)}
 		switch {
-		case typed == "":
-			continue
+		case unpunctuated(typed) == unpunctuated(sec.Slug) || c.edits <= 1 && len(typed) >= 4:
+			c.tier = 0
 		case strings.HasPrefix(sec.Slug, typed) || strings.HasPrefix(typed, sec.Slug):
-			c.tier, c.dist = 0, abs(len(sec.Slug)-len(typed))
+			c.tier, c.dist = 1, abs(len(sec.Slug)-len(typed))
 		case sharedWords(words, sec.Slug) > 0:
-			c.tier, c.dist = 1, -sharedWords(words, sec.Slug)
+			c.tier, c.dist = 2, -sharedWords(words, sec.Slug)
+		case c.edits <= maxEdits:
+			c.tier = 3
 		default:
-			d := docir.EditDistance(typed, sec.Slug, maxEdits)
-			if d > maxEdits {
-				continue
-			}
-			c.tier, c.dist = 2, d
+			continue
 		}
 		cands = append(cands, c)
 	}
-	slices.SortStableFunc(cands, func(x, y candidate) int {
+	slices.SortStableFunc(cands, func(x, y sectionCandidate) int {
 		if x.tier != y.tier {
 			return x.tier - y.tier
 		}
-		return x.dist - y.dist
+		if x.dist != y.dist {
+			return x.dist - y.dist
+		}
+		return x.edits - y.edits
 	})
 	var out []string
 	for _, c := range cands[:min(n, len(cands))] {
-		out = append(out, a.ID+"#"+c.id)
+		out = append(out, a.ID+"#"+c.slug)
 	}
 	return out, nil
+}
+
+// maxSortEdits bounds the edit distance that orders suggested sections:
+// slugs further from what was typed than this are as far as one another.
+const maxSortEdits = 16
+
+// sectionCandidate is a section SuggestSections may suggest.
+type sectionCandidate struct {
+	slug  string
+	tier  int // lower is better
+	dist  int // within a tier, lower is better
+	edits int // then, the fewer edits from what was typed (up to maxSortEdits) the better
+}
+
+// unpunctuated is slug without its '-' and '_': the slugs GitHub and
+// VitePress give one heading (buildoutdir, build-outdir) are the same so.
+func unpunctuated(slug string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' {
+			return -1
+		}
+		return r
+	}, slug)
 }
 
 // sharedWords counts the words of a typed slug that are words of slug, or

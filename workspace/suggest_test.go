@@ -98,6 +98,37 @@ func TestSuggestSections(t *testing.T) {
 	}
 }
 
+// A heading that is a section's slug but for a '-' (a VitePress anchor,
+// build-outdir, typed for GitHub's buildoutdir) or one edit suggests that
+// section first, before the sections that share a word with it.
+func TestSuggestSectionsNearestFirst(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "build.md"), []byte("# Build Options\n\n## build.target\n\n"+
+		"## build.modulePreload\n\n## build.polyfillModulePreload\n\n## build.outDir\n\n## build.assetsDir\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snap := refreshedSnapshot(t, root)
+	for typed, want := range map[string][]string{
+		"build#build-outdir":  {"build#buildoutdir", "build#build-options", "build#buildassetsdir"},
+		"build#build-out-dir": {"build#buildoutdir", "build#build-options", "build#buildassetsdir"},
+		"build#buildoutdirs":  {"build#buildoutdir", "build#build-options", "build#buildassetsdir"},
+		"build#build-target":  {"build#buildtarget", "build#build-options", "build#buildoutdir"},
+		"build#build-preload": {"build#build-options", "build#buildmodulepreload", "build#buildtarget"},
+	} {
+		a, err := address.Parse(typed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := SuggestSections(snap, a, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("SuggestSections(%q) (-want +got):\n%s", typed, diff)
+		}
+	}
+}
+
 // A folder typed as an id suggests the page that stands for it first.
 func TestSuggestFolderIndex(t *testing.T) {
 	root := t.TempDir()
@@ -110,12 +141,7 @@ func TestSuggestFolderIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ws := New(Config{Dir: t.TempDir(), Sources: []store.Source{{Path: root}}})
-	t.Cleanup(func() { ws.Close() })
-	if _, err := ws.Refresh(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	snap := heldSnapshot(t, ws)
+	snap := refreshedSnapshot(t, root)
 	got, err := Suggest(snap, address.Address{ID: "ops"}, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -225,4 +251,16 @@ func BenchmarkSuggest(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// refreshedSnapshot indexes the folder root into a new workspace and holds
+// its snapshot for the test.
+func refreshedSnapshot(t *testing.T, root string) *store.Snapshot {
+	t.Helper()
+	ws := New(Config{Dir: t.TempDir(), Sources: []store.Source{{Path: root}}})
+	t.Cleanup(func() { ws.Close() })
+	if _, err := ws.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return heldSnapshot(t, ws)
 }
