@@ -202,7 +202,6 @@ func clashHint(err error, dirs []string) error {
 		"\nnothing was published and the config is unchanged"}
 }
 
-
 // checkDirs refuses a source that is not a folder before the config is
 // written, so a typo is not remembered.
 func checkDirs(dirs []string) error {
