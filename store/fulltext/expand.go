@@ -3,6 +3,7 @@ package fulltext
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	index "github.com/blevesearch/bleve_index_api"
 	"github.com/blevesearch/snowballstem"
@@ -92,13 +93,14 @@ func (q *Query) expand(r index.IndexReader) error {
 
 // indexForms sets q.formIndex from q.forms (nil when there is none).
 func (q *Query) indexForms() {
-	q.formIndex = nil
+	q.formIndex, q.tokenForms = nil, false
 	for k, fs := range q.forms {
 		for _, f := range fs {
 			if q.formIndex == nil {
 				q.formIndex = map[string]int{}
 			}
 			q.formIndex[f] = k
+			q.tokenForms = q.tokenForms || !strings.HasPrefix(f, catTerm(""))
 		}
 	}
 }

@@ -32,7 +32,10 @@ type Query struct {
 	// forms: see textWeight); idf where it has none.
 	forms     [][]string
 	formIndex map[string]int
-	gidf      []float64
+	// tokenForms says a form is a term a text's tokens can be (a stem's
+	// form), not only catenations (see Catenations), which no token is.
+	tokenForms bool
+	gidf       []float64
 	// The words whose catenation (see Catenations) the index holds: in
 	// the text, as one of the word's forms, and in heads (hcat, by term).
 	// textCat and headCat say whether any word has one there: the bounds

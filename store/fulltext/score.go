@@ -620,6 +620,9 @@ func (q *Query) scoreText(an *fastAnalyzer, s *scratch, st *stats, text string, 
 		// words as typed).
 		st.ff, st.tf = f.tf, slices.Clone(f.tf)
 		for _, t := range toks {
+			if !q.tokenForms {
+				break // the forms are catenations alone, which no term is
+			}
 			if k, ok := q.formIndex[string(t.Term)]; ok {
 				st.tf[k]++
 			}
