@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -108,7 +109,22 @@ func TestLateCancellationsAreNotKept(t *testing.T) {
 	if got := c.next(); !strings.Contains(got, `"id":"end"`) {
 		t.Errorf("after %d late cancellations, a call cancelled in the write that sent it was answered: %s", late, got)
 	}
+	// The SDK answers calls side by side: a call sent with its
+	// cancellation may still be settling when "end" is answered, and its
+	// cancellation is forgotten just after. Wait up to 10 s for every
+	// call to be settled and forgotten (a synchronization, not a measure
+	// of speed: a kept cancellation fails it all the same), then count.
+	for deadline := time.Now().Add(10 * time.Second); (pendingCalls(tr.conn) > 0 || cancellations(&tr.conn.g) > 0) && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	if n := cancellations(&tr.conn.g); n != 0 {
 		t.Errorf("%d cancellations kept after their calls were settled", n)
 	}
+}
+
+// pendingCalls is how many calls c has read and not yet settled.
+func pendingCalls(c *lineConn) int {
+	c.pendingMu.Lock()
+	defer c.pendingMu.Unlock()
+	return len(c.pending)
 }
