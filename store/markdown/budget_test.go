@@ -48,6 +48,11 @@ func TestBudget(t *testing.T) {
 		{name: "link reference definitions", src: "# refs\n" + definitions(0, 30_000), lim: DefaultLimits, err: "opens with a link reference definition"},
 		{name: "link reference definitions at the bound", src: "# refs\n" + definitions(0, MaxDefinitionLines), lim: DefaultLimits, sections: 1},
 		{name: "link reference definitions in paragraphs", src: "# refs\n" + strings.Repeat(definitions(0, 5_000)+"\n", 6), lim: DefaultLimits, sections: 1},
+		// A long paragraph that opens with a link or a bracketed note
+		// opens with no definition, and is read (it was refused).
+		{name: "a long paragraph that opens with a link", src: "# p\n[item](/x) and\n" + strings.Repeat("more words\n", 30_000), lim: DefaultLimits, sections: 1},
+		{name: "a long paragraph that opens with a note", src: "# p\n[3] see\n" + strings.Repeat("more words\n", 30_000), lim: DefaultLimits, sections: 1},
+		{name: "a long paragraph whose label spans lines", src: "# p\n[a\nlabel]: /x\n" + strings.Repeat("more words\n", 30_000), lim: DefaultLimits, err: "opens with a link reference definition"},
 		{name: "time", src: strings.Repeat("a\n", 100_000), lim: Limits{Time: 1}, err: "of CPU time"},
 	}
 	p := NewParser()

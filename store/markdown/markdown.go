@@ -98,7 +98,11 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   of its own before a renamed heading) is an anchor of that
 //	   heading's section, not of the section (or lead) before it
 //	   (headingOwners).
-const RulesVersion = 5
+//	6  a paragraph of more than MaxDefinitionLines lines is refused only
+//	   when it really opens with a link reference definition ("[a]: /x"),
+//	   not when it opens with a link or a bracketed note (the file was
+//	   skipped).
+const RulesVersion = 6
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
@@ -464,24 +468,51 @@ type budgetedDefinitions struct {
 func (w budgetedDefinitions) Transform(node *ast.Paragraph, reader text.Reader, pc parser.Context) {
 	w.b.check()
 	if lines := node.Lines(); lines.Len() > MaxDefinitionLines && opensDefinition(paragraphStart(lines, reader.Source())) {
+		// goldmark would read it line by line for definitions.
 		panic(abort{fmt.Errorf("%w: a paragraph of more than %d lines opens with a link reference definition", ErrBudget, MaxDefinitionLines)})
 	}
 	w.ParagraphTransformer.Transform(node, reader, pc)
 }
 
-// paragraphStart is the text of the first of lines, in src.
+// paragraphStart is the text of the first of lines, in src, as far as a
+// link label can reach: up to maxLabelScan bytes, across lines.
 func paragraphStart(lines *text.Segments, src []byte) []byte {
-	first := lines.At(0)
-	return first.Value(src)
+	var out []byte
+	for i := 0; i < lines.Len() && len(out) < maxLabelScan; i++ {
+		seg := lines.At(i)
+		out = append(out, seg.Value(src)...)
+	}
+	return out
 }
 
-// opensDefinition reports whether line may open a link reference
-// definition: '[' after any spaces or tabs (CommonMark 4.7 allows three
-// spaces; this errs on the side of the budget). goldmark reads no
-// definition from a paragraph whose first line does not.
-func opensDefinition(line []byte) bool {
-	rest := bytes.TrimLeft(line, " \t")
-	return len(rest) > 0 && rest[0] == '['
+// maxLabelScan bounds how far opensDefinition looks for the end of a
+// link label: CommonMark's label is at most 999 characters, each at most
+// 4 bytes of UTF-8, after its '[' and the spaces before it.
+const maxLabelScan = 4*999 + 16
+
+// opensDefinition reports whether text, a paragraph's start, may open a
+// link reference definition (CommonMark 4.7): '[' after any spaces or
+// tabs, a label without an unescaped bracket, ']' and ':' right after it.
+// A paragraph that opens with a link ("[item](url)") or a bracketed note
+// ("[3] see below") does not; a label whose end is past maxLabelScan may
+// (this errs on the side of the budget). goldmark reads no definition
+// from a paragraph that opens with none.
+func opensDefinition(text []byte) bool {
+	rest := bytes.TrimLeft(text, " \t")
+	if len(rest) == 0 || rest[0] != '[' {
+		return false
+	}
+	for i := 1; i < len(rest); i++ {
+		switch rest[i] {
+		case '\\':
+			i++ // an escaped character
+		case '[':
+			return false
+		case ']':
+			return i+1 < len(rest) && rest[i+1] == ':'
+		}
+	}
+	return true // the label's end is past what was read: it may be one
 }
 
 // collapse is the last paragraph transformer: it makes a paragraph's lines
