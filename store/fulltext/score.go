@@ -79,22 +79,27 @@ func (q *Query) headScore(hf, hff []int32, hlength int) float64 {
 	if hlength <= 0 {
 		return 0
 	}
-	var sum float64
-	var matched int
-	if hff == nil {
-		sum, matched = weigh(hf, func(k int) float64 { return q.idf[k] })
-	} else {
-		for k, n := range hf {
-			if n > 0 {
-				sum += q.textWeight(k, n, hff[k])
-				matched++
-			}
-		}
-	}
+	sum, matched := q.weighForms(hf, hff)
 	if matched == 0 {
 		return 0
 	}
 	return sum / math.Sqrt(float64(hlength)) * float64(matched) / float64(q.termCount())
+}
+
+// weighForms sums each query term's weight by its counts in any form and
+// as typed (nil: no other forms; see textWeight), and counts the terms
+// held: the numerator of a field's score, before pairs.
+func (q *Query) weighForms(counts, typed []int32) (sum float64, matched int) {
+	if typed == nil {
+		return weigh(counts, func(k int) float64 { return q.idf[k] })
+	}
+	for k, n := range counts {
+		if n > 0 {
+			sum += q.textWeight(k, n, typed[k])
+			matched++
+		}
+	}
+	return sum, matched
 }
 
 // weigh sums √n · w(k)² over the counts n above 0, and counts them.
@@ -117,20 +122,9 @@ func (q *Query) textScore(tf, ff, pairTF []int32, length, run int) float64 {
 	if length <= 0 {
 		return 0
 	}
-	var sum float64
-	var matched int
-	if ff == nil {
-		sum, matched = weigh(tf, func(k int) float64 { return q.idf[k] })
-	} else {
-		for k, n := range tf {
-			if n > 0 {
-				sum += q.textWeight(k, n, ff[k])
-				matched++
-			}
-		}
-		if matched > 0 && run < 1 {
-			run = 1 // only other forms: no run of the words as typed
-		}
+	sum, matched := q.weighForms(tf, ff)
+	if ff != nil && matched > 0 && run < 1 {
+		run = 1 // only other forms: no run of the words as typed
 	}
 	psum, pmatched := weigh(pairTF, func(j int) float64 { return q.pairs[j].idf })
 	sum, matched = sum+psum, matched+pmatched

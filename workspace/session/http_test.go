@@ -378,16 +378,8 @@ func TestHTTPRequestDeadline(t *testing.T) {
 	handleTimeout = 50 * time.Millisecond
 	e := New(Config{Reader: slowReader{&gatedReader{}}, Version: "test"})
 	url := startHTTP(t, e, HTTPOptions{Loopback: true})
-	resp, err := http.DefaultClient.Do(rpcRequest(t, url, `{"jsonrpc":"2.0","id":7,"method":"docir/search","params":{"query":"x"}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != 200 || !strings.Contains(string(body), `"id":7`) || !strings.Contains(string(body), `"code":"unavailable"`) {
+	resp, body := do(t, rpcRequest(t, url, `{"jsonrpc":"2.0","id":7,"method":"docir/search","params":{"query":"x"}}`))
+	if resp.StatusCode != 200 || !strings.Contains(body, `"id":7`) || !strings.Contains(body, `"code":"unavailable"`) {
 		t.Errorf("%d %s; want 200 and an unavailable error to id 7", resp.StatusCode, body)
 	}
 }
