@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
@@ -101,10 +102,10 @@ func (rt *Retrieval) Stages() int { return len(rt.stages) }
 // stages it read return nothing, and Rest(i) is the bound of the passages
 // that hold none of the terms read so far. A floor of 0 says nothing: the
 // stage then reads its own term only.
-func (rt *Retrieval) Stage(i int, floor float64) ([]Candidate, error) {
+func (rt *Retrieval) Stage(i int, floor float64, each func([]Candidate) error) error {
 	st := rt.stages
 	if i < rt.through || i >= len(st) {
-		return nil, nil
+		return nil
 	}
 	j := i
 	for floor > 0 && j+1 < len(st) && rt.rest(j+1) >= floor {
@@ -119,7 +120,7 @@ func (rt *Retrieval) Stage(i int, floor float64) ([]Candidate, error) {
 	for _, k := range st[:i] {
 		read[k] = true
 	}
-	return rt.read(ess, read, floor)
+	return rt.read(ess, read, floor, each)
 }
 
 // Rest bounds the passages that hold none of the terms the stages up to
@@ -286,18 +287,92 @@ func (rt *Retrieval) Candidates(floor float64) ([]Candidate, error) {
 	if len(rt.q.terms) == 0 {
 		return nil, nil
 	}
-	return rt.read(rt.q.essential(floor), nil, floor)
+	return collected(func(each func([]Candidate) error) error {
+		return rt.read(rt.q.essential(floor), nil, floor, each)
+	})
+}
+
+// A reading hands its candidates to its caller a chunk at a time (each):
+// what it holds at once is a chunk's, not every passage's over its floor —
+// on a corpus where every passage holds every word of a query, every
+// passage. The caller scores a chunk best bound first, until a bound is
+// below its limit-th score: the passages it leaves can never rank, since
+// that score only rises. A chunk is chunkBytes of candidates at most (at
+// least minChunk of them); a reading of fewer candidates hands them over
+// in one, as it read them.
+const (
+	chunkBytes = 4 << 20
+	minChunk   = 1024
+)
+
+// chunk is how many candidates of q a chunk holds: chunkBytes over the
+// most one takes (its fixed part, and four counts a term: text, head,
+// and each as typed).
+func (q *Query) chunk() int {
+	if chunkMost > 0 {
+		return chunkMost
+	}
+	per := int(unsafe.Sizeof(Candidate{})) + 4*4*len(q.terms)
+	return max(minChunk, chunkBytes/per)
+}
+
+// chunkMost, when above 0, is the size of every chunk (for tests).
+var chunkMost int
+
+// handOff gathers a reading's candidates and hands them to each a chunk
+// at a time.
+type handOff struct {
+	q    *Query
+	each func([]Candidate) error
+	most int
+	out  []Candidate
+	slab []int32 // the counts of out's candidates
+}
+
+func (q *Query) handOff(each func([]Candidate) error) *handOff {
+	return &handOff{q: q, each: each, most: q.chunk()}
+}
+
+// add gathers passage num, of which the index holds st (copied), bounding
+// at b, and hands the chunk over when it is full.
+func (h *handOff) add(num uint64, st *stats, b float64) error {
+	h.out = append(h.out, h.q.candidate(num, st.keep(&h.slab), b))
+	if len(h.out) < h.most {
+		return nil
+	}
+	return h.flush()
+}
+
+// flush hands over what is gathered, if anything.
+func (h *handOff) flush() error {
+	if len(h.out) == 0 {
+		return nil
+	}
+	out := h.out
+	h.out, h.slab = nil, nil // each is done with them once it returns
+	return h.each(out)
+}
+
+// collected is every candidate a reading hands to each, in order.
+func collected(read func(each func([]Candidate) error) error) ([]Candidate, error) {
+	var out []Candidate
+	err := read(func(c []Candidate) error {
+		out = append(out, c...)
+		return nil
+	})
+	return out, err
 }
 
 // read goes through the postings of the essential terms ess, looks the
-// others up for each passage they find, and returns those that bound at
-// floor or above (and above 0) and hold no excluded term.
-func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err error) {
+// others up for each passage they find, and hands those that bound at
+// floor or above (and above 0) and hold no excluded term to each, a chunk
+// at a time.
+func (rt *Retrieval) read(ess, read []bool, floor float64, each func([]Candidate) error) (err error) {
 	q := rt.q
 	lead, probe, err := rt.open(ess, read)
 	defer closeAll(&err, lead, probe)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	n := len(q.terms)
 	free := make([]bool, n) // the terms a passage a leading cursor finds may hold, uncounted
@@ -315,7 +390,7 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 	}
 	skipping, looks := probe[:ns], lookUpSteps(q, probe[ns:], ess, free, floor)
 	piloted := rt.piloted
-	var slab []int32
+	h := q.handOff(each)
 	st := q.newStats()
 	// The passage after num is found as take moves the cursors past it.
 	var next uint64
@@ -324,11 +399,11 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 	for num, any := leading(lead); any; num, any = next, more {
 		if steps++; steps&1023 == 1 {
 			if err := rt.ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		if next, more, err = take(&st, num, lead); err != nil {
-			return nil, err
+			return err
 		}
 		for len(piloted) > 0 && piloted[0] < num {
 			piloted = piloted[1:]
@@ -345,14 +420,14 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 		}
 		skip, err := lookUp(&st, num, skipping)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if skip {
 			continue
 		}
 		below, err := lookUpBounded(&st, num, looks, floor)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if below {
 			continue
@@ -361,9 +436,11 @@ func (rt *Retrieval) read(ess, read []bool, floor float64) (out []Candidate, err
 		if b < floor || b <= 0 {
 			continue
 		}
-		out = append(out, q.candidate(num, st.keep(&slab), b))
+		if err := h.add(num, &st, b); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return h.flush()
 }
 
 // open opens a cursor on each query term's postings in each field: the
@@ -461,11 +538,7 @@ func (rt *Retrieval) open(ess, read []bool) (lead, probe []*cursor, err error) {
 // those on it past it, and returns the passage they are on next (more:
 // one is). The counts of the other terms are 0 until lookUp.
 func take(st *stats, num uint64, lead []*cursor) (next uint64, more bool, err error) {
-	clear(st.tf)
-	clear(st.ff)
-	clear(st.hf)
-	clear(st.hff)
-	st.length, st.hlength = 0, 0
+	st.reset()
 	next = math.MaxUint64
 	for _, c := range lead {
 		if !c.done && c.at == num {
@@ -637,6 +710,15 @@ func (st *stats) keep(slab *[]int32) stats {
 	}
 	*slab = b
 	return kept
+}
+
+// reset makes st zero.
+func (st *stats) reset() {
+	clear(st.tf)
+	clear(st.ff)
+	clear(st.hf)
+	clear(st.hff)
+	st.length, st.hlength = 0, 0
 }
 
 // newStats is a passage's stats for q, zero.
@@ -1012,10 +1094,10 @@ func (rt *Retrieval) numbers(tfr index.TermFieldReader, most int) ([]uint64, err
 // (the first stage, the rarer term's passages, holds every passage of two
 // terms, and finds the other term's counts with half the look-ups), or
 // when the index cannot intersect postings.
-func (rt *Retrieval) Pilot() (out []Candidate, err error) {
+func (rt *Retrieval) Pilot(each func([]Candidate) error) (err error) {
 	q := rt.q
 	if len(q.terms) < 3 {
-		return nil, nil
+		return nil
 	}
 	var opened []index.TermFieldReader
 	defer func() {
@@ -1039,55 +1121,73 @@ func (rt *Retrieval) Pilot() (out []Candidate, err error) {
 		for _, f := range fields {
 			tfr, err := rt.r.TermFieldReader(rt.ctx, []byte(f.term), f.field, false, false, false)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			opened = append(opened, tfr)
 			both = append(both, tfr)
 		}
 		u, err := united(both)
 		if err != nil || u == nil {
-			return nil, err
+			return err
 		}
 		opened = append(opened, u)
 		per[k] = u
 	}
 	all, err := intersected(per)
 	if err != nil || all == nil {
-		return nil, err
+		return err
 	}
 	opened = append(opened, all)
 	nums, err := rt.numbers(all, 0)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	rt.piloted = nums
-	return rt.lookupAll(nums)
+	return rt.lookUpEach(nums, each)
 }
 
 // lookupAll looks up what the index holds of each passage of nums (in
 // passage order) and bounds it, leaving out those that hold an excluded
 // term.
-func (rt *Retrieval) lookupAll(nums []uint64) (out []Candidate, err error) {
+func (rt *Retrieval) lookupAll(nums []uint64) ([]Candidate, error) {
+	return collected(func(each func([]Candidate) error) error {
+		return rt.lookUpEach(nums, each)
+	})
+}
+
+// lookUpEach is lookupAll handing the candidates to each, a chunk at a
+// time.
+func (rt *Retrieval) lookUpEach(nums []uint64, each func([]Candidate) error) (err error) {
 	q := rt.q
 	if len(nums) == 0 {
-		return nil, nil
+		return nil
 	}
 	_, probe, err := rt.open(make([]bool, len(q.terms)), nil)
 	defer closeAll(&err, probe)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	for _, num := range nums {
-		st := q.newStats()
+	h := q.handOff(each)
+	st := q.newStats()
+	for i, num := range nums {
+		if i&1023 == 1023 {
+			if err := rt.ctx.Err(); err != nil {
+				return err
+			}
+		}
+		st.reset()
 		skip, err := lookUp(&st, num, probe)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if !skip {
-			out = append(out, q.candidate(num, st, q.bound(&st)))
+		if skip {
+			continue
+		}
+		if err := h.add(num, &st, q.bound(&st)); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return h.flush()
 }
 
 // Passages returns the passages with ids that the index holds, in passage

@@ -255,7 +255,7 @@ func TestPilot(t *testing.T) {
 				want[c.num] = c
 			}
 		}
-		pilot, err := rt.Pilot()
+		pilot, err := collected(rt.Pilot)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -269,7 +269,7 @@ func TestPilot(t *testing.T) {
 			}
 		}
 		for i := range rt.Stages() {
-			cands, err := rt.Stage(i, 0)
+			cands, err := collected(func(each func([]Candidate) error) error { return rt.Stage(i, 0, each) })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -577,5 +577,71 @@ func TestCompactedScoresAsBefore(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestChunks: a reading hands its candidates over in chunks of at most
+// chunk() (here 7), and the chunks, in order, are what one reading of
+// them all gives — the pilot's, each stage's at a floor, and every
+// candidate's.
+func TestChunks(t *testing.T) {
+	x := indexed(t, retrievalCorpus(rand.New(rand.NewPCG(9, 10)), 300))
+	read := func(text string) (pilot []Candidate, stages [][]Candidate, all []Candidate, sizes []int) {
+		_, rt, _ := retrieved(t, x, text)
+		each := func(out *[]Candidate) func([]Candidate) error {
+			return func(c []Candidate) error {
+				sizes = append(sizes, len(c))
+				*out = append(*out, c...)
+				return nil
+			}
+		}
+		if err := rt.Pilot(each(&pilot)); err != nil {
+			t.Fatal(err)
+		}
+		for i := range rt.Stages() {
+			var cands []Candidate
+			if err := rt.Stage(i, 0.5, each(&cands)); err != nil {
+				t.Fatal(err)
+			}
+			stages = append(stages, cands)
+		}
+		var err error
+		if all, err = rt.Candidates(0); err != nil {
+			t.Fatal(err)
+		}
+		return pilot, stages, all, sizes
+	}
+	chunked := 0
+	for _, text := range []string{"the a of page menu", "taxonomy template bundle archives", "front matter -dates page"} {
+		pilot, stages, all, _ := read(text)
+		chunkMost = 7
+		cPilot, cStages, cAll, sizes := read(text)
+		chunkMost = 0
+		for _, n := range sizes {
+			if n > 7 || n == 0 {
+				t.Errorf("%q: a chunk of %d candidates, want 1 to 7", text, n)
+			}
+		}
+		chunked += len(sizes)
+		same := func(what string, a, b []Candidate) {
+			if len(a) != len(b) {
+				t.Errorf("%q %s: %d candidates in chunks, %d in one", text, what, len(b), len(a))
+				return
+			}
+			for i := range a {
+				if a[i].num != b[i].num || a[i].Bound != b[i].Bound || !slices.Equal(a[i].st.tf, b[i].st.tf) || !slices.Equal(a[i].st.hf, b[i].st.hf) {
+					t.Errorf("%q %s: candidate %d is %d (bound %v) in chunks, %d (bound %v) in one", text, what, i, b[i].num, b[i].Bound, a[i].num, a[i].Bound)
+					return
+				}
+			}
+		}
+		same("pilot", pilot, cPilot)
+		for i := range stages {
+			same(fmt.Sprintf("stage %d", i), stages[i], cStages[i])
+		}
+		same("every candidate", all, cAll)
+	}
+	if chunked < 10 {
+		t.Errorf("%d chunks in all: the readings were too small to be cut", chunked)
 	}
 }

@@ -3,6 +3,7 @@ package rank
 import (
 	"container/heap"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -147,5 +148,36 @@ func TestCheckQuery(t *testing.T) {
 		if err != nil || q != c.wantQ || limit != c.wantLimit {
 			t.Errorf("CheckQuery(%q, %d) = %q, %d, %v; want %q, %d", c.query, c.limit, q, limit, err, c.wantQ, c.wantLimit)
 		}
+	}
+}
+
+// TestForget: the documents a ranking keeps read are, once forgotten, those
+// on the board at or above θ (which can still rank); the next sweep waits
+// until they have doubled; without a board nothing is forgotten.
+func TestForget(t *testing.T) {
+	b := &board{k: 2, docs: map[string]*rankedDoc{}}
+	for _, a := range []struct {
+		doc   string
+		score float64
+	}{{"a", 9}, {"b", 3}, {"c", 3}, {"d", 1}} {
+		b.add(a.doc, "", a.score)
+	}
+	r := &ranking{docs: map[string]*docText{"a": {}, "b": {}, "c": {}, "d": {}, "e": {}, "gone": nil}}
+	r.forget()
+	if len(r.docs) != 6 || r.room != 12 {
+		t.Errorf("without a board: %d documents kept (want 6), room %d (want 12)", len(r.docs), r.room)
+	}
+	r.board = b
+	r.forget()
+	var kept []string
+	for id := range r.docs {
+		kept = append(kept, id)
+	}
+	slices.Sort(kept)
+	if d := cmp.Diff([]string{"a", "b", "c"}, kept); d != "" {
+		t.Errorf("kept (-want +got):\n%s", d)
+	}
+	if r.room != 6 {
+		t.Errorf("room %d after keeping 3, want 6", r.room)
 	}
 }

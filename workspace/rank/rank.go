@@ -240,8 +240,12 @@ type ranking struct {
 	snap *store.Snapshot
 	q    *fulltext.Query
 	text string              // the query as plainName has it
-	docs map[string]*docText // nil value: not in the generation
-	pc   passage.Config      // the front matter the generation's index holds
+	docs map[string]*docText // nil value: not in the generation; see forget
+	// room is how many documents docs holds before forget sweeps it, and
+	// board the ranking's board (nil until rank makes it).
+	room  int
+	board *board
+	pc    passage.Config // the front matter the generation's index holds
 	// exhaustive: every passage that holds a query word is scored on its
 	// text alone (Reference), not read rank-safely.
 	exhaustive bool
@@ -295,6 +299,9 @@ func (r *ranking) doc(id string) (*docText, error) {
 	if d, ok := r.docs[id]; ok {
 		return d, nil
 	}
+	if len(r.docs) >= max(r.room, docsKept) {
+		r.forget()
+	}
 	doc, ok, err := r.snap.LookupSpans(id)
 	if err != nil {
 		return nil, err
@@ -305,6 +312,28 @@ func (r *ranking) doc(id string) (*docText, error) {
 	}
 	r.docs[id] = d
 	return d, nil
+}
+
+// docsKept is the fewest documents the ranking keeps read (r.docs) before
+// it forgets those that cannot rank (forget).
+const docsKept = 1024
+
+// forget drops from the documents read (r.docs) those that cannot rank: not
+// on the board, or on it below its limit-th score, which only rises. A
+// query whose words every passage holds reads every document; what it
+// keeps is then the documents that can still rank, not the corpus. One
+// that is asked for again is read again. The next sweep waits until the
+// documents kept have doubled: a sweep costs a look at each.
+func (r *ranking) forget() {
+	if r.board != nil {
+		th := r.board.theta()
+		for id := range r.docs {
+			if d, ok := r.board.docs[id]; !ok || d.score < th {
+				delete(r.docs, id)
+			}
+		}
+	}
+	r.room = 2 * len(r.docs)
 }
 
 // record is the document's record with its front matter.
@@ -419,6 +448,7 @@ func (r *ranking) rank(q string, limit int) ([]rankedDoc, int, error) {
 	}()
 	defer func() { <-counted }() // before rt closes, however the reading ends
 	b := &board{k: limit, docs: map[string]*rankedDoc{}}
+	r.board = b
 	scored := map[uint64]bool{}
 	if r.exhaustive {
 		cands, err := rt.Candidates(0)
@@ -433,19 +463,12 @@ func (r *ranking) rank(q string, limit int) ([]rankedDoc, int, error) {
 		// first limit-th score, cheaply), then the rarest term's passages,
 		// then the next term's, until no passage left unread can pass the
 		// limit-th score.
-		pilot, err := rt.Pilot()
-		if err != nil {
-			return nil, 0, err
-		}
-		if err := r.score(rt, b, pilot, scored); err != nil {
+		score := func(cands []fulltext.Candidate) error { return r.score(rt, b, cands, scored) }
+		if err := rt.Pilot(score); err != nil {
 			return nil, 0, err
 		}
 		for i := range rt.Stages() {
-			cands, err := rt.Stage(i, b.theta())
-			if err != nil {
-				return nil, 0, err
-			}
-			if err := r.score(rt, b, cands, scored); err != nil {
+			if err := rt.Stage(i, b.theta(), score); err != nil {
 				return nil, 0, err
 			}
 			if rest := rt.Rest(i); rest < b.theta() || rest == 0 {
