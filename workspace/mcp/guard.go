@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -272,7 +273,9 @@ func methodRefusal(method string, rawMethod, id json.RawMessage, hasID bool, par
 }
 
 // outbound settles a reply the SDK is about to write: drop says the call
-// was cancelled and gets no reply; an error with code 0 gets a number.
+// was cancelled and gets no reply (the guard recorded its cancellation, or
+// it was cancelled while it ran: a tool's unanswered result, or the SDK's
+// own error of a cancelled context); an error with code 0 gets a number.
 func (g *guard) outbound(resp *jsonrpc.Response) (drop bool) {
 	key := sdkIDKey(resp.ID)
 	g.mu.Lock()
@@ -292,12 +295,36 @@ func (g *guard) outbound(resp *jsonrpc.Response) (drop bool) {
 			g.initialized = false
 		}
 	}
-	if g.cancelled[key] {
+	if g.cancelled[key] || isUnanswered(resp.Result) || errors.Is(resp.Error, context.Canceled) {
 		delete(g.cancelled, key)
 		return true
 	}
 	resp.Error = coded(resp.Error)
 	return false
+}
+
+// unansweredMeta is the _meta member of the result a tool handler returns
+// for a call cancelled while it ran (unanswered): the guard drops that
+// reply, so the member never goes out.
+const unansweredMeta = "docir/unanswered"
+
+// unanswered is the result of a call that gets no reply.
+func unanswered() *sdk.CallToolResult {
+	return &sdk.CallToolResult{Meta: sdk.Meta{unansweredMeta: true}}
+}
+
+// isUnanswered says whether result is unanswered's, as the SDK encodes it:
+// _meta is the first member of a CallToolResult, so only the result's
+// start is looked at (a reply may be megabytes long).
+func isUnanswered(result json.RawMessage) bool {
+	head := result[:min(len(result), 64)]
+	if !bytes.Contains(head, []byte(unansweredMeta)) {
+		return false
+	}
+	var r struct {
+		Meta map[string]any `json:"_meta"`
+	}
+	return json.Unmarshal(result, &r) == nil && r.Meta[unansweredMeta] == true
 }
 
 // unanswered records that the message the guard let through with the id

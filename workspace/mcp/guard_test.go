@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/workspace"
 	"github.com/docir/docir/workspace/session"
@@ -263,4 +268,57 @@ func TestLargeCalls(t *testing.T) {
 	if got := s.next(); got != `{"jsonrpc":"2.0","id":3,"result":{}}` {
 		t.Errorf("ping: %s", got)
 	}
+}
+
+// TestCancelledWhileRunning: a tool call whose context is cancelled while
+// it runs (the SDK acts on a notifications/cancelled the guard did not
+// record: over HTTP the call and its cancellation come in two POSTs, and
+// may pass the guard in either order) returns the unanswered result, and
+// the guard drops that reply, as the SDK encodes it; a call whose context
+// ran out (the request deadline) is answered, and a result that only
+// mentions the marker goes out.
+func TestCancelledWhileRunning(t *testing.T) {
+	checkLeaks(t)
+	call := handler(newConns(fixture(t, "")), wire.MethodStatus, nil)
+	req := &sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{Name: "status", Arguments: json.RawMessage(`{}`)}}
+	encoded := func(ctx context.Context) json.RawMessage {
+		res, err := call(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	g := &guard{}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if r := encoded(cancelled); !g.outbound(&jsonrpc.Response{ID: mustID(t, 3), Result: r}) {
+		t.Errorf("the reply to a call cancelled while it ran goes out: %s", r)
+	}
+	timedOut, stop := context.WithTimeout(context.Background(), -time.Second)
+	defer stop()
+	if r := encoded(timedOut); g.outbound(&jsonrpc.Response{ID: mustID(t, 4), Result: r}) {
+		t.Errorf("the reply to a call whose deadline passed is dropped: %s", r)
+	}
+	if r := encoded(context.Background()); g.outbound(&jsonrpc.Response{ID: mustID(t, 5), Result: r}) {
+		t.Errorf("the reply to a call that ran is dropped: %s", r)
+	}
+	if !g.outbound(&jsonrpc.Response{ID: mustID(t, 7), Error: fmt.Errorf("handling: %w", context.Canceled)}) {
+		t.Errorf("the SDK's error of a cancelled context goes out")
+	}
+	mention := json.RawMessage(`{"content":[{"type":"text","text":"docir/unanswered"}],"_meta":{"x":1}}`)
+	if g.outbound(&jsonrpc.Response{ID: mustID(t, 6), Result: mention}) {
+		t.Errorf("a result that mentions the marker is dropped")
+	}
+}
+
+func mustID(t *testing.T, n int64) jsonrpc.ID {
+	id, err := jsonrpc.MakeID(float64(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }

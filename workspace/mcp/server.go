@@ -213,6 +213,13 @@ func handler(cs *conns, method string, indexing func() (string, int, int, bool))
 				result, werr = cs.conn(req.Session).Call(ctx, method, req.Params.Arguments)
 			}
 		}
+		if errors.Is(ctx.Err(), context.Canceled) {
+			// The call was cancelled while it ran — by the client's
+			// notifications/cancelled, which the SDK may act on before the
+			// guard has seen the call (two POSTs), or by its connection or
+			// session ending: it gets no reply (guard.outbound).
+			return unanswered(), nil
+		}
 		var text string
 		if werr == nil {
 			var err error
