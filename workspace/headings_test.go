@@ -57,6 +57,32 @@ func TestQuerySaysHeading(t *testing.T) {
 	})
 }
 
+// TestQueryIdentifierSection: an identifier typed as the pages write it
+// goes to the section it heads, as a word of its own: a part of it that is
+// a word of the title ("file" of fs.readFile on *File system*) is not the
+// title's (the section was chosen on "fs read" alone, and the shorter
+// *Class: fs.ReadStream* won), and a heading says the identifier only as
+// whole words (*fs.mkdirSync* does not say fs.mkdir, nor *fs.StatWatcher*
+// fs.Stats). A review of Node's API reference found each of these on a
+// sibling.
+func TestQueryIdentifierSection(t *testing.T) {
+	ws := linksService(t, map[string]string{
+		"fs.md": "# File system\n\n## Class: `fs.ReadStream`\n\nInstances are created with a function.\n\n" +
+			"## `fs.readFile(path[, options], callback)`\n\nAsynchronously reads the entire contents of a file at the path given, and calls back.\n\n" +
+			"## `fs.readFileSync(path[, options])`\n\nReturns the contents.\n\n" +
+			"## `fs.mkdir(path[, options], callback)`\n\nAsynchronously creates a directory, and calls the callback with an error or nothing at all when done.\n\n" +
+			"## `fs.mkdirSync(path[, options])`\n\nCreates a directory.\n\n" +
+			"## Class: `fs.StatWatcher`\n\nA watcher.\n\n" +
+			"## Class: `fs.Stats`\n\nAn object that gives information about a file, its size, its times, and the kind of entry it is on the disk.\n",
+	})
+	wantMatched(t, ws, map[string]string{
+		"fs.readFile":     "fs#fsreadfilepath-options-callback",
+		"fs.readFileSync": "fs#fsreadfilesyncpath-options",
+		"fs.mkdir":        "fs#fsmkdirpath-options-callback",
+		"class fs.Stats":  "fs#class-fsstats",
+	})
+}
+
 // TestQueryJoinedWord: an identifier typed in lower case ("wordcount"),
 // which no passage holds as one word, finds the page that writes it
 // (WordCount, indexed as its parts).

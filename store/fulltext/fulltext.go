@@ -319,6 +319,39 @@ func (x *Index) tokens(text string) []string {
 // Query.SaidBy).
 func (x *Index) Tokens(text string) []string { return x.tokens(text) }
 
+// Words are the index terms of text in order, repeats included, each with
+// the number of the word it was cut from: a run of input between the
+// segmenter's cuts, before identifiers are split into their parts, so that
+// "fs.readFile(path" is two words, fs.readFile (fs, read, file) and path.
+func (x *Index) Words(text string) (terms []string, words []int) {
+	stream := x.analyze(text)
+	terms = make([]string, len(stream))
+	for i, t := range stream {
+		terms[i] = string(t.Term)
+	}
+	return terms, wordsOf(text, stream)
+}
+
+// wordsOf numbers the word each token of stream (text's analysis) was cut
+// from, in order: the word of text's segmentation whose span holds the
+// token's start. A token no word holds is a word of its own.
+func wordsOf(text string, stream analysis.TokenStream) []int {
+	ws := segmentWords([]byte(cutText(text)), nil)
+	out := make([]int, len(stream))
+	j := 0
+	for i, t := range stream {
+		for j < len(ws) && ws[j].end <= t.Start {
+			j++
+		}
+		if j < len(ws) && ws[j].start <= t.Start {
+			out[i] = j
+		} else {
+			out[i] = len(ws) + i
+		}
+	}
+	return out
+}
+
 // analyze runs the analysis chain on text, the fast way (see fastAnalyzer
 // and analyzeChain): Rescore analyzes passages at query time.
 func (x *Index) analyze(text string) analysis.TokenStream {

@@ -21,6 +21,7 @@ const MaxQueryTerms = 256
 type Query struct {
 	text   string   // the positive text (Syntax.Text)
 	tokens []string // the positive terms in order, repeats included
+	words  []int    // by token: the word it was cut from (see Index.Words)
 	terms  []string // distinct, in order of first occurrence
 	index  map[string]int
 	idf    []float64 // by term: 1 + ln(passages / (df+1)) of the term as typed, as bleve's tf-idf
@@ -392,7 +393,7 @@ func (x *Index) positive(text string) *Query {
 	for i, t := range stream {
 		toks[i] = string(t.Term)
 	}
-	q := &Query{text: text, tokens: toks, index: map[string]int{}}
+	q := &Query{text: text, tokens: toks, words: wordsOf(text, stream), index: map[string]int{}}
 	for _, t := range toks {
 		if _, ok := q.index[t]; !ok && len(q.terms) < MaxQueryTerms {
 			q.index[t] = len(q.terms)
@@ -462,19 +463,46 @@ func (q *Query) Plain() bool {
 	return len(q.phrases) == 0 && len(q.not) == 0 && len(q.notRuns) == 0 && !slices.Contains(q.required, true)
 }
 
-// SaidBy reports whether toks (a text's terms in order: Index.Tokens) hold
+// SaidBy reports whether toks (a text's terms in order: Index.Tokens, with
+// the words they were cut from, asked for only if needed: Index.Words) hold
 // the query's, in the same order, adjacent: the text says the query, up to
 // case, plural and punctuation.
-func (q *Query) SaidBy(toks []string) bool {
-	if len(q.tokens) == 0 {
+func (q *Query) SaidBy(toks []string, words func() []int) bool {
+	n := len(q.tokens)
+	if n == 0 {
 		return false
 	}
-	for i := 0; i+len(q.tokens) <= len(toks); i++ {
-		if slices.Equal(toks[i:i+len(q.tokens)], q.tokens) {
+	var ws []int
+	for i := 0; i+n <= len(toks); i++ {
+		if !slices.Equal(toks[i:i+n], q.tokens) {
+			continue
+		}
+		// Whole words of toks: "fs.Stats" is not said by fs.StatWatcher,
+		// nor "fs.mkdir" by fs.mkdirSync.
+		if ws == nil {
+			ws = words()
+		}
+		if (i == 0 || ws[i-1] != ws[i]) && (i+n == len(toks) || ws[i+n] != ws[i+n-1]) {
 			return true
 		}
 	}
 	return false
+}
+
+// Words groups the query's terms by the word they were cut from: for each
+// word of the query (a run of input between the segmenter's cuts: see
+// Index.Words), its terms, in order, repeats dropped.
+func (q *Query) Words() [][]string {
+	var out [][]string
+	for i, t := range q.tokens {
+		if i == 0 || q.words[i] != q.words[i-1] {
+			out = append(out, nil)
+		}
+		if w := &out[len(out)-1]; !slices.Contains(*w, t) {
+			*w = append(*w, t)
+		}
+	}
+	return out
 }
 
 // Equal reports whether text analyzes to the query's terms, in the same

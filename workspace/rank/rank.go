@@ -254,6 +254,7 @@ type ranking struct {
 	plan     bool
 	beyond   map[string]beyond          // by document: see beyondTitle
 	headings map[string][]string        // a heading's terms in order, by its text: see heading
+	words    map[string][]int           // by a heading's text, the word of each of its terms: see headingWords
 	titles   map[string]map[string]bool // a document's title terms, by its id: see titleTerms
 	asked    map[string]bool            // the query's terms: see queryTerms
 	sc       *fulltext.Scorer           // see scorer
@@ -946,7 +947,7 @@ func (r *ranking) chooseSection(f *found) error {
 func (r *ranking) headingSays(rec *docir.Record, d *rankedDoc) error {
 	var says []string
 	for _, sec := range rec.Sections {
-		if r.q.SaidBy(r.heading(sec.Heading)) {
+		if r.q.SaidBy(r.heading(sec.Heading), func() []int { return r.headingWords(sec.Heading) }) {
 			says = append(says, sec.Slug)
 		}
 	}
@@ -1033,17 +1034,51 @@ func (r *ranking) namedSections(rec *docir.Record) map[string]float64 {
 }
 
 // titleWords says whether the query has words of rec's title (shared) and
-// words that are not (beyond).
+// words that are not (beyond). A word cut into parts is the title's only
+// if every part is: "fs.readFile" is not the word "file" of a page titled
+// *File system*.
 func (r *ranking) titleWords(rec *docir.Record) (shared, beyond bool) {
 	title := r.titleTerms(rec)
-	for _, t := range r.q.Terms() {
-		if title[t] {
+	for _, w := range r.q.Words() {
+		if inTitle(title, w) {
 			shared = true
 		} else {
 			beyond = true
 		}
 	}
 	return shared, beyond
+}
+
+// inTitle says whether every term of a query word is one of title's.
+func inTitle(title map[string]bool, word []string) bool {
+	for _, t := range word {
+		if !title[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// titleSaid are the terms of title that the query says as the title's:
+// a title term the query has only as a part of a word beyond the title
+// ("file" of "fs.readFile" on *File system*) is not, and is scored with
+// the words beyond it (beyondTitle).
+func (r *ranking) titleSaid(title map[string]bool) map[string]bool {
+	beyond := map[string]bool{}
+	for _, w := range r.q.Words() {
+		if !inTitle(title, w) {
+			for _, t := range w {
+				beyond[t] = true
+			}
+		}
+	}
+	said := map[string]bool{}
+	for t := range title {
+		if !beyond[t] {
+			said[t] = true
+		}
+	}
+	return said
 }
 
 // beyond is a document's passages scored on what a query says beyond the
@@ -1065,7 +1100,7 @@ func (r *ranking) beyondTitle(rec *docir.Record) (beyond, error) {
 	if b, ok := r.beyond[rec.ID]; ok {
 		return b, nil
 	}
-	title := r.titleTerms(rec)
+	title := r.titleSaid(r.titleTerms(rec))
 	var b beyond
 	if rest := r.q.Without(title); len(rest.Terms()) > 0 {
 		d, err := r.doc(rec.ID)
@@ -1165,6 +1200,21 @@ func (r *ranking) heading(heading string) []string {
 	}
 	r.headings[heading] = ts
 	return ts
+}
+
+// headingWords numbers the word each of a heading's terms was cut from
+// (fulltext.Index.Words), once a ranking: a heading that holds the query's
+// terms says it only as whole words (Query.SaidBy).
+func (r *ranking) headingWords(heading string) []int {
+	if ws, ok := r.words[heading]; ok {
+		return ws
+	}
+	_, ws := r.ft.Words(heading)
+	if r.words == nil {
+		r.words = map[string][]int{}
+	}
+	r.words[heading] = ws
+	return ws
 }
 
 // promote puts the passage slug first among d's passages, keeping its score
