@@ -304,7 +304,17 @@ const (
 	LinkRuleDefinitionIDs = "links.definition_ids"
 	LinkRuleRootFallback  = "links.root_fallback"
 	LinkRuleMkDocsAnchors = "links.mkdocs_anchors"
+	// LinkRuleBase is links.base, which ResolvesWith names with the base
+	// a root-relative link resolves with: BaseRule.
+	LinkRuleBase = "links.base"
 )
+
+// BaseRule is how ResolvesWith names the site base (links.base) with which
+// a root-relative link resolves: "links.base: /docs/", as docir.yaml
+// writes it.
+func BaseRule(base string) string {
+	return LinkRuleBase + ": " + base
+}
 
 // ChangesParams asks what changed between two retained generations of the
 // local store: Since (a number, or the generation of a binding receipt,

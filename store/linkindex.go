@@ -855,9 +855,12 @@ func (s *Snapshot) BrokenLinksFrom(from int, fn func(i int, id string, links []d
 // are off in the generation's configuration and with which it would
 // resolve (docir.CheckedLink.ResolvesWith): the fewest that do, each rule
 // alone first, then two, and so on, in the order of the rules'
-// names. A link that resolves under none, or one whose document the
-// generation no longer holds, is left as it is. It resolves the links
-// again against the same generation, so the answer is never stale.
+// names. A root-relative link that resolves under none may resolve with
+// another site base (fillBase): it is named with that base
+// (docir.BaseRule). A link that resolves under none of them, or one whose
+// document the generation no longer holds, is left as it is. It resolves
+// the links again against the same generation, so the answer is never
+// stale.
 func (s *Snapshot) FillResolvesWith(ls []*docir.Link) error {
 	if len(ls) == 0 {
 		return nil
@@ -872,26 +875,9 @@ func (s *Snapshot) FillResolvesWith(ls []*docir.Link) error {
 	if err != nil {
 		return s.damaged("%v", err)
 	}
-	sets := offRuleSets(cfg)
-	if len(sets) == 0 {
-		return nil
-	}
 	targets := map[string]*targetAnchors{}
 	return s.view(func(c chain) error {
-		resolvers := make([]*resolver, len(sets))
-		var widest []*resolver
-		for i, set := range sets {
-			resolvers[i] = &resolver{rules: rules, cfg: cfg, c: c, targets: targets}
-			for _, on := range set.on {
-				on(resolvers[i])
-			}
-			if set.widest {
-				widest = append(widest, resolvers[i])
-			}
-		}
-		resolves := func(r *resolver, id, root, rel string, ref docir.LinkRef) bool {
-			return r.link(id, root, rel, ref, map[string]bool{}).Status == docir.LinkResolved
-		}
+		var at []brokenAt
 		for _, l := range ls {
 			if l.Status != docir.LinkBroken {
 				continue
@@ -905,19 +891,134 @@ func (s *Snapshot) FillResolvesWith(ls []*docir.Link) error {
 			if err != nil {
 				return s.damaged("%v", err)
 			}
-			ref := docir.LinkRef{Target: l.Target, Kind: l.Kind, Line: l.Line}
-			if !slices.ContainsFunc(widest, func(r *resolver) bool { return resolves(r, id, root, rel, ref) }) {
-				continue
-			}
-			for j, r := range resolvers {
-				if resolves(r, id, root, rel, ref) {
-					l.ResolvesWith = sets[j].names
-					break
-				}
-			}
+			at = append(at, brokenAt{l: l, id: id, root: root, rel: rel})
 		}
+		fillRules(at, offRuleSets(cfg), func() *resolver {
+			return &resolver{rules: rules, cfg: cfg, c: c, targets: targets}
+		})
+		fillBase(at, rules.Base, func(base string) *resolver {
+			r := &resolver{rules: rules, cfg: cfg, c: c, targets: targets}
+			r.rules.Base, r.cfg.Base = base, base
+			return r
+		})
 		return nil
 	})
+}
+
+// brokenAt is a broken link FillResolvesWith resolves again, with the
+// document that holds it and its file.
+type brokenAt struct {
+	l             *docir.Link
+	id, root, rel string
+}
+
+// resolves reports whether r resolves the broken link b.
+func (b brokenAt) resolves(r *resolver) bool {
+	ref := docir.LinkRef{Target: b.l.Target, Kind: b.l.Kind, Line: b.l.Line}
+	return r.link(b.id, b.root, b.rel, ref, map[string]bool{}).Status == docir.LinkResolved
+}
+
+// fillRules sets the ResolvesWith of each link of at that a set of sets
+// resolves: the first such set, each set's rules turned on in a resolver
+// of newResolver's.
+func fillRules(at []brokenAt, sets []ruleSet, newResolver func() *resolver) {
+	if len(sets) == 0 {
+		return
+	}
+	resolvers := make([]*resolver, len(sets))
+	var widest []*resolver
+	for i, set := range sets {
+		resolvers[i] = newResolver()
+		for _, on := range set.on {
+			on(resolvers[i])
+		}
+		if set.widest {
+			widest = append(widest, resolvers[i])
+		}
+	}
+	for _, b := range at {
+		if !slices.ContainsFunc(widest, b.resolves) {
+			continue
+		}
+		for j, r := range resolvers {
+			if b.resolves(r) {
+				b.l.ResolvesWith = sets[j].names
+				break
+			}
+		}
+	}
+}
+
+// fillBase names a site base (docir.BaseRule) on each root-relative link
+// of at that no link rule resolves (ResolvesWith empty) and that resolves
+// with it: a site served below a folder (vscode-docs' docs/, the source
+// folder, at /docs/) writes `/docs/editor/x.md` for editor/x.md, which
+// under the base "/" names docs/editor/x.md below the source folder: no
+// file. The bases tried for a link are the generation's own (base, "/" by default) followed by one or more of
+// the leading folders of the link's path after it (`/docs/` and
+// `/docs/editor/` for `/docs/editor/x.md` under "/"), each with the
+// generation's other rules as they are. Of the bases that resolve a link,
+// it is named with the one that resolves the most of at's links (then the
+// shorter, then the first in byte order), so that the links a base
+// resolves are named with one setting rather than each with its own.
+func fillBase(at []brokenAt, base string, newResolver func(base string) *resolver) {
+	resolvers := map[string]*resolver{}
+	by := map[string][]int{} // base -> the links of at it resolves
+	for i, b := range at {
+		if len(b.l.ResolvesWith) > 0 {
+			continue
+		}
+		for _, cand := range baseCandidates(base, b.l) {
+			r := resolvers[cand]
+			if r == nil {
+				r = newResolver(cand)
+				resolvers[cand] = r
+			}
+			if b.resolves(r) {
+				by[cand] = append(by[cand], i)
+			}
+		}
+	}
+	ranked := slices.SortedFunc(maps.Keys(by), func(x, y string) int {
+		if n := len(by[y]) - len(by[x]); n != 0 {
+			return n
+		}
+		if n := len(x) - len(y); n != 0 {
+			return n
+		}
+		return strings.Compare(x, y)
+	})
+	for _, cand := range ranked {
+		for _, i := range by[cand] {
+			if l := at[i].l; len(l.ResolvesWith) == 0 {
+				l.ResolvesWith = []string{docir.BaseRule(cand)}
+			}
+		}
+	}
+}
+
+// baseCandidates are the site bases other than base (normalized: "/" or
+// "/x/") that may resolve the root-relative link l: base followed by
+// each run of the leading folders of the link's path after it, shortest
+// first. None for a link that is not root-relative, or a Hugo ref.
+func baseCandidates(base string, l *docir.Link) []string {
+	if l.Kind == docir.LinkHugoRef || l.Kind == docir.LinkHugoRelRef {
+		return nil
+	}
+	p, _, _ := strings.Cut(l.Target, "#")
+	p, _, _ = strings.Cut(p, "?")
+	p = links.Decode(p)
+	if strings.HasPrefix(p, "//") || !strings.HasPrefix(p, base) {
+		return nil
+	}
+	rest := p[len(base):]
+	var out []string
+	for i := 1; i < len(rest)-1; i++ {
+		if rest[i] == '/' && rest[i-1] != '/' {
+			out = append(out, base+rest[:i+1])
+		}
+	}
+	return out
 }
 
 // ruleSet is a set of link rules a generation has off, each with what

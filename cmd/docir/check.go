@@ -16,6 +16,7 @@ import (
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/store"
+	"github.com/docir/docir/store/links"
 )
 
 // CheckOptions is everything `docir check` needs.
@@ -179,23 +180,34 @@ func checkStale(ctx context.Context, opts *CheckOptions, srcs []store.Source, ge
 }
 
 // checkHints says how many broken links resolve with link rules the
-// store has off (CheckedLink.ResolvesWith), each rule's share, and the
-// target broken most often when several links share it: a site written
-// for a generator breaks by the hundred for one setting (Hugo lower-cases
-// URLs, ids its definition lists, and its docs' link render hook gives
-// `[term](g)` a meaning).
+// store has off (CheckedLink.ResolvesWith), each rule's share; how many
+// root-relative ones resolve with another site base (docir.BaseRule),
+// the one that resolves the most, and how many more that base would
+// leave out of the check (outside_base); and the target broken most
+// often, of the links none of that touches, when several links share it:
+// a site written for a generator breaks by the hundred for one setting
+// (Hugo lower-cases URLs, ids its definition lists, and its docs' link
+// render hook gives `[term](g)` a meaning; vscode-docs serves its docs
+// folder at /docs/). links.ignore is named for the links no setting
+// resolves only: ignoring a target a setting resolves would hide its
+// real breakage.
 func checkHints(broken []docir.CheckedLink) []string {
-	rules := map[string]int{}
-	fixed := 0
-	targets := map[string]int{}
+	rules, bases := map[string]int{}, map[string]int{}
+	fixed, based := 0, 0
 	for _, l := range broken {
-		if len(l.ResolvesWith) > 0 {
+		rule := false
+		for _, r := range l.ResolvesWith {
+			if base, ok := strings.CutPrefix(r, docir.BaseRule("")); ok {
+				bases[base]++
+				based++
+			} else {
+				rules[r]++
+				rule = true
+			}
+		}
+		if rule {
 			fixed++
 		}
-		for _, r := range l.ResolvesWith {
-			rules[r]++
-		}
-		targets[l.Target]++
 	}
 	var out []string
 	if fixed > 0 {
@@ -205,16 +217,57 @@ func checkHints(broken []docir.CheckedLink) []string {
 		}
 		out = append(out, fmt.Sprintf("%d of the broken links resolve with link rules this store has off (docir.yaml; docs/links.md): %s", fixed, strings.Join(each, ", ")))
 	}
-	top, n := "", 1
-	for _, t := range slices.Sorted(maps.Keys(targets)) {
-		if targets[t] > n {
-			top, n = t, targets[t]
+	base, n := mostOf(bases, 0)
+	targets, outside := map[string]int{}, 0
+	for _, l := range broken {
+		switch {
+		case len(l.ResolvesWith) > 0:
+		case base != "" && outsideBase(l.Link, base):
+			outside++
+		default:
+			targets[l.Target]++
 		}
 	}
-	if top != "" {
+	if base != "" {
+		h := fmt.Sprintf("%d of the broken links are root-relative and resolve with %s, the URL path the sources are served at (docir.yaml; docs/links.md)", n, docir.BaseRule(base))
+		if others := based - n; others > 0 {
+			h += fmt.Sprintf("; %d more with another base", others)
+		}
+		if outside > 0 {
+			h += fmt.Sprintf("; it leaves %d more, outside it, unchecked (outside_base)", outside)
+		}
+		out = append(out, h)
+	}
+	if top, n := mostOf(targets, 1); top != "" {
 		out = append(out, fmt.Sprintf("%d of the broken links are to %s; links.ignore leaves a target out of the check", n, strconv.Quote(top)))
 	}
 	return out
+}
+
+// outsideBase reports whether l is a root-relative link outside the site
+// base (links.base) base, which that base leaves unchecked
+// (outside_base), as store/links reads a target.
+func outsideBase(l docir.Link, base string) bool {
+	if l.Kind == docir.LinkHugoRef || l.Kind == docir.LinkHugoRelRef {
+		return false
+	}
+	p, _, _ := strings.Cut(l.Target, "#")
+	p, _, _ = strings.Cut(p, "?")
+	p = links.Decode(p)
+	return strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "//") && !strings.HasPrefix(p, base) && p+"/" != base
+}
+
+// mostOf is the key of counts with the highest count above floor (the
+// shortest, then the first in byte order, of those that tie), and that
+// count; "" when none is above floor.
+func mostOf(counts map[string]int, floor int) (string, int) {
+	top, n := "", floor
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		if c := counts[k]; c > n || c == n && top != "" && len(k) < len(top) {
+			top, n = k, c
+		}
+	}
+	return top, n
 }
 
 // fileNamer names the file of a checked link's document as a path from

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
+	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
 )
@@ -68,6 +71,7 @@ func linksRun(ctx context.Context, opts *LinksOptions) error {
 	}
 	if len(addrs) == 1 && !opts.Stdin {
 		res, err := docir.GetLinksOne(ctx, r, addrs[0], MaxGetBytes)
+		err = commandHint(err, addrs[0])
 		if err == nil {
 			s := addrs[0].String()
 			err = opts.Evidence(wire.MethodLinks, docir.LinksParams{DocID: &s}, res)
@@ -149,4 +153,34 @@ func leadsTo(l docir.Link) string {
 		return "BROKEN (" + why + l.ResolvesWithText() + ")"
 	}
 	return "unchecked (" + l.Reason + ")"
+}
+
+// commandHint adds "did you mean docir check?" to err when it says that
+// the one address of a links read, a (a plain word, no heading), is no
+// document and a is the name of a docir command: `docir links check`
+// reads the document check.
+func commandHint(err error, a address.Address) error {
+	var e *docir.Error
+	if !errors.As(err, &e) || e.Code != docir.CodeNotFound || e.Err == nil || e.Err.Error() != docir.ReasonNoDocument ||
+		a.Heading != "" || !isCommand(a.ID) {
+		return err
+	}
+	return &docir.Error{Code: e.Code, Message: fmt.Sprintf("%s; did you mean docir %s? (docir links reads the links of a document)", e.Message, a.ID), Err: e.Err}
+}
+
+// commandNames are the names and aliases of docir's commands, set by
+// init: subcommands' builds reach isCommand, so a variable initialized
+// from subcommands would be a cycle.
+var commandNames []string
+
+func init() {
+	for _, s := range subcommands {
+		commandNames = append(commandNames, s.name)
+		commandNames = append(commandNames, s.aliases...)
+	}
+}
+
+// isCommand reports whether name names one of docir's commands.
+func isCommand(name string) bool {
+	return slices.Contains(commandNames, name)
 }

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// writeTree writes files (path -> text) below dir.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		writeFile(t, filepath.Join(dir, filepath.FromSlash(name)), text)
+	}
+}
+
+// indexAndCheck indexes dir and checks it: the exit code, the resolves_with
+// of each broken link by its target, and the lines of stderr.
+func indexAndCheck(t *testing.T, dir string) (int, map[string][]string, []string) {
+	t.Helper()
+	if r := runDocir(t, dir, nil, "index", "--format", "json", "."); r.code != 0 {
+		t.Fatalf("index: exit %d: %s", r.code, r.stderr)
+	}
+	r := runDocir(t, dir, nil, "check", "--format", "json")
+	var res struct {
+		Broken []struct {
+			Target       string   `json:"target"`
+			ResolvesWith []string `json:"resolves_with"`
+		} `json:"broken"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("check: exit %d, %v: %s %s", r.code, err, r.stdout, r.stderr)
+	}
+	got := map[string][]string{}
+	for _, l := range res.Broken {
+		got[l.Target] = l.ResolvesWith
+	}
+	return r.code, got, strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+}
+
+// TestCheckHintsBase: a site whose docs folder is served at /docs/ writes
+// /docs/editor/b.md for editor/b.md; check names links.base: /docs/ on
+// each root-relative link that resolves with it, found by resolving the
+// link again with that base, and its footer says how many it resolves and
+// how many more (root-relative links outside /docs/) it leaves
+// unchecked. links.ignore is suggested for a target no setting resolves
+// only. With the base set, exactly the links the footer left are broken.
+func TestCheckHintsBase(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"editor/a.md": "# A\n\n[b](/docs/editor/b.md) [u](/docs/editor/b.md#usage) [py](/docs/python/intro.md)\n" +
+			"[gone](/docs/editor/gone.md) [dl](/download) [img](/docs/images/x.png) [case](B.md)\n",
+		"editor/b.md":     "# B\n\n## Usage\n\n[a](/docs/editor/a.md)\n",
+		"python/intro.md": "# Intro\n\n[a](/docs/editor/a.md#a) [m](/docs/python/missing.md) [m](/docs/python/missing.md) [m](/docs/python/missing.md)\n",
+	})
+	code, got, stderr := indexAndCheck(t, dir)
+	base := []string{"links.base: /docs/"}
+	want := map[string][]string{
+		"/docs/editor/b.md": base, "/docs/editor/b.md#usage": base, "/docs/python/intro.md": base,
+		"/docs/editor/a.md": base, "/docs/editor/a.md#a": base,
+		"/docs/editor/gone.md": nil, "/download": nil, "/docs/python/missing.md": nil,
+		"B.md": {"links.ignore_case"},
+	}
+	if diff := cmp.Diff(want, got); code != 1 || diff != "" {
+		t.Errorf("check: exit %d; broken links and what they resolve with (-want +got):\n%s", code, diff)
+	}
+	wantErr := []string{
+		"docir: 1 of the broken links resolve with link rules this store has off (docir.yaml; docs/links.md): links.ignore_case: true for 1",
+		"docir: 5 of the broken links are root-relative and resolve with links.base: /docs/, the URL path the sources are served at (docir.yaml; docs/links.md); it leaves 1 more, outside it, unchecked (outside_base)",
+		`docir: 3 of the broken links are to "/docs/python/missing.md"; links.ignore leaves a target out of the check`,
+		"docir: 11 broken link(s) in 3 document(s)",
+	}
+	if diff := cmp.Diff(wantErr, stderr); diff != "" {
+		t.Errorf("check's stderr (-want +got):\n%s", diff)
+	}
+
+	// 11 - 5 resolved - 1 outside the base: 5 left.
+	writeTree(t, dir, map[string]string{"docir.yaml": "sources:\n  - path: .\nlinks:\n  base: /docs/\n"})
+	code, got, stderr = indexAndCheck(t, dir)
+	want = map[string][]string{"/docs/editor/gone.md": nil, "/docs/python/missing.md": nil, "B.md": {"links.ignore_case"}}
+	if diff := cmp.Diff(want, got); code != 1 || diff != "" {
+		t.Errorf("check with the base: exit %d; broken links (-want +got):\n%s", code, diff)
+	}
+	if last := stderr[len(stderr)-1]; last != "docir: 5 broken link(s) in 2 document(s)" {
+		t.Errorf("check with the base: stderr %q", stderr)
+	}
+}
+
+// TestCheckHintsBaseMost: of the bases that resolve a link, it is named
+// with the one that resolves the most broken links, not the shortest:
+// /x/y/a.md resolves with /x/ (y/a.md) and /x/y/ (a.md), /x/y/b.md with
+// /x/y/ only, so both are named with /x/y/. Under a configured base the
+// bases named extend it.
+func TestCheckHintsBaseMost(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"a.md":   "# A\n\n[a](/x/y/a.md) [b](/x/y/b.md)\n",
+		"b.md":   "# B\n",
+		"y/a.md": "# YA\n",
+	})
+	code, got, stderr := indexAndCheck(t, dir)
+	base := []string{"links.base: /x/y/"}
+	if diff := cmp.Diff(map[string][]string{"/x/y/a.md": base, "/x/y/b.md": base}, got); code != 1 || diff != "" {
+		t.Errorf("check: exit %d (-want +got):\n%s", code, diff)
+	}
+	want := "docir: 2 of the broken links are root-relative and resolve with links.base: /x/y/, the URL path the sources are served at (docir.yaml; docs/links.md)"
+	if stderr[0] != want {
+		t.Errorf("check's stderr %q; want first %q", stderr, want)
+	}
+
+	writeTree(t, dir, map[string]string{
+		"docir.yaml": "sources:\n  - path: .\nlinks:\n  base: /x/\n",
+		"a.md":       "# A\n\n[b](/x/y/b.md) [c](/x/w/c.md)\n",
+	})
+	code, got, stderr = indexAndCheck(t, dir)
+	if diff := cmp.Diff(map[string][]string{"/x/y/b.md": base, "/x/w/c.md": nil}, got); code != 1 || diff != "" {
+		t.Errorf("check under the base /x/: exit %d (-want +got):\n%s", code, diff)
+	}
+	want = "docir: 1 of the broken links are root-relative and resolve with links.base: /x/y/, the URL path the sources are served at (docir.yaml; docs/links.md); it leaves 1 more, outside it, unchecked (outside_base)"
+	if stderr[0] != want {
+		t.Errorf("check's stderr %q; want first %q", stderr, want)
+	}
+}
+
+// TestLinksCommandHint: `docir links check`, where no document is check,
+// reads as the command check was meant.
+func TestLinksCommandHint(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.md": "# A\n"})
+	if r := runDocir(t, dir, nil, "index", "--format", "json", "."); r.code != 0 {
+		t.Fatalf("index: exit %d: %s", r.code, r.stderr)
+	}
+	for _, tt := range []struct{ args, want string }{
+		{"links check", "docir: check: no document check (no_document); did you mean docir check? (docir links reads the links of a document)\n"},
+		{"links status --format json", "docir: status: no document status (no_document); did you mean docir status? (docir links reads the links of a document)\n"},
+		{"links nothing", "docir: nothing: no document nothing (no_document)\n"},
+		{"links check#x", "docir: check#x: no document check (no_document)\n"},
+	} {
+		r := runDocir(t, dir, nil, strings.Fields(tt.args)...)
+		if r.code != 3 || r.stderr != tt.want {
+			t.Errorf("docir %s: exit %d, stderr %q; want 3, %q", tt.args, r.code, r.stderr, tt.want)
+		}
+	}
+	// A document named check is read.
+	writeTree(t, dir, map[string]string{"check.md": "# Check\n"})
+	if r := runDocir(t, dir, nil, "index", "--format", "json", "."); r.code != 0 {
+		t.Fatalf("index: exit %d: %s", r.code, r.stderr)
+	}
+	if r := runDocir(t, dir, nil, "links", "check", "--format", "json"); r.code != 0 {
+		t.Errorf("docir links check with a document check: exit %d, %s", r.code, r.stderr)
+	}
+}
