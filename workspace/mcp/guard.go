@@ -143,6 +143,26 @@ func (g *guard) inbound(msg []byte) *refusal {
 	if r := methodRefusal(method, members["method"], id, hasID, members["params"]); r != nil {
 		return r
 	}
+	if method == "resources/read" && hasID {
+		if werr := readParams(members["params"]); werr != nil {
+			return &refusal{id: id, err: werr, answer: true}
+		}
+	}
+	return nil
+}
+
+// readParams checks resources/read's params: an object whose uri is a
+// non-empty string. The SDK answers a missing, null or empty uri as a
+// resource it did not find (not_found), which tells a host the URI was
+// read and named nothing, where the call named no URI.
+func readParams(params json.RawMessage) *wire.Error {
+	var p struct {
+		URI json.RawMessage `json:"uri"`
+	}
+	var uri string
+	if json.Unmarshal(params, &p) != nil || !isString(p.URI) || json.Unmarshal(p.URI, &uri) != nil || uri == "" {
+		return wire.NewError(docir.CodeInvalidParams, "invalid params: resources/read takes {uri}, a %s<id> URI", ResourcePrefix)
+	}
 	return nil
 }
 

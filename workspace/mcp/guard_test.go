@@ -322,3 +322,23 @@ func mustID(t *testing.T, n int64) jsonrpc.ID {
 	}
 	return id
 }
+
+// TestReadWithoutURI: resources/read without a URI (missing, null, empty,
+// not a string) is invalid_params, not a resource not found: the call
+// named nothing to look for.
+func TestReadWithoutURI(t *testing.T) {
+	checkLeaks(t)
+	s := newRawSession(t, fixture(t, ""))
+	s.initialize("2025-06-18")
+	for i, params := range []string{`{}`, `{"uri":null}`, `{"uri":""}`, `{"uri":5}`} {
+		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":%s}`, i+1, params))
+		want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"error":{"code":-32602,"message":"invalid params: resources/read takes {uri}, a docir:///<id> URI","data":{"code":"invalid_params"}}}`, i+1)
+		if got := s.next(); got != want {
+			t.Errorf("params %s:\n got %s\nwant %s", params, got, want)
+		}
+	}
+	s.send(`{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"docir:///nothing-here"}}`)
+	if _, code, _ := errorOf(t, s.next()); code != -32602 {
+		t.Errorf("a URI that names nothing: code %d", code)
+	}
+}

@@ -157,6 +157,9 @@ func TestMethodTableIsTheSDKs(t *testing.T) {
 		for _, form := range []string{`"id":ID,`, `"id":ID,"params":{},`, ``} {
 			id++
 			body := `{"jsonrpc":"2.0",` + strings.ReplaceAll(form, "ID", strconv.Itoa(id)) + `"method":"` + name + `"}`
+			if name == "resources/read" && strings.Contains(form, "params") {
+				continue // taken by the SDK, answered as a resource not found; the guard asks for a uri (TestReadWithoutURI)
+			}
 			if sdk, guard := sdkRefuses(body), g.inbound([]byte(body)) != nil; sdk != guard {
 				t.Errorf("%s: the SDK refuses it: %v; the guard: %v", body, sdk, guard)
 			}
