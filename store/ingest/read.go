@@ -45,6 +45,9 @@ const (
 	KindChanged       = "changed"        // replaced or removed while the refresh read it
 	KindCleanup       = "cleanup"        // a tidying step after publishing, or after finding nothing to publish, failed
 	KindPartlyIndexed = "partly_indexed" // a passage over fulltext.MaxTextBytes: searchable by its start
+	// A source's own warnings (one per source at most), "PATH: ...".
+	KindOtherExtension = "other_extension" // files that look like markdown (.mdx, .markdown...) and are not *.md
+	KindNoMarkdown     = "no_markdown"     // a source with no *.md file (with its other_extension count, if any)
 )
 
 // shown is a path as messages print it: as it is, or, when it holds a

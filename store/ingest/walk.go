@@ -78,7 +78,8 @@ func walk(ctx context.Context, sources []store.Source, opt Options) (*walkResult
 		}
 	}
 	w := &walker{ctx: ctx, roots: roots, excludes: excludes, gitignore: !opt.NoGitignore,
-		res: &walkResult{folders: map[string]folderEntry{}, roots: roots}}
+		tallies: make([]sourceTally, len(sources)),
+		res:     &walkResult{folders: map[string]folderEntry{}, roots: roots}}
 	for i := range sources {
 		src := &sources[i]
 		real, err := filepath.EvalSymlinks(src.Path)
@@ -122,6 +123,9 @@ func walk(ctx context.Context, sources []store.Source, opt Options) (*walkResult
 		res.files[i] = rf.f
 	}
 	slices.SortFunc(res.warnings, func(a, b warning) int { return strings.Compare(a.text, b.text) })
+	// A source's own warnings come first: a list shown as its first few
+	// shows them.
+	res.warnings = append(sourceWarnings(sources, w.tallies), res.warnings...)
 	return res, nil
 }
 
@@ -183,8 +187,10 @@ type walker struct {
 	queue  []dirJob
 	active int            // folders being read
 	chunks [][]rootedFile // the files of each folder read
-	res    *walkResult
-	err    error // the first folder that failed; the walk stops
+	// tallies, per source: its *.md and lookalike files (sourceWarnings).
+	tallies []sourceTally
+	res     *walkResult
+	err     error // the first folder that failed; the walk stops
 }
 
 func (w *walker) work() {
@@ -222,6 +228,8 @@ func (w *walker) work() {
 		}
 		w.res.warnings = append(w.res.warnings, out.warnings...)
 		w.res.ignored += out.ignored
+		out.tally.ignored = out.ignored
+		w.tallies[job.root].add(&out.tally)
 		if out.mtime != 0 {
 			w.res.folders[job.path] = folderEntry{ModTime: out.mtime, Names: out.names}
 		}
@@ -239,6 +247,7 @@ type folderResult struct {
 	mtime    int64
 	names    string // namesDigest of the folder's entries
 	err      error  // the folder, or an entry of it, failed: the walk fails
+	tally    sourceTally
 }
 
 // ioFailure reports whether err, met reading a file or a link below a root,
@@ -281,6 +290,7 @@ func (w *walker) readFolder(job dirJob, buf *[]byte) folderResult {
 	for _, e := range entries {
 		r.entry(e)
 	}
+	r.lookalikeDone()
 	return r.out
 }
 
@@ -302,7 +312,10 @@ type folderRead struct {
 	// whole path (that was a fifth of a 192k walk's memory), and path()
 	// rebuilds it when a message or a read needs it.
 	relDir string
-	out    folderResult
+	// example is the least name of the folder's lookalike files (a
+	// view of the folder buffer; see lookalike).
+	example string
+	out     folderResult
 }
 
 func (r *folderRead) warn(kind, p, format string, args ...any) {
@@ -378,11 +391,16 @@ func (r *folderRead) rules(entries []dirent) {
 // ignored reports whether the rules leave the entry name out, and counts
 // it if so.
 func (r *folderRead) ignored(name string, isDir bool) bool {
-	if r.matcher == nil || !r.matcher.Match(append(slices.Clip(r.job.parts), name), isDir) {
+	if !r.matches(name, isDir) {
 		return false
 	}
 	r.out.ignored++
 	return true
+}
+
+// matches reports whether the rules leave the entry name out.
+func (r *folderRead) matches(name string, isDir bool) bool {
+	return r.matcher != nil && r.matcher.Match(append(slices.Clip(r.job.parts), name), isDir)
 }
 
 // prepare sizes the folder's slab of files and works out relDir.
@@ -446,7 +464,11 @@ func (r *folderRead) entry(e dirent) {
 		r.subfolder(name, p, real, isLink)
 		return
 	}
-	if !strings.HasSuffix(name, ".md") || r.ignored(name, false) || r.notUTF8(name, false) {
+	if !strings.HasSuffix(name, ".md") || r.ignored(name, false) {
+		return
+	}
+	r.out.tally.md++
+	if r.notUTF8(name, false) {
 		return
 	}
 	// A link named *.md: its target, checked against the roots.
@@ -466,7 +488,15 @@ func (r *folderRead) entry(e dirent) {
 // entries of a large tree. A markdown file is stat'ed relative to its
 // folder, and no path is built for it.
 func (r *folderRead) plainFile(name string) {
-	if !strings.HasSuffix(name, ".md") || r.ignored(name, false) || r.notUTF8(name, false) {
+	if !strings.HasSuffix(name, ".md") {
+		r.lookalike(name) // no stat: a look at the name
+		return
+	}
+	if r.ignored(name, false) {
+		return
+	}
+	r.out.tally.md++
+	if r.notUTF8(name, false) {
 		return
 	}
 	job := r.job
@@ -497,6 +527,9 @@ func (r *folderRead) followLink(name, p string, isDir bool) (real string, _ bool
 		info, err := os.Stat(p)
 		if err != nil && ioFailure(err) {
 			r.unreadable(p, err)
+		}
+		if err == nil && !info.IsDir() {
+			r.lookalike(name)
 		}
 		if err != nil || !info.IsDir() {
 			return "", false, false
