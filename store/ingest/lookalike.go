@@ -60,11 +60,9 @@ func (r *folderRead) lookalike(name string) {
 	if t.other == nil {
 		t.other = map[string]int{}
 	}
-	if n, ok := t.other[ext]; ok {
-		t.other[ext] = n + 1
-	} else {
-		t.other[strings.Clone(ext)] = 1
-	}
+	// A copy every time: assigning to a string key stores the key given,
+	// and ext is a view of the folder buffer, which the next folder reuses.
+	t.other[strings.Clone(ext)]++
 	if r.example == "" || name < r.example {
 		r.example = name
 	}
