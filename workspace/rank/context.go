@@ -50,6 +50,13 @@ func contextOf(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir
 	} else if w := FieldTerms(q); w != "" && len(all) == 0 {
 		res.Warnings = append(res.Warnings, w)
 	}
+	if len(all) == 0 {
+		w, err := emptyStore(snap)
+		if err != nil {
+			return docir.ContextResult{}, err
+		}
+		res.Warnings = append(res.Warnings, w...)
+	}
 	for i := range all {
 		res.Hits = append(res.Hits, docir.ContextHit{Hit: all[i].hit, Tokens: all[i].whole, Outline: []docir.OutlineEntry{}})
 	}

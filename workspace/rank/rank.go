@@ -61,7 +61,25 @@ func search(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.Se
 	} else if w := FieldTerms(q); w != "" && len(res.Hits) == 0 {
 		res.Warnings = append(res.Warnings, w)
 	}
+	if len(res.Hits) == 0 {
+		w, err := emptyStore(snap)
+		if err != nil {
+			return docir.SearchResult{}, err
+		}
+		res.Warnings = append(res.Warnings, w...)
+	}
 	return res, nil
+}
+
+// emptyStore is the warning of a search or context that matched nothing
+// in a generation that holds no document (a folder of .mdx pages indexes
+// to none): "no documents match" would read as a fact about the query.
+func emptyStore(snap *store.Snapshot) ([]string, error) {
+	n, err := snap.Count()
+	if err != nil || n > 0 {
+		return nil, err
+	}
+	return []string{"the local store holds no documents: docir index reads the *.md files of its sources, and its warnings name the files it did not read"}, nil
 }
 
 // FieldTerms is the warning of a search or context that matched nothing
