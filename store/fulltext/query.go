@@ -56,6 +56,10 @@ type Query struct {
 	not      []string // excluded terms: a passage that holds one does not match
 	notRuns  []*Query // excluded phrases of two or more words
 	probes   []probe  // the query's terms', then its excluded phrases' (see mayHold)
+	// probeStart says, by byte, whether a probe starts with it (either
+	// case of a letter); probeAny that a probe is empty (see mayHold).
+	probeStart *[256]bool
+	probeAny   bool
 }
 
 // pair is two adjacent terms of a query, and the weight Rescore gives the
@@ -575,6 +579,20 @@ func (q *Query) prepareProbes() {
 			q.probes = append(q.probes, newProbe(t))
 		}
 	}
+	q.probeStart, q.probeAny = new([256]bool), false
+	for _, p := range q.probes {
+		switch {
+		case p.never:
+		case p.s == "":
+			q.probeAny = true
+		default:
+			c := p.s[0]
+			q.probeStart[c] = true
+			if 'a' <= c && c <= 'z' {
+				q.probeStart[c-'a'+'A'] = true
+			}
+		}
+	}
 }
 
 // newProbe is the probe of term t: a lower-case ASCII term comes from
@@ -596,12 +614,43 @@ func newProbe(t string) probe {
 // mayHold reports whether an ASCII paragraph may hold one of the query's
 // terms or of its excluded phrases' (see probe).
 func (q *Query) mayHold(para string) bool {
-	for _, p := range q.probes {
-		if !p.never && containsFold(para, p.s) {
-			return true
+	if q.probeAny {
+		return true
+	}
+	if q.probeStart == nil {
+		return false
+	}
+	// One pass over para for every probe: a byte no probe starts with
+	// (the most of them) costs a look in a table.
+	for i := 0; i < len(para); i++ {
+		if !q.probeStart[para[i]] {
+			continue
+		}
+		for _, p := range q.probes {
+			if !p.never && p.s != "" && hasFoldAt(para, i, p.s) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// hasFoldAt reports whether s holds the lower-case ASCII probe p at i, up
+// to the case of ASCII letters.
+func hasFoldAt(s string, i int, p string) bool {
+	if i+len(p) > len(s) {
+		return false
+	}
+	for j := 0; j < len(p); j++ {
+		c := s[i+j]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != p[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // mayHoldText reports whether text may hold one of the query's terms or of
@@ -609,39 +658,6 @@ func (q *Query) mayHold(para string) bool {
 // to an ASCII term), ASCII text when it holds a probe (see mayHold).
 func (q *Query) mayHoldText(text string) bool {
 	return !isASCII(text) || q.mayHold(text)
-}
-
-// containsFold reports whether s contains the lower-case ASCII probe p,
-// ignoring ASCII case.
-func containsFold(s, p string) bool {
-	if p == "" {
-		return true
-	}
-	first := p[0]
-	upper := first
-	if 'a' <= first && first <= 'z' {
-		upper = first - 'a' + 'A'
-	}
-	for i := 0; i+len(p) <= len(s); i++ {
-		if c := s[i]; c != first && c != upper {
-			continue
-		}
-		j := 1
-		for j < len(p) {
-			c := s[i+j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != p[j] {
-				break
-			}
-			j++
-		}
-		if j == len(p) {
-			return true
-		}
-	}
-	return false
 }
 
 // nameTerm is the index term that a document's name holds: its analyzed
