@@ -520,9 +520,10 @@ func (x *Index) Equal(q *Query, text string) bool {
 // query excludes it still excludes; its phrases are not kept.
 func (q *Query) Without(known map[string]bool) *Query {
 	out := &Query{text: q.text, index: map[string]int{}, not: q.not, notRuns: q.notRuns}
-	for _, t := range q.tokens {
+	for i, t := range q.tokens {
 		if !known[t] {
 			out.tokens = append(out.tokens, t)
+			out.words = append(out.words, q.words[i])
 		}
 	}
 	// The words left keep their positions: a run of them in the text is

@@ -50,4 +50,7 @@ func TestWords(t *testing.T) {
 	if got := q.Words(); len(got) != 4 || !slices.Equal(got[0], []string{"fs", "read", "file"}) || !slices.Equal(got[3], []string{"file"}) {
 		t.Errorf("query words %q", got)
 	}
+	if got := q.Without(map[string]bool{"in": true, "a": true}).Words(); len(got) != 2 || !slices.Equal(got[0], []string{"fs", "read", "file"}) {
+		t.Errorf("the words beyond in and a: %q", got)
+	}
 }
