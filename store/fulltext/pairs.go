@@ -337,8 +337,8 @@ func (q *Query) pairHashes() *queryHashes {
 	for _, p := range q.pairs {
 		h.pairs = append(h.pairs, pairHash(th[p.a], th[p.b]))
 	}
-	first := make([]int, q.span+1) // index in at of each position's first term
-	for pos := range q.span {
+	first := make([]int, q.extent()+1) // index in at of each position's first term
+	for pos := range q.extent() {
 		first[pos] = len(h.at)
 		for k, ps := range q.at {
 			if !slices.Contains(ps, pos) {

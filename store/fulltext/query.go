@@ -48,8 +48,11 @@ type Query struct {
 	// count them.
 	absentTerms, absentPairs int
 	pairs                    []pair
-	at                       [][]int // term index -> the query positions it is at (0 to span-1)
+	at                       [][]int // term index -> the query positions it is at (0 to span-1; see extent)
 	span                     int     // the query's positions: its words
+	// width is past the last position when it is not span-1: a query
+	// Without some words keeps the others' positions (see extent).
+	width int
 
 	required []bool   // by term: a term of a positive phrase, which every match holds
 	phrases  []*Query // positive phrases of two or more words: every match has each as a run
@@ -538,6 +541,9 @@ func (q *Query) Without(known map[string]bool) *Query {
 		}
 	}
 	out.span = len(kept)
+	for p := range kept {
+		out.width = max(out.width, p+1)
+	}
 	for _, p := range q.pairs {
 		a, b := q.terms[p.a], q.terms[p.b]
 		if !known[a] && !known[b] {
@@ -551,6 +557,11 @@ func (q *Query) Without(known map[string]bool) *Query {
 	out.prepareProbes()
 	return out
 }
+
+// extent is how many positions the query's positions run over: span, or
+// more for a query Without some words, whose others keep their positions
+// (two words are adjacent only where they were in the query).
+func (q *Query) extent() int { return max(q.span, q.width) }
 
 // Terms returns the query's distinct positive terms.
 func (q *Query) Terms() []string { return q.terms }

@@ -2,6 +2,7 @@ package fulltext
 
 import (
 	"context"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -52,5 +53,67 @@ func TestWords(t *testing.T) {
 	}
 	if got := q.Without(map[string]bool{"in": true, "a": true}).Words(); len(got) != 2 || !slices.Equal(got[0], []string{"fs", "read", "file"}) {
 		t.Errorf("the words beyond in and a: %q", got)
+	}
+}
+
+// TestWithoutBounds: a query Without some of its words (the words beyond a
+// title) bounds each passage the index holds for it at its score or above,
+// as a query does (its words keep their positions: a run of the others is
+// adjacent only where they were in the query), so that a ranking may leave
+// a passage whose bound is below the best score unread (rank's
+// beyondRead).
+func TestWithoutBounds(t *testing.T) {
+	ps := retrievalCorpus(rand.New(rand.NewPCG(5, 6)), 300)
+	x := indexed(t, ps)
+	ids := make([]string, len(ps))
+	for i, p := range ps {
+		ids[i] = p.ID
+	}
+	byID := map[string]Passage{}
+	for _, p := range ps {
+		byID[p.ID] = p
+	}
+	checked := 0
+	for _, c := range []struct {
+		query string
+		known []string
+	}{
+		{"front matter dates template", []string{"matter"}},
+		{"the taxonomy of page menu archives", []string{"of", "page"}},
+		{"retry budget front matter", []string{"budget", "front"}},
+		{"a template taxonomy bundle the menu", []string{"template", "the"}},
+	} {
+		q, err := x.Prepare(context.Background(), c.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		known := map[string]bool{}
+		for _, k := range c.known {
+			known[k] = true
+		}
+		rest := q.Without(known)
+		rt, err := x.Retrieve(context.Background(), rest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cands, err := rt.Passages(ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range cands {
+			id, err := rt.ID(&cands[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			score := x.ScorePassage(rest, byID[id])
+			if b := cands[i].Bound; score > b && !near(score, b) {
+				t.Errorf("%q without %q: passage %s scores %v over its bound %v", c.query, c.known, id, score, b)
+			}
+			checked++
+		}
+		rt.Close()
+	}
+	if checked < 300 {
+		t.Errorf("%d passages checked", checked)
 	}
 }

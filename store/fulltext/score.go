@@ -181,10 +181,11 @@ func (q *Query) bound(st *stats) float64 {
 func (q *Query) runBound(hold func(term int) bool) int {
 	var at [64]bool
 	held := at[:0]
-	if q.span > len(at) {
-		held = make([]bool, 0, q.span)
+	n := q.extent()
+	if n > len(at) {
+		held = make([]bool, 0, n)
 	}
-	held = held[:q.span]
+	held = held[:n]
 	clear(held)
 	for k, ps := range q.at {
 		if hold(k) {

@@ -10,6 +10,7 @@
 package rank
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"fmt"
@@ -1137,13 +1138,31 @@ func (r *ranking) beyondTitle(rec *docir.Record) (beyond, error) {
 		if r.plan || phrased {
 			qs = append(qs, r.q)
 		}
+		// A search (not a plan, nor the exhaustive reference) needs the
+		// best of them only: a passage whose bound is below the best score
+		// found is not read (unread).
+		var read map[string]float64
+		if len(qs) == 1 && !r.exhaustive {
+			var err error
+			if read, err = r.beyondRead(rec, rest); err != nil {
+				return b, err
+			}
+		}
 		sc := make([]float64, len(qs))
 		score := func(id, slug string, to *[]passageHit) error {
+			known, ok := read[id]
+			if read != nil && !ok {
+				return nil // it cannot be the best
+			}
 			p, err := d.passageKept(id, false)
 			if err != nil || p.Text == "" && p.Head == "" {
 				return err
 			}
-			r.scorer().ScoreEach(qs, p, sc)
+			if ok {
+				sc[0] = known
+			} else {
+				r.scorer().ScoreEach(qs, p, sc)
+			}
 			if phrased && sc[1] == 0 {
 				sc[0] = 0
 			}
@@ -1172,6 +1191,75 @@ func (r *ranking) beyondTitle(rec *docir.Record) (beyond, error) {
 	}
 	r.beyond[rec.ID] = b
 	return b, nil
+}
+
+// beyondRead scores the passages of rec on rest (the words beyond its
+// title) that the best of them needs, by passage id: best bound first
+// (each one's bound from the index, Retrieval.Passages), until a bound is
+// below the best score found, which no passage left can then reach, nor
+// tie (the bounds are let a rounding's slack). The sections the query names
+// (namedSections) are scored whatever their bound: they are chosen before
+// a better score. So chooseSection chooses as when every passage is scored
+// (TestRankSafe compares it with the exhaustive reading, which scores
+// them all), on the same scores (Scorer.ScoreEach). A passage the index
+// does not hold for rest (one that holds a word the query excludes) is
+// scored as before.
+func (r *ranking) beyondRead(rec *docir.Record, rest *fulltext.Query) (map[string]float64, error) {
+	d, err := r.doc(rec.ID)
+	if err != nil || d == nil {
+		return nil, err
+	}
+	rt, err := r.ft.Retrieve(r.ctx, rest)
+	if err != nil {
+		return nil, err
+	}
+	defer rt.Close()
+	ids := []string{rec.ID, rec.ID + passage.HeadSuffix}
+	for _, sec := range rec.Sections {
+		ids = append(ids, rec.ID+"#"+sec.Slug)
+	}
+	cands, err := rt.Passages(ids)
+	if err != nil {
+		return nil, err
+	}
+	held := map[string]float64{} // the bound of each passage the index holds for rest
+	for i := range cands {
+		id, err := rt.ID(&cands[i])
+		if err != nil {
+			return nil, err
+		}
+		held[id] = cands[i].Bound
+	}
+	named := r.namedSections(rec)
+	var order []string // the passages to score: named or not held first, then best bound first
+	for _, id := range ids {
+		if _, ok := held[id]; !ok || named[strings.TrimPrefix(id, rec.ID+"#")] > 0 {
+			order = append(order, id)
+		}
+	}
+	first := len(order)
+	for _, id := range ids {
+		if _, ok := held[id]; ok && !slices.Contains(order[:first], id) {
+			order = append(order, id)
+		}
+	}
+	slices.SortStableFunc(order[first:], func(a, b string) int { return cmp.Compare(held[b], held[a]) })
+	read := map[string]float64{}
+	qs, sc := []*fulltext.Query{rest}, []float64{0}
+	best := 0.0
+	for i, id := range order {
+		if i >= first && held[id] < best*(1-1e-9) {
+			break
+		}
+		p, err := d.passageKept(id, false)
+		if err != nil {
+			return nil, err
+		}
+		r.scorer().ScoreEach(qs, p, sc)
+		read[id] = sc[0]
+		best = max(best, sc[0])
+	}
+	return read, nil
 }
 
 // titleTerms are the terms of rec's title, analyzed once a ranking (a
