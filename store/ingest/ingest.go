@@ -25,6 +25,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"sync"
 	"strings"
 	"time"
 	"unicode"
@@ -364,7 +365,9 @@ func lock(ctx context.Context, dir string, wait func(store.Holder)) (store.Claim
 	case <-ctx.Done():
 		// The lock may yet be granted to the goroutine: undo its claim
 		// (nothing was published) and release it then.
+		abandoned.Add(1)
 		go func() {
+			defer abandoned.Done()
 			if l := <-got; l.err == nil {
 				_ = l.claim.Undo()
 				_ = l.unlock()
@@ -373,6 +376,11 @@ func lock(ctx context.Context, dir string, wait func(store.Holder)) (store.Claim
 		return store.Claimed{}, nil, ctx.Err()
 	}
 }
+
+// abandoned counts the lock waits a cancelled refresh left behind (see
+// lock): each takes the lock when it is let go, undoes its claim and lets
+// it go. A test that removes the store folder waits for them first.
+var abandoned sync.WaitGroup
 
 // checkSourcesKept refuses, unless force, a refresh that drops a source the
 // store records.
