@@ -25,8 +25,8 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"sync"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
