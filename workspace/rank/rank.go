@@ -1139,8 +1139,8 @@ func (r *ranking) beyondTitle(rec *docir.Record) (beyond, error) {
 			qs = append(qs, r.q)
 		}
 		// A search (not a plan, nor the exhaustive reference) needs the
-		// best of them only: a passage whose bound is below the best score
-		// found is not read (unread).
+		// best of them only: the passages beyondRead scored; one whose
+		// bound is below the best score found is left out.
 		var read map[string]float64
 		if len(qs) == 1 && !r.exhaustive {
 			var err error
