@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -200,7 +201,7 @@ func (f *Factory) zeroSetup(lc *loadedConfig, ws *workspace.Service) error {
 		return nil
 	}
 	srcs := lc.StoreSources()
-	if !slices.ContainsFunc(srcs, func(s store.Source) bool { return hasMarkdown(s.Path) }) {
+	if !slices.ContainsFunc(srcs, func(s store.Source) bool { return hasMarkdown(s.Path, map[string]int{}) }) {
 		return nil
 	}
 	if err := zeroSetupRefusal(lc); err != nil {
@@ -465,8 +466,9 @@ func somethingToRead(lc *loadedConfig, what string) error {
 		return nil // a store (or an error the read will report)
 	}
 	srcs := lc.StoreSources()
+	others := map[string]int{} // files that look like markdown and are not *.md, by extension
 	for _, s := range srcs {
-		if hasMarkdown(s.Path) {
+		if hasMarkdown(s.Path, others) {
 			return nil // the read indexes it first
 		}
 	}
@@ -479,13 +481,22 @@ func somethingToRead(lc *loadedConfig, what string) error {
 	default:
 		where = fmt.Sprintf("no *.md files under any of the %d sources", len(srcs))
 	}
+	if len(others) > 0 {
+		var parts []string
+		for _, ext := range slices.Sorted(maps.Keys(others)) {
+			parts = append(parts, fmt.Sprintf("%d %s", others[ext], ext))
+		}
+		where += fmt.Sprintf(" (%s files there are not read: docir reads *.md files only)", strings.Join(parts, ", "))
+	}
 	return &docir.Error{Code: docir.CodeNoStore, Err: store.ErrNoStore, Message: fmt.Sprintf(
 		"nothing to %s: no store in %s and %s; run `docir index DIR` with a folder of markdown", what, dir, where)}
 }
 
 // hasMarkdown reports whether a *.md file lies under dir, in a folder the
-// indexer reads (hidden folders are not); it stops at the first one.
-func hasMarkdown(dir string) bool {
+// indexer reads (hidden folders are not); it stops at the first one. Until
+// then it counts in others the files that look like markdown but are not
+// *.md (ingest.LookalikeExt), by extension.
+func hasMarkdown(dir string, others map[string]int) bool {
 	found := false
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		switch {
@@ -496,6 +507,10 @@ func hasMarkdown(dir string) bool {
 		case !d.IsDir() && strings.HasSuffix(d.Name(), ".md"):
 			found = true
 			return fs.SkipAll
+		case !d.IsDir():
+			if ext := ingest.LookalikeExt(d.Name()); ext != "" {
+				others[ext]++
+			}
 		}
 		return nil
 	})

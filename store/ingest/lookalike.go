@@ -18,11 +18,11 @@ import (
 // which *.md does not take either.
 var lookalikeExts = []string{".mdx", ".markdown", ".mdown", ".mkd", ".mkdn", ".mdwn", ".md"}
 
-// lookalikeExt is the extension of name, as the name spells it, when it is
+// LookalikeExt is the extension of name, as the name spells it, when it is
 // one of lookalikeExts; else "". name is not a *.md name: the walk takes
 // those. It only looks at the name (no stat): the walk calls it for every
 // file that is not *.md.
-func lookalikeExt(name string) string {
+func LookalikeExt(name string) string {
 	i := strings.LastIndexByte(name, '.')
 	if i < 0 || len(name)-i > len(".markdown") || len(name)-i < len(".md") {
 		return ""
@@ -52,7 +52,7 @@ type sourceTally struct {
 // folders. name is a view of the folder buffer: what is kept is a copy,
 // and the example's path is built once the folder is read (lookalikeDone).
 func (r *folderRead) lookalike(name string) {
-	ext := lookalikeExt(name)
+	ext := LookalikeExt(name)
 	if ext == "" || r.matches(name, false) {
 		return
 	}

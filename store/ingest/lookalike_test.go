@@ -21,8 +21,8 @@ func TestLookalikeExt(t *testing.T) {
 		".mdx": ".mdx", "a.md.bak": "", "a.mdxx": "", "a.markdowns": "", "a": "", "a.txt": "",
 		"a.m": "", "mdx": "", "a.png": "",
 	} {
-		if got := lookalikeExt(name); got != want {
-			t.Errorf("lookalikeExt(%q) = %q, want %q", name, got, want)
+		if got := LookalikeExt(name); got != want {
+			t.Errorf("LookalikeExt(%q) = %q, want %q", name, got, want)
 		}
 	}
 }
