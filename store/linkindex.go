@@ -1005,9 +1005,7 @@ func baseCandidates(base string, l *docir.Link) []string {
 	if l.Kind == docir.LinkHugoRef || l.Kind == docir.LinkHugoRelRef {
 		return nil
 	}
-	p, _, _ := strings.Cut(l.Target, "#")
-	p, _, _ = strings.Cut(p, "?")
-	p = links.Decode(p)
+	p := links.TargetPath(l.Target)
 	if strings.HasPrefix(p, "//") || !strings.HasPrefix(p, base) {
 		return nil
 	}

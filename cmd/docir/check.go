@@ -244,17 +244,12 @@ func checkHints(broken []docir.CheckedLink) []string {
 	return out
 }
 
-// outsideBase reports whether l is a root-relative link outside the site
-// base (links.base) base, which that base leaves unchecked
-// (outside_base), as store/links reads a target.
+// outsideBase reports whether the site base (links.base) base leaves l
+// unchecked (outside_base): store/links's reading of its target under
+// that base.
 func outsideBase(l docir.Link, base string) bool {
-	if l.Kind == docir.LinkHugoRef || l.Kind == docir.LinkHugoRelRef {
-		return false
-	}
-	p, _, _ := strings.Cut(l.Target, "#")
-	p, _, _ = strings.Cut(p, "?")
-	p = links.Decode(p)
-	return strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "//") && !strings.HasPrefix(p, base) && p+"/" != base
+	ref := docir.LinkRef{Target: l.Target, Kind: l.Kind, Line: l.Line}
+	return links.Rules{Base: base}.Classify("", "", ref).Reason == docir.ReasonOutsideBase
 }
 
 // mostOf is the key of counts with the highest count above floor (the

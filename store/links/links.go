@@ -106,6 +106,14 @@ func (r Rules) Normalize() Rules {
 	return r
 }
 
+// TargetPath is the path a link target names, as Classify reads it: the
+// target without its anchor and query, percent-decoded.
+func TargetPath(t string) string {
+	p, _, _ := strings.Cut(t, "#")
+	p, _, _ = strings.Cut(p, "?")
+	return Decode(p)
+}
+
 // Classify reads the link l of the file rel below root.
 func (r Rules) Classify(root, rel string, l docir.LinkRef) Target {
 	t := l.Target
@@ -123,9 +131,8 @@ func (r Rules) Classify(root, rel string, l docir.LinkRef) Target {
 	if hasScheme(t) || strings.HasPrefix(t, "//") {
 		return Target{Status: docir.LinkExternal, URL: t}
 	}
-	p, anchor, _ := strings.Cut(t, "#")
-	p, _, _ = strings.Cut(p, "?")
-	p, anchor = Decode(p), Decode(anchor)
+	_, anchor, _ := strings.Cut(t, "#")
+	p, anchor := TargetPath(t), Decode(anchor)
 	switch {
 	case p == "":
 		return Target{Self: true, Anchor: anchor}
