@@ -275,8 +275,13 @@ type ranking struct {
 	headings map[string][]string        // a heading's terms in order, by its text: see heading
 	words    map[string][]int           // by a heading's text, the word of each of its terms: see headingWords
 	titles   map[string]map[string]bool // a document's title terms, by its id: see titleTerms
-	asked    map[string]bool            // the query's terms: see queryTerms
-	sc       *fulltext.Scorer           // see scorer
+	// namedSecs are the sections the query names, by document id (see
+	// namedSections), and qwords its terms by the word they were cut
+	// from (see queryWords): each asked for twice or more a document.
+	namedSecs map[string]map[string]float64
+	qwords    [][]string
+	asked     map[string]bool  // the query's terms: see queryTerms
+	sc        *fulltext.Scorer // see scorer
 }
 
 // scorer scores passages for the ranking in memory it reuses.
@@ -1006,6 +1011,19 @@ func (r *ranking) headingSays(rec *docir.Record, d *rankedDoc) error {
 // share is of the own heading, not the path: "Model for Input" and "Model
 // for Output" under "Models for Input and Output" have one path's words.)
 func (r *ranking) namedSections(rec *docir.Record) map[string]float64 {
+	if n, ok := r.namedSecs[rec.ID]; ok {
+		return n
+	}
+	n := r.sectionsNamed(rec)
+	if r.namedSecs == nil {
+		r.namedSecs = map[string]map[string]float64{}
+	}
+	r.namedSecs[rec.ID] = n
+	return n
+}
+
+// sectionsNamed works namedSections out.
+func (r *ranking) sectionsNamed(rec *docir.Record) map[string]float64 {
 	title := r.titleTerms(rec)
 	asked := r.queryTerms()
 	type open struct {
@@ -1058,7 +1076,7 @@ func (r *ranking) namedSections(rec *docir.Record) map[string]float64 {
 // *File system*.
 func (r *ranking) titleWords(rec *docir.Record) (shared, beyond bool) {
 	title := r.titleTerms(rec)
-	for _, w := range r.q.Words() {
+	for _, w := range r.queryWords() {
 		if inTitle(title, w) {
 			shared = true
 		} else {
@@ -1084,7 +1102,7 @@ func inTitle(title map[string]bool, word []string) bool {
 // the words beyond it (beyondTitle).
 func (r *ranking) titleSaid(title map[string]bool) map[string]bool {
 	beyond := map[string]bool{}
-	for _, w := range r.q.Words() {
+	for _, w := range r.queryWords() {
 		if !inTitle(title, w) {
 			for _, t := range w {
 				beyond[t] = true
@@ -1214,9 +1232,18 @@ func (r *ranking) beyondRead(rec *docir.Record, rest *fulltext.Query) (map[strin
 		return nil, err
 	}
 	defer rt.Close()
-	ids := []string{rec.ID, rec.ID + passage.HeadSuffix}
+	type passageOf struct {
+		id, slug string
+		bound    float64
+		always   bool // named by the query, or not held for rest: scored whatever its bound
+	}
+	ps := []passageOf{{id: rec.ID}, {id: rec.ID + passage.HeadSuffix}}
 	for _, sec := range rec.Sections {
-		ids = append(ids, rec.ID+"#"+sec.Slug)
+		ps = append(ps, passageOf{id: rec.ID + "#" + sec.Slug, slug: sec.Slug})
+	}
+	ids := make([]string, len(ps))
+	for i, p := range ps {
+		ids[i] = p.id
 	}
 	cands, err := rt.Passages(ids)
 	if err != nil {
@@ -1231,32 +1258,32 @@ func (r *ranking) beyondRead(rec *docir.Record, rest *fulltext.Query) (map[strin
 		held[id] = cands[i].Bound
 	}
 	named := r.namedSections(rec)
-	var order []string // the passages to score: named or not held first, then best bound first
-	for _, id := range ids {
-		if _, ok := held[id]; !ok || named[strings.TrimPrefix(id, rec.ID+"#")] > 0 {
-			order = append(order, id)
-		}
+	for i := range ps {
+		b, ok := held[ps[i].id]
+		ps[i].bound, ps[i].always = b, !ok || ps[i].slug != "" && named[ps[i].slug] > 0
 	}
-	first := len(order)
-	for _, id := range ids {
-		if _, ok := held[id]; ok && !slices.Contains(order[:first], id) {
-			order = append(order, id)
+	slices.SortStableFunc(ps, func(a, b passageOf) int {
+		if a.always != b.always {
+			if a.always {
+				return -1
+			}
+			return 1
 		}
-	}
-	slices.SortStableFunc(order[first:], func(a, b string) int { return cmp.Compare(held[b], held[a]) })
+		return cmp.Compare(b.bound, a.bound)
+	})
 	read := map[string]float64{}
 	qs, sc := []*fulltext.Query{rest}, []float64{0}
 	best := 0.0
-	for i, id := range order {
-		if i >= first && held[id] < best*(1-1e-9) {
-			break
+	for _, p := range ps {
+		if !p.always && p.bound < best*(1-1e-9) {
+			break // best bound first: none after it reaches the best
 		}
-		p, err := d.passageKept(id, false)
+		pass, err := d.passageKept(p.id, false)
 		if err != nil {
 			return nil, err
 		}
-		r.scorer().ScoreEach(qs, p, sc)
-		read[id] = sc[0]
+		r.scorer().ScoreEach(qs, pass, sc)
+		read[p.id] = sc[0]
 		best = max(best, sc[0])
 	}
 	return read, nil
@@ -1278,6 +1305,15 @@ func (r *ranking) titleTerms(rec *docir.Record) map[string]bool {
 	}
 	r.titles[rec.ID] = t
 	return t
+}
+
+// queryWords are the query's terms by the word they were cut from
+// (fulltext.Query.Words), worked out once a ranking.
+func (r *ranking) queryWords() [][]string {
+	if r.qwords == nil {
+		r.qwords = r.q.Words()
+	}
+	return r.qwords
 }
 
 // queryTerms are the query's distinct terms, as a set.
