@@ -117,6 +117,33 @@ func TestQueryPhraseSection(t *testing.T) {
 
 // wantMatched searches ws for each query and wants its first hit's
 // matched section to be the one given.
+// TestQuestionFrame: a question is ranked by its topic, not by its frame
+// ("how do I"), which a corpus of FAQ headings says on every page: a
+// review of VS Code's docs found "how do I change the font size in the
+// terminal" planning seven "How do I …" answers about other things. A page
+// titled as a question is still named by its title, and a "how" that asks
+// for a measure ("how long") is the topic's.
+func TestQuestionFrame(t *testing.T) {
+	ws := linksService(t, map[string]string{
+		"faq.md": "# FAQ\n\n## How do I create an admin terminal?\n\nRun the editor as an administrator.\n\n" +
+			"## How do I find the version?\n\nOpen the About dialog.\n\n## How do I disable the cache in the editor?\n\nDelete the folder.\n",
+		"appearance.md": "# Terminal appearance\n\n## Text style\n\nThe terminal's font and its size are settings: " +
+			"terminal.integrated.fontSize changes the size of the font the terminal draws its text with, in pixels.\n\n" +
+			"## Colors\n\nThe terminal's colors follow the theme, and each can be changed in the settings.\n",
+		"module.md": "# How to write a script module\n\nA script module is a file of functions that a session imports; " +
+			"this page shows the steps, from the first function to a module others can install.\n",
+		"modules.md": "# Script modules\n\n## Write a script module\n\nWrite a script module: write a script, write a module.\n",
+		"builds.md": "# Builds\n\n## Duration\n\nA build takes as long as its slowest step: how long each step takes is in the log.\n\n" +
+			"## Steps\n\nA build runs its steps in order, each of them a command that takes its input from the one before.\n",
+	})
+	wantMatched(t, ws, map[string]string{
+		"How do I change the font size in the terminal?": "appearance#text-style",
+		"how do I change the font size":                  "appearance#text-style",
+		"How to write a script module":                   "module#how-to-write-a-script-module",
+		"how long does a build step take?":               "builds#duration",
+	})
+}
+
 func wantMatched(t *testing.T, ws *Service, want map[string]string) {
 	t.Helper()
 	for q, sec := range want {

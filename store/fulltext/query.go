@@ -26,6 +26,9 @@ type Query struct {
 	index  map[string]int
 	idf    []float64 // by term: 1 + ln(passages / (df+1)) of the term as typed, as bleve's tf-idf
 	df     []uint64  // by term: the passages that hold it in any of its forms (in their text or head, the more)
+	// names are the terms of the text as typed, in order, when the query
+	// is ranked by other words (see asTyped); else nil: tokens.
+	names []string
 	// forms are, by term, the other index terms of the text that share its
 	// English stem (Snowball's), for a term that is an English word (see
 	// expand); formIndex is the term of each form. gidf is the idf of the
@@ -96,18 +99,35 @@ func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
+	typed := syn.Text
+	if len(syn.Phrases) == 0 && len(syn.Not) == 0 {
+		syn.Text = questionTopic(syn.Text) // a question is ranked by its topic
+	}
+	topic := syn.Text != typed
 	q, err := x.prepareSyntax(ctx, syn, reader)
-	if err != nil || len(syn.Phrases) > 0 {
-		return q.compacted(), err
+	if err == nil && len(syn.Phrases) == 0 {
+		// A word no passage holds may be words written together (splitJoined).
+		var joined string
+		if joined, err = x.splitJoined(ctx, q, syn.Text, reader); err == nil && joined != syn.Text {
+			syn.Text = joined
+			q, err = x.prepareSyntax(ctx, syn, reader)
+		}
 	}
-	// A word no passage holds may be words written together (splitJoined).
-	joined, err := x.splitJoined(ctx, q, syn.Text, reader)
-	if err != nil || joined == syn.Text {
-		return q.compacted(), err
+	if err == nil && topic {
+		q.asTyped(x, typed)
 	}
-	syn.Text = joined
-	q, err = x.prepareSyntax(ctx, syn, reader)
 	return q.compacted(), err
+}
+
+// asTyped keeps what the query said as typed when it is ranked by fewer
+// words (a question's topic): its text and tokens name documents (Named,
+// Equal, and the caller's comparison of Text with a title).
+func (q *Query) asTyped(x *Index, typed string) {
+	q.text = typed
+	q.names = nil
+	for _, t := range x.analyze(typed) {
+		q.names = append(q.names, string(t.Term))
+	}
 }
 
 // compacted is q without the words no passage holds in any form (df 0, no
@@ -515,7 +535,17 @@ func (q *Query) Words() [][]string {
 // Equal reports whether text analyzes to the query's terms, in the same
 // order: the query says text, up to case, plural and punctuation.
 func (x *Index) Equal(q *Query, text string) bool {
-	return len(q.tokens) > 0 && slices.Equal(q.tokens, x.tokens(text))
+	toks := q.nameTokens()
+	return len(toks) > 0 && slices.Equal(toks, x.tokens(text))
+}
+
+// nameTokens are the terms of the query as typed, in order: what names a
+// document (see asTyped).
+func (q *Query) nameTokens() []string {
+	if q.names != nil {
+		return q.names
+	}
+	return q.tokens
 }
 
 // Without returns q without the terms of known, and without the pairs that

@@ -1040,10 +1040,11 @@ func optimized(kind string, tfrs []index.TermFieldReader) (index.TermFieldReader
 // them).
 func (rt *Retrieval) Named() ([]Candidate, error) {
 	q := rt.q
-	if !q.Plain() || len(q.tokens) == 0 || len(q.tokens) > MaxNameTerms {
+	toks := q.nameTokens()
+	if !q.Plain() || len(toks) == 0 || len(toks) > MaxNameTerms {
 		return nil, nil
 	}
-	tfr, err := rt.r.TermFieldReader(rt.ctx, []byte(nameTerm(q.tokens)), FieldText, false, false, false)
+	tfr, err := rt.r.TermFieldReader(rt.ctx, []byte(nameTerm(toks)), FieldText, false, false, false)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,109 @@
+package fulltext
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// A question's frame. "How do I change the font size in the terminal?"
+// asks about the font size in the terminal; "how do I" is the form of the
+// question, and a corpus whose FAQ headings all begin "How do I …" would
+// rank every one of them for it, on three of the question's words, above
+// the section about fonts. So a question is ranked by its topic: the
+// words of each of its clauses from the first one that is not a function
+// word of the frame (an interrogative, an auxiliary or modal verb, a
+// pronoun, an article or a preposition), the frame before it left out.
+// A query is a question when it ends with "?" or its first word is an
+// interrogative; a clause starts the query or follows a ";", ":", "?",
+// "!" or a "." that ends a word. Only the words before a clause's first
+// topic word are left out: "where does hugo look for the archetype"
+// keeps "for the". A query that is all frame ("how do I") is kept whole,
+// as is a query with phrases or exclusions (their words are chosen), and
+// a query that names a document by its title ("How to Write a PowerShell
+// Script Module") still names it: names are matched as typed (see
+// Named). A "how" that asks for a measure ("how long does a build take",
+// "how many pages") is the topic's.
+//
+// The words are English: a question in another language is ranked as it
+// is written.
+var (
+	interrogatives = words("how what which why when where who whom whose")
+	frameWords     = words(
+		// interrogatives are frame words too (see above)
+		"how what which why when where who whom whose " +
+			// auxiliary and modal verbs
+			"am is are was were be been do does did have has had can could " +
+			"shall should will would may might must " +
+			// pronouns and determiners that open a question
+			"i me my we us our you your it its there this that " +
+			// articles
+			"a an the " +
+			// prepositions that open one ("in which folder", "for a page")
+			"in of to for on at with by from into about")
+)
+
+func words(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// questionTopic returns text without the frame of each of its clauses
+// when it is a question (see above), else text itself.
+func questionTopic(text string) string {
+	fields := strings.Fields(text)
+	if len(fields) < 2 || !isQuestion(fields) {
+		return text
+	}
+	out := make([]string, 0, len(fields))
+	lead := true // at a clause's start, before its first topic word
+	for i, f := range fields {
+		if !lead || !frameWords[frameKey(f)] || howMuch(fields, i) {
+			out = append(out, f)
+			lead = false
+		}
+		if endsClause(f) {
+			lead = true
+		}
+	}
+	if len(out) == 0 || len(out) == len(fields) {
+		return text
+	}
+	return strings.Join(out, " ")
+}
+
+// howMuch says fields[i] is a "how" that asks for a measure with the
+// topic word after it ("how long", "how much", "how many"): it is kept
+// with it, as part of what is asked.
+func howMuch(fields []string, i int) bool {
+	return frameKey(fields[i]) == "how" && !endsClause(fields[i]) &&
+		i+1 < len(fields) && !frameWords[frameKey(fields[i+1])]
+}
+
+// isQuestion: the query ends with "?" or opens with an interrogative.
+func isQuestion(fields []string) bool {
+	return strings.HasSuffix(fields[len(fields)-1], "?") || interrogatives[frameKey(fields[0])]
+}
+
+// frameKey is a word as the frame list spells it: lower case, without the
+// punctuation around it ("How", "I;" and "(what" are how, i and what).
+func frameKey(f string) string {
+	return strings.ToLower(strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) }))
+}
+
+// endsClause says a word ends its clause: it ends with ";", ":", "?", "!"
+// or a "." after a letter (not "index.md", which goes on).
+func endsClause(f string) bool {
+	r, size := utf8.DecodeLastRuneInString(f)
+	switch r {
+	case ';', ':', '?', '!':
+		return true
+	case '.':
+		p, _ := utf8.DecodeLastRuneInString(f[:len(f)-size])
+		return unicode.IsLetter(p)
+	}
+	return false
+}

@@ -1,0 +1,67 @@
+package fulltext
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestQuestionTopic: a question loses the frame each of its clauses opens
+// with, and nothing else; a query that is not a question, or is all
+// frame, is kept whole.
+func TestQuestionTopic(t *testing.T) {
+	for in, want := range map[string]string{
+		"How do I change the font size in the terminal?":             "change the font size in the terminal?",
+		"how do I change the font size in the terminal":              "change the font size in the terminal",
+		"What is swizzling?":                                         "swizzling?",
+		"In which directory do I create my own shortcode templates?": "directory do I create my own shortcode templates?",
+		"I renamed a page; how do I keep the old URLs working?":      "renamed a page; keep the old URLs working?",
+		"Can I set Hugo configuration with environment variables?":   "set Hugo configuration with environment variables?",
+		"how long does a build take":                                 "how long does a build take",
+		"How many pages does each pager hold?":                       "How many pages does each pager hold?",
+		"how do I":                                                   "how do I",
+		"How?":                                                       "How?",
+		// not questions: a copied sentence, a topic
+		"the type checker will then reject the program": "the type checker will then reject the program",
+		"add page to main menu":                         "add page to main menu",
+		"is index.md a page":                            "is index.md a page",
+		// "." ends a clause after a letter only
+		"what is index.md for?":           "index.md for?",
+		"Builds are slow. What can I do?": "Builds are slow.",
+	} {
+		if got := questionTopic(in); got != want {
+			t.Errorf("questionTopic(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// FuzzQuestionTopic: the topic is the query's words, in order, less some
+// (never all of them, never a word of a query that is no question), and
+// it is its own topic.
+func FuzzQuestionTopic(f *testing.F) {
+	for _, s := range []string{"How do I add a menu?", "what is it", "how long; how do I?", "a b. c", "¿Cómo?", "how\tdo\x00 i"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := questionTopic(s)
+		in, out := strings.Fields(s), strings.Fields(got)
+		if got == s {
+			return
+		}
+		if len(out) == 0 || len(out) >= len(in) || !isQuestion(in) {
+			t.Fatalf("questionTopic(%q) = %q", s, got)
+		}
+		i := 0 // out is a subsequence of in
+		for _, w := range out {
+			for i < len(in) && in[i] != w {
+				i++
+			}
+			if i == len(in) {
+				t.Fatalf("questionTopic(%q) = %q: not its words in order", s, got)
+			}
+			i++
+		}
+		if again := questionTopic(got); again != got {
+			t.Fatalf("questionTopic(%q) = %q, and again %q", s, got, again)
+		}
+	})
+}
