@@ -35,7 +35,9 @@ type Config struct {
 	Retain       int            `mapstructure:"retain"`
 	MaxFileBytes int64          `mapstructure:"max_file_bytes"`
 	// FrontMatter lists the front-matter fields search reads as text
-	// (default: title, description, summary, keywords, tags, aliases).
+	// (default: title, description, summary, keywords, tags, aliases,
+	// and every field whose name ends in title or description: "*title",
+	// "*description").
 	FrontMatter []string `mapstructure:"front_matter"`
 	// Exclude are patterns in .gitignore syntax of files and folders to
 	// leave out of every source, relative to each source folder

@@ -22,8 +22,17 @@ import (
 
 // DefaultFrontMatter is the front-matter fields indexed by default: a
 // documentation site keeps a page's title and summary there, often with no
-// H1 and little prose.
-var DefaultFrontMatter = []string{"title", "description", "summary", "keywords", "tags", "aliases"}
+// H1 and little prose, and some sites under names of their own (VS Code's
+// PageTitle and MetaDescription, Hugo's linkTitle, seo_title): so also
+// every field whose name ends in "title" or "description" (see
+// SuffixPattern).
+var DefaultFrontMatter = []string{"title", "description", "summary", "keywords", "tags", "aliases", "*title", "*description"}
+
+// SuffixPattern opens a front-matter entry that names fields by the end of
+// their name: "*title" is every field whose name, in lower case, ends in
+// "title" (PageTitle, linkTitle, subtitle), but the fields the list names
+// exactly, which keep their place.
+const SuffixPattern = "*"
 
 // HeadSuffix ends the id of a document's head passage (its title and front
 // matter): "<doc id>#", a section address with an empty slug. A hit on it
@@ -34,9 +43,10 @@ const HeadSuffix = "#"
 // markdown. The zero value indexes DefaultFrontMatter.
 type Config struct {
 	// FrontMatter names the front-matter fields whose values are indexed
-	// with the document's lead passage (case-sensitive keys; strings,
-	// numbers and lists of them; other values are skipped). nil means
-	// DefaultFrontMatter; an empty non-nil list indexes none.
+	// with the document's lead passage (case-sensitive keys, or a
+	// SuffixPattern; strings, numbers and lists of them; other values are
+	// skipped). nil means DefaultFrontMatter; an empty non-nil list
+	// indexes none.
 	FrontMatter []string
 }
 
@@ -389,18 +399,49 @@ func (c Config) frontMatterText(rec *docir.Record) string {
 		return ""
 	}
 	var lines []string
-	for _, k := range c.Fields() {
+	for _, k := range c.keys(rec) {
 		lines = appendValues(lines, rec.Fields[k])
 	}
 	return strings.Join(lines, "\n")
 }
 
-// Names returns what names rec as a whole: its title and the configured
-// front-matter values that are single strings (a description, a summary).
-// A query equal to one of them asks for the document itself.
+// keys are the keys of rec's front matter that the config indexes, in the
+// list's order: a name as it is, a SuffixPattern as the keys it matches
+// (sorted) that the list does not name.
+func (c Config) keys(rec *docir.Record) []string {
+	fields := c.Fields()
+	var out []string
+	for _, f := range fields {
+		suffix, pattern := strings.CutPrefix(f, SuffixPattern)
+		suffix = strings.ToLower(suffix)
+		if !pattern || suffix == "" {
+			out = append(out, f)
+			continue
+		}
+		var matched []string
+		for k := range rec.Fields {
+			if strings.HasSuffix(strings.ToLower(k), suffix) && !slices.Contains(fields, k) && !slices.Contains(out, k) {
+				matched = append(matched, k)
+			}
+		}
+		slices.Sort(matched)
+		out = append(out, matched...)
+	}
+	return out
+}
+
+// Names returns what names rec as a whole: its title and the values of
+// the front-matter fields the config names exactly that are single
+// strings (a description, a summary). A query equal to one of them asks
+// for the document itself. A field matched by a SuffixPattern is searched
+// but names nothing: Hugo's linkTitle "Diagrams" of the page titled
+// "Diagrams functions" must not name it beside the page titled "Diagrams".
 func (c Config) Names(rec *docir.Record) []string {
 	out := []string{rec.Title}
 	for _, k := range c.Fields() {
+		if strings.HasPrefix(k, SuffixPattern) {
+			continue
+		}
 		if s, ok := rec.Fields[k].(string); ok && strings.TrimSpace(s) != "" && s != rec.Title {
 			out = append(out, Prose(s, false))
 		}
@@ -414,7 +455,7 @@ func (c Config) Names(rec *docir.Record) []string {
 // matched.
 func (c Config) FrontMatterProse(rec *docir.Record) string {
 	var out []string
-	for _, k := range c.Fields() {
+	for _, k := range c.keys(rec) {
 		s, ok := rec.Fields[k].(string)
 		s = strings.TrimSpace(Prose(s, false))
 		if ok && s != rec.Title && len(strings.Fields(s)) >= 3 {

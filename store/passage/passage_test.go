@@ -140,6 +140,37 @@ func TestPassagesFrontMatter(t *testing.T) {
 	}
 }
 
+// TestFrontMatterPatterns: by default a field whose name ends in "title"
+// or "description", in any case, is read in the pattern's place, in the
+// order of its name (VS Code's PageTitle and MetaDescription,
+// Hugo's linkTitle), once; it names nothing. An explicit list reads only
+// what it names, and "*x" in it is the fields ending in x.
+func TestFrontMatterPatterns(t *testing.T) {
+	rec := docir.Record{ID: "terminal/basics", Title: "Terminal Basics", Fields: map[string]any{
+		"PageTitle": "Integrated Terminal in Visual Studio Code", "MetaDescription": "Visual Studio Code has an integrated terminal.",
+		"linkTitle": "Terminal", "title": "Terminal Basics", "Area": "terminal", "DateApproved": "12/10/2025", "subtitle": 7,
+	}}
+	for _, c := range []struct {
+		fields []string
+		want   string
+	}{
+		{nil, "Terminal Basics\nIntegrated Terminal in Visual Studio Code\nTerminal\n7\nVisual Studio Code has an integrated terminal."},
+		{[]string{"Area", "*TITLE"}, "terminal\nIntegrated Terminal in Visual Studio Code\nTerminal\n7\nTerminal Basics"},
+		{[]string{"*", "Area"}, "terminal"}, // "*" alone is the field named so
+		{[]string{}, ""},
+	} {
+		if got := (Config{FrontMatter: c.fields}).frontMatterText(&rec); got != c.want {
+			t.Errorf("front_matter %q: %q, want %q", c.fields, got, c.want)
+		}
+	}
+	if n := (Config{}).Names(&rec); !cmp.Equal(n, []string{"Terminal Basics"}) {
+		t.Errorf("names %q: a field a pattern matches names nothing", n)
+	}
+	if n := (Config{FrontMatter: []string{"PageTitle"}}).Names(&rec); !cmp.Equal(n, []string{"Terminal Basics", "Integrated Terminal in Visual Studio Code"}) {
+		t.Errorf("names %q: a field named exactly names the page", n)
+	}
+}
+
 // TestWritePassages writes the passages of every markdown file under
 // $DOCIR_PASSAGES_SRC to $DOCIR_PASSAGES, one JSON line each, for the
 // corpus tests and benchmarks of store/fulltext:
