@@ -89,9 +89,19 @@ func isQuestion(fields []string) bool {
 }
 
 // frameKey is a word as the frame list spells it: lower case, without the
-// punctuation around it ("How", "I;" and "(what" are how, i and what).
+// punctuation around it ("How", "I;" and "(what" are how, i and what), and
+// without a contraction of a frame verb ("what's", "I'm", "we're",
+// "I've", "it'll", "I'd" are what, i, we, i, it, i; a negation, "doesn't",
+// is not a frame word: it is part of what is asked).
 func frameKey(f string) string {
-	return strings.ToLower(strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) }))
+	w := strings.ToLower(strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) }))
+	w = strings.ReplaceAll(w, "’", "'")
+	for _, c := range []string{"'s", "'m", "'re", "'ve", "'ll", "'d"} {
+		if base, ok := strings.CutSuffix(w, c); ok && frameWords[base] {
+			return base
+		}
+	}
+	return w
 }
 
 // endsClause says a word ends its clause: it ends with ";", ":", "?", "!"

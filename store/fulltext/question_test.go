@@ -18,6 +18,9 @@ func TestQuestionTopic(t *testing.T) {
 		"Can I set Hugo configuration with environment variables?":   "set Hugo configuration with environment variables?",
 		"how long does a build take":                                 "how long does a build take",
 		"How many pages does each pager hold?":                       "How many pages does each pager hold?",
+		"What's new in the editor?":                                  "new in the editor?",
+		"I’m seeing a blank page; what’s wrong?":                     "seeing a blank page; wrong?",
+		"Why doesn't my page render?":                                "doesn't my page render?",
 		"how do I":                                                   "how do I",
 		"How?":                                                       "How?",
 		// not questions: a copied sentence, a topic
