@@ -28,10 +28,9 @@ import (
 // The words are English: a question in another language is ranked as it
 // is written.
 var (
-	interrogatives = words("how what which why when where who whom whose")
-	frameWords     = words(
-		// interrogatives are frame words too (see above)
-		"how what which why when where who whom whose " +
+	interrogatives = wordSet("how what which why when where who whom whose")
+	frameWords     = wordSet(
+		"how what which why when where who whom whose " + // the interrogatives
 			// auxiliary and modal verbs
 			"am is are was were be been do does did have has had can could " +
 			"shall should will would may might must " +
@@ -43,7 +42,7 @@ var (
 			"in of to for on at with by from into about")
 )
 
-func words(s string) map[string]bool {
+func wordSet(s string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(s) {
 		m[w] = true

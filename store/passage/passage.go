@@ -412,9 +412,8 @@ func (c Config) keys(rec *docir.Record) []string {
 	fields := c.Fields()
 	var out []string
 	for _, f := range fields {
-		suffix, pattern := strings.CutPrefix(f, SuffixPattern)
-		suffix = strings.ToLower(suffix)
-		if !pattern || suffix == "" {
+		suffix, pattern := patternSuffix(f)
+		if !pattern {
 			out = append(out, f)
 			continue
 		}
@@ -430,6 +429,13 @@ func (c Config) keys(rec *docir.Record) []string {
 	return out
 }
 
+// patternSuffix is the suffix a SuffixPattern entry matches, in lower
+// case; pattern is false for a field's name ("*" alone is one).
+func patternSuffix(entry string) (suffix string, pattern bool) {
+	suffix, pattern = strings.CutPrefix(entry, SuffixPattern)
+	return strings.ToLower(suffix), pattern && suffix != ""
+}
+
 // Names returns what names rec as a whole: its title and the values of
 // the front-matter fields the config names exactly that are single
 // strings (a description, a summary). A query equal to one of them asks
@@ -439,7 +445,7 @@ func (c Config) keys(rec *docir.Record) []string {
 func (c Config) Names(rec *docir.Record) []string {
 	out := []string{rec.Title}
 	for _, k := range c.Fields() {
-		if strings.HasPrefix(k, SuffixPattern) {
+		if _, pattern := patternSuffix(k); pattern {
 			continue
 		}
 		if s, ok := rec.Fields[k].(string); ok && strings.TrimSpace(s) != "" && s != rec.Title {
