@@ -27,19 +27,20 @@ import (
 //
 // The words are English: a question in another language is ranked as it
 // is written.
+const interrogativeWords = "how what which why when where who whom whose"
+
 var (
-	interrogatives = wordSet("how what which why when where who whom whose")
-	frameWords     = wordSet(
-		"how what which why when where who whom whose " + // the interrogatives
-			// auxiliary and modal verbs
-			"am is are was were be been do does did have has had can could " +
-			"shall should will would may might must " +
-			// pronouns and determiners that open a question
-			"i me my we us our you your it its there this that " +
-			// articles
-			"a an the " +
-			// prepositions that open one ("in which folder", "for a page")
-			"in of to for on at with by from into about")
+	interrogatives = wordSet(interrogativeWords)
+	frameWords     = wordSet(interrogativeWords + " " +
+		// auxiliary and modal verbs
+		"am is are was were be been do does did have has had can could " +
+		"shall should will would may might must " +
+		// pronouns and determiners that open a question
+		"i me my we us our you your it its there this that " +
+		// articles
+		"a an the " +
+		// prepositions that open one ("in which folder", "for a page")
+		"in of to for on at with by from into about")
 )
 
 func wordSet(s string) map[string]bool {
