@@ -80,7 +80,7 @@ func makePlan(all []planned, budget int) *readPlan {
 	plan := newReadPlan(budget)
 	for _, st := range steps(all, budget/ShortShare) {
 		plan.full = false
-		if !plan.addStep(st) && plan.full && !(st.whole && len(st.d.rec.Sections) > 0) {
+		if !plan.addStep(st) && plan.full && !(st.whole && len(st.d.rec.Sections) > 0) || plan.ended {
 			break
 		}
 	}
@@ -258,6 +258,7 @@ func (t tokenCounter) count(from, to int) int {
 type readPlan struct {
 	budget, used int
 	full         bool // the last read refused fits the budget but not what is left of it
+	ended        bool // a read taken in parts ran out of budget (see addFromTop): the plan is over
 	addrs        []string
 	planned      map[string]bool     // the addresses in addrs
 	taken        map[string][][2]int // doc id -> byte ranges already planned
@@ -368,8 +369,12 @@ func (p *readPlan) addPassage(d *planned, ph passageHit) bool {
 	}
 	if slug == "" {
 		// The text before the first heading has no address of its own; the
-		// document is its address.
-		return p.add(d.rec.ID, d.rec.ID, 0, d.size, d.whole)
+		// document is its address — unless no plan of this budget could
+		// hold it whole: then it is read from its top.
+		if d.whole <= p.budget || len(d.rec.Sections) == 0 {
+			return p.add(d.rec.ID, d.rec.ID, 0, d.size, d.whole)
+		}
+		return p.addFromTop(d)
 	}
 	if d.cut == nil { // a plan made of planned values alone (tests)
 		d.cut = passage.Config{}.Cutter(&d.rec)
@@ -380,4 +385,32 @@ func (p *readPlan) addPassage(d *planned, ph passageHit) bool {
 	}
 	sec := d.rec.Sections[i]
 	return p.add(d.rec.ID, d.rec.ID+"#"+sec.Slug, sec.Start, sec.End, d.tc.count(sec.Start, sec.End))
+}
+
+// addFromTop plans a document that matched as itself (its title, its
+// lead) but is over the whole budget, as a reader reads it: its sections
+// in document order, each with its subsections while it fits what is left
+// of the budget, else its own subsections in its place, until a section
+// without subsections does not fit (the plan then ends, as makePlan ends
+// it at a read that does not fit). A document
+// the query names is the likeliest read of all: it must not be skipped
+// for its size, leaving the plan to the hits after it. It says whether it
+// planned anything.
+func (p *readPlan) addFromTop(d *planned) bool {
+	if d.cut == nil { // a plan made of planned values alone (tests)
+		d.cut = passage.Config{}.Cutter(&d.rec)
+	}
+	added := false
+	for _, sec := range d.rec.Sections {
+		p.full = false
+		if p.add(d.rec.ID, d.rec.ID+"#"+sec.Slug, sec.Start, sec.End, d.tc.count(sec.Start, sec.End)) {
+			added = true
+			continue
+		}
+		if sec.OwnEnd >= sec.End && p.full {
+			p.ended = true // a section with no subsections to narrow it to does not fit
+			break
+		}
+	}
+	return added
 }
