@@ -39,7 +39,9 @@ func TestQueryNamesSection(t *testing.T) {
 // the heading 8.0.0), not to a shorter one with the same digits in
 // another order (mkdocs-material's changelog: "1.7.1" landed on 7.1.7,
 // "0.1.1" on 0.1.0, "8.0.0" on 8.0.2), nor to one whose notes say it
-// ("forgotten in 8.0.0"); but never to a section the query excludes.
+// ("forgotten in 8.0.0"), nor to a subsection whose heading says more
+// ("Null bulk strings" for "bulk strings", on Redis's protocol page); but
+// never to a section the query excludes.
 func TestQuerySaysHeading(t *testing.T) {
 	ws := linksService(t, map[string]string{
 		"changelog.md": "# Changelog\n\n## 8.0.3\n\n- Removed a setting (forgotten in 8.0.0)\n\n## 8.0.2\n\n- Fixed annotations\n\n## 8.0.0\n\n" +
@@ -47,6 +49,9 @@ func TestQuerySaysHeading(t *testing.T) {
 			"## 7.1.7\n\n- Fixed search\n\n## 1.7.1\n\n- Added a dark palette for the header and the footer of every page\n\n" +
 			"## 0.1.0\n\n- First\n\n## 0.1.1\n\n- Fixed the first release's broken icons on small screens, in every browser\n",
 		"design.md": "# Design\n\n## Drawbacks\n\nThe primary drawback is its cost, which every reader pays.\n\n## Alternatives\n\nDrawbacks: none known.\n",
+		"protocol.md": "# Protocol specification\n\n## Types\n\n### Bulk strings\n\nA bulk string is a binary blob: its length in bytes, then the bytes, " +
+			"then a line ending, so that any byte may be in it, and a reader knows where it ends before it reads it.\n\n" +
+			"#### Null bulk strings\n\nThe null bulk string is bulk strings' null.\n",
 	})
 	wantMatched(t, ws, map[string]string{
 		"8.0.0":          "changelog#800",
@@ -54,6 +59,7 @@ func TestQuerySaysHeading(t *testing.T) {
 		"0.1.1":          "changelog#011",
 		"drawbacks":      "design#drawbacks",
 		"drawbacks -the": "design#alternatives", // #drawbacks holds "the"
+		"bulk strings":   "protocol#bulk-strings", // not its shorter subsection, whose heading adds a word
 	})
 }
 

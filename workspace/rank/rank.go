@@ -963,11 +963,13 @@ func (r *ranking) chooseSection(f *found) error {
 // headingSays promotes, when the query shares no word with the document's
 // title, the section whose own heading says the query (its words in order,
 // adjacent: "8.0.0" in "8.0.0 November 28, 2021"), as a page's title does
-// its page: of those sections, the one that scores best on the whole
-// query, if one scores above 0 (a section the query excludes, or that
-// lacks its phrase, scores 0). Every such section is scored, whichever
-// passages the ranking read, so a rank-safe reading chooses as an
-// exhaustive one does.
+// its page: of those sections, the one whose heading is most nearly the
+// query (the largest share of its own heading's words that are the
+// query's: "Bulk strings" before its subsection "Null bulk strings"), then
+// the one that scores best on the whole query, if one scores above 0 (a
+// section the query excludes, or that lacks its phrase, scores 0). Every
+// such section is scored, whichever passages the ranking read, so a
+// rank-safe reading chooses as an exhaustive one does.
 func (r *ranking) headingSays(rec *docir.Record, d *rankedDoc) error {
 	var says []string
 	for _, sec := range rec.Sections {
@@ -983,20 +985,43 @@ func (r *ranking) headingSays(rec *docir.Record, d *rankedDoc) error {
 		return err
 	}
 	qs, sc := []*fulltext.Query{r.q}, []float64{0}
-	best, bestSlug := 0.0, ""
+	best, bestShare, bestSlug := 0.0, 0.0, ""
 	for _, slug := range says {
 		p, err := dt.passageKept(rec.ID+"#"+slug, false)
 		if err != nil {
 			return err
 		}
-		if r.scorer().ScoreEach(qs, p, sc); sc[0] > best {
-			best, bestSlug = sc[0], slug
+		r.scorer().ScoreEach(qs, p, sc)
+		share := r.headingShare(rec, slug)
+		if sc[0] > 0 && (share > bestShare || share == bestShare && sc[0] > best) {
+			best, bestShare, bestSlug = sc[0], share, slug
 		}
 	}
 	if best > 0 {
 		promote(d, bestSlug, best)
 	}
 	return nil
+}
+
+// headingShare is the share of the distinct words of the heading of rec's
+// section slug that are the query's.
+func (r *ranking) headingShare(rec *docir.Record, slug string) float64 {
+	i := slices.IndexFunc(rec.Sections, func(s docir.Section) bool { return s.Slug == slug })
+	if i < 0 {
+		return 0
+	}
+	asked := r.queryTerms()
+	var own []string
+	said := 0
+	for _, t := range r.heading(rec.Sections[i].Heading) {
+		if !slices.Contains(own, t) {
+			own = append(own, t)
+			if asked[t] {
+				said++
+			}
+		}
+	}
+	return float64(said) / float64(max(len(own), 1))
 }
 
 // namedSections are the sections of rec that the query names, each with
