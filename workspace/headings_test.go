@@ -58,7 +58,7 @@ func TestQuerySaysHeading(t *testing.T) {
 		"1.7.1":          "changelog#171",
 		"0.1.1":          "changelog#011",
 		"drawbacks":      "design#drawbacks",
-		"drawbacks -the": "design#alternatives", // #drawbacks holds "the"
+		"drawbacks -the": "design#alternatives",   // #drawbacks holds "the"
 		"bulk strings":   "protocol#bulk-strings", // not its shorter subsection, whose heading adds a word
 	})
 }
