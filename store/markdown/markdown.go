@@ -21,8 +21,8 @@
 //     (Hugo's and Pandoc's `## Metadata {#metadata-schema}`, MkDocs'
 //     `## Metadata {: #metadata-schema }`) has the id it gives as its
 //     slug, and the block is not part of its text.
-//   - Title: front-matter `title`, else the first level-1 heading, else the
-//     file name without ".md".
+//   - Title: front-matter `title`, else the document's first heading when
+//     it is a level-1 heading, else the file name without ".md".
 //   - MkDocs admonitions, details and content tabs (`!!! note`, `??? tip`,
 //     `=== "Tab"`) are containers whose body is the lines indented 4
 //     spaces under the opener (mkdocs.go); a heading in one makes no
@@ -102,7 +102,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   when it really opens with a link reference definition ("[a]: /x"),
 //	   not when it opens with a link or a bracketed note (the file was
 //	   skipped).
-const RulesVersion = 6
+//	7  a level-1 heading is the title only when it is the document's
+//	   first heading (an RFC titled "Drawbacks" by a "# Drawbacks" after
+//	   its "## Summary" is titled by its file name).
+const RulesVersion = 7
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
@@ -276,13 +279,12 @@ func (p *Parser) ParseContext(ctx context.Context, name string, src []byte, lim 
 	case string:
 		rec.Title = strings.TrimSpace(t)
 	}
-	if rec.Title == "" {
-		for _, s := range rec.Sections {
-			if s.Level == 1 {
-				rec.Title = s.Heading
-				break
-			}
-		}
+	if rec.Title == "" && len(rec.Sections) > 0 && rec.Sections[0].Level == 1 {
+		// A level-1 heading that opens the document's headings is its
+		// title; one after other headings is a part of it (an RFC's
+		// "# Drawbacks" after its "## Summary", Redis's "# Appendix" at
+		// the end of a command's page).
+		rec.Title = rec.Sections[0].Heading
 	}
 	if rec.Title == "" {
 		rec.Title = strings.TrimSuffix(path.Base(name), ".md")

@@ -198,7 +198,10 @@ func TestParseCases(t *testing.T) {
 		// Jekyll and Hugo accept trailing blanks on the fence lines.
 		{"front matter fences with trailing blanks", "---  \r\ntitle: T\r\n--- \t\r\n# A\n", "T", []string{"a"}, []string{"A"}},
 		{"front matter dots with trailing blanks", "--- \ntitle: T\n...\t\n# A\n", "T", []string{"a"}, []string{"A"}},
-		{"first h1 not first heading", "## Intro\n# Real\n", "Real", []string{"intro", "real"}, []string{"Intro", "Real"}},
+		// A level-1 heading after another heading is a part, not the title
+		// (an RFC's "# Drawbacks" after its "## Summary").
+		{"first h1 not first heading", "## Intro\n# Real\n", "x", []string{"intro", "real"}, []string{"Intro", "Real"}},
+		{"first heading an h1", "# Real\n## Intro\n# Part\n", "Real", []string{"real", "intro", "part"}, []string{"Real", "Intro", "Part"}},
 		{"non-ascii", "# Поиск\n## 例子\n", "Поиск", []string{"поиск", "例子"}, []string{"Поиск", "例子"}},
 		{"escaped", "# a \\* b\n", "a * b", []string{"a--b"}, []string{"a * b"}},
 		// GitHub slugs a heading's text content: character references
