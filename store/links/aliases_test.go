@@ -1,0 +1,115 @@
+package links
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/docir/docir/docir"
+)
+
+// TestAliasPath: where Hugo serves an alias a page declares, the table of
+// Hugo's URL management page (content/examples/example-1.md: "/old-url",
+// "old-name", "../old/path") and the other page kinds.
+func TestAliasPath(t *testing.T) {
+	tests := []struct {
+		rel, alias, want string
+	}{
+		{"examples/example-1.md", "/old-url", "/old-url"},
+		{"examples/example-1.md", "old-name", "/examples/old-name"},
+		{"examples/example-1.md", "../old/path", "/old/path"},
+		{"examples/example-1.md", "./here/", "/examples/here"},
+		{"examples/b/index.md", "old-name", "/examples/old-name"},
+		{"examples/_index.md", "old-name", "/old-name"},
+		{"_index.md", "old", "/old"},
+		{"page.md", "old", "/old"},
+		{"a.md", "../../../x", "/x"},
+		{"a/b.md", "/topics/acl/", "/topics/acl"},
+		{"a/b.md", "/topics/acl/index.html", "/topics/acl"},
+		{"a/b.md", "/old.html", "/old.html"},
+		{"a/b.md", " /padded ", "/padded"},
+		{"a/b.md", "/x//y/../z", "/x/z"},
+	}
+	for _, tt := range tests {
+		got, ok := AliasPath(tt.rel, tt.alias)
+		if !ok || got != tt.want {
+			t.Errorf("AliasPath(%q, %q) = %q, %v; want %q", tt.rel, tt.alias, got, ok, tt.want)
+		}
+	}
+	for _, a := range []string{"", "  ", "/", "/index.html", "..", "https://example.com/x", "//host/x", "{{ .x }}", "a\x00b"} {
+		if got, ok := AliasPath("a/b.md", a); ok {
+			t.Errorf("AliasPath(a/b.md, %q) = %q, want none", a, got)
+		}
+	}
+}
+
+// TestSitePath: the path a root-relative link names, in the form of
+// AliasPath, below the base; none for any other link.
+func TestSitePath(t *testing.T) {
+	in := func(target string) docir.LinkRef { return docir.LinkRef{Target: target, Kind: docir.LinkInline} }
+	r := Rules{Base: "/docs/", Ignore: []string{"/docs/ignored*"}}
+	tests := []struct {
+		link docir.LinkRef
+		want string
+		ok   bool
+	}{
+		{in("/docs/topics/acl#key-permissions"), "/topics/acl", true},
+		{in("/docs/topics/acl/"), "/topics/acl", true},
+		{in("/docs/topics/acl/index.html?x=1"), "/topics/acl", true},
+		{in("/docs/old.html"), "/old.html", true},
+		{in("/docs/a%20b"), "/a b", true},
+		{in("/docs"), "/", true},
+		{in("/other/x"), "", false},
+		{in("topics/acl"), "", false},
+		{in("//host/docs/x"), "", false},
+		{in("https://x.example/docs/x"), "", false},
+		{in("/docs/ignored/x"), "", false},
+		{in("/docs/{{ .x }}"), "", false},
+		{docir.LinkRef{Target: "/docs/x", Kind: docir.LinkHugoRef}, "", false},
+	}
+	for _, tt := range tests {
+		got, ok := r.SitePath(tt.link)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("SitePath(%q) = %q, %v; want %q, %v", tt.link.Target, got, ok, tt.want, tt.ok)
+		}
+	}
+	if got, _ := (Rules{}).SitePath(in("/topics/acl/")); got != "/topics/acl" {
+		t.Errorf("SitePath under the root base = %q", got)
+	}
+}
+
+// TestAliases: the value of the aliases field, a string or a list.
+func TestAliases(t *testing.T) {
+	if got := Aliases("/a"); len(got) != 1 || got[0] != "/a" {
+		t.Errorf("Aliases(string) = %q", got)
+	}
+	if got := Aliases([]any{"/a", 3, "b"}); strings.Join(got, ",") != "/a,b" {
+		t.Errorf("Aliases(list) = %q", got)
+	}
+	if got := Aliases(map[string]any{"a": "b"}); got != nil {
+		t.Errorf("Aliases(map) = %q", got)
+	}
+}
+
+// FuzzAliasPath: an alias, outside input from a page's front matter, and a
+// link's target give paths of one form: rooted, clean, no trailing '/'
+// (but the root), no "/index.html"; and a link to an alias's path finds it.
+func FuzzAliasPath(f *testing.F) {
+	for _, s := range []string{"/old-url", "old-name", "../old/path", "/x/index.html", "a/../../b/", "/old.html", "%2F"} {
+		f.Add("examples/example-1.md", s)
+	}
+	f.Fuzz(func(t *testing.T, rel, alias string) {
+		p, ok := AliasPath(rel, alias)
+		if !ok {
+			return
+		}
+		if !strings.HasPrefix(p, "/") || p == "/" || strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/index.html") || strings.Contains(p, "//") {
+			t.Fatalf("AliasPath(%q, %q) = %q", rel, alias, p)
+		}
+		if strings.ContainsAny(p, "#?%") {
+			return // a link writes these escaped
+		}
+		if got, ok := (Rules{}).SitePath(docir.LinkRef{Target: p + "/"}); !ok || got != p {
+			t.Fatalf("SitePath(%q/) = %q, %v; want the alias %q", p, got, ok, p)
+		}
+	})
+}
