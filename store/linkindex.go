@@ -32,9 +32,21 @@ import (
 //	        for check, which reads only this bucket
 //	linkfold  lower-cased file key + 0x00 + file key -> "1": the files by
 //	        their path in lower case, for links.ignore_case
+//	linkalias "a" + alias path + 0x00 + id -> "1": the documents that
+//	        declare each Hugo alias (links.AliasPath), for
+//	        links.hugo_aliases; and "d" + id + 0x00 + alias path -> "1",
+//	        the aliases of each document. Kept whatever the rules say, so
+//	        that check names the rule and turning it on re-reads nothing
 //
 // and in the generation's meta, link_rules (the site base and ignore
-// patterns, JSON) and link_counts (docir.LinkCounts, JSON).
+// patterns, JSON), link_counts (docir.LinkCounts, JSON) and link_aliases
+// ("1": linkalias holds every document's aliases; a store sealed by a
+// docir before it has none, and its next seal indexes every document).
+//
+// A link looked up among the aliases has the linkto key "\x01" + the
+// alias path (no file key starts so), so that a change of the documents
+// that declare it resolves it again; one that resolves through an alias
+// has its document's file key too, so that LinksInto finds it.
 //
 // Sealing resolves again exactly the documents whose resolution may have
 // changed: the documents the layer puts or deletes, and the documents
@@ -47,9 +59,11 @@ var (
 	bucketLinkTo = []byte("linkto")
 	bucketBroken = []byte("broken")
 	bucketFold   = []byte("linkfold")
+	bucketAlias  = []byte("linkalias")
 
-	keyLinkRules  = []byte("link_rules")
-	keyLinkCounts = []byte("link_counts")
+	keyLinkRules   = []byte("link_rules")
+	keyLinkCounts  = []byte("link_counts")
+	keyLinkAliases = []byte("link_aliases")
 )
 
 // LinkConfig is what a store is told of its links besides its sources
@@ -78,15 +92,20 @@ type LinkConfig struct {
 	// DirectoryURLs reads a relative link not written as a markdown file
 	// path from the page's own URL folder (links.Rules.DirectoryURLs).
 	DirectoryURLs bool `json:"directory_urls,omitempty"`
+	// HugoAliases lets a root-relative link whose path names no file
+	// lead to the document that declares the path among its front
+	// matter's Hugo aliases (links.AliasPath; resolver.alias).
+	HugoAliases bool `json:"hugo_aliases,omitempty"`
 }
 
-// LinkRuleDirectoryURLs and LinkRuleVitePressAnchors name
-// links.directory_urls and links.vitepress_anchors in
-// docir.CheckedLink.ResolvesWith, as docir.LinkRuleRootFallback and the
-// others name theirs.
+// LinkRuleDirectoryURLs, LinkRuleVitePressAnchors and LinkRuleHugoAliases
+// name links.directory_urls, links.vitepress_anchors and
+// links.hugo_aliases in docir.CheckedLink.ResolvesWith, as
+// docir.LinkRuleRootFallback and the others name theirs.
 const (
 	LinkRuleDirectoryURLs    = "links.directory_urls"
 	LinkRuleVitePressAnchors = "links.vitepress_anchors"
+	LinkRuleHugoAliases      = "links.hugo_aliases"
 )
 
 // Equal reports whether c and o are the same rules, every field
@@ -95,7 +114,7 @@ const (
 func (c LinkConfig) Equal(o LinkConfig) bool {
 	return c.Base == o.Base && slices.Equal(c.Ignore, o.Ignore) && c.IgnoreCase == o.IgnoreCase &&
 		c.DefinitionIDs == o.DefinitionIDs && c.RootFallback == o.RootFallback && c.MkDocsAnchors == o.MkDocsAnchors &&
-		c.DirectoryURLs == o.DirectoryURLs && c.VitePressAnchors == o.VitePressAnchors
+		c.DirectoryURLs == o.DirectoryURLs && c.VitePressAnchors == o.VitePressAnchors && c.HugoAliases == o.HugoAliases
 }
 
 // linkEntry is one document's resolved links.
@@ -202,24 +221,44 @@ func (p *Pending) sealLinks() error {
 	if err := p.sealFold(); err != nil {
 		return err
 	}
+	if err := p.sealAliases(); err != nil {
+		return err
+	}
 	todo, err := p.linksToResolve(all)
 	if err != nil {
 		return err
 	}
 	r.rules = rules
+	err = p.eachInBatches(todo, func(c chain, id string) error {
+		r.c = c
+		return p.resolveDoc(c, r, id, &counts, all)
+	})
+	if err != nil {
+		return err
+	}
+	v, err := json.Marshal(counts)
+	if err != nil {
+		return err
+	}
+	return p.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyLinkCounts, v) })
+}
+
+// eachInBatches calls fn with each of ids in turn, in write
+// transactions of the new layer of at most 2048 ids each, and the chain
+// each transaction reads.
+func (p *Pending) eachInBatches(ids []string, fn func(c chain, id string) error) error {
 	const perTx = 2048
-	for len(todo) > 0 {
-		batch := todo[:min(perTx, len(todo))]
-		todo = todo[len(batch):]
+	for len(ids) > 0 {
+		batch := ids[:min(perTx, len(ids))]
+		ids = ids[len(batch):]
 		err := p.db.Update(func(tx *bolt.Tx) error {
 			c, done, err := p.chain(tx)
 			if err != nil {
 				return err
 			}
 			defer done()
-			r.c = c
 			for _, id := range batch {
-				if err := p.resolveDoc(c, r, id, &counts, all); err != nil {
+				if err := fn(c, id); err != nil {
 					return err
 				}
 			}
@@ -229,11 +268,7 @@ func (p *Pending) sealLinks() error {
 			return err
 		}
 	}
-	v, err := json.Marshal(counts)
-	if err != nil {
-		return err
-	}
-	return p.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyLinkCounts, v) })
+	return nil
 }
 
 // linkRulesOf reads the rules a generation's links are resolved by from
@@ -286,7 +321,11 @@ func (p *Pending) linksToResolve(all bool) ([]string, error) {
 			}
 			return nil
 		}
-		for _, key := range slices.Sorted(maps.Keys(p.linkKeys)) {
+		keys := slices.Sorted(maps.Keys(p.linkKeys))
+		for _, a := range slices.Sorted(maps.Keys(p.aliasPaths)) {
+			keys = append(keys, aliasLinkKey(a))
+		}
+		for _, key := range keys {
 			err := linkersOf(c, key, func(id []byte) { ids[string(id)] = true })
 			if err != nil {
 				return err
@@ -295,6 +334,129 @@ func (p *Pending) linksToResolve(all bool) ([]string, error) {
 		return nil
 	})
 	return slices.Sorted(maps.Keys(ids)), err
+}
+
+// aliasLinkKey is the linkto key of a lookup of the alias path a.
+func aliasLinkKey(a string) string { return "\x01" + a }
+
+// indexAliases keeps the alias index (linkalias) in step with the
+// documents ch deletes and puts, as Apply writes them into c's top layer.
+func (p *Pending) indexAliases(c chain, ch Change) error {
+	for _, id := range ch.Delete {
+		if err := p.setAliases(c, id, nil); err != nil {
+			return err
+		}
+	}
+	for _, d := range ch.Put {
+		if err := p.setAliases(c, d.Record.ID, recordAliases(d.Record.Path, d.Record.Fields)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordAliases are the alias paths (links.AliasPath) the front matter
+// fields of the document whose file is rel below its source folder
+// declare, sorted, each once.
+func recordAliases(rel string, fields map[string]any) []string {
+	var out []string
+	for _, a := range links.Aliases(fields["aliases"]) {
+		if p, ok := links.AliasPath(rel, a); ok {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// setAliases makes the alias index say that document id declares the
+// alias paths cur (sorted, each once), noting in p.aliasPaths each path
+// it adds or drops.
+func (p *Pending) setAliases(c chain, id string, cur []string) error {
+	var old []string
+	prefix := []byte("d" + id + "\x00")
+	err := c.eachFrom(bucketAlias, prefix, false, func(k, _ []byte, _ int) error {
+		if !bytes.HasPrefix(k, prefix) {
+			return errStop
+		}
+		old = append(old, string(k[len(prefix):]))
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return err
+	}
+	if len(old) == 0 && len(cur) == 0 {
+		return nil
+	}
+	if p.aliasPaths == nil {
+		p.aliasPaths = map[string]bool{}
+	}
+	b := c.top().Bucket(bucketAlias)
+	for _, a := range old {
+		if _, found := slices.BinarySearch(cur, a); found {
+			continue
+		}
+		p.aliasPaths[a] = true
+		for _, k := range []string{"a" + a + "\x00" + id, "d" + id + "\x00" + a} {
+			var err error
+			if len(p.lower) == 0 {
+				err = b.Delete([]byte(k))
+			} else {
+				err = b.Put([]byte(k), tombstone)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	for _, a := range cur {
+		if slices.Contains(old, a) {
+			continue
+		}
+		p.aliasPaths[a] = true
+		if err := errors.Join(b.Put([]byte("a"+a+"\x00"+id), []byte("1")), b.Put([]byte("d"+id+"\x00"+a), []byte("1"))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sealAliases indexes the aliases of every document when the previous
+// generation kept no alias index (sealed by a docir before it), and
+// records that this one keeps it.
+func (p *Pending) sealAliases() error {
+	if !p.aliasIndexed {
+		var ids []string
+		err := p.db.View(func(tx *bolt.Tx) error {
+			c, done, err := p.chain(tx)
+			if err != nil {
+				return err
+			}
+			defer done()
+			return c.each(bucketDocs, false, func(k, _ []byte, _ int) error {
+				ids = append(ids, string(k))
+				return nil
+			})
+		})
+		if err != nil {
+			return err
+		}
+		err = p.eachInBatches(ids, func(c chain, id string) error {
+			raw, _ := c.get(bucketDocs, []byte(id))
+			var m struct {
+				Path   string         `json:"path"`
+				Fields map[string]any `json:"fields"`
+			}
+			if err := json.Unmarshal(raw, &m); err != nil {
+				return p.damaged("record %q: %v", id, err)
+			}
+			return p.setAliases(c, id, recordAliases(m.Path, m.Fields))
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return p.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyLinkAliases, []byte("1")) })
 }
 
 // linkersOf calls fn with every document that linkto says may link to the
@@ -520,6 +682,9 @@ func (r *resolver) link(id, root, rel string, ref docir.LinkRef, keys map[string
 			}
 		}
 	}
+	if target == "" && r.cfg.HugoAliases {
+		target = r.alias(ref, keys)
+	}
 	if target == "" {
 		if t.NotMarkdown {
 			l.Status, l.Reason = docir.LinkUnchecked, docir.ReasonNotMarkdown
@@ -574,6 +739,38 @@ func (r *resolver) file(key string, keys map[string]bool) string {
 		}
 		return nil
 	})
+	return found
+}
+
+// alias is the document a root-relative link leads to through a Hugo
+// alias (links.hugo_aliases): of the documents that declare the path it
+// names (links.Rules.SitePath) among their aliases, the first in id
+// order, so that a clash resolves the same way every time (Hugo writes
+// one redirect page per path, whichever page it renders last); "" for
+// none. Its lookup (aliasLinkKey) and the document's file key go into
+// keys.
+func (r *resolver) alias(ref docir.LinkRef, keys map[string]bool) string {
+	p, ok := r.rules.SitePath(ref)
+	if !ok {
+		return ""
+	}
+	keys[aliasLinkKey(p)] = true
+	prefix := []byte("a" + p + "\x00")
+	found := ""
+	_ = r.c.eachFrom(bucketAlias, prefix, false, func(k, _ []byte, _ int) error {
+		if bytes.HasPrefix(k, prefix) {
+			found = string(k[len(prefix):])
+		}
+		return errStop
+	})
+	if found == "" {
+		return ""
+	}
+	key, _ := r.c.get(bucketManifest, []byte(found))
+	if key == nil {
+		return ""
+	}
+	keys[string(key)] = true
 	return found
 }
 
@@ -1046,6 +1243,7 @@ func offRuleSets(cfg LinkConfig) []ruleSet {
 	for _, r := range []rule{
 		{docir.LinkRuleDefinitionIDs, !cfg.DefinitionIDs, false, func(r *resolver) { r.cfg.DefinitionIDs = true }},
 		{LinkRuleDirectoryURLs, !cfg.DirectoryURLs, true, func(r *resolver) { r.rules.DirectoryURLs = true }},
+		{LinkRuleHugoAliases, !cfg.HugoAliases, false, func(r *resolver) { r.cfg.HugoAliases = true }},
 		{docir.LinkRuleIgnoreCase, !cfg.IgnoreCase, false, func(r *resolver) { r.cfg.IgnoreCase = true }},
 		{docir.LinkRuleMkDocsAnchors, !cfg.MkDocsAnchors, false, func(r *resolver) { r.cfg.MkDocsAnchors = true }},
 		{docir.LinkRuleRootFallback, !cfg.RootFallback, false, func(r *resolver) { r.rules.RootFallback = true }},

@@ -313,6 +313,12 @@ type Pending struct {
 	// rules, whose change resolves every link again.
 	linkIDs, linkKeys          map[string]bool
 	prevSources, prevLinkRules []byte
+	// The alias paths (links.AliasPath) whose documents the layer
+	// changed, noted as Apply writes them (indexAliases), and whether
+	// the previous generation keeps the alias index (a store sealed by a
+	// docir before it does not: the seal indexes every document).
+	aliasPaths   map[string]bool
+	aliasIndexed bool
 }
 
 // Begin starts the next generation in a folder no reader knows of, on top
@@ -479,13 +485,14 @@ func (p *Pending) seed(prev *Snapshot) error {
 	}
 	p.db = db
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketDocs, bucketBodies, bucketPairs, bucketFiles, bucketManifest, bucketNumbers, bucketPostings, bucketShadow, bucketLinks, bucketLinkTo, bucketBroken, bucketFold} {
+		for _, b := range [][]byte{bucketMeta, bucketDocs, bucketBodies, bucketPairs, bucketFiles, bucketManifest, bucketNumbers, bucketPostings, bucketShadow, bucketLinks, bucketLinkTo, bucketBroken, bucketFold, bucketAlias} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
 		m := tx.Bucket(bucketMeta)
 		var sources, frontMatter, parseRules, linkCounts []byte
+		p.aliasIndexed = prev == nil // a first generation indexes what it puts
 		if prev != nil {
 			if err := prev.db.View(func(ptx *bolt.Tx) error {
 				pm := ptx.Bucket(bucketMeta)
@@ -493,6 +500,7 @@ func (p *Pending) seed(prev *Snapshot) error {
 				frontMatter = bytes.Clone(pm.Get(keyFrontMatter))
 				parseRules = bytes.Clone(pm.Get(keyParseRules))
 				p.prevLinkRules = bytes.Clone(pm.Get(keyLinkRules))
+				p.aliasIndexed = pm.Get(keyLinkAliases) != nil
 				linkCounts = bytes.Clone(pm.Get(keyLinkCounts))
 				return nil
 			}); err != nil {
@@ -589,7 +597,7 @@ func (p *Pending) mergeIn(from []prevLayer, keepTombstones bool) error {
 	defer done()
 	const perTx = 4096
 	type kv struct{ k, v, body, pairs []byte }
-	for _, bucket := range [][]byte{bucketDocs, bucketFiles, bucketManifest, bucketLinks, bucketLinkTo, bucketBroken, bucketFold} {
+	for _, bucket := range [][]byte{bucketDocs, bucketFiles, bucketManifest, bucketLinks, bucketLinkTo, bucketBroken, bucketFold, bucketAlias} {
 		var batch []kv
 		flush := func() error {
 			err := p.db.Update(func(tx *bolt.Tx) error {
@@ -715,6 +723,9 @@ func (p *Pending) Apply(c Change) error {
 		}
 		defer done()
 		p.noteChange(ch, c)
+		if err := p.indexAliases(ch, c); err != nil {
+			return err
+		}
 		docs, bodies, pairs, files := tx.Bucket(bucketDocs), tx.Bucket(bucketBodies), tx.Bucket(bucketPairs), tx.Bucket(bucketFiles)
 		manifest := tx.Bucket(bucketManifest)
 		// Refreshes mostly write keys in order (a walk is sorted): pack

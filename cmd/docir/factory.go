@@ -392,7 +392,8 @@ func indexSettings(lc *loadedConfig) ingest.Options {
 		SourceExclude: lc.sourceExcludes(),
 		Links: store.LinkConfig{Base: lc.Links.Base, Ignore: lc.Links.Ignore,
 			IgnoreCase: lc.Links.IgnoreCase, DefinitionIDs: lc.Links.DefinitionIDs, RootFallback: lc.Links.RootFallback,
-			MkDocsAnchors: lc.Links.MkDocsAnchors, DirectoryURLs: lc.Links.DirectoryURLs, VitePressAnchors: lc.Links.VitePressAnchors},
+			MkDocsAnchors: lc.Links.MkDocsAnchors, DirectoryURLs: lc.Links.DirectoryURLs, VitePressAnchors: lc.Links.VitePressAnchors,
+			HugoAliases: lc.Links.HugoAliases},
 	}
 }
 

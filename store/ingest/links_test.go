@@ -111,7 +111,7 @@ func randomPage(r *rand.Rand, names []string) string {
 // incremental link index answers exactly what an index built from
 // scratch on the same files answers.
 func TestLinkIndexMatchesFromScratch(t *testing.T) {
-	for _, cfg := range []store.LinkConfig{{}, {IgnoreCase: true, DefinitionIDs: true, Ignore: []string{"*/g.md*"}}, {DirectoryURLs: true, RootFallback: true}} {
+	for _, cfg := range []store.LinkConfig{{}, {IgnoreCase: true, DefinitionIDs: true, Ignore: []string{"*/g.md*"}}, {DirectoryURLs: true, RootFallback: true}, {HugoAliases: true}} {
 		t.Run(fmt.Sprintf("%+v", cfg), func(t *testing.T) { testLinkIndexMatchesFromScratch(t, cfg) })
 	}
 }
@@ -123,6 +123,10 @@ func testLinkIndexMatchesFromScratch(t *testing.T, cfg store.LinkConfig) {
 	src := filepath.Join(top, "docs")
 	names := []string{"a.md", "b.md", "c.md", "d/e.md", "d/index.md", "f/_index.md", "g.md", "h/README.md", "../api/x.md", "../api/y/index.md"}
 	r := rand.New(rand.NewPCG(7, 27))
+	page := randomPage
+	if cfg.HugoAliases {
+		page = aliasPage
+	}
 	mtime := time.Now().Add(-time.Hour)
 	write := func(name, content string) {
 		writeFile(t, src, name, content)
@@ -132,7 +136,7 @@ func testLinkIndexMatchesFromScratch(t *testing.T, cfg store.LinkConfig) {
 		}
 	}
 	for _, n := range names[:5] {
-		write(n, randomPage(r, names))
+		write(n, page(r, names))
 	}
 	write("../api/x.md", "# X\n\n## Usage\n")
 	srcs := []store.Source{{Path: src}, {Path: filepath.Join(top, "api"), Prefix: "api"}}
@@ -145,7 +149,7 @@ func testLinkIndexMatchesFromScratch(t *testing.T, cfg store.LinkConfig) {
 				t.Fatal(err)
 			}
 		default:
-			write(n, randomPage(r, names))
+			write(n, page(r, names))
 		}
 		if _, err := Refresh(context.Background(), dir, srcs, opt); err != nil {
 			if docir.CodeOf(err) == docir.CodeSource || strings.Contains(err.Error(), "claim") {

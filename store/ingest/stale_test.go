@@ -241,6 +241,7 @@ func TestStaleSettings(t *testing.T) {
 		"links.mkdocs_anchors":    func(o *Options) { o.Links.MkDocsAnchors = true },
 		"links.directory_urls":    func(o *Options) { o.Links.DirectoryURLs = true },
 		"links.vitepress_anchors": func(o *Options) { o.Links.VitePressAnchors = true },
+		"links.hugo_aliases":      func(o *Options) { o.Links.HugoAliases = true },
 		"exclude":                 func(o *Options) { o.Exclude = nil },
 		"a source's exclude":      func(o *Options) { o.SourceExclude = map[string][]string{src: {"x/"}} },
 		"no .gitignore":           func(o *Options) { o.NoGitignore = true },

@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/docir/docir/docir"
@@ -34,8 +33,7 @@ func writeVitePressFixture(t *testing.T, src string) {
 func TestVitePressAnchors(t *testing.T) {
 	src := t.TempDir()
 	writeVitePressFixture(t, src)
-	const broken = "broken"
-	want := []struct{ target, off, on string }{ // the address without and with the rule
+	want := []ruleWant{ // the address without and with the rule
 		{"/guide/#index-html-and-project-root", broken, "guide#indexhtml-and-project-root"},
 		{"../config/server-options.md#server-open", "config/server-options#server-open", "config/server-options#serveropen"},
 		{"/config/server-options#server-host", broken, "config/server-options#serverhost-"},
@@ -46,60 +44,14 @@ func TestVitePressAnchors(t *testing.T) {
 		{"/config/server-options#server-close", broken, broken},
 		{"/guide/#examples-3", broken, broken},
 	}
-	for _, on := range []bool{false, true} {
-		dir := t.TempDir()
-		if _, err := Refresh(t.Context(), dir, []store.Source{{Path: src}}, Options{Links: store.LinkConfig{VitePressAnchors: on}}); err != nil {
-			t.Fatal(err)
-		}
-		s, err := store.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		ls, err := s.LinksOf("blog/post")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var bl []*docir.Link
-		got := map[string]*docir.Link{}
-		for i := range ls {
-			got[ls[i].Target] = &ls[i]
-			if ls[i].Status == docir.LinkBroken {
-				bl = append(bl, &ls[i])
-			}
-		}
-		if err := s.FillResolvesWith(bl); err != nil {
-			t.Fatal(err)
-		}
-		for _, w := range want {
-			l, addr := got[w.target], w.off
-			if on {
-				addr = w.on
-			}
-			switch {
-			case l == nil:
-				t.Fatalf("no link %s in %v", w.target, ls)
-			case addr == broken && (l.Status != docir.LinkBroken || l.Reason != docir.ReasonNoSection):
-				t.Errorf("vitepress_anchors %v: %s: %s %q, want broken (no_section)", on, w.target, l.Status, l.Address)
-			case addr != broken && (l.Status != docir.LinkResolved || l.Address != addr):
-				t.Errorf("vitepress_anchors %v: %s: %s %q (%s), want %q", on, w.target, l.Status, l.Address, l.Reason, addr)
-			}
-			var with []string // the rule, for a link broken without it and resolved with it
-			if !on && w.off == broken && w.on != broken {
-				with = []string{store.LinkRuleVitePressAnchors}
-			}
-			if !slices.Equal(l.ResolvesWith, with) {
-				t.Errorf("vitepress_anchors %v: %s resolves with %q, want %q", on, w.target, l.ResolvesWith, with)
-			}
-		}
-		checkVitePressGet(t, s, on)
-	}
+	rule := ruleOnOff{name: store.LinkRuleVitePressAnchors, set: func(c *store.LinkConfig) { c.VitePressAnchors = true }, reason: docir.ReasonNoSection}
+	rule.check(t, src, "blog/post", want, checkVitePressGet)
 }
 
 // checkVitePressGet: what get's heading part finds after get's own rules
 // (LinkRuleSections): the section a link's VitePress anchor leads to when
 // the rule is on, and nothing when it is off.
-func checkVitePressGet(t *testing.T, snap *store.Snapshot, on bool) {
+func checkVitePressGet(t *testing.T, on bool, snap *store.Snapshot) {
 	t.Helper()
 	rec, ok, err := snap.Record("config/server-options")
 	if err != nil || !ok {

@@ -1,0 +1,262 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store"
+)
+
+// writeHugoAliasesFixture writes a small Hugo site: pages that declare
+// aliases (site-relative, page-relative, a string, one path two pages
+// declare, one a file also has) and a page that links them as the Redis
+// docs link /topics/acl.
+func writeHugoAliasesFixture(t *testing.T, src string) {
+	t.Helper()
+	writeFile(t, src, "docs/management/security/acl.md", "---\ntitle: ACL\naliases: [/topics/acl, old-acl, ../../../legacy/acl.html]\n---\n# ACL\n\n## Key permissions\n")
+	writeFile(t, src, "docs/guides/_index.md", "---\naliases: /guides/\n---\n# Guides\n")
+	writeFile(t, src, "b.md", "---\naliases: [/shared]\n---\n# B\n")
+	writeFile(t, src, "a.md", "---\naliases: [/shared, /exists]\n---\n# A\n")
+	writeFile(t, src, "exists.md", "# Exists\n")
+	writeFile(t, src, "commands/auth.md", "# AUTH\n\n"+
+		"[a](/topics/acl#key-permissions) [b](/topics/acl/) [c](/topics/acl/index.html) [d](/docs/management/security/old-acl)\n\n"+
+		"[e](/guides) [f](/shared) [g](/exists) [h](/legacy/acl.html) [i](/legacy/acl)\n\n"+
+		"[j](/topics/acl#nope) [k](/topics/nothing) [l](../topics/acl)\n")
+}
+
+// TestHugoAliases: with links.hugo_aliases a root-relative link whose path
+// names no file leads to the document that declares it among its aliases
+// (its anchor read there; a path two documents declare leads to the first
+// in id order; a file at the path wins), and LinksInto lists it; without
+// the rule such links are broken and name the rule they resolve with.
+func TestHugoAliases(t *testing.T) {
+	src := t.TempDir()
+	writeHugoAliasesFixture(t, src)
+	const acl = "docs/management/security/acl"
+	want := []ruleWant{ // the address without and with the rule
+		{"/topics/acl#key-permissions", broken, acl + "#key-permissions"},
+		{"/topics/acl/", broken, acl},
+		{"/topics/acl/index.html", broken, acl},
+		{"/docs/management/security/old-acl", broken, acl},
+		{"/guides", broken, "docs/guides"},
+		{"/shared", broken, "a"},
+		{"/exists", "exists", "exists"},
+		{"/legacy/acl.html", broken, acl},
+		{"/legacy/acl", broken, broken},
+		{"/topics/acl#nope", broken, broken},
+		{"/topics/nothing", broken, broken},
+		{"../topics/acl", broken, broken},
+	}
+	rule := ruleOnOff{name: store.LinkRuleHugoAliases, set: func(c *store.LinkConfig) { c.HugoAliases = true }}
+	rule.check(t, src, "commands/auth", want, func(t *testing.T, on bool, s *store.Snapshot) {
+		in, err := s.LinksInto(acl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var from []string
+		for _, l := range in {
+			from = append(from, l.Target)
+		}
+		wantIn := []string(nil)
+		if on {
+			wantIn = []string{"/topics/acl#key-permissions", "/topics/acl/", "/topics/acl/index.html", "/docs/management/security/old-acl", "/legacy/acl.html"}
+		}
+		if !slices.Equal(from, wantIn) {
+			t.Errorf("hugo_aliases %v: links into %s: %q, want %q", on, acl, from, wantIn)
+		}
+	})
+}
+
+// broken is ruleWant's address of a broken link.
+const broken = "broken"
+
+// ruleWant is a link's address without and with a link rule (broken for
+// a broken link).
+type ruleWant struct{ target, off, on string }
+
+// ruleOnOff is a link rule a test indexes a site without and with: its
+// name in ResolvesWith, what turns it on, and the reason of the broken
+// links it checks ("": any).
+type ruleOnOff struct {
+	name   string
+	set    func(*store.LinkConfig)
+	reason string
+}
+
+// check indexes src without and with the rule and holds the links of
+// document id to want: each leads to its address or is broken, and names
+// the rule in ResolvesWith where it is broken without it and resolves
+// with it; then more checks the generation.
+func (r ruleOnOff) check(t *testing.T, src, id string, want []ruleWant, more func(t *testing.T, on bool, s *store.Snapshot)) {
+	t.Helper()
+	for _, on := range []bool{false, true} {
+		var cfg store.LinkConfig
+		if on {
+			r.set(&cfg)
+		}
+		dir := t.TempDir()
+		if _, err := Refresh(t.Context(), dir, []store.Source{{Path: src}}, Options{Links: cfg}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := store.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		got := linksByTarget(t, s, id)
+		for _, w := range want {
+			l, addr := got[w.target], w.off
+			if on {
+				addr = w.on
+			}
+			switch {
+			case l == nil:
+				t.Fatalf("no link %s in %v", w.target, got)
+			case addr == broken && (l.Status != docir.LinkBroken || r.reason != "" && l.Reason != r.reason):
+				t.Errorf("%s %v: %s: %s %q (%s), want broken %s", r.name, on, w.target, l.Status, l.Address, l.Reason, r.reason)
+			case addr != broken && (l.Status != docir.LinkResolved || l.Address != addr):
+				t.Errorf("%s %v: %s: %s %q (%s), want %q", r.name, on, w.target, l.Status, l.Address, l.Reason, addr)
+			}
+			var with []string // the rule, for a link broken without it and resolved with it
+			if !on && w.off == broken && w.on != broken {
+				with = []string{r.name}
+			}
+			if !slices.Equal(l.ResolvesWith, with) {
+				t.Errorf("%s %v: %s resolves with %q, want %q", r.name, on, w.target, l.ResolvesWith, with)
+			}
+		}
+		more(t, on, s)
+	}
+}
+
+// linksByTarget are the links of document id by target, the broken ones'
+// ResolvesWith filled.
+func linksByTarget(t *testing.T, s *store.Snapshot, id string) map[string]*docir.Link {
+	t.Helper()
+	ls, err := s.LinksOf(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bl []*docir.Link
+	got := map[string]*docir.Link{}
+	for i := range ls {
+		got[ls[i].Target] = &ls[i]
+		if ls[i].Status == docir.LinkBroken {
+			bl = append(bl, &ls[i])
+		}
+	}
+	if err := s.FillResolvesWith(bl); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestHugoAliasesRefresh: a refresh that changes only which page declares
+// an alias resolves again the links to it, and no others need change: an
+// alias dropped leaves its links broken, one moved to another page leads
+// them there, one declared again by the first page leads them back.
+func TestHugoAliasesRefresh(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeHugoAliasesFixture(t, src)
+	opt := Options{Force: true, Links: store.LinkConfig{HugoAliases: true}}
+	steps := []struct {
+		what, file, content string
+		want                map[string]string // target -> address ("" broken)
+	}{
+		{"as written", "", "", map[string]string{"/topics/acl/": "docs/management/security/acl", "/shared": "a"}},
+		{"acl drops the alias", "docs/management/security/acl.md", "# ACL\n", map[string]string{"/topics/acl/": "", "/shared": "a"}},
+		{"b declares it", "b.md", "---\naliases: [/shared, /topics/acl]\n---\n# B\n", map[string]string{"/topics/acl/": "b", "/shared": "a"}},
+		{"a is gone", "a.md", "", map[string]string{"/topics/acl/": "b", "/shared": "b"}},
+		{"acl declares it again", "docs/management/security/acl.md", "---\naliases: /topics/acl\n---\n# ACL\n", map[string]string{"/topics/acl/": "b", "/shared": "b"}},
+		{"b drops both", "b.md", "# B\n", map[string]string{"/topics/acl/": "docs/management/security/acl", "/shared": ""}},
+	}
+	for _, st := range steps {
+		switch {
+		case st.file == "":
+		case st.content == "":
+			if err := os.Remove(filepath.Join(src, st.file)); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			writeFile(t, src, st.file, st.content)
+		}
+		if _, err := Refresh(t.Context(), dir, []store.Source{{Path: src}}, opt); err != nil {
+			t.Fatal(err)
+		}
+		s, err := store.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := linksByTarget(t, s, "commands/auth")
+		s.Close()
+		for target, addr := range st.want {
+			l := got[target]
+			if addr == "" && l.Status != docir.LinkBroken || addr != "" && (l.Status != docir.LinkResolved || l.Address != addr) {
+				t.Errorf("%s: %s: %s %q, want %q", st.what, target, l.Status, l.Address, addr)
+			}
+		}
+	}
+}
+
+// aliasPage is randomPage with aliases in its front matter, some of paths
+// links name, and links to such paths.
+func aliasPage(r *rand.Rand, names []string) string {
+	paths := []string{"/old/1", "/old/2/", "old-3", "../old-4", "/a"}
+	page := randomPage(r, names)
+	var as []string
+	for range r.IntN(3) {
+		as = append(as, fmt.Sprintf("%q", paths[r.IntN(len(paths))]))
+	}
+	fm := "aliases: [" + strings.Join(as, ", ") + "]\n"
+	if rest, ok := strings.CutPrefix(page, "---\n"); ok {
+		page = "---\n" + fm + rest
+	} else {
+		page = "---\n" + fm + "---\n" + page
+	}
+	return page + fmt.Sprintf("\n[al](/old/%d#setup) [al](/old-%d/) [al](/d/old-3)\n", 1+r.IntN(2), 3+r.IntN(2))
+}
+
+// TestHugoAliasesOlderStore: a store sealed by a docir that kept no alias
+// index (no linkalias bucket, no link_aliases in its meta) has every
+// document's aliases indexed by its next seal, so that turning the rule
+// on resolves the links to them.
+func TestHugoAliasesOlderStore(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeHugoAliasesFixture(t, src)
+	sum, err := Refresh(t.Context(), dir, []store.Source{{Path: src}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(filepath.Join(dir, "gen", fmt.Sprint(sum.Generation), "docs.bolt"), 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error {
+		return errors.Join(tx.DeleteBucket([]byte("linkalias")), tx.Bucket([]byte("meta")).Delete([]byte("link_aliases")))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Refresh(t.Context(), dir, []store.Source{{Path: src}}, Options{Links: store.LinkConfig{HugoAliases: true}}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if l := linksByTarget(t, s, "commands/auth")["/topics/acl/"]; l.Status != docir.LinkResolved || l.Address != "docs/management/security/acl" {
+		t.Errorf("/topics/acl/ after the older store's refresh: %s %q, want docs/management/security/acl", l.Status, l.Address)
+	}
+}
