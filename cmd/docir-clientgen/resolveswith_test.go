@@ -12,11 +12,11 @@ import (
 // hold (each link rule check names, and a site base, docir.BaseRule)
 // passes the check and links result schemas, and a value that is neither
 // does not: a client that checks replies must not refuse what a check of
-// a VitePress site or of a site served below /docs/ sends.
+// a VitePress or Hugo site or of a site served below /docs/ sends.
 func TestResolvesWithValues(t *testing.T) {
 	values := []string{
 		docir.LinkRuleDefinitionIDs, docir.LinkRuleIgnoreCase, docir.LinkRuleMkDocsAnchors, docir.LinkRuleRootFallback,
-		store.LinkRuleDirectoryURLs, store.LinkRuleVitePressAnchors,
+		store.LinkRuleDirectoryURLs, store.LinkRuleVitePressAnchors, store.LinkRuleHugoAliases,
 		docir.BaseRule("/docs/"), docir.BaseRule("/a/b/"),
 	}
 	check, links := compiled(t, "docir.check.result.json"), compiled(t, "docir.links.result.json")

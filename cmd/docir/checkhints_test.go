@@ -153,3 +153,59 @@ func TestLinksCommandHint(t *testing.T) {
 		t.Errorf("docir links check with a document check: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// TestCheckHintsHugoAliases: a Hugo site links the paths its pages list
+// under aliases (/topics/acl for docs/acl.md, as the Redis docs do);
+// check names links.hugo_aliases on each link that resolves with it, its
+// footer says how many, and links.ignore is suggested for none of them.
+// With the rule on, only the link no alias names is broken, and docir
+// links lists the others as the page's incoming links.
+func TestCheckHintsHugoAliases(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"docs/acl.md":      "---\naliases: [/topics/acl, old-acl]\n---\n# ACL\n\n## Key permissions\n",
+		"commands/auth.md": "# AUTH\n\n[a](/topics/acl#key-permissions) [b](/topics/acl) [c](/topics/acl) [d](/docs/old-acl/) [gone](/topics/gone)\n",
+	})
+	code, got, stderr := indexAndCheck(t, dir)
+	with := []string{"links.hugo_aliases"}
+	want := map[string][]string{"/topics/acl#key-permissions": with, "/topics/acl": with, "/docs/old-acl/": with, "/topics/gone": nil}
+	if diff := cmp.Diff(want, got); code != 1 || diff != "" {
+		t.Errorf("check: exit %d; broken links and what they resolve with (-want +got):\n%s", code, diff)
+	}
+	wantErr := []string{
+		"docir: 4 of the broken links resolve with link rules this store has off (docir.yaml; docs/links.md): links.hugo_aliases: true for 4",
+		"docir: 5 broken link(s) in 1 document(s)",
+	}
+	if diff := cmp.Diff(wantErr, stderr); diff != "" {
+		t.Errorf("check's stderr (-want +got):\n%s", diff)
+	}
+
+	writeTree(t, dir, map[string]string{"docir.yaml": "sources:\n  - path: .\nlinks:\n  hugo_aliases: true\n"})
+	code, got, stderr = indexAndCheck(t, dir)
+	if diff := cmp.Diff(map[string][]string{"/topics/gone": nil}, got); code != 1 || diff != "" {
+		t.Errorf("check with the rule: exit %d; broken links (-want +got):\n%s", code, diff)
+	}
+	if last := stderr[len(stderr)-1]; last != "docir: 1 broken link(s) in 1 document(s)" {
+		t.Errorf("check with the rule: stderr %q", stderr)
+	}
+	r := runDocir(t, dir, nil, "links", "docs/acl", "--format", "json")
+	var res struct {
+		Links struct {
+			Incoming []struct {
+				Target  string `json:"target"`
+				Address string `json:"address"`
+			} `json:"incoming"`
+		} `json:"links"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || r.code != 0 {
+		t.Fatalf("links docs/acl: exit %d, %v: %s %s", r.code, err, r.stdout, r.stderr)
+	}
+	var in []string
+	for _, l := range res.Links.Incoming {
+		in = append(in, l.Target+" -> "+l.Address)
+	}
+	wantIn := []string{"/topics/acl#key-permissions -> docs/acl#key-permissions", "/topics/acl -> docs/acl", "/topics/acl -> docs/acl", "/docs/old-acl/ -> docs/acl"}
+	if diff := cmp.Diff(wantIn, in); diff != "" {
+		t.Errorf("links docs/acl: incoming (-want +got):\n%s", diff)
+	}
+}
