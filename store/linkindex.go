@@ -422,27 +422,43 @@ func (p *Pending) setAliases(c chain, id string, cur []string) error {
 }
 
 // sealAliases indexes the aliases of every document when the previous
-// generation kept no alias index (sealed by a docir before it), and
-// records that this one keeps it.
+// generation kept no alias index (sealed by a docir before it, or
+// refreshed by one, which left entries of the documents it changed as
+// they were: those of a document gone are dropped), and records that this
+// one keeps it.
 func (p *Pending) sealAliases() error {
 	if !p.aliasIndexed {
-		var ids []string
+		ids := map[string]bool{}
 		err := p.db.View(func(tx *bolt.Tx) error {
 			c, done, err := p.chain(tx)
 			if err != nil {
 				return err
 			}
 			defer done()
-			return c.each(bucketDocs, false, func(k, _ []byte, _ int) error {
-				ids = append(ids, string(k))
+			err = c.each(bucketDocs, false, func(k, _ []byte, _ int) error {
+				ids[string(k)] = true
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			return c.eachFrom(bucketAlias, []byte("d"), false, func(k, _ []byte, _ int) error {
+				if k[0] != 'd' {
+					return errStop
+				}
+				id, _, _ := bytes.Cut(k[1:], []byte{0})
+				ids[string(id)] = true
 				return nil
 			})
 		})
-		if err != nil {
+		if err != nil && !errors.Is(err, errStop) {
 			return err
 		}
-		err = p.eachInBatches(ids, func(c chain, id string) error {
+		err = p.eachInBatches(slices.Sorted(maps.Keys(ids)), func(c chain, id string) error {
 			raw, _ := c.get(bucketDocs, []byte(id))
+			if raw == nil {
+				return p.setAliases(c, id, nil)
+			}
 			var m struct {
 				Path   string         `json:"path"`
 				Fields map[string]any `json:"fields"`
@@ -758,19 +774,17 @@ func (r *resolver) alias(ref docir.LinkRef, keys map[string]bool) string {
 	prefix := []byte("a" + p + "\x00")
 	found := ""
 	_ = r.c.eachFrom(bucketAlias, prefix, false, func(k, _ []byte, _ int) error {
-		if bytes.HasPrefix(k, prefix) {
-			found = string(k[len(prefix):])
+		if !bytes.HasPrefix(k, prefix) {
+			return errStop
 		}
-		return errStop
+		id := k[len(prefix):]
+		if key, _ := r.c.get(bucketManifest, id); key != nil {
+			found = string(id)
+			keys[string(key)] = true
+			return errStop
+		}
+		return nil
 	})
-	if found == "" {
-		return ""
-	}
-	key, _ := r.c.get(bucketManifest, []byte(found))
-	if key == nil {
-		return ""
-	}
-	keys[string(key)] = true
 	return found
 }
 

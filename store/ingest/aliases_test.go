@@ -228,35 +228,53 @@ func aliasPage(r *rand.Rand, names []string) string {
 // TestHugoAliasesOlderStore: a store sealed by a docir that kept no alias
 // index (no linkalias bucket, no link_aliases in its meta) has every
 // document's aliases indexed by its next seal, so that turning the rule
-// on resolves the links to them.
+// on resolves the links to them; and one refreshed by such a docir after
+// a newer one, whose index holds the aliases of a document since gone,
+// has them dropped.
 func TestHugoAliasesOlderStore(t *testing.T) {
-	src, dir := t.TempDir(), t.TempDir()
-	writeHugoAliasesFixture(t, src)
-	sum, err := Refresh(t.Context(), dir, []store.Source{{Path: src}}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := bolt.Open(filepath.Join(dir, "gen", fmt.Sprint(sum.Generation), "docs.bolt"), 0o644, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Update(func(tx *bolt.Tx) error {
-		return errors.Join(tx.DeleteBucket([]byte("linkalias")), tx.Bucket([]byte("meta")).Delete([]byte("link_aliases")))
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Refresh(t.Context(), dir, []store.Source{{Path: src}}, Options{Links: store.LinkConfig{HugoAliases: true}}); err != nil {
-		t.Fatal(err)
-	}
-	s, err := store.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if l := linksByTarget(t, s, "commands/auth")["/topics/acl/"]; l.Status != docir.LinkResolved || l.Address != "docs/management/security/acl" {
-		t.Errorf("/topics/acl/ after the older store's refresh: %s %q, want docs/management/security/acl", l.Status, l.Address)
+	const stale = "d000-gone\x00/topics/acl"
+	for _, older := range []string{"sealed", "refreshed"} {
+		src, dir := t.TempDir(), t.TempDir()
+		writeHugoAliasesFixture(t, src)
+		sum, err := Refresh(t.Context(), dir, []store.Source{{Path: src}}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		layer := func(gen uint64, fn func(tx *bolt.Tx) error) {
+			t.Helper()
+			db, err := bolt.Open(filepath.Join(dir, "gen", fmt.Sprint(gen), "docs.bolt"), 0o644, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := errors.Join(db.Update(fn), db.Close()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		layer(sum.Generation, func(tx *bolt.Tx) error {
+			meta := tx.Bucket([]byte("meta")).Delete([]byte("link_aliases"))
+			if older == "sealed" {
+				return errors.Join(tx.DeleteBucket([]byte("linkalias")), meta)
+			}
+			b := tx.Bucket([]byte("linkalias"))
+			return errors.Join(b.Put([]byte(stale), []byte("1")), b.Put([]byte("a/topics/acl\x00000-gone"), []byte("1")), meta)
+		})
+		sum, err = Refresh(t.Context(), dir, []store.Source{{Path: src}}, Options{Links: store.LinkConfig{HugoAliases: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := store.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l := linksByTarget(t, s, "commands/auth")["/topics/acl/"]; l.Status != docir.LinkResolved || l.Address != "docs/management/security/acl" {
+			t.Errorf("%s by an older docir: /topics/acl/: %s %q, want docs/management/security/acl", older, l.Status, l.Address)
+		}
+		s.Close()
+		layer(sum.Generation, func(tx *bolt.Tx) error {
+			if v := tx.Bucket([]byte("linkalias")).Get([]byte(stale)); older == "refreshed" && !slices.Equal(v, []byte{0}) {
+				t.Errorf("the entry of a document gone is %q in the new layer, want a tombstone", v)
+			}
+			return nil
+		})
 	}
 }
