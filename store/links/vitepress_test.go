@@ -118,8 +118,8 @@ func TestVitePressSlugAsJavaScript(t *testing.T) {
 // repeats, none holds a separator (but '-', and '_' first, before a
 // digit), a control character or a combining diacritic, or starts or
 // ends with '-' or starts with a digit; the slug
-// of a slug is itself (VitePress 2 slugifies a link's anchor and expects
-// so); and a heading's anchor depends only on the headings before it.
+// of a slug is itself, for a heading without control characters
+// (VitePress 2 slugifies a link's anchor and expects so); and a heading's anchor depends only on the headings before it.
 func FuzzVitePressAnchors(f *testing.F) {
 	for _, c := range vitePressSlugCases {
 		f.Add(c.heading, "Examples")
@@ -141,6 +141,14 @@ func FuzzVitePressAnchors(f *testing.F) {
 			}
 		}
 		for _, h := range hs[:2] {
+			// VitePress drops control characters after NFKD has ordered
+			// the combining marks around them, so two marks a control
+			// character kept apart may end adjacent and out of canonical
+			// order, and a second NFKD reorders them ("0\u0615\x11\u0748"):
+			// the slug of a slug is itself for a heading without them.
+			if strings.ContainsFunc(h, func(r rune) bool { return r <= 0x1f }) {
+				continue
+			}
 			if s := VitePressSlug(h); VitePressSlug(s) != s {
 				t.Fatalf("slug of %q is %q, whose slug is %q", h, s, VitePressSlug(s))
 			}
