@@ -12,7 +12,9 @@ import (
 // page's title's (the section was chosen on the words beyond the title
 // alone, and a shorter sibling that says those won): a review of real
 // documentation found "Adding tooltips", "Using icons", "Code annotations"
-// and FastAPI's "Model for Output" each landing on a sibling.
+// and FastAPI's "Model for Output" each landing on a sibling, and one of
+// Redis's "RESP3 to Lua type conversion" landing on "Lua to RESP3 type
+// conversion".
 func TestQueryNamesSection(t *testing.T) {
 	ws := linksService(t, map[string]string{
 		"tooltips.md": "# Tooltips\n\n## Adding tooltips\n\nTooltips are added with the title attribute of a link, and shown on hover\n" +
@@ -24,13 +26,16 @@ func TestQueryNamesSection(t *testing.T) {
 			"### Response Body: Statusz Object\n\nFields.\n",
 		"rfc.md": "# Private fields\n\n## Summary\n\nPrivate fields are fields that only the defining module reads. Private fields, private fields.\n\n" +
 			"## Motivation\n\nEncapsulation of the fields.\n",
+		"lua.md": "# Lua API\n\n## Lua to RESP3 type conversion\n\nA table.\n\n## RESP3 to Lua type conversion\n\n" +
+			"Each type of the reply a command gives is converted to a Lua value, as the table below lists, one row a type.\n",
 	})
 	wantMatched(t, ws, map[string]string{
 		"adding tooltips":                  "tooltips#adding-tooltips",
 		"Model for Output":                 "schemas#model-for-output",
 		"model for input":                  "schemas#model-for-input",
 		"statusz endpoint response format": "statusz#endpoint-response-format",
-		"private fields motivation":        "rfc#motivation", // a heading that only repeats the title names nothing
+		"private fields motivation":        "rfc#motivation",                   // a heading that only repeats the title names nothing
+		"RESP3 to Lua type conversion":     "lua#resp3-to-lua-type-conversion", // not its sibling of the same words in another order
 	})
 }
 

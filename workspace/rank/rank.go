@@ -1035,6 +1035,10 @@ func (r *ranking) headingShare(rec *docir.Record, slug string) float64 {
 // chosen (chooseSection), as a page's exact title chooses the page. (The
 // share is of the own heading, not the path: "Model for Input" and "Model
 // for Output" under "Models for Input and Output" have one path's words.)
+// A heading that says the query, its words in order and adjacent
+// (Query.SaidBy), counts 1 more: "RESP3 to Lua type conversion" names
+// that section before its sibling "Lua to RESP3 type conversion", whose
+// heading has the same words.
 func (r *ranking) namedSections(rec *docir.Record) map[string]float64 {
 	if n, ok := r.namedSecs[rec.ID]; ok {
 		return n
@@ -1090,7 +1094,11 @@ func (r *ranking) sectionsNamed(rec *docir.Record) map[string]float64 {
 				said++
 			}
 		}
-		out[sec.Slug] = float64(said) / float64(max(len(own), 1))
+		share := float64(said) / float64(max(len(own), 1))
+		if r.q.SaidBy(r.heading(sec.Heading), func() []int { return r.headingWords(sec.Heading) }) {
+			share++ // its heading says the query, in its order: above a sibling with the same words
+		}
+		out[sec.Slug] = share
 	}
 	return out
 }
