@@ -104,7 +104,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   skipped).
 //	7  a level-1 heading is the title only when it is the document's
 //	   first heading (an RFC titled "Drawbacks" by a "# Drawbacks" after
-//	   its "## Summary" is titled by its file name).
+//	   its "## Summary" is titled by its file name); and the passages no
+//	   longer carry raw HTML script and style blocks, nor the colons and
+//	   type of a ::: container's line (store/passage Prose), which only a
+//	   parse again re-indexes.
 const RulesVersion = 7
 
 // Parsed is what Parse makes of a file.

@@ -509,12 +509,16 @@ func appendValues(lines []string, v any) []string {
 // and the marker, type and quotes of an MkDocs block's opener line
 // (`!!! note "Heads up"` keeps `Heads up`, `??? tip` keeps nothing: the
 // title is what a reader sees of it), at any indent (Prose does not know
-// the blocks around a line). An unterminated comment or shortcode runs to
-// the end of the text. Links, tags and openers in fenced code blocks are
-// code, and kept, as are links and tags in code spans.
+// the blocks around a line); the colons and type of a ::: container's line
+// (`::: tip Title` keeps `Title`); and raw HTML script and style blocks,
+// from the line that opens one to the line that closes it (what a browser
+// runs or applies, never shows). An unterminated comment or shortcode runs
+// to the end of the text, as does an unclosed script or style block (as
+// CommonMark reads it). Links, tags, openers and script blocks in fenced
+// code blocks are code, and kept, as are links and tags in code spans.
 func Prose(text string, lead bool) string {
 	if !strings.Contains(text, "<") && !strings.Contains(text, "{") && !strings.Contains(text, "](") &&
-		!strings.Contains(text, "][") && !strings.Contains(text, "]:") && !mayHoldOpener(text) &&
+		!strings.Contains(text, "][") && !strings.Contains(text, "]:") && !mayHoldOpener(text) && !strings.Contains(text, ":::") &&
 		!(lead && strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++")) {
 		return text
 	}
@@ -566,7 +570,8 @@ func Prose(text string, lead bool) string {
 }
 
 // blankLinks blanks, in markdown text b, link and image destinations, the
-// labels of reference links and whole reference-definition lines, outside
+// labels of reference links and whole reference-definition lines, raw
+// HTML script and style blocks, and the markers of ::: containers, outside
 // fenced code blocks and code spans (see Prose).
 func blankLinks(b []byte) {
 	blank := func(from, to int) {
@@ -577,6 +582,7 @@ func blankLinks(b []byte) {
 		}
 	}
 	fence := "" // the fence of the code block the scan is in
+	raw := ""   // the closing tag of the script or style block the scan is in
 	for start := 0; start < len(b); {
 		end := lineEnd(b, start)
 		line := b[start:end]
@@ -586,12 +592,22 @@ func blankLinks(b []byte) {
 			if bytes.HasPrefix(trimmed, []byte(fence)) {
 				fence = ""
 			}
+		case raw != "" || rawBlockOpens(line) != "":
+			if raw == "" {
+				raw = rawBlockOpens(line)
+			}
+			closes := bytes.Contains(bytes.ToLower(line), []byte(raw))
+			blank(start, end) // line is a view of b: read before it is blanked
+			if closes {
+				raw = ""
+			}
 		case bytes.HasPrefix(trimmed, []byte("```")) || bytes.HasPrefix(trimmed, []byte("~~~")):
 			fence = string(trimmed[:3])
 		case isRefDefinition(line):
 			blank(start, end)
 		default:
 			blankOpener(line, blank, start)
+			blankContainer(line, blank, start)
 			if bytes.IndexByte(line, '{') >= 0 && isHeadingLine(b, start, end) {
 				if i := markdown.HeadingAttributeStart(line); i >= 0 {
 					blank(start+i, end)
@@ -601,6 +617,51 @@ func blankLinks(b []byte) {
 		}
 		start = end + 1
 	}
+}
+
+// rawBlockOpens returns the closing tag of the raw HTML block line opens
+// when it opens a script or a style block (CommonMark's HTML block of
+// the first kind: "<script" or "<style", in any case, then a space, a tab,
+// ">" or the line's end, indented three spaces at most), else "". What a
+// browser runs or applies is not read: VitePress pages open with a
+// `<script setup>` block of imports and code the page never shows.
+func rawBlockOpens(line []byte) string {
+	t := bytes.TrimLeft(line, " ")
+	if len(line)-len(t) > 3 || len(t) < 6 || t[0] != '<' {
+		return ""
+	}
+	for _, tag := range []string{"script", "style"} {
+		if len(t) < 1+len(tag) || !bytes.EqualFold(t[1:1+len(tag)], []byte(tag)) {
+			continue
+		}
+		after := t[1+len(tag):]
+		if len(after) == 0 || after[0] == ' ' || after[0] == '\t' || after[0] == '>' || after[0] == '\r' {
+			return "</" + tag + ">"
+		}
+	}
+	return ""
+}
+
+// blankContainer blanks, when line (at offset off of the text) opens or
+// closes a ::: container (VitePress's and Docusaurus's `::: tip Title`,
+// `:::details`, a closing `:::`), its colons and the word after them (the
+// container's type), and keeps the title a reader sees.
+func blankContainer(line []byte, blank func(from, to int), off int) {
+	t := bytes.TrimLeft(line, " \t")
+	if !bytes.HasPrefix(t, []byte(":::")) {
+		return
+	}
+	i := len(line) - len(t)
+	for i < len(line) && line[i] == ':' {
+		i++
+	}
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	for i < len(line) && line[i] != ' ' && line[i] != '\t' && line[i] != '\r' {
+		i++
+	}
+	blank(off, off+i)
 }
 
 // mayHoldOpener reports whether text may hold an MkDocs block's opener

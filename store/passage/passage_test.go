@@ -30,6 +30,16 @@ func TestProse(t *testing.T) {
 		{"unterminated", "text {{< open", false, "text"},
 		{"go template kept", "{{ math.Pi }} → 3.14", false, "{{ math.Pi }} → 3.14"},
 		{"toml front matter in the lead", "+++\ntitle = \"x\"\n+++\nBody.", true, "Body."},
+		// What a browser runs or applies is not prose (VitePress pages
+		// open with <script setup>); the same block in a fence is code.
+		{"script block", "<script setup>\nimport { onMounted } from 'vue'\n</script>\n\nThe lifecycle.", false, "The lifecycle."},
+		{"style block, one line", "<STYLE>.a { color: red }</style>\nText.", false, "Text."},
+		{"unclosed script", "Before.\n<script>\nvar x = 1", false, "Before."},
+		{"script in a fence is code", "```vue\n<script setup>\nconst n = ref(0)\n</script>\n```", false, "```vue <script setup> const n = ref(0) </script> ```"},
+		{"not a script tag", "<scripted> text and <styles> kept", false, "text and kept"},
+		// Indented four, no block opens: its tags are inline tags, blanked, their text kept.
+		{"script indented four", "    <script>x</script>", false, "x"},
+		{"container markers", "::: tip Mind the gap\nText.\n:::\n:::details\nMore.\n:::", false, "Mind the gap Text. More."},
 		{"toml only opens the lead", "+++\ntitle = \"x\"\n+++\nBody.", false, "+++ title = \"x\" +++ Body."},
 		// mkdocs-material's changelog and conventions (review finding 7).
 		{"heading attribute block and tag", "## 8.0.1 <small>November 28, 2021</small> { id=\"8.0.1\" }\n\n- Improved", false, "## 8.0.1 November 28, 2021 - Improved"},
@@ -65,7 +75,7 @@ func TestProse(t *testing.T) {
 // FuzzProse: the output is as long as the input, keeps its newlines, and
 // changes bytes only to spaces.
 func FuzzProse(f *testing.F) {
-	for _, s := range []string{"a <!-- b --> c", "{{< x >}}y{{< /x >}}", "+++\na\n+++\nb", "{{%", "<!--", "", "# a <b c='d'>e</b> { #f .g h=\"i\" }\n", "t {#x}\r---\r\n<a/ ><a =x>", "## a {: #b }\nc{:d}\n===\n", "!!! n \"t [a](b)\"\r\n    x\n\t=== \"u\"\r???+\n```\n??? x\n"} {
+	for _, s := range []string{"a <!-- b --> c", "{{< x >}}y{{< /x >}}", "+++\na\n+++\nb", "{{%", "<!--", "", "# a <b c='d'>e</b> { #f .g h=\"i\" }\n", "t {#x}\r---\r\n<a/ ><a =x>", "## a {: #b }\nc{:d}\n===\n", "!!! n \"t [a](b)\"\r\n    x\n\t=== \"u\"\r???+\n```\n??? x\n", "<script setup>\nx\n</SCRIPT>\n::: tip T\n:::\n", "  <style\r\n```\n</style>"} {
 		f.Add(s, true)
 	}
 	f.Fuzz(func(t *testing.T, s string, lead bool) {
