@@ -392,14 +392,10 @@ func (p *readPlan) addPassage(d *planned, ph passageHit) bool {
 // in document order, each with its subsections while it fits what is left
 // of the budget, else its own subsections in its place, until a section
 // without subsections does not fit (the plan then ends, as makePlan ends
-// it at a read that does not fit). A document
-// the query names is the likeliest read of all: it must not be skipped
-// for its size, leaving the plan to the hits after it. It says whether it
-// planned anything.
+// it at a read that does not fit). A document the query names is the
+// likeliest read of all: it must not be skipped for its size, leaving the
+// plan to the hits after it. It says whether it planned anything.
 func (p *readPlan) addFromTop(d *planned) bool {
-	if d.cut == nil { // a plan made of planned values alone (tests)
-		d.cut = passage.Config{}.Cutter(&d.rec)
-	}
 	added := false
 	for _, sec := range d.rec.Sections {
 		p.full = false

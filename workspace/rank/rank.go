@@ -971,10 +971,10 @@ func (r *ranking) chooseSection(f *found) error {
 // such section is scored, whichever passages the ranking read, so a
 // rank-safe reading chooses as an exhaustive one does.
 func (r *ranking) headingSays(rec *docir.Record, d *rankedDoc) error {
-	var says []string
+	var says []docir.Section
 	for _, sec := range rec.Sections {
 		if r.q.SaidBy(r.heading(sec.Heading), func() []int { return r.headingWords(sec.Heading) }) {
-			says = append(says, sec.Slug)
+			says = append(says, sec)
 		}
 	}
 	if len(says) == 0 {
@@ -986,15 +986,15 @@ func (r *ranking) headingSays(rec *docir.Record, d *rankedDoc) error {
 	}
 	qs, sc := []*fulltext.Query{r.q}, []float64{0}
 	best, bestShare, bestSlug := 0.0, 0.0, ""
-	for _, slug := range says {
-		p, err := dt.passageKept(rec.ID+"#"+slug, false)
+	for _, sec := range says {
+		p, err := dt.passageKept(rec.ID+"#"+sec.Slug, false)
 		if err != nil {
 			return err
 		}
 		r.scorer().ScoreEach(qs, p, sc)
-		share := r.headingShare(rec, slug)
+		share := r.ownShare(sec.Heading)
 		if sc[0] > 0 && (share > bestShare || share == bestShare && sc[0] > best) {
-			best, bestShare, bestSlug = sc[0], share, slug
+			best, bestShare, bestSlug = sc[0], share, sec.Slug
 		}
 	}
 	if best > 0 {
@@ -1003,17 +1003,14 @@ func (r *ranking) headingSays(rec *docir.Record, d *rankedDoc) error {
 	return nil
 }
 
-// headingShare is the share of the distinct words of the heading of rec's
-// section slug that are the query's.
-func (r *ranking) headingShare(rec *docir.Record, slug string) float64 {
-	i := slices.IndexFunc(rec.Sections, func(s docir.Section) bool { return s.Slug == slug })
-	if i < 0 {
-		return 0
-	}
+// ownShare is the share of the distinct words of heading that are the
+// query's: how nearly the heading is the query (see headingSays and
+// namedSections).
+func (r *ranking) ownShare(heading string) float64 {
 	asked := r.queryTerms()
 	var own []string
 	said := 0
-	for _, t := range r.heading(rec.Sections[i].Heading) {
+	for _, t := range r.heading(heading) {
 		if !slices.Contains(own, t) {
 			own = append(own, t)
 			if asked[t] {
@@ -1065,15 +1062,12 @@ func (r *ranking) sectionsNamed(rec *docir.Record) map[string]float64 {
 		for len(stack) > 0 && stack[len(stack)-1].level >= sec.Level {
 			stack = stack[:len(stack)-1]
 		}
-		var words, own []string
+		var words []string
 		if len(stack) > 0 {
 			words = slices.Clone(stack[len(stack)-1].words)
 		}
 		if sec.Heading != rec.Title {
 			for _, t := range r.heading(sec.Heading) {
-				if !slices.Contains(own, t) {
-					own = append(own, t)
-				}
 				if !slices.Contains(words, t) {
 					words = append(words, t)
 				}
@@ -1088,13 +1082,10 @@ func (r *ranking) sectionsNamed(rec *docir.Record) map[string]float64 {
 		if !all || !beyond {
 			continue
 		}
-		said := 0
-		for _, t := range own {
-			if asked[t] {
-				said++
-			}
+		share := 0.0 // a heading that repeats the title says nothing of its own
+		if sec.Heading != rec.Title {
+			share = r.ownShare(sec.Heading)
 		}
-		share := float64(said) / float64(max(len(own), 1))
 		if r.q.SaidBy(r.heading(sec.Heading), func() []int { return r.headingWords(sec.Heading) }) {
 			share++ // its heading says the query, in its order: above a sibling with the same words
 		}
