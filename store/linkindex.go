@@ -459,10 +459,7 @@ func (p *Pending) sealAliases() error {
 			if raw == nil {
 				return p.setAliases(c, id, nil)
 			}
-			var m struct {
-				Path   string         `json:"path"`
-				Fields map[string]any `json:"fields"`
-			}
+			var m fieldMeta // its path and front matter
 			if err := json.Unmarshal(raw, &m); err != nil {
 				return p.damaged("record %q: %v", id, err)
 			}

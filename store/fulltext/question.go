@@ -27,28 +27,30 @@ import (
 //
 // The words are English: a question in another language is ranked as it
 // is written.
-const interrogativeWords = "how what which why when where who whom whose"
-
-var (
-	interrogatives = wordSet(interrogativeWords)
-	frameWords     = wordSet(interrogativeWords + " " +
-		// auxiliary and modal verbs
-		"am is are was were be been do does did have has had can could " +
-		"shall should will would may might must " +
-		// pronouns and determiners that open a question
-		"i me my we us our you your it its there this that " +
-		// articles
-		"a an the " +
-		// prepositions that open one ("in which folder", "for a page")
-		"in of to for on at with by from into about")
-)
-
-func wordSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[w] = true
+// isInterrogative and isFrameWord are switches, not sets built at start-up:
+// every docir call is a fresh process, and most ask no question.
+func isInterrogative(w string) bool {
+	switch w {
+	case "how", "what", "which", "why", "when", "where", "who", "whom", "whose":
+		return true
 	}
-	return m
+	return false
+}
+
+func isFrameWord(w string) bool {
+	switch w {
+	case // auxiliary and modal verbs
+		"am", "is", "are", "was", "were", "be", "been", "do", "does", "did", "have", "has", "had", "can", "could",
+		"shall", "should", "will", "would", "may", "might", "must",
+		// pronouns and determiners that open a question
+		"i", "me", "my", "we", "us", "our", "you", "your", "it", "its", "there", "this", "that",
+		// articles
+		"a", "an", "the",
+		// prepositions that open one ("in which folder", "for a page")
+		"in", "of", "to", "for", "on", "at", "with", "by", "from", "into", "about":
+		return true
+	}
+	return isInterrogative(w)
 }
 
 // questionTopic returns text without the frame of each of its clauses
@@ -61,7 +63,7 @@ func questionTopic(text string) string {
 	out := make([]string, 0, len(fields))
 	lead := true // at a clause's start, before its first topic word
 	for i, f := range fields {
-		if !lead || !frameWords[frameKey(f)] || howMuch(fields, i) {
+		if !lead || !isFrameWord(frameKey(f)) || howMuch(fields, i) {
 			out = append(out, f)
 			lead = false
 		}
@@ -80,12 +82,12 @@ func questionTopic(text string) string {
 // with it, as part of what is asked.
 func howMuch(fields []string, i int) bool {
 	return frameKey(fields[i]) == "how" && !endsClause(fields[i]) &&
-		i+1 < len(fields) && !frameWords[frameKey(fields[i+1])]
+		i+1 < len(fields) && !isFrameWord(frameKey(fields[i+1]))
 }
 
 // isQuestion: the query ends with "?" or opens with an interrogative.
 func isQuestion(fields []string) bool {
-	return strings.HasSuffix(fields[len(fields)-1], "?") || interrogatives[frameKey(fields[0])]
+	return strings.HasSuffix(fields[len(fields)-1], "?") || isInterrogative(frameKey(fields[0]))
 }
 
 // frameKey is a word as the frame list spells it: lower case, without the
@@ -97,7 +99,7 @@ func frameKey(f string) string {
 	w := strings.ToLower(strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) }))
 	w = strings.ReplaceAll(w, "’", "'")
 	for _, c := range []string{"'s", "'m", "'re", "'ve", "'ll", "'d"} {
-		if base, ok := strings.CutSuffix(w, c); ok && frameWords[base] {
+		if base, ok := strings.CutSuffix(w, c); ok && isFrameWord(base) {
 			return base
 		}
 	}

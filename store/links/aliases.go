@@ -118,9 +118,9 @@ func (r Rules) SitePath(l docir.LinkRef) (p string, ok bool) {
 	if !strings.HasPrefix(t, "/") || strings.HasPrefix(t, "//") {
 		return "", false
 	}
-	base := r.Normalize().Base
-	if !strings.HasPrefix(t, base) && t+"/" != base {
+	rest, ok := r.belowBase(t)
+	if !ok {
 		return "", false
 	}
-	return sitePath(strings.TrimPrefix(t, strings.TrimSuffix(base, "/"))), true
+	return sitePath(rest), true
 }

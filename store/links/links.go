@@ -137,11 +137,10 @@ func (r Rules) Classify(root, rel string, l docir.LinkRef) Target {
 	case p == "":
 		return Target{Self: true, Anchor: anchor}
 	case strings.HasPrefix(p, "/"):
-		base := r.Normalize().Base
-		if !strings.HasPrefix(p, base) && p+"/" != base {
+		rest, ok := r.belowBase(p)
+		if !ok {
 			return Target{Status: docir.LinkUnchecked, Reason: docir.ReasonOutsideBase}
 		}
-		rest := strings.TrimPrefix(p, strings.TrimSuffix(base, "/"))
 		tg := Target{Anchor: anchor}
 		for _, root := range r.Roots {
 			tg.addCandidates(root, rest)
@@ -155,6 +154,16 @@ func (r Rules) Classify(root, rel string, l docir.LinkRef) Target {
 		}
 	}
 	return tg
+}
+
+// belowBase is the path the root-relative path p names below the site
+// base (links.base); ok is false when p lies outside it.
+func (r Rules) belowBase(p string) (rest string, ok bool) {
+	base := r.Normalize().Base
+	if !strings.HasPrefix(p, base) && p+"/" != base {
+		return "", false
+	}
+	return strings.TrimPrefix(p, strings.TrimSuffix(base, "/")), true
 }
 
 // relative reads the path p as relative to the folder of the file rel
