@@ -299,17 +299,22 @@ type step struct {
 	score float64
 }
 
-// WellMatched is the share of its document's score another matched section
-// of a document must reach to be planned.
-const WellMatched = 0.5
+// ReadFloor is the share of the plan's best read below which a read is not
+// planned. One rule for every read, a document's other sections and other
+// documents' sections alike: a plan that runs out of reads worth making
+// ends short rather than padding its budget with sections that match only
+// the query's commonest words. A floor trades a plan's recall for its
+// bytes; a fifth is chosen to lie well under the share at which answers
+// are found (docs/performance.md, *The plan's floor*), not at its edge.
+const ReadFloor = 0.2
 
-// steps lists the reads a plan may take, best first. A document's matched
-// section is read at the document's score; its other sections when they
-// score at least WellMatched of the best: a section the ranking matched at
-// its own score, and a section scored on the words beyond the title (see
-// found.sectionScores) at the document's score times its share of the best such
-// section — so that a document's sections are read in the order of what
-// they say beyond its title, and a section of the best document that
+// steps lists the reads a plan may take, best first, down to ReadFloor of
+// the best. A document's matched section is read at the document's score;
+// its other sections at their own: a section the ranking matched at its
+// own score, and a section scored on the words beyond the title (see
+// found.sectionScores) at the document's score times its share of the best
+// such section — so that a document's sections are read in the order of
+// what they say beyond its title, and a section of the best document that
 // outscores the best of the next one is read before it. A short document
 // (at most short tokens) is one read, whole, before its sections. Equal
 // scores keep rank order.
@@ -336,13 +341,11 @@ func steps(all []planned, short int) []step {
 			take(d.doc.passages[0].slug, max(d.doc.passages[0].score, d.doc.score))
 		}
 		for _, ph := range d.matched {
-			if ph.score >= WellMatched*d.doc.score {
-				take(ph.slug, ph.score)
-			}
+			take(ph.slug, ph.score)
 		}
 		for _, ph := range d.sections {
-			if ratio := ph.score / d.sections[0].score; ratio >= WellMatched {
-				take(ph.slug, d.doc.score*ratio)
+			if best := d.sections[0].score; best > 0 {
+				take(ph.slug, d.doc.score*(ph.score/best)) // the best section's share is 1: it ties the matched one
 			}
 		}
 		for _, slug := range order {
@@ -350,6 +353,11 @@ func steps(all []planned, short int) []step {
 		}
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].score > out[b].score })
+	for i := range out {
+		if out[i].score < ReadFloor*out[0].score {
+			return out[:i]
+		}
+	}
 	return out
 }
 

@@ -71,19 +71,21 @@ func TestOutline(t *testing.T) {
 }
 
 // TestSteps: a plan reads the matched sections in the order of their
-// scores, a document's matched section at the document's score, other
+// scores, a document's matched section at the document's score, its other
 // sections (every passage scored on the query, not only those the ranking
-// read) only when they reach WellMatched of it, and a small document
-// whole.
+// read) at their own, a small document whole, and nothing under ReadFloor
+// of the best read: another document's section no more than a document's
+// own.
 func TestSteps(t *testing.T) {
 	// ps: the matched section first (the ranking's), then the others.
 	big := func(id string, score float64, ps ...passageHit) planned {
 		return planned{rec: docir.Record{ID: id}, doc: rankedDoc{id: id, score: score, passages: ps[:1]}, matched: ps, whole: 601}
 	}
 	all := []planned{
-		big("a", 10, passageHit{"lead", 4}, passageHit{"x", 9}, passageHit{"y", 4.9}),
+		big("a", 10, passageHit{"lead", 4}, passageHit{"x", 9}, passageHit{"y", 4.9}, passageHit{"under", 1.9}),
 		big("b", 8, passageHit{"z", 8}),
 		{rec: docir.Record{ID: "c"}, doc: rankedDoc{id: "c", score: 8.5}, whole: 100},
+		big("d", 1.99, passageHit{"weak", 1.99}),
 	}
 	var got []string
 	for _, st := range steps(all, 600) {
@@ -93,7 +95,7 @@ func TestSteps(t *testing.T) {
 		}
 		got = append(got, name)
 	}
-	if diff := cmp.Diff([]string{"a#lead", "a#x", "c whole", "b#z"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"a#lead", "a#x", "c whole", "b#z", "a#y"}, got); diff != "" {
 		t.Errorf("steps (-want +got)\n%s", diff)
 	}
 }
