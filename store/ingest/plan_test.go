@@ -203,6 +203,32 @@ func TestDiffAndStale(t *testing.T) {
 	if stale, err := staleSources(dir, srcs); err != nil || stale {
 		t.Errorf("Stale after a new .txt file = %v, %v; want false", stale, err)
 	}
+	// Nor is a new folder that holds no markdown (a scratch folder beside
+	// the notes), however deep; until a markdown file is written in it.
+	writeFile(t, src, "scratch/out/log.txt", "x")
+	if err := os.Mkdir(filepath.Join(src, "sub", "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if stale, err := staleSources(dir, srcs); err != nil || stale {
+		t.Errorf("Stale after new folders without markdown = %v, %v; want false", stale, err)
+	}
+	writeFile(t, src, "scratch/out/found.md", "# Found\n")
+	if stale, _ := staleSources(dir, srcs); !stale {
+		t.Error("Stale after a markdown file in a new folder = false")
+	}
+	if err := os.Remove(filepath.Join(src, "scratch/out/found.md")); err != nil {
+		t.Fatal(err)
+	}
+	// A symbolic link in a new folder may lead to markdown: it is a change.
+	if err := os.Symlink(filepath.Join(src, "sub"), filepath.Join(src, "sub", "empty", "link")); err != nil {
+		t.Fatal(err)
+	}
+	if stale, _ := staleSources(dir, srcs); !stale {
+		t.Error("Stale after a symbolic link in a new folder = false")
+	}
+	if err := os.Remove(filepath.Join(src, "sub", "empty", "link")); err != nil {
+		t.Fatal(err)
+	}
 	// A new markdown file is.
 	writeFile(t, src, "new2.md", "# New\n")
 	if stale, _ := staleSources(dir, srcs); !stale {

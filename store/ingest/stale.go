@@ -368,6 +368,18 @@ func Stale(dir string, sources []store.Source, opt Options) (Staleness, error) {
 		}
 		return unix.Fstatat(roots[best], rel, st, 0)
 	}
+	// The folders the last refresh read, for a folder whose names moved
+	// (rare: built once, when first needed).
+	recorded := sync.OnceValue(func() map[string]bool {
+		m := map[string]bool{}
+		eachFolderLine(st.folders, func(l []byte) bool {
+			if p, _, ok := parseFolderLine(l); ok {
+				m[p] = true
+			}
+			return true
+		})
+		return m
+	})
 	var changed atomic.Bool
 	var wg sync.WaitGroup
 	for _, part := range splitLines(st.folders, 4) {
@@ -388,8 +400,13 @@ func Stale(dir string, sources []store.Source, opt Options) (Staleness, error) {
 					return true
 				}
 				// Something in the folder was added, removed or renamed:
-				// only the names a walk reads decide.
-				if names, err := folderNames(p); err != nil || names != e.Names {
+				// only the names a walk reads decide, and a folder made
+				// since that holds no markdown adds none (a scratch
+				// folder beside the notes is not a change, as Diff says).
+				if names, err := folderNames(p, nil); err == nil && names == e.Names {
+					return true
+				}
+				if names, err := folderNames(p, recorded()); err != nil || names != e.Names {
 					changed.Store(true)
 					return false
 				}
@@ -425,8 +442,12 @@ func splitLines(b []byte, n int) [][]byte {
 }
 
 // folderNames is a digest of the names in folder p that a walk reads (see
-// entriesDigest).
-func folderNames(p string) (string, error) {
+// entriesDigest). With recorded (the folders the last refresh read), a
+// folder in p that is not among them and holds no markdown
+// (holdsMarkdown) is left out, as if it were not there: it adds nothing a
+// refresh would read, and its own later changes are seen through it, since
+// p's mtime stays moved until the next refresh.
+func folderNames(p string, recorded map[string]bool) (string, error) {
 	d, err := os.Open(p)
 	if err != nil {
 		return "", err
@@ -437,7 +458,39 @@ func folderNames(p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if recorded != nil {
+		entries = slices.DeleteFunc(entries, func(e dirent) bool {
+			sub := filepath.Join(p, e.name)
+			return e.IsDir() && !strings.HasSuffix(e.name, ".md") && !recorded[sub] && !holdsMarkdown(sub)
+		})
+	}
 	return entriesDigest(p, entries), nil
+}
+
+// maxProbe bounds holdsMarkdown's walk: a folder tree of more entries is
+// taken to hold markdown, so a read that finds a large new tree in a
+// source (a dependency folder) costs a bounded walk and says the sources
+// changed, as it did before it looked.
+const maxProbe = 1000
+
+// holdsMarkdown reports whether a markdown file may lie under folder dir,
+// in a folder a walk reads (hidden folders are not): true at the first
+// *.md file, and also at a symbolic link (not followed), a folder it cannot
+// read, or past maxProbe entries.
+func holdsMarkdown(dir string) bool {
+	n, found := 0, false
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		n++
+		switch {
+		case err != nil, n > maxProbe, d.Type()&fs.ModeSymlink != 0, strings.HasSuffix(d.Name(), ".md"):
+			found = true
+			return fs.SkipAll
+		case d.IsDir() && p != dir && strings.HasPrefix(d.Name(), "."):
+			return fs.SkipDir
+		}
+		return nil
+	})
+	return found
 }
 
 // entriesDigest is the digest of the names a walk reads among the entries
