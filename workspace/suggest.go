@@ -151,14 +151,17 @@ func SuggestSections(snap *store.Snapshot, a address.Address, n int) ([]string, 
 	maxEdits := min(3, max(1, len(typed)/4))
 	var cands []sectionCandidate
 	for _, sec := range rec.Sections {
-		c := sectionCandidate{slug: sec.Slug, edits: docir.EditDistance(typed, sec.Slug, maxSortEdits)}
+		// Compared in lower case: a custom anchor keeps its case
+		// ({#VUE_PROD_DEVTOOLS}), and what is typed is slugged to lower.
+		slug := strings.ToLower(sec.Slug)
+		c := sectionCandidate{slug: sec.Slug, edits: docir.EditDistance(typed, slug, maxSortEdits)}
 		switch {
-		case unpunctuated(typed) == unpunctuated(sec.Slug) || c.edits <= 1 && len(typed) >= 4:
+		case unpunctuated(typed) == unpunctuated(slug) || c.edits <= 1 && len(typed) >= 4:
 			c.tier = 0
-		case strings.HasPrefix(sec.Slug, typed) || strings.HasPrefix(typed, sec.Slug):
-			c.tier, c.dist = 1, abs(len(sec.Slug)-len(typed))
-		case sharedWords(words, sec.Slug) > 0:
-			c.tier, c.dist = 2, -sharedWords(words, sec.Slug)
+		case strings.HasPrefix(slug, typed) || strings.HasPrefix(typed, slug):
+			c.tier, c.dist = 1, abs(len(slug)-len(typed))
+		case sharedWords(words, slug) > 0:
+			c.tier, c.dist = 2, -sharedWords(words, slug)
 		case c.edits <= maxEdits:
 			c.tier = 3
 		default:

@@ -129,6 +129,33 @@ func TestSuggestSectionsNearestFirst(t *testing.T) {
 	}
 }
 
+// A custom anchor keeps its case ({#VUE_PROD_DEVTOOLS}); typed in lower
+// case it is suggested first, as written.
+func TestSuggestSectionsCustomAnchorCase(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "flags.md"), []byte("# Flags\n\n"+
+		"## `__VUE_PROD_DEVTOOLS__` {#VUE_PROD_DEVTOOLS}\n\n## `__VUE_OPTIONS_API__` {#VUE_OPTIONS_API}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snap := refreshedSnapshot(t, root)
+	for typed, want := range map[string]string{
+		"flags#vue_prod_devtools": "flags#VUE_PROD_DEVTOOLS",
+		"flags#vue-options-api":   "flags#VUE_OPTIONS_API",
+	} {
+		a, err := address.Parse(typed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := SuggestSections(snap, a, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 0 || got[0] != want {
+			t.Errorf("SuggestSections(%q) = %v, want %s first", typed, got, want)
+		}
+	}
+}
+
 // A folder typed as an id suggests the page that stands for it first.
 func TestSuggestFolderIndex(t *testing.T) {
 	root := t.TempDir()
