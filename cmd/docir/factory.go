@@ -201,7 +201,7 @@ func (f *Factory) zeroSetup(lc *loadedConfig, ws *workspace.Service) error {
 		return nil
 	}
 	srcs := lc.StoreSources()
-	if !slices.ContainsFunc(srcs, func(s store.Source) bool { return hasMarkdown(s.Path, map[string]int{}) }) {
+	if !slices.ContainsFunc(srcs, func(s store.Source) bool { return hasMarkdown(s.Path, nil) }) {
 		return nil
 	}
 	if err := zeroSetupRefusal(lc); err != nil {
@@ -495,8 +495,8 @@ func somethingToRead(lc *loadedConfig, what string) error {
 
 // hasMarkdown reports whether a *.md file lies under dir, in a folder the
 // indexer reads (hidden folders are not); it stops at the first one. Until
-// then it counts in others the files that look like markdown but are not
-// *.md (ingest.LookalikeExt), by extension.
+// then it counts in others (when not nil) the files that look like
+// markdown but are not *.md (ingest.LookalikeExt), by extension.
 func hasMarkdown(dir string, others map[string]int) bool {
 	found := false
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -508,7 +508,7 @@ func hasMarkdown(dir string, others map[string]int) bool {
 		case !d.IsDir() && strings.HasSuffix(d.Name(), ".md"):
 			found = true
 			return fs.SkipAll
-		case !d.IsDir():
+		case !d.IsDir() && others != nil:
 			if ext := ingest.LookalikeExt(d.Name()); ext != "" {
 				others[ext]++
 			}

@@ -168,19 +168,7 @@ func commandHint(err error, a address.Address) error {
 	return &docir.Error{Code: e.Code, Message: fmt.Sprintf("%s; did you mean docir %s? (docir links reads the links of a document)", e.Message, a.ID), Err: e.Err}
 }
 
-// commandNames are the names and aliases of docir's commands, set by
-// init: subcommands' builds reach isCommand, so a variable initialized
-// from subcommands would be a cycle.
-var commandNames []string
-
-func init() {
-	for _, s := range subcommands {
-		commandNames = append(commandNames, s.name)
-		commandNames = append(commandNames, s.aliases...)
-	}
-}
-
 // isCommand reports whether name names one of docir's commands.
 func isCommand(name string) bool {
-	return slices.Contains(commandNames, name)
+	return slices.ContainsFunc(subcommands(), func(s subcommand) bool { return s.name == name || slices.Contains(s.aliases, name) })
 }

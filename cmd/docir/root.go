@@ -120,29 +120,32 @@ type subcommand struct {
 
 // subcommands are the root's commands (cobra adds help and completion).
 // TestSubcommands checks the entries against the commands their builds
-// make.
-var subcommands = []subcommand{
-	{name: "search", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdSearch(f, nil) }},
-	{name: "query", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdQuery(f, nil) }},
-	{name: "context", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdContext(f, nil) }},
-	{name: "get", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdGet(f, nil) }},
-	{name: "fields", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdFields(f, nil) }},
-	{name: "links", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdLinks(f, nil) }},
-	{name: "check", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdCheck(f, nil) }},
-	{name: "changes", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdChanges(f, nil) }},
-	{name: "index", group: groupIndex, build: func(f *Factory) *cobra.Command { return newCmdIndex(f, nil) }},
-	{name: "sources", group: groupIndex, build: func(f *Factory) *cobra.Command { return newCmdSources(f, nil) }},
-	{name: "status", group: groupIndex, build: func(f *Factory) *cobra.Command { return newCmdStatus(f, nil) }},
-	{name: "bind", group: groupIndex, build: func(f *Factory) *cobra.Command { return newCmdBind(f, nil) }},
-	{name: "replay", group: groupIndex, build: func(f *Factory) *cobra.Command { return newCmdReplay(f, nil) }},
-	{name: "serve", group: groupServe, build: func(f *Factory) *cobra.Command { return newCmdServe(f, nil) }},
-	{name: "version", build: newCmdVersion},
+// make. A function, not a variable: the builds reach it (isCommand), which
+// a variable's initializer may not.
+func subcommands() []subcommand {
+	return []subcommand{
+		{name: "search", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdSearch(f, nil) }},
+		{name: "query", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdQuery(f, nil) }},
+		{name: "context", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdContext(f, nil) }},
+		{name: "get", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdGet(f, nil) }},
+		{name: "fields", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdFields(f, nil) }},
+		{name: "links", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdLinks(f, nil) }},
+		{name: "check", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdCheck(f, nil) }},
+		{name: "changes", group: groupRead, build: func(f *Factory) *cobra.Command { return newCmdChanges(f, nil) }},
+		{name: "index", group: groupIndex, build: func(f *Factory) *cobra.Command { return newCmdIndex(f, nil) }},
+		{name: "sources", group: groupIndex, build: func(f *Factory) *cobra.Command { return newCmdSources(f, nil) }},
+		{name: "status", group: groupIndex, build: func(f *Factory) *cobra.Command { return newCmdStatus(f, nil) }},
+		{name: "bind", group: groupIndex, build: func(f *Factory) *cobra.Command { return newCmdBind(f, nil) }},
+		{name: "replay", group: groupIndex, build: func(f *Factory) *cobra.Command { return newCmdReplay(f, nil) }},
+		{name: "serve", group: groupServe, build: func(f *Factory) *cobra.Command { return newCmdServe(f, nil) }},
+		{name: "version", build: newCmdVersion},
+	}
 }
 
 // newRootCmd is docir's whole command tree.
 func newRootCmd(f *Factory) *cobra.Command {
 	root := newRootOnly(f)
-	for _, s := range subcommands {
+	for _, s := range subcommands() {
 		c := s.build(f)
 		c.GroupID = s.group
 		root.AddCommand(c)
@@ -198,8 +201,9 @@ func newRootCmdFor(f *Factory, args []string) *cobra.Command {
 	// Let cobra find the command among stand-ins that have the names
 	// only: it skips the root's flags before the name by the root's
 	// flags, which are the same in every tree.
-	stubs := make([]*cobra.Command, len(subcommands))
-	for i, s := range subcommands {
+	cmds := subcommands()
+	stubs := make([]*cobra.Command, len(cmds))
+	for i, s := range cmds {
 		stubs[i] = &cobra.Command{Use: s.name, Aliases: s.aliases}
 	}
 	root.AddCommand(stubs...)
@@ -209,8 +213,8 @@ func newRootCmdFor(f *Factory, args []string) *cobra.Command {
 		return newRootCmd(f)
 	}
 	root.RemoveCommand(stubs...)
-	c := subcommands[i].build(f)
-	c.GroupID = subcommands[i].group
+	c := cmds[i].build(f)
+	c.GroupID = cmds[i].group
 	root.AddCommand(c)
 	// The command runs, or cobra refuses its command line; neither shows
 	// the completion command, which would build five more.

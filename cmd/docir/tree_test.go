@@ -24,7 +24,7 @@ func TestSubcommands(t *testing.T) {
 	for _, c := range root.Commands() {
 		got = append(got, fmt.Sprintf("%s %q %s", c.Name(), c.Aliases, c.GroupID))
 	}
-	for _, s := range subcommands {
+	for _, s := range subcommands() {
 		want = append(want, fmt.Sprintf("%s %q %s", s.name, s.aliases, s.group))
 	}
 	want = append(want, `completion [] `, `help [] `)
@@ -47,7 +47,7 @@ func TestSubcommands(t *testing.T) {
 func TestPartialTree(t *testing.T) {
 	full := newRootCmd(newFactory(&IOStreams{}))
 	wantRoot := describeCmd(full, false)
-	for _, s := range subcommands {
+	for _, s := range subcommands() {
 		want, _, err := full.Find([]string{s.name})
 		if err != nil {
 			t.Fatal(err)
@@ -187,7 +187,7 @@ func TestPartialTreeRuns(t *testing.T) {
 		{"sources"}, {"serve", "extra"}, {"serve", "--token-env", "X"}, {"replay"}, {"bind", "--revision", "1"},
 		{"bind", "--ttl", "nope"}, {"status", "--at", "1", "--receipt", "r"}, {"get", "--version"}, {"-v", "--version"},
 	}
-	for _, s := range subcommands {
+	for _, s := range subcommands() {
 		lines = append(lines,
 			[]string{s.name, "--help"}, []string{s.name, "-h"}, []string{"help", s.name},
 			[]string{"--format", "json", s.name, "--help"},
