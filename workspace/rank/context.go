@@ -72,15 +72,24 @@ func contextOf(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir
 }
 
 // makePlan plans the reads of steps(all) in order until one does not fit
-// what is left of the budget: the plan is the best reads in order, and a
-// later, smaller read that would still fit is worth less than the one left
-// out. A small document whose whole read does not fit is narrowed instead:
-// its matched sections follow it in steps, at their own scores.
+// what is left of the budget, or scores under ReadFloor of the first read
+// planned: the plan is the best reads in order, and a later, smaller read
+// that would still fit is worth less than the one left out. A small
+// document whose whole read does not fit is narrowed instead: its matched
+// sections follow it in steps, at their own scores.
 func makePlan(all []planned, budget int) *readPlan {
 	plan := newReadPlan(budget)
+	first := -1.0 // the score of the first read planned
 	for _, st := range steps(all, budget/ShortShare) {
+		if first >= 0 && st.score < ReadFloor*first {
+			break
+		}
 		plan.full = false
-		if !plan.addStep(st) && plan.full && !(st.whole && len(st.d.rec.Sections) > 0) || plan.ended {
+		added := plan.addStep(st)
+		if added && first < 0 {
+			first = st.score
+		}
+		if !added && plan.full && !(st.whole && len(st.d.rec.Sections) > 0) || plan.ended {
 			break
 		}
 	}
@@ -299,19 +308,19 @@ type step struct {
 	score float64
 }
 
-// ReadFloor is the share of the plan's best read below which a read is not
-// planned. One rule for every read, a document's other sections and other
-// documents' sections alike: a plan that runs out of reads worth making
-// ends short rather than padding its budget with sections that match only
-// the query's commonest words. A floor trades a plan's recall for its
-// bytes; a fifth is chosen to lie well under the share at which answers
-// are found (docs/performance.md, *The plan's floor*), not at its edge.
+// ReadFloor is the share of the plan's first read below which a read is
+// not planned (makePlan). One rule for every read, a document's other
+// sections and other documents' sections alike: a plan that runs out of
+// reads worth making ends short rather than padding its budget with
+// sections that match only the query's commonest words. A floor trades a
+// plan's recall for its bytes; a fifth is chosen to lie well under the
+// share at which answers are found (docs/performance.md, round 12), not at
+// its edge.
 const ReadFloor = 0.2
 
-// steps lists the reads a plan may take, best first, down to ReadFloor of
-// the best. A document's matched section is read at the document's score;
-// its other sections at their own: a section the ranking matched at its
-// own score, and a section scored on the words beyond the title (see
+// steps lists the reads a plan may take, best first. A document's matched
+// section is read at the document's score; its other sections at their
+// own: a section the ranking matched at its own score, and a section scored on the words beyond the title (see
 // found.sectionScores) at the document's score times its share of the best
 // such section — so that a document's sections are read in the order of
 // what they say beyond its title, and a section of the best document that
@@ -353,11 +362,6 @@ func steps(all []planned, short int) []step {
 		}
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].score > out[b].score })
-	for i := range out {
-		if out[i].score < ReadFloor*out[0].score {
-			return out[:i]
-		}
-	}
 	return out
 }
 

@@ -73,9 +73,9 @@ func TestOutline(t *testing.T) {
 // TestSteps: a plan reads the matched sections in the order of their
 // scores, a document's matched section at the document's score, its other
 // sections (every passage scored on the query, not only those the ranking
-// read) at their own, a small document whole, and nothing under ReadFloor
-// of the best read: another document's section no more than a document's
-// own.
+// read) at their own, a small document whole; and makePlan nothing under
+// ReadFloor of its first read: another document's section no more than a
+// document's own.
 func TestSteps(t *testing.T) {
 	// ps: the matched section first (the ranking's), then the others.
 	big := func(id string, score float64, ps ...passageHit) planned {
@@ -95,8 +95,20 @@ func TestSteps(t *testing.T) {
 		}
 		got = append(got, name)
 	}
-	if diff := cmp.Diff([]string{"a#lead", "a#x", "c whole", "b#z", "a#y"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"a#lead", "a#x", "c whole", "b#z", "a#y", "d#weak", "a#under"}, got); diff != "" {
 		t.Errorf("steps (-want +got)\n%s", diff)
+	}
+	// Planned: down to a fifth of the first read (a#lead, at a's 10).
+	for i := range all {
+		all[i].rec.Sections = []docir.Section{{Slug: "lead"}, {Slug: "x"}, {Slug: "y"}, {Slug: "under"}, {Slug: "z"}, {Slug: "weak"}}
+		for j := range all[i].rec.Sections {
+			all[i].rec.Sections[j].Start, all[i].rec.Sections[j].End = 10*j, 10*j+10
+		}
+		all[i].size = 60
+		all[i].tc = newTokenCounter(make([]byte, 60))
+	}
+	if diff := cmp.Diff([]string{"a#lead", "a#x", "c", "b#z", "a#y"}, makePlan(all, 2400).addrs); diff != "" {
+		t.Errorf("plan (-want +got)\n%s", diff)
 	}
 }
 
