@@ -460,7 +460,7 @@ func folderNames(p string, recorded map[string]bool) (string, error) {
 	}
 	if recorded != nil {
 		entries = slices.DeleteFunc(entries, func(e dirent) bool {
-			sub := filepath.Join(p, e.name)
+			sub := joinClean(p, e.name) // as the walk names a subfolder
 			return e.IsDir() && !strings.HasSuffix(e.name, ".md") && !recorded[sub] && !holdsMarkdown(sub)
 		})
 	}
