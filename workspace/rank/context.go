@@ -386,7 +386,7 @@ func (p *readPlan) addPassage(d *planned, ph passageHit) bool {
 		if d.whole <= p.budget || len(d.rec.Sections) == 0 {
 			return p.add(d.rec.ID, d.rec.ID, 0, d.size, d.whole)
 		}
-		return p.addFromTop(d)
+		return p.addFromTop(d, d.rec.Sections)
 	}
 	if d.cut == nil { // a plan made of planned values alone (tests)
 		d.cut = passage.Config{}.Cutter(&d.rec)
@@ -396,20 +396,35 @@ func (p *readPlan) addPassage(d *planned, ph passageHit) bool {
 		return false
 	}
 	sec := d.rec.Sections[i]
-	return p.add(d.rec.ID, d.rec.ID+"#"+sec.Slug, sec.Start, sec.End, d.tc.count(sec.Start, sec.End))
+	tokens := d.tc.count(sec.Start, sec.End)
+	if tokens > p.budget && sec.OwnEnd < sec.End && len(d.doc.passages) > 0 && ph.slug == d.doc.passages[0].slug {
+		// The hit's matched section, which no plan of this budget holds
+		// whole, and it has subsections: it is read from its top, as a
+		// document that matched is (a page under one heading that holds
+		// the rest, as mdBook writes them). Another section of the
+		// document over the budget is skipped: the ranking did not choose
+		// it, and its top is no likelier a read than what follows.
+		end := i + 1
+		for end < len(d.rec.Sections) && d.rec.Sections[end].Start < sec.End {
+			end++
+		}
+		return p.addFromTop(d, d.rec.Sections[i:end])
+	}
+	return p.add(d.rec.ID, d.rec.ID+"#"+sec.Slug, sec.Start, sec.End, tokens)
 }
 
-// addFromTop plans a document that matched as itself (its title, its
-// lead) but is over the whole budget, as a reader reads it: its sections
-// in document order, each with its subsections while it fits what is left
-// of the budget, else its own subsections in its place, until a section
-// without subsections does not fit (the plan then ends, as makePlan ends
-// it at a read that does not fit). A document the query names is the
-// likeliest read of all: it must not be skipped for its size, leaving the
-// plan to the hits after it. It says whether it planned anything.
-func (p *readPlan) addFromTop(d *planned) bool {
+// addFromTop plans the sections secs of a document, a whole document or
+// one section with its subsections, that matched (its title, its lead)
+// but are over the whole budget, as a reader reads them: in document
+// order, each with its subsections while it fits what is left of the
+// budget, else its own subsections in its place, until a section without
+// subsections does not fit (the plan then ends, as makePlan ends it at a
+// read that does not fit). What the ranking put first must not be skipped
+// for its size, leaving the plan to the hits after it. It says whether it
+// planned anything.
+func (p *readPlan) addFromTop(d *planned, secs []docir.Section) bool {
 	added := false
-	for _, sec := range d.rec.Sections {
+	for _, sec := range secs {
 		p.full = false
 		if p.add(d.rec.ID, d.rec.ID+"#"+sec.Slug, sec.Start, sec.End, d.tc.count(sec.Start, sec.End)) {
 			added = true

@@ -213,6 +213,38 @@ func TestReadPlanNamedLongDocument(t *testing.T) {
 	}
 }
 
+// TestReadPlanMatchedSectionOverBudget: a hit's matched section that no
+// plan of the budget holds whole, under one heading that holds the rest of
+// its page (as mdBook writes a page), is read from its top, as a page
+// that matched through text before its first heading is; another section
+// of the page over the budget is skipped, and the plan goes on.
+func TestReadPlanMatchedSectionOverBudget(t *testing.T) {
+	body := []byte(strings.Repeat("x", 4000))
+	sec := func(slug string, level, start, own, end int) docir.Section {
+		return docir.Section{Slug: slug, Level: level, Start: start, OwnEnd: own, End: end}
+	}
+	page := func(matched string) planned {
+		return planned{
+			rec: docir.Record{ID: "d", Sections: []docir.Section{
+				sec("top", 2, 0, 400, 1000),  // 250 tokens with its subsections
+				sec("a", 3, 400, 520, 520),   // 30
+				sec("b", 3, 520, 840, 840),   // 80
+				sec("c", 3, 840, 1000, 1000), // 40
+			}},
+			doc: rankedDoc{id: "d", score: 5, passages: []passageHit{{matched, 5}}}, tc: newTokenCounter(body), whole: 1000, size: 4000,
+			matched: []passageHit{{matched, 5}, {"top", 4.5}},
+		}
+	}
+	other := planned{rec: docir.Record{ID: "s"}, doc: rankedDoc{id: "s", score: 4, passages: []passageHit{{"", 4}}}, whole: 5, size: 20}
+	if diff := cmp.Diff([]string{"d#a", "d#b"}, makePlan([]planned{page("top"), other}, 120).addrs); diff != "" {
+		t.Errorf("matched section over the budget (-want +got)\n%s", diff)
+	}
+	// Matched in c: top, over the budget, is not read from its top.
+	if diff := cmp.Diff([]string{"d#c", "s"}, makePlan([]planned{page("c"), other}, 120).addrs); diff != "" {
+		t.Errorf("another section over the budget (-want +got)\n%s", diff)
+	}
+}
+
 // TestTokenCounter: the counts a tokenCounter keeps per block give every
 // range's estimate as a count of each byte would.
 func TestTokenCounter(t *testing.T) {
