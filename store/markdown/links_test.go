@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/text"
 
 	"github.com/docir/docir/docir"
@@ -97,6 +98,12 @@ func TestLinkForms(t *testing.T) {
 		{"list item and quote", "- [a](x.md)\n\n> [b](y.md)", []docir.LinkRef{link(in, "x.md", 1), link(in, "y.md", 3)}},
 		{"heading", "# See [a](x.md)", []docir.LinkRef{link(in, "x.md", 1)}},
 		{"too deep parens", "[a](" + strings.Repeat("(", 33) + "x" + strings.Repeat(")", 33) + ")", nil},
+		// GitHub's footnotes: a definition is no link reference definition
+		// (the Rust book's "[^siphash]: [url](url)"), and its text's links
+		// are read where they stand.
+		{"footnote", "tables[^h]. More[^2].\n\n[^h]: [https://w.org/SipHash](https://w.org/SipHash)\n[^2]: /not/a/link, see [b](y.md).",
+			[]docir.LinkRef{link(in, "https://w.org/SipHash", 3), link(in, "y.md", 4)}},
+		{"footnote over lines", "a[^n]\n\n[^n]: one\n    [b](y.md)\n\n[c](z.md)", []docir.LinkRef{link(in, "y.md", 4), link(in, "z.md", 6)}},
 	}
 	p := NewParser()
 	for _, tt := range tests {
@@ -288,7 +295,7 @@ func FuzzLinksGoldmark(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	p := NewParser()
-	gm := goldmark.New().Parser()
+	gm := goldmark.New(goldmark.WithExtensions(extension.Footnote)).Parser() // as NewParser reads footnotes
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > 64 {
 			return

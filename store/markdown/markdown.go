@@ -54,6 +54,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
@@ -108,7 +109,13 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   longer carry raw HTML script and style blocks, nor the colons and
 //	   type of a ::: container's line (store/passage Prose), which only a
 //	   parse again re-indexes.
-const RulesVersion = 7
+//	8  GitHub's footnote definitions ("[^1]: text") are footnotes, whose
+//	   text's links are read, not link reference definitions ("[^x]: url"
+//	   made "[^x]" a link to url, and a broken one when the text was a
+//	   link); and the passages no longer carry mdBook's link directives
+//	   ({{#include path}}: store/passage Prose), which only a parse again
+//	   re-indexes.
+const RulesVersion = 8
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
@@ -199,6 +206,11 @@ func NewParser() *Parser {
 	// Before the indented code block's parser, which would take a body
 	// line an opener's container has not taken.
 	blocks = append(blocks, util.Prioritized(&budgetedBlock{BlockParser: mkdocsBlockParser{}, b: b}, 450))
+	// GitHub's footnote definitions ("[^1]: text"), as goldmark's footnote
+	// extension reads them (its priority): a footnote, whose text is
+	// scanned for links, not a link reference definition whose
+	// destination is the text's first word.
+	blocks = append(blocks, util.Prioritized(&budgetedBlock{BlockParser: extension.NewFootnoteBlockParser(), b: b}, 999))
 	replay := &replayHeading{}
 	return &Parser{
 		md: parser.NewParser(

@@ -497,7 +497,8 @@ func appendValues(lines []string, v any) []string {
 // its bytes a space, line endings (LF, CR) kept, so offsets and lines
 // still line up; a CR alone ends a line, as in CommonMark): HTML
 // comments (`<!-- … -->`), template shortcodes (`{{< … >}}`, `{{% … %}}`;
-// the text between an opening and a closing shortcode is kept), link and
+// the text between an opening and a closing shortcode is kept), mdBook's
+// link directives (`{{#include path}}`, anywhere: see mdBookLink), link and
 // image destinations (`[text](/a/b "title")` keeps `[text]`), reference
 // labels (`[text][label]` keeps `[text]`), reference definitions (a line
 // `[label]: /a/b "title"`), and, when lead is true and text opens with a
@@ -555,6 +556,11 @@ func Prose(text string, lead bool) string {
 		case strings.HasPrefix(text[i:], "{{%"):
 			closer = "%}}"
 		default:
+			if n := mdBookLink(text[i:]); n > 0 {
+				blank(i, i+n)
+				i += n
+				continue
+			}
 			i++
 			continue
 		}
@@ -567,6 +573,40 @@ func Prose(text string, lead bool) string {
 	}
 	blankLinks(b)
 	return string(b)
+}
+
+// mdBookLink returns the length of the mdBook link directive text opens
+// with, or 0: `{{#include path}}`, `{{#rustdoc_include path:anchor}}`,
+// `{{#playground path}}` or `{{#title text}}`, as mdBook's links
+// preprocessor reads one ("{{", spaces, "#", the type, a space, then a
+// target without '}', then "}}"; the other types it leaves as written).
+// mdBook replaces it before the page is rendered, in code blocks too: a
+// reader sees the file it names (or nothing), never the directive, and the
+// words of its path are no more the page's than a link destination's.
+func mdBookLink(text string) int {
+	if !strings.HasPrefix(text, "{{") {
+		return 0
+	}
+	rest := strings.TrimLeft(text[2:], " \t\r\n")
+	if !strings.HasPrefix(rest, "#") {
+		return 0
+	}
+	rest = rest[1:]
+	name := len(rest) - len(strings.TrimLeft(rest, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"))
+	switch rest[:name] {
+	case "include", "rustdoc_include", "playground", "title":
+	default:
+		return 0
+	}
+	target := rest[name:]
+	if t := strings.TrimLeft(target, " \t\r\n"); len(t) == len(target) || len(t) == 0 || t[0] == '}' {
+		return 0 // no space after the type, or no target
+	}
+	end := strings.IndexByte(target, '}')
+	if end < 0 || !strings.HasPrefix(target[end:], "}}") {
+		return 0
+	}
+	return len(text) - len(target) + end + 2
 }
 
 // blankLinks blanks, in markdown text b, link and image destinations, the

@@ -29,6 +29,11 @@ func TestProse(t *testing.T) {
 		{"paired shortcode keeps its text", "{{% note %}}Mind the gap.{{% /note %}}", false, "Mind the gap."},
 		{"unterminated", "text {{< open", false, "text"},
 		{"go template kept", "{{ math.Pi }} → 3.14", false, "{{ math.Pi }} → 3.14"},
+		// mdBook replaces its link directives, in code blocks too; other
+		// {{#…}} (a Handlebars section in an example) are kept.
+		{"mdBook include", "Listing:\n```rust\n{{#rustdoc_include ../listings/ch03-common-programming-concepts/x/src/main.rs:here}}\n```\nThen {{ #include a.md }}.", false, "Listing: ```rust ``` Then ."},
+		{"mdBook title, playground", "{{#title Ownership}}{{#playground x.rs editable}} Text", false, "Text"},
+		{"not an mdBook directive", "{{#each items}} {{#include}} {{#include a}b}}", false, "{{#each items}} {{#include}} {{#include a}b}}"},
 		{"toml front matter in the lead", "+++\ntitle = \"x\"\n+++\nBody.", true, "Body."},
 		// What a browser runs or applies is not prose (VitePress pages
 		// open with <script setup>); the same block in a fence is code.
