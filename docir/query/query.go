@@ -220,8 +220,33 @@ func (p *parser) term() (Term, error) {
 }
 
 // rest reads the rest of the term t that starts at start, from the ':'
-// after its field name: the operator and the values.
+// after its field name: the operator and the values; a value of `size`,
+// which is always a number, must be one (see sizeValues).
 func (p *parser) rest(t Term, start int) (Term, error) {
+	t, err := p.restValues(t, start)
+	if err == nil && t.Field == "size" {
+		if v, ok := sizeValues(t); !ok {
+			return t, p.fail(start, "size is a document's size in bytes, a number: %q is not one (write 40000, not 40k)", v)
+		}
+	}
+	return t, err
+}
+
+// sizeValues reports whether every value of a `size` term can compare with
+// a size, and the first that cannot: a glob matches text, and a value that
+// is no number compares with a number as text ("7350" > "40k"), which no
+// reader means.
+func sizeValues(t Term) (string, bool) {
+	for _, v := range append([]string{t.Lo, t.Hi}, t.Values...) {
+		if v != "" && !(t.Op == OpEq && hasGlob(v)) && kindOf(v) != kindNumber {
+			return v, false
+		}
+	}
+	return "", true
+}
+
+// restValues is rest without the check of size's values.
+func (p *parser) restValues(t Term, start int) (Term, error) {
 	p.pos++ // ':'
 	// Operator.
 	rest := p.src[p.pos:]

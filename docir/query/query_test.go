@@ -75,6 +75,11 @@ func TestParseErrors(t *testing.T) {
 		{"date:1..2..3", "date:1..2..3", "one '..'"},
 		{"date:>2024..2025", "date:>2024..2025", "without >"},
 		{"size:>1,2", "size:>1,2", "one value"},
+		// size is a number: "40k" would compare with "7350" as text.
+		{"size:>40k", "size:>40k", `"40k" is not one`},
+		{"size:10..2k", "size:10..2k", `"2k" is not one`},
+		{"size:big", "size:big", `"big" is not one`},
+		{"size:* size:>4096 size:1,2 size:..5", "", ""}, // fine
 		{"path:>a*", "path:>a*", "no glob"},
 		{"a:x* ", "", ""}, // fine
 		{"kind:adr date:<=2024-00", "date:<=2024-00", "month 00"},
