@@ -25,7 +25,16 @@ func Suggest(snap *store.Snapshot, a address.Address, n int) ([]string, error) {
 		return nil, nil
 	}
 	typed := a.ID
-	noExt := strings.TrimSuffix(typed, ".md")
+	// The file's name as typed, or the page's as a site serves it (mdBook
+	// writes its links to x.html): an agent copies either from a page's
+	// text. (A trailing '/' is refused by address.Parse, with its hint.)
+	noExt := typed
+	for _, ext := range []string{".md", ".html", ".htm"} {
+		if s, ok := strings.CutSuffix(typed, ext); ok && s != "" {
+			noExt = s
+			break
+		}
+	}
 	lower := strings.ToLower(noExt)
 	base := path.Base(noExt)
 	maxEdits := min(3, max(1, len(typed)/4))

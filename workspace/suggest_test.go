@@ -41,6 +41,8 @@ func TestSuggest(t *testing.T) {
 		{"runbooks/disk-full.md", 3, []string{"runbooks/disk-full"}},
 		{"corpus/runbooks/disk-full.md", 3, []string{"runbooks/disk-full"}}, // the source folder in front
 		{"runbooks/disk-full.md#mitigate", 3, []string{"runbooks/disk-full#mitigate"}},
+		// The page as a site serves it (mdBook's links say x.html).
+		{"runbooks/disk-full.html#mitigate", 3, []string{"runbooks/disk-full#mitigate"}},
 		{"disk-full", 3, []string{"runbooks/disk-full"}},
 		{"Runbooks/Disk-Full", 3, []string{"runbooks/disk-full"}},
 		{"adr/0003-retry-budget.md", 3, []string{"runbooks/retry-budget"}},                                                                // its front matter sets the id
