@@ -113,8 +113,8 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   text's links are read, not link reference definitions ("[^x]: url"
 //	   made "[^x]" a link to url, and a broken one when the text was a
 //	   link); and the passages no longer carry mdBook's link directives
-//	   ({{#include path}}: store/passage Prose), which only a parse again
-//	   re-indexes.
+//	   ({{#include path}}) nor an inline HTML tag that runs over lines
+//	   (store/passage Prose), which only a parse again re-indexes.
 const RulesVersion = 8
 
 // Parsed is what Parse makes of a file.

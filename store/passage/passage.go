@@ -504,7 +504,8 @@ func appendValues(lines []string, v any) []string {
 // `[label]: /a/b "title"`), and, when lead is true and text opens with a
 // `+++` line, a TOML front-matter block through its closing `+++` line;
 // inline HTML tags (`<small>`, `</small>`, `<img src="x">`: CommonMark's
-// open and closing tags, within one line; the text between them is kept),
+// open and closing tags, an open tag also over lines up to a blank line
+// (tagOverLines); the text between them is kept),
 // the attribute block that ends a heading's line (`{ #id .c k="v" }`,
 // `{: #id }`, as store/markdown reads it: not part of the heading's text),
 // and the marker, type and quotes of an MkDocs block's opener line
@@ -653,7 +654,7 @@ func blankLinks(b []byte) {
 					blank(start+i, end)
 				}
 			}
-			blankInlineLinks(line, blank, start)
+			blankInlineLinks(line, blank, start, b[start:])
 		}
 		start = end + 1
 	}
@@ -834,9 +835,10 @@ func parenMatches(line []byte) []int {
 }
 
 // blankInlineLinks blanks the destinations ("(…)" after "]") and reference
-// labels ("[…]" after "]") of one line, outside its code spans; off is the
-// line's offset in the text blank works on.
-func blankInlineLinks(line []byte, blank func(from, to int), off int) {
+// labels ("[…]" after "]") of one line, and its HTML tags, outside its code
+// spans; off is the line's offset in the text blank works on, and rest
+// that text from the line's start on (a tag may run onto the next lines).
+func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byte) {
 	var closes []int // closes[j]: the ")" that closes the "(" at j, or -1 (see parenMatches)
 	for i := 0; i < len(line); i++ {
 		switch line[i] {
@@ -854,6 +856,9 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int) {
 			if n := htmlTag(line[i:]); n > 0 {
 				blank(off+i, off+i+n)
 				i += n - 1
+			} else if n := tagOverLines(rest[i:], len(line)-i); n > 0 {
+				blank(off+i, off+i+n)
+				return // the rest of the line is the tag's
 			}
 		case ']':
 			if i+1 >= len(line) {
@@ -880,6 +885,47 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int) {
 			}
 		}
 	}
+}
+
+// maxTagBytes bounds a tag that runs over lines (tagOverLines): the Rust
+// book's figures (`<img alt="…" src="…" class="center" />` over three
+// lines) are a few hundred bytes, and a bound keeps the scan linear where
+// many lines open a tag that never closes.
+const maxTagBytes = 1024
+
+// tagOverLines is the length of the open tag that opens b and runs past
+// its first line (of n bytes), as CommonMark reads an inline tag over line
+// endings (white space, and in quoted values), within maxTagBytes and
+// before a blank line; 0 when b opens no such tag. It is tried only where
+// the line holds no '>' after the '<'.
+func tagOverLines(b []byte, n int) int {
+	if len(b) < 2 || b[1]|0x20 < 'a' || b[1]|0x20 > 'z' || bytes.IndexByte(b[:n], '>') >= 0 ||
+		bytes.IndexByte(b[:min(len(b), maxTagBytes)], '>') < 0 {
+		return 0 // closed on its line, or never within the bound
+	}
+	var buf [maxTagBytes + 1]byte
+	w := buf[:0] // b's bytes, line endings as spaces, to the bound or a blank line
+	for i := 0; i < len(b) && len(w) < maxTagBytes; {
+		end := lineEnd(b, i) // a CRLF's '\r' is in the line
+		line := b[i:end]
+		if i > 0 && len(bytes.Trim(line, " \t\r")) == 0 {
+			break // a blank line ends the paragraph
+		}
+		w = append(w, line[:min(len(line), maxTagBytes-len(w))]...)
+		if end < len(b) {
+			w = append(w, ' ')
+		}
+		i = end + 1
+	}
+	for k, c := range w {
+		if c == '\r' || c == '\n' {
+			w[k] = ' '
+		}
+	}
+	if m := htmlTag(w); m > n {
+		return m
+	}
+	return 0
 }
 
 // htmlTag is the length of the HTML tag that opens b, as CommonMark reads

@@ -33,6 +33,12 @@ func TestProse(t *testing.T) {
 		// {{#…}} (a Handlebars section in an example) are kept.
 		{"mdBook include", "Listing:\n```rust\n{{#rustdoc_include ../listings/ch03-common-programming-concepts/x/src/main.rs:here}}\n```\nThen {{ #include a.md }}.", false, "Listing: ```rust ``` Then ."},
 		{"mdBook title, playground", "{{#title Ownership}}{{#playground x.rs editable}} Text", false, "Text"},
+		// A tag may run over lines (the Rust book's figures); a blank line
+		// ends it, and the text after it on its last line is kept.
+		{"tag over lines", "Before.\n<img alt=\"Three tables: the stack\nand the heap\" src=\"img/trpl04-05.svg\"\nclass=\"center\" style=\"width: 50%;\" />\n<span class=\"caption\">Figure 4-5</span>", false, "Before. Figure 4-5"},
+		{"tag over CRLF lines", "<img\r\n  src=\"a.png\" /> After", false, "After"},
+		{"no tag over a blank line", "<img src=\"a.png\"\n\nclass=\"c\" />", false, "<img src=\"a.png\" class=\"c\" />"},
+		{"an unclosed '<' is no tag", "if a <b then\nc is d", false, "if a <b then c is d"},
 		{"not an mdBook directive", "{{#each items}} {{#include}} {{#include a}b}}", false, "{{#each items}} {{#include}} {{#include a}b}}"},
 		{"toml front matter in the lead", "+++\ntitle = \"x\"\n+++\nBody.", true, "Body."},
 		// What a browser runs or applies is not prose (VitePress pages
@@ -389,6 +395,18 @@ func TestParents(t *testing.T) {
 		}
 		if got, want := headingPath(&rec, i, par), headingPath(&rec, i, nil); got != want {
 			t.Errorf("section %d: %q, want %q", i, got, want)
+		}
+	}
+}
+
+// TestTagNeverClosed: lines that each open a tag that never closes blank
+// nothing (each look stops at maxTagBytes past its '<', or at once when no
+// '>' lies within them).
+func TestTagNeverClosed(t *testing.T) {
+	for _, unit := range []string{"<a b\n", "<a b=\"\n", "<img\n", "<a b=\"x\n\n\">\n"} {
+		text := strings.Repeat(unit, 5_000)
+		if got := Prose(text, false); got != text {
+			t.Errorf("%q: blanked a tag that never closes", unit)
 		}
 	}
 }
