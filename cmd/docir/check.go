@@ -238,10 +238,36 @@ func checkHints(broken []docir.CheckedLink) []string {
 		}
 		out = append(out, h)
 	}
-	if top, n := mostOf(targets, 1); top != "" {
+	top, n := mostOf(targets, 1)
+	folders := map[string]int{}
+	for t, k := range targets {
+		if f := upFolder(t); f != "" {
+			folders[f] += k
+		}
+	}
+	if f, m := mostOf(folders, max(n, 1)); f != "" {
+		out = append(out, fmt.Sprintf("%d of the broken links are to %s, a folder beside the sources (a sibling site's pages); links.ignore: [%s] leaves them out of the check", m, strconv.Quote(f), strconv.Quote(f+"*")))
+	} else if top != "" {
 		out = append(out, fmt.Sprintf("%d of the broken links are to %s; links.ignore leaves a target out of the check", n, strconv.Quote(top)))
 	}
 	return out
+}
+
+// upFolder is the folder a relative target that climbs out of its page's
+// folder leads into ("../std/" of "../std/prelude/index.html": mdBook's
+// links to the standard library's docs, served beside the book), or ""
+// for any other target. Links into such a folder break together, and one
+// pattern names them all.
+func upFolder(target string) string {
+	rest := target
+	for strings.HasPrefix(rest, "../") {
+		rest = rest[3:]
+	}
+	i := strings.IndexByte(rest, '/')
+	if rest == target || i <= 0 || rest[:i] == "." || rest[:i] == ".." {
+		return ""
+	}
+	return target[:len(target)-len(rest)+i+1]
 }
 
 // outsideBase reports whether the site base (links.base) base leaves l

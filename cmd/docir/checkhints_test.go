@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -207,5 +208,30 @@ func TestCheckHintsHugoAliases(t *testing.T) {
 	wantIn := []string{"/topics/acl#key-permissions -> docs/acl#key-permissions", "/topics/acl -> docs/acl", "/topics/acl -> docs/acl", "/docs/old-acl/ -> docs/acl"}
 	if diff := cmp.Diff(wantIn, in); diff != "" {
 		t.Errorf("links docs/acl: incoming (-want +got):\n%s", diff)
+	}
+}
+
+// TestCheckHintsSiblingFolder: links that climb out of their page's folder
+// into one folder (an mdBook book's "../std/…" links to the standard
+// library's docs, served beside it) break together: the hint names the
+// folder and the pattern that leaves them all out, when it gathers more
+// than the most broken single target.
+func TestCheckHintsSiblingFolder(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"src/ch1.md": "# One\n\n[a](../std/a.html) [b](../std/b/index.html) [c](../std/c.html) [n](../nomicon/x.html) [n](../nomicon/x.html)\n",
+	})
+	_, _, stderr := indexAndCheck(t, dir)
+	want := `docir: 3 of the broken links are to "../std/", a folder beside the sources (a sibling site's pages); links.ignore: ["../std/*"] leaves them out of the check`
+	if !slices.Contains(stderr, want) {
+		t.Errorf("check's stderr %q\nlacks %s", stderr, want)
+	}
+	for target, want := range map[string]string{
+		"../std/prelude/index.html": "../std/", "../../ref/x.html": "../../ref/", "../x.html": "", "std/x.html": "",
+		"/docs/x.md": "", "../../x.md": "", ".././x.md": "", "../": "",
+	} {
+		if got := upFolder(target); got != want {
+			t.Errorf("upFolder(%q) = %q, want %q", target, got, want)
+		}
 	}
 }
