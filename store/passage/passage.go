@@ -894,10 +894,10 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 const maxTagBytes = 1024
 
 // tagOverLines is the length of the open tag that opens b and runs past
-// its first line (of n bytes), as CommonMark reads an inline tag over line
-// endings (white space, and in quoted values), within maxTagBytes and
-// before a blank line; 0 when b opens no such tag. It is tried only where
-// the line holds no '>' after the '<'.
+// its first line (of n bytes), as CommonMark reads an inline tag over
+// line endings (white space, and in quoted values), within maxTagBytes
+// and before a blank line or a code fence; 0 when b opens no such tag. It
+// is tried only where the line holds no '>' after the '<'.
 func tagOverLines(b []byte, n int) int {
 	if len(b) < 2 || b[1]|0x20 < 'a' || b[1]|0x20 > 'z' || bytes.IndexByte(b[:n], '>') >= 0 ||
 		bytes.IndexByte(b[:min(len(b), maxTagBytes)], '>') < 0 {
@@ -908,8 +908,9 @@ func tagOverLines(b []byte, n int) int {
 	for i := 0; i < len(b) && len(w) < maxTagBytes; {
 		end := lineEnd(b, i) // a CRLF's '\r' is in the line
 		line := b[i:end]
-		if i > 0 && len(bytes.Trim(line, " \t\r")) == 0 {
-			break // a blank line ends the paragraph
+		if t := bytes.TrimLeft(line, " \t"); i > 0 && (len(bytes.TrimRight(t, "\r")) == 0 ||
+			bytes.HasPrefix(t, []byte("```")) || bytes.HasPrefix(t, []byte("~~~"))) {
+			break // a blank line ends the paragraph, and a fence interrupts it
 		}
 		w = append(w, line[:min(len(line), maxTagBytes-len(w))]...)
 		if end < len(b) {

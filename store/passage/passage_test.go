@@ -37,6 +37,7 @@ func TestProse(t *testing.T) {
 		// ends it, and the text after it on its last line is kept.
 		{"tag over lines", "Before.\n<img alt=\"Three tables: the stack\nand the heap\" src=\"img/trpl04-05.svg\"\nclass=\"center\" style=\"width: 50%;\" />\n<span class=\"caption\">Figure 4-5</span>", false, "Before. Figure 4-5"},
 		{"tag over CRLF lines", "<img\r\n  src=\"a.png\" /> After", false, "After"},
+		{"no tag over a fence", "<img alt=\"a\n```\n\" />\n```", false, "<img alt=\"a ``` \" /> ```"},
 		{"no tag over a blank line", "<img src=\"a.png\"\n\nclass=\"c\" />", false, "<img src=\"a.png\" class=\"c\" />"},
 		{"an unclosed '<' is no tag", "if a <b then\nc is d", false, "if a <b then c is d"},
 		{"not an mdBook directive", "{{#each items}} {{#include}} {{#include a}b}}", false, "{{#each items}} {{#include}} {{#include a}b}}"},
