@@ -31,7 +31,8 @@ func newCmdSearch(f *Factory, runF func(context.Context, *SearchOptions) error) 
 on its own text (with the document's title) and on where it sits (the
 title, the path and the headings above it); a document ranks by its best
 section, which the hit names as matched_section, an address get accepts.
-A query equal to a page's title or description ranks that page first.
+A query equal to a page's title or description ranks that page first, and
+one equal to a heading written as a question (a FAQ's entry) its section.
 Hits never carry a body; the snippet (at most 240 bytes) shows where the
 match is. Several words are one query: docir search retry budget.
 

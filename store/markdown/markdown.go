@@ -115,7 +115,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   link); and the passages no longer carry mdBook's link directives
 //	   ({{#include path}}) nor an inline HTML tag that runs over lines
 //	   (store/passage Prose), which only a parse again re-indexes.
-const RulesVersion = 8
+//	9  a heading written as a question (store/passage QuestionHeading)
+//	   is indexed as a name of its section, which only a parse again
+//	   indexes.
+const RulesVersion = 9
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {

@@ -321,7 +321,22 @@ func (c Config) section(rec *docir.Record, body bodyWindow, i int, own bool, par
 	if !own {
 		text = joinText(rec.Title, text)
 	}
-	return fulltext.Passage{ID: rec.ID + "#" + s.Slug, Text: text, Head: headingPath(rec, i, parent)}
+	p := fulltext.Passage{ID: rec.ID + "#" + s.Slug, Text: text, Head: headingPath(rec, i, parent)}
+	if QuestionHeading(s.Heading) {
+		p.Names = []string{s.Heading}
+	}
+	return p
+}
+
+// QuestionHeading reports whether heading is written as a question of two
+// words or more ("What is Prometheus?", "How do I set up an SSH
+// client?"): a FAQ's entry, which says what a reader asks as the reader
+// would type it. Such a heading is a name of its section (see
+// Passage.Names): a query equal to it names the section, as a query
+// equal to a title names a page, however common its words.
+func QuestionHeading(heading string) bool {
+	h := strings.TrimSpace(heading)
+	return strings.HasSuffix(h, "?") && len(strings.Fields(h)) >= 2
 }
 
 // headingPath is where a passage sits in its document, as a reader sees

@@ -328,13 +328,24 @@ const ReadFloor = 0.2
 // (at most short tokens) is one read, whole, before its sections. Equal
 // scores keep rank order.
 func steps(all []planned, short int) []step {
+	// A document's read is never scored under a document the ranking put
+	// after it: one the query names (its title, a FAQ entry's heading)
+	// ranks first whatever its score, and its matched section is read
+	// first too. Ranked by score alone, each is its own score.
+	ranked := make([]float64, len(all))
+	for i := len(all) - 1; i >= 0; i-- {
+		ranked[i] = all[i].doc.score
+		if i+1 < len(all) {
+			ranked[i] = max(ranked[i], ranked[i+1])
+		}
+	}
 	var out []step
 	for i := range all {
 		d := &all[i]
 		if d.whole <= short || len(d.doc.passages) == 0 {
 			// Whole, first; its sections after, for when it does not fit
 			// (they overlap it when it does, and are skipped).
-			out = append(out, step{d: d, whole: true, score: d.doc.score})
+			out = append(out, step{d: d, whole: true, score: ranked[i]})
 		}
 		score := map[string]float64{}
 		var order []string
@@ -347,7 +358,7 @@ func steps(all []planned, short int) []step {
 			score[slug] = sc
 		}
 		if len(d.doc.passages) > 0 { // the matched section
-			take(d.doc.passages[0].slug, max(d.doc.passages[0].score, d.doc.score))
+			take(d.doc.passages[0].slug, max(d.doc.passages[0].score, ranked[i]))
 		}
 		for _, ph := range d.matched {
 			take(ph.slug, ph.score)

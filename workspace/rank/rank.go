@@ -636,7 +636,11 @@ func (r *ranking) named(rt *fulltext.Retrieval, b *board) (map[string]int, error
 		if err != nil {
 			return nil, err
 		}
-		if level := r.names(rec); level > 0 {
+		level := r.names(rec)
+		if level == 0 {
+			level, _ = r.headingNamed(rec)
+		}
+		if level > 0 {
 			out[docID] = level
 		}
 	}
@@ -900,6 +904,25 @@ func (r *ranking) names(rec *docir.Record) int {
 	return best
 }
 
+// headingNamed tells how the query equals one of the document's question
+// headings (passage.QuestionHeading: a FAQ's entry names its section), as
+// names does its names, and that section's slug: the first heading the
+// query says as written, else the first it says once analyzed.
+func (r *ranking) headingNamed(rec *docir.Record) (level int, slug string) {
+	for _, s := range rec.Sections {
+		if !passage.QuestionHeading(s.Heading) {
+			continue
+		}
+		switch {
+		case strings.EqualFold(plainName(s.Heading), r.text):
+			return 2, s.Slug
+		case level == 0 && r.ft.Equal(r.q, s.Heading):
+			level, slug = 1, s.Slug
+		}
+	}
+	return level, slug
+}
+
 // plainName is a name or query as compared for equality: spaces folded,
 // final punctuation dropped ("Transpile Sass to CSS." says "Transpile Sass
 // to CSS").
@@ -929,6 +952,10 @@ func (r *ranking) chooseSection(f *found) error {
 	shared, beyond := r.titleWords(rec)
 	if shared && !beyond || r.names(&f.rec) > 0 {
 		promote(d, "", 0)
+		return nil
+	}
+	if level, slug := r.headingNamed(rec); level > 0 {
+		promote(d, slug, 0) // the FAQ entry the query asks
 		return nil
 	}
 	if !shared {

@@ -81,10 +81,10 @@ func TestSteps(t *testing.T) {
 	big := func(id string, score float64, ps ...passageHit) planned {
 		return planned{rec: docir.Record{ID: id}, doc: rankedDoc{id: id, score: score, passages: ps[:1]}, matched: ps, whole: 601}
 	}
-	all := []planned{
+	all := []planned{ // in rank order
 		big("a", 10, passageHit{"lead", 4}, passageHit{"x", 9}, passageHit{"y", 4.9}, passageHit{"under", 1.9}),
-		big("b", 8, passageHit{"z", 8}),
 		{rec: docir.Record{ID: "c"}, doc: rankedDoc{id: "c", score: 8.5}, whole: 100},
+		big("b", 8, passageHit{"z", 8}),
 		big("d", 1.99, passageHit{"weak", 1.99}),
 	}
 	var got []string
@@ -109,6 +109,17 @@ func TestSteps(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"a#lead", "a#x", "c", "b#z", "a#y"}, makePlan(all, 2400).addrs); diff != "" {
 		t.Errorf("plan (-want +got)\n%s", diff)
+	}
+	// A document the ranking put first whatever its score (the query names
+	// it) has its matched section read first; its other sections keep
+	// their own scores.
+	named := []planned{big("n", 2, passageHit{"faq", 2}, passageHit{"other", 1.9}), big("m", 5, passageHit{"s", 5})}
+	got = nil
+	for _, st := range steps(named, 600) {
+		got = append(got, st.d.rec.ID+"#"+st.ph.slug)
+	}
+	if diff := cmp.Diff([]string{"n#faq", "m#s", "n#other"}, got); diff != "" {
+		t.Errorf("steps of a named document (-want +got)\n%s", diff)
 	}
 }
 

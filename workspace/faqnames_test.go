@@ -1,0 +1,72 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store"
+)
+
+// TestQuestionHeadingNamesItsSection: a FAQ entry's heading, a question,
+// names its section as a title names its page, however common the
+// question's words: "What is Widget?" on a corpus whose every page says
+// "Widget" ranks the entries that ask it first, whatever their scores, and
+// context reads them first. A heading that is no question names nothing.
+func TestQuestionHeadingNamesItsSection(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	files := map[string]string{
+		"faq.md":      "# FAQ\n\n## General\n\n### What is Widget?\n\nA monitoring toolkit.\n\n### Who wrote Widget?\n\nSome people.\n",
+		"overview.md": "# Overview\n\n## What is Widget?\n\nWidget is an open-source toolkit, first built in 2012, with a long history of releases and a community of users.\n\n## Components\n\nParts.\n",
+		"intro.md":    "# Widget Widget\n\nWidget.\n",
+		"usage.md":    "# Usage\n\n## Widget\n\nWidget widget widget.\n",
+	}
+	for i := range 20 {
+		files[fmt.Sprintf("p%d.md", i)] = fmt.Sprintf("# Page %d\n\nWidget does thing %d with Widget.\n", i, i)
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	ws := New(Config{Dir: dir, Sources: []store.Source{{Path: src}}})
+	t.Cleanup(func() { ws.Close() })
+	if _, err := ws.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"What is Widget?", "what is widget"} {
+		res, err := ws.Search(ctx, docir.SearchParams{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range res.Hits[:min(2, len(res.Hits))] {
+			got = append(got, h.MatchedSection)
+		}
+		if len(got) < 2 || got[0] != "faq#what-is-widget" && got[0] != "overview#what-is-widget" ||
+			got[1] != "faq#what-is-widget" && got[1] != "overview#what-is-widget" {
+			t.Errorf("search %q: first hits %v, want the two entries that ask it", q, got)
+		}
+		plan, err := ws.Context(ctx, docir.ContextParams{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A short page is read whole (rule 3 of the token budget).
+		if first := res.Hits[0].ID; len(plan.Addresses) == 0 || plan.Addresses[0] != first && plan.Addresses[0] != got[0] {
+			t.Errorf("context %q: plan %v, want %s (or %s) first", q, plan.Addresses, got[0], first)
+		}
+	}
+	// "Widget" is a heading, not a question: it names nothing, and the
+	// page titled with the word twice is first, as before.
+	res, err := ws.Search(ctx, docir.SearchParams{Query: "widget"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) == 0 || res.Hits[0].ID == "usage" {
+		t.Errorf("search widget: %v", res.Hits)
+	}
+}
