@@ -66,7 +66,7 @@ func TestSkeletonErrors(t *testing.T) {
 }
 
 // TestNoWordsWarns: a query with no word to rank (punctuation and symbols
-// alone, or exclusions alone) matches nothing and says why, in search and
+// alone, exclusions alone, or words it also excludes) matches nothing and says why, in search and
 // in context; a query with a word says nothing of the kind, even when
 // nothing matches it.
 func TestNoWordsWarns(t *testing.T) {
@@ -84,6 +84,10 @@ func TestNoWordsWarns(t *testing.T) {
 		{"retry budget", false},
 		{"zzzunheardof", false},
 		{"retry -budget", false},
+		// Every word it asks for it excludes: none is left to rank.
+		{"budget -budget", true},
+		{"retry budget -budget -retry", true},
+		{"retry budget -budget", false},
 	} {
 		res, err := ws.Search(ctx, docir.SearchParams{Query: tt.query})
 		if err != nil {

@@ -223,6 +223,14 @@ func (x *Index) prepareSyntax(ctx context.Context, syn Syntax, reader func() (in
 			q.not = append(q.not, sub.terms...)
 		}
 	}
+	if len(q.terms) > 0 && !slices.ContainsFunc(q.terms, func(t string) bool { return !slices.Contains(q.not, t) }) {
+		// Every word it asks for it excludes ("prometheus -prometheus"): a
+		// passage that holds one does not match, so none is a word to rank
+		// (a head that says it is no match of the text's).
+		none := x.positive("")
+		none.text, none.not, none.notRuns = q.text, q.not, q.notRuns
+		q = none
+	}
 	if len(q.terms) > 0 {
 		r, err := reader()
 		if err != nil {
