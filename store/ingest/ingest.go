@@ -300,9 +300,13 @@ func (r *refresher) run() (docir.IndexSummary, error) {
 // partlyIndexed adds to f's warning what of it the index leaves out
 // (passages past their bound, links past the record's): the file's one
 // warning, of kind KindPartlyIndexed when it had none.
-func (f *file) partlyIndexed(text string) {
+func (f *file) partlyIndexed(text string) { f.addWarning(KindPartlyIndexed, text) }
+
+// addWarning adds text to f's one warning, which is of kind when it had
+// none.
+func (f *file) addWarning(kind, text string) {
 	if f.warning == nil {
-		f.warning = &warning{kind: KindPartlyIndexed, text: shown(f.path()) + ": " + text}
+		f.warning = &warning{kind: kind, text: shown(f.path()) + ": " + text}
 		return
 	}
 	f.warning.text += "; " + text

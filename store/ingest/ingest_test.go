@@ -551,3 +551,19 @@ func TestLowerCapLeavesOutUnchangedFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestUnclosedFenceWarns: a file whose last code fence is never closed,
+// swallowing its headings, indexes (as CommonMark reads it) with an
+// unclosed_fence warning that names the file and the fence's line.
+func TestUnclosedFenceWarns(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "a.md", "# A\n\n```go\ncode\n\n## B\n")
+	writeFile(t, src, "b.md", "# B\n\n```go\ncode\n```\n")
+	sum, err := Refresh(context.Background(), dir, []store.Source{{Path: src}}, Options{})
+	if err != nil || sum.Documents != 2 || sum.WarningCounts[KindUnclosedFence] != 1 {
+		t.Fatalf("%+v, %v", sum, err)
+	}
+	if w := strings.Join(sum.Warnings, "\n"); !strings.Contains(w, "a.md") || !strings.Contains(w, "line 3 is never closed") {
+		t.Errorf("warnings %q", sum.Warnings)
+	}
+}

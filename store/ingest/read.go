@@ -45,6 +45,7 @@ const (
 	KindChanged       = "changed"        // replaced or removed while the refresh read it
 	KindCleanup       = "cleanup"        // a tidying step after publishing, or after finding nothing to publish, failed
 	KindPartlyIndexed = "partly_indexed" // a passage over fulltext.MaxTextBytes: searchable by its start
+	KindUnclosedFence = "unclosed_fence" // a code fence never closed swallows headings (the file indexes)
 	// A source's own warnings (one per source at most), "PATH: ...".
 	KindOtherExtension = "other_extension" // files that look like markdown (.mdx, .markdown...) and are not *.md
 	KindNoMarkdown     = "no_markdown"     // a source with no *.md file (with its other_extension count, if any)
@@ -487,6 +488,9 @@ func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, root
 	}
 	if len(warn) > 0 {
 		f.warning = &warning{kind: KindFrontMatter, text: shown(f.path()) + ": " + strings.Join(warn, "; ")}
+	}
+	if msg := f.parsed.UnclosedFence; msg != "" {
+		f.addWarning(KindUnclosedFence, msg)
 	}
 	if n := f.parsed.LinksLeftOut; n > 0 {
 		f.partlyIndexed(fmt.Sprintf("%d link(s) past the first %d are not recorded (not checked, and no backlinks); split the page", n, markdown.MaxLinks))

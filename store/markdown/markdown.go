@@ -133,6 +133,11 @@ type Parsed struct {
 	// LinksLeftOut counts the links past the first MaxLinks, which the
 	// record does not list.
 	LinksLeftOut int
+	// UnclosedFence, when set, says that a code fence the file's last
+	// block opens is never closed and holds lines written as headings:
+	// CommonMark reads the rest of the file as code, so they are no
+	// sections (see unclosedFence).
+	UnclosedFence string
 }
 
 // Limits bound the work Parse may do on one file. A file that passes a
@@ -292,6 +297,9 @@ func (p *Parser) ParseContext(ctx context.Context, name string, src []byte, lim 
 	var nested []foundAnchor
 	rec.Sections, nested = p.sections(doc, src, fmEnd, lines, pc)
 	out.LinksLeftOut = p.extractLinks(doc, src, fmEnd, lines, pc, rec, nested)
+	if at, n := unclosedFence(doc, body); n > 0 {
+		out.UnclosedFence = fmt.Sprintf("the code fence opened at line %d is never closed, so the rest of the file is code, as CommonMark reads it: its %d line(s) written as headings are no sections; close the fence", lines.line(fmEnd+at), n)
+	}
 
 	switch t := fields["title"].(type) {
 	case string:
@@ -1119,6 +1127,43 @@ func decodeText(v []byte) []byte {
 	html.DefaultWriter.Write(w, v)
 	_ = w.Flush()
 	return []byte(stdhtml.UnescapeString(b.String()))
+}
+
+// unclosedFence finds the code fence that the document's last block opens
+// when nothing closes it, and counts the lines in it written as ATX
+// headings (up to three spaces, one to six '#', then a space or the line's
+// end): a fence left open swallows the sections after it, which an author
+// seldom means. It returns the opener's offset in body and the count; 0,
+// 0 when the last block is no fence, is closed, or holds no such line.
+func unclosedFence(doc ast.Node, body []byte) (at, headings int) {
+	fb, ok := doc.LastChild().(*ast.FencedCodeBlock)
+	if !ok || fb.Lines().Len() == 0 {
+		return 0, 0
+	}
+	ls := fb.Lines()
+	last := ls.At(ls.Len() - 1)
+	if rest := bytes.TrimSpace(body[min(last.Stop, len(body)):]); len(rest) > 0 {
+		return 0, 0 // its closing fence
+	}
+	for i := range ls.Len() {
+		seg := ls.At(i)
+		line := seg.Value(body)
+		t := bytes.TrimLeft(line, " ")
+		if len(line)-len(t) > 3 {
+			continue
+		}
+		n := 0
+		for n < len(t) && t[n] == '#' {
+			n++
+		}
+		if n >= 1 && n <= 6 && (n == len(t) || t[n] == ' ' || t[n] == '\t' || t[n] == '\n' || t[n] == '\r') {
+			headings++
+		}
+	}
+	first := ls.At(0).Start
+	at = bytes.LastIndexByte(body[:first], '\n') // the opener's line ends there
+	at = bytes.LastIndexByte(body[:max(at, 0)], '\n') + 1
+	return at, headings
 }
 
 // lineIndex maps byte offsets to 1-based line numbers.

@@ -475,3 +475,25 @@ func FuzzHeadingAttributesGoldmark(f *testing.F) {
 		}
 	})
 }
+
+// TestUnclosedFence: a code fence the file's last block opens and nothing
+// closes swallows the headings after it (CommonMark reads the rest of the
+// file as code): the parse says so, with the opener's line; a closed fence,
+// an open one with no line written as a heading, or a heading-like line
+// indented four spaces say nothing.
+func TestUnclosedFence(t *testing.T) {
+	for _, tt := range []struct{ md, want string }{
+		{"# A\n\ntext\n\n```go\ncode\n\n## B\n\nmore\n### C\n", "line 5 is never closed"},
+		{"---\ntitle: T\n---\n# A\n\n~~~\n## B\n", "line 6 is never closed"},
+		{"# A\n\n```go\ncode\n```\n\n## B\n", ""},
+		{"# A\n\n```sh\n# a comment\n```\n", ""},
+		{"# A\n\n```\ncode\n", ""},
+		{"# A\n\n```\n    ## indented\n", ""},
+		{"# A\n\n- item\n\n  ```\n  ## in a list\n", ""}, // its container closes it
+	} {
+		got := NewParser().Parse("a.md", []byte(tt.md)).UnclosedFence
+		if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
+			t.Errorf("%q: %q, want %q", tt.md, got, tt.want)
+		}
+	}
+}
