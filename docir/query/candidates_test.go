@@ -47,7 +47,9 @@ func TestIndexKeys(t *testing.T) {
 	}{
 		{"none", nil, []string{"bPATH|A.MD|", "bTITLE|T|"}},
 		{"scalars and lists", map[string]any{"Kind": "ADR", "tags": []any{"go", 2.0, map[string]any{"x": "y"}, true}},
-			[]string{"bPATH|A.MD|", "bTITLE|T|", "vKIND|ADR|", "vTAGS|2|", "vTAGS|GO|", "vTAGS|TRUE|"}},
+			[]string{"bPATH|A.MD|", "bTITLE|T|", "vKIND|ADR|", "vTAGS|2|", "vTAGS|GO|", "vTAGS|TRUE|", "vTAGS.X|Y|"}},
+		{"a list of objects", map[string]any{"author": []any{map[string]any{"name": "Ada", "role": "editor"}, map[string]any{"name": "Ben"}}},
+			[]string{"bPATH|A.MD|", "bTITLE|T|", "pAUTHOR|", "vAUTHOR.NAME|ADA|", "vAUTHOR.NAME|BEN|", "vAUTHOR.ROLE|EDITOR|"}},
 		{"nested and null", map[string]any{"author": map[string]any{"name": "Ada"}, "owner": nil},
 			[]string{"bPATH|A.MD|", "bTITLE|T|", "pAUTHOR|", "pOWNER|", "vAUTHOR.NAME|ADA|"}},
 		{"irregular: keys equal ignoring case", map[string]any{"a": "1", "A": "2"},

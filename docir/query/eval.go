@@ -66,6 +66,26 @@ func lookup(m map[string]any, field string) (any, bool) {
 			conv[fmt.Sprint(k)] = v
 		}
 		return lookup(conv, rest)
+	case []any:
+		// A list of objects (`author: [{name: …}, …]`): the path into each
+		// one, their values one list.
+		var out []any
+		found := false
+		for _, e := range n {
+			m, ok := e.(map[string]any)
+			if !ok {
+				continue
+			}
+			if v, ok := lookup(m, rest); ok {
+				found = true
+				if l, ok := v.([]any); ok {
+					out = append(out, l...)
+				} else {
+					out = append(out, v)
+				}
+			}
+		}
+		return out, found
 	}
 	return nil, false
 }

@@ -9,7 +9,7 @@
 //	date:2024-01..2024-06  date:2024..  inclusive ranges, either end open
 //	date:2024-03                        a date at the precision written
 //	tags:process                        a list matches when an element does
-//	author.name:ada                     a dotted path into nested front matter
+//	author.name:ada                     a dotted path into nested front matter (and lists of objects)
 //	owner:*                             the field is present; -owner:* absent
 //	title:"retry budget"                quotes keep spaces and commas in a value
 //	"my key":v  "a:b":x                 and any front-matter key as a field

@@ -158,7 +158,8 @@ var testRecs = []*docir.Record{
 	{ID: "runbooks/retry", Title: "Retry budget", Path: "runbooks/retry.md", Size: 1200, Fields: map[string]any{
 		"status": "proposed", "kind": "adr", "date": time.Date(2024, 5, 17, 0, 0, 0, 0, time.UTC), "priority": 2.5,
 	}},
-	{ID: "guides/x", Title: "Guide", Path: "guides/x.md", Size: 10, Fields: map[string]any{"my key": "v1", "a:b": "colon"}},
+	{ID: "guides/x", Title: "Guide", Path: "guides/x.md", Size: 10, Fields: map[string]any{"my key": "v1", "a:b": "colon",
+		"editors": []any{map[string]any{"name": "Richard Hartmann", "role": "editor"}, map[string]any{"name": "Ben"}, "plain"}}},
 }
 
 func matchIDs(t *testing.T, expr string) []string {
@@ -195,6 +196,12 @@ func TestMatch(t *testing.T) {
 		{"tags:*", []string{"adr/0001"}},
 		{"-tags:*", []string{"adr/0002", "runbooks/retry", "guides/x"}},
 		{"author.name:ada", []string{"adr/0002"}},
+		// A path through a list of objects reads each one (the OpenMetrics
+		// specs' `author:` list of editors).
+		{"editors.name:*hartmann*", []string{"guides/x"}},
+		{"editors.name:ben", []string{"guides/x"}},
+		{"editors.role:*", []string{"guides/x"}},
+		{"editors.nope:*", []string{}},
 		{"author:*", []string{"adr/0002"}},
 		{"draft:false", []string{"adr/0001"}},
 		{"date:>=2024-03-01", []string{"adr/0002", "runbooks/retry"}},
