@@ -101,8 +101,21 @@ func fieldNames(m map[string]any, prefix string, depth int) []string {
 			continue
 		}
 		out = append(out, name)
-		if sub, ok := v.(map[string]any); ok && depth+1 < maxFieldDepth {
+		if depth+1 >= maxFieldDepth {
+			continue
+		}
+		switch sub := v.(type) {
+		case map[string]any:
 			out = append(out, fieldNames(sub, name+".", depth+1)...)
+		case []any: // a list of objects: the paths into each, once (as query reads them)
+			var inner []string
+			for _, e := range sub {
+				if m, ok := e.(map[string]any); ok {
+					inner = append(inner, fieldNames(m, name+".", depth+1)...)
+				}
+			}
+			slices.Sort(inner)
+			out = append(out, slices.Compact(inner)...)
 		}
 	}
 	return out

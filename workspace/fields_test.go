@@ -14,13 +14,14 @@ import (
 )
 
 // TestFields lists front-matter fields with counts and top values from a
-// scan of the records: lists count per element, nested objects as dotted
-// paths, built-in names left out, long values clipped.
+// scan of the records: lists count per element, nested objects (and lists
+// of objects) as dotted paths, built-in names left out, long values
+// clipped.
 func TestFields(t *testing.T) {
 	src := t.TempDir()
 	files := map[string]string{
 		"a.md": "---\nkind: adr\nstatus: accepted\ntags: [process, docs]\nauthor:\n  name: ada\ntitle: A\n---\n# A\n",
-		"b.md": "---\nkind: adr\nstatus: proposed\ntags: [process]\n---\n# B\n",
+		"b.md": "---\nkind: adr\nstatus: proposed\ntags: [process]\neditors:\n- name: ben\n  role: editor\n- name: cy\n---\n# B\n",
 		"c.md": "---\nkind: runbook\nnote: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n---\n# C\n",
 		"d.md": "# D, no front matter\n",
 	}
@@ -45,6 +46,10 @@ func TestFields(t *testing.T) {
 		{Name: "tags", Documents: 2, Distinct: 2, Values: []docir.ValueCount{{Value: "process", Documents: 2}, {Value: "docs", Documents: 1}}},
 		{Name: "author", Documents: 1, Distinct: 0, Values: []docir.ValueCount{}},
 		{Name: "author.name", Documents: 1, Distinct: 1, Values: []docir.ValueCount{{Value: "ada", Documents: 1}}},
+		// A list of objects: the paths into its objects, once a document.
+		{Name: "editors", Documents: 1, Distinct: 0, Values: []docir.ValueCount{}},
+		{Name: "editors.name", Documents: 1, Distinct: 2, Values: []docir.ValueCount{{Value: "ben", Documents: 1}, {Value: "cy", Documents: 1}}},
+		{Name: "editors.role", Documents: 1, Distinct: 1, Values: []docir.ValueCount{{Value: "editor", Documents: 1}}},
 		{Name: "note", Documents: 1, Distinct: 1, Values: []docir.ValueCount{{Value: long, Documents: 1}}},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
