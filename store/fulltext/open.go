@@ -188,6 +188,9 @@ func (x *Index) checkCount() error {
 	return nil
 }
 
+// Count is the number of passages the index holds.
+func (x *Index) Count() (uint64, error) { return x.count() }
+
 // count is the number of passages the index holds.
 func (x *Index) count() (uint64, error) {
 	r, err := x.idx.Reader()

@@ -489,12 +489,7 @@ func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, root
 	if len(warn) > 0 {
 		f.warning = &warning{kind: KindFrontMatter, text: shown(f.path()) + ": " + strings.Join(warn, "; ")}
 	}
-	if msg := f.parsed.UnclosedFence; msg != "" {
-		f.addWarning(KindUnclosedFence, msg)
-	}
-	if n := f.parsed.LinksLeftOut; n > 0 {
-		f.partlyIndexed(fmt.Sprintf("%d link(s) past the first %d are not recorded (not checked, and no backlinks); split the page", n, markdown.MaxLinks))
-	}
+	f.parseWarnings()
 	f.id = id
 	rec := &f.parsed.Record
 	rec.ID = id
@@ -508,5 +503,17 @@ func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, root
 	if f.pairs, err = fulltext.Pairs(id, f.passages); err != nil {
 		f.status = statusSkipped
 		f.err = fmt.Errorf("%s: %w", shown(f.path()), err)
+	}
+}
+
+// parseWarnings adds to f's warning what its parse says the index holds
+// otherwise than its author meant: a fence never closed that swallows
+// headings, links past the record's bound.
+func (f *file) parseWarnings() {
+	if msg := f.parsed.UnclosedFence; msg != "" {
+		f.addWarning(KindUnclosedFence, msg)
+	}
+	if n := f.parsed.LinksLeftOut; n > 0 {
+		f.partlyIndexed(fmt.Sprintf("%d link(s) past the first %d are not recorded (not checked, and no backlinks); split the page", n, markdown.MaxLinks))
 	}
 }

@@ -54,7 +54,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
@@ -216,11 +215,9 @@ func NewParser() *Parser {
 	// Before the indented code block's parser, which would take a body
 	// line an opener's container has not taken.
 	blocks = append(blocks, util.Prioritized(&budgetedBlock{BlockParser: mkdocsBlockParser{}, b: b}, 450))
-	// GitHub's footnote definitions ("[^1]: text"), as goldmark's footnote
-	// extension reads them (its priority): a footnote, whose text is
-	// scanned for links, not a link reference definition whose
-	// destination is the text's first word.
-	blocks = append(blocks, util.Prioritized(&budgetedBlock{BlockParser: extension.NewFootnoteBlockParser(), b: b}, 999))
+	// GitHub's footnote definitions ("[^1]: text", footnote.go), at the
+	// priority goldmark's footnote extension gives them.
+	blocks = append(blocks, util.Prioritized(&budgetedBlock{BlockParser: footnoteBlockParser{}, b: b}, 999))
 	replay := &replayHeading{}
 	return &Parser{
 		md: parser.NewParser(
