@@ -70,3 +70,45 @@ func TestQuestionHeadingNamesItsSection(t *testing.T) {
 		t.Errorf("search widget: %v", res.Hits)
 	}
 }
+
+// TestEnclosingHeadingNamesThePage: an mdBook page has no title of its own
+// (its title is its file name) and one "##" heading that holds the rest;
+// a query equal to that heading names the page, however common its words,
+// as its title would.
+func TestEnclosingHeadingNamesThePage(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	files := map[string]string{
+		"ch03-03-how-functions-work.md": "## Functions\n\nFunctions are everywhere.\n\n### Parameters\n\nA function takes parameters.\n",
+		"ch20-04-advanced-functions.md": "## Advanced Functions and Closures\n\nFunctions functions functions, and closures.\n",
+		"ch05-03-method-syntax.md":      "## Method Syntax\n\nMethods are functions defined on a struct. Functions, functions.\n",
+		"ch01-02-hello-world.md":        "## Hello, World!\n\nWrite functions.\n\n## Anatomy\n\nThe main function.\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	ws := New(Config{Dir: dir, Sources: []store.Source{{Path: src}}})
+	t.Cleanup(func() { ws.Close() })
+	if _, err := ws.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]string{"Functions": "ch03-03-how-functions-work", "method syntax": "ch05-03-method-syntax"} {
+		res, err := ws.Search(ctx, docir.SearchParams{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) == 0 || res.Hits[0].ID != want {
+			t.Errorf("search %q: %v, want %s first", q, res.Hits, want)
+		}
+	}
+	// Two level-2 headings: neither stands for the page.
+	res, err := ws.Search(ctx, docir.SearchParams{Query: "Anatomy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 1 || res.Hits[0].MatchedSection != "ch01-02-hello-world#anatomy" {
+		t.Errorf("search Anatomy: %v", res.Hits)
+	}
+}

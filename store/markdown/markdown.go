@@ -115,7 +115,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   ({{#include path}}) nor an inline HTML tag that runs over lines
 //	   (store/passage Prose), which only a parse again re-indexes.
 //	9  a heading written as a question (store/passage QuestionHeading)
-//	   is indexed as a name of its section, and the field index keys a
+//	   is indexed as a name of its section, the heading that holds a
+//	   page titled by its file name as a name of the page
+//	   (EnclosingHeading), and the field index keys a
 //	   path through a list of objects (docir/query IndexKeys:
 //	   `author.name` of `author: [{name: …}]`), which only a parse again
 //	   indexes.

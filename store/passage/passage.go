@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -451,6 +452,30 @@ func patternSuffix(entry string) (suffix string, pattern bool) {
 	return strings.ToLower(suffix), pattern && suffix != ""
 }
 
+// EnclosingHeading is the heading that stands for the title of a document
+// that has none of its own: one titled by its file name (no front-matter
+// title, no level-1 heading first), whose first heading holds every other
+// heading of it, as an mdBook page's "## What Is Ownership?" holds its
+// "###" sections. The title stays the file name (DESIGN.md: front matter,
+// else a first level-1 heading, else the file name); the heading is one
+// of the document's names (see Names): a query equal to it asks for the
+// page, as a reader sees the page's title.
+func EnclosingHeading(rec *docir.Record) (string, bool) {
+	if len(rec.Sections) == 0 || rec.Title != strings.TrimSuffix(path.Base(rec.Path), ".md") {
+		return "", false
+	}
+	first := rec.Sections[0]
+	if first.Level == 1 || strings.TrimSpace(first.Heading) == "" || first.Heading == rec.Title {
+		return "", false
+	}
+	for _, s := range rec.Sections[1:] {
+		if s.Level <= first.Level {
+			return "", false
+		}
+	}
+	return first.Heading, true
+}
+
 // Names returns what names rec as a whole: its title and the values of
 // the front-matter fields the config names exactly that are single
 // strings (a description, a summary). A query equal to one of them asks
@@ -459,6 +484,9 @@ func patternSuffix(entry string) (suffix string, pattern bool) {
 // "Diagrams functions" must not name it beside the page titled "Diagrams".
 func (c Config) Names(rec *docir.Record) []string {
 	out := []string{rec.Title}
+	if h, ok := EnclosingHeading(rec); ok {
+		out = append(out, h)
+	}
 	for _, k := range c.Fields() {
 		if _, pattern := patternSuffix(k); pattern {
 			continue

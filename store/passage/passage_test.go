@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -408,6 +409,36 @@ func TestTagNeverClosed(t *testing.T) {
 		text := strings.Repeat(unit, 5_000)
 		if got := Prose(text, false); got != text {
 			t.Errorf("%q: blanked a tag that never closes", unit)
+		}
+	}
+}
+
+// TestEnclosingHeading: a document titled by its file name whose first
+// heading holds every other one (an mdBook page under "## What Is
+// Ownership?") is named by that heading; one with a title of its own, or
+// a first heading with a sibling, or a level-1 first heading (the title
+// already), is not.
+func TestEnclosingHeading(t *testing.T) {
+	sec := func(h string, level int) docir.Section { return docir.Section{Heading: h, Level: level} }
+	for _, tt := range []struct {
+		name  string
+		rec   docir.Record
+		want  string
+		names bool
+	}{
+		{"mdBook page", docir.Record{Title: "ch04-01", Path: "src/ch04-01.md", Sections: []docir.Section{sec("What Is Ownership?", 2), sec("The Stack", 3), sec("Rules", 3)}}, "What Is Ownership?", true},
+		{"alone", docir.Record{Title: "x", Path: "x.md", Sections: []docir.Section{sec("Functions", 2)}}, "Functions", true},
+		{"a sibling", docir.Record{Title: "x", Path: "x.md", Sections: []docir.Section{sec("Usage", 2), sec("More", 3), sec("Options", 2)}}, "", false},
+		{"a title of its own", docir.Record{Title: "Ownership", Path: "x.md", Sections: []docir.Section{sec("What Is Ownership?", 2)}}, "", false},
+		{"level 1", docir.Record{Title: "x", Path: "x.md", Sections: []docir.Section{sec("Heading", 1)}}, "", false},
+		{"no headings", docir.Record{Title: "x", Path: "x.md"}, "", false},
+	} {
+		got, ok := EnclosingHeading(&tt.rec)
+		if got != tt.want || ok != tt.names {
+			t.Errorf("%s: %q, %v", tt.name, got, ok)
+		}
+		if names := (Config{}).Names(&tt.rec); tt.names != slices.Contains(names, tt.want) || len(names) != map[bool]int{true: 2, false: 1}[tt.names] {
+			t.Errorf("%s: names %q", tt.name, names)
 		}
 	}
 }
