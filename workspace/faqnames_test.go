@@ -17,7 +17,6 @@ import (
 // "Widget" ranks the entries that ask it first, whatever their scores, and
 // context reads them first. A heading that is no question names nothing.
 func TestQuestionHeadingNamesItsSection(t *testing.T) {
-	src, dir := t.TempDir(), t.TempDir()
 	files := map[string]string{
 		"faq.md":      "# FAQ\n\n## General\n\n### What is Widget?\n\nA monitoring toolkit.\n\n### Who wrote Widget?\n\nSome people.\n",
 		"overview.md": "# Overview\n\n## What is Widget?\n\nWidget is an open-source toolkit, first built in 2012, with a long history of releases and a community of users.\n\n## Components\n\nParts.\n",
@@ -27,17 +26,7 @@ func TestQuestionHeadingNamesItsSection(t *testing.T) {
 	for i := range 20 {
 		files[fmt.Sprintf("p%d.md", i)] = fmt.Sprintf("# Page %d\n\nWidget does thing %d with Widget.\n", i, i)
 	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx := context.Background()
-	ws := New(Config{Dir: dir, Sources: []store.Source{{Path: src}}})
-	t.Cleanup(func() { ws.Close() })
-	if _, err := ws.Refresh(ctx); err != nil {
-		t.Fatal(err)
-	}
+	ws, ctx := indexedFiles(t, files)
 	for _, q := range []string{"What is Widget?", "what is widget"} {
 		res, err := ws.Search(ctx, docir.SearchParams{Query: q})
 		if err != nil {
@@ -76,24 +65,13 @@ func TestQuestionHeadingNamesItsSection(t *testing.T) {
 // a query equal to that heading names the page, however common its words,
 // as its title would.
 func TestEnclosingHeadingNamesThePage(t *testing.T) {
-	src, dir := t.TempDir(), t.TempDir()
 	files := map[string]string{
 		"ch03-03-how-functions-work.md": "## Functions\n\nFunctions are everywhere.\n\n### Parameters\n\nA function takes parameters.\n",
 		"ch20-04-advanced-functions.md": "## Advanced Functions and Closures\n\nFunctions functions functions, and closures.\n",
 		"ch05-03-method-syntax.md":      "## Method Syntax\n\nMethods are functions defined on a struct. Functions, functions.\n",
 		"ch01-02-hello-world.md":        "## Hello, World!\n\nWrite functions.\n\n## Anatomy\n\nThe main function.\n",
 	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx := context.Background()
-	ws := New(Config{Dir: dir, Sources: []store.Source{{Path: src}}})
-	t.Cleanup(func() { ws.Close() })
-	if _, err := ws.Refresh(ctx); err != nil {
-		t.Fatal(err)
-	}
+	ws, ctx := indexedFiles(t, files)
 	for q, want := range map[string]string{"Functions": "ch03-03-how-functions-work", "method syntax": "ch05-03-method-syntax"} {
 		res, err := ws.Search(ctx, docir.SearchParams{Query: q})
 		if err != nil {
@@ -111,4 +89,23 @@ func TestEnclosingHeadingNamesThePage(t *testing.T) {
 	if len(res.Hits) != 1 || res.Hits[0].MatchedSection != "ch01-02-hello-world#anatomy" {
 		t.Errorf("search Anatomy: %v", res.Hits)
 	}
+}
+
+// indexedFiles is a workspace over a folder of files (name -> text),
+// refreshed.
+func indexedFiles(t *testing.T, files map[string]string) (*Service, context.Context) {
+	t.Helper()
+	src := t.TempDir()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	ws := New(Config{Dir: t.TempDir(), Sources: []store.Source{{Path: src}}})
+	t.Cleanup(func() { ws.Close() })
+	if _, err := ws.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return ws, ctx
 }
