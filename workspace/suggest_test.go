@@ -86,14 +86,7 @@ func TestSuggestSections(t *testing.T) {
 		{"nope#mitigate", nil},
 	}
 	for _, tt := range tests {
-		a, err := address.Parse(tt.typed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := SuggestSections(snap, a, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := suggestSections(t, snap, tt.typed)
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("SuggestSections(%q) (-want +got):\n%s", tt.typed, diff)
 		}
@@ -117,14 +110,7 @@ func TestSuggestSectionsNearestFirst(t *testing.T) {
 		"build#build-target":  {"build#buildtarget", "build#build-options", "build#buildoutdir"},
 		"build#build-preload": {"build#build-options", "build#buildmodulepreload", "build#buildtarget"},
 	} {
-		a, err := address.Parse(typed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := SuggestSections(snap, a, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := suggestSections(t, snap, typed)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("SuggestSections(%q) (-want +got):\n%s", typed, diff)
 		}
@@ -144,14 +130,7 @@ func TestSuggestSectionsCustomAnchorCase(t *testing.T) {
 		"flags#vue_prod_devtools": "flags#VUE_PROD_DEVTOOLS",
 		"flags#vue-options-api":   "flags#VUE_OPTIONS_API",
 	} {
-		a, err := address.Parse(typed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := SuggestSections(snap, a, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := suggestSections(t, snap, typed)
 		if len(got) == 0 || got[0] != want {
 			t.Errorf("SuggestSections(%q) = %v, want %s first", typed, got, want)
 		}
@@ -292,4 +271,18 @@ func refreshedSnapshot(t *testing.T, root string) *store.Snapshot {
 		t.Fatal(err)
 	}
 	return heldSnapshot(t, ws)
+}
+
+// suggestSections is SuggestSections(snap, typed as an address, 3).
+func suggestSections(t *testing.T, snap *store.Snapshot, typed string) []string {
+	t.Helper()
+	a, err := address.Parse(typed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := SuggestSections(snap, a, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
 }

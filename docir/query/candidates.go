@@ -126,9 +126,11 @@ func IndexKeys(id, path, title string, fields map[string]any) [][]byte {
 				walk(n, p)
 				continue
 			}
-			for _, e := range listOf(v) { // a list of objects: paths into each (see lookup)
-				if n, ok := e.(map[string]any); ok {
-					walk(n, p)
+			if l, ok := v.([]any); ok { // a list of objects: paths into each (see lookup)
+				for _, e := range l {
+					if n, ok := e.(map[string]any); ok {
+						walk(n, p)
+					}
 				}
 			}
 			vals := scalars(v, nil)
@@ -146,12 +148,6 @@ func IndexKeys(id, path, title string, fields map[string]any) [][]byte {
 	}
 	slices.SortFunc(keys, bytes.Compare)
 	return slices.CompactFunc(keys, bytes.Equal)
-}
-
-// listOf is v when it is a list, else nil.
-func listOf(v any) []any {
-	l, _ := v.([]any)
-	return l
 }
 
 // Lookup is what the index answers for one term: the documents having an

@@ -403,10 +403,7 @@ func Stale(dir string, sources []store.Source, opt Options) (Staleness, error) {
 				// only the names a walk reads decide, and a folder made
 				// since that holds no markdown adds none (a scratch
 				// folder beside the notes is not a change, as Diff says).
-				if names, err := folderNames(p, nil); err == nil && names == e.Names {
-					return true
-				}
-				if names, err := folderNames(p, recorded()); err != nil || names != e.Names {
+				if same, err := sameNames(p, e.Names, recorded); err != nil || !same {
 					changed.Store(true)
 					return false
 				}
@@ -441,30 +438,33 @@ func splitLines(b []byte, n int) [][]byte {
 	return parts
 }
 
-// folderNames is a digest of the names in folder p that a walk reads (see
-// entriesDigest). With recorded (the folders the last refresh read), a
-// folder in p that is not among them and holds no markdown
-// (holdsMarkdown) is left out, as if it were not there: it adds nothing a
+// sameNames reports whether the names in folder p that a walk reads have
+// the digest want (see entriesDigest), read once: as they are, else with
+// each folder in p that the last refresh did not read (recorded: its
+// folders, built when first needed) and that holds no markdown
+// (holdsMarkdown) left out, as if it were not there: it adds nothing a
 // refresh would read, and its own later changes are seen through it, since
 // p's mtime stays moved until the next refresh.
-func folderNames(p string, recorded map[string]bool) (string, error) {
+func sameNames(p, want string, recorded func() map[string]bool) (bool, error) {
 	d, err := os.Open(p)
 	if err != nil {
-		return "", err
+		return false, err
 	}
 	defer d.Close()
 	var buf []byte
 	entries, err := readDirents(int(d.Fd()), &buf)
 	if err != nil {
-		return "", err
+		return false, err
 	}
-	if recorded != nil {
-		entries = slices.DeleteFunc(entries, func(e dirent) bool {
-			sub := joinClean(p, e.name) // as the walk names a subfolder
-			return e.IsDir() && !strings.HasSuffix(e.name, ".md") && !recorded[sub] && !holdsMarkdown(sub)
-		})
+	if entriesDigest(p, entries) == want {
+		return true, nil
 	}
-	return entriesDigest(p, entries), nil
+	rec := recorded()
+	entries = slices.DeleteFunc(entries, func(e dirent) bool {
+		sub := joinClean(p, e.name) // as the walk names a subfolder
+		return e.IsDir() && !strings.HasSuffix(e.name, ".md") && !rec[sub] && !holdsMarkdown(sub)
+	})
+	return entriesDigest(p, entries) == want, nil
 }
 
 // maxProbe bounds holdsMarkdown's walk: a folder tree of more entries is

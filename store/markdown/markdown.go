@@ -1132,8 +1132,7 @@ func decodeText(v []byte) []byte {
 
 // unclosedFence finds the code fence that the document's last block opens
 // when nothing closes it, and counts the lines in it written as ATX
-// headings (up to three spaces, one to six '#', then a space or the line's
-// end): a fence left open swallows the sections after it, which an author
+// headings (ATXHeadingLine): a fence left open swallows the sections after it, which an author
 // seldom means. It returns the opener's offset in body and the count; 0,
 // 0 when the last block is no fence, is closed, or holds no such line.
 func unclosedFence(doc ast.Node, body []byte) (at, headings int) {
@@ -1148,16 +1147,7 @@ func unclosedFence(doc ast.Node, body []byte) (at, headings int) {
 	}
 	for i := range ls.Len() {
 		seg := ls.At(i)
-		line := seg.Value(body)
-		t := bytes.TrimLeft(line, " ")
-		if len(line)-len(t) > 3 {
-			continue
-		}
-		n := 0
-		for n < len(t) && t[n] == '#' {
-			n++
-		}
-		if n >= 1 && n <= 6 && (n == len(t) || t[n] == ' ' || t[n] == '\t' || t[n] == '\n' || t[n] == '\r') {
+		if ATXHeadingLine(bytes.TrimRight(seg.Value(body), "\n")) {
 			headings++
 		}
 	}
@@ -1165,6 +1155,18 @@ func unclosedFence(doc ast.Node, body []byte) (at, headings int) {
 	at = bytes.LastIndexByte(body[:first], '\n') // the opener's line ends there
 	at = bytes.LastIndexByte(body[:max(at, 0)], '\n') + 1
 	return at, headings
+}
+
+// ATXHeadingLine reports whether line (without its line feed) is written
+// as an ATX heading: up to three spaces, one to six '#', then a space, a
+// tab, a carriage return or the line's end.
+func ATXHeadingLine(line []byte) bool {
+	t := bytes.TrimLeft(line, " ")
+	if len(line)-len(t) > 3 {
+		return false
+	}
+	n := len(t) - len(bytes.TrimLeft(t, "#"))
+	return n >= 1 && n <= 6 && (n == len(t) || t[n] == ' ' || t[n] == '\t' || t[n] == '\r')
 }
 
 // lineIndex maps byte offsets to 1-based line numbers.

@@ -685,7 +685,7 @@ func blankLinks(b []byte) {
 			if closes {
 				raw = ""
 			}
-		case bytes.HasPrefix(trimmed, []byte("```")) || bytes.HasPrefix(trimmed, []byte("~~~")):
+		case opensFence(trimmed):
 			fence = string(trimmed[:3])
 		case isRefDefinition(line):
 			blank(start, end)
@@ -701,6 +701,12 @@ func blankLinks(b []byte) {
 		}
 		start = end + 1
 	}
+}
+
+// opensFence reports whether a line, its indent taken off, opens or closes
+// a code fence (three backticks or tildes) as blankLinks reads one.
+func opensFence(trimmed []byte) bool {
+	return bytes.HasPrefix(trimmed, []byte("```")) || bytes.HasPrefix(trimmed, []byte("~~~"))
 }
 
 // rawBlockOpens returns the closing tag of the raw HTML block line opens
@@ -788,7 +794,7 @@ func isHeadingLine(b []byte, start, end int) bool {
 		return false
 	}
 	if n := len(t) - len(bytes.TrimLeft(t, "#")); n >= 1 && n <= 6 {
-		return n == len(t) || t[n] == ' ' || t[n] == '\t' || t[n] == '\r'
+		return markdown.ATXHeadingLine(b[start:end]) // else no setext heading's text either
 	}
 	if end >= len(b) || listOrQuote(t) {
 		return false // a list item's or a block quote's line is no setext heading's text
@@ -951,8 +957,7 @@ func tagOverLines(b []byte, n int) int {
 	for i := 0; i < len(b) && len(w) < maxTagBytes; {
 		end := lineEnd(b, i) // a CRLF's '\r' is in the line
 		line := b[i:end]
-		if t := bytes.TrimLeft(line, " \t"); i > 0 && (len(bytes.TrimRight(t, "\r")) == 0 ||
-			bytes.HasPrefix(t, []byte("```")) || bytes.HasPrefix(t, []byte("~~~"))) {
+		if t := bytes.TrimLeft(line, " \t"); i > 0 && (len(bytes.TrimRight(t, "\r")) == 0 || opensFence(t)) {
 			break // a blank line ends the paragraph, and a fence interrupts it
 		}
 		w = append(w, line[:min(len(line), maxTagBytes-len(w))]...)

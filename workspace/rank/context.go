@@ -322,9 +322,10 @@ const ReadFloor = 0.2
 // section is read at the document's score; its other sections at their
 // own: a section the ranking matched at its own score, and a section
 // scored on the words beyond the title (see found.sectionScores) at the
-// document's score times its share of the best such section — so that a document's sections are read in the order of
-// what they say beyond its title, and a section of the best document that
-// outscores the best of the next one is read before it. A short document
+// document's score times its share of the best such section — so that a
+// document's sections are read in the order of what they say beyond its
+// title, and a section of the best document that outscores the best of
+// the next one is read before it. A short document
 // (at most short tokens) is one read, whole, before its sections. Equal
 // scores keep rank order.
 func steps(all []planned, short int) []step {

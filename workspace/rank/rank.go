@@ -894,14 +894,24 @@ func (b *board) ranking(named map[string]int, limit int) []rankedDoc {
 func (r *ranking) names(rec *docir.Record) int {
 	best := 0
 	for _, n := range r.pc.Names(rec) {
-		switch {
-		case strings.EqualFold(plainName(n), r.text):
-			return 2
-		case r.ft.Equal(r.q, n):
-			best = 1
+		if best = max(best, r.nameLevel(n)); best == 2 {
+			break
 		}
 	}
 	return best
+}
+
+// nameLevel tells how the query equals the name n: 2 as written, up to
+// case and spacing; 1 once analyzed (up to plurals and punctuation); 0
+// not at all.
+func (r *ranking) nameLevel(n string) int {
+	switch {
+	case strings.EqualFold(plainName(n), r.text):
+		return 2
+	case r.ft.Equal(r.q, n):
+		return 1
+	}
+	return 0
 }
 
 // headingNamed tells how the query equals one of the document's question
@@ -913,11 +923,10 @@ func (r *ranking) headingNamed(rec *docir.Record) (level int, slug string) {
 		if !passage.QuestionHeading(s.Heading) {
 			continue
 		}
-		switch {
-		case strings.EqualFold(plainName(s.Heading), r.text):
-			return 2, s.Slug
-		case level == 0 && r.ft.Equal(r.q, s.Heading):
-			level, slug = 1, s.Slug
+		if l := r.nameLevel(s.Heading); l > level {
+			if level, slug = l, s.Slug; level == 2 {
+				break
+			}
 		}
 	}
 	return level, slug
