@@ -3,6 +3,7 @@ package rank
 import (
 	"context"
 	"sort"
+	"strings"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
@@ -112,7 +113,7 @@ func rankPlanned(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q str
 		tc := newTokenCounter(f.body)
 		start := min(f.rec.BodyStart, len(f.body))
 		all = append(all, planned{rec: f.rec, doc: f.doc, hit: f.hit(), tc: tc, whole: tc.count(start, len(f.body)), size: len(f.body),
-			lead: leadSlug(&f.rec, f.body), sections: sections, matched: matched, cut: f.cutter()})
+			lead: leadSlug(&f.rec, f.body), sections: sections, matched: matched, cut: f.cutter(), blank: saysNothing(&f.rec, f.body)})
 		return nil
 	})
 	return all, words, err
@@ -193,6 +194,7 @@ type planned struct {
 	sections []passageHit    // every section scored on the query's words beyond the title, best first
 	matched  []passageHit    // every passage scored on the query, best first (see found.passageScores)
 	cut      *passage.Cutter // finds a section by its slug (its sections are rec's; built on first use when nil)
+	blank    bool            // it says nothing past its front matter (see saysNothing)
 }
 
 // ShortShare: a document is short, and read whole rather than by its
@@ -343,6 +345,9 @@ func steps(all []planned, short int) []step {
 	var out []step
 	for i := range all {
 		d := &all[i]
+		if d.blank {
+			continue
+		}
 		if d.whole <= short || len(d.doc.passages) == 0 {
 			// Whole, first; its sections after, for when it does not fit
 			// (they overlap it when it does, and are skipped).
@@ -375,6 +380,18 @@ func steps(all []planned, short int) []step {
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].score > out[b].score })
 	return out
+}
+
+// saysNothing reports whether a document has no prose past its front
+// matter (passage.Prose: markup that is not prose, a shortcode that lists
+// a section's pages, is blank): a site's section page whose title and
+// fields are all it holds. Its hit says all a read of it would, so no
+// plan reads it.
+func saysNothing(rec *docir.Record, body []byte) bool {
+	if len(rec.Sections) > 0 {
+		return false
+	}
+	return strings.TrimSpace(passage.Prose(string(body[min(rec.MarkdownStart, len(body)):]), true)) == ""
 }
 
 // addStep plans a step if it fits and overlaps nothing planned, and says
