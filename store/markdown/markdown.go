@@ -121,7 +121,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   path through a list of objects (docir/query IndexKeys:
 //	   `author.name` of `author: [{name: …}]`), which only a parse again
 //	   indexes.
-const RulesVersion = 9
+//	10 the info string of a code fence's opening line (```go-html-template)
+//	   is not a passage's text (store/passage Prose), which only a parse
+//	   again re-indexes.
+const RulesVersion = 10
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {

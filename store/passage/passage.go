@@ -564,6 +564,7 @@ func appendValues(lines []string, v any) []string {
 func Prose(text string, lead bool) string {
 	if !strings.Contains(text, "<") && !strings.Contains(text, "{") && !strings.Contains(text, "](") &&
 		!strings.Contains(text, "][") && !strings.Contains(text, "]:") && !mayHoldOpener(text) && !strings.Contains(text, ":::") &&
+		!strings.Contains(text, "```") && !strings.Contains(text, "~~~") &&
 		!(lead && strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++")) {
 		return text
 	}
@@ -687,6 +688,7 @@ func blankLinks(b []byte) {
 			}
 		case opensFence(trimmed):
 			fence = string(trimmed[:3])
+			blankInfo(trimmed, blank, end-len(trimmed))
 		case isRefDefinition(line):
 			blank(start, end)
 		default:
@@ -707,6 +709,24 @@ func blankLinks(b []byte) {
 // a code fence (three backticks or tildes) as blankLinks reads one.
 func opensFence(trimmed []byte) bool {
 	return bytes.HasPrefix(trimmed, []byte("```")) || bytes.HasPrefix(trimmed, []byte("~~~"))
+}
+
+// blankInfo blanks the info string of a fence's opening line (trimmed, at
+// offset off of the text): "go-html-template" of ```go-html-template
+// names the language of the code below it, for a highlighter, and a
+// reader does not read it (the Hugo docs open 1,255 examples with it, so
+// "template" stood in every passage with an example). A backtick line
+// whose rest holds a backtick is not a fence but code in a line of prose
+// (CommonMark), and is kept.
+func blankInfo(trimmed []byte, blank func(from, to int), off int) {
+	n := 0
+	for n < len(trimmed) && trimmed[n] == trimmed[0] {
+		n++
+	}
+	if trimmed[0] == '`' && bytes.IndexByte(trimmed[n:], '`') >= 0 {
+		return
+	}
+	blank(off+n, off+len(trimmed))
 }
 
 // rawBlockOpens returns the closing tag of the raw HTML block line opens

@@ -32,7 +32,7 @@ func TestProse(t *testing.T) {
 		{"go template kept", "{{ math.Pi }} → 3.14", false, "{{ math.Pi }} → 3.14"},
 		// mdBook replaces its link directives, in code blocks too; other
 		// {{#…}} (a Handlebars section in an example) are kept.
-		{"mdBook include", "Listing:\n```rust\n{{#rustdoc_include ../listings/ch03-common-programming-concepts/x/src/main.rs:here}}\n```\nThen {{ #include a.md }}.", false, "Listing: ```rust ``` Then ."},
+		{"mdBook include", "Listing:\n```rust\n{{#rustdoc_include ../listings/ch03-common-programming-concepts/x/src/main.rs:here}}\n```\nThen {{ #include a.md }}.", false, "Listing: ``` ``` Then ."},
 		{"mdBook title, playground", "{{#title Ownership}}{{#playground x.rs editable}} Text", false, "Text"},
 		// A tag may run over lines (the Rust book's figures); a blank line
 		// ends it, and the text after it on its last line is kept.
@@ -48,7 +48,12 @@ func TestProse(t *testing.T) {
 		{"script block", "<script setup>\nimport { onMounted } from 'vue'\n</script>\n\nThe lifecycle.", false, "The lifecycle."},
 		{"style block, one line", "<STYLE>.a { color: red }</style>\nText.", false, "Text."},
 		{"unclosed script", "Before.\n<script>\nvar x = 1", false, "Before."},
-		{"script in a fence is code", "```vue\n<script setup>\nconst n = ref(0)\n</script>\n```", false, "```vue <script setup> const n = ref(0) </script> ```"},
+		{"script in a fence is code", "```vue\n<script setup>\nconst n = ref(0)\n</script>\n```", false, "``` <script setup> const n = ref(0) </script> ```"},
+		// A fence's info string names its code's language for a
+		// highlighter; a reader does not read it. A backtick line that
+		// holds another backtick is a code span in prose, not a fence.
+		{"fence info string", "Example:\n```go-html-template {linenos=true}\n{{ .Title }}\n```\n~~~~ toml\nx = 1\n~~~~", false, "Example: ``` {{ .Title }} ``` ~~~~ x = 1 ~~~~"},
+		{"code span that opens a line", "```a``` is code, not a fence", false, "```a``` is code, not a fence"},
 		{"not a script tag", "<scripted> text and <styles> kept", false, "text and kept"},
 		// Indented four, no block opens: its tags are inline tags, blanked, their text kept.
 		{"script indented four", "    <script>x</script>", false, "x"},
@@ -282,7 +287,7 @@ func TestProseLinks(t *testing.T) {
 		{"   [x]: https://example.com", strings.Repeat(" ", 27)},
 		{"[^1]: a footnote is prose", "[^1]: a footnote is prose"},
 		{"code `[a](/b)` stays", "code `[a](/b)` stays"},
-		{"```md\n[a](/b)\n[x]: /y\n```\nafter [c](/d)", "```md\n[a](/b)\n[x]: /y\n```\nafter [c]    "},
+		{"```md\n[a](/b)\n[x]: /y\n```\nafter [c](/d)", "```  \n[a](/b)\n[x]: /y\n```\nafter [c]    "},
 		{"a [b] c", "a [b] c"},
 		// A CR alone ends a line, as CommonMark reads it.
 		{"text\r[x]: /y\r```\r[a](/b)\r```\r", "text\r       \r```\r[a](/b)\r```\r"},
