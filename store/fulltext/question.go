@@ -16,7 +16,8 @@ import (
 // pronoun, an article or a preposition), the frame before it left out.
 // A query is a question when it ends with "?" or its first word is an
 // interrogative; a clause starts the query or follows a ";", ":", "?",
-// "!" or a "." that ends a word. Only the words before a clause's first
+// "!" or a "." that ends a word, or is an interrogative after "and",
+// "or" or a comma (a second question joined to the first). Only the words before a clause's first
 // topic word are left out: "where does hugo look for the archetype"
 // keeps "for the". A query that is all frame ("how do I") is kept whole,
 // as is a query with phrases or exclusions (their words are chosen), and
@@ -63,6 +64,12 @@ func questionTopic(text string) string {
 	out := make([]string, 0, len(fields))
 	lead := true // at a clause's start, before its first topic word
 	for i, f := range fields {
+		if joined, ok := joinsQuestion(fields, i); ok {
+			lead = true
+			if joined && len(out) > 0 && out[len(out)-1] == fields[i-1] {
+				out = out[:len(out)-1] // the "and" that joins it is not the topic's
+			}
+		}
 		if !lead || !isFrameWord(frameKey(f)) || howMuch(fields, i) {
 			out = append(out, f)
 			lead = false
@@ -75,6 +82,22 @@ func questionTopic(text string) string {
 		return text
 	}
 	return strings.Join(out, " ")
+}
+
+// joinsQuestion says fields[i] is an interrogative that opens a clause
+// joined to the one before it ("… do and when should I enable it?", "…
+// images, and how do I change it?", "Why, and how should my app handle
+// it?"): after "and" or "or" (joined is then true: the conjunction is
+// the frame's too), or after a word that ends with a comma.
+func joinsQuestion(fields []string, i int) (joined, ok bool) {
+	if i == 0 || !isInterrogative(frameKey(fields[i])) {
+		return false, false
+	}
+	switch frameKey(fields[i-1]) {
+	case "and", "or":
+		return true, true
+	}
+	return false, strings.HasSuffix(fields[i-1], ",")
 }
 
 // howMuch says fields[i] is a "how" that asks for a measure with the

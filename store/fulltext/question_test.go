@@ -21,8 +21,15 @@ func TestQuestionTopic(t *testing.T) {
 		"What's new in the editor?":                                  "new in the editor?",
 		"I’m seeing a blank page; what’s wrong?":                     "seeing a blank page; wrong?",
 		"Why doesn't my page render?":                                "doesn't my page render?",
-		"how do I":                                                   "how do I",
-		"How?":                                                       "How?",
+		// a second question joined to the first by "and", "or" or a comma
+		"What does the relativeURLs setting do and when should I enable it?":  "relativeURLs setting do enable it?",
+		"What quality does Hugo use for JPEG images, and how do I change it?": "quality does Hugo use for JPEG images, change it?",
+		"NOSCRIPT after a failover. Why, and how should my app handle it?":    "NOSCRIPT after a failover. app handle it?",
+		"How many pages does a pager hold and how many can it hold?":          "How many pages does a pager hold how many can it hold?",
+		"What is a counter or when is it reset?":                              "counter reset?",
+		"how do I add this and that?":                                         "add this and that?",
+		"how do I":                                                            "how do I",
+		"How?":                                                                "How?",
 		// not questions: a copied sentence, a topic
 		"the type checker will then reject the program": "the type checker will then reject the program",
 		"add page to main menu":                         "add page to main menu",
