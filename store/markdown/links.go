@@ -89,10 +89,12 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 			}
 			p.b.check()
 			start, stop := l.At(0).Start, l.At(l.Len()-1).Stop
-			var more []foundAnchor
-			found, more = scanLinks(body[start:stop], start, refs, found)
-			found, left = capLinks(found, left)
-			anchors = append(anchors, inBlock(more, start)...)
+			for _, span := range inlineSpans(body, start, stop) {
+				var more []foundAnchor
+				found, more = scanLinks(body[span[0]:span[1]], span[0], refs, found)
+				found, left = capLinks(found, left)
+				anchors = append(anchors, inBlock(more, start)...)
+			}
 			if _, ok := n.(*ast.Paragraph); ok {
 				anchors = definitionTerms(body[start:stop], start, anchors)
 			}
@@ -295,6 +297,60 @@ var (
 	linkMarks = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`) })
 	termMarks = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("[`*]") })
 )
+
+// inlineSpans are the spans of a block's text body[start:stop] that are
+// each one inline context: the whole block, unless it holds a GFM table,
+// whose rows are each their own (a backtick left open in one cell does not
+// make the rest of the table code: Traefik's option tables hold 48 anchors
+// below a cell that opens a code span and never closes it). A table
+// starts at a line with a '|' followed by a delimiter row; the lines
+// before it are a paragraph, one span.
+func inlineSpans(body []byte, start, stop int) [][2]int {
+	t := body[start:stop]
+	if bytes.IndexByte(t, '|') < 0 || bytes.IndexByte(t, '\n') < 0 {
+		return [][2]int{{start, stop}}
+	}
+	var lines [][2]int
+	for at := start; at < stop; {
+		end := bytes.IndexByte(body[at:stop], '\n')
+		if end < 0 {
+			end = stop - at
+		}
+		lines = append(lines, [2]int{at, at + end})
+		at += end + 1
+	}
+	for i := 1; i < len(lines); i++ {
+		head, row := lines[i-1], lines[i]
+		if bytes.IndexByte(body[head[0]:head[1]], '|') < 0 || !isDelimiterRow(body[row[0]:row[1]]) {
+			continue
+		}
+		var out [][2]int
+		if i > 1 {
+			out = append(out, [2]int{start, lines[i-2][1]})
+		}
+		return append(out, lines[i-1:]...)
+	}
+	return [][2]int{{start, stop}}
+}
+
+// isDelimiterRow says line is a GFM table's delimiter row: cells of
+// dashes, each with an optional colon at either end, between pipes (one
+// pipe at least; a line of dashes alone underlines a heading).
+func isDelimiterRow(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	if bytes.IndexByte(t, '|') < 0 {
+		return false
+	}
+	t = bytes.TrimSuffix(bytes.TrimPrefix(t, []byte("|")), []byte("|"))
+	for _, cell := range bytes.Split(t, []byte("|")) {
+		c := bytes.TrimSpace(cell)
+		c = bytes.TrimSuffix(bytes.TrimPrefix(c, []byte(":")), []byte(":"))
+		if len(c) == 0 || len(bytes.Trim(c, "-")) != 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // foundLink is one link the scan found: where it starts (in the markdown,
 // after the front matter), its target and its kind.

@@ -124,7 +124,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	10 the info string of a code fence's opening line (```go-html-template)
 //	   is not a passage's text (store/passage Prose), which only a parse
 //	   again re-indexes.
-const RulesVersion = 10
+//	11 a GFM table's rows are each an inline context for links and
+//	   anchors (a backtick left open in one cell made the rows below it
+//	   code: their links and HTML ids were not read).
+const RulesVersion = 11
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
