@@ -127,7 +127,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	11 a GFM table's rows are each an inline context for links and
 //	   anchors (a backtick left open in one cell made the rows below it
 //	   code: their links and HTML ids were not read).
-const RulesVersion = 11
+//	12 a section that says nothing past its heading (store/passage
+//	   SaysNothing) is indexed without the document's title, which only a
+//	   parse again re-indexes.
+const RulesVersion = 12
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {

@@ -113,7 +113,7 @@ func rankPlanned(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q str
 		tc := newTokenCounter(f.body)
 		start := min(f.rec.BodyStart, len(f.body))
 		all = append(all, planned{rec: f.rec, doc: f.doc, hit: f.hit(), tc: tc, whole: tc.count(start, len(f.body)), size: len(f.body),
-			lead: leadSlug(&f.rec, f.body), sections: sections, matched: matched, cut: f.cutter(), blank: saysNothing(&f.rec, f.body)})
+			lead: leadSlug(&f.rec, f.body), sections: sections, matched: matched, cut: f.cutter(), blank: saysNothing(&f.rec, f.body), quiet: quietSections(&f.rec, f.body)})
 		return nil
 	})
 	return all, words, err
@@ -195,6 +195,7 @@ type planned struct {
 	matched  []passageHit    // every passage scored on the query, best first (see found.passageScores)
 	cut      *passage.Cutter // finds a section by its slug (its sections are rec's; built on first use when nil)
 	blank    bool            // it says nothing past its front matter (see saysNothing)
+	quiet    map[string]bool // the slugs of its sections that say nothing past their headings (passage.SaysNothing)
 }
 
 // ShortShare: a document is short, and read whole rather than by its
@@ -375,7 +376,9 @@ func steps(all []planned, short int) []step {
 			}
 		}
 		for _, slug := range order {
-			out = append(out, step{d: d, ph: passageHit{slug: slug}, score: score[slug]})
+			if !d.quiet[slug] {
+				out = append(out, step{d: d, ph: passageHit{slug: slug}, score: score[slug]})
+			}
 		}
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].score > out[b].score })
@@ -392,6 +395,21 @@ func saysNothing(rec *docir.Record, body []byte) bool {
 		return false
 	}
 	return strings.TrimSpace(passage.Prose(string(body[min(rec.MarkdownStart, len(body)):]), true)) == ""
+}
+
+// quietSections are the slugs of rec's sections that say nothing past
+// their headings (passage.SaysNothing): no plan reads one.
+func quietSections(rec *docir.Record, body []byte) map[string]bool {
+	var quiet map[string]bool
+	for i, sec := range rec.Sections {
+		if passage.SaysNothing(rec, body, i) {
+			if quiet == nil {
+				quiet = map[string]bool{}
+			}
+			quiet[sec.Slug] = true
+		}
+	}
+	return quiet
 }
 
 // addStep plans a step if it fits and overlaps nothing planned, and says

@@ -240,6 +240,9 @@ func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string,
 		if err := r.chooseSection(f); err != nil {
 			return 0, false, err
 		}
+		if err := f.speakingSection(); err != nil {
+			return 0, false, err
+		}
 		if err := fn(f); err != nil {
 			return 0, false, err
 		}
@@ -937,6 +940,40 @@ func (r *ranking) headingNamed(rec *docir.Record) (level int, slug string) {
 // to CSS").
 func plainName(s string) string {
 	return strings.TrimRight(strings.Join(strings.Fields(s), " "), ".:;!?")
+}
+
+// speakingSection: a section that says nothing past its heading
+// (passage.SaysNothing: a generated page's footer, a heading left for
+// later) is not a hit's matched section, since a read of it returns its
+// heading alone: the document's best passage that says something is, of
+// every passage scored on the query (see passageScores: so a rank-safe
+// reading chooses as an exhaustive one), or else the document itself.
+// The document's score does not change.
+func (f *found) speakingSection() error {
+	d := &f.doc
+	if len(d.passages) == 0 || d.passages[0].slug == "" {
+		return nil
+	}
+	cut := f.cutter()
+	quiet := func(slug string) bool {
+		i, ok := cut.Section(slug)
+		return ok && passage.SaysNothing(&f.rec, f.body, i)
+	}
+	if !quiet(d.passages[0].slug) {
+		return nil
+	}
+	all, err := f.passageScores()
+	if err != nil {
+		return err
+	}
+	for _, p := range all {
+		if p.score > 0 && (p.slug == "" || !quiet(p.slug)) {
+			promote(d, p.slug, p.score)
+			return nil
+		}
+	}
+	promote(d, "", 0)
+	return nil
 }
 
 // chooseSection settles which of a ranked document's sections is its
