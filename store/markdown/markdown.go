@@ -130,7 +130,11 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	12 a section that says nothing past its heading (store/passage
 //	   SaysNothing) is indexed without the document's title, which only a
 //	   parse again re-indexes.
-const RulesVersion = 12
+//	13 template tags ({% include-markdown "x.md" %}: Jinja, Liquid,
+//	   MkDocs macros) and block attribute lists on lines of their own
+//	   ({: .subtitle }) are not a passage's text (store/passage Prose),
+//	   which only a parse again re-indexes.
+const RulesVersion = 13
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {

@@ -723,6 +723,8 @@ func blankLinks(b []byte) {
 			blankInfo(trimmed, blank, end-len(trimmed))
 		case isRefDefinition(line):
 			blank(start, end)
+		case attributeLine(trimmed):
+			blank(start, end)
 		default:
 			blankOpener(line, blank, start)
 			blankContainer(line, blank, start)
@@ -782,6 +784,21 @@ func rawBlockOpens(line []byte) string {
 		}
 	}
 	return ""
+}
+
+// attributeLine says a line (its indent trimmed) is a block attribute list
+// of kramdown or Python-Markdown's attr_list, alone on its line: `{:
+// .subtitle }`, `{: #id }`, `{ .annotate }`, `{#id .wide}` — classes and
+// ids for the HTML, which a reader never sees (MkDocs pages put one under
+// many paragraphs). Its braces hold only such attributes' start: after
+// "{" and an optional ":" and spaces comes ".", "#" or "}".
+func attributeLine(trimmed []byte) bool {
+	t := bytes.TrimRight(trimmed, " \t\r")
+	if len(t) < 2 || t[0] != '{' || t[len(t)-1] != '}' || bytes.Count(t, []byte("{")) != 1 {
+		return false
+	}
+	rest := bytes.TrimLeft(bytes.TrimPrefix(t[1:], []byte(":")), " \t")
+	return len(rest) > 0 && (rest[0] == '.' || rest[0] == '#' || rest[0] == '}' && len(t) > 2 && t[1] == ':')
 }
 
 // blankContainer blanks, when line (at offset off of the text) opens or
@@ -952,6 +969,16 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 				i += n + end + n - 1
 			} else {
 				i += n - 1
+			}
+		case '{':
+			// A template tag of Jinja, Liquid or MkDocs's macros ({%
+			// include-markdown "x.md" %}): the site's generator runs it,
+			// a reader never sees it.
+			if i+1 < len(line) && line[i+1] == '%' {
+				if end := bytes.Index(line[i+2:], []byte("%}")); end >= 0 {
+					blank(off+i, off+i+2+end+2)
+					i += 2 + end + 1
+				}
 			}
 		case '<':
 			if n := htmlTag(line[i:]); n > 0 {

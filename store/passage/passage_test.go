@@ -53,6 +53,10 @@ func TestProse(t *testing.T) {
 		// highlighter; a reader does not read it. A backtick line that
 		// holds another backtick is a code span in prose, not a fence.
 		{"fence info string", "Example:\n```go-html-template {linenos=true}\n{{ .Title }}\n```\n~~~~ toml\nx = 1\n~~~~", false, "Example: ``` {{ .Title }} ``` ~~~~ x = 1 ~~~~"},
+		// Template tags of Jinja, Liquid and MkDocs macros, and block
+		// attribute lists, are the generator's; in code they are kept.
+		{"template tag", "Intro.\n\n{% include-markdown \"includes/x.md\" %}\n\nSee `{% raw %}` and {%if%} it.\n```\n{% if a %}\n```", false, "Intro. See `{% raw %}` and it. ``` {% if a %} ```"},
+		{"attribute lists", "Title\n{: .subtitle }\n\nList\n{ .annotate }\n{#id .wide}\n{: }\n{ not: attrs }\n{\"a\": 1}", false, "Title List { not: attrs } {\"a\": 1}"},
 		{"code span that opens a line", "```a``` is code, not a fence", false, "```a``` is code, not a fence"},
 		{"not a script tag", "<scripted> text and <styles> kept", false, "text and kept"},
 		// Indented four, no block opens: its tags are inline tags, blanked, their text kept.
