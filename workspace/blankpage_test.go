@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
 )
 
@@ -78,5 +81,21 @@ func TestQuietSectionIsNotMatchedNorPlanned(t *testing.T) {
 				t.Errorf("context %q: plan %v reads a footer", q, plan.Addresses)
 			}
 		}
+	}
+}
+
+// TestMissOfAnUnreadFile: a read of an id whose file is in the sources
+// with an extension docir does not read (charts.mdx) says so, naming the
+// file below its source, beside the nearest ids.
+func TestMissOfAnUnreadFile(t *testing.T) {
+	ws, ctx := indexedFiles(t, map[string]string{"charts_hooks.md": "# Hooks\n", "charts.mdx": "# Charts\n"})
+	addrs := []address.Address{{ID: "charts"}, {ID: "nope"}}
+	res, err := ws.Resolve(ctx, addrs, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"charts: the file charts.mdx of a source is not read: docir reads *.md files only (rename it to .md, or leave it out with exclude; docs/ingest.md)"}
+	if diff := cmp.Diff(want, res.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }

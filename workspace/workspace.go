@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"slices"
 	"sync"
 
@@ -395,6 +396,7 @@ func (s *Service) Resolve(ctx context.Context, addrs []address.Address, maxBytes
 	tally := &docir.Tally{Bound: maxBytes}
 	docs := newDocCache(snap, true)
 	sugg := newSuggester(snap)
+	var warnings []string
 	for i, a := range addrs {
 		if err := ctx.Err(); err != nil {
 			return docir.Resolved{}, err
@@ -414,11 +416,36 @@ func (s *Service) Resolve(ctx context.Context, addrs []address.Address, maxBytes
 		if out[i].Suggestions, err = sugg.forMiss(a, reason); err != nil {
 			return docir.Resolved{}, err
 		}
+		if w := sugg.unread(s.Sources(), a, reason); w != "" {
+			warnings = append(warnings, w)
+		}
 		if err := tally.AddMiss(a.String(), reason, out[i].Suggestions, i+1, len(addrs)); err != nil {
 			return docir.Resolved{}, err
 		}
 	}
-	return docir.Resolved{Items: out}, nil
+	return docir.Resolved{Items: out, Warnings: warnings}, nil
+}
+
+// unread says, for a no_document miss of one of the first maxSuggested
+// distinct addresses, that a file of the sources would have its id were
+// it read (ingest.UnreadFile: docs/charts.mdx for "docs/charts"), or "".
+func (s *suggester) unread(sources []store.Source, a address.Address, reason string) string {
+	if reason != docir.ReasonNoDocument || s.said[a.ID] || len(s.said) >= maxSuggested {
+		return ""
+	}
+	if s.said == nil {
+		s.said = map[string]bool{}
+	}
+	s.said[a.ID] = true
+	for _, src := range sources {
+		if f := ingest.UnreadFile(src, a.ID); f != "" {
+			if rel, err := filepath.Rel(src.Path, f); err == nil {
+				f = filepath.ToSlash(rel) // the server's folders are not the reader's
+			}
+			return fmt.Sprintf("%s: the file %s of a source is not read: docir reads *.md files only (rename it to .md, or leave it out with exclude; docs/ingest.md)", a.ID, f)
+		}
+	}
+	return ""
 }
 
 // suggester gives the misses of one read their suggestions: the nearest
@@ -430,6 +457,7 @@ func (s *Service) Resolve(ctx context.Context, addrs []address.Address, maxBytes
 type suggester struct {
 	snap *store.Snapshot
 	seen map[address.Address][]string // at most maxSuggested
+	said map[string]bool              // the ids unread has looked up: at most maxSuggested
 }
 
 func newSuggester(snap *store.Snapshot) *suggester {

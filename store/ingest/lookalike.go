@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -148,4 +150,45 @@ func lookalikeCount(other map[string]int) string {
 		parts[i] = fmt.Sprintf("%d %s", other[e], e)
 	}
 	return fmt.Sprintf("%d %s not read (%s)", total, verb, strings.Join(parts, ", "))
+}
+
+// UnreadFile is the path of a file of src that would have id were it read
+// (its path below src, under src's prefix, with a lookalike extension: id
+// "docs/charts" of docs/charts.mdx, or a bundle's docs/charts/index.mdx),
+// and that a refresh does not read; "" when there is none. A read that
+// misses id says so, rather than only the ids nearest it. It stats at most
+// a few names per extension, and none outside src.
+func UnreadFile(src store.Source, id string) string {
+	rel := id
+	if p := strings.TrimSuffix(src.Prefix, "/"); p != "" {
+		if rel == p {
+			rel = ""
+		} else if r, ok := strings.CutPrefix(id, p+"/"); ok {
+			rel = r
+		} else {
+			return ""
+		}
+	}
+	var bases []string
+	if rel != "" {
+		if !filepath.IsLocal(filepath.FromSlash(rel)) {
+			return ""
+		}
+		bases = append(bases, filepath.Join(src.Path, filepath.FromSlash(rel)))
+	}
+	folder := filepath.Join(src.Path, filepath.FromSlash(rel))
+	bases = append(bases, filepath.Join(folder, "index"), filepath.Join(folder, "_index"))
+	for _, base := range bases {
+		for _, ext := range lookalikeExts {
+			for _, e := range []string{ext, strings.ToUpper(ext)} {
+				if e == ".md" {
+					continue // read: not this miss's cause (README.MD is not)
+				}
+				if fi, err := os.Stat(base + e); err == nil && fi.Mode().IsRegular() {
+					return base + e
+				}
+			}
+		}
+	}
+	return ""
 }
