@@ -103,21 +103,30 @@ func Get(ctx context.Context, r Reader, addrs []address.Address, maxBytes int) (
 // whose message carries the warnings of the stores that could not answer.
 // A document over maxBytes (<= 0: no bound) is reply_too_large.
 func GetOne(ctx context.Context, r Reader, a address.Address, maxBytes int) (Document, error) {
+	doc, _, err := GetOneWarned(ctx, r, a, maxBytes)
+	return doc, err
+}
+
+// GetOneWarned is GetOne with the warnings of a read that found its
+// document ("3 sections are headed …"): the doc_id reply is the document
+// alone, so a caller with a place for them (the command line's stderr)
+// asks for them.
+func GetOneWarned(ctx context.Context, r Reader, a address.Address, maxBytes int) (Document, []string, error) {
 	res, err := r.Resolve(ctx, []address.Address{a}, maxBytes)
 	if err != nil {
-		return Document{}, err
+		return Document{}, nil, err
 	}
 	if len(res.Items) != 1 {
-		return Document{}, Errorf(CodeInternal, "%s: a store answered %d resolutions for one address", a, len(res.Items))
+		return Document{}, nil, Errorf(CodeInternal, "%s: a store answered %d resolutions for one address", a, len(res.Items))
 	}
 	if d := res.Items[0].Document; d != nil {
-		return *d, nil
+		return *d, res.Warnings, nil
 	}
 	warnings := res.Warnings
 	if s := res.Items[0].Suggestions; len(s) > 0 {
 		warnings = append([]string{"did you mean " + strings.Join(s, ", ") + "?"}, warnings...)
 	}
-	return Document{}, NotFound(a, res.Items[0].Reason, warnings)
+	return Document{}, nil, NotFound(a, res.Items[0].Reason, warnings)
 }
 
 // NotFound is the error of a single-address read that found nothing; the

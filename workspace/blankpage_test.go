@@ -99,3 +99,19 @@ func TestMissOfAnUnreadFile(t *testing.T) {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
+
+// TestSameHeadingRead: a section read by a heading text that several
+// sections share says which it read and the slugs of the others; a read
+// by slug says nothing.
+func TestSameHeadingRead(t *testing.T) {
+	md := "# Guide\n\n## v3.2\n\n### Provider\n\nOne.\n\n## v3.1\n\n### Provider\n\nTwo.\n\n## v3.0\n\n### Provider\n\nThree.\n"
+	ws, ctx := indexedFiles(t, map[string]string{"guide.md": md})
+	res, err := ws.Resolve(ctx, []address.Address{address.MustParse("guide#Provider"), address.MustParse("guide#provider-1")}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`guide#Provider: 3 sections are headed "Provider"; this read is #provider; the others are #provider-1, #provider-2 (a slug names one section)`}
+	if diff := cmp.Diff(want, res.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}

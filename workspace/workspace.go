@@ -16,6 +16,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/docir/docir/address"
@@ -406,6 +407,9 @@ func (s *Service) Resolve(ctx context.Context, addrs []address.Address, maxBytes
 			return docir.Resolved{}, err
 		}
 		if doc != nil {
+			if w := sameHeading(docs, a, doc); w != "" {
+				warnings = append(warnings, w)
+			}
 			if err := tally.Add(doc, i+1, len(addrs)); err != nil {
 				return docir.Resolved{}, err
 			}
@@ -425,6 +429,41 @@ func (s *Service) Resolve(ctx context.Context, addrs []address.Address, maxBytes
 	}
 	return docir.Resolved{Items: out, Warnings: warnings}, nil
 }
+
+// sameHeading says, when a names a section by its heading text and other
+// sections of the document are headed the same ("Kubernetes CRD Provider"
+// under each release of a migration guide), which one was read and the
+// slugs that name the others; else "". A slug names one section: a read
+// by slug says nothing.
+func sameHeading(docs *docCache, a address.Address, doc *docir.Document) string {
+	if doc.Section == nil || a.Heading == doc.Section.Slug {
+		return ""
+	}
+	d, err := docs.get(a.ID)
+	if err != nil || !d.ok {
+		return ""
+	}
+	var others []string
+	n := 0
+	for _, sec := range d.rec.Sections {
+		if sec.Heading == doc.Section.Heading && sec.Slug != doc.Section.Slug {
+			if n++; len(others) < maxSameHeading {
+				others = append(others, "#"+sec.Slug)
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	if n > len(others) {
+		others = append(others, fmt.Sprintf("and %d more", n-len(others)))
+	}
+	return fmt.Sprintf("%s: %d sections are headed %q; this read is #%s; the others are %s (a slug names one section)",
+		a, n+1, doc.Section.Heading, doc.Section.Slug, strings.Join(others, ", "))
+}
+
+// maxSameHeading bounds the other sections sameHeading names.
+const maxSameHeading = 5
 
 // unread says, for a no_document miss of one of the first maxSuggested
 // distinct addresses, that a file of the sources would have its id were

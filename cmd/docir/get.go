@@ -82,7 +82,7 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 	}
 	// One typed address asks with doc_id; several, or stdin, with doc_ids.
 	if len(addrs) == 1 && !opts.Stdin {
-		doc, err := docir.GetOne(ctx, r, addrs[0], MaxGetBytes)
+		doc, warnings, err := docir.GetOneWarned(ctx, r, addrs[0], MaxGetBytes)
 		if err == nil {
 			s := addrs[0].String()
 			err = opts.Evidence(wire.MethodGet, docir.GetParams{DocID: &s}, doc)
@@ -90,11 +90,12 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 		if err != nil {
 			return err
 		}
-		// The document is the reply, with no warnings beside it: a pinned
-		// read that a peer answered says so on stderr.
+		// The document is the reply, with no warnings beside it: they go
+		// to stderr, as does a pinned read that a peer answered.
 		if opts.Pinned && doc.Store != docir.StoreLocal {
-			printWarnings(opts.IO, []string{federation.UnpinnedWarning(doc.Store)})
+			warnings = append(warnings, federation.UnpinnedWarning(doc.Store))
 		}
+		printWarnings(opts.IO, warnings)
 		if text {
 			return opts.IO.pagedText(func(w io.Writer) error { return render.Document(w, &doc) })
 		}
