@@ -114,4 +114,16 @@ func TestSameHeadingRead(t *testing.T) {
 	if diff := cmp.Diff(want, res.Warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
+	// A read's warnings are bounded as its suggestions are: a few
+	// distinct addresses get one each.
+	var many []address.Address
+	for i := range 20 {
+		many = append(many, address.MustParse(fmt.Sprintf("guide#Provider%s", strings.Repeat(" ", i%2))), address.MustParse(fmt.Sprintf("nope%d", i)))
+	}
+	if res, err = ws.Resolve(ctx, many, 0); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 1 {
+		t.Errorf("a batch repeating one address: %d warnings, want 1: %q", len(res.Warnings), res.Warnings)
+	}
 }

@@ -407,7 +407,7 @@ func (s *Service) Resolve(ctx context.Context, addrs []address.Address, maxBytes
 			return docir.Resolved{}, err
 		}
 		if doc != nil {
-			if w := sameHeading(docs, a, doc); w != "" {
+			if w := sugg.sameHeading(docs, a, doc); w != "" {
 				warnings = append(warnings, w)
 			}
 			if err := tally.Add(doc, i+1, len(addrs)); err != nil {
@@ -420,7 +420,7 @@ func (s *Service) Resolve(ctx context.Context, addrs []address.Address, maxBytes
 		if out[i].Suggestions, err = sugg.forMiss(a, reason); err != nil {
 			return docir.Resolved{}, err
 		}
-		if w := sugg.unread(s.Sources(), a, reason); w != "" {
+		if w := sugg.unread(s.Sources, a, reason); w != "" {
 			warnings = append(warnings, w)
 		}
 		if err := tally.AddMiss(a.String(), reason, out[i].Suggestions, i+1, len(addrs)); err != nil {
@@ -434,9 +434,10 @@ func (s *Service) Resolve(ctx context.Context, addrs []address.Address, maxBytes
 // sections of the document are headed the same ("Kubernetes CRD Provider"
 // under each release of a migration guide), which one was read and the
 // slugs that name the others; else "". A slug names one section: a read
-// by slug says nothing.
-func sameHeading(docs *docCache, a address.Address, doc *docir.Document) string {
-	if doc.Section == nil || a.Heading == doc.Section.Slug {
+// by slug says nothing. Only the first maxSuggested distinct addresses
+// are told, so a read's warnings stay bounded as its misses are.
+func (s *suggester) sameHeading(docs *docCache, a address.Address, doc *docir.Document) string {
+	if doc.Section == nil || a.Heading == doc.Section.Slug || !s.first(a.String()) {
 		return ""
 	}
 	d, err := docs.get(a.ID)
@@ -468,15 +469,11 @@ const maxSameHeading = 5
 // unread says, for a no_document miss of one of the first maxSuggested
 // distinct addresses, that a file of the sources would have its id were
 // it read (ingest.UnreadFile: docs/charts.mdx for "docs/charts"), or "".
-func (s *suggester) unread(sources []store.Source, a address.Address, reason string) string {
-	if reason != docir.ReasonNoDocument || s.said[a.ID] || len(s.said) >= maxSuggested {
+func (s *suggester) unread(sources func() []store.Source, a address.Address, reason string) string {
+	if reason != docir.ReasonNoDocument || !s.first("unread "+a.ID) {
 		return ""
 	}
-	if s.said == nil {
-		s.said = map[string]bool{}
-	}
-	s.said[a.ID] = true
-	for _, src := range sources {
+	for _, src := range sources() {
 		if f := ingest.UnreadFile(src, a.ID); f != "" {
 			if rel, err := filepath.Rel(src.Path, f); err == nil {
 				f = filepath.ToSlash(rel) // the server's folders are not the reader's
@@ -485,6 +482,20 @@ func (s *suggester) unread(sources []store.Source, a address.Address, reason str
 		}
 	}
 	return ""
+}
+
+// first says whether key is new to this read and within the first
+// maxSuggested keys it has asked about (warnings beside its misses and
+// reads: one each, and a few in all).
+func (s *suggester) first(key string) bool {
+	if s.said[key] || len(s.said) >= maxSuggested {
+		return false
+	}
+	if s.said == nil {
+		s.said = map[string]bool{}
+	}
+	s.said[key] = true
+	return true
 }
 
 // suggester gives the misses of one read their suggestions: the nearest
@@ -496,7 +507,7 @@ func (s *suggester) unread(sources []store.Source, a address.Address, reason str
 type suggester struct {
 	snap *store.Snapshot
 	seen map[address.Address][]string // at most maxSuggested
-	said map[string]bool              // the ids unread has looked up: at most maxSuggested
+	said map[string]bool              // what unread and sameHeading have told of (see first): at most maxSuggested
 }
 
 func newSuggester(snap *store.Snapshot) *suggester {

@@ -113,7 +113,7 @@ func rankPlanned(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q str
 		tc := newTokenCounter(f.body)
 		start := min(f.rec.BodyStart, len(f.body))
 		all = append(all, planned{rec: f.rec, doc: f.doc, hit: f.hit(), tc: tc, whole: tc.count(start, len(f.body)), size: len(f.body),
-			lead: leadSlug(&f.rec, f.body), sections: sections, matched: matched, cut: f.cutter(), blank: saysNothing(&f.rec, f.body), quiet: quietSections(&f.rec, f.body)})
+			lead: leadSlug(&f.rec, f.body), sections: sections, matched: matched, cut: f.cutter(), blank: emptyPage(&f.rec, f.body), quiet: quietSections(&f.rec, f.body)})
 		return nil
 	})
 	return all, words, err
@@ -194,7 +194,7 @@ type planned struct {
 	sections []passageHit    // every section scored on the query's words beyond the title, best first
 	matched  []passageHit    // every passage scored on the query, best first (see found.passageScores)
 	cut      *passage.Cutter // finds a section by its slug (its sections are rec's; built on first use when nil)
-	blank    bool            // it says nothing past its front matter (see saysNothing)
+	blank    bool            // it says nothing past its front matter (see emptyPage)
 	quiet    map[string]bool // the slugs of its sections that say nothing past their headings (passage.SaysNothing)
 }
 
@@ -385,12 +385,12 @@ func steps(all []planned, short int) []step {
 	return out
 }
 
-// saysNothing reports whether a document has no prose past its front
+// emptyPage reports whether a document has no prose past its front
 // matter (passage.Prose: markup that is not prose, a shortcode that lists
 // a section's pages, is blank): a site's section page whose title and
 // fields are all it holds. Its hit says all a read of it would, so no
 // plan reads it.
-func saysNothing(rec *docir.Record, body []byte) bool {
+func emptyPage(rec *docir.Record, body []byte) bool {
 	if len(rec.Sections) > 0 {
 		return false
 	}
