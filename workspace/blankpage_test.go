@@ -127,3 +127,28 @@ func TestSameHeadingRead(t *testing.T) {
 		t.Errorf("a batch repeating one address: %d warnings, want 1: %q", len(res.Warnings), res.Warnings)
 	}
 }
+
+// TestPlanReadsNoTextTwice: a section that another document repeats word
+// for word (a generated reference's shared options) is read once.
+func TestPlanReadsNoTextTwice(t *testing.T) {
+	shared := "## Manifest options\n\n--manifest-path PATH reads the manifest at PATH; --locked asserts the lock file is up to date; --offline uses no network.\n"
+	files := map[string]string{}
+	for _, cmd := range []string{"build", "check", "fetch"} {
+		files["cmd-"+cmd+".md"] = "# cargo-" + cmd + "\n\n" + strings.Repeat("The "+cmd+" command does its work. ", 200) + "\n\n" + shared
+	}
+	files["faq.md"] = "# FAQ\n\n## Offline\n\nCargo works offline with --offline or net.offline in its config; the lock file pins versions.\n"
+	ws, ctx := indexedFiles(t, files)
+	plan, err := ws.Context(ctx, docir.ContextParams{Query: "manifest options locked offline"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, a := range plan.Addresses {
+		if strings.HasSuffix(a, "#manifest-options") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("plan %v reads the shared section %d times, want once", plan.Addresses, n)
+	}
+}

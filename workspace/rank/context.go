@@ -113,7 +113,7 @@ func rankPlanned(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q str
 		tc := newTokenCounter(f.body)
 		start := min(f.rec.BodyStart, len(f.body))
 		all = append(all, planned{rec: f.rec, doc: f.doc, hit: f.hit(), tc: tc, whole: tc.count(start, len(f.body)), size: len(f.body),
-			lead: leadSlug(&f.rec, f.body), sections: sections, matched: matched, cut: f.cutter(), blank: emptyPage(&f.rec, f.body), quiet: quietSections(&f.rec, f.body)})
+			lead: leadSlug(&f.rec, f.body), sections: sections, matched: matched, cut: f.cutter(), body: f.body, blank: emptyPage(&f.rec, f.body), quiet: quietSections(&f.rec, f.body)})
 		return nil
 	})
 	return all, words, err
@@ -194,6 +194,7 @@ type planned struct {
 	sections []passageHit    // every section scored on the query's words beyond the title, best first
 	matched  []passageHit    // every passage scored on the query, best first (see found.passageScores)
 	cut      *passage.Cutter // finds a section by its slug (its sections are rec's; built on first use when nil)
+	body     []byte          // its file's bytes (nil in tests of plans alone)
 	blank    bool            // it says nothing past its front matter (see emptyPage)
 	quiet    map[string]bool // the slugs of its sections that say nothing past their headings (passage.SaysNothing)
 }
@@ -274,10 +275,11 @@ type readPlan struct {
 	addrs        []string
 	planned      map[string]bool     // the addresses in addrs
 	taken        map[string][][2]int // doc id -> byte ranges already planned
+	texts        map[string]bool     // the bytes of each read planned (see addOf)
 }
 
 func newReadPlan(budget int) *readPlan {
-	return &readPlan{budget: budget, addrs: []string{}, planned: map[string]bool{}, taken: map[string][][2]int{}}
+	return &readPlan{budget: budget, addrs: []string{}, planned: map[string]bool{}, taken: map[string][][2]int{}, texts: map[string]bool{}}
 }
 
 // add plans reading addr (bytes [from,to) of document id, estimated at
@@ -298,6 +300,29 @@ func (p *readPlan) add(id, addr string, from, to, tokens int) bool {
 	p.addrs = append(p.addrs, addr)
 	p.planned[addr] = true
 	p.taken[id] = append(p.taken[id], [2]int{from, to})
+	return true
+}
+
+// addOf is add of a read of d, unless the same bytes are planned already
+// from another document: a generated reference repeats a section word for
+// word on every page (the Cargo book's "Manifest Options" on each command's
+// page, Helm's "Options inherited from parent commands"), and seven copies
+// of one read once took a plan's whole budget. Nothing is read twice,
+// whichever document holds it.
+func (p *readPlan) addOf(d *planned, addr string, from, to, tokens int) bool {
+	var key string
+	if d.body != nil && from >= 0 && to <= len(d.body) && from < to {
+		key = string(d.body[from:to])
+		if p.texts[key] {
+			return false
+		}
+	}
+	if !p.add(d.rec.ID, addr, from, to, tokens) {
+		return false
+	}
+	if key != "" {
+		p.texts[key] = true
+	}
 	return true
 }
 
@@ -416,7 +441,7 @@ func quietSections(rec *docir.Record, body []byte) map[string]bool {
 // whether it did.
 func (p *readPlan) addStep(st step) bool {
 	if st.whole {
-		return p.add(st.d.rec.ID, st.d.rec.ID, 0, st.d.size, st.d.whole)
+		return p.addOf(st.d, st.d.rec.ID, 0, st.d.size, st.d.whole)
 	}
 	return p.addPassage(st.d, st.ph)
 }
@@ -431,7 +456,7 @@ func (p *readPlan) addPassage(d *planned, ph passageHit) bool {
 		// document is its address — unless no plan of this budget could
 		// hold it whole: then it is read from its top.
 		if d.whole <= p.budget || len(d.rec.Sections) == 0 {
-			return p.add(d.rec.ID, d.rec.ID, 0, d.size, d.whole)
+			return p.addOf(d, d.rec.ID, 0, d.size, d.whole)
 		}
 		return p.addFromTop(d, d.rec.Sections)
 	}
@@ -457,7 +482,7 @@ func (p *readPlan) addPassage(d *planned, ph passageHit) bool {
 		}
 		return p.addFromTop(d, d.rec.Sections[i:end])
 	}
-	return p.add(d.rec.ID, d.rec.ID+"#"+sec.Slug, sec.Start, sec.End, tokens)
+	return p.addOf(d, d.rec.ID+"#"+sec.Slug, sec.Start, sec.End, tokens)
 }
 
 // addFromTop plans the sections secs of a document, a whole document or
@@ -473,7 +498,7 @@ func (p *readPlan) addFromTop(d *planned, secs []docir.Section) bool {
 	added := false
 	for _, sec := range secs {
 		p.full = false
-		if p.add(d.rec.ID, d.rec.ID+"#"+sec.Slug, sec.Start, sec.End, d.tc.count(sec.Start, sec.End)) {
+		if p.addOf(d, d.rec.ID+"#"+sec.Slug, sec.Start, sec.End, d.tc.count(sec.Start, sec.End)) {
 			added = true
 			continue
 		}
