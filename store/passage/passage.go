@@ -15,6 +15,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store/fulltext"
@@ -343,13 +345,54 @@ func SaysNothing(rec *docir.Record, body []byte, i int) bool {
 	if s.OwnEnd != s.End || s.OwnEnd > len(body) || s.Start > s.OwnEnd {
 		return false
 	}
-	return blankPastHeading(Prose(string(body[s.Start:s.OwnEnd]), false))
+	own := string(body[s.Start:s.OwnEnd])
+	if SaysSomething(pastHeading(own)) {
+		return false
+	}
+	return blankPastHeading(Prose(own, false))
+}
+
+// SaysSomething is a quick sufficient test that text is not blank as
+// prose (see Prose), without blanking it: a line of it opens with a letter
+// or a digit, and nothing in it can open markup that runs over lines (a
+// comment, a tag, a script block: none without a '<'; a shortcode, "{{<"
+// or "{{%"; a TOML front matter block, which opens with "+++"): markup
+// that opens and closes on one line never blanks a line's first letter.
+// False says only that Prose must tell.
+func SaysSomething(text string) bool {
+	if strings.Contains(text, "<") || strings.Contains(text, "{{<") || strings.Contains(text, "{{%") ||
+		strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++") {
+		return false // markup that may run over lines, or a lead's TOML front matter
+	}
+	for line := range strings.Lines(text) {
+		r, _ := utf8.DecodeRuneInString(strings.TrimLeft(line, " \t"))
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// QuietPassage reports, of the text of a passage of a section without
+// subsections as Passages cuts it, whether the section says nothing past
+// its heading (SaysNothing), without cutting it again: such a passage
+// carries no title, so it is blank past its heading line; any other
+// carries the section's prose past its heading, or the title's line
+// before its heading's.
+func QuietPassage(text string) bool {
+	return blankPastHeading(text)
 }
 
 // blankPastHeading says a section's own text, as prose, is blank past its
-// heading line (past two lines when the first is no ATX heading: a setext
-// heading's text and underline).
+// heading line (see pastHeading).
 func blankPastHeading(text string) bool {
+	return strings.TrimSpace(pastHeading(text)) == ""
+}
+
+// pastHeading is a section's own text past its heading line, or past two
+// lines when the first is no ATX heading (a setext heading's text and
+// underline).
+func pastHeading(text string) string {
 	lines := 1
 	if first, _, _ := strings.Cut(text, "\n"); !markdown.ATXHeadingLine([]byte(first)) {
 		lines = 2
@@ -358,7 +401,7 @@ func blankPastHeading(text string) bool {
 	for range lines {
 		_, rest, _ = strings.Cut(rest, "\n")
 	}
-	return strings.TrimSpace(rest) == ""
+	return rest
 }
 
 // QuestionHeading reports whether heading is written as a question of two
@@ -596,9 +639,14 @@ func appendValues(lines []string, v any) []string {
 func Prose(text string, lead bool) string {
 	if !strings.Contains(text, "<") && !strings.Contains(text, "{") && !strings.Contains(text, "](") &&
 		!strings.Contains(text, "][") && !strings.Contains(text, "]:") && !mayHoldOpener(text) && !strings.Contains(text, ":::") &&
-		!strings.Contains(text, "```") && !strings.Contains(text, "~~~") &&
 		!(lead && strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++")) {
-		return text
+		if !strings.Contains(text, "```") && !strings.Contains(text, "~~~") {
+			return text
+		}
+		// Fences and nothing else to blank: their info strings alone.
+		b := []byte(text)
+		blankFenceInfo(b)
+		return string(b)
 	}
 	b := []byte(text)
 	blank := func(from, to int) {
@@ -745,6 +793,34 @@ func opensFence(trimmed []byte) bool {
 	return bytes.HasPrefix(trimmed, []byte("```")) || bytes.HasPrefix(trimmed, []byte("~~~"))
 }
 
+// blankFenceInfo blanks the info strings of b's code fences (blankInfo),
+// and nothing else: what blankLinks does to a text that holds nothing else
+// it blanks, at the cost of a look at each line's first bytes.
+func blankFenceInfo(b []byte) {
+	fence := ""
+	for start := 0; start < len(b); {
+		end := lineEnd(b, start)
+		trimmed := bytes.TrimLeft(b[start:end], " \t")
+		switch {
+		case !opensFence(trimmed):
+		case fence != "":
+			if bytes.HasPrefix(trimmed, []byte(fence)) {
+				fence = ""
+			}
+		default:
+			fence = string(trimmed[:3])
+			blankInfo(trimmed, func(from, to int) {
+				for i := from; i < to; i++ {
+					if b[i] != '\n' && b[i] != '\r' {
+						b[i] = ' '
+					}
+				}
+			}, end-len(trimmed))
+		}
+		start = end + 1
+	}
+}
+
 // blankInfo blanks the info string of a fence's opening line (trimmed, at
 // offset off of the text): "go-html-template" of ```go-html-template
 // names the language of the code below it, for a highlighter, and a
@@ -793,6 +869,9 @@ func rawBlockOpens(line []byte) string {
 // many paragraphs). Its braces hold only such attributes' start: after
 // "{" and an optional ":" and spaces comes ".", "#" or "}".
 func attributeLine(trimmed []byte) bool {
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return false
+	}
 	t := bytes.TrimRight(trimmed, " \t\r")
 	if len(t) < 2 || t[0] != '{' || t[len(t)-1] != '}' || bytes.Count(t, []byte("{")) != 1 {
 		return false

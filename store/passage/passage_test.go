@@ -102,6 +102,9 @@ func FuzzProse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string, lead bool) {
 		got := Prose(s, lead)
+		if SaysSomething(s) && strings.TrimSpace(got) == "" {
+			t.Fatalf("%q: SaysSomething, but blank as prose", s)
+		}
 		if len(got) != len(s) {
 			t.Fatalf("%q: %d bytes, want %d", s, len(got), len(s))
 		}

@@ -110,10 +110,14 @@ func rankPlanned(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q str
 		if err != nil {
 			return err
 		}
+		quiet, err := quietSections(f)
+		if err != nil {
+			return err
+		}
 		tc := newTokenCounter(f.body)
 		start := min(f.rec.BodyStart, len(f.body))
 		all = append(all, planned{rec: f.rec, doc: f.doc, hit: f.hit(), tc: tc, whole: tc.count(start, len(f.body)), size: len(f.body),
-			lead: leadSlug(&f.rec, f.body), sections: sections, matched: matched, cut: f.cutter(), body: f.body, blank: emptyPage(&f.rec, f.body), quiet: quietSections(&f.rec, f.body)})
+			lead: leadSlug(&f.rec, f.body), sections: sections, matched: matched, cut: f.cutter(), body: f.body, blank: emptyPage(&f.rec, f.body), quiet: quiet})
 		return nil
 	})
 	return all, words, err
@@ -419,22 +423,27 @@ func emptyPage(rec *docir.Record, body []byte) bool {
 	if len(rec.Sections) > 0 {
 		return false
 	}
-	return strings.TrimSpace(passage.Prose(string(body[min(rec.MarkdownStart, len(body)):]), true)) == ""
+	text := string(body[min(rec.MarkdownStart, len(body)):])
+	return !passage.SaysSomething(text) && strings.TrimSpace(passage.Prose(text, true)) == ""
 }
 
-// quietSections are the slugs of rec's sections that say nothing past
-// their headings (passage.SaysNothing): no plan reads one.
-func quietSections(rec *docir.Record, body []byte) map[string]bool {
+// quietSections are the slugs of a found document's sections that say
+// nothing past their headings (passage.SaysNothing): no plan reads one.
+func quietSections(f *found) (map[string]bool, error) {
 	var quiet map[string]bool
-	for i, sec := range rec.Sections {
-		if passage.SaysNothing(rec, body, i) {
+	for i, sec := range f.rec.Sections {
+		q, err := f.quietSection(i)
+		if err != nil {
+			return nil, err
+		}
+		if q {
 			if quiet == nil {
 				quiet = map[string]bool{}
 			}
 			quiet[sec.Slug] = true
 		}
 	}
-	return quiet
+	return quiet, nil
 }
 
 // addStep plans a step if it fits and overlaps nothing planned, and says

@@ -955,12 +955,18 @@ func (f *found) speakingSection() error {
 		return nil
 	}
 	cut := f.cutter()
+	var failed error
 	quiet := func(slug string) bool {
 		i, ok := cut.Section(slug)
-		return ok && passage.SaysNothing(&f.rec, f.body, i)
+		if !ok {
+			return false
+		}
+		q, err := f.quietSection(i)
+		failed = cmp.Or(failed, err)
+		return q
 	}
 	if !quiet(d.passages[0].slug) {
-		return nil
+		return failed
 	}
 	all, err := f.passageScores()
 	if err != nil {
@@ -969,11 +975,26 @@ func (f *found) speakingSection() error {
 	for _, p := range all {
 		if p.score > 0 && (p.slug == "" || !quiet(p.slug)) {
 			promote(d, p.slug, p.score)
-			return nil
+			return failed
 		}
 	}
 	promote(d, "", 0)
-	return nil
+	return failed
+}
+
+// quietSection says section i of the document says nothing past its
+// heading (passage.SaysNothing), from its passage as the ranking cut it
+// to score it (passage.QuietPassage), not by cutting it again.
+func (f *found) quietSection(i int) (bool, error) {
+	sec := f.rec.Sections[i]
+	if sec.OwnEnd != sec.End {
+		return false, nil
+	}
+	p, err := f.dt.passageKept(f.rec.ID+"#"+sec.Slug, false)
+	if err != nil {
+		return false, err
+	}
+	return passage.QuietPassage(p.Text), nil
 }
 
 // chooseSection settles which of a ranked document's sections is its
