@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -145,7 +146,11 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 		for _, l := range res.Broken {
 			docs[docOf(l)] = true
 		}
-		for _, h := range checkHints(res.Broken) {
+		hints := checkHints(res.Broken)
+		if h := siteRootHint(res.Broken, srcs); h != "" {
+			hints = append([]string{h}, hints...)
+		}
+		for _, h := range hints {
 			fmt.Fprintf(opts.IO.ErrOut, "docir: %s\n", h)
 		}
 		return docir.BrokenLinksError(n, len(docs))
@@ -251,6 +256,61 @@ func checkHints(broken []docir.CheckedLink) []string {
 		out = append(out, fmt.Sprintf("%d of the broken links are to %s; links.ignore leaves a target out of the check", n, strconv.Quote(top)))
 	}
 	return out
+}
+
+// siteRootHint says, when most of the broken root-relative links that no
+// rule or base resolves name files below one folder of a source, that the
+// site is served from that folder: a repository indexed at its root whose
+// docs live in www/docs/ (GoReleaser's MkDocs) or docs/ (Helm's
+// Docusaurus) writes "/customization/ko" for www/docs/customization/ko.md.
+// The folders tried are those that hold the linking page, outermost
+// first; a link names a file as links.md says (x, x.md, x/index.md,
+// x/_index.md, x/README.md). At most maxRootProbe links are tried, with a
+// few stats each. "" when no folder resolves most of the links tried.
+func siteRootHint(broken []docir.CheckedLink, srcs []store.Source) string {
+	by := map[string]int{} // folder of a source -> links it resolves
+	src := map[string]store.Source{}
+	tried := 0
+	for _, l := range broken {
+		p := links.TargetPath(l.Target)
+		if len(l.ResolvesWith) > 0 || !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || l.Kind == docir.LinkHugoRef || l.Kind == docir.LinkHugoRelRef {
+			continue
+		}
+		if tried++; tried > maxRootProbe {
+			break
+		}
+		rel := strings.Trim(p, "/")
+		for _, s := range srcs {
+			for dir := path.Dir(l.Path); dir != "." && dir != "/" && dir != ""; dir = path.Dir(dir) {
+				if namesFile(filepath.Join(s.Path, filepath.FromSlash(dir), filepath.FromSlash(rel))) {
+					key := s.Path + "\x00" + dir
+					by[key]++
+					src[key] = s
+				}
+			}
+		}
+	}
+	best, n := mostOf(by, 0)
+	if best == "" || 2*n < tried {
+		return ""
+	}
+	s, dir := src[best], best[strings.IndexByte(best, 0)+1:]
+	return fmt.Sprintf("%d of the %d broken root-relative links tried name files below %s: the site is served from that folder; index it as the source (sources: [{path: %s, prefix: %s}] keeps the ids; docs/links.md)",
+		n, tried, strconv.Quote(dir+"/"), filepath.Join(s.Path, filepath.FromSlash(dir)), strings.TrimSuffix(path.Join(s.Prefix, dir), "/"))
+}
+
+// maxRootProbe bounds the links siteRootHint tries.
+const maxRootProbe = 500
+
+// namesFile says a link's path p (joined to a folder) names a file as a
+// link does: p itself, p.md, or p/index.md, p/_index.md, p/README.md.
+func namesFile(p string) bool {
+	for _, c := range []string{p, p + ".md", filepath.Join(p, "index.md"), filepath.Join(p, "_index.md"), filepath.Join(p, "README.md")} {
+		if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
 }
 
 // upFolder is the folder a relative target that climbs out of its page's

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -233,5 +234,34 @@ func TestCheckHintsSiblingFolder(t *testing.T) {
 		if got := upFolder(target); got != want {
 			t.Errorf("upFolder(%q) = %q, want %q", target, got, want)
 		}
+	}
+}
+
+// TestCheckHintsSiteRoot: a repository indexed at its root whose site is
+// served from www/docs/ writes "/customization/ko" for
+// www/docs/customization/ko.md; check says to index that folder, and
+// doing so as it says resolves the links with the same ids.
+func TestCheckHintsSiteRoot(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"www/docs/index.md":                "# Home\n\n[ko](/customization/ko) [b](/customization/builds.md) [x](/nowhere)\n",
+		"www/docs/customization/ko.md":     "# Ko\n\n[home](/) [builds](/customization/builds/)\n",
+		"www/docs/customization/builds.md": "# Builds\n",
+	})
+	_, _, stderr := indexAndCheck(t, dir)
+	want := fmt.Sprintf(`docir: 4 of the 5 broken root-relative links tried name files below "www/docs/": the site is served from that folder; index it as the source (sources: [{path: %s, prefix: www/docs}] keeps the ids; docs/links.md)`, filepath.Join(dir, "www", "docs"))
+	if !slices.Contains(stderr, want) {
+		t.Errorf("check's stderr %q\nlacks %s", stderr, want)
+	}
+	writeTree(t, dir, map[string]string{"docir.yaml": "sources:\n  - path: www/docs\n    prefix: www/docs\n"})
+	if r := runDocir(t, dir, nil, "index", "--force", "--format", "json"); r.code != 0 {
+		t.Fatalf("index: exit %d: %s", r.code, r.stderr)
+	}
+	r := runDocir(t, dir, nil, "check", "--format", "json")
+	if !strings.Contains(r.stdout, `"target": "/nowhere"`) || strings.Contains(r.stdout, `"target": "/customization/ko"`) {
+		t.Errorf("check with the folder as the source: %s", r.stdout)
+	}
+	if g := runDocir(t, dir, nil, "get", "www/docs/customization/ko"); g.code != 0 {
+		t.Errorf("get www/docs/customization/ko: exit %d: %s", g.code, g.stderr)
 	}
 }
