@@ -98,7 +98,13 @@ func flagError(cmd *cobra.Command, err error) error {
 func flagErrorAmong(cmd *cobra.Command, err error, commands func() []*cobra.Command) error {
 	msg := plainParseError(err.Error())
 	if name, ok := unknownFlag(msg); ok {
-		msg += flagHint(cmd, name, commands)
+		hint := flagHint(cmd, name, commands)
+		if _, words := dashTerms[cmd.Name()]; hint == "" && words && cmd.Name() != "query" {
+			// A query for a flag's name ("--reuse-values"), as a user
+			// of the documented tool types it.
+			hint = fmt.Sprintf("\nto ask for the flag --%s, put -- before the query: docir %s -- --%s", name, cmd.Name(), name)
+		}
+		msg += hint
 	} else if hint, ok := dashTerms[cmd.Name()]; ok && strings.HasPrefix(msg, "unknown shorthand flag") {
 		msg += "\n" + hint
 	}
