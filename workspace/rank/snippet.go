@@ -58,17 +58,25 @@ func Snippet(text, query string, limit int) string {
 	return out
 }
 
-// plainHeadings drops the markup of headings: the leading #s of an ATX
-// heading and the underline of a setext one.
+// plainHeadings drops the markup of headings, the leading #s of an ATX
+// heading and the underline of a setext one, and the line markup around
+// text a reader reads as prose: a block quote's '>'s, a GitHub alert's
+// "[!NOTE]" and a code fence's line (its code stays).
 func plainHeadings(text string) string {
-	if !strings.Contains(text, "#") && !strings.Contains(text, "\n=") && !strings.Contains(text, "\n-") {
+	if !strings.Contains(text, "#") && !strings.Contains(text, "\n=") && !strings.Contains(text, "\n-") &&
+		!strings.Contains(text, ">") && !strings.Contains(text, "```") && !strings.Contains(text, "~~~") {
 		return text
 	}
 	lines := strings.Split(text, "\n")
 	out := lines[:0]
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
+		if q := unquoted(t); q != t {
+			t, l = q, q
+		}
 		switch {
+		case len(t) >= 3 && (strings.Trim(t, "`") == "" || strings.Trim(t, "~") == ""):
+			continue // a fence's line
 		case strings.HasPrefix(t, "#"):
 			h := strings.TrimLeft(t, "#")
 			if len(t)-len(h) <= 6 && (h == "" || h[0] == ' ' || h[0] == '\t') {
@@ -80,6 +88,23 @@ func plainHeadings(text string) string {
 		out = append(out, l)
 	}
 	return strings.Join(out, "\n")
+}
+
+// unquoted is a trimmed line without its block quote markers ("> > x" is
+// "x") and a GitHub alert's marker after them ("> [!NOTE]" is "").
+func unquoted(t string) string {
+	if !strings.HasPrefix(t, ">") {
+		return t
+	}
+	for strings.HasPrefix(t, ">") {
+		t = strings.TrimSpace(t[1:])
+	}
+	if rest, ok := strings.CutPrefix(t, "[!"); ok {
+		if i := strings.IndexByte(rest, ']'); i > 0 && strings.ToUpper(rest[:i]) == rest[:i] && !strings.ContainsAny(rest[:i], " \t") {
+			t = strings.TrimSpace(rest[i+1:])
+		}
+	}
+	return t
 }
 
 // densest returns the start of the span from which a window of width bytes
