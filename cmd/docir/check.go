@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -251,7 +252,7 @@ func checkHints(broken []docir.CheckedLink) []string {
 		}
 	}
 	if f, m := mostOf(folders, max(n, 1)); f != "" {
-		out = append(out, fmt.Sprintf("%d of the broken links are to %s, a folder beside the sources (a sibling site's pages); links.ignore: [%s] leaves them out of the check", m, strconv.Quote(f), strconv.Quote(f+"*")))
+		out = append(out, siblingHint(folders, f, m))
 	} else if top != "" {
 		out = append(out, fmt.Sprintf("%d of the broken links are to %s; links.ignore leaves a target out of the check", n, strconv.Quote(top)))
 	}
@@ -312,6 +313,48 @@ func namesFile(p string) bool {
 	}
 	return false
 }
+
+// siblingHint names the folders beside the sources that broken links
+// climb into: top, with m links, and the others its links climb as far
+// to (the Cargo book links to nine sibling books, "../../reference/",
+// "../../rustc/", …), at most maxSiblings of them by count, each a
+// links.ignore pattern of its own: a pattern for the climb alone
+// ("../../*") would leave out links that resolve too.
+func siblingHint(folders map[string]int, top string, m int) string {
+	climb := top[:strings.LastIndex(strings.TrimSuffix(top, "/"), "../")+3]
+	var same []string
+	total := 0
+	for f, k := range folders {
+		if f != top && strings.HasPrefix(f, climb) && !strings.Contains(f[len(climb):], "../") {
+			same = append(same, f)
+			total += k
+		}
+	}
+	if len(same) == 0 {
+		return fmt.Sprintf("%d of the broken links are to %s, a folder beside the sources (a sibling site's pages); links.ignore: [%s] leaves them out of the check", m, strconv.Quote(top), strconv.Quote(top+"*"))
+	}
+	slices.SortFunc(same, func(a, b string) int { return cmp.Or(folders[b]-folders[a], strings.Compare(a, b)) })
+	same = append([]string{top}, same...)
+	names, patterns, covered := []string{}, []string{}, 0
+	for i, f := range same {
+		if i == maxSiblings {
+			names = append(names, fmt.Sprintf("and %d more", len(same)-i))
+			break
+		}
+		names = append(names, fmt.Sprintf("%s %d", strconv.Quote(f), folders[f]))
+		patterns = append(patterns, strconv.Quote(f+"*"))
+		covered += folders[f]
+	}
+	them := "them"
+	if covered < m+total {
+		them = fmt.Sprintf("%d of them", covered)
+	}
+	return fmt.Sprintf("%d of the broken links are to %d folders beside the sources (sibling sites' pages: %s); links.ignore: [%s] leaves %s out of the check",
+		m+total, len(same), strings.Join(names, ", "), strings.Join(patterns, ", "), them)
+}
+
+// maxSiblings bounds the folders siblingHint names.
+const maxSiblings = 6
 
 // upFolder is the folder a relative target that climbs out of its page's
 // folder leads into ("../std/" of "../std/prelude/index.html": mdBook's

@@ -223,7 +223,25 @@ func TestCheckHintsSiblingFolder(t *testing.T) {
 		"src/ch1.md": "# One\n\n[a](../std/a.html) [b](../std/b/index.html) [c](../std/c.html) [n](../nomicon/x.html) [n](../nomicon/x.html)\n",
 	})
 	_, _, stderr := indexAndCheck(t, dir)
-	want := `docir: 3 of the broken links are to "../std/", a folder beside the sources (a sibling site's pages); links.ignore: ["../std/*"] leaves them out of the check`
+	want := `docir: 5 of the broken links are to 2 folders beside the sources (sibling sites' pages: "../std/" 3, "../nomicon/" 2); links.ignore: ["../std/*", "../nomicon/*"] leaves them out of the check`
+	if !slices.Contains(stderr, want) {
+		t.Errorf("check's stderr %q\nlacks %s", stderr, want)
+	}
+	// One sibling folder.
+	dir = t.TempDir()
+	writeTree(t, dir, map[string]string{"src/ch1.md": "# One\n\n[a](../std/a.html) [b](../std/b/index.html) [c](../std/c.html)\n"})
+	_, _, stderr = indexAndCheck(t, dir)
+	want = `docir: 3 of the broken links are to "../std/", a folder beside the sources (a sibling site's pages); links.ignore: ["../std/*"] leaves them out of the check`
+	if !slices.Contains(stderr, want) {
+		t.Errorf("check's stderr %q\nlacks %s", stderr, want)
+	}
+	// Several sibling folders at one climb: each named, each a pattern.
+	dir = t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"src/ch1.md": "# One\n\n[a](../std/a.html) [b](../std/b.html) [c](../std/c.html) [r](../reference/x.html) [r](../reference/y.html) [n](../nomicon/x.html)\n",
+	})
+	_, _, stderr = indexAndCheck(t, dir)
+	want = `docir: 6 of the broken links are to 3 folders beside the sources (sibling sites' pages: "../std/" 3, "../reference/" 2, "../nomicon/" 1); links.ignore: ["../std/*", "../reference/*", "../nomicon/*"] leaves them out of the check`
 	if !slices.Contains(stderr, want) {
 		t.Errorf("check's stderr %q\nlacks %s", stderr, want)
 	}
