@@ -264,8 +264,9 @@ func checkHints(broken []docir.CheckedLink) []string {
 // site is served from that folder: a repository indexed at its root whose
 // docs live in www/docs/ (GoReleaser's MkDocs) or docs/ (Helm's
 // Docusaurus) writes "/customization/ko" for www/docs/customization/ko.md.
-// The folders tried are those that hold the linking page, outermost
-// first; a link names a file as links.md says (x, x.md, x/index.md,
+// The folders tried are each folder that holds the linking page (the
+// one that resolves the most links is named, the shorter on a tie); a
+// link names a file as links.md says (x, x.md, x/index.md,
 // x/_index.md, x/README.md). At most maxRootProbe links are tried, with a
 // few stats each. "" when no folder resolves most of the links tried.
 func siteRootHint(broken []docir.CheckedLink, srcs []store.Source) string {
@@ -281,6 +282,9 @@ func siteRootHint(broken []docir.CheckedLink, srcs []store.Source) string {
 			break
 		}
 		rel := strings.Trim(p, "/")
+		if rel != "" && !filepath.IsLocal(filepath.FromSlash(rel)) {
+			continue // climbs out of any folder: no file of the sources
+		}
 		for _, s := range srcs {
 			for dir := path.Dir(l.Path); dir != "." && dir != "/" && dir != ""; dir = path.Dir(dir) {
 				if namesFile(filepath.Join(s.Path, filepath.FromSlash(dir), filepath.FromSlash(rel))) {

@@ -16,10 +16,10 @@ import (
 // pronoun, an article or a preposition), the frame before it left out.
 // A query is a question when it ends with "?" or its first word is an
 // interrogative; a clause starts the query or follows a ";", ":", "?",
-// "!" or a "." that ends a word, or is an interrogative after "and",
-// "or" or a comma (a second question joined to the first). Only the words before a clause's first
-// topic word are left out: "where does hugo look for the archetype"
-// keeps "for the". A query that is all frame ("how do I") is kept whole,
+// "!" or a "." that ends a word, or is an interrogative after "and", "or"
+// or a comma (a second question joined to the first). Only the words
+// before a clause's first topic word are left out: "where does hugo look
+// for the archetype" keeps "for the". A query that is all frame ("how do I") is kept whole,
 // as is a query with phrases or exclusions (their words are chosen), and
 // a query that names a document by its title ("How to Write a PowerShell
 // Script Module") still names it: names are matched as typed (see
