@@ -300,9 +300,9 @@ var (
 
 // inlineSpans are the spans of a block's text body[start:stop] that are
 // each one inline context: the whole block, unless it holds a GFM table,
-// whose rows are each their own (a backtick left open in one cell does not
-// make the rest of the table code: Traefik's option tables hold 48 anchors
-// below a cell that opens a code span and never closes it). A table
+// whose cells are each their own (a backtick left open in one cell does
+// not make the rest of the table code: Traefik's option tables hold 48
+// anchors below a cell that opens a code span and never closes it). A table
 // starts at a line with a '|' followed by a delimiter row; the lines
 // before it are a paragraph, one span.
 func inlineSpans(body []byte, start, stop int) [][2]int {
@@ -328,9 +328,29 @@ func inlineSpans(body []byte, start, stop int) [][2]int {
 		if i > 1 {
 			out = append(out, [2]int{start, lines[i-2][1]})
 		}
-		return append(out, lines[i-1:]...)
+		for _, row := range lines[i-1:] {
+			out = appendCells(out, body, row)
+		}
+		return out
 	}
 	return [][2]int{{start, stop}}
+}
+
+// appendCells appends the cells of a table's row (body[row[0]:row[1]]) to
+// out: GFM splits a row at every '|' that is not escaped, inside a code
+// span too, before it reads a cell's inline markup.
+func appendCells(out [][2]int, body []byte, row [2]int) [][2]int {
+	from := row[0]
+	for i := row[0]; i < row[1]; i++ {
+		switch body[i] {
+		case '\\':
+			i++
+		case '|':
+			out = append(out, [2]int{from, i})
+			from = i + 1
+		}
+	}
+	return append(out, [2]int{from, row[1]})
 }
 
 // isDelimiterRow says line is a GFM table's delimiter row: cells of

@@ -1,9 +1,15 @@
 package markdown
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/text"
 )
 
 // TestTableRowsAreInlineContexts: a GFM table's rows are each an inline
@@ -44,4 +50,44 @@ func TestIsDelimiterRow(t *testing.T) {
 			t.Errorf("isDelimiterRow(%q) = %v, want %v", line, got, want)
 		}
 	}
+}
+
+// FuzzTableLinksGoldmark: the links docir reads in a GFM table are the
+// ones goldmark's table extension renders, cell by cell (a row with more
+// cells than its header, whose excess GFM drops, is skipped).
+func FuzzTableLinksGoldmark(f *testing.F) {
+	tokens := []string{"|", "`", "[", "]", "(", ")", " ", "g.md", "x", "\\|", "``", "**"} // no '<': goldmark's own reading of "<…>" destinations is another matter (FuzzLinksGoldmark)
+	for _, s := range []string{"\x02\x07\x03\x04\x07\x05", "\x01\x00\x02\x07\x03\x04\x07\x05\x01", "\x09\x02\x08\x03"} {
+		f.Add([]byte(s))
+	}
+	p := NewParser()
+	gm := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Footnote)).Parser()
+	const header = "| a | b | c | d | e | f | g | h | i | j | k | l | m | n | o | p |\n" +
+		"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 48 {
+			return
+		}
+		var row strings.Builder
+		row.WriteString("| ")
+		for _, c := range b {
+			row.WriteString(tokens[int(c)%len(tokens)])
+		}
+		md := []byte("# T\n\n" + header + row.String() + "\n| [ok](o.md) |\n")
+		var want []string
+		cells := 0
+		_ = ast.Walk(gm.Parse(text.NewReader(md)), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+			if l, ok := n.(*ast.Link); ok && entering {
+				want = append(want, string(unescape(l.Destination)))
+			}
+			if _, ok := n.(*east.TableCell); ok && entering {
+				cells++
+			}
+			return ast.WalkContinue, nil
+		})
+		if strings.Count(strings.ReplaceAll(row.String(), "\\|", ""), "|") > 16 || cells != 3*16 {
+			t.Skip("a row of more cells than its header, or no table: GFM drops or reads them otherwise")
+		}
+		sameLinks(t, p, md, want)
+	})
 }
