@@ -314,18 +314,18 @@ func (p *readPlan) add(id, addr string, from, to, tokens int) bool {
 // of one read once took a plan's whole budget. Nothing is read twice,
 // whichever document holds it.
 func (p *readPlan) addOf(d *planned, addr string, from, to, tokens int) bool {
-	var key string
+	var text []byte
 	if d.body != nil && from >= 0 && to <= len(d.body) && from < to {
-		key = string(d.body[from:to])
-		if p.texts[key] {
+		text = d.body[from:to]
+		if p.texts[string(text)] { // a look-up by bytes copies nothing
 			return false
 		}
 	}
 	if !p.add(d.rec.ID, addr, from, to, tokens) {
 		return false
 	}
-	if key != "" {
-		p.texts[key] = true
+	if text != nil {
+		p.texts[string(text)] = true // a copy of what the plan reads: its budget bounds them
 	}
 	return true
 }
