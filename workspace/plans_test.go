@@ -6,9 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
 )
 
@@ -81,50 +78,6 @@ func TestQuietSectionIsNotMatchedNorPlanned(t *testing.T) {
 				t.Errorf("context %q: plan %v reads a footer", q, plan.Addresses)
 			}
 		}
-	}
-}
-
-// TestMissOfAnUnreadFile: a read of an id whose file is in the sources
-// with an extension docir does not read (charts.mdx) says so, naming the
-// file below its source, beside the nearest ids.
-func TestMissOfAnUnreadFile(t *testing.T) {
-	ws, ctx := indexedFiles(t, map[string]string{"charts_hooks.md": "# Hooks\n", "charts.mdx": "# Charts\n"})
-	addrs := []address.Address{{ID: "charts"}, {ID: "nope"}}
-	res, err := ws.Resolve(ctx, addrs, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"charts: the file charts.mdx of a source is not read: docir reads *.md files only (rename it to .md, or leave it out with exclude; docs/ingest.md)"}
-	if diff := cmp.Diff(want, res.Warnings); diff != "" {
-		t.Errorf("warnings (-want +got):\n%s", diff)
-	}
-}
-
-// TestSameHeadingRead: a section read by a heading text that several
-// sections share says which it read and the slugs of the others; a read
-// by slug says nothing.
-func TestSameHeadingRead(t *testing.T) {
-	md := "# Guide\n\n## v3.2\n\n### Provider\n\nOne.\n\n## v3.1\n\n### Provider\n\nTwo.\n\n## v3.0\n\n### Provider\n\nThree.\n"
-	ws, ctx := indexedFiles(t, map[string]string{"guide.md": md})
-	res, err := ws.Resolve(ctx, []address.Address{address.MustParse("guide#Provider"), address.MustParse("guide#provider-1")}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{`guide#Provider: 3 sections are headed "Provider"; this read is #provider; the others are #provider-1, #provider-2 (a slug names one section)`}
-	if diff := cmp.Diff(want, res.Warnings); diff != "" {
-		t.Errorf("warnings (-want +got):\n%s", diff)
-	}
-	// A read's warnings are bounded as its suggestions are: a few
-	// distinct addresses get one each.
-	var many []address.Address
-	for i := range 20 {
-		many = append(many, address.MustParse(fmt.Sprintf("guide#Provider%s", strings.Repeat(" ", i%2))), address.MustParse(fmt.Sprintf("nope%d", i)))
-	}
-	if res, err = ws.Resolve(ctx, many, 0); err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Warnings) != 1 {
-		t.Errorf("a batch repeating one address: %d warnings, want 1: %q", len(res.Warnings), res.Warnings)
 	}
 }
 
