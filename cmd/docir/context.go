@@ -85,6 +85,32 @@ func contextRun(ctx context.Context, opts *ContextOptions) error {
 	return opts.IO.printJSON(res)
 }
 
+// plannedHeadings says what each address a plan may list reads: a
+// document's title, or a section's headings from its document's top
+// level down ("reusePort › Examples" for entrypoints#examples-1, whose
+// slug alone says only that it is the second "Examples"). The outline
+// of a document the plan reads from holds every planned section and its
+// ancestors.
+func plannedHeadings(res docir.ContextResult) map[string]string {
+	out := map[string]string{}
+	for _, h := range res.Hits {
+		out[h.ID] = h.Title
+		var path []docir.OutlineEntry // the entries above the current one, outermost first
+		for _, o := range h.Outline {
+			for len(path) > 0 && path[len(path)-1].Level >= o.Level {
+				path = path[:len(path)-1]
+			}
+			path = append(path, o)
+			names := make([]string, len(path))
+			for i, p := range path {
+				names[i] = p.Heading
+			}
+			out[o.Address] = strings.Join(names, " › ")
+		}
+	}
+	return out
+}
+
 // printContextText prints what to read next (address and tokens), then
 // each ranked document with its snippet and outline; the address is always
 // the first column.
@@ -98,13 +124,14 @@ func printContextText(w io.Writer, res docir.ContextResult, mark marker, width i
 	fmt.Fprintf(&b, "READ NEXT  %d of %d tokens\n", res.Tokens, res.Budget)
 	// Addresses are never cut: other columns are narrowed or left out.
 	rows := [][]string{}
+	what := plannedHeadings(res)
 	for _, a := range res.Addresses {
-		rows = append(rows, []string{a, strconv.Itoa(tokens[a])})
+		rows = append(rows, []string{a, strconv.Itoa(tokens[a]), what[a]})
 	}
 	if len(rows) == 0 {
 		b.WriteString("(nothing fits the budget)\n")
 	}
-	writeTable(&b, []column{{}, {right: true, drop: 1}}, rows, false, width, nil)
+	writeTable(&b, []column{{}, {right: true, drop: 1}, {cut: 12, drop: 2}}, rows, false, width, nil)
 	b.WriteString("\n")
 
 	rows = [][]string{}
