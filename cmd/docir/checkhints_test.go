@@ -218,33 +218,17 @@ func TestCheckHintsHugoAliases(t *testing.T) {
 // folder and the pattern that leaves them all out, when it gathers more
 // than the most broken single target.
 func TestCheckHintsSiblingFolder(t *testing.T) {
-	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	// Two folders beside the sources: each named, each a pattern.
+	wantHint(t, map[string]string{
 		"src/ch1.md": "# One\n\n[a](../std/a.html) [b](../std/b/index.html) [c](../std/c.html) [n](../nomicon/x.html) [n](../nomicon/x.html)\n",
-	})
-	_, _, stderr := indexAndCheck(t, dir)
-	want := `docir: 5 of the broken links are to 2 folders beside the sources (sibling sites' pages: "../std/" 3, "../nomicon/" 2); links.ignore: ["../std/*", "../nomicon/*"] leaves them out of the check`
-	if !slices.Contains(stderr, want) {
-		t.Errorf("check's stderr %q\nlacks %s", stderr, want)
-	}
+	}, `docir: 5 of the broken links are to 2 folders beside the sources (sibling sites' pages: "../std/" 3, "../nomicon/" 2); links.ignore: ["../std/*", "../nomicon/*"] leaves them out of the check`)
 	// One sibling folder.
-	dir = t.TempDir()
-	writeTree(t, dir, map[string]string{"src/ch1.md": "# One\n\n[a](../std/a.html) [b](../std/b/index.html) [c](../std/c.html)\n"})
-	_, _, stderr = indexAndCheck(t, dir)
-	want = `docir: 3 of the broken links are to "../std/", a folder beside the sources (a sibling site's pages); links.ignore: ["../std/*"] leaves them out of the check`
-	if !slices.Contains(stderr, want) {
-		t.Errorf("check's stderr %q\nlacks %s", stderr, want)
-	}
-	// Several sibling folders at one climb: each named, each a pattern.
-	dir = t.TempDir()
-	writeTree(t, dir, map[string]string{
+	wantHint(t, map[string]string{"src/ch1.md": "# One\n\n[a](../std/a.html) [b](../std/b/index.html) [c](../std/c.html)\n"},
+		`docir: 3 of the broken links are to "../std/", a folder beside the sources (a sibling site's pages); links.ignore: ["../std/*"] leaves them out of the check`)
+	// Several sibling folders at one climb, most links first.
+	wantHint(t, map[string]string{
 		"src/ch1.md": "# One\n\n[a](../std/a.html) [b](../std/b.html) [c](../std/c.html) [r](../reference/x.html) [r](../reference/y.html) [n](../nomicon/x.html)\n",
-	})
-	_, _, stderr = indexAndCheck(t, dir)
-	want = `docir: 6 of the broken links are to 3 folders beside the sources (sibling sites' pages: "../std/" 3, "../reference/" 2, "../nomicon/" 1); links.ignore: ["../std/*", "../reference/*", "../nomicon/*"] leaves them out of the check`
-	if !slices.Contains(stderr, want) {
-		t.Errorf("check's stderr %q\nlacks %s", stderr, want)
-	}
+	}, `docir: 6 of the broken links are to 3 folders beside the sources (sibling sites' pages: "../std/" 3, "../reference/" 2, "../nomicon/" 1); links.ignore: ["../std/*", "../reference/*", "../nomicon/*"] leaves them out of the check`)
 	for target, want := range map[string]string{
 		"../std/prelude/index.html": "../std/", "../../ref/x.html": "../../ref/", "../x.html": "", "std/x.html": "",
 		"/docs/x.md": "", "../../x.md": "", ".././x.md": "", "../": "",
@@ -281,5 +265,16 @@ func TestCheckHintsSiteRoot(t *testing.T) {
 	}
 	if g := runDocir(t, dir, nil, "get", "www/docs/customization/ko"); g.code != 0 {
 		t.Errorf("get www/docs/customization/ko: exit %d: %s", g.code, g.stderr)
+	}
+}
+
+// wantHint indexes files in a folder of their own, checks it, and fails t
+// unless check's stderr has the line want.
+func wantHint(t *testing.T, files map[string]string, want string) {
+	t.Helper()
+	dir := t.TempDir()
+	writeTree(t, dir, files)
+	if _, _, stderr := indexAndCheck(t, dir); !slices.Contains(stderr, want) {
+		t.Errorf("check's stderr %q\nlacks %s", stderr, want)
 	}
 }

@@ -99,7 +99,7 @@ func flagErrorAmong(cmd *cobra.Command, err error, commands func() []*cobra.Comm
 	msg := plainParseError(err.Error())
 	if name, ok := unknownFlag(msg); ok {
 		hint := flagHint(cmd, name, commands)
-		if _, words := dashTerms[cmd.Name()]; hint == "" && words && cmd.Name() != "query" {
+		if hint == "" && (cmd.Name() == "search" || cmd.Name() == "context") {
 			// A query for a flag's name ("--reuse-values"), as a user
 			// of the documented tool types it.
 			hint = fmt.Sprintf("\nto ask for the flag --%s, put -- before the query: docir %s -- --%s", name, cmd.Name(), name)

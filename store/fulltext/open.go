@@ -178,7 +178,7 @@ func (x *Index) checkCount() error {
 	if err != nil {
 		return fmt.Errorf("%s: %q is not a count of passages", countFile, b)
 	}
-	got, err := x.count()
+	got, err := x.Count()
 	if err != nil {
 		return err
 	}
@@ -189,10 +189,7 @@ func (x *Index) checkCount() error {
 }
 
 // Count is the number of passages the index holds.
-func (x *Index) Count() (uint64, error) { return x.count() }
-
-// count is the number of passages the index holds.
-func (x *Index) count() (uint64, error) {
+func (x *Index) Count() (uint64, error) {
 	r, err := x.idx.Reader()
 	if err != nil {
 		return 0, err
@@ -276,7 +273,7 @@ func (x *Index) Seal() error {
 	if x.readOnly {
 		return errors.New("fulltext: Seal of an index opened read-only")
 	}
-	n, err := x.count()
+	n, err := x.Count()
 	if err = errors.Join(err, x.Close()); err != nil {
 		return fmt.Errorf("seal index %s: %w", x.path, err)
 	}

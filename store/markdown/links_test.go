@@ -11,6 +11,8 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 
 	"github.com/docir/docir/docir"
@@ -300,19 +302,8 @@ func FuzzLinksGoldmark(f *testing.F) {
 		if len(b) > 64 {
 			return
 		}
-		var line strings.Builder
-		line.WriteString("p ")
-		for _, c := range b {
-			line.WriteString(tokens[int(c)%len(tokens)])
-		}
-		md := []byte(line.String() + "\n\n[guide]: g.md\n")
-		var want []string
-		_ = ast.Walk(gm.Parse(text.NewReader(md)), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-			if l, ok := n.(*ast.Link); ok && entering {
-				want = append(want, string(unescape(l.Destination)))
-			}
-			return ast.WalkContinue, nil
-		})
+		md := []byte(tokenLine("p ", tokens, b) + "\n\n[guide]: g.md\n")
+		want, _ := goldmarkLinks(gm, md)
 		sameLinks(t, p, md, want)
 	})
 }
@@ -451,4 +442,34 @@ func sameLinks(t *testing.T, p *Parser, md []byte, want []string) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("%q: links (-goldmark +docir):\n%s", md, diff)
 	}
+}
+
+// tokenLine is prefix followed by the tokens that b's bytes pick, one a
+// byte: a fuzzer's input made into markdown of chosen pieces.
+func tokenLine(prefix string, tokens []string, b []byte) string {
+	var line strings.Builder
+	line.WriteString(prefix)
+	for _, c := range b {
+		line.WriteString(tokens[int(c)%len(tokens)])
+	}
+	return line.String()
+}
+
+// goldmarkLinks are the destinations of the links goldmark's parser gm
+// reads in md, in order, and the table cells it reads (with its table
+// extension; 0 without).
+func goldmarkLinks(gm parser.Parser, md []byte) (links []string, cells int) {
+	_ = ast.Walk(gm.Parse(text.NewReader(md)), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Link:
+			links = append(links, string(unescape(n.Destination)))
+		case *east.TableCell:
+			cells++
+		}
+		return ast.WalkContinue, nil
+	})
+	return links, cells
 }

@@ -128,7 +128,7 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   anchors (a backtick left open in one cell made the rows below it
 //	   code: their links and HTML ids were not read).
 //	12 a section that says nothing past its heading (store/passage
-//	   SaysNothing) is indexed without the document's title, which only a
+//	   QuietPassage) is indexed without the document's title, which only a
 //	   parse again re-indexes.
 //	13 template tags ({% include-markdown "x.md" %}: Jinja, Liquid,
 //	   MkDocs macros) and block attribute lists on lines of their own
@@ -1148,9 +1148,10 @@ func decodeText(v []byte) []byte {
 
 // unclosedFence finds the code fence that the document's last block opens
 // when nothing closes it, and counts the lines in it written as ATX
-// headings (ATXHeadingLine): a fence left open swallows the sections after it, which an author
-// seldom means. It returns the opener's offset in body and the count; 0,
-// 0 when the last block is no fence, is closed, or holds no such line.
+// headings (ATXHeadingLine): a fence left open swallows the sections
+// after it, which an author seldom means. It returns the opener's offset
+// in body and the count; 0, 0 when the last block is no fence, is closed,
+// or holds no such line.
 func unclosedFence(doc ast.Node, body []byte) (at, headings int) {
 	fb, ok := doc.LastChild().(*ast.FencedCodeBlock)
 	if !ok || fb.Lines().Len() == 0 {

@@ -110,7 +110,7 @@ func rankPlanned(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q str
 		if err != nil {
 			return err
 		}
-		quiet, err := quietSections(f)
+		quiet, err := quietSections(f, f.doc.passages, matched, sections)
 		if err != nil {
 			return err
 		}
@@ -200,7 +200,7 @@ type planned struct {
 	cut      *passage.Cutter // finds a section by its slug (its sections are rec's; built on first use when nil)
 	body     []byte          // its file's bytes (nil in tests of plans alone)
 	blank    bool            // it says nothing past its front matter (see emptyPage)
-	quiet    map[string]bool // the slugs of its sections that say nothing past their headings (passage.SaysNothing)
+	quiet    map[string]bool // whether each section steps may read says nothing past its heading (see quietSections)
 }
 
 // ShortShare: a document is short, and read whole rather than by its
@@ -427,20 +427,27 @@ func emptyPage(rec *docir.Record, body []byte) bool {
 	return !passage.SaysSomething(text) && strings.TrimSpace(passage.Prose(text, true)) == ""
 }
 
-// quietSections are the slugs of a found document's sections that say
-// nothing past their headings (passage.SaysNothing): no plan reads one.
-func quietSections(f *found) (map[string]bool, error) {
-	var quiet map[string]bool
-	for i, sec := range f.rec.Sections {
-		q, err := f.quietSection(i)
-		if err != nil {
-			return nil, err
-		}
-		if q {
-			if quiet == nil {
-				quiet = map[string]bool{}
+// quietSections are the slugs, of the sections steps may read (those of
+// the passage lists given: the ranking scored and cut them already), that
+// say nothing past their headings (passage.QuietPassage): no plan reads
+// one. A section no list names is never a step, and is not looked at.
+func quietSections(f *found, lists ...[]passageHit) (map[string]bool, error) {
+	quiet := map[string]bool{} // each slug looked at: whether it is quiet
+	cut := f.cutter()
+	for _, l := range lists {
+		for _, ph := range l {
+			if _, seen := quiet[ph.slug]; seen || ph.slug == "" {
+				continue
 			}
-			quiet[sec.Slug] = true
+			i, ok := cut.Section(ph.slug)
+			if !ok {
+				continue
+			}
+			q, err := f.quietSection(i)
+			if err != nil {
+				return nil, err
+			}
+			quiet[ph.slug] = q
 		}
 	}
 	return quiet, nil

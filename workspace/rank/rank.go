@@ -943,7 +943,7 @@ func plainName(s string) string {
 }
 
 // speakingSection: a section that says nothing past its heading
-// (passage.SaysNothing: a generated page's footer, a heading left for
+// (passage.QuietPassage: a generated page's footer, a heading left for
 // later) is not a hit's matched section, since a read of it returns its
 // heading alone: the document's best passage that says something is, of
 // every passage scored on the query (see passageScores: so a rank-safe
@@ -983,8 +983,8 @@ func (f *found) speakingSection() error {
 }
 
 // quietSection says section i of the document says nothing past its
-// heading (passage.SaysNothing), from its passage as the ranking cut it
-// to score it (passage.QuietPassage), not by cutting it again.
+// heading, from its passage as the ranking cut it to score it
+// (passage.QuietPassage), not by cutting it again.
 func (f *found) quietSection(i int) (bool, error) {
 	sec := f.rec.Sections[i]
 	if sec.OwnEnd != sec.End {
