@@ -279,11 +279,11 @@ type readPlan struct {
 	addrs        []string
 	planned      map[string]bool     // the addresses in addrs
 	taken        map[string][][2]int // doc id -> byte ranges already planned
-	texts        map[string]bool     // the bytes of each read planned (see addOf)
+	lines        map[string]bool     // each line of prose of the reads planned (see addOf)
 }
 
 func newReadPlan(budget int) *readPlan {
-	return &readPlan{budget: budget, addrs: []string{}, planned: map[string]bool{}, taken: map[string][][2]int{}, texts: map[string]bool{}}
+	return &readPlan{budget: budget, addrs: []string{}, planned: map[string]bool{}, taken: map[string][][2]int{}, lines: map[string]bool{}}
 }
 
 // add plans reading addr (bytes [from,to) of document id, estimated at
@@ -307,27 +307,55 @@ func (p *readPlan) add(id, addr string, from, to, tokens int) bool {
 	return true
 }
 
-// addOf is add of a read of d, unless the same bytes are planned already
-// from another document: a generated reference repeats a section word for
-// word on every page (the Cargo book's "Manifest Options" on each command's
-// page, Helm's "Options inherited from parent commands"), and seven copies
-// of one read once took a plan's whole budget. Nothing is read twice,
-// whichever document holds it.
+// addOf is add of a read of d, unless it says nothing the plan does not
+// read already: every line of it, as a reader reads it (passage.Prose:
+// markup blanked, spaces trimmed, blank lines left out), is a line of a
+// read planned before. A generated reference repeats a section on every
+// page, word for word or with a line or two more on some (the Cargo
+// book's "Manifest Options" on each command's page, whose copies differ
+// only in the ids of their HTML tags or in options of their own; Helm's
+// "Options inherited from parent commands"), and seven copies of one read
+// once took a plan's whole budget. A line is the unit because a copy
+// keeps its lines: a read that rewraps or rewords one says it anew, and is
+// read. A read of no prose lines is read (rule 7 of context decides on
+// those). A read over the whole budget is refused by add unlooked at.
 func (p *readPlan) addOf(d *planned, addr string, from, to, tokens int) bool {
-	var text []byte
-	if d.body != nil && from >= 0 && to <= len(d.body) && from < to {
-		text = d.body[from:to]
-		if p.texts[string(text)] { // a look-up by bytes copies nothing
+	var lines []string
+	if d.body != nil && from >= 0 && to <= len(d.body) && from < to && tokens <= p.budget {
+		lines = proseLines(string(d.body[from:to]), from == 0)
+		if len(lines) > 0 && p.readsAll(lines) {
 			return false
 		}
 	}
 	if !p.add(d.rec.ID, addr, from, to, tokens) {
 		return false
 	}
-	if text != nil {
-		p.texts[string(text)] = true // a copy of what the plan reads: its budget bounds them
+	for _, l := range lines {
+		p.lines[l] = true // the plan's budget bounds them
 	}
 	return true
+}
+
+// readsAll reports whether every one of lines is a line of a read planned.
+func (p *readPlan) readsAll(lines []string) bool {
+	for _, l := range lines {
+		if !p.lines[l] {
+			return false
+		}
+	}
+	return true
+}
+
+// proseLines is text's lines as a reader reads them (see addOf): lead
+// says text opens a document (passage.Prose).
+func proseLines(text string, lead bool) []string {
+	var lines []string
+	for l := range strings.Lines(passage.Prose(text, lead)) {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
 }
 
 // step is one read a plan may take: a matched section of a ranked

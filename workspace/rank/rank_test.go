@@ -137,6 +137,29 @@ func TestSnippetSkipsMarkup(t *testing.T) {
 	}
 }
 
+// TestReadPlanSaysSomethingNew: a read whose every line, as a reader
+// reads it, a read planned before holds is not planned, whichever
+// document it is of; a line of its own, or a line worded anew, is read.
+func TestReadPlanSaysSomethingNew(t *testing.T) {
+	p := newReadPlan(1000)
+	for _, r := range []struct {
+		id, body string
+		want     bool
+	}{
+		{"build", "## Options\n\n<dt id=\"build-locked\">--locked</dt>\nAsserts the lock file.\n", true},
+		{"check", "## Options\n\n<dt id=\"check-locked\">--locked</dt>\n  Asserts the lock file.\n\n", false}, // markup and spaces differ
+		{"fetch", "## Options\n\n--locked\nAsserts the lock file.\n--offline\n", true},                        // a line of its own
+		{"help", "## Options\n\n--offline\n", false},                                                          // every line read
+		{"info", "## Options\n\n--locked asserts\nthe lock file.\n", true},                                    // wrapped anew
+		{"blank", "<br>\n", true}, // no prose: read
+	} {
+		d := &planned{rec: docir.Record{ID: r.id}, body: []byte(r.body)}
+		if got := p.addOf(d, r.id+"#options", 0, len(r.body), 10); got != r.want {
+			t.Errorf("addOf %s: %v, want %v", r.id, got, r.want)
+		}
+	}
+}
+
 // TestReadPlanEndsWhenFull: the plan is the best reads in order; once a
 // read that fits the budget does not fit what is left of it, nothing after
 // it is planned, even a smaller read that would fit. A read over the whole
