@@ -1104,9 +1104,10 @@ func (s *Snapshot) FillResolvesWith(ls []*docir.Link) error {
 		fillRules(at, offRuleSets(cfg), func() *resolver {
 			return &resolver{rules: rules, cfg: cfg, c: c, targets: targets}
 		})
-		fillBase(at, rules.Base, func(base string) *resolver {
+		fillBase(at, rules.Base, !cfg.IgnoreCase, func(base string, caseless bool) *resolver {
 			r := &resolver{rules: rules, cfg: cfg, c: c, targets: targets}
 			r.rules.Base, r.cfg.Base = base, base
+			r.cfg.IgnoreCase = r.cfg.IgnoreCase || caseless
 			return r
 		})
 		return nil
@@ -1165,41 +1166,78 @@ func fillRules(at []brokenAt, sets []ruleSet, newResolver func() *resolver) {
 // file. The bases tried for a link are the generation's own (base, "/" by default) followed by one or more of
 // the leading folders of the link's path after it (`/docs/` and
 // `/docs/editor/` for `/docs/editor/x.md` under "/"), each with the
-// generation's other rules as they are. Of the bases that resolve a link,
-// it is named with the one that resolves the most of at's links (then the
-// shorter, then the first in byte order), so that the links a base
-// resolves are named with one setting rather than each with its own.
-func fillBase(at []brokenAt, base string, newResolver func(base string) *resolver) {
-	resolvers := map[string]*resolver{}
-	by := map[string][]int{} // base -> the links of at it resolves
+// generation's other rules as they are, and then, where ignore_case is
+// off (caseless), with ignore_case on: the link is named with both
+// (ResolvesWith: the base, then links.ignore_case). Of the bases that
+// resolve a link, it is named with the one that resolves the most of at's
+// links (then a base alone before one with ignore_case, then the shorter,
+// then the first in byte order), so that the links a base resolves are
+// named with one setting rather than each with its own.
+func fillBase(at []brokenAt, base string, caseless bool, newResolver func(base string, caseless bool) *resolver) {
+	// A base alone, or (where the generation has ignore_case off, caseless)
+	// a base with ignore_case: a site whose URLs are written in another
+	// case than its files (MDN's /en-US/docs/Web/CSS/Color for
+	// web/css/color/index.md) resolves with neither alone.
+	type try struct {
+		base     string
+		caseless bool
+	}
+	resolvers := map[try]*resolver{}
+	by := map[try][]int{} // the links of at each try resolves
+	// A root-relative link resolves by its kind and target alone (not by
+	// the page that holds it): a site links a page from many, and each
+	// target is resolved once a try.
+	known := map[try]map[string]bool{}
 	for i, b := range at {
 		if len(b.l.ResolvesWith) > 0 {
 			continue
 		}
 		for _, cand := range baseCandidates(base, b.l) {
-			r := resolvers[cand]
-			if r == nil {
-				r = newResolver(cand)
-				resolvers[cand] = r
-			}
-			if b.resolves(r) {
-				by[cand] = append(by[cand], i)
+			for _, t := range []try{{cand, false}, {cand, true}} {
+				if t.caseless && !caseless {
+					continue
+				}
+				r := resolvers[t]
+				if r == nil {
+					r = newResolver(t.base, t.caseless)
+					resolvers[t], known[t] = r, map[string]bool{}
+				}
+				key := b.l.Kind + "\x00" + b.l.Target
+				ok, seen := known[t][key]
+				if !seen {
+					ok = b.resolves(r)
+					known[t][key] = ok
+				}
+				if ok {
+					by[t] = append(by[t], i)
+					break // the base alone is the fewer rules
+				}
 			}
 		}
 	}
-	ranked := slices.SortedFunc(maps.Keys(by), func(x, y string) int {
+	ranked := slices.SortedFunc(maps.Keys(by), func(x, y try) int {
 		if n := len(by[y]) - len(by[x]); n != 0 {
 			return n
 		}
-		if n := len(x) - len(y); n != 0 {
+		if x.caseless != y.caseless {
+			if x.caseless {
+				return 1 // the fewer rules first
+			}
+			return -1
+		}
+		if n := len(x.base) - len(y.base); n != 0 {
 			return n
 		}
-		return strings.Compare(x, y)
+		return strings.Compare(x.base, y.base)
 	})
-	for _, cand := range ranked {
-		for _, i := range by[cand] {
+	for _, t := range ranked {
+		with := []string{docir.BaseRule(t.base)}
+		if t.caseless {
+			with = append(with, docir.LinkRuleIgnoreCase)
+		}
+		for _, i := range by[t] {
 			if l := at[i].l; len(l.ResolvesWith) == 0 {
-				l.ResolvesWith = []string{docir.BaseRule(cand)}
+				l.ResolvesWith = with
 			}
 		}
 	}

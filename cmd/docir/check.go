@@ -187,9 +187,11 @@ func checkStale(ctx context.Context, opts *CheckOptions, srcs []store.Source, ge
 
 // checkHints says how many broken links resolve with link rules the
 // store has off (CheckedLink.ResolvesWith), each rule's share; how many
-// root-relative ones resolve with another site base (docir.BaseRule),
-// the one that resolves the most, and how many more that base would
-// leave out of the check (outside_base); and the target broken most
+// root-relative ones resolve with another site base (docir.BaseRule;
+// with links.ignore_case where they take both), the one that resolves
+// the most, and how many more that base would leave out of the check
+// (outside_base) — unless that is more than it resolves: then no base is
+// named; and the target broken most
 // often, of the links none of that touches, when several links share it:
 // a site written for a generator breaks by the hundred for one setting
 // (Hugo lower-cases URLs, ids its definition lists, and its docs' link
@@ -199,19 +201,28 @@ func checkStale(ctx context.Context, opts *CheckOptions, srcs []store.Source, ge
 // real breakage.
 func checkHints(broken []docir.CheckedLink) []string {
 	rules, bases := map[string]int{}, map[string]int{}
+	basePath := map[string]string{} // a key of bases -> its links.base
 	fixed, based := 0, 0
 	for _, l := range broken {
-		rule := false
-		for _, r := range l.ResolvesWith {
-			if base, ok := strings.CutPrefix(r, docir.BaseRule("")); ok {
-				bases[base]++
-				based++
-			} else {
-				rules[r]++
-				rule = true
+		if b, ok := baseOf(l.ResolvesWith); ok {
+			// A base, alone or with ignore_case (store fillBase): one setting.
+			var with []string
+			for _, r := range l.ResolvesWith {
+				if r != docir.BaseRule(b) {
+					r += ": true"
+				}
+				with = append(with, r)
 			}
+			key := strings.Join(with, " and ")
+			bases[key]++
+			basePath[key] = b
+			based++
+			continue
 		}
-		if rule {
+		for _, r := range l.ResolvesWith {
+			rules[r]++
+		}
+		if len(l.ResolvesWith) > 0 {
 			fixed++
 		}
 	}
@@ -223,19 +234,31 @@ func checkHints(broken []docir.CheckedLink) []string {
 		}
 		out = append(out, fmt.Sprintf("%d of the broken links resolve with link rules this store has off (docir.yaml; docs/links.md): %s", fixed, strings.Join(each, ", ")))
 	}
-	base, n := mostOf(bases, 0)
-	targets, outside := map[string]int{}, 0
+	with, n := mostOf(bases, 0)
+	base, outside := basePath[with], 0
+	if base != "" {
+		for _, l := range broken {
+			if len(l.ResolvesWith) == 0 && outsideBase(l.Link, base) {
+				outside++
+			}
+		}
+		if outside > n {
+			// A base that would leave more links unchecked than it
+			// resolves hides more than it fixes: a path that, cut short,
+			// happens to name a page (MDN's
+			// /en-US/docs/Web/URI/Schemes/javascript for its javascript
+			// page), not where the site is served. It is not named.
+			base = ""
+		}
+	}
+	targets := map[string]int{}
 	for _, l := range broken {
-		switch {
-		case len(l.ResolvesWith) > 0:
-		case base != "" && outsideBase(l.Link, base):
-			outside++
-		default:
+		if len(l.ResolvesWith) == 0 && (base == "" || !outsideBase(l.Link, base)) {
 			targets[l.Target]++
 		}
 	}
 	if base != "" {
-		h := fmt.Sprintf("%d of the broken links are root-relative and resolve with %s, the URL path the sources are served at (docir.yaml; docs/links.md)", n, docir.BaseRule(base))
+		h := fmt.Sprintf("%d of the broken links are root-relative and resolve with %s, the URL path the sources are served at (docir.yaml; docs/links.md)", n, with)
 		if others := based - n; others > 0 {
 			h += fmt.Sprintf("; %d more with another base", others)
 		}
@@ -383,6 +406,16 @@ func upFolder(target string) string {
 func outsideBase(l docir.Link, base string) bool {
 	ref := docir.LinkRef{Target: l.Target, Kind: l.Kind, Line: l.Line}
 	return links.Rules{Base: base}.Classify("", "", ref).Reason == docir.ReasonOutsideBase
+}
+
+// baseOf is the site base rs names (docir.BaseRule), if it names one.
+func baseOf(rs []string) (string, bool) {
+	for _, r := range rs {
+		if b, ok := strings.CutPrefix(r, docir.BaseRule("")); ok {
+			return b, true
+		}
+	}
+	return "", false
 }
 
 // mostOf is the key of counts with the highest count above floor (the

@@ -127,6 +127,57 @@ func TestCheckHintsBaseMost(t *testing.T) {
 	}
 }
 
+// TestCheckHintsBaseAndCase: a site whose URLs are written in another
+// case than its files (MDN's /en-US/docs/Web/CSS/Color for
+// web/css/color/index.md) resolves with a base and ignore_case together,
+// neither alone: check names both, as one setting.
+func TestCheckHintsBaseAndCase(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"web/guide.md":              "# Guide\n\n[c](/en-US/docs/Web/CSS/Color) [o](/en-US/docs/Web/CSS/Opacity#syntax)\n",
+		"web/css/color/index.md":    "# color\n",
+		"web/css/opacity/index.md":  "# opacity\n\n## Syntax\n",
+		"web/css/opacity/notes.txt": "not markdown",
+	})
+	code, got, stderr := indexAndCheck(t, dir)
+	both := []string{"links.base: /en-US/docs/", "links.ignore_case"}
+	if diff := cmp.Diff(map[string][]string{"/en-US/docs/Web/CSS/Color": both, "/en-US/docs/Web/CSS/Opacity#syntax": both}, got); code != 1 || diff != "" {
+		t.Errorf("check: exit %d (-want +got):\n%s", code, diff)
+	}
+	want := "docir: 2 of the broken links are root-relative and resolve with links.base: /en-US/docs/ and links.ignore_case: true, the URL path the sources are served at (docir.yaml; docs/links.md)"
+	if stderr[0] != want {
+		t.Errorf("check's stderr %q; want first %q", stderr, want)
+	}
+	// With both set, nothing is broken.
+	writeTree(t, dir, map[string]string{"docir.yaml": "sources:\n  - path: .\nlinks:\n  base: /en-US/docs/\n  ignore_case: true\n"})
+	if code, got, _ := indexAndCheck(t, dir); code != 0 || len(got) != 0 {
+		t.Errorf("check with both: exit %d, broken %v", code, got)
+	}
+}
+
+// TestCheckHintsNoBaseThatHides: a base that resolves fewer links than it
+// would leave unchecked outside it is not named (a path that, cut short,
+// names a page by chance); the link still says what it resolves with.
+func TestCheckHintsNoBaseThatHides(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"a.md":          "# A\n\n[s](/docs/uri/schemes/javascript) [x](/elsewhere/x) [y](/elsewhere/y) [y](/elsewhere/y)\n",
+		"javascript.md": "# JavaScript\n",
+	})
+	code, got, stderr := indexAndCheck(t, dir)
+	want := map[string][]string{"/docs/uri/schemes/javascript": {"links.base: /docs/uri/schemes/"}, "/elsewhere/x": nil, "/elsewhere/y": nil}
+	if diff := cmp.Diff(want, got); code != 1 || diff != "" {
+		t.Errorf("check: exit %d (-want +got):\n%s", code, diff)
+	}
+	wantErr := []string{
+		`docir: 2 of the broken links are to "/elsewhere/y"; links.ignore leaves a target out of the check`,
+		"docir: 4 broken link(s) in 1 document(s)",
+	}
+	if diff := cmp.Diff(wantErr, stderr); diff != "" {
+		t.Errorf("check's stderr (-want +got):\n%s", diff)
+	}
+}
+
 // TestLinksCommandHint: `docir links check`, where no document is check,
 // reads as the command check was meant.
 func TestLinksCommandHint(t *testing.T) {
