@@ -95,11 +95,11 @@ func TestMissOfAnUnreadFile(t *testing.T) {
 
 // TestSameHeadingRead: a section read by a heading text that several
 // sections share says which it read and the slugs of the others; a read
-// by slug says nothing.
+// by slug, or by another anchor of the section (an HTML id), says nothing.
 func TestSameHeadingRead(t *testing.T) {
-	md := "# Guide\n\n## v3.2\n\n### Provider\n\nOne.\n\n## v3.1\n\n### Provider\n\nTwo.\n\n## v3.0\n\n### Provider\n\nThree.\n"
+	md := "# Guide\n\n## v3.2\n\n### Provider\n\nOne.\n\n## v3.1\n\n<a id=\"old-provider\"></a>\n### Provider\n\nTwo.\n\n## v3.0\n\n### Provider\n\nThree.\n"
 	ws, ctx := indexedFiles(t, map[string]string{"guide.md": md})
-	res, err := ws.Resolve(ctx, []address.Address{address.MustParse("guide#Provider"), address.MustParse("guide#provider-1")}, 0)
+	res, err := ws.Resolve(ctx, []address.Address{address.MustParse("guide#Provider"), address.MustParse("guide#provider-1"), address.MustParse("guide#old-provider")}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -434,11 +434,12 @@ func (s *Service) Resolve(ctx context.Context, addrs []address.Address, maxBytes
 // sections of the document are headed the same ("Kubernetes CRD Provider"
 // under each release of a migration guide), which one was read and the
 // slugs that name the others; else "". A slug names one section: a read
-// by slug says nothing. Only the first maxSuggested distinct addresses
+// by slug says nothing, nor one by another anchor of the section (an HTML
+// id, a heading inside a list item). Only the first maxSuggested distinct addresses
 // are told, so a read's warnings stay bounded as its misses are.
 func (s *suggester) sameHeading(docs *docCache, a address.Address, doc *docir.Document) string {
-	if doc.Section == nil || a.Heading == doc.Section.Slug || !s.first(a.String()) {
-		return ""
+	if doc.Section == nil || a.Heading == doc.Section.Slug || address.Slug(a.Heading) != address.Slug(doc.Section.Heading) || !s.first(a.String()) {
+		return "" // by slug, or by an anchor of the section (an HTML id, a list item's heading)
 	}
 	d, err := docs.get(a.ID)
 	if err != nil || !d.ok {

@@ -27,12 +27,18 @@ func newCmdContext(f *Factory, runF func(context.Context, *ContextOptions) error
 	cmd := &cobra.Command{
 		Use:   "context QUERY...",
 		Short: "Skeleton read: ranked documents with outlines, and what to read next within a token budget",
-		Long: `Rank documents for free text, as search does, and give each one's outline
-(address, heading, level and estimated tokens of every section), then
-addresses: the ordered list of what to read next that fits the budget.
-Each document's matched section comes first, in rank order (a small
-document whole), then its other matching sections, while they fit.
-Nothing overlaps: a section is never listed beside a section holding it.
+		Long: `Rank documents for free text, as search does, then give addresses: the
+ordered list of what to read next that fits the budget. Reads come in
+the order of their scores: a document's matched section (a short
+document whole), its other matching sections, other documents' sections;
+the list ends where the next read does not fit what is left of the
+budget, or scores under a fifth of the first. Nothing is listed twice:
+never a section beside a section holding it, nor a read whose every line
+a read listed before holds. A hit the plan reads from carries an outline
+(address, heading, level and estimated tokens of its sections: two
+heading levels, about one entry per 100 tokens of budget, and every
+section the plan reads with the headings above it); the other hits carry
+none. docs/ranking.md (The token budget) gives every rule.
 
 Tokens are estimated as one per four bytes (see docs/ranking.md).
 Pipe it to get to read exactly that: docir context "retry budget" | docir get -`,
