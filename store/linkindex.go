@@ -33,7 +33,8 @@ import (
 //	linkfold  lower-cased file key + 0x00 + file key -> "1": the files by
 //	        their path in lower case, for links.ignore_case
 //	linkalias "a" + alias path + 0x00 + id -> "1": the documents that
-//	        declare each Hugo alias (links.AliasPath), for
+//	        declare each Hugo alias (links.AliasPath) or Jekyll
+//	        redirect_from path (links.RedirectPath), for
 //	        links.hugo_aliases; and "d" + id + 0x00 + alias path -> "1",
 //	        the aliases of each document. Kept whatever the rules say, so
 //	        that check names the rule and turning it on re-reads nothing
@@ -64,6 +65,11 @@ var (
 	keyLinkRules   = []byte("link_rules")
 	keyLinkCounts  = []byte("link_counts")
 	keyLinkAliases = []byte("link_aliases")
+	// aliasIndexVersion is keyLinkAliases' value: what the alias index
+	// holds. "1": Hugo's aliases; "2": and Jekyll's redirect_from
+	// (recordAliases). A generation whose index is of another version is
+	// indexed again (sealAliases), as one that kept none.
+	aliasIndexVersion = []byte("2")
 )
 
 // LinkConfig is what a store is told of its links besides its sources
@@ -94,7 +100,8 @@ type LinkConfig struct {
 	DirectoryURLs bool `json:"directory_urls,omitempty"`
 	// HugoAliases lets a root-relative link whose path names no file
 	// lead to the document that declares the path among its front
-	// matter's Hugo aliases (links.AliasPath; resolver.alias).
+	// matter's Hugo aliases or Jekyll redirect_from paths
+	// (links.AliasPath, links.RedirectPath; resolver.alias).
 	HugoAliases bool `json:"hugo_aliases,omitempty"`
 }
 
@@ -355,13 +362,20 @@ func (p *Pending) indexAliases(c chain, ch Change) error {
 	return nil
 }
 
-// recordAliases are the alias paths (links.AliasPath) the front matter
-// fields of the document whose file is rel below its source folder
-// declare, sorted, each once.
+// recordAliases are the alias paths the front matter fields of the
+// document whose file is rel below its source folder declare: Hugo's
+// aliases (links.AliasPath) and Jekyll's redirect_from
+// (links.RedirectPath; jekyll-redirect-from, which GitHub Pages and
+// GitHub's own docs use), sorted, each once.
 func recordAliases(rel string, fields map[string]any) []string {
 	var out []string
 	for _, a := range links.Aliases(fields["aliases"]) {
 		if p, ok := links.AliasPath(rel, a); ok {
+			out = append(out, p)
+		}
+	}
+	for _, a := range links.Aliases(fields["redirect_from"]) {
+		if p, ok := links.RedirectPath(a); ok {
 			out = append(out, p)
 		}
 	}
@@ -469,7 +483,7 @@ func (p *Pending) sealAliases() error {
 			return err
 		}
 	}
-	return p.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyLinkAliases, []byte("1")) })
+	return p.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyLinkAliases, aliasIndexVersion) })
 }
 
 // linkersOf calls fn with every document that linkto says may link to the
@@ -1369,6 +1383,19 @@ func (s *Snapshot) LinkConfig() (cfg LinkConfig, err error) {
 		return nil
 	})
 	return cfg, err
+}
+
+// AliasIndexCurrent reports whether the generation's alias index is of
+// this docir's version (aliasIndexVersion): a refresh that changes no
+// document still publishes a generation when it is not, so that the next
+// seal makes the index again (a store kept by a docir that read Hugo's
+// aliases only then reads redirect_from too).
+func (s *Snapshot) AliasIndexCurrent() (ok bool, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		ok = bytes.Equal(tx.Bucket(bucketMeta).Get(keyLinkAliases), aliasIndexVersion)
+		return nil
+	})
+	return ok, err
 }
 
 // Normalize returns c in its recorded form: the base as links.Rules

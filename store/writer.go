@@ -500,7 +500,7 @@ func (p *Pending) seed(prev *Snapshot) error {
 				frontMatter = bytes.Clone(pm.Get(keyFrontMatter))
 				parseRules = bytes.Clone(pm.Get(keyParseRules))
 				p.prevLinkRules = bytes.Clone(pm.Get(keyLinkRules))
-				p.aliasIndexed = pm.Get(keyLinkAliases) != nil
+				p.aliasIndexed = bytes.Equal(pm.Get(keyLinkAliases), aliasIndexVersion)
 				linkCounts = bytes.Clone(pm.Get(keyLinkCounts))
 				return nil
 			}); err != nil {

@@ -70,7 +70,7 @@ type LinksConfig struct {
 	DirectoryURLs bool     `mapstructure:"directory_urls"` // a relative link not written as x.md starts from the page's URL folder (/fr/page/)
 	// VitePressAnchors: an anchor may be the one VitePress gives a heading (server-open for server.open).
 	VitePressAnchors bool `mapstructure:"vitepress_anchors"`
-	// HugoAliases: a root-relative link may name a path a page lists under its front matter's aliases (Hugo's redirects).
+	// HugoAliases: a root-relative link may name a path a page lists under its front matter's aliases (Hugo's redirects) or redirect_from (Jekyll's).
 	HugoAliases bool `mapstructure:"hugo_aliases"`
 }
 

@@ -76,6 +76,92 @@ func TestHugoAliases(t *testing.T) {
 	})
 }
 
+// TestRedirectFrom: links.hugo_aliases reads Jekyll's redirect_from too
+// (jekyll-redirect-from; GitHub's docs): paths from the site root, the
+// leading '/' optional, a folder or a file as an alias is.
+func TestRedirectFrom(t *testing.T) {
+	src := t.TempDir()
+	writeFile(t, src, "get-started/set-up-git.md", "---\ntitle: Set up Git\nredirect_from:\n  - /articles/set-up-git\n  - github/getting-started/set-up-git/\n  - /guides/git.html\n  - https://example.com/x\n---\n\n## Using Git\n")
+	writeFile(t, src, "index.md", "# Home\n\n"+
+		"[a](/articles/set-up-git) [b](/github/getting-started/set-up-git#using-git) [c](/guides/git.html) [d](/guides/git) [e](/articles/nothing)\n")
+	const git = "get-started/set-up-git"
+	want := []ruleWant{
+		{"/articles/set-up-git", broken, git},
+		{"/github/getting-started/set-up-git#using-git", broken, git + "#using-git"},
+		{"/guides/git.html", broken, git},
+		{"/guides/git", broken, broken},
+		{"/articles/nothing", broken, broken},
+	}
+	rule := ruleOnOff{name: store.LinkRuleHugoAliases, set: func(c *store.LinkConfig) { c.HugoAliases = true }}
+	rule.check(t, src, "index", want, func(t *testing.T, on bool, s *store.Snapshot) {
+		in, err := s.LinksInto(git)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(in); on && n != 3 || !on && n != 0 {
+			t.Errorf("hugo_aliases %v: %d links into %s, want %d", on, n, git, map[bool]int{true: 3}[on])
+		}
+	})
+}
+
+// TestRedirectFromOlderAliasIndex: a store whose alias index holds Hugo's
+// aliases only (version "1", before redirect_from was read) has it made
+// again by its next refresh, one that changes no document too, so that
+// the rule resolves redirect_from paths.
+func TestRedirectFromOlderAliasIndex(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	writeFile(t, src, "new.md", "---\nredirect_from: /old/\n---\n# New\n")
+	writeFile(t, src, "index.md", "# Home\n\n[a](/old)\n")
+	sum, err := Refresh(t.Context(), dir, []store.Source{{Path: src}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := []byte("a/old\x00new")
+	layer := func(gen uint64, fn func(tx *bolt.Tx) error) { editGeneration(t, dir, gen, fn) }
+	layer(sum.Generation, func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte("linkalias")) // as version 1 left it: no redirect_from
+		return errors.Join(b.Delete(entry), b.Delete([]byte("dnew\x00/old")), tx.Bucket([]byte("meta")).Put([]byte("link_aliases"), []byte("1")))
+	})
+	again, err := Refresh(t.Context(), dir, []store.Source{{Path: src}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Published {
+		t.Fatalf("a refresh over an alias index of version 1 published nothing")
+	}
+	layer(again.Generation, func(tx *bolt.Tx) error {
+		if v := tx.Bucket([]byte("linkalias")).Get(entry); !slices.Equal(v, []byte("1")) {
+			t.Errorf("the redirect_from entry is %q after the refresh, want \"1\"", v)
+		}
+		return nil
+	})
+	if _, err := Refresh(t.Context(), dir, []store.Source{{Path: src}}, Options{Links: store.LinkConfig{HugoAliases: true}}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if l := linksByTarget(t, s, "index")["/old"]; l.Status != docir.LinkResolved || l.Address != "new" {
+		t.Errorf("/old: %s %q, want new", l.Status, l.Address)
+	}
+}
+
+// editGeneration runs fn in a write transaction on the top layer of
+// generation gen of the store in dir: what an older docir left, made by
+// hand.
+func editGeneration(t *testing.T, dir string, gen uint64, fn func(tx *bolt.Tx) error) {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(dir, "gen", fmt.Sprint(gen), "docs.bolt"), 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(db.Update(fn), db.Close()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // broken is ruleWant's address of a broken link.
 const broken = "broken"
 
@@ -240,16 +326,7 @@ func TestHugoAliasesOlderStore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		layer := func(gen uint64, fn func(tx *bolt.Tx) error) {
-			t.Helper()
-			db, err := bolt.Open(filepath.Join(dir, "gen", fmt.Sprint(gen), "docs.bolt"), 0o644, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := errors.Join(db.Update(fn), db.Close()); err != nil {
-				t.Fatal(err)
-			}
-		}
+		layer := func(gen uint64, fn func(tx *bolt.Tx) error) { editGeneration(t, dir, gen, fn) }
 		layer(sum.Generation, func(tx *bolt.Tx) error {
 			meta := tx.Bucket([]byte("meta")).Delete([]byte("link_aliases"))
 			if older == "sealed" {

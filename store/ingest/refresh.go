@@ -333,7 +333,8 @@ func (r *refresher) oldRecord(id string) (docir.Record, bool, error) {
 }
 
 // settingsChanged reports whether what the generation records besides its
-// documents changed: the source list, or the link rules.
+// documents changed: the source list, the link rules, or the version of
+// its alias index (store.Snapshot.AliasIndexCurrent).
 func (r *refresher) settingsChanged(links store.LinkConfig) (bool, error) {
 	changed := !sameSources(r.prevSources, r.sources)
 	if r.prev == nil {
@@ -343,7 +344,11 @@ func (r *refresher) settingsChanged(links store.LinkConfig) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return changed || r.prevRules != rulesVersion || !recorded.Normalize().Equal(links.Normalize()), nil
+	aliases, err := r.prev.AliasIndexCurrent()
+	if err != nil {
+		return false, err
+	}
+	return changed || r.prevRules != rulesVersion || !recorded.Normalize().Equal(links.Normalize()) || !aliases, nil
 }
 
 // keep ends a refresh that changed nothing: the current generation stays

@@ -10,7 +10,10 @@ import (
 // Hugo's aliases: a page's front matter may list, under `aliases:`, the
 // other URL paths it is served at (old addresses of a moved page). Hugo
 // writes a redirect page at each (client-side, by default), so a link to
-// an alias works on the site even though no file is there. Under
+// an alias works on the site even though no file is there. Jekyll's
+// jekyll-redirect-from (on by default on GitHub Pages, and GitHub's own
+// docs) reads `redirect_from:` the same way, its paths from the site
+// root (RedirectPath). Under
 // links.hugo_aliases, a root-relative link whose path is no file's is
 // looked up among the aliases the documents declare (package store keeps
 // the index; these functions say which path an alias and a link name).
@@ -73,6 +76,18 @@ func AliasPath(rel, a string) (p string, ok bool) {
 	}
 	p = sitePath(a)
 	return p, p != "/" && !strings.ContainsRune(p, 0) && !strings.Contains(p, "{{")
+}
+
+// RedirectPath is the site path (AliasPath's form) of an entry of a
+// page's redirect_from, as jekyll-redirect-from reads one: a path from the
+// site root, its leading '/' optional ("old/page" is /old/page), a folder
+// or a file as an alias is; ok is false where AliasPath's is.
+func RedirectPath(a string) (p string, ok bool) {
+	a = strings.TrimSpace(a)
+	if a != "" && !strings.HasPrefix(a, "/") && !hasScheme(a) {
+		a = "/" + a
+	}
+	return AliasPath("", a)
 }
 
 // pageParent is the folder ("/" rooted) that holds the URL folder of the

@@ -90,26 +90,64 @@ func TestAliases(t *testing.T) {
 	}
 }
 
-// FuzzAliasPath: an alias, outside input from a page's front matter, and a
-// link's target give paths of one form: rooted, clean, no trailing '/'
-// (but the root), no "/index.html"; and a link to an alias's path finds it.
+// TestRedirectPath: a redirect_from entry is a path from the site root,
+// its leading '/' optional.
+func TestRedirectPath(t *testing.T) {
+	for _, tt := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"/articles/set-up-git", "/articles/set-up-git", true},
+		{"github/getting-started/set-up-git/", "/github/getting-started/set-up-git", true},
+		{" /guides/git.html ", "/guides/git.html", true},
+		{"/x/index.html", "/x", true},
+		{"../up", "/up", true},
+		{"https://example.com/x", "", false},
+		{"//host/x", "", false},
+		{"/", "", false},
+		{"", "", false},
+	} {
+		if got, ok := RedirectPath(tt.in); ok != tt.ok || ok && got != tt.want {
+			t.Errorf("RedirectPath(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// FuzzAliasPath: an alias or a redirect_from entry, outside input from a
+// page's front matter, and a link's target give paths of one form:
+// rooted, clean, no trailing '/' (but the root), no "/index.html"; and a
+// link to such a path finds it. A redirect_from entry that opens with '/'
+// is the alias it spells.
 func FuzzAliasPath(f *testing.F) {
 	for _, s := range []string{"/old-url", "old-name", "../old/path", "/x/index.html", "a/../../b/", "/old.html", "%2F"} {
 		f.Add("examples/example-1.md", s)
 	}
 	f.Fuzz(func(t *testing.T, rel, alias string) {
 		p, ok := AliasPath(rel, alias)
-		if !ok {
-			return
+		if ok {
+			checkSitePath(t, "AliasPath", alias, p)
 		}
-		if !strings.HasPrefix(p, "/") || p == "/" || strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/index.html") || strings.Contains(p, "//") {
-			t.Fatalf("AliasPath(%q, %q) = %q", rel, alias, p)
+		q, qok := RedirectPath(alias)
+		if qok {
+			checkSitePath(t, "RedirectPath", alias, q)
 		}
-		if strings.ContainsAny(p, "#?%") {
-			return // a link writes these escaped
-		}
-		if got, ok := (Rules{}).SitePath(docir.LinkRef{Target: p + "/"}); !ok || got != p {
-			t.Fatalf("SitePath(%q/) = %q, %v; want the alias %q", p, got, ok, p)
+		if a := strings.TrimSpace(alias); strings.HasPrefix(a, "/") && (q != p || qok != ok) {
+			t.Fatalf("RedirectPath(%q) = %q, %v; AliasPath = %q, %v", alias, q, qok, p, ok)
 		}
 	})
+}
+
+// checkSitePath holds p, what fn made of the front-matter value in, to
+// the form SitePath gives a link's path.
+func checkSitePath(t *testing.T, fn, in, p string) {
+	t.Helper()
+	if !strings.HasPrefix(p, "/") || p == "/" || strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/index.html") || strings.Contains(p, "//") {
+		t.Fatalf("%s(%q) = %q", fn, in, p)
+	}
+	if strings.ContainsAny(p, "#?%") {
+		return // a link writes these escaped
+	}
+	if got, ok := (Rules{}).SitePath(docir.LinkRef{Target: p + "/"}); !ok || got != p {
+		t.Fatalf("SitePath(%q/) = %q, %v; want %s's %q", p, got, ok, fn, p)
+	}
 }
