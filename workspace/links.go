@@ -582,6 +582,11 @@ func (s *Service) Changes(ctx context.Context, p docir.ChangesParams) (docir.Cha
 		until = u.s.pin
 	}
 	if p.Since > until.snap.Generation() {
+		if p.Until == 0 {
+			// No until asked for: the read's own generation (the current
+			// one, unless the read is pinned) is before since.
+			return docir.ChangesResult{}, docir.Errorf(docir.CodeInvalidParams, "changes: since %d is after generation %d, the one this read holds (the current one unless pinned): since names an earlier one", p.Since, until.snap.Generation())
+		}
 		return docir.ChangesResult{}, docir.Errorf(docir.CodeInvalidParams, "changes: since %d is after until %d", p.Since, until.snap.Generation())
 	}
 	since, err := base.Pin(ctx, p.Since)
