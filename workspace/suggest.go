@@ -51,6 +51,11 @@ func Suggest(snap *store.Snapshot, a address.Address, n int) ([]string, error) {
 			c.tier = 0 // a file path: docs/foo.md, foo.md, foo
 		case strings.ToLower(id) == lower || path.Base(id) == noExt:
 			c.tier = 1
+		case strings.HasSuffix(lower, "/"+strings.ToLower(id)):
+			// A site's URL path for the page, in another case and below
+			// the folders the site serves it under (MDN's
+			// Web/CSS/color for css/color): the longest such id first.
+			c.tier, c.dist = 1, len(lower)-len(id)
 		case isFolderIndex(id, noExt):
 			c.tier = 2
 		case strings.HasPrefix(id, noExt):
