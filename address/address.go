@@ -167,7 +167,9 @@ func parse(s string) (Address, error) {
 
 // Repair is s with what makes a path or a URL of a page out of an
 // address taken off: a URL's scheme and host, a leading "./" or "/", a
-// trailing "/" or ".md" of the id (the part before '#'). A shell completes
+// trailing "/" or ".md" of the id (the part before '#'), and its
+// whitespace, which a file's name may hold and its id holds as '-' ("My
+// Note.md" is My-Note: docs/ingest.md). A shell completes
 // a page bundle's folder as "templates/menu/", a browser copies
 // "https://site/templates/menu/#overview"; the address is
 // "templates/menu" (with "#overview"). Parse offers it as a hint; it is
@@ -190,6 +192,12 @@ func Repair(s string) string {
 		id = t
 	}
 	id = strings.TrimSuffix(strings.TrimRight(id, "/"), ".md")
+	id = strings.Map(func(r rune) rune { // as ingest makes an id of a file's path
+		if unicode.IsSpace(r) {
+			return '-'
+		}
+		return r
+	}, id)
 	if hasHash {
 		return id + "#" + heading
 	}

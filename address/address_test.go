@@ -101,7 +101,7 @@ func TestParse(t *testing.T) {
 
 func TestParseErrorMessage(t *testing.T) {
 	_, err := Parse("a b#c")
-	want := `malformed address "a b#c": whitespace in document id`
+	want := `malformed address "a b#c": whitespace in document id; did you mean "a-b#c"?`
 	if err == nil || err.Error() != want {
 		t.Fatalf("error = %v, want %q", err, want)
 	}
@@ -234,7 +234,8 @@ func TestParseHint(t *testing.T) {
 		"a#":                  "",
 		"..":                  "",
 		"https://example.com": "",
-		"a b/":                "",
+		"a b/":                "a-b", // a file's name with a space: its id has '-'
+		"Linking notes and files/Embed files.md#Embed a note": "Linking-notes-and-files/Embed-files#Embed a note",
 	} {
 		_, err := Parse(in)
 		var pe *ParseError

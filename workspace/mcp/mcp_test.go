@@ -183,7 +183,7 @@ func TestToolsAreTheEngine(t *testing.T) {
 		{"get", "docir/get", `{"doc_id":"runbooks/disk-full#Escalate"}`, ""},
 		{"get", "docir/get", `{"doc_ids":[]}`, ""},
 		{"get", "docir/get", `{"doc_id":"nope"}`, "nope: no document nope (no_document) (not_found, JSON-RPC -32001)"},
-		{"get", "docir/get", `{"doc_ids":["runbooks/disk-full","a b"]}`, `docir/get: malformed address "a b": whitespace in document id (malformed_address, JSON-RPC -32602)`},
+		{"get", "docir/get", `{"doc_ids":["runbooks/disk-full","a b"]}`, `docir/get: malformed address "a b": whitespace in document id; did you mean "a-b"? (malformed_address, JSON-RPC -32602)`},
 		{"get", "docir/get", `{"doc_id":"a","doc_ids":["b"]}`, "give doc_id or doc_ids, not both (invalid_params"},
 		{"get", "docir/get", `{"doc_idz":"a"}`, `unknown field "doc_idz" in params (known: doc_id, doc_ids, image_revision, binding, require_current) (invalid_params`},
 		{"get", "docir/get", `{}`, "want doc_id (one address) or doc_ids"},
