@@ -252,9 +252,16 @@ func checkHints(broken []docir.CheckedLink) []string {
 		}
 	}
 	targets := map[string]int{}
+	folders := map[string]int{} // the folders climbed to by links to no file (upFolder)
 	for _, l := range broken {
 		if len(l.ResolvesWith) == 0 && (base == "" || !outsideBase(l.Link, base)) {
 			targets[l.Target]++
+			if f := upFolder(l.Target); f != "" && l.Reason == docir.ReasonNoDocument {
+				// A sibling site's page is no file here; a link that reaches
+				// a page of the sources and misses its anchor (no_section)
+				// is this site's own breakage, which links.ignore would hide.
+				folders[f]++
+			}
 		}
 	}
 	if base != "" {
@@ -268,12 +275,6 @@ func checkHints(broken []docir.CheckedLink) []string {
 		out = append(out, h)
 	}
 	top, n := mostOf(targets, 1)
-	folders := map[string]int{}
-	for t, k := range targets {
-		if f := upFolder(t); f != "" {
-			folders[f] += k
-		}
-	}
 	if f, m := mostOf(folders, max(n, 1)); f != "" {
 		out = append(out, siblingHint(folders, f, m))
 	} else if top != "" {
