@@ -303,11 +303,13 @@ func TestTokenCounter(t *testing.T) {
 }
 
 // TestSnippetPlainLines: a snippet reads as the page does: no block quote
-// markers, alert markers or fence lines (the code in a fence stays).
+// markers, alert or callout markers (in any case, with a callout's fold
+// sign; its title stays) or fence lines (the code in a fence stays).
 func TestSnippetPlainLines(t *testing.T) {
 	// As passage.Prose leaves a fence: its info string blank.
-	text := "## Notes\n\n> **Note:** Cargo does not\n> > nest it.\n\n> [!NOTE]\n> This does not affect x.\n\n```    \n[patch.crates-io]\nfoo = 1\n```\nAfter a > b."
-	want := "Notes **Note:** Cargo does not nest it. This does not affect x. [patch.crates-io] foo = 1 After a > b."
+	text := "## Notes\n\n> **Note:** Cargo does not\n> > nest it.\n\n> [!NOTE]\n> This does not affect x.\n\n```    \n[patch.crates-io]\nfoo = 1\n```\nAfter a > b.\n\n" +
+		"> [!tip]- \n> Folded.\n\n> [!Warning]+ Mind the gap\n> Text.\n\n> [!not a callout]"
+	want := "Notes **Note:** Cargo does not nest it. This does not affect x. [patch.crates-io] foo = 1 After a > b. Folded. Mind the gap Text. [!not a callout]"
 	if got := Snippet(text, "", 1000); got != want {
 		t.Errorf("Snippet:\n got %q\nwant %q", got, want)
 	}

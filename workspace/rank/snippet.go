@@ -91,7 +91,9 @@ func plainHeadings(text string) string {
 }
 
 // unquoted is a trimmed line without its block quote markers ("> > x" is
-// "x") and a GitHub alert's marker after them ("> [!NOTE]" is "").
+// "x") and the marker of a GitHub alert or an Obsidian callout after them,
+// in any case, with the callout's fold sign ("> [!NOTE]" and "> [!tip]-"
+// are ""; "> [!warning]+ Mind it" is "Mind it", its title).
 func unquoted(t string) string {
 	if !strings.HasPrefix(t, ">") {
 		return t
@@ -100,8 +102,12 @@ func unquoted(t string) string {
 		t = strings.TrimSpace(t[1:])
 	}
 	if rest, ok := strings.CutPrefix(t, "[!"); ok {
-		if i := strings.IndexByte(rest, ']'); i > 0 && strings.ToUpper(rest[:i]) == rest[:i] && !strings.ContainsAny(rest[:i], " \t") {
-			t = strings.TrimSpace(rest[i+1:])
+		if i := strings.IndexByte(rest, ']'); i > 0 && !strings.ContainsAny(rest[:i], " \t") {
+			rest = rest[i+1:]
+			if strings.HasPrefix(rest, "-") || strings.HasPrefix(rest, "+") {
+				rest = rest[1:]
+			}
+			t = strings.TrimSpace(rest)
 		}
 	}
 	return t
