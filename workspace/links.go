@@ -676,7 +676,9 @@ func quoted(s string) func() string {
 }
 
 // sectionChanges lists the sections of document id added, changed and
-// removed from old to cur, each sorted; none when either lacks it.
+// removed from old to cur, each sorted; none when either lacks it. A
+// changed lead (leadText) is listed as the document's own address among
+// the changed: it is what reads it.
 func sectionChanges(old, cur *store.Snapshot, id string) ([3][]string, error) {
 	var out [3][]string
 	orec, obody, ok1, err := old.Lookup(id)
@@ -686,6 +688,10 @@ func sectionChanges(old, cur *store.Snapshot, id string) ([3][]string, error) {
 	nrec, nbody, ok2, err := cur.Lookup(id)
 	if err != nil || !ok1 || !ok2 {
 		return out, err
+	}
+	if !bytes.Equal(leadText(&orec, obody), leadText(&nrec, nbody)) {
+		// The lead has no address of its own: the document's reads it.
+		out[1] = append(out[1], id)
 	}
 	before := map[string][]byte{}
 	for _, s := range orec.Sections {
@@ -729,6 +735,19 @@ func ownText(body []byte, s docir.Section) []byte {
 		return nil
 	}
 	return bytes.TrimRight(body[s.Start:s.OwnEnd], " \t\r\n")
+}
+
+// leadText is the text of rec's lead: its markdown before its first
+// heading (all of it, without headings), less the white space around it.
+func leadText(rec *docir.Record, body []byte) []byte {
+	from, to := min(rec.MarkdownStart, len(body)), len(body)
+	if len(rec.Sections) > 0 {
+		to = min(rec.Sections[0].Start, len(body))
+	}
+	if from >= to {
+		return nil
+	}
+	return bytes.TrimSpace(body[from:to])
 }
 
 // Links reads the links of addresses on the view's generation.

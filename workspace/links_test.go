@@ -602,3 +602,37 @@ func BenchmarkGetMissingHeadings(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(addrs)), "ns/address")
 }
+
+// TestChangesLead: an edit of a document's lead (the text before its first
+// heading) lists the document's own address among the changed sections,
+// the address that reads it; an edit of its front matter alone lists none.
+func TestChangesLead(t *testing.T) {
+	root := t.TempDir()
+	writeDocs(t, root, map[string]string{
+		"lead.md": "---\ntitle: Lead\n---\nThe opening paragraph.\n\n## Usage\n\nx\n",
+		"fm.md":   "---\ntitle: FM\nweight: 1\n---\nSame.\n\n## Usage\n\nx\n",
+	})
+	ws := New(Config{Dir: t.TempDir(), Sources: []store.Source{{Path: root}}})
+	t.Cleanup(func() { ws.Close() })
+	ctx := context.Background()
+	if _, err := ws.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	writeDocs(t, root, map[string]string{
+		"lead.md": "---\ntitle: Lead\n---\nThe opening paragraph, edited.\n\n## Usage\n\nx\n",
+		"fm.md":   "---\ntitle: FM\nweight: 2\n---\nSame.\n\n## Usage\n\nx\n",
+	})
+	if _, err := ws.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ws.Changes(ctx, docir.ChangesParams{Since: 1, MaxBytes: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"fm", "lead"}, res.Documents.Changed); diff != "" {
+		t.Errorf("documents changed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"lead"}, res.Sections.Changed); diff != "" {
+		t.Errorf("sections changed (-want +got):\n%s", diff)
+	}
+}
