@@ -137,7 +137,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	14 a GFM table's cells, not only its rows, are each an inline context
 //	   (a row splits at every unescaped '|', inside a code span too, as
 //	   GFM reads it; FuzzTableLinksGoldmark).
-const RulesVersion = 14
+//	15 the values of a shortcode's text, title, caption and alt parameters
+//	   are a passage's text ({{< glossary_tooltip text="Deployment" >}};
+//	   store/passage blankShortcode), which only a parse again re-indexes.
+const RulesVersion = 15
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {

@@ -587,7 +587,9 @@ func appendValues(lines []string, v any) []string {
 // its bytes a space, line endings (LF, CR) kept, so offsets and lines
 // still line up; a CR alone ends a line, as in CommonMark): HTML
 // comments (`<!-- … -->`), template shortcodes (`{{< … >}}`, `{{% … %}}`;
-// the text between an opening and a closing shortcode is kept), mdBook's
+// the text between an opening and a closing shortcode is kept, and so are
+// the values of a shortcode's text, title, caption and alt parameters:
+// blankShortcode), mdBook's
 // link directives (`{{#include path}}`, anywhere: see mdBookLink), link and
 // image destinations (`[text](/a/b "title")` keeps `[text]`), reference
 // labels (`[text][label]` keeps `[text]`), reference definitions (a line
@@ -658,12 +660,69 @@ func Prose(text string, lead bool) string {
 		end := len(text)
 		if j := strings.Index(text[i+3:], closer); j >= 0 {
 			end = i + 3 + j + len(closer)
+			if closer != "-->" {
+				blankShortcode(text, i, end, blank)
+				i = end
+				continue
+			}
 		}
 		blank(i, end)
 		i = end
 	}
 	blankLinks(b)
 	return string(b)
+}
+
+// shortcodeTextParams are the parameters of a shortcode whose value a
+// reader sees on the page, as HTML's alt and title are: the text of a
+// tooltip or a link ({{< glossary_tooltip text="Deployment" term_id="…" >}},
+// 940 times in the Kubernetes docs), a figure's caption, alt and title.
+var shortcodeTextParams = map[string]bool{"text": true, "title": true, "caption": true, "alt": true}
+
+// blankShortcode blanks the shortcode text[from:to] (`{{< … >}}` or
+// `{{% … %}}`, closed) but the values of its shortcodeTextParams,
+// quoted ("…", '…' or `…`): the generator replaces the shortcode, and
+// what a reader sees of it is at most those (a path, an id or a size is
+// not text). A value's quotes are blanked with the rest.
+func blankShortcode(text string, from, to int, blank func(from, to int)) {
+	last := from // the start of what is still to blank
+	for k := from + 3; k < to-3; k++ {
+		q := text[k]
+		if q != '"' && q != '\'' && q != '`' {
+			continue
+		}
+		n := strings.IndexByte(text[k+1:to-3], q)
+		if n < 0 {
+			break // an unclosed quote: the rest is blanked
+		}
+		start, stop := k+1, k+1+n
+		if shortcodeTextParams[paramName(text[from+3:k])] {
+			blank(last, start)
+			last = stop
+		}
+		k = stop
+	}
+	blank(last, to)
+}
+
+// paramName is the name of the parameter whose value opens right after
+// before (`text=` or `text = `), lower-cased; "" for a positional value.
+func paramName(before string) string {
+	before = strings.TrimRight(before, " \t")
+	rest, ok := strings.CutSuffix(before, "=")
+	if !ok {
+		return ""
+	}
+	rest = strings.TrimRight(rest, " \t")
+	i := len(rest)
+	for i > 0 {
+		c := rest[i-1]
+		if c != '_' && c != '-' && !('a' <= c|0x20 && c|0x20 <= 'z') && !('0' <= c && c <= '9') {
+			break
+		}
+		i--
+	}
+	return strings.ToLower(rest[i:])
 }
 
 // mdBookLink returns the length of the mdBook link directive text opens
