@@ -140,7 +140,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	15 the values of a shortcode's text, title, caption and alt parameters
 //	   are a passage's text ({{< glossary_tooltip text="Deployment" >}};
 //	   store/passage blankShortcode), which only a parse again re-indexes.
-const RulesVersion = 15
+//	16 the text a comment shortcode encloses ({{< comment >}} … {{< /comment
+//	   >}}, Hugo's and Docsy's) is not a passage's text, as an HTML
+//	   comment's is not (store/passage commentEnd).
+const RulesVersion = 16
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {

@@ -589,7 +589,8 @@ func appendValues(lines []string, v any) []string {
 // comments (`<!-- … -->`), template shortcodes (`{{< … >}}`, `{{% … %}}`;
 // the text between an opening and a closing shortcode is kept, and so are
 // the values of a shortcode's text, title, caption and alt parameters:
-// blankShortcode), mdBook's
+// blankShortcode; but not what a comment shortcode encloses: commentEnd),
+// mdBook's
 // link directives (`{{#include path}}`, anywhere: see mdBookLink), link and
 // image destinations (`[text](/a/b "title")` keeps `[text]`), reference
 // labels (`[text][label]` keeps `[text]`), reference definitions (a line
@@ -660,10 +661,13 @@ func Prose(text string, lead bool) string {
 		end := len(text)
 		if j := strings.Index(text[i+3:], closer); j >= 0 {
 			end = i + 3 + j + len(closer)
-			if closer != "-->" {
+			if closer != "-->" && !commentOpens(text[i:end]) {
 				blankShortcode(text, i, end, blank)
 				i = end
 				continue
+			}
+			if closer != "-->" {
+				end = commentEnd(text, end) // a comment shortcode hides what it encloses
 			}
 		}
 		blank(i, end)
@@ -671,6 +675,33 @@ func Prose(text string, lead bool) string {
 	}
 	blankLinks(b)
 	return string(b)
+}
+
+// commentOpens reports whether the shortcode sc (closed) opens a comment:
+// `{{< comment >}}` or `{{% comment %}}`, Hugo's embedded comment
+// shortcode (and Docsy's), whose enclosed text the site never shows.
+func commentOpens(sc string) bool {
+	return strings.TrimSpace(sc[3:len(sc)-3]) == "comment"
+}
+
+// commentEnd is where the comment whose opening shortcode ends at from
+// ends: past its closing `{{< /comment >}}` (or `{{% /comment %}}`),
+// else the end of text, as an unterminated HTML comment runs to it. Each
+// "/comment" in text is looked at once.
+func commentEnd(text string, from int) int {
+	for i := from; ; {
+		j := strings.Index(text[i:], "/comment")
+		if j < 0 {
+			return len(text)
+		}
+		at := i + j
+		i = at + len("/comment")
+		before := strings.TrimRight(text[from:at], " \t\r\n")
+		after := strings.TrimLeft(text[i:], " \t\r\n")
+		if (strings.HasSuffix(before, "{{<") && strings.HasPrefix(after, ">}}")) || (strings.HasSuffix(before, "{{%") && strings.HasPrefix(after, "%}}")) {
+			return len(text) - len(after) + 3
+		}
+	}
 }
 
 // shortcodeTextParams are the parameters of a shortcode whose value a

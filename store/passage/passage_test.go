@@ -30,6 +30,8 @@ func TestProse(t *testing.T) {
 		{"paired shortcode keeps its text", "{{% note %}}Mind the gap.{{% /note %}}", false, "Mind the gap."},
 		// What a reader sees of a shortcode: its text, title, caption, alt.
 		{"shortcode text parameters", `such as a {{< glossary_tooltip text="Deployment" term_id="deployment" >}} or {{< figure src="a.png" Caption = 'A cat' alt=` + "`x`" + ` >}} {{% tip title="Heads up" %}}`, false, "such as a Deployment or A cat x Heads up"},
+		// Hugo's (and Docsy's) comment shortcode hides what it encloses.
+		{"comment shortcode", "Before.\n{{< comment >}}\nTODO: hidden\n{{< /comment >}}\nAfter {{% comment %}}x{{%/comment %}} end {{< comments >}}kept{{< /comments >}} {{< comment >}} open", false, "Before. After end kept"},
 		{"shortcode positional and unclosed values", `{{< param "text" >}} {{< x text="open >}} {{< y text=>}}`, false, ""},
 		{"unterminated", "text {{< open", false, "text"},
 		{"go template kept", "{{ math.Pi }} → 3.14", false, "{{ math.Pi }} → 3.14"},
@@ -100,7 +102,7 @@ func TestProse(t *testing.T) {
 // FuzzProse: the output is as long as the input, keeps its newlines, and
 // changes bytes only to spaces.
 func FuzzProse(f *testing.F) {
-	for _, s := range []string{"a <!-- b --> c", "{{< x >}}y{{< /x >}}", `{{< t text="a" title='b' x=` + "`c`" + ` >}}`, "+++\na\n+++\nb", "{{%", "<!--", "", "# a <b c='d'>e</b> { #f .g h=\"i\" }\n", "t {#x}\r---\r\n<a/ ><a =x>", "## a {: #b }\nc{:d}\n===\n", "!!! n \"t [a](b)\"\r\n    x\n\t=== \"u\"\r???+\n```\n??? x\n", "<script setup>\nx\n</SCRIPT>\n::: tip T\n:::\n", "  <style\r\n```\n</style>"} {
+	for _, s := range []string{"a <!-- b --> c", "{{< x >}}y{{< /x >}}", "{{< comment >}}a{{% /comment %}}b{{< /comment >}}", `{{< t text="a" title='b' x=` + "`c`" + ` >}}`, "+++\na\n+++\nb", "{{%", "<!--", "", "# a <b c='d'>e</b> { #f .g h=\"i\" }\n", "t {#x}\r---\r\n<a/ ><a =x>", "## a {: #b }\nc{:d}\n===\n", "!!! n \"t [a](b)\"\r\n    x\n\t=== \"u\"\r???+\n```\n??? x\n", "<script setup>\nx\n</SCRIPT>\n::: tip T\n:::\n", "  <style\r\n```\n</style>"} {
 		f.Add(s, true)
 	}
 	f.Fuzz(func(t *testing.T, s string, lead bool) {
