@@ -44,14 +44,15 @@ func Suggest(snap *store.Snapshot, a address.Address, n int) ([]string, error) {
 	// recPath are views, valid during the call: a candidate keeps a copy.
 	err := snap.EachDocPath("", func(id, recPath string) error {
 		c := candidate{dist: 0}
+		lid := strings.ToLower(id)
 		recNoExt := strings.TrimSuffix(recPath, ".md")
 		switch {
 		case typed == recPath || noExt == recNoExt || strings.HasSuffix(noExt, "/"+recNoExt) ||
 			noExt == id && typed != id:
 			c.tier = 0 // a file path: docs/foo.md, foo.md, foo
-		case strings.ToLower(id) == lower || path.Base(id) == noExt:
+		case lid == lower || path.Base(id) == noExt:
 			c.tier = 1
-		case strings.HasSuffix(lower, "/"+strings.ToLower(id)):
+		case strings.HasSuffix(lower, "/"+lid):
 			// A site's URL path for the page, in another case and below
 			// the folders the site serves it under (MDN's
 			// Web/CSS/color for css/color): the longest such id first.
