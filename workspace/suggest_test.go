@@ -45,7 +45,7 @@ func TestSuggest(t *testing.T) {
 		{"runbooks/disk-full.html#mitigate", 3, []string{"runbooks/disk-full#mitigate"}},
 		{"disk-full", 3, []string{"runbooks/disk-full"}},
 		{"Runbooks/Disk-Full", 3, []string{"runbooks/disk-full"}},
-		{"en-US/Docs/Runbooks/Disk-Full", 3, []string{"runbooks/disk-full"}}, // a site's URL path: folders in front, another case
+		{"en-US/Docs/Runbooks/Disk-Full", 3, []string{"runbooks/disk-full"}},                                                              // a site's URL path: folders in front, another case
 		{"adr/0003-retry-budget.md", 3, []string{"runbooks/retry-budget"}},                                                                // its front matter sets the id
 		{"adr/0003", 3, []string{"runbooks/retry-budget"}},                                                                                // a prefix of its path
 		{"adr", 3, []string{"runbooks/retry-budget", "adr/0001-record-architecture-decisions", "adr/0002-store-bodies-beside-the-index"}}, // a folder: shortest path first
