@@ -103,16 +103,22 @@ type LinkConfig struct {
 	// matter's Hugo aliases or Jekyll redirect_from paths
 	// (links.AliasPath, links.RedirectPath; resolver.alias).
 	HugoAliases bool `json:"hugo_aliases,omitempty"`
+	// BlackfridayAnchors lets an anchor name a section by the anchor Hugo
+	// gives its heading with autoHeadingIDType "blackfriday"
+	// (links.BlackfridayAnchors) when no slug is the anchor.
+	BlackfridayAnchors bool `json:"blackfriday_anchors,omitempty"`
 }
 
-// LinkRuleDirectoryURLs, LinkRuleVitePressAnchors and LinkRuleHugoAliases
-// name links.directory_urls, links.vitepress_anchors and
-// links.hugo_aliases in docir.CheckedLink.ResolvesWith, as
+// LinkRuleDirectoryURLs, LinkRuleVitePressAnchors, LinkRuleHugoAliases and
+// LinkRuleBlackfridayAnchors name links.directory_urls,
+// links.vitepress_anchors, links.hugo_aliases and
+// links.blackfriday_anchors in docir.CheckedLink.ResolvesWith, as
 // docir.LinkRuleRootFallback and the others name theirs.
 const (
-	LinkRuleDirectoryURLs    = "links.directory_urls"
-	LinkRuleVitePressAnchors = "links.vitepress_anchors"
-	LinkRuleHugoAliases      = "links.hugo_aliases"
+	LinkRuleDirectoryURLs      = "links.directory_urls"
+	LinkRuleVitePressAnchors   = "links.vitepress_anchors"
+	LinkRuleHugoAliases        = "links.hugo_aliases"
+	LinkRuleBlackfridayAnchors = "links.blackfriday_anchors"
 )
 
 // Equal reports whether c and o are the same rules, every field
@@ -121,7 +127,8 @@ const (
 func (c LinkConfig) Equal(o LinkConfig) bool {
 	return c.Base == o.Base && slices.Equal(c.Ignore, o.Ignore) && c.IgnoreCase == o.IgnoreCase &&
 		c.DefinitionIDs == o.DefinitionIDs && c.RootFallback == o.RootFallback && c.MkDocsAnchors == o.MkDocsAnchors &&
-		c.DirectoryURLs == o.DirectoryURLs && c.VitePressAnchors == o.VitePressAnchors && c.HugoAliases == o.HugoAliases
+		c.DirectoryURLs == o.DirectoryURLs && c.VitePressAnchors == o.VitePressAnchors && c.HugoAliases == o.HugoAliases &&
+		c.BlackfridayAnchors == o.BlackfridayAnchors
 }
 
 // linkEntry is one document's resolved links.
@@ -818,8 +825,9 @@ func (r *resolver) anchor(id, anchor string) (string, bool) {
 // slug here); then a section by its slug (as get finds one: the slug,
 // else the anchor read as heading text), else an id the document's HTML
 // defines, else (with definition_ids) a definition term's id, else (with
-// mkdocs_anchors) the anchor MkDocs gives a heading; the address of the
-// section that holds it (the document's own for its lead).
+// mkdocs_anchors) the anchor MkDocs gives a heading, else (with
+// blackfriday_anchors) the one Hugo's blackfriday rule gives it; the
+// address of the section that holds it (the document's own for its lead).
 func (t *targetAnchors) find(cfg LinkConfig, id, anchor string) (string, bool) {
 	if cfg.VitePressAnchors {
 		vp := t.generatorAnchors(&t.vitepress, links.VitePressAnchors)
@@ -847,6 +855,11 @@ func (t *targetAnchors) find(cfg LinkConfig, id, anchor string) (string, bool) {
 	}
 	if cfg.MkDocsAnchors {
 		if s, ok := t.generatorAnchors(&t.mkdocs, links.MkDocsAnchors)[anchor]; ok {
+			return id + "#" + s, true
+		}
+	}
+	if cfg.BlackfridayAnchors {
+		if s, ok := t.generatorAnchors(&t.blackfriday, links.BlackfridayAnchors)[anchor]; ok {
 			return id + "#" + s, true
 		}
 	}
@@ -922,10 +935,10 @@ type targetAnchors struct {
 	slugs       map[string]bool
 	html, terms map[string]string
 	// The sections as the record holds them, in order, and the slug of
-	// each anchor MkDocs and VitePress give their headings
+	// each anchor MkDocs, VitePress and Hugo's blackfriday give their headings
 	// (generatorAnchors: made on first use).
-	sections          []anchorSection
-	mkdocs, vitepress map[string]string
+	sections                       []anchorSection
+	mkdocs, vitepress, blackfriday map[string]string
 }
 
 // generatorAnchors maps each anchor that a site generator's rule
@@ -1076,8 +1089,8 @@ func (s *Snapshot) BrokenLinksFrom(from int, fn func(i int, id string, links []d
 // generation), the link rules that
 // are off in the generation's configuration and with which it would
 // resolve (docir.CheckedLink.ResolvesWith): the fewest that do, each rule
-// alone first, then two, and so on, in the order of the rules'
-// names. A root-relative link that resolves under none may resolve with
+// alone first, then two, and so on, the rules ranked by how many of ls's
+// links each resolves alone, then by name (fillRules). A root-relative link that resolves under none may resolve with
 // another site base (fillBase): it is named with that base
 // (docir.BaseRule). A link that resolves under none of them, or one whose
 // document the generation no longer holds, is left as it is. It resolves
@@ -1143,13 +1156,20 @@ func (b brokenAt) resolves(r *resolver) bool {
 
 // fillRules sets the ResolvesWith of each link of at that a set of sets
 // resolves: the first such set, each set's rules turned on in a resolver
-// of newResolver's.
+// of newResolver's, the sets of fewer rules first. Rules are ranked by
+// how many of at's links each resolves alone (then by name), and sets of
+// as many rules come in the order of their rules' ranks: several rules
+// may resolve one link by chance (a heading's anchor is often the same
+// under MkDocs', VitePress' and Hugo's blackfriday rules), and the links
+// of a site are named with the rules that resolve most of them rather
+// than by the alphabet.
 func fillRules(at []brokenAt, sets []ruleSet, newResolver func() *resolver) {
 	if len(sets) == 0 {
 		return
 	}
 	resolvers := make([]*resolver, len(sets))
 	var widest []*resolver
+	single := map[string]int{} // a rule -> its set of one
 	for i, set := range sets {
 		resolvers[i] = newResolver()
 		for _, on := range set.on {
@@ -1158,14 +1178,55 @@ func fillRules(at []brokenAt, sets []ruleSet, newResolver func() *resolver) {
 		if set.widest {
 			widest = append(widest, resolvers[i])
 		}
+		if len(set.names) == 1 {
+			single[set.names[0]] = i
+		}
 	}
+	var todo []brokenAt
+	var alone []map[int]bool // alone[k][i]: set of one i resolves todo[k]
+	count := make([]int, len(sets))
 	for _, b := range at {
 		if !slices.ContainsFunc(widest, b.resolves) {
 			continue
 		}
-		for j, r := range resolvers {
-			if b.resolves(r) {
-				b.l.ResolvesWith = sets[j].names
+		by := map[int]bool{}
+		for _, i := range single {
+			if b.resolves(resolvers[i]) {
+				by[i] = true
+				count[i]++
+			}
+		}
+		todo, alone = append(todo, b), append(alone, by)
+	}
+	rank := map[string]int{} // a rule's rank: most links first, then its name
+	names := slices.Sorted(maps.Keys(single))
+	slices.SortStableFunc(names, func(x, y string) int { return count[single[y]] - count[single[x]] })
+	for r, name := range names {
+		rank[name] = r
+	}
+	ranks := make([][]int, len(sets)) // each set's rules' ranks, ascending
+	order := make([]int, len(sets))
+	for i, set := range sets {
+		for _, n := range set.names {
+			ranks[i] = append(ranks[i], rank[n])
+		}
+		slices.Sort(ranks[i])
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int {
+		if n := len(ranks[x]) - len(ranks[y]); n != 0 {
+			return n
+		}
+		return slices.Compare(ranks[x], ranks[y])
+	})
+	for k, b := range todo {
+		for _, i := range order {
+			ok := alone[k][i]
+			if len(sets[i].names) > 1 {
+				ok = b.resolves(resolvers[i])
+			}
+			if ok {
+				b.l.ResolvesWith = sets[i].names
 				break
 			}
 		}
@@ -1304,6 +1365,7 @@ func offRuleSets(cfg LinkConfig) []ruleSet {
 	}
 	var off []rule
 	for _, r := range []rule{
+		{LinkRuleBlackfridayAnchors, !cfg.BlackfridayAnchors, false, func(r *resolver) { r.cfg.BlackfridayAnchors = true }},
 		{docir.LinkRuleDefinitionIDs, !cfg.DefinitionIDs, false, func(r *resolver) { r.cfg.DefinitionIDs = true }},
 		{LinkRuleDirectoryURLs, !cfg.DirectoryURLs, true, func(r *resolver) { r.rules.DirectoryURLs = true }},
 		{LinkRuleHugoAliases, !cfg.HugoAliases, false, func(r *resolver) { r.cfg.HugoAliases = true }},

@@ -72,6 +72,8 @@ type LinksConfig struct {
 	VitePressAnchors bool `mapstructure:"vitepress_anchors"`
 	// HugoAliases: a root-relative link may name a path a page lists under its front matter's aliases (Hugo's redirects) or redirect_from (Jekyll's).
 	HugoAliases bool `mapstructure:"hugo_aliases"`
+	// BlackfridayAnchors: an anchor may be the one Hugo gives a heading with autoHeadingIDType blackfriday (kubernetes-io-arch).
+	BlackfridayAnchors bool `mapstructure:"blackfriday_anchors"`
 }
 
 // PeerConfig is one entry of `peers:`: another store folder (path) or a

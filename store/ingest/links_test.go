@@ -515,15 +515,19 @@ func writeResolvesWithFixture(t *testing.T, src string) {
 		"[as MkDocs writes it](../ops/disk.md#head-branch-tracking)\n\n"+
 		"[as GitHub writes it](../ops/disk.md#head--branch-tracking)\n\n"+
 		"[MkDocs, and case](../OPS/disk.md#head-branch-tracking)\n\n"+
+		"[accents folded](../ops/disk.md#cafe)\n\n"+
 		"[a sibling, from the page's URL](../install/)\n\n"+
 		"[a sibling, in case](Install)\n")
 	writeFile(t, src, "guide/install.md", "# Install\n")
-	writeFile(t, src, "ops/disk.md", "# Disk\n\n## Terms\n\nRetry budget\n: how many retries a caller may spend\n\n## HEAD / Branch Tracking\n")
+	writeFile(t, src, "ops/disk.md", "# Disk\n\n## Terms\n\nRetry budget\n: how many retries a caller may spend\n\n## HEAD / Branch Tracking\n\n## Café\n")
 }
 
 // TestResolvesWith: a broken link names the link rules that are off and
-// with which it resolves, the fewest that do; one no rule resolves names
-// none; a rule that is on is never named.
+// with which it resolves, the fewest that do (of as many, those that
+// resolve the most links alone: "head-branch-tracking" is MkDocs' anchor
+// and also VitePress' and Hugo blackfriday's, and MkDocs' and VitePress'
+// "cafe" makes theirs the site's rule, MkDocs' by name); one no rule
+// resolves names none; a rule that is on is never named.
 func TestResolvesWith(t *testing.T) {
 	src := t.TempDir()
 	writeResolvesWithFixture(t, src)
@@ -539,6 +543,7 @@ func TestResolvesWith(t *testing.T) {
 			"../nope.md":                          nil,
 			"../ops/disk.md#reboot":               nil,
 			"../ops/disk.md#head-branch-tracking": {docir.LinkRuleMkDocsAnchors},
+			"../ops/disk.md#cafe":                 {docir.LinkRuleMkDocsAnchors},
 			"../OPS/disk.md#head-branch-tracking": {docir.LinkRuleIgnoreCase, docir.LinkRuleMkDocsAnchors},
 			"../install/":                         {store.LinkRuleDirectoryURLs},
 			// Resolves with ignore_case alone, not with every rule:
@@ -552,6 +557,7 @@ func TestResolvesWith(t *testing.T) {
 			"../nope.md":                          nil,
 			"../ops/disk.md#reboot":               nil,
 			"../ops/disk.md#head-branch-tracking": {docir.LinkRuleMkDocsAnchors},
+			"../ops/disk.md#cafe":                 {docir.LinkRuleMkDocsAnchors},
 			"../OPS/disk.md#head-branch-tracking": {docir.LinkRuleMkDocsAnchors},
 			"../install/":                         {store.LinkRuleDirectoryURLs},
 		}},
@@ -559,6 +565,7 @@ func TestResolvesWith(t *testing.T) {
 			"../nope.md":                          nil,
 			"../ops/disk.md#reboot":               nil,
 			"../ops/disk.md#head-branch-tracking": {docir.LinkRuleMkDocsAnchors},
+			"../ops/disk.md#cafe":                 {docir.LinkRuleMkDocsAnchors},
 			"../OPS/disk.md#head-branch-tracking": {docir.LinkRuleMkDocsAnchors},
 			"../install/":                         {store.LinkRuleDirectoryURLs},
 		}},
@@ -575,6 +582,7 @@ func TestResolvesWith(t *testing.T) {
 			"../nope.md":                          nil,
 			"../ops/disk.md#reboot":               nil,
 			"../ops/disk.md#head-branch-tracking": {docir.LinkRuleMkDocsAnchors},
+			"../ops/disk.md#cafe":                 {docir.LinkRuleMkDocsAnchors},
 			"../OPS/disk.md#head-branch-tracking": {docir.LinkRuleIgnoreCase, docir.LinkRuleMkDocsAnchors},
 			"Install":                             nil,
 		}},

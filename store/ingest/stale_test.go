@@ -231,21 +231,22 @@ func TestStaleSettings(t *testing.T) {
 	check("the same settings", base, false)
 	check("the same settings, defaults written out", Options{Links: base.Links, Exclude: base.Exclude, MaxFileBytes: DefaultMaxFileBytes, FrontMatter: passage.DefaultFrontMatter}, false)
 	changed := map[string]func(o *Options){
-		"front_matter":            func(o *Options) { o.FrontMatter = []string{"title", "tags"} },
-		"max_file_bytes":          func(o *Options) { o.MaxFileBytes = 1 << 10 },
-		"links.base":              func(o *Options) { o.Links.Base = "/" },
-		"links.ignore":            func(o *Options) { o.Links.Ignore = []string{"g"} },
-		"links.ignore_case":       func(o *Options) { o.Links.IgnoreCase = true },
-		"links.definition_ids":    func(o *Options) { o.Links.DefinitionIDs = true },
-		"links.root_fallback":     func(o *Options) { o.Links.RootFallback = true },
-		"links.mkdocs_anchors":    func(o *Options) { o.Links.MkDocsAnchors = true },
-		"links.directory_urls":    func(o *Options) { o.Links.DirectoryURLs = true },
-		"links.vitepress_anchors": func(o *Options) { o.Links.VitePressAnchors = true },
-		"links.hugo_aliases":      func(o *Options) { o.Links.HugoAliases = true },
-		"exclude":                 func(o *Options) { o.Exclude = nil },
-		"a source's exclude":      func(o *Options) { o.SourceExclude = map[string][]string{src: {"x/"}} },
-		"no .gitignore":           func(o *Options) { o.NoGitignore = true },
-		"parse budget":            func(o *Options) { o.MaxHeadings = 3 },
+		"front_matter":              func(o *Options) { o.FrontMatter = []string{"title", "tags"} },
+		"max_file_bytes":            func(o *Options) { o.MaxFileBytes = 1 << 10 },
+		"links.base":                func(o *Options) { o.Links.Base = "/" },
+		"links.ignore":              func(o *Options) { o.Links.Ignore = []string{"g"} },
+		"links.ignore_case":         func(o *Options) { o.Links.IgnoreCase = true },
+		"links.definition_ids":      func(o *Options) { o.Links.DefinitionIDs = true },
+		"links.root_fallback":       func(o *Options) { o.Links.RootFallback = true },
+		"links.mkdocs_anchors":      func(o *Options) { o.Links.MkDocsAnchors = true },
+		"links.directory_urls":      func(o *Options) { o.Links.DirectoryURLs = true },
+		"links.vitepress_anchors":   func(o *Options) { o.Links.VitePressAnchors = true },
+		"links.hugo_aliases":        func(o *Options) { o.Links.HugoAliases = true },
+		"links.blackfriday_anchors": func(o *Options) { o.Links.BlackfridayAnchors = true },
+		"exclude":                   func(o *Options) { o.Exclude = nil },
+		"a source's exclude":        func(o *Options) { o.SourceExclude = map[string][]string{src: {"x/"}} },
+		"no .gitignore":             func(o *Options) { o.NoGitignore = true },
+		"parse budget":              func(o *Options) { o.MaxHeadings = 3 },
 	}
 	for what, change := range changed {
 		opt := base

@@ -68,3 +68,38 @@ func checkVitePressGet(t *testing.T, on bool, snap *store.Snapshot) {
 		}
 	}
 }
+
+// TestBlackfridayAnchors: with links.blackfriday_anchors an anchor names
+// the section Hugo's blackfriday autoHeadingIDType gives it (every run of
+// characters that are no letters or numbers one '-'; repeats by "-1")
+// when no slug is it, and get reads that section; without the rule such
+// links are broken and name the rule (VitePress' rule resolves two of
+// them too, but not "ünï-code": blackfriday's resolves the most).
+func TestBlackfridayAnchors(t *testing.T) {
+	src := t.TempDir()
+	writeFile(t, src, "reference/labels.md", "# Labels\n\n## kubernetes.io/arch\n\n## What's next\n\n## What's next\n\n## Ünï.code\n")
+	writeFile(t, src, "concepts/pods.md", "# Pods\n\n"+
+		"[a](../reference/labels.md#kubernetes-io-arch) [b](../reference/labels.md#what-s-next-1) [c](../reference/labels.md#kubernetesioarch) [d](../reference/labels.md#nope) [e](../reference/labels.md#ünï-code)\n")
+	want := []ruleWant{
+		{"../reference/labels.md#kubernetes-io-arch", broken, "reference/labels#kubernetesioarch"},
+		{"../reference/labels.md#what-s-next-1", broken, "reference/labels#whats-next-1"},
+		{"../reference/labels.md#kubernetesioarch", "reference/labels#kubernetesioarch", "reference/labels#kubernetesioarch"},
+		{"../reference/labels.md#nope", broken, broken},
+		{"../reference/labels.md#ünï-code", broken, "reference/labels#ünïcode"},
+	}
+	rule := ruleOnOff{name: store.LinkRuleBlackfridayAnchors, set: func(c *store.LinkConfig) { c.BlackfridayAnchors = true }, reason: docir.ReasonNoSection}
+	rule.check(t, src, "concepts/pods", want, func(t *testing.T, on bool, snap *store.Snapshot) {
+		rec, ok, err := snap.Record("reference/labels")
+		if err != nil || !ok {
+			t.Fatalf("reference/labels: %v, %v", ok, err)
+		}
+		f, err := snap.LinkRuleSections(&rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sec, _, found := f.Find("kubernetes-io-arch")
+		if on && (!found || sec.Slug != "kubernetesioarch") || !on && found {
+			t.Errorf("blackfriday_anchors %v: get reference/labels#kubernetes-io-arch reads %q (found %v)", on, sec.Slug, found)
+		}
+	})
+}
