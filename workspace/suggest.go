@@ -1,12 +1,14 @@
 package workspace
 
 import (
+	"context"
 	"path"
 	"slices"
 	"strings"
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/query"
 	"github.com/docir/docir/store"
 )
 
@@ -18,8 +20,10 @@ import (
 // without `.md`, with or without the source folder in front); the same id
 // in another case, or an id whose last segment is what was typed; a folder
 // (its README or index first, then what it holds) or another prefix of
-// ids; then ids within a few edits of what was typed. A heading typed with
-// the address is kept on each suggestion.
+// ids; then ids within a few edits of what was typed. Before them all, the
+// documents whose front matter lists what was typed among its aliases
+// (an Obsidian note's other names: `2FA` for Two-factor-authentication).
+// A heading typed with the address is kept on each suggestion.
 func Suggest(snap *store.Snapshot, a address.Address, n int) ([]string, error) {
 	if n <= 0 {
 		return nil, nil
@@ -86,15 +90,50 @@ func Suggest(snap *store.Snapshot, a address.Address, n int) ([]string, error) {
 		}
 		return strings.Compare(x.id, y.id)
 	})
-	var out []string
-	for _, c := range cands[:min(n, len(cands))] {
-		s := c.id
-		if a.HasHeading() {
-			s += "#" + a.Heading
+	ids, err := aliasedAs(snap, typed, n)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cands {
+		if len(ids) >= n {
+			break
 		}
-		out = append(out, s)
+		if !slices.Contains(ids, c.id) {
+			ids = append(ids, c.id)
+		}
+	}
+	var out []string
+	for _, id := range ids {
+		if a.HasHeading() {
+			id += "#" + a.Heading
+		}
+		out = append(out, id)
 	}
 	return out, nil
+}
+
+// aliasedAs returns the ids of at most n documents whose front matter
+// lists name among its aliases (compared as text, ignoring case, as
+// `docir query aliases:NAME` does): what a vault (Obsidian's aliases) or
+// a site calls a page besides its file's name. A name the query language
+// cannot say as one value (a quote, a glob, a comma) looks nothing up.
+func aliasedAs(snap *store.Snapshot, name string, n int) ([]string, error) {
+	if name == "" || strings.ContainsAny(name, "\"\\*?,") {
+		return nil, nil
+	}
+	expr, err := query.Parse(`aliases:"` + name + `"`)
+	if err != nil {
+		return nil, nil
+	}
+	recs, _, _, err := matchRecords(context.Background(), snap, expr, "", n)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, r := range recs {
+		ids = append(ids, r.ID)
+	}
+	return ids, nil
 }
 
 type candidate struct {

@@ -287,3 +287,28 @@ func suggestSections(t *testing.T, snap *store.Snapshot, typed string) []string 
 	}
 	return got
 }
+
+// TestSuggestAlias: a miss names first the documents whose front matter
+// lists it among its aliases, in any case, with the heading typed kept;
+// a name the query language cannot say as one value looks nothing up.
+func TestSuggestAlias(t *testing.T) {
+	ws, _ := indexedFiles(t, map[string]string{
+		"security/two-factor-authentication.md": "---\naliases: [2FA, Two factor]\n---\n# Two-factor authentication\n\n## Setup\n",
+		"2fb.md":                                "# Near\n",
+	})
+	snap := heldSnapshot(t, ws)
+	for typed, want := range map[string][]string{
+		"2FA":        {"security/two-factor-authentication"},
+		"2fa#Setup":  {"security/two-factor-authentication#Setup", "2fb#Setup"},
+		"Two-factor": nil,
+		"2F*":        nil,
+	} {
+		got, err := Suggest(snap, address.MustParse(typed), 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("Suggest(%q) (-want +got):\n%s", typed, diff)
+		}
+	}
+}
