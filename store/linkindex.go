@@ -1090,8 +1090,9 @@ func (s *Snapshot) BrokenLinksFrom(from int, fn func(i int, id string, links []d
 // are off in the generation's configuration and with which it would
 // resolve (docir.CheckedLink.ResolvesWith): the fewest that do, each rule
 // alone first, then two, and so on, the rules ranked by how many of ls's
-// links each resolves alone, then by name (fillRules). A root-relative link that resolves under none may resolve with
-// another site base (fillBase): it is named with that base
+// links each resolves alone, then by name (fillRules). A root-relative
+// link that resolves under none may resolve with another site base
+// (fillBase): it is named with that base
 // (docir.BaseRule). A link that resolves under none of them, or one whose
 // document the generation no longer holds, is left as it is. It resolves
 // the links again against the same generation, so the answer is never
