@@ -65,12 +65,18 @@ var (
 	keyLinkRules   = []byte("link_rules")
 	keyLinkCounts  = []byte("link_counts")
 	keyLinkAliases = []byte("link_aliases")
-	// aliasIndexVersion is keyLinkAliases' value: what the alias index
-	// holds. "1": Hugo's aliases; "2": and Jekyll's redirect_from
-	// (recordAliases). A generation whose index is of another version is
-	// indexed again (sealAliases), as one that kept none.
-	aliasIndexVersion = []byte("2")
+	// aliasIndexVersion is keyLinkAliases' value: AliasIndexVersion.
+	aliasIndexVersion = []byte(AliasIndexVersion)
 )
+
+// AliasIndexVersion says what a generation's alias index holds (its
+// keyLinkAliases): "1", Hugo's aliases; "2", and Jekyll's redirect_from
+// (recordAliases). A generation whose index is of another version is
+// indexed again by the next seal (sealAliases), as one that kept none,
+// and a refresh publishes one for it (Snapshot.AliasIndexCurrent; the
+// ingest settings digest holds the version, so no quick check of the
+// folders skips that refresh).
+const AliasIndexVersion = "2"
 
 // LinkConfig is what a store is told of its links besides its sources
 // (docir.yaml's links:). The generation records it; a change resolves

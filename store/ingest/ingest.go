@@ -144,8 +144,9 @@ var rulesVersion = markdown.RulesVersion
 // settingsDigest is a digest of what in the options decides the index a
 // refresh makes of the same files: the front-matter fields, the size cap,
 // the link rules, the exclude patterns and .gitignore, the folders links
-// may lead into, the parse budget (defaults filled in), and the markdown
-// rules (markdown.RulesVersion). A refresh
+// may lead into, the parse budget (defaults filled in), the markdown
+// rules (markdown.RulesVersion) and what the alias index holds
+// (store.AliasIndexVersion). A refresh
 // records it beside the generations (folderStateFile), and a read that
 // finds another says that docir.yaml changed since (Stale). Retain,
 // Force and the callbacks change no index, and are not in it.
@@ -162,7 +163,8 @@ func (o Options) settingsDigest() string {
 		AllowRoots    []string
 		Limits        markdown.Limits
 		Rules         int
-	}{o.passages().Fields(), o.MaxFileBytes, o.Links, o.Exclude, o.SourceExclude, o.NoGitignore, o.AllowRoots, l, rulesVersion})
+		AliasIndex    string
+	}{o.passages().Fields(), o.MaxFileBytes, o.Links, o.Exclude, o.SourceExclude, o.NoGitignore, o.AllowRoots, l, rulesVersion, store.AliasIndexVersion})
 	if err != nil {
 		panic(fmt.Sprintf("ingest: settings digest: %v", err)) // plain values: cannot fail
 	}
