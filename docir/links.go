@@ -27,6 +27,7 @@ const (
 	LinkAutolink   = "autolink"  // <https://…>, <user@host>, a bare http(s):// URL
 	LinkHugoRef    = "ref"       // Hugo's {{< ref "path" >}}
 	LinkHugoRelRef = "relref"    // Hugo's {{< relref "path" >}}
+	LinkWiki       = "wikilink"  // [[Note]], [[Note#Heading|text]], ![[file]] (Obsidian's, Foam's)
 )
 
 // What a link leads to (Link.Status).

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math/bits"
+	"path"
 	"slices"
 	"strings"
 
@@ -345,6 +346,13 @@ func (p *Pending) linksToResolve(all bool) ([]string, error) {
 		for _, a := range slices.Sorted(maps.Keys(p.aliasPaths)) {
 			keys = append(keys, aliasLinkKey(a))
 		}
+		names := map[string]bool{} // the note names of the files changed, for wikilinks
+		for key := range p.linkKeys {
+			if _, rel, err := splitFileKey([]byte(key)); err == nil {
+				names[noteNameKey(noteName(rel))] = true
+			}
+		}
+		keys = append(keys, slices.Sorted(maps.Keys(names))...)
 		for _, key := range keys {
 			err := linkersOf(c, key, func(id []byte) { ids[string(id)] = true })
 			if err != nil {
@@ -674,7 +682,18 @@ type resolver struct {
 	cfg     LinkConfig
 	c       chain
 	targets map[string]*targetAnchors // id -> its anchors; nil: no such document
+	names   *noteNames                // the documents by file name, for wikilinks (made on first use; may be shared)
 }
+
+// noteNames are a chain's documents by the name of their file, for
+// wikilinks (resolver.wiki): lower-cased, without ".md", its last
+// segment -> the documents whose file has it, each with its path so
+// (below its source folder). Made on the first wikilink a resolver reads.
+type noteNames struct {
+	by map[string][]noteFile
+}
+
+type noteFile struct{ rel, id, key string } // key: its file key
 
 // maxTargets bounds the resolver's cache of target documents.
 const maxTargets = 4096
@@ -702,6 +721,9 @@ func (r *resolver) resolve(id, root, rel string, m *linkMeta) linkEntry {
 
 // link resolves one link; the file keys it looked up go into keys.
 func (r *resolver) link(id, root, rel string, ref docir.LinkRef, keys map[string]bool) docir.Link {
+	if ref.Kind == docir.LinkWiki {
+		return r.wiki(id, ref, keys)
+	}
 	l := docir.Link{Line: ref.Line, Target: ref.Target, Kind: ref.Kind}
 	t := r.rules.Classify(root, rel, ref)
 	switch {
@@ -743,6 +765,102 @@ func (r *resolver) link(id, root, rel string, ref docir.LinkRef, keys map[string
 		l.Status, l.Reason, l.Address = docir.LinkBroken, docir.ReasonNoSection, target+"#"+t.Anchor
 	}
 	return l
+}
+
+// wiki resolves the wikilink ref of document id as Obsidian does: its
+// target is a note's name ("My Note"), or a path to it ("folder/My
+// Note"), without ".md" or with it, in any case: the document whose file,
+// below its source folder, is that path, else the one whose path ends
+// with it, the shortest (then the first in byte order). Then "#Heading"
+// as any anchor (the last part of "#A#B", Obsidian's heading path), and
+// "#^block" leads to the document (blocks have no address). A target
+// that is no note and has an extension (![[diagram.png]]) is a file docir
+// does not track: unchecked, not_markdown. links.ignore applies. The
+// name looked up goes into keys (noteNameKey), so that a file of that
+// name added or removed resolves the link again, and so does the file key
+// of the note it leads to (LinksInto reads by it).
+func (r *resolver) wiki(id string, ref docir.LinkRef, keys map[string]bool) docir.Link {
+	l := docir.Link{Line: ref.Line, Target: ref.Target, Kind: ref.Kind}
+	for _, p := range r.rules.Ignore {
+		if links.Match(p, ref.Target) {
+			l.Status, l.Reason = docir.LinkUnchecked, docir.ReasonIgnored
+			return l
+		}
+	}
+	name, anchor, _ := strings.Cut(ref.Target, "#")
+	name = strings.TrimSpace(name)
+	target := id
+	if name != "" {
+		if target = r.note(name, keys); target == "" {
+			if path.Ext(name) != "" {
+				l.Status, l.Reason = docir.LinkUnchecked, docir.ReasonNotMarkdown
+			} else {
+				l.Status, l.Reason = docir.LinkBroken, docir.ReasonNoDocument
+			}
+			return l
+		}
+	}
+	if i := strings.LastIndexByte(anchor, '#'); i >= 0 {
+		anchor = anchor[i+1:]
+	}
+	if anchor = strings.TrimSpace(anchor); anchor == "" || strings.HasPrefix(anchor, "^") {
+		l.Status, l.Address = docir.LinkResolved, target
+		return l
+	}
+	if addr, ok := r.anchor(target, anchor); ok {
+		l.Status, l.Address = docir.LinkResolved, addr
+	} else {
+		l.Status, l.Reason, l.Address = docir.LinkBroken, docir.ReasonNoSection, target+"#"+anchor
+	}
+	return l
+}
+
+// noteNameKey is the linkto key of a wikilink's lookup of the note name
+// (lower-cased, the last segment of its path without ".md"): a file of
+// that name added or removed resolves again the documents that hold one.
+func noteNameKey(name string) string { return "\x02" + name }
+
+// noteName is the name a wikilink's lookup of path p goes by.
+func noteName(p string) string {
+	return path.Base(strings.ToLower(strings.TrimSuffix(p, ".md")))
+}
+
+// note is the document a wikilink names by name (see wiki), or "".
+func (r *resolver) note(name string, keys map[string]bool) string {
+	want := strings.ToLower(strings.TrimSuffix(strings.Trim(name, "/"), ".md"))
+	key := noteName(want)
+	keys[noteNameKey(key)] = true
+	if r.names == nil {
+		r.names = &noteNames{}
+	}
+	if r.names.by == nil {
+		r.names.by = map[string][]noteFile{}
+		_ = r.c.each(bucketFiles, false, func(k, v []byte, _ int) error {
+			_, rel, err := splitFileKey(k)
+			e, verr := viewFileEntry(v)
+			if err != nil || verr != nil {
+				return nil
+			}
+			rel = strings.ToLower(strings.TrimSuffix(rel, ".md"))
+			n := path.Base(rel)
+			r.names.by[n] = append(r.names.by[n], noteFile{rel: rel, id: string(e.id), key: string(k)})
+			return nil
+		})
+	}
+	best, exact := noteFile{}, false
+	for _, f := range r.names.by[key] {
+		isExact := f.rel == want
+		if !isExact && !strings.HasSuffix(f.rel, "/"+want) {
+			continue
+		}
+		if best.id == "" || isExact && !exact || isExact == exact && (len(f.rel) < len(best.rel) || len(f.rel) == len(best.rel) && f.rel < best.rel) {
+			best, exact = f, isExact
+		}
+	}
+	if best.key != "" {
+		keys[best.key] = true // what LinksInto of the note reads by (linkto)
+	}
+	return best.id
 }
 
 // file returns the document id of the file key, or "" when no file is
@@ -1117,7 +1235,7 @@ func (s *Snapshot) FillResolvesWith(ls []*docir.Link) error {
 	if err != nil {
 		return s.damaged("%v", err)
 	}
-	targets := map[string]*targetAnchors{}
+	targets, names := map[string]*targetAnchors{}, &noteNames{}
 	return s.view(func(c chain) error {
 		var at []brokenAt
 		for _, l := range ls {
@@ -1136,10 +1254,10 @@ func (s *Snapshot) FillResolvesWith(ls []*docir.Link) error {
 			at = append(at, brokenAt{l: l, id: id, root: root, rel: rel})
 		}
 		fillRules(at, offRuleSets(cfg), func() *resolver {
-			return &resolver{rules: rules, cfg: cfg, c: c, targets: targets}
+			return &resolver{rules: rules, cfg: cfg, c: c, targets: targets, names: names}
 		})
 		fillBase(at, rules.Base, !cfg.IgnoreCase, func(base string, caseless bool) *resolver {
-			r := &resolver{rules: rules, cfg: cfg, c: c, targets: targets}
+			r := &resolver{rules: rules, cfg: cfg, c: c, targets: targets, names: names}
 			r.rules.Base, r.cfg.Base = base, base
 			r.cfg.IgnoreCase = r.cfg.IgnoreCase || caseless
 			return r

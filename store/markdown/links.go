@@ -468,6 +468,16 @@ func (s *scanner) run() {
 			i = s.angle(i)
 		case c == '{' && i+2 < len(t) && t[i+1] == '{' && (t[i+2] == '<' || t[i+2] == '%'):
 			i = s.shortcode(i)
+		case (c == '[' || c == '!') && s.wikilinkAt(i):
+			if end := s.wikilink(i); end > 0 {
+				i = end
+			} else if c == '!' {
+				s.stack = append(s.stack, opener{at: i + 1, image: true})
+				i += 2
+			} else {
+				s.stack = append(s.stack, opener{at: i})
+				i++
+			}
 		case c == '!' && i+1 < len(t) && t[i+1] == '[':
 			s.stack = append(s.stack, opener{at: i + 1, image: true})
 			i += 2
@@ -482,6 +492,57 @@ func (s *scanner) run() {
 			i++
 		}
 	}
+}
+
+// wikilink reads the wikilink (or embed) that opens at i, `[[target]]`,
+// `[[target|text]]` (`[[target\|text]]` in a table) or `![[target]]`
+// (Obsidian's, Foam's: a note by its name, `#Heading` or `#^block` after
+// it), emits its target, and returns
+// the offset past it; 0 when none opens there. It is on one line, holds
+// no bracket, backtick or '<' (a code span or a tag would have opened
+// first), and is followed by neither '(' nor '[' (then CommonMark reads
+// "[x]" inside brackets: `[[x]](url)` is a link to url); `[[x]]` whose
+// "x" is a defined reference label is that reference, as CommonMark reads
+// it.
+func (s *scanner) wikilink(i int) int {
+	t := s.t
+	j := i
+	if t[j] == '!' {
+		j++
+	}
+	k := j + 2
+	for k < len(t) && t[k] != ']' {
+		switch t[k] {
+		case '[', '\n', '\r', '`', '<':
+			return 0
+		}
+		k++
+	}
+	s.steps += k - j
+	if k+1 >= len(t) || t[k+1] != ']' || k+2 < len(t) && (t[k+2] == '(' || t[k+2] == '[') {
+		return 0
+	}
+	inner := t[j+2 : k]
+	if _, ok := s.lookup(inner); ok {
+		return 0
+	}
+	target, _, _ := bytes.Cut(inner, []byte("|"))
+	// In a table the text's '|' is escaped: [[Note\|text]].
+	if target = bytes.TrimSpace(bytes.TrimSuffix(target, []byte("\\"))); len(target) == 0 {
+		return 0
+	}
+	s.emit(i, target, docir.LinkWiki)
+	return k + 2
+}
+
+// wikilinkAt reports whether "[[" (or "![[") opens at i, where a
+// wikilink may (wikilink reads it).
+func (s *scanner) wikilinkAt(i int) bool {
+	t := s.t
+	if t[i] == '!' {
+		i++
+	}
+	return i+1 < len(t) && t[i] == '[' && t[i+1] == '['
 }
 
 // codeSpan skips the code span opening with the backtick run at i, or

@@ -143,7 +143,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	16 the text a comment shortcode encloses ({{< comment >}} … {{< /comment
 //	   >}}, Hugo's and Docsy's) is not a passage's text, as an HTML
 //	   comment's is not (store/passage commentEnd).
-const RulesVersion = 16
+//	17 wikilinks ([[Note]], [[Note#Heading|text]], ![[file]]) are links
+//	   (docir.LinkWiki), resolved by the note's name (store resolver.wiki).
+const RulesVersion = 17
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
