@@ -46,6 +46,7 @@ const (
 	ReasonOutsideBase    = "outside_base"    // a root-relative path outside the site base (links.base)
 	ReasonTemplate       = "template"        // a template expression other than ref/relref ({{% eturl x %}})
 	ReasonIgnored        = "ignored"         // the target matches a links.ignore pattern
+	ReasonWikilink       = "wikilink"        // a wikilink, where links.wikilinks is off (not a vault)
 )
 
 // Link is one link resolved against one generation of a store.

@@ -114,6 +114,10 @@ type LinkConfig struct {
 	// gives its heading with autoHeadingIDType "blackfriday"
 	// (links.BlackfridayAnchors) when no slug is the anchor.
 	BlackfridayAnchors bool `json:"blackfriday_anchors,omitempty"`
+	// Wikilinks resolves wikilinks ([[Note]]: resolver.wiki); off, they
+	// are unchecked (docir.ReasonWikilink): outside a vault `[[x]]` is a
+	// TOML table or an array, seldom a link.
+	Wikilinks bool `json:"wikilinks,omitempty"`
 }
 
 // LinkRuleDirectoryURLs, LinkRuleVitePressAnchors, LinkRuleHugoAliases and
@@ -135,7 +139,7 @@ func (c LinkConfig) Equal(o LinkConfig) bool {
 	return c.Base == o.Base && slices.Equal(c.Ignore, o.Ignore) && c.IgnoreCase == o.IgnoreCase &&
 		c.DefinitionIDs == o.DefinitionIDs && c.RootFallback == o.RootFallback && c.MkDocsAnchors == o.MkDocsAnchors &&
 		c.DirectoryURLs == o.DirectoryURLs && c.VitePressAnchors == o.VitePressAnchors && c.HugoAliases == o.HugoAliases &&
-		c.BlackfridayAnchors == o.BlackfridayAnchors
+		c.BlackfridayAnchors == o.BlackfridayAnchors && c.Wikilinks == o.Wikilinks
 }
 
 // linkEntry is one document's resolved links.
@@ -767,7 +771,8 @@ func (r *resolver) link(id, root, rel string, ref docir.LinkRef, keys map[string
 	return l
 }
 
-// wiki resolves the wikilink ref of document id as Obsidian does: its
+// wiki resolves the wikilink ref of document id, with links.wikilinks on
+// (else it is unchecked, docir.ReasonWikilink), as Obsidian does: its
 // target is a note's name ("My Note"), or a path to it ("folder/My
 // Note"), without ".md" or with it, in any case: the document whose file,
 // below its source folder, is that path, else the one whose path ends
@@ -781,6 +786,10 @@ func (r *resolver) link(id, root, rel string, ref docir.LinkRef, keys map[string
 // of the note it leads to (LinksInto reads by it).
 func (r *resolver) wiki(id string, ref docir.LinkRef, keys map[string]bool) docir.Link {
 	l := docir.Link{Line: ref.Line, Target: ref.Target, Kind: ref.Kind}
+	if !r.cfg.Wikilinks {
+		l.Status, l.Reason = docir.LinkUnchecked, docir.ReasonWikilink
+		return l
+	}
 	for _, p := range r.rules.Ignore {
 		if links.Match(p, ref.Target) {
 			l.Status, l.Reason = docir.LinkUnchecked, docir.ReasonIgnored

@@ -336,3 +336,27 @@ func wantHint(t *testing.T, files map[string]string, want string) {
 		t.Errorf("check's stderr %q\nlacks %s", stderr, want)
 	}
 }
+
+// TestWikilinksInAVault: a folder holding .obsidian/ is a vault, whose
+// [[wikilinks]] check resolves (a missing note is broken); without it, or
+// with links.wikilinks: false, they are unchecked.
+func TestWikilinksInAVault(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"Home.md":          "# Home\n\n[[My Note]] [[Missing note]]\n",
+		"notes/My Note.md": "# My Note\n",
+	})
+	code, got, _ := indexAndCheck(t, dir)
+	if code != 0 || len(got) != 0 {
+		t.Errorf("no vault: exit %d, broken %v; want 0 and none (wikilinks unchecked)", code, got)
+	}
+	writeTree(t, dir, map[string]string{".obsidian/app.json": "{}"})
+	code, got, _ = indexAndCheck(t, dir)
+	if _, ok := got["Missing note"]; code != 1 || len(got) != 1 || !ok {
+		t.Errorf("a vault: exit %d, broken %v; want 1 and [[Missing note]]", code, got)
+	}
+	writeTree(t, dir, map[string]string{"docir.yaml": "sources:\n  - path: .\nlinks:\n  wikilinks: false\n"})
+	if code, got, _ = indexAndCheck(t, dir); code != 0 || len(got) != 0 {
+		t.Errorf("a vault with wikilinks: false: exit %d, broken %v; want none", code, got)
+	}
+}

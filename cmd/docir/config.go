@@ -74,6 +74,8 @@ type LinksConfig struct {
 	HugoAliases bool `mapstructure:"hugo_aliases"`
 	// BlackfridayAnchors: an anchor may be the one Hugo gives a heading with autoHeadingIDType blackfriday (kubernetes-io-arch).
 	BlackfridayAnchors bool `mapstructure:"blackfriday_anchors"`
+	// Wikilinks: [[Note]] links are resolved as Obsidian resolves them; unset, on when a source folder holds .obsidian/.
+	Wikilinks *bool `mapstructure:"wikilinks"`
 }
 
 // PeerConfig is one entry of `peers:`: another store folder (path) or a
@@ -326,6 +328,29 @@ func blank(s string) bool { return strings.TrimSpace(s) == "" }
 
 // sourceExcludes are the sources' own exclude patterns, by absolute path,
 // as ingest takes them.
+// wikilinks is links.wikilinks: as docir.yaml says, else on when a
+// source folder holds .obsidian/, a vault's own settings folder (a
+// vault's links are wikilinks; elsewhere `[[x]]` is a TOML table or an
+// array more often than a link).
+func (lc *loadedConfig) wikilinks() bool {
+	if lc.Links.Wikilinks != nil {
+		return *lc.Links.Wikilinks
+	}
+	dirs := []string{lc.BaseDir}
+	if len(lc.Sources) > 0 {
+		dirs = dirs[:0]
+		for _, s := range lc.Sources {
+			dirs = append(dirs, lc.abs(s.Path))
+		}
+	}
+	for _, d := range dirs {
+		if st, err := os.Stat(filepath.Join(d, ".obsidian")); err == nil && st.IsDir() {
+			return true
+		}
+	}
+	return false
+}
+
 func (lc *loadedConfig) sourceExcludes() map[string][]string {
 	var out map[string][]string
 	for _, s := range lc.Sources {

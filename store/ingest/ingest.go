@@ -270,6 +270,7 @@ func (r *refresher) run() (docir.IndexSummary, error) {
 	}
 	// Work out the edit.
 	r.tally()
+	r.wikilinkHint()
 	if err := checkDrop(dir, r.prevDocs, r.change.Delete, r.opt.Force); err != nil {
 		return r.fail(err)
 	}

@@ -46,6 +46,7 @@ const (
 	KindCleanup       = "cleanup"        // a tidying step after publishing, or after finding nothing to publish, failed
 	KindPartlyIndexed = "partly_indexed" // a passage over fulltext.MaxTextBytes: searchable by its start
 	KindUnclosedFence = "unclosed_fence" // a code fence never closed swallows headings (the file indexes)
+	KindWikilinks     = "wikilinks"      // the files read hold more [[wikilinks]] than other links, and links.wikilinks is off
 	// A source's own warnings (one per source at most), "PATH: ...".
 	KindOtherExtension = "other_extension" // files that look like markdown (.mdx, .markdown...) and are not *.md
 	KindNoMarkdown     = "no_markdown"     // a source with no *.md file (with its other_extension count, if any)
@@ -85,6 +86,9 @@ type file struct {
 	digest  [32]byte
 	parsed  *markdown.Parsed // set once read; released once stored
 	body    []byte
+	// wiki and links count its wikilinks and its other links, for the
+	// refresh's hint (refresher.wikilinkHint)
+	wiki, links int
 	// passages are its passages, and pairs their pair filters
 	// (fulltext.Pairs), set once read; released once stored.
 	passages []fulltext.Passage
@@ -499,11 +503,30 @@ func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, root
 	// Its passages, and the pair filters the store keeps beside its
 	// record, are cut here, on the reading goroutines: the filters analyze
 	// every passage once more.
+	f.wiki, f.links = countWikilinks(rec)
 	f.passages = filePassages(opt.passages(), f)
 	if f.pairs, err = fulltext.Pairs(id, f.passages); err != nil {
 		f.status = statusSkipped
 		f.err = fmt.Errorf("%s: %w", shown(f.path()), err)
 	}
+}
+
+// countWikilinks counts rec's wikilinks and its other links.
+func countWikilinks(rec *docir.Record) (wiki, other int) {
+	add := func(refs []docir.LinkRef) {
+		for _, l := range refs {
+			if l.Kind == docir.LinkWiki {
+				wiki++
+			} else {
+				other++
+			}
+		}
+	}
+	add(rec.Links)
+	for _, s := range rec.Sections {
+		add(s.Links)
+	}
+	return wiki, other
 }
 
 // parseWarnings adds to f's warning what its parse says the index holds

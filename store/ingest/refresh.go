@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -56,10 +57,13 @@ type refresher struct {
 	// edits counts the files read as new or changed and the files gone:
 	// with none, and no setting changed, nothing is published. The
 	// summary counts documents by id instead (tally, oldPassages).
-	edits   int
-	change  store.Change
-	adds    []fulltext.Passage // passages to index (not streamed)
-	deletes []string           // passage ids to delete from the index
+	edits int
+	// wiki and links count the wikilinks and the other links of the
+	// files read (wikilinkHint).
+	wiki, links int
+	change      store.Change
+	adds        []fulltext.Passage // passages to index (not streamed)
+	deletes     []string           // passage ids to delete from the index
 }
 
 func (r *refresher) warn(wn warning) {
@@ -221,6 +225,18 @@ func (r *refresher) read() error {
 // The summary's unchanged counts the files not read again, removed the
 // ids that leave, and added, from scratch, every document read; of a
 // refresh on a generation, oldPassages counts the documents put.
+// wikilinkHint says, when the files this refresh read hold more
+// wikilinks than other links and links.wikilinks is off, that the corpus
+// reads as a vault whose links are unchecked, and what resolves them: a
+// vault without its .obsidian/ folder (a copy of its notes) is not told
+// apart otherwise.
+func (r *refresher) wikilinkHint() {
+	if r.opt.Links.Wikilinks || r.wiki == 0 || r.wiki <= r.links {
+		return
+	}
+	r.warn(warning{kind: KindWikilinks, text: fmt.Sprintf("the files read hold %d [[wikilinks]] and %d other links: a vault's, whose wikilinks are unchecked while links.wikilinks is off; links: {wikilinks: true} in docir.yaml resolves them as Obsidian does (docs/links.md)", r.wiki, r.links)})
+}
+
 func (r *refresher) tally() {
 	r.change.Files = make(map[string]*store.FileEntry)
 	for _, f := range r.walked.files {
@@ -245,6 +261,7 @@ func (r *refresher) tally() {
 			e := entry(f)
 			r.change.Files[f.key()] = &e
 		case statusNew, statusChanged:
+			r.wiki, r.links = r.wiki+f.wiki, r.links+f.links
 			r.edits++
 			if r.streamed { // written with its document
 				r.sum.Added++

@@ -15,7 +15,8 @@ import (
 // note itself, "|text" left out; an embed of a file docir does not track
 // is unchecked; a name no note has is broken, and a note of that name
 // added later resolves it (the refresh resolves its linkers again).
-// LinksInto lists wikilinks as any link.
+// LinksInto lists wikilinks as any link. With links.wikilinks off, each
+// is unchecked (ReasonWikilink).
 func TestWikilinks(t *testing.T) {
 	src, dir := t.TempDir(), t.TempDir()
 	writeFile(t, src, "Projects/Three laws.md", "# Three laws\n\n"+
@@ -24,7 +25,7 @@ func TestWikilinks(t *testing.T) {
 	writeFile(t, src, "Archive/Deep/My Note.md", "# Old note\n")
 	refresh := func() *store.Snapshot {
 		t.Helper()
-		if _, err := Refresh(t.Context(), dir, []store.Source{{Path: src}}, Options{}); err != nil {
+		if _, err := Refresh(t.Context(), dir, []store.Source{{Path: src}}, Options{Links: store.LinkConfig{Wikilinks: true}}); err != nil {
 			t.Fatal(err)
 		}
 		s, err := store.Open(dir)
@@ -67,5 +68,26 @@ func TestWikilinks(t *testing.T) {
 	s = refresh()
 	if l := linksByTarget(t, s, "Projects/Three-laws")["Missing note"]; l == nil || l.Status != docir.LinkResolved || l.Address != "Inbox/missing-NOTE" {
 		t.Errorf("after the note was added: %+v, want resolved to Inbox/missing-NOTE", l)
+	}
+
+	// links.wikilinks off (not a vault): every wikilink is unchecked.
+	// The refresh says so: these files hold more wikilinks than other links.
+	off := t.TempDir()
+	sum, err := Refresh(t.Context(), off, []store.Source{{Path: src}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.WarningCounts[KindWikilinks] != 1 {
+		t.Errorf("wikilinks off: warnings %q, want one of kind %s", sum.Warnings, KindWikilinks)
+	}
+	so, err := store.Open(off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer so.Close()
+	for target, l := range linksByTarget(t, so, "Projects/Three-laws") {
+		if l.Kind == docir.LinkWiki && (l.Status != docir.LinkUnchecked || l.Reason != docir.ReasonWikilink) {
+			t.Errorf("wikilinks off: %q is %s %s, want unchecked wikilink", target, l.Status, l.Reason)
+		}
 	}
 }

@@ -145,7 +145,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   comment's is not (store/passage commentEnd).
 //	17 wikilinks ([[Note]], [[Note#Heading|text]], ![[file]]) are links
 //	   (docir.LinkWiki), resolved by the note's name (store resolver.wiki).
-const RulesVersion = 17
+//	18 the same records as 17; raised so that a store 17 resolved with
+//	   every wikilink on is resolved again under links.wikilinks (on in a
+//	   vault only).
+const RulesVersion = 18
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
