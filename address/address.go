@@ -192,16 +192,23 @@ func Repair(s string) string {
 		id = t
 	}
 	id = strings.TrimSuffix(strings.TrimRight(id, "/"), ".md")
-	id = strings.Map(func(r rune) rune { // as ingest makes an id of a file's path
-		if unicode.IsSpace(r) {
-			return '-'
-		}
-		return r
-	}, id)
+	id = Hyphenated(id)
 	if hasHash {
 		return id + "#" + heading
 	}
 	return id
+}
+
+// Hyphenated is s with each white space character turned into '-': what
+// ingest makes of a file's path for its id ("my notes.md" is my-notes),
+// and Repair of an address typed with spaces.
+func Hyphenated(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return '-'
+		}
+		return r
+	}, s)
 }
 
 // MustParse is Parse for addresses known at compile time; it panics on error.

@@ -63,6 +63,17 @@ type Section struct {
 	Terms []string `json:"terms,omitempty"`
 }
 
+// LeadSpan is where r's lead lies in its body of n bytes: from where its
+// markdown starts (past the front matter) to its first heading, or to the
+// end when it has none.
+func (r *Record) LeadSpan(n int) (from, to int) {
+	from, to = min(r.MarkdownStart, n), n
+	if len(r.Sections) > 0 {
+		to = min(r.Sections[0].Start, n)
+	}
+	return from, to
+}
+
 // FindSection resolves the heading part of an address in r: a section whose
 // slug is exactly heading, else one whose slug is the slug of heading read as
 // heading text (so "Guide-level explanation" finds "guide-level-explanation"),

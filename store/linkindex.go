@@ -850,9 +850,8 @@ func (r *resolver) note(name string, keys map[string]bool) string {
 			if err != nil || verr != nil {
 				return nil
 			}
-			rel = strings.ToLower(strings.TrimSuffix(rel, ".md"))
-			n := path.Base(rel)
-			r.names.by[n] = append(r.names.by[n], noteFile{rel: rel, id: string(e.id), key: string(k)})
+			n := noteName(rel)
+			r.names.by[n] = append(r.names.by[n], noteFile{rel: strings.ToLower(strings.TrimSuffix(rel, ".md")), id: string(e.id), key: string(k)})
 			return nil
 		})
 	}

@@ -740,10 +740,7 @@ func ownText(body []byte, s docir.Section) []byte {
 // leadText is the text of rec's lead: its markdown before its first
 // heading (all of it, without headings), less the white space around it.
 func leadText(rec *docir.Record, body []byte) []byte {
-	from, to := min(rec.MarkdownStart, len(body)), len(body)
-	if len(rec.Sections) > 0 {
-		to = min(rec.Sections[0].Start, len(body))
-	}
+	from, to := rec.LeadSpan(len(body))
 	if from >= to {
 		return nil
 	}

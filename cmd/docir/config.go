@@ -326,8 +326,6 @@ func (lc *loadedConfig) abs(p string) string {
 
 func blank(s string) bool { return strings.TrimSpace(s) == "" }
 
-// sourceExcludes are the sources' own exclude patterns, by absolute path,
-// as ingest takes them.
 // wikilinks is links.wikilinks: as docir.yaml says, else on when a
 // source folder holds .obsidian/, a vault's own settings folder (a
 // vault's links are wikilinks; elsewhere `[[x]]` is a TOML table or an
@@ -351,6 +349,8 @@ func (lc *loadedConfig) wikilinks() bool {
 	return false
 }
 
+// sourceExcludes are the sources' own exclude patterns, by absolute path,
+// as ingest takes them.
 func (lc *loadedConfig) sourceExcludes() map[string][]string {
 	var out map[string][]string
 	for _, s := range lc.Sources {

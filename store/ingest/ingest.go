@@ -28,7 +28,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
@@ -780,13 +779,7 @@ func documentID(root store.Source, rel, fmID string) (id, warning string, ok boo
 			return a.ID, "", true
 		}
 	}
-	id = strings.TrimSuffix(rel, ".md")
-	id = strings.Map(func(r rune) rune {
-		if unicode.IsSpace(r) {
-			return '-'
-		}
-		return r
-	}, id)
+	id = address.Hyphenated(strings.TrimSuffix(rel, ".md"))
 	p := strings.TrimSuffix(root.Prefix, "/")
 	if folder, ok := BundleFolder(id); ok && (folder != "" || p != "") {
 		// The root's own index.md is the prefix's page; with no prefix it

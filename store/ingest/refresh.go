@@ -219,12 +219,6 @@ func (r *refresher) read() error {
 	return read(r.ctx, r.plan.toRead, r.plan.owner, r.opt, r.walked.roots, parsed)
 }
 
-// tally counts what the walk and the read found and works out the edit:
-// the files and documents to put, and the documents that leave (files
-// gone or now skipped, and the old id of a changed file no file keeps).
-// The summary's unchanged counts the files not read again, removed the
-// ids that leave, and added, from scratch, every document read; of a
-// refresh on a generation, oldPassages counts the documents put.
 // wikilinkHint says, when the files this refresh read hold more
 // wikilinks than other links and links.wikilinks is off, that the corpus
 // reads as a vault whose links are unchecked, and what resolves them: a
@@ -237,6 +231,12 @@ func (r *refresher) wikilinkHint() {
 	r.warn(warning{kind: KindWikilinks, text: fmt.Sprintf("the files read hold %d [[wikilinks]] and %d other links: a vault's, whose wikilinks are unchecked while links.wikilinks is off; links: {wikilinks: true} in docir.yaml resolves them as Obsidian does (docs/links.md)", r.wiki, r.links)})
 }
 
+// tally counts what the walk and the read found and works out the edit:
+// the files and documents to put, and the documents that leave (files
+// gone or now skipped, and the old id of a changed file no file keeps).
+// The summary's unchanged counts the files not read again, removed the
+// ids that leave, and added, from scratch, every document read; of a
+// refresh on a generation, oldPassages counts the documents put.
 func (r *refresher) tally() {
 	r.change.Files = make(map[string]*store.FileEntry)
 	for _, f := range r.walked.files {

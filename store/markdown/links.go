@@ -459,6 +459,12 @@ func (s *scanner) run() {
 	t := s.t
 	for i := 0; i < len(t); {
 		s.steps++
+		if c := t[i]; c == '[' || c == '!' {
+			if end := s.wikilink(i); end > 0 {
+				i = end
+				continue
+			}
+		}
 		switch c := t[i]; {
 		case c == '\\':
 			i += 2
@@ -468,16 +474,6 @@ func (s *scanner) run() {
 			i = s.angle(i)
 		case c == '{' && i+2 < len(t) && t[i+1] == '{' && (t[i+2] == '<' || t[i+2] == '%'):
 			i = s.shortcode(i)
-		case (c == '[' || c == '!') && s.wikilinkAt(i):
-			if end := s.wikilink(i); end > 0 {
-				i = end
-			} else if c == '!' {
-				s.stack = append(s.stack, opener{at: i + 1, image: true})
-				i += 2
-			} else {
-				s.stack = append(s.stack, opener{at: i})
-				i++
-			}
 		case c == '!' && i+1 < len(t) && t[i+1] == '[':
 			s.stack = append(s.stack, opener{at: i + 1, image: true})
 			i += 2
@@ -498,7 +494,9 @@ func (s *scanner) run() {
 // `[[target|text]]` (`[[target\|text]]` in a table) or `![[target]]`
 // (Obsidian's, Foam's: a note by its name, `#Heading` or `#^block` after
 // it), emits its target, and returns
-// the offset past it; 0 when none opens there. It is on one line, holds
+// the offset past it; 0 when none opens there ("[[" or "![[" does not,
+// or what follows is no wikilink: the brackets are then read as
+// CommonMark's). It is on one line, holds
 // no bracket, backtick or '<' (a code span or a tag would have opened
 // first), and is followed by neither '(' nor '[' (then CommonMark reads
 // "[x]" inside brackets: `[[x]](url)` is a link to url); `[[x]]` whose
@@ -509,6 +507,9 @@ func (s *scanner) wikilink(i int) int {
 	j := i
 	if t[j] == '!' {
 		j++
+	}
+	if j+1 >= len(t) || t[j] != '[' || t[j+1] != '[' {
+		return 0
 	}
 	k := j + 2
 	for k < len(t) && t[k] != ']' {
@@ -533,16 +534,6 @@ func (s *scanner) wikilink(i int) int {
 	}
 	s.emit(i, target, docir.LinkWiki)
 	return k + 2
-}
-
-// wikilinkAt reports whether "[[" (or "![[") opens at i, where a
-// wikilink may (wikilink reads it).
-func (s *scanner) wikilinkAt(i int) bool {
-	t := s.t
-	if t[i] == '!' {
-		i++
-	}
-	return i+1 < len(t) && t[i] == '[' && t[i+1] == '['
 }
 
 // codeSpan skips the code span opening with the backtick run at i, or

@@ -661,13 +661,14 @@ func Prose(text string, lead bool) string {
 		end := len(text)
 		if j := strings.Index(text[i+3:], closer); j >= 0 {
 			end = i + 3 + j + len(closer)
-			if closer != "-->" && !commentOpens(text[i:end]) {
+			switch {
+			case closer == "-->":
+			case commentOpens(text[i:end]):
+				end = commentEnd(text, end) // a comment shortcode hides what it encloses
+			default:
 				blankShortcode(text, i, end, blank)
 				i = end
 				continue
-			}
-			if closer != "-->" {
-				end = commentEnd(text, end) // a comment shortcode hides what it encloses
 			}
 		}
 		blank(i, end)

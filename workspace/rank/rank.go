@@ -1503,7 +1503,7 @@ func leadSlug(rec *docir.Record, body []byte) string {
 	if len(rec.Sections) == 0 {
 		return ""
 	}
-	from, to := min(rec.MarkdownStart, len(body)), min(rec.Sections[0].Start, len(body))
+	from, to := rec.LeadSpan(len(body))
 	if from < to && strings.TrimSpace(passage.Prose(string(body[from:to]), true)) != "" {
 		return ""
 	}
@@ -1527,10 +1527,7 @@ func (f *found) hit() docir.Hit {
 		slug = leadSlug(rec, body)
 		prefix = f.pc.FrontMatterProse(rec)
 	}
-	from, to := min(rec.MarkdownStart, len(body)), len(body)
-	if len(rec.Sections) > 0 {
-		to = min(rec.Sections[0].Start, len(body))
-	}
+	from, to := rec.LeadSpan(len(body))
 	if slug != "" {
 		hit.MatchedSection = rec.ID + "#" + slug
 		for _, sec := range rec.Sections {
