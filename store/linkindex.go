@@ -114,22 +114,28 @@ type LinkConfig struct {
 	// gives its heading with autoHeadingIDType "blackfriday"
 	// (links.BlackfridayAnchors) when no slug is the anchor.
 	BlackfridayAnchors bool `json:"blackfriday_anchors,omitempty"`
+	// MDNAnchors lets an anchor name a section by the anchor MDN Web Docs
+	// gives its heading (links.MDNAnchors: formal_syntax, result_2) when
+	// no slug is the anchor.
+	MDNAnchors bool `json:"mdn_anchors,omitempty"`
 	// Wikilinks resolves wikilinks ([[Note]]: resolver.wiki); off, they
 	// are unchecked (docir.ReasonWikilink): outside a vault `[[x]]` is a
 	// TOML table or an array, seldom a link.
 	Wikilinks bool `json:"wikilinks,omitempty"`
 }
 
-// LinkRuleDirectoryURLs, LinkRuleVitePressAnchors, LinkRuleHugoAliases and
-// LinkRuleBlackfridayAnchors name links.directory_urls,
-// links.vitepress_anchors, links.hugo_aliases and
-// links.blackfriday_anchors in docir.CheckedLink.ResolvesWith, as
+// LinkRuleDirectoryURLs, LinkRuleVitePressAnchors, LinkRuleHugoAliases,
+// LinkRuleBlackfridayAnchors and LinkRuleMDNAnchors name
+// links.directory_urls, links.vitepress_anchors, links.hugo_aliases,
+// links.blackfriday_anchors and links.mdn_anchors in
+// docir.CheckedLink.ResolvesWith, as
 // docir.LinkRuleRootFallback and the others name theirs.
 const (
 	LinkRuleDirectoryURLs      = "links.directory_urls"
 	LinkRuleVitePressAnchors   = "links.vitepress_anchors"
 	LinkRuleHugoAliases        = "links.hugo_aliases"
 	LinkRuleBlackfridayAnchors = "links.blackfriday_anchors"
+	LinkRuleMDNAnchors         = "links.mdn_anchors"
 )
 
 // Equal reports whether c and o are the same rules, every field
@@ -139,7 +145,7 @@ func (c LinkConfig) Equal(o LinkConfig) bool {
 	return c.Base == o.Base && slices.Equal(c.Ignore, o.Ignore) && c.IgnoreCase == o.IgnoreCase &&
 		c.DefinitionIDs == o.DefinitionIDs && c.RootFallback == o.RootFallback && c.MkDocsAnchors == o.MkDocsAnchors &&
 		c.DirectoryURLs == o.DirectoryURLs && c.VitePressAnchors == o.VitePressAnchors && c.HugoAliases == o.HugoAliases &&
-		c.BlackfridayAnchors == o.BlackfridayAnchors && c.Wikilinks == o.Wikilinks
+		c.BlackfridayAnchors == o.BlackfridayAnchors && c.MDNAnchors == o.MDNAnchors && c.Wikilinks == o.Wikilinks
 }
 
 // linkEntry is one document's resolved links.
@@ -958,8 +964,9 @@ func (r *resolver) anchor(id, anchor string) (string, bool) {
 // else the anchor read as heading text), else an id the document's HTML
 // defines, else (with definition_ids) a definition term's id, else (with
 // mkdocs_anchors) the anchor MkDocs gives a heading, else (with
-// blackfriday_anchors) the one Hugo's blackfriday rule gives it; the
-// address of the section that holds it (the document's own for its lead).
+// blackfriday_anchors) the one Hugo's blackfriday rule gives it, else
+// (with mdn_anchors) MDN's; the address of the section that holds it (the
+// document's own for its lead).
 func (t *targetAnchors) find(cfg LinkConfig, id, anchor string) (string, bool) {
 	if cfg.VitePressAnchors {
 		vp := t.generatorAnchors(&t.vitepress, links.VitePressAnchors)
@@ -992,6 +999,11 @@ func (t *targetAnchors) find(cfg LinkConfig, id, anchor string) (string, bool) {
 	}
 	if cfg.BlackfridayAnchors {
 		if s, ok := t.generatorAnchors(&t.blackfriday, links.BlackfridayAnchors)[anchor]; ok {
+			return id + "#" + s, true
+		}
+	}
+	if cfg.MDNAnchors {
+		if s, ok := t.generatorAnchors(&t.mdn, links.MDNAnchors)[anchor]; ok {
 			return id + "#" + s, true
 		}
 	}
@@ -1067,15 +1079,17 @@ type targetAnchors struct {
 	slugs       map[string]bool
 	html, terms map[string]string
 	// The sections as the record holds them, in order, and the slug of
-	// each anchor MkDocs, VitePress and Hugo's blackfriday give their headings
-	// (generatorAnchors: made on first use).
-	sections                       []anchorSection
-	mkdocs, vitepress, blackfriday map[string]string
+	// each anchor MkDocs, VitePress, Hugo's blackfriday and MDN give their
+	// headings (generatorAnchors: made on first use).
+	sections                            []anchorSection
+	mkdocs, vitepress, blackfriday, mdn map[string]string
 }
 
 // generatorAnchors maps each anchor that a site generator's rule
-// (links.MkDocsAnchors, links.VitePressAnchors) gives the document's
-// headings to its section's slug, made into *m on first use.
+// (links.MkDocsAnchors, links.VitePressAnchors, ...) gives the document's
+// headings to its section's slug, made into *m on first use; an anchor
+// a rule gives twice (MDNAnchors past its count) leads to the first, as
+// a browser's does.
 func (t *targetAnchors) generatorAnchors(m *map[string]string, rule func(headings []string) []string) map[string]string {
 	if *m == nil {
 		headings := make([]string, len(t.sections))
@@ -1084,7 +1098,9 @@ func (t *targetAnchors) generatorAnchors(m *map[string]string, rule func(heading
 		}
 		*m = make(map[string]string, len(headings))
 		for i, a := range rule(headings) {
-			(*m)[a] = t.sections[i].Slug
+			if _, ok := (*m)[a]; !ok {
+				(*m)[a] = t.sections[i].Slug
+			}
 		}
 	}
 	return *m
@@ -1503,6 +1519,7 @@ func offRuleSets(cfg LinkConfig) []ruleSet {
 		{LinkRuleDirectoryURLs, !cfg.DirectoryURLs, true, func(r *resolver) { r.rules.DirectoryURLs = true }},
 		{LinkRuleHugoAliases, !cfg.HugoAliases, false, func(r *resolver) { r.cfg.HugoAliases = true }},
 		{docir.LinkRuleIgnoreCase, !cfg.IgnoreCase, false, func(r *resolver) { r.cfg.IgnoreCase = true }},
+		{LinkRuleMDNAnchors, !cfg.MDNAnchors, false, func(r *resolver) { r.cfg.MDNAnchors = true }},
 		{docir.LinkRuleMkDocsAnchors, !cfg.MkDocsAnchors, false, func(r *resolver) { r.cfg.MkDocsAnchors = true }},
 		{docir.LinkRuleRootFallback, !cfg.RootFallback, false, func(r *resolver) { r.rules.RootFallback = true }},
 		{LinkRuleVitePressAnchors, !cfg.VitePressAnchors, false, func(r *resolver) { r.cfg.VitePressAnchors = true }},

@@ -16,7 +16,7 @@ import (
 func TestResolvesWithValues(t *testing.T) {
 	values := []string{
 		docir.LinkRuleDefinitionIDs, docir.LinkRuleIgnoreCase, docir.LinkRuleMkDocsAnchors, docir.LinkRuleRootFallback,
-		store.LinkRuleDirectoryURLs, store.LinkRuleVitePressAnchors, store.LinkRuleHugoAliases, store.LinkRuleBlackfridayAnchors,
+		store.LinkRuleDirectoryURLs, store.LinkRuleVitePressAnchors, store.LinkRuleHugoAliases, store.LinkRuleBlackfridayAnchors, store.LinkRuleMDNAnchors,
 		docir.BaseRule("/docs/"), docir.BaseRule("/a/b/"),
 	}
 	check, links := compiled(t, "docir.check.result.json"), compiled(t, "docir.links.result.json")

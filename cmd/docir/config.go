@@ -74,6 +74,8 @@ type LinksConfig struct {
 	HugoAliases bool `mapstructure:"hugo_aliases"`
 	// BlackfridayAnchors: an anchor may be the one Hugo gives a heading with autoHeadingIDType blackfriday (kubernetes-io-arch).
 	BlackfridayAnchors bool `mapstructure:"blackfriday_anchors"`
+	// MDNAnchors: an anchor may be the one MDN Web Docs gives a heading (formal_syntax, result_2).
+	MDNAnchors bool `mapstructure:"mdn_anchors"`
 	// Wikilinks: [[Note]] links are resolved as Obsidian resolves them; unset, on when a source folder holds .obsidian/.
 	Wikilinks *bool `mapstructure:"wikilinks"`
 }

@@ -103,3 +103,38 @@ func TestBlackfridayAnchors(t *testing.T) {
 		}
 	})
 }
+
+// TestMDNAnchors: with links.mdn_anchors an anchor names the section MDN
+// Web Docs gives it (rari: punctuation dropped, spaces '_', a repeat
+// numbered from _2) when no slug is it, and get reads that section;
+// without the rule such links are broken and name it. VitePress' rule,
+// which reads '_' as '-', would take #result_2 to the third "Result"
+// (VitePress' result-2); MDN's takes it to the second.
+func TestMDNAnchors(t *testing.T) {
+	src := t.TempDir()
+	writeFile(t, src, "web/html/element/th.md", "# th\n\n## Formal syntax\n\n## Examples\n\n### Result\n\n### Result\n\n### Result\n\n## SignificantDigits/FractionDigits default values\n")
+	writeFile(t, src, "web/guide.md", "# Guide\n\n"+
+		"[a](html/element/th.md#formal_syntax) [b](html/element/th.md#result_2) [c](html/element/th.md#significantdigitsfractiondigits_default_values) [d](html/element/th.md#result_4) [e](html/element/th.md#formal-syntax)\n")
+	want := []ruleWant{
+		{"html/element/th.md#formal_syntax", broken, "web/html/element/th#formal-syntax"},
+		{"html/element/th.md#result_2", broken, "web/html/element/th#result-1"},
+		{"html/element/th.md#significantdigitsfractiondigits_default_values", broken, "web/html/element/th#significantdigitsfractiondigits-default-values"},
+		{"html/element/th.md#result_4", broken, broken},
+		{"html/element/th.md#formal-syntax", "web/html/element/th#formal-syntax", "web/html/element/th#formal-syntax"},
+	}
+	rule := ruleOnOff{name: store.LinkRuleMDNAnchors, set: func(c *store.LinkConfig) { c.MDNAnchors = true }, reason: docir.ReasonNoSection}
+	rule.check(t, src, "web/guide", want, func(t *testing.T, on bool, snap *store.Snapshot) {
+		rec, ok, err := snap.Record("web/html/element/th")
+		if err != nil || !ok {
+			t.Fatalf("web/html/element/th: %v, %v", ok, err)
+		}
+		f, err := snap.LinkRuleSections(&rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sec, _, found := f.Find("result_2")
+		if on && (!found || sec.Slug != "result-1") || !on && found {
+			t.Errorf("mdn_anchors %v: get web/html/element/th#result_2 reads %q (found %v)", on, sec.Slug, found)
+		}
+	})
+}
