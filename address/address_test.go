@@ -188,7 +188,8 @@ func TestSluggerTake(t *testing.T) {
 }
 
 // FuzzParse holds the round trip: whatever Parse accepts prints back to the
-// same text (in normal form C) and parses again to the same value; nothing panics.
+// same text (in normal form C) and parses again to the same value; nothing
+// panics; a heading's Unemphasized text is it less some '_', once for all.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"a", "b#motivation", "a/b/c#Guide-level explanation", "#", "a#b#c", "/a", "a//b", "a b", "zh/命令#示例", "a\x00", "..", "a\u202Eb", "a#\u2067x", "./a/b.md", "https://h/a/#b", "a/.md/"} {
 		f.Add(s)
@@ -218,6 +219,12 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("second Parse(%q) = %+v, %v; want %+v", a.String(), b, err, a)
 		}
 		_ = Slug(a.Heading)
+		// Unemphasized only takes '_' off, and what it leaves has no
+		// delimiter left to take.
+		if u := Unemphasized(a.Heading); len(u) > len(a.Heading) || Unemphasized(u) != u ||
+			strings.ReplaceAll(u, "_", "") != strings.ReplaceAll(a.Heading, "_", "") {
+			t.Fatalf("Unemphasized(%q) = %q", a.Heading, u)
+		}
 	})
 }
 
@@ -264,5 +271,22 @@ func TestParseAll(t *testing.T) {
 	}
 	if got, err := ParseAll(nil); err != nil || len(got) != 0 {
 		t.Errorf("ParseAll(nil) = %v, %v", got, err)
+	}
+}
+
+func TestUnemphasized(t *testing.T) {
+	for in, want := range map[string]string{
+		"Event: 'activate' _macOS_": "Event: 'activate' macOS",
+		"_Readonly_":                "Readonly",
+		"snake_case":                "snake_case",
+		"__init__ x":                "init x",
+		"a __b__ c_d_":              "a b c_d",
+		"_":                         "",
+		"no underscore":             "no underscore",
+		"é_ü _ü_":                   "é_ü ü",
+	} {
+		if got := Unemphasized(in); got != want {
+			t.Errorf("Unemphasized(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -91,3 +91,35 @@ func (s *Slugger) unique(base string) string {
 	s.seen[slug] = 0
 	return slug
 }
+
+// Unemphasized is heading text as markdown writes it with its '_'
+// emphasis delimiters taken off: a run of '_' with no letter or number on
+// one of its sides ("Event: 'activate' _macOS_", "_Readonly_"), which
+// CommonMark reads as emphasis and a rendered heading does not show. A
+// '_' inside a word (snake_case) stays. '*' needs no such pass: Slug drops
+// it. A section is found by the text of its heading copied from the
+// markdown this way (docir.Record.FindSection).
+func Unemphasized(s string) string {
+	if !strings.Contains(s, "_") {
+		return s
+	}
+	word := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }
+	var b strings.Builder
+	rs := []rune(s)
+	for i := 0; i < len(rs); {
+		if rs[i] != '_' {
+			b.WriteRune(rs[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(rs) && rs[j] == '_' {
+			j++
+		}
+		if i > 0 && word(rs[i-1]) && j < len(rs) && word(rs[j]) {
+			b.WriteString(string(rs[i:j]))
+		}
+		i = j
+	}
+	return b.String()
+}

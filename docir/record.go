@@ -80,7 +80,9 @@ func (r *Record) LeadSpan(n int) (from, to int) {
 // else one whose heading text has that slug (a section whose author gave it
 // an id, `## Metadata {#metadata-schema}`, is found by "Metadata" too);
 // else the section one of whose Anchors is heading (an HTML id, a heading
-// in a block quote); else, when heading is percent-encoded (a URL's fragment as a browser
+// in a block quote); else the same two slug passes for heading with its
+// '_' emphasis delimiters taken off (address.Unemphasized: heading text
+// copied from the markdown); else, when heading is percent-encoded (a URL's fragment as a browser
 // copies it, "%C3%BCber-uns"), the same for its decoded text.
 func (r *Record) FindSection(heading string) (Section, bool) {
 	for _, s := range r.Sections {
@@ -102,6 +104,16 @@ func (r *Record) FindSection(heading string) (Section, bool) {
 	for _, s := range r.Sections {
 		if slices.Contains(s.Anchors, heading) {
 			return s, true
+		}
+	}
+	if u := address.Unemphasized(heading); u != heading {
+		// Heading text copied from the markdown: "_macOS_" is shown,
+		// and slugged, as "macOS".
+		us := address.Slug(u)
+		for _, s := range r.Sections {
+			if s.Slug == us || address.Slug(s.Heading) == us {
+				return s, true
+			}
 		}
 	}
 	if strings.Contains(heading, "%") {

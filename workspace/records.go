@@ -182,6 +182,16 @@ func (x *sectionIndex) find(heading string) (int, bool) {
 	if i, ok := x.anchor[heading]; ok {
 		return i, true
 	}
+	if u := address.Unemphasized(heading); u != heading {
+		us := address.Slug(u)
+		i, ok := x.slug[us]
+		if j, ok2 := x.headingSlug[us]; ok2 && (!ok || j < i) {
+			i, ok = j, true
+		}
+		if ok {
+			return i, true
+		}
+	}
 	if strings.Contains(heading, "%") {
 		if d, err := url.PathUnescape(heading); err == nil && d != heading && d != "" {
 			return x.find(address.NFC(d))

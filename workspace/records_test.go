@@ -14,8 +14,9 @@ import (
 
 // TestSectionIndexIsFindSection: the index a cached document answers its
 // second and later section lookups from finds what docir.Record.FindSection
-// finds, for slugs, heading texts, anchors, percent-encoded text, repeated
-// keys (the first section wins) and misses.
+// finds, for slugs, heading texts, anchors, percent-encoded text, heading
+// text copied from the markdown (_emphasis_), repeated keys (the first
+// section wins) and misses.
 func TestSectionIndexIsFindSection(t *testing.T) {
 	rec := docir.Record{Sections: []docir.Section{
 		{Slug: "intro", Heading: "Intro"},
@@ -24,10 +25,13 @@ func TestSectionIndexIsFindSection(t *testing.T) {
 		{Slug: "über-uns", Heading: "Über uns", Anchors: []string{"meta", "intro-2"}},
 		{Slug: "metadata", Heading: "Other", Anchors: []string{"x y"}},
 		{Slug: "a-b", Heading: "A  B"},
+		{Slug: "event-activate-macos", Heading: "Event: 'activate' macOS"},
+		{Slug: "snake_case-readonly", Heading: "snake_case Readonly"},
 	}}
 	asks := []string{"intro", "Intro", "intro-1", "metadata", "Metadata", "metadata-schema", "meta",
 		"über", "%C3%BCber-uns", "%C3%BCber", "%25C3%25BCber-uns", "über-uns", "Über uns", "intro-2",
-		"x y", "x%20y", "A B", "a-b", "A  B", "nope", "%", "%zz", "INTRO", "a%2Db"}
+		"x y", "x%20y", "A B", "a-b", "A  B", "nope", "%", "%zz", "INTRO", "a%2Db",
+		"Event: 'activate' _macOS_", "Event: 'activate' *macOS*", "snake_case _Readonly_", "_snake_case_ Readonly", "__Intro__", "snake case"}
 	idx := newSectionIndex(rec.Sections)
 	for _, h := range asks {
 		want, wok := rec.FindSection(h)
