@@ -18,7 +18,9 @@ import (
 //
 // In order: a file path typed instead of an id (`docs/foo.md`, with or
 // without `.md`, with or without the source folder in front); the same id
-// in another case, or an id whose last segment is what was typed; a folder
+// in another case, or an id whose last segment is what was typed, or one
+// that ends with what was typed or that it ends with (a site's URL path,
+// below or above the folders of the ids); a folder
 // (its README or index first, then what it holds) or another prefix of
 // ids; then ids within a few edits of what was typed. Before them all, the
 // documents whose front matter lists what was typed among its aliases
@@ -61,6 +63,11 @@ func Suggest(snap *store.Snapshot, a address.Address, n int) ([]string, error) {
 			// the folders the site serves it under (MDN's
 			// Web/CSS/color for css/color): the longest such id first.
 			c.tier, c.dist = 1, len(lower)-len(id)
+		case strings.HasSuffix(lid, "/"+lower):
+			// What was typed below the folder the site leaves out of its
+			// URLs (Hugo's permalinks: the Docker docs serve
+			// manuals/engine/install at /engine/install/).
+			c.tier, c.dist = 1, len(id)-len(noExt)
 		case isFolderIndex(id, noExt):
 			c.tier = 2
 		case strings.HasPrefix(id, noExt):
@@ -182,12 +189,15 @@ func abs(n int) int {
 // document that a, an address naming no section of it, most likely meant,
 // best first, in a's id as typed. The heading typed is compared as a slug
 // with each section's: first a section whose slug is the same but for its
-// '-' and '_' or one edit away (build-outdir, as VitePress writes the
-// anchor of `## build.outDir`, for buildoutdir); then one whose slug
-// starts with it or that it starts with ("mitig" for "mitigate"); then
-// the sections that share the most of its words or their stems
-// ("mitigation steps" for "mitigate"); then the slugs within a few edits.
-// Within each, the fewer edits away come first. Like Suggest, it is data:
+// '-' and '_' (build-outdir, as VitePress writes the anchor of
+// `## build.outDir`, for buildoutdir); then one whose slug starts with it
+// or that it starts with ("mitig" for "mitigate"; "win.setBounds" for
+// `win.setBounds(bounds[, animate])`); then one a single edit away
+// ("escalte"), after those, since in an API reference a getter and its
+// setter are one edit apart; then one whose slug holds it (a method named
+// without its object: "setBounds"); then the sections that share the most
+// of its words or their stems ("mitigation steps" for "mitigate"); then
+// the slugs within a few edits. Within each, the nearer come first. Like Suggest, it is data:
 // nothing is read in its place.
 func SuggestSections(snap *store.Snapshot, a address.Address, n int) ([]string, error) {
 	if n <= 0 || !a.HasHeading() {
@@ -210,14 +220,18 @@ func SuggestSections(snap *store.Snapshot, a address.Address, n int) ([]string, 
 		slug := strings.ToLower(sec.Slug)
 		c := sectionCandidate{slug: sec.Slug, edits: docir.EditDistance(typed, slug, maxSortEdits)}
 		switch {
-		case unpunctuated(typed) == unpunctuated(slug) || c.edits <= 1 && len(typed) >= 4:
+		case unpunctuated(typed) == unpunctuated(slug):
 			c.tier = 0
 		case strings.HasPrefix(slug, typed) || strings.HasPrefix(typed, slug):
 			c.tier, c.dist = 1, abs(len(slug)-len(typed))
+		case c.edits <= 1 && len(typed) >= 4:
+			c.tier = 2
+		case len(typed) >= 4 && strings.Contains(unpunctuated(slug), unpunctuated(typed)):
+			c.tier, c.dist = 3, len(slug)-len(typed)
 		case sharedWords(words, slug) > 0:
-			c.tier, c.dist = 2, -sharedWords(words, slug)
+			c.tier, c.dist = 4, -sharedWords(words, slug)
 		case c.edits <= maxEdits:
-			c.tier = 3
+			c.tier = 5
 		default:
 			continue
 		}

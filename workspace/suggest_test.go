@@ -69,6 +69,37 @@ func TestSuggest(t *testing.T) {
 	}
 }
 
+// An id typed without the folder the site leaves out of its URLs (the
+// Docker docs serve manuals/engine/install/ubuntu at
+// /engine/install/ubuntu/) suggests the id that ends with it, first
+// (Docker review 4).
+func TestSuggestBelowAFolder(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"manuals/engine/install/ubuntu.md", "manuals/engine/install/debian.md", "manuals/compose/install.md"} {
+		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, f), []byte("# "+f+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap := refreshedSnapshot(t, root)
+	for typed, want := range map[string]string{
+		"engine/install/ubuntu": "manuals/engine/install/ubuntu",
+		"Engine/Install/Debian": "manuals/engine/install/debian",
+		"compose/install#linux": "manuals/compose/install#linux",
+	} {
+		a, err := address.Parse(typed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Suggest(snap, a, 3)
+		if err != nil || len(got) == 0 || got[0] != want {
+			t.Errorf("Suggest(%q) = %v, %v; want %s first", typed, got, err, want)
+		}
+	}
+}
+
 // A heading that names no section of the document suggests its nearest
 // sections: by prefix, then shared words, then a few edits.
 func TestSuggestSections(t *testing.T) {
@@ -110,6 +141,29 @@ func TestSuggestSectionsNearestFirst(t *testing.T) {
 		"build#buildoutdirs":  {"build#buildoutdir", "build#build-options", "build#buildassetsdir"},
 		"build#build-target":  {"build#buildtarget", "build#build-options", "build#buildoutdir"},
 		"build#build-preload": {"build#build-options", "build#buildmodulepreload", "build#buildtarget"},
+	} {
+		got := suggestSections(t, snap, typed)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("SuggestSections(%q) (-want +got):\n%s", typed, diff)
+		}
+	}
+}
+
+// An API reference's method typed as code is suggested before its getter
+// or setter twin, one edit away; typed without its object, the sections
+// that hold its name come, shortest first (Electron review 2).
+func TestSuggestSectionsMethods(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "win.md"), []byte("# BrowserWindow\n\n"+
+		"## `win.getBounds()`\n\n## `win.setBounds(bounds[, animate])`\n\n## `win.setKiosk(flag)`\n\n"+
+		"## `contents.sendInputEvent(inputEvent)`\n\n## `contents.send(channel, ...args)`\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snap := refreshedSnapshot(t, root)
+	for typed, want := range map[string][]string{
+		"win#win.setBounds": {"win#winsetboundsbounds-animate", "win#wingetbounds", "win#winsetkioskflag"},
+		"win#setBounds":     {"win#winsetboundsbounds-animate"},
+		"win#send":          {"win#contentssendchannel-args", "win#contentssendinputeventinputevent"},
 	} {
 		got := suggestSections(t, snap, typed)
 		if diff := cmp.Diff(want, got); diff != "" {
