@@ -198,7 +198,10 @@ func checkStale(ctx context.Context, opts *CheckOptions, srcs []store.Source, ge
 // render hook gives `[term](g)` a meaning; vscode-docs serves its docs
 // folder at /docs/). links.ignore is named for the links no setting
 // resolves only: ignoring a target a setting resolves would hide its
-// real breakage.
+// real breakage; and never for links to a missing section of a page of
+// the sources (no_section), the site's own breakage: the section broken
+// most often, when several links share it, is named with the read that
+// suggests the nearest.
 func checkHints(broken []docir.CheckedLink) []string {
 	rules, bases := map[string]int{}, map[string]int{}
 	basePath := map[string]string{} // a key of bases -> its links.base
@@ -252,16 +255,22 @@ func checkHints(broken []docir.CheckedLink) []string {
 		}
 	}
 	targets := map[string]int{}
-	folders := map[string]int{} // the folders climbed to by links to no file (upFolder)
+	sections := map[string]int{} // the addresses of the no_section links
+	folders := map[string]int{}  // the folders climbed to by links to no file (upFolder)
 	for _, l := range broken {
-		if len(l.ResolvesWith) == 0 && (base == "" || !outsideBase(l.Link, base)) {
-			targets[l.Target]++
-			if f := upFolder(l.Target); f != "" && l.Reason == docir.ReasonNoDocument {
-				// A sibling site's page is no file here; a link that reaches
-				// a page of the sources and misses its anchor (no_section)
-				// is this site's own breakage, which links.ignore would hide.
-				folders[f]++
-			}
+		if len(l.ResolvesWith) > 0 || base != "" && outsideBase(l.Link, base) {
+			continue
+		}
+		// A link that reaches a page of the sources and misses its
+		// anchor (no_section) is this site's own breakage (a heading
+		// renamed or removed), which links.ignore would hide.
+		if l.Reason == docir.ReasonNoSection && l.Address != "" {
+			sections[l.Address]++
+			continue
+		}
+		targets[l.Target]++
+		if f := upFolder(l.Target); f != "" && l.Reason == docir.ReasonNoDocument {
+			folders[f]++ // a sibling site's page is no file here
 		}
 	}
 	if base != "" {
@@ -279,6 +288,10 @@ func checkHints(broken []docir.CheckedLink) []string {
 		out = append(out, siblingHint(folders, f, m))
 	} else if top != "" {
 		out = append(out, fmt.Sprintf("%d of the broken links are to %s; links.ignore leaves a target out of the check", n, strconv.Quote(top)))
+	}
+	if a, m := mostOf(sections, 1); a != "" {
+		id, slug, _ := strings.Cut(a, "#")
+		out = append(out, fmt.Sprintf("%d of the broken links are to %s, a section %s does not have (a heading renamed or removed?); docir get %s names the nearest", m, strconv.Quote(slug), id, shellQuote(a)))
 	}
 	return out
 }
@@ -575,4 +588,15 @@ func allFolders(srcs []store.Source) bool {
 		}
 	}
 	return true
+}
+
+// shellQuote is s as a POSIX shell word: as it is when it holds only
+// letters, digits and /._#-, else in single quotes (a quote inside as '\'').
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._#-", r))
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
