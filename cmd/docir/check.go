@@ -591,7 +591,8 @@ func allFolders(srcs []store.Source) bool {
 }
 
 // shellQuote is s as a POSIX shell word: as it is when it holds only
-// letters, digits and /._#-, else in single quotes (a quote inside as '\”).
+// letters, digits and /._#-, else in single quotes (a single quote inside
+// ends the quoting, is escaped with a backslash, and opens it again).
 func shellQuote(s string) string {
 	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._#-", r))
