@@ -144,7 +144,6 @@ func TestFrontMatterBudget(t *testing.T) {
 		{"10,000 deep", "a: " + strings.Repeat("[", 10_000) + strings.Repeat("]", 10_000) + "\n", "fields ignored"},
 		{"9,000 deep", "a: " + strings.Repeat("[", 9_000) + strings.Repeat("]", 9_000) + "\n", "nested more than 32 deep"},
 		{"deep flow", "a: " + strings.Repeat("[", 40) + strings.Repeat("]", 40) + "\n", "nested more than 32 deep"},
-		{"repeated key", "a: 1\na: 2\n", "not valid YAML"},
 	}
 	tomlKeys := func(n int) string {
 		var b strings.Builder

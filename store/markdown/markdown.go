@@ -148,7 +148,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	18 the same records as 17; raised so that a store 17 resolved with
 //	   every wikilink on is resolved again under links.wikilinks (on in a
 //	   vault only).
-const RulesVersion = 18
+//	19 a key written twice in YAML front matter is read as Hugo reads it,
+//	   the last pair winning, where every field was dropped (lastKeysWin).
+const RulesVersion = 19
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
@@ -721,14 +723,55 @@ func decodeFrontMatter(block []byte) (map[string]any, error) {
 	if err := measureYAML(&doc, 0, &keys); err != nil {
 		return nil, fmt.Errorf("front matter over the parse budget (%w), fields ignored", err)
 	}
+	var warn error
+	if k, first, last, ok := lastKeysWin(&doc); ok {
+		warn = fmt.Errorf("front matter repeats the key %q (lines %d and %d); the last is read, as Hugo reads it", k, first, last)
+	}
 	var fields map[string]any
 	if err := doc.Decode(&fields); err != nil {
 		return nil, fmt.Errorf("front matter is not valid YAML, fields ignored: %w", err)
 	}
 	if fields == nil {
-		return nil, nil
+		return nil, warn
 	}
-	return jsonSafe(fields).(map[string]any), nil
+	return jsonSafe(fields).(map[string]any), warn
+}
+
+// lastKeysWin drops from each mapping of n the pairs whose key a later
+// pair of the same mapping repeats, as Hugo reads such front matter (and
+// as yaml.v2 did; yaml.v3 refuses it, and a page whose author wrote
+// `keywords:` twice lost its title and every other field), and reports
+// the first repeated key and the lines of its first and last pairs.
+// Only plain keys are compared: a merge key (<<) is left as it is.
+func lastKeysWin(n *yaml.Node) (key string, first, last int, found bool) {
+	if n.Kind == yaml.MappingNode && len(n.Content) >= 4 {
+		at := map[string]int{} // a key -> the index of its last pair
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i]; k.Kind == yaml.ScalarNode && k.Tag != "!!merge" {
+				if j, ok := at[k.Value]; ok && !found {
+					key, first, last, found = k.Value, n.Content[j].Line, k.Line, true
+				}
+				at[k.Value] = i
+			}
+		}
+		if len(at) < len(n.Content)/2 {
+			kept := n.Content[:0]
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i]
+				if k.Kind == yaml.ScalarNode && k.Tag != "!!merge" && at[k.Value] != i {
+					continue
+				}
+				kept = append(kept, k, n.Content[i+1])
+			}
+			n.Content = kept
+		}
+	}
+	for _, c := range n.Content {
+		if k, f, l, ok := lastKeysWin(c); ok && !found {
+			key, first, last, found = k, f, l, true
+		}
+	}
+	return key, first, last, found
 }
 
 // measureYAML checks the node n, depth levels down, and what it holds

@@ -269,6 +269,33 @@ func TestFrontMatterFields(t *testing.T) {
 	}
 }
 
+// TestYAMLRepeatedKeys: a key written twice in YAML front matter (which
+// yaml.v3 refuses) is read as Hugo reads it, the last pair winning, at
+// any depth, and the page keeps its title and other fields, with a
+// warning that names the key and its lines (Docker review 5: a page with
+// two keywords: lines lost its title).
+func TestYAMLRepeatedKeys(t *testing.T) {
+	src := "---\ntitle: Debug a container\nkeywords: a, b\nweight: 3\nkeywords: c\nparams:\n  x: 1\n  x: 2\n  y: [1]\n---\n# Body\n"
+	got := NewParser().Parse("x.md", []byte(src))
+	want := map[string]any{"title": "Debug a container", "keywords": "c", "weight": 3, "params": map[string]any{"x": 2, "y": []any{1}}}
+	if diff := cmp.Diff(want, got.Record.Fields); diff != "" {
+		t.Errorf("fields (-want +got):\n%s", diff)
+	}
+	if got.Record.Title != "Debug a container" || got.Warning != `front matter repeats the key "keywords" (lines 2 and 4); the last is read, as Hugo reads it` {
+		t.Errorf("title %q, warning %q", got.Record.Title, got.Warning)
+	}
+	// As many repeats as the budget allows keys are read in one pass.
+	many := NewParser().Parse("x.md", []byte("---\n"+strings.Repeat("a: 1\n", MaxFrontMatterKeys-1)+"a: 2\n---\n# Body\n"))
+	if many.Record.Fields["a"] != 2 || !strings.Contains(many.Warning, `repeats the key "a" (lines 1 and 2)`) {
+		t.Errorf("%d repeats: fields %v, warning %q", MaxFrontMatterKeys, many.Record.Fields, many.Warning)
+	}
+	// A merge key stays as YAML reads it.
+	merged := NewParser().Parse("x.md", []byte("---\nbase: &b {a: 1}\nm:\n  <<: *b\n  c: 2\n---\n# Body\n"))
+	if m, _ := merged.Record.Fields["m"].(map[string]any); m["a"] != 1 || m["c"] != 2 || merged.Warning != "" {
+		t.Errorf("merge key: fields %v, warning %q", merged.Record.Fields, merged.Warning)
+	}
+}
+
 // TestTOMLFrontMatter: Hugo's TOML front matter ("+++" lines) gives
 // fields as YAML's does: dates as strings, tables as maps, integers as
 // ints; a block that is not valid TOML is a warning, and still not
