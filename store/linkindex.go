@@ -754,6 +754,9 @@ func (r *resolver) link(id, root, rel string, ref docir.LinkRef, keys map[string
 			}
 		}
 	}
+	if target == "" && t.PageName != "" {
+		target = r.pageNamed(t.PageName, keys)
+	}
 	if target == "" && r.cfg.HugoAliases {
 		target = r.alias(ref, keys)
 	}
@@ -840,11 +843,9 @@ func noteName(p string) string {
 	return path.Base(strings.ToLower(strings.TrimSuffix(p, ".md")))
 }
 
-// note is the document a wikilink names by name (see wiki), or "".
-func (r *resolver) note(name string, keys map[string]bool) string {
-	want := strings.ToLower(strings.TrimSuffix(strings.Trim(name, "/"), ".md"))
-	key := noteName(want)
-	keys[noteNameKey(key)] = true
+// noteFiles are the files of the sources whose name (noteName) is key,
+// read from the files bucket on the first call a resolver makes.
+func (r *resolver) noteFiles(key string) []noteFile {
 	if r.names == nil {
 		r.names = &noteNames{}
 	}
@@ -861,8 +862,16 @@ func (r *resolver) note(name string, keys map[string]bool) string {
 			return nil
 		})
 	}
+	return r.names.by[key]
+}
+
+// note is the document a wikilink names by name (see wiki), or "".
+func (r *resolver) note(name string, keys map[string]bool) string {
+	want := strings.ToLower(strings.TrimSuffix(strings.Trim(name, "/"), ".md"))
+	key := noteName(want)
+	keys[noteNameKey(key)] = true
 	best, exact := noteFile{}, false
-	for _, f := range r.names.by[key] {
+	for _, f := range r.noteFiles(key) {
 		isExact := f.rel == want
 		if !isExact && !strings.HasSuffix(f.rel, "/"+want) {
 			continue
@@ -875,6 +884,30 @@ func (r *resolver) note(name string, keys map[string]bool) string {
 		keys[best.key] = true // what LinksInto of the note reads by (linkto)
 	}
 	return best.id
+}
+
+// pageNamed is the document of the one file of the sources whose name is
+// name (in any case with links.ignore_case), as Hugo's GetPage finds a page by its
+// file's name when the path has no '/' and names no file ("" when no page,
+// or several, have it: Hugo refuses an ambiguous name). The name looked
+// up goes into keys (noteNameKey, shared with wikilinks' names), so that
+// a file of that name added or removed resolves the link again, and so
+// does the file key of the page it leads to.
+func (r *resolver) pageNamed(name string, keys map[string]bool) string {
+	key := noteName(strings.ToLower(name))
+	keys[noteNameKey(key)] = true
+	var found []noteFile
+	for _, f := range r.noteFiles(key) {
+		if _, rel, err := splitFileKey([]byte(f.key)); err == nil && path.Base(rel) == name ||
+			r.cfg.IgnoreCase && path.Base(f.rel)+".md" == strings.ToLower(name) {
+			found = append(found, f)
+		}
+	}
+	if len(found) != 1 {
+		return ""
+	}
+	keys[found[0].key] = true
+	return found[0].id
 }
 
 // file returns the document id of the file key, or "" when no file is

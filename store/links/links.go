@@ -34,6 +34,7 @@ package links
 import (
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/docir/docir/docir"
@@ -92,6 +93,11 @@ type Target struct {
 	NotMarkdown bool
 	// Anchor is the heading part, percent-decoded; "" for none.
 	Anchor string
+	// PageName, when no candidate exists, is a page's file name to find
+	// the one page of the sources by (Hugo's GetPage reads a path without
+	// a '/' so: "new-company.md" is admin/company/new-company.md when no
+	// other page has that name); "" for none.
+	PageName string
 }
 
 // Normalize returns r with Base in its canonical form ("/" when empty;
@@ -145,6 +151,9 @@ func (r Rules) Classify(root, rel string, l docir.LinkRef) Target {
 		for _, root := range r.Roots {
 			tg.addCandidates(root, rest)
 		}
+		if r.RootFallback {
+			tg.hugoPage(rest)
+		}
 		return tg
 	}
 	tg := r.relative(root, r.pageFile(rel, p), p, anchor)
@@ -152,8 +161,53 @@ func (r Rules) Classify(root, rel string, l docir.LinkRef) Target {
 		for _, root := range r.Roots {
 			tg.addCandidates(root, "/"+p)
 		}
+		tg.hugoPage(p)
 	}
 	return tg
+}
+
+// hugoPage adds what Hugo's GetPage (ref, relref, and the link render
+// hooks that send a site's links through them) reads a page path p as
+// besides its file, once the candidates of p are in t.Files: a bundle's
+// page is its folder's, whichever of index.md and _index.md holds it, so
+// "x.md" is also x/_index.md and x/index.md, and "x/index.md" also
+// x/_index.md (the Docker docs link "rootless.md" for
+// rootless/_index.md); and a path without a '/' names the one page of the
+// sources whose file has that name (PageName), where no file is at the
+// path. Every file t.Files holds is a candidate of p (a .md path has no
+// others), and each gets its bundle's pages beside it.
+func (t *Target) hugoPage(p string) {
+	name := strings.Trim(p, "/")
+	if !strings.Contains(name, "/") && (path.Ext(name) == "" || path.Ext(name) == ".md") {
+		switch name = strings.TrimSuffix(name, ".md") + ".md"; name {
+		case ".md", "index.md", "_index.md": // a bundle's page is named by its folder
+		default:
+			t.PageName = name
+		}
+	}
+	if path.Ext(p) != ".md" {
+		return // its bundle's pages are candidates already (addCandidates)
+	}
+	var more []File
+	for _, f := range t.Files {
+		fs := strings.TrimSuffix(f.Rel, ".md")
+		if f.Rel == fs {
+			continue
+		}
+		dir := fs
+		switch path.Base(fs) {
+		case "index", "_index":
+			dir = path.Dir(fs)
+		}
+		for _, name := range []string{"_index.md", "index.md"} {
+			more = append(more, File{Root: f.Root, Rel: strings.TrimPrefix(strings.TrimPrefix(dir+"/"+name, "./"), "/")})
+		}
+	}
+	for _, f := range more {
+		if !slices.Contains(t.Files, f) {
+			t.Files = append(t.Files, f)
+		}
+	}
 }
 
 // belowBase is the path the root-relative path p names below the site
@@ -216,6 +270,7 @@ func (r Rules) hugo(root, rel, t string) Target {
 	for _, root := range r.Roots {
 		tg.addCandidates(root, "/"+strings.TrimPrefix(p, "/"))
 	}
+	tg.hugoPage(p)
 	tg.NotMarkdown = false // a ref names a page: a miss is broken
 	return tg
 }

@@ -62,11 +62,14 @@ func TestClassify(t *testing.T) {
 		{"template", in("{{% eturl x %}}"), Target{Status: docir.LinkUnchecked, Reason: docir.ReasonTemplate}},
 		{"ignored", in("g"), Target{Status: docir.LinkUnchecked, Reason: docir.ReasonIgnored}},
 		{"ignored URL", in("https://internal.example/a/b"), Target{Status: docir.LinkUnchecked, Reason: docir.ReasonIgnored}},
-		{"hugo ref absolute", ref("/ops/disk.md#mitigate"), Target{Files: append(files(root, "ops/disk.md"), files(other, "ops/disk.md")...), Anchor: "mitigate"}},
+		// A ref's x.md is also the bundle x/_index.md or x/index.md
+		// (Hugo's page path), and a name alone the one page of that name.
+		{"hugo ref absolute", ref("/ops/disk.md#mitigate"), Target{Files: append(append(files(root, "ops/disk.md"), files(other, "ops/disk.md")...),
+			append(files(root, "ops/disk/_index.md", "ops/disk/index.md"), files(other, "ops/disk/_index.md", "ops/disk/index.md")...)...), Anchor: "mitigate"}},
 		{"hugo ref relative, then below each source", ref("disk"), Target{Files: append(append(
 			append(files(root, "guide/disk.md"), folder(root, "guide/disk")...),
 			append(files(root, "disk.md"), folder(root, "disk")...)...),
-			append(files(other, "disk.md"), folder(other, "disk")...)...)}},
+			append(files(other, "disk.md"), folder(other, "disk")...)...), PageName: "disk.md"}},
 		{"hugo relref anchor", docir.LinkRef{Target: "#usage", Kind: docir.LinkHugoRelRef}, Target{Self: true, Anchor: "usage"}},
 	}
 	for _, tt := range tests {
@@ -80,11 +83,13 @@ func TestClassify(t *testing.T) {
 }
 
 // TestRootFallback: a relative path is tried below each source folder
-// too, after the linking file's folder.
+// too, after the linking file's folder, and as Hugo's GetPage reads a page
+// path: x.md is also the bundle whose page is x/_index.md or x/index.md.
 func TestRootFallback(t *testing.T) {
 	r := Rules{Roots: []string{"/c"}, RootFallback: true}
 	got := r.Classify("/c", "guide/a.md", docir.LinkRef{Target: "ops/x.md#a", Kind: docir.LinkInline})
-	if diff := cmp.Diff(Target{Files: files("/c", "guide/ops/x.md", "ops/x.md"), Anchor: "a"}, got); diff != "" {
+	want := Target{Files: files("/c", "guide/ops/x.md", "ops/x.md", "guide/ops/x/_index.md", "guide/ops/x/index.md", "ops/x/_index.md", "ops/x/index.md"), Anchor: "a"}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

@@ -150,7 +150,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   vault only).
 //	19 a key written twice in YAML front matter is read as Hugo reads it,
 //	   the last pair winning, where every field was dropped (lastKeysWin).
-const RulesVersion = 19
+//	20 the same records as 19; raised so that links are resolved again
+//	   under Hugo's page paths (root_fallback, ref: x.md is also the bundle
+//	   x/_index.md, and a name alone the one page of that name).
+const RulesVersion = 20
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {

@@ -1,0 +1,40 @@
+package ingest
+
+import (
+	"testing"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store"
+)
+
+// TestHugoPagePaths: with links.root_fallback (Hugo's GetPage, which a
+// site's link render hook and ref/relref use), "x.md" also names the
+// bundle x/_index.md (or x/index.md), "index.md" the folder's _index.md,
+// and a path without a '/' that names no file the one page of the sources
+// with that file name; a name two pages share names none (Hugo refuses
+// it). A ref shortcode reads paths so whatever the rule (Docker review 2:
+// "rootless.md" for rootless/_index.md, "index.md" for _index.md,
+// "new-company.md" from another folder).
+func TestHugoPagePaths(t *testing.T) {
+	src := t.TempDir()
+	writeFile(t, src, "manuals/engine/security/rootless/_index.md", "# Rootless\n\n## Known limitations\n")
+	writeFile(t, src, "manuals/engine/network/_index.md", "# Networking\n")
+	writeFile(t, src, "manuals/admin/company/new-company.md", "# New company\n")
+	writeFile(t, src, "manuals/a/dup.md", "# Dup A\n")
+	writeFile(t, src, "manuals/b/dup.md", "# Dup B\n")
+	writeFile(t, src, "manuals/engine/network/links.md", "# Links\n\n"+
+		"[a](../security/rootless.md#known-limitations) [b](/manuals/engine/security/rootless.md) [c](index.md) "+
+		"[d](new-company.md) [e](dup.md) [f](nope.md) {{< ref \"../security/rootless.md\" >}}\n")
+	rootless := "manuals/engine/security/rootless"
+	want := []ruleWant{
+		{"../security/rootless.md#known-limitations", broken, rootless + "#known-limitations"},
+		{"/manuals/engine/security/rootless.md", broken, rootless},
+		{"index.md", broken, "manuals/engine/network"},
+		{"new-company.md", broken, "manuals/admin/company/new-company"},
+		{"dup.md", broken, broken},
+		{"nope.md", broken, broken},
+		{"../security/rootless.md", rootless, rootless},
+	}
+	rule := ruleOnOff{name: docir.LinkRuleRootFallback, set: func(c *store.LinkConfig) { c.RootFallback = true }, reason: docir.ReasonNoDocument}
+	rule.check(t, src, "manuals/engine/network/links", want, func(*testing.T, bool, *store.Snapshot) {})
+}
