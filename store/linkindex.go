@@ -1317,6 +1317,12 @@ func (s *Snapshot) FillResolvesWith(ls []*docir.Link) error {
 			r := &resolver{rules: rules, cfg: cfg, c: c, targets: targets, names: names}
 			r.rules.Base, r.cfg.Base = base, base
 			r.cfg.IgnoreCase = r.cfg.IgnoreCase || caseless
+			// A base is where the sources are served: a link's path below
+			// it names a file. One that names a redirect (an alias) is no
+			// evidence of it: with base /engine/, the Docker docs'
+			// /engine/install is /install, an alias of Docker Desktop's
+			// download page, not the engine's install page.
+			r.cfg.HugoAliases = false
 			return r
 		})
 		return nil

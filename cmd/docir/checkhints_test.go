@@ -361,3 +361,21 @@ func TestWikilinksInAVault(t *testing.T) {
 		t.Errorf("a vault with wikilinks: false: exit %d, broken %v; want none", code, got)
 	}
 }
+
+// TestCheckHintsNoBaseThroughAnAlias: a base is named by the links whose
+// path below it names a file, not by one that reaches a page through an
+// alias (a redirect): with base /engine/, the Docker docs' /engine/install
+// would be /install, an alias of the Docker Desktop download page, where
+// the site serves the engine's install page (Docker review 3).
+func TestCheckHintsNoBaseThroughAnAlias(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"docir.yaml":            "sources:\n  - path: .\nlinks:\n  hugo_aliases: true\n",
+		"get-started/docker.md": "---\ntitle: Get Docker\naliases: [/install/]\n---\n# Get Docker\n",
+		"guide.md":              "# Guide\n\n[install](/engine/install) [install again](/engine/install)\n",
+	})
+	code, got, _ := indexAndCheck(t, dir)
+	if want := map[string][]string{"/engine/install": nil}; code != 1 || !cmp.Equal(want, got) {
+		t.Errorf("check: exit %d, broken links and what they resolve with %v; want %v", code, got, want)
+	}
+}
