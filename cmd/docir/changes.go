@@ -20,15 +20,18 @@ type ChangesOptions struct {
 	WantText func() (bool, error)
 	// Bindings replays a receipt given as --since.
 	Bindings func() (binding.Service, error)
+	// Current is the local store's current generation, for a --since
+	// left out.
+	Current func(context.Context) (uint64, error)
 
 	Since string // a generation, or a receipt file
 	Until uint64
 }
 
 func newCmdChanges(f *Factory, runF func(context.Context, *ChangesOptions) error) *cobra.Command {
-	opts := &ChangesOptions{IO: f.IO, Reader: f.Reader, WantText: f.wantText, Bindings: f.bindings}
+	opts := &ChangesOptions{IO: f.IO, Reader: f.Reader, WantText: f.wantText, Bindings: f.bindings, Current: f.currentGeneration}
 	cmd := &cobra.Command{
-		Use:   "changes --since REV|RECEIPT [--until REV]",
+		Use:   "changes [--since REV|RECEIPT] [--until REV]",
 		Short: "Documents and sections added, changed and removed between two generations",
 		Long: `List what changed in the local store between two retained generations: the
 documents added, changed and removed, and for each changed document the
@@ -38,17 +41,17 @@ section is changed when its own text changed (its heading line to the next
 heading), not when a neighbour did.
 
 --since is a generation number or a binding receipt file (docir bind), which
-must replay exactly; --until defaults to the current generation. The cost is
-what changed: it reads the layers the two generations do not share.`,
-		Example: `  docir bind > task.receipt      # ... later, after docir index:
+must replay exactly; --until defaults to the current generation. Without
+--since, the list is what the later generation changed from the one before
+it: what the last docir index changed. The cost is what changed: it reads
+the layers the two generations do not share.`,
+		Example: `  docir changes                  # what the last docir index changed
+  docir bind > task.receipt      # ... later, after docir index:
   docir changes --since task.receipt
   docir changes --since task.receipt --jq '.sections.changed[]' | docir get -
   docir changes --since 1 --until 2    # what generation 2 changed from generation 1`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.Since == "" {
-				return docir.Errorf(docir.CodeUsage, "--since is required: a generation or a binding receipt file")
-			}
 			if opts.Until == 0 && cmd.Flags().Changed("until") {
 				return docir.Errorf(docir.CodeUsage, "--until 0: generations are numbered from 1")
 			}
@@ -58,7 +61,7 @@ what changed: it reads the layers the two generations do not share.`,
 			return changesRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Since, "since", "", "the earlier generation: a `REV` number, or a binding RECEIPT file")
+	cmd.Flags().StringVar(&opts.Since, "since", "", "the earlier generation: a `REV` number, or a binding RECEIPT file (default: the one before --until)")
 	cmd.Flags().Uint64Var(&opts.Until, "until", 0, "the later generation (default: the current one)")
 	f.addFlags(cmd, storeFlags|outputFlags|verboseFlag)
 	return cmd
@@ -70,7 +73,19 @@ func changesRun(ctx context.Context, opts *ChangesOptions) error {
 		return err
 	}
 	p := docir.ChangesParams{Until: opts.Until, MaxBytes: -1} // the whole change, in one page
-	if n, err := strconv.ParseUint(opts.Since, 10, 64); err == nil {
+	if opts.Since == "" {
+		// What the later generation changed from the one before it.
+		until := opts.Until
+		if until == 0 {
+			if until, err = opts.Current(ctx); err != nil {
+				return err
+			}
+		}
+		if until < 2 {
+			return docir.Errorf(docir.CodeUsage, "generation %d is the store's first: nothing before it to compare with (--since REV|RECEIPT names another)", until)
+		}
+		p.Since = until - 1
+	} else if n, err := strconv.ParseUint(opts.Since, 10, 64); err == nil {
 		if n == 0 {
 			return docir.Errorf(docir.CodeUsage, "--since 0: generations are numbered from 1")
 		}
@@ -134,4 +149,18 @@ func (f *Factory) bindings() (binding.Service, error) {
 		return nil, err
 	}
 	return ws.Bindings(), nil
+}
+
+// currentGeneration is the local store's current generation.
+func (f *Factory) currentGeneration(ctx context.Context) (uint64, error) {
+	ws, err := f.Workspace()
+	if err != nil {
+		return 0, err
+	}
+	v, err := ws.Current(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer v.Close()
+	return v.Generation(), nil
 }

@@ -102,7 +102,7 @@ func flagErrorAmong(cmd *cobra.Command, err error, commands func() []*cobra.Comm
 		if hint == "" && (cmd.Name() == "search" || cmd.Name() == "context") {
 			// A query for a flag's name ("--reuse-values"), as a user
 			// of the documented tool types it.
-			hint = fmt.Sprintf("\nto ask for the flag --%s, put -- before the query: docir %s -- --%s", name, cmd.Name(), name)
+			hint = fmt.Sprintf("\nto ask for the flag --%s, put -- before the query, after any flags (what follows -- is the query): docir %s -- --%s", name, cmd.Name(), name)
 		}
 		msg += hint
 	} else if hint, ok := dashTerms[cmd.Name()]; ok && strings.HasPrefix(msg, "unknown shorthand flag") {
@@ -115,9 +115,9 @@ func flagErrorAmong(cmd *cobra.Command, err error, commands func() []*cobra.Comm
 // query's negated term, search's excluded word), how to write one: pflag
 // reads "-status:draft" as flags wherever it stands.
 var dashTerms = map[string]string{
-	"query":   "a negated term looks like a flag: quote the expression, or put -- before it (docir query 'kind:adr -status:draft', docir query -- kind:adr -status:draft)",
-	"search":  `an excluded -word looks like a flag: quote the query, or put -- before it (docir search "retry -budget", docir search -- retry -budget)`,
-	"context": `an excluded -word looks like a flag: quote the query, or put -- before it (docir context "retry -budget", docir context -- retry -budget)`,
+	"query":   "a negated term looks like a flag: quote the expression, or put -- before it, after any flags (docir query 'kind:adr -status:draft', docir query -- kind:adr -status:draft)",
+	"search":  `an excluded -word looks like a flag: quote the query, or put -- before it, after any flags (docir search "retry -budget", docir search -- retry -budget)`,
+	"context": `an excluded -word looks like a flag: quote the query, or put -- before it, after any flags (docir context "retry -budget", docir context -- retry -budget)`,
 }
 
 var unknownFlagMsg = lazyRegexp(`^unknown flag: --([^\s=]+)`)
