@@ -138,6 +138,12 @@ func sourcesRun(ctx context.Context, opts *SourcesOptions) error {
 		if len(list) == 0 {
 			return docir.Errorf(docir.CodeUsage, "that would leave no sources; use --replace DIR... to change the list")
 		}
+		// The list is the user's: a source the store holds and the list
+		// leaves out (a docir.yaml edited by hand, whose list already
+		// reads as the new one) is dropped, as --replace and --remove
+		// say; index refuses that only when the list was not changed
+		// on purpose.
+		lc.force = true
 		sum, err := refreshWith(ctx, lc, list, opts.Workspace)
 		if err != nil {
 			return indexFailed(ctx, err, nil)
