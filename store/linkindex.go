@@ -320,6 +320,7 @@ func linkRulesOf(meta *bolt.Bucket) (links.Rules, LinkConfig, error) {
 	}
 	for _, s := range srcs {
 		rules.Roots = append(rules.Roots, s.Path)
+		rules.Prefixes = append(rules.Prefixes, s.Prefix)
 	}
 	rules.Base, rules.Ignore, rules.RootFallback = cfg.Base, cfg.Ignore, cfg.RootFallback
 	rules.DirectoryURLs = cfg.DirectoryURLs

@@ -3,6 +3,8 @@ package ingest
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
 )
@@ -37,4 +39,37 @@ func TestHugoPagePaths(t *testing.T) {
 	}
 	rule := ruleOnOff{name: docir.LinkRuleRootFallback, set: func(c *store.LinkConfig) { c.RootFallback = true }, reason: docir.ReasonNoDocument}
 	rule.check(t, src, "manuals/engine/network/links", want, func(*testing.T, bool, *store.Snapshot) {})
+}
+
+// TestRootRelativeSourcePrefix: with a source prefixed manuals, a
+// root-relative link resolves to its page whether written as the URL the
+// site serves it at (/engine/install/, the folder's content at /) or as
+// its content path (/manuals/engine/install.md, as its ids read): the
+// Docker docs write both (review 1).
+func TestRootRelativeSourcePrefix(t *testing.T) {
+	site, manuals := t.TempDir(), t.TempDir()
+	writeFile(t, manuals, "engine/install/_index.md", "# Install\n\n## Ubuntu\n")
+	writeFile(t, site, "guide.md", "# Guide\n\n[a](/engine/install/) [b](/manuals/engine/install/_index.md#ubuntu) [c](/manuals/nope.md)\n")
+	dir := t.TempDir()
+	srcs := []store.Source{{Path: site}, {Path: manuals, Prefix: "manuals"}}
+	if _, err := Refresh(t.Context(), dir, srcs, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got := map[string]string{}
+	for target, l := range linksByTarget(t, s, "guide") {
+		got[target] = l.Status + " " + l.Address
+	}
+	want := map[string]string{
+		"/engine/install/":                         "resolved manuals/engine/install",
+		"/manuals/engine/install/_index.md#ubuntu": "resolved manuals/engine/install#ubuntu",
+		"/manuals/nope.md":                         "broken ",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("links (-want +got):\n%s", diff)
+	}
 }

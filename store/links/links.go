@@ -45,6 +45,10 @@ import (
 type Rules struct {
 	// Roots are the source folders, absolute and cleaned, in config order.
 	Roots []string
+	// Prefixes are the sources' id prefixes, one a root ("" for none):
+	// a root-relative path that starts with a source's prefix also names
+	// what follows it below that source, as the source's ids do.
+	Prefixes []string
 	// Base is the site base of root-relative links: "/" (the default)
 	// maps "/x" to x below each source folder, "/docs/" maps "/docs/x" to
 	// x and leaves "/other" outside the base.
@@ -150,6 +154,14 @@ func (r Rules) Classify(root, rel string, l docir.LinkRef) Target {
 		tg := Target{Anchor: anchor}
 		for _, root := range r.Roots {
 			tg.addCandidates(root, rest)
+		}
+		for i, prefix := range r.Prefixes {
+			// A path written as the source's ids are: /api/x for x below
+			// the source prefixed api (a site that serves one folder of
+			// its content at /, and writes content paths for it too).
+			if below, ok := strings.CutPrefix(rest, "/"+strings.Trim(prefix, "/")+"/"); ok && prefix != "" && i < len(r.Roots) {
+				tg.addCandidates(r.Roots[i], below)
+			}
 		}
 		if r.RootFallback {
 			tg.hugoPage(rest)

@@ -185,3 +185,27 @@ func FuzzClassify(f *testing.F) {
 		}
 	})
 }
+
+// TestRootRelativePrefix: a root-relative path that starts with a
+// source's prefix also names what follows it below that source, after the
+// path below each source folder: a site that serves its manuals folder
+// (a source prefixed manuals) at / writes /engine/install/ for its pages
+// and /manuals/engine/install.md for the same content path.
+func TestRootRelativePrefix(t *testing.T) {
+	r := Rules{Roots: []string{"/c", "/c/manuals"}, Prefixes: []string{"", "manuals"}}
+	link := func(target string) docir.LinkRef { return docir.LinkRef{Target: target, Kind: docir.LinkInline} }
+	got := r.Classify("/c", "guide/a.md", link("/manuals/engine/x.md#a"))
+	want := Target{Files: files("/c", "manuals/engine/x.md"), Anchor: "a"}
+	want.Files = append(want.Files, files("/c/manuals", "manuals/engine/x.md", "engine/x.md")...)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	got = r.Classify("/c", "guide/a.md", link("/engine/x.md"))
+	if diff := cmp.Diff(Target{Files: append(files("/c", "engine/x.md"), files("/c/manuals", "engine/x.md")...)}, got); diff != "" {
+		t.Errorf("a path the prefix does not begin (-want +got):\n%s", diff)
+	}
+	got = r.Classify("/c", "guide/a.md", link("/manualsx/y.md"))
+	if diff := cmp.Diff(Target{Files: append(files("/c", "manualsx/y.md"), files("/c/manuals", "manualsx/y.md")...)}, got); diff != "" {
+		t.Errorf("a prefix is a whole segment (-want +got):\n%s", diff)
+	}
+}

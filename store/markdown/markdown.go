@@ -152,7 +152,8 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   the last pair winning, where every field was dropped (lastKeysWin).
 //	20 the same records as 19; raised so that links are resolved again
 //	   under Hugo's page paths (root_fallback, ref: x.md is also the bundle
-//	   x/_index.md, and a name alone the one page of that name).
+//	   x/_index.md, and a name alone the one page of that name) and a
+//	   source's prefix (/manuals/x is x below the source prefixed manuals).
 const RulesVersion = 20
 
 // Parsed is what Parse makes of a file.
