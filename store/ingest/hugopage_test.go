@@ -13,8 +13,8 @@ import (
 // site's link render hook and ref/relref use), "x.md" also names the
 // bundle x/_index.md (or x/index.md), "index.md" the folder's _index.md,
 // and a path without a '/' that names no file the one page of the sources
-// with that file name; a name two pages share names none (Hugo refuses
-// it). A ref shortcode reads paths so whatever the rule (Docker review 2:
+// with that file name (a root-relative one names the top of the site
+// only); a name two pages share names none (Hugo refuses it). A ref shortcode reads paths so whatever the rule (Docker review 2:
 // "rootless.md" for rootless/_index.md, "index.md" for _index.md,
 // "new-company.md" from another folder).
 func TestHugoPagePaths(t *testing.T) {
@@ -26,7 +26,7 @@ func TestHugoPagePaths(t *testing.T) {
 	writeFile(t, src, "manuals/b/dup.md", "# Dup B\n")
 	writeFile(t, src, "manuals/engine/network/links.md", "# Links\n\n"+
 		"[a](../security/rootless.md#known-limitations) [b](/manuals/engine/security/rootless.md) [c](index.md) "+
-		"[d](new-company.md) [e](dup.md) [f](nope.md) {{< ref \"../security/rootless.md\" >}}\n")
+		"[d](new-company.md) [e](dup.md) [f](nope.md) [g](/new-company.md) {{< ref \"../security/rootless.md\" >}}\n")
 	rootless := "manuals/engine/security/rootless"
 	want := []ruleWant{
 		{"../security/rootless.md#known-limitations", broken, rootless + "#known-limitations"},
@@ -35,6 +35,7 @@ func TestHugoPagePaths(t *testing.T) {
 		{"new-company.md", broken, "manuals/admin/company/new-company"},
 		{"dup.md", broken, broken},
 		{"nope.md", broken, broken},
+		{"/new-company.md", broken, broken}, // the top of the site, not a name
 		{"../security/rootless.md", rootless, rootless},
 	}
 	rule := ruleOnOff{name: docir.LinkRuleRootFallback, set: func(c *store.LinkConfig) { c.RootFallback = true }, reason: docir.ReasonNoDocument}

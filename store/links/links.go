@@ -189,7 +189,9 @@ func (r Rules) Classify(root, rel string, l docir.LinkRef) Target {
 // path. Every file t.Files holds is a candidate of p (a .md path has no
 // others), and each gets its bundle's pages beside it.
 func (t *Target) hugoPage(p string) {
-	name := strings.Trim(p, "/")
+	// A name alone: no folder, and not root-relative ("/x.md" is x.md at
+	// the top of the site, which Hugo does not look for elsewhere).
+	name := p
 	if !strings.Contains(name, "/") && (path.Ext(name) == "" || path.Ext(name) == ".md") {
 		switch name = strings.TrimSuffix(name, ".md") + ".md"; name {
 		case ".md", "index.md", "_index.md": // a bundle's page is named by its folder
