@@ -745,7 +745,7 @@ func decodeFrontMatter(block []byte) (map[string]any, error) {
 // pair of the same mapping repeats, as Hugo reads such front matter (and
 // as yaml.v2 did; yaml.v3 refuses it, and a page whose author wrote
 // `keywords:` twice lost its title and every other field), and reports
-// the first repeated key and the lines of its first and last pairs.
+// the first key found repeated and the lines of its first two pairs.
 // Only plain keys are compared: a merge key (<<) is left as it is.
 func lastKeysWin(n *yaml.Node) (key string, first, last int, found bool) {
 	if n.Kind == yaml.MappingNode && len(n.Content) >= 4 {
