@@ -62,6 +62,7 @@ func contextOf(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir
 		res.Hits = append(res.Hits, docir.ContextHit{Hit: all[i].hit, Tokens: all[i].whole, Outline: []docir.OutlineEntry{}})
 	}
 	plan := makePlan(all, budget)
+	plan.mergeSubsections(all)
 	// Outlines only for the documents the plan reads from.
 	for i := range all {
 		if len(plan.taken[all[i].rec.ID]) > 0 {
@@ -552,4 +553,86 @@ func (p *readPlan) addFromTop(d *planned, secs []docir.Section) bool {
 		}
 	}
 	return added
+}
+
+// mergeSubsections reads a section whose every subsection (two or more)
+// the plan reads as one read, in the place of the first of them (rule 4
+// of context: a read of each is a call of each, and the section with its
+// subsections is what they are, with only the text before its first
+// subsection added): Docker's "port already allocated errors" planned its
+// "Error message", "Cause" and "Solution" as three reads among others.
+// Deepest sections first, so that merged sections merge again upward; a
+// merge that would pass the budget is not made.
+func (p *readPlan) mergeSubsections(all []planned) {
+	at := map[string]int{} // a planned address -> its place in addrs
+	for i, a := range p.addrs {
+		at[a] = i
+	}
+	for di := range all {
+		d := &all[di]
+		if len(p.taken[d.rec.ID]) < 2 {
+			continue
+		}
+		secs := d.rec.Sections
+		// Deepest first: a section after all of its subsections.
+		order := make([]int, len(secs))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return secs[order[a]].Level > secs[order[b]].Level })
+		for _, i := range order {
+			sec := secs[i]
+			if sec.OwnEnd >= sec.End {
+				continue // no subsections
+			}
+			var kids []int // its direct subsections
+			for j := i + 1; j < len(secs) && secs[j].Start < sec.End; {
+				kids = append(kids, j)
+				end := secs[j].End
+				for j++; j < len(secs) && secs[j].Start < end; j++ {
+				}
+			}
+			first, tokens := len(p.addrs), 0
+			for _, k := range kids {
+				pos, ok := at[d.rec.ID+"#"+secs[k].Slug]
+				if !ok {
+					first = -1
+					break
+				}
+				first = min(first, pos)
+				tokens += d.tc.count(secs[k].Start, secs[k].End)
+			}
+			if len(kids) < 2 || first < 0 || d.body == nil || sec.OwnEnd > len(d.body) ||
+				!passage.QuietPassage(string(d.body[sec.Start:sec.OwnEnd])) {
+				continue
+			}
+			whole := d.tc.count(sec.Start, sec.End)
+			if p.used-tokens+whole > p.budget {
+				continue
+			}
+			addr := d.rec.ID + "#" + sec.Slug
+			drop := map[string]bool{}
+			for _, k := range kids {
+				drop[d.rec.ID+"#"+secs[k].Slug] = true
+			}
+			var addrs []string
+			for i, a := range p.addrs {
+				switch {
+				case i == first:
+					addrs = append(addrs, addr)
+				case drop[a]:
+					continue
+				default:
+					addrs = append(addrs, a)
+				}
+				delete(p.planned, a)
+			}
+			p.addrs, p.used = addrs, p.used-tokens+whole
+			clear(at)
+			for i, a := range p.addrs {
+				at[a], p.planned[a] = i, true
+			}
+			p.taken[d.rec.ID] = append(p.taken[d.rec.ID], [2]int{sec.Start, sec.End})
+		}
+	}
 }

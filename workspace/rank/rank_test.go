@@ -7,6 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store/markdown"
+	"github.com/docir/docir/store/passage"
 )
 
 func TestLeadSlug(t *testing.T) {
@@ -312,5 +314,56 @@ func TestSnippetPlainLines(t *testing.T) {
 	want := "Notes **Note:** Cargo does not nest it. This does not affect x. [patch.crates-io] foo = 1 After a > b. Folded. Mind the gap Text. [!not a callout]"
 	if got := Snippet(text, "", 1000); got != want {
 		t.Errorf("Snippet:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestReadPlanMergesQuietSections: a section that says nothing of its own
+// (its heading alone before its first subsection) and whose every
+// subsection the plan reads is read as one, in the place of the first;
+// one with text of its own, or with a subsection the plan leaves out, is
+// not; a merge climbs (a merged section's parent merges too).
+func TestReadPlanMergesQuietSections(t *testing.T) {
+	plan := func(body string, slugs ...string) (*readPlan, planned) {
+		b := []byte(body)
+		rec := markdown.NewParser().Parse("t.md", b).Record
+		rec.ID = "t"
+		d := planned{rec: rec, body: b, tc: newTokenCounter(b)}
+		p := newReadPlan(4000)
+		for _, slug := range slugs {
+			if slug == "other" {
+				p.add("o", "o#x", 0, 10, 10)
+				continue
+			}
+			i, ok := passage.Config{}.Cutter(&rec).Section(slug)
+			if !ok {
+				t.Fatalf("no section %s in %v", slug, rec.Sections)
+			}
+			s := rec.Sections[i]
+			p.add("t", "t#"+slug, s.Start, s.End, d.tc.count(s.Start, s.End))
+		}
+		return p, d
+	}
+	p, d := plan("# Troubleshoot\n\n"+
+		"## Port already allocated\n\n### Error message\n\nBind failed.\n\n### Cause\n\nAnother process.\n\n### Solution\n\nStop it.\n\n"+
+		"## Slow builds\n\nBuilds are slow when the cache is cold.\n\n### Cause\n\nNo cache.\n\n### Solution\n\nWarm it.\n\n"+
+		"## Disk\n\n### Full\n\nPrune.\n\n### Slow\n\nMove it.\n",
+		"error-message", "cause-1", "cause", "other", "solution", "solution-1", "full")
+	used := p.used
+	p.mergeSubsections([]planned{d})
+	if diff := cmp.Diff([]string{"t#port-already-allocated", "t#cause-1", "o#x", "t#solution-1", "t#full"}, p.addrs); diff != "" {
+		t.Errorf("plan (-want +got)\n%s", diff)
+	}
+	// The section's tokens for its subsections': its heading line added.
+	sec := func(slug string) int {
+		i, _ := passage.Config{}.Cutter(&d.rec).Section(slug)
+		return d.tc.count(d.rec.Sections[i].Start, d.rec.Sections[i].End)
+	}
+	if want := used - sec("error-message") - sec("cause") - sec("solution") + sec("port-already-allocated"); p.used != want || want <= used {
+		t.Errorf("tokens %d after the merge, %d before; want %d", p.used, used, want)
+	}
+	p, d = plan("# A\n\n## B\n\n### C\n\nc.\n\n### D\n\nd.\n\n## E\n\ne.\n", "other", "c", "d", "e")
+	p.mergeSubsections([]planned{d})
+	if diff := cmp.Diff([]string{"o#x", "t#a"}, p.addrs); diff != "" {
+		t.Errorf("a merge that climbs: plan (-want +got)\n%s", diff)
 	}
 }
