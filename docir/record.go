@@ -27,9 +27,10 @@ type Record struct {
 	Sections      []Section `json:"sections"`
 	// Links are the links before the first heading; each section lists
 	// those of its own text. Anchors and Terms likewise.
-	Links   []LinkRef `json:"links,omitempty"`
-	Anchors []string  `json:"anchors,omitempty"`
-	Terms   []string  `json:"terms,omitempty"`
+	Links     []LinkRef `json:"links,omitempty"`
+	Anchors   []string  `json:"anchors,omitempty"`
+	Terms     []string  `json:"terms,omitempty"`
+	ListTerms []string  `json:"list_terms,omitempty"`
 }
 
 // Section is one heading of a document and the text it governs.
@@ -61,6 +62,12 @@ type Section struct {
 	// autoDefinitionTermID does, in one sequence with the headings'
 	// slugs; anchors only where the link rules say so.
 	Terms []string `json:"terms,omitempty"`
+	// ListTerms are the terms of the definition lists of its own text
+	// written as MDN writes them (`- term`, then `  - : definition`),
+	// as text, in order: MDN's renderer gives each an id of its own
+	// (store/links MDNAnchors, after the headings'); anchors only where
+	// the link rules say so.
+	ListTerms []string `json:"list_terms,omitempty"`
 }
 
 // LeadSpan is where r's lead lies in its body of n bytes: from where its

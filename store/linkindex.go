@@ -182,17 +182,19 @@ type linkMeta struct {
 // anchorMeta is the part of a stored record that says which anchors a
 // link may name in it.
 type anchorMeta struct {
-	Anchors  []string        `json:"anchors"`
-	Terms    []string        `json:"terms"`
-	Sections []anchorSection `json:"sections"`
+	Anchors   []string        `json:"anchors"`
+	Terms     []string        `json:"terms"`
+	ListTerms []string        `json:"list_terms"`
+	Sections  []anchorSection `json:"sections"`
 }
 
 // anchorSection is what anchorMeta reads of one section.
 type anchorSection struct {
-	Slug    string   `json:"slug"`
-	Heading string   `json:"heading"`
-	Anchors []string `json:"anchors"`
-	Terms   []string `json:"terms"`
+	Slug      string   `json:"slug"`
+	Heading   string   `json:"heading"`
+	Anchors   []string `json:"anchors"`
+	Terms     []string `json:"terms"`
+	ListTerms []string `json:"list_terms"`
 }
 
 // noteChange records, as Apply writes them, what the seal must resolve
@@ -1037,8 +1039,8 @@ func (t *targetAnchors) find(cfg LinkConfig, id, anchor string) (string, bool) {
 		}
 	}
 	if cfg.MDNAnchors {
-		if s, ok := t.generatorAnchors(&t.mdn, links.MDNAnchors)[anchor]; ok {
-			return id + "#" + s, true
+		if addr, ok := t.mdnAnchors(id)[anchor]; ok {
+			return addr, true
 		}
 	}
 	return "", false
@@ -1080,10 +1082,10 @@ func (f *LinkRuleSections) Find(anchor string) (sec docir.Section, lead, ok bool
 		anchors = append(anchors, d)
 	}
 	if f.t == nil {
-		m := anchorMeta{Anchors: f.rec.Anchors, Terms: f.rec.Terms}
+		m := anchorMeta{Anchors: f.rec.Anchors, Terms: f.rec.Terms, ListTerms: f.rec.ListTerms}
 		f.at = make(map[string]int, len(f.rec.Sections))
 		for i, sec := range f.rec.Sections {
-			m.Sections = append(m.Sections, anchorSection{Slug: sec.Slug, Heading: sec.Heading, Anchors: sec.Anchors, Terms: sec.Terms})
+			m.Sections = append(m.Sections, anchorSection{Slug: sec.Slug, Heading: sec.Heading, Anchors: sec.Anchors, Terms: sec.Terms, ListTerms: sec.ListTerms})
 			if _, ok := f.at[sec.Slug]; !ok {
 				f.at[sec.Slug] = i
 			}
@@ -1113,10 +1115,15 @@ type targetAnchors struct {
 	slugs       map[string]bool
 	html, terms map[string]string
 	// The sections as the record holds them, in order, and the slug of
-	// each anchor MkDocs, VitePress, Hugo's blackfriday and MDN give their
+	// each anchor MkDocs, VitePress and Hugo's blackfriday give their
 	// headings (generatorAnchors: made on first use).
-	sections                            []anchorSection
-	mkdocs, vitepress, blackfriday, mdn map[string]string
+	sections                       []anchorSection
+	mkdocs, vitepress, blackfriday map[string]string
+	// The terms of its lead's MDN definition lists, and each anchor MDN
+	// gives a heading or such a term -> the address that holds it
+	// (mdnAnchors: made on first use).
+	listTerms []string
+	mdn       map[string]string
 }
 
 // generatorAnchors maps each anchor that a site generator's rule
@@ -1140,9 +1147,39 @@ func (t *targetAnchors) generatorAnchors(m *map[string]string, rule func(heading
 	return *m
 }
 
+// mdnAnchors maps each anchor MDN's renderer gives the document's headings
+// and then, numbered on from them, the terms of its MDN definition lists
+// (links.MDNAnchors: rari ids the headings, then the <dt>s in document
+// order) to the address of the section that holds it (the document's own
+// for a term of its lead), made into t.mdn on first use. A term's anchor
+// leads to its section, as a definition term's does (definition_ids).
+func (t *targetAnchors) mdnAnchors(id string) map[string]string {
+	if t.mdn == nil {
+		var texts, addrs []string
+		for _, s := range t.sections {
+			texts, addrs = append(texts, s.Heading), append(addrs, id+"#"+s.Slug)
+		}
+		for _, term := range t.listTerms {
+			texts, addrs = append(texts, term), append(addrs, id)
+		}
+		for _, s := range t.sections {
+			for _, term := range s.ListTerms {
+				texts, addrs = append(texts, term), append(addrs, id+"#"+s.Slug)
+			}
+		}
+		t.mdn = make(map[string]string, len(texts))
+		for i, a := range links.MDNAnchors(texts) {
+			if _, ok := t.mdn[a]; !ok {
+				t.mdn[a] = addrs[i]
+			}
+		}
+	}
+	return t.mdn
+}
+
 // newTargetAnchors holds the anchors of document id, whose record m is.
 func newTargetAnchors(id string, m anchorMeta) *targetAnchors {
-	t := &targetAnchors{slugs: map[string]bool{}, html: map[string]string{}, terms: map[string]string{}, sections: m.Sections}
+	t := &targetAnchors{slugs: map[string]bool{}, html: map[string]string{}, terms: map[string]string{}, sections: m.Sections, listTerms: m.ListTerms}
 	add := func(into map[string]string, keys []string, addr string) {
 		for _, k := range keys {
 			if _, ok := into[k]; !ok {

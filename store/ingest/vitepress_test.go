@@ -109,18 +109,28 @@ func TestBlackfridayAnchors(t *testing.T) {
 // numbered from _2) when no slug is it, and get reads that section;
 // without the rule such links are broken and name it. VitePress' rule,
 // which reads '_' as '-', would take #result_2 to the third "Result"
-// (VitePress' result-2); MDN's takes it to the second.
+// (VitePress' result-2); MDN's takes it to the second. The terms of MDN's
+// definition lists (`- term`, `  - : definition`) are anchors too,
+// numbered after the headings, of the section that holds them.
 func TestMDNAnchors(t *testing.T) {
 	src := t.TempDir()
 	writeFile(t, src, "web/html/element/th.md", "# th\n\n## Formal syntax\n\n## Examples\n\n### Result\n\n### Result\n\n### Result\n\n## SignificantDigits/FractionDigits default values\n")
+	writeFile(t, src, "web/html/element/input.md", "---\ntitle: input\n---\nLead.\n\n- `type`\n  - : The type, in the lead.\n\n## Attributes\n\n- `value` {{optional_inline}}\n  - : The value.\n- [`required`](#x)\n  - : Whether.\n\n## Value\n")
 	writeFile(t, src, "web/guide.md", "# Guide\n\n"+
-		"[a](html/element/th.md#formal_syntax) [b](html/element/th.md#result_2) [c](html/element/th.md#significantdigitsfractiondigits_default_values) [d](html/element/th.md#result_4) [e](html/element/th.md#formal-syntax)\n")
+		"[a](html/element/th.md#formal_syntax) [b](html/element/th.md#result_2) [c](html/element/th.md#significantdigitsfractiondigits_default_values) [d](html/element/th.md#result_4) [e](html/element/th.md#formal-syntax) "+
+		"[f](html/element/input.md#value_2) [g](html/element/input.md#required) [h](html/element/input.md#type) [i](html/element/input.md#value)\n")
 	want := []ruleWant{
 		{"html/element/th.md#formal_syntax", broken, "web/html/element/th#formal-syntax"},
 		{"html/element/th.md#result_2", broken, "web/html/element/th#result-1"},
 		{"html/element/th.md#significantdigitsfractiondigits_default_values", broken, "web/html/element/th#significantdigitsfractiondigits-default-values"},
 		{"html/element/th.md#result_4", broken, broken},
 		{"html/element/th.md#formal-syntax", "web/html/element/th#formal-syntax", "web/html/element/th#formal-syntax"},
+		// A definition list's term, numbered after every heading: the
+		// heading Value is #value, the term value #value_2.
+		{"html/element/input.md#value_2", broken, "web/html/element/input#attributes"},
+		{"html/element/input.md#required", broken, "web/html/element/input#attributes"},
+		{"html/element/input.md#type", broken, "web/html/element/input"},
+		{"html/element/input.md#value", "web/html/element/input#value", "web/html/element/input#value"},
 	}
 	rule := ruleOnOff{name: store.LinkRuleMDNAnchors, set: func(c *store.LinkConfig) { c.MDNAnchors = true }, reason: docir.ReasonNoSection}
 	rule.check(t, src, "web/guide", want, func(t *testing.T, on bool, snap *store.Snapshot) {

@@ -62,6 +62,15 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 	}
 	var found []foundLink
 	anchors := nested
+	// The terms of MDN's definition lists are parsed for their text with
+	// the file's link references, as headings are (made on first use).
+	refsPC := func() parser.Context {
+		c := parser.NewContext()
+		for _, r := range pc.References() {
+			c.AddReference(r)
+		}
+		return c
+	}
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
@@ -83,6 +92,9 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 				inBlock(anchors[k:], start)
 			}
 			return ast.WalkSkipChildren, nil
+		case *ast.List:
+			anchors = append(anchors, p.listTerms(n.(*ast.List), body, refsPC)...)
+			return ast.WalkContinue, nil
 		case *ast.Paragraph, *ast.TextBlock, *ast.Heading:
 			if l.Len() == 0 {
 				return ast.WalkSkipChildren, nil
@@ -153,6 +165,13 @@ func placeAnchors(rec *docir.Record, body []byte, off int, anchors []foundAnchor
 			secs[i].Terms = append(secs[i].Terms, id)
 		}
 	}
+	addListTerm := func(i int, text string) {
+		if i < 0 {
+			rec.ListTerms = append(rec.ListTerms, text)
+		} else {
+			secs[i].ListTerms = append(secs[i].ListTerms, text)
+		}
+	}
 	heading := func(upto int) {
 		for ; next <= upto; next++ {
 			if id := slugs.Next(secs[next].Slug); id != secs[next].Slug && terms {
@@ -164,6 +183,10 @@ func placeAnchors(rec *docir.Record, body []byte, off int, anchors []foundAnchor
 	owners := headingOwners(body, off, secs, anchors, sectionOf)
 	for k, a := range anchors {
 		i := sectionOf(a.at)
+		if a.listTerm {
+			addListTerm(i, a.id) // not in the sequence of slugs: its id is MDN's
+			continue
+		}
 		heading(i)
 		terms = terms || a.term
 		switch {
@@ -198,7 +221,7 @@ func headingOwners(body []byte, off int, secs []docir.Section, anchors []foundAn
 		a := anchors[k]
 		i := sectionOf(a.at)
 		owners[k] = i
-		if a.term || a.heading || i+1 >= len(secs) {
+		if a.term || a.listTerm || a.heading || i+1 >= len(secs) {
 			continue
 		}
 		if sec != i+1 {
@@ -234,11 +257,71 @@ func inBlock(anchors []foundAnchor, start int) []foundAnchor {
 // (term) a definition term's text, to be slugged in document order;
 // block is where the block that holds an HTML id starts.
 type foundAnchor struct {
-	at      int
-	id      string
-	term    bool
-	heading bool
-	block   int
+	at       int
+	id       string
+	term     bool
+	listTerm bool // a term of an MDN definition list (listTerms): id is its text
+	heading  bool
+	block    int
+}
+
+// listTerms are the terms of list when it is written as MDN's definition
+// list (rari's is_dl: every item holds two blocks or more, the last a list
+// each of whose items opens with a paragraph whose text starts with ": "),
+// each term's text as MDN's renderer takes it for an id: the text of its
+// first inline element (the `value` of "`value` {{optional_inline}}": a
+// paragraph in a <dt> is rendered without <p>, tight or loose, by comrak's
+// render_paragraph), or all of it when it opens with text. None when list
+// is no such list.
+func (p *Parser) listTerms(list *ast.List, src []byte, newPC func() parser.Context) []foundAnchor {
+	para := func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.Paragraph, *ast.TextBlock:
+			return n.Lines().Len() > 0
+		}
+		return false
+	}
+	var out []foundAnchor
+	var pc parser.Context
+	for item := list.FirstChild(); item != nil; item = item.NextSibling() {
+		if item.ChildCount() < 2 {
+			return nil
+		}
+		defs, ok := item.LastChild().(*ast.List)
+		if !ok {
+			return nil
+		}
+		for d := defs.FirstChild(); d != nil; d = d.NextSibling() {
+			p := d.FirstChild()
+			if p == nil || !para(p) {
+				return nil
+			}
+			if line := p.Lines().At(0); !bytes.HasPrefix(src[line.Start:line.Stop], []byte(": ")) {
+				return nil
+			}
+		}
+		term := item.FirstChild()
+		if !para(term) {
+			continue
+		}
+		if pc == nil {
+			pc = newPC()
+		}
+		n, mini := p.inlineOf(term.Lines(), src, pc)
+		if n == nil {
+			continue
+		}
+		text, _ := plainText(n, mini)
+		if first := n.FirstChild(); first != nil {
+			if _, isText := first.(*ast.Text); !isText {
+				if t, _ := plainText(first, mini); strings.TrimSpace(t) != "" {
+					text = t
+				}
+			}
+		}
+		out = append(out, foundAnchor{at: term.Lines().At(0).Start, id: text, listTerm: true})
+	}
+	return out
 }
 
 // maxTag bounds the inline HTML tag whose attributes are read for ids.

@@ -483,3 +483,29 @@ func goldmarkLinks(gm parser.Parser, md []byte) (links []string, cells int) {
 	})
 	return links, cells
 }
+
+// TestListTerms: a list written as MDN's definition list (rari's is_dl:
+// each item two blocks or more, the last a list whose items open with
+// ": ") records its terms' text in the section that holds it, a term by
+// its first element's text, in a loose list too; any other list records
+// none, and the terms take no place in the sequence of slugs.
+func TestListTerms(t *testing.T) {
+	src := "# Input\n\n## Attributes\n\n" +
+		"- `value` {{optional_inline}}\n  - : The value.\n- [`type`](#types)\n  - : The type.\n    More.\n- Required text\n  - : Whether.\n\n" +
+		"## Loose\n\n- `options` {{optional_inline}}\n\n  - : An object.\n\n" +
+		"## Not a list of terms\n\n- `min`\n  - : one\n  - two\n\n- a\n- b\n\n## Value\n\nText.\n"
+	rec := NewParser().Parse("x.md", []byte(src)).Record
+	got := map[string][]string{}
+	for _, s := range rec.Sections {
+		if len(s.ListTerms) > 0 {
+			got[s.Slug] = s.ListTerms
+		}
+	}
+	want := map[string][]string{"attributes": {"value", "type", "Required text"}, "loose": {"options"}}
+	if diff := cmp.Diff(want, got); diff != "" || rec.ListTerms != nil {
+		t.Errorf("list terms (-want +got):\n%s (lead %q)", diff, rec.ListTerms)
+	}
+	if s := rec.Sections[len(rec.Sections)-1]; s.Slug != "value" {
+		t.Errorf("the heading after the terms: %q, want value (terms take no slug)", s.Slug)
+	}
+}

@@ -154,7 +154,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   under Hugo's page paths (root_fallback, ref: x.md is also the bundle
 //	   x/_index.md, and a name alone the one page of that name) and a
 //	   source's prefix (/manuals/x is x below the source prefixed manuals).
-const RulesVersion = 20
+//	21 the terms of definition lists written as MDN writes them (`- term`,
+//	   then `  - : definition`) are recorded (docir.Section.ListTerms), for
+//	   links.mdn_anchors.
+const RulesVersion = 21
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
@@ -625,10 +628,22 @@ func (r *replayHeading) CanAcceptIndentedLine() bool                 { return tr
 // block parse) and returns its text as a reader sees it and the text its
 // slug is made of (plainText). At most MaxHeadingBytes of it are read.
 func (p *Parser) headingText(h *ast.Heading, body []byte, pc parser.Context) (shown, slugText string) {
+	n, mini := p.inlineOf(h.Lines(), body, pc)
+	if n == nil {
+		return "", ""
+	}
+	return plainText(n, mini)
+}
+
+// inlineOf parses the inline markup of lines of body (at most
+// MaxHeadingBytes of them) as one heading's text, with pc's link
+// references, and returns the node that holds it and the bytes its
+// segments are in; nil for none.
+func (p *Parser) inlineOf(lines *text.Segments, body []byte, pc parser.Context) (ast.Node, []byte) {
 	var mini []byte
 	segs := text.NewSegments()
-	for i := range h.Lines().Len() {
-		seg := h.Lines().At(i)
+	for i := range lines.Len() {
+		seg := lines.At(i)
 		v := seg.Value(body)
 		if room := MaxHeadingBytes - len(mini); len(v) > room {
 			for room > 0 && !utf8.RuneStart(v[room]) {
@@ -643,15 +658,12 @@ func (p *Parser) headingText(h *ast.Heading, body []byte, pc parser.Context) (sh
 		mini = append(mini, v...)
 	}
 	if len(mini) == 0 {
-		return "", ""
+		return nil, nil
 	}
 	p.b.check()
 	p.replay.lines = segs
 	doc := p.inline.Parse(text.NewReader(mini), parser.WithContext(pc))
-	if doc.FirstChild() == nil {
-		return "", ""
-	}
-	return plainText(doc.FirstChild(), mini)
+	return doc.FirstChild(), mini
 }
 
 // The front matter's share of the parse budget, fixed: far above what a
