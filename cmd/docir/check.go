@@ -302,13 +302,29 @@ func checkHints(broken []docir.CheckedLink) []string {
 // docs live in www/docs/ (GoReleaser's MkDocs) or docs/ (Helm's
 // Docusaurus) writes "/customization/ko" for www/docs/customization/ko.md.
 // The folders tried are each folder that holds the linking page (the
-// one that resolves the most links is named, the shorter on a tie); a
-// link names a file as links.md says (x, x.md, x/index.md,
-// x/_index.md, x/README.md). At most maxRootProbe links are tried, with a
-// few stats each. "" when no folder resolves most of the links tried.
+// one that resolves the most links is named, the shorter on a tie), and
+// each folder at the top of a source; a link names a file as links.md
+// says (x, x.md, x/index.md, x/_index.md, x/README.md). When a folder at
+// the top of a source resolves fewer than most but more than the links
+// to the most broken single target, the site serves that folder at its
+// root and the rest elsewhere (the Docker docs serve content/manuals/ at
+// /, Hugo's permalinks): the folder as a source of its own, with the
+// prefix its ids keep, resolves both its URLs and its content paths. At
+// most maxRootProbe links are tried, with a few stats each. "" when no
+// folder resolves enough of the links tried.
 func siteRootHint(broken []docir.CheckedLink, srcs []store.Source) string {
 	by := map[string]int{} // folder of a source -> links it resolves
 	src := map[string]store.Source{}
+	targets := map[string]int{}  // the links tried, by target
+	top := map[string][]string{} // a source -> its folders at the top
+	for _, s := range srcs {
+		entries, _ := os.ReadDir(s.Path)
+		for _, e := range entries {
+			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+				top[s.Path] = append(top[s.Path], e.Name())
+			}
+		}
+	}
 	tried := 0
 	for _, l := range broken {
 		p := links.TargetPath(l.Target)
@@ -316,14 +332,23 @@ func siteRootHint(broken []docir.CheckedLink, srcs []store.Source) string {
 			continue
 		}
 		if tried++; tried > maxRootProbe {
+			tried--
 			break
 		}
+		targets[l.Target]++
 		rel := strings.Trim(p, "/")
 		if rel != "" && !filepath.IsLocal(filepath.FromSlash(rel)) {
 			continue // climbs out of any folder: no file of the sources
 		}
 		for _, s := range srcs {
+			dirs := map[string]bool{}
 			for dir := path.Dir(l.Path); dir != "." && dir != "/" && dir != ""; dir = path.Dir(dir) {
+				dirs[dir] = true
+			}
+			for _, dir := range top[s.Path] {
+				dirs[dir] = true
+			}
+			for dir := range dirs {
 				if namesFile(filepath.Join(s.Path, filepath.FromSlash(dir), filepath.FromSlash(rel))) {
 					key := s.Path + "\x00" + dir
 					by[key]++
@@ -333,12 +358,24 @@ func siteRootHint(broken []docir.CheckedLink, srcs []store.Source) string {
 		}
 	}
 	best, n := mostOf(by, 0)
-	if best == "" || 2*n < tried {
+	if best == "" {
 		return ""
 	}
 	s, dir := src[best], best[strings.IndexByte(best, 0)+1:]
-	return fmt.Sprintf("%d of the %d broken root-relative links tried name files below %s: the site is served from that folder; index it as the source (sources: [{path: %s, prefix: %s}] keeps the ids; docs/links.md)",
-		n, tried, strconv.Quote(dir+"/"), filepath.Join(s.Path, filepath.FromSlash(dir)), strings.TrimSuffix(path.Join(s.Prefix, dir), "/"))
+	prefix := strings.TrimSuffix(path.Join(s.Prefix, dir), "/")
+	if 2*n >= tried {
+		return fmt.Sprintf("%d of the %d broken root-relative links tried name files below %s: the site is served from that folder; index it as the source (sources: [{path: %s, prefix: %s}] keeps the ids; docs/links.md)",
+			n, tried, strconv.Quote(dir+"/"), filepath.Join(s.Path, filepath.FromSlash(dir)), prefix)
+	}
+	if _, most := mostOf(targets, 0); strings.Contains(dir, "/") || n <= most {
+		return ""
+	}
+	parent := "{path: " + s.Path + ", exclude: [" + dir + "/]"
+	if s.Prefix != "" {
+		parent += ", prefix: " + s.Prefix
+	}
+	return fmt.Sprintf("%d of the %d broken root-relative links tried name files below %s: the site serves that folder at its root; index it as a source of its own with the prefix its ids keep (sources: [%s}, {path: %s, prefix: %s}]; docs/links.md)",
+		n, tried, strconv.Quote(dir+"/"), parent, filepath.Join(s.Path, filepath.FromSlash(dir)), prefix)
 }
 
 // maxRootProbe bounds the links siteRootHint tries.

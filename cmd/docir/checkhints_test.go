@@ -327,6 +327,41 @@ func TestCheckHintsSiteRoot(t *testing.T) {
 	}
 }
 
+// TestCheckHintsFolderServedAtRoot: when a folder at the top of the
+// source resolves fewer of the broken root-relative links than most, but
+// more than the most broken target, the site serves that folder at its
+// root (the Docker docs' manuals/ at /): the hint names the layout of two
+// sources, and with it the links written as URLs and as content paths
+// resolve (docs/links.md, "A folder served at the site's root").
+func TestCheckHintsFolderServedAtRoot(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"guides/a.md": "# A\n\n[i](/engine/install/) [c](/build/cache/) [x](/engine/x/) [p](/manuals/engine/x.md) " +
+			"[r](/ref/a/) [r](/ref/b/) [r](/ref/c/) [r](/ref/d/)\n",
+		"manuals/engine/install.md": "# Install\n",
+		"manuals/engine/x.md":       "# X\n",
+		"manuals/build/cache.md":    "# Cache\n",
+	})
+	_, _, stderr := indexAndCheck(t, dir)
+	want := fmt.Sprintf(`docir: 3 of the 7 broken root-relative links tried name files below "manuals/": the site serves that folder at its root; index it as a source of its own with the prefix its ids keep (sources: [{path: %s, exclude: [manuals/]}, {path: %s, prefix: manuals}]; docs/links.md)`, dir, filepath.Join(dir, "manuals"))
+	if !slices.Contains(stderr, want) {
+		t.Fatalf("check's stderr %q\nlacks %s", stderr, want)
+	}
+	writeTree(t, dir, map[string]string{"docir.yaml": "sources:\n  - path: .\n    exclude: [manuals/]\n  - path: manuals\n    prefix: manuals\n"})
+	if r := runDocir(t, dir, nil, "index", "--force", "--format", "json"); r.code != 0 {
+		t.Fatalf("index: exit %d: %s", r.code, r.stderr)
+	}
+	r := runDocir(t, dir, nil, "check", "--format", "json")
+	for _, target := range []string{"/engine/install/", "/build/cache/", "/engine/x/", "/manuals/engine/x.md"} {
+		if strings.Contains(r.stdout, `"target": "`+target+`"`) {
+			t.Errorf("with the two sources %s is still broken: %s", target, r.stdout)
+		}
+	}
+	if !strings.Contains(r.stdout, `"target": "/ref/a/"`) {
+		t.Errorf("with the two sources /ref/a/ resolves: %s", r.stdout)
+	}
+}
+
 // wantHint indexes files in a folder of their own, checks it, and fails t
 // unless check's stderr has the line want.
 func wantHint(t *testing.T, files map[string]string, want string) {
