@@ -292,11 +292,11 @@ func (p *Parser) listTerms(list *ast.List, src []byte, newPC func() parser.Conte
 			return nil
 		}
 		for d := defs.FirstChild(); d != nil; d = d.NextSibling() {
-			p := d.FirstChild()
-			if p == nil || !para(p) {
+			def := d.FirstChild()
+			if def == nil || !para(def) {
 				return nil
 			}
-			if line := p.Lines().At(0); !bytes.HasPrefix(src[line.Start:line.Stop], []byte(": ")) {
+			if line := def.Lines().At(0); !bytes.HasPrefix(src[line.Start:line.Stop], []byte(": ")) {
 				return nil
 			}
 		}
