@@ -157,7 +157,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	21 the terms of definition lists written as MDN writes them (`- term`,
 //	   then `  - : definition`) are recorded (docir.Section.ListTerms), for
 //	   links.mdn_anchors.
-const RulesVersion = 21
+//	22 MDX's import and export lines (`import Tabs from '@theme/Tabs';`)
+//	   are not a passage's text (store/passage Prose), which only a parse
+//	   again re-indexes.
+const RulesVersion = 22
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {

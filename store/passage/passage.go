@@ -614,6 +614,7 @@ func appendValues(lines []string, v any) []string {
 func Prose(text string, lead bool) string {
 	if !strings.Contains(text, "<") && !strings.Contains(text, "{") && !strings.Contains(text, "](") &&
 		!strings.Contains(text, "][") && !strings.Contains(text, "]:") && !mayHoldOpener(text) && !strings.Contains(text, ":::") &&
+		!strings.Contains(text, " from '") && !strings.Contains(text, ` from "`) &&
 		!(lead && strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++")) {
 		if !strings.Contains(text, "```") && !strings.Contains(text, "~~~") {
 			return text
@@ -824,6 +825,8 @@ func blankLinks(b []byte) {
 			blank(start, end)
 		case attributeLine(trimmed):
 			blank(start, end)
+		case esmLine(line):
+			blank(start, end)
 		default:
 			blankOpener(line, blank, start)
 			blankContainer(line, blank, start)
@@ -933,6 +936,25 @@ func attributeLine(trimmed []byte) bool {
 	}
 	rest := bytes.TrimLeft(bytes.TrimPrefix(t[1:], []byte(":")), " \t")
 	return len(rest) > 0 && (rest[0] == '.' || rest[0] == '#' || rest[0] == '}' && len(t) > 2 && t[1] == ':')
+}
+
+// esmLine reports whether line is an MDX import or export statement, which
+// Docusaurus reads in a .md file too and a reader never sees: at the start
+// of the line, `import X from 'module';` or `export … from "module"` (or
+// `import 'module';`), as JavaScript writes one, the quotes around the
+// module closing the line but for a ';' and spaces.
+func esmLine(line []byte) bool {
+	t := bytes.TrimSuffix(bytes.TrimRight(line, " \t\r"), []byte(";"))
+	isImport := bytes.HasPrefix(t, []byte("import "))
+	if !isImport && !bytes.HasPrefix(t, []byte("export ")) || t[len(t)-1] != '\'' && t[len(t)-1] != '"' {
+		return false
+	}
+	q := t[len(t)-1]
+	open := bytes.LastIndexByte(t[:len(t)-1], q)
+	if open < 0 || open+1 == len(t)-1 || bytes.ContainsAny(t[open+1:len(t)-1], " \t'\"") {
+		return false // no module, or one with spaces or quotes in it
+	}
+	return bytes.HasSuffix(bytes.TrimRight(t[:open], " \t"), []byte(" from")) || isImport && open == len("import ")
 }
 
 // blankContainer blanks, when line (at offset off of the text) opens or

@@ -48,6 +48,10 @@ func TestProse(t *testing.T) {
 		{"an unclosed '<' is no tag", "if a <b then\nc is d", false, "if a <b then c is d"},
 		{"not an mdBook directive", "{{#each items}} {{#include}} {{#include a}b}}", false, "{{#each items}} {{#include}} {{#include a}b}}"},
 		{"toml front matter in the lead", "+++\ntitle = \"x\"\n+++\nBody.", true, "Body."},
+		// MDX's import and export lines, which Docusaurus reads in a .md
+		// file; prose that says "import" or "from" is kept, and so is the
+		// same line in a fence.
+		{"mdx imports", "import Tabs from '@theme/Tabs';\nimport TabItem from \"@theme/TabItem\"\nimport './x.css';\nexport { a } from './a';\n\nimport the module from 'pkg' first.\nTo import data from \"a file\";\n```js\nimport X from 'y';\n```", false, "import the module from 'pkg' first. To import data from \"a file\"; ``` import X from 'y'; ```"},
 		// What a browser runs or applies is not prose (VitePress pages
 		// open with <script setup>); the same block in a fence is code.
 		{"script block", "<script setup>\nimport { onMounted } from 'vue'\n</script>\n\nThe lifecycle.", false, "The lifecycle."},
