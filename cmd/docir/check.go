@@ -316,6 +316,7 @@ func siteRootHint(broken []docir.CheckedLink, srcs []store.Source) string {
 	by := map[string]int{} // folder of a source -> links it resolves
 	src := map[string]store.Source{}
 	targets := map[string]int{}  // the links tried, by target
+	named := map[string]bool{}   // a path looked up -> whether it names a file
 	top := map[string][]string{} // a source -> its folders at the top
 	for _, s := range srcs {
 		entries, _ := os.ReadDir(s.Path)
@@ -349,7 +350,15 @@ func siteRootHint(broken []docir.CheckedLink, srcs []store.Source) string {
 				dirs[dir] = true
 			}
 			for dir := range dirs {
-				if namesFile(filepath.Join(s.Path, filepath.FromSlash(dir), filepath.FromSlash(rel))) {
+				f := filepath.Join(s.Path, filepath.FromSlash(dir), filepath.FromSlash(rel))
+				names, ok := named[f]
+				if !ok {
+					// A site links a page from many: each path is
+					// looked up once.
+					names = namesFile(f)
+					named[f] = names
+				}
+				if names {
 					key := s.Path + "\x00" + dir
 					by[key]++
 					src[key] = s
