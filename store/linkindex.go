@@ -771,14 +771,21 @@ func (r *resolver) link(id, root, rel string, ref docir.LinkRef, keys map[string
 		}
 		return l
 	}
-	if t.Anchor == "" {
+	return r.toAnchor(l, target, t.Anchor)
+}
+
+// toAnchor is l resolved to anchor in document target: to the document for no
+// anchor, to the section that holds the anchor (resolver.anchor), or
+// broken, no_section, naming the document and the heading asked for.
+func (r *resolver) toAnchor(l docir.Link, target, anchor string) docir.Link {
+	if anchor == "" {
 		l.Status, l.Address = docir.LinkResolved, target
 		return l
 	}
-	if addr, ok := r.anchor(target, t.Anchor); ok {
+	if addr, ok := r.anchor(target, anchor); ok {
 		l.Status, l.Address = docir.LinkResolved, addr
 	} else {
-		l.Status, l.Reason, l.Address = docir.LinkBroken, docir.ReasonNoSection, target+"#"+t.Anchor
+		l.Status, l.Reason, l.Address = docir.LinkBroken, docir.ReasonNoSection, target+"#"+anchor
 	}
 	return l
 }
@@ -802,11 +809,9 @@ func (r *resolver) wiki(id string, ref docir.LinkRef, keys map[string]bool) doci
 		l.Status, l.Reason = docir.LinkUnchecked, docir.ReasonWikilink
 		return l
 	}
-	for _, p := range r.rules.Ignore {
-		if links.Match(p, ref.Target) {
-			l.Status, l.Reason = docir.LinkUnchecked, docir.ReasonIgnored
-			return l
-		}
+	if r.rules.Ignored(ref.Target) {
+		l.Status, l.Reason = docir.LinkUnchecked, docir.ReasonIgnored
+		return l
 	}
 	name, anchor, _ := strings.Cut(ref.Target, "#")
 	name = strings.TrimSpace(name)
@@ -824,16 +829,10 @@ func (r *resolver) wiki(id string, ref docir.LinkRef, keys map[string]bool) doci
 	if i := strings.LastIndexByte(anchor, '#'); i >= 0 {
 		anchor = anchor[i+1:]
 	}
-	if anchor = strings.TrimSpace(anchor); anchor == "" || strings.HasPrefix(anchor, "^") {
-		l.Status, l.Address = docir.LinkResolved, target
-		return l
+	if anchor = strings.TrimSpace(anchor); strings.HasPrefix(anchor, "^") {
+		anchor = "" // a block: it has no address, its note does
 	}
-	if addr, ok := r.anchor(target, anchor); ok {
-		l.Status, l.Address = docir.LinkResolved, addr
-	} else {
-		l.Status, l.Reason, l.Address = docir.LinkBroken, docir.ReasonNoSection, target+"#"+anchor
-	}
-	return l
+	return r.toAnchor(l, target, anchor)
 }
 
 // noteNameKey is the linkto key of a wikilink's lookup of the note name
@@ -1127,10 +1126,9 @@ type targetAnchors struct {
 }
 
 // generatorAnchors maps each anchor that a site generator's rule
-// (links.MkDocsAnchors, links.VitePressAnchors, ...) gives the document's
-// headings to its section's slug, made into *m on first use; an anchor
-// a rule gives twice (MDNAnchors past its count) leads to the first, as
-// a browser's does.
+// (links.MkDocsAnchors, links.VitePressAnchors, links.BlackfridayAnchors:
+// each gives an anchor once) gives the document's headings to its
+// section's slug, made into *m on first use.
 func (t *targetAnchors) generatorAnchors(m *map[string]string, rule func(headings []string) []string) map[string]string {
 	if *m == nil {
 		headings := make([]string, len(t.sections))
@@ -1139,9 +1137,7 @@ func (t *targetAnchors) generatorAnchors(m *map[string]string, rule func(heading
 		}
 		*m = make(map[string]string, len(headings))
 		for i, a := range rule(headings) {
-			if _, ok := (*m)[a]; !ok {
-				(*m)[a] = t.sections[i].Slug
-			}
+			(*m)[a] = t.sections[i].Slug
 		}
 	}
 	return *m

@@ -212,6 +212,7 @@ func SuggestSections(snap *store.Snapshot, a address.Address, n int) ([]string, 
 		return nil, nil
 	}
 	words := strings.FieldsFunc(typed, func(r rune) bool { return r == '-' })
+	bare := unpunctuated(typed)
 	maxEdits := min(3, max(1, len(typed)/4))
 	var cands []sectionCandidate
 	for _, sec := range rec.Sections {
@@ -220,13 +221,13 @@ func SuggestSections(snap *store.Snapshot, a address.Address, n int) ([]string, 
 		slug := strings.ToLower(sec.Slug)
 		c := sectionCandidate{slug: sec.Slug, edits: docir.EditDistance(typed, slug, maxSortEdits)}
 		switch {
-		case unpunctuated(typed) == unpunctuated(slug):
+		case bare == unpunctuated(slug):
 			c.tier = 0
 		case strings.HasPrefix(slug, typed) || strings.HasPrefix(typed, slug):
 			c.tier, c.dist = 1, abs(len(slug)-len(typed))
 		case c.edits <= 1 && len(typed) >= 4:
 			c.tier = 2
-		case len(typed) >= 4 && strings.Contains(unpunctuated(slug), unpunctuated(typed)):
+		case len(typed) >= 4 && strings.Contains(unpunctuated(slug), bare):
 			c.tier, c.dist = 3, len(slug)-len(typed)
 		case sharedWords(words, slug) > 0:
 			c.tier, c.dist = 4, -sharedWords(words, slug)

@@ -45,26 +45,30 @@ func TestVitePressAnchors(t *testing.T) {
 		{"/guide/#examples-3", broken, broken},
 	}
 	rule := ruleOnOff{name: store.LinkRuleVitePressAnchors, set: func(c *store.LinkConfig) { c.VitePressAnchors = true }, reason: docir.ReasonNoSection}
-	rule.check(t, src, "blog/post", want, checkVitePressGet)
+	rule.check(t, src, "blog/post", want, getByRule(rule.name, "config/server-options",
+		map[string]string{"server-open-1": "server-open", "_1st-step": "1st-step", "server.host": "serverhost-", "server-host": "serverhost-"}))
 }
 
-// checkVitePressGet: what get's heading part finds after get's own rules
-// (LinkRuleSections): the section a link's VitePress anchor leads to when
-// the rule is on, and nothing when it is off.
-func checkVitePressGet(t *testing.T, on bool, snap *store.Snapshot) {
-	t.Helper()
-	rec, ok, err := snap.Record("config/server-options")
-	if err != nil || !ok {
-		t.Fatalf("config/server-options: %v, %v", ok, err)
-	}
-	f, err := snap.LinkRuleSections(&rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for anchor, slug := range map[string]string{"server-open-1": "server-open", "_1st-step": "1st-step", "server.host": "serverhost-", "server-host": "serverhost-"} {
-		sec, _, found := f.Find(anchor)
-		if on && (!found || sec.Slug != slug) || !on && found {
-			t.Errorf("vitepress_anchors %v: get config/server-options#%s reads %q (found %v), want %q", on, anchor, sec.Slug, found, slug)
+// getByRule checks what get's heading part finds in document id after
+// get's own rules (LinkRuleSections), the rule named rule on or off: for
+// each anchor, the section of the slug want gives it when the rule is
+// on, and nothing when it is off.
+func getByRule(rule, id string, want map[string]string) func(t *testing.T, on bool, snap *store.Snapshot) {
+	return func(t *testing.T, on bool, snap *store.Snapshot) {
+		t.Helper()
+		rec, ok, err := snap.Record(id)
+		if err != nil || !ok {
+			t.Fatalf("%s: %v, %v", id, ok, err)
+		}
+		f, err := snap.LinkRuleSections(&rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for anchor, slug := range want {
+			sec, _, found := f.Find(anchor)
+			if on && (!found || sec.Slug != slug) || !on && found {
+				t.Errorf("%s %v: get %s#%s reads %q (found %v), want %q", rule, on, id, anchor, sec.Slug, found, slug)
+			}
 		}
 	}
 }
@@ -88,20 +92,7 @@ func TestBlackfridayAnchors(t *testing.T) {
 		{"../reference/labels.md#ünï-code", broken, "reference/labels#ünïcode"},
 	}
 	rule := ruleOnOff{name: store.LinkRuleBlackfridayAnchors, set: func(c *store.LinkConfig) { c.BlackfridayAnchors = true }, reason: docir.ReasonNoSection}
-	rule.check(t, src, "concepts/pods", want, func(t *testing.T, on bool, snap *store.Snapshot) {
-		rec, ok, err := snap.Record("reference/labels")
-		if err != nil || !ok {
-			t.Fatalf("reference/labels: %v, %v", ok, err)
-		}
-		f, err := snap.LinkRuleSections(&rec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sec, _, found := f.Find("kubernetes-io-arch")
-		if on && (!found || sec.Slug != "kubernetesioarch") || !on && found {
-			t.Errorf("blackfriday_anchors %v: get reference/labels#kubernetes-io-arch reads %q (found %v)", on, sec.Slug, found)
-		}
-	})
+	rule.check(t, src, "concepts/pods", want, getByRule(rule.name, "reference/labels", map[string]string{"kubernetes-io-arch": "kubernetesioarch"}))
 }
 
 // TestMDNAnchors: with links.mdn_anchors an anchor names the section MDN
@@ -133,18 +124,5 @@ func TestMDNAnchors(t *testing.T) {
 		{"html/element/input.md#value", "web/html/element/input#value", "web/html/element/input#value"},
 	}
 	rule := ruleOnOff{name: store.LinkRuleMDNAnchors, set: func(c *store.LinkConfig) { c.MDNAnchors = true }, reason: docir.ReasonNoSection}
-	rule.check(t, src, "web/guide", want, func(t *testing.T, on bool, snap *store.Snapshot) {
-		rec, ok, err := snap.Record("web/html/element/th")
-		if err != nil || !ok {
-			t.Fatalf("web/html/element/th: %v, %v", ok, err)
-		}
-		f, err := snap.LinkRuleSections(&rec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sec, _, found := f.Find("result_2")
-		if on && (!found || sec.Slug != "result-1") || !on && found {
-			t.Errorf("mdn_anchors %v: get web/html/element/th#result_2 reads %q (found %v)", on, sec.Slug, found)
-		}
-	})
+	rule.check(t, src, "web/guide", want, getByRule(rule.name, "web/html/element/th", map[string]string{"result_2": "result-1"}))
 }

@@ -124,13 +124,17 @@ func TargetPath(t string) string {
 	return Decode(p)
 }
 
+// Ignored reports whether the target t, as written, matches one of the
+// Ignore patterns: such a link is unchecked (ignored), whatever its kind.
+func (r Rules) Ignored(t string) bool {
+	return slices.ContainsFunc(r.Ignore, func(p string) bool { return Match(p, t) })
+}
+
 // Classify reads the link l of the file rel below root.
 func (r Rules) Classify(root, rel string, l docir.LinkRef) Target {
 	t := l.Target
-	for _, p := range r.Ignore {
-		if Match(p, t) {
-			return Target{Status: docir.LinkUnchecked, Reason: docir.ReasonIgnored}
-		}
+	if r.Ignored(t) {
+		return Target{Status: docir.LinkUnchecked, Reason: docir.ReasonIgnored}
 	}
 	if l.Kind == docir.LinkHugoRef || l.Kind == docir.LinkHugoRelRef {
 		return r.hugo(root, rel, t)

@@ -64,13 +64,7 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 	anchors := nested
 	// The terms of MDN's definition lists are parsed for their text with
 	// the file's link references, as headings are (made on first use).
-	refsPC := func() parser.Context {
-		c := parser.NewContext()
-		for _, r := range pc.References() {
-			c.AddReference(r)
-		}
-		return c
-	}
+	refsPC := func() parser.Context { return inlineContext(pc) }
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil

@@ -638,6 +638,16 @@ func (p *Parser) headingText(h *ast.Heading, body []byte, pc parser.Context) (sh
 	return plainText(n, mini)
 }
 
+// inlineContext is a parser context holding pc's link reference
+// definitions: what inlineOf parses a heading's or a term's text with.
+func inlineContext(pc parser.Context) parser.Context {
+	c := parser.NewContext()
+	for _, r := range pc.References() {
+		c.AddReference(r)
+	}
+	return c
+}
+
 // inlineOf parses the inline markup of lines of body (at most
 // MaxHeadingBytes of them) as one heading's text, with pc's link
 // references, and returns the node that holds it and the bytes its
@@ -743,8 +753,8 @@ func decodeFrontMatter(block []byte) (map[string]any, error) {
 		return nil, fmt.Errorf("front matter over the parse budget (%w), fields ignored", err)
 	}
 	var warn error
-	if k, first, last, ok := lastKeysWin(&doc); ok {
-		warn = fmt.Errorf("front matter repeats the key %q (lines %d and %d); the last is read, as Hugo reads it", k, first, last)
+	if k, first, second, ok := lastKeysWin(&doc); ok {
+		warn = fmt.Errorf("front matter repeats the key %q (lines %d and %d); the last is read, as Hugo reads it", k, first, second)
 	}
 	var fields map[string]any
 	if err := doc.Decode(&fields); err != nil {
@@ -762,13 +772,13 @@ func decodeFrontMatter(block []byte) (map[string]any, error) {
 // `keywords:` twice lost its title and every other field), and reports
 // the first key found repeated and the lines of its first two pairs.
 // Only plain keys are compared: a merge key (<<) is left as it is.
-func lastKeysWin(n *yaml.Node) (key string, first, last int, found bool) {
+func lastKeysWin(n *yaml.Node) (key string, first, second int, found bool) {
 	if n.Kind == yaml.MappingNode && len(n.Content) >= 4 {
 		at := map[string]int{} // a key -> the index of its last pair
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if k := n.Content[i]; k.Kind == yaml.ScalarNode && k.Tag != "!!merge" {
 				if j, ok := at[k.Value]; ok && !found {
-					key, first, last, found = k.Value, n.Content[j].Line, k.Line, true
+					key, first, second, found = k.Value, n.Content[j].Line, k.Line, true
 				}
 				at[k.Value] = i
 			}
@@ -787,10 +797,10 @@ func lastKeysWin(n *yaml.Node) (key string, first, last int, found bool) {
 	}
 	for _, c := range n.Content {
 		if k, f, l, ok := lastKeysWin(c); ok && !found {
-			key, first, last, found = k, f, l, true
+			key, first, second, found = k, f, l, true
 		}
 	}
-	return key, first, last, found
+	return key, first, second, found
 }
 
 // measureYAML checks the node n, depth levels down, and what it holds
@@ -890,10 +900,7 @@ func (p *Parser) sections(doc ast.Node, src []byte, off int, lines lineIndex, pc
 func (p *Parser) headings(doc ast.Node, body []byte, off int, pc parser.Context) []heading {
 	// The headings' inline markup is parsed with the file's link
 	// reference definitions, as goldmark would have.
-	inlinePC := parser.NewContext()
-	for _, r := range pc.References() {
-		inlinePC.AddReference(r)
-	}
+	inlinePC := inlineContext(pc)
 	var hs []heading
 	cursor := 0 // offset in body where the previous top-level block ended
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
