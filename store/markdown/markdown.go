@@ -160,7 +160,11 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	22 MDX's import and export lines (`import Tabs from '@theme/Tabs';`)
 //	   are not a passage's text (store/passage Prose), which only a parse
 //	   again re-indexes.
-const RulesVersion = 22
+//	23 a heading's shortcodes are read as a reader sees them, not as
+//	   markup: its text and slug are the values of their text parameters,
+//	   or, where that leaves no word, their first quoted values
+//	   (`## {{% heading "whatsnext" %}}` is "whatsnext"; headingShortcodes).
+const RulesVersion = 23
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
@@ -649,16 +653,17 @@ func inlineContext(pc parser.Context) parser.Context {
 }
 
 // inlineOf parses the inline markup of lines of body (at most
-// MaxHeadingBytes of them) as one heading's text, with pc's link
-// references, and returns the node that holds it and the bytes its
+// MaxHeadingBytes of them, their shortcodes read as headingShortcodes
+// reads them) as one heading's text, with pc's link references, and
+// returns the node that holds it and the bytes its
 // segments are in; nil for none.
 func (p *Parser) inlineOf(lines *text.Segments, body []byte, pc parser.Context) (ast.Node, []byte) {
-	var mini []byte
-	segs := text.NewSegments()
+	var vals [][]byte
+	size := 0
 	for i := range lines.Len() {
 		seg := lines.At(i)
 		v := seg.Value(body)
-		if room := MaxHeadingBytes - len(mini); len(v) > room {
+		if room := MaxHeadingBytes - size; len(v) > room {
 			for room > 0 && !utf8.RuneStart(v[room]) {
 				room--
 			}
@@ -667,6 +672,13 @@ func (p *Parser) inlineOf(lines *text.Segments, body []byte, pc parser.Context) 
 		if len(v) == 0 {
 			break
 		}
+		vals = append(vals, v)
+		size += len(v)
+	}
+	headingShortcodes(vals) // within the bound: it can only shorten them
+	var mini []byte
+	segs := text.NewSegments()
+	for _, v := range vals {
 		segs.Append(text.NewSegment(len(mini), len(mini)+len(v)))
 		mini = append(mini, v...)
 	}

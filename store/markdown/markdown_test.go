@@ -230,6 +230,17 @@ func TestParseCases(t *testing.T) {
 		// "{:}" is none, as in Python-Markdown (goldmark's "{ }" is none).
 		{"attr_list: colon, not a block", "## Two {::#x}\n## Esc \\{:#y}\n## Closed {:#cl} ##\n## Empty {:}\n", "x",
 			[]string{"two-x", "esc-y", "closed-cl", "empty-"}, []string{"Two {::#x}", "Esc {:#y}", "Closed {:#cl}", "Empty {:}"}},
+		// A heading's shortcodes read as a reader sees them: their text
+		// parameters, else (the heading left without a word) their first
+		// quoted values or names; in a code span, or written to be shown
+		// (`{{</* … */>}}`), they stay as written, as an unclosed one does.
+		{"shortcodes: text parameter", "## Using {{< glossary_tooltip text=\"kubectl\" term_id=\"kubectl\" >}} here\n", "x",
+			[]string{"using-kubectl-here"}, []string{"Using kubectl here"}},
+		{"shortcodes: heading alone", "## {{% heading \"whatsnext\" %}}\n## {{< glossary_tooltip term_id='containerd' >}}\n## {{< toc >}}\n", "x",
+			[]string{"whatsnext", "containerd", "toc"}, []string{"whatsnext", "containerd", "toc"}},
+		{"shortcodes: paired", "## {{% note %}}Inside{{% /note %}}\n", "x", []string{"inside"}, []string{"Inside"}},
+		{"shortcodes: as written", "## Call `{{< ref \"x\" >}}` {{</* y */>}}\n## Open {{< ref \"x\"\n", "x",
+			[]string{"call--ref-x---y-", "open--ref-x"}, []string{`Call {{< ref "x" >}} {{</* y */>}}`, `Open {{< ref "x"`}},
 		{"empty", "", "x", nil, nil},
 	}
 	for _, tt := range tests {
@@ -385,6 +396,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("<a id=x></a>\n\n# A\n<a name=y></a> <!-- c -->\n\n<div id=d>\n</div>\n## B\n<a id=e></a> <!--\n# C\n"))
 	f.Add([]byte(strings.Repeat("- ", 40) + "x"))
 	f.Add([]byte("# [a](" + strings.Repeat("[a](", 400) + "\n"))
+	f.Add([]byte("## {{% h \"w\" %}}\n## a `{{< b text='c' >}}` {{< d text=\"e\" >}}{{</* f */>}}\ng {{% /h %}}\n---\n"))
 	p, small := NewParser(), NewParser()
 	f.Fuzz(func(t *testing.T, src []byte) {
 		got := p.Parse("f.md", src)

@@ -706,56 +706,20 @@ func commentEnd(text string, from int) int {
 	}
 }
 
-// shortcodeTextParams are the parameters of a shortcode whose value a
-// reader sees on the page, as HTML's alt and title are: the text of a
-// tooltip or a link ({{< glossary_tooltip text="Deployment" term_id="…" >}},
-// 940 times in the Kubernetes docs), a figure's caption, alt and title.
-var shortcodeTextParams = map[string]bool{"text": true, "title": true, "caption": true, "alt": true}
-
 // blankShortcode blanks the shortcode text[from:to] (`{{< … >}}` or
-// `{{% … %}}`, closed) but the values of its shortcodeTextParams,
-// quoted ("…", '…' or `…`): the generator replaces the shortcode, and
-// what a reader sees of it is at most those (a path, an id or a size is
-// not text). A value's quotes are blanked with the rest.
+// `{{% … %}}`, closed) but the quoted values of its text parameters
+// (markdown.ShortcodeTextParam): the generator replaces the shortcode,
+// and what a reader sees of it is at most those. A value's quotes are
+// blanked with the rest.
 func blankShortcode(text string, from, to int, blank func(from, to int)) {
 	last := from // the start of what is still to blank
-	for k := from + 3; k < to-3; k++ {
-		q := text[k]
-		if q != '"' && q != '\'' && q != '`' {
-			continue
+	markdown.ShortcodeValues(text[from:to], func(name string, start, stop int) {
+		if markdown.ShortcodeTextParam(name) {
+			blank(last, from+start)
+			last = from + stop
 		}
-		n := strings.IndexByte(text[k+1:to-3], q)
-		if n < 0 {
-			break // an unclosed quote: the rest is blanked
-		}
-		start, stop := k+1, k+1+n
-		if shortcodeTextParams[paramName(text[from+3:k])] {
-			blank(last, start)
-			last = stop
-		}
-		k = stop
-	}
+	})
 	blank(last, to)
-}
-
-// paramName is the name of the parameter whose value opens right after
-// before (`text=` or `text = `), lower-cased; "" for a positional value.
-func paramName(before string) string {
-	before = strings.TrimRight(before, " \t")
-	rest, ok := strings.CutSuffix(before, "=")
-	if !ok {
-		return ""
-	}
-	rest = strings.TrimRight(rest, " \t")
-	i := len(rest)
-	for i > 0 {
-		c := rest[i-1]
-		if c != '_' && c != '-' && !('a' <= c|0x20 && c|0x20 <= 'z') && !('0' <= c && c <= '9') {
-			break
-		}
-		i--
-	}
-	return strings.ToLower(rest[i:])
 }
 
 // mdBookLink returns the length of the mdBook link directive text opens
