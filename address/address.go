@@ -39,7 +39,9 @@ var (
 	ErrManyHashes   = errors.New("more than one '#'")
 	ErrEmptyHeading = errors.New("empty heading after '#'")
 	ErrLeadingSlash = errors.New("document id starts with '/'")
-	ErrBadSegment   = errors.New("empty, '.' or '..' path segment in document id")
+	// ErrURL: a page's URL (https://site/a/b/), not the id of its file.
+	ErrURL        = errors.New("a URL, not an address")
+	ErrBadSegment = errors.New("empty, '.' or '..' path segment in document id")
 	// ErrBidi: a bidirectional control (U+200E, U+200F, U+202A..U+202E,
 	// U+2066..U+2069) makes an address print unlike the bytes it holds
 	// ("Trojan Source"), so two ids that look alike could name different
@@ -145,6 +147,9 @@ func parse(s string) (Address, error) {
 			return fail(ErrBidi)
 		}
 	}
+	if schemeEnd(id) > 0 {
+		return fail(ErrURL)
+	}
 	if strings.IndexFunc(id, unicode.IsSpace) >= 0 {
 		return fail(ErrSpaceInID)
 	}
@@ -175,8 +180,8 @@ func parse(s string) (Address, error) {
 // "templates/menu" (with "#overview"). Parse offers it as a hint; it is
 // never read in the input's place.
 func Repair(s string) string {
-	if i := strings.Index(s, "://"); i > 0 && !strings.ContainsAny(s[:i], "/#") {
-		rest := s[i+3:]
+	if i := schemeEnd(s); i > 0 {
+		rest := s[i:]
 		j := strings.IndexAny(rest, "/#")
 		if j < 0 {
 			return s
@@ -197,6 +202,22 @@ func Repair(s string) string {
 		return id + "#" + heading
 	}
 	return id
+}
+
+// schemeEnd is the offset just past the "scheme://" s opens with (a
+// letter, then letters, digits, '+', '-' or '.': RFC 3986), 0 for none.
+func schemeEnd(s string) int {
+	i := strings.Index(s, "://")
+	if i <= 0 {
+		return 0
+	}
+	for k, c := range []byte(s[:i]) {
+		letter := 'a' <= c|0x20 && c|0x20 <= 'z'
+		if !letter && (k == 0 || !('0' <= c && c <= '9') && c != '+' && c != '-' && c != '.') {
+			return 0
+		}
+	}
+	return i + 3
 }
 
 // Hyphenated is s with each white space character turned into '-': what

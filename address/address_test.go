@@ -52,6 +52,9 @@ func TestParse(t *testing.T) {
 		{in: "#", err: ErrEmptyID},
 		{in: "# comment", err: ErrEmptyID},
 		{in: "/a", err: ErrLeadingSlash},
+		{in: "https://site/a/b/#c", err: ErrURL},
+		{in: "git+ssh://h/a", err: ErrURL},
+		{in: "a/https://b", err: ErrBadSegment}, // no scheme before its first '/'
 		{in: "a//b", err: ErrBadSegment},
 		{in: "a/", err: ErrBadSegment},
 		{in: "./a", err: ErrBadSegment},

@@ -414,3 +414,30 @@ func TestCheckHintsNoBaseThroughAnAlias(t *testing.T) {
 		t.Errorf("check: exit %d, broken links and what they resolve with %v; want %v", code, got, want)
 	}
 }
+
+// TestGetSitePathHint: a page's URL or site path pasted into get (or
+// links) is
+// malformed, and the hint is the document the store holds for it, where
+// the site serves its pages below a folder of its own; one the store has
+// nothing near keeps the address the input spells.
+func TestGetSitePathHint(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"concepts/pods.md": "# Pods\n\n## Pod lifecycle\n"})
+	if r := runDocir(t, dir, nil, "index", "--format", "json", "."); r.code != 0 {
+		t.Fatalf("index: exit %d: %s", r.code, r.stderr)
+	}
+	for _, tt := range []struct{ arg, want string }{
+		{"https://example.org/docs/concepts/pods/#pod-lifecycle",
+			`docir: malformed address "https://example.org/docs/concepts/pods/#pod-lifecycle": a URL, not an address; did you mean "concepts/pods#pod-lifecycle"?`},
+		{"/docs/concepts/pods/", `docir: malformed address "/docs/concepts/pods/": document id starts with '/'; did you mean "concepts/pods"?`},
+		{"/concepts/pods/", `docir: malformed address "/concepts/pods/": document id starts with '/'; did you mean "concepts/pods"?`},
+		{"/nothing/near/", `docir: malformed address "/nothing/near/": document id starts with '/'; did you mean "nothing/near"?`},
+	} {
+		for _, cmd := range []string{"get", "links"} {
+			r := runDocir(t, dir, nil, cmd, tt.arg)
+			if r.code != 2 || r.stderr != tt.want+"\n" {
+				t.Errorf("docir %s %s: exit %d, stderr %q; want 2, %q", cmd, tt.arg, r.code, r.stderr, tt.want)
+			}
+		}
+	}
+}

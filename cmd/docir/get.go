@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"slices"
 
@@ -70,7 +71,7 @@ const MaxGetBytes = 64 << 20
 func getRun(ctx context.Context, opts *GetOptions) error {
 	addrs, err := getAddresses(opts)
 	if err != nil {
-		return err
+		return storeHint(ctx, opts.Reader, err)
 	}
 	text, err := opts.WantText()
 	if err != nil {
@@ -129,4 +130,35 @@ func getAddresses(opts *GetOptions) ([]address.Address, error) {
 		return nil, docir.Errorf(docir.CodeUsage, `"-" (read stdin) must be the only argument`)
 	}
 	return address.ParseAll(opts.Args)
+}
+
+// storeHint makes the hint of a malformed address that was written as a
+// page's URL or path (https://site/docs/a/b/, /docs/a/b/) the store's: the
+// hint address.Parse gives takes off what makes it a URL or a path, and
+// the site may serve its pages below a folder of its own (/docs/): so
+// when the hint names no document, the document a read of it suggests
+// first (workspace.Suggest: the id the typed path ends with, first) is
+// the hint, and a user pastes one address, not two. err is returned as it
+// is when it is no such error, the hint reads, or the store cannot say.
+func storeHint(ctx context.Context, reader func() (docir.Reader, error), err error) error {
+	var pe *address.ParseError
+	if !errors.As(err, &pe) || pe.Hint == "" || (pe.Err != address.ErrURL && pe.Err != address.ErrLeadingSlash) {
+		return err
+	}
+	a, perr := address.Parse(pe.Hint)
+	if perr != nil {
+		return err
+	}
+	r, rerr := reader()
+	if rerr != nil {
+		return err
+	}
+	res, rerr := r.Resolve(ctx, []address.Address{a}, MaxGetBytes)
+	if rerr != nil || len(res.Items) != 1 {
+		return err
+	}
+	if it := res.Items[0]; it.Document == nil && it.Reason == docir.ReasonNoDocument && len(it.Suggestions) > 0 {
+		pe.Hint = it.Suggestions[0] // with the heading typed
+	}
+	return err
 }

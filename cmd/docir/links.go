@@ -59,7 +59,7 @@ when the corpus is indexed (docs/links.md has the rules).`,
 func linksRun(ctx context.Context, opts *LinksOptions) error {
 	addrs, err := getAddresses(&GetOptions{IO: opts.IO, Args: opts.Args, Stdin: opts.Stdin})
 	if err != nil {
-		return err
+		return storeHint(ctx, opts.Reader, err)
 	}
 	text, err := opts.WantText()
 	if err != nil {
