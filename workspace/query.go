@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/docir/docir/docir"
@@ -49,6 +50,13 @@ func (s *Service) Query(ctx context.Context, p docir.QueryParams) (docir.SearchR
 		query.Sort(matched, sortField, desc)
 	}
 	res := docir.SearchResult{Query: expr.String(), Hits: []docir.Hit{}, Total: total}
+	if total == 0 {
+		if w, err := widenedHint(ctx, v.snap, expr); err != nil {
+			return docir.SearchResult{}, err
+		} else if w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
+	}
 	for _, rec := range matched[:min(limit, len(matched))] {
 		res.Hits = append(res.Hits, docir.Hit{
 			ID:             rec.ID,
@@ -225,4 +233,53 @@ func ParseQuery(p docir.QueryParams) (expr *query.Expr, sortField string, desc b
 		return nil, "", false, err
 	}
 	return expr, sortField, desc, nil
+}
+
+// widenedHint says, of an expression that matched nothing, how many
+// documents match it with each of its plain equality terms' values read as
+// a part of a longer value (`keywords:rootless` as `keywords:*rootless*`):
+// a site that writes a list as one string (the Docker docs' `keywords:
+// security, namespaces, rootless`) holds the value, but not as a value of
+// its own; "" when no term is plain (a glob, a quote, a comparison, a
+// negation) or the widened expression matches nothing too. It costs a
+// second match only when the first found nothing.
+func widenedHint(ctx context.Context, snap *store.Snapshot, expr *query.Expr) (string, error) {
+	var b strings.Builder
+	widened := false
+	for i, t := range expr.Terms {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if t.Not || t.Op != query.OpEq || !plainValue(t.Field) || slices.ContainsFunc(t.Values, func(v string) bool { return !plainValue(v) }) {
+			b.WriteString(t.Text)
+			continue
+		}
+		widened = true
+		b.WriteString(t.Field + ":")
+		for k, v := range t.Values {
+			if k > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString("*" + v + "*")
+		}
+	}
+	if !widened {
+		return "", nil
+	}
+	w, err := query.Parse(b.String())
+	if err != nil {
+		return "", nil // a widened value over a bound: no hint
+	}
+	_, n, _, err := matchRecords(ctx, snap, w, "", 1)
+	if err != nil || n == 0 {
+		return "", err
+	}
+	return fmt.Sprintf("no document matches %s, but %d match %s: the value is a part of a longer one (a list written as one string, `keywords: a, b`, is one value)", expr.String(), n, w.String()), nil
+}
+
+// plainValue reports whether s, a field name or a value of a query term,
+// is written bare and matches as itself: no glob, quote, space, comma or
+// range, so that *s* is the glob of every value holding it.
+func plainValue(s string) bool {
+	return s != "" && !strings.ContainsAny(s, "*?\\\"\t\n\r ,") && !strings.Contains(s, "..")
 }

@@ -65,6 +65,10 @@ func compareQueries(t *testing.T, ws *Service, params []docir.QueryParams) (hits
 		if err != nil {
 			t.Fatalf("query %q: %v", p.Expr, err)
 		}
+		if len(got.Warnings) > 0 && got.Total > 0 {
+			t.Errorf("query %q: warnings %q beside %d matches (widenedHint is for none)", p.Expr, got.Warnings, got.Total)
+		}
+		got.Warnings = nil // the scan gives none: TestQueryWidenedHint tests them
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("query %q sort %q: index differs from scan (-scan +index):\n%s", p.Expr, p.Sort, diff)
 		}
@@ -317,4 +321,45 @@ func TestQueryIndexTLDR(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareQueries(t, ws, params())
+}
+
+// TestQueryWidenedHint: a query that matches nothing says how many
+// documents hold its plain values inside longer ones (a list written as
+// one string); none is said where the widened query finds nothing too, or
+// no term is plain (a glob, a negation, a value with a space).
+func TestQueryWidenedHint(t *testing.T) {
+	root := t.TempDir()
+	writeDocs(t, root, map[string]string{
+		"a.md": "---\nkeywords: security, namespaces, rootless\nstatus: draft\n---\n# A\n",
+		"b.md": "---\nkeywords: [rootless, daemon]\n---\n# B\n",
+		"c.md": "---\nkeywords: rootless mode\n---\n# C\n",
+	})
+	ws := New(Config{Dir: t.TempDir(), Sources: []store.Source{{Path: root}}})
+	defer ws.Close()
+	ctx := context.Background()
+	if _, err := ws.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for expr, want := range map[string]string{
+		"keywords:namespaces":              "no document matches keywords:namespaces, but 1 match keywords:*namespaces*: the value is a part of a longer one (a list written as one string, `keywords: a, b`, is one value)",
+		"keywords:mode status:draft,final": "",
+		"keywords:mode":                    "no document matches keywords:mode, but 1 match keywords:*mode*: the value is a part of a longer one (a list written as one string, `keywords: a, b`, is one value)",
+		"keywords:rootless":                "", // b matches: no hint
+		"keywords:nothing":                 "",
+		"keywords:\"mode\"":                "no document matches keywords:\"mode\", but 1 match keywords:*mode*: the value is a part of a longer one (a list written as one string, `keywords: a, b`, is one value)",
+		"-keywords:*rootless*":             "",
+		"keywords:names*":                  "",
+	} {
+		res, err := ws.Query(ctx, docir.QueryParams{Expr: expr})
+		if err != nil {
+			t.Fatalf("query %q: %v", expr, err)
+		}
+		var got string
+		if len(res.Warnings) > 0 {
+			got = strings.Join(res.Warnings, "\n")
+		}
+		if got != want {
+			t.Errorf("query %q: warnings %q, want %q", expr, got, want)
+		}
+	}
 }
