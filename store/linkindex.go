@@ -737,7 +737,7 @@ func (r *resolver) link(id, root, rel string, ref docir.LinkRef, keys map[string
 	if ref.Kind == docir.LinkWiki {
 		return r.wiki(id, ref, keys)
 	}
-	l := docir.Link{Line: ref.Line, Target: ref.Target, Kind: ref.Kind}
+	l := docir.Link{Line: ref.Line, Column: ref.Column, Target: ref.Target, Kind: ref.Kind}
 	t := r.rules.Classify(root, rel, ref)
 	switch {
 	case t.Status == docir.LinkExternal:
@@ -804,7 +804,7 @@ func (r *resolver) toAnchor(l docir.Link, target, anchor string) docir.Link {
 // name added or removed resolves the link again, and so does the file key
 // of the note it leads to (LinksInto reads by it).
 func (r *resolver) wiki(id string, ref docir.LinkRef, keys map[string]bool) docir.Link {
-	l := docir.Link{Line: ref.Line, Target: ref.Target, Kind: ref.Kind}
+	l := docir.Link{Line: ref.Line, Column: ref.Column, Target: ref.Target, Kind: ref.Kind}
 	if !r.cfg.Wikilinks {
 		l.Status, l.Reason = docir.LinkUnchecked, docir.ReasonWikilink
 		return l
@@ -1372,7 +1372,7 @@ type brokenAt struct {
 
 // resolves reports whether r resolves the broken link b.
 func (b brokenAt) resolves(r *resolver) bool {
-	ref := docir.LinkRef{Target: b.l.Target, Kind: b.l.Kind, Line: b.l.Line}
+	ref := docir.LinkRef{Target: b.l.Target, Kind: b.l.Kind, Line: b.l.Line, Column: b.l.Column}
 	return r.link(b.id, b.root, b.rel, ref, map[string]bool{}).Status == docir.LinkResolved
 }
 

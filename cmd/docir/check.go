@@ -50,14 +50,14 @@ func newCmdCheck(f *Factory, runF func(context.Context, *CheckOptions) error) *c
 		Use:   "check [--external] [--format github]",
 		Short: "Every broken internal link and anchor, with its file and line; exit 1 when any",
 		Long: `List every broken internal link of the corpus: a link to no document, or to a
-heading the document lacks, with the file and line that holds it and its
+heading the document lacks, with the file, line and column that hold it and its
 section's address. Exit 1 when any is broken, 0 when none is.
 
 The list is kept by the index (docir index resolves the links of what
 changed), so a check costs a read, not a parse of the corpus. External URLs
 are never fetched; --external lists them.
 
---format github prints GitHub Actions annotations (::error file=…,line=…::…),
+--format github prints GitHub Actions annotations (::error file=…,line=…,col=…::…),
 one per broken link, for a docs-CI step (docs/links.md).`,
 		Example: `  docir check
   docir check --format github     # in CI: annotations on the pull request
@@ -464,7 +464,7 @@ func upFolder(target string) string {
 // unchecked (outside_base): store/links's reading of its target under
 // that base.
 func outsideBase(l docir.Link, base string) bool {
-	ref := docir.LinkRef{Target: l.Target, Kind: l.Kind, Line: l.Line}
+	ref := docir.LinkRef{Target: l.Target, Kind: l.Kind, Line: l.Line, Column: l.Column}
 	return links.Rules{Base: base}.Classify("", "", ref).Reason == docir.ReasonOutsideBase
 }
 
@@ -563,10 +563,10 @@ func brokenWhy(l docir.CheckedLink) string {
 func printCheckText(dst io.Writer, res docir.CheckResult, fileOf func(docir.CheckedLink) string) error {
 	w := &errWriter{w: dst}
 	for _, l := range res.Broken {
-		fmt.Fprintf(w, "%s:%d: %s: %s (in %s)\n", fileOf(l), l.Line, forTerminal(l.Target), brokenWhy(l), l.From)
+		fmt.Fprintf(w, "%s: %s: %s (in %s)\n", position(fileOf(l), l.Link), forTerminal(l.Target), brokenWhy(l), l.From)
 	}
 	for _, l := range res.External {
-		fmt.Fprintf(w, "%s:%d: external %s\n", fileOf(l), l.Line, forTerminal(l.URL))
+		fmt.Fprintf(w, "%s: external %s\n", position(fileOf(l), l.Link), forTerminal(l.URL))
 	}
 	c := res.Counts
 	fmt.Fprintf(w, "generation %d, %d documents: links %d resolved, %d broken, %d external, %d unchecked\n",
@@ -578,19 +578,38 @@ func printCheckText(dst io.Writer, res docir.CheckResult, fileOf func(docir.Chec
 // link: an error annotation on its file and line.
 func printCheckGitHub(w io.Writer, res docir.CheckResult, fileOf func(docir.CheckedLink) string) error {
 	for _, l := range res.Broken {
-		_, err := fmt.Fprintf(w, "::error file=%s,line=%d,title=%s::%s\n",
-			ghProperty(fileOf(l)), l.Line, ghProperty("broken link"),
+		_, err := fmt.Fprintf(w, "::error file=%s,line=%d%s,title=%s::%s\n",
+			ghProperty(fileOf(l)), l.Line, ghColumn(l.Link), ghProperty("broken link"),
 			ghData(fmt.Sprintf("%s: %s (in %s)", l.Target, brokenWhy(l), l.From)))
 		if err != nil {
 			return err
 		}
 	}
 	for _, l := range res.External {
-		if _, err := fmt.Fprintf(w, "::notice file=%s,line=%d,title=%s::%s\n", ghProperty(fileOf(l)), l.Line, ghProperty("external link"), ghData(l.URL)); err != nil {
+		if _, err := fmt.Fprintf(w, "::notice file=%s,line=%d%s,title=%s::%s\n", ghProperty(fileOf(l)), l.Line, ghColumn(l.Link), ghProperty("external link"), ghData(l.URL)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// position is where link l stands in file, as compilers and editors
+// write it: file:line:column, or file:line where the column is not known
+// (a store indexed before markdown rules 24).
+func position(file string, l docir.Link) string {
+	if l.Column > 0 {
+		return fmt.Sprintf("%s:%d:%d", file, l.Line, l.Column)
+	}
+	return fmt.Sprintf("%s:%d", file, l.Line)
+}
+
+// ghColumn is the col property of link l's annotation, "" where the
+// column is not known.
+func ghColumn(l docir.Link) string {
+	if l.Column > 0 {
+		return fmt.Sprintf(",col=%d", l.Column)
+	}
+	return ""
 }
 
 // ghData and ghProperty escape a workflow command's message and property

@@ -211,7 +211,7 @@ func TestLinkIndexIsIncremental(t *testing.T) {
 		t.Errorf("after editing b (-want +got):\n%s", diff)
 	}
 	d := dumpLinks(t, dir)
-	if diff := cmp.Diff(map[string][]docir.CheckedLink{"a": {{Link: docir.Link{From: "a#a", Line: 3, Target: "b.md#usage", Kind: docir.LinkInline, Status: docir.LinkBroken, Address: "b#usage", Reason: docir.ReasonNoSection}, Path: "a.md"}}}, d.Broken); diff != "" {
+	if diff := cmp.Diff(map[string][]docir.CheckedLink{"a": {{Link: docir.Link{From: "a#a", Line: 3, Column: 1, Target: "b.md#usage", Kind: docir.LinkInline, Status: docir.LinkBroken, Address: "b#usage", Reason: docir.ReasonNoSection}, Path: "a.md"}}}, d.Broken); diff != "" {
 		t.Errorf("broken (-want +got):\n%s", diff)
 	}
 	if want := (docir.LinkCounts{Resolved: 21, Broken: 1, External: 20}); d.Counts != want {

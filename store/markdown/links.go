@@ -116,7 +116,8 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 	}
 	sort.SliceStable(found, func(i, j int) bool { return found[i].at < found[j].at })
 	for _, f := range found {
-		ref := docir.LinkRef{Target: f.target, Kind: f.kind, Line: lines.line(off + f.at)}
+		line, col := lines.lineColumn(off + f.at)
+		ref := docir.LinkRef{Target: f.target, Kind: f.kind, Line: line, Column: col}
 		if i := sectionOf(f.at); i < 0 {
 			rec.Links = append(rec.Links, ref)
 		} else {

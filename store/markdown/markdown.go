@@ -164,7 +164,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   markup: its text and slug are the values of their text parameters,
 //	   or, where that leaves no word, their first quoted values
 //	   (`## {{% heading "whatsnext" %}}` is "whatsnext"; headingShortcodes).
-const RulesVersion = 23
+//	24 a link records its column (docir.LinkRef.Column), which check
+//	   prints as file:line:column.
+const RulesVersion = 24
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
@@ -1293,6 +1295,13 @@ func newLineIndex(src []byte) lineIndex {
 
 func (l lineIndex) line(off int) int {
 	return sort.Search(len(l), func(i int) bool { return l[i] > off })
+}
+
+// lineColumn is the 1-based line of offset off and its 1-based byte
+// column in that line.
+func (l lineIndex) lineColumn(off int) (line, column int) {
+	line = l.line(off)
+	return line, off - l[line-1] + 1
 }
 
 // jsonSafe rewrites what YAML may decode into something encoding/json
