@@ -37,7 +37,9 @@ type Record struct {
 //
 // Start..End is the section with its subsections: from the first byte of its
 // heading line to the first byte of the next heading of the same or a higher
-// level (or the end of the file). Start..OwnEnd is the part before its first
+// level (or the end of the file); a stacked heading, with nothing under it
+// and right above a heading of its own level, ends where that one ends (it
+// heads the same text: store/markdown Stacked). Start..OwnEnd is the part before its first
 // subsection. Offsets are into the file's bytes; lines are 1-based and EndLine
 // is the last line the section covers.
 type Section struct {

@@ -166,7 +166,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   (`## {{% heading "whatsnext" %}}` is "whatsnext"; headingShortcodes).
 //	24 a link records its column (docir.LinkRef.Column), which check
 //	   prints as file:line:column.
-const RulesVersion = 24
+//	25 a stacked heading (nothing under it, right above one of its level)
+//	   ends where that one ends (Stacked): a read of it reads the text
+//	   under both.
+const RulesVersion = 25
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
@@ -905,7 +908,34 @@ func (p *Parser) sections(doc ast.Node, src []byte, off int, lines lineIndex, pc
 			EndLine: lines.line(max(h.start, end-1)),
 		})
 	}
+	// Stacked headings: one with nothing under it, right above another of
+	// its level, heads that one's text too (last first, so that a stack of
+	// several reads down to the text).
+	for i := len(out) - 2; i >= 0; i-- {
+		s, next := &out[i], out[i+1]
+		if next.Level == s.Level && s.End == next.Start && onlyHeadingLine(src[s.Start:s.End]) {
+			s.End, s.EndLine = next.End, next.EndLine
+		}
+	}
 	return out, nested
+}
+
+// onlyHeadingLine reports whether text, a section from its heading line
+// to the next heading, holds nothing but that line and white space.
+func onlyHeadingLine(text []byte) bool {
+	end := bytes.IndexAny(text, "\r\n") // a CR alone ends a line too
+	return end < 0 || len(bytes.TrimSpace(text[end:])) == 0
+}
+
+// Stacked reports whether section i of secs is a stacked heading: one
+// with nothing under it, right above a heading of its own level, which
+// heads that heading's text too (its End is that section's; see
+// docir.Section). Node's docs write an API with two signatures so
+// (`## http.request(options[, callback])` over `## http.request(url[,
+// options][, callback])`, one body under both, as its site shows them),
+// and link the first.
+func Stacked(secs []docir.Section, i int) bool {
+	return i+1 < len(secs) && secs[i+1].Level == secs[i].Level && secs[i].OwnEnd == secs[i+1].Start && secs[i].End == secs[i+1].End
 }
 
 // headings finds the headings of doc, the markdown body (at offset off of

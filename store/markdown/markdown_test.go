@@ -106,7 +106,8 @@ func lastLine(b []byte) string {
 
 // checkInvariants holds for every parse of every input: ranges lie inside the
 // file, in order, each starting on a line start; a section contains its own
-// part and every deeper section that follows it before its end; slugs are
+// part and every deeper section that follows it before its end, and a
+// section of its level only when it is stacked over it; slugs are
 // unique; line numbers match the offsets.
 func checkInvariants(t *testing.T, name string, src []byte, got Parsed) {
 	t.Helper()
@@ -140,7 +141,8 @@ func checkInvariants(t *testing.T, name string, src []byte, got Parsed) {
 				}
 				break
 			}
-			if n.Level <= s.Level {
+			// A stacked heading ends where those of its level under it end.
+			if n.Level < s.Level || n.Level == s.Level && (n.End != s.End || !onlyHeadingLine(src[s.Start:s.OwnEnd])) {
 				t.Fatalf("%s: %q (level %d) inside %q (level %d)", name, n.Slug, n.Level, s.Slug, s.Level)
 			}
 		}
@@ -534,5 +536,36 @@ func TestUnclosedFence(t *testing.T) {
 		if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
 			t.Errorf("%q: %q, want %q", tt.md, got, tt.want)
 		}
+	}
+}
+
+// TestStackedHeadings: a heading with nothing under it, right above one
+// of its level, ends where that one ends (Node's two signatures of one
+// API over one body); one with text, one above a deeper heading, and one
+// above a higher heading end as before.
+func TestStackedHeadings(t *testing.T) {
+	md := "# T\n\n## `f(a)`\n\n## `f(a, b)`\n<!-- YAML -->\n\nbody\n\n## Empty\n\n# Part\n\n## Says\nx\n## Next\n\n### Deeper\ny\n"
+	rec := NewParser().Parse("t.md", []byte(md)).Record
+	type span struct {
+		Slug           string
+		Stacked        bool
+		Body, OwnText string
+	}
+	var got []span
+	for i, s := range rec.Sections {
+		got = append(got, span{s.Slug, Stacked(rec.Sections, i), md[s.Start:s.End], md[s.Start:s.OwnEnd]})
+	}
+	want := []span{
+		{"t", false, md[:strings.Index(md, "# Part")], "# T\n\n"},
+		{"fa", true, "## `f(a)`\n\n## `f(a, b)`\n<!-- YAML -->\n\nbody\n\n", "## `f(a)`\n\n"},
+		{"fa-b", false, "## `f(a, b)`\n<!-- YAML -->\n\nbody\n\n", "## `f(a, b)`\n<!-- YAML -->\n\nbody\n\n"},
+		{"empty", false, "## Empty\n\n", "## Empty\n\n"},
+		{"part", false, md[strings.Index(md, "# Part"):], "# Part\n\n"},
+		{"says", false, "## Says\nx\n", "## Says\nx\n"},
+		{"next", false, "## Next\n\n### Deeper\ny\n", "## Next\n\n"},
+		{"deeper", false, "### Deeper\ny\n", "### Deeper\ny\n"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

@@ -321,7 +321,7 @@ func (c Config) head(rec *docir.Record) (fulltext.Passage, bool) {
 func (c Config) section(rec *docir.Record, body bodyWindow, i int, own bool, parent []int32) fulltext.Passage {
 	s := rec.Sections[i]
 	text := Prose(body.slice(s.Start, s.OwnEnd), false)
-	if !own && !(s.OwnEnd == s.End && QuietPassage(text)) {
+	if !own && !((s.OwnEnd == s.End || markdown.Stacked(rec.Sections, i)) && QuietPassage(text)) {
 		text = joinText(rec.Title, text)
 	}
 	p := fulltext.Passage{ID: rec.ID + "#" + s.Slug, Text: text, Head: headingPath(rec, i, parent)}
