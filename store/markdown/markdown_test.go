@@ -547,8 +547,8 @@ func TestStackedHeadings(t *testing.T) {
 	md := "# T\n\n## `f(a)`\n\n## `f(a, b)`\n<!-- YAML -->\n\nbody\n\n## Empty\n\n# Part\n\n## Says\nx\n## Next\n\n### Deeper\ny\n"
 	rec := NewParser().Parse("t.md", []byte(md)).Record
 	type span struct {
-		Slug           string
-		Stacked        bool
+		Slug          string
+		Stacked       bool
 		Body, OwnText string
 	}
 	var got []span
