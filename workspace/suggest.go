@@ -109,14 +109,25 @@ func Suggest(snap *store.Snapshot, a address.Address, n int) ([]string, error) {
 			ids = append(ids, c.id)
 		}
 	}
-	var out []string
-	for _, id := range ids {
-		if a.HasHeading() {
-			id += "#" + a.Heading
-		}
-		out = append(out, id)
+	if !a.HasHeading() {
+		return ids, nil
 	}
-	return out, nil
+	// The heading typed goes with the documents that have such a section,
+	// first; another is suggested alone, as an address that reads (fs.md#x
+	// suggested os#x, one edit from fs, which has no section x).
+	var with, without []string
+	for _, id := range ids {
+		rec, ok, err := snap.Record(id)
+		if err != nil {
+			return nil, err
+		}
+		if _, found := rec.FindSection(a.Heading); ok && found {
+			with = append(with, id+"#"+a.Heading)
+		} else {
+			without = append(without, id)
+		}
+	}
+	return append(with, without...), nil
 }
 
 // aliasedAs returns the ids of at most n documents whose front matter
