@@ -74,10 +74,12 @@ func TestSuggest(t *testing.T) {
 // An id typed without the folder the site leaves out of its URLs (the
 // Docker docs serve manuals/engine/install/ubuntu at
 // /engine/install/ubuntu/) suggests the id that ends with it, first
-// (Docker review 4).
+// (Docker review 4); so does one typed without number prefixes and
+// middle folders (svelte.dev: Svelte review F3).
 func TestSuggestBelowAFolder(t *testing.T) {
 	root := t.TempDir()
-	for _, f := range []string{"manuals/engine/install/ubuntu.md", "manuals/engine/install/debian.md", "manuals/compose/install.md"} {
+	for _, f := range []string{"manuals/engine/install/ubuntu.md", "manuals/engine/install/debian.md", "manuals/compose/install.md",
+		"kit/20-core-concepts/20-load.md", "svelte/03-template-syntax/12-bind.md", "svelte/99-legacy/12-load.md"} {
 		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(f)), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -90,6 +92,11 @@ func TestSuggestBelowAFolder(t *testing.T) {
 		"engine/install/ubuntu": "manuals/engine/install/ubuntu",
 		"Engine/Install/Debian": "manuals/engine/install/debian",
 		"compose/install#linux": "manuals/compose/install", // it has no section linux
+		// A page by its name without its number prefix, below folders the
+		// site leaves out (svelte.dev's /docs/kit/load).
+		"kit/load":      "kit/20-core-concepts/20-load",
+		"docs/kit/load": "kit/20-core-concepts/20-load",
+		"bind":          "svelte/03-template-syntax/12-bind",
 	} {
 		a, err := address.Parse(typed)
 		if err != nil {

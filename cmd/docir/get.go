@@ -138,8 +138,9 @@ func getAddresses(opts *GetOptions) ([]address.Address, error) {
 // the site may serve its pages below a folder of its own (/docs/): so
 // when the hint names no document, the document a read of it suggests
 // first (workspace.Suggest: the id the typed path ends with, first) is
-// the hint, and a user pastes one address, not two. err is returned as it
-// is when it is no such error, the hint reads, or the store cannot say.
+// the hint, and a user pastes one address, not two; with none, no hint
+// (one that misses only repeats the miss). err is returned as it is when
+// it is no such error, the hint reads, or the store cannot say.
 func storeHint(ctx context.Context, reader func() (docir.Reader, error), err error) error {
 	var pe *address.ParseError
 	if !errors.As(err, &pe) || pe.Hint == "" || (pe.Err != address.ErrURL && pe.Err != address.ErrLeadingSlash) {
@@ -157,8 +158,12 @@ func storeHint(ctx context.Context, reader func() (docir.Reader, error), err err
 	if rerr != nil || len(res.Items) != 1 {
 		return err
 	}
-	if it := res.Items[0]; it.Document == nil && it.Reason == docir.ReasonNoDocument && len(it.Suggestions) > 0 {
-		pe.Hint = it.Suggestions[0] // with the heading typed
+	if it := res.Items[0]; it.Document == nil && it.Reason == docir.ReasonNoDocument {
+		// The address it spells would miss too: its nearest, or no hint.
+		pe.Hint = ""
+		if len(it.Suggestions) > 0 {
+			pe.Hint = it.Suggestions[0] // with the heading typed, where it has it
+		}
 	}
 	return err
 }
