@@ -118,6 +118,11 @@ type LinkConfig struct {
 	// gives its heading (links.MDNAnchors: formal_syntax, result_2) when
 	// no slug is the anchor.
 	MDNAnchors bool `json:"mdn_anchors,omitempty"`
+	// NumberPrefixes lets a link's path name a file or folder by its name
+	// without its number prefix (links.Unnumbered: 20-load.md is load), as
+	// Docusaurus and svelte.dev serve them: a candidate file that is not
+	// there is looked up so, and so is a page name alone (root_fallback).
+	NumberPrefixes bool `json:"number_prefixes,omitempty"`
 	// Wikilinks resolves wikilinks ([[Note]]: resolver.wiki); off, they
 	// are unchecked (docir.ReasonWikilink): outside a vault `[[x]]` is a
 	// TOML table or an array, seldom a link.
@@ -125,9 +130,10 @@ type LinkConfig struct {
 }
 
 // LinkRuleDirectoryURLs, LinkRuleVitePressAnchors, LinkRuleHugoAliases,
-// LinkRuleBlackfridayAnchors and LinkRuleMDNAnchors name
-// links.directory_urls, links.vitepress_anchors, links.hugo_aliases,
-// links.blackfriday_anchors and links.mdn_anchors in
+// LinkRuleBlackfridayAnchors, LinkRuleMDNAnchors and
+// LinkRuleNumberPrefixes name links.directory_urls,
+// links.vitepress_anchors, links.hugo_aliases, links.blackfriday_anchors,
+// links.mdn_anchors and links.number_prefixes in
 // docir.CheckedLink.ResolvesWith, as
 // docir.LinkRuleRootFallback and the others name theirs.
 const (
@@ -136,6 +142,7 @@ const (
 	LinkRuleHugoAliases        = "links.hugo_aliases"
 	LinkRuleBlackfridayAnchors = "links.blackfriday_anchors"
 	LinkRuleMDNAnchors         = "links.mdn_anchors"
+	LinkRuleNumberPrefixes     = "links.number_prefixes"
 )
 
 // Equal reports whether c and o are the same rules, every field
@@ -145,7 +152,8 @@ func (c LinkConfig) Equal(o LinkConfig) bool {
 	return c.Base == o.Base && slices.Equal(c.Ignore, o.Ignore) && c.IgnoreCase == o.IgnoreCase &&
 		c.DefinitionIDs == o.DefinitionIDs && c.RootFallback == o.RootFallback && c.MkDocsAnchors == o.MkDocsAnchors &&
 		c.DirectoryURLs == o.DirectoryURLs && c.VitePressAnchors == o.VitePressAnchors && c.HugoAliases == o.HugoAliases &&
-		c.BlackfridayAnchors == o.BlackfridayAnchors && c.MDNAnchors == o.MDNAnchors && c.Wikilinks == o.Wikilinks
+		c.BlackfridayAnchors == o.BlackfridayAnchors && c.MDNAnchors == o.MDNAnchors && c.Wikilinks == o.Wikilinks &&
+		c.NumberPrefixes == o.NumberPrefixes
 }
 
 // linkEntry is one document's resolved links.
@@ -361,8 +369,11 @@ func (p *Pending) linksToResolve(all bool) ([]string, error) {
 		}
 		names := map[string]bool{} // the note names of the files changed, for wikilinks
 		for key := range p.linkKeys {
-			if _, rel, err := splitFileKey([]byte(key)); err == nil {
+			if root, rel, err := splitFileKey([]byte(key)); err == nil {
 				names[noteNameKey(noteName(rel))] = true
+				// Its lookups without number prefixes (number_prefixes).
+				names[noteNameKey(links.Unnumbered(noteName(rel)))] = true
+				names[unnumberedKey(root, rel)] = true
 			}
 		}
 		keys = append(keys, slices.Sorted(maps.Keys(names))...)
@@ -704,6 +715,10 @@ type resolver struct {
 // (below its source folder). Made on the first wikilink a resolver reads.
 type noteNames struct {
 	by map[string][]noteFile
+	// plain are the files by their names without number prefixes
+	// (links.Unnumbered, for links.number_prefixes): by the last segment
+	// so (a noteName), and by unnumberedKey of the whole path.
+	plain map[string][]noteFile
 }
 
 type noteFile struct{ rel, id, key string } // key: its file key
@@ -755,6 +770,12 @@ func (r *resolver) link(id, root, rel string, ref docir.LinkRef, keys map[string
 			if target = r.file(FileKey(f.Root, f.Rel), keys); target != "" {
 				break
 			}
+		}
+		for _, f := range t.Files {
+			if target != "" || !r.cfg.NumberPrefixes {
+				break
+			}
+			target = r.unnumberedFile(f.Root, f.Rel, keys)
 		}
 	}
 	if target == "" && t.PageName != "" {
@@ -853,6 +874,9 @@ func (r *resolver) noteFiles(key string) []noteFile {
 	}
 	if r.names.by == nil {
 		r.names.by = map[string][]noteFile{}
+		if r.cfg.NumberPrefixes {
+			r.names.plain = map[string][]noteFile{}
+		}
 		_ = r.c.each(bucketFiles, false, func(k, v []byte, _ int) error {
 			_, rel, err := splitFileKey(k)
 			e, verr := viewFileEntry(v)
@@ -860,11 +884,59 @@ func (r *resolver) noteFiles(key string) []noteFile {
 				return nil
 			}
 			n := noteName(rel)
-			r.names.by[n] = append(r.names.by[n], noteFile{rel: strings.ToLower(strings.TrimSuffix(rel, ".md")), id: string(e.id), key: string(k)})
+			f := noteFile{rel: strings.ToLower(strings.TrimSuffix(rel, ".md")), id: string(e.id), key: string(k)}
+			r.names.by[n] = append(r.names.by[n], f)
+			if r.names.plain != nil {
+				root, _, _ := splitFileKey(k)
+				if u := links.Unnumbered(n); u != n {
+					r.names.plain[noteNameKey(u)] = append(r.names.plain[noteNameKey(u)], f)
+				}
+				r.names.plain[unnumberedKey(root, rel)] = append(r.names.plain[unnumberedKey(root, rel)], f)
+			}
 			return nil
 		})
 	}
 	return r.names.by[key]
+}
+
+// unnumberedKey is the linkto key of a lookup of the file rel below root
+// by its path without number prefixes (links.UnnumberedPath), lower-cased.
+func unnumberedKey(root, rel string) string {
+	return "\x04" + FileKey(root, strings.ToLower(links.UnnumberedPath(rel)))
+}
+
+// plainFiles are the files whose path (or, for a noteNameKey, name)
+// without number prefixes is key (see noteNames.plain).
+func (r *resolver) plainFiles(key string) []noteFile {
+	if r.names == nil || r.names.plain == nil {
+		// Made (again) with the number prefixes indexed: a shared index
+		// made by a resolver without the rule has none.
+		r.names = &noteNames{}
+		r.noteFiles("")
+	}
+	return r.names.plain[key]
+}
+
+// unnumberedFile is the document of the one file below root whose path
+// without number prefixes is rel's (kit/core-concepts/page-options.md
+// for kit/20-core-concepts/40-page-options.md), in rel's case unless
+// ignore_case; "" for none, or for several.
+func (r *resolver) unnumberedFile(root, rel string, keys map[string]bool) string {
+	key := unnumberedKey(root, rel)
+	keys[key] = true
+	want := links.UnnumberedPath(rel)
+	var found []noteFile
+	for _, f := range r.plainFiles(key) {
+		_, frel, err := splitFileKey([]byte(f.key))
+		if err == nil && (links.UnnumberedPath(frel) == want || r.cfg.IgnoreCase) {
+			found = append(found, f)
+		}
+	}
+	if len(found) != 1 {
+		return ""
+	}
+	keys[found[0].key] = true
+	return found[0].id
 }
 
 // note is the document a wikilink names by name (see wiki), or "".
@@ -903,6 +975,17 @@ func (r *resolver) pageNamed(name string, keys map[string]bool) string {
 		if _, rel, err := splitFileKey([]byte(f.key)); err == nil && path.Base(rel) == name ||
 			r.cfg.IgnoreCase && path.Base(f.rel)+".md" == strings.ToLower(name) {
 			found = append(found, f)
+		}
+	}
+	if len(found) == 0 && r.cfg.NumberPrefixes {
+		// The one page whose name without its number prefix is name.
+		plain := noteNameKey(links.Unnumbered(key))
+		keys[plain] = true
+		for _, f := range r.plainFiles(plain) {
+			if _, rel, err := splitFileKey([]byte(f.key)); err == nil && links.Unnumbered(path.Base(rel)) == links.Unnumbered(name) ||
+				r.cfg.IgnoreCase && links.Unnumbered(path.Base(f.rel))+".md" == strings.ToLower(links.Unnumbered(name)) {
+				found = append(found, f)
+			}
 		}
 	}
 	if len(found) != 1 {
@@ -1594,6 +1677,7 @@ func offRuleSets(cfg LinkConfig) []ruleSet {
 		{docir.LinkRuleIgnoreCase, !cfg.IgnoreCase, false, func(r *resolver) { r.cfg.IgnoreCase = true }},
 		{LinkRuleMDNAnchors, !cfg.MDNAnchors, false, func(r *resolver) { r.cfg.MDNAnchors = true }},
 		{docir.LinkRuleMkDocsAnchors, !cfg.MkDocsAnchors, false, func(r *resolver) { r.cfg.MkDocsAnchors = true }},
+		{LinkRuleNumberPrefixes, !cfg.NumberPrefixes, false, func(r *resolver) { r.cfg.NumberPrefixes = true }},
 		{docir.LinkRuleRootFallback, !cfg.RootFallback, false, func(r *resolver) { r.rules.RootFallback = true }},
 		{LinkRuleVitePressAnchors, !cfg.VitePressAnchors, false, func(r *resolver) { r.cfg.VitePressAnchors = true }},
 	} {

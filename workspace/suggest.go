@@ -10,6 +10,7 @@ import (
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/query"
 	"github.com/docir/docir/store"
+	"github.com/docir/docir/store/links"
 )
 
 // Suggest returns at most n addresses the corpus holds that a, an address
@@ -68,7 +69,7 @@ func Suggest(snap *store.Snapshot, a address.Address, n int) ([]string, error) {
 			// URLs (Hugo's permalinks: the Docker docs serve
 			// manuals/engine/install at /engine/install/).
 			c.tier, c.dist = 1, len(id)-len(noExt)
-		case unnumbered(path.Base(lid)) == unnumbered(path.Base(lower)) && path.Base(lower) != "":
+		case links.Unnumbered(path.Base(lid)) == links.Unnumbered(path.Base(lower)) && path.Base(lower) != "":
 			// The page by its name without its number prefix, and
 			// without folders the site leaves out of its URLs
 			// (svelte.dev serves kit/20-core-concepts/20-load.md at
@@ -161,27 +162,12 @@ func aliasedAs(snap *store.Snapshot, name string, n int) ([]string, error) {
 	return ids, nil
 }
 
-// unnumbered is a path segment without the number prefix sites order
-// their files by ("20-load", "01_intro", "3.setup"; Docusaurus and
-// svelte.dev leave it out of a page's URL): digits, then '-', '_' or
-// '.', then the rest; the segment as it is when it has none.
-func unnumbered(seg string) string {
-	i := 0
-	for i < len(seg) && '0' <= seg[i] && seg[i] <= '9' {
-		i++
-	}
-	if i == 0 || i+1 >= len(seg) || !strings.ContainsRune("-_.", rune(seg[i])) {
-		return seg
-	}
-	return seg[i+1:]
-}
-
 // missingParts counts the folders of typed (a lower-cased path) that id
 // (lower-cased) lacks, numbered or not.
 func missingParts(typed, id string) int {
 	have := map[string]bool{}
 	for seg := range strings.SplitSeq(id, "/") {
-		have[seg], have[unnumbered(seg)] = true, true
+		have[seg], have[links.Unnumbered(seg)] = true, true
 	}
 	n := 0
 	parts := strings.Split(typed, "/")

@@ -76,6 +76,8 @@ type LinksConfig struct {
 	BlackfridayAnchors bool `mapstructure:"blackfriday_anchors"`
 	// MDNAnchors: an anchor may be the one MDN Web Docs gives a heading (formal_syntax, result_2).
 	MDNAnchors bool `mapstructure:"mdn_anchors"`
+	// NumberPrefixes: a path may name a file or folder by its name without its number prefix (load for 20-load.md), as Docusaurus and svelte.dev serve them.
+	NumberPrefixes bool `mapstructure:"number_prefixes"`
 	// Wikilinks: [[Note]] links are resolved as Obsidian resolves them; unset, on when a source folder holds .obsidian/.
 	Wikilinks *bool `mapstructure:"wikilinks"`
 }

@@ -393,7 +393,8 @@ func indexSettings(lc *loadedConfig) ingest.Options {
 		Links: store.LinkConfig{Base: lc.Links.Base, Ignore: lc.Links.Ignore,
 			IgnoreCase: lc.Links.IgnoreCase, DefinitionIDs: lc.Links.DefinitionIDs, RootFallback: lc.Links.RootFallback,
 			MkDocsAnchors: lc.Links.MkDocsAnchors, DirectoryURLs: lc.Links.DirectoryURLs, VitePressAnchors: lc.Links.VitePressAnchors,
-			HugoAliases: lc.Links.HugoAliases, BlackfridayAnchors: lc.Links.BlackfridayAnchors, MDNAnchors: lc.Links.MDNAnchors, Wikilinks: lc.wikilinks()},
+			HugoAliases: lc.Links.HugoAliases, BlackfridayAnchors: lc.Links.BlackfridayAnchors, MDNAnchors: lc.Links.MDNAnchors,
+			NumberPrefixes: lc.Links.NumberPrefixes, Wikilinks: lc.wikilinks()},
 	}
 }
 

@@ -189,14 +189,7 @@ func (r ruleOnOff) check(t *testing.T, src, id string, want []ruleWant, more fun
 		if on {
 			r.set(&cfg)
 		}
-		dir := t.TempDir()
-		if _, err := Refresh(t.Context(), dir, []store.Source{{Path: src}}, Options{Links: cfg}); err != nil {
-			t.Fatal(err)
-		}
-		s, err := store.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := refreshOpen(t, t.TempDir(), src, cfg)
 		defer s.Close()
 		got := linksByTarget(t, s, id)
 		for _, w := range want {
@@ -224,6 +217,20 @@ func (r ruleOnOff) check(t *testing.T, src, id string, want []ruleWant, more fun
 			more(t, on, s)
 		}
 	}
+}
+
+// refreshOpen refreshes the store in dir from the one source src with the
+// link rules cfg and opens it.
+func refreshOpen(t *testing.T, dir, src string, cfg store.LinkConfig) *store.Snapshot {
+	t.Helper()
+	if _, err := Refresh(t.Context(), dir, []store.Source{{Path: src}}, Options{Links: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // linksByTarget are the links of document id by target, the broken ones'
@@ -355,5 +362,92 @@ func TestHugoAliasesOlderStore(t *testing.T) {
 			}
 			return nil
 		})
+	}
+}
+
+// TestNumberPrefixes: with links.number_prefixes a link's path names a
+// file or folder by its name without its number prefix, as svelte.dev
+// and Docusaurus serve them: a relative path in the folder
+// (page-options), a root-relative one through every folder
+// (/docs/kit/core-concepts/load), and, with root_fallback, a name alone
+// anywhere (hooks), when one file has it (two: none). Without the rule
+// they are broken and name it. A file renamed to another number is found
+// again by the next refresh, and one added by its plain name too.
+func TestNumberPrefixes(t *testing.T) {
+	src := t.TempDir()
+	writeFile(t, src, "kit/20-core-concepts/20-load.md", "# Loading data\n\n"+
+		"[a](page-options#prerender) [b](hooks#handle) [c](/docs/kit/core-concepts/load) [d](intro) [e](page-options.md) [f](nothing) [g](sub/later)\n")
+	writeFile(t, src, "kit/20-core-concepts/40-page-options.md", "# Page options\n\n## prerender\n")
+	writeFile(t, src, "kit/30-advanced/20-hooks.md", "# Hooks\n\n## handle\n")
+	writeFile(t, src, "kit/10-intro.md", "# Intro\n")
+	writeFile(t, src, "svelte/01-intro.md", "# Intro\n")
+	want := []ruleWant{
+		{"page-options#prerender", broken, "kit/20-core-concepts/40-page-options#prerender"},
+		{"hooks#handle", broken, "kit/30-advanced/20-hooks#handle"},
+		{"/docs/kit/core-concepts/load", broken, "kit/20-core-concepts/20-load"},
+		{"intro", broken, broken}, // two pages are intro
+		{"page-options.md", broken, "kit/20-core-concepts/40-page-options"},
+		{"nothing", broken, broken},
+		{"sub/later", broken, broken},
+	}
+	for _, on := range []bool{false, true} {
+		cfg := store.LinkConfig{Base: "/docs/", RootFallback: true, NumberPrefixes: on}
+		dir := t.TempDir()
+		s := refreshOpen(t, dir, src, cfg)
+		got := linksByTarget(t, s, "kit/20-core-concepts/20-load")
+		for _, w := range want {
+			l, addr := got[w.target], w.off
+			if on {
+				addr = w.on
+			}
+			var with []string
+			if !on && w.on != broken {
+				with = []string{store.LinkRuleNumberPrefixes}
+			}
+			switch {
+			case l == nil:
+				t.Fatalf("no link %s", w.target)
+			case addr == broken && l.Status != docir.LinkBroken, addr != broken && l.Address != addr:
+				t.Errorf("number_prefixes %v: %s: %s %q, want %q", on, w.target, l.Status, l.Address, addr)
+			case !slices.Equal(l.ResolvesWith, with):
+				t.Errorf("number_prefixes %v: %s resolves with %q, want %q", on, w.target, l.ResolvesWith, with)
+			}
+		}
+		s.Close()
+		if !on {
+			continue
+		}
+		// Renumbered: the links that found it by its plain name find it
+		// again; removed: they break.
+		if err := os.Rename(filepath.Join(src, "kit/30-advanced/20-hooks.md"), filepath.Join(src, "kit/30-advanced/30-hooks.md")); err != nil {
+			t.Fatal(err)
+		}
+		for _, step := range []struct{ do, want string }{{"renumber", "kit/30-advanced/30-hooks#handle"}, {"remove", broken}} {
+			if step.do == "remove" {
+				if err := os.Remove(filepath.Join(src, "kit/30-advanced/30-hooks.md")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s := refreshOpen(t, dir, src, cfg)
+			l := linksByTarget(t, s, "kit/20-core-concepts/20-load")["hooks#handle"]
+			if step.want == broken && l.Status != docir.LinkBroken || step.want != broken && l.Address != step.want {
+				t.Errorf("after %s: hooks#handle %s %q, want %s", step.do, l.Status, l.Address, step.want)
+			}
+			s.Close()
+		}
+		// Added: links that named nothing find the new pages, each by the
+		// key its lookup left (a document's links are resolved together:
+		// one page at a time).
+		for _, add := range []struct{ file, target, want string }{
+			{"kit/20-core-concepts/10-sub/20-later.md", "sub/later", "kit/20-core-concepts/10-sub/20-later"},
+			{"kit/50-nothing.md", "nothing", "kit/50-nothing"},
+		} {
+			writeFile(t, src, add.file, "# Added\n")
+			s := refreshOpen(t, dir, src, cfg)
+			if l := linksByTarget(t, s, "kit/20-core-concepts/20-load")[add.target]; l.Address != add.want {
+				t.Errorf("after adding %s: %s %s %q", add.file, add.target, l.Status, l.Address)
+			}
+			s.Close()
+		}
 	}
 }

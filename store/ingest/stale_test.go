@@ -244,6 +244,7 @@ func TestStaleSettings(t *testing.T) {
 		"links.hugo_aliases":        func(o *Options) { o.Links.HugoAliases = true },
 		"links.blackfriday_anchors": func(o *Options) { o.Links.BlackfridayAnchors = true },
 		"links.mdn_anchors":         func(o *Options) { o.Links.MDNAnchors = true },
+		"links.number_prefixes":     func(o *Options) { o.Links.NumberPrefixes = true },
 		"links.wikilinks":           func(o *Options) { o.Links.Wikilinks = true },
 		"exclude":                   func(o *Options) { o.Exclude = nil },
 		"a source's exclude":        func(o *Options) { o.SourceExclude = map[string][]string{src: {"x/"}} },
