@@ -84,7 +84,10 @@ func (r *Record) LeadSpan(n int) (from, to int) {
 }
 
 // FindSection resolves the heading part of an address in r: a section whose
-// slug is exactly heading, else one whose slug is the slug of heading read as
+// slug is exactly heading, else one whose heading text is exactly heading
+// (svelte.dev's anchor `#:global` names the section headed ":global", slug
+// global-1, not the one headed ":global(...)", slug global), else one
+// whose slug is the slug of heading read as
 // heading text (so "Guide-level explanation" finds "guide-level-explanation"),
 // else one whose heading text has that slug (a section whose author gave it
 // an id, `## Metadata {#metadata-schema}`, is found by "Metadata" too);
@@ -96,6 +99,11 @@ func (r *Record) LeadSpan(n int) (from, to int) {
 func (r *Record) FindSection(heading string) (Section, bool) {
 	for _, s := range r.Sections {
 		if s.Slug == heading {
+			return s, true
+		}
+	}
+	for _, s := range r.Sections {
+		if s.Heading == heading {
 			return s, true
 		}
 	}

@@ -15,6 +15,8 @@ func TestFindSection(t *testing.T) {
 		{Slug: "über-größe", Heading: "Über Größe"},
 		{Slug: "100-sure", Heading: "100% sure"},
 		{Slug: "install", Heading: "Install", Anchors: []string{"step", "legacy-name"}},
+		{Slug: "global", Heading: ":global(...)"},
+		{Slug: "global-1", Heading: ":global"},
 	}}
 	for _, tt := range []struct {
 		heading, want string // want "" for no section
@@ -27,6 +29,11 @@ func TestFindSection(t *testing.T) {
 		{"upper-case", ""},
 		{"Kept as written", "Upper-Case"},
 		{"Guide-level explanation", "guide-level-explanation"},
+		// The heading text exactly before the slug of the text (svelte.dev's
+		// #:global); "global" is a slug.
+		{":global", "global-1"},
+		{"global", "global"},
+		{":global(...)", "global"},
 		{"nope", ""},
 		// A fragment as a browser copies it, percent-encoded.
 		{"%C3%BCber-gr%C3%B6%C3%9Fe", "über-größe"},

@@ -147,11 +147,11 @@ func (d *cachedDoc) findSection(snap *store.Snapshot, heading string) (sec *doci
 // for a key, the first section (in the record's order) that FindSection's
 // pass of the same kind finds by it (TestSectionIndexIsFindSection).
 type sectionIndex struct {
-	slug, headingSlug, anchor map[string]int
+	slug, heading, headingSlug, anchor map[string]int
 }
 
 func newSectionIndex(secs []docir.Section) *sectionIndex {
-	x := &sectionIndex{slug: map[string]int{}, headingSlug: map[string]int{}, anchor: map[string]int{}}
+	x := &sectionIndex{slug: map[string]int{}, heading: map[string]int{}, headingSlug: map[string]int{}, anchor: map[string]int{}}
 	first := func(m map[string]int, k string, i int) {
 		if _, ok := m[k]; !ok {
 			m[k] = i
@@ -159,6 +159,7 @@ func newSectionIndex(secs []docir.Section) *sectionIndex {
 	}
 	for i, s := range secs {
 		first(x.slug, s.Slug, i)
+		first(x.heading, s.Heading, i)
 		first(x.headingSlug, address.Slug(s.Heading), i)
 		for _, a := range s.Anchors {
 			first(x.anchor, a, i)
@@ -170,6 +171,9 @@ func newSectionIndex(secs []docir.Section) *sectionIndex {
 // find is the index of the section FindSection finds by heading.
 func (x *sectionIndex) find(heading string) (int, bool) {
 	if i, ok := x.slug[heading]; ok {
+		return i, true
+	}
+	if i, ok := x.heading[heading]; ok {
 		return i, true
 	}
 	slug := address.Slug(heading)

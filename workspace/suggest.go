@@ -117,12 +117,17 @@ func Suggest(snap *store.Snapshot, a address.Address, n int) ([]string, error) {
 			ids = append(ids, c.id)
 		}
 	}
+	return withHeading(snap, ids, a)
+}
+
+// withHeading are the suggested ids with a's heading, when it has one: on
+// the documents that have such a section, first; another is suggested
+// alone, as an address that reads (fs.md#x suggested os#x, one edit from
+// fs, which has no section x).
+func withHeading(snap *store.Snapshot, ids []string, a address.Address) ([]string, error) {
 	if !a.HasHeading() {
 		return ids, nil
 	}
-	// The heading typed goes with the documents that have such a section,
-	// first; another is suggested alone, as an address that reads (fs.md#x
-	// suggested os#x, one edit from fs, which has no section x).
 	var with, without []string
 	for _, id := range ids {
 		rec, ok, err := snap.Record(id)
