@@ -234,6 +234,9 @@ func (c *corpus) prepare() error {
 			if err != nil {
 				return err
 			}
+			if d.IsDir() && p != root.path && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir // a hidden folder, which docir does not read
+			}
 			if d.IsDir() || !strings.HasSuffix(p, ".md") || strings.HasPrefix(d.Name(), ".") {
 				return nil
 			}
