@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/docir/docir/docir"
@@ -51,11 +52,11 @@ func (s *Service) Query(ctx context.Context, p docir.QueryParams) (docir.SearchR
 	}
 	res := docir.SearchResult{Query: expr.String(), Hits: []docir.Hit{}, Total: total}
 	if total == 0 {
-		if w, err := widenedHint(ctx, v.snap, expr); err != nil {
+		hints, err := noMatchHints(ctx, v.snap, expr)
+		if err != nil {
 			return docir.SearchResult{}, err
-		} else if w != "" {
-			res.Warnings = append(res.Warnings, w)
 		}
+		res.Warnings = append(res.Warnings, hints...)
 	}
 	for _, rec := range matched[:min(limit, len(matched))] {
 		res.Hits = append(res.Hits, docir.Hit{
@@ -233,6 +234,38 @@ func ParseQuery(p docir.QueryParams) (expr *query.Expr, sortField string, desc b
 		return nil, "", false, err
 	}
 	return expr, sortField, desc, nil
+}
+
+// noMatchHints say why an expression matched nothing, where the store can
+// tell: a field it names that no document has (Node's docs keep `added:`
+// in HTML comments, not front matter), else the documents its plain
+// values find as parts of longer ones (widenedHint).
+func noMatchHints(ctx context.Context, snap *store.Snapshot, expr *query.Expr) ([]string, error) {
+	var out []string
+	seen := map[string]bool{"id": true, "path": true, "title": true, "size": true} // every document has these
+	for _, t := range expr.Terms {
+		if t.Not || seen[t.Field] {
+			continue
+		}
+		seen[t.Field] = true
+		has, err := query.Parse(strconv.Quote(t.Field) + ":*")
+		if err != nil {
+			continue // a name the quoted form cannot say: no hint
+		}
+		if _, n, _, err := matchRecords(ctx, snap, has, "", 1); err != nil {
+			return nil, err
+		} else if n == 0 {
+			out = append(out, fmt.Sprintf("no document has the field %q (docir fields lists the fields the documents have)", t.Field))
+		}
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	w, err := widenedHint(ctx, snap, expr)
+	if w == "" || err != nil {
+		return nil, err
+	}
+	return []string{w}, nil
 }
 
 // widenedHint says, of an expression that matched nothing, how many

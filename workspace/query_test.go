@@ -323,7 +323,8 @@ func TestQueryIndexTLDR(t *testing.T) {
 	compareQueries(t, ws, params())
 }
 
-// TestQueryWidenedHint: a query that matches nothing says how many
+// TestQueryWidenedHint: a query that matches nothing names a field no
+// document has; else it says how many
 // documents hold its plain values inside longer ones (a list written as
 // one string); none is said where the widened query finds nothing too, or
 // no term is plain (a glob, a negation, a value with a space).
@@ -349,6 +350,10 @@ func TestQueryWidenedHint(t *testing.T) {
 		"keywords:\"mode\"":                "no document matches keywords:\"mode\", but 1 match keywords:*mode*: the value is a part of a longer one (a list written as one string, `keywords: a, b`, is one value)",
 		"-keywords:*rootless*":             "",
 		"keywords:names*":                  "",
+		// A field no document has says so, and nothing else.
+		"added:v1":              `no document has the field "added" (docir fields lists the fields the documents have)`,
+		"keywords:mode added:1": `no document has the field "added" (docir fields lists the fields the documents have)`,
+		"-added:1 title:zz":     "",
 	} {
 		res, err := ws.Query(ctx, docir.QueryParams{Expr: expr})
 		if err != nil {
