@@ -169,7 +169,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	25 a stacked heading (nothing under it, right above one of its level)
 //	   ends where that one ends (Stacked): a read of it reads the text
 //	   under both.
-const RulesVersion = 25
+//	26 YAML front matter that does not parse gives its top-level
+//	   `key: value` lines as text fields (keyLines), where it gave none.
+const RulesVersion = 26
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
@@ -763,6 +765,9 @@ func decodeFrontMatter(block []byte) (map[string]any, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(block, &doc); err != nil {
+		if fields := keyLines(block); fields != nil {
+			return fields, fmt.Errorf("front matter is not valid YAML (%w); its top-level key: value lines were read as text", err)
+		}
 		return nil, fmt.Errorf("front matter is not valid YAML, fields ignored: %w", err)
 	}
 	keys := 0
@@ -781,6 +786,49 @@ func decodeFrontMatter(block []byte) (map[string]any, error) {
 		return nil, warn
 	}
 	return jsonSafe(fields).(map[string]any), warn
+}
+
+// keyLines reads a front-matter block that is not valid YAML as a site's
+// own line reader does (svelte.dev's extract_frontmatter: each `key:
+// value` line): every line that starts with a name (a letter or '_',
+// then letters, digits, '_', '-' or '.'), a ':' and a value on that line
+// gives that key the value as text, trimmed, a pair of quotes around it
+// taken off; a later line of one key wins, as in lastKeysWin. Indented,
+// list and comment lines are no keys, and `id` is not read so: a
+// document's address is not taken from a block that does not parse. So
+// `title: {#if ...}`, which YAML reads as a flow mapping it cannot close,
+// is the title "{#if ...}". nil when no line is such a pair.
+func keyLines(block []byte) map[string]any {
+	var fields map[string]any
+	for line := range bytes.Lines(block) {
+		name, value, ok := bytes.Cut(bytes.TrimRight(line, "\r\n"), []byte(":"))
+		if !ok || !isKeyName(name) || len(value) == 0 || value[0] != ' ' && value[0] != '\t' || string(name) == "id" {
+			continue // no pair; or the id, which a block YAML cannot read does not give
+		}
+		v := string(bytes.TrimSpace(value))
+		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+			v = v[1 : len(v)-1]
+		}
+		if v == "" {
+			continue
+		}
+		if fields == nil {
+			fields = map[string]any{}
+		}
+		fields[string(name)] = v
+	}
+	return fields
+}
+
+// isKeyName reports whether b is a name keyLines reads a key by.
+func isKeyName(b []byte) bool {
+	for i, c := range b {
+		letter := 'a' <= c|0x20 && c|0x20 <= 'z' || c == '_'
+		if !letter && (i == 0 || !('0' <= c && c <= '9') && c != '-' && c != '.') {
+			return false
+		}
+	}
+	return len(b) > 0
 }
 
 // lastKeysWin drops from each mapping of n the pairs whose key a later

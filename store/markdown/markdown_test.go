@@ -309,6 +309,27 @@ func TestYAMLRepeatedKeys(t *testing.T) {
 	}
 }
 
+// TestInvalidYAMLKeyLines: front matter YAML cannot parse gives its
+// top-level key: value lines as text, as a site's line reader reads them
+// (svelte.dev's `title: {#if ...}` page kept no title: Svelte review F4);
+// indented, list and comment lines are no keys, an id line is not read,
+// and a block with no pair is ignored, each with a warning.
+func TestInvalidYAMLKeyLines(t *testing.T) {
+	src := "---\ntitle: {#if ...}\ndescription: 'Renders a block'\nid: elsewhere\n  nested: x\n- item: y\n# note: z\nbad key: w\ntags:\ntitle: {#if ...} blocks\n---\n# Body\n"
+	got := NewParser().Parse("x.md", []byte(src))
+	want := map[string]any{"title": "{#if ...} blocks", "description": "Renders a block"}
+	if diff := cmp.Diff(want, got.Record.Fields); diff != "" {
+		t.Errorf("fields (-want +got):\n%s", diff)
+	}
+	if got.Record.Title != "{#if ...} blocks" || got.FrontMatterID != "" || !strings.HasPrefix(got.Warning, "front matter is not valid YAML (yaml: ") || !strings.HasSuffix(got.Warning, "its top-level key: value lines were read as text") {
+		t.Errorf("title %q, id %q, warning %q", got.Record.Title, got.FrontMatterID, got.Warning)
+	}
+	none := NewParser().Parse("x.md", []byte("---\n[a, b\n---\n# Body\n"))
+	if none.Record.Fields != nil || none.Record.Title != "Body" || !strings.Contains(none.Warning, "fields ignored") {
+		t.Errorf("no pair: fields %v, title %q, warning %q", none.Record.Fields, none.Record.Title, none.Warning)
+	}
+}
+
 // TestTOMLFrontMatter: Hugo's TOML front matter ("+++" lines) gives
 // fields as YAML's does: dates as strings, tables as maps, integers as
 // ints; a block that is not valid TOML is a warning, and still not
