@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
@@ -265,11 +266,11 @@ func SuggestSections(snap *store.Snapshot, a address.Address, n int) ([]string, 
 		case bare == unpunctuated(slug):
 			c.tier = 0
 		case strings.HasPrefix(slug, typed) || strings.HasPrefix(typed, slug):
-			c.tier, c.dist = 1, abs(len(slug)-len(typed))
+			c.tier, c.dist, c.part = 1, abs(len(slug)-len(typed)), midWord(sec.Heading, bare)
 		case c.edits <= 1 && len(typed) >= 4:
 			c.tier = 2
 		case len(typed) >= 4 && strings.Contains(unpunctuated(slug), bare):
-			c.tier, c.dist = 3, len(slug)-len(typed)
+			c.tier, c.dist, c.part = 3, len(slug)-len(typed), midWord(sec.Heading, bare)
 		case sharedWords(words, slug) > 0:
 			c.tier, c.dist = 4, -sharedWords(words, slug)
 		case c.edits <= maxEdits:
@@ -282,6 +283,9 @@ func SuggestSections(snap *store.Snapshot, a address.Address, n int) ([]string, 
 	slices.SortStableFunc(cands, func(x, y sectionCandidate) int {
 		if x.tier != y.tier {
 			return x.tier - y.tier
+		}
+		if x.part != y.part {
+			return x.part - y.part
 		}
 		if x.dist != y.dist {
 			return x.dist - y.dist
@@ -303,8 +307,28 @@ const maxSortEdits = 16
 type sectionCandidate struct {
 	slug  string
 	tier  int // lower is better
-	dist  int // within a tier, lower is better
+	part  int // within a tier, 0 when what was typed ends where a word of the heading ends (midWord)
+	dist  int // then, lower is better
 	edits int // then, the fewer edits from what was typed (up to maxSortEdits) the better
+}
+
+// midWord is 1 when no word of heading ends where bare, a typed slug
+// without its '-' and '_', ends in it, and 0 when one does: the heading's
+// text up to a character that is no letter or digit, slugged, ends in
+// bare. So `fs.readFile` is the call `fs.readFile(path[, options],
+// callback)` names before `fs.readFileSync(path[, options])`, whose slug
+// starts with it too and is shorter (Node review F7): a name typed whole
+// is a word of the heading it means, not the start of a longer one.
+func midWord(heading, bare string) int {
+	for i, r := range heading {
+		if i > 0 && !unicode.IsLetter(r) && !unicode.IsNumber(r) && strings.HasSuffix(unpunctuated(address.Slug(heading[:i])), bare) {
+			return 0
+		}
+	}
+	if strings.HasSuffix(unpunctuated(address.Slug(heading)), bare) {
+		return 0
+	}
+	return 1
 }
 
 // unpunctuated is slug without its '-' and '_': the slugs GitHub and

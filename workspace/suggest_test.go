@@ -160,12 +160,14 @@ func TestSuggestSectionsNearestFirst(t *testing.T) {
 
 // An API reference's method typed as code is suggested before its getter
 // or setter twin, one edit away; typed without its object, the sections
-// that hold its name come, shortest first (Electron review 2).
+// that hold its name come, shortest first (Electron review 2), a name
+// that ends a word of the heading before one that goes on (Node F7).
 func TestSuggestSectionsMethods(t *testing.T) {
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "win.md"), []byte("# BrowserWindow\n\n"+
 		"## `win.getBounds()`\n\n## `win.setBounds(bounds[, animate])`\n\n## `win.setKiosk(flag)`\n\n"+
-		"## `contents.sendInputEvent(inputEvent)`\n\n## `contents.send(channel, ...args)`\n"), 0o644); err != nil {
+		"## `contents.sendInputEvent(inputEvent)`\n\n## `contents.send(channel, ...args)`\n\n"+
+		"## `fs.readFileSync(path[, options])`\n\n## `fs.readFile(path[, options], callback)`\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	snap := refreshedSnapshot(t, root)
@@ -173,6 +175,10 @@ func TestSuggestSectionsMethods(t *testing.T) {
 		"win#win.setBounds": {"win#winsetboundsbounds-animate", "win#wingetbounds", "win#winsetkioskflag"},
 		"win#setBounds":     {"win#winsetboundsbounds-animate"},
 		"win#send":          {"win#contentssendchannel-args", "win#contentssendinputeventinputevent"},
+		// A name typed whole is the heading it ends a word of before a
+		// longer name it starts (Node review F7).
+		"win#fs.readFile": {"win#fsreadfilepath-options-callback", "win#fsreadfilesyncpath-options"},
+		"win#readFile":    {"win#fsreadfilepath-options-callback", "win#fsreadfilesyncpath-options"},
 	} {
 		got := suggestSections(t, snap, typed)
 		if diff := cmp.Diff(want, got); diff != "" {
