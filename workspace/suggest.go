@@ -257,13 +257,19 @@ func SuggestSections(snap *store.Snapshot, a address.Address, n int) ([]string, 
 	bare := unpunctuated(typed)
 	maxEdits := min(3, max(1, len(typed)/4))
 	var cands []sectionCandidate
+	var path []docir.Section // the sections that enclose sec
 	for _, sec := range rec.Sections {
+		for len(path) > 0 && path[len(path)-1].Level >= sec.Level {
+			path = path[:len(path)-1]
+		}
 		// Compared in lower case: a custom anchor keeps its case
 		// ({#VUE_PROD_DEVTOOLS}), and what is typed is slugged to lower.
 		slug := strings.ToLower(sec.Slug)
 		c := sectionCandidate{slug: sec.Slug, edits: docir.EditDistance(typed, slug, maxSortEdits)}
+		nested := nestedAnchor(path, slug, bare)
+		path = append(path, sec)
 		switch {
-		case bare == unpunctuated(slug):
+		case bare == unpunctuated(slug) || nested:
 			c.tier = 0
 		case strings.HasPrefix(slug, typed) || strings.HasPrefix(typed, slug):
 			c.tier, c.dist, c.part = 1, abs(len(slug)-len(typed)), midWord(sec.Heading, bare)
@@ -310,6 +316,28 @@ type sectionCandidate struct {
 	part  int // within a tier, 0 when what was typed ends where a word of the heading ends (midWord)
 	dist  int // then, lower is better
 	edits int // then, the fewer edits from what was typed (up to maxSortEdits) the better
+}
+
+// nestedAnchor reports whether bare, a typed slug without its '-' and
+// '_', is slug's with the slugs of the sections that enclose it before
+// it, from any of them down: svelte.dev's anchor of a heading under
+// another (`load#Universal-vs-server-When-does-which-load-function-run`
+// for "When does which load function run?" under "Universal vs server":
+// Svelte review F5). path is the enclosing sections, outermost first.
+func nestedAnchor(path []docir.Section, slug, bare string) bool {
+	own := unpunctuated(slug)
+	if len(path) == 0 || len(bare) <= len(own) || !strings.HasSuffix(bare, own) {
+		return false
+	}
+	rest := bare[:len(bare)-len(own)]
+	for i := len(path) - 1; i >= 0 && rest != ""; i-- {
+		up := unpunctuated(strings.ToLower(path[i].Slug))
+		if !strings.HasSuffix(rest, up) {
+			return false
+		}
+		rest = rest[:len(rest)-len(up)]
+	}
+	return rest == ""
 }
 
 // midWord is 1 when no word of heading ends where bare, a typed slug

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/docir/docir/address"
+	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
 )
 
@@ -203,6 +204,45 @@ func TestSuggestSectionsCustomAnchorCase(t *testing.T) {
 		got := suggestSections(t, snap, typed)
 		if len(got) == 0 || got[0] != want {
 			t.Errorf("SuggestSections(%q) = %v, want %s first", typed, got, want)
+		}
+	}
+}
+
+// A heading's anchor written with its enclosing headings' slugs before
+// its own, as svelte.dev writes one (Svelte review F5), suggests that
+// heading first, from any enclosing heading down; an anchor that skips
+// the heading right above, or names one that does not enclose it, is no
+// such anchor.
+func TestSuggestSectionsNestedAnchor(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "load.md"), []byte("# Loading data\n\n"+
+		"## Universal vs server\n\n### When does which load function run?\n\n#### Output\n\n"+
+		"## Using URL data\n\n### url\n\n### route\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snap := refreshedSnapshot(t, root)
+	for typed, want := range map[string]string{
+		"load#Universal-vs-server-When-does-which-load-function-run":              "load#when-does-which-load-function-run",
+		"load#Loading-data-Universal-vs-server-When-does-which-load-function-run": "load#when-does-which-load-function-run",
+		"load#Universal-vs-server-When-does-which-load-function-run-Output":       "load#output",
+		"load#Using-URL-data-route":                                               "load#route",
+	} {
+		got := suggestSections(t, snap, typed)
+		if len(got) == 0 || got[0] != want {
+			t.Errorf("SuggestSections(%q) = %v, want %s first", typed, got, want)
+		}
+	}
+	path := []docir.Section{{Slug: "loading-data", Level: 1}, {Slug: "universal-vs-server", Level: 2}}
+	for bare, want := range map[string]bool{
+		"universalvsserverroute":            true,
+		"loadingdatauniversalvsserverroute": true,
+		"loadingdataroute":                  false, // skips the heading right above
+		"usingurldataroute":                 false, // a heading that does not enclose it
+		"route":                             false, // its own slug: the first tier's
+		"xuniversalvsserverroute":           false,
+	} {
+		if got := nestedAnchor(path, "route", bare); got != want {
+			t.Errorf("nestedAnchor(%q) = %v, want %v", bare, got, want)
 		}
 	}
 }
