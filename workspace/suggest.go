@@ -237,7 +237,8 @@ func abs(n int) int {
 // `win.setBounds(bounds[, animate])`); then one a single edit away
 // ("escalte"), after those, since in an API reference a getter and its
 // setter are one edit apart; then one whose slug holds it (a method named
-// without its object: "setBounds"); then the sections that share the most
+// without its object: "setBounds") or ends it (nodejs.org's older
+// `fs_fs_readfile_path_options_callback`, the page's name first); then the sections that share the most
 // of its words or their stems ("mitigation steps" for "mitigate"); then
 // the slugs within a few edits. Within each, the nearer come first. Like Suggest, it is data:
 // nothing is read in its place.
@@ -277,6 +278,10 @@ func SuggestSections(snap *store.Snapshot, a address.Address, n int) ([]string, 
 			c.tier = 2
 		case len(typed) >= 4 && strings.Contains(unpunctuated(slug), bare):
 			c.tier, c.dist, c.part = 3, len(slug)-len(typed), midWord(sec.Heading, bare)
+		case len(slug) >= 4 && strings.HasSuffix(bare, unpunctuated(slug)):
+			// An anchor with the page's name before the heading's slug, as
+			// nodejs.org's older ids were (fs_fs_readfile_path_options_callback).
+			c.tier, c.dist = 3, len(typed)-len(slug)
 		case sharedWords(words, slug) > 0:
 			c.tier, c.dist = 4, -sharedWords(words, slug)
 		case c.edits <= maxEdits:

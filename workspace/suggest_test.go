@@ -180,6 +180,8 @@ func TestSuggestSectionsMethods(t *testing.T) {
 		// longer name it starts (Node review F7).
 		"win#fs.readFile": {"win#fsreadfilepath-options-callback", "win#fsreadfilesyncpath-options"},
 		"win#readFile":    {"win#fsreadfilepath-options-callback", "win#fsreadfilesyncpath-options"},
+		// nodejs.org's older anchors: the page's name, then the heading's.
+		"win#win_fs_readfile_path_options_callback": {"win#fsreadfilepath-options-callback"},
 	} {
 		got := suggestSections(t, snap, typed)
 		if diff := cmp.Diff(want, got); diff != "" {
