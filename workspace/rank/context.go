@@ -1,7 +1,9 @@
 package rank
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"sort"
 	"strings"
 
@@ -193,15 +195,16 @@ type planned struct {
 	doc      rankedDoc
 	hit      docir.Hit // as search shows it
 	tc       tokenCounter
-	whole    int             // tokens of the whole document
-	size     int             // bytes of its file
-	lead     string          // its lead section's slug (see leadSlug)
-	sections []passageHit    // every section scored on the query's words beyond the title, best first
-	matched  []passageHit    // every passage scored on the query, best first (see found.passageScores)
-	cut      *passage.Cutter // finds a section by its slug (its sections are rec's; built on first use when nil)
-	body     []byte          // its file's bytes (nil in tests of plans alone)
-	blank    bool            // it says nothing past its front matter (see emptyPage)
-	quiet    map[string]bool // whether each section steps may read says nothing past its heading (see quietSections)
+	whole    int                // tokens of the whole document
+	size     int                // bytes of its file
+	lead     string             // its lead section's slug (see leadSlug)
+	sections []passageHit       // every section scored on the query's words beyond the title, best first
+	matched  []passageHit       // every passage scored on the query, best first (see found.passageScores)
+	cut      *passage.Cutter    // finds a section by its slug (its sections are rec's; built on first use when nil)
+	body     []byte             // its file's bytes (nil in tests of plans alone)
+	blank    bool               // it says nothing past its front matter (see emptyPage)
+	quiet    map[string]bool    // whether each section steps may read says nothing past its heading (see quietSections)
+	score    map[string]float64 // the score steps gives each section it plans, by slug
 }
 
 // ShortShare: a document is short, and read whole rather than by its
@@ -433,6 +436,7 @@ func steps(all []planned, short int) []step {
 				take(ph.slug, d.doc.score*(ph.score/best)) // the best section's share is 1: it ties the matched one
 			}
 		}
+		d.score = score
 		for _, slug := range order {
 			if !d.quiet[slug] {
 				out = append(out, step{d: d, ph: passageHit{slug: slug}, score: score[slug]})
@@ -516,16 +520,15 @@ func (p *readPlan) addPassage(d *planned, ph passageHit) bool {
 	tokens := d.tc.count(sec.Start, sec.End)
 	if tokens > p.budget && sec.OwnEnd < sec.End && len(d.doc.passages) > 0 && ph.slug == d.doc.passages[0].slug {
 		// The hit's matched section, which no plan of this budget holds
-		// whole, and it has subsections: it is read from its top, as a
-		// document that matched is (a page under one heading that holds
-		// the rest, as mdBook writes them). Another section of the
-		// document over the budget is skipped: the ranking did not choose
-		// it, and its top is no likelier a read than what follows.
+		// whole, and it has subsections: it is read as them, best first
+		// (a page under one heading that holds the rest, as mdBook and
+		// Node's API docs write them). Another section of the document
+		// over the budget is skipped: the ranking did not choose it.
 		end := i + 1
 		for end < len(d.rec.Sections) && d.rec.Sections[end].Start < sec.End {
 			end++
 		}
-		return p.addFromTop(d, d.rec.Sections[i:end])
+		return p.addFromTop(d, bestFirst(d.rec.Sections[i:end], d.score))
 	}
 	return p.addOf(d, d.rec.ID+"#"+sec.Slug, sec.Start, sec.End, tokens)
 }
@@ -553,6 +556,45 @@ func (p *readPlan) addFromTop(d *planned, secs []docir.Section) bool {
 		}
 	}
 	return added
+}
+
+// bestFirst orders secs, a section and its subsections in document
+// order, for addFromTop: the section, then each of its subsections with
+// its own subsections after it, the subsection that holds the best score
+// (its own or one of its subsections', in score: the scores steps gives a
+// document's sections) first, document order on a tie. So a matched
+// section too large to read is read where the query's words are, not
+// from its top: Node's modules page, one `#` heading over the budget that
+// matched by its opening paragraph, was read from "Enabling" down, its
+// answer ("Cycles") eighth.
+func bestFirst(secs []docir.Section, score map[string]float64) []docir.Section {
+	if len(secs) <= 2 {
+		return secs
+	}
+	// The direct subsections of secs[0], each with the end (in secs) of
+	// its own subsections and the best score among them.
+	type part struct {
+		from, to int
+		best     float64
+	}
+	var parts []part
+	for j := 1; j < len(secs); {
+		k := j + 1
+		best := score[secs[j].Slug]
+		for k < len(secs) && secs[k].Start < secs[j].End {
+			best = max(best, score[secs[k].Slug])
+			k++
+		}
+		parts = append(parts, part{j, k, best})
+		j = k
+	}
+	slices.SortStableFunc(parts, func(a, b part) int { return cmp.Compare(b.best, a.best) })
+	out := make([]docir.Section, 0, len(secs))
+	out = append(out, secs[0])
+	for _, pt := range parts {
+		out = append(out, bestFirst(secs[pt.from:pt.to], score)...)
+	}
+	return out
 }
 
 // mergeSubsections reads a section whose every subsection (two or more)

@@ -251,8 +251,8 @@ func TestReadPlanNamedLongDocument(t *testing.T) {
 
 // TestReadPlanMatchedSectionOverBudget: a hit's matched section that no
 // plan of the budget holds whole, under one heading that holds the rest of
-// its page (as mdBook writes a page), is read from its top, as a page
-// that matched through text before its first heading is; another section
+// its page (as mdBook writes a page), is read as its subsections, best
+// first (document order on a tie), until one does not fit; another section
 // of the page over the budget is skipped, and the plan goes on.
 func TestReadPlanMatchedSectionOverBudget(t *testing.T) {
 	body := []byte(strings.Repeat("x", 4000))
@@ -278,6 +278,14 @@ func TestReadPlanMatchedSectionOverBudget(t *testing.T) {
 	// Matched in c: top, over the budget, is not read from its top.
 	if diff := cmp.Diff([]string{"d#c", "s"}, makePlan([]planned{page("c"), other}, 120).addrs); diff != "" {
 		t.Errorf("another section over the budget (-want +got)\n%s", diff)
+	}
+	// Its subsections are read best first: c, whose text scores, then
+	// the rest in document order (Node's modules page read "Cycles"
+	// eighth, from its top).
+	scored := page("top")
+	scored.matched = append(scored.matched, passageHit{"c", 3})
+	if diff := cmp.Diff([]string{"d#c", "d#a"}, makePlan([]planned{scored, other}, 120).addrs); diff != "" {
+		t.Errorf("matched section over the budget, c scored (-want +got)\n%s", diff)
 	}
 }
 
