@@ -352,13 +352,21 @@ func nestedAnchor(path []docir.Section, slug, bare string) bool {
 // callback)` names before `fs.readFileSync(path[, options])`, whose slug
 // starts with it too and is shorter (Node review F7): a name typed whole
 // is a word of the heading it means, not the start of a longer one.
+//
+// The slug is made as it goes, in one pass: a slug without its '-' and
+// '_' is the heading's letters, marks and digits, lower-cased (Slug).
 func midWord(heading, bare string) int {
-	for i, r := range heading {
-		if i > 0 && !unicode.IsLetter(r) && !unicode.IsNumber(r) && strings.HasSuffix(unpunctuated(address.Slug(heading[:i])), bare) {
+	var b strings.Builder
+	for _, r := range strings.ToLower(address.NFC(heading)) {
+		if unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsNumber(r) {
+			b.WriteRune(r)
+			continue
+		}
+		if b.Len() > 0 && strings.HasSuffix(b.String(), bare) {
 			return 0
 		}
 	}
-	if strings.HasSuffix(unpunctuated(address.Slug(heading)), bare) {
+	if strings.HasSuffix(b.String(), bare) {
 		return 0
 	}
 	return 1
