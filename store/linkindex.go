@@ -932,6 +932,12 @@ func (r *resolver) unnumberedFile(root, rel string, keys map[string]bool) string
 			found = append(found, f)
 		}
 	}
+	return onlyFile(found, keys)
+}
+
+// onlyFile is the document of the one file found, its file key put in keys
+// (a change to it resolves the link again); "" for none, or for several.
+func onlyFile(found []noteFile, keys map[string]bool) string {
 	if len(found) != 1 {
 		return ""
 	}
@@ -988,11 +994,7 @@ func (r *resolver) pageNamed(name string, keys map[string]bool) string {
 			}
 		}
 	}
-	if len(found) != 1 {
-		return ""
-	}
-	keys[found[0].key] = true
-	return found[0].id
+	return onlyFile(found, keys)
 }
 
 // file returns the document id of the file key, or "" when no file is

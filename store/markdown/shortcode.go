@@ -105,14 +105,15 @@ func headingShortcodes(lines [][]byte) {
 // shortcode).
 func readShortcodes(line []byte, named bool) []byte {
 	var out []byte
-	last := 0 // line[:last] is read into out
+	last := 0                 // line[:last] is read into out
+	spans := scanner{t: line} // finds where a code span ends
 	for i := 0; i < len(line); i++ {
 		switch line[i] {
 		case '\\':
 			i++
 			continue
 		case '`':
-			i = codeSpanEnd(line, i) - 1
+			i = spans.codeSpan(i) - 1
 			continue
 		case '{':
 		default:
@@ -177,29 +178,4 @@ func shortcodeShown(sc, inner string, named bool) string {
 		return f[0]
 	}
 	return ""
-}
-
-// codeSpanEnd returns the offset just past the code span whose opening
-// backtick run starts at line[i] (CommonMark: it closes at the next run of
-// as many backticks), or just past the run when nothing closes it.
-func codeSpanEnd(line []byte, i int) int {
-	n := 0
-	for i+n < len(line) && line[i+n] == '`' {
-		n++
-	}
-	for k := i + n; k < len(line); {
-		if line[k] != '`' {
-			k++
-			continue
-		}
-		m := 0
-		for k+m < len(line) && line[k+m] == '`' {
-			m++
-		}
-		if m == n {
-			return k + m
-		}
-		k += m
-	}
-	return i + n
 }

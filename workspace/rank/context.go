@@ -571,28 +571,41 @@ func bestFirst(secs []docir.Section, score map[string]float64) []docir.Section {
 	if len(secs) <= 2 {
 		return secs
 	}
-	// The direct subsections of secs[0], each with the end (in secs) of
-	// its own subsections and the best score among them.
+	// The direct subsections of secs[0], each with the best score among
+	// it and its own subsections.
 	type part struct {
 		from, to int
 		best     float64
 	}
 	var parts []part
-	for j := 1; j < len(secs); {
-		k := j + 1
-		best := score[secs[j].Slug]
-		for k < len(secs) && secs[k].Start < secs[j].End {
-			best = max(best, score[secs[k].Slug])
-			k++
+	for _, r := range subsections(secs, 0) {
+		pt := part{from: r[0], to: r[1]}
+		for _, sec := range secs[r[0]:r[1]] {
+			pt.best = max(pt.best, score[sec.Slug])
 		}
-		parts = append(parts, part{j, k, best})
-		j = k
+		parts = append(parts, pt)
 	}
 	slices.SortStableFunc(parts, func(a, b part) int { return cmp.Compare(b.best, a.best) })
 	out := make([]docir.Section, 0, len(secs))
 	out = append(out, secs[0])
 	for _, pt := range parts {
 		out = append(out, bestFirst(secs[pt.from:pt.to], score)...)
+	}
+	return out
+}
+
+// subsections are the direct subsections of secs[i] (secs in document
+// order), each as the range of secs it spans with its own subsections:
+// [its index, the index just past them).
+func subsections(secs []docir.Section, i int) [][2]int {
+	var out [][2]int
+	for j := i + 1; j < len(secs) && secs[j].Start < secs[i].End; {
+		k := j + 1
+		for k < len(secs) && secs[k].Start < secs[j].End {
+			k++
+		}
+		out = append(out, [2]int{j, k})
+		j = k
 	}
 	return out
 }
@@ -628,11 +641,8 @@ func (p *readPlan) mergeSubsections(all []planned) {
 				continue // no subsections
 			}
 			var kids []int // its direct subsections
-			for j := i + 1; j < len(secs) && secs[j].Start < sec.End; {
-				kids = append(kids, j)
-				end := secs[j].End
-				for j++; j < len(secs) && secs[j].Start < end; j++ {
-				}
+			for _, r := range subsections(secs, i) {
+				kids = append(kids, r[0])
 			}
 			first, tokens := len(p.addrs), 0
 			for _, k := range kids {
