@@ -2,7 +2,7 @@
 // holding immutable generations of a corpus, and the refresh that ingests
 // source folders into a new one.
 //
-// Layout (FormatVersion 15; see the change log below):
+// Layout (FormatVersion 16; see the change log below):
 //
 //	.docir/
 //	  IDENTITY           the workspace identity: 32 random hex digits and a
@@ -149,4 +149,8 @@ package store
 //	   ("baseURL": base, url and "\x03baseurl"; see fulltext's
 //	   Catenations), outside the field's length, so that an identifier
 //	   typed in lower case finds it (an older store has no such terms).
-const FormatVersion = 15
+//	16 fulltext: words joined by one hyphen are catenations too
+//	   ("read-only": read, only and "\x03readonly"), so that a word typed
+//	   whole finds the passages that hyphenate it (an older store has
+//	   none of these terms).
+const FormatVersion = 16

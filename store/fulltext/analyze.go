@@ -369,7 +369,7 @@ func (a *fastAnalyzer) count(text []byte) (int, index.TokenFrequencies) {
 	n := 0
 	eachTerm(text, words, func(start, end, _ int, _ analysis.TokenType) {
 		n++
-		catenate(cat.next(start, end))
+		catenate(cat.next(start, end, hyphenBefore(text, start)))
 		if ascii || isASCII(text[start:end]) {
 			add(a.stem(possessiveASCII(lower[start:end])))
 			return

@@ -17,10 +17,15 @@ import (
 // indexed written together and lower-cased, as a catenation term
 // (catTerm: "\x03baseurl"): "ByLinkTitle" also "\x03bylinktitle",
 // "strings.ContainsAny" also "\x03containsany" (a dot or an underscore is
-// typed, so it still cuts). The rule is on the terms alone: a run of two or
-// more terms that touch (one ends at the byte where the next begins, which
-// in ASCII only a cut at a case change makes) is a catenation, when its
-// bytes are ASCII; its word goes through the analysis a word does
+// typed, so it still cuts). Words joined by a hyphen are one word written
+// two ways ("read-only" and "readonly", "built-in" and "builtin",
+// "back-pressure" and "backpressure"), so a single hyphen joins as a case
+// change does: "read-only" is also "\x03readonly", "Get-ChildItem"
+// "\x03getchilditem". The rule is on the terms alone: a run of two or
+// more terms each of which touches the one before (begins at the byte
+// where it ends, which in ASCII only a cut at a case change makes, or one
+// byte past it, a '-') is a catenation, when its bytes are ASCII; its
+// word, without its hyphens, goes through the analysis a word does
 // (possessive, plural, MaxTermBytes), so "PageEntries" is
 // "\x03pageentry", as the word "pageentries" is "pageentry".
 //
@@ -45,10 +50,11 @@ type catenator struct {
 	start, end, parts int
 }
 
-// next notes the term [start, end); it reports the span of the
-// catenation that the terms before ended, if they made one.
-func (c *catenator) next(start, end int) (from, to int, ok bool) {
-	if c.parts > 0 && start == c.end {
+// next notes the term [start, end), hyphen saying that the byte before
+// start is a '-'; it reports the span of the catenation that the terms
+// before ended, if they made one.
+func (c *catenator) next(start, end int, hyphen bool) (from, to int, ok bool) {
+	if c.parts > 0 && (start == c.end || hyphen && start == c.end+1) {
 		c.end = end
 		c.parts++
 		return 0, 0, false
@@ -83,9 +89,14 @@ func eachCatenation[T string | []byte](text T, toks analysis.TokenStream, fn fun
 			c = catenator{}
 			continue
 		}
-		emit(c.next(t.Start, t.End))
+		emit(c.next(t.Start, t.End, hyphenBefore(text, t.Start)))
 	}
 	emit(c.last())
+}
+
+// hyphenBefore reports whether the byte before text[i] is a '-'.
+func hyphenBefore[T string | []byte](text T, i int) bool {
+	return i > 0 && text[i-1] == '-'
 }
 
 // catenable reports whether text's catenations are read: when it is valid
@@ -102,12 +113,16 @@ func catenable[T string | []byte](text T) bool {
 }
 
 // catenation is the index term of the catenation text[from:to] (see
-// Catenations): catTerm of its bytes lower-cased and analyzed as an ASCII
-// word is, made in buf (a larger one when buf is short).
+// Catenations): catTerm of its bytes but its hyphens, lower-cased and
+// analyzed as an ASCII word is, made in buf (a larger one when buf is
+// short).
 func catenation[T ~string | ~[]byte](a *fastAnalyzer, text T, from, to int, buf []byte) []byte {
-	to = min(to, from+MaxTermBytes) // ASCII: every byte starts a character
 	b := append(buf[:0], '\x03')
-	b = append(b, text[from:to]...)
+	for i := from; i < to && len(b) <= MaxTermBytes; i++ { // ASCII: every byte is a character
+		if text[i] != '-' {
+			b = append(b, text[i])
+		}
+	}
 	lowerASCII(b[1:])
 	w := a.stem(possessiveASCII(b[1:]))
 	if len(w) > 0 && &w[0] == &b[1] {

@@ -9,8 +9,9 @@ import (
 )
 
 // TestCatenations: an identifier typed in lower case ("baseurl") finds the
-// passages that write it with its case ("baseURL"), through the index and
-// through the text alike; a dot or an underscore still cuts; a query that
+// passages that write it with its case ("baseURL"), and a word typed
+// whole ("readonly") the passages that hyphenate it, through the index
+// and through the text alike; a dot or an underscore still cuts; a query that
 // excludes the word excludes its catenation; and the length does not
 // count it.
 func TestCatenations(t *testing.T) {
@@ -19,6 +20,9 @@ func TestCatenations(t *testing.T) {
 		{ID: "b#s", Text: "The base of every URL."},
 		{ID: "c#s", Text: "Call strings.ContainsAny or about_Classes on PageEntries's pages."},
 		{ID: "d#s", Text: "Nothing here.", Head: "BaseURL\nSettings"},
+		{ID: "e#s", Text: "A read-only file, a built-in hook, and back-pressure."},
+		{ID: "f#s", Text: "Read - only what you need; built--in is no word."},
+		{ID: "g#s", Text: "Nothing here either.", Head: "Back-Pressure"},
 	}
 	x := indexed(t, ps)
 	for _, tt := range []struct {
@@ -29,6 +33,11 @@ func TestCatenations(t *testing.T) {
 		{"containsany", []string{"c#s"}},
 		{"pageentries", []string{"c#s"}},
 		{"url -baseurl", []string{"b#s", "d#s"}}, // (a head's words exclude nothing)
+		// One hyphen joins words as a case change does; a spaced or a
+		// doubled one does not.
+		{"readonly", []string{"e#s"}},
+		{"builtin", []string{"e#s"}},
+		{"backpressure", []string{"e#s", "g#s"}},
 	} {
 		q, rt, cands := retrieved(t, x, tt.q)
 		var got []string

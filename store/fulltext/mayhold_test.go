@@ -14,6 +14,9 @@ func mayHoldOnePerProbe(q *Query, para string) bool {
 		if !p.never && containsFold(para, p.s) {
 			return true
 		}
+		if !p.never && p.hyphens && containsFold(strings.ReplaceAll(para, "-", ""), p.s) {
+			return true // "read-only" holds "readonly"'s catenation
+		}
 	}
 	return false
 }
@@ -51,9 +54,17 @@ func containsFold(s, p string) bool {
 	return false
 }
 
-// probed is a query whose probes are those of terms.
+// probed is a query whose probes are those of terms, a term that is a
+// catenation's (see Catenations) being a form.
 func probed(terms ...string) *Query {
-	q := &Query{terms: terms}
+	q := &Query{forms: [][]string{nil}}
+	for _, t := range terms {
+		if strings.HasPrefix(t, catTerm("")) {
+			q.forms[0] = append(q.forms[0], t)
+		} else {
+			q.terms = append(q.terms, t)
+		}
+	}
 	q.prepareProbes()
 	return q
 }
@@ -81,6 +92,9 @@ func TestMayHoldOnePass(t *testing.T) {
 		if rnd.IntN(10) == 0 {
 			terms = append(terms, "é") // never from ASCII
 		}
+		if rnd.IntN(5) == 0 {
+			terms = append(terms, catTerm(word(2+rnd.IntN(4), "abc1"))) // a catenation, hyphens between its letters
+		}
 		q, para := probed(terms...), word(rnd.IntN(24), letters)
 		got, want := q.mayHold(para), mayHoldOnePerProbe(q, para)
 		if got != want {
@@ -105,6 +119,7 @@ func FuzzMayHold(f *testing.F) {
 	f.Add("Object safety", "object\x00safety")
 	f.Add("POLICIES", "policy")
 	f.Add("", "a")
+	f.Add("a read-only file", "\x03readonly")
 	f.Fuzz(func(t *testing.T, para, terms string) {
 		ts := strings.Split(terms, "\x00")
 		for i := range ts {

@@ -313,11 +313,13 @@ const (
 )
 
 // splitJoined reads a query word that is two or three words written
-// together as those words, adjacent: "baseurl" as "base url", "wordcount"
-// as "word count", "getchilditem" as "get child item" — an identifier
-// typed without its case (baseURL, WordCount, Get-ChildItem), whose parts
-// the tokenizer indexes apart (see identifiers), so that typed as one
-// lower-case word it matched nothing. A word is read so only when no
+// together as those words, adjacent: "pagesize" as "page size",
+// "stringscontainsany" as "strings contains any" — words a text writes
+// apart, or an identifier typed without its dot, whose parts the
+// tokenizer indexes apart (see identifiers), so that typed as one
+// lower-case word it matched nothing (an identifier cut only by its case
+// or a hyphen, baseURL or Get-ChildItem, is found by its catenation: see
+// Catenations). A word is read so only when no
 // passage holds it (q, the query as typed, weighed it: its df is 0), it
 // is ASCII letters only (one term, MaxJoinedBytes at most), and it is
 // MaxJoinedParts or fewer words the index holds, each of MinJoinedPart
@@ -610,6 +612,9 @@ type probe struct {
 	s string
 	// never: the term cannot come from ASCII text (it is not ASCII).
 	never bool
+	// hyphens: the term is a catenation's (see Catenations), which the
+	// text may write with hyphens between its letters ("read-only").
+	hyphens bool
 }
 
 // prepareProbes sets the probes of the query's terms and of its excluded
@@ -621,6 +626,12 @@ func (q *Query) prepareProbes() {
 	}
 	for _, fs := range q.forms {
 		for _, f := range fs {
+			if w, ok := strings.CutPrefix(f, catTerm("")); ok {
+				p := newProbe(w)
+				p.hyphens = true
+				q.probes = append(q.probes, p)
+				continue
+			}
 			q.probes = append(q.probes, newProbe(f))
 		}
 	}
@@ -677,7 +688,7 @@ func (q *Query) mayHold(para string) bool {
 			continue
 		}
 		for _, p := range q.probes {
-			if !p.never && p.s != "" && hasFoldAt(para, i, p.s) {
+			if !p.never && p.s != "" && (hasFoldAt(para, i, p.s) || p.hyphens && hasFoldJoinedAt(para, i, p.s)) {
 				return true
 			}
 		}
@@ -701,6 +712,25 @@ func hasFoldAt(s string, i int, p string) bool {
 		}
 	}
 	return true
+}
+
+// hasFoldJoinedAt is hasFoldAt where s may have hyphens between the
+// letters of p ("read-only" holds "readonl").
+func hasFoldJoinedAt(s string, i int, p string) bool {
+	j := 0
+	for ; i < len(s) && j < len(p); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		switch {
+		case c == p[j]:
+			j++
+		case c != '-' || j == 0:
+			return false
+		}
+	}
+	return j == len(p)
 }
 
 // mayHoldText reports whether text may hold one of the query's terms or of

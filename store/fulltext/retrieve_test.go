@@ -22,7 +22,7 @@ func retrievalCorpus(r *rand.Rand, n int) []Passage {
 	words := []string{"the", "a", "of", "front", "matter", "dates", "template", "taxonomy", "menu", "page",
 		"Bundle", "archives", "policies", "kube-scheduler", "strings.Contains", "HTMLParser", "retry", "budget",
 		// identifiers whose catenations are terms (see Catenations)
-		"baseURL", "PageEntries's", "Menu.ByLinkTitle",
+		"baseURL", "PageEntries's", "Menu.ByLinkTitle", "read-only", "Back-Pressure",
 		// other forms of some of them (see expand.go)
 		"templating", "dated", "retrying", "budgeting", "archived"}
 	markup := []string{"`code`", "`menu menu menu` page", "`front front` matter", "[link](/a/b)", "<br>", "{{ .Title }}", "\n```go\nx := 1\n```\n", "\n\n", "\n   \n", "[text][label]", "—"}
@@ -77,7 +77,8 @@ func testRetrievalScoresExactly(t *testing.T, stemming string) {
 		"strings contains", "html parser", "of the of the", "dates dates matter", "template menu page bundle",
 		"template dating", "retry the archive", "budget dates", "archiving templates", `"retrying budget" date`,
 		"baseurl", "pageentries", "baseurl url -htmlparser", "bylinktitle template", `"htmlparser"`, "menu -baseurl",
-		"htmlparser html parser", "base url", "baseurl dates of the page"}
+		"htmlparser html parser", "base url", "baseurl dates of the page", "readonly", "kubescheduler pages",
+		"backpressure read only", "read-only -backpressure"}
 	for range 20 {
 		queries = append(queries, ps[r.IntN(len(ps))].Text[:40])
 	}

@@ -154,15 +154,16 @@ func TestJoinedWords(t *testing.T) {
 	for _, tt := range []struct{ q, want string }{
 		{"pagesize", "page size"},
 		{"PAGESIZE method", "PAGE SIZE method"},
-		{"filenames", "file names"}, // plurals are the index's terms too
-		{"wordcount", "wordcount"},  // WordCount's catenation
-		{"baseurl", "baseurl"},      // baseURL's
-		{"getchilditem", "get child item"},
-		{"submarine", "submarine"}, // a passage holds it
-		{"pagesizex", "pagesizex"}, // "x" is no word of three letters
-		{`"pagesize"`, "pagesize"}, // a query with a phrase stays as typed
-		{"page-size", "page-size"}, // not letters only
-		{"zzzqqqxxx", "zzzqqqxxx"}, // no split into held words
+		{"filenames", "file names"},      // plurals are the index's terms too
+		{"wordcount", "wordcount"},       // WordCount's catenation
+		{"baseurl", "baseurl"},           // baseURL's
+		{"getchilditem", "getchilditem"}, // Get-ChildItem's (a hyphen joins)
+		{"childitem", "child item"},      // a part of a catenation is no catenation
+		{"submarine", "submarine"},       // a passage holds it
+		{"pagesizex", "pagesizex"},       // "x" is no word of three letters
+		{`"pagesize"`, "pagesize"},       // a query with a phrase stays as typed
+		{"page-size", "page-size"},       // not letters only
+		{"zzzqqqxxx", "zzzqqqxxx"},       // no split into held words
 	} {
 		q, err := x.Prepare(ctx, tt.q)
 		if err != nil {
