@@ -12,6 +12,7 @@ import (
 	"github.com/docir/docir/docir/query"
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/store/links"
+	"github.com/docir/docir/store/passage"
 )
 
 // Suggest returns at most n addresses the corpus holds that a, an address
@@ -307,7 +308,64 @@ func SuggestSections(snap *store.Snapshot, a address.Address, n int) ([]string, 
 	for _, c := range cands[:min(n, len(cands))] {
 		out = append(out, a.ID+"#"+c.slug)
 	}
+	if len(out) == 0 {
+		// No section is named like it: the ones that say it.
+		_, body, ok, err := snap.Lookup(a.ID)
+		if err != nil || !ok {
+			return nil, err
+		}
+		for _, slug := range saying(&rec, body, words, n) {
+			out = append(out, a.ID+"#"+slug)
+		}
+	}
 	return out, nil
+}
+
+// saying returns the slugs of at most n sections of rec (whose body is
+// body) whose own prose says every one of words of three letters or more
+// (as a word of the text, a part of one cut at its '-' or '_', or the
+// word without them, that is the word or shares its stem: sameStem),
+// those that say them most often first, in document order among equals.
+func saying(rec *docir.Record, body []byte, words []string, n int) []string {
+	words = slices.DeleteFunc(slices.Clone(words), func(w string) bool { return len(w) < 3 })
+	if len(words) == 0 || n <= 0 {
+		return nil
+	}
+	type said struct {
+		slug  string
+		times int
+	}
+	var out []said
+	for _, sec := range rec.Sections {
+		if sec.Start < 0 || sec.Start > sec.OwnEnd || sec.OwnEnd > len(body) {
+			continue
+		}
+		held := make([]bool, len(words))
+		times := 0
+		// As the index reads it: link destinations, code fences' markup
+		// and comments are not what a section says (see passage.Prose).
+		text := strings.ToLower(passage.Prose(string(body[sec.Start:sec.OwnEnd]), false))
+		for _, tok := range strings.FieldsFunc(text, func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_'
+		}) {
+			forms := append(strings.FieldsFunc(tok, func(r rune) bool { return r == '-' || r == '_' }), unpunctuated(tok))
+			for k, w := range words {
+				if slices.ContainsFunc(forms, func(f string) bool { return sameStem(w, f) }) {
+					held[k] = true
+					times++
+				}
+			}
+		}
+		if !slices.Contains(held, false) {
+			out = append(out, said{sec.Slug, times})
+		}
+	}
+	slices.SortStableFunc(out, func(x, y said) int { return y.times - x.times })
+	slugs := make([]string, 0, min(n, len(out)))
+	for _, s := range out[:min(n, len(out))] {
+		slugs = append(slugs, s.slug)
+	}
+	return slugs
 }
 
 // maxSortEdits bounds the edit distance that orders suggested sections:

@@ -423,3 +423,29 @@ func TestSuggestAlias(t *testing.T) {
 		}
 	}
 }
+
+// A heading that no section is named like suggests the sections whose
+// own text says every word of it, the most often first, hyphenated or not
+// (Node's stream page has no section named backpressure: its text says
+// it in others).
+func TestSuggestSectionsSaying(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "stream.md"), []byte("# Stream\n\n## Event: 'drain'\n\n"+
+		"When write returns false the stream is under back-pressure: wait for drain.\n\n## Buffering\n\n"+
+		"Writable streams buffer data. Backpressure builds when the buffer is full; backpressure again.\n\n"+
+		"## Piping\n\nNothing of that here.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snap := refreshedSnapshot(t, root)
+	for typed, want := range map[string][]string{
+		"stream#backpressure":        {"stream#buffering", "stream#event-drain"},
+		"stream#pressure-when-write": {"stream#event-drain"}, // every word: buffering says "backpressure", not "pressure"
+		"stream#data-when-full":      {"stream#buffering"},
+		"stream#zzzz":                nil,
+	} {
+		got := suggestSections(t, snap, typed)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("SuggestSections(%q) (-want +got):\n%s", typed, diff)
+		}
+	}
+}
