@@ -247,8 +247,14 @@ func SuggestSections(snap *store.Snapshot, a address.Address, n int) ([]string, 
 	if n <= 0 || !a.HasHeading() {
 		return nil, nil
 	}
-	rec, ok, err := snap.Record(a.ID)
+	// The record without its links (a long page has thousands), the body
+	// read only when no section is named like the heading (saying).
+	doc, ok, err := snap.LookupSpans(a.ID)
 	if err != nil || !ok {
+		return nil, err
+	}
+	rec, err := doc.Record()
+	if err != nil {
 		return nil, err
 	}
 	typed := address.Slug(a.Heading)
@@ -310,11 +316,11 @@ func SuggestSections(snap *store.Snapshot, a address.Address, n int) ([]string, 
 	}
 	if len(out) == 0 {
 		// No section is named like it: the ones that say it.
-		_, body, ok, err := snap.Lookup(a.ID)
-		if err != nil || !ok {
+		body, err := doc.Body(0, -1)
+		if err != nil {
 			return nil, err
 		}
-		for _, slug := range saying(&rec, body, words, n) {
+		for _, slug := range saying(rec, body, words, n) {
 			out = append(out, a.ID+"#"+slug)
 		}
 	}
