@@ -771,11 +771,13 @@ func (r *resolver) link(id, root, rel string, ref docir.LinkRef, keys map[string
 				break
 			}
 		}
-		for _, f := range t.Files {
-			if target != "" || !r.cfg.NumberPrefixes {
-				break
+		if r.cfg.NumberPrefixes {
+			for _, f := range t.Files {
+				if target != "" {
+					break
+				}
+				target = r.unnumberedFile(f.Root, f.Rel, keys)
 			}
-			target = r.unnumberedFile(f.Root, f.Rel, keys)
 		}
 	}
 	if target == "" && t.PageName != "" {

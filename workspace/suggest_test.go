@@ -216,13 +216,10 @@ func TestSuggestSectionsCustomAnchorCase(t *testing.T) {
 // the heading right above, or names one that does not enclose it, is no
 // such anchor.
 func TestSuggestSectionsNestedAnchor(t *testing.T) {
-	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "load.md"), []byte("# Loading data\n\n"+
-		"## Universal vs server\n\n### When does which load function run?\n\n#### Output\n\n"+
-		"## Using URL data\n\n### url\n\n### route\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	snap := refreshedSnapshot(t, root)
+	ws, _ := indexedFiles(t, map[string]string{"load.md": "# Loading data\n\n" +
+		"## Universal vs server\n\n### When does which load function run?\n\n#### Output\n\n" +
+		"## Using URL data\n\n### url\n\n### route\n"})
+	snap := heldSnapshot(t, ws)
 	for typed, want := range map[string]string{
 		"load#Universal-vs-server-When-does-which-load-function-run":              "load#when-does-which-load-function-run",
 		"load#Loading-data-Universal-vs-server-When-does-which-load-function-run": "load#when-does-which-load-function-run",
@@ -429,14 +426,11 @@ func TestSuggestAlias(t *testing.T) {
 // (Node's stream page has no section named backpressure: its text says
 // it in others).
 func TestSuggestSectionsSaying(t *testing.T) {
-	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "stream.md"), []byte("# Stream\n\n## Event: 'drain'\n\n"+
-		"When write returns false the stream is under back-pressure: wait for drain.\n\n## Buffering\n\n"+
-		"Writable streams buffer data. Backpressure builds when the buffer is full; backpressure again.\n\n"+
-		"## Piping\n\nNothing of that here.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	snap := refreshedSnapshot(t, root)
+	ws, _ := indexedFiles(t, map[string]string{"stream.md": "# Stream\n\n## Event: 'drain'\n\n" +
+		"When write returns false the stream is under back-pressure: wait for drain.\n\n## Buffering\n\n" +
+		"Writable streams buffer data. Backpressure builds when the buffer is full; backpressure again.\n\n" +
+		"## Piping\n\nNothing of that here.\n"})
+	snap := heldSnapshot(t, ws)
 	for typed, want := range map[string][]string{
 		"stream#backpressure":        {"stream#buffering", "stream#event-drain"},
 		"stream#pressure-when-write": {"stream#event-drain"}, // every word: buffering says "backpressure", not "pressure"
