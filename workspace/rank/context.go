@@ -524,11 +524,8 @@ func (p *readPlan) addPassage(d *planned, ph passageHit) bool {
 		// (a page under one heading that holds the rest, as mdBook and
 		// Node's API docs write them). Another section of the document
 		// over the budget is skipped: the ranking did not choose it.
-		end := i + 1
-		for end < len(d.rec.Sections) && d.rec.Sections[end].Start < sec.End {
-			end++
-		}
-		return p.addFromTop(d, bestFirst(d.rec.Sections[i:end], d.score))
+		secs := d.rec.Sections
+		return p.addFromTop(d, bestFirst(secs[i:subtreeEnd(secs, i)], d.score))
 	}
 	return p.addOf(d, d.rec.ID+"#"+sec.Slug, sec.Start, sec.End, tokens)
 }
@@ -599,15 +596,22 @@ func bestFirst(secs []docir.Section, score map[string]float64) []docir.Section {
 // [its index, the index just past them).
 func subsections(secs []docir.Section, i int) [][2]int {
 	var out [][2]int
-	for j := i + 1; j < len(secs) && secs[j].Start < secs[i].End; {
-		k := j + 1
-		for k < len(secs) && secs[k].Start < secs[j].End {
-			k++
-		}
+	for j, end := i+1, subtreeEnd(secs, i); j < end; {
+		k := subtreeEnd(secs, j)
 		out = append(out, [2]int{j, k})
 		j = k
 	}
 	return out
+}
+
+// subtreeEnd is the index just past secs[i]'s subsections, theirs
+// included (secs in document order).
+func subtreeEnd(secs []docir.Section, i int) int {
+	end := i + 1
+	for end < len(secs) && secs[end].Start < secs[i].End {
+		end++
+	}
+	return end
 }
 
 // mergeSubsections reads a section whose every subsection (two or more)
