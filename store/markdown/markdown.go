@@ -10,7 +10,8 @@
 //     markdown. RulesVersion names these rules' version.
 //   - Sections come from ATX and setext headings at the top level of the
 //     document; a '#' line inside a fenced or indented code block is not a
-//     heading, and a heading inside a block quote or a list makes no
+//     heading, and a heading inside a block quote, a list or the content
+//     of an angle shortcode pair ({{< x >}} … {{< /x >}}) makes no
 //     section: its slug is an anchor of the section that holds it.
 //   - A section runs from the first byte of its heading line to the first byte
 //     of the next heading of the same or a higher level; OwnEnd stops at the
@@ -171,7 +172,11 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   under both.
 //	26 YAML front matter that does not parse gives its top-level
 //	   `key: value` lines as text fields (keyLines), where it gave none.
-const RulesVersion = 26
+//	27 a line written as a heading in the content of an angle shortcode
+//	   pair ({{< highlight yaml >}} … {{< /highlight >}}) makes no
+//	   section (angleInners): Hugo never renders that content as the
+//	   page's markdown.
+const RulesVersion = 27
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
@@ -907,6 +912,7 @@ type heading struct {
 	id       string // the id its attributes give ({#id}); "" when none
 	level    int
 	start    int // first byte of its first line, in the whole file
+	last     int // a byte of its last line of text (of a top-level heading)
 	// nested: inside a block quote or a list item. It makes no section,
 	// but takes its place in the slug sequence and its slug is an anchor
 	// of the section that holds it.
@@ -920,6 +926,25 @@ type heading struct {
 // GitHub gives every heading an id.
 func (p *Parser) sections(doc ast.Node, src []byte, off int, lines lineIndex, pc parser.Context) ([]docir.Section, []foundAnchor) {
 	hs := p.headings(doc, src[off:], off, pc)
+	if bytes.Contains(src[off:], []byte("{{<")) {
+		// A heading in the content of an angle shortcode pair is no
+		// heading of the page (angleInners): it makes no section.
+		inner, k := angleInners(src[off:]), 0
+		for i := range hs {
+			if hs[i].nested {
+				continue
+			}
+			// its last line: a setext heading's text can start at the
+			// opening tag's line, its underline being in the content
+			at := hs[i].last - off
+			for k < len(inner) && inner[k][1] <= at {
+				k++
+			}
+			if k < len(inner) && inner[k][0] <= at {
+				hs[i].nested = true
+			}
+		}
+	}
 	out := make([]docir.Section, 0, len(hs))
 	var nested []foundAnchor
 	var slugs address.Slugger
@@ -1004,7 +1029,12 @@ func (p *Parser) headings(doc ast.Node, body []byte, off int, pc parser.Context)
 				start = findEmptyATX(body, cursor)
 			}
 			if start >= 0 {
-				hs = append(hs, p.newHeading(h, body, off+start, inlinePC))
+				hd := p.newHeading(h, body, off+start, inlinePC)
+				hd.last = hd.start
+				if n := h.Lines().Len(); n > 0 {
+					hd.last = off + h.Lines().At(n-1).Start
+				}
+				hs = append(hs, hd)
 				cursor = start + 1
 			}
 		} else if n.HasChildren() {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -420,6 +421,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(strings.Repeat("- ", 40) + "x"))
 	f.Add([]byte("# [a](" + strings.Repeat("[a](", 400) + "\n"))
 	f.Add([]byte("## {{% h \"w\" %}}\n## a `{{< b text='c' >}}` {{< d text=\"e\" >}}{{</* f */>}}\ng {{% /h %}}\n---\n"))
+	f.Add([]byte("# A\n{{< t y >}}\nk: v\n---\n# c\n{{< a >}}{{< /t >}}\n## B {{< x />}}\n{{</* t */>}}\n# d\n{{% /t %}}\n"))
 	p, small := NewParser(), NewParser()
 	f.Fuzz(func(t *testing.T, src []byte) {
 		got := p.Parse("f.md", src)
@@ -464,6 +466,60 @@ func TestNestedHeadings(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestAngleShortcodeHeadings: a line written as a heading in the content of
+// an angle shortcode pair ({{< highlight >}} … {{< /highlight >}}) is no
+// heading of the page: YAML's "---" separator made a setext heading of the
+// lines above it (from the opening tag's line), and a "# comment" an ATX
+// one, each cutting the section that holds the code short. In a {{% … %}}
+// pair, whose content is the page's markdown, a heading is one.
+func TestAngleShortcodeHeadings(t *testing.T) {
+	md := "---\ntitle: Repro\n---\n\n## Configure\n\nApply both:\n\n{{< highlight yaml >}}\napiVersion: v1\nmetadata:\n  name: a\n---\napiVersion: v1\n{{< /highlight >}}\n\n" +
+		"{{< text yaml >}}\n# The selector matches.\nselector: {}\n{{< /text >}}\n\n{{</* text */>}}\n\n# Shown {{< x />}}\n\nThe rest.\n\n" +
+		"{{% note %}}\n## Inside a note\n{{% /note %}}\n\n{{< open >}}\n\n## After an unclosed opener\n"
+	rec := NewParser().Parse("page.md", []byte(md)).Record
+	type sec struct {
+		Slug    string
+		Level   int
+		Anchors []string
+	}
+	var got []sec
+	for _, s := range rec.Sections {
+		got = append(got, sec{s.Slug, s.Level, s.Anchors})
+	}
+	want := []sec{
+		{"configure", 2, []string{"-apiversion-v1-metadata-name-a", "the-selector-matches"}},
+		{"shown", 1, nil},
+		{"inside-a-note", 2, nil},
+		{"after-an-unclosed-opener", 2, nil},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestAngleInners(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want [][2]int
+	}{
+		{"a {{< b >}}x{{< /b >}} c", [][2]int{{11, 12}}},
+		{"{{< a >}}{{< b >}}x{{< /b >}}y{{</a>}}", [][2]int{{9, 30}}}, // the outer pair covers the inner
+		{"{{< a >}}{{< b >}}x{{< /a >}}", [][2]int{{9, 19}}},          // b, never closed, closes with a
+		{"{{< a />}}x{{< /a >}}", nil},                                // self-closing
+		{"{{</* a */>}}x{{< /a >}}", nil},                             // commented: shown, not run
+		{"{{% a %}}x{{% /a %}}", nil},                                 // markdown content
+		{"{{< a >}}x{{% /a %}}", [][2]int{{9, 10}}},
+		{"{{< docs/note title=\"t\" >}}x{{< /docs/note >}}", [][2]int{{27, 28}}},
+		{"{{< a >}}x", nil},
+		{"{{< a", nil},
+		{"{{", nil},
+	} {
+		if got := angleInners([]byte(c.in)); !slices.Equal(got, c.want) {
+			t.Errorf("angleInners(%q) = %v, want %v", c.in, got, c.want)
+		}
 	}
 }
 

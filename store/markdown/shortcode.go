@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 )
 
@@ -178,4 +179,100 @@ func shortcodeShown(sc, inner string, named bool) string {
 		return f[0]
 	}
 	return ""
+}
+
+// maxOpenShortcodes bounds the angle shortcodes angleInners keeps open at
+// once: a pair nested deeper is read as text, and a file of openers that
+// never close costs a scan, not a stack of them.
+const maxOpenShortcodes = 64
+
+// angleInners returns the inner content of each pair of Hugo shortcodes
+// written with angle delimiters, `{{< name … >}}` … `{{< /name >}}` (a
+// closing tag may use either delimiter), as sorted, disjoint [start, end)
+// ranges of body: from past the opening tag to the closing tag. Hugo hands
+// such content to the shortcode as it is written and never to the page's
+// markdown renderer (`{{% … %}}` is the form whose content is markdown of
+// the page), so a line in it written as a heading is no heading of the
+// page: Istio's `{{< text yaml >}}` and Hugo's `{{< highlight >}}` hold
+// YAML, whose `# comment` lines and `---` separators would otherwise be
+// read as an ATX heading and a setext one. A commented tag (`{{</* … */>}}`,
+// how Hugo's docs show a shortcode) and a self-closing one (`{{< x />}}`)
+// open nothing; an opening tag that nothing closes encloses nothing.
+func angleInners(body []byte) [][2]int {
+	type open struct {
+		name  string
+		inner int
+	}
+	var stack []open
+	var out [][2]int
+	for i := 0; ; {
+		k := bytes.Index(body[i:], []byte("{{"))
+		if k < 0 {
+			break
+		}
+		at := i + k
+		if at+2 >= len(body) || (body[at+2] != '<' && body[at+2] != '%') {
+			i = at + 2
+			continue
+		}
+		closing := closingOf(body[at+2])
+		j := at + 3
+		for j < len(body) && (body[j] == ' ' || body[j] == '\t') {
+			j++
+		}
+		if bytes.HasPrefix(body[j:], []byte("/*")) { // a commented tag: shown, not run
+			end := bytes.Index(body[j+2:], []byte("*/"+closing))
+			if end < 0 {
+				i = j
+				continue
+			}
+			i = j + 2 + end + 2 + len(closing)
+			continue
+		}
+		end := bytes.Index(body[j:], []byte(closing))
+		if end < 0 {
+			break
+		}
+		tag := bytes.TrimSpace(body[j : j+end])
+		i = j + end + len(closing)
+		if closer, ok := bytes.CutPrefix(tag, []byte("/")); ok {
+			name := string(shortcodeName(closer))
+			for d := len(stack) - 1; d >= 0; d-- {
+				if stack[d].name == name {
+					out = append(out, [2]int{stack[d].inner, at})
+					stack = stack[:d]
+					break
+				}
+			}
+			continue
+		}
+		if closing != ">}}" || bytes.HasSuffix(tag, []byte("/")) || len(stack) == maxOpenShortcodes {
+			continue
+		}
+		if name := shortcodeName(tag); len(name) > 0 {
+			stack = append(stack, open{name: string(name), inner: i})
+		}
+	}
+	// Pairs close inner first: sort by start and merge, so that an outer
+	// pair covers the pairs it holds.
+	slices.SortFunc(out, func(a, b [2]int) int { return a[0] - b[0] })
+	merged := out[:0]
+	for _, r := range out {
+		if n := len(merged); n > 0 && r[0] <= merged[n-1][1] {
+			merged[n-1][1] = max(merged[n-1][1], r[1])
+			continue
+		}
+		merged = append(merged, r)
+	}
+	return merged
+}
+
+// shortcodeName is the name that opens a shortcode tag's inside (`text`
+// of `text yaml`, `docs/note` of `docs/note title="x"`).
+func shortcodeName(tag []byte) []byte {
+	n := bytes.IndexAny(tag, " \t\r\n")
+	if n < 0 {
+		return tag
+	}
+	return tag[:n]
 }
