@@ -113,3 +113,31 @@ func indexedFiles(t *testing.T, files map[string]string) (*Service, context.Cont
 	}
 	return ws, ctx
 }
+
+// TestFileNameNamesThePage: a query equal to a page's file name (the name
+// a site serves it under, `eip-1559`) names the page, however many pages
+// say those words more often; a page whose title is the query goes before
+// it (a title says more of a page than its file's name).
+func TestFileNameNamesThePage(t *testing.T) {
+	files := map[string]string{
+		"EIPS/eip-1559.md": "---\ntitle: Fee market change\n---\n\n## Abstract\n\nA base fee per gas that is burned.\n",
+		"notes.md":         "---\ntitle: EIP 1559\n---\n\nNotes on the fee market.\n",
+	}
+	for i := range 20 {
+		files[fmt.Sprintf("EIPS/eip-%d.md", 9000+i)] = fmt.Sprintf("---\ntitle: Extension %d\n---\n\nThis extends EIP-1559 (EIP-1559, EIP-1559) with thing %d.\n", i, i)
+	}
+	ws, ctx := indexedFiles(t, files)
+	for _, q := range []string{"EIP-1559", "eip 1559"} {
+		res, err := ws.Search(ctx, docir.SearchParams{Query: q, Limit: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range res.Hits {
+			got = append(got, h.ID)
+		}
+		if len(got) < 2 || got[0] != "notes" || got[1] != "EIPS/eip-1559" {
+			t.Errorf("search %q: %v, want notes (its title), then EIPS/eip-1559 (its file name)", q, got)
+		}
+	}
+}

@@ -176,7 +176,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   pair ({{< highlight yaml >}} … {{< /highlight >}}) makes no
 //	   section (angleInners): Hugo never renders that content as the
 //	   page's markdown.
-const RulesVersion = 27
+//	28 a document's file name (store/passage FileName) is indexed as one
+//	   of its names, which only a parse again re-indexes.
+const RulesVersion = 28
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {

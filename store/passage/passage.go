@@ -116,6 +116,9 @@ func (c Config) Passages(rec *docir.Record, body []byte) []fulltext.Passage {
 	if len(out) > 0 {
 		head = max(head, 0)
 		out[head].Names = c.Names(rec)
+		if f := FileName(rec); f != "" {
+			out[head].Names = append(out[head].Names, f)
+		}
 	}
 	return out
 }
@@ -521,6 +524,27 @@ func EnclosingHeading(rec *docir.Record) (string, bool) {
 		}
 	}
 	return first.Heading, true
+}
+
+// FileName is the name the document's path gives it: its id's last part
+// (`eip-1559` of `EIPS/eip-1559`, `Split` of `functions/strings/Split`),
+// or, for a folder's README (`keps/sig-apps/1847-autoremove/README`), the
+// folder's name; "" for a page that keeps the name index or _index. A
+// site serves the page under that name and a reader types it as one:
+// a query equal to it names the document, below its title and
+// description (workspace/rank). It is indexed as a name, with Names.
+func FileName(rec *docir.Record) string {
+	dir, base := path.Split(rec.ID)
+	switch strings.ToLower(base) {
+	case "readme":
+		base = path.Base(strings.TrimSuffix(dir, "/"))
+	case "index", "_index":
+		return ""
+	}
+	if base == "." || base == "/" {
+		return ""
+	}
+	return base
 }
 
 // Names returns what names rec as a whole: its title and the values of

@@ -145,7 +145,7 @@ func TestPassagesFrontMatter(t *testing.T) {
 	want := []fulltext.Passage{
 		{ID: "functions/math/Pi", Text: "math.Pi Lead text.", Head: head},
 		{ID: "functions/math/Pi#", Text: "math.Pi math.Pi Returns the constant pi. math constant", Head: head,
-			Names: []string{"math.Pi", "Returns the constant pi."}},
+			Names: []string{"math.Pi", "Returns the constant pi.", "Pi"}}, // the file name last
 		{ID: "functions/math/Pi#usage", Text: "math.Pi ## Usage Use it.", Head: head + "\nUsage"},
 	}
 	if d := cmp.Diff(want, got); d != "" {
@@ -460,6 +460,23 @@ func TestEnclosingHeading(t *testing.T) {
 		}
 		if names := (Config{}).Names(&tt.rec); tt.names != slices.Contains(names, tt.want) || len(names) != map[bool]int{true: 2, false: 1}[tt.names] {
 			t.Errorf("%s: names %q", tt.name, names)
+		}
+	}
+}
+
+func TestFileName(t *testing.T) {
+	for id, want := range map[string]string{
+		"EIPS/eip-1559":                        "eip-1559",
+		"functions/strings/Split":              "Split",
+		"keps/sig-apps/1847-autoremove/README": "1847-autoremove",
+		"ops/readme":                           "ops",
+		"README":                               "",
+		"index":                                "",
+		"_index":                               "",
+		"intro":                                "intro",
+	} {
+		if got := FileName(&docir.Record{ID: id}); got != want {
+			t.Errorf("FileName(%q) = %q, want %q", id, got, want)
 		}
 	}
 }

@@ -640,8 +640,10 @@ func (r *ranking) named(rt *fulltext.Retrieval, b *board) (map[string]int, error
 			return nil, err
 		}
 		level := r.names(rec)
-		if level == 0 {
-			level, _ = r.headingNamed(rec)
+		if level < 3 {
+			if l, _ := r.headingNamed(rec); l > 0 {
+				level = 2 + l // a FAQ's entry names as a title does
+			}
 		}
 		if level > 0 {
 			out[docID] = level
@@ -665,7 +667,7 @@ func (r *ranking) named(rt *fulltext.Retrieval, b *board) (map[string]int, error
 		}
 	}
 	places := b.k
-	for level := 2; level >= 1 && places > 0; level-- {
+	for level := 4; level >= 1 && places > 0; level-- {
 		places -= exactAt[level]
 		if places <= 0 {
 			break // the exact ones fill the places: the inexact score below them
@@ -891,14 +893,25 @@ func (b *board) ranking(named map[string]int, limit int) []rankedDoc {
 	return out[:min(limit, len(out))]
 }
 
-// names tells how the query equals one of the document's names (see
-// passage.Config.Names): 2 as written, up to case and spacing; 1 once
-// analyzed (up to plurals and punctuation); 0 not at all.
+// names tells how the query equals one of the document's names: 4 one of
+// passage.Config.Names (its title, its description) as written, up to
+// case and spacing; 3 one of them once analyzed (up to plurals and
+// punctuation); 2 and 1 the same of its file's name (passage.FileName),
+// which a reader also types but which says less of the page than its
+// title: a query equal to a title goes to that page before the pages of
+// that file name; 0 not at all.
 func (r *ranking) names(rec *docir.Record) int {
 	best := 0
 	for _, n := range r.pc.Names(rec) {
-		if best = max(best, r.nameLevel(n)); best == 2 {
-			break
+		if l := r.nameLevel(n); l > 0 {
+			if best = max(best, 2+l); best == 4 {
+				return best
+			}
+		}
+	}
+	if best == 0 {
+		if f := passage.FileName(rec); f != "" {
+			best = r.nameLevel(f)
 		}
 	}
 	return best
