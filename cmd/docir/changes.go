@@ -151,9 +151,11 @@ func (f *Factory) bindings() (binding.Service, error) {
 	return ws.Bindings(), nil
 }
 
-// currentGeneration is the local store's current generation.
+// currentGeneration is the local store's current generation, read as a
+// read does (readWorkspace): nothing to read is no_store, and no store is
+// made for it.
 func (f *Factory) currentGeneration(ctx context.Context) (uint64, error) {
-	ws, err := f.Workspace()
+	ws, err := f.readWorkspace("read")
 	if err != nil {
 		return 0, err
 	}
