@@ -123,6 +123,14 @@ func (r *Record) FindSection(heading string) (Section, bool) {
 			return s, true
 		}
 	}
+	// A heading in a block quote or a list is an anchor, not a section:
+	// its text finds it as a section's does ("The Stack and the Heap" of
+	// the Rust book's "> ### The Stack and the Heap").
+	for _, s := range r.Sections {
+		if slices.Contains(s.Anchors, slug) {
+			return s, true
+		}
+	}
 	if u := address.Unemphasized(heading); u != heading {
 		// Heading text copied from the markdown: "_macOS_" is shown,
 		// and slugged, as "macOS".

@@ -44,6 +44,9 @@ func TestFindSection(t *testing.T) {
 		// An anchor the section's own text defines: a nested heading, an HTML id.
 		{"step", "install"},
 		{"legacy-name", "install"},
+		// A nested heading by its text, as a section's (its slug is the anchor).
+		{"Legacy Name", "install"},
+		{"LEGACY-NAME", "install"},
 	} {
 		s, ok := r.FindSection(tt.heading)
 		if got := s.Slug; ok != (tt.want != "") || got != tt.want {

@@ -1084,7 +1084,8 @@ func (r *resolver) anchor(id, anchor string) (string, bool) {
 // anchor (`## server.open` is server-open there, `## Server Open` its
 // slug here); then a section by its slug (as get finds one: the slug,
 // else the anchor read as heading text), else an id the document's HTML
-// defines, else (with definition_ids) a definition term's id, else (with
+// defines (or one a heading in a block quote or a list is given, also
+// by the anchor read as heading text), else (with definition_ids) a definition term's id, else (with
 // mkdocs_anchors) the anchor MkDocs gives a heading, else (with
 // blackfriday_anchors) the one Hugo's blackfriday rule gives it, else
 // (with mdn_anchors) MDN's; the address of the section that holds it (the
@@ -1105,6 +1106,11 @@ func (t *targetAnchors) find(cfg LinkConfig, id, anchor string) (string, bool) {
 		}
 	}
 	if addr, ok := t.html[anchor]; ok {
+		return addr, true
+	}
+	// A heading in a block quote or a list is an anchor, not a section
+	// (docir.Record.FindSection): read as heading text, as a section's.
+	if addr, ok := t.html[slug]; ok {
 		return addr, true
 	}
 	if cfg.DefinitionIDs {

@@ -564,6 +564,36 @@ func TestGetLeadAnchor(t *testing.T) {
 	}
 }
 
+// TestNestedHeadingByText: a heading in a block quote (the Rust book's
+// asides, "> ### The Stack and the Heap") is an anchor of the section that
+// holds it, and its text finds it as a section's does, in get and in a
+// link's anchor, in any case, as its slug does.
+func TestNestedHeadingByText(t *testing.T) {
+	docs := map[string]string{
+		"doc.md": "# Doc\n\n## Ownership\n\n> ### The Stack and the Heap\n>\n> Aside.\n\n## Rules\n\ntext\n",
+		"b.md":   "# B\n\n[a](doc.md#The-Stack-and-the-Heap) [b](doc.md#the-stack-and-the-heap)\n",
+	}
+	ws := linksServiceWith(t, docs, store.LinkConfig{})
+	for _, asked := range []string{"doc#the-stack-and-the-heap", "doc#The Stack and the Heap", "doc#THE-STACK-AND-THE-HEAP"} {
+		res, err := ws.Resolve(context.Background(), parseAll(t, asked), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := res.Items[0].Document; d == nil || d.Section == nil || d.Section.Slug != "ownership" {
+			t.Errorf("get %s: %+v, want doc#ownership", asked, res.Items[0])
+		}
+	}
+	linked, err := ws.Links(context.Background(), parseAll(t, "b"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range linked.Items[0].Set.Outgoing {
+		if l.Status != docir.LinkResolved || l.Address != "doc#ownership" {
+			t.Errorf("link %s: %s %s, want resolved to doc#ownership", l.Target, l.Status, l.Address)
+		}
+	}
+}
+
 // BenchmarkGetMissingHeadings gets 1,000 headings that a document of
 // 9,000 sections does not have, with the link rules whose anchors get
 // tries after its own (definition_ids, mkdocs_anchors): ns/address must

@@ -186,6 +186,9 @@ func (x *sectionIndex) find(heading string) (int, bool) {
 	if i, ok := x.anchor[heading]; ok {
 		return i, true
 	}
+	if i, ok := x.anchor[slug]; ok {
+		return i, true
+	}
 	if u := address.Unemphasized(heading); u != heading {
 		us := address.Slug(u)
 		i, ok := x.slug[us]
