@@ -141,3 +141,19 @@ func TestFileNameNamesThePage(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryNotUTF8: bytes of a query that are not UTF-8 are symbols, not
+// the end of the query: "\xff\xfe ownership" finds what "ownership" finds
+// (the word segmenter stopped at the two bytes, and the query had no word).
+func TestQueryNotUTF8(t *testing.T) {
+	ws, ctx := indexedFiles(t, map[string]string{"a.md": "# Ownership\n\nRules.\n", "b.md": "# Other\n\nText.\n"})
+	for _, q := range []string{"\xff\xfe ownership", "\xfe\xff ownership", "a\xff\xfe ownership", "ownership \xff\xfe"} {
+		res, err := ws.Search(ctx, docir.SearchParams{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) == 0 || res.Hits[0].ID != "a" {
+			t.Errorf("search %q: %+v, want a first", q, res.Hits)
+		}
+	}
+}

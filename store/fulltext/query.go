@@ -76,8 +76,12 @@ type pair struct {
 }
 
 // Prepare analyzes text as a query against x (see ParseSyntax for what it
-// may say beyond its words).
+// may say beyond its words). Bytes that are not UTF-8 are read as U+FFFD,
+// a symbol, which no word holds: the Unicode word segmenter stops at two
+// of them, and "\xff\xfe ownership" lost its word (the indexed text is
+// valid UTF-8: ingest skips a file that is not).
 func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
+	text = strings.ToValidUTF8(text, "\uFFFD")
 	// One reader for the options' and the terms' look-ups, opened when
 	// the first is made.
 	var r index.IndexReader
