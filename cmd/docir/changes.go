@@ -125,17 +125,30 @@ func printChangesText(w io.Writer, r docir.ChangesResult) error {
 		_, err := fmt.Fprintln(w, "  nothing changed")
 		return err
 	}
-	lists := []struct {
-		what  string
-		addrs []string
+	// Documents, then sections, each under its heading: a changed lead is
+	// listed as a section by its document's id (docs/links.md), the same
+	// address as the changed document above it.
+	for _, group := range []struct {
+		name                    string
+		added, changed, removed []string
 	}{
-		{"added", r.Documents.Added}, {"changed", r.Documents.Changed}, {"removed", r.Documents.Removed},
-		{"added", r.Sections.Added}, {"changed", r.Sections.Changed}, {"removed", r.Sections.Removed},
-	}
-	for _, l := range lists {
-		for _, a := range l.addrs {
-			if _, err := fmt.Fprintf(w, "  %-8s %s\n", l.what, forTerminal(a)); err != nil {
-				return err
+		{"documents", r.Documents.Added, r.Documents.Changed, r.Documents.Removed},
+		{"sections", r.Sections.Added, r.Sections.Changed, r.Sections.Removed},
+	} {
+		if len(group.added)+len(group.changed)+len(group.removed) == 0 {
+			continue
+		}
+		if _, err := fmt.Fprintf(w, "  %s\n", group.name); err != nil {
+			return err
+		}
+		for _, l := range []struct {
+			what  string
+			addrs []string
+		}{{"added", group.added}, {"changed", group.changed}, {"removed", group.removed}} {
+			for _, a := range l.addrs {
+				if _, err := fmt.Fprintf(w, "    %-8s %s\n", l.what, forTerminal(a)); err != nil {
+					return err
+				}
 			}
 		}
 	}

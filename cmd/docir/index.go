@@ -197,8 +197,10 @@ func clashHint(err error, dirs []string) error {
 		}
 		fix = fmt.Sprintf("docir index --prefix %s %s", name, dirs[0])
 	}
-	return &docir.Error{Code: e.Code, Err: e.Err, Message: e.Message +
-		"\nif they are in different sources, give one a prefix (its ids become NAME/<path>): " + fix +
+	// The claim, then the fix with the folder named (the store's error
+	// says it with NAME DIR: said once, here).
+	return &docir.Error{Code: e.Code, Err: e.Err, Message: claim.Error() +
+		"\ngive one source a prefix (its ids become NAME/<path>): " + fix + ", or one file an `id:` in its front matter" +
 		"\nnothing was published and the config is unchanged"}
 }
 
