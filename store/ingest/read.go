@@ -99,6 +99,10 @@ type file struct {
 	idRead, fmID bool
 	warning      *warning // why it was skipped or what its front matter lacks; nil when nothing
 	err          error    // it could not be read for an I/O error: the refresh fails
+	// overLimit: skipped over a parse limit its bytes decide (lines,
+	// depth, headings, blocks, steps: not the time), which the same bytes
+	// pass again (skipped.state records it)
+	overLimit bool
 }
 
 // path is the file's path as reached from its source folder. It is built
@@ -469,6 +473,7 @@ func readOne(ctx context.Context, p *markdown.Parser, f *file, opt Options, root
 	parsed, err := p.ParseContext(ctx, f.rel, body, opt.limits())
 	if errors.Is(err, markdown.ErrBudget) {
 		skip(KindParseBudget, "%v", err)
+		f.overLimit = !errors.Is(err, markdown.ErrBudgetTime)
 		return
 	}
 	if err != nil { // the refresh is cancelled; nothing of it is kept

@@ -18,8 +18,10 @@ import (
 //   - s: files skipped for what their bytes are (binary, not UTF-8: the
 //     same bytes are skipped again, whatever the configuration; no id:
 //     the same bytes are, at the same path below a source of the same
-//     prefix, which a change of sources reads again), which would be
-//     "added" in every status;
+//     prefix, which a change of sources reads again; over a parse limit
+//     other than the time, which the same bytes pass again under the same
+//     limits, and other limits change the settings' digest), which would
+//     be "added" in every status;
 //   - t: files whose stat changed and bytes did not (touched, restored as
 //     they were): a refresh that publishes records their new stat in its
 //     file table, but one that changes nothing else publishes nothing, and
@@ -55,7 +57,7 @@ func writeSkippedState(dir string, gen uint64, files []*file) error {
 	for _, f := range files {
 		kind := byte('t')
 		if f.status != statusTouched {
-			if f.status != statusSkipped || f.err != nil || f.warning == nil || !bytesSkip[f.warning.kind] {
+			if f.status != statusSkipped || f.err != nil || f.warning == nil || !bytesSkip[f.warning.kind] && !f.overLimit {
 				continue
 			}
 			kind = 's'

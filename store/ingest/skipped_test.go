@@ -22,6 +22,8 @@ func TestSkippedState(t *testing.T) {
 		{root: root, rel: "bin.md", size: 3, mtime: 7, status: statusSkipped, warning: &warning{kind: KindBinary}},
 		{root: root, rel: "a b/latin1.md", size: 9, mtime: -1, status: statusSkipped, warning: &warning{kind: KindNotUTF8}},
 		{root: root, rel: "big.md", size: 1 << 30, mtime: 8, status: statusSkipped, warning: &warning{kind: KindTooLarge}},
+		{root: root, rel: "deep.md", size: 6, mtime: 12, status: statusSkipped, warning: &warning{kind: KindParseBudget}, overLimit: true},
+		{root: root, rel: "slow.md", size: 7, mtime: 13, status: statusSkipped, warning: &warning{kind: KindParseBudget}}, // over the time: may pass
 		{root: root, rel: "touched.md", size: 4, mtime: 11, status: statusTouched},
 		{root: root, rel: "ok.md", size: 5, mtime: 9, status: statusNew},
 	}
@@ -31,6 +33,7 @@ func TestSkippedState(t *testing.T) {
 	want := map[string]skippedEntry{
 		store.FileKey("/src", "bin.md"):        {size: 3, mtime: 7},
 		store.FileKey("/src", "a b/latin1.md"): {size: 9, mtime: -1},
+		store.FileKey("/src", "deep.md"):       {size: 6, mtime: 12},
 		store.FileKey("/src", "touched.md"):    {size: 4, mtime: 11, touched: true},
 	}
 	if diff := cmp.Diff(want, readSkippedState(dir, 4), cmp.AllowUnexported(skippedEntry{})); diff != "" {
@@ -40,7 +43,7 @@ func TestSkippedState(t *testing.T) {
 		t.Errorf("another generation's record read: %v", got)
 	}
 	// Nothing skipped: the record goes.
-	if err := writeSkippedState(dir, 5, files[4:]); err != nil {
+	if err := writeSkippedState(dir, 5, files[len(files)-1:]); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, skippedStateFile)); !os.IsNotExist(err) {

@@ -72,6 +72,10 @@ func TestBudget(t *testing.T) {
 			if !errors.Is(err, ErrBudget) || !strings.Contains(err.Error(), c.err) {
 				t.Fatalf("error %v, want ErrBudget saying %q", err, c.err)
 			}
+			// Only the time is a limit the same bytes may pass again.
+			if time := c.name == "time"; errors.Is(err, ErrBudgetTime) != time {
+				t.Errorf("error %v: ErrBudgetTime %v, want %v", err, !time, time)
+			}
 		})
 	}
 	// The parser is whole after an abort.

@@ -248,6 +248,19 @@ const MaxHeadingBytes = 1024
 // ErrBudget is wrapped by the error of a parse that passed its Limits.
 var ErrBudget = errors.New("over the parse budget")
 
+// ErrBudgetTime is also wrapped by the error of a parse that passed its
+// time (Limits.Time): the one limit that the file's bytes alone do not
+// decide (a busy machine parses slower), so a refresh may read the file
+// again; every other limit passes again on the same bytes.
+var ErrBudgetTime = errors.New("over the parse time")
+
+// overTime is the error of a parse over its time: ErrBudget, and
+// ErrBudgetTime too.
+type overTime struct{ error }
+
+func (e overTime) Unwrap() error      { return e.error }
+func (overTime) Is(target error) bool { return target == ErrBudgetTime }
+
 // Parser parses markdown files. It is not safe for concurrent use; make one
 // per goroutine.
 //
@@ -462,7 +475,7 @@ func (b *budget) check() {
 	// (a read of memory, not a system call as the thread's CPU time is)
 	// rules the budget out until the parse has taken that long.
 	if b.limits.Time > 0 && time.Since(b.began) > b.limits.Time && threadCPU()-b.start > b.limits.Time {
-		panic(abort{fmt.Errorf("%w: parsing took more than %v of CPU time", ErrBudget, b.limits.Time)})
+		panic(abort{overTime{fmt.Errorf("%w: parsing took more than %v of CPU time", ErrBudget, b.limits.Time)}})
 	}
 }
 
