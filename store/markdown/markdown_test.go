@@ -510,6 +510,7 @@ func TestAngleInners(t *testing.T) {
 		{"{{< a >}}{{< b >}}x{{< /a >}}", [][2]int{{9, 19}}},          // b, never closed, closes with a
 		{"{{< a />}}x{{< /a >}}", nil},                                // self-closing
 		{"{{</* a */>}}x{{< /a >}}", nil},                             // commented: shown, not run
+		{"{{</* x {{</* {{< a >}}y{{< /a >}}", [][2]int{{23, 24}}},    // a comment left open is text
 		{"{{% a %}}x{{% /a %}}", nil},                                 // markdown content
 		{"{{< a >}}x{{% /a %}}", [][2]int{{9, 10}}},
 		{"{{< docs/note title=\"t\" >}}x{{< /docs/note >}}", [][2]int{{27, 28}}},

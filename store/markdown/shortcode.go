@@ -205,6 +205,7 @@ func angleInners(body []byte) [][2]int {
 	}
 	var stack []open
 	var out [][2]int
+	var unclosed [2]bool // by delimiter ('<', '%'): a commented tag found no end, so none later will
 	for i := 0; ; {
 		k := bytes.Index(body[i:], []byte("{{"))
 		if k < 0 {
@@ -221,8 +222,18 @@ func angleInners(body []byte) [][2]int {
 			j++
 		}
 		if bytes.HasPrefix(body[j:], []byte("/*")) { // a commented tag: shown, not run
-			end := bytes.Index(body[j+2:], []byte("*/"+closing))
+			d, end := 0, -1
+			if closing != ">}}" {
+				d = 1
+			}
+			if !unclosed[d] {
+				end = bytes.Index(body[j+2:], []byte("*/"+closing))
+			}
 			if end < 0 {
+				// No end: what follows is text, and so is every later
+				// commented tag (a file of "{{</*" searched to its end
+				// from each was quadratic).
+				unclosed[d] = true
 				i = j
 				continue
 			}
