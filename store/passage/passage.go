@@ -773,12 +773,18 @@ func mdBookLink(text string) int {
 	if t := strings.TrimLeft(target, " \t\r\n"); len(t) == len(target) || len(t) == 0 || t[0] == '}' {
 		return 0 // no space after the type, or no target
 	}
-	end := strings.IndexByte(target, '}')
+	// A directive's target is a path and an anchor or lines: within
+	// maxDirectiveBytes, so that a text of "{{#title x" without a brace
+	// is read once, not to its end from each.
+	end := strings.IndexByte(target[:min(len(target), maxDirectiveBytes)], '}')
 	if end < 0 || !strings.HasPrefix(target[end:], "}}") {
 		return 0
 	}
 	return len(text) - len(target) + end + 2
 }
+
+// maxDirectiveBytes bounds an mdBook directive's target (mdBookLink).
+const maxDirectiveBytes = 1024
 
 // blankLinks blanks, in markdown text b, link and image destinations, the
 // labels of reference links and whole reference-definition lines, raw
@@ -1103,6 +1109,7 @@ func parenMatches(line []byte) []int {
 func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byte) {
 	var closes []int // closes[j]: the ")" that closes the "(" at j, or -1 (see parenMatches)
 	gt := -1         // the line's first '>' at or after the last '<' looked at (len(line): none)
+	pct := -1        // the line's first "%}" at or after the last "{%" looked at (len(line): none)
 	for i := 0; i < len(line); i++ {
 		switch line[i] {
 		case '`':
@@ -1119,10 +1126,18 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 			// A template tag of Jinja, Liquid or MkDocs's macros ({%
 			// include-markdown "x.md" %}): the site's generator runs it,
 			// a reader never sees it.
+			// Looked for once for the "{%"s before it: from every "{%",
+			// a line of them was quadratic.
 			if i+1 < len(line) && line[i+1] == '%' {
-				if end := bytes.Index(line[i+2:], []byte("%}")); end >= 0 {
-					blank(off+i, off+i+2+end+2)
-					i += 2 + end + 1
+				if pct < i+2 {
+					pct = len(line)
+					if k := bytes.Index(line[i+2:], []byte("%}")); k >= 0 {
+						pct = i + 2 + k
+					}
+				}
+				if pct < len(line) {
+					blank(off+i, off+pct+2)
+					i = pct + 1
 				}
 			}
 		case '<':

@@ -432,6 +432,8 @@ func TestTagNeverClosed(t *testing.T) {
 		strings.Repeat("<a b\n", 5_000), strings.Repeat("<a b=\"\n", 5_000), strings.Repeat("<img\n", 5_000),
 		strings.Repeat("<a b=\"x\n\n\">\n", 5_000),
 		strings.Repeat("<a ", 300_000) + "\n", strings.Repeat(`<a id="x" `, 100_000) + "\n",
+		// and no other opener either: each is looked for once, or within a bound
+		"{ " + strings.Repeat("{%", 300_000) + "\n", strings.Repeat("{{#title x", 100_000) + "\n",
 	} {
 		if got := Prose(text, false); got != text {
 			t.Errorf("%.20q…: blanked a tag that never closes", text)
