@@ -565,8 +565,16 @@ func (p *readPlan) addFromTop(d *planned, secs []docir.Section) bool {
 // matched by its opening paragraph, was read from "Enabling" down, its
 // answer ("Cycles") eighth.
 func bestFirst(secs []docir.Section, score map[string]float64) []docir.Section {
+	return appendBestFirst(make([]docir.Section, 0, len(secs)), secs, score)
+}
+
+// appendBestFirst appends secs to out as bestFirst orders them: one slice
+// for every level, where a slice a level held as many sections as a
+// document has (stacked headings, each holding the next: 9,990 of them
+// took 8.9 GB).
+func appendBestFirst(out, secs []docir.Section, score map[string]float64) []docir.Section {
 	if len(secs) <= 2 {
-		return secs
+		return append(out, secs...)
 	}
 	// The direct subsections of secs[0], each with the best score among
 	// it and its own subsections.
@@ -583,10 +591,9 @@ func bestFirst(secs []docir.Section, score map[string]float64) []docir.Section {
 		parts = append(parts, pt)
 	}
 	slices.SortStableFunc(parts, func(a, b part) int { return cmp.Compare(b.best, a.best) })
-	out := make([]docir.Section, 0, len(secs))
 	out = append(out, secs[0])
 	for _, pt := range parts {
-		out = append(out, bestFirst(secs[pt.from:pt.to], score)...)
+		out = appendBestFirst(out, secs[pt.from:pt.to], score)
 	}
 	return out
 }
