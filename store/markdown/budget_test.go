@@ -128,6 +128,19 @@ func TestFrontMatterBudget(t *testing.T) {
 		}
 		return b.String()
 	}
+	aliases := func(size, n int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "a0: &a0 %q\ntags: [", strings.Repeat("x", size))
+		for i := range n {
+			if i%50 == 0 {
+				b.WriteString("p, ")
+			} else {
+				b.WriteString("*a0, ")
+			}
+		}
+		b.WriteString("z]\n")
+		return b.String()
+	}
 	nested := func(n int) string {
 		var b strings.Builder
 		for i := range n {
@@ -148,6 +161,10 @@ func TestFrontMatterBudget(t *testing.T) {
 		{"10,000 deep", "a: " + strings.Repeat("[", 10_000) + strings.Repeat("]", 10_000) + "\n", "fields ignored"},
 		{"9,000 deep", "a: " + strings.Repeat("[", 9_000) + strings.Repeat("]", 9_000) + "\n", "nested more than 32 deep"},
 		{"deep flow", "a: " + strings.Repeat("[", 40) + strings.Repeat("]", 40) + "\n", "nested more than 32 deep"},
+		// Decode expands aliases: 60 KB of YAML made 40 MB of fields (a
+		// plain item every 50 aliases passes yaml.v3's own alias check).
+		{"aliases that expand past the bound", aliases(40_000, 1000), "aliases expand it"},
+		{"aliases within the bound", aliases(100, 100), ""},
 	}
 	tomlKeys := func(n int) string {
 		var b strings.Builder

@@ -181,7 +181,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	29 the same records as 28; raised so that links are resolved again: a
 //	   link's anchor read as heading text finds a heading in a block quote
 //	   or a list (`#Side-Note` for `> ### Side Note`), as get does.
-const RulesVersion = 29
+//	30 YAML front matter whose aliases expand it past MaxFrontMatterBytes
+//	   is over the parse budget (expandedBytes): its fields are ignored.
+const RulesVersion = 30
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
@@ -797,6 +799,12 @@ func decodeFrontMatter(block []byte) (map[string]any, error) {
 	if err := measureYAML(&doc, 0, &keys); err != nil {
 		return nil, fmt.Errorf("front matter over the parse budget (%w), fields ignored", err)
 	}
+	// Decode expands every alias: a list of 1,000 aliases of a 40 KB
+	// string is 40 MB of fields from 60 KB of YAML, and its record passed
+	// what the store keeps of one document, failing the whole refresh.
+	if n := expandedBytes(&doc, map[*yaml.Node]int{}, MaxFrontMatterBytes); n > MaxFrontMatterBytes {
+		return nil, fmt.Errorf("front matter over the parse budget (its aliases expand it to more than %d bytes), fields ignored", MaxFrontMatterBytes)
+	}
 	var warn error
 	if k, first, second, ok := lastKeysWin(&doc); ok {
 		warn = fmt.Errorf("front matter repeats the key %q (lines %d and %d); the last is read, as Hugo reads it", k, first, second)
@@ -912,6 +920,32 @@ func measureYAML(n *yaml.Node, depth int, keys *int) error {
 		}
 	}
 	return nil
+}
+
+// expandedBytes is the bytes of n's scalars (keys and values), and one a
+// node, as Decode makes them, every alias expanded, counted until it passes limit (the
+// count returned is then over it, not exact); memo holds each node's
+// count once known, -1 while it is being counted (an alias to a node that
+// holds it, which Decode refuses, counts as over).
+func expandedBytes(n *yaml.Node, memo map[*yaml.Node]int, limit int) int {
+	if c, ok := memo[n]; ok {
+		if c < 0 {
+			return limit + 1
+		}
+		return c
+	}
+	memo[n] = -1
+	total := 1 + len(n.Value) // a node is a byte at least: a list of empty strings is no free list
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		total = expandedBytes(n.Alias, memo, limit)
+	}
+	for _, c := range n.Content {
+		if total += expandedBytes(c, memo, limit); total > limit {
+			break
+		}
+	}
+	memo[n] = total
+	return total
 }
 
 // lineAt returns the offset just past the line starting at i (past its '\n',
