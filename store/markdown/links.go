@@ -753,15 +753,22 @@ func (s *scanner) bareURL(i int) int {
 	}
 	s.steps += 2 * (j - i) // and back over trailing punctuation
 	end := j
+	opens, closes := -1, 0 // the parentheses of t[i:end], counted once (-1: not yet)
 	for end > i+scheme {
 		c := t[end-1]
 		if strings.IndexByte("?!.,:*_~'\";", c) >= 0 {
 			end--
 			continue
 		}
-		if c == ')' && bytes.Count(t[i:end], []byte("(")) < bytes.Count(t[i:end], []byte(")")) {
-			end--
-			continue
+		if c == ')' {
+			if opens < 0 {
+				opens, closes = bytes.Count(t[i:end], []byte("(")), bytes.Count(t[i:end], []byte(")"))
+			}
+			if opens < closes {
+				end--
+				closes--
+				continue
+			}
 		}
 		break
 	}

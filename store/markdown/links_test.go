@@ -85,6 +85,9 @@ func TestLinkForms(t *testing.T) {
 		{"email autolink", "<ops@example.com>", []docir.LinkRef{link(aut, "mailto:ops@example.com", 1)}},
 		{"bare URL", "see https://example.com/x. Done", []docir.LinkRef{link(aut, "https://example.com/x", 1)}},
 		{"bare URL in parens", "(see https://example.com/x)", []docir.LinkRef{link(aut, "https://example.com/x", 1)}},
+		{"bare URL with its parens", "see https://en.wikipedia.org/wiki/Go_(game)).", []docir.LinkRef{link(aut, "https://en.wikipedia.org/wiki/Go_(game)", 1)}},
+		// each ')' trimmed without counting the URL again: quadratic before
+		{"bare URL before 100,000 ')'", "http://a" + strings.Repeat(")", 100_000), []docir.LinkRef{link(aut, "http://a", 1)}},
 		{"hugo ref", `[a]({{< ref "ops/disk.md#mitigate" >}})`, []docir.LinkRef{link(hr, "ops/disk.md#mitigate", 1)}},
 		{"hugo relref named", `[a]({{% relref path="disk" lang="en" %}})`, []docir.LinkRef{link(hrr, "disk", 1)}},
 		{"hugo ref in a definition", "[a][d]\n\n[d]: <{{% ref \"/ops/disk\" %}}>", []docir.LinkRef{link(hr, "/ops/disk", 1)}},
