@@ -1,8 +1,10 @@
 package passage
 
 import (
+	"bytes"
 	"encoding/json"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -485,5 +487,41 @@ func TestFileName(t *testing.T) {
 		if got := FileName(&docir.Record{ID: id}); got != want {
 			t.Errorf("FileName(%q) = %q, want %q", id, got, want)
 		}
+	}
+}
+
+// TestTickRuns: where n backticks first stand at or after p is what a
+// search of the line says, for places asked in the order a scan asks them.
+func TestTickRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		b := make([]byte, rng.IntN(60))
+		for i := range b {
+			b[i] = "``` a"[rng.IntN(5)]
+		}
+		ticks := newTickRuns(b)
+		for p := 0; p < len(b); p += 1 + rng.IntN(4) {
+			n := 1 + rng.IntN(4)
+			want := bytes.Index(b[p:], bytes.Repeat([]byte{'`'}, n))
+			if want >= 0 {
+				want += p
+			}
+			// the scan asks at the end of a run of n
+			if p > 0 && b[p-1] != '`' || p < len(b) && b[p] == '`' {
+				continue
+			}
+			if got := ticks.closer(p, n); got != want {
+				t.Fatalf("%q: %d backticks from %d at %d, want %d", b, n, p, got, want)
+			}
+		}
+	}
+	// a line of unclosed runs of falling length: each run looked at once
+	var line strings.Builder
+	for n := 2000; n > 0; n-- {
+		line.WriteString(strings.Repeat("`", n) + " a ")
+	}
+	text := "{ " + line.String() + "\n"
+	if got := Prose(text, false); got != text {
+		t.Errorf("blanked text without a code span's end")
 	}
 }
