@@ -795,14 +795,15 @@ func decodeFrontMatter(block []byte) (map[string]any, error) {
 		}
 		return nil, fmt.Errorf("front matter is not valid YAML, fields ignored: %w", err)
 	}
-	keys := 0
-	if err := measureYAML(&doc, 0, &keys); err != nil {
+	var size yamlSize
+	if err := measureYAML(&doc, 0, &size); err != nil {
 		return nil, fmt.Errorf("front matter over the parse budget (%w), fields ignored", err)
 	}
 	// Decode expands every alias: a list of 1,000 aliases of a 40 KB
 	// string is 40 MB of fields from 60 KB of YAML, and its record passed
 	// what the store keeps of one document, failing the whole refresh.
-	if n := expandedBytes(&doc, map[*yaml.Node]int{}, MaxFrontMatterBytes); n > MaxFrontMatterBytes {
+	// Without an alias the block's own bytes bound it.
+	if size.aliases && expandedBytes(&doc, map[*yaml.Node]int{}, MaxFrontMatterBytes) > MaxFrontMatterBytes {
 		return nil, fmt.Errorf("front matter over the parse budget (its aliases expand it to more than %d bytes), fields ignored", MaxFrontMatterBytes)
 	}
 	var warn error
@@ -899,23 +900,32 @@ func lastKeysWin(n *yaml.Node) (key string, first, second int, found bool) {
 	return key, first, second, found
 }
 
+// yamlSize is what measureYAML counts of a front-matter block: its keys,
+// and whether it holds an alias (what aliases expand to is expandedBytes').
+type yamlSize struct {
+	keys    int
+	aliases bool
+}
+
 // measureYAML checks the node n, depth levels down, and what it holds
-// against the front matter's key and depth budget, adding its keys to
-// *keys. An alias is not followed: decoding bounds what aliases expand to.
-func measureYAML(n *yaml.Node, depth int, keys *int) error {
+// against the front matter's key and depth budget, adding to size. An
+// alias is not followed here (see expandedBytes).
+func measureYAML(n *yaml.Node, depth int, size *yamlSize) error {
 	switch n.Kind {
 	case yaml.MappingNode, yaml.SequenceNode:
 		if depth++; depth > MaxFrontMatterDepth {
 			return fmt.Errorf("nested more than %d deep", MaxFrontMatterDepth)
 		}
+	case yaml.AliasNode:
+		size.aliases = true
 	}
 	if n.Kind == yaml.MappingNode {
-		if *keys += len(n.Content) / 2; *keys > MaxFrontMatterKeys {
+		if size.keys += len(n.Content) / 2; size.keys > MaxFrontMatterKeys {
 			return fmt.Errorf("more than %d keys", MaxFrontMatterKeys)
 		}
 	}
 	for _, c := range n.Content {
-		if err := measureYAML(c, depth, keys); err != nil {
+		if err := measureYAML(c, depth, size); err != nil {
 			return err
 		}
 	}

@@ -116,7 +116,7 @@ func (c Config) Passages(rec *docir.Record, body []byte) []fulltext.Passage {
 	if len(out) > 0 {
 		head = max(head, 0)
 		out[head].Names = c.Names(rec)
-		if f := FileName(rec); f != "" {
+		if f := FileName(rec); f != "" && f != rec.Title { // a page without a title has its file's name as one
 			out[head].Names = append(out[head].Names, f)
 		}
 	}
@@ -1107,10 +1107,10 @@ func parenMatches(line []byte) []int {
 // spans; off is the line's offset in the text blank works on, and rest
 // that text from the line's start on (a tag may run onto the next lines).
 func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byte) {
-	var closes []int    // closes[j]: the ")" that closes the "(" at j, or -1 (see parenMatches)
-	gt := -1            // the line's first '>' at or after the last '<' looked at (len(line): none)
-	pct := -1           // the line's first "%}" at or after the last "{%" looked at (len(line): none)
-	var ticks *tickRuns // the line's runs of backticks, once one is met
+	var closes []int         // closes[j]: the ")" that closes the "(" at j, or -1 (see parenMatches)
+	gt := nextOf{sep: ">"}   // a tag's end, for the '<'s that open none on the line
+	pct := nextOf{sep: "%}"} // a template tag's end
+	var ticks *tickRuns      // the line's runs of backticks, once a span does not close
 	for i := 0; i < len(line); i++ {
 		switch line[i] {
 		case '`':
@@ -1119,6 +1119,12 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 				n++
 			}
 			if ticks == nil {
+				// A span that closes is found by a search, as most are;
+				// once one does not, the line's runs answer the rest.
+				if end := bytes.Index(line[i+n:], bytes.Repeat([]byte{'`'}, n)); end >= 0 {
+					i += n + end + n - 1
+					continue
+				}
 				ticks = newTickRuns(line)
 			}
 			if q := ticks.closer(i+n, n); q >= 0 {
@@ -1130,18 +1136,10 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 			// A template tag of Jinja, Liquid or MkDocs's macros ({%
 			// include-markdown "x.md" %}): the site's generator runs it,
 			// a reader never sees it.
-			// Looked for once for the "{%"s before it: from every "{%",
-			// a line of them was quadratic.
 			if i+1 < len(line) && line[i+1] == '%' {
-				if pct < i+2 {
-					pct = len(line)
-					if k := bytes.Index(line[i+2:], []byte("%}")); k >= 0 {
-						pct = i + 2 + k
-					}
-				}
-				if pct < len(line) {
-					blank(off+i, off+pct+2)
-					i = pct + 1
+				if end := pct.from(line, i+2); end < len(line) {
+					blank(off+i, off+end+2)
+					i = end + 1
 				}
 			}
 		case '<':
@@ -1150,16 +1148,8 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 				i += n - 1
 				continue
 			}
-			// A tag over lines only where the line holds no '>' after the
-			// '<': looked for once for all the '<'s before it, since from
-			// every '<' a line of 1,300,000 unclosed "<a " took 90 s.
-			if gt < i {
-				gt = len(line)
-				if k := bytes.IndexByte(line[i:], '>'); k >= 0 {
-					gt = i + k
-				}
-			}
-			if gt == len(line) {
+			// A tag over lines only where the line holds no '>' after the '<'.
+			if gt.from(line, i) == len(line) {
 				if n := tagOverLines(rest[i:], len(line)-i); n > 0 {
 					blank(off+i, off+i+n)
 					return // the rest of the line is the tag's
@@ -1190,6 +1180,28 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 			}
 		}
 	}
+}
+
+// nextOf is where sep next stands in a line, for a scan that moves on
+// through it: looked for again only once the scan has passed it, so that
+// the openers before it share one search (from every unclosed "<a " or
+// "{%" of a line to its end, a line of them was quadratic: 1,300,000 "<a "
+// took 90 s to index).
+type nextOf struct {
+	sep string
+	at  int  // where sep stands at or after the last place looked from (len(line): nowhere)
+	ok  bool // at is known
+}
+
+// from is where sep first stands at or after i, or len(line).
+func (x *nextOf) from(line []byte, i int) int {
+	if !x.ok || x.at < i {
+		x.at, x.ok = len(line), true
+		if k := bytes.Index(line[i:], []byte(x.sep)); k >= 0 {
+			x.at = i + k
+		}
+	}
+	return x.at
 }
 
 // tickRuns are the maximal runs of backticks of a line, for the code

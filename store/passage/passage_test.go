@@ -488,6 +488,11 @@ func TestFileName(t *testing.T) {
 			t.Errorf("FileName(%q) = %q, want %q", id, got, want)
 		}
 	}
+	// A page without a title is titled by its file's name: named once.
+	rec := docir.Record{ID: "guide/intro", Title: "intro", Sections: []docir.Section{{Slug: "a", Heading: "A", Level: 2, End: 5, OwnEnd: 5}}}
+	if got := (Config{}).Passages(&rec, []byte("## A\n"))[0].Names; !slices.Equal(got, []string{"intro"}) {
+		t.Errorf("names %q, want [intro]", got)
+	}
 }
 
 // TestTickRuns: where n backticks first stand at or after p is what a
