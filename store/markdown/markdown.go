@@ -183,7 +183,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   or a list (`#Side-Note` for `> ### Side Note`), as get does.
 //	30 YAML front matter whose aliases expand it past MaxFrontMatterBytes
 //	   is over the parse budget (expandedBytes): its fields are ignored.
-const RulesVersion = 30
+//	31 MDX's comments (`{/* prettier-ignore */}`) and spacers (`{' '}`)
+//	   are not a passage's text (store/passage Prose), which only a parse
+//	   again re-indexes.
+const RulesVersion = 31
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {

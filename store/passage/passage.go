@@ -792,13 +792,23 @@ const maxDirectiveBytes = 1024
 // fenced code blocks and code spans (see Prose).
 func blankLinks(b []byte) {
 	blank := func(from, to int) { blankRange(b, from, to) }
-	fence := "" // the fence of the code block the scan is in
-	raw := ""   // the closing tag of the script or style block the scan is in
+	fence := ""  // the fence of the code block the scan is in
+	raw := ""    // the closing tag of the script or style block the scan is in
+	jsx := false // whether the scan is in an MDX comment opened on a line before
 	for start := 0; start < len(b); {
 		end := lineEnd(b, start)
 		line := b[start:end]
 		trimmed := bytes.TrimLeft(line, " \t")
 		switch {
+		case jsx:
+			k := bytes.Index(line, []byte(jsxCommentEnd))
+			if k < 0 {
+				blank(start, end)
+				break
+			}
+			k += len(jsxCommentEnd)
+			blank(start, start+k)
+			jsx = blankInlineLinks(line[k:], blank, start+k, b[start+k:])
 		case fence != "":
 			if bytes.HasPrefix(trimmed, []byte(fence)) {
 				fence = ""
@@ -829,7 +839,7 @@ func blankLinks(b []byte) {
 					blank(start+i, end)
 				}
 			}
-			blankInlineLinks(line, blank, start, b[start:])
+			jsx = blankInlineLinks(line, blank, start, b[start:])
 		}
 		start = end + 1
 	}
@@ -1102,15 +1112,35 @@ func parenMatches(line []byte) []int {
 	return closes
 }
 
+// MDX's comment, `{/* … */}`: a JavaScript comment in a JSX expression,
+// which MDX (and Docusaurus, which reads a .md file as MDX) drops from the
+// page; Docusaurus's pages write `{/* prettier-ignore */}` and a blog's
+// `{/* truncate */}`. Its opener and closer.
+const (
+	jsxCommentOpen = "{/*"
+	jsxCommentEnd  = "*/}"
+)
+
+// jsxSpacer reports whether line opens with `{' '}` or `{" "}`: JSX's
+// space between an expression and the text after it, which a reader sees
+// as a space.
+func jsxSpacer(line []byte) bool {
+	return len(line) >= 5 && (line[1] == '\'' || line[1] == '"') && line[2] == ' ' && line[3] == line[1] && line[4] == '}'
+}
+
 // blankInlineLinks blanks the destinations ("(…)" after "]") and reference
-// labels ("[…]" after "]") of one line, and its HTML tags, outside its code
-// spans; off is the line's offset in the text blank works on, and rest
-// that text from the line's start on (a tag may run onto the next lines).
-func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byte) {
+// labels ("[…]" after "]") of one line, its HTML tags, and its MDX comments
+// and spacers (jsxCommentOpen, jsxSpacer), outside its code spans; off is
+// the line's offset in the text blank works on, and rest that text from the
+// line's start on (a tag may run onto the next lines). It reports whether
+// the line ends in an MDX comment that it does not close (blanked to the
+// line's end: blankLinks blanks on to the comment's end).
+func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byte) (inComment bool) {
 	var closes []int         // closes[j]: the ")" that closes the "(" at j, or -1 (see parenMatches)
 	gt := nextOf{sep: ">"}   // a tag's end, for the '<'s that open none on the line
 	pct := nextOf{sep: "%}"} // a template tag's end
-	var ticks *tickRuns      // the line's runs of backticks, once a span does not close
+	jsx := nextOf{sep: jsxCommentEnd}
+	var ticks *tickRuns // the line's runs of backticks, once a span does not close
 	for i := 0; i < len(line); i++ {
 		switch line[i] {
 		case '`':
@@ -1136,11 +1166,23 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 			// A template tag of Jinja, Liquid or MkDocs's macros ({%
 			// include-markdown "x.md" %}): the site's generator runs it,
 			// a reader never sees it.
-			if i+1 < len(line) && line[i+1] == '%' {
+			switch {
+			case i+1 < len(line) && line[i+1] == '%':
 				if end := pct.from(line, i+2); end < len(line) {
 					blank(off+i, off+end+2)
 					i = end + 1
 				}
+			case bytes.HasPrefix(line[i:], []byte(jsxCommentOpen)):
+				end := jsx.from(line, i+len(jsxCommentOpen))
+				if end == len(line) {
+					blank(off+i, off+len(line))
+					return true
+				}
+				blank(off+i, off+end+len(jsxCommentEnd))
+				i = end + len(jsxCommentEnd) - 1
+			case jsxSpacer(line[i:]):
+				blank(off+i, off+i+5)
+				i += 4
 			}
 		case '<':
 			if n := htmlTag(line[i:]); n > 0 {
@@ -1180,6 +1222,7 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 			}
 		}
 	}
+	return false
 }
 
 // nextOf is where sep next stands in a line, for a scan that moves on

@@ -93,6 +93,14 @@ func TestProse(t *testing.T) {
 		{"tags blanked, text kept", `Press <kbd>Ctrl</kbd> <img src="a.png" alt='x'/> then<br>go`, false, "Press Ctrl then go"},
 		{"autolinks and comparisons kept", "<https://x.org> <a@b.c> a < b > c <3", false, "<https://x.org> <a@b.c> a < b > c <3"},
 		{"tags in code kept", "`<small>` and\n```\n<div class=\"x\">\n```\n", false, "`<small>` and ``` <div class=\"x\"> ```"},
+		// MDX's comments and spacers are dropped from the page (a
+		// Docusaurus review: "prettier-ignore" and "Intentionally Omitted"
+		// were searchable, "is{' '}" a snippet); in code they are code.
+		{"mdx comments", "`ignoreIIFE` {/* insert option description */} text {/* prettier-ignore */}\n{/*\nIntentionally Omitted\n*/} after {/* a */}{/* b */} end", false, "`ignoreIIFE` text after end"},
+		{"mdx comment closed mid-line", "Before {/* one\ntwo */} [link](x.md) and <b>bold</b>.", false, "Before [link] and bold ."},
+		{"unclosed mdx comment runs on", "Text {/* open\nstill\n\nand on", false, "Text"},
+		{"mdx spacers", "supported is{' '}\n{x.y}{\" \"}v. {' '} {'a'} {' x'}", false, "supported is {x.y} v. {'a'} {' x'}"},
+		{"mdx comments in code kept", "`{/* a */}` and\n```jsx\n<div>{/* b */}</div>\n```\nand {/*", false, "`{/* a */}` and ``` <div>{/* b */}</div> ``` and"},
 	}
 	for _, tt := range tests {
 		got := Prose(tt.in, tt.lead)
