@@ -220,17 +220,78 @@ func (p *Pending) noteChange(c chain, ch Change) {
 	}
 	for k, e := range ch.Files {
 		old, _ := c.get(bucketFiles, []byte(k))
+		var o fileEntryView
+		var err error
+		if old != nil {
+			o, err = viewFileEntry(old)
+		}
 		switch {
 		case old == nil && e == nil:
-		case old == nil || e == nil:
+		case old == nil || e == nil || err != nil:
 			p.linkKeys[k] = true
-		default:
-			o, err := viewFileEntry(old)
-			if err != nil || string(o.id) != e.ID || !bytes.Equal(o.digest, e.Digest[:]) {
-				p.linkKeys[k] = true
+		case string(o.id) != e.ID || !bytes.Equal(o.digest, e.Digest[:]):
+			p.linkKeys[k] = true
+		}
+		// An id that comes or goes (a file added or removed, or its id
+		// another): the links that looked it up (resolver.byID).
+		if newID := idOf(e); p.linkKeys[k] && err == nil && string(o.id) != newID {
+			if p.idKeys == nil {
+				p.idKeys = map[string]bool{}
+			}
+			if old != nil {
+				p.idKeys[idLinkKey(string(o.id))] = true
+			}
+			if newID != "" {
+				p.idKeys[idLinkKey(newID)] = true
 			}
 		}
 	}
+}
+
+// idOf is the id of a file entry, "" for none (a file removed).
+func idOf(e *FileEntry) string {
+	if e == nil {
+		return ""
+	}
+	return e.ID
+}
+
+// idLinkKey is the linkto key of a lookup of the document id (resolver.byID):
+// no file key starts with 0x05.
+func idLinkKey(id string) string { return "\x05" + id }
+
+// frontMatterIDName is store.Source.FrontMatterID's "name" (package
+// ingest's FrontMatterIDName, which imports this package).
+const frontMatterIDName = "name"
+
+// byID is the document whose id a candidate file's path spells, below a
+// source whose ids are read from front matter by name (links.Rules
+// NameIDs): Docusaurus serves a page at its folder and its `id:`, and
+// its links name it so ("/users/configs" for users/Shared_Configurations.md
+// with `id: configs`), not by its file. Each id looked up goes into keys
+// (idLinkKey), so that a document that takes or drops it resolves the
+// link again.
+func (r *resolver) byID(files []links.File, keys map[string]bool) string {
+	for _, f := range files {
+		i := slices.Index(r.rules.Roots, f.Root)
+		if i < 0 || i >= len(r.rules.NameIDs) || !r.rules.NameIDs[i] {
+			continue
+		}
+		rel, ok := strings.CutSuffix(f.Rel, ".md")
+		if !ok || rel == "" {
+			continue
+		}
+		id := rel
+		if prefix := strings.Trim(r.rules.Prefixes[i], "/"); prefix != "" {
+			id = prefix + "/" + rel
+		}
+		keys[idLinkKey(id)] = true
+		if key, _ := r.c.get(bucketManifest, []byte(id)); key != nil {
+			keys[string(key)] = true // its file's key, by which LinksInto finds the link
+			return id
+		}
+	}
+	return ""
 }
 
 // sealLinks resolves again the links of the documents whose resolution may
@@ -331,6 +392,7 @@ func linkRulesOf(meta *bolt.Bucket) (links.Rules, LinkConfig, error) {
 	for _, s := range srcs {
 		rules.Roots = append(rules.Roots, s.Path)
 		rules.Prefixes = append(rules.Prefixes, s.Prefix)
+		rules.NameIDs = append(rules.NameIDs, s.FrontMatterID == frontMatterIDName)
 	}
 	rules.Base, rules.Ignore, rules.RootFallback = cfg.Base, cfg.Ignore, cfg.RootFallback
 	rules.DirectoryURLs = cfg.DirectoryURLs
@@ -377,6 +439,7 @@ func (p *Pending) linksToResolve(all bool) ([]string, error) {
 			}
 		}
 		keys = append(keys, slices.Sorted(maps.Keys(names))...)
+		keys = append(keys, slices.Sorted(maps.Keys(p.idKeys))...)
 		for _, key := range keys {
 			err := linkersOf(c, key, func(id []byte) { ids[string(id)] = true })
 			if err != nil {
@@ -779,6 +842,9 @@ func (r *resolver) link(id, root, rel string, ref docir.LinkRef, keys map[string
 				target = r.unnumberedFile(f.Root, f.Rel, keys)
 			}
 		}
+	}
+	if target == "" {
+		target = r.byID(t.Files, keys)
 	}
 	if target == "" && t.PageName != "" {
 		target = r.pageNamed(t.PageName, keys)

@@ -311,7 +311,10 @@ type Pending struct {
 	// put or deleted and the file keys whose document changed, noted as
 	// Apply writes them; and the previous generation's sources and link
 	// rules, whose change resolves every link again.
-	linkIDs, linkKeys          map[string]bool
+	linkIDs, linkKeys map[string]bool
+	// The linkto keys of the ids that files the layer adds, removes or
+	// renames leave or take (idLinkKey).
+	idKeys                     map[string]bool
 	prevSources, prevLinkRules []byte
 	// The alias paths (links.AliasPath) whose documents the layer
 	// changed, noted as Apply writes them (indexAliases), and whether

@@ -71,6 +71,11 @@ type Rules struct {
 	// as a file ("../other.md") is read from the file's folder, as those
 	// generators rewrite it.
 	DirectoryURLs bool
+	// NameIDs says, of each root, whether its documents take their ids
+	// from a front-matter `id:` in their folder (front_matter_id: name,
+	// as Docusaurus serves a page at its folder and id): a path there
+	// that names no file also names the document whose id it spells.
+	NameIDs []bool
 }
 
 // File is a candidate file: a source folder and a '/'-separated path below

@@ -185,7 +185,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   is over the parse budget (expandedBytes): its fields are ignored.
 //	31 MDX's comments (`{/* prettier-ignore */}`) and spacers (`{' '}`)
 //	   are not a passage's text (store/passage Prose), which only a parse
-//	   again re-indexes.
+//	   again re-indexes; and links are resolved again: below a source
+//	   whose ids are read by name (front_matter_id: name), a path that
+//	   names no file names the document whose id it spells (byID).
 const RulesVersion = 31
 
 // Parsed is what Parse makes of a file.
