@@ -187,10 +187,30 @@ func hideUserinfo(raw string) (shown, bare string) {
 		return raw, raw
 	}
 	from := 0
-	if i := strings.Index(raw, "//"); i >= 0 && i < at {
+	if i := strings.Index(raw, "//"); i >= 0 && i < at && schemePart(raw[:i]) {
 		from = i + 2
 	}
 	return raw[:from] + "…@" + raw[at+1:], raw[:from] + raw[at+1:]
+}
+
+// schemePart reports whether s, what comes before a url's "//", is
+// nothing or a scheme and its ':' ("https:"), so that the "//" starts the
+// host: a "//" in a password of a url without one ("alice:pa//ss@host")
+// does not.
+func schemePart(s string) bool {
+	if s == "" {
+		return true
+	}
+	name, ok := strings.CutSuffix(s, ":")
+	if !ok || name == "" || !(name[0] >= 'a' && name[0] <= 'z' || name[0] >= 'A' && name[0] <= 'Z') {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 func (p PeerConfig) timeout() time.Duration {

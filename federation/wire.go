@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
@@ -58,10 +59,10 @@ func decodeResponse(body []byte, id int64) (json.RawMessage, error) {
 		return nil, garbage("not a JSON-RPC response: %v", err)
 	}
 	if r.JSONRPC != wire.Version {
-		return nil, garbage("jsonrpc is %q, want %q", r.JSONRPC, wire.Version)
+		return nil, garbage("jsonrpc is %q, want %q", peerText(r.JSONRPC), wire.Version)
 	}
 	if got := string(bytes.TrimSpace(r.ID)); got != strconv.FormatInt(id, 10) {
-		return nil, garbage("reply id %s, want %d", orNull(got), id)
+		return nil, garbage("reply id %s, want %d", peerText(orNull(got)), id)
 	}
 	hasResult := len(r.Result) > 0 && string(r.Result) != "null"
 	switch {
@@ -87,6 +88,24 @@ func decodeResponse(body []byte, id int64) (json.RawMessage, error) {
 // its own on stderr (a forged "docir: error: ...") or drive a terminal.
 func oneLine(s string) string { return docir.Printable(s, false) }
 
+// maxPeerText bounds what peerText shows of a value a peer sent.
+const maxPeerText = 64
+
+// peerText is a value a peer sent where it has no business (its reply's
+// id, its jsonrpc version) as an error quotes it: one line, at most
+// maxPeerText bytes and "…".
+func peerText(s string) string {
+	s = oneLine(s)
+	if len(s) <= maxPeerText {
+		return s
+	}
+	cut := maxPeerText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
 func orNull(s string) string {
 	if s == "" {
 		return "(none)"
@@ -111,17 +130,6 @@ func decodeGetResult(raw json.RawMessage) (docir.GetResult, error) {
 		return docir.GetResult{}, garbage("get result without documents or missing")
 	}
 	return docir.GetResult{Documents: *w.Documents, Missing: *w.Missing, Warnings: w.Warnings}, nil
-}
-
-func decodeDocument(raw json.RawMessage) (docir.Document, error) {
-	var d docir.Document
-	if err := json.Unmarshal(raw, &d); err != nil {
-		return docir.Document{}, garbage("document: %v", err)
-	}
-	if d.ID == "" || d.Address == "" {
-		return docir.Document{}, garbage("document without id or address")
-	}
-	return d, nil
 }
 
 // wireSearchResult is a SearchResult as read.

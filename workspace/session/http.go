@@ -285,11 +285,17 @@ func loopbackHost(host string) bool {
 		host = h
 	}
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
+	if isLocalhost(host) {
 		return true
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// isLocalhost reports whether host is "localhost" in any ASCII case: not
+// by Unicode folding, under which "localhoſt" (a long s) is it too.
+func isLocalhost(host string) bool {
+	return len(host) == len("localhost") && strings.EqualFold(host, "localhost")
 }
 
 // loopbackOrigin reports whether a browser's Origin header names this
@@ -320,7 +326,7 @@ func ListenAddr(addr string) (hostport string, loopback bool, err error) {
 		host = "127.0.0.1"
 	}
 	hostport = net.JoinHostPort(host, port)
-	if strings.EqualFold(host, "localhost") {
+	if isLocalhost(host) {
 		return hostport, true, nil
 	}
 	if ip := net.ParseIP(host); ip != nil {
