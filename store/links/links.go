@@ -351,6 +351,11 @@ func (t *Target) addCandidates(root, p string) {
 		inFolder(rel)
 	case ext == ".md":
 		add(rel)
+	case ext == ".mdx":
+		// docir reads no .mdx file; one renamed to .md, as docs/ingest.md
+		// advises, keeps the links that name it as it was.
+		add(strings.TrimSuffix(rel, ext) + ".md")
+		t.NotMarkdown = true
 	case ext == ".html" || ext == ".htm":
 		stem := strings.TrimSuffix(rel, ext)
 		if path.Base(stem) == "index" {

@@ -187,7 +187,8 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   are not a passage's text (store/passage Prose), which only a parse
 //	   again re-indexes; and links are resolved again: below a source
 //	   whose ids are read by name (front_matter_id: name), a path that
-//	   names no file names the document whose id it spells (byID).
+//	   names no file names the document whose id it spells (byID), and
+//	   a link to x.mdx names the file x.md where there is one.
 const RulesVersion = 31
 
 // Parsed is what Parse makes of a file.
