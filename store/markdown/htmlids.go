@@ -186,13 +186,15 @@ func rawTextEnd(t []byte, i int, name string) int {
 }
 
 // onlyMarkup reports whether t shows a reader nothing: it holds only
-// white space, HTML comments, and start and end tags (whatever their
-// names), each whole. Text, a declaration (<!…>, <?…>) or a tag or
+// white space, HTML comments, start and end tags (whatever their names),
+// each whole, and MyST target lines (myst.go). Text, a declaration (<!…>, <?…>) or a tag or
 // comment that t ends inside of is something.
 func onlyMarkup(t []byte) bool {
 	for i := 0; i < len(t); {
 		next, after := byteAt(t, i+1), byteAt(t, i+2)
 		switch {
+		case (i == 0 || t[i-1] == '\n') && mystTargetAt(t[i:]):
+			i += lineLen(t[i:]) // a MyST target's line (myst.go)
 		case isTagSpace(t[i]):
 			i++
 		case t[i] != '<':
@@ -213,4 +215,18 @@ func onlyMarkup(t []byte) bool {
 		}
 	}
 	return true
+}
+
+// mystTargetAt reports whether t opens with a MyST target's line.
+func mystTargetAt(t []byte) bool {
+	_, ok := MystTarget(t[:lineLen(t)])
+	return ok
+}
+
+// lineLen is the length of t's first line, without its '\n'.
+func lineLen(t []byte) int {
+	if i := bytes.IndexByte(t, '\n'); i >= 0 {
+		return i
+	}
+	return len(t)
 }

@@ -278,6 +278,12 @@ func TestAnchorBeforeHeading(t *testing.T) {
 		{"open comment", "# A\n\n<a id=\"x\"></a> <!-- c\n\n## B\n", map[string][]string{"a": {"x"}}},
 		{"in the heading", "# A\n\n## B <a id=\"x\"></a>\n\n## C\n", map[string][]string{"b-": {"x"}}},
 		{"last section", "# A\n\n<a id=\"end\"></a>\n", map[string][]string{"a": {"end"}}},
+		// MyST's targets name the heading after them (a review of a
+		// Sphinx site: get 'content/metadata#jupyter-cell-tags' missed).
+		{"myst targets", "(top)=\n# A\n\ntext\n\n(toc/numbering)=\n  (ref:two)=\n<a id=\"x\"></a>\n\n## B\n\n(late)=\n",
+			map[string][]string{"a": {"top"}, "b": {"toc/numbering", "ref:two", "x", "late"}}},
+		{"myst target after text", "# A\n\n(t)=\ntext\n\n## B\n", map[string][]string{"a": {"t"}}},
+		{"not myst targets", "# A\n\n(a b)=\n\n(x)= y\n\n    (code)=\n\n```\n(fence)=\n```\n\n## B\n", map[string][]string{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := NewParser().Parse("a.md", []byte(tt.md)).Record

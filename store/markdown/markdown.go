@@ -188,7 +188,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   again re-indexes; and links are resolved again: below a source
 //	   whose ids are read by name (front_matter_id: name), a path that
 //	   names no file names the document whose id it spells (byID), and
-//	   a link to x.mdx names the file x.md where there is one.
+//	   a link to x.mdx names the file x.md where there is one; and
+//	   MyST's target lines, `(label)=`, are anchors of the heading after
+//	   them (myst.go) and not a passage's text.
 const RulesVersion = 31
 
 // Parsed is what Parse makes of a file.

@@ -629,14 +629,16 @@ func appendValues(lines []string, v any) []string {
 // (`!!! note "Heads up"` keeps `Heads up`, `??? tip` keeps nothing: the
 // title is what a reader sees of it), at any indent (Prose does not know
 // the blocks around a line); the colons and type of a ::: container's line
-// (`::: tip Title` keeps `Title`); and raw HTML script and style blocks,
+// (`::: tip Title` keeps `Title`); MDX's import and export lines, comments
+// and spacers, and MyST's target lines (`(label)=`); and raw HTML script
+// and style blocks,
 // from the line that opens one to the line that closes it (what a browser
 // runs or applies, never shows). An unterminated comment or shortcode runs
 // to the end of the text, as does an unclosed script or style block (as
 // CommonMark reads it). Links, tags, openers and script blocks in fenced
 // code blocks are code, and kept, as are links and tags in code spans.
 func Prose(text string, lead bool) string {
-	if !strings.Contains(text, "<") && !strings.Contains(text, "{") && !strings.Contains(text, "](") &&
+	if !strings.Contains(text, "<") && !strings.Contains(text, "{") && !strings.Contains(text, "](") && !strings.Contains(text, ")=") &&
 		!strings.Contains(text, "][") && !strings.Contains(text, "]:") && !mayHoldOpener(text) && !strings.Contains(text, ":::") &&
 		!strings.Contains(text, " from '") && !strings.Contains(text, ` from "`) &&
 		!(lead && strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++")) {
@@ -831,6 +833,8 @@ func blankLinks(b []byte) {
 			blank(start, end)
 		case esmLine(line):
 			blank(start, end)
+		case len(trimmed) > 0 && trimmed[0] == '(' && mystTarget(line):
+			blank(start, end)
 		default:
 			blankOpener(line, blank, start)
 			blankContainer(line, blank, start)
@@ -940,6 +944,14 @@ func attributeLine(trimmed []byte) bool {
 	}
 	rest := bytes.TrimLeft(bytes.TrimPrefix(t[1:], []byte(":")), " \t")
 	return len(rest) > 0 && (rest[0] == '.' || rest[0] == '#' || rest[0] == '}' && len(t) > 2 && t[1] == ':')
+}
+
+// mystTarget reports whether line is a MyST target, `(label)=`: the name
+// a Sphinx site gives the heading after it, never shown
+// (markdown.MystTarget).
+func mystTarget(line []byte) bool {
+	_, ok := markdown.MystTarget(line)
+	return ok
 }
 
 // esmLine reports whether line is an MDX import or export statement, which

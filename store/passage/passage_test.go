@@ -100,6 +100,7 @@ func TestProse(t *testing.T) {
 		{"mdx comment closed mid-line", "Before {/* one\ntwo */} [link](x.md) and <b>bold</b>.", false, "Before [link] and bold ."},
 		{"unclosed mdx comment runs on", "Text {/* open\nstill\n\nand on", false, "Text"},
 		{"mdx spacers", "supported is{' '}\n{x.y}{\" \"}v. {' '} {'a'} {' x'}", false, "supported is {x.y} v. {'a'} {' x'}"},
+		{"myst targets", "(intro)=\n# Intro\n\n  (a:b/c)=\nText (x)= and\n(not a target)=\n```\n(code)=\n```", false, "# Intro Text (x)= and (not a target)= ``` (code)= ```"},
 		{"mdx comments in code kept", "`{/* a */}` and\n```jsx\n<div>{/* b */}</div>\n```\nand {/*", false, "`{/* a */}` and ``` <div>{/* b */}</div> ``` and"},
 	}
 	for _, tt := range tests {

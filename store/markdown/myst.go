@@ -1,0 +1,49 @@
+package markdown
+
+import "bytes"
+
+// MyST's targets. A Sphinx site written in MyST markdown names a heading
+// by a line of its own before it, `(label)=`, which the page never shows:
+// `{ref}` roles and `[text](label)` links reach the heading by it. The
+// line is an anchor of the section whose heading follows (headingOwners,
+// as an HTML id standing before a heading is), and markup, not prose
+// (store/passage Prose).
+
+// MystTarget is the label of a MyST target line, `(label)=` with at most
+// three spaces before it and spaces after it (its line end not included),
+// and whether line is one: the label is not empty and holds no white
+// space and no parenthesis, as MyST's parser reads one.
+func MystTarget(line []byte) (string, bool) {
+	t := bytes.TrimRight(line, " \t\r")
+	indent := len(t) - len(bytes.TrimLeft(t, " "))
+	t = t[indent:]
+	if indent > 3 || len(t) < 4 || t[0] != '(' || !bytes.HasSuffix(t, []byte(")=")) {
+		return "", false
+	}
+	label := t[1 : len(t)-2]
+	if bytes.ContainsAny(label, " \t()") {
+		return "", false
+	}
+	return string(label), true
+}
+
+// mystTargets appends the MyST targets among the lines of a paragraph's
+// text t, which starts at offset base of the markdown, to out; each is its
+// own block, so that one before a heading is that heading's
+// (headingOwners).
+func mystTargets(t []byte, base int, out []foundAnchor) []foundAnchor {
+	if !bytes.Contains(t, []byte(")=")) {
+		return out
+	}
+	for at := 0; at < len(t); {
+		end := bytes.IndexByte(t[at:], '\n')
+		if end < 0 {
+			end = len(t) - at
+		}
+		if label, ok := MystTarget(t[at : at+end]); ok {
+			out = append(out, foundAnchor{at: base + at, id: label, block: base + at})
+		}
+		at += end + 1
+	}
+	return out
+}
