@@ -31,6 +31,7 @@ type Record struct {
 	Anchors   []string  `json:"anchors,omitempty"`
 	Terms     []string  `json:"terms,omitempty"`
 	ListTerms []string  `json:"list_terms,omitempty"`
+	Labels    []string  `json:"labels,omitempty"`
 }
 
 // Section is one heading of a document and the text it governs.
@@ -59,6 +60,10 @@ type Section struct {
 	// list items (which make no section of their own); a link's #anchor
 	// and an address's heading part may name one.
 	Anchors []string `json:"anchors,omitempty"`
+	// Labels are those of its Anchors that are MyST target labels
+	// (`(label)=` before its heading): a MyST page's link names one
+	// alone, wherever it is (`[text](label)`), as Sphinx resolves it.
+	Labels []string `json:"labels,omitempty"`
 	// Terms are the ids of the definition terms of its own text (a line
 	// followed by one that starts ": "), slugged as Hugo's
 	// autoDefinitionTermID does, in one sequence with the headings'

@@ -72,12 +72,12 @@ var (
 
 // AliasIndexVersion says what a generation's alias index holds (its
 // keyLinkAliases): "1", Hugo's aliases; "2", and Jekyll's redirect_from
-// (recordAliases). A generation whose index is of another version is
+// (recordAliases); "3", and MyST labels (labelAlias). A generation whose index is of another version is
 // indexed again by the next seal (sealAliases), as one that kept none,
 // and a refresh publishes one for it (Snapshot.AliasIndexCurrent; the
 // ingest settings digest holds the version, so no quick check of the
 // folders skips that refresh).
-const AliasIndexVersion = "2"
+const AliasIndexVersion = "3"
 
 // LinkConfig is what a store is told of its links besides its sources
 // (docir.yaml's links:). The generation records it; a change resolves
@@ -463,7 +463,7 @@ func (p *Pending) indexAliases(c chain, ch Change) error {
 		}
 	}
 	for _, d := range ch.Put {
-		if err := p.setAliases(c, d.Record.ID, recordAliases(d.Record.Path, d.Record.Fields)); err != nil {
+		if err := p.setAliases(c, d.Record.ID, recordAliases(d.Record.Path, d.Record.Fields, recordLabels(&d.Record))); err != nil {
 			return err
 		}
 	}
@@ -474,8 +474,9 @@ func (p *Pending) indexAliases(c chain, ch Change) error {
 // document whose file is rel below its source folder declare: Hugo's
 // aliases (links.AliasPath) and Jekyll's redirect_from
 // (links.RedirectPath; jekyll-redirect-from, which GitHub Pages and
-// GitHub's own docs use), sorted, each once.
-func recordAliases(rel string, fields map[string]any) []string {
+// GitHub's own docs use); and its MyST labels, each as labelAlias; sorted,
+// each once.
+func recordAliases(rel string, fields map[string]any, labels []string) []string {
 	var out []string
 	for _, a := range links.Aliases(fields["aliases"]) {
 		if p, ok := links.AliasPath(rel, a); ok {
@@ -487,8 +488,43 @@ func recordAliases(rel string, fields map[string]any) []string {
 			out = append(out, p)
 		}
 	}
+	for _, l := range labels {
+		out = append(out, labelAlias(l))
+	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// labelAlias is the alias index's entry of a MyST label (no alias path
+// starts with 0x06: they start with '/').
+func labelAlias(label string) string { return "\x06" + label }
+
+// labeled is what a record says of its MyST labels (docir.Record.Labels
+// and each section's), as its JSON is read back (sealAliases).
+type labeled struct {
+	Labels   []string `json:"labels"`
+	Sections []struct {
+		Labels []string `json:"labels"`
+	} `json:"sections"`
+}
+
+// recordLabels are the MyST labels of rec, its lead's and its sections'.
+func recordLabels(rec *docir.Record) []string {
+	out := slices.Clone(rec.Labels)
+	for _, s := range rec.Sections {
+		out = append(out, s.Labels...)
+	}
+	return out
+}
+
+// label is the document a link leads to by a MyST label: a MyST page's
+// `[text](label)` names a target (`(label)=` before a heading) of any page
+// of the project, as Sphinx resolves it, where no file is at the path.
+// Of the documents that hold the label (the alias index), the first in
+// id order; "" for none. The lookup (aliasLinkKey of labelAlias) and the
+// document's file key go into keys, as for an alias.
+func (r *resolver) label(label string, keys map[string]bool) string {
+	return r.aliased(labelAlias(label), keys)
 }
 
 // setAliases makes the alias index say that document id declares the
@@ -582,10 +618,15 @@ func (p *Pending) sealAliases() error {
 				return p.setAliases(c, id, nil)
 			}
 			var m fieldMeta // its path and front matter
-			if err := json.Unmarshal(raw, &m); err != nil {
+			var l labeled
+			if err := errors.Join(json.Unmarshal(raw, &m), json.Unmarshal(raw, &l)); err != nil {
 				return p.damaged("record %q: %v", id, err)
 			}
-			return p.setAliases(c, id, recordAliases(m.Path, m.Fields))
+			labels := l.Labels
+			for _, s := range l.Sections {
+				labels = append(labels, s.Labels...)
+			}
+			return p.setAliases(c, id, recordAliases(m.Path, m.Fields, labels))
 		})
 		if err != nil {
 			return err
@@ -852,6 +893,14 @@ func (r *resolver) link(id, root, rel string, ref docir.LinkRef, keys map[string
 	if target == "" && r.cfg.HugoAliases {
 		target = r.alias(ref, keys)
 	}
+	if target == "" && t.Anchor == "" && len(t.Files) > 0 && !strings.HasPrefix(ref.Target, "/") {
+		// A MyST label written as a path ([text](toc/numbering)).
+		if label := links.TargetPath(ref.Target); label != "" {
+			if target = r.label(label, keys); target != "" {
+				return r.toAnchor(l, target, label)
+			}
+		}
+	}
 	if target == "" {
 		if t.NotMarkdown {
 			l.Status, l.Reason = docir.LinkUnchecked, docir.ReasonNotMarkdown
@@ -1114,8 +1163,15 @@ func (r *resolver) alias(ref docir.LinkRef, keys map[string]bool) string {
 	if !ok {
 		return ""
 	}
-	keys[aliasLinkKey(p)] = true
-	prefix := []byte("a" + p + "\x00")
+	return r.aliased(p, keys)
+}
+
+// aliased is the first document, in id order, that the alias index says
+// declares a (an alias path, or a labelAlias), "" for none; its lookup
+// (aliasLinkKey) and the document's file key go into keys.
+func (r *resolver) aliased(a string, keys map[string]bool) string {
+	keys[aliasLinkKey(a)] = true
+	prefix := []byte("a" + a + "\x00")
 	found := ""
 	_ = r.c.eachFrom(bucketAlias, prefix, false, func(k, _ []byte, _ int) error {
 		if !bytes.HasPrefix(k, prefix) {

@@ -196,8 +196,14 @@ func placeAnchors(rec *docir.Record, body []byte, off int, anchors []foundAnchor
 		}
 		if i = owners[k]; i < 0 {
 			rec.Anchors = append(rec.Anchors, a.id)
+			if a.label {
+				rec.Labels = append(rec.Labels, a.id)
+			}
 		} else {
 			secs[i].Anchors = append(secs[i].Anchors, a.id)
+			if a.label {
+				secs[i].Labels = append(secs[i].Labels, a.id)
+			}
 		}
 	}
 }
@@ -258,6 +264,7 @@ type foundAnchor struct {
 	term     bool
 	listTerm bool // a term of an MDN definition list (listTerms): id is its text
 	heading  bool
+	label    bool // a MyST target's label (mystTargets)
 	block    int
 }
 

@@ -190,7 +190,8 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   names no file names the document whose id it spells (byID), and
 //	   a link to x.mdx names the file x.md where there is one; and
 //	   MyST's target lines, `(label)=`, are anchors of the heading after
-//	   them (myst.go) and not a passage's text.
+//	   them (myst.go) and not a passage's text, and a link that names a
+//	   label alone leads to it (docir.Section.Labels, store's labelAlias).
 const RulesVersion = 31
 
 // Parsed is what Parse makes of a file.

@@ -41,7 +41,7 @@ func mystTargets(t []byte, base int, out []foundAnchor) []foundAnchor {
 			end = len(t) - at
 		}
 		if label, ok := MystTarget(t[at : at+end]); ok {
-			out = append(out, foundAnchor{at: base + at, id: label, block: base + at})
+			out = append(out, foundAnchor{at: base + at, id: label, label: true, block: base + at})
 		}
 		at += end + 1
 	}
