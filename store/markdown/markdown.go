@@ -192,9 +192,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   MyST's target lines, `(label)=`, are anchors of the heading after
 //	   them (myst.go) and not a passage's text, and a link that names a
 //	   label alone leads to it (docir.Section.Labels, store's labelAlias).
-//	32 the rules of 31; raised so that a store a docir of 31 made before
-//	   records held their MyST labels (docir.Section.Labels) is parsed
-//	   again.
+//	32 records hold their MyST labels (docir.Section.Labels); a template
+//	   tag's title, text, caption and alt values are text (GitBook's
+//	   `{% tab title="x" %}`), and a character reference to a space
+//	   (`&#x20;`) a space (store/passage Prose).
 const RulesVersion = 32
 
 // Parsed is what Parse makes of a file.

@@ -639,6 +639,7 @@ func appendValues(lines []string, v any) []string {
 // code blocks are code, and kept, as are links and tags in code spans.
 func Prose(text string, lead bool) string {
 	if !strings.Contains(text, "<") && !strings.Contains(text, "{") && !strings.Contains(text, "](") && !strings.Contains(text, ")=") &&
+		!strings.Contains(text, "&#") && !strings.Contains(text, "&nbsp;") &&
 		!strings.Contains(text, "][") && !strings.Contains(text, "]:") && !mayHoldOpener(text) && !strings.Contains(text, ":::") &&
 		!strings.Contains(text, " from '") && !strings.Contains(text, ` from "`) &&
 		!(lead && strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++")) {
@@ -1181,7 +1182,7 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 			switch {
 			case i+1 < len(line) && line[i+1] == '%':
 				if end := pct.from(line, i+2); end < len(line) {
-					blank(off+i, off+end+2)
+					blankTemplateTag(line, i, end+2, blank, off)
 					i = end + 1
 				}
 			case bytes.HasPrefix(line[i:], []byte(jsxCommentOpen)):
@@ -1195,6 +1196,11 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 			case jsxSpacer(line[i:]):
 				blank(off+i, off+i+5)
 				i += 4
+			}
+		case '&':
+			if n := spaceRef(line[i:]); n > 0 {
+				blank(off+i, off+i+n) // a space on the page
+				i += n - 1
 			}
 		case '<':
 			if n := htmlTag(line[i:]); n > 0 {
@@ -1235,6 +1241,66 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 		}
 	}
 	return false
+}
+
+// blankTemplateTag blanks the template tag line[from:to] (`{% … %}`, of
+// Jinja, Liquid, MkDocs's macros or GitBook) but the quoted values of its
+// text parameters, as blankShortcode does a shortcode's: what a reader
+// sees of GitBook's `{% tab title="Homebrew" %}` and `{% code
+// title="app.yaml" %}` is the title; `{% include "x.md" %}` shows nothing
+// of itself. off is the line's offset in the text blank works on.
+func blankTemplateTag(line []byte, from, to int, blank func(from, to int), off int) {
+	// As a shortcode: "{{ " and " }}" for "{%" and "%}", one byte longer
+	// at the front (ShortcodeValues skips three at each end).
+	sc := "{{ " + string(line[from+2:to-2]) + " }}"
+	last := from
+	markdown.ShortcodeValues(sc, func(name string, start, stop int) {
+		if markdown.ShortcodeTextParam(name) {
+			blank(off+last, off+from+start-1)
+			last = from + stop - 1
+		}
+	})
+	blank(off+last, off+to)
+}
+
+// spaceRef is the length of the character reference b opens with when it
+// is one of a space, which a reader sees as one: `&#x20;`, `&#32;`,
+// `&nbsp;`, `&#160;`, `&#xA0;` (GitBook ends a heading or a line with
+// `&#x20;`); else 0.
+func spaceRef(b []byte) int {
+	if bytes.HasPrefix(b, []byte("&nbsp;")) {
+		return len("&nbsp;")
+	}
+	if len(b) < 4 || b[1] != '#' {
+		return 0
+	}
+	i, base := 2, 10
+	if b[2] == 'x' || b[2] == 'X' {
+		i, base = 3, 16
+	}
+	v, digits := 0, 0
+	for ; i < len(b) && digits < 8; i, digits = i+1, digits+1 {
+		d := hexDigit(b[i])
+		if d < 0 || d >= base {
+			break
+		}
+		v = v*base + d
+	}
+	if digits == 0 || i >= len(b) || b[i] != ';' || v != 0x20 && v != 0xA0 {
+		return 0
+	}
+	return i + 1
+}
+
+// hexDigit is c's value as a hexadecimal digit, -1 when it is none.
+func hexDigit(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c|0x20 >= 'a' && c|0x20 <= 'f':
+		return int(c|0x20-'a') + 10
+	}
+	return -1
 }
 
 // nextOf is where sep next stands in a line, for a scan that moves on

@@ -101,6 +101,10 @@ func TestProse(t *testing.T) {
 		{"unclosed mdx comment runs on", "Text {/* open\nstill\n\nand on", false, "Text"},
 		{"mdx spacers", "supported is{' '}\n{x.y}{\" \"}v. {' '} {'a'} {' x'}", false, "supported is {x.y} v. {'a'} {' x'}"},
 		{"myst targets", "(intro)=\n# Intro\n\n  (a:b/c)=\nText (x)= and\n(not a target)=\n```\n(code)=\n```", false, "# Intro Text (x)= and (not a target)= ``` (code)= ```"},
+		// GitBook: a tab's and a code block's title show; a trailing
+		// space is written &#x20;.
+		{"gitbook tags", "{% tabs %}\n{% tab title=\"Homebrew wizardry\" %}\nText{% code title='app.yaml' lineNumbers=\"true\" %}\n{%tab title=\"x\"%} {% include \"a.md\" %}", false, "Homebrew wizardry Text app.yaml x"},
+		{"space references", "Released on May 7th&#x20;\nA&nbsp;b &#32;c&#160;d&#xa0;e &#x41; &#x20 `&#x20;` &amp;", false, "Released on May 7th A b c d e &#x41; &#x20 `&#x20;` &amp;"},
 		{"mdx comments in code kept", "`{/* a */}` and\n```jsx\n<div>{/* b */}</div>\n```\nand {/*", false, "`{/* a */}` and ``` <div>{/* b */}</div> ``` and"},
 	}
 	for _, tt := range tests {
