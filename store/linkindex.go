@@ -1227,6 +1227,16 @@ func (t *targetAnchors) find(cfg LinkConfig, id, anchor string) (string, bool) {
 			return id + "#" + s, true
 		}
 	}
+	// A heading whose text ends in a space its page does not show
+	// ("Configuration&#x20;", as GitBook writes one) is slugged with a
+	// '-' for it ("configuration-"); GitBook's anchor, and get, leave it
+	// out. Only such a '-': a heading with an id of its own ({#custom})
+	// is not found by its text, as on the site.
+	for _, sec := range t.sections {
+		if trimmed := strings.TrimRight(sec.Slug, "-"); trimmed != sec.Slug && trimmed == slug {
+			return id + "#" + sec.Slug, true
+		}
+	}
 	if addr, ok := t.html[anchor]; ok {
 		return addr, true
 	}

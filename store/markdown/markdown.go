@@ -195,7 +195,8 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	32 records hold their MyST labels (docir.Section.Labels); a template
 //	   tag's title, text, caption and alt values are text (GitBook's
 //	   `{% tab title="x" %}`), and a character reference to a space
-//	   (`&#x20;`) a space (store/passage Prose).
+//	   (`&#x20;`) a space (store/passage Prose); links are resolved again:
+//	   an anchor finds a heading whose slug is it and trailing '-'s.
 const RulesVersion = 32
 
 // Parsed is what Parse makes of a file.
