@@ -196,7 +196,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   tag's title, text, caption and alt values are text (GitBook's
 //	   `{% tab title="x" %}`), and a character reference to a space
 //	   (`&#x20;`) a space (store/passage Prose); links are resolved again:
-//	   an anchor finds a heading whose slug is it and trailing '-'s.
+//	   an anchor finds a heading whose slug is it and trailing '-'s; and
+//	   a book's table of contents (SUMMARY.md of links) has no passages
+//	   (store/passage TableOfContents).
 const RulesVersion = 32
 
 // Parsed is what Parse makes of a file.

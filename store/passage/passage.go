@@ -87,7 +87,8 @@ func Passages(rec *docir.Record, body []byte) []fulltext.Passage {
 // sits: the document's title and path, and for a section the headings
 // above it and its own (see headingPath). With a nil body only the ids are
 // filled, which is all a delete needs. The document's names (see Names) go
-// with its head passage, or its first passage when it has no head.
+// with its head passage, or its first passage when it has no head. A
+// book's table of contents (TableOfContents) has none: it is not searched.
 func (c Config) Passages(rec *docir.Record, body []byte) []fulltext.Passage {
 	if body == nil {
 		out := []fulltext.Passage{{ID: rec.ID}, {ID: rec.ID + HeadSuffix}}
@@ -95,6 +96,9 @@ func (c Config) Passages(rec *docir.Record, body []byte) []fulltext.Passage {
 			out = append(out, fulltext.Passage{ID: rec.ID + "#" + s.Slug})
 		}
 		return out
+	}
+	if TableOfContents(rec, body) {
+		return nil
 	}
 	var out []fulltext.Passage
 	w := bodyWindow{b: body}
