@@ -1230,10 +1230,10 @@ func (t *targetAnchors) find(cfg LinkConfig, id, anchor string) (string, bool) {
 	// A heading whose text ends in a space its page does not show
 	// ("Configuration&#x20;", as GitBook writes one) is slugged with a
 	// '-' for it ("configuration-"); GitBook's anchor, and get, leave it
-	// out. Only such a '-': a heading with an id of its own ({#custom})
-	// is not found by its text, as on the site.
+	// out. Only such a '-', and the anchor as written: a heading with an
+	// id of its own ({#custom}) is not found by its text, as on the site.
 	for _, sec := range t.sections {
-		if trimmed := strings.TrimRight(sec.Slug, "-"); trimmed != sec.Slug && trimmed == slug {
+		if trimmed := strings.TrimRight(sec.Slug, "-"); trimmed != sec.Slug && (trimmed == anchor || trimmed == address.NFC(anchor)) {
 			return id + "#" + sec.Slug, true
 		}
 	}
