@@ -104,6 +104,7 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 			if _, ok := n.(*ast.Paragraph); ok {
 				anchors = definitionTerms(body[start:stop], start, anchors)
 				anchors = mystTargets(body[start:stop], start, anchors)
+				anchors = ialIDs(body, body[start:stop], start, anchors)
 			}
 			return ast.WalkSkipChildren, nil
 		}

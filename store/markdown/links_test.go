@@ -283,6 +283,12 @@ func TestAnchorBeforeHeading(t *testing.T) {
 		{"myst targets", "(top)=\n# A\n\ntext\n\n(toc/numbering)=\n  (ref:two)=\n<a id=\"x\"></a>\n\n## B\n\n(late)=\n",
 			map[string][]string{"a": {"top"}, "b": {"toc/numbering", "ref:two", "x", "late"}}},
 		{"myst target after text", "# A\n\n(t)=\ntext\n\n## B\n", map[string][]string{"a": {"t"}}},
+		// kramdown's block attribute list after a heading (Jekyll's
+		// history page: "## 3.7.0 / 2018-01-02" then "{: #v3-7-0}") gives
+		// it the id; after a paragraph, the paragraph; after a blank
+		// line it names the block after it, which is left alone.
+		{"kramdown IAL ids", "# A\n\n## 3.7.0 / 2018-01-02\n{: #v3-7-0}\n\ntext\n  {: #para .c}\n\n{: #standalone}\n## B\n{#b-id}\n{: .no-id}\n",
+			map[string][]string{"370--2018-01-02": {"v3-7-0", "para"}, "b": {"b-id"}}},
 		{"not myst targets", "# A\n\n(a b)=\n\n(x)= y\n\n    (code)=\n\n```\n(fence)=\n```\n\n## B\n", map[string][]string{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -198,7 +198,8 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   (`&#x20;`) a space (store/passage Prose); links are resolved again:
 //	   an anchor finds a heading whose slug is it and trailing '-'s; and
 //	   a book's table of contents (SUMMARY.md of links) has no passages
-//	   (store/passage TableOfContents).
+//	   (store/passage TableOfContents); a kramdown attribute list's id on
+//	   the line after a heading or text is an anchor (ialIDs).
 const RulesVersion = 32
 
 // Parsed is what Parse makes of a file.

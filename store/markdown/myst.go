@@ -35,15 +35,23 @@ func mystTargets(t []byte, base int, out []foundAnchor) []foundAnchor {
 	if !bytes.Contains(t, []byte(")=")) {
 		return out
 	}
+	eachLine(t, func(at int, line []byte) {
+		if label, ok := MystTarget(line); ok {
+			out = append(out, foundAnchor{at: base + at, id: label, label: true, block: base + at})
+		}
+	})
+	return out
+}
+
+// eachLine calls fn with each line of t (without its '\n') and where it
+// starts.
+func eachLine(t []byte, fn func(at int, line []byte)) {
 	for at := 0; at < len(t); {
 		end := bytes.IndexByte(t[at:], '\n')
 		if end < 0 {
 			end = len(t) - at
 		}
-		if label, ok := MystTarget(t[at : at+end]); ok {
-			out = append(out, foundAnchor{at: base + at, id: label, label: true, block: base + at})
-		}
+		fn(at, t[at:at+end])
 		at += end + 1
 	}
-	return out
 }
