@@ -72,7 +72,8 @@ var (
 
 // AliasIndexVersion says what a generation's alias index holds (its
 // keyLinkAliases): "1", Hugo's aliases; "2", and Jekyll's redirect_from
-// (recordAliases); "3", and MyST labels (labelAlias). A generation whose index is of another version is
+// (recordAliases); "3", and MyST labels (labelAlias) and pages' own
+// paths (permalinkAlias). A generation whose index is of another version is
 // indexed again by the next seal (sealAliases), as one that kept none,
 // and a refresh publishes one for it (Snapshot.AliasIndexCurrent; the
 // ingest settings digest holds the version, so no quick check of the
@@ -491,9 +492,30 @@ func recordAliases(rel string, fields map[string]any, labels []string) []string 
 	for _, l := range labels {
 		out = append(out, labelAlias(l))
 	}
+	for _, key := range []string{"permalink", "url"} {
+		if p, ok := pagePath(fields[key]); ok {
+			out = append(out, permalinkAlias(p))
+		}
+	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+// pagePath is the site path (links.RedirectPath's form) a page's
+// front-matter `permalink:` (Jekyll's) or `url:` (Hugo's) serves it at: a
+// path from the site's root, "/docs/x/"; false for anything else (a URL,
+// a pattern such as Jekyll's "/:categories/:title/").
+func pagePath(v any) (string, bool) {
+	p, ok := v.(string)
+	if !ok || !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.Contains(p, ":") {
+		return "", false
+	}
+	return links.RedirectPath(p)
+}
+
+// permalinkAlias is the alias index's entry of a page's own path
+// (pagePath): looked up for every root-relative link, whatever the rules.
+func permalinkAlias(p string) string { return "\x07" + p }
 
 // labelAlias is the alias index's entry of a MyST label (no alias path
 // starts with 0x06: they start with '/').
@@ -857,6 +879,9 @@ func (r *resolver) link(id, root, rel string, ref docir.LinkRef, keys map[string
 		return r.wiki(id, ref, keys)
 	}
 	l := docir.Link{Line: ref.Line, Column: ref.Column, Target: ref.Target, Kind: ref.Kind}
+	if p, ok := links.LiquidPath(ref.Target); ok {
+		ref.Target = p // as Jekyll's Liquid renders it; l keeps what is written
+	}
 	t := r.rules.Classify(root, rel, ref)
 	switch {
 	case t.Status == docir.LinkExternal:
@@ -892,6 +917,11 @@ func (r *resolver) link(id, root, rel string, ref docir.LinkRef, keys map[string
 	}
 	if target == "" && r.cfg.HugoAliases {
 		target = r.alias(ref, keys)
+	}
+	if target == "" {
+		if p, ok := r.rules.SitePath(ref); ok { // a page's own path (permalink:)
+			target = r.aliased(permalinkAlias(p), keys)
+		}
 	}
 	if target == "" && t.Anchor == "" && len(t.Files) > 0 && !strings.HasPrefix(ref.Target, "/") {
 		// A MyST label written as a path ([text](toc/numbering)).

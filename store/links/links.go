@@ -144,7 +144,9 @@ func (r Rules) Classify(root, rel string, l docir.LinkRef) Target {
 	if l.Kind == docir.LinkHugoRef || l.Kind == docir.LinkHugoRelRef {
 		return r.hugo(root, rel, t)
 	}
-	if strings.Contains(t, "{{") {
+	if liquid, ok := LiquidPath(t); ok {
+		t = liquid
+	} else if strings.Contains(t, "{{") || strings.HasPrefix(t, "{%") {
 		return Target{Status: docir.LinkUnchecked, Reason: docir.ReasonTemplate}
 	}
 	if hasScheme(t) || strings.HasPrefix(t, "//") {
@@ -373,6 +375,35 @@ func (t *Target) addCandidates(root, p string) {
 		inFolder(rel)
 		t.NotMarkdown = ext != ""
 	}
+}
+
+// LiquidPath is the site path a Jekyll link target written in Liquid
+// names, root-relative: `{% link _docs/x.md %}` (a source file, from the
+// site's root), `{{ '/docs/x/' | relative_url }}` (or absolute_url, either
+// quotes) and `{{ site.baseurl }}/docs/x/` (the base is the site's), each
+// with what follows the tag (`#anchor`); false for any other template.
+func LiquidPath(t string) (string, bool) {
+	tag, rest, ok := strings.Cut(t, "}}")
+	switch {
+	case strings.HasPrefix(t, "{%"):
+		tag, rest, ok = strings.Cut(t[2:], "%}")
+		f := strings.Fields(strings.Trim(tag, "-"))
+		if !ok || len(f) != 2 || f[0] != "link" {
+			return "", false
+		}
+		return "/" + strings.TrimPrefix(f[1], "/") + rest, true
+	case !ok || !strings.HasPrefix(tag, "{{"):
+		return "", false
+	}
+	f := strings.Fields(strings.Trim(tag[2:], "-"))
+	switch {
+	case len(f) == 1 && f[0] == "site.baseurl" && strings.HasPrefix(rest, "/"):
+		return rest, true
+	case len(f) == 3 && f[1] == "|" && (f[2] == "relative_url" || f[2] == "absolute_url") && len(f[0]) >= 2 &&
+		(f[0][0] == '\'' || f[0][0] == '"') && f[0][len(f[0])-1] == f[0][0]:
+		return "/" + strings.TrimPrefix(f[0][1:len(f[0])-1], "/") + rest, true
+	}
+	return "", false
 }
 
 // hasScheme reports whether t starts with a URI scheme of two characters

@@ -209,3 +209,27 @@ func TestRootRelativePrefix(t *testing.T) {
 		t.Errorf("a prefix is a whole segment (-want +got):\n%s", diff)
 	}
 }
+
+func TestLiquidPath(t *testing.T) {
+	for _, tt := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"{% link _docs/x.md %}", "/_docs/x.md", true},
+		{"{%- link /_docs/x.md -%}#a", "/_docs/x.md#a", true},
+		{"{{ '/docs/x/' | relative_url }}", "/docs/x/", true},
+		{`{{ "docs/x/" | absolute_url }}#y`, "/docs/x/#y", true},
+		{"{{site.baseurl}}/docs/x/", "/docs/x/", true},
+		{"{{ site.baseurl }}", "", false},
+		{"{{ site.repository }}/issues", "", false},
+		{"{% include x.html %}", "", false},
+		{"{{ page.url | relative_url }}", "", false},
+		{"{{ 'x' | relative_url", "", false},
+		{"/plain/", "", false},
+	} {
+		got, ok := LiquidPath(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("LiquidPath(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}

@@ -970,6 +970,12 @@ func (s *scanner) inlineDest(i int) (dest []byte, end int, ok bool) {
 	switch {
 	case t[j] == ')':
 		return nil, j + 1, true
+	case bytes.HasPrefix(t[j:], []byte("{{")) || bytes.HasPrefix(t[j:], []byte("{%")):
+		k := s.liquidDest(j)
+		if k < 0 {
+			return nil, 0, false
+		}
+		dest, j = t[j:k], k
 	case t[j] == '<':
 		k := j + 1
 		for ; k < len(t); k++ {
@@ -1046,6 +1052,28 @@ func (s *scanner) inlineDest(i int) (dest []byte, end int, ok bool) {
 		return dest, k + 1, true
 	}
 	return nil, 0, false
+}
+
+// liquidDest is the end of a link destination written in Liquid at t[j]
+// (Jekyll runs Liquid before kramdown): `{{ '/docs/x/' | relative_url }}`,
+// `{% link _docs/x.md %}`, `{{ site.baseurl }}/docs/x/` — the tag, spaces
+// and all, on one line, then the path that follows it; -1 when the tag
+// does not close on its line.
+func (s *scanner) liquidDest(j int) int {
+	t := s.t
+	closer := "}}"
+	if t[j+1] == '%' {
+		closer = "%}"
+	}
+	end := s.find(closer, j+2)
+	if nl := s.find("\n", j); end < 0 || nl >= 0 && nl < end {
+		return -1
+	}
+	k := end + 2
+	for ; k < len(t) && t[k] > ' ' && t[k] != ')'; k++ {
+		s.steps++
+	}
+	return k
 }
 
 // skipSpace skips spaces and tabs and at most one line ending.

@@ -199,7 +199,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   an anchor finds a heading whose slug is it and trailing '-'s; and
 //	   a book's table of contents (SUMMARY.md of links) has no passages
 //	   (store/passage TableOfContents); a kramdown attribute list's id on
-//	   the line after a heading or text is an anchor (ialIDs).
+//	   the line after a heading or text is an anchor (ialIDs); a link's
+//	   destination written in Liquid is read whole (Jekyll), and links
+//	   resolve again by it and by pages' permalink:/url: paths.
 const RulesVersion = 32
 
 // Parsed is what Parse makes of a file.
