@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
@@ -94,17 +93,7 @@ const maxPeerText = 64
 // peerText is a value a peer sent where it has no business (its reply's
 // id, its jsonrpc version) as an error quotes it: one line, at most
 // maxPeerText bytes and "…".
-func peerText(s string) string {
-	s = oneLine(s)
-	if len(s) <= maxPeerText {
-		return s
-	}
-	cut := maxPeerText
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func peerText(s string) string { return docir.Clip(oneLine(s), maxPeerText) }
 
 func orNull(s string) string {
 	if s == "" {

@@ -15,6 +15,16 @@ import (
 // A store may be a peer's, declared by path: what its files hold is
 // outside input. These targets feed their readers bytes directly.
 
+// checkSmallFileErr fails t unless err, from reading a small file of the
+// store in dir, is a store_format error that quotes at most a short head
+// of the file.
+func checkSmallFileErr(t *testing.T, dir string, err error) {
+	t.Helper()
+	if docir.CodeOf(err) != docir.CodeStoreFormat || len(err.Error()) > len(dir)+400 {
+		t.Fatalf("error %.200q (code %q, %d bytes)", err, docir.CodeOf(err), len(err.Error()))
+	}
+}
+
 // FuzzReadCurrent: whatever CURRENT holds, readCurrent returns a
 // generation of this format, or a store_format error that quotes at most
 // a short head of the file.
@@ -35,9 +45,7 @@ func FuzzReadCurrent(f *testing.F) {
 		}
 		c, err := readCurrent(dir)
 		if err != nil {
-			if docir.CodeOf(err) != docir.CodeStoreFormat || len(err.Error()) > len(dir)+400 {
-				t.Fatalf("error %.200q (code %q, %d bytes)", err, docir.CodeOf(err), len(err.Error()))
-			}
+			checkSmallFileErr(t, dir, err)
 			return
 		}
 		if c.Format != FormatVersion || c.Generation == 0 || len(b) > maxSmallFile {
@@ -64,9 +72,7 @@ func FuzzIdentity(f *testing.F) {
 		}
 		id, err := Identity(dir)
 		if err != nil {
-			if docir.CodeOf(err) != docir.CodeStoreFormat || len(err.Error()) > len(dir)+400 {
-				t.Fatalf("error %.200q (code %q, %d bytes)", err, docir.CodeOf(err), len(err.Error()))
-			}
+			checkSmallFileErr(t, dir, err)
 			return
 		}
 		if !validIdentity(id) || string(b) != id && string(b) != id+"\n" {

@@ -261,10 +261,6 @@ func idOf(e *FileEntry) string {
 // no file key starts with 0x05.
 func idLinkKey(id string) string { return "\x05" + id }
 
-// frontMatterIDName is store.Source.FrontMatterID's "name" (package
-// ingest's FrontMatterIDName, which imports this package).
-const frontMatterIDName = "name"
-
 // byID is the document whose id a candidate file's path spells, below a
 // source whose ids are read from front matter by name (links.Rules
 // NameIDs): Docusaurus serves a page at its folder and its `id:`, and
@@ -393,7 +389,7 @@ func linkRulesOf(meta *bolt.Bucket) (links.Rules, LinkConfig, error) {
 	for _, s := range srcs {
 		rules.Roots = append(rules.Roots, s.Path)
 		rules.Prefixes = append(rules.Prefixes, s.Prefix)
-		rules.NameIDs = append(rules.NameIDs, s.FrontMatterID == frontMatterIDName)
+		rules.NameIDs = append(rules.NameIDs, s.FrontMatterID == FrontMatterIDName)
 	}
 	rules.Base, rules.Ignore, rules.RootFallback = cfg.Base, cfg.Ignore, cfg.RootFallback
 	rules.DirectoryURLs = cfg.DirectoryURLs
@@ -521,15 +517,6 @@ func permalinkAlias(p string) string { return "\x07" + p }
 // starts with 0x06: they start with '/').
 func labelAlias(label string) string { return "\x06" + label }
 
-// labeled is what a record says of its MyST labels (docir.Record.Labels
-// and each section's), as its JSON is read back (sealAliases).
-type labeled struct {
-	Labels   []string `json:"labels"`
-	Sections []struct {
-		Labels []string `json:"labels"`
-	} `json:"sections"`
-}
-
 // recordLabels are the MyST labels of rec, its lead's and its sections'.
 func recordLabels(rec *docir.Record) []string {
 	out := slices.Clone(rec.Labels)
@@ -639,16 +626,11 @@ func (p *Pending) sealAliases() error {
 			if raw == nil {
 				return p.setAliases(c, id, nil)
 			}
-			var m fieldMeta // its path and front matter
-			var l labeled
-			if err := errors.Join(json.Unmarshal(raw, &m), json.Unmarshal(raw, &l)); err != nil {
+			var rec docir.Record // its path, front matter and labels (read once for every document)
+			if err := json.Unmarshal(raw, &rec); err != nil {
 				return p.damaged("record %q: %v", id, err)
 			}
-			labels := l.Labels
-			for _, s := range l.Sections {
-				labels = append(labels, s.Labels...)
-			}
-			return p.setAliases(c, id, recordAliases(m.Path, m.Fields, labels))
+			return p.setAliases(c, id, recordAliases(rec.Path, rec.Fields, recordLabels(&rec)))
 		})
 		if err != nil {
 			return err

@@ -55,6 +55,11 @@ type Source struct {
 	FrontMatterID string `json:"front_matter_id,omitempty"`
 }
 
+// FrontMatterIDName is the FrontMatterID by which an `id:` replaces its
+// file's name (package ingest's FrontMatterIDName is it): links resolve
+// below such a source by id too (linkindex.go, byID).
+const FrontMatterIDName = "name"
+
 // Snapshot is one published generation, open for reading. It is safe for
 // concurrent use. It opens only the body layers; searches open the
 // generation's bleve index through package fulltext.

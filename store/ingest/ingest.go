@@ -733,7 +733,7 @@ const (
 	// FrontMatterIDName: the `id:` replaces the file's name, its folder and
 	// the prefix kept, as Docusaurus reads it: guide/hello.md with
 	// `id: part1` is guide/part1.
-	FrontMatterIDName = "name"
+	FrontMatterIDName = store.FrontMatterIDName
 	// FrontMatterIDOff: the `id:` is not read; ids come from paths only.
 	FrontMatterIDOff = "off"
 )

@@ -22,7 +22,10 @@ func ialIDs(body []byte, t []byte, base int, out []foundAnchor) []foundAnchor {
 		}
 		if i, attrs := attributeBlock(trimmed); i == 0 {
 			for _, a := range attrs {
-				if id := anchorID(a.Value); string(a.Name) == "id" && id != "" {
+				if string(a.Name) != "id" {
+					continue
+				}
+				if id := anchorID(a.Value); id != "" {
 					out = append(out, foundAnchor{at: base + at, id: id, block: base + at})
 				}
 			}

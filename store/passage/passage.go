@@ -14,6 +14,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -1275,36 +1276,19 @@ func spaceRef(b []byte) int {
 	if bytes.HasPrefix(b, []byte("&nbsp;")) {
 		return len("&nbsp;")
 	}
-	if len(b) < 4 || b[1] != '#' {
+	semi := bytes.IndexByte(b[:min(len(b), 12)], ';') // "&#x" and eight digits at most
+	if semi < 3 || b[1] != '#' {
 		return 0
 	}
-	i, base := 2, 10
-	if b[2] == 'x' || b[2] == 'X' {
-		i, base = 3, 16
+	digits, base := b[2:semi], 10
+	if digits[0] == 'x' || digits[0] == 'X' {
+		digits, base = digits[1:], 16
 	}
-	v, digits := 0, 0
-	for ; i < len(b) && digits < 8; i, digits = i+1, digits+1 {
-		d := hexDigit(b[i])
-		if d < 0 || d >= base {
-			break
-		}
-		v = v*base + d
-	}
-	if digits == 0 || i >= len(b) || b[i] != ';' || v != 0x20 && v != 0xA0 {
+	v, err := strconv.ParseUint(string(digits), base, 32)
+	if err != nil || v != 0x20 && v != 0xA0 {
 		return 0
 	}
-	return i + 1
-}
-
-// hexDigit is c's value as a hexadecimal digit, -1 when it is none.
-func hexDigit(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c|0x20 >= 'a' && c|0x20 <= 'f':
-		return int(c|0x20-'a') + 10
-	}
-	return -1
+	return semi + 1
 }
 
 // nextOf is where sep next stands in a line, for a scan that moves on
