@@ -1063,7 +1063,13 @@ func (r *ranking) chooseSection(f *found) error {
 	}
 	if best > 0 || bestNamed > 0 {
 		promote(d, bestSlug, best)
+		return nil
 	}
+	// No passage holds a word beyond the title ("adr" of "ADR 25: Use
+	// Elasticache for Redis"): only the title matched, in every passage
+	// alike, and the best of them is the shortest (a record's two-word
+	// *Status*). What matched is the document.
+	promote(d, "", 0)
 	return nil
 }
 
@@ -1420,16 +1426,24 @@ func (r *ranking) beyondRead(rec *docir.Record, rest *fulltext.Query) (map[strin
 	return read, nil
 }
 
-// titleTerms are the terms of rec's title, analyzed once a ranking (a
-// document's section choice asks for them three times: titleWords,
-// beyondTitle, namedSections).
+// titleTerms are the terms of rec's title and of its id, analyzed once a
+// ranking (a document's section choice asks for them three times:
+// titleWords, beyondTitle, namedSections). Both are in every passage's
+// head (passage.headingPath), so neither tells one section from another: a
+// query word found only in the file name ("cert" of
+// 0007-puppet-cert-management.md, titled *Puppet certificate management*)
+// names the document, as a title word does, and scored as a word beyond
+// the title it made the shortest section the match (a record's two-word
+// *Status*).
 func (r *ranking) titleTerms(rec *docir.Record) map[string]bool {
 	if t, ok := r.titles[rec.ID]; ok {
 		return t
 	}
 	t := map[string]bool{}
-	for _, term := range r.ft.Terms(rec.Title) {
-		t[term] = true
+	for _, s := range [...]string{rec.Title, rec.ID} {
+		for _, term := range r.ft.Terms(s) {
+			t[term] = true
+		}
 	}
 	if r.titles == nil {
 		r.titles = map[string]map[string]bool{}
