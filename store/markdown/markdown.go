@@ -202,7 +202,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   the line after a heading or text is an anchor (ialIDs); a link's
 //	   destination written in Liquid is read whole (Jekyll), and links
 //	   resolve again by it and by pages' permalink:/url: paths.
-const RulesVersion = 32
+//	33 an HTML comment in a code span or a fenced code block is code,
+//	   and a passage's text (store/passage Prose).
+const RulesVersion = 33
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {

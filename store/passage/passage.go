@@ -615,7 +615,7 @@ func appendValues(lines []string, v any) []string {
 // Prose returns text with the markup that is not prose blanked out (each of
 // its bytes a space, line endings (LF, CR) kept, so offsets and lines
 // still line up; a CR alone ends a line, as in CommonMark): HTML
-// comments (`<!-- … -->`), template shortcodes (`{{< … >}}`, `{{% … %}}`;
+// comments (`<!-- … -->`; not in code: codeRanges), template shortcodes (`{{< … >}}`, `{{% … %}}`;
 // the text between an opening and a closing shortcode is kept, and so are
 // the values of a shortcode's text, title, caption and alt parameters:
 // blankShortcode; but not what a comment shortcode encloses: commentEnd),
@@ -668,6 +668,7 @@ func Prose(text string, lead bool) string {
 			blank(trimmed, end)
 		}
 	}
+	var code *codeRanges // where an HTML comment is code, not a comment (made when one is met)
 	for i := 0; i < len(text); {
 		j := strings.IndexAny(text[i:], "<{") // where a comment or shortcode can open
 		if j < 0 {
@@ -677,6 +678,13 @@ func Prose(text string, lead bool) string {
 		var closer string
 		switch {
 		case strings.HasPrefix(text[i:], "<!--"):
+			if code == nil {
+				code = newCodeRanges(text)
+			}
+			if code.holds(i) {
+				i += len("<!--") // `<!-- more -->` in a code span is what the reader types
+				continue
+			}
 			closer = "-->"
 		case strings.HasPrefix(text[i:], "{{<"):
 			closer = ">}}"
@@ -709,6 +717,79 @@ func Prose(text string, lead bool) string {
 	}
 	blankLinks(b)
 	return string(b)
+}
+
+// codeRanges are the byte ranges of a text that are code, as blankLinks
+// reads them: fenced code blocks, from the opening fence's line through the
+// closing one's, and code spans within a line. A template shortcode or an
+// mdBook directive there is still the generator's (Hugo and mdBook expand
+// them in code, which is why sites escape them), an HTML comment is not:
+// CommonMark shows it as written.
+type codeRanges struct {
+	r    [][2]int // sorted, disjoint
+	next int      // the first range not ending before the last offset asked
+}
+
+func newCodeRanges(text string) *codeRanges {
+	c := &codeRanges{}
+	if !strings.Contains(text, "`") && !strings.Contains(text, "~~~") {
+		return c
+	}
+	b := []byte(text)
+	fence, from := "", 0
+	for start := 0; start < len(b); {
+		end := lineEnd(b, start)
+		line := b[start:end]
+		trimmed := bytes.TrimLeft(line, " \t")
+		switch {
+		case fence != "":
+			if bytes.HasPrefix(trimmed, []byte(fence)) {
+				fence = ""
+				c.r = append(c.r, [2]int{from, end})
+			}
+		case opensFence(trimmed):
+			fence, from = string(trimmed[:3]), start
+		default:
+			c.spans(line, start)
+		}
+		start = end + 1
+	}
+	if fence != "" {
+		c.r = append(c.r, [2]int{from, len(b)}) // an unclosed fence runs to the end
+	}
+	return c
+}
+
+// spans adds the code spans of line, which starts at off.
+func (c *codeRanges) spans(line []byte, off int) {
+	if bytes.IndexByte(line, '`') < 0 {
+		return
+	}
+	ticks := newTickRuns(line)
+	for i := 0; i < len(line); i++ {
+		if line[i] != '`' {
+			continue
+		}
+		n := 1
+		for i+n < len(line) && line[i+n] == '`' {
+			n++
+		}
+		q := ticks.closer(i+n, n)
+		if q < 0 {
+			i += n - 1
+			continue
+		}
+		c.r = append(c.r, [2]int{off + i, off + q + n})
+		i = q + n - 1
+	}
+}
+
+// holds reports whether offset i is in a range; offsets asked never go back.
+func (c *codeRanges) holds(i int) bool {
+	for c.next < len(c.r) && c.r[c.next][1] <= i {
+		c.next++
+	}
+	return c.next < len(c.r) && c.r[c.next][0] <= i
 }
 
 // commentOpens reports whether the shortcode sc (closed) opens a comment:
