@@ -1426,21 +1426,23 @@ func (r *ranking) beyondRead(rec *docir.Record, rest *fulltext.Query) (map[strin
 	return read, nil
 }
 
-// titleTerms are the terms of rec's title and of its id, analyzed once a
-// ranking (a document's section choice asks for them three times:
-// titleWords, beyondTitle, namedSections). Both are in every passage's
-// head (passage.headingPath), so neither tells one section from another: a
-// query word found only in the file name ("cert" of
-// 0007-puppet-cert-management.md, titled *Puppet certificate management*)
-// names the document, as a title word does, and scored as a word beyond
-// the title it made the shortest section the match (a record's two-word
-// *Status*).
+// titleTerms are the terms of rec's title and of its file name
+// (passage.FileName), analyzed once a ranking (a document's section choice
+// asks for them three times: titleWords, beyondTitle, namedSections). Both
+// name the document, and both are in every passage's head
+// (passage.headingPath), so a query word found only there tells no
+// section from another: "cert" of 0007-puppet-cert-management.md, titled
+// *Puppet certificate management*, scored as a word beyond the title, made
+// the shortest section the match (a record's two-word *Status*). The
+// folders above are not the document's name but its collection's, and a
+// section's text that says one ("deploy" of host-and-deploy/) still
+// counts.
 func (r *ranking) titleTerms(rec *docir.Record) map[string]bool {
 	if t, ok := r.titles[rec.ID]; ok {
 		return t
 	}
 	t := map[string]bool{}
-	for _, s := range [...]string{rec.Title, rec.ID} {
+	for _, s := range [...]string{rec.Title, passage.FileName(rec)} {
 		for _, term := range r.ft.Terms(s) {
 			t[term] = true
 		}
