@@ -144,6 +144,9 @@ func (r Rules) Classify(root, rel string, l docir.LinkRef) Target {
 	if l.Kind == docir.LinkHugoRef || l.Kind == docir.LinkHugoRelRef {
 		return r.hugo(root, rel, t)
 	}
+	if p, ok := strings.CutPrefix(t, "@/"); ok {
+		return r.zola(p)
+	}
 	if liquid, ok := LiquidPath(t); ok {
 		t = liquid
 	} else if strings.Contains(t, "{{") || strings.HasPrefix(t, "{%") {
@@ -297,6 +300,21 @@ func (r Rules) hugo(root, rel, t string) Target {
 	}
 	tg.hugoPage(p)
 	tg.NotMarkdown = false // a ref names a page: a miss is broken
+	return tg
+}
+
+// zola reads an internal link of Zola (`@/blog/post.md#anchor`, the
+// part after "@/"): a file's path from the content folder, which is a
+// source folder here, tried below each. Zola fails a build on one that
+// names no file, so a miss is broken.
+func (r Rules) zola(t string) Target {
+	p, anchor, _ := strings.Cut(t, "#")
+	p, _, _ = strings.Cut(p, "?")
+	tg := Target{Anchor: Decode(anchor)}
+	for _, root := range r.Roots {
+		tg.addCandidates(root, "/"+Decode(p))
+	}
+	tg.NotMarkdown = false
 	return tg
 }
 

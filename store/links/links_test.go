@@ -59,6 +59,9 @@ func TestClassify(t *testing.T) {
 		{"mailto", in("mailto:ops@example.com"), Target{Status: docir.LinkExternal, URL: "mailto:ops@example.com"}},
 		{"protocol relative", in("//cdn.example.com/x"), Target{Status: docir.LinkExternal, URL: "//cdn.example.com/x"}},
 		{"drive letter is a path", in("C:/x.md"), Target{Files: files(root, "guide/C:/x.md")}},
+		// Zola's internal link: a file path from the content folder.
+		{"zola internal link", in("@/documentation/getting-started/overview.md#get%5Fpage"), Target{Files: append(files(root, "documentation/getting-started/overview.md"), files(other, "documentation/getting-started/overview.md")...), Anchor: "get_page"}},
+		{"zola section", in("@/blog/_index.md"), Target{Files: append(files(root, "blog/_index.md"), files(other, "blog/_index.md")...)}},
 		{"template", in("{{% eturl x %}}"), Target{Status: docir.LinkUnchecked, Reason: docir.ReasonTemplate}},
 		{"ignored", in("g"), Target{Status: docir.LinkUnchecked, Reason: docir.ReasonIgnored}},
 		{"ignored URL", in("https://internal.example/a/b"), Target{Status: docir.LinkUnchecked, Reason: docir.ReasonIgnored}},

@@ -203,7 +203,8 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   destination written in Liquid is read whole (Jekyll), and links
 //	   resolve again by it and by pages' permalink:/url: paths.
 //	33 an HTML comment in a code span or a fenced code block is code,
-//	   and a passage's text (store/passage Prose).
+//	   and a passage's text (store/passage Prose); front matter after
+//	   blank lines is front matter (blankLines), as Hugo and Zola read it.
 const RulesVersion = 33
 
 // Parsed is what Parse makes of a file.
@@ -765,6 +766,15 @@ const (
 // above), is still skipped as markdown; its fields are empty and the error
 // says why.
 func frontMatter(src []byte, base int) (end int, fields map[string]any, err error) {
+	// Hugo and Zola read a block after blank lines too (Hugo's
+	// lexIntroSection skips white space; Zola's ^[[:space:]]*\+\+\+): 129
+	// of Zola's theme pages open with one.
+	if skip := blankLines(src[base:]); skip > 0 {
+		if end, fields, err := frontMatter(src, base+skip); end > base+skip {
+			return end, fields, err
+		}
+		return base, nil, nil
+	}
 	rest := src[base:]
 	first, ok := lineAt(rest, 0)
 	if !ok {
@@ -793,6 +803,20 @@ func frontMatter(src []byte, base int) (end int, fields map[string]any, err erro
 	// No closing line: this was a thematic break (or text), not front
 	// matter.
 	return base, nil, nil
+}
+
+// blankLines is the length of the lines of white space that open b
+// (none when b is nothing else: there is no block after them).
+func blankLines(b []byte) int {
+	n := 0
+	for at := 0; at < len(b); {
+		next, _ := lineAt(b, at)
+		if len(bytes.TrimLeft(b[at:next], " \t\r\n")) > 0 {
+			return n
+		}
+		n, at = next, next
+	}
+	return 0
 }
 
 // fenceLine is a line of the file as a front-matter fence is compared:

@@ -283,6 +283,28 @@ func TestFrontMatterFields(t *testing.T) {
 	}
 }
 
+// TestFrontMatterAfterBlankLines: a block after lines of white space is
+// front matter, as Hugo and Zola read it (129 of Zola's theme pages open
+// with a blank line); text before it, or a block that does not close, is
+// not.
+func TestFrontMatterAfterBlankLines(t *testing.T) {
+	for _, tt := range []struct {
+		name, src, title string
+		fields           map[string]any
+	}{
+		{"toml", "\n \t\n+++\ntitle = \"Ergo\"\n+++\n# Configuration\n", "Ergo", map[string]any{"title": "Ergo"}},
+		{"yaml after a BOM", "\ufeff\r\n---\ntitle: Yammy\n---\nText\n", "Yammy", map[string]any{"title": "Yammy"}},
+		{"text first", "Intro\n\n---\ntitle: No\n---\n", "x", nil},
+		{"unclosed", "\n---\ntitle: No\n# Body\n", "Body", nil},
+		{"blank only", "\n\n  \n", "x", nil},
+	} {
+		got := NewParser().Parse("x.md", []byte(tt.src))
+		if got.Record.Title != tt.title || !cmp.Equal(got.Record.Fields, tt.fields) {
+			t.Errorf("%s: title %q, fields %v; want %q, %v", tt.name, got.Record.Title, got.Record.Fields, tt.title, tt.fields)
+		}
+	}
+}
+
 // TestYAMLRepeatedKeys: a key written twice in YAML front matter (which
 // yaml.v3 refuses) is read as Hugo reads it, the last pair winning, at
 // any depth, and the page keeps its title and other fields, with a
