@@ -191,7 +191,7 @@ func (f *found) passageScores() ([]passageHit, error) {
 	if shared, beyond := r.titleWords(rec); shared && !beyond || r.names(rec) > 0 {
 		return nil, nil
 	}
-	b, err := r.beyondTitle(rec)
+	b, err := r.beyondTitleOf(rec, true)
 	if err != nil {
 		return nil, err
 	}
@@ -1263,6 +1263,9 @@ func (r *ranking) titleSaid(title map[string]bool) map[string]bool {
 type beyond struct {
 	whole, sections []passageHit
 	all             []passageHit
+	// pruned: only the passages the best of them needs were scored
+	// (beyondRead), not every passage.
+	pruned bool
 }
 
 // beyondTitle scores the passages of rec on what the query says beyond the
@@ -1271,7 +1274,16 @@ type beyond struct {
 // by it (found.sectionScores). Empty when the query says nothing beyond the
 // title.
 func (r *ranking) beyondTitle(rec *docir.Record) (beyond, error) {
-	if b, ok := r.beyond[rec.ID]; ok {
+	return r.beyondTitleOf(rec, false)
+}
+
+// beyondTitleOf is beyondTitle, with every passage scored, on the words
+// beyond the title and on the whole query (beyond.all), when every is true:
+// a search reads only the passages the best of them needs, and scores none
+// on the whole query, which a plan (r.plan) and a best section that says
+// nothing (speakingSection) need.
+func (r *ranking) beyondTitleOf(rec *docir.Record, every bool) (beyond, error) {
+	if b, ok := r.beyond[rec.ID]; ok && (!every || !b.pruned) {
 		return b, nil
 	}
 	title := r.titleSaid(r.titleTerms(rec))
@@ -1288,20 +1300,21 @@ func (r *ranking) beyondTitle(rec *docir.Record) (beyond, error) {
 		// same analysis, and so does a query with a phrase: the words
 		// beyond the title are scored without it (Without), and a passage
 		// that lacks it is no match, whatever they score.
-		phrased := !r.q.Plain()
+		phrased, whole := !r.q.Plain(), r.plan || every
 		qs := []*fulltext.Query{rest}
-		if r.plan || phrased {
+		if whole || phrased {
 			qs = append(qs, r.q)
 		}
 		// A search (not a plan, nor the exhaustive reference) needs the
 		// best of them only: the passages beyondRead scored; one whose
 		// bound is below the best score found is left out.
 		var read map[string]float64
-		if len(qs) == 1 && !r.exhaustive {
+		if len(qs) == 1 && !r.exhaustive && !every {
 			var err error
 			if read, err = r.beyondRead(rec, rest); err != nil {
 				return b, err
 			}
+			b.pruned = true
 		}
 		sc := make([]float64, len(qs))
 		score := func(id, slug string, to *[]passageHit) error {
@@ -1324,7 +1337,7 @@ func (r *ranking) beyondTitle(rec *docir.Record) (beyond, error) {
 			if p.Text != "" {
 				*to = append(*to, passageHit{slug: slug, score: sc[0]})
 			}
-			if r.plan && sc[1] > 0 {
+			if whole && sc[1] > 0 {
 				b.all = append(b.all, passageHit{slug: slug, score: sc[1]})
 			}
 			return nil
