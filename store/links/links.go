@@ -157,6 +157,9 @@ func (r Rules) Classify(root, rel string, l docir.LinkRef) Target {
 	}
 	_, anchor, _ := strings.Cut(t, "#")
 	p, anchor := TargetPath(t), Decode(anchor)
+	if anchor == "" {
+		anchor = queryID(t)
+	}
 	switch {
 	case p == "":
 		return Target{Self: true, Anchor: anchor}
@@ -301,6 +304,23 @@ func (r Rules) hugo(root, rel, t string) Target {
 	tg.hugoPage(p)
 	tg.NotMarkdown = false // a ref names a page: a miss is broken
 	return tg
+}
+
+// queryID is the value of an id parameter in the query of the target t
+// (`themes.md?id=customization`), Docsify's way of writing a heading's
+// anchor, which a link with no `#anchor` is read as; "" when none.
+func queryID(t string) string {
+	p, _, _ := strings.Cut(t, "#")
+	_, q, ok := strings.Cut(p, "?")
+	if !ok {
+		return ""
+	}
+	for param := range strings.SplitSeq(q, "&") {
+		if v, ok := strings.CutPrefix(param, "id="); ok {
+			return Decode(v)
+		}
+	}
+	return ""
 }
 
 // zola reads an internal link of Zola (`@/blog/post.md#anchor`, the

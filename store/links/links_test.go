@@ -44,6 +44,9 @@ func TestClassify(t *testing.T) {
 		{"encoded space", in("my%20notes.md#caf%C3%A9"), Target{Files: files(root, "guide/my notes.md"), Anchor: "café"}},
 		{"bad encoding kept", in("100%.md"), Target{Files: files(root, "guide/100%.md")}},
 		{"query dropped", in("ops.md?x=1#a"), Target{Files: files(root, "guide/ops.md"), Anchor: "a"}},
+		// Docsify writes a heading's anchor as ?id=.
+		{"docsify id", in("ops.md?x=1&id=step%202"), Target{Files: files(root, "guide/ops.md"), Anchor: "step 2"}},
+		{"an anchor before an id", in("ops.md?id=a#b"), Target{Files: files(root, "guide/ops.md"), Anchor: "b"}},
 		{"case kept", in("Ops.MD"), Target{Files: append(files(root, "guide/Ops.MD.md"), folder(root, "guide/Ops.MD")...), NotMarkdown: true}},
 		{"no extension", in("ops"), Target{Files: append(files(root, "guide/ops.md"), folder(root, "guide/ops")...)}},
 		{"folder", in("../ops/"), Target{Files: append(files(root, "ops.md"), folder(root, "ops")...)}},

@@ -204,7 +204,12 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   resolve again by it and by pages' permalink:/url: paths.
 //	33 an HTML comment in a code span or a fenced code block is code,
 //	   and a passage's text (store/passage Prose); front matter after
-//	   blank lines is front matter (blankLines), as Hugo and Zola read it.
+//	   blank lines is front matter (blankLines), as Hugo and Zola read it;
+//	   Docsify's _sidebar.md and _navbar.md and a GitHub wiki's _Sidebar.md
+//	   and _Footer.md have no passages (store/passage TableOfContents);
+//	   a template tag in a heading ({% addedin "0.7.0" %}) is read as a
+//	   shortcode is (headingShortcodes); links are resolved again: Zola's
+//	   @/ paths, Docsify's ?id= anchors.
 const RulesVersion = 33
 
 // Parsed is what Parse makes of a file.

@@ -244,6 +244,10 @@ func TestParseCases(t *testing.T) {
 		{"shortcodes: paired", "## {{% note %}}Inside{{% /note %}}\n", "x", []string{"inside"}, []string{"Inside"}},
 		{"shortcodes: as written", "## Call `{{< ref \"x\" >}}` {{</* y */>}}\n## Open {{< ref \"x\"\n", "x",
 			[]string{"call--ref-x---y-", "open--ref-x"}, []string{`Call {{< ref "x" >}} {{</* y */>}}`, `Open {{< ref "x"`}},
+		// A template tag of Liquid, Nunjucks or Jinja is read so too:
+		// Eleventy's {% addedin %}, Jekyll's {%- include -%}.
+		{"template tags", "## Watch JavaScript Dependencies {% addedin \"0.7.0\" %}\n## New {%- include badge.html -%}\n## {% tab title=\"Homebrew\" %}\n## `{% raw %}` tags\n", "x",
+			[]string{"watch-javascript-dependencies", "new", "homebrew", "-raw--tags"}, []string{"Watch JavaScript Dependencies", "New", "Homebrew", "{% raw %} tags"}},
 		{"empty", "", "x", nil, nil},
 	}
 	for _, tt := range tests {

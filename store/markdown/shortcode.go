@@ -63,7 +63,11 @@ func paramName(before string) string {
 
 // headingShortcodes reads the Hugo shortcodes in the lines of a heading's
 // source (`{{< … >}}`, `{{% … %}}`, closed on their line, outside code
-// spans) as what a reader sees of them, as passages read them: the values
+// spans), and the template tags of Liquid, Nunjucks and Jinja (`{% … %}`:
+// Eleventy's `## Watch JavaScript Dependencies {% addedin "0.7.0" %}`,
+// whose site anchor is #watch-javascript-dependencies; Jekyll's `{%-
+// include badge.html -%}`), as what a reader sees of them, as passages
+// read them: the values
 // of their text parameters (ShortcodeTextParam), or nothing. The generator
 // replaces a shortcode, and its markup is neither the heading's text nor
 // its slug's: `#### {{< glossary_tooltip text="kubectl" term_id="…" >}}
@@ -78,8 +82,8 @@ func paramName(before string) string {
 func headingShortcodes(lines [][]byte) {
 	found := false
 	for _, l := range lines {
-		if bytes.Contains(l, []byte("{{<")) || bytes.Contains(l, []byte("{{%")) {
-			found = true
+		if bytes.Contains(l, []byte("{{<")) || bytes.Contains(l, []byte("{%")) {
+			found = true // {{% holds {%
 			break
 		}
 	}
@@ -120,22 +124,24 @@ func readShortcodes(line []byte, named bool) []byte {
 		default:
 			continue
 		}
-		var closer string
+		open, closer := 3, ""
 		switch {
 		case bytes.HasPrefix(line[i:], []byte("{{<")):
 			closer = ">}}"
 		case bytes.HasPrefix(line[i:], []byte("{{%")):
 			closer = "%}}"
+		case bytes.HasPrefix(line[i:], []byte("{%")):
+			open, closer = 2, "%}" // a template tag
 		default:
 			continue
 		}
-		j := bytes.Index(line[i+3:], []byte(closer))
+		j := bytes.Index(line[i+open:], []byte(closer))
 		if j < 0 {
 			break
 		}
-		end := i + 3 + j + 3
+		end := i + open + j + len(closer)
 		sc := string(line[i:end])
-		inner := strings.TrimSpace(sc[3 : len(sc)-3])
+		inner := strings.TrimSpace(strings.Trim(sc[open:len(sc)-len(closer)], "-")) // {%- x -%} trims white space
 		if strings.HasPrefix(inner, "/*") {
 			i = end - 1 // written to be shown as written
 			continue

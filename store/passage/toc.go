@@ -3,19 +3,26 @@ package passage
 import (
 	"bytes"
 	"path"
+	"strings"
 
 	"github.com/docir/docir/docir"
 )
 
 // TableOfContents reports whether rec (with its file's bytes body) is a
-// book's table of contents: a file named SUMMARY.md that holds nothing but
-// headings, separators, comments and links, each alone on its line or in
-// a list item, as mdBook and GitBook read one. Neither shows it as a page:
-// it is the site's navigation, every title of the book in one list, and
-// a search for any title found it second (a GitBook review: 5 of 15
-// queries). Such a document is not searched (Passages cuts none); get and
-// links read it as any other.
+// site's navigation, never shown as a page of its own: a book's table of
+// contents, a file named SUMMARY.md that holds nothing but headings,
+// separators, comments and links, each alone on its line or in a list
+// item, as mdBook and GitBook read one; or a file that a generator shows
+// beside every page by its name (navigationFiles), whatever it holds.
+// Each holds every title of the site in one list, and a search for any
+// title found it second (a GitBook review: 5 of 15 queries; a Docsify
+// review: _sidebar, _navbar in the top 5 for 19 of 214 heading searches).
+// Such a document is not searched (Passages cuts none); get and links read
+// it as any other.
 func TableOfContents(rec *docir.Record, body []byte) bool {
+	if navigationFiles[strings.ToLower(path.Base(rec.Path))] {
+		return true
+	}
 	if path.Base(rec.Path) != "SUMMARY.md" || rec.MarkdownStart > len(body) {
 		return false
 	}
@@ -33,6 +40,11 @@ func TableOfContents(rec *docir.Record, body []byte) bool {
 	}
 	return links > 0
 }
+
+// navigationFiles are the names (in lower case) of files a generator shows
+// beside every page, never as a page: Docsify's sidebar and navbar, and a
+// GitHub wiki's sidebar and footer (_Sidebar.md, _Footer.md).
+var navigationFiles = map[string]bool{"_sidebar.md": true, "_navbar.md": true, "_footer.md": true}
 
 // listItemText is t without the marker of the list item it opens, if it
 // opens one ("- ", "* ", "+ ", "1. ").

@@ -18,6 +18,10 @@ func TestTableOfContents(t *testing.T) {
 		{"headings only", "SUMMARY.md", "# Summary\n", false},
 		{"another name", "TOC.md", "- [A](a.md)\n", false},
 		{"lower case", "summary.md", "- [A](a.md)\n", false},
+		{"Docsify sidebar, group labels and all", "docs/_sidebar.md", "<!-- x -->\n\n- Getting started\n\n  - [Quick start](quickstart.md)\n", true},
+		{"Docsify navbar", "_navbar.md", "- Translations\n  - [English](/)\n", true},
+		{"GitHub wiki footer", "wiki/_Footer.md", "Made by the docs team.\n", true},
+		{"Docsify cover page is a page", "_coverpage.md", "# docsify\n\n> A magical documentation site generator.\n", false},
 		{"front matter skipped", "SUMMARY.md", "---\ntitle: x\n---\n- [A](a.md)\n", true},
 	} {
 		rec := &docir.Record{Path: tt.path}
