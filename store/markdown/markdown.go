@@ -209,7 +209,8 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   and _Footer.md have no passages (store/passage TableOfContents);
 //	   a template tag in a heading ({% addedin "0.7.0" %}) is read as a
 //	   shortcode is (headingShortcodes); links are resolved again: Zola's
-//	   @/ paths, Docsify's ?id= anchors.
+//	   @/ paths, Docsify's ?id= anchors; Docsify's heading marks (:id=x,
+//	   {docsify-ignore}) are an id and nothing (docsifyMarks).
 const RulesVersion = 33
 
 // Parsed is what Parse makes of a file.
@@ -1229,7 +1230,11 @@ func headingAttributes(h *ast.Heading, body []byte, setext bool) string {
 	line := util.TrimRightSpace(body[last.Start:last.Stop])
 	i, attrs := attributeBlock(line)
 	if i < 0 {
-		return ""
+		var id string
+		if i, id = docsifyMarks(line); i < 0 {
+			return ""
+		}
+		attrs = parser.Attributes{{Name: []byte("id"), Value: []byte(id)}}
 	}
 	last.Stop = last.Start + i
 	last = last.TrimRightSpace(body)
@@ -1250,6 +1255,30 @@ func headingAttributes(h *ast.Heading, body []byte, setext bool) string {
 		}
 	}
 	return anchorID(id)
+}
+
+// docsifyMarks finds the marks Docsify reads at the end of a heading's
+// line: `:id=name`, the heading's id (`## themeColor ⚠️ :id=themecolor`),
+// and `{docsify-ignore}` or `{docsify-ignore-all}`, which keep it out of
+// the sidebar; neither is shown. It returns where the marks start (-1
+// when there are none) and the id ("" when none), each mark after a space.
+func docsifyMarks(line []byte) (int, string) {
+	from, id := -1, ""
+	for {
+		rest := util.TrimRightSpace(line)
+		k := bytes.LastIndexAny(rest, " \t")
+		if k < 0 {
+			return from, id
+		}
+		switch mark := rest[k+1:]; {
+		case string(mark) == "{docsify-ignore}" || string(mark) == "{docsify-ignore-all}":
+		case bytes.HasPrefix(mark, []byte(":id=")) && len(mark) > len(":id=") && id == "":
+			id = string(mark[len(":id="):])
+		default:
+			return from, id
+		}
+		from, line = k, rest[:k]
+	}
 }
 
 // attributeBlock finds the attribute block that ends line, within its last
@@ -1302,10 +1331,15 @@ func attributeBlock(line []byte) (int, parser.Attributes) {
 // HeadingAttributeStart is the offset in line, the line of an ATX heading
 // or the last text line of a setext heading, of the attribute block that
 // ends it as Parse reads it (`## Metadata {#metadata-schema}`, `## 8.0.1 {
-// id="8.0.1" }`, `## Usage {: #usage }`): -1 when it has none. The block is not part of the
+// id="8.0.1" }`, `## Usage {: #usage }`), or Docsify's marks that end it
+// (docsifyMarks): -1 when it has none. The block is not part of the
 // heading's text; store/passage leaves it out of the text it indexes.
 func HeadingAttributeStart(line []byte) int {
-	i, _ := attributeBlock(util.TrimRightSpace(line))
+	line = util.TrimRightSpace(line)
+	if i, _ := attributeBlock(line); i >= 0 {
+		return i
+	}
+	i, _ := docsifyMarks(line)
 	return i
 }
 

@@ -248,6 +248,9 @@ func TestParseCases(t *testing.T) {
 		// Eleventy's {% addedin %}, Jekyll's {%- include -%}.
 		{"template tags", "## Watch JavaScript Dependencies {% addedin \"0.7.0\" %}\n## New {%- include badge.html -%}\n## {% tab title=\"Homebrew\" %}\n## `{% raw %}` tags\n", "x",
 			[]string{"watch-javascript-dependencies", "new", "homebrew", "-raw--tags"}, []string{"Watch JavaScript Dependencies", "New", "Homebrew", "{% raw %} tags"}},
+		// Docsify's heading marks: an id, and the sidebar's ignore marks.
+		{"docsify marks", "## themeColor ⚠️ :id=themecolor\n## Getting Started {docsify-ignore}\n## Both :id=both {docsify-ignore-all}\n## Not:id=x\n## :id=alone\n", "x",
+			[]string{"themecolor", "getting-started", "both", "notidx", "idalone"}, []string{"themeColor ⚠️", "Getting Started", "Both", "Not:id=x", ":id=alone"}},
 		{"empty", "", "x", nil, nil},
 	}
 	for _, tt := range tests {

@@ -646,7 +646,7 @@ func Prose(text string, lead bool) string {
 	if !strings.Contains(text, "<") && !strings.Contains(text, "{") && !strings.Contains(text, "](") && !strings.Contains(text, ")=") &&
 		!strings.Contains(text, "&#") && !strings.Contains(text, "&nbsp;") &&
 		!strings.Contains(text, "][") && !strings.Contains(text, "]:") && !mayHoldOpener(text) && !strings.Contains(text, ":::") &&
-		!strings.Contains(text, " from '") && !strings.Contains(text, ` from "`) &&
+		!strings.Contains(text, " from '") && !strings.Contains(text, ` from "`) && !strings.Contains(text, ":id=") &&
 		!(lead && strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++")) {
 		if !strings.Contains(text, "```") && !strings.Contains(text, "~~~") {
 			return text
@@ -925,7 +925,7 @@ func blankLinks(b []byte) {
 		default:
 			blankOpener(line, blank, start)
 			blankContainer(line, blank, start)
-			if bytes.IndexByte(line, '{') >= 0 && isHeadingLine(b, start, end) {
+			if (bytes.IndexByte(line, '{') >= 0 || bytes.Contains(line, []byte(":id="))) && isHeadingLine(b, start, end) {
 				if i := markdown.HeadingAttributeStart(line); i >= 0 {
 					blank(start+i, end)
 				}

@@ -107,6 +107,7 @@ func TestProse(t *testing.T) {
 		{"space references", "Released on May 7th&#x20;\nA&nbsp;b &#32;c&#160;d&#xa0;e &#x41; &#x20 `&#x20;` &amp;", false, "Released on May 7th A b c d e &#x41; &#x20 `&#x20;` &amp;"},
 		// An HTML comment in code is what the reader sees; a shortcode
 		// there is still Hugo's (sites escape it: {{</* x */>}}).
+		{"docsify heading marks", "## themeColor :id=themecolor\nText :id=kept\n## Intro {docsify-ignore}\n", false, "## themeColor Text :id=kept ## Intro"},
 		{"html comments in code kept", "add `<!-- more -->` here <!-- hidden -->\n```html\n<!-- shown -->\n{{< x >}}\n```\n~~~\n<!-- open\n~~~\nafter <!-- gone\n-->\n``<!--``", false, "add `<!-- more -->` here ``` <!-- shown --> ``` ~~~ <!-- open ~~~ after ``<!--``"},
 		{"mdx comments in code kept", "`{/* a */}` and\n```jsx\n<div>{/* b */}</div>\n```\nand {/*", false, "`{/* a */}` and ``` <div>{/* b */}</div> ``` and"},
 	}
