@@ -210,7 +210,8 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   a template tag in a heading ({% addedin "0.7.0" %}) is read as a
 //	   shortcode is (headingShortcodes); links are resolved again: Zola's
 //	   @/ paths, Docsify's ?id= anchors; Docsify's heading marks (:id=x,
-//	   {docsify-ignore}) are an id and nothing (docsifyMarks).
+//	   {docsify-ignore}) are an id and nothing (docsifyMarks); Zola's
+//	   shortcode calls outside code, {{ name(args) }}, are not text.
 const RulesVersion = 33
 
 // Parsed is what Parse makes of a file.

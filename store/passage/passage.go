@@ -619,7 +619,7 @@ func appendValues(lines []string, v any) []string {
 // the text between an opening and a closing shortcode is kept, and so are
 // the values of a shortcode's text, title, caption and alt parameters:
 // blankShortcode; but not what a comment shortcode encloses: commentEnd),
-// mdBook's
+// Zola's shortcode calls outside code (teraCall), mdBook's
 // link directives (`{{#include path}}`, anywhere: see mdBookLink), link and
 // image destinations (`[text](/a/b "title")` keeps `[text]`), reference
 // labels (`[text][label]` keeps `[text]`), reference definitions (a line
@@ -696,6 +696,16 @@ func Prose(text string, lead bool) string {
 				i += n
 				continue
 			}
+			if n := teraCall(text[i:]); n > 0 {
+				if code == nil {
+					code = newCodeRanges(text)
+				}
+				if !code.holds(i) {
+					blankShortcode(text, i, i+n, blank)
+					i += n
+					continue
+				}
+			}
 			i++
 			continue
 		}
@@ -717,6 +727,43 @@ func Prose(text string, lead bool) string {
 	}
 	blankLinks(b)
 	return string(b)
+}
+
+// teraCall is the length of the Zola shortcode call that opens text, `{{
+// name(key="value", …) }}` on one line (Tera's call syntax: a name, its
+// arguments in parentheses), or 0. Zola replaces it (an image, a video),
+// and a reader never sees its markup; outside code it is blanked but for
+// the values of its text parameters, as a Hugo shortcode is. In code it
+// is kept: Jinja's and Ansible's `{{ lookup('env', 'HOME') }}` are code.
+func teraCall(text string) int {
+	rest, ok := strings.CutPrefix(text, "{{")
+	if !ok {
+		return 0
+	}
+	if end := strings.IndexByte(rest, '\n'); end >= 0 {
+		rest = rest[:end]
+	}
+	k := len(rest) - len(strings.TrimLeft(rest, " \t"))
+	name := k
+	for k < len(rest) && (rest[k] == '_' || 'a' <= rest[k]|0x20 && rest[k]|0x20 <= 'z' || k > name && '0' <= rest[k] && rest[k] <= '9') {
+		k++
+	}
+	if k == name || k == len(rest) || rest[k] != '(' {
+		return 0
+	}
+	p := strings.Index(rest[k:], ")")
+	for p >= 0 {
+		after := strings.TrimLeft(rest[k+p+1:], " \t")
+		if strings.HasPrefix(after, "}}") {
+			return len("{{") + len(rest) - len(after) + len("}}")
+		}
+		next := strings.Index(rest[k+p+1:], ")")
+		if next < 0 {
+			break
+		}
+		p += 1 + next
+	}
+	return 0
 }
 
 // codeRanges are the byte ranges of a text that are code, as blankLinks

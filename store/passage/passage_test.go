@@ -108,6 +108,9 @@ func TestProse(t *testing.T) {
 		// An HTML comment in code is what the reader sees; a shortcode
 		// there is still Hugo's (sites escape it: {{</* x */>}}).
 		{"docsify heading marks", "## themeColor :id=themecolor\nText :id=kept\n## Intro {docsify-ignore}\n", false, "## themeColor Text :id=kept ## Intro"},
+		// Zola's shortcode calls; in code, Jinja's and Ansible's
+		// expressions are code.
+		{"zola shortcode calls", "A {{ resize_image(path=\"a.png\", width=600) }} and {{ youtube(id=\"dQw4w9WgXcQ\", alt=\"A talk\") }}.\n`{{ lookup('env', 'HOME') }}` {{ page.title }} {{ f(x) }\n```\n{{ range(10) }}\n```", false, "A and A talk . `{{ lookup('env', 'HOME') }}` {{ page.title }} {{ f(x) } ``` {{ range(10) }} ```"},
 		{"html comments in code kept", "add `<!-- more -->` here <!-- hidden -->\n```html\n<!-- shown -->\n{{< x >}}\n```\n~~~\n<!-- open\n~~~\nafter <!-- gone\n-->\n``<!--``", false, "add `<!-- more -->` here ``` <!-- shown --> ``` ~~~ <!-- open ~~~ after ``<!--``"},
 		{"mdx comments in code kept", "`{/* a */}` and\n```jsx\n<div>{/* b */}</div>\n```\nand {/*", false, "`{/* a */}` and ``` <div>{/* b */}</div> ``` and"},
 	}
