@@ -97,7 +97,9 @@ func (r *Record) LeadSpan(n int) (from, to int) {
 // else one whose heading text has that slug (a section whose author gave it
 // an id, `## Metadata {#metadata-schema}`, is found by "Metadata" too);
 // else the section one of whose Anchors is heading (an HTML id, a heading
-// in a block quote); else the same two slug passes for heading with its
+// in a block quote); else one whose slug is the slug of heading and
+// trailing '-'s (a heading that ends in an emoji); else the same two slug
+// passes for heading with its
 // '_' emphasis delimiters taken off (address.Unemphasized: heading text
 // copied from the markdown); else, when heading is percent-encoded (a URL's fragment as a browser
 // copies it, "%C3%BCber-uns"), the same for its decoded text.
@@ -133,6 +135,13 @@ func (r *Record) FindSection(heading string) (Section, bool) {
 	// the Rust book's "> ### The Stack and the Heap").
 	for _, s := range r.Sections {
 		if slices.Contains(s.Anchors, slug) {
+			return s, true
+		}
+	}
+	// A heading that ends in what a reader cannot type ("Context 🤔",
+	// slug context-; "server.host <Badge/>") is found by its words.
+	for _, s := range r.Sections {
+		if t := strings.TrimRight(s.Slug, "-"); t != s.Slug && t == slug && t != "" {
 			return s, true
 		}
 	}

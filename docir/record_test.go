@@ -17,6 +17,7 @@ func TestFindSection(t *testing.T) {
 		{Slug: "install", Heading: "Install", Anchors: []string{"step", "legacy-name"}},
 		{Slug: "global", Heading: ":global(...)"},
 		{Slug: "global-1", Heading: ":global"},
+		{Slug: "context-", Heading: "Context 🤔"},
 	}}
 	for _, tt := range []struct {
 		heading, want string // want "" for no section
@@ -47,6 +48,10 @@ func TestFindSection(t *testing.T) {
 		// A nested heading by its text, as a section's (its slug is the anchor).
 		{"Legacy Name", "install"},
 		{"LEGACY-NAME", "install"},
+		// A heading that ends in an emoji, by its words.
+		{"Context", "context-"},
+		{"context", "context-"},
+		{"Context 🤔", "context-"},
 	} {
 		s, ok := r.FindSection(tt.heading)
 		if got := s.Slug; ok != (tt.want != "") || got != tt.want {

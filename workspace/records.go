@@ -148,10 +148,11 @@ func (d *cachedDoc) findSection(snap *store.Snapshot, heading string) (sec *doci
 // pass of the same kind finds by it (TestSectionIndexIsFindSection).
 type sectionIndex struct {
 	slug, heading, headingSlug, anchor map[string]int
+	dashed                             map[string]int // a slug that ends in '-', by what is left without them
 }
 
 func newSectionIndex(secs []docir.Section) *sectionIndex {
-	x := &sectionIndex{slug: map[string]int{}, heading: map[string]int{}, headingSlug: map[string]int{}, anchor: map[string]int{}}
+	x := &sectionIndex{slug: map[string]int{}, heading: map[string]int{}, headingSlug: map[string]int{}, anchor: map[string]int{}, dashed: map[string]int{}}
 	first := func(m map[string]int, k string, i int) {
 		if _, ok := m[k]; !ok {
 			m[k] = i
@@ -163,6 +164,9 @@ func newSectionIndex(secs []docir.Section) *sectionIndex {
 		first(x.headingSlug, address.Slug(s.Heading), i)
 		for _, a := range s.Anchors {
 			first(x.anchor, a, i)
+		}
+		if t := strings.TrimRight(s.Slug, "-"); t != s.Slug && t != "" {
+			first(x.dashed, t, i)
 		}
 	}
 	return x
@@ -187,6 +191,9 @@ func (x *sectionIndex) find(heading string) (int, bool) {
 		return i, true
 	}
 	if i, ok := x.anchor[slug]; ok {
+		return i, true
+	}
+	if i, ok := x.dashed[slug]; ok {
 		return i, true
 	}
 	if u := address.Unemphasized(heading); u != heading {

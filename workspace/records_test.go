@@ -28,12 +28,14 @@ func TestSectionIndexIsFindSection(t *testing.T) {
 		{Slug: "event-activate-macos", Heading: "Event: 'activate' macOS"},
 		{Slug: "snake_case-readonly", Heading: "snake_case Readonly"},
 		{Slug: "ownership", Heading: "Ownership", Anchors: []string{"the-stack-and-the-heap"}},
+		{Slug: "context-", Heading: "Context 🤔"},
+		{Slug: "serverhost-", Heading: "server.host"},
 	}}
 	asks := []string{"intro", "Intro", "intro-1", "metadata", "Metadata", "metadata-schema", "meta",
 		"über", "%C3%BCber-uns", "%C3%BCber", "%25C3%25BCber-uns", "über-uns", "Über uns", "intro-2",
 		"x y", "x%20y", "A B", "a-b", "A  B", "nope", "%", "%zz", "INTRO", "a%2Db",
 		"Event: 'activate' _macOS_", "Event: 'activate' *macOS*", "snake_case _Readonly_", "_snake_case_ Readonly", "__Intro__", "snake case",
-		"The Stack and the Heap", "THE-STACK-AND-THE-HEAP", "the-stack-and-the-heap"}
+		"The Stack and the Heap", "THE-STACK-AND-THE-HEAP", "the-stack-and-the-heap", "Context", "context", "server.host", "-"}
 	idx := newSectionIndex(rec.Sections)
 	for _, h := range asks {
 		want, wok := rec.FindSection(h)

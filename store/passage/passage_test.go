@@ -107,15 +107,31 @@ func TestProse(t *testing.T) {
 		{"space references", "Released on May 7th&#x20;\nA&nbsp;b &#32;c&#160;d&#xa0;e &#x41; &#x20 `&#x20;` &amp;", false, "Released on May 7th A b c d e &#x41; &#x20 `&#x20;` &amp;"},
 		// An HTML comment in code is what the reader sees; a shortcode
 		// there is still Hugo's (sites escape it: {{</* x */>}}).
-		{"docsify heading marks", "## themeColor :id=themecolor\nText :id=kept\n## Intro {docsify-ignore}\n", false, "## themeColor Text :id=kept ## Intro"},
-		// Zola's shortcode calls; in code, Jinja's and Ansible's
-		// expressions are code.
-		{"zola shortcode calls", "A {{ resize_image(path=\"a.png\", width=600) }} and {{ youtube(id=\"dQw4w9WgXcQ\", alt=\"A talk\") }}.\n`{{ lookup('env', 'HOME') }}` {{ page.title }} {{ f(x) }\n```\n{{ range(10) }}\n```", false, "A and A talk . `{{ lookup('env', 'HOME') }}` {{ page.title }} {{ f(x) } ``` {{ range(10) }} ```"},
-		{"html comments in code kept", "add `<!-- more -->` here <!-- hidden -->\n```html\n<!-- shown -->\n{{< x >}}\n```\n~~~\n<!-- open\n~~~\nafter <!-- gone\n-->\n``<!--``", false, "add `<!-- more -->` here ``` <!-- shown --> ``` ~~~ <!-- open ~~~ after ``<!--``"},
 		{"mdx comments in code kept", "`{/* a */}` and\n```jsx\n<div>{/* b */}</div>\n```\nand {/*", false, "`{/* a */}` and ``` <div>{/* b */}</div> ``` and"},
 	}
 	for _, tt := range tests {
 		got := Prose(tt.in, tt.lead)
+		if len(got) != len(tt.in) {
+			t.Errorf("%s: %d bytes out of %d in: offsets must line up", tt.name, len(got), len(tt.in))
+		}
+		if d := cmp.Diff(tt.want, strings.Join(strings.Fields(got), " ")); d != "" {
+			t.Errorf("%s: (-want +got)\n%s", tt.name, d)
+		}
+	}
+}
+
+// TestProseCodeAndSiteMarks: an HTML comment in code is code; Zola's
+// shortcode calls and Docsify's heading marks are not prose.
+func TestProseCodeAndSiteMarks(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		// Zola's shortcode calls; in code, Jinja's and Ansible's
+		// expressions are code.
+		{"zola shortcode calls", "A {{ resize_image(path=\"a.png\", width=600) }} and {{ youtube(id=\"dQw4w9WgXcQ\", alt=\"A talk\") }}.\n`{{ lookup('env', 'HOME') }}` {{ page.title }} {{ f(x) }\n```\n{{ range(10) }}\n```", "A and A talk . `{{ lookup('env', 'HOME') }}` {{ page.title }} {{ f(x) } ``` {{ range(10) }} ```"},
+		{"docsify heading marks", "## themeColor :id=themecolor\nText :id=kept\n## Intro {docsify-ignore}\n", "## themeColor Text :id=kept ## Intro"},
+		{"html comments in code kept", "add `<!-- more -->` here <!-- hidden -->\n```html\n<!-- shown -->\n{{< x >}}\n```\n~~~\n<!-- open\n~~~\nafter <!-- gone\n-->\n``<!--``", "add `<!-- more -->` here ``` <!-- shown --> ``` ~~~ <!-- open ~~~ after ``<!--``"},
+	}
+	for _, tt := range tests {
+		got := Prose(tt.in, false)
 		if len(got) != len(tt.in) {
 			t.Errorf("%s: %d bytes out of %d in: offsets must line up", tt.name, len(got), len(tt.in))
 		}
