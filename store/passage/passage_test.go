@@ -110,13 +110,20 @@ func TestProse(t *testing.T) {
 		{"mdx comments in code kept", "`{/* a */}` and\n```jsx\n<div>{/* b */}</div>\n```\nand {/*", false, "`{/* a */}` and ``` <div>{/* b */}</div> ``` and"},
 	}
 	for _, tt := range tests {
-		got := Prose(tt.in, tt.lead)
-		if len(got) != len(tt.in) {
-			t.Errorf("%s: %d bytes out of %d in: offsets must line up", tt.name, len(got), len(tt.in))
-		}
-		if d := cmp.Diff(tt.want, strings.Join(strings.Fields(got), " ")); d != "" {
-			t.Errorf("%s: (-want +got)\n%s", tt.name, d)
-		}
+		checkProse(t, tt.name, tt.in, tt.lead, tt.want)
+	}
+}
+
+// checkProse checks Prose(in, lead): as long as in, and want with runs of
+// spaces folded.
+func checkProse(t *testing.T, name, in string, lead bool, want string) {
+	t.Helper()
+	got := Prose(in, lead)
+	if len(got) != len(in) {
+		t.Errorf("%s: %d bytes out of %d in: offsets must line up", name, len(got), len(in))
+	}
+	if d := cmp.Diff(want, strings.Join(strings.Fields(got), " ")); d != "" {
+		t.Errorf("%s: (-want +got)\n%s", name, d)
 	}
 }
 
@@ -131,13 +138,7 @@ func TestProseCodeAndSiteMarks(t *testing.T) {
 		{"html comments in code kept", "add `<!-- more -->` here <!-- hidden -->\n```html\n<!-- shown -->\n{{< x >}}\n```\n~~~\n<!-- open\n~~~\nafter <!-- gone\n-->\n``<!--``", "add `<!-- more -->` here ``` <!-- shown --> ``` ~~~ <!-- open ~~~ after ``<!--``"},
 	}
 	for _, tt := range tests {
-		got := Prose(tt.in, false)
-		if len(got) != len(tt.in) {
-			t.Errorf("%s: %d bytes out of %d in: offsets must line up", tt.name, len(got), len(tt.in))
-		}
-		if d := cmp.Diff(tt.want, strings.Join(strings.Fields(got), " ")); d != "" {
-			t.Errorf("%s: (-want +got)\n%s", tt.name, d)
-		}
+		checkProse(t, tt.name, tt.in, false, tt.want)
 	}
 }
 
