@@ -1575,6 +1575,12 @@ func (f *found) hit() docir.Hit {
 		for _, sec := range rec.Sections {
 			if sec.Slug == slug {
 				from, to = sec.Start, sec.OwnEnd
+				if sec.End > sec.OwnEnd && to <= len(body) && headingOnly(passage.Prose(string(body[from:to]), false)) {
+					// A heading straight over its subsections (a runbook's
+					// `# KubeletDown` over `## Meaning`): the snippet reads
+					// on into them, the text a get of the section returns.
+					to = min(sec.End, len(body))
+				}
 				break
 			}
 		}
@@ -1587,6 +1593,13 @@ func (f *found) hit() docir.Hit {
 		hit.Snippet = Snippet(text, f.q, docir.SnippetMax)
 	}
 	return hit
+}
+
+// headingOnly reports whether text, a section's own text as prose, is its
+// heading's line and nothing else.
+func headingOnly(text string) bool {
+	_, rest, _ := strings.Cut(strings.TrimLeft(text, " \t\r\n"), "\n")
+	return strings.TrimSpace(rest) == ""
 }
 
 // CheckQuery checks the query and limit of a search or context request and
