@@ -23,6 +23,12 @@ type Document struct {
 	Generation uint64      `json:"generation"`
 	Section    *SectionRef `json:"section,omitempty"`
 	Body       string      `json:"body"`
+	// Definitions are, for a section, the link reference definitions of
+	// its document, outside the section, that its text uses
+	// (render.Definitions): the URLs of its `[text][label]` links, which
+	// markdown writes once, at the document's end. Body stays the
+	// section's own bytes.
+	Definitions string `json:"definitions,omitempty"`
 }
 
 // SectionRef names the section a Document holds.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/render"
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/store/ingest"
 )
@@ -578,6 +579,8 @@ func resolveOne(snap *store.Snapshot, docs *docCache, a address.Address) (*docir
 	}
 	doc.Section = &docir.SectionRef{Slug: sec.Slug, Heading: sec.Heading, Level: sec.Level}
 	doc.Body = string(body[sec.Start:sec.End])
+	md := min(rec.MarkdownStart, sec.Start) // front matter is no markdown
+	doc.Definitions = render.Definitions(string(body[md:]), sec.Start-md, sec.End-md)
 	return doc, "", nil
 }
 

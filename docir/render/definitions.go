@@ -50,6 +50,34 @@ func UsedDefinitions(body string) (string, int) {
 	return body[:start] + tail.String(), left
 }
 
+// Definitions returns the link reference definitions of doc, outside its
+// bytes [from, to) (a section's) and outside fenced code blocks, that the
+// section's text uses (as UsedDefinitions tells use), one per line in the
+// order doc writes them: markdown writes a document's definitions once,
+// mostly at its end, and a section read in its middle held
+// `[access the journal logs][journal-logs]` and no URL (a review of 805
+// runbooks: 59 sections of 32 of them). "" when it uses none.
+func Definitions(doc string, from, to int) string {
+	if !strings.Contains(doc, "]:") || from < 0 || to > len(doc) || from > to {
+		return ""
+	}
+	prose := labelFold(doc[from:to])
+	if !strings.Contains(prose, "]") {
+		return ""
+	}
+	var out strings.Builder
+	eachLine(doc, func(off int, line string, code bool) {
+		if code || off >= from && off < to {
+			return
+		}
+		if label, def := definitionLabel(line); def && strings.Contains(prose, "["+labelFold(label)+"]") {
+			out.WriteString(strings.TrimRight(line, "\r\n"))
+			out.WriteByte('\n')
+		}
+	})
+	return out.String()
+}
+
 // trailingDefinitions returns where the run of link reference definitions
 // and blank lines that ends body starts (len(body) when there is none),
 // outside fenced code blocks.
@@ -57,23 +85,12 @@ func trailingDefinitions(body string) int {
 	if !strings.Contains(body, "]:") {
 		return len(body) // no definition: nothing to scan
 	}
-	start, fence := len(body), ""
-	for off := 0; off < len(body); {
-		end := strings.IndexByte(body[off:], '\n') + 1
-		if end == 0 {
-			end = len(body) - off
-		}
-		line := body[off : off+end]
-		trimmed := strings.TrimLeft(line, " \t")
+	start := len(body)
+	eachLine(body, func(off int, line string, code bool) {
 		_, def := definitionLabel(line)
 		switch {
-		case fence != "":
-			if strings.HasPrefix(trimmed, fence) {
-				fence = ""
-			}
+		case code:
 			start = len(body)
-		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
-			fence, start = trimmed[:3], len(body)
 		case def, strings.TrimSpace(line) == "":
 			if start == len(body) {
 				start = off
@@ -81,13 +98,40 @@ func trailingDefinitions(body string) int {
 		default:
 			start = len(body)
 		}
-		off += end
-	}
+	})
 	// Blank lines alone are not a run of definitions: keep them.
 	if start < len(body) && strings.TrimSpace(body[start:]) == "" {
 		return len(body)
 	}
 	return start
+}
+
+// eachLine calls fn with each line of body (its ending kept) and its
+// offset, and whether it is code: a fenced code block's line, its fences
+// included.
+func eachLine(body string, fn func(off int, line string, code bool)) {
+	fence := ""
+	for off := 0; off < len(body); {
+		end := strings.IndexByte(body[off:], '\n') + 1
+		if end == 0 {
+			end = len(body) - off
+		}
+		line := body[off : off+end]
+		trimmed := strings.TrimLeft(line, " \t")
+		switch {
+		case fence != "":
+			if strings.HasPrefix(trimmed, fence) {
+				fence = ""
+			}
+			fn(off, line, true)
+		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
+			fence = trimmed[:3]
+			fn(off, line, true)
+		default:
+			fn(off, line, false)
+		}
+		off += end
+	}
 }
 
 // definitionLabel returns the label of a link reference definition that

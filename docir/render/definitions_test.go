@@ -65,6 +65,62 @@ func TestDocumentDefinitions(t *testing.T) {
 	}
 }
 
+// TestDefinitions pins which definitions of a document a section read
+// carries: those outside the section and outside code that its text uses,
+// in the document's order; and that the text writes them after the body.
+func TestDefinitions(t *testing.T) {
+	doc := "# A\n\n## Diagnosis\n\nRead the [journal logs][Journal  Logs] and [y].\n\n## Mitigation\n\nSee [z][].\n\n```\n[y]: /in-code\n```\n\n[journal logs]: https://example.com/logs \"Logs\"\n[y]: /y\n[z]: /z\n[^1]: a note\n"
+	from := strings.Index(doc, "## Diagnosis")
+	to := strings.Index(doc, "## Mitigation")
+	for _, tt := range []struct {
+		name     string
+		from, to int
+		want     string
+	}{
+		{"a section in the middle", from, to, "[journal logs]: https://example.com/logs \"Logs\"\n[y]: /y\n"},
+		{"the last section holds its own", to, len(doc), ""},
+		{"a section that uses none", 0, from, ""},
+		{"out of range", to, from, ""},
+	} {
+		if got := Definitions(doc, tt.from, tt.to); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	d := docir.Document{Address: "a#diagnosis", ID: "a", Title: "A", Path: "a.md", Section: &docir.SectionRef{Slug: "diagnosis", Heading: "Diagnosis", Level: 2},
+		Body: doc[from:to], Definitions: Definitions(doc, from, to)}
+	var b strings.Builder
+	if err := Document(&b, &d); err != nil {
+		t.Fatal(err)
+	}
+	want := "<!-- docir: a#diagnosis | A -->\n" + doc[from:to] + "\n" + d.Definitions
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("text (-want +got):\n%s", diff)
+	}
+}
+
+// FuzzDefinitions: whatever the document and the span, each line given is
+// a whole definition line of the document, none from inside the span.
+func FuzzDefinitions(f *testing.F) {
+	f.Add("## A\n[x] [y][]\n## B\n[x]: /x\n[Y]: /y\n", 0, 12)
+	f.Add("```\n[x]: /x\n```\n[x]\n", 12, 16)
+	f.Fuzz(func(t *testing.T, doc string, from, to int) {
+		got := Definitions(doc, from, to)
+		if got == "" {
+			return
+		}
+		inside := doc[from:to]
+		for line := range strings.Lines(got) {
+			l := strings.TrimSuffix(line, "\n")
+			if _, def := definitionLabel(l); !def || !strings.Contains(doc, l) {
+				t.Fatalf("%q: not a definition line of the document", l)
+			}
+			if strings.Contains(inside, l) && strings.Count(doc, l) == strings.Count(inside, l) {
+				t.Fatalf("%q: only inside the span", l)
+			}
+		}
+	})
+}
+
 // FuzzUsedDefinitions: whatever the body, the text keeps its prose as
 // written and leaves out only whole definition lines.
 func FuzzUsedDefinitions(f *testing.F) {

@@ -26,7 +26,8 @@ import (
 // section: a section's text leaves out those its own text does not use,
 // and the header says how many (`| 38 link definitions of other sections
 // left out`). The JSON's body has them all; a whole document is written
-// whole.
+// whole. A section's Definitions (those of its document, outside it, that
+// its text uses) follow its body after a blank line.
 func Document(w io.Writer, d *docir.Document) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<!-- docir: %s | %s", headerField(d.Address), headerField(d.Title))
@@ -47,6 +48,12 @@ func Document(w io.Writer, d *docir.Document) error {
 	b.WriteString(body)
 	if !strings.HasSuffix(body, "\n") {
 		b.WriteString("\n")
+	}
+	if d.Definitions != "" {
+		// The definitions the section uses, from elsewhere in its
+		// document: its reference links' URLs.
+		b.WriteString("\n")
+		b.WriteString(d.Definitions)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
