@@ -22,6 +22,9 @@ type LinkRef struct {
 	// line (as Go's compilers and ripgrep count columns); 0 in a record
 	// made before markdown rules 24.
 	Column int `json:"column,omitempty"`
+	// Alt is a wikilink's part after '|': its text as Obsidian writes
+	// it ([[Note|text]]), its page as a GitHub wiki does ([[text|Page]]).
+	Alt string `json:"alt,omitempty"`
 }
 
 // How a link is written (LinkRef.Kind, Link.Kind).

@@ -967,7 +967,20 @@ func (r *resolver) wiki(id string, ref docir.LinkRef, keys map[string]bool) doci
 	name = strings.TrimSpace(name)
 	target := id
 	if name != "" {
-		if target = r.note(name, keys); target == "" {
+		if target = r.note(name, keys); target == "" && ref.Alt != "" {
+			// A GitHub wiki writes [[text|Page]], the page after '|'
+			// ([[here|https://…]] is a URL).
+			if strings.Contains(ref.Alt, "://") {
+				l.Status, l.URL = docir.LinkExternal, ref.Alt
+				return l
+			}
+			if alt, altAnchor, _ := strings.Cut(ref.Alt, "#"); strings.TrimSpace(alt) != "" {
+				if target = r.note(strings.TrimSpace(alt), keys); target != "" {
+					anchor = altAnchor
+				}
+			}
+		}
+		if target == "" {
 			if path.Ext(name) != "" {
 				l.Status, l.Reason = docir.LinkUnchecked, docir.ReasonNotMarkdown
 			} else {
@@ -1074,8 +1087,18 @@ func onlyFile(found []noteFile, keys map[string]bool) string {
 	return found[0].id
 }
 
-// note is the document a wikilink names by name (see wiki), or "".
+// note is the document a wikilink names by name (see wiki), or "": a
+// name with spaces is also the file whose name has '-' for each (a GitHub
+// wiki's [[Getting Started]] is Getting-Started.md).
 func (r *resolver) note(name string, keys map[string]bool) string {
+	if id := r.noteAsNamed(name, keys); id != "" || !strings.Contains(name, " ") {
+		return id
+	}
+	return r.noteAsNamed(strings.ReplaceAll(name, " ", "-"), keys)
+}
+
+// noteAsNamed is note, for name as written.
+func (r *resolver) noteAsNamed(name string, keys map[string]bool) string {
 	want := strings.ToLower(strings.TrimSuffix(strings.Trim(name, "/"), ".md"))
 	key := noteName(want)
 	keys[noteNameKey(key)] = true

@@ -78,7 +78,7 @@ type LinksConfig struct {
 	MDNAnchors bool `mapstructure:"mdn_anchors"`
 	// NumberPrefixes: a path may name a file or folder by its name without its number prefix (load for 20-load.md), as Docusaurus and svelte.dev serve them.
 	NumberPrefixes bool `mapstructure:"number_prefixes"`
-	// Wikilinks: [[Note]] links are resolved as Obsidian resolves them; unset, on when a source folder holds .obsidian/.
+	// Wikilinks: [[Note]] links are resolved as Obsidian resolves them; unset, on when a source folder holds .obsidian/ (a vault) or _Sidebar.md or _Footer.md (a GitHub wiki).
 	Wikilinks *bool `mapstructure:"wikilinks"`
 }
 
@@ -331,9 +331,10 @@ func (lc *loadedConfig) abs(p string) string {
 func blank(s string) bool { return strings.TrimSpace(s) == "" }
 
 // wikilinks is links.wikilinks: as docir.yaml says, else on when a
-// source folder holds .obsidian/, a vault's own settings folder (a
-// vault's links are wikilinks; elsewhere `[[x]]` is a TOML table or an
-// array more often than a link).
+// source folder holds .obsidian/, a vault's own settings folder, or a
+// GitHub wiki's _Sidebar.md or _Footer.md (a vault's and a wiki's links
+// are wikilinks; elsewhere `[[x]]` is a TOML table or an array more often
+// than a link).
 func (lc *loadedConfig) wikilinks() bool {
 	if lc.Links.Wikilinks != nil {
 		return *lc.Links.Wikilinks
@@ -348,6 +349,12 @@ func (lc *loadedConfig) wikilinks() bool {
 	for _, d := range dirs {
 		if st, err := os.Stat(filepath.Join(d, ".obsidian")); err == nil && st.IsDir() {
 			return true
+		}
+		// A GitHub wiki (Gollum's): its sidebar and footer pages.
+		for _, name := range []string{"_Sidebar.md", "_Footer.md"} {
+			if st, err := os.Stat(filepath.Join(d, name)); err == nil && st.Mode().IsRegular() {
+				return true
+			}
 		}
 	}
 	return false

@@ -119,7 +119,7 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 	sort.SliceStable(found, func(i, j int) bool { return found[i].at < found[j].at })
 	for _, f := range found {
 		line, col := lines.lineColumn(off + f.at)
-		ref := docir.LinkRef{Target: f.target, Kind: f.kind, Line: line, Column: col}
+		ref := docir.LinkRef{Target: f.target, Kind: f.kind, Line: line, Column: col, Alt: f.alt}
 		if i := sectionOf(f.at); i < 0 {
 			rec.Links = append(rec.Links, ref)
 		} else {
@@ -465,6 +465,7 @@ type foundLink struct {
 	at     int
 	target string
 	kind   string
+	alt    string // a wikilink's part after '|' (docir.LinkRef.Alt)
 }
 
 // maxParens is how deeply parentheses may nest in a link destination, as
@@ -614,12 +615,13 @@ func (s *scanner) wikilink(i int) int {
 	if _, ok := s.lookup(inner); ok {
 		return 0
 	}
-	target, _, _ := bytes.Cut(inner, []byte("|"))
+	target, alt, _ := bytes.Cut(inner, []byte("|"))
 	// In a table the text's '|' is escaped: [[Note\|text]].
 	if target = bytes.TrimSpace(bytes.TrimSuffix(target, []byte("\\"))); len(target) == 0 {
 		return 0
 	}
 	s.emit(i, target, docir.LinkWiki)
+	s.out[len(s.out)-1].alt = string(bytes.TrimSpace(alt))
 	return k + 2
 }
 

@@ -53,8 +53,9 @@ func TestLinkForms(t *testing.T) {
 		// Wikilinks (Obsidian's, Foam's): by name, with a heading, a text,
 		// an embed; not across lines, not over a bracket or a code span,
 		// not before "(" (CommonMark's "[x]" link text), not a defined label.
-		{"wikilinks", "[[My Note]] [[My Note#Some Heading|see]] ![[img.png]] [[ Spaced ]] [[In a table\\|text]]", []docir.LinkRef{
-			link(wiki, "My Note", 1), link(wiki, "My Note#Some Heading", 1), link(wiki, "img.png", 1), link(wiki, "Spaced", 1), link(wiki, "In a table", 1)}},
+		{"wikilinks", "[[My Note]] [[My Note#Some Heading|see]] ![[img.png]] [[ Spaced ]] [[In a table\\|text]] [[the guide | Getting Started]]", []docir.LinkRef{
+			link(wiki, "My Note", 1), {Target: "My Note#Some Heading", Kind: wiki, Line: 1, Alt: "see"}, link(wiki, "img.png", 1), link(wiki, "Spaced", 1),
+			{Target: "In a table", Kind: wiki, Line: 1, Alt: "text"}, {Target: "the guide", Kind: wiki, Line: 1, Alt: "Getting Started"}}},
 		{"no wikilinks", "[[a\nb]] [[a`b]]` [[]] [[x]](g.md) [[y]][z] [[|t]]", []docir.LinkRef{link(in, "g.md", 2)}},
 		{"wikilink in a link's text", "[see [[Note]]](g.md)", []docir.LinkRef{link(in, "g.md", 1), link(wiki, "Note", 1)}},
 		{"dot slash", "[a](./disk.md)", []docir.LinkRef{link(in, "./disk.md", 1)}},

@@ -212,7 +212,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   @/ paths, Docsify's ?id= anchors; Docsify's heading marks (:id=x,
 //	   {docsify-ignore}) are an id and nothing (docsifyMarks); Zola's
 //	   shortcode calls outside code, {{ name(args) }}, are not text.
-const RulesVersion = 33
+//	34 a wikilink keeps its part after '|' (docir.LinkRef.Alt): a GitHub
+//	   wiki's [[text|Page]] names Page.
+const RulesVersion = 34
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
