@@ -213,7 +213,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   {docsify-ignore}) are an id and nothing (docsifyMarks); Zola's
 //	   shortcode calls outside code, {{ name(args) }}, are not text.
 //	34 a wikilink keeps its part after '|' (docir.LinkRef.Alt): a GitHub
-//	   wiki's [[text|Page]] names Page.
+//	   wiki's [[text|Page]] names Page; a line written as a heading in a
+//	   template's captured block ({% set x %} … {% endset %}, {% capture
+//	   x %} … {% endcapture %}) makes no section (captureInners).
 const RulesVersion = 34
 
 // Parsed is what Parse makes of a file.
@@ -1042,10 +1044,11 @@ type heading struct {
 // GitHub gives every heading an id.
 func (p *Parser) sections(doc ast.Node, src []byte, off int, lines lineIndex, pc parser.Context) ([]docir.Section, []foundAnchor) {
 	hs := p.headings(doc, src[off:], off, pc)
-	if bytes.Contains(src[off:], []byte("{{<")) {
-		// A heading in the content of an angle shortcode pair is no
-		// heading of the page (angleInners): it makes no section.
-		inner, k := angleInners(src[off:]), 0
+	if bytes.Contains(src[off:], []byte("{{<")) || bytes.Contains(src[off:], []byte("{%")) {
+		// A heading in the content of an angle shortcode pair, or of a
+		// template's captured block, is no heading of the page
+		// (angleInners, captureInners): it makes no section.
+		inner, k := mergeRanges(append(angleInners(src[off:]), captureInners(src[off:])...)), 0
 		for i := range hs {
 			if hs[i].nested {
 				continue

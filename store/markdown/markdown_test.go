@@ -248,6 +248,11 @@ func TestParseCases(t *testing.T) {
 		// Eleventy's {% addedin %}, Jekyll's {%- include -%}.
 		{"template tags", "## Watch JavaScript Dependencies {% addedin \"0.7.0\" %}\n## New {%- include badge.html -%}\n## {% tab title=\"Homebrew\" %}\n## `{% raw %}` tags\n", "x",
 			[]string{"watch-javascript-dependencies", "new", "homebrew", "-raw--tags"}, []string{"Watch JavaScript Dependencies", "New", "Homebrew", "{% raw %} tags"}},
+		// A template's captured block is not rendered where it stands: its
+		// YAML's "---" makes no setext heading; {% set x = 1 %} captures
+		// nothing.
+		{"captured blocks", "## A\n{%- set codeBlock %}{% raw %}\n---\ndate: 2016-01-01\n---\n{% endraw %}{%- endset %}\n{% capture c %}\n# Not\n{% endcapture %}\n{% set n = 1 %}\n## B\n", "x",
+			[]string{"a", "b"}, []string{"A", "B"}},
 		// Docsify's heading marks: an id, and the sidebar's ignore marks.
 		{"docsify marks", "## themeColor ⚠️ :id=themecolor\n## Getting Started {docsify-ignore}\n## Both :id=both {docsify-ignore-all}\n## Not:id=x\n## :id=alone\n", "x",
 			[]string{"themecolor", "getting-started", "both", "notidx", "idalone"}, []string{"themeColor ⚠️", "Getting Started", "Both", "Not:id=x", ":id=alone"}},
@@ -451,6 +456,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("# [a](" + strings.Repeat("[a](", 400) + "\n"))
 	f.Add([]byte("## {{% h \"w\" %}}\n## a `{{< b text='c' >}}` {{< d text=\"e\" >}}{{</* f */>}}\ng {{% /h %}}\n---\n"))
 	f.Add([]byte("# A\n{{< t y >}}\nk: v\n---\n# c\n{{< a >}}{{< /t >}}\n## B {{< x />}}\n{{</* t */>}}\n# d\n{{% /t %}}\n"))
+	f.Add([]byte("## A {% addedin \"1\" %}\n{%- set c %}{% raw %}\n---\nd: 1\n---\n{% endraw %}{%- endset %}\n{% capture x %}\n# n\n{%- endcapture -%}\n## B :id=b {docsify-ignore}\n{% set y = 1 %}{% set z %}\n"))
 	p, small := NewParser(), NewParser()
 	f.Fuzz(func(t *testing.T, src []byte) {
 		got := p.Parse("f.md", src)

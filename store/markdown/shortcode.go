@@ -270,8 +270,13 @@ func angleInners(body []byte) [][2]int {
 			stack = append(stack, open{name: string(name), inner: i})
 		}
 	}
-	// Pairs close inner first: sort by start and merge, so that an outer
-	// pair covers the pairs it holds.
+	// Pairs close inner first: merged, an outer pair covers the pairs it
+	// holds.
+	return mergeRanges(out)
+}
+
+// mergeRanges sorts ranges by start and merges those that overlap.
+func mergeRanges(out [][2]int) [][2]int {
 	slices.SortFunc(out, func(a, b [2]int) int { return a[0] - b[0] })
 	merged := out[:0]
 	for _, r := range out {
@@ -282,6 +287,62 @@ func angleInners(body []byte) [][2]int {
 		merged = append(merged, r)
 	}
 	return merged
+}
+
+// captureInners returns, as sorted ranges of body, each block a template
+// captures into a variable, from its opening tag to its closing one: Nunjucks' and Jinja's `{% set
+// name %}` … `{% endset %}` and Liquid's `{% capture name %}` … `{%
+// endcapture %}` ('-' trims allowed). The page does not render it where it
+// stands (Eleventy's docs capture a YAML example whose `---` lines read as
+// 104 setext headings, then show it through `{{ codeBlock | highlight }}`),
+// so a line in it written as a heading is no heading of the page. A block
+// that nothing closes captures nothing.
+func captureInners(body []byte) [][2]int {
+	var out [][2]int
+	for i := 0; ; {
+		k := bytes.Index(body[i:], []byte("{%"))
+		if k < 0 {
+			return out
+		}
+		at := i + k
+		end := bytes.Index(body[at+2:], []byte("%}"))
+		if end < 0 {
+			return out
+		}
+		tag := bytes.TrimSpace(bytes.Trim(body[at+2:at+2+end], "-"))
+		i = at + 2 + end + 2
+		name, rest, _ := bytes.Cut(tag, []byte(" "))
+		var closer string
+		switch string(name) {
+		case "set":
+			if bytes.IndexByte(rest, '=') >= 0 {
+				continue // {% set x = 1 %} captures nothing
+			}
+			closer = "endset"
+		case "capture":
+			closer = "endcapture"
+		default:
+			continue
+		}
+		for j := i; ; {
+			c := bytes.Index(body[j:], []byte("{%"))
+			if c < 0 {
+				return out
+			}
+			e := bytes.Index(body[j+c+2:], []byte("%}"))
+			if e < 0 {
+				return out
+			}
+			if string(bytes.TrimSpace(bytes.Trim(body[j+c+2:j+c+2+e], "-"))) == closer {
+				// From the opening tag: its line is the template's too
+				// (a setext heading's text there, its underline inside).
+				out = append(out, [2]int{at, j + c})
+				i = j + c + 2 + e + 2
+				break
+			}
+			j = j + c + 2 + e + 2
+		}
+	}
 }
 
 // shortcodeName is the name that opens a shortcode tag's inside (`text`
