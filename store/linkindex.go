@@ -914,9 +914,12 @@ func (r *resolver) link(id, root, rel string, ref docir.LinkRef, keys map[string
 		}
 	}
 	if target == "" {
-		if t.NotMarkdown {
+		switch {
+		case t.OrURL != "":
+			l.Status, l.URL = docir.LinkExternal, t.OrURL // no page of that name: a URL
+		case t.NotMarkdown:
 			l.Status, l.Reason = docir.LinkUnchecked, docir.ReasonNotMarkdown
-		} else {
+		default:
 			l.Status, l.Reason = docir.LinkBroken, docir.ReasonNoDocument
 		}
 		return l

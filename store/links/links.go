@@ -102,6 +102,11 @@ type Target struct {
 	NotMarkdown bool
 	// Anchor is the heading part, percent-decoded; "" for none.
 	Anchor string
+	// OrURL, when no candidate exists, is the URL the target is (external):
+	// a target whose colon may open a scheme or be part of a page's name
+	// (a GitHub wiki's `Basics:-Paths`, a MyST label `references:tables`,
+	// VS Code's `vscode:extension/x`) is a page where one is, else a URL.
+	OrURL string
 	// PageName, when no candidate exists, is a page's file name to find
 	// the one page of the sources by (Hugo's GetPage reads a path without
 	// a '/' so: "new-company.md" is admin/company/new-company.md when no
@@ -152,9 +157,39 @@ func (r Rules) Classify(root, rel string, l docir.LinkRef) Target {
 	} else if strings.Contains(t, "{{") || strings.HasPrefix(t, "{%") {
 		return Target{Status: docir.LinkUnchecked, Reason: docir.ReasonTemplate}
 	}
+	orURL := ""
 	if hasScheme(t) || strings.HasPrefix(t, "//") {
-		return Target{Status: docir.LinkExternal, URL: t}
+		if !mayBePage(t) {
+			return Target{Status: docir.LinkExternal, URL: t}
+		}
+		orURL = t
 	}
+	tg := r.classifyPath(root, rel, t)
+	if orURL != "" {
+		if tg.Status != "" || len(tg.Files) == 0 {
+			return Target{Status: docir.LinkExternal, URL: t}
+		}
+		tg.OrURL, tg.NotMarkdown = orURL, false
+	}
+	return tg
+}
+
+// knownSchemes are URL schemes written without "//" that no page's name
+// opens with: a link to one is external at once.
+var knownSchemes = map[string]bool{"mailto": true, "tel": true, "sms": true, "data": true, "javascript": true, "urn": true,
+	"news": true, "magnet": true, "xmpp": true, "sip": true, "sips": true, "geo": true, "about": true}
+
+// mayBePage reports whether t, which opens with what may be a URL scheme,
+// may instead name a page: its scheme is no known one and no "//" follows
+// it (`Basics:-Paths`, `references:tables`).
+func mayBePage(t string) bool {
+	scheme, rest, ok := strings.Cut(t, ":")
+	return ok && !strings.HasPrefix(rest, "//") && !knownSchemes[strings.ToLower(scheme)]
+}
+
+// classifyPath reads the target t of the file rel below root as a path
+// (Classify, once t is no template and no URL).
+func (r Rules) classifyPath(root, rel, t string) Target {
 	_, anchor, _ := strings.Cut(t, "#")
 	p, anchor := TargetPath(t), Decode(anchor)
 	if anchor == "" {

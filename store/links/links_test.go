@@ -60,6 +60,12 @@ func TestClassify(t *testing.T) {
 		{"root", in("/"), Target{Files: append(folder(root, ""), folder(other, "")...)}},
 		{"https", in("https://example.com/a#b"), Target{Status: docir.LinkExternal, URL: "https://example.com/a#b"}},
 		{"mailto", in("mailto:ops@example.com"), Target{Status: docir.LinkExternal, URL: "mailto:ops@example.com"}},
+		// A colon that may open a scheme or be part of a page's name: a
+		// page where one is, else a URL (the resolver reads OrURL).
+		{"colon in a page name", in("Basics:-Paths#mounts"), Target{Files: append(files(root, "guide/Basics:-Paths.md"), folder(root, "guide/Basics:-Paths")...), Anchor: "mounts", OrURL: "Basics:-Paths#mounts"}},
+		{"an app's scheme", in("vscode:extension/ms-python.python"), Target{Files: append(files(root, "guide/vscode:extension/ms-python.python.md"), folder(root, "guide/vscode:extension/ms-python.python")...), OrURL: "vscode:extension/ms-python.python"}},
+		{"a known scheme", in("tel:+1-555"), Target{Status: docir.LinkExternal, URL: "tel:+1-555"}},
+		{"a scheme and //", in("ftp://x/y.md"), Target{Status: docir.LinkExternal, URL: "ftp://x/y.md"}},
 		{"protocol relative", in("//cdn.example.com/x"), Target{Status: docir.LinkExternal, URL: "//cdn.example.com/x"}},
 		{"drive letter is a path", in("C:/x.md"), Target{Files: files(root, "guide/C:/x.md")}},
 		// Zola's internal link: a file path from the content folder.

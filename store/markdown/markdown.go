@@ -215,7 +215,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	34 a wikilink keeps its part after '|' (docir.LinkRef.Alt): a GitHub
 //	   wiki's [[text|Page]] names Page; a line written as a heading in a
 //	   template's captured block ({% set x %} … {% endset %}, {% capture
-//	   x %} … {% endcapture %}) makes no section (captureInners).
+//	   x %} … {% endcapture %}) makes no section (captureInners); links
+//	   are resolved again: a target whose colon may be a page name's
+//	   (Basics:-Paths) is that page where there is one.
 const RulesVersion = 34
 
 // Parsed is what Parse makes of a file.
