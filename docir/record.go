@@ -98,7 +98,8 @@ func (r *Record) LeadSpan(n int) (from, to int) {
 // an id, `## Metadata {#metadata-schema}`, is found by "Metadata" too);
 // else the section one of whose Anchors is heading (an HTML id, a heading
 // in a block quote); else one whose slug is the slug of heading and
-// trailing '-'s (a heading that ends in an emoji); else the same two slug
+// trailing '-'s (a heading that ends in an emoji); else one whose slug
+// with '-' for each '_' is heading's slug (Zola's anchors); else the same two slug
 // passes for heading with its
 // '_' emphasis delimiters taken off (address.Unemphasized: heading text
 // copied from the markdown); else, when heading is percent-encoded (a URL's fragment as a browser
@@ -143,6 +144,15 @@ func (r *Record) FindSection(heading string) (Section, bool) {
 	for _, s := range r.Sections {
 		if t := strings.TrimRight(s.Slug, "-"); t != s.Slug && t == slug && t != "" {
 			return s, true
+		}
+	}
+	// An anchor as Zola and Blackfriday write it, '-' for '_' (get-page
+	// for the slug get_page of "`get_page`").
+	if strings.Contains(slug, "-") {
+		for _, s := range r.Sections {
+			if strings.Contains(s.Slug, "_") && strings.ReplaceAll(s.Slug, "_", "-") == slug {
+				return s, true
+			}
 		}
 	}
 	if u := address.Unemphasized(heading); u != heading {

@@ -18,6 +18,7 @@ func TestFindSection(t *testing.T) {
 		{Slug: "global", Heading: ":global(...)"},
 		{Slug: "global-1", Heading: ":global"},
 		{Slug: "context-", Heading: "Context 🤔"},
+		{Slug: "get_page", Heading: "get_page"},
 	}}
 	for _, tt := range []struct {
 		heading, want string // want "" for no section
@@ -52,6 +53,8 @@ func TestFindSection(t *testing.T) {
 		{"Context", "context-"},
 		{"context", "context-"},
 		{"Context 🤔", "context-"},
+		// Zola's anchor of `get_page`.
+		{"get-page", "get_page"},
 	} {
 		s, ok := r.FindSection(tt.heading)
 		if got := s.Slug; ok != (tt.want != "") || got != tt.want {

@@ -149,10 +149,11 @@ func (d *cachedDoc) findSection(snap *store.Snapshot, heading string) (sec *doci
 type sectionIndex struct {
 	slug, heading, headingSlug, anchor map[string]int
 	dashed                             map[string]int // a slug that ends in '-', by what is left without them
+	underscored                        map[string]int // a slug with '_', by its '_'s written '-'
 }
 
 func newSectionIndex(secs []docir.Section) *sectionIndex {
-	x := &sectionIndex{slug: map[string]int{}, heading: map[string]int{}, headingSlug: map[string]int{}, anchor: map[string]int{}, dashed: map[string]int{}}
+	x := &sectionIndex{slug: map[string]int{}, heading: map[string]int{}, headingSlug: map[string]int{}, anchor: map[string]int{}, dashed: map[string]int{}, underscored: map[string]int{}}
 	first := func(m map[string]int, k string, i int) {
 		if _, ok := m[k]; !ok {
 			m[k] = i
@@ -167,6 +168,9 @@ func newSectionIndex(secs []docir.Section) *sectionIndex {
 		}
 		if t := strings.TrimRight(s.Slug, "-"); t != s.Slug && t != "" {
 			first(x.dashed, t, i)
+		}
+		if strings.Contains(s.Slug, "_") {
+			first(x.underscored, strings.ReplaceAll(s.Slug, "_", "-"), i)
 		}
 	}
 	return x
@@ -194,6 +198,9 @@ func (x *sectionIndex) find(heading string) (int, bool) {
 		return i, true
 	}
 	if i, ok := x.dashed[slug]; ok {
+		return i, true
+	}
+	if i, ok := x.underscored[slug]; ok && strings.Contains(slug, "-") {
 		return i, true
 	}
 	if u := address.Unemphasized(heading); u != heading {

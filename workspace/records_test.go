@@ -30,12 +30,13 @@ func TestSectionIndexIsFindSection(t *testing.T) {
 		{Slug: "ownership", Heading: "Ownership", Anchors: []string{"the-stack-and-the-heap"}},
 		{Slug: "context-", Heading: "Context 🤔"},
 		{Slug: "serverhost-", Heading: "server.host"},
+		{Slug: "get_page", Heading: "get_page"},
 	}}
 	asks := []string{"intro", "Intro", "intro-1", "metadata", "Metadata", "metadata-schema", "meta",
 		"über", "%C3%BCber-uns", "%C3%BCber", "%25C3%25BCber-uns", "über-uns", "Über uns", "intro-2",
 		"x y", "x%20y", "A B", "a-b", "A  B", "nope", "%", "%zz", "INTRO", "a%2Db",
 		"Event: 'activate' _macOS_", "Event: 'activate' *macOS*", "snake_case _Readonly_", "_snake_case_ Readonly", "__Intro__", "snake case",
-		"The Stack and the Heap", "THE-STACK-AND-THE-HEAP", "the-stack-and-the-heap", "Context", "context", "server.host", "-"}
+		"The Stack and the Heap", "THE-STACK-AND-THE-HEAP", "the-stack-and-the-heap", "Context", "context", "server.host", "-", "get-page", "get_page"}
 	idx := newSectionIndex(rec.Sections)
 	for _, h := range asks {
 		want, wok := rec.FindSection(h)
