@@ -1039,6 +1039,26 @@ type heading struct {
 	nested bool
 }
 
+// codeRanges are the byte ranges of doc's code blocks, fenced and
+// indented, at offsets of the body it was parsed from, in order.
+func codeRanges(doc ast.Node) [][2]int {
+	var out [][2]int
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n.(type) {
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
+			if l := n.Lines(); l.Len() > 0 {
+				out = append(out, [2]int{l.At(0).Start, l.At(l.Len() - 1).Stop})
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return out
+}
+
 // sections makes the sections of the top-level headings of doc, and
 // returns, beside them, the anchors the nested headings give (their slugs,
 // at offsets of body, for extractLinks to give to the sections that hold
@@ -1050,7 +1070,7 @@ func (p *Parser) sections(doc ast.Node, src []byte, off int, lines lineIndex, pc
 		// A heading in the content of an angle shortcode pair, or of a
 		// template's captured block, is no heading of the page
 		// (angleInners, captureInners): it makes no section.
-		inner, k := mergeRanges(append(angleInners(src[off:]), captureInners(src[off:])...)), 0
+		inner, k := mergeRanges(append(angleInners(src[off:]), captureInners(src[off:], codeRanges(doc))...)), 0
 		for i := range hs {
 			if hs[i].nested {
 				continue

@@ -253,6 +253,10 @@ func TestParseCases(t *testing.T) {
 		// nothing.
 		{"captured blocks", "## A\n{%- set codeBlock %}{% raw %}\n---\ndate: 2016-01-01\n---\n{% endraw %}{%- endset %}\n{% capture c %}\n# Not\n{% endcapture %}\n{% set n = 1 %}\n## B\n", "x",
 			[]string{"a", "b"}, []string{"A", "B"}},
+		// A tag in code, or in a raw block, is shown, not run: it captures
+		// nothing.
+		{"capture tags in code", "Use `{% set x %}` to capture.\n## C\n```\n{% set y %}\n```\n## D\n{% raw %}{% set z %}{% endraw %}\n## E\nClose with `{% endset %}`.\n", "x",
+			[]string{"c", "d", "e"}, []string{"C", "D", "E"}},
 		// Docsify's heading marks: an id, and the sidebar's ignore marks.
 		{"docsify marks", "## themeColor ⚠️ :id=themecolor\n## Getting Started {docsify-ignore}\n## Both :id=both {docsify-ignore-all}\n## Not:id=x\n## :id=alone\n", "x",
 			[]string{"themecolor", "getting-started", "both", "notidx", "idalone"}, []string{"themeColor ⚠️", "Getting Started", "Both", "Not:id=x", ":id=alone"}},

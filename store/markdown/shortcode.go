@@ -296,8 +296,10 @@ func mergeRanges(out [][2]int) [][2]int {
 // stands (Eleventy's docs capture a YAML example whose `---` lines read as
 // 104 setext headings, then show it through `{{ codeBlock | highlight }}`),
 // so a line in it written as a heading is no heading of the page. A block
-// that nothing closes captures nothing.
-func captureInners(body []byte) [][2]int {
+// that nothing closes captures nothing; nor does an opening tag in code
+// (code, the ranges of body's code blocks, or a code span on its line) or
+// in a `{% raw %}` block, which shows the tag as written.
+func captureInners(body []byte, code [][2]int) [][2]int {
 	var out [][2]int
 	for i := 0; ; {
 		k := bytes.Index(body[i:], []byte("{%"))
@@ -312,8 +314,16 @@ func captureInners(body []byte) [][2]int {
 		tag := bytes.TrimSpace(bytes.Trim(body[at+2:at+2+end], "-"))
 		i = at + 2 + end + 2
 		name, rest, _ := bytes.Cut(tag, []byte(" "))
+		if inCode(body, at, code) {
+			continue
+		}
 		var closer string
 		switch string(name) {
+		case "raw":
+			if e := bytes.Index(body[i:], []byte("endraw")); e >= 0 {
+				i += e // what raw holds is shown as written
+			}
+			continue
 		case "set":
 			if bytes.IndexByte(rest, '=') >= 0 {
 				continue // {% set x = 1 %} captures nothing
@@ -343,6 +353,17 @@ func captureInners(body []byte) [][2]int {
 			j = j + c + 2 + e + 2
 		}
 	}
+}
+
+// inCode reports whether offset at of body is in one of the code ranges
+// (sorted) or in a code span of its line (an odd number of backticks
+// before it on the line).
+func inCode(body []byte, at int, code [][2]int) bool {
+	if k, _ := slices.BinarySearchFunc(code, at, func(r [2]int, at int) int { return r[1] - 1 - at }); k < len(code) && code[k][0] <= at {
+		return true
+	}
+	line := body[bytes.LastIndexByte(body[:at], '\n')+1 : at]
+	return bytes.Count(line, []byte("`"))%2 == 1
 }
 
 // shortcodeName is the name that opens a shortcode tag's inside (`text`
