@@ -244,6 +244,43 @@ func TestParseCases(t *testing.T) {
 		{"shortcodes: paired", "## {{% note %}}Inside{{% /note %}}\n", "x", []string{"inside"}, []string{"Inside"}},
 		{"shortcodes: as written", "## Call `{{< ref \"x\" >}}` {{</* y */>}}\n## Open {{< ref \"x\"\n", "x",
 			[]string{"call--ref-x---y-", "open--ref-x"}, []string{`Call {{< ref "x" >}} {{</* y */>}}`, `Open {{< ref "x"`}},
+		{"empty", "", "x", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { checkParse(t, p, tt.name, tt.src, tt.title, tt.slugs, tt.heads) })
+	}
+}
+
+// checkParse parses src and checks its invariants, title, slugs and
+// headings.
+func checkParse(t *testing.T, p *Parser, name, src, title string, slugs, heads []string) {
+	t.Helper()
+	got := p.Parse("dir/x.md", []byte(src))
+	checkInvariants(t, name, []byte(src), got)
+	if got.Record.Title != title {
+		t.Errorf("title = %q, want %q", got.Record.Title, title)
+	}
+	var gotSlugs, gotHeads []string
+	for _, s := range got.Record.Sections {
+		gotSlugs = append(gotSlugs, s.Slug)
+		gotHeads = append(gotHeads, s.Heading)
+	}
+	if diff := cmp.Diff(slugs, gotSlugs); diff != "" {
+		t.Errorf("slugs (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(heads, gotHeads); diff != "" {
+		t.Errorf("headings (-want +got):\n%s", diff)
+	}
+}
+
+// TestParseSiteMarks: the marks of site generators in and around
+// headings: template tags, captured blocks, Docsify's heading marks.
+func TestParseSiteMarks(t *testing.T) {
+	p := NewParser()
+	tests := []struct {
+		name, src, title string
+		slugs, heads     []string
+	}{
 		// A template tag of Liquid, Nunjucks or Jinja is read so too:
 		// Eleventy's {% addedin %}, Jekyll's {%- include -%}.
 		{"template tags", "## Watch JavaScript Dependencies {% addedin \"0.7.0\" %}\n## New {%- include badge.html -%}\n## {% tab title=\"Homebrew\" %}\n## `{% raw %}` tags\n", "x",
@@ -260,27 +297,9 @@ func TestParseCases(t *testing.T) {
 		// Docsify's heading marks: an id, and the sidebar's ignore marks.
 		{"docsify marks", "## themeColor ⚠️ :id=themecolor\n## Getting Started {docsify-ignore}\n## Both :id=both {docsify-ignore-all}\n## Not:id=x\n## :id=alone\n", "x",
 			[]string{"themecolor", "getting-started", "both", "notidx", "idalone"}, []string{"themeColor ⚠️", "Getting Started", "Both", "Not:id=x", ":id=alone"}},
-		{"empty", "", "x", nil, nil},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := p.Parse("dir/x.md", []byte(tt.src))
-			checkInvariants(t, tt.name, []byte(tt.src), got)
-			if got.Record.Title != tt.title {
-				t.Errorf("title = %q, want %q", got.Record.Title, tt.title)
-			}
-			var slugs, heads []string
-			for _, s := range got.Record.Sections {
-				slugs = append(slugs, s.Slug)
-				heads = append(heads, s.Heading)
-			}
-			if diff := cmp.Diff(tt.slugs, slugs); diff != "" {
-				t.Errorf("slugs (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tt.heads, heads); diff != "" {
-				t.Errorf("headings (-want +got):\n%s", diff)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkParse(t, p, tt.name, tt.src, tt.title, tt.slugs, tt.heads) })
 	}
 }
 
