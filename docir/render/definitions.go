@@ -28,7 +28,7 @@ func UsedDefinitions(body string) (string, int) {
 	if start == len(body) {
 		return body, 0
 	}
-	prose := labelFold(body[:start])
+	used := usedLabels(labelFold(body[:start]))
 	var tail strings.Builder // the definitions kept, and the blank lines before each
 	left, blanks := 0, ""
 	for line := range strings.Lines(body[start:]) {
@@ -36,7 +36,7 @@ func UsedDefinitions(body string) (string, int) {
 		switch {
 		case !def:
 			blanks += line
-		case !ascii(label) || strings.Contains(prose, "["+labelFold(label)+"]"):
+		case !ascii(label) || used[labelFold(label)]:
 			tail.WriteString(blanks)
 			tail.WriteString(line)
 			blanks = ""
@@ -61,8 +61,8 @@ func Definitions(doc string, from, to int) string {
 	if !strings.Contains(doc, "]:") || from < 0 || to > len(doc) || from > to {
 		return ""
 	}
-	prose := labelFold(doc[from:to])
-	if !strings.Contains(prose, "]") {
+	used := usedLabels(labelFold(doc[from:to]))
+	if len(used) == 0 {
 		return ""
 	}
 	var out strings.Builder
@@ -70,7 +70,7 @@ func Definitions(doc string, from, to int) string {
 		if code || off >= from && off < to {
 			return
 		}
-		if label, def := definitionLabel(line); def && strings.Contains(prose, "["+labelFold(label)+"]") {
+		if label, def := definitionLabel(line); def && used[labelFold(label)] {
 			out.WriteString(strings.TrimRight(line, "\r\n"))
 			out.WriteByte('\n')
 		}
@@ -189,6 +189,31 @@ func plural(n int) string {
 // lower case, runs of white space as one space, and the characters whose
 // full case folding is ASCII (ß, ſ, the Kelvin sign, the Latin ligatures)
 // folded to it, so that no text that uses an ASCII label is missed.
+// usedLabels are the texts in brackets in prose (labelFold'ed): a
+// definition is used when its folded label is one, `[text][label]`,
+// `[label][]` or `[label]`. One pass: a lookup per definition, not a
+// search of the prose for each (a file of many definitions and a long
+// section was quadratic).
+func usedLabels(prose string) map[string]bool {
+	used := map[string]bool{}
+	for i := strings.IndexByte(prose, '['); i >= 0; {
+		rest := prose[i+1:]
+		j := strings.IndexAny(rest, "[]")
+		if j < 0 {
+			break
+		}
+		if rest[j] == ']' {
+			used[rest[:j]] = true
+		}
+		k := strings.IndexByte(rest[j:], '[')
+		if k < 0 {
+			break
+		}
+		i += 1 + j + k
+	}
+	return used
+}
+
 func labelFold(s string) string {
 	return strings.Join(strings.Fields(asciiFolds.Replace(strings.ToLower(s))), " ")
 }

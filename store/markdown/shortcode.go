@@ -301,6 +301,7 @@ func mergeRanges(out [][2]int) [][2]int {
 // in a `{% raw %}` block, which shows the tag as written.
 func captureInners(body []byte, code [][2]int) [][2]int {
 	var out [][2]int
+	spans := spanParity{body: body}
 	for i := 0; ; {
 		k := bytes.Index(body[i:], []byte("{%"))
 		if k < 0 {
@@ -314,15 +315,22 @@ func captureInners(body []byte, code [][2]int) [][2]int {
 		tag := bytes.TrimSpace(bytes.Trim(body[at+2:at+2+end], "-"))
 		i = at + 2 + end + 2
 		name, rest, _ := bytes.Cut(tag, []byte(" "))
-		if inCode(body, at, code) {
+		switch string(name) {
+		case "raw", "set", "capture":
+		default:
+			continue
+		}
+		if inCodeBlock(at, code) || spans.inSpan(at) {
 			continue
 		}
 		var closer string
 		switch string(name) {
 		case "raw":
-			if e := bytes.Index(body[i:], []byte("endraw")); e >= 0 {
-				i += e // what raw holds is shown as written
+			e := bytes.Index(body[i:], []byte("endraw"))
+			if e < 0 {
+				return out // the rest is raw: no tag in it runs
 			}
+			i += e // what raw holds is shown as written
 			continue
 		case "set":
 			if bytes.IndexByte(rest, '=') >= 0 {
@@ -331,8 +339,6 @@ func captureInners(body []byte, code [][2]int) [][2]int {
 			closer = "endset"
 		case "capture":
 			closer = "endcapture"
-		default:
-			continue
 		}
 		for j := i; ; {
 			c := bytes.Index(body[j:], []byte("{%"))
@@ -355,15 +361,33 @@ func captureInners(body []byte, code [][2]int) [][2]int {
 	}
 }
 
-// inCode reports whether offset at of body is in one of the code ranges
-// (sorted) or in a code span of its line (an odd number of backticks
-// before it on the line).
-func inCode(body []byte, at int, code [][2]int) bool {
-	if k, _ := slices.BinarySearchFunc(code, at, func(r [2]int, at int) int { return r[1] - 1 - at }); k < len(code) && code[k][0] <= at {
-		return true
+// inCodeBlock reports whether offset at is in one of the code ranges
+// (sorted, disjoint).
+func inCodeBlock(at int, code [][2]int) bool {
+	k, _ := slices.BinarySearchFunc(code, at, func(r [2]int, at int) int { return r[1] - 1 - at })
+	return k < len(code) && code[k][0] <= at
+}
+
+// spanParity tells, for offsets of body asked in increasing order, whether
+// one is in a code span of its line: an odd number of backticks before it
+// on the line. It counts each byte once, however many offsets a long line
+// asks about.
+type spanParity struct {
+	body []byte
+	pos  int  // bytes before pos are counted
+	odd  bool // backticks between pos's line start and pos are odd
+}
+
+func (s *spanParity) inSpan(at int) bool {
+	for ; s.pos < at; s.pos++ {
+		switch s.body[s.pos] {
+		case '\n':
+			s.odd = false
+		case '`':
+			s.odd = !s.odd
+		}
 	}
-	line := body[bytes.LastIndexByte(body[:at], '\n')+1 : at]
-	return bytes.Count(line, []byte("`"))%2 == 1
+	return s.odd
 }
 
 // shortcodeName is the name that opens a shortcode tag's inside (`text`

@@ -669,6 +669,7 @@ func Prose(text string, lead bool) string {
 		}
 	}
 	var code *codeRanges // where an HTML comment is code, not a comment (made when one is met)
+	closes, lines := nextOf{sep: "}}"}, nextOf{sep: "\n"}
 	for i := 0; i < len(text); {
 		j := strings.IndexAny(text[i:], "<{") // where a comment or shortcode can open
 		if j < 0 {
@@ -696,7 +697,7 @@ func Prose(text string, lead bool) string {
 				i += n
 				continue
 			}
-			if n := teraCall(text[i:]); n > 0 {
+			if n := teraCall(b, i, &closes, &lines); n > 0 {
 				if code == nil {
 					code = newCodeRanges(text)
 				}
@@ -729,41 +730,31 @@ func Prose(text string, lead bool) string {
 	return string(b)
 }
 
-// teraCall is the length of the Zola shortcode call that opens text, `{{
-// name(key="value", …) }}` on one line (Tera's call syntax: a name, its
-// arguments in parentheses), or 0. Zola replaces it (an image, a video),
-// and a reader never sees its markup; outside code it is blanked but for
-// the values of its text parameters, as a Hugo shortcode is. In code it
-// is kept: Jinja's and Ansible's `{{ lookup('env', 'HOME') }}` are code.
-func teraCall(text string) int {
-	rest, ok := strings.CutPrefix(text, "{{")
-	if !ok {
+// teraCall is the length of the Zola shortcode call that opens text[i:],
+// `{{ name(key="value", …) }}` on one line (Tera's call syntax: a name,
+// its arguments in parentheses, then "}}"), or 0. Zola replaces it (an
+// image, a video), and a reader never sees its markup; outside code it is
+// blanked but for the values of its text parameters, as a Hugo shortcode
+// is. In code it is kept: Jinja's and Ansible's `{{ lookup('env', 'HOME') }}`
+// are code. closes and lines find the next "}}" and line end, each
+// searched for once however many "{{" a line holds.
+func teraCall(text []byte, i int, closes, lines *nextOf) int {
+	if !bytes.HasPrefix(text[i:], []byte("{{")) {
 		return 0
 	}
-	if end := strings.IndexByte(rest, '\n'); end >= 0 {
-		rest = rest[:end]
+	end := closes.from(text, i+2)
+	if end == len(text) || end > lines.from(text, i) || end-i > maxDirectiveBytes {
+		return 0
 	}
-	k := len(rest) - len(strings.TrimLeft(rest, " \t"))
-	name := k
-	for k < len(rest) && (rest[k] == '_' || 'a' <= rest[k]|0x20 && rest[k]|0x20 <= 'z' || k > name && '0' <= rest[k] && rest[k] <= '9') {
+	call := bytes.TrimSpace(text[i+2 : end])
+	k := 0
+	for k < len(call) && (call[k] == '_' || 'a' <= call[k]|0x20 && call[k]|0x20 <= 'z' || k > 0 && '0' <= call[k] && call[k] <= '9') {
 		k++
 	}
-	if k == name || k == len(rest) || rest[k] != '(' {
+	if k == 0 || k == len(call) || call[k] != '(' || call[len(call)-1] != ')' {
 		return 0
 	}
-	p := strings.Index(rest[k:], ")")
-	for p >= 0 {
-		after := strings.TrimLeft(rest[k+p+1:], " \t")
-		if strings.HasPrefix(after, "}}") {
-			return len("{{") + len(rest) - len(after) + len("}}")
-		}
-		next := strings.Index(rest[k+p+1:], ")")
-		if next < 0 {
-			break
-		}
-		p += 1 + next
-	}
-	return 0
+	return end + len("}}") - i
 }
 
 // codeRanges are the byte ranges of a text that are code, as blankLinks
