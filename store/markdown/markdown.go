@@ -218,7 +218,13 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   x %} … {% endcapture %}) makes no section (captureInners); links
 //	   are resolved again: a target whose colon may be a page name's
 //	   (Basics:-Paths) is that page where there is one.
-const RulesVersion = 34
+//	35 a passage's text (store/passage Prose) leaves out pymdownx block
+//	   markers (`/// note | Title` keeps `Title`), code includes (`{*
+//	   path *}`, `{! path !}`, `--8<--`), attribute lists after links
+//	   (`{.internal-link}`), tables' delimiter rows, and bullet items
+//	   that are one link to an anchor of the page (its table of
+//	   contents), which only a parse again re-indexes.
+const RulesVersion = 35
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {

@@ -647,6 +647,7 @@ func Prose(text string, lead bool) string {
 		!strings.Contains(text, "&#") && !strings.Contains(text, "&nbsp;") &&
 		!strings.Contains(text, "][") && !strings.Contains(text, "]:") && !mayHoldOpener(text) && !strings.Contains(text, ":::") &&
 		!strings.Contains(text, " from '") && !strings.Contains(text, ` from "`) && !strings.Contains(text, ":id=") &&
+		!strings.Contains(text, "///") && !(strings.Contains(text, "--") && strings.Contains(text, "|")) &&
 		!(lead && strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++")) {
 		if !strings.Contains(text, "```") && !strings.Contains(text, "~~~") {
 			return text
@@ -670,6 +671,7 @@ func Prose(text string, lead bool) string {
 	}
 	var code *codeRanges // where an HTML comment is code, not a comment (made when one is met)
 	closes, lines := nextOf{sep: "}}"}, nextOf{sep: "\n"}
+	stars, bangs := nextOf{sep: "*}"}, nextOf{sep: "!}"} // the ends of include directives
 	for i := 0; i < len(text); {
 		j := strings.IndexAny(text[i:], "<{") // where a comment or shortcode can open
 		if j < 0 {
@@ -695,6 +697,16 @@ func Prose(text string, lead bool) string {
 			if n := mdBookLink(text[i:]); n > 0 {
 				blank(i, i+n)
 				i += n
+				continue
+			}
+			if n := includeDirective(b, i, &stars, &bangs, &lines); n > 0 {
+				blank(i, i+n)
+				i += n
+				continue
+			}
+			if from, to := snippetsDirective(b, i, &lines); to > 0 {
+				blank(from, to)
+				i = to
 				continue
 			}
 			if n := teraCall(b, i, &closes, &lines); n > 0 {
@@ -755,6 +767,81 @@ func teraCall(text []byte, i int, closes, lines *nextOf) int {
 		return 0
 	}
 	return end + len("}}") - i
+}
+
+// includeDirective is the length of the include directive that opens
+// text[i:] on its line, or 0: FastAPI's `{* ../../docs_src/app.py hl[3] *}`
+// and mdx_include's `{! path !}`, `{!> path !}`, `{!< path !}` — a site's
+// generator puts a file's lines there, and the words of its path and
+// options are not the page's (as mdBook's `{{#include}}`: mdBookLink). A
+// space follows the opening brace and its mark; the closing mark and
+// brace are on the same line. stars and bangs find the next "*}" and
+// "!}", lines the line's end, each searched for once however many braces
+// a line holds.
+func includeDirective(text []byte, i int, stars, bangs, lines *nextOf) int {
+	if i+3 >= len(text) || text[i] != '{' || text[i+1] != '*' && text[i+1] != '!' {
+		return 0
+	}
+	closer, k := stars, i+2
+	if text[i+1] == '!' {
+		closer = bangs
+		if text[k] == '>' || text[k] == '<' {
+			k++
+		}
+	}
+	if k >= len(text) || text[k] != ' ' {
+		return 0
+	}
+	end := closer.from(text, k)
+	if end == len(text) || end > lines.from(text, i) || len(bytes.TrimSpace(text[k:end])) == 0 {
+		return 0
+	}
+	return end + 2 - i
+}
+
+// snippetsDirective is the range of the pymdownx.snippets directive whose
+// "<" stands at text[i], or to 0: a line that opens, after its indent,
+// with `--8<--` (`--8<-- "includes/abbreviations.md"`), through its end;
+// a `--8<--` alone on its line opens a block of file names, one a line,
+// that a `--8<--` line closes (or a blank line ends), blanked through it.
+// MkDocs puts the files' text there, in code blocks too; the names are
+// not the page's words. An escaped directive (`;--8<--`) is shown as
+// written, and kept.
+func snippetsDirective(text []byte, i int, lines *nextOf) (from, to int) {
+	const mark = "--8<--"
+	if i < 3 || !bytes.HasPrefix(text[i-3:], []byte(mark)) {
+		return 0, 0
+	}
+	from = i - 3
+	k := from // only an indent before it: looked at back to the line's start or the first other byte
+	for k > 0 && (text[k-1] == ' ' || text[k-1] == '\t') {
+		k--
+	}
+	if k > 0 && text[k-1] != '\n' && text[k-1] != '\r' {
+		return 0, 0
+	}
+	to = lines.from(text, i)
+	if len(bytes.TrimSpace(text[from+len(mark):to])) > 0 {
+		return from, to
+	}
+	for to < len(text) { // a block: its lines up to the closing mark
+		next := to + 1
+		end := bytes.IndexByte(text[next:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += next
+		}
+		line := bytes.TrimSpace(text[next:end])
+		if len(line) == 0 {
+			break
+		}
+		to = end
+		if bytes.Equal(line, []byte(mark)) {
+			break
+		}
+	}
+	return from, to
 }
 
 // codeRanges are the byte ranges of a text that are code, as blankLinks
@@ -960,8 +1047,11 @@ func blankLinks(b []byte) {
 			blank(start, end)
 		case len(trimmed) > 0 && trimmed[0] == '(' && mystTarget(line):
 			blank(start, end)
+		case delimiterRow(trimmed), contentsItem(trimmed):
+			blank(start, end)
 		default:
 			blankOpener(line, blank, start)
+			blankBlockMarker(line, blank, start)
 			blankContainer(line, blank, start)
 			if (bytes.IndexByte(line, '{') >= 0 || bytes.Contains(line, []byte(":id="))) && isHeadingLine(b, start, end) {
 				if i := markdown.HeadingAttributeStart(line); i >= 0 {
@@ -1069,6 +1159,89 @@ func attributeLine(trimmed []byte) bool {
 	}
 	rest := bytes.TrimLeft(bytes.TrimPrefix(t[1:], []byte(":")), " \t")
 	return len(rest) > 0 && (rest[0] == '.' || rest[0] == '#' || rest[0] == '}' && len(t) > 2 && t[1] == ':')
+}
+
+// delimiterRow reports whether a line (its indent trimmed) is a table's
+// delimiter row, `| --- | :---: |` (GFM: cells of dashes, a colon at
+// either end, between pipes, at least one pipe): it draws the table, and
+// a reader reads nothing in it (a snippet of a table showed it whole).
+func delimiterRow(trimmed []byte) bool {
+	if len(trimmed) == 0 || trimmed[0] != '|' && trimmed[0] != '-' && trimmed[0] != ':' {
+		return false // before any work: most lines
+	}
+	pipes, dashes := 0, 0
+	for _, c := range bytes.TrimRight(trimmed, " \t\r") {
+		switch c {
+		case '|':
+			pipes++
+		case '-':
+			dashes++
+		case ':', ' ', '\t':
+		default:
+			return false
+		}
+	}
+	return pipes > 0 && dashes > 0
+}
+
+// contentsItem reports whether a line (its indent trimmed) is an item of
+// a page's own table of contents: a bullet list item that is one link to
+// an anchor of the page and nothing else (`- [Span Limits](#span-limits)`,
+// as doctoc and markdown-toc write one at the top of a page). Its text
+// is a heading of the page, which is searched where it stands; in the
+// page's first section the list made a snippet of every title and
+// matched every heading's words.
+func contentsItem(trimmed []byte) bool {
+	t := bytes.TrimRight(trimmed, " \t\r")
+	if len(t) < 6 || t[len(t)-1] != ')' {
+		return false
+	}
+	item := listItemText(t)
+	// A bullet's item: a line that opens with a digit says something
+	// (SaysSomething), and "1. [Intro](#intro)" is kept.
+	if len(item) == len(t) || t[0] != '-' && t[0] != '*' && t[0] != '+' || !linkLine(item) {
+		return false
+	}
+	return bytes.HasPrefix(item[bytes.Index(item, []byte("]("))+2:], []byte("#"))
+}
+
+// blankBlockMarker blanks, when line (at offset off of the text) opens or
+// closes a pymdownx block — `/// note | Technical Details`, `//// tab |
+// Python 3.10+`, a closing `///` — its slashes, its type and the bar, and
+// keeps the title a reader sees, as blankOpener does an MkDocs block's.
+// A marker is three slashes or more, then a type in lower case, then
+// `| title`, each but the slashes optional; any other line that opens
+// with slashes (a comment of code, `/// Returns x`) is kept.
+func blankBlockMarker(line []byte, blank func(from, to int), off int) {
+	t := bytes.TrimLeft(line, " \t")
+	if !bytes.HasPrefix(t, []byte("///")) {
+		return
+	}
+	i := len(line) - len(t)
+	for i < len(line) && line[i] == '/' {
+		i++
+	}
+	skip := func() {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+	}
+	skip()
+	typ := i
+	for i < len(line) && ('a' <= line[i] && line[i] <= 'z' || i > typ && (line[i] == '-' || line[i] == '_' || '0' <= line[i] && line[i] <= '9')) {
+		i++
+	}
+	named := i > typ
+	skip()
+	rest := bytes.TrimRight(line[i:], "\r")
+	switch {
+	case len(rest) == 0:
+		blank(off, off+len(line))
+	case named && rest[0] == '|':
+		i++
+		skip()
+		blank(off, off+i)
+	}
 }
 
 // mystTarget reports whether line is a MyST target, `(label)=`: the name
@@ -1277,7 +1450,8 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 	gt := nextOf{sep: ">"}   // a tag's end, for the '<'s that open none on the line
 	pct := nextOf{sep: "%}"} // a template tag's end
 	jsx := nextOf{sep: jsxCommentEnd}
-	var ticks *tickRuns // the line's runs of backticks, once a span does not close
+	brace := nextOf{sep: "}"} // an attribute list's end
+	var ticks *tickRuns       // the line's runs of backticks, once a span does not close
 	for i := 0; i < len(line); i++ {
 		switch line[i] {
 		case '`':
@@ -1355,6 +1529,10 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 				if j := closes[i+1]; j >= 0 {
 					blank(off+i+1, off+j+1)
 					i = j
+					if n := inlineAttributes(line, j+1, &brace); n > 0 {
+						blank(off+j+1, off+j+1+n)
+						i += n
+					}
 				}
 			case '[':
 				if end := bytes.IndexByte(line[i+2:], ']'); end >= 0 {
@@ -1365,6 +1543,36 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 		}
 	}
 	return false
+}
+
+// inlineAttributes is the length of the attribute list that opens
+// line[i:], right after a link or an image, or 0: attr_list's and
+// kramdown's `{.internal-link target=_blank}`, `{ .md-button }`, `{:
+// #id }` — classes, ids and attributes for the HTML, as attributeLine
+// reads a list alone on its line, here also one that opens with a
+// `key=value`. brace finds the line's next "}".
+func inlineAttributes(line []byte, i int, brace *nextOf) int {
+	if i >= len(line) || line[i] != '{' {
+		return 0
+	}
+	end := brace.from(line, i)
+	if end == len(line) || bytes.IndexByte(line[i+1:end], '{') >= 0 {
+		return 0
+	}
+	in := bytes.TrimLeft(bytes.TrimPrefix(line[i+1:end], []byte(":")), " \t")
+	if len(in) == 0 {
+		return 0
+	}
+	if in[0] != '.' && in[0] != '#' {
+		k := 0
+		for k < len(in) && ('a' <= in[k]|0x20 && in[k]|0x20 <= 'z' || k > 0 && (in[k] == '-' || in[k] == '_')) {
+			k++
+		}
+		if k == 0 || k == len(in) || in[k] != '=' {
+			return 0
+		}
+	}
+	return end + 1 - i
 }
 
 // blankTemplateTag blanks the template tag line[from:to] (`{% … %}`, of

@@ -145,7 +145,8 @@ func TestProseCodeAndSiteMarks(t *testing.T) {
 // FuzzProse: the output is as long as the input, keeps its newlines, and
 // changes bytes only to spaces.
 func FuzzProse(f *testing.F) {
-	for _, s := range []string{"a <!-- b --> c", "{{< x >}}y{{< /x >}}", "{{< comment >}}a{{% /comment %}}b{{< /comment >}}", `{{< t text="a" title='b' x=` + "`c`" + ` >}}`, "+++\na\n+++\nb", "{{%", "<!--", "", "# a <b c='d'>e</b> { #f .g h=\"i\" }\n", "t {#x}\r---\r\n<a/ ><a =x>", "## a {: #b }\nc{:d}\n===\n", "!!! n \"t [a](b)\"\r\n    x\n\t=== \"u\"\r???+\n```\n??? x\n", "<script setup>\nx\n</SCRIPT>\n::: tip T\n:::\n", "  <style\r\n```\n</style>"} {
+	for _, s := range []string{"a <!-- b --> c", "{{< x >}}y{{< /x >}}", "{{< comment >}}a{{% /comment %}}b{{< /comment >}}", `{{< t text="a" title='b' x=` + "`c`" + ` >}}`, "+++\na\n+++\nb", "{{%", "<!--", "", "# a <b c='d'>e</b> { #f .g h=\"i\" }\n", "t {#x}\r---\r\n<a/ ><a =x>", "## a {: #b }\nc{:d}\n===\n", "!!! n \"t [a](b)\"\r\n    x\n\t=== \"u\"\r???+\n```\n??? x\n", "<script setup>\nx\n</SCRIPT>\n::: tip T\n:::\n", "  <style\r\n```\n</style>",
+		"/// note | T\n////\n{* a.py *}\n{!> b !}\n--8<--\nc.md\n--8<--\n[a](b){.c d=e}\n|-|:-:|\n- [x](#y)\n"} {
 		f.Add(s, true)
 	}
 	f.Fuzz(func(t *testing.T, s string, lead bool) {
@@ -473,6 +474,8 @@ func TestTagNeverClosed(t *testing.T) {
 		strings.Repeat("<a ", 300_000) + "\n", strings.Repeat(`<a id="x" `, 100_000) + "\n",
 		// and no other opener either: each is looked for once, or within a bound
 		"{ " + strings.Repeat("{%", 300_000) + "\n", strings.Repeat("{{#title x", 100_000) + "\n",
+		strings.Repeat("{* a ", 300_000) + "\n", strings.Repeat("{!> a ", 300_000) + "\n*}!}",
+		strings.Repeat("x --8<-- ", 300_000) + "\n",
 	} {
 		if got := Prose(text, false); got != text {
 			t.Errorf("%.20q…: blanked a tag that never closes", text)
@@ -565,5 +568,22 @@ func TestTickRuns(t *testing.T) {
 	text := "{ " + line.String() + "\n"
 	if got := Prose(text, false); got != text {
 		t.Errorf("blanked text without a code span's end")
+	}
+}
+
+// TestProseMkDocsAndSpecMarks: the marks of MkDocs Material's extensions
+// (pymdownx blocks, code includes, attribute lists after links), a
+// table's delimiter row and a page's own table of contents are not prose.
+func TestProseMkDocsAndSpecMarks(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"pymdownx blocks", "/// note | Technical Details\n\nBody.\n\n///\n//// tab | Python 3.10+\n\nx\n\n////\n/// tip\ny\n///\n    /// details | Open me\n/// Returns the value\n/// note extra words\n", "Technical Details Body. Python 3.10+ x y Open me /// Returns the value /// note extra words"},
+		{"code includes", "Import `Depends`\n\n{* ../../docs_src/dependencies/tutorial001_an_py310.py hl[3] *}\n\n{!> ../../docs_src/python_types/tutorial009_py310.py!}\n{! x.md !}\nkept {*x*} and {!x!}\n", "Import `Depends` kept {*x*} and {!x!}"},
+		{"snippets", "A\n--8<-- \"includes/abbreviations.md\"\n```py\n  --8<-- \"docs_src/app.py\"\n```\n--8<--\nfile1.md\nfile2.md\n--8<--\nB ;--8<-- \"shown.md\" and x --8<-- y\n", "A ``` ``` B ;--8<-- \"shown.md\" and x --8<-- y"},
+		{"attribute lists after links", "[help FastAPI](help-fastapi.md){.internal-link target=_blank} and [Start](other.md#setup){ .md-button } but [a](b){kept} {.x}\n", "[help FastAPI] and [Start] but [a] {kept} {.x}"},
+		{"table delimiter rows", "| Name | Default |\n|------|:-------:|\n| `OTEL_X` | 30 |\n --- | ---\n---\n", "| Name | Default | | `OTEL_X` | 30 | ---"},
+		{"a page's table of contents", "# Spec\n\n<!-- toc -->\n\n- [Overview](#overview)\n  * [Span Limits](#span-limits)\n1. [Intro](#intro)\n- [Other page](other.md#x)\n- [Overview](#overview) and more\n\n## Overview\n", "# Spec 1. [Intro] - [Other page] - [Overview] and more ## Overview"},
+	}
+	for _, tt := range tests {
+		checkProse(t, tt.name, tt.in, false, tt.want)
 	}
 }
