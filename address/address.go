@@ -62,8 +62,9 @@ type ParseError struct {
 	Input string // the text as given
 	Err   error  // one of the Err* sentinels
 	// Hint, when not "", is the address the input most likely meant: a
-	// path or URL written for a file or a page (./a/b.md, /a/b/, https://
-	// site/a/b/#c) with what makes it one taken off (Repair).
+	// path or URL written for a file or a page (./a/b.md, ../a/b.md,
+	// /a/b/, https://site/a/b/#c) with what makes it one taken off
+	// (Repair).
 	Hint string
 }
 
@@ -171,14 +172,15 @@ func parse(s string) (Address, error) {
 }
 
 // Repair is s with what makes a path or a URL of a page out of an
-// address taken off: a URL's scheme and host, a leading "./" or "/", a
-// trailing "/" or ".md" of the id (the part before '#'), and its
-// whitespace, which a file's name may hold and its id holds as '-' ("My
-// Note.md" is My-Note: docs/ingest.md). A shell completes
-// a page bundle's folder as "templates/menu/", a browser copies
-// "https://site/templates/menu/#overview"; the address is
-// "templates/menu" (with "#overview"). Parse offers it as a hint; it is
-// never read in the input's place.
+// address taken off: a URL's scheme and host, a leading "./", "../" (any
+// number of them) or "/", a trailing "/" or ".md" of the id (the part
+// before '#'), and its whitespace, which a file's name may hold and its id
+// holds as '-' ("My Note.md" is My-Note: docs/ingest.md). A shell
+// completes a page bundle's folder as "templates/menu/", a browser copies
+// "https://site/templates/menu/#overview", a page's relative link says
+// "../templates/menu.md#overview"; the address is "templates/menu" (with
+// "#overview"). Parse offers it as a hint; it is never read in the
+// input's place.
 func Repair(s string) string {
 	if i := schemeEnd(s); i > 0 {
 		rest := s[i:]
@@ -190,7 +192,7 @@ func Repair(s string) string {
 	}
 	id, heading, hasHash := strings.Cut(s, "#")
 	for {
-		t := strings.TrimPrefix(strings.TrimPrefix(id, "./"), "/")
+		t := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(id, "../"), "./"), "/")
 		if t == id {
 			break
 		}

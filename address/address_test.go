@@ -246,6 +246,14 @@ func TestParseHint(t *testing.T) {
 		"https://example.com": "",
 		"a b/":                "a-b", // a file's name with a space: its id has '-'
 		"Linking notes and files/Embed files.md#Embed a note": "Linking-notes-and-files/Embed-files#Embed a note",
+		// A relative link copied from a page: its leading "../" taken off,
+		// as many as it has; the rest must be an address.
+		"../trace/api.md#span": "trace/api#span",
+		"../../../a/b.md":      "a/b",
+		".././../a/b/":         "a/b",
+		"../":                  "",
+		"../..":                "",
+		"../a/../b":            "",
 	} {
 		_, err := Parse(in)
 		var pe *ParseError

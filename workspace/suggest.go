@@ -28,7 +28,8 @@ import (
 // ids; then ids within a few edits of what was typed. Before them all, the
 // documents whose front matter lists what was typed among its aliases
 // (an Obsidian note's other names: `2FA` for Two-factor-authentication).
-// A heading typed with the address is kept on each suggestion.
+// A heading typed with the address is kept on each suggestion that has
+// such a section, and those come first (withHeading).
 func Suggest(snap *store.Snapshot, a address.Address, n int) ([]string, error) {
 	if n <= 0 {
 		return nil, nil
@@ -111,27 +112,46 @@ func Suggest(snap *store.Snapshot, a address.Address, n int) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	// With a heading typed, the documents that have the section come
+	// first wherever they rank, so more than n are ranked: the best
+	// maxSectionLookups (a short id's prefix or a common last segment,
+	// api or sdk, can match thousands of a large store's ids).
+	keep := n
+	if a.HasHeading() {
+		keep = max(n, maxSectionLookups)
+	}
 	for _, c := range cands {
-		if len(ids) >= n {
+		if len(ids) >= keep {
 			break
 		}
 		if !slices.Contains(ids, c.id) {
 			ids = append(ids, c.id)
 		}
 	}
-	return withHeading(snap, ids, a)
+	return withHeading(snap, ids, a, n)
 }
 
-// withHeading are the suggested ids with a's heading, when it has one: on
-// the documents that have such a section, first; another is suggested
-// alone, as an address that reads (fs.md#x suggested os#x, one edit from
-// fs, which has no section x).
-func withHeading(snap *store.Snapshot, ids []string, a address.Address) ([]string, error) {
+// maxSectionLookups bounds the candidates of a miss with a heading whose
+// records Suggest reads to find the section typed: the best 32, in the
+// order Suggest ranks them. A candidate below them that has the section
+// is not looked at, so a miss reads at most 32 records besides its scan
+// of the ids, at most 5 misses a read (maxSuggested).
+const maxSectionLookups = 32
+
+// withHeading is the first n of ids (best first) with a's heading, when
+// it has one: the documents that have such a section, first, in the
+// order of ids; another is suggested alone, as an address that reads
+// (fs.md#x suggested os#x, one edit from fs, which has no section x). It
+// stops reading records once n of them have the section.
+func withHeading(snap *store.Snapshot, ids []string, a address.Address, n int) ([]string, error) {
 	if !a.HasHeading() {
-		return ids, nil
+		return ids[:min(n, len(ids))], nil
 	}
 	var with, without []string
 	for _, id := range ids {
+		if len(with) >= n {
+			break
+		}
 		rec, ok, err := snap.Record(id)
 		if err != nil {
 			return nil, err
@@ -142,7 +162,8 @@ func withHeading(snap *store.Snapshot, ids []string, a address.Address) ([]strin
 			without = append(without, id)
 		}
 	}
-	return append(with, without...), nil
+	out := append(with, without...)
+	return out[:min(n, len(out))], nil
 }
 
 // aliasedAs returns the ids of at most n documents whose front matter

@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -410,6 +411,47 @@ func TestSuggestAlias(t *testing.T) {
 		"2fa#Setup":  {"security/two-factor-authentication#Setup", "2fb"}, // 2fb has no Setup
 		"Two-factor": nil,
 		"2F*":        nil,
+	} {
+		got, err := Suggest(snap, address.MustParse(typed), 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("Suggest(%q) (-want +got):\n%s", typed, diff)
+		}
+	}
+}
+
+// TestSuggestSectionHoldersFirst: a miss with a heading suggests first
+// the documents that have the section, wherever they rank among the
+// candidates, not only among the first n (the OpenTelemetry spec's
+// api.md#isrecording suggested baggage/api, configuration/api, logs/api;
+// only trace/api has it). Past the best maxSectionLookups candidates no
+// record is read, so a section there is not found.
+func TestSuggestSectionHoldersFirst(t *testing.T) {
+	with := "# API\n\n## IsRecording\n\n## ForceFlush\n"
+	files := map[string]string{
+		"baggage/api.md":       "# API\n",
+		"configuration/api.md": "# API\n",
+		"logs/api.md":          "# API\n",
+		"trace/api.md":         with,
+		"configuration/sdk.md": "# SDK\n",
+		"logs/sdk.md":          with,
+		"metrics/sdk.md":       with,
+		"trace/sdk.md":         with,
+	}
+	for i := range maxSectionLookups {
+		files[fmt.Sprintf("x%02d/far.md", i)] = "# Far\n"
+	}
+	files["zz/far.md"] = with // the 33rd candidate for far
+	ws, _ := indexedFiles(t, files)
+	snap := heldSnapshot(t, ws)
+	for typed, want := range map[string][]string{
+		"api.md#isrecording": {"trace/api#isrecording", "baggage/api", "configuration/api"},
+		"api#IsRecording":    {"trace/api#IsRecording", "baggage/api", "configuration/api"},
+		"sdk#forceflush":     {"logs/sdk#forceflush", "metrics/sdk#forceflush", "trace/sdk#forceflush"},
+		"api#no-such":        {"baggage/api", "configuration/api", "logs/api"},
+		"far#forceflush":     {"x00/far", "x01/far", "x02/far"},
 	} {
 		got, err := Suggest(snap, address.MustParse(typed), 3)
 		if err != nil {
