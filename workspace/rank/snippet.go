@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -22,11 +23,12 @@ func Snippet(text, query string, limit int) string {
 		return text
 	}
 	budget := limit - 2*len(ellipsis)
-	at := 0
+	from, to := 0, 0
 	if spans := MatchSpans(text, query); len(spans) > 0 {
-		at = densest(spans, budget)
+		from, to = densest(spans, budget)
 	}
-	start := max(0, at-budget/6)
+	// The matches a sixth of the way in, and all of them in.
+	start := max(0, from-budget/6, to-budget)
 	end := min(len(text), start+budget)
 	if end == len(text) {
 		start = max(0, end-budget)
@@ -37,15 +39,18 @@ func Snippet(text, query string, limit int) string {
 	for end < len(text) && !utf8.RuneStart(text[end]) {
 		end--
 	}
-	// Prefer to start and end on a word boundary when one is near.
+	// Prefer to start and end on a word boundary when one is near and
+	// outside the matches.
 	if start > 0 {
-		if i := strings.IndexByte(text[start:min(end, start+24)], ' '); i >= 0 {
+		if i := strings.IndexByte(text[start:max(start, min(end, start+24, from))], ' '); i >= 0 {
 			start += i + 1
 		}
 	}
 	if end < len(text) {
-		if i := strings.LastIndexByte(text[max(start, end-24):end], ' '); i >= 0 {
-			end = max(start, end-24) + i
+		if lo := max(start, end-24, to); lo < end {
+			if i := strings.LastIndexByte(text[lo:end], ' '); i >= 0 {
+				end = lo + i
+			}
 		}
 	}
 	out := text[start:end]
@@ -113,52 +118,135 @@ func unquoted(t string) string {
 	return t
 }
 
-// densest returns the start of the span from which a window of width bytes
-// covers the most distinct query words.
-func densest(spans []Span, width int) int {
-	best, bestAt := 0, spans[0].Start
-	for i := range spans {
-		seen := map[string]bool{}
-		for j := i; j < len(spans) && spans[j].End-spans[i].Start <= width; j++ {
-			seen[spans[j].Word] = true
-		}
-		if len(seen) > best {
-			best, bestAt = len(seen), spans[i].Start
+// densest returns bytes [from, to) of the text, from the first to the
+// last of a run of spans: of the runs no wider than width, one that holds
+// the most distinct query words, and of those the narrowest, then the
+// first. A row of a table that names the query's identifier (its every
+// part) is chosen over the prose before the table that says two of the
+// parts, and a heading that says the query over the words scattered after
+// it. Two passes of two pointers: linear in the number of spans.
+func densest(spans []Span, width int) (from, to int) {
+	count := map[string]int{}
+	distinct := 0
+	add := func(s Span) {
+		for _, u := range units(s.Word) {
+			if count[u]++; count[u] == 1 {
+				distinct++
+			}
 		}
 	}
-	return bestAt
+	drop := func(s Span) {
+		for _, u := range units(s.Word) {
+			if count[u]--; count[u] == 0 {
+				distinct--
+			}
+		}
+	}
+	// The most distinct words a run no wider than width holds.
+	most := 0
+	for i, j := 0, 0; i < len(spans); i++ {
+		if j <= i {
+			j = i // the run [i, j) is empty
+		}
+		for j < len(spans) && spans[j].End-spans[i].Start <= width {
+			add(spans[j])
+			j++
+		}
+		most = max(most, distinct)
+		if j > i {
+			drop(spans[i])
+		}
+	}
+	// The narrowest run that holds as many: each run's left end moved
+	// right while the run still holds them.
+	clear(count)
+	distinct = 0
+	from, to = 0, -1
+	for l, r := 0, 0; r < len(spans); r++ {
+		add(spans[r])
+		for l < r && distinct-lost(count, spans[l].Word) >= most {
+			drop(spans[l])
+			l++
+		}
+		if distinct >= most && (to < 0 || spans[r].End-spans[l].Start < to-from) {
+			from, to = spans[l].Start, spans[r].End
+		}
+	}
+	return from, to
+}
+
+// units are the query words a match of w counts as: w itself, or, for a
+// run of three characters or more of a script written without spaces
+// (the whole of a query word such as 计算属性缓存), each of its pairs of
+// characters, which are the words the index reads it as and which a
+// match of one pair counts as (queryWords): a heading that says the
+// whole query holds every one of them, and is not outnumbered by pairs
+// scattered in the text after it.
+func units(w string) []string {
+	if spaced(w) || utf8.RuneCountInString(w) < 3 {
+		return []string{w}
+	}
+	rs := []rune(w)
+	out := make([]string, 0, len(rs)-1)
+	for i := 0; i+2 <= len(rs); i++ {
+		if u := string(rs[i : i+2]); !slices.Contains(out, u) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// lost is how many distinct words a run loses when a span of w leaves
+// it: its units counted once.
+func lost(count map[string]int, w string) int {
+	n := 0
+	for _, u := range units(w) {
+		if count[u] == 1 {
+			n++
+		}
+	}
+	return n
 }
 
 // Span is one place in a text where a word of the query occurs: bytes
-// [Start, End) of the text, and the (lower-cased) query word.
+// [Start, End) of the text, and the (lower-cased) query word. A plural's
+// stem ("limit" of "limits") is the query word's; each pair of characters
+// of a word in a script written without spaces is a word of its own, as
+// the index reads them.
 type Span struct {
 	Start, End int
 	Word       string
 }
 
+// form is a string a printer looks for in text and the query word it is
+// a form of.
+type form struct{ text, word string }
+
 // queryWords splits a query into the lower-cased words a printer can look
-// for in text: runs of letters, digits and marks. Runs in scripts written
-// without spaces (Han, kana, Thai...) are looked for as written.
-func queryWords(query string) []string {
+// for in text: runs of letters, digits and marks (so an identifier's
+// parts), each with the form without a plural's "s". Runs in scripts
+// written without spaces (Han, kana, Thai...) are looked for as written
+// and as overlapping pairs of characters.
+func queryWords(query string) []form {
 	seen := map[string]bool{}
-	var out []string
+	var out []form
 	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.IsMark(r)
+		return !isWordRune(r)
 	}) {
 		if utf8.RuneCountInString(w) < 2 && w[0] < utf8.RuneSelf {
 			continue // single Latin letters and digits would light up everything
 		}
-		forms := []string{w, strings.TrimSuffix(w, "s")}
+		forms := []form{{w, w}, {strings.TrimSuffix(w, "s"), w}}
 		if !spaced(w) {
 			// As the index does: overlapping pairs of characters.
 			rs := []rune(w)
 			for i := 0; i+2 <= len(rs) && len(rs) > 2; i++ {
-				forms = append(forms, string(rs[i:i+2]))
+				forms = append(forms, form{string(rs[i : i+2]), string(rs[i : i+2])})
 			}
 		}
 		for _, v := range forms {
-			if !seen[v] && utf8.RuneCountInString(v) >= 2 {
-				seen[v] = true
+			if !seen[v.text] && utf8.RuneCountInString(v.text) >= 2 {
+				seen[v.text] = true
 				out = append(out, v)
 			}
 		}
@@ -167,8 +255,11 @@ func queryWords(query string) []string {
 }
 
 // MatchSpans finds where the query's words occur in text, ignoring case:
-// sorted, not overlapping. A word matches at the start of a word of text
-// (so "budget" lights up "budgets" but not "subbudget").
+// sorted, not overlapping. A word matches at the start of a word of text,
+// as the query's words are cut from it: after a rune that is not a letter,
+// digit or mark, so at an identifier's parts too (so "budget" lights up
+// "budgets" and the BUDGET of MAX_BUDGET but not "subbudget", and the
+// query OTEL_METRIC_EXPORT_TIMEOUT lights up all four parts of its name).
 func MatchSpans(text, query string) []Span {
 	words := queryWords(query)
 	if len(words) == 0 {
@@ -183,15 +274,15 @@ func MatchSpans(text, query string) []Span {
 	var spans []Span
 	for _, w := range words {
 		for from := 0; from < len(lower); {
-			i := strings.Index(lower[from:], w)
+			i := strings.Index(lower[from:], w.text)
 			if i < 0 {
 				break
 			}
 			i += from
-			if i == 0 || !isWordRune(lastRune(lower[:i])) || !spaced(w) {
-				spans = append(spans, Span{Start: i, End: i + len(w), Word: w})
+			if i == 0 || !isWordRune(lastRune(lower[:i])) || !spaced(w.text) {
+				spans = append(spans, Span{Start: i, End: i + len(w.text), Word: w.word})
 			}
-			from = i + len(w)
+			from = i + len(w.text)
 		}
 	}
 	sort.Slice(spans, func(a, b int) bool {
@@ -215,8 +306,10 @@ func lastRune(s string) rune {
 	return r
 }
 
+// isWordRune reports whether r is a letter, digit or mark: a rune of a
+// query's word ('_' cuts an identifier into its parts).
 func isWordRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r) || r == '_'
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r)
 }
 
 // spaced reports whether w is in a script that separates words by spaces;
