@@ -76,23 +76,28 @@ func contextOf(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir
 }
 
 // makePlan plans the reads of steps(all) in order until one does not fit
-// what is left of the budget, or scores under ReadFloor of the first read
-// planned: the plan is the best reads in order, and a later, smaller read
-// that would still fit is worth less than the one left out. A small
-// document whose whole read does not fit is narrowed instead: its matched
-// sections follow it in steps, at their own scores.
+// what is left of the budget, or scores under ReadFloor of the best read
+// (planned or not): the plan is the best reads in order, and a later,
+// smaller read that would still fit is worth less than the one left out.
+// A small document whose whole read does not fit is narrowed instead: its
+// matched sections follow it in steps, at their own scores. The floor is
+// the best read's, not the first planned one's: with a budget too small
+// for the best reads, a plan of whatever weak read fits first, and of
+// reads a fifth as good as that, planned sections unrelated to the query
+// (an OpenTelemetry review: `--budget 100` read `trace/sdk#enabled` for a
+// question on ForceFlush).
 func makePlan(all []planned, budget int) *readPlan {
 	plan := newReadPlan(budget)
-	first := -1.0 // the score of the first read planned
+	best := -1.0 // the score of the best read, the first step
 	for _, st := range steps(all, budget/ShortShare) {
-		if first >= 0 && st.score < ReadFloor*first {
+		if best < 0 {
+			best = st.score
+		}
+		if st.score < ReadFloor*best {
 			break
 		}
 		plan.full = false
 		added := plan.addStep(st)
-		if added && first < 0 {
-			first = st.score
-		}
 		if !added && plan.full && !(st.whole && len(st.d.rec.Sections) > 0) || plan.ended {
 			break
 		}

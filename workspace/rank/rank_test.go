@@ -375,3 +375,20 @@ func TestReadPlanMergesQuietSections(t *testing.T) {
 		t.Errorf("a merge that climbs: plan (-want +got)\n%s", diff)
 	}
 }
+
+// TestReadPlanFloorOfTheBest: the floor is a fifth of the best read's
+// score, whether or not the best read fits the budget: a budget too small
+// for the best reads plans none of the weak ones (it planned the first
+// weak read that fitted, and reads a fifth as good as that).
+func TestReadPlanFloorOfTheBest(t *testing.T) {
+	small := func(id string, score float64, tokens int) planned {
+		return planned{rec: docir.Record{ID: id}, doc: rankedDoc{id: id, score: score, passages: []passageHit{{"", score}}}, whole: tokens, size: 4 * tokens}
+	}
+	all := []planned{small("best", 5, 150), small("good", 2, 40), small("weak", 0.5, 10)}
+	if diff := cmp.Diff([]string{"good"}, makePlan(all, 100).addrs); diff != "" {
+		t.Errorf("makePlan (-want +got)\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{}, makePlan(all, 30).addrs); diff != "" {
+		t.Errorf("makePlan, room for the weak read alone (-want +got)\n%s", diff)
+	}
+}
