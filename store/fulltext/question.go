@@ -54,6 +54,13 @@ func isFrameWord(w string) bool {
 	return isInterrogative(w)
 }
 
+// FunctionWord reports whether term (a query's term, as analyzed) is one
+// of the function words a question's frame is made of (isFrameWord: an
+// interrogative, an auxiliary or modal verb, a pronoun, an article, a
+// preposition): a word that says how something is asked, not what about.
+// English only.
+func FunctionWord(term string) bool { return isFrameWord(term) }
+
 // questionTopic returns text without the frame of each of its clauses
 // when it is a question (see above), else text itself.
 func questionTopic(text string) string {

@@ -1211,9 +1211,24 @@ func (r *ranking) sectionsNamed(rec *docir.Record) map[string]float64 {
 // words that are not (beyond). A word cut into parts is the title's only
 // if every part is: "fs.readFile" is not the word "file" of a page titled
 // *File system*.
+//
+// A function word beyond the title ("the", "to": fulltext.FunctionWord)
+// is neither: it says how the query asks, not which section it asks for.
+// So a query of the title's words and function words names the document
+// (a review of Go's design proposals: "the godebug proposal" matched the
+// three-line #implementation, the shortest section that says "the", and
+// a page's exact title with one of to, of, the or is matched a section
+// other than its top for 85 to 92 of 93 pages). Where the query has
+// other words beyond the title, its function words are compared with
+// them (beyondTitle): a span of a section's text is matched by its
+// words in order, function words too (left out, section accuracy on the
+// PowerShell spans fell from 238 to 228 of 250).
 func (r *ranking) titleWords(rec *docir.Record) (shared, beyond bool) {
 	title := r.titleTerms(rec)
 	for _, w := range r.queryWords() {
+		if functionWord(title, w) {
+			continue
+		}
 		if inTitle(title, w) {
 			shared = true
 		} else {
@@ -1231,6 +1246,12 @@ func inTitle(title map[string]bool, word []string) bool {
 		}
 	}
 	return true
+}
+
+// functionWord says whether a query word is one function word that the
+// title does not hold (see titleWords).
+func functionWord(title map[string]bool, word []string) bool {
+	return len(word) == 1 && !title[word[0]] && fulltext.FunctionWord(word[0])
 }
 
 // titleSaid are the terms of title that the query says as the title's:
