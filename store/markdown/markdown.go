@@ -221,7 +221,8 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	35 a passage's text (store/passage Prose) leaves out pymdownx block
 //	   markers (`/// note | Title` keeps `Title`), code includes (`{*
 //	   path *}`, `{! path !}`, `--8<--`), attribute lists after links
-//	   (`{.internal-link}`), tables' delimiter rows, and bullet items
+//	   (`{.internal-link}`), tables' delimiter rows, a backslash that
+//	   ends a line (a hard line break), and bullet items
 //	   that are one link to an anchor of the page (its table of
 //	   contents), which only a parse again re-indexes.
 const RulesVersion = 35

@@ -576,18 +576,41 @@ func (c Config) Names(rec *docir.Record) []string {
 
 // FrontMatterProse returns the front-matter values of rec that read as
 // prose (a configured field whose value is a string of three words or more,
-// other than the title), for a snippet to show when the document's lead
-// matched.
+// other than the title: proseWords), for a snippet to show when the
+// document's lead matched.
 func (c Config) FrontMatterProse(rec *docir.Record) string {
 	var out []string
 	for _, k := range c.keys(rec) {
 		s, ok := rec.Fields[k].(string)
 		s = strings.TrimSpace(Prose(s, false))
-		if ok && s != rec.Title && len(strings.Fields(s)) >= 3 {
+		if ok && s != rec.Title && proseWords(s, 3) >= 3 {
 			out = append(out, s)
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// proseWords counts the words of s, up to most: its fields, a field of a
+// script written without spaces (Han, kana, Thai: fulltext.BigramScript)
+// counted as a word for every two of its characters, as such a word
+// mostly is. A Chinese description, 这是一个关于响应式系统的说明, is one
+// field and fourteen characters, and a sentence (a review of Vue's
+// Chinese docs: no such description showed in a snippet).
+func proseWords(s string, most int) int {
+	n := 0
+	for f := range strings.FieldsSeq(s) {
+		chars := 0
+		for _, r := range f {
+			if fulltext.BigramScript(r) {
+				chars++
+			}
+		}
+		n += max(1, chars/2)
+		if n >= most {
+			break
+		}
+	}
+	return n
 }
 
 func appendValues(lines []string, v any) []string {
@@ -628,7 +651,8 @@ func appendValues(lines []string, v any) []string {
 // inline HTML tags (`<small>`, `</small>`, `<img src="x">`: CommonMark's
 // open and closing tags, an open tag also over lines up to a blank line
 // (tagOverLines); the text between them is kept),
-// the attribute block that ends a heading's line (`{ #id .c k="v" }`,
+// a backslash that ends a line (a hard line break), the attribute block
+// that ends a heading's line (`{ #id .c k="v" }`,
 // `{: #id }`, as store/markdown reads it: not part of the heading's text),
 // and the marker, type and quotes of an MkDocs block's opener line
 // (`!!! note "Heads up"` keeps `Heads up`, `??? tip` keeps nothing: the
@@ -647,7 +671,7 @@ func Prose(text string, lead bool) string {
 		!strings.Contains(text, "&#") && !strings.Contains(text, "&nbsp;") &&
 		!strings.Contains(text, "][") && !strings.Contains(text, "]:") && !mayHoldOpener(text) && !strings.Contains(text, ":::") &&
 		!strings.Contains(text, " from '") && !strings.Contains(text, ` from "`) && !strings.Contains(text, ":id=") &&
-		!strings.Contains(text, "///") && !(strings.Contains(text, "--") && strings.Contains(text, "|")) &&
+		!strings.Contains(text, "///") && !(strings.Contains(text, "--") && strings.Contains(text, "|")) && !strings.Contains(text, "\\\n") && !strings.Contains(text, "\\\r") &&
 		!(lead && strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++")) {
 		if !strings.Contains(text, "```") && !strings.Contains(text, "~~~") {
 			return text
@@ -1052,6 +1076,9 @@ func blankLinks(b []byte) {
 		default:
 			blankOpener(line, blank, start)
 			blankBlockMarker(line, blank, start)
+			if n := len(bytes.TrimRight(line, "\r")); n > 0 && line[n-1] == '\\' && (n < 2 || line[n-2] != '\\') {
+				blank(start+n-1, start+n) // a hard line break (CommonMark): the reader sees the break, not the backslash
+			}
 			blankContainer(line, blank, start)
 			if (bytes.IndexByte(line, '{') >= 0 || bytes.Contains(line, []byte(":id="))) && isHeadingLine(b, start, end) {
 				if i := markdown.HeadingAttributeStart(line); i >= 0 {

@@ -581,9 +581,32 @@ func TestProseMkDocsAndSpecMarks(t *testing.T) {
 		{"snippets", "A\n--8<-- \"includes/abbreviations.md\"\n```py\n  --8<-- \"docs_src/app.py\"\n```\n--8<--\nfile1.md\nfile2.md\n--8<--\nB ;--8<-- \"shown.md\" and x --8<-- y\n", "A ``` ``` B ;--8<-- \"shown.md\" and x --8<-- y"},
 		{"attribute lists after links", "[help FastAPI](help-fastapi.md){.internal-link target=_blank} and [Start](other.md#setup){ .md-button } but [a](b){kept} {.x}\n", "[help FastAPI] and [Start] but [a] {kept} {.x}"},
 		{"table delimiter rows", "| Name | Default |\n|------|:-------:|\n| `OTEL_X` | 30 |\n --- | ---\n---\n", "| Name | Default | | `OTEL_X` | 30 | ---"},
+		{"hard line breaks", "Russ Cox \\\nDecember 2022 \\\r\nkept \\\\\n`code \\`\n", "Russ Cox December 2022 kept \\\\ `code \\`"},
 		{"a page's table of contents", "# Spec\n\n<!-- toc -->\n\n- [Overview](#overview)\n  * [Span Limits](#span-limits)\n1. [Intro](#intro)\n- [Other page](other.md#x)\n- [Overview](#overview) and more\n\n## Overview\n", "# Spec 1. [Intro] - [Other page] - [Overview] and more ## Overview"},
 	}
 	for _, tt := range tests {
 		checkProse(t, tt.name, tt.in, false, tt.want)
+	}
+}
+
+// TestFrontMatterProse: a field of three words or more is prose for a
+// snippet, a word of a script written without spaces counted for every
+// two of its characters; the title and shorter values are not.
+func TestFrontMatterProse(t *testing.T) {
+	rec := &docir.Record{Title: "Reactivity", Fields: map[string]any{
+		"description": "这是一个关于响应式系统的说明",
+		"summary":     "two words",
+		"title":       "Reactivity",
+	}}
+	if got, want := (Config{}).FrontMatterProse(rec), "这是一个关于响应式系统的说明"; got != want {
+		t.Errorf("FrontMatterProse = %q, want %q", got, want)
+	}
+	rec.Fields["description"] = "响应式"
+	if got := (Config{}).FrontMatterProse(rec); got != "" {
+		t.Errorf("a three-character value: FrontMatterProse = %q, want none", got)
+	}
+	rec.Fields["summary"] = "Three words here"
+	if got, want := (Config{}).FrontMatterProse(rec), "Three words here"; got != want {
+		t.Errorf("FrontMatterProse = %q, want %q", got, want)
 	}
 }
