@@ -140,10 +140,13 @@ func (r *Record) FindSection(heading string) (Section, bool) {
 		}
 	}
 	// A heading that ends in what a reader cannot type ("Context 🤔",
-	// slug context-; "server.host <Badge/>") is found by its words.
+	// slug context-; "server.host <Badge/>") is found by its words, and
+	// so is one that writes its own id ("注入别名 \\* {#injection-aliasing}").
 	for _, s := range r.Sections {
-		if t := strings.TrimRight(s.Slug, "-"); t != s.Slug && t == slug && t != "" {
-			return s, true
+		for _, cand := range [...]string{s.Slug, address.Slug(s.Heading)} {
+			if t := strings.TrimRight(cand, "-"); t != cand && t == slug && t != "" {
+				return s, true
+			}
 		}
 	}
 	// An anchor as Zola and Blackfriday write it, '-' for '_' (get-page

@@ -19,6 +19,8 @@ func TestFindSection(t *testing.T) {
 		{Slug: "global-1", Heading: ":global"},
 		{Slug: "context-", Heading: "Context 🤔"},
 		{Slug: "get_page", Heading: "get_page"},
+		{Slug: "injection-aliasing", Heading: "注入别名 *"},
+		{Slug: "ctx", Heading: "Why 🤔"},
 	}}
 	for _, tt := range []struct {
 		heading, want string // want "" for no section
@@ -53,6 +55,10 @@ func TestFindSection(t *testing.T) {
 		{"Context", "context-"},
 		{"context", "context-"},
 		{"Context 🤔", "context-"},
+		// The same of a heading that writes its own id (Vue's docs mark
+		// headings with " \*" and give each an id).
+		{"注入别名", "injection-aliasing"},
+		{"Why", "ctx"},
 		// Zola's anchor of `get_page`.
 		{"get-page", "get_page"},
 	} {

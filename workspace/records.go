@@ -148,7 +148,7 @@ func (d *cachedDoc) findSection(snap *store.Snapshot, heading string) (sec *doci
 // pass of the same kind finds by it (TestSectionIndexIsFindSection).
 type sectionIndex struct {
 	slug, heading, headingSlug, anchor map[string]int
-	dashed                             map[string]int // a slug that ends in '-', by what is left without them
+	dashed                             map[string]int // a slug or heading's slug that ends in '-', by what is left without them
 	underscored                        map[string]int // a slug with '_', by its '_'s written '-'
 }
 
@@ -166,8 +166,10 @@ func newSectionIndex(secs []docir.Section) *sectionIndex {
 		for _, a := range s.Anchors {
 			first(x.anchor, a, i)
 		}
-		if t := strings.TrimRight(s.Slug, "-"); t != s.Slug && t != "" {
-			first(x.dashed, t, i)
+		for _, cand := range [...]string{s.Slug, address.Slug(s.Heading)} {
+			if t := strings.TrimRight(cand, "-"); t != cand && t != "" {
+				first(x.dashed, t, i)
+			}
 		}
 		if strings.Contains(s.Slug, "_") {
 			first(x.underscored, strings.ReplaceAll(s.Slug, "_", "-"), i)

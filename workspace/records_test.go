@@ -31,8 +31,10 @@ func TestSectionIndexIsFindSection(t *testing.T) {
 		{Slug: "context-", Heading: "Context 🤔"},
 		{Slug: "serverhost-", Heading: "server.host"},
 		{Slug: "get_page", Heading: "get_page"},
+		{Slug: "injection-aliasing", Heading: "注入别名 *"},
+		{Slug: "ctx", Heading: "Why 🤔"},
 	}}
-	asks := []string{"intro", "Intro", "intro-1", "metadata", "Metadata", "metadata-schema", "meta",
+	asks := []string{"注入别名", "注入别名 *", "Why", "why", "injection-aliasing", "intro", "Intro", "intro-1", "metadata", "Metadata", "metadata-schema", "meta",
 		"über", "%C3%BCber-uns", "%C3%BCber", "%25C3%25BCber-uns", "über-uns", "Über uns", "intro-2",
 		"x y", "x%20y", "A B", "a-b", "A  B", "nope", "%", "%zz", "INTRO", "a%2Db",
 		"Event: 'activate' _macOS_", "Event: 'activate' *macOS*", "snake_case _Readonly_", "_snake_case_ Readonly", "__Intro__", "snake case",
