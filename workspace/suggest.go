@@ -79,6 +79,11 @@ func Suggest(snap *store.Snapshot, a address.Address, n int) ([]string, error) {
 			// /docs/kit/load; Docusaurus 01-intro.md at /intro): the
 			// fewer of the other parts typed the id lacks, the nearer.
 			c.tier, c.dist = 2, missingParts(lower, lid)
+		case numbered(path.Base(lower), path.Base(lid)):
+			// A record by its number (a design proposal's, an RFC's,
+			// an ADR's: 43651 for 43651-type-parameters, 15 for
+			// 0015-use-terraform), as people name one.
+			c.tier, c.dist = 2, len(id)
 		case isFolderIndex(id, noExt):
 			c.tier = 2
 		case strings.HasPrefix(id, noExt):
@@ -491,4 +496,21 @@ func sameStem(a, b string) bool {
 		p++
 	}
 	return p >= 5 || p >= 4 && p == min(len(a), len(b))
+}
+
+// numbered reports whether typed is a number alone and name opens with
+// the same number (zeros before it aside) and then '-' or '_': the
+// number prefix of a record's file name.
+func numbered(typed, name string) bool {
+	if typed == "" || strings.TrimLeft(typed, "0123456789") != "" {
+		return false
+	}
+	i := 0
+	for i < len(name) && '0' <= name[i] && name[i] <= '9' {
+		i++
+	}
+	if i == 0 || i == len(name) || name[i] != '-' && name[i] != '_' {
+		return false
+	}
+	return strings.TrimLeft(name[:i], "0") == strings.TrimLeft(typed, "0")
 }

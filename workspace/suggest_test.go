@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -107,6 +108,37 @@ func TestSuggestBelowAFolder(t *testing.T) {
 		got, err := Suggest(snap, a, 3)
 		if err != nil || len(got) == 0 || got[0] != want {
 			t.Errorf("Suggest(%q) = %v, %v; want %s first", typed, got, err, want)
+		}
+	}
+}
+
+// TestSuggestByNumber: a record is suggested by its number alone, zeros
+// before it aside (Go's design proposals are named by theirs; an ADR's
+// is padded).
+func TestSuggestByNumber(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"design/43651-type-parameters.md", "design/25530-sumdb.md", "adr/0015-use-terraform.md", "adr/0150-other.md", "notes/15.md"} {
+		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, f), []byte("# "+f+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap := refreshedSnapshot(t, root)
+	for typed, want := range map[string][]string{
+		"43651":           {"design/43651-type-parameters"},
+		"25530#rationale": {"design/25530-sumdb"},
+		"15":              {"notes/15", "adr/0015-use-terraform"},
+		"015":             {"adr/0015-use-terraform"},
+	} {
+		a, err := address.Parse(typed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Suggest(snap, a, 3)
+		if err != nil || len(got) < len(want) || !slices.Equal(got[:len(want)], want) {
+			t.Errorf("Suggest(%q) = %v, %v; want %v first", typed, got, err, want)
 		}
 	}
 }
