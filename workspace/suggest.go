@@ -45,57 +45,15 @@ func Suggest(snap *store.Snapshot, a address.Address, n int) ([]string, error) {
 			break
 		}
 	}
-	lower := strings.ToLower(noExt)
-	base := path.Base(noExt)
-	maxEdits := min(3, max(1, len(typed)/4))
+	t := typedID{typed: typed, noExt: noExt, lower: strings.ToLower(noExt), base: path.Base(noExt), maxEdits: min(3, max(1, len(a.ID)/4))}
 	var cands []candidate
 	// Ids and paths come from the manifest, not the records: a seventh of
 	// the bytes (a miss at 192k documents read 94 MB of records). id and
 	// recPath are views, valid during the call: a candidate keeps a copy.
 	err := snap.EachDocPath("", func(id, recPath string) error {
-		c := candidate{dist: 0}
-		lid := strings.ToLower(id)
-		recNoExt := strings.TrimSuffix(recPath, ".md")
-		switch {
-		case typed == recPath || noExt == recNoExt || strings.HasSuffix(noExt, "/"+recNoExt) ||
-			noExt == id && typed != id:
-			c.tier = 0 // a file path: docs/foo.md, foo.md, foo
-		case lid == lower || path.Base(id) == noExt:
-			c.tier = 1
-		case strings.HasSuffix(lower, "/"+lid):
-			// A site's URL path for the page, in another case and below
-			// the folders the site serves it under (MDN's
-			// Web/CSS/color for css/color): the longest such id first.
-			c.tier, c.dist = 1, len(lower)-len(id)
-		case strings.HasSuffix(lid, "/"+lower):
-			// What was typed below the folder the site leaves out of its
-			// URLs (Hugo's permalinks: the Docker docs serve
-			// manuals/engine/install at /engine/install/).
-			c.tier, c.dist = 1, len(id)-len(noExt)
-		case links.Unnumbered(path.Base(lid)) == links.Unnumbered(path.Base(lower)) && path.Base(lower) != "":
-			// The page by its name without its number prefix, and
-			// without folders the site leaves out of its URLs
-			// (svelte.dev serves kit/20-core-concepts/20-load.md at
-			// /docs/kit/load; Docusaurus 01-intro.md at /intro): the
-			// fewer of the other parts typed the id lacks, the nearer.
-			c.tier, c.dist = 2, missingParts(lower, lid)
-		case numbered(path.Base(lower), path.Base(lid)):
-			// A record by its number (a design proposal's, an RFC's,
-			// an ADR's: 43651 for 43651-type-parameters, 15 for
-			// 0015-use-terraform), as people name one.
-			c.tier, c.dist = 2, len(id)
-		case isFolderIndex(id, noExt):
-			c.tier = 2
-		case strings.HasPrefix(id, noExt):
-			c.tier, c.dist = 3, len(id)-len(noExt)
-		case strings.HasPrefix(recNoExt, noExt) || strings.Contains(noExt, "/") && strings.HasPrefix(recNoExt, noExt[strings.Index(noExt, "/")+1:]):
-			c.tier, c.dist = 3, len(recNoExt)-len(noExt) // a prefix of the file's path
-		default:
-			d, ok := nearID(noExt, id, base, maxEdits)
-			if !ok {
-				return nil
-			}
-			c.tier, c.dist = 4, d
+		c, ok := t.rank(id, recPath)
+		if !ok {
+			return nil
 		}
 		c.id = strings.Clone(id)
 		cands = append(cands, c)
@@ -513,4 +471,62 @@ func numbered(typed, name string) bool {
 		return false
 	}
 	return strings.TrimLeft(name[:i], "0") == strings.TrimLeft(typed, "0")
+}
+
+// typedID is a missed id as typed, and the forms of it Suggest compares
+// each id of the store with.
+type typedID struct {
+	typed, noExt, lower, base string
+	maxEdits                  int
+}
+
+// rank places the id (of the file recPath) among the suggestions for
+// what was typed: its tier and distance, or false when it is none.
+func (t typedID) rank(id, recPath string) (candidate, bool) {
+	typed, noExt, lower, base, maxEdits := t.typed, t.noExt, t.lower, t.base, t.maxEdits
+	c := candidate{dist: 0}
+	lid := strings.ToLower(id)
+	recNoExt := strings.TrimSuffix(recPath, ".md")
+	switch {
+	case typed == recPath || noExt == recNoExt || strings.HasSuffix(noExt, "/"+recNoExt) ||
+		noExt == id && typed != id:
+		c.tier = 0 // a file path: docs/foo.md, foo.md, foo
+	case lid == lower || path.Base(id) == noExt:
+		c.tier = 1
+	case strings.HasSuffix(lower, "/"+lid):
+		// A site's URL path for the page, in another case and below
+		// the folders the site serves it under (MDN's
+		// Web/CSS/color for css/color): the longest such id first.
+		c.tier, c.dist = 1, len(lower)-len(id)
+	case strings.HasSuffix(lid, "/"+lower):
+		// What was typed below the folder the site leaves out of its
+		// URLs (Hugo's permalinks: the Docker docs serve
+		// manuals/engine/install at /engine/install/).
+		c.tier, c.dist = 1, len(id)-len(noExt)
+	case links.Unnumbered(path.Base(lid)) == links.Unnumbered(path.Base(lower)) && path.Base(lower) != "":
+		// The page by its name without its number prefix, and
+		// without folders the site leaves out of its URLs
+		// (svelte.dev serves kit/20-core-concepts/20-load.md at
+		// /docs/kit/load; Docusaurus 01-intro.md at /intro): the
+		// fewer of the other parts typed the id lacks, the nearer.
+		c.tier, c.dist = 2, missingParts(lower, lid)
+	case numbered(path.Base(lower), path.Base(lid)):
+		// A record by its number (a design proposal's, an RFC's,
+		// an ADR's: 43651 for 43651-type-parameters, 15 for
+		// 0015-use-terraform), as people name one.
+		c.tier, c.dist = 2, len(id)
+	case isFolderIndex(id, noExt):
+		c.tier = 2
+	case strings.HasPrefix(id, noExt):
+		c.tier, c.dist = 3, len(id)-len(noExt)
+	case strings.HasPrefix(recNoExt, noExt) || strings.Contains(noExt, "/") && strings.HasPrefix(recNoExt, noExt[strings.Index(noExt, "/")+1:]):
+		c.tier, c.dist = 3, len(recNoExt)-len(noExt) // a prefix of the file's path
+	default:
+		d, ok := nearID(noExt, id, base, maxEdits)
+		if !ok {
+			return candidate{}, false
+		}
+		c.tier, c.dist = 4, d
+	}
+	return c, true
 }
