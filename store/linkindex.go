@@ -86,6 +86,9 @@ const AliasIndexVersion = "3"
 type LinkConfig struct {
 	Base   string   `json:"base,omitempty"`   // the site base of root-relative links; "" or "/": the site root
 	Ignore []string `json:"ignore,omitempty"` // target patterns not checked (links.Match)
+	// Site are the URLs the site is served at (links.Rules.Site): a link
+	// to a URL below one is a root-relative link.
+	Site []string `json:"site,omitempty"`
 	// IgnoreCase lets a path that names no file name one whose path
 	// differs in case only (Hugo lower-cases URLs).
 	IgnoreCase bool `json:"ignore_case,omitempty"`
@@ -150,7 +153,7 @@ const (
 // compared (a rule left out here would let a refresh that changes only it
 // keep the links resolved by the old rules: TestLinkRulesChangeRepublishes).
 func (c LinkConfig) Equal(o LinkConfig) bool {
-	return c.Base == o.Base && slices.Equal(c.Ignore, o.Ignore) && c.IgnoreCase == o.IgnoreCase &&
+	return c.Base == o.Base && slices.Equal(c.Ignore, o.Ignore) && slices.Equal(c.Site, o.Site) && c.IgnoreCase == o.IgnoreCase &&
 		c.DefinitionIDs == o.DefinitionIDs && c.RootFallback == o.RootFallback && c.MkDocsAnchors == o.MkDocsAnchors &&
 		c.DirectoryURLs == o.DirectoryURLs && c.VitePressAnchors == o.VitePressAnchors && c.HugoAliases == o.HugoAliases &&
 		c.BlackfridayAnchors == o.BlackfridayAnchors && c.MDNAnchors == o.MDNAnchors && c.Wikilinks == o.Wikilinks &&
@@ -391,7 +394,7 @@ func linkRulesOf(meta *bolt.Bucket) (links.Rules, LinkConfig, error) {
 		rules.Prefixes = append(rules.Prefixes, s.Prefix)
 		rules.NameIDs = append(rules.NameIDs, s.FrontMatterID == FrontMatterIDName)
 	}
-	rules.Base, rules.Ignore, rules.RootFallback = cfg.Base, cfg.Ignore, cfg.RootFallback
+	rules.Base, rules.Ignore, rules.RootFallback, rules.Site = cfg.Base, cfg.Ignore, cfg.RootFallback, cfg.Site
 	rules.DirectoryURLs = cfg.DirectoryURLs
 	return rules.Normalize(), cfg, nil
 }
@@ -1957,6 +1960,9 @@ func (c LinkConfig) Normalize() LinkConfig {
 	}
 	if len(c.Ignore) == 0 {
 		c.Ignore = nil
+	}
+	if len(c.Site) == 0 {
+		c.Site = nil
 	}
 	return c
 }

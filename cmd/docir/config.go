@@ -14,6 +14,7 @@ import (
 	"github.com/docir/docir/federation"
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/store/ingest"
+	"github.com/docir/docir/store/links"
 	"github.com/docir/docir/workspace"
 )
 
@@ -61,8 +62,10 @@ type SearchConfig struct {
 
 // LinksConfig is `links:`.
 type LinksConfig struct {
-	Base          string   `mapstructure:"base"`           // root-relative links are paths below it ("/docs/"); default "/"
-	Ignore        []string `mapstructure:"ignore"`         // targets not to check: '*' any run of characters, '?' one
+	Base   string   `mapstructure:"base"`   // root-relative links are paths below it ("/docs/"); default "/"
+	Ignore []string `mapstructure:"ignore"` // targets not to check: '*' any run of characters, '?' one
+	// Site: the URLs the site is served at; a link to a URL below one is the root-relative link of the path after it.
+	Site          []string `mapstructure:"site"`
 	IgnoreCase    bool     `mapstructure:"ignore_case"`    // a path may name a file whose path differs in case (Hugo lower-cases URLs)
 	DefinitionIDs bool     `mapstructure:"definition_ids"` // definition terms are anchors (Hugo's autoDefinitionTermID)
 	RootFallback  bool     `mapstructure:"root_fallback"`  // a relative path is tried below each source folder too (Hugo's GetPage)
@@ -257,6 +260,11 @@ func (lc *loadedConfig) validate() error {
 	}
 	if slices.ContainsFunc(lc.Exclude, blank) {
 		return docir.Errorf(docir.CodeConfig, "config %s: exclude: an empty pattern", orNone(lc.File))
+	}
+	for i, u := range lc.Links.Site {
+		if !links.SiteURL(u) {
+			return docir.Errorf(docir.CodeConfig, "config %s: links.site[%d] %q: want the http or https URL a site is served at, such as https://golang.org/", orNone(lc.File), i, u)
+		}
 	}
 	if lc.Retain < 0 || lc.MaxFileBytes < 0 {
 		return docir.Errorf(docir.CodeConfig, "config %s: retain and max_file_bytes must not be negative", orNone(lc.File))

@@ -390,7 +390,7 @@ func indexSettings(lc *loadedConfig) ingest.Options {
 		FrontMatter:   lc.FrontMatter,
 		Exclude:       lc.Exclude,
 		SourceExclude: lc.sourceExcludes(),
-		Links: store.LinkConfig{Base: lc.Links.Base, Ignore: lc.Links.Ignore,
+		Links: store.LinkConfig{Base: lc.Links.Base, Ignore: lc.Links.Ignore, Site: lc.Links.Site,
 			IgnoreCase: lc.Links.IgnoreCase, DefinitionIDs: lc.Links.DefinitionIDs, RootFallback: lc.Links.RootFallback,
 			MkDocsAnchors: lc.Links.MkDocsAnchors, DirectoryURLs: lc.Links.DirectoryURLs, VitePressAnchors: lc.Links.VitePressAnchors,
 			HugoAliases: lc.Links.HugoAliases, BlackfridayAnchors: lc.Links.BlackfridayAnchors, MDNAnchors: lc.Links.MDNAnchors,

@@ -71,6 +71,13 @@ type Rules struct {
 	// as a file ("../other.md") is read from the file's folder, as those
 	// generators rewrite it.
 	DirectoryURLs bool
+	// Site are the URLs the site is served at ("https://golang.org/",
+	// "https://github.com/golang/proposal/blob/master/"), each ending in
+	// '/': a link to a URL below one is the root-relative link of the
+	// path after it ("https://golang.org/design/x" is "/design/x"), read
+	// as any root-relative link (below Base, under each source folder).
+	// The scheme and host compare in any case, and http and https alike.
+	Site []string
 	// NameIDs says, of each root, whether its documents take their ids
 	// from a front-matter `id:` in their folder (front_matter_id: name,
 	// as Docusaurus serves a page at its folder and id): a path there
@@ -159,6 +166,9 @@ func (r Rules) Classify(root, rel string, l docir.LinkRef) Target {
 	}
 	orURL := ""
 	if hasScheme(t) || strings.HasPrefix(t, "//") {
+		if p, ok := r.sitePath(t); ok {
+			return r.classifyPath(root, rel, p)
+		}
 		if !mayBePage(t) {
 			return Target{Status: docir.LinkExternal, URL: t}
 		}
@@ -172,6 +182,65 @@ func (r Rules) Classify(root, rel string, l docir.LinkRef) Target {
 		tg.OrURL, tg.NotMarkdown = orURL, false
 	}
 	return tg
+}
+
+// sitePath is the root-relative target that the URL t is, when t is
+// below one of the site's URLs (Rules.Site): "/" and what follows the
+// site's URL, query and anchor kept.
+func (r Rules) sitePath(t string) (string, bool) {
+	for _, site := range r.Site {
+		if rest, ok := cutSite(t, site); ok {
+			return "/" + rest, true
+		}
+	}
+	return "", false
+}
+
+// cutSite is t after the site URL site when t is below it: the scheme
+// and host in any case, http and https alike, the path as written.
+func cutSite(t, site string) (string, bool) {
+	sr, ok := withoutScheme(site)
+	if !ok {
+		return "", false
+	}
+	tr, ok := withoutScheme(t)
+	if !ok {
+		return "", false
+	}
+	host, path, _ := strings.Cut(sr, "/")
+	th, tp, _ := strings.Cut(tr, "/")
+	if !strings.EqualFold(th, host) {
+		return "", false
+	}
+	if path == "" {
+		return tp, true
+	}
+	if strings.HasSuffix(path, "/") {
+		return strings.CutPrefix(tp, path)
+	}
+	rest, ok := strings.CutPrefix(tp, path+"/")
+	return rest, ok || tp == path
+}
+
+// SiteURL reports whether u may be one of Rules.Site: an http or https
+// URL with a host.
+func SiteURL(u string) bool {
+	if !strings.HasPrefix(strings.ToLower(u), "http://") && !strings.HasPrefix(strings.ToLower(u), "https://") {
+		return false
+	}
+	rest, _ := withoutScheme(u)
+	host, _, _ := strings.Cut(rest, "/")
+	return host != "" && !strings.ContainsAny(u, " \t#?")
+}
+
+// withoutScheme is a URL after its "http://", "https://" or "//".
+func withoutScheme(u string) (string, bool) {
+	for _, p := range []string{"https://", "http://", "//"} {
+		if len(u) >= len(p) && strings.EqualFold(u[:len(p)], p) {
+			return u[len(p):], true
+		}
+	}
+	return "", false
 }
 
 // knownSchemes are URL schemes written without "//" that no page's name

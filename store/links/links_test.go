@@ -159,6 +159,35 @@ func TestBase(t *testing.T) {
 	}
 }
 
+// TestSite: a link to a URL below one of the site's URLs is the
+// root-relative link of the path after it, below the base like any; the
+// scheme and host in any case, http and https alike; any other URL is
+// external.
+func TestSite(t *testing.T) {
+	r := Rules{Roots: []string{"/c"}, Base: "/design/", Site: []string{"https://golang.org/", "https://github.com/golang/proposal/blob/master"}}
+	link := func(target string) Target {
+		return r.Classify("/c", "a.md", docir.LinkRef{Target: target, Kind: docir.LinkInline})
+	}
+	for target, want := range map[string]Target{
+		"https://golang.org/design/x":                                 {Files: files("/c", "x.md", "x/index.md", "x/_index.md", "x/README.md")},
+		"HTTP://GoLang.org/design/x#rationale":                        {Files: files("/c", "x.md", "x/index.md", "x/_index.md", "x/README.md"), Anchor: "rationale"},
+		"https://github.com/golang/proposal/blob/master/design/x.md":  {Files: []File{{"/c", "x.md"}}},
+		"https://golang.org/ref/spec":                                 {Status: docir.LinkUnchecked, Reason: docir.ReasonOutsideBase},
+		"https://github.com/golang/proposal/blob/masterx/design/x.md": {Status: docir.LinkExternal, URL: "https://github.com/golang/proposal/blob/masterx/design/x.md"},
+		"https://go.dev/design/x":                                     {Status: docir.LinkExternal, URL: "https://go.dev/design/x"},
+		"ftp://golang.org/design/x":                                   {Status: docir.LinkExternal, URL: "ftp://golang.org/design/x"},
+	} {
+		if diff := cmp.Diff(want, link(target)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", target, diff)
+		}
+	}
+	for u, want := range map[string]bool{"https://golang.org/": true, "http://x": true, "https://": false, "ftp://x/": false, "golang.org/": false, "https://x/a b": false, "https://x/#a": false} {
+		if got := SiteURL(u); got != want {
+			t.Errorf("SiteURL(%q) = %v, want %v", u, got, want)
+		}
+	}
+}
+
 func TestMatch(t *testing.T) {
 	tests := []struct {
 		p, s string
