@@ -1610,7 +1610,7 @@ func (s *Snapshot) FillResolvesWith(ls []*docir.Link) error {
 			}
 			at = append(at, brokenAt{l: l, id: id, root: root, rel: rel})
 		}
-		fillRules(at, offRuleSets(cfg), func() *resolver {
+		fillRules(at, offRuleSets(cfg), generatorRules(rules.Roots), func() *resolver {
 			return &resolver{rules: rules, cfg: cfg, c: c, targets: targets, names: names}
 		})
 		fillBase(at, rules.Base, !cfg.IgnoreCase, func(base string, caseless bool) *resolver {
@@ -1645,13 +1645,15 @@ func (b brokenAt) resolves(r *resolver) bool {
 // fillRules sets the ResolvesWith of each link of at that a set of sets
 // resolves: the first such set, each set's rules turned on in a resolver
 // of newResolver's, the sets of fewer rules first. Rules are ranked by
-// how many of at's links each resolves alone (then by name), and sets of
-// as many rules come in the order of their rules' ranks: several rules
-// may resolve one link by chance (a heading's anchor is often the same
-// under MkDocs', VitePress' and Hugo's blackfriday rules), and the links
-// of a site are named with the rules that resolve most of them rather
-// than by the alphabet.
-func fillRules(at []brokenAt, sets []ruleSet, newResolver func() *resolver) {
+// how many of at's links each resolves alone (then those of the site's
+// generator first, preferred, then by name), and sets of as many rules
+// come in the order of their rules' ranks: several rules may resolve one
+// link by chance (a heading's anchor is often the same under MkDocs',
+// VitePress' and Hugo's blackfriday rules), and the links of a site are
+// named with the rules that resolve most of them rather than by the
+// alphabet, and on a tie with its generator's (an MkDocs site was told
+// to turn on Hugo's blackfriday_anchors).
+func fillRules(at []brokenAt, sets []ruleSet, preferred map[string]bool, newResolver func() *resolver) {
 	if len(sets) == 0 {
 		return
 	}
@@ -1686,9 +1688,20 @@ func fillRules(at []brokenAt, sets []ruleSet, newResolver func() *resolver) {
 		}
 		todo, alone = append(todo, b), append(alone, by)
 	}
-	rank := map[string]int{} // a rule's rank: most links first, then its name
+	rank := map[string]int{} // a rule's rank: most links first, then the site's generator's, then its name
 	names := slices.Sorted(maps.Keys(single))
-	slices.SortStableFunc(names, func(x, y string) int { return count[single[y]] - count[single[x]] })
+	slices.SortStableFunc(names, func(x, y string) int {
+		if n := count[single[y]] - count[single[x]]; n != 0 {
+			return n
+		}
+		switch {
+		case preferred[x] && !preferred[y]:
+			return -1
+		case preferred[y] && !preferred[x]:
+			return 1
+		}
+		return 0
+	})
 	for r, name := range names {
 		rank[name] = r
 	}
