@@ -671,7 +671,7 @@ func Prose(text string, lead bool) string {
 		!strings.Contains(text, "&#") && !strings.Contains(text, "&nbsp;") &&
 		!strings.Contains(text, "][") && !strings.Contains(text, "]:") && !mayHoldOpener(text) && !strings.Contains(text, ":::") &&
 		!strings.Contains(text, " from '") && !strings.Contains(text, ` from "`) && !strings.Contains(text, ":id=") &&
-		!strings.Contains(text, "///") && !(strings.Contains(text, "--") && strings.Contains(text, "|")) && !strings.Contains(text, "\\\n") && !strings.Contains(text, "\\\r") &&
+		!strings.Contains(text, "///") && !(strings.Contains(text, "-") && strings.Contains(text, "|")) && !strings.Contains(text, "\\\n") && !strings.Contains(text, "\\\r") &&
 		!(lead && strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++")) {
 		if !strings.Contains(text, "```") && !strings.Contains(text, "~~~") {
 			return text
@@ -696,6 +696,7 @@ func Prose(text string, lead bool) string {
 	var code *codeRanges // where an HTML comment is code, not a comment (made when one is met)
 	closes, lines := nextOf{sep: "}}"}, nextOf{sep: "\n"}
 	stars, bangs := nextOf{sep: "*}"}, nextOf{sep: "!}"} // the ends of include directives
+	crs := nextOf{sep: "\r"}                             // a CR alone ends a line too
 	for i := 0; i < len(text); {
 		j := strings.IndexAny(text[i:], "<{") // where a comment or shortcode can open
 		if j < 0 {
@@ -723,12 +724,12 @@ func Prose(text string, lead bool) string {
 				i += n
 				continue
 			}
-			if n := includeDirective(b, i, &stars, &bangs, &lines); n > 0 {
+			if n := includeDirective(b, i, &stars, &bangs, &lines, &crs); n > 0 {
 				blank(i, i+n)
 				i += n
 				continue
 			}
-			if from, to := snippetsDirective(b, i, &lines); to > 0 {
+			if from, to := snippetsDirective(b, i, &lines, &crs); to > 0 {
 				blank(from, to)
 				i = to
 				continue
@@ -800,9 +801,9 @@ func teraCall(text []byte, i int, closes, lines *nextOf) int {
 // options are not the page's (as mdBook's `{{#include}}`: mdBookLink). A
 // space follows the opening brace and its mark; the closing mark and
 // brace are on the same line. stars and bangs find the next "*}" and
-// "!}", lines the line's end, each searched for once however many braces
-// a line holds.
-func includeDirective(text []byte, i int, stars, bangs, lines *nextOf) int {
+// "!}", lines and crs the line's end (a LF, or a CR), each searched for
+// once however many braces a line holds.
+func includeDirective(text []byte, i int, stars, bangs, lines, crs *nextOf) int {
 	if i+3 >= len(text) || text[i] != '{' || text[i+1] != '*' && text[i+1] != '!' {
 		return 0
 	}
@@ -817,7 +818,7 @@ func includeDirective(text []byte, i int, stars, bangs, lines *nextOf) int {
 		return 0
 	}
 	end := closer.from(text, k)
-	if end == len(text) || end > lines.from(text, i) || len(bytes.TrimSpace(text[k:end])) == 0 {
+	if end == len(text) || end > min(lines.from(text, i), crs.from(text, i)) || len(bytes.TrimSpace(text[k:end])) == 0 {
 		return 0
 	}
 	return end + 2 - i
@@ -831,7 +832,7 @@ func includeDirective(text []byte, i int, stars, bangs, lines *nextOf) int {
 // MkDocs puts the files' text there, in code blocks too; the names are
 // not the page's words. An escaped directive (`;--8<--`) is shown as
 // written, and kept.
-func snippetsDirective(text []byte, i int, lines *nextOf) (from, to int) {
+func snippetsDirective(text []byte, i int, lines, crs *nextOf) (from, to int) {
 	const mark = "--8<--"
 	if i < 3 || !bytes.HasPrefix(text[i-3:], []byte(mark)) {
 		return 0, 0
@@ -844,18 +845,14 @@ func snippetsDirective(text []byte, i int, lines *nextOf) (from, to int) {
 	if k > 0 && text[k-1] != '\n' && text[k-1] != '\r' {
 		return 0, 0
 	}
-	to = lines.from(text, i)
+	to = min(lines.from(text, i), crs.from(text, i))
 	if len(bytes.TrimSpace(text[from+len(mark):to])) > 0 {
 		return from, to
 	}
-	for to < len(text) { // a block: its lines up to the closing mark
+	to = lineEnd(text, i) // past a CRLF's CR
+	for to < len(text) {  // a block: its lines up to the closing mark
 		next := to + 1
-		end := bytes.IndexByte(text[next:], '\n')
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += next
-		}
+		end := lineEnd(text, next)
 		line := bytes.TrimSpace(text[next:end])
 		if len(line) == 0 {
 			break

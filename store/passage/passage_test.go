@@ -580,6 +580,8 @@ func TestProseMkDocsAndSpecMarks(t *testing.T) {
 		{"code includes", "Import `Depends`\n\n{* ../../docs_src/dependencies/tutorial001_an_py310.py hl[3] *}\n\n{!> ../../docs_src/python_types/tutorial009_py310.py!}\n{! x.md !}\nkept {*x*} and {!x!}\n", "Import `Depends` kept {*x*} and {!x!}"},
 		{"snippets", "A\n--8<-- \"includes/abbreviations.md\"\n```py\n  --8<-- \"docs_src/app.py\"\n```\n--8<--\nfile1.md\nfile2.md\n--8<--\nB ;--8<-- \"shown.md\" and x --8<-- y\n", "A ``` ``` B ;--8<-- \"shown.md\" and x --8<-- y"},
 		{"attribute lists after links", "[help FastAPI](help-fastapi.md){.internal-link target=_blank} and [Start](other.md#setup){ .md-button } but [a](b){kept} {.x}\n", "[help FastAPI] and [Start] but [a] {kept} {.x}"},
+		{"one-dash delimiter rows", "| a | b |\n|-|-|\n| c | d |\n| - | :-: |\n", "| a | b | | c | d |"},
+		{"a CR alone ends a directive's line", "--8<-- \"a.md\"\rreal text here\r{* a\r b *} x\r--8<--\rf.md\r--8<--\rafter\r", "real text here {* a b *} x after"},
 		{"table delimiter rows", "| Name | Default |\n|------|:-------:|\n| `OTEL_X` | 30 |\n --- | ---\n---\n", "| Name | Default | | `OTEL_X` | 30 | ---"},
 		{"hard line breaks", "Russ Cox \\\nDecember 2022 \\\r\nkept \\\\\n`code \\`\n", "Russ Cox December 2022 kept \\\\ `code \\`"},
 		{"a page's table of contents", "# Spec\n\n<!-- toc -->\n\n- [Overview](#overview)\n  * [Span Limits](#span-limits)\n1. [Intro](#intro)\n- [Other page](other.md#x)\n- [Overview](#overview) and more\n\n## Overview\n", "# Spec 1. [Intro] - [Other page] - [Overview] and more ## Overview"},
