@@ -58,8 +58,10 @@ func isFrameWord(w string) bool {
 // of the function words a question's frame is made of (isFrameWord: an
 // interrogative, an auxiliary or modal verb, a pronoun, an article, a
 // preposition): a word that says how something is asked, not what about.
-// English only.
-func FunctionWord(term string) bool { return isFrameWord(term) }
+// A term is analyzed, and the plural rule takes a final "s" off ("was"
+// is wa, "has" ha, "this" thi: TestFunctionWordAnalyzed), so a term that
+// is a frame word with an "s" is one too. English only.
+func FunctionWord(term string) bool { return isFrameWord(term) || isFrameWord(term+"s") }
 
 // questionTopic returns text without the frame of each of its clauses
 // when it is a question (see above), else text itself.

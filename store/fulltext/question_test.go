@@ -1,6 +1,7 @@
 package fulltext
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -74,4 +75,27 @@ func FuzzQuestionTopic(f *testing.F) {
 			t.Fatalf("questionTopic(%q) = %q, and again %q", s, got, again)
 		}
 	})
+}
+
+// TestFunctionWordAnalyzed: every frame word, analyzed as the index
+// analyzes a query ("was" is wa, "this" thi), is a function word.
+func TestFunctionWordAnalyzed(t *testing.T) {
+	x, err := Create(filepath.Join(t.TempDir(), "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	words := strings.Fields(`how what which why when where who whom whose am is are was were be been do does did have has
+		had can could shall should will would may might must i me my we us our you your it its there this that a an the
+		in of to for on at with by from into about`)
+	for _, w := range words {
+		if !isFrameWord(w) {
+			t.Fatalf("%q is no frame word: the list is isFrameWord's", w)
+		}
+		for _, term := range x.Terms(w) {
+			if !FunctionWord(term) {
+				t.Errorf("%q analyzes to %q, which FunctionWord does not take", w, term)
+			}
+		}
+	}
 }
