@@ -1,7 +1,6 @@
 package rank
 
 import (
-	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -128,15 +127,24 @@ func unquoted(t string) string {
 func densest(spans []Span, width int) (from, to int) {
 	count := map[string]int{}
 	distinct := 0
+	memo := map[string][]string{} // each word's units, made once a call
+	unitsOf := func(w string) []string {
+		u, ok := memo[w]
+		if !ok {
+			u = units(w)
+			memo[w] = u
+		}
+		return u
+	}
 	add := func(s Span) {
-		for _, u := range units(s.Word) {
+		for _, u := range unitsOf(s.Word) {
 			if count[u]++; count[u] == 1 {
 				distinct++
 			}
 		}
 	}
 	drop := func(s Span) {
-		for _, u := range units(s.Word) {
+		for _, u := range unitsOf(s.Word) {
 			if count[u]--; count[u] == 0 {
 				distinct--
 			}
@@ -164,7 +172,7 @@ func densest(spans []Span, width int) (from, to int) {
 	from, to = 0, -1
 	for l, r := 0, 0; r < len(spans); r++ {
 		add(spans[r])
-		for l < r && distinct-lost(count, spans[l].Word) >= most {
+		for l < r && distinct-lost(count, unitsOf(spans[l].Word)) >= most {
 			drop(spans[l])
 			l++
 		}
@@ -188,19 +196,21 @@ func units(w string) []string {
 	}
 	rs := []rune(w)
 	out := make([]string, 0, len(rs)-1)
+	seen := make(map[string]bool, len(rs)-1)
 	for i := 0; i+2 <= len(rs); i++ {
-		if u := string(rs[i : i+2]); !slices.Contains(out, u) {
+		if u := string(rs[i : i+2]); !seen[u] {
+			seen[u] = true
 			out = append(out, u)
 		}
 	}
 	return out
 }
 
-// lost is how many distinct words a run loses when a span of w leaves
-// it: its units counted once.
-func lost(count map[string]int, w string) int {
+// lost is how many distinct words a run loses when a span whose units
+// are units leaves it: those counted once.
+func lost(count map[string]int, units []string) int {
 	n := 0
-	for _, u := range units(w) {
+	for _, u := range units {
 		if count[u] == 1 {
 			n++
 		}
