@@ -197,40 +197,67 @@ func (r Rules) sitePath(t string) (string, bool) {
 }
 
 // cutSite is t after the site URL site when t is below it: the scheme
-// and host in any case, http and https alike, the path as written.
+// and host in any case, http and https alike, a default port (80, 443)
+// written or not, a user name left out; the path as written, the site's
+// read as a folder ("…/blob/master" as "…/blob/master/": a link to the
+// folder itself, or with only a query or an anchor after it, is the
+// site's root).
 func cutSite(t, site string) (string, bool) {
-	sr, ok := withoutScheme(site)
+	sh, sp, ok := splitURL(site)
 	if !ok {
 		return "", false
 	}
-	tr, ok := withoutScheme(t)
+	th, tp, ok := splitURL(t)
+	if !ok || th != sh {
+		return "", false
+	}
+	sp = strings.TrimSuffix(sp, "/")
+	rest, ok := strings.CutPrefix(tp, sp)
+	switch {
+	case !ok:
+		return "", false
+	case rest == "" || rest[0] == '?' || rest[0] == '#':
+		return rest, true
+	case rest[0] == '/':
+		return rest[1:], true
+	}
+	return "", false // a longer segment: /blob/masterx is not below /blob/master
+}
+
+// splitURL is a URL's host (lower-cased, without its user name and its
+// scheme's default port) and what follows it, "/…", "?…", "#…" or "";
+// false when it is no http, https or scheme-relative ("//host") URL.
+func splitURL(u string) (host, rest string, ok bool) {
+	after, ok := withoutScheme(u)
 	if !ok {
-		return "", false
+		return "", "", false
 	}
-	host, path, _ := strings.Cut(sr, "/")
-	th, tp, _ := strings.Cut(tr, "/")
-	if !strings.EqualFold(th, host) {
-		return "", false
+	end := strings.IndexAny(after, "/?#")
+	if end < 0 {
+		end = len(after)
 	}
-	if path == "" {
-		return tp, true
+	host, rest = strings.ToLower(after[:end]), after[end:]
+	if at := strings.LastIndexByte(host, '@'); at >= 0 {
+		host = host[at+1:]
 	}
-	if strings.HasSuffix(path, "/") {
-		return strings.CutPrefix(tp, path)
+	if c := strings.LastIndexByte(host, ':'); c >= 0 && c > strings.LastIndexByte(host, ']') {
+		if port := host[c+1:]; port == "80" || port == "443" {
+			host = host[:c]
+		}
 	}
-	rest, ok := strings.CutPrefix(tp, path+"/")
-	return rest, ok || tp == path
+	return host, rest, host != ""
 }
 
 // SiteURL reports whether u may be one of Rules.Site: an http or https
-// URL with a host.
+// URL with a host, and no user name, query or anchor.
 func SiteURL(u string) bool {
-	if !strings.HasPrefix(strings.ToLower(u), "http://") && !strings.HasPrefix(strings.ToLower(u), "https://") {
+	p, err := url.Parse(u)
+	if err != nil || strings.ContainsAny(u, " \t\\#") {
 		return false
 	}
-	rest, _ := withoutScheme(u)
-	host, _, _ := strings.Cut(rest, "/")
-	return host != "" && !strings.ContainsAny(u, " \t#?")
+	scheme := strings.ToLower(p.Scheme)
+	return (scheme == "http" || scheme == "https") && p.Hostname() != "" && p.User == nil &&
+		p.RawQuery == "" && !p.ForceQuery
 }
 
 // withoutScheme is a URL after its "http://", "https://" or "//".

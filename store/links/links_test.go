@@ -175,13 +175,18 @@ func TestSite(t *testing.T) {
 		"https://golang.org/ref/spec":                                 {Status: docir.LinkUnchecked, Reason: docir.ReasonOutsideBase},
 		"https://github.com/golang/proposal/blob/masterx/design/x.md": {Status: docir.LinkExternal, URL: "https://github.com/golang/proposal/blob/masterx/design/x.md"},
 		"https://go.dev/design/x":                                     {Status: docir.LinkExternal, URL: "https://go.dev/design/x"},
+		"//golang.org/design/x#a":                                     {Files: files("/c", "x.md", "x/index.md", "x/_index.md", "x/README.md"), Anchor: "a"},
+		"https://someone@golang.org:443/design/x.md":                  {Files: []File{{"/c", "x.md"}}},
+		"https://golang.org:8080/design/x.md":                         {Status: docir.LinkExternal, URL: "https://golang.org:8080/design/x.md"},
+		"https://github.com/golang/proposal/blob/master#readme":       {Status: docir.LinkUnchecked, Reason: docir.ReasonOutsideBase},
+		"https://golang.org.evil.com/design/x.md":                     {Status: docir.LinkExternal, URL: "https://golang.org.evil.com/design/x.md"},
 		"ftp://golang.org/design/x":                                   {Status: docir.LinkExternal, URL: "ftp://golang.org/design/x"},
 	} {
 		if diff := cmp.Diff(want, link(target)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", target, diff)
 		}
 	}
-	for u, want := range map[string]bool{"https://golang.org/": true, "http://x": true, "https://": false, "ftp://x/": false, "golang.org/": false, "https://x/a b": false, "https://x/#a": false} {
+	for u, want := range map[string]bool{"https://golang.org/": true, "http://x": true, "https://": false, "ftp://x/": false, "golang.org/": false, "https://x/a b": false, "https://x/#a": false, "https://@/": false, "http://x\\y": false, "https://u@x/": false, "https://x/?q=1": false, "HTTPS://X:8443/docs": true} {
 		if got := SiteURL(u); got != want {
 			t.Errorf("SiteURL(%q) = %v, want %v", u, got, want)
 		}
