@@ -1610,7 +1610,11 @@ func (s *Snapshot) FillResolvesWith(ls []*docir.Link) error {
 			}
 			at = append(at, brokenAt{l: l, id: id, root: root, rel: rel})
 		}
-		fillRules(at, offRuleSets(cfg), generatorRules(rules.Roots), func() *resolver {
+		var generator map[string]bool // its stats only for a check with broken links
+		if len(at) > 0 {
+			generator = generatorRules(rules.Roots)
+		}
+		fillRules(at, offRuleSets(cfg), generator, func() *resolver {
 			return &resolver{rules: rules, cfg: cfg, c: c, targets: targets, names: names}
 		})
 		fillBase(at, rules.Base, !cfg.IgnoreCase, func(base string, caseless bool) *resolver {

@@ -10,16 +10,15 @@ import (
 // siteMarks are the files a site generator's project holds beside its
 // content, each with the link rule that reads anchors as that generator
 // writes them: an MkDocs project's mkdocs.yml, a VitePress site's
-// .vitepress folder, a Hugo project's configuration. They say which of
-// several rules that resolve the same broken links a site wants
-// (generatorRules).
+// .vitepress folder. They say which of several rules that resolve the
+// same broken links a site wants (generatorRules). A Hugo project's
+// hugo.toml says nothing of blackfriday_anchors: Hugo's anchors are
+// GitHub's unless its config says otherwise (and that rule sorts first
+// by name anyway).
 var siteMarks = []struct{ name, rule string }{
 	{"mkdocs.yml", docir.LinkRuleMkDocsAnchors},
 	{"mkdocs.yaml", docir.LinkRuleMkDocsAnchors},
 	{".vitepress", LinkRuleVitePressAnchors},
-	{"hugo.toml", LinkRuleBlackfridayAnchors},
-	{"hugo.yaml", LinkRuleBlackfridayAnchors},
-	{"hugo.json", LinkRuleBlackfridayAnchors},
 }
 
 // siteMarkDepth is how many folders above a source folder generatorRules
