@@ -50,8 +50,8 @@ func contextOf(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir
 	}
 	if !words {
 		res.Warnings = append(res.Warnings, NoWords(q))
-	} else if w := FieldTerms(q); w != "" && len(all) == 0 {
-		res.Warnings = append(res.Warnings, w)
+	} else if len(all) == 0 {
+		res.Warnings = append(res.Warnings, missWarnings(q)...)
 	}
 	if len(all) == 0 {
 		w, err := emptyStore(snap)

@@ -392,3 +392,17 @@ func TestReadPlanFloorOfTheBest(t *testing.T) {
 		t.Errorf("makePlan, room for the weak read alone (-want +got)\n%s", diff)
 	}
 }
+
+// TestLoneCharacters: a word of one character of a script written without
+// spaces is named in a miss's warning; a pair of them, or a letter of a
+// spaced script, is not.
+func TestLoneCharacters(t *testing.T) {
+	for q, want := range map[string]string{
+		"槽": "槽", "v-model 槽": "槽", "槽 and の": "槽 の", "插槽": "", "a": "", "x槽y": "槽", "": "",
+	} {
+		got := LoneCharacters(q)
+		if want == "" && got != "" || want != "" && !strings.HasPrefix(got, want+": ") {
+			t.Errorf("LoneCharacters(%q) = %q, want it to name %q", q, got, want)
+		}
+	}
+}
