@@ -1073,7 +1073,7 @@ func blankLinks(b []byte) {
 		default:
 			blankOpener(line, blank, start)
 			blankBlockMarker(line, blank, start)
-			if n := len(bytes.TrimRight(line, "\r")); n > 0 && line[n-1] == '\\' && (n < 2 || line[n-2] != '\\') {
+			if n := len(bytes.TrimRight(line, "\r")); n > 0 && line[n-1] == '\\' && (n < 2 || line[n-2] != '\\') && textFollows(b, end) {
 				blank(start+n-1, start+n) // a hard line break (CommonMark): the reader sees the break, not the backslash
 			}
 			blankContainer(line, blank, start)
@@ -1226,7 +1226,20 @@ func contentsItem(trimmed []byte) bool {
 	if len(item) == len(t) || t[0] != '-' && t[0] != '*' && t[0] != '+' || !linkLine(item) {
 		return false
 	}
-	return bytes.HasPrefix(item[bytes.Index(item, []byte("]("))+2:], []byte("#"))
+	close := bytes.Index(item, []byte("]("))
+	// One link's text: a task item's box ("[ ] [a](#b)") is no link's.
+	return !bytes.ContainsAny(item[1:close], "[]") && bytes.HasPrefix(item[close+2:], []byte("#"))
+}
+
+// textFollows reports whether the line after the line that ends at end
+// (its '\n' or '\r') holds text: a backslash that ends a line breaks it
+// only inside a paragraph; at a paragraph's end it is text (CommonMark).
+func textFollows(b []byte, end int) bool {
+	if end >= len(b) {
+		return false
+	}
+	next := end + 1
+	return len(bytes.TrimSpace(b[next:lineEnd(b, next)])) > 0
 }
 
 // blankBlockMarker blanks, when line (at offset off of the text) opens or
