@@ -222,7 +222,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   markers (`/// note | Title` keeps `Title`), code includes (`{*
 //	   path *}`, `{! path !}`, `--8<--`), attribute lists after links
 //	   (`{.internal-link}`), tables' delimiter rows, a backslash that
-//	   ends a line (a hard line break), and bullet items
+//	   ends a line (a hard line break), abbreviation definitions
+//	   (`*[HTML]: …`), MkDocs Material's icons (`:material-check:`),
+//	   and bullet items
 //	   that are one link to an anchor of the page (its table of
 //	   contents), which only a parse again re-indexes.
 const RulesVersion = 35

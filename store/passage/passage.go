@@ -671,7 +671,7 @@ func Prose(text string, lead bool) string {
 		!strings.Contains(text, "&#") && !strings.Contains(text, "&nbsp;") &&
 		!strings.Contains(text, "][") && !strings.Contains(text, "]:") && !mayHoldOpener(text) && !strings.Contains(text, ":::") &&
 		!strings.Contains(text, " from '") && !strings.Contains(text, ` from "`) && !strings.Contains(text, ":id=") &&
-		!strings.Contains(text, "///") && !(strings.Contains(text, "-") && strings.Contains(text, "|")) && !strings.Contains(text, "\\\n") && !strings.Contains(text, "\\\r") &&
+		!strings.Contains(text, "///") && !mayHoldIcon(text) && !(strings.Contains(text, "-") && strings.Contains(text, "|")) && !strings.Contains(text, "\\\n") && !strings.Contains(text, "\\\r") &&
 		!(lead && strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++")) {
 		if !strings.Contains(text, "```") && !strings.Contains(text, "~~~") {
 			return text
@@ -1068,7 +1068,7 @@ func blankLinks(b []byte) {
 			blank(start, end)
 		case len(trimmed) > 0 && trimmed[0] == '(' && mystTarget(line):
 			blank(start, end)
-		case delimiterRow(trimmed), contentsItem(trimmed):
+		case delimiterRow(trimmed), contentsItem(trimmed), abbreviation(trimmed):
 			blank(start, end)
 		default:
 			blankOpener(line, blank, start)
@@ -1229,6 +1229,53 @@ func contentsItem(trimmed []byte) bool {
 	close := bytes.Index(item, []byte("]("))
 	// One link's text: a task item's box ("[ ] [a](#b)") is no link's.
 	return !bytes.ContainsAny(item[1:close], "[]") && bytes.HasPrefix(item[close+2:], []byte("#"))
+}
+
+// abbreviation reports whether a line (its indent trimmed) defines an
+// abbreviation, as Python-Markdown's abbr and kramdown read one: `*[HTML]:
+// Hyper Text Markup Language`. The page shows its text only as the
+// title of each HTML it marks, never where it is written (MkDocs
+// Material sites keep a glossary of them in an included file).
+func abbreviation(trimmed []byte) bool {
+	if len(trimmed) < 5 || trimmed[0] != '*' || trimmed[1] != '[' {
+		return false
+	}
+	close := bytes.IndexByte(trimmed, ']')
+	return close > 2 && close+1 < len(trimmed) && trimmed[close+1] == ':'
+}
+
+// iconNames are the prefixes of MkDocs Material's icon shortcodes
+// (`:material-check:`, `:octicons-mark-github-16:`): a picture on the
+// page, whose name is no word of it.
+var iconNames = [...]string{":material-", ":octicons-", ":fontawesome-", ":simple-"}
+
+// mayHoldIcon reports whether text may hold an icon shortcode.
+func mayHoldIcon(text string) bool {
+	for _, p := range iconNames {
+		if strings.Contains(text, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// icon is the length of the icon shortcode line[i:] opens with, or 0: one
+// of iconNames, then lower-case letters, digits and '-', then ':'.
+func icon(line []byte, i int) int {
+	for _, p := range iconNames {
+		if !bytes.HasPrefix(line[i:], []byte(p)) {
+			continue
+		}
+		k := i + len(p)
+		for k < len(line) && ('a' <= line[k] && line[k] <= 'z' || '0' <= line[k] && line[k] <= '9' || line[k] == '-') {
+			k++
+		}
+		if k > i+len(p) && k < len(line) && line[k] == ':' {
+			return k + 1 - i
+		}
+		return 0
+	}
+	return 0
 }
 
 // textFollows reports whether the line after the line that ends at end
@@ -1531,6 +1578,11 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 			case jsxSpacer(line[i:]):
 				blank(off+i, off+i+5)
 				i += 4
+			}
+		case ':':
+			if n := icon(line, i); n > 0 {
+				blank(off+i, off+i+n)
+				i += n - 1
 			}
 		case '&':
 			if n := spaceRef(line[i:]); n > 0 {

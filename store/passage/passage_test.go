@@ -582,6 +582,7 @@ func TestProseMkDocsAndSpecMarks(t *testing.T) {
 		{"attribute lists after links", "[help FastAPI](help-fastapi.md){.internal-link target=_blank} and [Start](other.md#setup){ .md-button } but [a](b){kept} {.x}\n", "[help FastAPI] and [Start] but [a] {kept} {.x}"},
 		{"one-dash delimiter rows", "| a | b |\n|-|-|\n| c | d |\n| - | :-: |\n", "| a | b | | c | d |"},
 		{"a CR alone ends a directive's line", "--8<-- \"a.md\"\rreal text here\r{* a\r b *} x\r--8<--\rf.md\r--8<--\rafter\r", "real text here {* a b *} x after"},
+		{"abbreviations and icons", "The HTML spec :material-check: done :octicons-mark-github-16: and :tada: or :material-: x\n*[HTML]: Hyper Text Markup Language\n  *[CSS]: Cascading Style Sheets\n*[x] not one\n", "The HTML spec done and :tada: or :material-: x *[x] not one"},
 		{"table delimiter rows", "| Name | Default |\n|------|:-------:|\n| `OTEL_X` | 30 |\n --- | ---\n---\n", "| Name | Default | | `OTEL_X` | 30 | ---"},
 		{"hard line breaks", "Russ Cox \\\nDecember 2022 \\\r\nkept \\\\\n`code \\`\nend of a paragraph \\\n\nlast \\", "Russ Cox December 2022 kept \\\\ `code \\` end of a paragraph \\ last \\"},
 		{"a page's table of contents", "# Spec\n\n<!-- toc -->\n\n- [Overview](#overview)\n  * [Span Limits](#span-limits)\n1. [Intro](#intro)\n- [Other page](other.md#x)\n- [Overview](#overview) and more\n- [ ] [a task](#t)\n\n## Overview\n", "# Spec 1. [Intro] - [Other page] - [Overview] and more - [ ] [a task] ## Overview"},
