@@ -107,6 +107,18 @@ func TestSameHeadingRead(t *testing.T) {
 	if diff := cmp.Diff(want, res.Warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
+	// Headings the same but for case are told too: a heading typed in
+	// one case may mean the other (the OpenTelemetry spec's "Interface
+	// definition" and "Interface Definition").
+	ws2, ctx2 := indexedFiles(t, map[string]string{"sdk.md": "# SDK\n\n## Interface definition\n\nOne.\n\n## Interface Definition\n\nTwo.\n"})
+	res, err = ws2.Resolve(ctx2, []address.Address{address.MustParse("sdk#Interface Definition")}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{`sdk#Interface Definition: 2 sections are headed "Interface Definition" (in one case or another); this read is #interface-definition-1; the others are #interface-definition (a slug names one section)`}
+	if diff := cmp.Diff(want, res.Warnings); diff != "" {
+		t.Errorf("headings alike but for case (-want +got):\n%s", diff)
+	}
 	// A read's warnings are bounded as its suggestions are: a few
 	// distinct addresses get one each.
 	var many []address.Address

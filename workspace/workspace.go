@@ -447,9 +447,14 @@ func (s *suggester) sameHeading(docs *docCache, a address.Address, doc *docir.Do
 		return ""
 	}
 	var others []string
-	n := 0
+	n, cased := 0, false
+	slug := address.Slug(doc.Section.Heading)
 	for _, sec := range d.rec.Sections {
-		if sec.Heading == doc.Section.Heading && sec.Slug != doc.Section.Slug {
+		// The same heading, or the same in another case ("Interface
+		// definition" beside "Interface Definition": the OpenTelemetry
+		// spec), which a heading typed in another case may mean.
+		if sec.Slug != doc.Section.Slug && (sec.Heading == doc.Section.Heading || address.Slug(sec.Heading) == slug) {
+			cased = cased || sec.Heading != doc.Section.Heading
 			if n++; len(others) < maxSameHeading {
 				others = append(others, "#"+sec.Slug)
 			}
@@ -461,8 +466,12 @@ func (s *suggester) sameHeading(docs *docCache, a address.Address, doc *docir.Do
 	if n > len(others) {
 		others = append(others, fmt.Sprintf("and %d more", n-len(others)))
 	}
-	return fmt.Sprintf("%s: %d sections are headed %q; this read is #%s; the others are %s (a slug names one section)",
-		a, n+1, doc.Section.Heading, doc.Section.Slug, strings.Join(others, ", "))
+	headed := fmt.Sprintf("%q", doc.Section.Heading)
+	if cased {
+		headed += " (in one case or another)"
+	}
+	return fmt.Sprintf("%s: %d sections are headed %s; this read is #%s; the others are %s (a slug names one section)",
+		a, n+1, headed, doc.Section.Slug, strings.Join(others, ", "))
 }
 
 // maxSameHeading bounds the other sections sameHeading names.
