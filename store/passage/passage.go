@@ -1539,24 +1539,7 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 	for i := 0; i < len(line); i++ {
 		switch line[i] {
 		case '`':
-			n := 1
-			for i+n < len(line) && line[i+n] == '`' {
-				n++
-			}
-			if ticks == nil {
-				// A span that closes is found by a search, as most are;
-				// once one does not, the line's runs answer the rest.
-				if end := bytes.Index(line[i+n:], bytes.Repeat([]byte{'`'}, n)); end >= 0 {
-					i += n + end + n - 1
-					continue
-				}
-				ticks = newTickRuns(line)
-			}
-			if q := ticks.closer(i+n, n); q >= 0 {
-				i = q + n - 1
-			} else {
-				i += n - 1
-			}
+			i = skipSpan(line, i, &ticks)
 		case '{':
 			// A template tag of Jinja, Liquid or MkDocs's macros ({%
 			// include-markdown "x.md" %}): the site's generator runs it,
@@ -1632,6 +1615,27 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 		}
 	}
 	return false
+}
+
+// skipSpan is where the scan of line goes on from the run of backticks at
+// i: the last backtick of the code span it opens, or of the run when it
+// opens none. A span that closes is found by a search, as most are; once
+// one does not, the line's runs (ticks, made then) answer the rest.
+func skipSpan(line []byte, i int, ticks **tickRuns) int {
+	n := 1
+	for i+n < len(line) && line[i+n] == '`' {
+		n++
+	}
+	if *ticks == nil {
+		if end := bytes.Index(line[i+n:], bytes.Repeat([]byte{'`'}, n)); end >= 0 {
+			return i + n + end + n - 1
+		}
+		*ticks = newTickRuns(line)
+	}
+	if q := (*ticks).closer(i+n, n); q >= 0 {
+		return q + n - 1
+	}
+	return i + n - 1
 }
 
 // inlineAttributes is the length of the attribute list that opens
