@@ -509,6 +509,9 @@ func (t *Target) addCandidates(root, p string) {
 		t.Files = append(t.Files, f)
 	}
 	inFolder := func(dir string) {
+		if dir == "." {
+			dir = "" // the root's own index (path.Dir of "index"): not ./index.md
+		}
 		for _, name := range []string{"index.md", "_index.md", "README.md"} {
 			add(strings.TrimPrefix(dir+"/"+name, "/"))
 		}

@@ -159,6 +159,20 @@ func TestBase(t *testing.T) {
 	}
 }
 
+// TestRootIndexHTML: a link to the root's index.html, root-relative or
+// relative, names the root's index.md (it named ./index.md, no file: 99
+// of the broken links of the Terraform AWS provider's docs).
+func TestRootIndexHTML(t *testing.T) {
+	r := Rules{Roots: []string{"/c"}}
+	want := files("/c", "index.md", "_index.md", "README.md")
+	for _, l := range []struct{ rel, target string }{{"r/a.md", "/index.html"}, {"r/a.md", "../index.html#x"}, {"a.md", "index.html"}} {
+		got := r.Classify("/c", l.rel, docir.LinkRef{Target: l.target, Kind: docir.LinkInline})
+		if diff := cmp.Diff(want, got.Files); diff != "" {
+			t.Errorf("%s in %s (-want +got):\n%s", l.target, l.rel, diff)
+		}
+	}
+}
+
 // TestSite: a link to a URL below one of the site's URLs is the
 // root-relative link of the path after it, below the base like any; the
 // scheme and host in any case, http and https alike; any other URL is

@@ -226,7 +226,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   (`*[HTML]: …`), MkDocs Material's icons (`:material-check:`),
 //	   and bullet items
 //	   that are one link to an anchor of the page (its table of
-//	   contents), which only a parse again re-indexes.
+//	   contents), which only a parse again re-indexes; and links are
+//	   resolved again: a link to the root's index.html names its
+//	   index.md (it named ./index.md).
 const RulesVersion = 35
 
 // Parsed is what Parse makes of a file.
