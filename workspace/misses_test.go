@@ -119,6 +119,17 @@ func TestSameHeadingRead(t *testing.T) {
 	if diff := cmp.Diff(want, res.Warnings); diff != "" {
 		t.Errorf("headings alike but for case (-want +got):\n%s", diff)
 	}
+	// A heading whose text is its slug is read by its text too, and
+	// says so (the Terraform docs' two `#### ebs_config`).
+	ws3, ctx3 := indexedFiles(t, map[string]string{"emr.md": "# EMR\n\n## core\n\n#### ebs_config\n\nOne.\n\n## task\n\n#### ebs_config\n\nTwo.\n"})
+	res, err = ws3.Resolve(ctx3, []address.Address{address.MustParse("emr#ebs_config"), address.MustParse("emr#ebs_config-1")}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{`emr#ebs_config: 2 sections are headed "ebs_config"; this read is #ebs_config; the others are #ebs_config-1 (a slug names one section)`}
+	if diff := cmp.Diff(want, res.Warnings); diff != "" {
+		t.Errorf("a heading that is its slug (-want +got):\n%s", diff)
+	}
 	// A read's warnings are bounded as its suggestions are: a few
 	// distinct addresses get one each.
 	var many []address.Address

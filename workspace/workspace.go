@@ -439,8 +439,12 @@ func (s *Service) Resolve(ctx context.Context, addrs []address.Address, maxBytes
 // id, a heading inside a list item). Only the first maxSuggested distinct addresses
 // are told, so a read's warnings stay bounded as its misses are.
 func (s *suggester) sameHeading(docs *docCache, a address.Address, doc *docir.Document) string {
-	if doc.Section == nil || a.Heading == doc.Section.Slug || address.Slug(a.Heading) != address.Slug(doc.Section.Heading) || !s.first(a.String()) {
-		return "" // by slug, or by an anchor of the section (an HTML id, a list item's heading)
+	// By slug, or by an anchor of the section (an HTML id, a list item's
+	// heading), says nothing; a heading whose text is its slug
+	// (`#### ebs_config`) is read by its text too, and says so.
+	if doc.Section == nil || a.Heading == doc.Section.Slug && a.Heading != doc.Section.Heading ||
+		address.Slug(a.Heading) != address.Slug(doc.Section.Heading) || !s.first(a.String()) {
+		return ""
 	}
 	d, err := docs.get(a.ID)
 	if err != nil || !d.ok {
