@@ -25,7 +25,8 @@
 //
 // The query (?…) is dropped; the path and anchor are percent-decoded. A
 // path names a markdown file: "x.md" itself; "x", "x/" or "x.html" the
-// first of x.md, x/index.md, x/_index.md, x/README.md; a path with another
+// first of x.md, x/index.md, x/_index.md, x/README.md ("x.html" then
+// x.html.md); "x.mdx" and "x.markdown" x.md; a path with another
 // extension that names no such file is not markdown (an image, a PDF) and
 // is unchecked, not broken. A path that leaves every source folder is
 // unchecked. Paths compare case-sensitively, as the file system does.
@@ -525,9 +526,9 @@ func (t *Target) addCandidates(root, p string) {
 		inFolder(rel)
 	case ext == ".md":
 		add(rel)
-	case ext == ".mdx":
-		// docir reads no .mdx file; one renamed to .md, as docs/ingest.md
-		// advises, keeps the links that name it as it was.
+	case ext == ".mdx" || ext == ".markdown":
+		// docir reads no .mdx or .markdown file; one renamed to .md, as
+		// docs/ingest.md advises, keeps the links that name it as it was.
 		add(strings.TrimSuffix(rel, ext) + ".md")
 		t.NotMarkdown = true
 	case ext == ".html" || ext == ".htm":
@@ -537,6 +538,9 @@ func (t *Target) addCandidates(root, p string) {
 		} else {
 			add(stem + ".md")
 			inFolder(stem)
+			// A page renamed from x.html.markdown to x.html.md (the
+			// Terraform registry's docs link x.html).
+			add(rel + ".md")
 		}
 	case assetExts[strings.ToLower(ext)]:
 		t.NotMarkdown = true
