@@ -228,7 +228,8 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   that are one link to an anchor of the page (its table of
 //	   contents), which only a parse again re-indexes; and links are
 //	   resolved again: a link to the root's index.html names its
-//	   index.md (it named ./index.md).
+//	   index.md (it named ./index.md), x.markdown names x.md, and
+//	   x.html also x.html.md.
 const RulesVersion = 35
 
 // Parsed is what Parse makes of a file.
