@@ -457,20 +457,17 @@ func sameStem(a, b string) bool {
 }
 
 // numbered reports whether typed is a number alone and name opens with
-// the same number (zeros before it aside) and then '-' or '_': the
-// number prefix of a record's file name.
+// the same number (zeros before it aside) and then '-', '_' or '.': the
+// number prefix of a record's file name (links.Unnumbered's).
 func numbered(typed, name string) bool {
 	if typed == "" || strings.TrimLeft(typed, "0123456789") != "" {
 		return false
 	}
-	i := 0
-	for i < len(name) && '0' <= name[i] && name[i] <= '9' {
-		i++
-	}
-	if i == 0 || i == len(name) || name[i] != '-' && name[i] != '_' {
+	rest := links.Unnumbered(name) // the name less its number prefix and separator
+	if rest == name {
 		return false
 	}
-	return strings.TrimLeft(name[:i], "0") == strings.TrimLeft(typed, "0")
+	return strings.TrimLeft(name[:len(name)-len(rest)-1], "0") == strings.TrimLeft(typed, "0")
 }
 
 // typedID is a missed id as typed, and the forms of it Suggest compares

@@ -1297,20 +1297,11 @@ func textFollows(b []byte, end int) bool {
 // `| title`, each but the slashes optional; any other line that opens
 // with slashes (a comment of code, `/// Returns x`) is kept.
 func blankBlockMarker(line []byte, blank func(from, to int), off int) {
-	t := bytes.TrimLeft(line, " \t")
-	if !bytes.HasPrefix(t, []byte("///")) {
+	i := afterMarker(line, '/')
+	if i < 0 {
 		return
 	}
-	i := len(line) - len(t)
-	for i < len(line) && line[i] == '/' {
-		i++
-	}
-	skip := func() {
-		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
-			i++
-		}
-	}
-	skip()
+	skip := func() { i = skipBlanks(line, i) }
 	typ := i
 	for i < len(line) && ('a' <= line[i] && line[i] <= 'z' || i > typ && (line[i] == '-' || line[i] == '_' || '0' <= line[i] && line[i] <= '9')) {
 		i++
@@ -1360,21 +1351,36 @@ func esmLine(line []byte) bool {
 // `:::details`, a closing `:::`), its colons and the word after them (the
 // container's type), and keeps the title a reader sees.
 func blankContainer(line []byte, blank func(from, to int), off int) {
-	t := bytes.TrimLeft(line, " \t")
-	if !bytes.HasPrefix(t, []byte(":::")) {
+	i := afterMarker(line, ':')
+	if i < 0 {
 		return
-	}
-	i := len(line) - len(t)
-	for i < len(line) && line[i] == ':' {
-		i++
-	}
-	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
-		i++
 	}
 	for i < len(line) && line[i] != ' ' && line[i] != '\t' && line[i] != '\r' {
 		i++
 	}
 	blank(off, off+i)
+}
+
+// afterMarker is where line goes on after its indent, a run of three or
+// more c (a ::: container's colons, a pymdownx block's slashes) and the
+// blanks after it; -1 when the line opens with no such run.
+func afterMarker(line []byte, c byte) int {
+	i := skipBlanks(line, 0)
+	if !bytes.HasPrefix(line[i:], []byte{c, c, c}) {
+		return -1
+	}
+	for i < len(line) && line[i] == c {
+		i++
+	}
+	return skipBlanks(line, i)
+}
+
+// skipBlanks is where line's spaces and tabs from i end.
+func skipBlanks(line []byte, i int) int {
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	return i
 }
 
 // mayHoldOpener reports whether text may hold an MkDocs block's opener

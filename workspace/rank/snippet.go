@@ -247,11 +247,9 @@ func queryWords(query string) []form {
 			continue // single Latin letters and digits would light up everything
 		}
 		forms := []form{{w, w}, {strings.TrimSuffix(w, "s"), w}}
-		if !spaced(w) {
-			// As the index does: overlapping pairs of characters.
-			rs := []rune(w)
-			for i := 0; i+2 <= len(rs) && len(rs) > 2; i++ {
-				forms = append(forms, form{string(rs[i : i+2]), string(rs[i : i+2])})
+		if !spaced(w) && utf8.RuneCountInString(w) > 2 {
+			for _, p := range units(w) { // as the index does: overlapping pairs of characters
+				forms = append(forms, form{p, p})
 			}
 		}
 		for _, v := range forms {
