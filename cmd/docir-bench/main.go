@@ -112,6 +112,7 @@ type env struct {
 	work    string
 	shared  string
 	docir   string
+	anchor  string // the -anchor binary's copy in work (see copyAnchor)
 	floor   string
 	r       runner
 	started time.Time

@@ -171,7 +171,52 @@ func (e *env) vsAnchor(label string, c *corpus, cmd command, args ...string) (ro
 			return row{}, fmt.Errorf("index %s with -anchor: %w", c.name, err)
 		}
 	}
-	return e.versus(label, c.name, cmd, "docir at -anchor", command{path: e.o.anchor, dir: build.dir, args: args}, e.o.runs)
+	// Each side runs on copies made now by the same writer: its store
+	// folder and its binary (see copyAnchor: how a file came into the page
+	// cache moves a start by more than the difference timed here).
+	pair := filepath.Join(e.work, "pair")
+	defer os.RemoveAll(pair)
+	ours, anchor := filepath.Join(pair, "docir"), filepath.Join(pair, "anchor")
+	for _, cp := range [][2]string{{c.dir, ours}, {build.dir, anchor}, {e.docir, ours + "-bin"}, {e.anchor, anchor + "-bin"}} {
+		if err := copyTree(cp[0], cp[1]); err != nil {
+			return row{}, fmt.Errorf("copy for the -anchor pair: %w", err)
+		}
+	}
+	cmd.path, cmd.dir = ours+"-bin", ours
+	return e.versus(label, c.name, cmd, "docir at -anchor", command{path: anchor + "-bin", dir: anchor, args: args}, e.o.runs)
+}
+
+// copyTree copies the file or folder src to dst, file by file (regular
+// files and folders; a store holds nothing else).
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(to, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%s: not a regular file", p)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, data, info.Mode().Perm())
+	})
 }
 
 // anchorCmd is the -anchor binary's from-scratch index of c's sources, in
@@ -185,7 +230,7 @@ func (e *env) anchorCmd(c *corpus) (command, error) {
 	if err == nil {
 		err = os.WriteFile(filepath.Join(dir, "docir.yaml"), cfg, 0o644)
 	}
-	return command{path: e.o.anchor, dir: dir, args: []string{"index"},
+	return command{path: e.anchor, dir: dir, args: []string{"index"},
 		prepare: func() error { return os.RemoveAll(filepath.Join(dir, ".docir")) }}, err
 }
 
