@@ -28,7 +28,7 @@ func UsedDefinitions(body string) (string, int) {
 	if start == len(body) {
 		return body, 0
 	}
-	used := usedLabels(labelFold(body[:start]))
+	used := labelsUsed(body[:start])
 	var tail strings.Builder // the definitions kept, and the blank lines before each
 	left, blanks := 0, ""
 	for line := range strings.Lines(body[start:]) {
@@ -61,7 +61,7 @@ func Definitions(doc string, from, to int) string {
 	if !strings.Contains(doc, "]:") || from < 0 || to > len(doc) || from > to {
 		return ""
 	}
-	used := usedLabels(labelFold(doc[from:to]))
+	used := labelsUsed(doc[from:to])
 	if len(used) == 0 {
 		return ""
 	}
@@ -189,6 +189,24 @@ func plural(n int) string {
 // lower case, runs of white space as one space, and the characters whose
 // full case folding is ASCII (ß, ſ, the Kelvin sign, the Latin ligatures)
 // folded to it, so that no text that uses an ASCII label is missed.
+// labelsUsed are the labels text uses (usedLabels), read from its lines
+// that are prose: a definition line is no use of a label (a section that
+// writes `[//]: # 'note'`, markdown's comment idiom, used none, and had
+// every other such line of its document appended), nor is a line of a
+// fenced code block.
+func labelsUsed(text string) map[string]bool {
+	if !strings.Contains(text, "]:") && !strings.Contains(text, "```") && !strings.Contains(text, "~~~") {
+		return usedLabels(labelFold(text))
+	}
+	var prose strings.Builder
+	eachLine(text, func(_ int, line string, code bool) {
+		if _, def := definitionLabel(line); !code && !def {
+			prose.WriteString(line)
+		}
+	})
+	return usedLabels(labelFold(prose.String()))
+}
+
 // usedLabels are the texts in brackets in prose (labelFold'ed): a
 // definition is used when its folded label is one, `[text][label]`,
 // `[label][]` or `[label]`. One pass: a lookup per definition, not a

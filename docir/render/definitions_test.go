@@ -33,6 +33,9 @@ func TestUsedDefinitions(t *testing.T) {
 		{"full case folding: a ligature, a long s", "## A\n\n[ﬁle] [ſpec]\n\n[FILE]: /f\n[spec]: /s\n[ü]: /u\n[x]: /x\n",
 			"## A\n\n[ﬁle] [ſpec]\n\n[FILE]: /f\n[spec]: /s\n[ü]: /u\n", 1},
 		{"no final newline", "## A\n\ntext\n\n[x]: /x", "## A\n\ntext\n", 1},
+		{"a definition line uses no label (markdown's comment idiom)", "## A\n\n[//]: # 'x'\n\ntext\n\n[//]: # 'y'\n",
+			"## A\n\n[//]: # 'x'\n\ntext\n", 1},
+		{"a label in code is no use", "## A\n\n```\n[x]\n```\n\n[x]: /x\n", "## A\n\n```\n[x]\n```\n", 1},
 	}
 	for _, tt := range tests {
 		got, left := UsedDefinitions(tt.body)
@@ -83,6 +86,23 @@ func TestDefinitions(t *testing.T) {
 		{"out of range", to, from, ""},
 	} {
 		if got := Definitions(doc, tt.from, tt.to); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	// Markdown's comment idiom is a definition that nothing uses: a
+	// section that writes one carries none of the others (React Native's
+	// docs end each platform's section with `[//]: # 'Windows, Android'`).
+	notes := "## A\n\n[//]: # 'Windows, Android'\n\ntext\n\n## B\n\n```\n[y]\n```\n\n[//]: # 'macOS'\n\n[y]: /y\n"
+	secB := strings.Index(notes, "## B")
+	for _, tt := range []struct {
+		name     string
+		from, to int
+		want     string
+	}{
+		{"a comment line uses no label", 0, secB, ""},
+		{"a label in code is no use", secB, len(notes) - len("[y]: /y\n"), ""},
+	} {
+		if got := Definitions(notes, tt.from, tt.to); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}
