@@ -310,6 +310,16 @@ func (x *Index) Terms(text string) []string {
 	return analyzeTerms(x.analyzer(), text)
 }
 
+// CatenationWords are the words a reader types for text's catenations (see
+// Catenations), each as a query reads the typed word: "StatefulSet" is
+// "statefulset", "read-only" "readonly". A query word equal to one says
+// what text says, written together.
+func (x *Index) CatenationWords(text string) []string {
+	var out []string
+	x.fast.eachCatenationTerm(text, x.analyze(text), func(t string) { out = append(out, t[1:]) })
+	return out
+}
+
 // tokens returns the index terms of text in order, repeats included.
 func (x *Index) tokens(text string) []string {
 	return analyzeTokens(x.analyzer(), text)

@@ -1524,6 +1524,9 @@ func (r *ranking) titleTerms(rec *docir.Record) map[string]bool {
 		for _, term := range r.ft.Terms(s) {
 			t[term] = true
 		}
+		for _, w := range r.ft.CatenationWords(s) {
+			t[w] = true // "statefulset" typed is the title's StatefulSet
+		}
 	}
 	if r.titles == nil {
 		r.titles = map[string]map[string]bool{}
