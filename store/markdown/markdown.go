@@ -230,7 +230,15 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   resolved again: a link to the root's index.html names its
 //	   index.md (it named ./index.md), x.markdown names x.md, and
 //	   x.html also x.html.md.
-const RulesVersion = 35
+//	36 a passage's text (store/passage Prose) leaves out a bullet item
+//	   that ends in its one link, to another page (`- [Title](x.md)`,
+//	   `* Learn more about [Title](/x/).`): a list of them is the site's
+//	   navigation (What's next, Further reading, Related links); a
+//	   character reference to a mark (`&mdash;`, `&quot;`, `&amp;`) is
+//	   no word; a link's destination on the line after its "](" is no
+//	   text; an HTML tag whose attribute is a JSX expression (`values={
+//	   f(["web"])}`) is a tag.
+const RulesVersion = 36
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {

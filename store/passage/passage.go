@@ -11,10 +11,10 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"html"
 	"path"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -668,7 +668,7 @@ func appendValues(lines []string, v any) []string {
 // code blocks are code, and kept, as are links and tags in code spans.
 func Prose(text string, lead bool) string {
 	if !strings.Contains(text, "<") && !strings.Contains(text, "{") && !strings.Contains(text, "](") && !strings.Contains(text, ")=") &&
-		!strings.Contains(text, "&#") && !strings.Contains(text, "&nbsp;") &&
+		!mayHoldRef(text) &&
 		!strings.Contains(text, "][") && !strings.Contains(text, "]:") && !mayHoldOpener(text) && !strings.Contains(text, ":::") &&
 		!strings.Contains(text, " from '") && !strings.Contains(text, ` from "`) && !strings.Contains(text, ":id=") &&
 		!strings.Contains(text, "///") && !mayHoldIcon(text) && !(strings.Contains(text, "-") && strings.Contains(text, "|")) && !strings.Contains(text, "\\\n") && !strings.Contains(text, "\\\r") &&
@@ -1068,7 +1068,7 @@ func blankLinks(b []byte) {
 			blank(start, end)
 		case len(trimmed) > 0 && trimmed[0] == '(' && mystTarget(line):
 			blank(start, end)
-		case delimiterRow(trimmed), contentsItem(trimmed), abbreviation(trimmed):
+		case delimiterRow(trimmed), contentsItem(trimmed), navigationItem(trimmed), abbreviation(trimmed):
 			blank(start, end)
 		default:
 			blankOpener(line, blank, start)
@@ -1229,6 +1229,42 @@ func contentsItem(trimmed []byte) bool {
 	close := bytes.Index(item, []byte("]("))
 	// One link's text: a task item's box ("[ ] [a](#b)") is no link's.
 	return !bytes.ContainsAny(item[1:close], "[]") && bytes.HasPrefix(item[close+2:], []byte("#"))
+}
+
+// navigationItem reports whether a line (its indent trimmed) is a bullet
+// list item that ends in its one link, to another page: the link, or a
+// lead-in and then the link, and nothing after it but punctuation (`-
+// [Pod Disruption Budgets](/docs/disruptions/)`, `- "[About two-factor
+// authentication](/articles/x)"`, `* Learn more about [scaling a
+// StatefulSet](/docs/scale/).`). Such an item names the page it links
+// to, in that page's words: it is the site's navigation, as a table of
+// contents is (contentsItem), and a list of them (What's next, Further
+// reading, Related links) is no text of its own. Searched as the
+// section's words, such lists were the matched section of the pages they
+// close, and ranked above the pages they name (reviews of the Kubernetes
+// and GitHub docs: "debug pod ephemeral container" matched the one-line
+// What's next of *Ephemeral Containers* above the section that shows
+// how; "lost two-factor authentication credentials" put three Further
+// reading lists first). Link text in a sentence, or in an item that goes
+// on past its link ("[kubeadm init](/x) to bootstrap a node"), is prose,
+// and kept.
+func navigationItem(trimmed []byte) bool {
+	t := bytes.TrimRight(trimmed, " \t\r")
+	if len(t) < 6 || t[0] != '-' && t[0] != '*' && t[0] != '+' || !bytes.Contains(t, []byte("](")) {
+		return false
+	}
+	item := listItemText(t)
+	mid := bytes.LastIndex(item, []byte("]("))
+	open := bytes.LastIndexByte(item[:max(mid, 0)], '[')
+	if len(item) == len(t) || open < 0 || open > 0 && item[open-1] == '!' || bytes.Contains(item[:open], []byte("](")) {
+		return false // not a bullet's item, an image, or more links than one
+	}
+	text, dest := item[open+1:mid], item[mid+2:]
+	end := bytes.IndexByte(dest, ')')
+	if end <= 0 || dest[0] == '#' || bytes.ContainsAny(text, "[]") || bytes.ContainsAny(dest[:end], " \t(") {
+		return false // no destination, an anchor of the page, or not a plain link
+	}
+	return len(bytes.Trim(dest[end+1:], `"'.,;:!?`)) == 0
 }
 
 // abbreviation reports whether a line (its indent trimmed) defines an
@@ -1542,6 +1578,7 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 	jsx := nextOf{sep: jsxCommentEnd}
 	brace := nextOf{sep: "}"} // an attribute list's end
 	var ticks *tickRuns       // the line's runs of backticks, once a span does not close
+	textEnd := -1             // where the line's text ends, before trailing blanks, once a "](" does not close on it
 	for i := 0; i < len(line); i++ {
 		switch line[i] {
 		case '`':
@@ -1574,8 +1611,8 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 				i += n - 1
 			}
 		case '&':
-			if n := spaceRef(line[i:]); n > 0 {
-				blank(off+i, off+i+n) // a space on the page
+			if n := markRef(line[i:]); n > 0 {
+				blank(off+i, off+i+n) // a mark on the page, not a word
 				i += n - 1
 			}
 		case '<':
@@ -1611,6 +1648,17 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 						blank(off+j+1, off+j+1+n)
 						i += n
 					}
+				} else {
+					if textEnd < 0 {
+						textEnd = len(bytes.TrimRight(line, " \t\r"))
+					}
+					// The line's last "](" (once a line): its destination may be below.
+					if i+2 >= textEnd {
+						if n := destinationBelow(rest, i+2); n > 0 {
+							blank(off+i+1, off+n)
+							return false
+						}
+					}
 				}
 			case '[':
 				if end := bytes.IndexByte(line[i+2:], ']'); end >= 0 {
@@ -1621,6 +1669,33 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 		}
 	}
 	return false
+}
+
+// destinationBelow is where a link's destination ends (past its ")")
+// when the line of text that from is in has nothing after from and the
+// next line opens with the destination and its ")" (CommonMark lets one
+// line ending stand before a destination: `[Get a Shell](` then `
+// /docs/tasks/get-shell/)` on the next line, as the Kubernetes docs wrap
+// long links); else 0. The destination is one run without spaces or
+// parentheses, as most are.
+func destinationBelow(text []byte, from int) int {
+	end := lineEnd(text, from)
+	if end >= len(text) || len(bytes.TrimSpace(text[from:end])) > 0 {
+		return 0
+	}
+	next := end + 1
+	k := next
+	for k < len(text) && (text[k] == ' ' || text[k] == '\t') {
+		k++
+	}
+	start := k
+	for k < len(text) && text[k] != ')' && text[k] != '(' && text[k] != ' ' && text[k] != '\t' && text[k] != '\n' && text[k] != '\r' {
+		k++
+	}
+	if k == start || k >= len(text) || text[k] != ')' {
+		return 0
+	}
+	return k + 1
 }
 
 // skipSpan is where the scan of line goes on from the run of backticks at
@@ -1694,27 +1769,64 @@ func blankTemplateTag(line []byte, from, to int, blank func(from, to int), off i
 	blank(off+last, off+to)
 }
 
-// spaceRef is the length of the character reference b opens with when it
-// is one of a space, which a reader sees as one: `&#x20;`, `&#32;`,
-// `&nbsp;`, `&#160;`, `&#xA0;` (GitBook ends a heading or a line with
-// `&#x20;`); else 0.
-func spaceRef(b []byte) int {
-	if bytes.HasPrefix(b, []byte("&nbsp;")) {
-		return len("&nbsp;")
-	}
-	semi := bytes.IndexByte(b[:min(len(b), 12)], ';') // "&#x" and eight digits at most
-	if semi < 3 || b[1] != '#' {
+// markRef is the length of the character reference b opens with when
+// what it stands for is no letter nor digit — a space, a dash, a quote, a
+// symbol: `&#x20;`, `&nbsp;`, `&mdash;`, `&quot;`, `&amp;`, `&#8212;` — and
+// 0 for any other text. A reader sees a mark there, never the reference's
+// name: indexed as written, "mdash" and "quot" were words of the
+// Kubernetes docs (92 sections held "quot"), and snippets showed
+// `horizontally&mdash;that is`. A reference to a letter (`&eacute;`) is
+// part of its word, and kept. Named references are HTML5's
+// (html.UnescapeString), numeric ones any code point.
+func markRef(b []byte) int {
+	semi := bytes.IndexByte(b[:min(len(b), maxRefBytes)], ';')
+	if semi < 3 || b[0] != '&' {
 		return 0
 	}
-	digits, base := b[2:semi], 10
-	if digits[0] == 'x' || digits[0] == 'X' {
-		digits, base = digits[1:], 16
+	name, hex := b[1:semi], false
+	if name[0] == '#' { // &#digits; or &#xhex;
+		name, hex = name[1:], name[1]|0x20 == 'x'
+		if hex {
+			name = name[1:]
+		}
 	}
-	v, err := strconv.ParseUint(string(digits), base, 32)
-	if err != nil || v != 0x20 && v != 0xA0 {
+	if len(name) == 0 {
+		return 0
+	}
+	for _, c := range name {
+		digit := '0' <= c && c <= '9'
+		letter := 'a' <= c|0x20 && c|0x20 <= 'z'
+		if b[1] == '#' && !digit && !(hex && letter && c|0x20 <= 'f') || b[1] != '#' && !digit && !letter {
+			return 0
+		}
+	}
+	ref := string(b[:semi+1])
+	text := html.UnescapeString(ref)
+	if text == ref || strings.ContainsFunc(text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == utf8.RuneError }) {
 		return 0
 	}
 	return semi + 1
+}
+
+// maxRefBytes bounds a character reference: HTML5's longest name
+// (`&CounterClockwiseContourIntegral;`, 33 bytes) and `&#x` with eight
+// hex digits.
+const maxRefBytes = 34
+
+// mayHoldRef reports whether text may hold a character reference: an '&'
+// followed by a letter or '#'.
+func mayHoldRef(text string) bool {
+	for i := strings.IndexByte(text, '&'); i >= 0 && i+1 < len(text); {
+		if c := text[i+1]; c == '#' || 'a' <= c|0x20 && c|0x20 <= 'z' {
+			return true
+		}
+		j := strings.IndexByte(text[i+1:], '&')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // nextOf is where sep next stands in a line, for a scan that moves on
@@ -1840,6 +1952,40 @@ func tagOverLines(b []byte, n int) int {
 	return 0
 }
 
+// jsxExpression is the end of the JSX expression that b[i] ('{') opens,
+// as an attribute's value (`values={getTabs(["web"])}`, `style={{float:
+// 'right'}}`: a React Native page's `<Tabs>` showed whole in its
+// snippets), or -1: the '}' that brings its braces back to none, outside
+// its string literals, on its line and within maxJSXValue bytes (a line
+// of unclosed ones is read within that bound from each).
+func jsxExpression(b []byte, i int) int {
+	depth, quote := 0, byte(0)
+	for k := i; k < len(b) && k-i < maxJSXValue; k++ {
+		switch c := b[k]; {
+		case c == '\n' || c == '\r':
+			return -1
+		case quote != 0:
+			if c == '\\' {
+				k++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'' || c == '`':
+			quote = c
+		case c == '{':
+			depth++
+		case c == '}':
+			if depth--; depth == 0 {
+				return k + 1
+			}
+		}
+	}
+	return -1
+}
+
+// maxJSXValue bounds a JSX attribute's expression (jsxExpression).
+const maxJSXValue = 512
+
 // htmlTag is the length of the HTML tag that opens b, as CommonMark reads
 // an inline open tag (`<name`, attributes, optional `/`, `>`) or closing
 // tag (`</name>`) within one line; 0 when b opens with none. An autolink
@@ -1915,6 +2061,9 @@ func htmlAttribute(b []byte, i int) int {
 			return -1
 		}
 		return j + 1 + k + 1
+	}
+	if b[j] == '{' {
+		return jsxExpression(b, j)
 	}
 	k := j
 	for k < len(b) && !bytes.ContainsRune([]byte(" \t\"'=<>`"), rune(b[k])) {

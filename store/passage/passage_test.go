@@ -104,10 +104,33 @@ func TestProse(t *testing.T) {
 		// GitBook: a tab's and a code block's title show; a trailing
 		// space is written &#x20;.
 		{"gitbook tags", "{% tabs %}\n{% tab title=\"Homebrew wizardry\" %}\nText{% code title='app.yaml' lineNumbers=\"true\" %}\n{%tab title=\"x\"%} {% include \"a.md\" %}", false, "Homebrew wizardry Text app.yaml x"},
-		{"space references", "Released on May 7th&#x20;\nA&nbsp;b &#32;c&#160;d&#xa0;e &#x41; &#x20 `&#x20;` &amp;", false, "Released on May 7th A b c d e &#x41; &#x20 `&#x20;` &amp;"},
+		{"space references", "Released on May 7th&#x20;\nA&nbsp;b &#32;c&#160;d&#xa0;e &#x41; &#x20 `&#x20;` &amp;", false, "Released on May 7th A b c d e &#x41; &#x20 `&#x20;`"},
 		// An HTML comment in code is what the reader sees; a shortcode
 		// there is still Hugo's (sites escape it: {{</* x */>}}).
 		{"mdx comments in code kept", "`{/* a */}` and\n```jsx\n<div>{/* b */}</div>\n```\nand {/*", false, "`{/* a */}` and ``` <div>{/* b */}</div> ``` and"},
+	}
+	for _, tt := range tests {
+		checkProse(t, tt.name, tt.in, tt.lead, tt.want)
+	}
+}
+
+// TestProseReferencesAndWrappedLinks: a character reference to a mark is
+// the mark, no word (one to a letter is its word's), and a link's
+// destination may start on the next line.
+func TestProseReferencesAndWrappedLinks(t *testing.T) {
+	tests := []struct {
+		name, in string
+		lead     bool
+		want     string // with runs of spaces folded
+	}{
+		// A JSX attribute's value is an expression in braces.
+		{"jsx expressions as attribute values", "<Tabs groupId=\"guide\" queryString defaultValue=\"web\" values={constants.getDevNotesTabs([\"web\"])}>\nText <img src=\"/a.png\" width={225} style={{float: 'right', margin: \"0 {1}\"}} /> here <X a={b\nc}> <Y a={'}'}>\n", false,
+			"Text here"},
+		// CommonMark lets a destination start on the next line.
+		{"a destination on the next line", "see [Get a Shell to a Running Container](\n  /docs/tasks/get-shell/) and [b](\r\nx.md) now\n[c](\n\n/not/a/link) [d]( y\n/z) [e](\nw", false,
+			"see [Get a Shell to a Running Container] and [b] now [c]( /not/a/link) [d]( y /z) [e]( w"},
+		{"mark references", "scales horizontally&mdash;that is, &quot;more&quot; &amp; &lt;div&gt; x&#8212;y &#X2014; caf&eacute; &foo; &#x; &#12ab; &CounterClockwiseContourIntegral; `&mdash;` & amp;", false,
+			"scales horizontally that is, more div x y caf&eacute; &foo; &#x; &#12ab; `&mdash;` & amp;"},
 	}
 	for _, tt := range tests {
 		checkProse(t, tt.name, tt.in, tt.lead, tt.want)
@@ -476,6 +499,8 @@ func TestTagNeverClosed(t *testing.T) {
 		"{ " + strings.Repeat("{%", 300_000) + "\n", strings.Repeat("{{#title x", 100_000) + "\n",
 		strings.Repeat("{* a ", 300_000) + "\n", strings.Repeat("{!> a ", 300_000) + "\n*}!}",
 		strings.Repeat("x --8<-- ", 300_000) + "\n",
+		strings.Repeat("<a b={", 300_000) + "\n", strings.Repeat("<a b={'", 300_000) + "\n",
+		strings.Repeat("[a](", 300_000) + strings.Repeat(" ", 300_000) + "\n x\n", strings.Repeat("&a", 300_000) + "\n", strings.Repeat("&#x", 300_000) + "\n",
 	} {
 		if got := Prose(text, false); got != text {
 			t.Errorf("%.20q…: blanked a tag that never closes", text)
@@ -585,7 +610,9 @@ func TestProseMkDocsAndSpecMarks(t *testing.T) {
 		{"abbreviations and icons", "The HTML spec :material-check: done :octicons-mark-github-16: and :tada: or :material-: x\n*[HTML]: Hyper Text Markup Language\n  *[CSS]: Cascading Style Sheets\n*[x] not one\n", "The HTML spec done and :tada: or :material-: x *[x] not one"},
 		{"table delimiter rows", "| Name | Default |\n|------|:-------:|\n| `OTEL_X` | 30 |\n --- | ---\n---\n", "| Name | Default | | `OTEL_X` | 30 | ---"},
 		{"hard line breaks", "Russ Cox \\\nDecember 2022 \\\r\nkept \\\\\n`code \\`\nend of a paragraph \\\n\nlast \\", "Russ Cox December 2022 kept \\\\ `code \\` end of a paragraph \\ last \\"},
-		{"a page's table of contents", "# Spec\n\n<!-- toc -->\n\n- [Overview](#overview)\n  * [Span Limits](#span-limits)\n1. [Intro](#intro)\n- [Other page](other.md#x)\n- [Overview](#overview) and more\n- [ ] [a task](#t)\n\n## Overview\n", "# Spec 1. [Intro] - [Other page] - [Overview] and more - [ ] [a task] ## Overview"},
+		{"a page's table of contents", "# Spec\n\n<!-- toc -->\n\n- [Overview](#overview)\n  * [Span Limits](#span-limits)\n1. [Intro](#intro)\n- [Other page](other.md#x)\n- [Overview](#overview) and more\n- [ ] [a task](#t)\n\n## Overview\n", "# Spec 1. [Intro] - [Overview] and more - [ ] [a task] ## Overview"},
+		{"navigation items: ending in their one link, to another page", "## What's next\n\n* Learn more about [scaling a StatefulSet](/docs/scale/).\n- \"[About two-factor authentication](/articles/about-2fa)\"\n+ [Pod Disruption Budgets](https://k8s.io/docs/pdb/)\n\n## Kept\n\n* [kubeadm init](/docs/init/) to bootstrap a control-plane node.\n- [a](x) and [b](y)\n- ![diagram](img.png)\n- see [it](x.md)\n- [a](#b), [c](#d)\n1. [Step one](one.md)\n- [x]\n- Learn about [the TTL controller](/ttl/) that cleans up finished Jobs.\n[Not an item](x.md)\n",
+			"## What's next ## Kept * [kubeadm init] to bootstrap a control-plane node. - [a] and [b] - ![diagram] - [a] , [c] 1. [Step one] - [x] - Learn about [the TTL controller] that cleans up finished Jobs. [Not an item]"},
 	}
 	for _, tt := range tests {
 		checkProse(t, tt.name, tt.in, false, tt.want)
