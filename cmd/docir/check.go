@@ -254,8 +254,9 @@ func checkHints(broken []docir.CheckedLink) []string {
 			base = ""
 		}
 	}
-	targets := map[string]int{}
-	sections := map[string]int{} // the addresses of the no_section links
+	targets := map[string]int{}          // by the page a target names (targetPage)
+	forms := map[string]map[string]bool{} // a page's targets as written
+	sections := map[string]int{}          // the addresses of the no_section links
 	folders := map[string]int{}  // the folders climbed to by links to no file (upFolder)
 	for _, l := range broken {
 		if len(l.ResolvesWith) > 0 || base != "" && outsideBase(l.Link, base) {
@@ -268,7 +269,12 @@ func checkHints(broken []docir.CheckedLink) []string {
 			sections[l.Address]++
 			continue
 		}
-		targets[l.Target]++
+		page := targetPage(l.Target)
+		targets[page]++
+		if forms[page] == nil {
+			forms[page] = map[string]bool{}
+		}
+		forms[page][l.Target] = true
 		if f := upFolder(l.Target); f != "" && l.Reason == docir.ReasonNoDocument {
 			folders[f]++ // a sibling site's page is no file here
 		}
@@ -287,7 +293,12 @@ func checkHints(broken []docir.CheckedLink) []string {
 	if f, m := mostOf(folders, max(n, 1)); f != "" {
 		out = append(out, siblingHint(folders, f, m))
 	} else if top != "" {
-		out = append(out, fmt.Sprintf("%d of the broken links are to %s; links.ignore leaves a target out of the check", n, strconv.Quote(top)))
+		if len(forms[top]) > 1 {
+			// Written with anchors or a trailing slash: one pattern for all.
+			out = append(out, fmt.Sprintf("%d of the broken links are to %s (%d ways written); links.ignore: [%s] leaves them out of the check", n, strconv.Quote(top), len(forms[top]), strconv.Quote(top+"*")))
+		} else {
+			out = append(out, fmt.Sprintf("%d of the broken links are to %s; links.ignore leaves a target out of the check", n, strconv.Quote(top)))
+		}
 	}
 	if a, m := mostOf(sections, 1); a != "" {
 		id, slug, _ := strings.Cut(a, "#")
@@ -481,6 +492,22 @@ func baseOf(rs []string) (string, bool) {
 // mostOf is the key of counts with the highest count above floor (the
 // shortest, then the first in byte order, of those that tie), and that
 // count; "" when none is above floor.
+// targetPage is the page a link target names, as a hint counts it: the
+// target without its anchor and query, and without a trailing '/' (the
+// Kubernetes docs link kubectl's generated reference 129 times, in as many
+// anchors and with and without the slash, and the hint named 9 of them).
+func targetPage(t string) string {
+	p, _, _ := strings.Cut(t, "#")
+	p, _, _ = strings.Cut(p, "?")
+	if len(p) > 1 {
+		p = strings.TrimSuffix(p, "/")
+	}
+	if p == "" {
+		return t // an anchor alone is its own target
+	}
+	return p
+}
+
 func mostOf(counts map[string]int, floor int) (string, int) {
 	top, n := "", floor
 	for _, k := range slices.Sorted(maps.Keys(counts)) {

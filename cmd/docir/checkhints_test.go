@@ -91,6 +91,31 @@ func TestCheckHintsBase(t *testing.T) {
 	}
 }
 
+// TestCheckHintsIgnorePage: the links to one missing page written with
+// anchors and with and without a trailing slash count as one target, and
+// the hint gives the pattern that leaves them all out; with it, none is
+// broken.
+func TestCheckHintsIgnorePage(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"a.md": "# A\n\n[get](/ext/kubectl-commands#get) [run](/ext/kubectl-commands/#run) [all](/ext/kubectl-commands)\n",
+		"b.md": "# B\n\n[all](/ext/kubectl-commands/) [x](/gone/x.md) [y](/gone/x.md)\n",
+	})
+	code, _, stderr := indexAndCheck(t, dir)
+	want := []string{
+		`docir: 4 of the broken links are to "/ext/kubectl-commands" (4 ways written); links.ignore: ["/ext/kubectl-commands*"] leaves them out of the check`,
+		"docir: 6 broken link(s) in 2 document(s)",
+	}
+	if diff := cmp.Diff(want, stderr); code != 1 || diff != "" {
+		t.Errorf("check: exit %d; stderr (-want +got):\n%s", code, diff)
+	}
+	writeTree(t, dir, map[string]string{"docir.yaml": "sources:\n  - path: .\nlinks:\n  ignore: [\"/ext/kubectl-commands*\"]\n"})
+	code, got, _ := indexAndCheck(t, dir)
+	if diff := cmp.Diff(map[string][]string{"/gone/x.md": nil}, got); code != 1 || diff != "" {
+		t.Errorf("check with the pattern: exit %d; broken links (-want +got):\n%s", code, diff)
+	}
+}
+
 // TestCheckHintsBaseMost: of the bases that resolve a link, it is named
 // with the one that resolves the most broken links, not the shortest:
 // /x/y/a.md resolves with /x/ (y/a.md) and /x/y/ (a.md), /x/y/b.md with
