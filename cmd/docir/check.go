@@ -254,10 +254,10 @@ func checkHints(broken []docir.CheckedLink) []string {
 			base = ""
 		}
 	}
-	targets := map[string]int{}          // by the page a target names (targetPage)
+	targets := map[string]int{}           // by the page a target names (targetPage)
 	forms := map[string]map[string]bool{} // a page's targets as written
 	sections := map[string]int{}          // the addresses of the no_section links
-	folders := map[string]int{}  // the folders climbed to by links to no file (upFolder)
+	folders := map[string]int{}           // the folders climbed to by links to no file (upFolder)
 	for _, l := range broken {
 		if len(l.ResolvesWith) > 0 || base != "" && outsideBase(l.Link, base) {
 			continue
@@ -293,12 +293,7 @@ func checkHints(broken []docir.CheckedLink) []string {
 	if f, m := mostOf(folders, max(n, 1)); f != "" {
 		out = append(out, siblingHint(folders, f, m))
 	} else if top != "" {
-		if len(forms[top]) > 1 {
-			// Written with anchors or a trailing slash: one pattern for all.
-			out = append(out, fmt.Sprintf("%d of the broken links are to %s (%d ways written); links.ignore: [%s] leaves them out of the check", n, strconv.Quote(top), len(forms[top]), strconv.Quote(top+"*")))
-		} else {
-			out = append(out, fmt.Sprintf("%d of the broken links are to %s; links.ignore leaves a target out of the check", n, strconv.Quote(top)))
-		}
+		out = append(out, ignoreHint(top, n, forms[top]))
 	}
 	if a, m := mostOf(sections, 1); a != "" {
 		id, slug, _ := strings.Cut(a, "#")
@@ -492,6 +487,19 @@ func baseOf(rs []string) (string, bool) {
 // mostOf is the key of counts with the highest count above floor (the
 // shortest, then the first in byte order, of those that tie), and that
 // count; "" when none is above floor.
+// ignoreHint names the page most broken links go to, n of them, written
+// as forms: for links.ignore, the target as written, or the pattern that
+// leaves out every way of writing it (anchors, a trailing slash).
+func ignoreHint(page string, n int, forms map[string]bool) string {
+	if len(forms) > 1 {
+		return fmt.Sprintf("%d of the broken links are to %s (%d ways written); links.ignore: [%s] leaves them out of the check", n, strconv.Quote(page), len(forms), strconv.Quote(page+"*"))
+	}
+	for t := range forms {
+		page = t // the one way it is written, which an ignore of it matches
+	}
+	return fmt.Sprintf("%d of the broken links are to %s; links.ignore leaves a target out of the check", n, strconv.Quote(page))
+}
+
 // targetPage is the page a link target names, as a hint counts it: the
 // target without its anchor and query, and without a trailing '/' (the
 // Kubernetes docs link kubectl's generated reference 129 times, in as many
