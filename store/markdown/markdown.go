@@ -238,7 +238,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   no word; a link's destination on the line after its "](" is no
 //	   text; an HTML tag whose attribute is a JSX expression (`values={
 //	   f(["web"])}`) is a tag.
-const RulesVersion = 36
+//	37 a front-matter title's template tags and shortcodes are read as a
+//	   heading's are (titleText: GitHub's docs title pages `Installing {%
+//	   data variables.product.prodname_enterprise %}`).
+const RulesVersion = 37
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
@@ -434,7 +437,7 @@ func (p *Parser) ParseContext(ctx context.Context, name string, src []byte, lim 
 
 	switch t := fields["title"].(type) {
 	case string:
-		rec.Title = strings.TrimSpace(t)
+		rec.Title = strings.TrimSpace(titleText(t))
 	}
 	if rec.Title == "" && len(rec.Sections) > 0 && rec.Sections[0].Level == 1 {
 		// A level-1 heading that opens the document's headings is its

@@ -294,6 +294,10 @@ func TestParseSiteMarks(t *testing.T) {
 		// nothing.
 		{"capture tags in code", "Use `{% set x %}` to capture.\n## C\n```\n{% set y %}\n```\n## D\n{% raw %}{% set z %}{% endraw %}\n## E\nClose with `{% endset %}`.\n", "x",
 			[]string{"c", "d", "e"}, []string{"C", "D", "E"}},
+		// A front-matter title's tags read as a heading's (GitHub's docs).
+		{"template tags in a title", "---\ntitle: Installing {% data variables.product.prodname_enterprise %}\n---\n## A\n", "Installing", []string{"a"}, []string{"A"}},
+		{"a title of tags alone is none", "---\ntitle: '{% data variables.product.product_name %}'\n---\n# Help\n", "Help", []string{"help"}, []string{"Help"}},
+		{"a title's shortcode", "---\ntitle: Using {{< glossary_tooltip text=\"kubectl\" term_id=\"k\" >}} well\n---\n", "Using kubectl well", nil, nil},
 		// Docsify's heading marks: an id, and the sidebar's ignore marks.
 		{"docsify marks", "## themeColor ⚠️ :id=themecolor\n## Getting Started {docsify-ignore}\n## Both :id=both {docsify-ignore-all}\n## Not:id=x\n## :id=alone\n", "x",
 			[]string{"themecolor", "getting-started", "both", "notidx", "idalone"}, []string{"themeColor ⚠️", "Getting Started", "Both", "Not:id=x", ":id=alone"}},

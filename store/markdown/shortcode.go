@@ -104,6 +104,24 @@ func headingShortcodes(lines [][]byte) {
 	copy(lines, read)
 }
 
+// titleText is a front-matter title as a reader sees it: its shortcodes
+// and template tags read as a heading's are (headingShortcodes), each as
+// the values of its text parameters, or nothing. GitHub's
+// docs write `title: Installing {% data
+// variables.product.prodname_enterprise %}`, which the site renders from
+// its data files: the tag's words were the title's, searched in every
+// passage's head ("data", "variables", "product" on 8 pages), and shown
+// as written.
+func titleText(t string) string {
+	if !strings.Contains(t, "{{") && !strings.Contains(t, "{%") {
+		return t
+	}
+	// Not a heading's fallback (each tag's first value or name): a title
+	// left without a word is none, and the document's first heading or
+	// file name titles it.
+	return strings.Join(strings.Fields(string(readShortcodes([]byte(t), false))), " ")
+}
+
 // readShortcodes returns line with each shortcode in it outside code spans
 // replaced by the values of its text parameters, joined by spaces; with
 // named, by its first quoted value, else its name (nothing for a closing
