@@ -879,7 +879,15 @@ func (r *resolver) link(id, root, rel string, ref docir.LinkRef, keys map[string
 	target := ""
 	if t.Self {
 		target = id
-	} else {
+	} else if path.Ext(links.TargetPath(ref.Target)) == "" {
+		// A path without an extension is a URL, and where ids are read
+		// by name a URL names the page by its id before any file: React
+		// Native's docs link [Introduction](getting-started) to
+		// introduction.md, whose id is getting-started, while
+		// getting-started.md has the id environment-setup.
+		target = r.byID(t.Files, keys)
+	}
+	if target == "" && !t.Self {
 		for _, f := range t.Files {
 			if target = r.file(FileKey(f.Root, f.Rel), keys); target != "" {
 				break

@@ -241,7 +241,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	37 a front-matter title's template tags and shortcodes are read as a
 //	   heading's are (titleText: GitHub's docs title pages `Installing {%
 //	   data variables.product.prodname_enterprise %}`).
-const RulesVersion = 37
+//	38 links are resolved again: below a source whose ids are read by
+//	   name, a path without an extension (a URL) names the page whose id
+//	   it spells before the file of its name (store resolver.link).
+const RulesVersion = 38
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
