@@ -116,8 +116,9 @@ func sitePath(p string) string {
 }
 
 // SitePath is the site path, below the site base, that the
-// root-relative link l names, in the form AliasPath gives an alias; ok is
-// false for a link that is not root-relative or lies outside the base
+// root-relative link l names (or the URL below one of the site's URLs),
+// in the form AliasPath gives an alias; ok is false for a link that is
+// not root-relative or lies outside the base
 // (or is ignored, external, a template, or a ref or relref, which Hugo
 // resolves by the page's path, never by an alias).
 func (r Rules) SitePath(l docir.LinkRef) (p string, ok bool) {
@@ -131,6 +132,14 @@ func (r Rules) SitePath(l docir.LinkRef) (p string, ok bool) {
 	}
 	t := TargetPath(l.Target)
 	if !strings.HasPrefix(t, "/") || strings.HasPrefix(t, "//") {
+		// A URL below one of the site's (links.site) is the path after
+		// it, from the site's root: Grafana's docs link their own pages
+		// by https://grafana.com/docs/grafana/latest/datasources/
+		// azuremonitor/, an alias of datasources/azure-monitor (46 such
+		// links were broken with hugo_aliases and site set).
+		if p, ok := r.sitePath(l.Target); ok {
+			return sitePath(TargetPath(p)), true
+		}
 		return "", false
 	}
 	rest, ok := r.belowBase(t)

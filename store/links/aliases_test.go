@@ -75,6 +75,20 @@ func TestSitePath(t *testing.T) {
 	if got, _ := (Rules{}).SitePath(in("/topics/acl/")); got != "/topics/acl" {
 		t.Errorf("SitePath under the root base = %q", got)
 	}
+	// A URL below one of the site's URLs is the path after it, from the
+	// site's root (the base is the root-relative links' prefix, not the
+	// URL's).
+	site := Rules{Base: "/docs/", Site: []string{"https://grafana.com/docs/grafana/latest/"}}
+	for target, want := range map[string]string{
+		"https://grafana.com/docs/grafana/latest/datasources/azuremonitor/#x": "/datasources/azuremonitor",
+		"https://GRAFANA.com/docs/grafana/latest/":                            "/",
+		"https://grafana.com/docs/grafana/next/datasources/":                  "",
+		"https://example.com/docs/grafana/latest/x":                           "",
+	} {
+		if got, ok := site.SitePath(in(target)); got != want || ok != (want != "") {
+			t.Errorf("SitePath(%q) = %q, %v; want %q", target, got, ok, want)
+		}
+	}
 }
 
 // TestAliases: the value of the aliases field, a string or a list.

@@ -426,7 +426,17 @@ func (r Rules) hugo(root, rel, t string) Target {
 	}
 	tg := Target{Anchor: anchor}
 	if !strings.HasPrefix(p, "/") {
-		if rt := r.relative(root, rel, p, anchor); rt.Status == "" {
+		from := rel
+		if path.Base(rel) == "index.md" && !strings.HasPrefix(p, "..") {
+			// A leaf bundle's page reads a ref from its bundle's level,
+			// as Hugo does (getContentNode: "bundles are stored in
+			// subfolders e.g. blog/mybundle/index.md, so … look on the
+			// blog level"), unless the ref climbs itself: Grafana's
+			// assign-rbac-roles/index.md writes "./plan-rbac-rollout-
+			// strategy/" for its sibling bundle (54 links broken).
+			from = path.Dir(rel)
+		}
+		if rt := r.relative(root, from, p, anchor); rt.Status == "" {
 			tg.Files = rt.Files
 		}
 	}

@@ -95,6 +95,31 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+// TestHugoLeafBundle: a leaf bundle's page (x/index.md) reads a ref from
+// its bundle's level, as Hugo does, unless the ref climbs ("..") itself;
+// a branch bundle's page (_index.md) and any other page from its own
+// folder.
+func TestHugoLeafBundle(t *testing.T) {
+	root := "/c"
+	r := Rules{Roots: []string{root}}
+	ref := func(rel, target string) []File {
+		return r.Classify(root, rel, docir.LinkRef{Target: target, Kind: docir.LinkHugoRelRef}).Files
+	}
+	for _, tt := range []struct {
+		name, rel, target, first string
+	}{
+		{"a leaf bundle's sibling", "sec/a/index.md", "./b/", "sec/b.md"},
+		{"a leaf bundle's sibling by name", "sec/a/index.md", "b", "sec/b.md"},
+		{"a leaf bundle climbing", "sec/a/index.md", "../b", "sec/b.md"},
+		{"a branch bundle's own folder", "sec/_index.md", "b", "sec/b.md"},
+		{"a page's own folder", "sec/a.md", "b", "sec/b.md"},
+	} {
+		if got := ref(tt.rel, tt.target); len(got) == 0 || got[0].Rel != tt.first {
+			t.Errorf("%s: %s from %s: first candidate %v, want %s", tt.name, tt.target, tt.rel, got, tt.first)
+		}
+	}
+}
+
 // TestRootFallback: a relative path is tried below each source folder
 // too, after the linking file's folder, and as Hugo's GetPage reads a page
 // path: x.md is also the bundle whose page is x/_index.md or x/index.md.

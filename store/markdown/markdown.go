@@ -244,7 +244,15 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	38 links are resolved again: below a source whose ids are read by
 //	   name, a path without an extension (a URL) names the page whose id
 //	   it spells before the file of its name (store resolver.link).
-const RulesVersion = 38
+//	39 a line written as a heading in a MyST colon-fence directive
+//	   (`:::{note}` … `:::`) makes no section (directiveInners); a MyST
+//	   comment line (`% …`) and a role's name ({term}`x`) are not a
+//	   passage's text (store/passage Prose); links are resolved again:
+//	   an anchor alone that the page lacks names a MyST label of another
+//	   page ([](#label)); a ref in a leaf bundle's index.md is read from
+//	   the bundle's level, as Hugo reads it; with hugo_aliases, a URL
+//	   below links.site names the page that declares its path.
+const RulesVersion = 39
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
@@ -1092,11 +1100,13 @@ func codeRanges(doc ast.Node) [][2]int {
 // GitHub gives every heading an id.
 func (p *Parser) sections(doc ast.Node, src []byte, off int, lines lineIndex, pc parser.Context) ([]docir.Section, []foundAnchor) {
 	hs := p.headings(doc, src[off:], off, pc)
-	if bytes.Contains(src[off:], []byte("{{<")) || bytes.Contains(src[off:], []byte("{%")) {
-		// A heading in the content of an angle shortcode pair, or of a
-		// template's captured block, is no heading of the page
-		// (angleInners, captureInners): it makes no section.
-		inner, k := mergeRanges(append(angleInners(src[off:]), captureInners(src[off:], codeRanges(doc))...)), 0
+	if bytes.Contains(src[off:], []byte("{{<")) || bytes.Contains(src[off:], []byte("{%")) || bytes.Contains(src[off:], []byte(":::{")) {
+		// A heading in the content of an angle shortcode pair, of a
+		// template's captured block, or of a MyST directive, is no
+		// heading of the page (angleInners, captureInners,
+		// directiveInners): it makes no section.
+		code := codeRanges(doc)
+		inner, k := mergeRanges(slices.Concat(angleInners(src[off:]), captureInners(src[off:], code), directiveInners(src[off:], code))), 0
 		for i := range hs {
 			if hs[i].nested {
 				continue

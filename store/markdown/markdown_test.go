@@ -294,6 +294,10 @@ func TestParseSiteMarks(t *testing.T) {
 		// nothing.
 		{"capture tags in code", "Use `{% set x %}` to capture.\n## C\n```\n{% set y %}\n```\n## D\n{% raw %}{% set z %}{% endraw %}\n## E\nClose with `{% endset %}`.\n", "x",
 			[]string{"c", "d", "e"}, []string{"C", "D", "E"}},
+		// A MyST colon-fence directive's content is the directive's: its
+		// headings make no section (the outer fence has more colons).
+		{"myst directives", "## Headings\n:::{myst-example}\n# A header\n:::\n## After\n::::{code} markdown\n# Introduction\n:::{note}\n## Inner\n:::\n::::\n```\n:::{x}\n```\n## Code kept\n    :::{indented}\n## Four spaces\n:::{open}\n## Never closed\n", "x",
+			[]string{"headings", "after", "code-kept", "four-spaces", "never-closed"}, []string{"Headings", "After", "Code kept", "Four spaces", "Never closed"}},
 		// A front-matter title's tags read as a heading's (GitHub's docs).
 		{"template tags in a title", "---\ntitle: Installing {% data variables.product.prodname_enterprise %}\n---\n## A\n", "Installing", []string{"a"}, []string{"A"}},
 		{"a title of tags alone is none", "---\ntitle: '{% data variables.product.product_name %}'\n---\n# Help\n", "Help", []string{"help"}, []string{"Help"}},

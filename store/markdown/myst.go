@@ -55,3 +55,45 @@ func eachLine(t []byte, fn func(at int, line []byte)) {
 		at += end + 1
 	}
 }
+
+// directiveInners returns the content of each MyST colon-fence directive
+// of body — from the line after an opener, three colons or more and a
+// directive's name in braces (`:::{note}`, `::::{tab-set}`, `:::{code}
+// markdown`), at most three spaces in, to its closer, a line of as many
+// colons or more and nothing else — as sorted, disjoint [start, end)
+// ranges of body (an outer directive's range holds its inner ones). Its
+// content is the directive's: a line in it written as a heading is no
+// heading of the page (Sphinx makes no section of one; MyST's docs show
+// `# A header` in `:::{myst-example}` blocks, and a `:::{code}` block of
+// markdown held an example `# Introduction` that took in the page's
+// real sections). A directive in a code block (code, the ranges of
+// body's code blocks) is code; one that nothing closes encloses nothing.
+func directiveInners(body []byte, code [][2]int) [][2]int {
+	if !bytes.Contains(body, []byte(":::{")) {
+		return nil
+	}
+	var out [][2]int
+	open, colons := -1, 0 // the outermost open directive's content start, and its fence
+	for at := 0; at < len(body); {
+		end := bytes.IndexByte(body[at:], '\n')
+		if end < 0 {
+			end = len(body) - at
+		}
+		line := bytes.TrimRight(body[at:at+end], " \t\r")
+		t := bytes.TrimLeft(line, " ")
+		n := 0
+		for n < len(t) && t[n] == ':' {
+			n++
+		}
+		switch {
+		case len(line)-len(t) > 3 || n < 3 || inCodeBlock(at, code):
+		case open < 0 && n < len(t) && t[n] == '{':
+			open, colons = at+end+1, n
+		case open >= 0 && n == len(t) && n >= colons:
+			out = append(out, [2]int{open, at})
+			open = -1
+		}
+		at += end + 1
+	}
+	return out
+}

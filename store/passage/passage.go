@@ -669,7 +669,7 @@ func appendValues(lines []string, v any) []string {
 func Prose(text string, lead bool) string {
 	if !strings.Contains(text, "<") && !strings.Contains(text, "{") && !strings.Contains(text, "](") && !strings.Contains(text, ")=") &&
 		!mayHoldRef(text) &&
-		!strings.Contains(text, "][") && !strings.Contains(text, "]:") && !mayHoldOpener(text) && !strings.Contains(text, ":::") &&
+		!strings.Contains(text, "][") && !strings.Contains(text, "]:") && !mayHoldOpener(text) && !strings.Contains(text, ":::") && !mayHoldComment(text) &&
 		!strings.Contains(text, " from '") && !strings.Contains(text, ` from "`) && !strings.Contains(text, ":id=") &&
 		!strings.Contains(text, "///") && !mayHoldIcon(text) && !(strings.Contains(text, "-") && strings.Contains(text, "|")) && !strings.Contains(text, "\\\n") && !strings.Contains(text, "\\\r") &&
 		!(lead && strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++")) {
@@ -1067,6 +1067,8 @@ func blankLinks(b []byte) {
 		case esmLine(line):
 			blank(start, end)
 		case len(trimmed) > 0 && trimmed[0] == '(' && mystTarget(line):
+			blank(start, end)
+		case len(trimmed) > 0 && trimmed[0] == '%' && mystComment(trimmed):
 			blank(start, end)
 		case delimiterRow(trimmed), contentsItem(trimmed), navigationItem(trimmed), abbreviation(trimmed):
 			blank(start, end)
@@ -1557,6 +1559,84 @@ const (
 	jsxCommentEnd  = "*/}"
 )
 
+// blankBrace blanks what the '{' at line[i] opens, on blankInlineLinks's
+// behalf: a template tag of Jinja, Liquid or MkDocs's macros ({%
+// include-markdown "x.md" %}: the site's generator runs it, a reader never
+// sees it), an MDX comment or spacer, or a MyST role's name. It returns
+// where the scan goes on (the last byte blanked, or i), and whether the
+// line ends in an MDX comment it does not close (blanked to the line's
+// end). pct and jsx find the ends of template tags and MDX comments.
+func blankBrace(line []byte, i int, blank func(from, to int), off int, pct, jsx *nextOf) (int, bool) {
+	switch {
+	case i+1 < len(line) && line[i+1] == '%':
+		if end := pct.from(line, i+2); end < len(line) {
+			blankTemplateTag(line, i, end+2, blank, off)
+			return end + 1, false
+		}
+	case bytes.HasPrefix(line[i:], []byte(jsxCommentOpen)):
+		end := jsx.from(line, i+len(jsxCommentOpen))
+		if end == len(line) {
+			blank(off+i, off+len(line))
+			return len(line), true
+		}
+		blank(off+i, off+end+len(jsxCommentEnd))
+		return end + len(jsxCommentEnd) - 1, false
+	case jsxSpacer(line[i:]):
+		blank(off+i, off+i+5)
+		return i + 4, false
+	default:
+		if n := mystRole(line[i:]); n > 0 {
+			blank(off+i, off+i+n) // the role's name; its text is the code span's
+			return i + n - 1, false
+		}
+	}
+	return i, false
+}
+
+// mystComment reports whether a line (its indent trimmed) is a MyST
+// comment: `%`, then a space, another `%` or nothing (`% It is possible
+// to use mermaid …`: the MyST docs keep drafts so, which the page never
+// shows); pandoc's title block lines read the same.
+func mystComment(trimmed []byte) bool {
+	t := bytes.TrimRight(trimmed, "\r")
+	return len(t) == 1 || t[1] == ' ' || t[1] == '\t' || t[1] == '%'
+}
+
+// mayHoldComment reports whether text may hold a MyST comment line: a
+// '%' with at most three spaces between it and its line's start.
+func mayHoldComment(text string) bool {
+	for i := strings.IndexByte(text, '%'); i >= 0; {
+		j := i
+		for j > 0 && i-j < 3 && text[j-1] == ' ' {
+			j--
+		}
+		if j == 0 || text[j-1] == '\n' || text[j-1] == '\r' {
+			return true
+		}
+		k := strings.IndexByte(text[i+1:], '%')
+		if k < 0 {
+			break
+		}
+		i += 1 + k
+	}
+	return false
+}
+
+// mystRole is the length of the MyST role name that b opens with, or 0: a
+// name in braces right before a code span, {term}`Environment Manager`,
+// {ref}`label`, {py:func}`f` (letters, digits, ':', '-', '_', '+'): the
+// role's text shows, its name never.
+func mystRole(b []byte) int {
+	k := 1
+	for k < len(b) && k < 64 && (b[k]|0x20 >= 'a' && b[k]|0x20 <= 'z' || b[k] >= '0' && b[k] <= '9' || b[k] == ':' || b[k] == '-' || b[k] == '_' || b[k] == '+') {
+		k++
+	}
+	if k == 1 || k+1 >= len(b) || b[k] != '}' || b[k+1] != '`' {
+		return 0
+	}
+	return k + 1
+}
+
 // jsxSpacer reports whether line opens with `{' '}` or `{" "}`: JSX's
 // space between an expression and the text after it, which a reader sees
 // as a space.
@@ -1584,26 +1664,9 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 		case '`':
 			i = skipSpan(line, i, &ticks)
 		case '{':
-			// A template tag of Jinja, Liquid or MkDocs's macros ({%
-			// include-markdown "x.md" %}): the site's generator runs it,
-			// a reader never sees it.
-			switch {
-			case i+1 < len(line) && line[i+1] == '%':
-				if end := pct.from(line, i+2); end < len(line) {
-					blankTemplateTag(line, i, end+2, blank, off)
-					i = end + 1
-				}
-			case bytes.HasPrefix(line[i:], []byte(jsxCommentOpen)):
-				end := jsx.from(line, i+len(jsxCommentOpen))
-				if end == len(line) {
-					blank(off+i, off+len(line))
-					return true
-				}
-				blank(off+i, off+end+len(jsxCommentEnd))
-				i = end + len(jsxCommentEnd) - 1
-			case jsxSpacer(line[i:]):
-				blank(off+i, off+i+5)
-				i += 4
+			var open bool
+			if i, open = blankBrace(line, i, blank, off, &pct, &jsx); open {
+				return true
 			}
 		case ':':
 			if n := icon(line, i); n > 0 {

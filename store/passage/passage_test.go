@@ -126,6 +126,9 @@ func TestProseReferencesAndWrappedLinks(t *testing.T) {
 		// A JSX attribute's value is an expression in braces.
 		{"jsx expressions as attribute values", "<Tabs groupId=\"guide\" queryString defaultValue=\"web\" values={constants.getDevNotesTabs([\"web\"])}>\nText <img src=\"/a.png\" width={225} style={{float: 'right', margin: \"0 {1}\"}} /> here <X a={b\nc}> <Y a={'}'}>\n", false,
 			"Text here"},
+		// MyST: comment lines, and a role's name before its text.
+		{"myst comments and roles", "## Diagrams\n% It is possible to use mermaid\n  %\n%% also\n50% of it, %PATH% and\n%APPDATA% stay\nSee {term}`Environment Manager` and {py:func}`f`, not {x} `y` or `{z}`\n```\n% code\n```\n", false,
+			"## Diagrams 50% of it, %PATH% and %APPDATA% stay See `Environment Manager` and `f`, not {x} `y` or `{z}` ``` % code ```"},
 		// CommonMark lets a destination start on the next line.
 		{"a destination on the next line", "see [Get a Shell to a Running Container](\n  /docs/tasks/get-shell/) and [b](\r\nx.md) now\n[c](\n\n/not/a/link) [d]( y\n/z) [e](\nw", false,
 			"see [Get a Shell to a Running Container] and [b] now [c]( /not/a/link) [d]( y /z) [e]( w"},
