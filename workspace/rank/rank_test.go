@@ -325,6 +325,16 @@ func TestSnippetPlainLines(t *testing.T) {
 	}
 }
 
+// TestSnippetLinkPunctuation: the space a link's blanked destination left
+// before the punctuation after the link is dropped; other spaces fold.
+func TestSnippetLinkPunctuation(t *testing.T) {
+	text := "Refer to [Provisioning Grafana]        . See [a]     , [b]   ), [c]  .NET and [d] x . ; [e]\n\n"
+	want := "Refer to [Provisioning Grafana]. See [a], [b]), [c] .NET and [d] x . ; [e]"
+	if got := Snippet(text, "", 1000); got != want {
+		t.Errorf("Snippet:\n got %q\nwant %q", got, want)
+	}
+}
+
 // TestReadPlanMergesQuietSections: a section that says nothing of its own
 // (its heading alone before its first subsection) and whose every
 // subsection the plan reads is read as one, in the place of the first;

@@ -17,7 +17,7 @@ const ellipsis = "…"
 // where text was cut. Highlighting is left to the printer (see
 // MatchSpans): the wire carries plain text.
 func Snippet(text, query string, limit int) string {
-	text = strings.Join(strings.Fields(plainHeadings(text)), " ")
+	text = foldSpaces(plainHeadings(text))
 	if len(text) <= limit {
 		return text
 	}
@@ -60,6 +60,35 @@ func Snippet(text, query string, limit int) string {
 		out += ellipsis
 	}
 	return out
+}
+
+// foldSpaces folds text's runs of white space to one space, and drops the
+// run between a link's text and the punctuation after it: a link's
+// destination is blanked where it stood (store/passage Prose), and
+// "refer to [Provisioning Grafana](/x)." read "refer to [Provisioning
+// Grafana] ." in 122 of 704 snippets of a review of Grafana's docs.
+func foldSpaces(text string) string {
+	words := strings.Fields(text)
+	var b strings.Builder
+	b.Grow(len(text))
+	for i, w := range words {
+		if i > 0 && !(strings.HasSuffix(words[i-1], "]") && closingMarks(w)) {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+	}
+	return b.String()
+}
+
+// closingMarks reports whether w is only the punctuation that closes a
+// phrase: ".", ",", ";", ":", "!", "?", ")", and runs of them ("),").
+func closingMarks(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if !strings.ContainsRune(".,;:!?)", rune(w[i])) {
+			return false
+		}
+	}
+	return w != ""
 }
 
 // plainHeadings drops the markup of headings, the leading #s of an ATX
