@@ -78,16 +78,18 @@ func TestRepeatedMissesAreSuggestedOnce(t *testing.T) {
 }
 
 // TestMissOfAnUnreadFile: a read of an id whose file is in the sources
-// with an extension docir does not read (charts.mdx) says so, naming the
-// file below its source, beside the nearest ids.
+// with an extension docir does not read (charts.mdx, api.rst) says so,
+// naming the file below its source, beside the nearest ids.
 func TestMissOfAnUnreadFile(t *testing.T) {
-	ws, ctx := indexedFiles(t, map[string]string{"charts_hooks.md": "# Hooks\n", "charts.mdx": "# Charts\n"})
-	addrs := []address.Address{{ID: "charts"}, {ID: "nope"}}
+	ws, ctx := indexedFiles(t, map[string]string{"charts_hooks.md": "# Hooks\n", "charts.mdx": "# Charts\n", "api.rst": "API\n===\n"})
+	addrs := []address.Address{{ID: "charts"}, {ID: "nope"}, {ID: "api"}}
 	res, err := ws.Resolve(ctx, addrs, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"charts: the file charts.mdx of a source is not read: docir reads *.md files only (rename it to .md, or leave it out with exclude; docs/ingest.md)"}
+	// A page in another markup is not markdown renamed: no rename advised.
+	want := []string{"charts: the file charts.mdx of a source is not read: docir reads *.md files only (rename it to .md, or leave it out with exclude; docs/ingest.md)",
+		"api: the file api.rst of a source is not read: docir reads markdown, *.md files, only (docs/ingest.md)"}
 	if diff := cmp.Diff(want, res.Warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}

@@ -12,13 +12,27 @@ import (
 	"github.com/docir/docir/store"
 )
 
-// lookalikeExts are the extensions of files that look like markdown but
-// that docir does not read (it reads *.md files only): a refresh counts
+// lookalikeExts are the extensions of files that look like markdown, or
+// are documentation pages in another markup (otherMarkup), but that docir
+// does not read (it reads *.md files only): a refresh counts
 // them per source and says so in one warning (KindOtherExtension), so a
 // folder of MDX pages does not index to nothing in silence. They match
 // case-insensitively; so does ".md" itself, for a name such as README.MD,
 // which *.md does not take either.
-var lookalikeExts = []string{".mdx", ".markdown", ".mdown", ".mkd", ".mkdn", ".mdwn", ".md"}
+var lookalikeExts = []string{".mdx", ".markdown", ".mdown", ".mkd", ".mkdn", ".mdwn", ".md", ".rst", ".ipynb", ".adoc"}
+
+// otherMarkup are the lookalikeExts that are not markdown: the pages of a
+// documentation site written in another markup beside its markdown ones
+// (Sphinx's reStructuredText next to MyST pages, Jupyter notebooks,
+// AsciiDoc). They are counted as the others are, so a source that holds
+// them says so, but renaming one to .md would not make it markdown.
+var otherMarkup = []string{".rst", ".ipynb", ".adoc"}
+
+// Markdown reports whether ext, an extension LookalikeExt gives, is a
+// markdown one (a file renamed to .md reads as it was meant).
+func Markdown(ext string) bool {
+	return !slices.ContainsFunc(otherMarkup, func(e string) bool { return strings.EqualFold(e, ext) })
+}
 
 // LookalikeExt is the extension of name, as the name spells it, when it is
 // one of lookalikeExts; else "". name is not a *.md name: the walk takes

@@ -20,6 +20,8 @@ func TestLookalikeExt(t *testing.T) {
 		"d.mkd": ".mkd", "e.mkdn": ".mkdn", "f.mdwn": ".mdwn", "README.MD": ".MD", "g.Md": ".Md",
 		".mdx": ".mdx", "a.md.bak": "", "a.mdxx": "", "a.markdowns": "", "a": "", "a.txt": "",
 		"a.m": "", "mdx": "", "a.png": "",
+		// Pages in another markup beside markdown ones.
+		"conf.rst": ".rst", "nb.ipynb": ".ipynb", "guide.adoc": ".adoc", "a.rst.txt": "",
 	} {
 		if got := LookalikeExt(name); got != want {
 			t.Errorf("LookalikeExt(%q) = %q, want %q", name, got, want)
@@ -56,6 +58,8 @@ func TestLookalikeFilesWarnOncePerSource(t *testing.T) {
 	writeFile(t, src, "guide/intro.mdx", "# Intro\n")
 	writeFile(t, src, "guide/setup.mdx", "# Setup\n")
 	writeFile(t, src, "notes.markdown", "# Notes\n")
+	writeFile(t, src, "api/index.rst", "API\n===\n")
+	writeFile(t, src, "tour.ipynb", "{}")
 	writeFile(t, src, "README.MD", "# Readme\n")
 	writeFile(t, src, "img.png", "png")
 	writeFile(t, src, "x.mdx.bak", "old")
@@ -68,7 +72,7 @@ func TestLookalikeFilesWarnOncePerSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	opt := Options{Exclude: []string{"drafts/"}, SourceExclude: map[string][]string{src: {"*.mdown"}}}
-	want := []string{src + ": 5 files were not read (3 .mdx, 1 .MD, 1 .markdown): docir reads *.md files only (e.g. " +
+	want := []string{src + ": 7 files were not read (3 .mdx, 1 .MD, 1 .ipynb, 1 .markdown, 1 .rst): docir reads *.md files only (e.g. " +
 		filepath.Join(src, "README.MD") + ")"}
 	counts := map[string]int{KindOtherExtension: 1}
 	sum := refreshWarnings(t, "first", dir, opt, want, counts, store.Source{Path: src})
@@ -80,7 +84,7 @@ func TestLookalikeFilesWarnOncePerSource(t *testing.T) {
 		t.Errorf("no-op refresh: %+v", sum)
 	}
 	// Excluded, they are not counted: no warning.
-	opt.Exclude = append(opt.Exclude, "*.mdx", "*.MD", "*.markdown")
+	opt.Exclude = append(opt.Exclude, "*.mdx", "*.MD", "*.markdown", "*.rst", "*.ipynb")
 	refreshWarnings(t, "all excluded", dir, opt, []string{}, map[string]int{}, store.Source{Path: src})
 }
 
