@@ -493,7 +493,7 @@ func (s *suggester) unread(sources func() []store.Source, a address.Address, rea
 			if rel, err := filepath.Rel(src.Path, f); err == nil {
 				f = filepath.ToSlash(rel) // the server's folders are not the reader's
 			}
-			if !ingest.Markdown(filepath.Ext(f)) {
+			if !ingest.IsMarkdownExt(filepath.Ext(f)) {
 				return fmt.Sprintf("%s: the file %s of a source is not read: docir reads markdown, *.md files, only (docs/ingest.md)", a.ID, f)
 			}
 			return fmt.Sprintf("%s: the file %s of a source is not read: docir reads *.md files only (rename it to .md, or leave it out with exclude; docs/ingest.md)", a.ID, f)

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -175,6 +176,9 @@ func (e *env) vsAnchor(label string, c *corpus, cmd command, args ...string) (ro
 	// folder and its binary (see copyAnchor: how a file came into the page
 	// cache moves a start by more than the difference timed here).
 	pair := filepath.Join(e.work, "pair")
+	if err := os.RemoveAll(pair); err != nil { // a run cut short left it
+		return row{}, err
+	}
 	defer os.RemoveAll(pair)
 	ours, anchor := filepath.Join(pair, "docir"), filepath.Join(pair, "anchor")
 	for _, cp := range [][2]string{{c.dir, ours}, {build.dir, anchor}, {e.docir, ours + "-bin"}, {e.anchor, anchor + "-bin"}} {
@@ -211,12 +215,27 @@ func copyTree(src, dst string) error {
 		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 			return err
 		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(to, data, info.Mode().Perm())
+		return copyFile(p, to, info.Mode().Perm())
 	})
+}
+
+// copyFile copies the file src to a new file dst, streamed (a store's
+// files run to hundreds of MiB).
+func copyFile(src, dst string, perm os.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // anchorCmd is the -anchor binary's from-scratch index of c's sources, in

@@ -484,20 +484,32 @@ func baseOf(rs []string) (string, bool) {
 	return "", false
 }
 
-// mostOf is the key of counts with the highest count above floor (the
-// shortest, then the first in byte order, of those that tie), and that
-// count; "" when none is above floor.
 // ignoreHint names the page most broken links go to, n of them, written
-// as forms: for links.ignore, the target as written, or the pattern that
-// leaves out every way of writing it (anchors, a trailing slash).
+// as forms: for links.ignore, the target as written, or the patterns that
+// leave out every way of writing it and nothing else (the page with and
+// without a trailing slash, each with any anchor or query: a pattern of
+// the page's path and "*" would leave out every page whose path it
+// begins, kubectl-commands-v2 with kubectl-commands).
 func ignoreHint(page string, n int, forms map[string]bool) string {
-	if len(forms) > 1 {
-		return fmt.Sprintf("%d of the broken links are to %s (%d ways written); links.ignore: [%s] leaves them out of the check", n, strconv.Quote(page), len(forms), strconv.Quote(page+"*"))
+	if len(forms) == 1 {
+		for t := range forms {
+			page = t // the one way it is written, which an ignore of it matches
+		}
+		return fmt.Sprintf("%d of the broken links are to %s; links.ignore leaves a target out of the check", n, strconv.Quote(page))
 	}
+	pats := map[string]bool{}
 	for t := range forms {
-		page = t // the one way it is written, which an ignore of it matches
+		p, rest := t, ""
+		if k := strings.IndexAny(t, "#?"); k >= 0 {
+			p, rest = t[:k], t[k:k+1]+"*"
+		}
+		pats[p+rest] = true
 	}
-	return fmt.Sprintf("%d of the broken links are to %s; links.ignore leaves a target out of the check", n, strconv.Quote(page))
+	var quoted []string
+	for _, p := range slices.Sorted(maps.Keys(pats)) {
+		quoted = append(quoted, strconv.Quote(p))
+	}
+	return fmt.Sprintf("%d of the broken links are to %s (%d ways written); links.ignore: [%s] leaves them out of the check", n, strconv.Quote(page), len(forms), strings.Join(quoted, ", "))
 }
 
 // targetPage is the page a link target names, as a hint counts it: the
@@ -516,6 +528,9 @@ func targetPage(t string) string {
 	return p
 }
 
+// mostOf is the key of counts with the highest count above floor (the
+// shortest, then the first in byte order, of those that tie), and that
+// count; "" when none is above floor.
 func mostOf(counts map[string]int, floor int) (string, int) {
 	top, n := "", floor
 	for _, k := range slices.Sorted(maps.Keys(counts)) {

@@ -98,27 +98,27 @@ func TestCheckHintsBase(t *testing.T) {
 func TestCheckHintsIgnorePage(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
-		"a.md": "# A\n\n[get](/ext/kubectl-commands#get) [run](/ext/kubectl-commands/#run) [all](/ext/kubectl-commands)\n",
+		"a.md": "# A\n\n[get](/ext/kubectl-commands#get) [run](/ext/kubectl-commands/#run) [all](/ext/kubectl-commands) [v2](/ext/kubectl-commands-v2)\n",
 		"b.md": "# B\n\n[all](/ext/kubectl-commands/) [x](/gone/x/) [y](/gone/x/)\n",
 	})
 	code, _, stderr := indexAndCheck(t, dir)
 	want := []string{
-		`docir: 4 of the broken links are to "/ext/kubectl-commands" (4 ways written); links.ignore: ["/ext/kubectl-commands*"] leaves them out of the check`,
-		"docir: 6 broken link(s) in 2 document(s)",
+		`docir: 4 of the broken links are to "/ext/kubectl-commands" (4 ways written); links.ignore: ["/ext/kubectl-commands", "/ext/kubectl-commands#*", "/ext/kubectl-commands/", "/ext/kubectl-commands/#*"] leaves them out of the check`,
+		"docir: 7 broken link(s) in 2 document(s)",
 	}
 	if diff := cmp.Diff(want, stderr); code != 1 || diff != "" {
 		t.Errorf("check: exit %d; stderr (-want +got):\n%s", code, diff)
 	}
 	// A page written one way only is named as written: an ignore of it
 	// matches ("/gone/x/", not the page "/gone/x").
-	writeTree(t, dir, map[string]string{"docir.yaml": "sources:\n  - path: .\nlinks:\n  ignore: [\"/ext/*\"]\n"})
+	writeTree(t, dir, map[string]string{"docir.yaml": "sources:\n  - path: .\nlinks:\n  ignore: [\"/ext/*\"]\n"}) // the sibling page too
 	_, _, stderr = indexAndCheck(t, dir)
 	if want := `docir: 2 of the broken links are to "/gone/x/"; links.ignore leaves a target out of the check`; !slices.Contains(stderr, want) {
 		t.Errorf("check: stderr %q, want %q", stderr, want)
 	}
-	writeTree(t, dir, map[string]string{"docir.yaml": "sources:\n  - path: .\nlinks:\n  ignore: [\"/ext/kubectl-commands*\"]\n"})
+	writeTree(t, dir, map[string]string{"docir.yaml": "sources:\n  - path: .\nlinks:\n  ignore: [\"/ext/kubectl-commands\", \"/ext/kubectl-commands#*\", \"/ext/kubectl-commands/\", \"/ext/kubectl-commands/#*\"]\n"})
 	code, got, _ := indexAndCheck(t, dir)
-	if diff := cmp.Diff(map[string][]string{"/gone/x/": nil}, got); code != 1 || diff != "" {
+	if diff := cmp.Diff(map[string][]string{"/gone/x/": nil, "/ext/kubectl-commands-v2": nil}, got); code != 1 || diff != "" {
 		t.Errorf("check with the pattern: exit %d; broken links (-want +got):\n%s", code, diff)
 	}
 }

@@ -185,10 +185,6 @@ func plural(n int) string {
 	return "s"
 }
 
-// labelFold folds s as markdown folds a link label, for an ASCII label:
-// lower case, runs of white space as one space, and the characters whose
-// full case folding is ASCII (ß, ſ, the Kelvin sign, the Latin ligatures)
-// folded to it, so that no text that uses an ASCII label is missed.
 // labelsUsed are the labels text uses (usedLabels), read from its lines
 // that are prose: a definition line is no use of a label (a section that
 // writes `[//]: # 'note'`, markdown's comment idiom, used none, and had
@@ -232,6 +228,10 @@ func usedLabels(prose string) map[string]bool {
 	return used
 }
 
+// labelFold folds s as markdown folds a link label, for an ASCII label:
+// lower case, runs of white space as one space, and the characters whose
+// full case folding is ASCII (ß, ſ, the Kelvin sign, the Latin ligatures)
+// folded to it, so that no text that uses an ASCII label is missed.
 func labelFold(s string) string {
 	return strings.Join(strings.Fields(asciiFolds.Replace(strings.ToLower(s))), " ")
 }

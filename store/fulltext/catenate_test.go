@@ -14,6 +14,17 @@ import (
 // and through the text alike; a dot or an underscore still cuts; a query that
 // excludes the word excludes its catenation; and the length does not
 // count it.
+// TestCatenationWords: the words a reader types for a text's catenations,
+// each its own string (the terms are views of one reused buffer).
+func TestCatenationWords(t *testing.T) {
+	x := indexed(t, []Passage{{ID: "a", Text: "x"}})
+	got := x.CatenationWords("StatefulSet and ReplicaSet and read-only DaemonSet")
+	want := []string{"statefulset", "replicaset", "readonly", "daemonset"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("CatenationWords (-want +got):\n%s", diff)
+	}
+}
+
 func TestCatenations(t *testing.T) {
 	ps := []Passage{
 		{ID: "a#s", Text: "Set baseURL in the project configuration."},

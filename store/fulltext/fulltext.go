@@ -29,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -316,7 +317,8 @@ func (x *Index) Terms(text string) []string {
 // what text says, written together.
 func (x *Index) CatenationWords(text string) []string {
 	var out []string
-	x.fast.eachCatenationTerm(text, x.analyze(text), func(t string) { out = append(out, t[1:]) })
+	// The term is a view of a buffer the next one reuses: each is copied.
+	x.fast.eachCatenationTerm(text, x.analyze(text), func(t string) { out = append(out, strings.Clone(t[1:])) })
 	return out
 }
 

@@ -81,7 +81,11 @@ func questionTopic(text string) string {
 		}
 		if !lead || !isFrameWord(frameKey(f)) || howMuch(fields, i) {
 			out = append(out, f)
-			lead = false
+			// A negated auxiliary is asked about, and the frame goes on
+			// after it: "why can't I index into a String" asks about
+			// indexing, not about "I" (which the Rust book's I/O pages
+			// hold in their titles).
+			lead = lead && negated(frameKey(f))
 		}
 		if endsClause(f) {
 			lead = true
@@ -137,6 +141,10 @@ func frameKey(f string) string {
 	}
 	return w
 }
+
+// negated says a word (as frameKey spells it) is a negated auxiliary or
+// modal verb: "can't", "doesn't", "won't", "isn't", every English "n't".
+func negated(w string) bool { return strings.HasSuffix(w, "n't") }
 
 // endsClause says a word ends its clause: it ends with ";", ":", "?", "!"
 // or a "." after a letter (not "index.md", which goes on).

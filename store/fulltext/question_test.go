@@ -21,7 +21,9 @@ func TestQuestionTopic(t *testing.T) {
 		"How many pages does each pager hold?":                       "How many pages does each pager hold?",
 		"What's new in the editor?":                                  "new in the editor?",
 		"I’m seeing a blank page; what’s wrong?":                     "seeing a blank page; wrong?",
-		"Why doesn't my page render?":                                "doesn't my page render?",
+		"Why doesn't my page render?":                                "doesn't page render?",
+		"Why can't I index into a String?":                           "can't index into a String?",
+		"Why won't it build when I add a file?":                      "won't build when I add a file?",
 		// a second question joined to the first by "and", "or" or a comma
 		"What does the relativeURLs setting do and when should I enable it?":  "relativeURLs setting do enable it?",
 		"What quality does Hugo use for JPEG images, and how do I change it?": "quality does Hugo use for JPEG images, change it?",

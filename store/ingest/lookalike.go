@@ -28,9 +28,9 @@ var lookalikeExts = []string{".mdx", ".markdown", ".mdown", ".mkd", ".mkdn", ".m
 // them says so, but renaming one to .md would not make it markdown.
 var otherMarkup = []string{".rst", ".ipynb", ".adoc"}
 
-// Markdown reports whether ext, an extension LookalikeExt gives, is a
+// IsMarkdownExt reports whether ext, an extension LookalikeExt gives, is a
 // markdown one (a file renamed to .md reads as it was meant).
-func Markdown(ext string) bool {
+func IsMarkdownExt(ext string) bool {
 	return !slices.ContainsFunc(otherMarkup, func(e string) bool { return strings.EqualFold(e, ext) })
 }
 

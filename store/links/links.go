@@ -427,7 +427,7 @@ func (r Rules) hugo(root, rel, t string) Target {
 	tg := Target{Anchor: anchor}
 	if !strings.HasPrefix(p, "/") {
 		from := rel
-		if path.Base(rel) == "index.md" && !strings.HasPrefix(p, "..") {
+		if leafPage(rel) && !strings.HasPrefix(p, "..") {
 			// A leaf bundle's page reads a ref from its bundle's level,
 			// as Hugo does (getContentNode: "bundles are stored in
 			// subfolders e.g. blog/mybundle/index.md, so … look on the
@@ -446,6 +446,13 @@ func (r Rules) hugo(root, rel, t string) Target {
 	tg.hugoPage(p)
 	tg.NotMarkdown = false // a ref names a page: a miss is broken
 	return tg
+}
+
+// leafPage reports whether rel is a leaf bundle's page, as Hugo names
+// one: index.md, or a translation of it (index.fr.md).
+func leafPage(rel string) bool {
+	base := path.Base(rel)
+	return base == "index.md" || strings.HasPrefix(base, "index.") && strings.HasSuffix(base, ".md") && strings.Count(base, ".") == 2
 }
 
 // queryID is the value of an id parameter in the query of the target t

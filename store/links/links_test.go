@@ -113,6 +113,7 @@ func TestHugoLeafBundle(t *testing.T) {
 		{"a leaf bundle climbing", "sec/a/index.md", "../b", "sec/b.md"},
 		{"a branch bundle's own folder", "sec/_index.md", "b", "sec/b.md"},
 		{"a page's own folder", "sec/a.md", "b", "sec/b.md"},
+		{"a leaf bundle's translation", "sec/a/index.fr.md", "./b/", "sec/b.md"},
 	} {
 		if got := ref(tt.rel, tt.target); len(got) == 0 || got[0].Rel != tt.first {
 			t.Errorf("%s: %s from %s: first candidate %v, want %s", tt.name, tt.target, tt.rel, got, tt.first)

@@ -252,7 +252,14 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   page ([](#label)); a ref in a leaf bundle's index.md is read from
 //	   the bundle's level, as Hugo reads it; with hugo_aliases, a URL
 //	   below links.site names the page that declares its path.
-const RulesVersion = 39
+//	40 (a review of 36-39) a navigation item's lead-in is four words at
+//	   most, and an item that goes on on its next line is prose; a MyST
+//	   comment only where a block may start, three spaces in at most; a
+//	   reference to a number (&sup2;) is its word's; a fenced div of
+//	   Pandoc or Quarto (`:::{.class}`) is no MyST directive: its headings
+//	   make sections; a ref in a leaf bundle's translation (index.fr.md)
+//	   is read from the bundle's level too.
+const RulesVersion = 40
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {

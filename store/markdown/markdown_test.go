@@ -298,6 +298,9 @@ func TestParseSiteMarks(t *testing.T) {
 		// headings make no section (the outer fence has more colons).
 		{"myst directives", "## Headings\n:::{myst-example}\n# A header\n:::\n## After\n::::{code} markdown\n# Introduction\n:::{note}\n## Inner\n:::\n::::\n```\n:::{x}\n```\n## Code kept\n    :::{indented}\n## Four spaces\n:::{open}\n## Never closed\n", "x",
 			[]string{"headings", "after", "code-kept", "four-spaces", "never-closed"}, []string{"Headings", "After", "Code kept", "Four spaces", "Never closed"}},
+		// Pandoc's and Quarto's fenced divs hold the page's own text.
+		{"fenced divs", ":::{.content-visible when-format=\"html\"}\n## Interactive plots\n:::\n:::{#fig-x}\n## Figure\n:::\n", "x",
+			[]string{"interactive-plots", "figure"}, []string{"Interactive plots", "Figure"}},
 		// A front-matter title's tags read as a heading's (GitHub's docs).
 		{"template tags in a title", "---\ntitle: Installing {% data variables.product.prodname_enterprise %}\n---\n## A\n", "Installing", []string{"a"}, []string{"A"}},
 		{"a title of tags alone is none", "---\ntitle: '{% data variables.product.product_name %}'\n---\n# Help\n", "Help", []string{"help"}, []string{"Help"}},

@@ -87,7 +87,10 @@ func directiveInners(body []byte, code [][2]int) [][2]int {
 		}
 		switch {
 		case len(line)-len(t) > 3 || n < 3 || inCodeBlock(at, code):
-		case open < 0 && n < len(t) && t[n] == '{':
+		case open < 0 && n+1 < len(t) && t[n] == '{' && t[n+1]|0x20 >= 'a' && t[n+1]|0x20 <= 'z':
+			// A directive's name opens with a letter; Pandoc's and
+			// Quarto's fenced divs (`:::{.callout-note}`, `:::{#fig-x}`)
+			// hold the page's own text, headings too.
 			open, colons = at+end+1, n
 		case open >= 0 && n == len(t) && n >= colons:
 			out = append(out, [2]int{open, at})

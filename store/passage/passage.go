@@ -1068,9 +1068,10 @@ func blankLinks(b []byte) {
 			blank(start, end)
 		case len(trimmed) > 0 && trimmed[0] == '(' && mystTarget(line):
 			blank(start, end)
-		case len(trimmed) > 0 && trimmed[0] == '%' && mystComment(trimmed):
+		case len(trimmed) > 0 && trimmed[0] == '%' && mystComment(b, start, line):
 			blank(start, end)
-		case delimiterRow(trimmed), contentsItem(trimmed), navigationItem(trimmed), abbreviation(trimmed):
+		case delimiterRow(trimmed), contentsItem(trimmed), abbreviation(trimmed),
+			navigationItem(trimmed) && !itemGoesOn(b, end):
 			blank(start, end)
 		default:
 			blankOpener(line, blank, start)
@@ -1266,7 +1267,41 @@ func navigationItem(trimmed []byte) bool {
 	if end <= 0 || dest[0] == '#' || bytes.ContainsAny(text, "[]") || bytes.ContainsAny(dest[:end], " \t(") {
 		return false // no destination, an anchor of the page, or not a plain link
 	}
+	// A lead-in of a few words ("Learn more about", "See how to", "Read
+	// the"), not a sentence that ends in a link ("Pods using hostNetwork
+	// cannot share a port; see [Networking](/net/)").
+	lead := bytes.TrimRight(item[:open], ` "'`)
+	if len(bytes.Fields(lead)) > maxLeadIn || bytes.ContainsAny(lead, ".;!?") {
+		return false
+	}
 	return len(bytes.Trim(dest[end+1:], `"'.,;:!?`)) == 0
+}
+
+// maxLeadIn is the most words before a navigation item's link: the
+// phrases that point a reader on ("Learn more about", "Read about", "See
+// how to") are of four words or fewer; more say something of their own.
+const maxLeadIn = 4
+
+// itemGoesOn reports whether the list item whose line ends at end goes on
+// on the next line: a line of text that is no new item, block or blank
+// (a lazy or indented continuation), which a navigation item does not.
+func itemGoesOn(b []byte, end int) bool {
+	if end >= len(b) {
+		return false
+	}
+	next := bytes.TrimLeft(b[end+1:lineEnd(b, end+1)], " \t")
+	next = bytes.TrimRight(next, "\r")
+	if len(next) == 0 {
+		return false
+	}
+	if listItemText(next) != nil && len(listItemText(next)) < len(next) {
+		return false // the next item
+	}
+	switch next[0] {
+	case '#', '>', '|', '<':
+		return false
+	}
+	return !bytes.HasPrefix(next, []byte("```")) && !bytes.HasPrefix(next, []byte("~~~"))
 }
 
 // abbreviation reports whether a line (its indent trimmed) defines an
@@ -1593,13 +1628,36 @@ func blankBrace(line []byte, i int, blank func(from, to int), off int, pct, jsx 
 	return i, false
 }
 
-// mystComment reports whether a line (its indent trimmed) is a MyST
-// comment: `%`, then a space, another `%` or nothing (`% It is possible
-// to use mermaid …`: the MyST docs keep drafts so, which the page never
-// shows); pandoc's title block lines read the same.
-func mystComment(trimmed []byte) bool {
-	t := bytes.TrimRight(trimmed, "\r")
-	return len(t) == 1 || t[1] == ' ' || t[1] == '\t' || t[1] == '%'
+// mystComment reports whether line, at offset start of the text b, is a
+// MyST comment: at most three spaces in (no tab: more is code), `%`, then
+// a space, another `%` or nothing (`% It is possible to use mermaid …`:
+// the MyST docs keep drafts so, which the page never shows; pandoc's title
+// block lines read the same), where a block may start: at the text's
+// start, or after a blank line, a heading line or another comment (which
+// is blank by then). A line that goes on a paragraph ("Costs rose by
+// 20\n% in one year") is its text.
+func mystComment(b []byte, start int, line []byte) bool {
+	k := 0
+	for k < len(line) && k < 4 && line[k] == ' ' {
+		k++
+	}
+	if k > 3 || k >= len(line) || line[k] != '%' {
+		return false
+	}
+	t := bytes.TrimRight(line[k:], "\r")
+	if len(t) > 1 && t[1] != ' ' && t[1] != '\t' && t[1] != '%' {
+		return false
+	}
+	if start == 0 {
+		return true
+	}
+	prevEnd := start - 1 // its '\n' (or a lone '\r')
+	if prevEnd > 0 && b[prevEnd] == '\n' && b[prevEnd-1] == '\r' {
+		prevEnd--
+	}
+	prevStart := bytes.LastIndexAny(b[:prevEnd], "\r\n") + 1
+	prev := bytes.TrimSpace(b[prevStart:prevEnd])
+	return len(prev) == 0 || prev[0] == '#'
 }
 
 // mayHoldComment reports whether text may hold a MyST comment line: a
@@ -1833,7 +1891,8 @@ func blankTemplateTag(line []byte, from, to int, blank func(from, to int), off i
 }
 
 // markRef is the length of the character reference b opens with when
-// what it stands for is no letter nor digit — a space, a dash, a quote, a
+// what it stands for is no letter nor number (`&sup2;` and `&frac12;` are
+// numbers, part of their word) — a space, a dash, a quote, a
 // symbol: `&#x20;`, `&nbsp;`, `&mdash;`, `&quot;`, `&amp;`, `&#8212;` — and
 // 0 for any other text. A reader sees a mark there, never the reference's
 // name: indexed as written, "mdash" and "quot" were words of the
@@ -1865,7 +1924,7 @@ func markRef(b []byte) int {
 	}
 	ref := string(b[:semi+1])
 	text := html.UnescapeString(ref)
-	if text == ref || strings.ContainsFunc(text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == utf8.RuneError }) {
+	if text == ref || strings.ContainsFunc(text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) || r == utf8.RuneError }) {
 		return 0
 	}
 	return semi + 1
@@ -2019,8 +2078,9 @@ func tagOverLines(b []byte, n int) int {
 // as an attribute's value (`values={getTabs(["web"])}`, `style={{float:
 // 'right'}}`: a React Native page's `<Tabs>` showed whole in its
 // snippets), or -1: the '}' that brings its braces back to none, outside
-// its string literals, on its line and within maxJSXValue bytes (a line
-// of unclosed ones is read within that bound from each).
+// its string literals, on one line and within maxJSXValue bytes (a line
+// of unclosed ones is read within that bound from each). A tag whose
+// expression runs over lines is an open tag over lines (tagOverLines).
 func jsxExpression(b []byte, i int) int {
 	depth, quote := 0, byte(0)
 	for k := i; k < len(b) && k-i < maxJSXValue; k++ {

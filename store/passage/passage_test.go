@@ -127,13 +127,14 @@ func TestProseReferencesAndWrappedLinks(t *testing.T) {
 		{"jsx expressions as attribute values", "<Tabs groupId=\"guide\" queryString defaultValue=\"web\" values={constants.getDevNotesTabs([\"web\"])}>\nText <img src=\"/a.png\" width={225} style={{float: 'right', margin: \"0 {1}\"}} /> here <X a={b\nc}> <Y a={'}'}>\n", false,
 			"Text here"},
 		// MyST: comment lines, and a role's name before its text.
-		{"myst comments and roles", "## Diagrams\n% It is possible to use mermaid\n  %\n%% also\n50% of it, %PATH% and\n%APPDATA% stay\nSee {term}`Environment Manager` and {py:func}`f`, not {x} `y` or `{z}`\n```\n% code\n```\n", false,
-			"## Diagrams 50% of it, %PATH% and %APPDATA% stay See `Environment Manager` and `f`, not {x} `y` or `{z}` ``` % code ```"},
+		{"myst comments and roles", "## Diagrams\n% It is possible to use mermaid\n  %\n%% also\n50% of it, %PATH% and\n%APPDATA% stay\nSee {term}`Environment Manager` and {py:func}`f`, not {x} `y` or `{z}`\n```\n% code\n```\n" +
+			"Costs rose by 20\n% in one year.\n\n    % make install\n\n\t% csh\n\n% a comment\r\n% and another\r\n", false,
+			"## Diagrams 50% of it, %PATH% and %APPDATA% stay See `Environment Manager` and `f`, not {x} `y` or `{z}` ``` % code ``` Costs rose by 20 % in one year. % make install % csh"},
 		// CommonMark lets a destination start on the next line.
 		{"a destination on the next line", "see [Get a Shell to a Running Container](\n  /docs/tasks/get-shell/) and [b](\r\nx.md) now\n[c](\n\n/not/a/link) [d]( y\n/z) [e](\nw", false,
 			"see [Get a Shell to a Running Container] and [b] now [c]( /not/a/link) [d]( y /z) [e]( w"},
-		{"mark references", "scales horizontally&mdash;that is, &quot;more&quot; &amp; &lt;div&gt; x&#8212;y &#X2014; caf&eacute; &foo; &#x; &#12ab; &CounterClockwiseContourIntegral; `&mdash;` & amp;", false,
-			"scales horizontally that is, more div x y caf&eacute; &foo; &#x; &#12ab; `&mdash;` & amp;"},
+		{"mark references", "scales horizontally&mdash;that is, &quot;more&quot; &amp; &lt;div&gt; x&#8212;y &#X2014; caf&eacute; &foo; &#x; &#12ab; &CounterClockwiseContourIntegral; `&mdash;` & amp; x&sup2; &frac12;", false,
+			"scales horizontally that is, more div x y caf&eacute; &foo; &#x; &#12ab; `&mdash;` & amp; x&sup2; &frac12;"},
 	}
 	for _, tt := range tests {
 		checkProse(t, tt.name, tt.in, tt.lead, tt.want)
@@ -614,8 +615,11 @@ func TestProseMkDocsAndSpecMarks(t *testing.T) {
 		{"table delimiter rows", "| Name | Default |\n|------|:-------:|\n| `OTEL_X` | 30 |\n --- | ---\n---\n", "| Name | Default | | `OTEL_X` | 30 | ---"},
 		{"hard line breaks", "Russ Cox \\\nDecember 2022 \\\r\nkept \\\\\n`code \\`\nend of a paragraph \\\n\nlast \\", "Russ Cox December 2022 kept \\\\ `code \\` end of a paragraph \\ last \\"},
 		{"a page's table of contents", "# Spec\n\n<!-- toc -->\n\n- [Overview](#overview)\n  * [Span Limits](#span-limits)\n1. [Intro](#intro)\n- [Other page](other.md#x)\n- [Overview](#overview) and more\n- [ ] [a task](#t)\n\n## Overview\n", "# Spec 1. [Intro] - [Overview] and more - [ ] [a task] ## Overview"},
-		{"navigation items: ending in their one link, to another page", "## What's next\n\n* Learn more about [scaling a StatefulSet](/docs/scale/).\n- \"[About two-factor authentication](/articles/about-2fa)\"\n+ [Pod Disruption Budgets](https://k8s.io/docs/pdb/)\n\n## Kept\n\n* [kubeadm init](/docs/init/) to bootstrap a control-plane node.\n- [a](x) and [b](y)\n- ![diagram](img.png)\n- see [it](x.md)\n- [a](#b), [c](#d)\n1. [Step one](one.md)\n- [x]\n- Learn about [the TTL controller](/ttl/) that cleans up finished Jobs.\n[Not an item](x.md)\n",
-			"## What's next ## Kept * [kubeadm init] to bootstrap a control-plane node. - [a] and [b] - ![diagram] - [a] , [c] 1. [Step one] - [x] - Learn about [the TTL controller] that cleans up finished Jobs. [Not an item]"},
+		{"navigation items: ending in their one link, to another page", "## What's next\n\n* Learn more about [scaling a StatefulSet](/docs/scale/).\n- \"[About two-factor authentication](/articles/about-2fa)\"\n+ [Pod Disruption Budgets](https://k8s.io/docs/pdb/)\n\n## Kept\n\n* [kubeadm init](/docs/init/) to bootstrap a control-plane node.\n- [a](x) and [b](y)\n- ![diagram](img.png)\n- see [it](x.md)\n- [a](#b), [c](#d)\n1. [Step one](one.md)\n- [x]\n- Learn about [the TTL controller](/ttl/) that cleans up finished Jobs.\n[Not an item](x.md)\n" +
+			"- Pods using hostNetwork cannot share a port; see [Networking](/docs/net/).\n- Install the CLI, which must be on your PATH, or read [the guide](install.md)\n" +
+			"- [kubeadm init](/docs/init/)\n  to bootstrap a node.\n- [Pods](/pods/)\nare the smallest unit.\n- [Last](/last/)\n",
+			"## What's next ## Kept * [kubeadm init] to bootstrap a control-plane node. - [a] and [b] - ![diagram] - [a] , [c] 1. [Step one] - [x] - Learn about [the TTL controller] that cleans up finished Jobs. [Not an item]" +
+				" - Pods using hostNetwork cannot share a port; see [Networking] . - Install the CLI, which must be on your PATH, or read [the guide] - [kubeadm init] to bootstrap a node. - [Pods] are the smallest unit."},
 	}
 	for _, tt := range tests {
 		checkProse(t, tt.name, tt.in, false, tt.want)
