@@ -259,7 +259,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   Pandoc or Quarto (`:::{.class}`) is no MyST directive: its headings
 //	   make sections; a ref in a leaf bundle's translation (index.fr.md)
 //	   is read from the bundle's level too.
-const RulesVersion = 40
+//	41 an HTML tag's text attributes (caption, title, alt, text) are a
+//	   passage's text: the Rust book's `<Listing caption="…">`.
+const RulesVersion = 41
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {

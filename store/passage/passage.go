@@ -1738,7 +1738,7 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 			}
 		case '<':
 			if n := htmlTag(line[i:]); n > 0 {
-				blank(off+i, off+i+n)
+				blankTag(line[i:i+n], blank, off+i)
 				i += n - 1
 				continue
 			}
@@ -2072,6 +2072,42 @@ func tagOverLines(b []byte, n int) int {
 		return m
 	}
 	return 0
+}
+
+// blankTag blanks the HTML tag tag (htmlTag's), at offset off of the text
+// blank works on, but the quoted values of its text attributes (caption,
+// title, alt, text: markdown.ShortcodeTextParam), which the page shows, as
+// blankShortcode keeps a shortcode's: the Rust book captions its 384
+// listings `<Listing number="15-19" file-name="src/main.rs"
+// caption="Printing the reference count">`, and no search found one.
+func blankTag(tag []byte, blank func(from, to int), off int) {
+	if len(tag) < 2 || tag[1] == '/' {
+		blank(off, off+len(tag)) // a closing tag holds no attribute
+		return
+	}
+	last, i := 0, 1
+	for i < len(tag) && (tag[i]|0x20 >= 'a' && tag[i]|0x20 <= 'z' || tag[i] >= '0' && tag[i] <= '9' || tag[i] == '-') {
+		i++ // the tag's name
+	}
+	for i < len(tag) {
+		j := i
+		for j < len(tag) && (tag[j] == ' ' || tag[j] == '\t') {
+			j++
+		}
+		end := htmlAttribute(tag, j)
+		if end <= j {
+			break
+		}
+		name, value, _ := bytes.Cut(tag[j:end], []byte("="))
+		value = bytes.TrimLeft(value, " \t")
+		if len(value) >= 2 && (value[0] == '"' || value[0] == '\'') && markdown.ShortcodeTextParam(strings.ToLower(string(bytes.TrimSpace(name)))) {
+			from := end - len(value) + 1
+			blank(off+last, off+from)
+			last = end - 1 // the closing quote on
+		}
+		i = end
+	}
+	blank(off+last, off+len(tag))
 }
 
 // jsxExpression is the end of the JSX expression that b[i] ('{') opens,

@@ -90,7 +90,10 @@ func TestProse(t *testing.T) {
 		{"mkdocs openers", "!!! note \"Heads up\"\n    Body.\n\n??? tip\n    More.\n\n===+ \"Tab [one](a.md)\"\n    Text.\n\n  !!!warning \"\"\r\n- i\n\n    ???+ a b \"Nested\"  \n", false,
 			"Heads up Body. More. Tab [one] Text. - i Nested"},
 		{"mkdocs openers: code and lookalikes kept", "```\n!!! note \"x\"\n```\n!!! WARNING !!!\n=== Tab\n===\n", false, "``` !!! note \"x\" ``` !!! WARNING !!! === Tab ==="},
-		{"tags blanked, text kept", `Press <kbd>Ctrl</kbd> <img src="a.png" alt='x'/> then<br>go`, false, "Press Ctrl then go"},
+		{"tags blanked, text kept", `Press <kbd>Ctrl</kbd> <img src="a.png" alt='x'/> then<br>go`, false, "Press Ctrl x then go"},
+		// A tag's text attributes show: a caption, a title, an image's alt.
+		{"text attributes of tags", "<Listing number=\"15-19\" file-name=\"src/main.rs\" caption=\"Printing the reference count of `Rc<T>`\">\n\n</Listing>\n<abbr TITLE='HyperText'>HTML</abbr> <img src=x alt=unquoted> <a href=\"y\" title=\"\">z</a>", false,
+			"Printing the reference count of `Rc<T>` HyperText HTML z"},
 		{"autolinks and comparisons kept", "<https://x.org> <a@b.c> a < b > c <3", false, "<https://x.org> <a@b.c> a < b > c <3"},
 		{"tags in code kept", "`<small>` and\n```\n<div class=\"x\">\n```\n", false, "`<small>` and ``` <div class=\"x\"> ```"},
 		// MDX's comments and spacers are dropped from the page (a
