@@ -123,7 +123,34 @@ func howMuch(fields []string, i int) bool {
 
 // isQuestion: the query ends with "?" or opens with an interrogative.
 func isQuestion(fields []string) bool {
-	return strings.HasSuffix(fields[len(fields)-1], "?") || isInterrogative(frameKey(fields[0]))
+	return strings.HasSuffix(fields[len(fields)-1], "?") || isInterrogative(frameKey(fields[0])) || inverted(fields)
+}
+
+// inverted says the query opens as an English yes/no question does, an
+// auxiliary or modal verb before a pronoun: "can I index into a String",
+// "does it work offline", "is there a way to", "can't we" (the Rust
+// book's "can I …" without its "?" kept "I", which its I/O titles hold).
+func inverted(fields []string) bool {
+	if len(fields) < 3 {
+		return false
+	}
+	verb, subject := frameKey(fields[0]), frameKey(fields[1])
+	if negated(verb) {
+		verb = "do" // every "n't" is an auxiliary's
+	}
+	if !isFrameWord(verb) || isInterrogative(verb) || endsClause(fields[0]) {
+		return false
+	}
+	switch verb {
+	case "a", "an", "the", "in", "of", "to", "for", "on", "at", "with", "by", "from", "into", "about",
+		"i", "me", "my", "we", "us", "our", "you", "your", "it", "its", "there", "this", "that":
+		return false // not a verb
+	}
+	switch subject {
+	case "i", "we", "you", "it", "they", "he", "she", "there", "this", "that", "my", "our", "your", "its", "their":
+		return true
+	}
+	return false
 }
 
 // frameKey is a word as the frame list spells it: lower case, without the

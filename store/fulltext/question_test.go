@@ -24,6 +24,14 @@ func TestQuestionTopic(t *testing.T) {
 		"Why doesn't my page render?":                                "doesn't page render?",
 		"Why can't I index into a String?":                           "can't index into a String?",
 		"Why won't it build when I add a file?":                      "won't build when I add a file?",
+		// a yes/no question without its "?": a verb before a pronoun
+		"can I index into a String":      "index into a String",
+		"is there a way to skip a test":  "way to skip a test",
+		"does my page need front matter": "page need front matter",
+		"can't we share the cache":       "can't share the cache",
+		"can openers open cans":          "can openers open cans",
+		"in it together":                 "in it together",
+		"it is what it is":               "it is what it is",
 		// a second question joined to the first by "and", "or" or a comma
 		"What does the relativeURLs setting do and when should I enable it?":  "relativeURLs setting do enable it?",
 		"What quality does Hugo use for JPEG images, and how do I change it?": "quality does Hugo use for JPEG images, change it?",
