@@ -319,7 +319,7 @@ func TestSnippetPlainLines(t *testing.T) {
 	// As passage.Prose leaves a fence: its info string blank.
 	text := "## Notes\n\n> **Note:** Cargo does not\n> > nest it.\n\n> [!NOTE]\n> This does not affect x.\n\n```    \n[patch.crates-io]\nfoo = 1\n```\nAfter a > b.\n\n" +
 		"> [!tip]- \n> Folded.\n\n> [!Warning]+ Mind the gap\n> Text.\n\n> [!not a callout]"
-	want := "Notes **Note:** Cargo does not nest it. This does not affect x. [patch.crates-io] foo = 1 After a > b. Folded. Mind the gap Text. [!not a callout]"
+	want := "Notes Note: Cargo does not nest it. This does not affect x. [patch.crates-io] foo = 1 After a > b. Folded. Mind the gap Text. [!not a callout]"
 	if got := Snippet(text, "", 1000); got != want {
 		t.Errorf("Snippet:\n got %q\nwant %q", got, want)
 	}
@@ -332,6 +332,21 @@ func TestSnippetLinkPunctuation(t *testing.T) {
 	want := "Refer to [Provisioning Grafana]. See [a], [b]), [c] .NET and [d] x . ; [e]"
 	if got := Snippet(text, "", 1000); got != want {
 		t.Errorf("Snippet:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestSnippetEmphasis: emphasis delimiters are dropped from a snippet;
+// code spans, identifiers, products and globs keep theirs.
+func TestSnippetEmphasis(t *testing.T) {
+	for in, want := range map[string]string{
+		"**Note:** the `_` of _emphasis_ and __strong__.": "Note: the `_` of emphasis and strong.",
+		"snake_case and 2 * 3 and file_*.txt and `**x**`": "snake_case and 2 * 3 and file_*.txt and `**x**`",
+		"(*see* below) ***all***, ****four**** *":         "(see below) all, ****four**** *",
+		"a **`code`** word and _日本_":                      "a `code` word and 日本",
+	} {
+		if got := Snippet(in, "", 1000); got != want {
+			t.Errorf("Snippet(%q):\n got %q\nwant %q", in, got, want)
+		}
 	}
 }
 

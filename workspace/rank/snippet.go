@@ -17,7 +17,7 @@ const ellipsis = "…"
 // where text was cut. Highlighting is left to the printer (see
 // MatchSpans): the wire carries plain text.
 func Snippet(text, query string, limit int) string {
-	text = foldSpaces(plainHeadings(text))
+	text = plainEmphasis(foldSpaces(plainHeadings(text)))
 	if len(text) <= limit {
 		return text
 	}
@@ -32,10 +32,12 @@ func Snippet(text, query string, limit int) string {
 	if end == len(text) {
 		start = max(0, end-budget)
 	}
-	for start > 0 && !utf8.RuneStart(text[start]) {
+	// On rune boundaries (a text of continuation bytes alone, which no
+	// indexed document is, has none: the cut stays in its bounds).
+	for start > 0 && start < end && !utf8.RuneStart(text[start]) {
 		start++
 	}
-	for end < len(text) && !utf8.RuneStart(text[end]) {
+	for end > start && end < len(text) && !utf8.RuneStart(text[end]) {
 		end--
 	}
 	// Prefer to start and end on a word boundary when one is near and
@@ -78,6 +80,59 @@ func foldSpaces(text string) string {
 		b.WriteString(w)
 	}
 	return b.String()
+}
+
+// plainEmphasis drops emphasis delimiters from text (spaces folded): a
+// run of one to three '*' or '_' that opens a word (after a space, the
+// text's start or "(", before a letter, digit or backtick) or closes one
+// (after a letter, digit or closing mark, before a space, the text's end
+// or closing punctuation), outside code spans: "**Note:** the `_` of
+// _emphasis_" reads "Note: the `_` of emphasis". A reader sees the
+// emphasis, not its marks (26% of a Grafana review's snippets held
+// "**", 131 of 895 of a Rust book review's "_"). An identifier's
+// underscores (snake_case), a product's stars (2 * 3) and a glob
+// (file_*.txt) flank no word so, and stay.
+func plainEmphasis(text string) string {
+	if !strings.ContainsAny(text, "*_") {
+		return text
+	}
+	b := make([]byte, 0, len(text))
+	code := false
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c == '`' {
+			code = !code
+		}
+		if code || c != '*' && c != '_' {
+			b = append(b, c)
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && text[j] == c {
+			j++
+		}
+		var before, after byte = ' ', ' '
+		if i > 0 {
+			before = text[i-1]
+		}
+		if j < len(text) {
+			after = text[j]
+		}
+		opens := (before == ' ' || before == '(') && (wordByte(after) || after == '`')
+		closes := (wordByte(before) || strings.IndexByte(".,:;!?)`'\"", before) >= 0) && (after == ' ' || strings.IndexByte(".,:;!?)", after) >= 0)
+		if j-i > 3 || !opens && !closes || opens && closes {
+			b = append(b, text[i:j]...)
+		}
+		i = j
+	}
+	return string(b)
+}
+
+// wordByte reports whether c is an ASCII letter or digit, or a byte of a
+// character past ASCII (a word's, as far as emphasis goes).
+func wordByte(c byte) bool {
+	return c >= 0x80 || '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z'
 }
 
 // closingMarks reports whether w is only the punctuation that closes a

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -163,4 +165,46 @@ func TestSnippetHeadingSaysCJKQuery(t *testing.T) {
 	if got := Snippet(text, "计算属性缓存", docir.SnippetMax); !strings.HasPrefix(got, "计算属性缓存 vs 方法") {
 		t.Errorf("snippet %q does not start at the heading", got)
 	}
+}
+
+// FuzzSnippet: a snippet of any text is at most limit bytes, valid UTF-8
+// when the text is, and says only what the text says, in order: its
+// letters and digits are a run of the text's, some left out (marks and
+// markup dropped, a window of it cut).
+func FuzzSnippet(f *testing.F) {
+	for _, s := range []string{"**Note:** the `_` of _emphasis_", "[a](b) . x", "snake_case 2 * 3", "# T\n\n> [!NOTE]\n> x", "日本 **語**"} {
+		f.Add(s, "note", 80)
+	}
+	f.Fuzz(func(t *testing.T, text, query string, limit int) {
+		limit = 40 + (limit%400+400)%400
+		got := Snippet(text, query, limit)
+		if len(got) > limit {
+			t.Errorf("Snippet is %d bytes, over %d", len(got), limit)
+		}
+		if !utf8.ValidString(text) {
+			return
+		}
+		if !utf8.ValidString(got) {
+			t.Errorf("Snippet of valid text is not valid UTF-8: %q", got)
+		}
+		words := func(s string) []rune {
+			var out []rune
+			for _, r := range s {
+				if unicode.IsLetter(r) || unicode.IsDigit(r) {
+					out = append(out, r)
+				}
+			}
+			return out
+		}
+		in, out := words(text), words(got)
+		k := 0
+		for _, r := range in {
+			if k < len(out) && out[k] == r {
+				k++
+			}
+		}
+		if k < len(out) {
+			t.Errorf("Snippet %q says what the text %q does not, or not in order", got, text)
+		}
+	})
 }
