@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/docir/docir/address"
 	"io"
 	"maps"
 	"os"
@@ -150,6 +151,9 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 		hints := checkHints(res.Broken)
 		if h := siteRootHint(res.Broken, srcs); h != "" {
 			hints = append([]string{h}, hints...)
+		}
+		if h := frontMatterIDHint(ctx, r, res.Broken, srcs); h != "" {
+			hints = append(hints, h)
 		}
 		for _, h := range hints {
 			fmt.Fprintf(opts.IO.ErrOut, "docir: %s\n", h)
@@ -301,6 +305,64 @@ func checkHints(broken []docir.CheckedLink) []string {
 	}
 	return out
 }
+
+// frontMatterIDHint says, when ids are read whole (no source reads them
+// by name), how many broken links (no_document) name a page by the
+// front-matter id its file does not spell — Docusaurus's way: "/users/
+// configs" and "environment-setup" for pages whose `id:` is configs and
+// environment-setup (a React Native review: `get environment-setup` read
+// the page that check said was no document, and no hint named the
+// setting) — and that front_matter_id: name reads them so. At most
+// maxIDProbe distinct names are looked up (a link set each); "" for none.
+func frontMatterIDHint(ctx context.Context, r docir.Reader, broken []docir.CheckedLink, srcs []store.Source) string {
+	for _, s := range srcs {
+		if s.FrontMatterID == store.FrontMatterIDName {
+			return ""
+		}
+	}
+	count := map[string]int{}
+	for _, l := range broken {
+		p := links.TargetPath(l.Target)
+		if l.Reason != docir.ReasonNoDocument || strings.Contains(p, "://") {
+			continue
+		}
+		if name := strings.TrimSuffix(path.Base(strings.TrimSuffix(p, "/")), ".md"); name != "" && name != "." && name != "/" {
+			count[name]++
+		}
+	}
+	names := slices.SortedFunc(maps.Keys(count), func(a, b string) int { return cmp.Or(count[b]-count[a], strings.Compare(a, b)) })
+	var addrs []address.Address
+	for _, name := range names[:min(len(names), maxIDProbe)] {
+		if a, err := address.Parse(name); err == nil && a.Heading == "" {
+			addrs = append(addrs, a)
+		}
+	}
+	if len(addrs) == 0 {
+		return ""
+	}
+	res, err := r.Links(ctx, addrs, 0)
+	if err != nil {
+		return ""
+	}
+	n, example := 0, ""
+	for i, it := range res.Items {
+		// A page whose file spells the name is found by its path: the
+		// link is broken for another reason.
+		if it.Set != nil && i < len(addrs) && path.Base(it.Set.Path) != addrs[i].ID+".md" {
+			n += count[addrs[i].ID]
+			if example == "" {
+				example = fmt.Sprintf("%q is %s's", addrs[i].ID, it.Set.Path)
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of the broken links name a page by its front-matter id (%s); with front_matter_id: name (docir.yaml's sources; docs/ingest.md) a link's path names a page by its folder and id, as Docusaurus reads them", n, example)
+}
+
+// maxIDProbe bounds the names frontMatterIDHint looks up.
+const maxIDProbe = 32
 
 // siteRootHint says, when most of the broken root-relative links that no
 // rule or base resolves name files below one folder of a source, that the

@@ -123,6 +123,28 @@ func TestCheckHintsIgnorePage(t *testing.T) {
 	}
 }
 
+// TestCheckHintsFrontMatterID: with ids read whole, links that name a page
+// by its folder and front-matter id (Docusaurus's URLs) are broken, and
+// the hint names the setting that reads them so; a page found by its own
+// file name is not counted; with the setting, they resolve.
+func TestCheckHintsFrontMatterID(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"users/Shared_Configurations.md": "---\nid: configs\n---\n# Shared\n\n## Presets\n",
+		"guides/start.md":                "# Start\n\n[a](/users/configs) [b](../users/configs#presets) [c](/elsewhere/start)\n",
+	})
+	code, _, stderr := indexAndCheck(t, dir)
+	want := `docir: 2 of the broken links name a page by its front-matter id ("configs" is users/Shared_Configurations.md's); with front_matter_id: name (docir.yaml's sources; docs/ingest.md) a link's path names a page by its folder and id, as Docusaurus reads them`
+	if code != 1 || !slices.Contains(stderr, want) {
+		t.Errorf("check: exit %d, stderr %q; want the line %q", code, stderr, want)
+	}
+	writeTree(t, dir, map[string]string{"docir.yaml": "sources:\n  - path: .\n    front_matter_id: name\n"})
+	code, got, _ := indexAndCheck(t, dir)
+	if diff := cmp.Diff(map[string][]string{"/elsewhere/start": nil}, got); code != 1 || diff != "" {
+		t.Errorf("check with front_matter_id: name: exit %d; broken links (-want +got):\n%s", code, diff)
+	}
+}
+
 // TestCheckHintsBaseMost: of the bases that resolve a link, it is named
 // with the one that resolves the most broken links, not the shortest:
 // /x/y/a.md resolves with /x/ (y/a.md) and /x/y/ (a.md), /x/y/b.md with
