@@ -935,17 +935,16 @@ func (r *resolver) link(id, root, rel string, ref docir.LinkRef, keys map[string
 		}
 		return l
 	}
-	if t.Self && t.Anchor != "" {
-		if _, ok := r.anchor(target, t.Anchor); !ok {
-			// MyST: `[](#label)` names a target anywhere in the project,
-			// as {ref} does (49 of the MyST and Jupyter Book docs' 71
-			// broken links were to labels of other pages).
-			if other := r.label(t.Anchor, keys); other != "" {
-				return r.toAnchor(l, other, t.Anchor)
-			}
+	resolved := r.toAnchor(l, target, t.Anchor)
+	if t.Self && resolved.Status == docir.LinkBroken {
+		// MyST: `[](#label)` names a target anywhere in the project,
+		// as {ref} does (49 of the MyST and Jupyter Book docs' 71
+		// broken links were to labels of other pages).
+		if other := r.label(t.Anchor, keys); other != "" {
+			return r.toAnchor(l, other, t.Anchor)
 		}
 	}
-	return r.toAnchor(l, target, t.Anchor)
+	return resolved
 }
 
 // toAnchor is l resolved to anchor in document target: to the document for no

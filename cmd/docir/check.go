@@ -574,13 +574,12 @@ func ignoreHint(page string, n int, forms map[string]bool) string {
 	return fmt.Sprintf("%d of the broken links are to %s (%d ways written); links.ignore: [%s] leaves them out of the check", n, strconv.Quote(page), len(forms), strings.Join(quoted, ", "))
 }
 
-// targetPage is the page a link target names, as a hint counts it: the
-// target without its anchor and query, and without a trailing '/' (the
+// targetPage is the page a link target names, as a hint counts it: its
+// path (links.TargetPath: no anchor nor query), without a trailing '/' (the
 // Kubernetes docs link kubectl's generated reference 129 times, in as many
 // anchors and with and without the slash, and the hint named 9 of them).
 func targetPage(t string) string {
-	p, _, _ := strings.Cut(t, "#")
-	p, _, _ = strings.Cut(p, "?")
+	p := links.TargetPath(t)
 	if len(p) > 1 {
 		p = strings.TrimSuffix(p, "/")
 	}

@@ -74,29 +74,26 @@ func directiveInners(body []byte, code [][2]int) [][2]int {
 	}
 	var out [][2]int
 	open, colons := -1, 0 // the outermost open directive's content start, and its fence
-	for at := 0; at < len(body); {
-		end := bytes.IndexByte(body[at:], '\n')
-		if end < 0 {
-			end = len(body) - at
-		}
-		line := bytes.TrimRight(body[at:at+end], " \t\r")
-		t := bytes.TrimLeft(line, " ")
+	eachLine(body, func(at int, line []byte) {
+		t := bytes.TrimRight(line, " \t\r")
+		indent := len(t)
+		t = bytes.TrimLeft(t, " ")
+		indent -= len(t)
 		n := 0
 		for n < len(t) && t[n] == ':' {
 			n++
 		}
 		switch {
-		case len(line)-len(t) > 3 || n < 3 || inCodeBlock(at, code):
+		case indent > 3 || n < 3 || inCodeBlock(at, code):
 		case open < 0 && n+1 < len(t) && t[n] == '{' && t[n+1]|0x20 >= 'a' && t[n+1]|0x20 <= 'z':
 			// A directive's name opens with a letter; Pandoc's and
 			// Quarto's fenced divs (`:::{.callout-note}`, `:::{#fig-x}`)
 			// hold the page's own text, headings too.
-			open, colons = at+end+1, n
+			open, colons = at+len(line)+1, n
 		case open >= 0 && n == len(t) && n >= colons:
 			out = append(out, [2]int{open, at})
 			open = -1
 		}
-		at += end + 1
-	}
+	})
 	return out
 }

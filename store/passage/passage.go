@@ -1294,7 +1294,7 @@ func itemGoesOn(b []byte, end int) bool {
 	if len(next) == 0 {
 		return false
 	}
-	if listItemText(next) != nil && len(listItemText(next)) < len(next) {
+	if len(listItemText(next)) < len(next) {
 		return false // the next item
 	}
 	switch next[0] {
@@ -1663,17 +1663,25 @@ func mystComment(b []byte, start int, line []byte) bool {
 // mayHoldComment reports whether text may hold a MyST comment line: a
 // '%' with at most three spaces between it and its line's start.
 func mayHoldComment(text string) bool {
-	for i := strings.IndexByte(text, '%'); i >= 0; {
+	return someAt(text, '%', func(i int) bool {
 		j := i
 		for j > 0 && i-j < 3 && text[j-1] == ' ' {
 			j--
 		}
-		if j == 0 || text[j-1] == '\n' || text[j-1] == '\r' {
+		return j == 0 || text[j-1] == '\n' || text[j-1] == '\r'
+	})
+}
+
+// someAt reports whether at, for some i where text[i] is c, says true:
+// the fast path's looks for a byte that may open markup.
+func someAt(text string, c byte, at func(i int) bool) bool {
+	for i := strings.IndexByte(text, c); i >= 0; {
+		if at(i) {
 			return true
 		}
-		k := strings.IndexByte(text[i+1:], '%')
+		k := strings.IndexByte(text[i+1:], c)
 		if k < 0 {
-			break
+			return false
 		}
 		i += 1 + k
 	}
@@ -1938,17 +1946,13 @@ const maxRefBytes = 34
 // mayHoldRef reports whether text may hold a character reference: an '&'
 // followed by a letter or '#'.
 func mayHoldRef(text string) bool {
-	for i := strings.IndexByte(text, '&'); i >= 0 && i+1 < len(text); {
-		if c := text[i+1]; c == '#' || 'a' <= c|0x20 && c|0x20 <= 'z' {
-			return true
+	return someAt(text, '&', func(i int) bool {
+		if i+1 >= len(text) {
+			return false
 		}
-		j := strings.IndexByte(text[i+1:], '&')
-		if j < 0 {
-			break
-		}
-		i += 1 + j
-	}
-	return false
+		c := text[i+1]
+		return c == '#' || 'a' <= c|0x20 && c|0x20 <= 'z'
+	})
 }
 
 // nextOf is where sep next stands in a line, for a scan that moves on
