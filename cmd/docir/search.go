@@ -45,7 +45,8 @@ tar -x) is that option, ranked as a word; -"word" always leaves it out.
 A word that matches nothing and is two or three words written together
 (wordcount, getchilditem) is read as those words. A question ("How do I
 change the font size?") is ranked by its topic: the English words that
-open it (how do I, what is the) are its form, not its subject; a page
+open it (how do I, what is the) are its form, not its subject, and its
+quotes quote (its quoted words are words, not a phrase); a page
 titled with the question is still named by it. Words match as written,
 less plurals; with search.stemming: english in
 docir.yaml a word also matches its other English forms (configure finds

@@ -103,6 +103,9 @@ func (x *Index) Prepare(ctx context.Context, text string) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(syn.Phrases) > 0 && len(syn.Not) == 0 && quotes(text) {
+		syn.Phrases = nil // its words stay in Text, ranked as words
+	}
 	typed := syn.Text
 	if len(syn.Phrases) == 0 && len(syn.Not) == 0 {
 		syn.Text = questionTopic(syn.Text) // a question is ranked by its topic

@@ -121,6 +121,19 @@ func howMuch(fields []string, i int) bool {
 		i+1 < len(fields) && !isFrameWord(frameKey(fields[i+1]))
 }
 
+// quotes says a query's quotation marks quote, not ask for phrases: the
+// query is a question. A question quotes what its asker saw or typed — an
+// error message, a setting's value ("I switched my package to "type":
+// "module" and now __dirname is not defined. How do I …?") — and a
+// phrase is required: a passage without "type" and "module" did not
+// match, so the page that answers, which says __dirname and neither, was
+// not among the hits. A search that means a phrase is not a sentence
+// that asks. The quoted words rank as words, their order as any words'.
+func quotes(text string) bool {
+	fields := strings.Fields(text)
+	return len(fields) >= 2 && isQuestion(fields)
+}
+
 // isQuestion: the query ends with "?" or opens with an interrogative.
 func isQuestion(fields []string) bool {
 	return strings.HasSuffix(fields[len(fields)-1], "?") || isInterrogative(frameKey(fields[0])) || inverted(fields)

@@ -122,6 +122,11 @@ func TestQuerySyntax(t *testing.T) {
 		{`default -"depth"`, []string{"f"}},
 		{"default -menu", []string{"e", "f"}},
 		{"menu -dates", nil},
+		// A question's quotes quote: its quoted words are words, none
+		// required; a question with an exclusion keeps its phrases.
+		{`where do I set "front matter" dates?`, []string{"a", "b", "c", "d"}},
+		{`how are "front matter" dates read`, []string{"a", "b", "c", "d"}},
+		{`where do I set "front matter" -menu?`, []string{"a", "c"}},
 	} {
 		q, err := x.Prepare(ctx, tt.q)
 		if err != nil {

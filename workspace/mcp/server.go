@@ -64,7 +64,7 @@ const progressEvery = 250 * time.Millisecond
 const (
 	SearchSyntax = `Free text: plain words, matched as written less plurals (other forms too where the store sets search.stemming) in every section (its title, headings and body). ` +
 		`A section holding more of the words, rarer ones, and in the query's order, ranks higher; a query equal to a page's title ranks that page first. ` +
-		`"exact phrase" in double quotes matches only sections with those words adjacent, in order; -word or -"a phrase" leaves out the sections that hold it (a -word the documents write as a command-line option, such as -Depth, is that option, a word; -"word" always leaves it out). ` +
+		`"exact phrase" in double quotes (not in a question: its quotes quote) matches only sections with those words adjacent, in order; -word or -"a phrase" leaves out the sections that hold it (a -word the documents write as a command-line option, such as -Depth, is that option, a word; -"word" always leaves it out). ` +
 		`Each hit names its best section as matched_section.`
 	QuerySyntax = `Space-separated field:value terms, all of which must hold: kind:adr status:accepted. ` +
 		`Any of several values: status:accepted,proposed. Negation: -status:superseded. ` +
