@@ -335,6 +335,17 @@ func TestSnippetLinkPunctuation(t *testing.T) {
 	}
 }
 
+// TestSnippetCodeKeepsHashes: a code block's lines are code, whatever they
+// open with ("# sysctl" is a root prompt, not a heading); its fences are
+// markup, dropped, and so is a quoted fence.
+func TestSnippetCodeKeepsHashes(t *testing.T) {
+	in := "## Diagnosis\n\nAs root:\n\n````shell\n# sysctl -a\n---\n```\n# lsof -n\n````\n\n# Next\n\n> ```\n> x\n> ```\n"
+	want := "Diagnosis As root: # sysctl -a --- ``` # lsof -n Next x"
+	if got := Snippet(in, "", 1000); got != want {
+		t.Errorf("Snippet:\n got %q\nwant %q", got, want)
+	}
+}
+
 // TestSnippetEmphasis: emphasis delimiters are dropped from a snippet;
 // code spans, identifiers, products and globs keep theirs.
 func TestSnippetEmphasis(t *testing.T) {
@@ -343,6 +354,11 @@ func TestSnippetEmphasis(t *testing.T) {
 		"snake_case and 2 * 3 and file_*.txt and `**x**`": "snake_case and 2 * 3 and file_*.txt and `**x**`",
 		"(*see* below) ***all***, ****four**** *":         "(see below) all, ****four**** *",
 		"a **`code`** word and _日本_":                      "a `code` word and 日本",
+		// A run before punctuation opens when a run closes it later
+		// (CommonMark pairs them); a glob's star has no closer. Two
+		// tildes strike through; one is "about".
+		"less than **~2 days** -- fix **(now)** and **\"this\"**": "less than ~2 days -- fix (now) and \"this\"",
+		"delete *.txt files, ~~old~~ and ~2 days":                 "delete *.txt files, old and ~2 days",
 	} {
 		if got := Snippet(in, "", 1000); got != want {
 			t.Errorf("Snippet(%q):\n got %q\nwant %q", in, got, want)

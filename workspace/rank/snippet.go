@@ -83,8 +83,9 @@ func foldSpaces(text string) string {
 }
 
 // plainEmphasis drops emphasis delimiters from text (spaces folded): a
-// run of one to three '*' or '_' that opens a word (after a space, the
-// text's start or "(", before a letter, digit or backtick) or closes one
+// run of one to three '*' or '_', or two '~', that opens a word (after a
+// space, the text's start or "(", before a letter, digit or backtick, or
+// before other punctuation when the run closes later: closedLater) or closes one
 // (after a letter, digit or closing mark, before a space, the text's end
 // or closing punctuation), outside code spans: "**Note:** the `_` of
 // _emphasis_" reads "Note: the `_` of emphasis". A reader sees the
@@ -93,7 +94,7 @@ func foldSpaces(text string) string {
 // underscores (snake_case), a product's stars (2 * 3) and a glob
 // (file_*.txt) flank no word so, and stay.
 func plainEmphasis(text string) string {
-	if !strings.ContainsAny(text, "*_") {
+	if !strings.ContainsAny(text, "*_~") {
 		return text
 	}
 	b := make([]byte, 0, len(text))
@@ -103,7 +104,7 @@ func plainEmphasis(text string) string {
 		if c == '`' {
 			code = !code
 		}
-		if code || c != '*' && c != '_' {
+		if code || c != '*' && c != '_' && c != '~' {
 			b = append(b, c)
 			i++
 			continue
@@ -119,14 +120,46 @@ func plainEmphasis(text string) string {
 		if j < len(text) {
 			after = text[j]
 		}
-		opens := (before == ' ' || before == '(') && (wordByte(after) || after == '`')
+		startsWord := before == ' ' || before == '('
+		opens := startsWord && (wordByte(after) || after == '`' || after != ' ' && closedLater(text[j:], text[i:j]))
 		closes := (wordByte(before) || strings.IndexByte(".,:;!?)`'\"", before) >= 0) && (after == ' ' || strings.IndexByte(".,:;!?)", after) >= 0)
-		if j-i > 3 || !opens && !closes || opens && closes {
+		if !delimits(c, j-i) || !opens && !closes || opens && closes {
 			b = append(b, text[i:j]...)
 		}
 		i = j
 	}
 	return string(b)
+}
+
+// delimits says a run of n c's may delimit emphasis: one to three '*' or
+// '_' (strong emphasis), two '~' (GFM's strikethrough, "~~gone~~"; one
+// tilde is "about", as in "~2 days", more often than it strikes).
+func delimits(c byte, n int) bool {
+	if c == '~' {
+		return n == 2
+	}
+	return n <= 3
+}
+
+// closedLater reports whether rest (the text after a run of delimiters
+// that opens a word before punctuation: "**~2 days**", "**(now)**",
+// "~~"quoted"~~") holds the same run closing a word, as CommonMark pairs
+// them: such a run opens emphasis only when something closes it. A glob
+// in prose ("delete *.txt files") has no closer, and keeps its star.
+func closedLater(rest, run string) bool {
+	for i := 0; ; {
+		k := strings.Index(rest[i:], run)
+		if k < 0 {
+			return false
+		}
+		k += i
+		end := k + len(run)
+		if k > 0 && rest[k-1] != ' ' && rest[k-1] != run[0] &&
+			(end == len(rest) || rest[end] == ' ' || strings.IndexByte(".,:;!?)", rest[end]) >= 0) {
+			return true
+		}
+		i = end
+	}
 }
 
 // wordByte reports whether c is an ASCII letter or digit, or a byte of a
@@ -157,14 +190,26 @@ func plainHeadings(text string) string {
 	}
 	lines := strings.Split(text, "\n")
 	out := lines[:0]
+	fence := "" // the open code fence's marker: its lines are code, kept
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
+		if f := fenceOf(t); fence != "" {
+			if f == "" || !strings.HasPrefix(f, fence) || strings.TrimLeft(t, f[:1]) != "" {
+				out = append(out, l) // code: "# sysctl -a" is a prompt
+				continue
+			}
+			fence = ""
+			continue // the closing fence's line
+		} else if f != "" {
+			fence = f
+			continue // the opening fence's line
+		}
 		if q := unquoted(t); q != t {
 			t, l = q, q
 		}
 		switch {
-		case len(t) >= 3 && (strings.Trim(t, "`") == "" || strings.Trim(t, "~") == ""):
-			continue // a fence's line
+		case fenceOf(t) != "":
+			continue // a fence's line in a block quote
 		case strings.HasPrefix(t, "#"):
 			h := strings.TrimLeft(t, "#")
 			if len(t)-len(h) <= 6 && (h == "" || h[0] == ' ' || h[0] == '\t') {
@@ -176,6 +221,19 @@ func plainHeadings(text string) string {
 		out = append(out, l)
 	}
 	return strings.Join(out, "\n")
+}
+
+// fenceOf is the marker that opens a trimmed line when it is a code
+// fence's (three or more '`' or '~'), else "".
+func fenceOf(t string) string {
+	if len(t) < 3 || t[0] != '`' && t[0] != '~' {
+		return ""
+	}
+	n := len(t) - len(strings.TrimLeft(t, t[:1]))
+	if n < 3 {
+		return ""
+	}
+	return t[:n]
 }
 
 // unquoted is a trimmed line without its block quote markers ("> > x" is
