@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -27,7 +28,9 @@ import (
 // (its README or index first, then what it holds) or another prefix of
 // ids; then ids within a few edits of what was typed. Before them all, the
 // documents whose front matter lists what was typed among its aliases
-// (an Obsidian note's other names: `2FA` for Two-factor-authentication).
+// (an Obsidian note's other names: `2FA` for Two-factor-authentication;
+// a Hugo page's old paths: `memover`, typed as /memover/, for the page
+// that lists /memover/: aliasForms).
 // A heading typed with the address is kept on each suggestion that has
 // such a section, and those come first (withHeading).
 func Suggest(snap *store.Snapshot, a address.Address, n int) ([]string, error) {
@@ -134,11 +137,22 @@ func withHeading(snap *store.Snapshot, ids []string, a address.Address, n int) (
 // `docir query aliases:NAME` does): what a vault (Obsidian's aliases) or
 // a site calls a page besides its file's name. A name the query language
 // cannot say as one value (a quote, a glob, a comma) looks nothing up.
+// One look-up asks for every form of name aliasForms gives.
 func aliasedAs(snap *store.Snapshot, name string, n int) ([]string, error) {
 	if name == "" || strings.ContainsAny(name, "\"\\*?,") {
 		return nil, nil
 	}
-	expr, err := query.Parse(`aliases:"` + name + `"`)
+	forms, err := aliasForms(snap, name)
+	if err != nil {
+		return nil, err
+	}
+	text := `aliases:"` + strings.Join(forms, `","`) + `"`
+	for len(text) > query.MaxExprBytes && len(forms) > 1 {
+		// A long id's last forms are left out, not the name as typed.
+		forms = forms[:len(forms)-1]
+		text = `aliases:"` + strings.Join(forms, `","`) + `"`
+	}
+	expr, err := query.Parse(text)
 	if err != nil {
 		return nil, nil
 	}
@@ -151,6 +165,47 @@ func aliasedAs(snap *store.Snapshot, name string, n int) ([]string, error) {
 		ids = append(ids, r.ID)
 	}
 	return ids, nil
+}
+
+// aliasForms is name, then the ways a Hugo page's front matter writes
+// the site path name may be (/name and /name/; Hugo reads both as one):
+// a page's path or URL pasted into get reaches Suggest as an id, its
+// slashes, scheme and host taken off (address.Repair), and `get
+// /memover/` should find the page that lists /memover/ among its aliases,
+// as check resolves a link to /memover/ (links.hugo_aliases). The site
+// path is also read below the site's base (links.base) and below the path
+// of each of its URLs (links.site), as check reads a link's
+// (links.Rules.SitePath): https://site/docs/memover/ with site
+// https://site/docs/ is /memover/.
+func aliasForms(snap *store.Snapshot, name string) ([]string, error) {
+	cfg, err := snap.LinkConfig()
+	if err != nil {
+		return nil, err
+	}
+	paths := []string{name}
+	var folders []string // what the site serves its pages below, each ending in '/'
+	if b := strings.Trim(cfg.Base, "/"); b != "" {
+		folders = append(folders, b+"/")
+	}
+	for _, site := range cfg.Site {
+		if u, err := url.Parse(site); err == nil && strings.Trim(u.Path, "/") != "" {
+			folders = append(folders, strings.Trim(u.Path, "/")+"/")
+		}
+	}
+	for _, f := range folders {
+		if rest, ok := strings.CutPrefix(name, f); ok && rest != "" {
+			paths = append(paths, rest)
+		}
+	}
+	forms := []string{name}
+	for _, p := range paths {
+		for _, f := range []string{"/" + p, "/" + p + "/"} {
+			if !slices.Contains(forms, f) {
+				forms = append(forms, f)
+			}
+		}
+	}
+	return forms, nil
 }
 
 // missingParts counts the folders of typed (a lower-cased path) that id

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -515,5 +516,58 @@ func TestSuggestSectionsSaying(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("SuggestSections(%q) (-want +got):\n%s", typed, diff)
 		}
+	}
+}
+
+// TestSuggestHugoAlias: a page's old path, as a Hugo page lists it among
+// its aliases (/memover/), pasted into get reaches Suggest with its
+// slashes taken off (address.Repair: memover), and names the page first,
+// as check resolves a link to it; below the site's base or a links.site
+// URL's path too, as check reads a link's path. Before, only an alias
+// spelt exactly as typed was found, so `get /memover/` had no hint.
+func TestSuggestHugoAlias(t *testing.T) {
+	long := "a/b/c/" + strings.Repeat("x", 500) // its forms are over query.MaxExprBytes
+	files := map[string]string{
+		"k/Mem.md":  "---\ntitle: Mem\naliases: [/memover/, /old/page]\n---\n# Mem\n",
+		"memovr.md": "# Near\n", // one edit from memover: after the alias
+		"long.md":   "---\naliases: [" + long + "]\n---\n# Long\n",
+	}
+	for _, tt := range []struct {
+		name  string
+		links store.LinkConfig
+		typed map[string][]string
+	}{
+		{"root", store.LinkConfig{}, map[string][]string{
+			"memover":      {"k/Mem", "memovr"},
+			"MemOver#Mem":  {"k/Mem#Mem"}, // in any case, with the heading kept
+			"old/page":     {"k/Mem"},
+			"docs/memover": nil, // no base: docs is a folder of the path
+		}},
+		{"base", store.LinkConfig{Base: "/docs/"}, map[string][]string{
+			"docs/memover":  {"k/Mem"},
+			"docs/old/page": {"k/Mem"},
+		}},
+		{"site", store.LinkConfig{Site: []string{"https://example.org/docs/latest/"}}, map[string][]string{
+			"docs/latest/memover": {"k/Mem"},
+			"memover":             {"k/Mem", "memovr"},
+		}},
+		// Forms over the bound leave out the last, never the id as typed.
+		{"long", store.LinkConfig{Base: "/a/", Site: []string{"https://example.org/a/b/", "https://example.org/a/b/c/"}}, map[string][]string{
+			long: {"long"},
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := linksServiceWith(t, files, tt.links)
+			snap := heldSnapshot(t, ws)
+			for typed, want := range tt.typed {
+				got, err := Suggest(snap, address.MustParse(typed), 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("Suggest(%q) (-want +got):\n%s", typed, diff)
+				}
+			}
+		})
 	}
 }

@@ -498,7 +498,15 @@ func somethingToRead(lc *loadedConfig, what string) error {
 // indexer reads (hidden folders are not); it stops at the first one. Until
 // then it counts in others (when not nil) the files that look like
 // markdown but are not *.md (ingest.LookalikeExt), by extension.
+//
+// A source that is a symbolic link to a folder is that folder, as
+// ingest's walk reads it: WalkDir does not follow a link at its top, so
+// the link's target is walked (without it, a first `docir index` of a
+// linked source said it held no *.md file, and refused).
 func hasMarkdown(dir string, others map[string]int) bool {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
 	found := false
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		switch {

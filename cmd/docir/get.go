@@ -133,9 +133,11 @@ func getAddresses(opts *GetOptions) ([]address.Address, error) {
 }
 
 // storeHint makes the hint of a malformed address that was written as a
-// page's URL or path (https://site/docs/a/b/, /docs/a/b/) the store's: the
-// hint address.Parse gives takes off what makes it a URL or a path, and
-// the site may serve its pages below a folder of its own (/docs/): so
+// page's URL or path (https://site/docs/a/b/, /docs/a/b/, a/b/, ./a/b.md)
+// the store's: the hint address.Parse gives takes off what makes it a URL
+// or a path, but a site serves its pages below a folder of its own
+// (/docs/), in lower case (Hugo: a/b/ for the file A/B.md), or at an
+// alias its front matter lists (/old/: workspace.Suggest): so
 // when the hint names no document, the document a read of it suggests
 // first (workspace.Suggest: the id the typed path ends with, first) is
 // the hint, and a user pastes one address, not two; with none, no hint
@@ -143,7 +145,7 @@ func getAddresses(opts *GetOptions) ([]address.Address, error) {
 // it is no such error, the hint reads, or the store cannot say.
 func storeHint(ctx context.Context, reader func() (docir.Reader, error), err error) error {
 	var pe *address.ParseError
-	if !errors.As(err, &pe) || pe.Hint == "" || (pe.Err != address.ErrURL && pe.Err != address.ErrLeadingSlash) {
+	if !errors.As(err, &pe) || pe.Hint == "" || (pe.Err != address.ErrURL && pe.Err != address.ErrLeadingSlash && pe.Err != address.ErrBadSegment) {
 		return err
 	}
 	a, perr := address.Parse(pe.Hint)

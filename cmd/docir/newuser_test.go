@@ -1,0 +1,85 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestLinkedSourceFirstIndex: a source whose path is a symbolic link to
+// a folder is that folder on the first `docir index` as on a refresh and
+// on a first read (before, the first index and the first read said the
+// source held no *.md file: the check for one did not follow the link);
+// a link inside it that leads out of the source roots is still skipped.
+func TestLinkedSourceFirstIndex(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"real/a.md":            "# A\n",
+		"outside/secret.md":    "# Secret\n",
+		"proj/docir.yaml":      "sources: [{path: docs}]\n",
+		"firstread/docir.yaml": "sources: [{path: docs}]\n",
+	})
+	for _, link := range [][2]string{
+		{"../real", "proj/docs"}, {"../real", "firstread/docs"}, {"../outside", "real/out"},
+	} {
+		if err := os.Symlink(link[0], filepath.Join(dir, link[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	proj := filepath.Join(dir, "proj")
+	index := func(want int) {
+		t.Helper()
+		r := runDocir(t, proj, nil, "index", "--format", "json")
+		var sum struct {
+			Documents     int            `json:"documents"`
+			WarningCounts map[string]int `json:"warning_counts"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &sum); err != nil || r.code != 0 {
+			t.Fatalf("index: exit %d, %v: %s %s", r.code, err, r.stdout, r.stderr)
+		}
+		if sum.Documents != want || sum.WarningCounts["outside_roots"] != 1 {
+			t.Errorf("index: %d documents, warnings %v; want %d, one outside_roots", sum.Documents, sum.WarningCounts, want)
+		}
+	}
+	index(1)
+	writeFile(t, filepath.Join(dir, "real", "b.md"), "# B\n")
+	index(2)
+	if r := runDocir(t, filepath.Join(dir, "firstread"), nil, "get", "--format", "json", "a"); r.code != 0 {
+		t.Errorf("a first get: exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// TestGetPathHintNamesADocument: the hint of a malformed address written
+// as a page's path is a document the store holds: a Hugo URL path in
+// lower case, with or without its leading '/', names the file in its own
+// case (before, "r/k/kubeletdown/" hinted "r/k/kubeletdown", a miss), and
+// a page's Hugo alias, as a path or as a URL of the site, names the page
+// that lists it (before, no hint); nothing near, no hint.
+func TestGetPathHintNamesADocument(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"docir.yaml":         "links:\n  hugo_aliases: true\n  site: [https://example.org/docs/]\n",
+		"r/k/KubeletDown.md": "# KubeletDown\n\nx\n",
+		"k/Mem.md":           "---\ntitle: Mem\naliases: [/memover/]\n---\n# Mem\n",
+		"index.md":           "# Home\n\n[old](/memover/)\n",
+	})
+	if r := runDocir(t, dir, nil, "index", "--format", "json", "."); r.code != 0 {
+		t.Fatalf("index: exit %d: %s", r.code, r.stderr)
+	}
+	for _, tt := range []struct{ arg, want string }{
+		{"r/k/kubeletdown/", `docir: malformed address "r/k/kubeletdown/": empty, '.' or '..' path segment in document id; did you mean "r/k/KubeletDown"?`},
+		{"/r/k/kubeletdown/", `docir: malformed address "/r/k/kubeletdown/": document id starts with '/'; did you mean "r/k/KubeletDown"?`},
+		{"r/k/KubeletDown/", `docir: malformed address "r/k/KubeletDown/": empty, '.' or '..' path segment in document id; did you mean "r/k/KubeletDown"?`},
+		{"/memover/", `docir: malformed address "/memover/": document id starts with '/'; did you mean "k/Mem"?`},
+		{"https://example.org/docs/memover/", `docir: malformed address "https://example.org/docs/memover/": a URL, not an address; did you mean "k/Mem"?`},
+		{"nothing/near/", `docir: malformed address "nothing/near/": empty, '.' or '..' path segment in document id`},
+	} {
+		for _, cmd := range []string{"get", "links"} {
+			r := runDocir(t, dir, nil, cmd, tt.arg)
+			if r.code != 2 || r.stderr != tt.want+"\n" {
+				t.Errorf("docir %s %s: exit %d, stderr %q; want 2, %q", cmd, tt.arg, r.code, r.stderr, tt.want)
+			}
+		}
+	}
+}
