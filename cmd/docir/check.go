@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -36,6 +37,13 @@ type CheckOptions struct {
 	// check reads the index, so a file edited since passes or fails as it
 	// was.
 	Changes func(ctx context.Context, srcs []store.Source) (*statusChanges, error)
+	// Generation reads what the hints that weigh a setting need of
+	// generation gen (genLinks): a hint must not advise a setting that
+	// takes more links out of the check than it resolves, and the broken
+	// links alone do not say how many resolved ones it would take. When it
+	// is nil or fails, those hints (a site base, a folder to index) are
+	// not given.
+	Generation func(ctx context.Context, gen uint64) (*genLinks, error)
 
 	External bool
 	Format   string // check's own --format: "" (the global one), auto, json, text, github
@@ -46,7 +54,7 @@ func newCmdCheck(f *Factory, runF func(context.Context, *CheckOptions) error) *c
 		f.noStaleCheck = true // check walks the files itself (checkStale)
 		return f.Reader()
 	}
-	opts := &CheckOptions{IO: f.IO, Reader: reader, WantText: f.wantText, Evidence: f.recordEvidence, Sources: f.sources, Changes: f.changesIn}
+	opts := &CheckOptions{IO: f.IO, Reader: reader, WantText: f.wantText, Evidence: f.recordEvidence, Sources: f.sources, Changes: f.changesIn, Generation: f.genLinks}
 	cmd := &cobra.Command{
 		Use:   "check [--external] [--format github]",
 		Short: "Every broken internal link and anchor, with its file and line; exit 1 when any",
@@ -148,8 +156,16 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 		for _, l := range res.Broken {
 			docs[docOf(l)] = true
 		}
-		hints := checkHints(res.Broken)
-		if h := siteRootHint(res.Broken, srcs); h != "" {
+		// Read once, and only when a hint has a setting to weigh.
+		gen := sync.OnceValue(func() *genLinks {
+			if opts.Generation == nil {
+				return nil
+			}
+			g, _ := opts.Generation(ctx, res.Generation)
+			return g
+		})
+		hints := checkHints(res.Broken, gen)
+		if h := siteRootHint(res.Broken, srcs, gen); h != "" {
 			hints = append([]string{h}, hints...)
 		}
 		if h := frontMatterIDHint(ctx, r, res.Broken, srcs); h != "" {
@@ -193,8 +209,8 @@ func checkStale(ctx context.Context, opts *CheckOptions, srcs []store.Source, ge
 // store has off (CheckedLink.ResolvesWith), each rule's share; how many
 // root-relative ones resolve with another site base (docir.BaseRule;
 // with links.ignore_case where they take both), the one that resolves
-// the most, and how many more that base would leave out of the check
-// (outside_base) — unless that is more than it resolves: then no base is
+// the most, and how many links that base would take out of the check
+// (baseHint) — unless that is more than it resolves: then no base is
 // named; and the target broken most
 // often, of the links none of that touches, when several links share it:
 // a site written for a generator breaks by the hundred for one setting
@@ -206,7 +222,7 @@ func checkStale(ctx context.Context, opts *CheckOptions, srcs []store.Source, ge
 // the sources (no_section), the site's own breakage: the section broken
 // most often, when several links share it, is named with the read that
 // suggests the nearest.
-func checkHints(broken []docir.CheckedLink) []string {
+func checkHints(broken []docir.CheckedLink, gen func() *genLinks) []string {
 	rules, bases := map[string]int{}, map[string]int{}
 	basePath := map[string]string{} // a key of bases -> its links.base
 	fixed, based := 0, 0
@@ -242,22 +258,7 @@ func checkHints(broken []docir.CheckedLink) []string {
 		out = append(out, fmt.Sprintf("%d of the broken links resolve with link rules this store has off (docir.yaml; docs/links.md): %s", fixed, strings.Join(each, ", ")))
 	}
 	with, n := mostOf(bases, 0)
-	base, outside := basePath[with], 0
-	if base != "" {
-		for _, l := range broken {
-			if len(l.ResolvesWith) == 0 && outsideBase(l.Link, base) {
-				outside++
-			}
-		}
-		if outside > n {
-			// A base that would leave more links unchecked than it
-			// resolves hides more than it fixes: a path that, cut short,
-			// happens to name a page (MDN's
-			// /en-US/docs/Web/URI/Schemes/javascript for its javascript
-			// page), not where the site is served. It is not named.
-			base = ""
-		}
-	}
+	base, baseLine := baseHint(broken, basePath[with], with, n, based-n, gen)
 	targets := map[string]int{}           // by the page a target names (targetPage)
 	forms := map[string]map[string]bool{} // a page's targets as written
 	sections := map[string]int{}          // the addresses of the no_section links
@@ -283,15 +284,8 @@ func checkHints(broken []docir.CheckedLink) []string {
 			folders[f]++ // a sibling site's page is no file here
 		}
 	}
-	if base != "" {
-		h := fmt.Sprintf("%d of the broken links are root-relative and resolve with %s, the URL path the sources are served at (docir.yaml; docs/links.md)", n, with)
-		if others := based - n; others > 0 {
-			h += fmt.Sprintf("; %d more with another base", others)
-		}
-		if outside > 0 {
-			h += fmt.Sprintf("; it leaves %d more, outside it, unchecked (outside_base)", outside)
-		}
-		out = append(out, h)
+	if baseLine != "" {
+		out = append(out, baseLine)
 	}
 	top, n := mostOf(targets, 1)
 	if f, m := mostOf(folders, max(n, 1)); f != "" {
@@ -304,6 +298,52 @@ func checkHints(broken []docir.CheckedLink) []string {
 		out = append(out, fmt.Sprintf("%d of the broken links are to %s, a section %s does not have (a heading renamed or removed?); docir get %s names the nearest", m, strconv.Quote(slug), id, shellQuote(a)))
 	}
 	return out
+}
+
+// baseHint is the line that names the site base base (links.base; with
+// links.ignore_case too where with, its key in checkHints, names both),
+// which resolves n of the broken links and others more with another base,
+// and base again; "" for both when base is "" or would take more links
+// out of the check than it resolves. It takes out the broken links
+// outside it, which become unchecked (outside_base), and the resolved
+// links it would lose (genLinks.lostUnder): on Starlight's docs, whose
+// translations link the English pages an untranslated one is served by
+// (/uk/guides/x/), following base /uk/ took the resolved links from 2055
+// to 645 and left 1476 unchecked (a new-user review); MDN's
+// /en-US/docs/Web/URI/Schemes/ is a path that, cut short, names a page.
+// A base that cannot be weighed (gen gives nil) is not named.
+func baseHint(broken []docir.CheckedLink, base, with string, n, others int, gen func() *genLinks) (string, string) {
+	if base == "" {
+		return "", ""
+	}
+	outside := 0
+	for _, l := range broken {
+		if len(l.ResolvesWith) == 0 && outsideBase(l.Link, base) {
+			outside++
+		}
+	}
+	if outside > n {
+		return "", "" // no need to read the resolved links
+	}
+	g := gen()
+	if g == nil {
+		return "", ""
+	}
+	lost := g.lostUnder(base, strings.Contains(with, docir.LinkRuleIgnoreCase))
+	if outside+lost > n {
+		return "", ""
+	}
+	h := fmt.Sprintf("%d of the broken links are root-relative and resolve with %s, the URL path the sources are served at (docir.yaml; docs/links.md)", n, with)
+	if others > 0 {
+		h += fmt.Sprintf("; %d more with another base", others)
+	}
+	if outside > 0 {
+		h += fmt.Sprintf("; it leaves %d more, outside it, unchecked (outside_base)", outside)
+	}
+	if lost > 0 {
+		h += fmt.Sprintf("; %d links that resolve now would not (outside it, or naming another page below it)", lost)
+	}
+	return base, h
 }
 
 // frontMatterIDHint says, when ids are read whole (no source reads them
@@ -364,26 +404,74 @@ func frontMatterIDHint(ctx context.Context, r docir.Reader, broken []docir.Check
 // maxIDProbe bounds the names frontMatterIDHint looks up.
 const maxIDProbe = 32
 
-// siteRootHint says, when most of the broken root-relative links that no
-// rule or base resolves name files below one folder of a source, that the
-// site is served from that folder: a repository indexed at its root whose
-// docs live in www/docs/ (GoReleaser's MkDocs) or docs/ (Helm's
-// Docusaurus) writes "/customization/ko" for www/docs/customization/ko.md.
-// The folders tried are each folder that holds the linking page (the
-// one that resolves the most links is named, the shorter on a tie), and
-// each folder at the top of a source; a link names a file as links.md
-// says (x, x.md, x/index.md, x/_index.md, x/README.md). When a folder at
-// the top of a source resolves fewer than most but more than the links
-// to the most broken single target, the site serves that folder at its
-// root and the rest elsewhere (the Docker docs serve content/manuals/ at
-// /, Hugo's permalinks): the folder as a source of its own, with the
-// prefix its ids keep, resolves both its URLs and its content paths. At
-// most maxRootProbe links are tried, with a few stats each. "" when no
-// folder resolves enough of the links tried.
-func siteRootHint(broken []docir.CheckedLink, srcs []store.Source) string {
-	by := map[string]int{} // folder of a source -> links it resolves
-	src := map[string]store.Source{}
-	targets := map[string]int{}  // the links tried, by target
+// siteRootHint says, when a folder of a source is where the site is
+// served from, to index that folder as the source: a repository indexed
+// at its root whose docs live in www/docs/ (GoReleaser's MkDocs) or docs/
+// (Helm's Docusaurus) writes "/customization/ko" for
+// www/docs/customization/ko.md. That advice drops every document outside
+// the folder, so it needs evidence a reader can state: the folder holds
+// the pages of the links it counts (of the folders that hold a linking
+// page, the one that resolves the most, the shorter on a tie), and those
+// links are more than one, more than half of the broken root-relative
+// links tried (none that a rule or base resolves), and more than the
+// links indexing it alone would take out of the check
+// (genLinks.outsideFolder). One link written "/x.md" in a/b/y.md for
+// a/b/x.md is no evidence: it named a/b/ and dropped README.md. A link
+// names a file as links.md says (x, x.md, x/index.md, x/_index.md,
+// x/README.md). Else, when a folder at the top of a source resolves more
+// of the links tried, from any page, than the links to the most broken
+// single target, the site serves that folder at its root and the rest
+// elsewhere (the Docker docs serve content/manuals/ at /, Hugo's
+// permalinks): the folder as a source of its own, with the prefix its ids
+// keep, resolves both its URLs and its content paths, and no document is
+// dropped. At most maxRootProbe links are tried, with a few stats each.
+// "" when no folder has that evidence.
+func siteRootHint(broken []docir.CheckedLink, srcs []store.Source, gen func() *genLinks) string {
+	t := probeRoots(broken, srcs)
+	if best, n := mostOf(t.held, 1); best != "" && 2*n > t.tried {
+		s, dir := t.src[best], best[strings.IndexByte(best, 0)+1:]
+		if g := gen(); g != nil {
+			if out := g.outsideFolder(s.Path, dir, broken); out < n {
+				h := fmt.Sprintf("%d of the %d broken root-relative links tried name files below %s: the site is served from that folder; index it as the source (sources: [{path: %s, prefix: %s}] keeps the ids; docs/links.md)",
+					n, t.tried, strconv.Quote(dir+"/"), filepath.Join(s.Path, filepath.FromSlash(dir)), strings.TrimSuffix(path.Join(s.Prefix, dir), "/"))
+				if out > 0 {
+					h += fmt.Sprintf("; %d links leave the check with the documents outside it, or lead out of it", out)
+				}
+				return h
+			}
+		}
+	}
+	best, n := mostOf(t.by, 0)
+	if best == "" {
+		return ""
+	}
+	s, dir := t.src[best], best[strings.IndexByte(best, 0)+1:]
+	if _, most := mostOf(t.targets, 0); strings.Contains(dir, "/") || n <= most {
+		return ""
+	}
+	parent := "{path: " + s.Path + ", exclude: [" + dir + "/]"
+	if s.Prefix != "" {
+		parent += ", prefix: " + s.Prefix
+	}
+	return fmt.Sprintf("%d of the %d broken root-relative links tried name files below %s: the site serves that folder at its root; index it as a source of its own with the prefix its ids keep (sources: [%s}, {path: %s, prefix: %s}]; docs/links.md)",
+		n, t.tried, strconv.Quote(dir+"/"), parent, filepath.Join(s.Path, filepath.FromSlash(dir)), strings.TrimSuffix(path.Join(s.Prefix, dir), "/"))
+}
+
+// rootTries is what probeRoots found. Its keys name a folder of a source:
+// the source's path, NUL, the folder below it.
+type rootTries struct {
+	by      map[string]int          // the links tried that a folder resolves
+	held    map[string]int          // of those, the ones whose page it holds
+	src     map[string]store.Source // a key's source
+	targets map[string]int          // the links tried, by target
+	tried   int
+}
+
+// probeRoots tries the broken root-relative links that no rule or base
+// resolves (at most maxRootProbe) below the folders of each source that
+// hold the linking page and the folders at the top of each source.
+func probeRoots(broken []docir.CheckedLink, srcs []store.Source) rootTries {
+	t := rootTries{by: map[string]int{}, held: map[string]int{}, src: map[string]store.Source{}, targets: map[string]int{}}
 	named := map[string]bool{}   // a path looked up -> whether it names a file
 	top := map[string][]string{} // a source -> its folders at the top
 	for _, s := range srcs {
@@ -394,26 +482,26 @@ func siteRootHint(broken []docir.CheckedLink, srcs []store.Source) string {
 			}
 		}
 	}
-	tried := 0
 	for _, l := range broken {
 		p := links.TargetPath(l.Target)
 		if len(l.ResolvesWith) > 0 || !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || l.Kind == docir.LinkHugoRef || l.Kind == docir.LinkHugoRelRef {
 			continue
 		}
-		if tried++; tried > maxRootProbe {
-			tried--
+		if t.tried == maxRootProbe {
 			break
 		}
-		targets[l.Target]++
+		t.tried++
+		t.targets[l.Target]++
 		rel := strings.Trim(p, "/")
 		if rel != "" && !filepath.IsLocal(filepath.FromSlash(rel)) {
 			continue // climbs out of any folder: no file of the sources
 		}
+		holds := map[string]bool{} // the folders that hold the linking page
+		for dir := path.Dir(l.Path); dir != "." && dir != "/" && dir != ""; dir = path.Dir(dir) {
+			holds[dir] = true
+		}
 		for _, s := range srcs {
-			dirs := map[string]bool{}
-			for dir := path.Dir(l.Path); dir != "." && dir != "/" && dir != ""; dir = path.Dir(dir) {
-				dirs[dir] = true
-			}
+			dirs := maps.Clone(holds)
 			for _, dir := range top[s.Path] {
 				dirs[dir] = true
 			}
@@ -428,31 +516,16 @@ func siteRootHint(broken []docir.CheckedLink, srcs []store.Source) string {
 				}
 				if names {
 					key := s.Path + "\x00" + dir
-					by[key]++
-					src[key] = s
+					t.by[key]++
+					t.src[key] = s
+					if holds[dir] {
+						t.held[key]++
+					}
 				}
 			}
 		}
 	}
-	best, n := mostOf(by, 0)
-	if best == "" {
-		return ""
-	}
-	s, dir := src[best], best[strings.IndexByte(best, 0)+1:]
-	prefix := strings.TrimSuffix(path.Join(s.Prefix, dir), "/")
-	if 2*n >= tried {
-		return fmt.Sprintf("%d of the %d broken root-relative links tried name files below %s: the site is served from that folder; index it as the source (sources: [{path: %s, prefix: %s}] keeps the ids; docs/links.md)",
-			n, tried, strconv.Quote(dir+"/"), filepath.Join(s.Path, filepath.FromSlash(dir)), prefix)
-	}
-	if _, most := mostOf(targets, 0); strings.Contains(dir, "/") || n <= most {
-		return ""
-	}
-	parent := "{path: " + s.Path + ", exclude: [" + dir + "/]"
-	if s.Prefix != "" {
-		parent += ", prefix: " + s.Prefix
-	}
-	return fmt.Sprintf("%d of the %d broken root-relative links tried name files below %s: the site serves that folder at its root; index it as a source of its own with the prefix its ids keep (sources: [%s}, {path: %s, prefix: %s}]; docs/links.md)",
-		n, tried, strconv.Quote(dir+"/"), parent, filepath.Join(s.Path, filepath.FromSlash(dir)), prefix)
+	return t
 }
 
 // maxRootProbe bounds the links siteRootHint tries.
@@ -534,6 +607,166 @@ func upFolder(target string) string {
 func outsideBase(l docir.Link, base string) bool {
 	ref := docir.LinkRef{Target: l.Target, Kind: l.Kind, Line: l.Line, Column: l.Column}
 	return links.Rules{Base: base}.Classify("", "", ref).Reason == docir.ReasonOutsideBase
+}
+
+// genLinks is what the hints that weigh a setting read of the generation
+// a check read: its link rules, its files, and its resolved links. A
+// hint must not advise a setting that takes more links out of the check
+// than it resolves, and the resolved side is not in the broken list.
+type genLinks struct {
+	rules    links.Rules       // the generation's source folders, prefixes and base
+	caseless bool              // links.ignore_case is on
+	idOf     map[string]string // a file key (store.FileKey) -> its document's id
+	foldOf   map[string]string // a lower-cased file key -> the id of the first file it folds, in key order
+	keyOf    map[string]string // a document id -> its file key
+	resolved []genLink
+}
+
+// genLink is one resolved link: as written, and the ids of the documents
+// that hold it and that it leads to.
+type genLink struct {
+	ref      docir.LinkRef
+	from, to string
+}
+
+// genLinks reads generation gen of the local store (a check answers for it
+// alone) for the hints that weigh a setting.
+func (f *Factory) genLinks(ctx context.Context, gen uint64) (*genLinks, error) {
+	ws, err := f.Workspace()
+	if err != nil {
+		return nil, err
+	}
+	v, err := ws.Pin(ctx, gen)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Close()
+	return readGenLinks(v.Snapshot())
+}
+
+// readGenLinks reads snap's rules, files and resolved links (genLinks).
+func readGenLinks(snap *store.Snapshot) (*genLinks, error) {
+	srcs, err := snap.Sources()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := snap.LinkConfig()
+	if err != nil {
+		return nil, err
+	}
+	g := &genLinks{rules: links.Rules{Base: cfg.Base}.Normalize(), caseless: cfg.IgnoreCase,
+		idOf: map[string]string{}, foldOf: map[string]string{}, keyOf: map[string]string{}}
+	for _, s := range srcs {
+		g.rules.Roots = append(g.rules.Roots, s.Path)
+		g.rules.Prefixes = append(g.rules.Prefixes, s.Prefix)
+	}
+	err = snap.EachFile(func(key []byte, e store.FileEntry) error {
+		if e.ID == "" {
+			return nil
+		}
+		k := string(key)
+		g.idOf[k], g.keyOf[e.ID] = e.ID, k
+		if fold := strings.ToLower(k); g.foldOf[fold] == "" {
+			g.foldOf[fold] = e.ID // as the store's resolver folds: the first in key order
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = snap.EachLinksFrom(0, func(_ int, id, _ string, ls []docir.Link) error {
+		for _, l := range ls {
+			if l.Status == docir.LinkResolved {
+				to, _, _ := strings.Cut(l.Address, "#")
+				g.resolved = append(g.resolved, genLink{ref: docir.LinkRef{Target: l.Target, Kind: l.Kind}, from: id, to: to})
+			}
+		}
+		return nil
+	})
+	return g, err
+}
+
+// lostUnder counts the resolved links that the site base base (with
+// links.ignore_case too where caseless) would take out of the check: a
+// root-relative link outside it becomes unchecked (outside_base), and one
+// inside it reads, below it, a path shorter by the folders base adds,
+// which names another page or none, unless a source's prefix or folder
+// makes it the same file (it is then not counted). A root-relative link
+// resolves by its kind and target alone: each is read once.
+func (g *genLinks) lostUnder(base string, caseless bool) int {
+	r := g.rules
+	r.Base = base
+	caseless = caseless || g.caseless
+	kept := map[string]bool{} // kind, target -> whether it leads where it does now
+	n := 0
+	for _, l := range g.resolved {
+		ref := l.ref
+		if p, ok := links.LiquidPath(ref.Target); ok {
+			ref.Target = p // as the store resolves it (resolver.link)
+		}
+		p := links.TargetPath(ref.Target)
+		if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || ref.Kind == docir.LinkHugoRef || ref.Kind == docir.LinkHugoRelRef || ref.Kind == docir.LinkWiki {
+			continue // not read below the base
+		}
+		key := ref.Kind + "\x00" + ref.Target
+		ok, seen := kept[key]
+		if !seen {
+			ok = g.leadsTo(r.Classify("", "", ref), caseless) == l.to
+			kept[key] = ok
+		}
+		if !ok {
+			n++
+		}
+	}
+	return n
+}
+
+// leadsTo is the id of the document the target t names (its first
+// candidate file that the generation holds; with caseless, as
+// links.ignore_case folds it), "" for none or a target that names no file
+// (outside_base).
+func (g *genLinks) leadsTo(t links.Target, caseless bool) string {
+	if t.Status != "" {
+		return ""
+	}
+	for _, f := range t.Files {
+		k := store.FileKey(f.Root, f.Rel)
+		if id := g.idOf[k]; id != "" {
+			return id
+		}
+		if caseless {
+			if id := g.foldOf[strings.ToLower(k)]; id != "" {
+				return id
+			}
+		}
+	}
+	return ""
+}
+
+// outsideFolder counts the links that indexing the folder dir of the
+// source folder root alone would take out of the check: every link,
+// resolved or broken (broken), of a document outside it, which is no
+// longer indexed; and every resolved link of its own documents to one
+// outside it, which then leaves the source (outside_sources) or names no
+// file. Its documents' links to each other keep resolving: the source's
+// prefix keeps their ids and their root-relative paths (step 5).
+func (g *genLinks) outsideFolder(root, dir string, broken []docir.CheckedLink) int {
+	in := func(id string) bool {
+		r, rel, _ := strings.Cut(g.keyOf[id], "\x00")
+		return r == root && strings.HasPrefix(rel, dir+"/")
+	}
+	n := 0
+	for _, l := range g.resolved {
+		if !in(l.from) || !in(l.to) {
+			n++
+		}
+	}
+	for _, l := range broken {
+		if !in(docOf(l)) {
+			n++
+		}
+	}
+	return n
 }
 
 // baseOf is the site base rs names (docir.BaseRule), if it names one.

@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/docir/docir/docir"
+	"github.com/docir/docir/store/links"
 )
 
 // writeTree writes files (path -> text) below dir.
@@ -492,5 +495,104 @@ func TestGetSitePathHint(t *testing.T) {
 				t.Errorf("docir %s %s: exit %d, stderr %q; want 2, %q", cmd, tt.arg, r.code, r.stderr, tt.want)
 			}
 		}
+	}
+}
+
+// TestCheckHintsSiteRootNeedsEvidence: indexing a folder as the source
+// drops every document outside it, so check names the folder only when
+// the links it would resolve (from pages it holds) are more than one,
+// most of those tried, and more than the links it takes out of the check.
+// One link in a/b/y.md written "/x.md" for a/b/x.md named a/b/ (a
+// new-user review).
+func TestCheckHintsSiteRootNeedsEvidence(t *testing.T) {
+	for _, tt := range []struct {
+		name, readme, y string
+		want            string // the hint, "" for none
+	}{
+		{"one link", "[x](a/b/x.md)\n", "# Y\n\n[x](/x.md)\n", ""},
+		{"fewer than it takes out", "[x](a/b/x.md) [x](a/b/x.md#x)\n", "# Y\n\n[x](/x.md) [x](/x.md#x) [r](../../README.md)\n", ""},
+		{"more than it takes out", "[x](a/b/x.md)\n", "# Y\n\n[x](/x.md) [x](/x.md#x) [x](/x.md)\n",
+			`docir: 3 of the 3 broken root-relative links tried name files below "a/b/": the site is served from that folder; index it as the source (sources: [{path: %s, prefix: a/b}] keeps the ids; docs/links.md); 1 links leave the check with the documents outside it, or lead out of it`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeTree(t, dir, map[string]string{"README.md": tt.readme, "a/b/x.md": "# X\n", "a/b/y.md": tt.y})
+			code, _, stderr := indexAndCheck(t, dir)
+			var want, got []string // the lines that name a folder
+			if tt.want != "" {
+				want = []string{fmt.Sprintf(tt.want, filepath.Join(dir, "a", "b"))}
+			}
+			for _, line := range stderr {
+				if strings.Contains(line, "links tried name files") {
+					got = append(got, line)
+				}
+			}
+			if diff := cmp.Diff(want, got); code != 1 || diff != "" {
+				t.Errorf("check: exit %d; stderr %q; its lines that name a folder (-want +got):\n%s", code, stderr, diff)
+			}
+		})
+	}
+}
+
+// TestCheckHintsNoBaseThatTakesResolved: a base is weighed against the
+// resolved links it would take out of the check too, not the broken ones
+// only. Starlight serves the English page for an untranslated one, so
+// de/index.md links /de/guides/a/ where no de/guides/ is: base /de/
+// resolves that link and leaves the four resolved ones outside it
+// unchecked, and is not named (the link still says what it resolves
+// with). Where it resolves more than it takes, it is named, with the
+// resolved links it takes.
+func TestCheckHintsNoBaseThatTakesResolved(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"index.md":    "# Home\n\n[a](/guides/a/) [b](/guides/b/)\n",
+		"guides/a.md": "# A\n\n[b](/guides/b/)\n",
+		"guides/b.md": "# B\n\n[a](/guides/a/)\n",
+		"de/index.md": "# DE\n\n[a](/de/guides/a/)\n",
+	})
+	code, got, stderr := indexAndCheck(t, dir)
+	if want := map[string][]string{"/de/guides/a/": {"links.base: /de/"}}; code != 1 || !cmp.Equal(want, got) {
+		t.Errorf("check: exit %d, broken links and what they resolve with %v; want %v", code, got, want)
+	}
+	if diff := cmp.Diff([]string{"docir: 1 broken link(s) in 1 document(s)"}, stderr); diff != "" {
+		t.Errorf("check's stderr (-want +got):\n%s", diff)
+	}
+
+	writeTree(t, dir, map[string]string{
+		"index.md":    "# Home\n\n[a](/guides/a/)\n",
+		"guides/a.md": "# A\n",
+		"guides/b.md": "# B\n",
+		"de/index.md": "# DE\n\n[a](/de/guides/a/) [b](/de/guides/b/) [a](/de/guides/a/#a)\n",
+	})
+	_, _, stderr = indexAndCheck(t, dir)
+	want := "docir: 3 of the broken links are root-relative and resolve with links.base: /de/, the URL path the sources are served at (docir.yaml; docs/links.md); 1 links that resolve now would not (outside it, or naming another page below it)"
+	if !slices.Contains(stderr, want) {
+		t.Errorf("check's stderr %q\nlacks %s", stderr, want)
+	}
+}
+
+// TestLostUnderKeepsWhatAPrefixKeeps: a resolved root-relative link that
+// a base would read as another path is lost, unless a source's prefix
+// makes that path the same file; a link outside the base is lost, and a
+// relative one is not read below a base at all.
+func TestLostUnderKeepsWhatAPrefixKeeps(t *testing.T) {
+	g := &genLinks{
+		rules: links.Rules{Roots: []string{"/s", "/d"}, Prefixes: []string{"", "de"}}.Normalize(),
+		idOf: map[string]string{
+			"/s\x00guides/a.md": "guides/a", "/s\x00de/old.md": "de/old", "/s\x00old.md": "old", "/d\x00x.md": "de/x",
+		},
+		resolved: []genLink{
+			{ref: docir.LinkRef{Target: "/guides/a/", Kind: docir.LinkInline}, to: "guides/a"},     // outside /de/
+			{ref: docir.LinkRef{Target: "/de/old.md", Kind: docir.LinkInline}, to: "de/old"},       // old.md below /de/: another page
+			{ref: docir.LinkRef{Target: "/de/x.md", Kind: docir.LinkInline}, to: "de/x"},           // x.md of the source prefixed de: the same
+			{ref: docir.LinkRef{Target: "/de/x.md#top", Kind: docir.LinkInline}, to: "de/x"},       // the same, with an anchor
+			{ref: docir.LinkRef{Target: "../guides/a.md", Kind: docir.LinkInline}, to: "guides/a"}, // relative
+		},
+	}
+	if n := g.lostUnder("/de/", false); n != 2 {
+		t.Errorf("lostUnder(/de/) = %d, want 2", n)
+	}
+	if n := g.lostUnder("/", false); n != 0 {
+		t.Errorf("lostUnder(/) = %d, want 0", n)
 	}
 }
