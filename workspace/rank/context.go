@@ -685,6 +685,7 @@ func (p *readPlan) mergeSubsections(all []planned) {
 			}
 			var addrs []string
 			for i, a := range p.addrs {
+				delete(p.planned, a) // a merged subsection's too: the outline shows what is planned
 				switch {
 				case i == first:
 					addrs = append(addrs, addr)
@@ -693,7 +694,6 @@ func (p *readPlan) mergeSubsections(all []planned) {
 				default:
 					addrs = append(addrs, a)
 				}
-				delete(p.planned, a)
 			}
 			p.addrs, p.used = addrs, p.used-tokens+whole
 			clear(at)

@@ -346,6 +346,16 @@ func TestSnippetCodeKeepsHashes(t *testing.T) {
 	}
 }
 
+// TestSnippetBullets: a bullet item's marker and a thematic break are
+// markup; a numbered item's number, a product's star and a hyphen are not.
+func TestSnippetBullets(t *testing.T) {
+	in := "Steps:\n\n* `long: 1h` first\n  - nested\n+ plus\n\n* * *\n\n1. one\n2 * 3 - 1 and -x\n___\n"
+	want := "Steps: `long: 1h` first nested plus 1. one 2 * 3 - 1 and -x"
+	if got := Snippet(in, "", 1000); got != want {
+		t.Errorf("Snippet:\n got %q\nwant %q", got, want)
+	}
+}
+
 // TestSnippetEmphasis: emphasis delimiters are dropped from a snippet;
 // code spans, identifiers, products and globs keep theirs.
 func TestSnippetEmphasis(t *testing.T) {
@@ -401,6 +411,11 @@ func TestReadPlanMergesQuietSections(t *testing.T) {
 	p.mergeSubsections([]planned{d})
 	if diff := cmp.Diff([]string{"t#port-already-allocated", "t#cause-1", "o#x", "t#solution-1", "t#full"}, p.addrs); diff != "" {
 		t.Errorf("plan (-want +got)\n%s", diff)
+	}
+	// What is planned is what the plan reads (the outline shows it): a
+	// merged subsection is not, the first or another.
+	if want := map[string]bool{"t#port-already-allocated": true, "t#cause-1": true, "o#x": true, "t#solution-1": true, "t#full": true}; !cmp.Equal(want, p.planned) {
+		t.Errorf("planned %v, want %v", p.planned, want)
 	}
 	// The section's tokens for its subsections': its heading line added.
 	sec := func(slug string) int {

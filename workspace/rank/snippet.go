@@ -182,10 +182,13 @@ func closingMarks(w string) bool {
 // plainHeadings drops the markup of headings, the leading #s of an ATX
 // heading and the underline of a setext one, and the line markup around
 // text a reader reads as prose: a block quote's '>'s, a GitHub alert's
-// "[!NOTE]" and a code fence's line (its code stays).
+// "[!NOTE]", a bullet item's marker, a thematic break and a code fence's
+// line (its code stays, line for line).
 func plainHeadings(text string) string {
-	if !strings.Contains(text, "#") && !strings.Contains(text, "\n=") && !strings.Contains(text, "\n-") &&
-		!strings.Contains(text, ">") && !strings.Contains(text, "```") && !strings.Contains(text, "~~~") {
+	if !strings.Contains(text, "#") && !strings.Contains(text, "\n=") && !strings.Contains(text, "- ") &&
+		!strings.Contains(text, ">") && !strings.Contains(text, "```") && !strings.Contains(text, "~~~") &&
+		!strings.Contains(text, "* ") && !strings.Contains(text, "+ ") && !strings.Contains(text, "___") &&
+		!strings.Contains(text, "\n--") {
 		return text
 	}
 	lines := strings.Split(text, "\n")
@@ -208,8 +211,10 @@ func plainHeadings(text string) string {
 			t, l = q, q
 		}
 		switch {
-		case fenceOf(t) != "":
-			continue // a fence's line in a block quote
+		case fenceOf(t) != "" || thematicBreak(t):
+			continue // a fence's line in a block quote, a rule
+		case len(t) >= 2 && strings.IndexByte("-*+", t[0]) >= 0 && (t[1] == ' ' || t[1] == '\t'):
+			l = strings.TrimSpace(t[2:]) // a bullet item: the page shows a dot, not "*"
 		case strings.HasPrefix(t, "#"):
 			h := strings.TrimLeft(t, "#")
 			if len(t)-len(h) <= 6 && (h == "" || h[0] == ' ' || h[0] == '\t') {
@@ -221,6 +226,25 @@ func plainHeadings(text string) string {
 		out = append(out, l)
 	}
 	return strings.Join(out, "\n")
+}
+
+// thematicBreak says a trimmed line is a thematic break: three or more of
+// one of '-', '*', '_', spaces between them allowed ("* * *").
+func thematicBreak(t string) bool {
+	if len(t) < 3 || strings.IndexByte("-*_", t[0]) < 0 {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case t[0]:
+			n++
+		case ' ', '\t':
+		default:
+			return false
+		}
+	}
+	return n >= 3
 }
 
 // fenceOf is the marker that opens a trimmed line when it is a code
