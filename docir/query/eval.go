@@ -35,6 +35,11 @@ func Values(rec *docir.Record, field string) (vals []string, present bool) {
 	return scalars(v, nil), true
 }
 
+// FieldValue is the value of field in front matter m as a query reads it
+// (lookup): what store/passage indexes of a configured front-matter field
+// that names a nested one (hero.tagline).
+func FieldValue(m map[string]any, field string) (any, bool) { return lookup(m, field) }
+
 // lookup finds field in front matter: the key as written, else a key equal
 // to it ignoring case, else a dotted path into nested objects.
 func lookup(m map[string]any, field string) (any, bool) {

@@ -261,7 +261,15 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   is read from the bundle's level too.
 //	41 an HTML tag's text attributes (caption, title, alt, text) are a
 //	   passage's text: the Rust book's `<Listing caption="…">`.
-const RulesVersion = 41
+//	42 a folder's index.md or _index.md that gives no title is titled by
+//	   its folder's name (FileTitle), not "_index"; a tag over lines
+//	   keeps its text attributes, and a card's description and a tab's
+//	   label are text attributes (store/passage blankTag); a ::: container's
+//	   title in brackets (`:::tip[Title]{icon="x"}`) is its text, without
+//	   brackets or attributes (store/passage blankContainer); a
+//	   configured front-matter field's dotted name reads a nested field
+//	   (front_matter: [hero.tagline]; store/passage fieldValue).
+const RulesVersion = 42
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
@@ -467,9 +475,23 @@ func (p *Parser) ParseContext(ctx context.Context, name string, src []byte, lim 
 		rec.Title = rec.Sections[0].Heading
 	}
 	if rec.Title == "" {
-		rec.Title = strings.TrimSuffix(path.Base(name), ".md")
+		rec.Title = FileTitle(name)
 	}
 	return out, nil
+}
+
+// FileTitle is the title of a document that gives none: its file's name
+// without ".md", or, for a folder's index.md or _index.md (a Hugo
+// section's or bundle's page, whose id is the folder's), the folder's
+// name, as Hugo titles a section page it is given no title for (a
+// runbooks site's `runbooks/_index.md`, front matter alone, was titled
+// "_index").
+func FileTitle(name string) string {
+	base := strings.TrimSuffix(path.Base(name), ".md")
+	if dir := path.Base(path.Dir(name)); (base == "index" || base == "_index") && dir != "." && dir != "/" {
+		return dir
+	}
+	return base
 }
 
 func yamlKind(v any) string {

@@ -716,3 +716,21 @@ func TestStackedHeadings(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestFileTitle: a document that gives no title is titled by its file's
+// name; a folder's index.md or _index.md by its folder's, as Hugo titles a
+// section page; the root's by its file's.
+func TestFileTitle(t *testing.T) {
+	p := NewParser()
+	for name, want := range map[string]string{
+		"a/b/guide.md":       "guide",
+		"runbooks/_index.md": "runbooks",
+		"a/b/index.md":       "b",
+		"_index.md":          "_index",
+		"index.md":           "index",
+	} {
+		if got := p.Parse(name, []byte("---\nbookHidden: true\n---\ntext\n")).Record.Title; got != want {
+			t.Errorf("%s: title %q, want %q", name, got, want)
+		}
+	}
+}

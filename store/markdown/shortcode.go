@@ -10,10 +10,13 @@ import (
 // (lower-cased) holds what a reader sees on the page, as HTML's alt and
 // title do: the text of a tooltip or a link ({{< glossary_tooltip
 // text="Deployment" term_id="…" >}}, 940 times in the Kubernetes docs), a
-// figure's caption, alt and title. A path, an id or a size is not text.
+// figure's caption, alt and title; a card's description and a tab's label
+// (Starlight's `<LinkCard title="…" description="…">`, `<TabItem
+// label="npm">`, Docusaurus's `<TabItem value="x" label="…">`). A path,
+// an id, a value or a size is not text.
 func ShortcodeTextParam(name string) bool {
 	switch name {
-	case "text", "title", "caption", "alt":
+	case "text", "title", "caption", "alt", "description", "label":
 		return true
 	}
 	return false

@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/query"
 	"github.com/docir/docir/store/fulltext"
 	"github.com/docir/docir/store/markdown"
 )
@@ -471,9 +472,22 @@ func (c Config) frontMatterText(rec *docir.Record) string {
 	}
 	var lines []string
 	for _, k := range c.keys(rec) {
-		lines = appendValues(lines, rec.Fields[k])
+		lines = appendValues(lines, fieldValue(rec, k))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// fieldValue is rec's value of the configured front-matter field k: the
+// key as written, else, for a dotted name, the path into nested objects
+// the query language reads (hero.tagline, sidebar.label: Starlight's
+// landing page shows its hero's tagline, and front_matter: [hero.tagline]
+// indexed nothing); nil when rec has none.
+func fieldValue(rec *docir.Record, k string) any {
+	if v, ok := rec.Fields[k]; ok || !strings.Contains(k, ".") {
+		return v
+	}
+	v, _ := query.FieldValue(rec.Fields, k)
+	return v
 }
 
 // keys are the keys of rec's front matter that the config indexes, in the
@@ -516,7 +530,7 @@ func patternSuffix(entry string) (suffix string, pattern bool) {
 // of the document's names (see Names): a query equal to it asks for the
 // page, as a reader sees the page's title.
 func EnclosingHeading(rec *docir.Record) (string, bool) {
-	if len(rec.Sections) == 0 || rec.Title != strings.TrimSuffix(path.Base(rec.Path), ".md") {
+	if len(rec.Sections) == 0 || rec.Title != markdown.FileTitle(rec.Path) {
 		return "", false
 	}
 	first := rec.Sections[0]
@@ -567,7 +581,7 @@ func (c Config) Names(rec *docir.Record) []string {
 		if _, pattern := patternSuffix(k); pattern {
 			continue
 		}
-		if s, ok := rec.Fields[k].(string); ok && strings.TrimSpace(s) != "" && s != rec.Title {
+		if s, ok := fieldValue(rec, k).(string); ok && strings.TrimSpace(s) != "" && s != rec.Title {
 			out = append(out, Prose(s, false))
 		}
 	}
@@ -581,7 +595,7 @@ func (c Config) Names(rec *docir.Record) []string {
 func (c Config) FrontMatterProse(rec *docir.Record) string {
 	var out []string
 	for _, k := range c.keys(rec) {
-		s, ok := rec.Fields[k].(string)
+		s, ok := fieldValue(rec, k).(string)
 		s = strings.TrimSpace(Prose(s, false))
 		if ok && s != rec.Title && proseWords(s, 3) >= 3 {
 			out = append(out, s)
@@ -1422,16 +1436,33 @@ func esmLine(line []byte) bool {
 // blankContainer blanks, when line (at offset off of the text) opens or
 // closes a ::: container (VitePress's and Docusaurus's `::: tip Title`,
 // `:::details`, a closing `:::`), its colons and the word after them (the
-// container's type), and keeps the title a reader sees.
+// container's type), and keeps the title a reader sees. A title in
+// brackets right after the type (Starlight's and Docusaurus's
+// `:::tip[See it in action]`) keeps its text, not its brackets, and an
+// attribute block after them (`{icon="heart"}`, `{#id .class}`) is
+// blanked: `:::tip[See` was blanked as the type, and "it in action]"
+// was the text.
 func blankContainer(line []byte, blank func(from, to int), off int) {
 	i := afterMarker(line, ':')
 	if i < 0 {
 		return
 	}
-	for i < len(line) && line[i] != ' ' && line[i] != '\t' && line[i] != '\r' {
+	for i < len(line) && line[i] != ' ' && line[i] != '\t' && line[i] != '\r' && line[i] != '[' && line[i] != '{' {
 		i++
 	}
 	blank(off, off+i)
+	if i < len(line) && line[i] == '[' {
+		if k := bytes.IndexByte(line[i:], ']'); k > 0 {
+			blank(off+i, off+i+1)
+			blank(off+i+k, off+i+k+1)
+			i += k + 1
+		}
+	}
+	if i < len(line) && line[i] == '{' {
+		if k := bytes.IndexByte(line[i:], '}'); k > 0 {
+			blank(off+i, off+i+k+1)
+		}
+	}
 }
 
 // afterMarker is where line goes on after its indent, a run of three or
@@ -1753,8 +1784,9 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 			// A tag over lines only where the line holds no '>' after the '<'.
 			if gt.from(line, i) == len(line) {
 				if n := tagOverLines(rest[i:], len(line)-i); n > 0 {
-					blank(off+i, off+i+n)
-					return // the rest of the line is the tag's
+					// Its text attributes kept; the rest of the line is the tag's.
+					blankTag(rest[i:i+n], blank, off+i)
+					return
 				}
 			}
 		case ']':
@@ -2095,8 +2127,8 @@ func blankTag(tag []byte, blank func(from, to int), off int) {
 	}
 	for i < len(tag) {
 		j := i
-		for j < len(tag) && (tag[j] == ' ' || tag[j] == '\t') {
-			j++
+		for j < len(tag) && (tag[j] == ' ' || tag[j] == '\t' || tag[j] == '\n' || tag[j] == '\r') {
+			j++ // a tag over lines has an attribute a line (tagOverLines)
 		}
 		end := htmlAttribute(tag, j)
 		if end <= j {

@@ -43,7 +43,7 @@ func TestProse(t *testing.T) {
 		{"mdBook title, playground", "{{#title Ownership}}{{#playground x.rs editable}} Text", false, "Text"},
 		// A tag may run over lines (the Rust book's figures); a blank line
 		// ends it, and the text after it on its last line is kept.
-		{"tag over lines", "Before.\n<img alt=\"Three tables: the stack\nand the heap\" src=\"img/trpl04-05.svg\"\nclass=\"center\" style=\"width: 50%;\" />\n<span class=\"caption\">Figure 4-5</span>", false, "Before. Figure 4-5"},
+		{"tag over lines", "Before.\n<img alt=\"Three tables: the stack\nand the heap\" src=\"img/trpl04-05.svg\"\nclass=\"center\" style=\"width: 50%;\" />\n<span class=\"caption\">Figure 4-5</span>", false, "Before. Three tables: the stack and the heap Figure 4-5"},
 		{"tag over CRLF lines", "<img\r\n  src=\"a.png\" /> After", false, "After"},
 		{"no tag over a fence", "<img alt=\"a\n```\n\" />\n```", false, "<img alt=\"a ``` \" /> ```"},
 		{"no tag over a blank line", "<img src=\"a.png\"\n\nclass=\"c\" />", false, "<img src=\"a.png\" class=\"c\" />"},
@@ -73,6 +73,7 @@ func TestProse(t *testing.T) {
 		// Indented four, no block opens: its tags are inline tags, blanked, their text kept.
 		{"script indented four", "    <script>x</script>", false, "x"},
 		{"container markers", "::: tip Mind the gap\nText.\n:::\n:::details\nMore.\n:::", false, "Mind the gap Text. More."},
+		{"container title in brackets", ":::tip[See it in action]\nTry it.\n:::\n:::caution[Did you know?]{icon=\"heart\"}\nYes.\n:::\n:::note{.x}\nNo title.\n:::", false, "See it in action Try it. Did you know? Yes. No title."},
 		{"toml only opens the lead", "+++\ntitle = \"x\"\n+++\nBody.", false, "+++ title = \"x\" +++ Body."},
 		// mkdocs-material's changelog and conventions (review finding 7).
 		{"heading attribute block and tag", "## 8.0.1 <small>November 28, 2021</small> { id=\"8.0.1\" }\n\n- Improved", false, "## 8.0.1 November 28, 2021 - Improved"},
@@ -94,6 +95,8 @@ func TestProse(t *testing.T) {
 		// A tag's text attributes show: a caption, a title, an image's alt.
 		{"text attributes of tags", "<Listing number=\"15-19\" file-name=\"src/main.rs\" caption=\"Printing the reference count of `Rc<T>`\">\n\n</Listing>\n<abbr TITLE='HyperText'>HTML</abbr> <img src=x alt=unquoted> <a href=\"y\" title=\"\">z</a>", false,
 			"Printing the reference count of `Rc<T>` HyperText HTML z"},
+		{"text attributes of a tag over lines", "<LinkCard\n  title=\"gamma\"\n  href=\"/x/\"\n  description=\"beta\"\n/>\n<TabItem value=\"npm\" label=\"Using npm\">\n\nnpm i\n\n</TabItem>", false,
+			"gamma beta Using npm npm i"},
 		{"autolinks and comparisons kept", "<https://x.org> <a@b.c> a < b > c <3", false, "<https://x.org> <a@b.c> a < b > c <3"},
 		{"tags in code kept", "`<small>` and\n```\n<div class=\"x\">\n```\n", false, "`<small>` and ``` <div class=\"x\"> ```"},
 		// MDX's comments and spacers are dropped from the page (a
@@ -282,6 +285,20 @@ func TestFrontMatterPatterns(t *testing.T) {
 	}
 	if n := (Config{FrontMatter: []string{"PageTitle"}}).Names(&rec); !cmp.Equal(n, []string{"Terminal Basics", "Integrated Terminal in Visual Studio Code"}) {
 		t.Errorf("names %q: a field named exactly names the page", n)
+	}
+}
+
+// TestFrontMatterNested: a configured field's dotted name reads a nested
+// one, as the query language does (Starlight's hero.tagline); a key
+// written with a dot is read as written first.
+func TestFrontMatterNested(t *testing.T) {
+	rec := docir.Record{ID: "index", Title: "Starlight", Fields: map[string]any{
+		"hero":    map[string]any{"tagline": "Make your docs shine", "actions": []any{map[string]any{"text": "Get started"}}},
+		"sidebar": map[string]any{"label": "Home"}, "a.b": "as written", "a": map[string]any{"b": "nested"},
+	}}
+	got := (Config{FrontMatter: []string{"hero.tagline", "sidebar.label", "a.b", "hero.missing"}}).frontMatterText(&rec)
+	if want := "Make your docs shine\nHome\nas written"; got != want {
+		t.Errorf("frontMatterText %q, want %q", got, want)
 	}
 }
 
