@@ -12,6 +12,7 @@ import (
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/query"
 	"github.com/docir/docir/store"
+	"github.com/docir/docir/store/ingest"
 	"github.com/docir/docir/store/links"
 	"github.com/docir/docir/store/passage"
 )
@@ -47,6 +48,11 @@ func Suggest(snap *store.Snapshot, a address.Address, n int) ([]string, error) {
 			noExt = s
 			break
 		}
+	}
+	// Or under a markdown name docir does not read (x.mdx, x.markdown):
+	// renamed to x.md, as the index warning advises, the page is x.
+	if ext := ingest.LookalikeExt(typed); noExt == typed && ext != "" && ingest.IsMarkdownExt(ext) && len(ext) < len(typed) {
+		noExt = typed[:len(typed)-len(ext)]
 	}
 	t := typedID{typed: typed, noExt: noExt, lower: strings.ToLower(noExt), base: path.Base(noExt), maxEdits: min(3, max(1, len(a.ID)/4))}
 	var cands []candidate

@@ -49,6 +49,9 @@ func TestSuggest(t *testing.T) {
 		{"runbooks/disk-full.html#mitigate", 3, []string{"runbooks/disk-full#mitigate"}},
 		// A document without the section typed is suggested alone.
 		{"runbooks/disk-full.html#no-such-heading", 3, []string{"runbooks/disk-full"}},
+		// Under a markdown name docir does not read: renamed to .md, it is that page.
+		{"runbooks/disk-full.mdx", 3, []string{"runbooks/disk-full"}},
+		{"runbooks/disk-full.markdown#mitigate", 3, []string{"runbooks/disk-full#mitigate"}},
 		{"disk-full", 3, []string{"runbooks/disk-full"}},
 		{"Runbooks/Disk-Full", 3, []string{"runbooks/disk-full"}},
 		{"en-US/Docs/Runbooks/Disk-Full", 3, []string{"runbooks/disk-full"}},                                                              // a site's URL path: folders in front, another case
