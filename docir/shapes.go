@@ -62,6 +62,11 @@ type Hit struct {
 	Score          float64 `json:"score"`
 	MatchedSection string  `json:"matched_section"` // an address `get` accepts as-is
 	Snippet        string  `json:"snippet,omitempty"`
+	// Also are the matched sections of other documents that say nothing
+	// this hit's matched section and those of the hits above it do not
+	// (a section a generated reference repeats on every page): left out of
+	// the hits, listed here, at most as many as the hits asked for.
+	Also []string `json:"also,omitempty"`
 }
 
 // StoreStatus reports how one store answered a skeleton read.

@@ -37,9 +37,9 @@ func TestSkeletonShapes(t *testing.T) {
 		v    any
 		want []string
 	}{
-		{Hit{}, []string{"id", "title", "path", "store", "score", "matched_section", "snippet"}},
+		{Hit{}, []string{"id", "title", "path", "store", "score", "matched_section", "snippet", "also"}},
 		{SearchResult{}, []string{"query", "hits", "total", "stores", "warnings"}},
-		{ContextHit{}, []string{"id", "title", "path", "store", "score", "matched_section", "snippet", "tokens", "outline"}},
+		{ContextHit{}, []string{"id", "title", "path", "store", "score", "matched_section", "snippet", "also", "tokens", "outline"}},
 		{OutlineEntry{}, []string{"address", "heading", "level", "tokens"}},
 		{ContextResult{}, []string{"query", "budget", "hits", "addresses", "tokens", "stores", "warnings", "generation"}},
 		{SearchParams{}, []string{"query", "limit", "image_revision", "binding", "require_current"}},

@@ -221,8 +221,9 @@ func account(asked []address.Address, res docir.GetResult) ([]docir.Resolution, 
 
 // checkHits checks a store's skeleton hits: each names a document, once
 // (a store ranks a document once; a document listed again would add to
-// its fused score once a listing), and its matched_section is an address
-// of that document that `get` accepts.
+// its fused score once a listing), its matched_section is an address
+// of that document that `get` accepts, and its also lists addresses, no
+// more than a search may ask for.
 func checkHits(hits []docir.Hit) error {
 	at := make(map[string]int, len(hits))
 	for i, h := range hits {
@@ -239,6 +240,14 @@ func checkHits(hits []docir.Hit) error {
 		}
 		if math.IsNaN(h.Score) || math.IsInf(h.Score, 0) {
 			return garbage("hit %d: score %v", i, h.Score)
+		}
+		if len(h.Also) > docir.MaxLimit {
+			return garbage("hit %d: also lists %d sections, over %d", i, len(h.Also), docir.MaxLimit)
+		}
+		for j, s := range h.Also {
+			if _, err := address.Parse(s); err != nil {
+				return garbage("hit %d: also %d: %v", i, j, err)
+			}
 		}
 	}
 	return nil

@@ -151,6 +151,7 @@ func printContextText(w io.Writer, res docir.ContextResult, mark marker, width i
 		if h.Snippet != "" {
 			b.WriteString("    " + mark.highlight(snippetLine(h.Snippet, width-4), res.Query) + "\n")
 		}
+		b.WriteString(alsoLine(h.Hit, width))
 		outline := [][]string{}
 		for _, o := range h.Outline {
 			outline = append(outline, []string{"  " + o.Address, strconv.Itoa(o.Tokens), strings.Repeat("  ", max(0, o.Level-1)) + o.Heading})

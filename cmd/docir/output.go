@@ -218,6 +218,13 @@ func terminalHits(hits []docir.Hit) []docir.Hit {
 func terminalHit(h docir.Hit) docir.Hit {
 	h.ID, h.Title, h.Path = terminalCell(h.ID), terminalCell(h.Title), terminalCell(h.Path)
 	h.Store, h.MatchedSection, h.Snippet = terminalCell(h.Store), terminalCell(h.MatchedSection), terminalCell(h.Snippet)
+	if len(h.Also) > 0 {
+		also := make([]string, len(h.Also))
+		for i, a := range h.Also {
+			also[i] = terminalCell(a)
+		}
+		h.Also = also
+	}
 	return h
 }
 

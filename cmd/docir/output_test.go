@@ -129,6 +129,21 @@ func TestHitsTableFitsTerminal(t *testing.T) {
 	}
 }
 
+// TestAlsoLine: a hit's also is a line under it, its first three
+// addresses and how many more it lists; none without.
+func TestAlsoLine(t *testing.T) {
+	h := docir.Hit{Also: []string{"a#x", "b#x", "c#x", "d#x", "e#x"}}
+	if got, want := alsoLine(h, 0), "    the same text in a#x, b#x, c#x and 2 more\n"; got != want {
+		t.Errorf("alsoLine = %q, want %q", got, want)
+	}
+	if got := alsoLine(docir.Hit{}, 0); got != "" {
+		t.Errorf("alsoLine of no also = %q", got)
+	}
+	if got := alsoLine(h, 20); uniseg.StringWidth(strings.TrimSuffix(got, "\n")) > 20 {
+		t.Errorf("alsoLine over width 20: %q", got)
+	}
+}
+
 func TestFitText(t *testing.T) {
 	for _, tt := range []struct {
 		s     string

@@ -166,6 +166,7 @@ func printHitsText(w io.Writer, query string, hits []docir.Hit, mark marker, foo
 			b.WriteString(mark.highlight(snippetLine(hits[i].Snippet, width-4), query))
 			b.WriteByte('\n')
 		}
+		b.WriteString(alsoLine(hits[i], width))
 	})
 	if footer != "" {
 		b.WriteString(footer + "\n")
@@ -173,6 +174,24 @@ func printHitsText(w io.Writer, query string, hits []docir.Hit, mark marker, foo
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// alsoLine is the line under a hit that names the matched sections left
+// out as saying what it says (docir.Hit.Also), up to maxAlsoShown of them
+// and how many more; "" when there are none.
+func alsoLine(h docir.Hit, width int) string {
+	if len(h.Also) == 0 {
+		return ""
+	}
+	shown := h.Also[:min(len(h.Also), maxAlsoShown)]
+	line := "    the same text in " + strings.Join(shown, ", ")
+	if n := len(h.Also) - len(shown); n > 0 {
+		line += fmt.Sprintf(" and %d more", n)
+	}
+	return snippetLine(line, width) + "\n"
+}
+
+// maxAlsoShown is how many of a hit's also the text shows (JSON has all).
+const maxAlsoShown = 3
 
 func hitAddress(h docir.Hit) string {
 	if h.MatchedSection != "" {

@@ -261,8 +261,9 @@ func fieldsText(b *strings.Builder, r *docir.FieldsResult) {
 const TextSnippetMax = 120
 
 // writeHit writes one hit as a line: its address and title; its path only
-// when the id does not say it; its store when not local; and its snippet
-// cut to TextSnippetMax around the query's words.
+// when the id does not say it; its store when not local; its snippet
+// cut to TextSnippetMax around the query's words; and how many pages its
+// also lists (docir.Hit.Also).
 func writeHit(b *strings.Builder, n int, h *docir.Hit, query string) {
 	fmt.Fprintf(b, "%d. `%s` %s", n, h.MatchedSection, h.Title)
 	if !render.PathOfID(h.ID, h.Path) {
@@ -273,6 +274,9 @@ func writeHit(b *strings.Builder, n int, h *docir.Hit, query string) {
 	}
 	if s := rank.Snippet(h.Snippet, query, TextSnippetMax); s != "" {
 		fmt.Fprintf(b, " — %s", s)
+	}
+	if len(h.Also) > 0 {
+		fmt.Fprintf(b, " (the same text in %d other pages: also, in structuredContent)", len(h.Also))
 	}
 }
 

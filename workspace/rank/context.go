@@ -44,7 +44,7 @@ func contextOf(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir
 		return docir.ContextResult{}, docir.Errorf(docir.CodeInvalidParams, "budget %d: want 1 to %d tokens", budget, docir.MaxBudget)
 	}
 	res := docir.ContextResult{Query: q, Budget: budget, Hits: []docir.ContextHit{}, Addresses: []string{}, Generation: snap.Generation()}
-	all, words, err := rankPlanned(ctx, snap, idx, q, limit, exhaustive)
+	all, also, words, err := rankPlanned(ctx, snap, idx, q, limit, exhaustive)
 	if err != nil {
 		return docir.ContextResult{}, err
 	}
@@ -61,7 +61,9 @@ func contextOf(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir
 		res.Warnings = append(res.Warnings, w...)
 	}
 	for i := range all {
-		res.Hits = append(res.Hits, docir.ContextHit{Hit: all[i].hit, Tokens: all[i].whole, Outline: []docir.OutlineEntry{}})
+		h := all[i].hit
+		h.Also = also[h.ID]
+		res.Hits = append(res.Hits, docir.ContextHit{Hit: h, Tokens: all[i].whole, Outline: []docir.OutlineEntry{}})
 	}
 	plan := makePlan(all, budget)
 	plan.mergeSubsections(all)
@@ -106,10 +108,12 @@ func makePlan(all []planned, budget int) *readPlan {
 }
 
 // rankPlanned ranks documents for q as search does, each as the read plan
-// sees it, and says whether the query has a word to rank (see NoWords).
-func rankPlanned(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string, limit int, exhaustive bool) ([]planned, bool, error) {
+// sees it, with the matched sections left out as repeats (see eachHit),
+// and says whether the query has a word to rank (see NoWords).
+func rankPlanned(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string, limit int, exhaustive bool) ([]planned, map[string][]string, bool, error) {
 	var all []planned
-	_, words, err := eachHit(ctx, snap, idx, q, limit, exhaustive, true, func(f *found) error {
+	var also map[string][]string
+	_, words, err := eachHit(ctx, snap, idx, q, limit, exhaustive, true, &also, func(f *found) error {
 		sections, err := f.sectionScores()
 		if err != nil {
 			return err
@@ -128,7 +132,7 @@ func rankPlanned(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q str
 			lead: leadSlug(&f.rec, f.body), sections: sections, matched: matched, cut: f.cutter(), body: f.body, blank: emptyPage(&f.rec, f.body), quiet: quiet})
 		return nil
 	})
-	return all, words, err
+	return all, also, words, err
 }
 
 // OutlineDepth is how many heading levels an outline shows, from the
@@ -358,8 +362,14 @@ func (p *readPlan) readsAll(lines []string) bool {
 // proseLines is text's lines as a reader reads them (see addOf): lead
 // says text opens a document (passage.Prose).
 func proseLines(text string, lead bool) []string {
+	return textLines(passage.Prose(text, lead))
+}
+
+// textLines is the lines of prose (passage.Prose's), spaces trimmed, blank
+// ones left out.
+func textLines(prose string) []string {
 	var lines []string
-	for l := range strings.Lines(passage.Prose(text, lead)) {
+	for l := range strings.Lines(prose) {
 		if l = strings.TrimSpace(l); l != "" {
 			lines = append(lines, l)
 		}

@@ -51,12 +51,16 @@ func search(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.Se
 	}
 	res := docir.SearchResult{Query: q, Hits: []docir.Hit{}}
 	var words bool
-	res.Total, words, err = eachHit(ctx, snap, idx, q, limit, exhaustive, false, func(h *found) error {
+	var also map[string][]string
+	res.Total, words, err = eachHit(ctx, snap, idx, q, limit, exhaustive, false, &also, func(h *found) error {
 		res.Hits = append(res.Hits, h.hit())
 		return nil
 	})
 	if err != nil {
 		return docir.SearchResult{}, err
+	}
+	for i := range res.Hits {
+		res.Hits[i].Also = also[res.Hits[i].ID]
 	}
 	if !words {
 		res.Warnings = append(res.Warnings, NoWords(q))
@@ -193,6 +197,11 @@ type found struct {
 	pc   passage.Config // what the generation's index holds of front matter
 	r    *ranking       // the ranking that found it
 	dt   *docText       // the document as the ranking read it
+	// made is the hit, once made (see hit), and prose the matched
+	// section's own text as a reader reads it (passage.Prose), which the
+	// snippet is cut from and sameText compares.
+	made  *docir.Hit
+	prose string
 }
 
 // cutter is the document's passage.Cutter (see docText.cutter).
@@ -245,10 +254,13 @@ func (f *found) passageScores() ([]passageHit, error) {
 }
 
 // eachHit ranks documents for q and calls fn for each one still in the
-// generation, in rank order, with its matched section chosen. It returns
-// the number of matching passages, and whether the query has a word to rank
+// generation, in rank order, with its matched section chosen, limit of
+// them: a hit that says again what those before it say is not one of
+// them (sameText), and when also is not nil it is set to the matched
+// sections left out so, by the id of the hit they repeat. It returns the
+// number of matching passages, and whether the query has a word to rank
 // (see NoWords).
-func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string, limit int, exhaustive, plan bool, fn func(*found) error) (total int, words bool, err error) {
+func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string, limit int, exhaustive, plan bool, also *map[string][]string, fn func(*found) error) (total int, words bool, err error) {
 	ft, err := idx()
 	if err != nil {
 		return 0, false, err
@@ -264,38 +276,140 @@ func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string,
 	if err != nil {
 		return 0, false, err
 	}
-	for _, d := range docs {
-		dt, err := r.doc(d.id)
-		if err != nil {
+	same := sameText{also: map[string][]string{}, limit: limit}
+	given, read := 0, map[string]bool{}
+	for window := limit; ; {
+		for _, d := range docs {
+			if given == limit {
+				break
+			}
+			if read[d.id] {
+				continue // given, or repeated, in a narrower window
+			}
+			read[d.id] = true
+			f, err := r.found(d, q)
+			if err != nil {
+				return 0, false, err
+			}
+			if f == nil {
+				continue
+			}
+			if same.repeats(f) {
+				continue
+			}
+			if err := fn(f); err != nil {
+				return 0, false, err
+			}
+			given++
+			// fn has read what it needs of the document's passages: a
+			// document of many sections need not hold them past its turn.
+			delete(r.beyond, d.id)
+			f.dt.passages = nil
+		}
+		if given == limit || len(docs) < window || window >= docir.MaxLimit {
+			break
+		}
+		// Some hits said again what hits before them said: rank a wider
+		// window, to give as many hits as asked for that say something
+		// of their own (see sameText), up to the most a search may ask for.
+		window = min(2*window, docir.MaxLimit)
+		if docs, _, err = r.rank(q, window); err != nil {
 			return 0, false, err
 		}
-		if dt == nil {
-			continue
-		}
-		body, err := dt.wholeBody()
-		if err != nil {
-			return 0, false, err
-		}
-		rec, err := dt.record()
-		if err != nil {
-			return 0, false, err
-		}
-		f := &found{rec: *rec, body: body, doc: d, q: q, pc: r.pc, r: r, dt: dt}
-		if err := r.chooseSection(f); err != nil {
-			return 0, false, err
-		}
-		if err := f.speakingSection(); err != nil {
-			return 0, false, err
-		}
-		if err := fn(f); err != nil {
-			return 0, false, err
-		}
-		// fn has read what it needs of the document's passages: a
-		// document of many sections need not hold them past its turn.
-		delete(r.beyond, d.id)
-		dt.passages = nil
+	}
+	if also != nil {
+		*also = same.also
 	}
 	return total, len(r.q.Terms()) > 0, nil
+}
+
+// found is the ranked document d as a hit: its record and body, its
+// matched section settled; nil when it is no longer in the generation.
+func (r *ranking) found(d rankedDoc, q string) (*found, error) {
+	dt, err := r.doc(d.id)
+	if err != nil || dt == nil {
+		return nil, err
+	}
+	body, err := dt.wholeBody()
+	if err != nil {
+		return nil, err
+	}
+	rec, err := dt.record()
+	if err != nil {
+		return nil, err
+	}
+	f := &found{rec: *rec, body: body, doc: d, q: q, pc: r.pc, r: r, dt: dt}
+	if err := r.chooseSection(f); err != nil {
+		return nil, err
+	}
+	if err := f.speakingSection(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// sameText finds the hits that say again what the hits given before them
+// say: a hit whose matched section holds no line, as a reader reads it
+// (passage.Prose: markup blanked, spaces trimmed, blank lines left out),
+// that a matched section given before it does not hold. A generated
+// reference repeats a section on every page — the Cargo book's "Manifest
+// Options" on each command's page, differing in the ids of their HTML
+// tags; Helm's "Options inherited from parent commands" — and 27 copies of
+// one filled a search's hits and a context's plan, the FAQ entry that
+// answered ("How can Cargo work offline?") 28th. Such a hit is not given;
+// its matched section is listed in the also of the hit given before it
+// that shares the most of its lines (the first on a tie), at most limit
+// there. A context's plan applies the same rule to its reads (readPlan.addOf).
+// A matched section of no prose lines is never a repeat.
+type sameText struct {
+	lines map[string][]int    // a line of a hit given -> the hits that hold it, by their place
+	given []string            // the hits given, by place: their ids
+	also  map[string][]string // by a hit's id: the matched sections that repeat it
+	limit int
+}
+
+// repeats reports whether f says nothing the hits given before it do not
+// (and lists it), else records its lines as a hit given.
+func (s *sameText) repeats(f *found) bool {
+	h := f.hit()
+	lines := textLines(f.prose)
+	if len(lines) > 0 && len(s.given) > 0 {
+		shared := make([]int, len(s.given))
+		all := true
+		for _, l := range lines {
+			at, ok := s.lines[l]
+			if !ok {
+				all = false
+				break
+			}
+			for _, i := range at {
+				shared[i]++
+			}
+		}
+		if all {
+			best := 0
+			for i, n := range shared {
+				if n > shared[best] {
+					best = i
+				}
+			}
+			if id := s.given[best]; len(s.also[id]) < s.limit {
+				s.also[id] = append(s.also[id], h.MatchedSection)
+			}
+			return true
+		}
+	}
+	if s.lines == nil {
+		s.lines = map[string][]int{}
+	}
+	place := len(s.given)
+	s.given = append(s.given, h.ID)
+	for _, l := range lines {
+		if at := s.lines[l]; len(at) == 0 || at[len(at)-1] != place {
+			s.lines[l] = append(at, place)
+		}
+	}
+	return false
 }
 
 // ranking is one ranked read: the index, the generation, and the documents
@@ -1627,6 +1741,15 @@ func leadSlug(rec *docir.Record, body []byte) string {
 // snippet reads from its front-matter prose (a description) and then the
 // lead's text.
 func (f *found) hit() docir.Hit {
+	if f.made == nil {
+		h := f.makeHit()
+		f.made = &h
+	}
+	return *f.made
+}
+
+// makeHit is hit, made.
+func (f *found) makeHit() docir.Hit {
 	rec, body, d := &f.rec, f.body, f.doc
 	hit := docir.Hit{ID: rec.ID, Title: rec.Title, Path: rec.Path, Store: docir.StoreLocal, Score: d.score, MatchedSection: rec.ID}
 	slug, prefix := "", ""
@@ -1655,6 +1778,7 @@ func (f *found) hit() docir.Hit {
 	}
 	if from <= to && to <= len(body) {
 		text := passage.Prose(string(body[from:to]), from == rec.MarkdownStart)
+		f.prose = text
 		if prefix != "" {
 			text = prefix + "\n" + text
 		}
