@@ -65,7 +65,9 @@ type Hit struct {
 	// Also are the matched sections of other documents that say nothing
 	// this hit's matched section and those of the hits above it do not
 	// (a section a generated reference repeats on every page): left out of
-	// the hits, listed here, at most as many as the hits asked for.
+	// the hits, listed here, at most as many as the hits asked for. A
+	// search folds them among the documents it ranks; a context fills its
+	// hits from further down.
 	Also []string `json:"also,omitempty"`
 }
 

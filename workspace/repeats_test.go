@@ -10,9 +10,10 @@ import (
 
 // TestRepeatedSectionsGiveWay: a section a generated reference repeats on
 // every page (its lines the same as a reader reads them: the ids of its
-// HTML tags differ) is one hit, the others listed in its also; the hits
-// asked for are filled with pages that say something of their own, and
-// context plans them. A copy with a line of its own is a hit.
+// HTML tags differ) is one hit, the others listed in its also; a copy with
+// a line of its own is a hit. A search gives the limit documents ranked,
+// repeats folded; a context fills its hits from further down, and plans
+// the page that says something else.
 func TestRepeatedSectionsGiveWay(t *testing.T) {
 	files := map[string]string{
 		"faq.md":     "# FAQ\n\n## How can the tool work offline?\n\nThe offline flag tells the tool not to touch the network.\n",
@@ -23,7 +24,7 @@ func TestRepeatedSectionsGiveWay(t *testing.T) {
 	}
 	ws, ctx := indexedFiles(t, files)
 	const q = "tool network access offline"
-	res, err := ws.Search(ctx, docir.SearchParams{Query: q, Limit: 3})
+	res, err := ws.Search(ctx, docir.SearchParams{Query: q, Limit: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,24 +36,38 @@ func TestRepeatedSectionsGiveWay(t *testing.T) {
 		if h.ID != "faq" && h.ID != "cmd-own" {
 			copies++
 		}
-	}
-	if len(got) != 3 || copies != 1 || !slices.Contains(got, "faq") || !slices.Contains(got, "cmd-own") {
-		t.Errorf("hits %v: want one copy of the repeated section, faq and cmd-own", got)
-	}
-	// Every copy but the one given is listed, at most the limit (3).
-	if also != 3 {
-		t.Errorf("also lists %d sections, want 3 (5 copies, at most the limit)", also)
-	}
-	for _, h := range res.Hits {
 		for _, a := range h.Also {
 			if a == h.MatchedSection || a[:4] != "cmd-" {
 				t.Errorf("hit %s: also %v", h.ID, h.Also)
 			}
 		}
 	}
+	if len(got) != 3 || copies != 1 || !slices.Contains(got, "faq") || !slices.Contains(got, "cmd-own") || also != 5 {
+		t.Errorf("hits %v (also %d): want one copy of the repeated section, faq and cmd-own, and 5 copies in also", got, also)
+	}
+	// With a limit of 3, a search ranks 3 documents, and gives those that
+	// are not repeats; a context fills its 3 from further down.
+	res, err = ws.Search(ctx, docir.SearchParams{Query: q, Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	folded := 0
+	for _, h := range res.Hits {
+		folded += len(h.Also)
+	}
+	if len(res.Hits)+folded != 3 || folded == 0 {
+		t.Errorf("limit 3: %d hits, %d folded; want 3 documents ranked, a copy folded", len(res.Hits), folded)
+	}
 	plan, err := ws.Context(ctx, docir.ContextParams{Query: q, Limit: 3})
 	if err != nil {
 		t.Fatal(err)
+	}
+	var planned []string
+	for _, h := range plan.Hits {
+		planned = append(planned, h.ID)
+	}
+	if len(planned) != 3 || !slices.Contains(planned, "faq") || !slices.Contains(planned, "cmd-own") {
+		t.Errorf("context hits %v: want 3 that are not repeats, faq and cmd-own among them", planned)
 	}
 	if !slices.Contains(plan.Addresses, "faq") && !slices.Contains(plan.Addresses, "faq#how-can-the-tool-work-offline") {
 		t.Errorf("context plan %v: want the FAQ entry", plan.Addresses)
