@@ -73,3 +73,23 @@ func TestRepeatedSectionsGiveWay(t *testing.T) {
 		t.Errorf("context plan %v: want the FAQ entry", plan.Addresses)
 	}
 }
+
+// TestRepeatedLeadsAreNotCopies: pages matched as a whole (by their
+// titles) that share a lead's boilerplate line are not copies: each is a
+// hit.
+func TestRepeatedLeadsAreNotCopies(t *testing.T) {
+	files := map[string]string{}
+	for _, n := range []string{"alpha", "beta", "gamma"} {
+		files[n+".md"] = "---\ntitle: " + n + " widget\n---\nThis page is for version 2 of the product.\n"
+	}
+	ws, ctx := indexedFiles(t, files)
+	for _, q := range []string{"widget", "beta widget"} {
+		res, err := ws.Search(ctx, docir.SearchParams{Query: q, Limit: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) != 3 {
+			t.Errorf("search %q: %d hits (%v), want 3", q, len(res.Hits), res.Hits)
+		}
+	}
+}

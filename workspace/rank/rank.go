@@ -296,6 +296,8 @@ func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string,
 				continue
 			}
 			if same.repeats(f) {
+				delete(r.beyond, d.id)
+				f.dt.passages = nil
 				continue
 			}
 			if err := fn(f); err != nil {
@@ -319,7 +321,7 @@ func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string,
 		// as deep as the copies are many (five copies of a corpus: a search
 		// 3.0× the time of one without the rule), and a search's reader
 		// sees what was folded and may ask for more.
-		window = min(max(2*window, (window*limit+given-1)/given), docir.MaxLimit)
+		window = min(max(2*window, (window*limit+given-1)/max(given, 1)), docir.MaxLimit)
 		if docs, _, err = r.rank(q, window); err != nil {
 			return 0, false, err
 		}
@@ -1763,7 +1765,8 @@ func (f *found) makeHit() docir.Hit {
 	if len(d.passages) > 0 {
 		slug = d.passages[0].slug
 	}
-	if slug == "" {
+	whole := slug == "" // the page matched as a whole: its lead, title or front matter
+	if whole {
 		slug = leadSlug(rec, body)
 		prefix = f.pc.FrontMatterProse(rec)
 	}
@@ -1786,6 +1789,12 @@ func (f *found) makeHit() docir.Hit {
 	if from <= to && to <= len(body) {
 		text := passage.Prose(string(body[from:to]), from == rec.MarkdownStart)
 		f.prose = text
+		if whole {
+			// What a page matched as a whole says is its title and front
+			// matter too: pages that share a lead's boilerplate line
+			// ("This page is for version 2") are not copies (sameText).
+			f.prose = rec.Title + "\n" + prefix + "\n" + text
+		}
 		if prefix != "" {
 			text = prefix + "\n" + text
 		}

@@ -102,13 +102,18 @@ func Check(t *testing.T, set Set) {
 		}
 		// A smaller limit reads less, and its hits are the first of the
 		// reference's all the same: a named document below the reading's
-		// floor is scored whole, not by the passage that names it.
+		// floor is scored whole, not by the passage that names it. It
+		// ranks k documents, and folds the repeats among them (a hit's
+		// also), as the reference folds those among its 10.
 		for _, k := range []int{1, 2, 3, 5} {
 			small, err := ws.Search(ctx, docir.SearchParams{Query: q, Limit: k})
 			if err != nil {
 				return "", fmt.Errorf("search %q -n %d: %v", q, k, err)
 			}
-			if d := sameTop(small.Hits, want.Hits, k); d != "" {
+			if n, ranked := documents(small.Hits), min(k, documents(want.Hits)); n != ranked {
+				return fmt.Sprintf("%s: %q -n %d: %d documents ranked (hits and also), reference %d", set.Sub, q, k, n, ranked), nil
+			}
+			if d := sameTop(small.Hits, want.Hits, len(small.Hits)); d != "" {
 				return fmt.Sprintf("%s: %q -n %d: %s", set.Sub, q, k, d), nil
 			}
 		}
@@ -263,6 +268,16 @@ func titleQueries(t *testing.T, c *corpus, r *rand.Rand, n int) []string {
 // and matched section at each place whose score no other hit of the
 // reference shares (documents of equal score may come in either order,
 // also across the n-th place).
+// documents is the documents hits were ranked from: each hit and the
+// repeats it folded (docir.Hit.Also).
+func documents(hits []docir.Hit) int {
+	n := len(hits)
+	for _, h := range hits {
+		n += len(h.Also)
+	}
+	return n
+}
+
 func sameTop(got, want []docir.Hit, n int) string {
 	if len(got) != min(n, len(want)) {
 		return "hits: " + strconv.Itoa(len(got)) + ", reference " + strconv.Itoa(min(n, len(want)))
