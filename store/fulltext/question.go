@@ -129,8 +129,23 @@ func howMuch(fields []string, i int) bool {
 // match, so the page that answers, which says __dirname and neither, was
 // not among the hits. A search that means a phrase is not a sentence
 // that asks. The quoted words rank as words, their order as any words'.
+// The question is read in the words outside the quotes: a phrase that
+// opens with an interrogative (`"where clause"`, `"how it works"`) asks
+// for the phrase.
 func quotes(text string) bool {
-	fields := strings.Fields(text)
+	var outside strings.Builder
+	for in := false; text != ""; {
+		before, after, found := strings.Cut(text, `"`)
+		if !in {
+			outside.WriteString(before)
+			outside.WriteByte(' ')
+		}
+		if !found {
+			break
+		}
+		text, in = after, !in
+	}
+	fields := strings.Fields(outside.String())
 	return len(fields) >= 2 && isQuestion(fields)
 }
 

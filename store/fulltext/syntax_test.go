@@ -127,6 +127,10 @@ func TestQuerySyntax(t *testing.T) {
 		{`where do I set "front matter" dates?`, []string{"a", "b", "c", "d"}},
 		{`how are "front matter" dates read`, []string{"a", "b", "c", "d"}},
 		{`where do I set "front matter" -menu?`, []string{"a", "c"}},
+		// A phrase that opens with an interrogative is a phrase: the
+		// question is read outside the quotes.
+		{`"where the front matter"`, nil},
+		{`"the front matter" how`, []string{"a"}},
 	} {
 		q, err := x.Prepare(ctx, tt.q)
 		if err != nil {
