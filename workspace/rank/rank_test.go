@@ -369,6 +369,13 @@ func TestSnippetEmphasis(t *testing.T) {
 		// tildes strike through; one is "about".
 		"less than **~2 days** -- fix **(now)** and **\"this\"**": "less than ~2 days -- fix (now) and \"this\"",
 		"delete *.txt files, ~~old~~ and ~2 days":                 "delete *.txt files, old and ~2 days",
+		// A run pairs with the next of its marks, in its paragraph: a
+		// glob before emphasis, or before a later paragraph's, keeps its
+		// star; code keeps its bytes; "```foo```" is a code span.
+		"delete *.txt files *emphasis* here":         "delete *.txt files emphasis here",
+		"delete *.txt files\n\nSome *emphasis* here": "delete *.txt files Some emphasis here",
+		"~~~\nls *.md and *x*\n~~~\ntext":            "ls *.md and *x* text",
+		"```foo```\n# Heading\n* item":               "```foo``` Heading item",
 	} {
 		if got := Snippet(in, "", 1000); got != want {
 			t.Errorf("Snippet(%q):\n got %q\nwant %q", in, got, want)

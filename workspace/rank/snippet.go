@@ -17,7 +17,7 @@ const ellipsis = "…"
 // where text was cut. Highlighting is left to the printer (see
 // MatchSpans): the wire carries plain text.
 func Snippet(text, query string, limit int) string {
-	text = plainEmphasis(foldSpaces(plainHeadings(text)))
+	text = foldSpaces(plainHeadings(text))
 	if len(text) <= limit {
 		return text
 	}
@@ -82,22 +82,29 @@ func foldSpaces(text string) string {
 	return b.String()
 }
 
-// plainEmphasis drops emphasis delimiters from text (spaces folded): a
-// run of one to three '*' or '_', or two '~', that opens a word (after a
-// space, the text's start or "(", before a letter, digit or backtick, or
-// before other punctuation when the run closes later: closedLater) or closes one
-// (after a letter, digit or closing mark, before a space, the text's end
-// or closing punctuation), outside code spans: "**Note:** the `_` of
-// _emphasis_" reads "Note: the `_` of emphasis". A reader sees the
-// emphasis, not its marks (26% of a Grafana review's snippets held
-// "**", 131 of 895 of a Rust book review's "_"). An identifier's
-// underscores (snake_case), a product's stars (2 * 3) and a glob
-// (file_*.txt) flank no word so, and stay.
+// plainEmphasis drops emphasis delimiters from text, one paragraph (its
+// lines joined by spaces): a run of one to three '*' or '_', or two '~',
+// that opens a word (after a space, the text's start or "(", before a
+// letter, digit or backtick — or before other punctuation when the next
+// run of the same marks closes, as CommonMark pairs them: "**~2 days**",
+// "**(now)**") or closes one (after a letter, digit or closing mark,
+// before a space, the text's end or closing punctuation), outside code
+// spans: "**Note:** the `_` of _emphasis_" reads "Note: the `_` of
+// emphasis". A reader sees the emphasis, not its marks (26% of a Grafana
+// review's snippets held "**", 131 of 895 of a Rust book review's "_").
+// An identifier's underscores (snake_case), a product's stars (2 * 3) and
+// a glob (file_*.txt, "delete *.txt files": no run closes it) flank no
+// word so, and stay. Linear: each run is paired with the next of its
+// marks only.
 func plainEmphasis(text string) string {
 	if !strings.ContainsAny(text, "*_~") {
 		return text
 	}
-	b := make([]byte, 0, len(text))
+	type run struct {
+		i, j                 int
+		opens, loose, closes bool // loose: it opens only if the next run of its marks closes
+	}
+	var runs []run
 	code := false
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -105,7 +112,6 @@ func plainEmphasis(text string) string {
 			code = !code
 		}
 		if code || c != '*' && c != '_' && c != '~' {
-			b = append(b, c)
 			i++
 			continue
 		}
@@ -120,15 +126,33 @@ func plainEmphasis(text string) string {
 		if j < len(text) {
 			after = text[j]
 		}
-		startsWord := before == ' ' || before == '('
-		opens := startsWord && (wordByte(after) || after == '`' || after != ' ' && closedLater(text[j:], text[i:j]))
-		closes := (wordByte(before) || strings.IndexByte(".,:;!?)`'\"", before) >= 0) && (after == ' ' || strings.IndexByte(".,:;!?)", after) >= 0)
-		if !delimits(c, j-i) || !opens && !closes || opens && closes {
-			b = append(b, text[i:j]...)
+		if delimits(c, j-i) {
+			startsWord := before == ' ' || before == '('
+			strict := startsWord && (wordByte(after) || after == '`')
+			runs = append(runs, run{i: i, j: j, opens: strict, loose: startsWord && !strict && after != ' ',
+				closes: (wordByte(before) || strings.IndexByte(".,:;!?)`'\"", before) >= 0) && (after == ' ' || strings.IndexByte(".,:;!?)", after) >= 0)})
 		}
 		i = j
 	}
-	return string(b)
+	// A loose opener opens when the next run of its marks closes.
+	next := map[string]int{}
+	for k := len(runs) - 1; k >= 0; k-- {
+		r := &runs[k]
+		m := text[r.i:r.j]
+		if n, ok := next[m]; ok && r.loose && runs[n].closes && !runs[n].opens {
+			r.opens = true
+		}
+		next[m] = k
+	}
+	b := make([]byte, 0, len(text))
+	last := 0
+	for _, r := range runs {
+		if r.opens != r.closes {
+			b = append(b, text[last:r.i]...)
+			last = r.j
+		}
+	}
+	return string(append(b, text[last:]...))
 }
 
 // delimits says a run of n c's may delimit emphasis: one to three '*' or
@@ -139,27 +163,6 @@ func delimits(c byte, n int) bool {
 		return n == 2
 	}
 	return n <= 3
-}
-
-// closedLater reports whether rest (the text after a run of delimiters
-// that opens a word before punctuation: "**~2 days**", "**(now)**",
-// "~~"quoted"~~") holds the same run closing a word, as CommonMark pairs
-// them: such a run opens emphasis only when something closes it. A glob
-// in prose ("delete *.txt files") has no closer, and keeps its star.
-func closedLater(rest, run string) bool {
-	for i := 0; ; {
-		k := strings.Index(rest[i:], run)
-		if k < 0 {
-			return false
-		}
-		k += i
-		end := k + len(run)
-		if k > 0 && rest[k-1] != ' ' && rest[k-1] != run[0] &&
-			(end == len(rest) || rest[end] == ' ' || strings.IndexByte(".,:;!?)", rest[end]) >= 0) {
-			return true
-		}
-		i = end
-	}
 }
 
 // wordByte reports whether c is an ASCII letter or digit, or a byte of a
@@ -185,25 +188,29 @@ func closingMarks(w string) bool {
 // "[!NOTE]", a bullet item's marker, a thematic break and a code fence's
 // line (its code stays, line for line).
 func plainHeadings(text string) string {
-	if !strings.Contains(text, "#") && !strings.Contains(text, "\n=") && !strings.Contains(text, "- ") &&
-		!strings.Contains(text, ">") && !strings.Contains(text, "```") && !strings.Contains(text, "~~~") &&
-		!strings.Contains(text, "* ") && !strings.Contains(text, "+ ") && !strings.Contains(text, "___") &&
-		!strings.Contains(text, "\n--") {
-		return text
-	}
 	lines := strings.Split(text, "\n")
-	out := lines[:0]
+	var out strings.Builder
+	out.Grow(len(text))
+	var para []string // the lines of the paragraph read so far
+	flush := func() { // a paragraph's emphasis is its own (plainEmphasis)
+		if len(para) > 0 {
+			out.WriteString(plainEmphasis(strings.Join(para, " ")))
+			out.WriteByte('\n')
+			para = para[:0]
+		}
+	}
 	fence := "" // the open code fence's marker: its lines are code, kept
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
 		if f := fenceOf(t); fence != "" {
 			if f == "" || !strings.HasPrefix(f, fence) || strings.TrimLeft(t, f[:1]) != "" {
-				out = append(out, l) // code: "# sysctl -a" is a prompt
+				out.WriteString(l + "\n") // code: "# sysctl -a" is a prompt, "ls *.md" a glob
 				continue
 			}
 			fence = ""
 			continue // the closing fence's line
 		} else if f != "" {
+			flush()
 			fence = f
 			continue // the opening fence's line
 		}
@@ -212,20 +219,29 @@ func plainHeadings(text string) string {
 		}
 		switch {
 		case fenceOf(t) != "" || thematicBreak(t):
+			flush()
 			continue // a fence's line in a block quote, a rule
+		case t == "":
+			flush()
+			continue
 		case len(t) >= 2 && strings.IndexByte("-*+", t[0]) >= 0 && (t[1] == ' ' || t[1] == '\t'):
+			flush()
 			l = strings.TrimSpace(t[2:]) // a bullet item: the page shows a dot, not "*"
 		case strings.HasPrefix(t, "#"):
 			h := strings.TrimLeft(t, "#")
 			if len(t)-len(h) <= 6 && (h == "" || h[0] == ' ' || h[0] == '\t') {
-				l = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(h), "#"))
+				flush()
+				para = append(para, strings.TrimSpace(strings.TrimRight(strings.TrimSpace(h), "#")))
+				flush() // a heading is a block of its own
+				continue
 			}
-		case i > 0 && t != "" && strings.Trim(t, "=") == "" || i > 0 && len(t) >= 2 && strings.Trim(t, "-") == "" && strings.TrimSpace(lines[i-1]) != "":
+		case i > 0 && strings.Trim(t, "=") == "" || i > 0 && len(t) >= 2 && strings.Trim(t, "-") == "" && strings.TrimSpace(lines[i-1]) != "":
 			continue // a setext underline
 		}
-		out = append(out, l)
+		para = append(para, l)
 	}
-	return strings.Join(out, "\n")
+	flush()
+	return out.String()
 }
 
 // thematicBreak says a trimmed line is a thematic break: three or more of
@@ -248,13 +264,14 @@ func thematicBreak(t string) bool {
 }
 
 // fenceOf is the marker that opens a trimmed line when it is a code
-// fence's (three or more '`' or '~'), else "".
+// fence's (three or more '`' or '~'; a backtick fence's info string holds
+// no backtick: "```foo```" is a code span), else "".
 func fenceOf(t string) string {
 	if len(t) < 3 || t[0] != '`' && t[0] != '~' {
 		return ""
 	}
 	n := len(t) - len(strings.TrimLeft(t, t[:1]))
-	if n < 3 {
+	if n < 3 || t[0] == '`' && strings.IndexByte(t[n:], '`') >= 0 {
 		return ""
 	}
 	return t[:n]
