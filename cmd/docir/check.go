@@ -691,8 +691,10 @@ func readGenLinks(snap *store.Snapshot) (*genLinks, error) {
 // root-relative link outside it becomes unchecked (outside_base), and one
 // inside it reads, below it, a path shorter by the folders base adds,
 // which names another page or none, unless a source's prefix or folder
-// makes it the same file (it is then not counted). A root-relative link
-// resolves by its kind and target alone: each is read once.
+// makes it the same file (it is then not counted). A link the rules as
+// they are do not lead where the store resolved it (by an alias, a
+// front-matter id) is not counted. A root-relative link resolves by its
+// kind and target alone: each is read once.
 func (g *genLinks) lostUnder(base string, caseless bool) int {
 	r := g.rules
 	r.Base = base
@@ -711,7 +713,11 @@ func (g *genLinks) lostUnder(base string, caseless bool) int {
 		key := ref.Kind + "\x00" + ref.Target
 		ok, seen := kept[key]
 		if !seen {
-			ok = g.leadsTo(r.Classify("", "", ref), caseless) == l.to
+			// A link these rules do not resolve as the store did (a Hugo
+			// alias, a front-matter id, root_fallback: rules the genLinks
+			// does not rebuild) is not weighed: it may or may not be lost.
+			ok = g.leadsTo(g.rules.Classify("", "", ref), g.caseless) != l.to ||
+				g.leadsTo(r.Classify("", "", ref), caseless) == l.to
 			kept[key] = ok
 		}
 		if !ok {
