@@ -34,7 +34,10 @@ section, which the hit names as matched_section, an address get accepts.
 A query equal to a page's title or description ranks that page first, and
 one equal to a heading written as a question (a FAQ's entry) its section.
 Hits never carry a body; the snippet (at most 240 bytes) shows where the
-match is. Several words are one query: docir search retry budget.
+match is. A document whose matched section says nothing the hits above
+it do not (a section a generated reference repeats on every page) is
+folded into that hit's also. Several words are one query: docir search
+retry budget.
 
 Syntax (quote it for the shell): "exact phrase" matches only sections with
 those words adjacent, in order; -word and -"a phrase" leave out the

@@ -65,7 +65,7 @@ const (
 	SearchSyntax = `Free text: plain words, matched as written less plurals (other forms too where the store sets search.stemming) in every section (its title, headings and body). ` +
 		`A section holding more of the words, rarer ones, and in the query's order, ranks higher; a query equal to a page's title ranks that page first. ` +
 		`"exact phrase" in double quotes (not in a question: its quotes quote) matches only sections with those words adjacent, in order; -word or -"a phrase" leaves out the sections that hold it (a -word the documents write as a command-line option, such as -Depth, is that option, a word; -"word" always leaves it out). ` +
-		`Each hit names its best section as matched_section.`
+		`Each hit names its best section as matched_section; a document whose matched section repeats a hit above it is listed in that hit's also, not as a hit.`
 	QuerySyntax = `Space-separated field:value terms, all of which must hold: kind:adr status:accepted. ` +
 		`Any of several values: status:accepted,proposed. Negation: -status:superseded. ` +
 		`Globs: path:runbooks/* title:*retry*. Comparisons: date:>=2024-01-01 size:<4096. ` +
