@@ -112,8 +112,7 @@ func makePlan(all []planned, budget int) *readPlan {
 // and says whether the query has a word to rank (see NoWords).
 func rankPlanned(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string, limit int, exhaustive bool) ([]planned, map[string][]string, bool, error) {
 	var all []planned
-	var also map[string][]string
-	_, words, err := eachHit(ctx, snap, idx, q, limit, exhaustive, true, &also, func(f *found) error {
+	_, words, also, err := eachHit(ctx, snap, idx, q, limit, exhaustive, true, func(f *found) error {
 		sections, err := f.sectionScores()
 		if err != nil {
 			return err

@@ -52,7 +52,7 @@ func search(ctx context.Context, snap *store.Snapshot, idx IndexFunc, p docir.Se
 	res := docir.SearchResult{Query: q, Hits: []docir.Hit{}}
 	var words bool
 	var also map[string][]string
-	res.Total, words, err = eachHit(ctx, snap, idx, q, limit, exhaustive, false, &also, func(h *found) error {
+	res.Total, words, also, err = eachHit(ctx, snap, idx, q, limit, exhaustive, false, func(h *found) error {
 		res.Hits = append(res.Hits, h.hit())
 		return nil
 	})
@@ -256,26 +256,26 @@ func (f *found) passageScores() ([]passageHit, error) {
 // eachHit ranks limit documents for q and calls fn for each one still in
 // the generation, in rank order, with its matched section chosen: a hit
 // that says again what those before it say is not one of them
-// (sameText), and when also is not nil it is set to the matched sections
-// left out so, by the id of the hit they repeat. A context's ranking
+// (sameText); also is the matched sections left out so, by the id of the
+// hit they repeat. A context's ranking
 // (plan) is filled from further down to limit hits that are not repeats. It returns the
 // number of matching passages, and whether the query has a word to rank
 // (see NoWords).
-func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string, limit int, exhaustive, plan bool, also *map[string][]string, fn func(*found) error) (total int, words bool, err error) {
+func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string, limit int, exhaustive, plan bool, fn func(*found) error) (total int, words bool, also map[string][]string, err error) {
 	ft, err := idx()
 	if err != nil {
-		return 0, false, err
+		return 0, false, nil, err
 	}
 	r := &ranking{ctx: ctx, ft: ft, snap: snap, docs: map[string]*docText{}, exhaustive: exhaustive, plan: plan}
 	// Search with the front-matter fields the generation was indexed with.
 	if fm, ok, err := snap.FrontMatter(); err != nil {
-		return 0, false, err
+		return 0, false, nil, err
 	} else if ok {
 		r.pc.FrontMatter = fm
 	}
 	docs, total, err := r.rank(q, limit)
 	if err != nil {
-		return 0, false, err
+		return 0, false, nil, err
 	}
 	same := sameText{also: map[string][]string{}, limit: limit}
 	given, read := 0, map[string]bool{}
@@ -290,7 +290,7 @@ func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string,
 			read[d.id] = true
 			f, err := r.found(d, q)
 			if err != nil {
-				return 0, false, err
+				return 0, false, nil, err
 			}
 			if f == nil {
 				continue
@@ -301,7 +301,7 @@ func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string,
 				continue
 			}
 			if err := fn(f); err != nil {
-				return 0, false, err
+				return 0, false, nil, err
 			}
 			given++
 			// fn has read what it needs of the document's passages: a
@@ -323,13 +323,10 @@ func eachHit(ctx context.Context, snap *store.Snapshot, idx IndexFunc, q string,
 		// sees what was folded and may ask for more.
 		window = min(max(2*window, (window*limit+given-1)/max(given, 1)), docir.MaxLimit)
 		if docs, _, err = r.rank(q, window); err != nil {
-			return 0, false, err
+			return 0, false, nil, err
 		}
 	}
-	if also != nil {
-		*also = same.also
-	}
-	return total, len(r.q.Terms()) > 0, nil
+	return total, len(r.q.Terms()) > 0, same.also, nil
 }
 
 // found is the ranked document d as a hit: its record and body, its
@@ -618,11 +615,17 @@ func (d *docText) cutter(rec *docir.Record) *passage.Cutter {
 // document keeps its scored passages, best first. total is the number of
 // passages that hold a query word.
 func (r *ranking) rank(q string, limit int) ([]rankedDoc, int, error) {
-	pq, err := r.ft.Prepare(r.ctx, q)
-	if err != nil {
-		return nil, 0, err
+	// A ranking read again over a wider window (eachHit's fill) reads the
+	// query it prepared, and its count is the first reading's.
+	again := r.q != nil
+	if !again {
+		pq, err := r.ft.Prepare(r.ctx, q)
+		if err != nil {
+			return nil, 0, err
+		}
+		r.q, r.text = pq, plainName(pq.Text())
 	}
-	r.q, r.text = pq, plainName(pq.Text())
+	pq := r.q
 	if len(pq.Terms()) == 0 {
 		return nil, 0, nil
 	}
@@ -639,7 +642,9 @@ func (r *ranking) rank(q string, limit int) ([]rankedDoc, int, error) {
 	counted := make(chan struct{})
 	go func() {
 		defer close(counted)
-		total, totalErr = rt.Total()
+		if !again {
+			total, totalErr = rt.Total()
+		}
 	}()
 	defer func() { <-counted }() // before rt closes, however the reading ends
 	b := &board{k: limit, docs: map[string]*rankedDoc{}}

@@ -17,7 +17,7 @@ const ellipsis = "…"
 // where text was cut. Highlighting is left to the printer (see
 // MatchSpans): the wire carries plain text.
 func Snippet(text, query string, limit int) string {
-	text = foldSpaces(plainHeadings(text))
+	text = foldSpaces(plainBlocks(text))
 	if len(text) <= limit {
 		return text
 	}
@@ -182,12 +182,14 @@ func closingMarks(w string) bool {
 	return w != ""
 }
 
-// plainHeadings drops the markup of headings, the leading #s of an ATX
-// heading and the underline of a setext one, and the line markup around
-// text a reader reads as prose: a block quote's '>'s, a GitHub alert's
-// "[!NOTE]", a bullet item's marker, a thematic break and a code fence's
-// line (its code stays, line for line).
-func plainHeadings(text string) string {
+// plainBlocks reads text block by block as a reader sees it: it drops the
+// markup of headings, the leading #s of an ATX heading and the underline
+// of a setext one, and the line markup around text a reader reads as
+// prose: a block quote's '>'s, a GitHub alert's "[!NOTE]", a bullet
+// item's marker, a thematic break and a code fence's line (its code
+// stays, line for line); and each paragraph's emphasis (plainEmphasis),
+// which never pairs across blocks.
+func plainBlocks(text string) string {
 	lines := strings.Split(text, "\n")
 	var out strings.Builder
 	out.Grow(len(text))
