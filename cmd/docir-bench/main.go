@@ -108,15 +108,17 @@ func defaults(o *options) {
 // env is what every mode shares: the work folder, the built binaries, the
 // shared corpora and a way to say what is happening.
 type env struct {
-	o       options
-	work    string
-	shared  string
-	docir   string
-	anchor  string // the -anchor binary's copy in work (see copyAnchor)
-	floor   string
-	r       runner
-	started time.Time
-	built   []*corpus // stores indexed so far, in order
+	o      options
+	work   string
+	shared string
+	// sharedErr says why there is no shared folder (shared is "").
+	sharedErr error
+	docir     string
+	anchor    string // the -anchor binary's copy in work (see copyAnchor)
+	floor     string
+	r         runner
+	started   time.Time
+	built     []*corpus // stores indexed so far, in order
 }
 
 func (e *env) say(format string, args ...any) {
@@ -124,13 +126,15 @@ func (e *env) say(format string, args ...any) {
 }
 
 func run(o options) error {
-	shared, err := corpustest.SharedDir()
-	if err != nil && o.smoke {
-		fmt.Fprintln(os.Stderr, "docir-bench: skipping the smoke run:", err)
+	// Only an agent run on a corpus of its own reads nothing of the shared
+	// folder: it may run without one.
+	shared, sharedErr := corpustest.SharedDir()
+	if sharedErr != nil && o.smoke {
+		fmt.Fprintln(os.Stderr, "docir-bench: skipping the smoke run:", sharedErr)
 		return nil
 	}
-	if err != nil {
-		return err
+	if sharedErr != nil && !(o.agent && o.agentCorpus != "") {
+		return sharedErr
 	}
 	work, err := os.MkdirTemp("", "docir-bench-")
 	if err != nil {
@@ -141,7 +145,7 @@ func run(o options) error {
 	} else {
 		defer os.RemoveAll(work)
 	}
-	e := &env{o: o, work: work, shared: shared, started: time.Now()}
+	e := &env{o: o, work: work, shared: shared, sharedErr: sharedErr, started: time.Now()}
 	e.say("building docir, the floor binary and the probe")
 	if err := e.build(); err != nil {
 		return err
@@ -213,6 +217,9 @@ func (e *env) unpack(name string) (string, error) {
 	dst := filepath.Join(e.work, "src", strings.TrimSuffix(name, ".tar.gz"))
 	if _, err := os.Stat(dst); err == nil {
 		return dst, nil
+	}
+	if e.sharedErr != nil {
+		return "", e.sharedErr
 	}
 	if err := corpustest.UnpackTo(filepath.Join(e.shared, "corpora", name), dst); err != nil {
 		return "", err
