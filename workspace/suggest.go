@@ -546,9 +546,14 @@ func (t typedID) rank(id, recPath string) (candidate, bool) {
 	lid := strings.ToLower(id)
 	recNoExt := strings.TrimSuffix(recPath, ".md")
 	switch {
-	case typed == recPath || noExt == recNoExt || strings.HasSuffix(noExt, "/"+recNoExt) ||
-		noExt == id && typed != id:
+	case typed == recPath || noExt == recNoExt || noExt == id && typed != id:
 		c.tier = 0 // a file path: docs/foo.md, foo.md, foo
+	case strings.HasSuffix(noExt, "/"+recNoExt):
+		// The file's path with folders in front (the source folder:
+		// corpus/docs/foo.md), after the file of that whole path: in a
+		// code repository many files are README.md, and tsdb/README.md
+		// is tsdb's before the top-level one's.
+		c.tier, c.dist = 0, len(noExt)-len(recNoExt)
 	case lid == lower || path.Base(id) == noExt:
 		c.tier = 1
 	case strings.HasSuffix(lower, "/"+lid):

@@ -283,6 +283,39 @@ func TestSuggestSectionsNestedAnchor(t *testing.T) {
 	}
 }
 
+// A file path names its own file before another of the same name higher
+// up: in a code repository many files are README.md (a review: get
+// tsdb/README.md suggested the top-level README first).
+func TestSuggestSameNameHigherUp(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"README.md", "CHANGELOG.md", "tsdb/README.md", "tsdb/CHANGELOG.md", "web/ui/README.md"} {
+		p := filepath.Join(root, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("# "+f+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap := refreshedSnapshot(t, root)
+	for typed, want := range map[string]string{
+		"tsdb/README.md":          "tsdb/README",
+		"tsdb/CHANGELOG.md":       "tsdb/CHANGELOG",
+		"web/ui/README.md":        "web/ui/README",
+		"README.md":               "README",
+		"myrepo/tsdb/README.md":   "tsdb/README", // the source folder in front
+		"myrepo/web/ui/README.md": "web/ui/README",
+	} {
+		got, err := Suggest(snap, address.Address{ID: typed}, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 0 || got[0] != want {
+			t.Errorf("Suggest(%q) = %q, want %q first", typed, got, want)
+		}
+	}
+}
+
 // A folder typed as an id suggests the page that stands for it first.
 func TestSuggestFolderIndex(t *testing.T) {
 	root := t.TempDir()
