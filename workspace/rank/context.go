@@ -94,6 +94,7 @@ func makePlan(all []planned, budget int) *readPlan {
 	for _, st := range steps(all, budget/ShortShare) {
 		if best < 0 {
 			best = st.score
+			plan.floor = ReadFloor * best
 		}
 		if st.score < ReadFloor*best {
 			break
@@ -286,8 +287,9 @@ func (t tokenCounter) count(from, to int) int {
 // document and its sections).
 type readPlan struct {
 	budget, used int
-	full         bool // the last read refused fits the budget but not what is left of it
-	ended        bool // a read taken in parts ran out of budget (see addFromTop): the plan is over
+	full         bool    // the last read refused fits the budget but not what is left of it
+	ended        bool    // a read taken in parts ran out of budget (see addFromTop): the plan is over
+	floor        float64 // no read scores under it (ReadFloor of the best read; see makePlan)
 	addrs        []string
 	planned      map[string]bool     // the addresses in addrs
 	taken        map[string][][2]int // doc id -> byte ranges already planned
@@ -521,7 +523,7 @@ func (p *readPlan) addPassage(d *planned, ph passageHit) bool {
 		if d.whole <= p.budget || len(d.rec.Sections) == 0 {
 			return p.addOf(d, d.rec.ID, 0, d.size, d.whole)
 		}
-		return p.addFromTop(d, d.rec.Sections)
+		return p.addFromTop(d, topBestFirst(d.rec.Sections, d.score))
 	}
 	if d.cut == nil { // a plan made of planned values alone (tests)
 		d.cut = passage.Config{}.Cutter(&d.rec)
@@ -546,16 +548,29 @@ func (p *readPlan) addPassage(d *planned, ph passageHit) bool {
 
 // addFromTop plans the sections secs of a document, a whole document or
 // one section with its subsections, that matched (its title, its lead)
-// but are over the whole budget, as a reader reads them: in document
-// order, each with its subsections while it fits what is left of the
-// budget, else its own subsections in its place, until a section without
-// subsections does not fit (the plan then ends, as makePlan ends it at a
-// read that does not fit). What the ranking put first must not be skipped
-// for its size, leaving the plan to the hits after it. It says whether it
-// planned anything.
+// but are over the whole budget, in the order given (document order for
+// a page the query names, whose sections are not scored; else best first:
+// topBestFirst, bestFirst), each with its subsections while it fits what
+// is left of the budget, else its own subsections in its place, until a
+// section without subsections does not fit (the plan then ends, as
+// makePlan ends it at a read that does not fit). What the ranking put
+// first must not be skipped for its size, leaving the plan to the hits
+// after it; but once the first of scored sections is read, one whose
+// best (its own or a subsection's) is under the plan's floor is not
+// (rule 6). It says whether it planned anything.
 func (p *readPlan) addFromTop(d *planned, secs []docir.Section) bool {
-	added := false
+	scored := false
 	for _, sec := range secs {
+		scored = scored || d.score[sec.Slug] > 0
+	}
+	added := false
+	for i, sec := range secs {
+		if scored && added && subtreeBest(secs, i, d.score) < p.floor {
+			// Under the floor, its subsections too (rule 6), once the
+			// best of them is read: what the ranking put first is not
+			// skipped for its size.
+			continue
+		}
 		p.full = false
 		if p.addOf(d, d.rec.ID+"#"+sec.Slug, sec.Start, sec.End, d.tc.count(sec.Start, sec.End)) {
 			added = true
@@ -569,6 +584,17 @@ func (p *readPlan) addFromTop(d *planned, secs []docir.Section) bool {
 	return added
 }
 
+// subtreeBest is the best score of secs[i] and its subsections, which
+// follow it in secs (as bestFirst and topBestFirst order them, and as
+// document order has them).
+func subtreeBest(secs []docir.Section, i int, score map[string]float64) float64 {
+	best := score[secs[i].Slug]
+	for j := i + 1; j < len(secs) && secs[j].Start >= secs[i].Start && secs[j].Start < secs[i].End; j++ {
+		best = max(best, score[secs[j].Slug])
+	}
+	return best
+}
+
 // bestFirst orders secs, a section and its subsections in document
 // order, for addFromTop: the section, then each of its subsections with
 // its own subsections after it, the subsection that holds the best score
@@ -580,6 +606,34 @@ func (p *readPlan) addFromTop(d *planned, secs []docir.Section) bool {
 // answer ("Cycles") eighth.
 func bestFirst(secs []docir.Section, score map[string]float64) []docir.Section {
 	return appendBestFirst(make([]docir.Section, 0, len(secs)), secs, score)
+}
+
+// topBestFirst orders a document's sections (secs, in document order) as
+// bestFirst orders one section's: its top-level sections (those no other
+// holds), each with its subsections after it, the one that holds the best
+// score first, document order on a tie. A document whose sections were
+// not scored (the query names it: their scores would say only how short
+// each is) is in document order, read from its top.
+func topBestFirst(secs []docir.Section, score map[string]float64) []docir.Section {
+	type part struct {
+		from, to int
+		best     float64
+	}
+	var parts []part
+	for i := 0; i < len(secs); {
+		pt := part{from: i, to: subtreeEnd(secs, i)}
+		for _, sec := range secs[pt.from:pt.to] {
+			pt.best = max(pt.best, score[sec.Slug])
+		}
+		parts = append(parts, pt)
+		i = pt.to
+	}
+	slices.SortStableFunc(parts, func(a, b part) int { return cmp.Compare(b.best, a.best) })
+	out := make([]docir.Section, 0, len(secs))
+	for _, pt := range parts {
+		out = appendBestFirst(out, secs[pt.from:pt.to], score)
+	}
+	return out
 }
 
 // appendBestFirst appends secs to out as bestFirst orders them: one slice

@@ -249,6 +249,41 @@ func TestReadPlanNamedLongDocument(t *testing.T) {
 	}
 }
 
+// TestReadPlanLeadMatchedLongDocument: a document over the budget whose
+// lead matched by its words, not by its name (its sections were scored),
+// is read best first, as a matched section over the budget is, and not
+// below the floor: a review of Prometheus's repository found a question
+// on backfilling plan twelve sections of promtool's reference from its
+// top, matched by its one-line lead ("Tooling for the Prometheus
+// monitoring system."), and its tsdb commands, which answer, not among
+// them.
+func TestReadPlanLeadMatchedLongDocument(t *testing.T) {
+	body := []byte(strings.Repeat("x", 4000))
+	sec := func(slug string, level, start, own, end int) docir.Section {
+		return docir.Section{Slug: slug, Level: level, Start: start, OwnEnd: own, End: end}
+	}
+	long := planned{
+		rec: docir.Record{ID: "d", Sections: []docir.Section{
+			sec("a", 2, 400, 520, 520),    // 30 tokens
+			sec("b", 2, 520, 560, 840),    // 80 with its subsections
+			sec("b1", 3, 560, 640, 640),   // 20
+			sec("b2", 3, 640, 800, 800),   // 40
+			sec("b3", 3, 800, 840, 840),   // 10
+			sec("c", 2, 840, 1000, 1000),  // 40
+			sec("e", 2, 1000, 1004, 1004), // 1
+		}},
+		doc: rankedDoc{id: "d", score: 5, passages: []passageHit{{"", 5}}}, tc: newTokenCounter(body), whole: 1000, size: 4000, lead: "",
+		matched: []passageHit{{"", 5}, {"c", 3}, {"b2", 2}},
+	}
+	small := planned{rec: docir.Record{ID: "s"}, doc: rankedDoc{id: "s", score: 1, passages: []passageHit{{"", 1}}}, whole: 1, size: 4}
+	// c, the best; b does not fit what is left and is narrowed to b2,
+	// the one of its subsections over the floor; a and e hold no word of
+	// the query. The plan goes on to s.
+	if diff := cmp.Diff([]string{"d#c", "d#b2", "s"}, makePlan([]planned{long, small}, 100).addrs); diff != "" {
+		t.Errorf("makePlan (-want +got)\n%s", diff)
+	}
+}
+
 // TestReadPlanMatchedSectionOverBudget: a hit's matched section that no
 // plan of the budget holds whole, under one heading that holds the rest of
 // its page (as mdBook writes a page), is read as its subsections, best
@@ -272,19 +307,22 @@ func TestReadPlanMatchedSectionOverBudget(t *testing.T) {
 		}
 	}
 	other := planned{rec: docir.Record{ID: "s"}, doc: rankedDoc{id: "s", score: 4, passages: []passageHit{{"", 4}}}, whole: 5, size: 20}
-	if diff := cmp.Diff([]string{"d#a", "d#b"}, makePlan([]planned{page("top"), other}, 120).addrs); diff != "" {
+	// The first subsection is read (what the ranking put first is not
+	// skipped for its size); the others, which hold no word of the query,
+	// are under the floor (rule 6), and the plan goes on.
+	if diff := cmp.Diff([]string{"d#a", "s"}, makePlan([]planned{page("top"), other}, 120).addrs); diff != "" {
 		t.Errorf("matched section over the budget (-want +got)\n%s", diff)
 	}
 	// Matched in c: top, over the budget, is not read from its top.
 	if diff := cmp.Diff([]string{"d#c", "s"}, makePlan([]planned{page("c"), other}, 120).addrs); diff != "" {
 		t.Errorf("another section over the budget (-want +got)\n%s", diff)
 	}
-	// Its subsections are read best first: c, whose text scores, then
-	// the rest in document order (Node's modules page read "Cycles"
-	// eighth, from its top).
+	// Its subsections are read best first: c, whose text scores, and not
+	// the rest, under the floor (Node's modules page read "Cycles" eighth,
+	// from its top).
 	scored := page("top")
 	scored.matched = append(scored.matched, passageHit{"c", 3})
-	if diff := cmp.Diff([]string{"d#c", "d#a"}, makePlan([]planned{scored, other}, 120).addrs); diff != "" {
+	if diff := cmp.Diff([]string{"d#c", "s"}, makePlan([]planned{scored, other}, 120).addrs); diff != "" {
 		t.Errorf("matched section over the budget, c scored (-want +got)\n%s", diff)
 	}
 }
