@@ -283,12 +283,10 @@ func TestSuggestSectionsNestedAnchor(t *testing.T) {
 	}
 }
 
-// A file path names its own file before another of the same name higher
-// up: in a code repository many files are README.md (a review: get
-// tsdb/README.md suggested the top-level README first).
-func TestSuggestSameNameHigherUp(t *testing.T) {
-	root := t.TempDir()
-	for _, f := range []string{"README.md", "CHANGELOG.md", "tsdb/README.md", "tsdb/CHANGELOG.md", "web/ui/README.md"} {
+// writeTitled writes each file below root, its title its path.
+func writeTitled(t *testing.T, root string, files ...string) {
+	t.Helper()
+	for _, f := range files {
 		p := filepath.Join(root, f)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -297,6 +295,14 @@ func TestSuggestSameNameHigherUp(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// A file path names its own file before another of the same name higher
+// up: in a code repository many files are README.md (a review: get
+// tsdb/README.md suggested the top-level README first).
+func TestSuggestSameNameHigherUp(t *testing.T) {
+	root := t.TempDir()
+	writeTitled(t, root, "README.md", "CHANGELOG.md", "tsdb/README.md", "tsdb/CHANGELOG.md", "web/ui/README.md")
 	snap := refreshedSnapshot(t, root)
 	for typed, want := range map[string]string{
 		"tsdb/README.md":          "tsdb/README",
@@ -319,15 +325,7 @@ func TestSuggestSameNameHigherUp(t *testing.T) {
 // A folder typed as an id suggests the page that stands for it first.
 func TestSuggestFolderIndex(t *testing.T) {
 	root := t.TempDir()
-	for _, f := range []string{"ops/README.md", "ops/alpha.md", "ops/zeta.md"} {
-		p := filepath.Join(root, f)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("# "+f+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTitled(t, root, "ops/README.md", "ops/alpha.md", "ops/zeta.md")
 	snap := refreshedSnapshot(t, root)
 	got, err := Suggest(snap, address.Address{ID: "ops"}, 2)
 	if err != nil {

@@ -214,6 +214,28 @@ func TestReadPlanEndsWhenFull(t *testing.T) {
 	}
 }
 
+// longLeadDocument is a document of 1,000 tokens matched by its lead
+// (which has no address of its own), at 5: sections a (30 tokens), b (80
+// with its subsections b1, b2, b3: 20, 40, 10), c (40), e (1).
+func longLeadDocument() planned {
+	body := []byte(strings.Repeat("x", 4000))
+	sec := func(slug string, level, start, own, end int) docir.Section {
+		return docir.Section{Slug: slug, Level: level, Start: start, OwnEnd: own, End: end}
+	}
+	return planned{
+		rec: docir.Record{ID: "d", Sections: []docir.Section{
+			sec("a", 2, 400, 520, 520),
+			sec("b", 2, 520, 560, 840),
+			sec("b1", 3, 560, 640, 640),
+			sec("b2", 3, 640, 800, 800),
+			sec("b3", 3, 800, 840, 840),
+			sec("c", 2, 840, 1000, 1000),
+			sec("e", 2, 1000, 1004, 1004),
+		}},
+		doc: rankedDoc{id: "d", score: 5, passages: []passageHit{{"", 5}}}, tc: newTokenCounter(body), whole: 1000, size: 4000, lead: "",
+	}
+}
+
 // TestReadPlanNamedLongDocument: a document matched as itself (its title)
 // whose lead has no address of its own and which no plan of the budget
 // could hold whole is read from its top, section by section, a section
@@ -222,22 +244,7 @@ func TestReadPlanEndsWhenFull(t *testing.T) {
 // found context planning nothing of the page a query named, for 21 of its
 // 98 titles, and leaving its outline empty.)
 func TestReadPlanNamedLongDocument(t *testing.T) {
-	body := []byte(strings.Repeat("x", 4000))
-	sec := func(slug string, level, start, own, end int) docir.Section {
-		return docir.Section{Slug: slug, Level: level, Start: start, OwnEnd: own, End: end}
-	}
-	long := planned{
-		rec: docir.Record{ID: "d", Sections: []docir.Section{
-			sec("a", 2, 400, 520, 520),    // 30 tokens
-			sec("b", 2, 520, 560, 840),    // 80 with its subsections
-			sec("b1", 3, 560, 640, 640),   // 20
-			sec("b2", 3, 640, 800, 800),   // 40
-			sec("b3", 3, 800, 840, 840),   // 10
-			sec("c", 2, 840, 1000, 1000),  // 40
-			sec("e", 2, 1000, 1004, 1004), // 1
-		}},
-		doc: rankedDoc{id: "d", score: 5, passages: []passageHit{{"", 5}}}, tc: newTokenCounter(body), whole: 1000, size: 4000, lead: "",
-	}
+	long := longLeadDocument()
 	small := planned{rec: docir.Record{ID: "s"}, doc: rankedDoc{id: "s", score: 1, passages: []passageHit{{"", 1}}}, whole: 1, size: 4}
 	if diff := cmp.Diff([]string{"d#a", "d#b1", "d#b2", "d#b3"}, makePlan([]planned{long, small}, 100).addrs); diff != "" {
 		t.Errorf("makePlan (-want +got)\n%s", diff)
@@ -258,23 +265,8 @@ func TestReadPlanNamedLongDocument(t *testing.T) {
 // monitoring system."), and its tsdb commands, which answer, not among
 // them.
 func TestReadPlanLeadMatchedLongDocument(t *testing.T) {
-	body := []byte(strings.Repeat("x", 4000))
-	sec := func(slug string, level, start, own, end int) docir.Section {
-		return docir.Section{Slug: slug, Level: level, Start: start, OwnEnd: own, End: end}
-	}
-	long := planned{
-		rec: docir.Record{ID: "d", Sections: []docir.Section{
-			sec("a", 2, 400, 520, 520),    // 30 tokens
-			sec("b", 2, 520, 560, 840),    // 80 with its subsections
-			sec("b1", 3, 560, 640, 640),   // 20
-			sec("b2", 3, 640, 800, 800),   // 40
-			sec("b3", 3, 800, 840, 840),   // 10
-			sec("c", 2, 840, 1000, 1000),  // 40
-			sec("e", 2, 1000, 1004, 1004), // 1
-		}},
-		doc: rankedDoc{id: "d", score: 5, passages: []passageHit{{"", 5}}}, tc: newTokenCounter(body), whole: 1000, size: 4000, lead: "",
-		matched: []passageHit{{"", 5}, {"c", 3}, {"b2", 2}},
-	}
+	long := longLeadDocument()
+	long.matched = []passageHit{{"", 5}, {"c", 3}, {"b2", 2}}
 	small := planned{rec: docir.Record{ID: "s"}, doc: rankedDoc{id: "s", score: 1, passages: []passageHit{{"", 1}}}, whole: 1, size: 4}
 	// c, the best; b does not fit what is left and is narrowed to b2,
 	// the one of its subsections over the floor; a and e hold no word of
