@@ -25,6 +25,11 @@ type LinkRef struct {
 	// Alt is a wikilink's part after '|': its text as Obsidian writes
 	// it ([[Note|text]]), its page as a GitHub wiki does ([[text|Page]]).
 	Alt string `json:"alt,omitempty"`
+	// Undefined marks a full or collapsed reference ([text][label],
+	// [label][]) whose label the file defines nowhere: CommonMark shows
+	// it as text, so the link the author wrote is lost. Target is the
+	// label as written; the link is broken (ReasonNoDefinition).
+	Undefined bool `json:"undefined,omitempty"`
 }
 
 // How a link is written (LinkRef.Kind, Link.Kind).
@@ -40,13 +45,13 @@ const (
 // What a link leads to (Link.Status).
 const (
 	LinkResolved  = "resolved"  // a document or section of the store: Address
-	LinkBroken    = "broken"    // an internal link to nothing: Reason is no_document or no_section
+	LinkBroken    = "broken"    // an internal link to nothing: Reason is no_document, no_section or no_definition
 	LinkExternal  = "external"  // a URL with a scheme (https:, mailto:, …): URL; never fetched
 	LinkUnchecked = "unchecked" // internal, but nothing docir can check: Reason says why
 )
 
 // Why a link is unchecked (Link.Reason beside LinkUnchecked). Broken links
-// use ReasonNoDocument and ReasonNoSection.
+// use ReasonNoDocument and ReasonNoSection, and ReasonNoDefinition.
 const (
 	ReasonNotMarkdown    = "not_markdown"    // a file that is not markdown (an image, a PDF, a .html page of no .md)
 	ReasonOutsideSources = "outside_sources" // a path that leaves every source folder
@@ -54,6 +59,9 @@ const (
 	ReasonTemplate       = "template"        // a template expression other than ref/relref ({{% eturl x %}})
 	ReasonIgnored        = "ignored"         // the target matches a links.ignore pattern
 	ReasonWikilink       = "wikilink"        // a wikilink, where links.wikilinks is off (not a vault)
+	// ReasonNoDefinition: a reference whose label its file does not
+	// define (LinkRef.Undefined), broken; markdownlint's MD052.
+	ReasonNoDefinition = "no_definition"
 )
 
 // Link is one link resolved against one generation of a store.

@@ -51,7 +51,7 @@ func TestSkeletonShapes(t *testing.T) {
 		{ReplayParams{}, []string{"receipt", "require_current"}},
 		{BindingResult{}, []string{"receipt", "digest", "workspace", "revision", "manifest_digest", "current", "hold"}},
 		{BindingHold{}, []string{"binds", "created", "expires"}},
-		{LinkRef{}, []string{"target", "kind", "line", "column", "alt"}},
+		{LinkRef{}, []string{"target", "kind", "line", "column", "alt", "undefined"}},
 		{Link{}, []string{"from", "line", "column", "target", "kind", "status", "address", "url", "reason", "resolves_with"}},
 		{CheckedLink{}, []string{"from", "line", "column", "target", "kind", "status", "address", "url", "reason", "resolves_with", "path"}},
 		{CheckResult{}, []string{"generation", "documents", "counts", "broken", "external", "next"}},

@@ -1613,8 +1613,8 @@ func (s *Snapshot) FillResolvesWith(ls []*docir.Link) error {
 	return s.view(func(c chain) error {
 		var at []brokenAt
 		for _, l := range ls {
-			if l.Status != docir.LinkBroken {
-				continue
+			if l.Status != docir.LinkBroken || l.Reason == docir.ReasonNoDefinition {
+				continue // no rule defines a label
 			}
 			id, _, _ := strings.Cut(l.From, "#")
 			key, _ := c.get(bucketManifest, []byte(id))

@@ -264,8 +264,8 @@ func checkHints(broken []docir.CheckedLink, gen func() *genLinks) []string {
 	sections := map[string]int{}          // the addresses of the no_section links
 	folders := map[string]int{}           // the folders climbed to by links to no file (upFolder)
 	for _, l := range broken {
-		if len(l.ResolvesWith) > 0 || base != "" && outsideBase(l.Link, base) {
-			continue
+		if len(l.ResolvesWith) > 0 || base != "" && outsideBase(l.Link, base) || l.Reason == docir.ReasonNoDefinition {
+			continue // a label undefined names no target: links.ignore is no fix
 		}
 		// A link that reaches a page of the sources and misses its
 		// anchor (no_section) is this site's own breakage (a heading
@@ -903,9 +903,12 @@ func docOf(l docir.CheckedLink) string {
 
 // brokenWhy says why a broken link is broken.
 func brokenWhy(l docir.CheckedLink) string {
-	if l.Reason == docir.ReasonNoSection {
+	switch l.Reason {
+	case docir.ReasonNoSection:
 		doc, heading, _ := strings.Cut(l.Address, "#")
 		return fmt.Sprintf("%s has no section %q%s", doc, heading, l.ResolvesWithText())
+	case docir.ReasonNoDefinition:
+		return fmt.Sprintf("no definition for reference [%s] in the file", l.Target)
 	}
 	return "no such document" + l.ResolvesWithText()
 }

@@ -11,6 +11,7 @@
 //
 // A target is read like this (docs/links.md has it for users):
 //
+//   - a reference whose label its file does not define: broken;
 //   - a template expression ({{…}}) other than ref/relref: unchecked;
 //   - a scheme (https:, mailto:, …) or "//host": external;
 //   - "#anchor" or "": the link's own document;
@@ -95,7 +96,8 @@ type File struct {
 // Target is what a link names before a generation is asked.
 type Target struct {
 	// Status is docir.LinkExternal or docir.LinkUnchecked when no file
-	// need be looked up; "" for an internal link.
+	// need be looked up, docir.LinkBroken for a reference whose label is
+	// not defined (docir.ReasonNoDefinition); "" for an internal link.
 	Status string
 	URL    string // external
 	Reason string // unchecked: a docir.Reason*
@@ -153,6 +155,11 @@ func (r Rules) Classify(root, rel string, l docir.LinkRef) Target {
 	t := l.Target
 	if r.Ignored(t) {
 		return Target{Status: docir.LinkUnchecked, Reason: docir.ReasonIgnored}
+	}
+	if l.Undefined {
+		// A reference whose label the file does not define: no rule
+		// makes it a link.
+		return Target{Status: docir.LinkBroken, Reason: docir.ReasonNoDefinition}
 	}
 	if l.Kind == docir.LinkHugoRef || l.Kind == docir.LinkHugoRelRef {
 		return r.hugo(root, rel, t)

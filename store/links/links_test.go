@@ -84,6 +84,9 @@ func TestClassify(t *testing.T) {
 			append(files(root, "disk.md"), folder(root, "disk")...)...),
 			append(files(other, "disk.md"), folder(other, "disk")...)...), PageName: "disk.md"}},
 		{"hugo relref anchor", docir.LinkRef{Target: "#usage", Kind: docir.LinkHugoRelRef}, Target{Self: true, Anchor: "usage"}},
+		// A label its file does not define leads nowhere, whatever file
+		// it spells.
+		{"undefined reference", docir.LinkRef{Target: "ops/disk.md", Kind: docir.LinkReference, Undefined: true}, Target{Status: docir.LinkBroken, Reason: docir.ReasonNoDefinition}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -119,7 +119,7 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 	sort.SliceStable(found, func(i, j int) bool { return found[i].at < found[j].at })
 	for _, f := range found {
 		line, col := lines.lineColumn(off + f.at)
-		ref := docir.LinkRef{Target: f.target, Kind: f.kind, Line: line, Column: col, Alt: f.alt}
+		ref := docir.LinkRef{Target: f.target, Kind: f.kind, Line: line, Column: col, Alt: f.alt, Undefined: f.undefined}
 		if i := sectionOf(f.at); i < 0 {
 			rec.Links = append(rec.Links, ref)
 		} else {
@@ -466,6 +466,9 @@ type foundLink struct {
 	target string
 	kind   string
 	alt    string // a wikilink's part after '|' (docir.LinkRef.Alt)
+	// undefined: a reference whose label the file does not define
+	// (docir.LinkRef.Undefined); target is the label.
+	undefined bool
 }
 
 // maxParens is how deeply parentheses may nest in a link destination, as
@@ -878,7 +881,14 @@ func (s *scanner) closeBracket(i int) int {
 	if !active {
 		return i + 1
 	}
-	dest, end, kind := s.linkAfter(op, i)
+	dest, end, kind, undefined := s.linkAfter(op, i)
+	if undefined != nil {
+		if s.lostReference(op, undefined, end) {
+			s.emit(op.at, undefined, docir.LinkReference)
+			s.out[len(s.out)-1].undefined = true
+		}
+		return i + 1 // text, as CommonMark reads it
+	}
 	if end < 0 {
 		return i + 1
 	}
@@ -902,45 +912,84 @@ func (s *scanner) closeBracket(i int) int {
 // label that follows makes a full or collapsed reference, or nothing when
 // it is not defined; with none (a '(' that opens no inline link, a '['
 // that opens no label), the text is a shortcut reference: "[foo](not a
-// link)" is [foo], then text.
-func (s *scanner) linkAfter(op opener, i int) (dest []byte, end int, kind string) {
+// link)" is [foo], then text. For a full or collapsed reference whose
+// label is not defined, undefined is that label, as written, and end is
+// past the label's ']' (no link ends there).
+func (s *scanner) linkAfter(op opener, i int) (dest []byte, end int, kind string, undefined []byte) {
 	t := s.t
 	if i+1 < len(t) && t[i+1] == '(' {
 		if d, e, ok := s.inlineDest(i + 1); ok {
-			return d, e, docir.LinkInline
+			return d, e, docir.LinkInline, nil
 		}
 	}
 	label, end := t[op.at+1:i], i+1 // shortcut: [label]
+	// labelled: a full or collapsed reference, exactly ("[label][ ]" is
+	// the shortcut, then text).
+	labelled := false
 	if i+1 < len(t) && t[i+1] == '[' {
 		if l, e, ok := s.readLabel(i + 1); ok {
-			end = e
+			end, labelled = e, len(l) == 0
 			if len(bytes.TrimSpace(l)) > 0 { // full: [text][label]; else collapsed: [label][]
-				label = l
+				label, labelled = l, true
 			}
 		}
 	}
 	if d, ok := s.lookup(label); ok {
-		return d, end, docir.LinkReference
+		return d, end, docir.LinkReference, nil
 	}
-	return nil, -1, ""
+	if labelled && validLabel(label) {
+		return nil, end, "", label
+	}
+	return nil, -1, "", nil
+}
+
+// lostReference reports whether the full or collapsed reference that
+// op's text opens, whose label is not defined and ends at end, is a link
+// the author wrote and CommonMark drops (markdownlint's MD052), to be
+// reported: not when its text follows a letter, digit or '_' without a
+// space (array indexing, `a[i][j]`, or a template's
+// `site.data[lang][key]`), nor a footnote's label (`[^1]`), nor when the
+// label is followed by '(' or '[' (then it is the text of the next link,
+// `[foo][bar](url)`, `[foo][bar][baz]`, as CommonMark reads it: that one
+// is reported, if its own label is not defined). The shortcut form,
+// `[label]` alone, is never one: prose holds it too often ("[ ]",
+// "[!NOTE]", "[1]").
+func (s *scanner) lostReference(op opener, label []byte, end int) bool {
+	t := s.t
+	if op.image || label[0] == '^' {
+		return false
+	}
+	if op.at > 0 && (isLetter(t[op.at-1]) || isDigit(t[op.at-1]) || t[op.at-1] == '_') {
+		return false
+	}
+	next := byteAt(t, end)
+	return next != '(' && next != '['
 }
 
 // lookup finds the destination of a reference label, if the file defines
-// it; a label holding an unescaped bracket, blank, or longer than
-// CommonMark allows is none.
+// it; a label that is not valid (validLabel) is none.
 func (s *scanner) lookup(label []byte) ([]byte, bool) {
-	if len(label) > maxLabel || len(bytes.TrimSpace(label)) == 0 {
+	if !validLabel(label) {
 		return nil, false
+	}
+	return s.refs(label)
+}
+
+// validLabel reports whether label may be a link label: not blank, no
+// longer than CommonMark allows, and holding no unescaped bracket.
+func validLabel(label []byte) bool {
+	if len(label) > maxLabel || len(bytes.TrimSpace(label)) == 0 {
+		return false
 	}
 	for k := 0; k < len(label); k++ {
 		switch label[k] {
 		case '\\':
 			k++
 		case '[', ']':
-			return nil, false
+			return false
 		}
 	}
-	return s.refs(label)
+	return true
 }
 
 // readLabel reads a link label "[…]" at t[i] == '[': its text and the

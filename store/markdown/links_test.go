@@ -24,6 +24,11 @@ func link(kind, target string, line int) docir.LinkRef {
 	return docir.LinkRef{Target: target, Kind: kind, Line: line}
 }
 
+// undef is a reference whose label the file does not define.
+func undef(label string, line int) docir.LinkRef {
+	return docir.LinkRef{Target: label, Kind: docir.LinkReference, Line: line, Undefined: true}
+}
+
 // allLinks lists a record's links in document order: the lead's, then each
 // section's.
 func allLinks(rec docir.Record) []docir.LinkRef {
@@ -56,7 +61,7 @@ func TestLinkForms(t *testing.T) {
 		{"wikilinks", "[[My Note]] [[My Note#Some Heading|see]] ![[img.png]] [[ Spaced ]] [[In a table\\|text]] [[the guide | Getting Started]]", []docir.LinkRef{
 			link(wiki, "My Note", 1), {Target: "My Note#Some Heading", Kind: wiki, Line: 1, Alt: "see"}, link(wiki, "img.png", 1), link(wiki, "Spaced", 1),
 			{Target: "In a table", Kind: wiki, Line: 1, Alt: "text"}, {Target: "the guide", Kind: wiki, Line: 1, Alt: "Getting Started"}}},
-		{"no wikilinks", "[[a\nb]] [[a`b]]` [[]] [[x]](g.md) [[y]][z] [[|t]]", []docir.LinkRef{link(in, "g.md", 2)}},
+		{"no wikilinks", "[[a\nb]] [[a`b]]` [[]] [[x]](g.md) [[y]][z] [[|t]]", []docir.LinkRef{link(in, "g.md", 2), undef("z", 2)}},
 		{"wikilink in a link's text", "[see [[Note]]](g.md)", []docir.LinkRef{link(in, "g.md", 1), link(wiki, "Note", 1)}},
 		{"dot slash", "[a](./disk.md)", []docir.LinkRef{link(in, "./disk.md", 1)}},
 		{"dot dot", "[a](../ops/disk.md#mitigate)", []docir.LinkRef{link(in, "../ops/disk.md#mitigate", 1)}},
@@ -74,13 +79,13 @@ func TestLinkForms(t *testing.T) {
 		{"full reference", "[a][disk]\n\n[disk]: ops/disk.md", []docir.LinkRef{link(ref, "ops/disk.md", 1)}},
 		{"collapsed reference", "[Disk][]\n\n[disk]: <ops/disk.md> \"t\"", []docir.LinkRef{link(ref, "ops/disk.md", 1)}},
 		{"shortcut reference, case folded", "see [DISK] here\n\n[disk]: ops/disk.md", []docir.LinkRef{link(ref, "ops/disk.md", 1)}},
-		{"undefined reference", "[a][nope] and [nope]", nil},
+		{"undefined reference", "[a][nope] and [nope]", []docir.LinkRef{undef("nope", 1)}},
 		// CommonMark: "[foo](not a link)" is the shortcut [foo], then text;
 		// so is [foo] before a '[' that opens no label. A label that is
 		// read but not defined leaves no shortcut.
 		{"shortcut before no destination", "See [guide](see below) and [guide][ for details.\n\n[guide]: g.md", []docir.LinkRef{link(ref, "g.md", 1), link(ref, "g.md", 1)}},
 		{"shortcut before a long label", "[guide][" + strings.Repeat("x", 1000) + "]\n\n[guide]: g.md", []docir.LinkRef{link(ref, "g.md", 1)}},
-		{"undefined full label", "[guide][nope]\n\n[guide]: g.md", nil},
+		{"undefined full label", "[guide][nope]\n\n[guide]: g.md", []docir.LinkRef{undef("nope", 1)}},
 		{"labels in a row", "[foo][bar][baz]\n\n[baz]: /url1\n[foo]: /url2", []docir.LinkRef{link(ref, "/url1", 1)}},
 		{"autolink", "<https://example.com/a>", []docir.LinkRef{link(aut, "https://example.com/a", 1)}},
 		{"email autolink", "<ops@example.com>", []docir.LinkRef{link(aut, "mailto:ops@example.com", 1)}},
@@ -94,7 +99,7 @@ func TestLinkForms(t *testing.T) {
 		{"hugo ref in a definition", "[a][d]\n\n[d]: <{{% ref \"/ops/disk\" %}}>", []docir.LinkRef{link(hr, "/ops/disk", 1)}},
 		// "{{<" … ">}}" inside <…> is no CommonMark definition (the '>'
 		// ends the destination): the shortcode is read where it stands.
-		{"hugo ref in a broken definition", "[a][d]\n\n[d]: <{{< ref \"/ops/disk\" >}}>", []docir.LinkRef{link(hr, "/ops/disk", 3)}},
+		{"hugo ref in a broken definition", "[a][d]\n\n[d]: <{{< ref \"/ops/disk\" >}}>", []docir.LinkRef{undef("d", 1), link(hr, "/ops/disk", 3)}},
 		{"hugo commented shortcode", `{{</* ref "x.md" */>}}`, nil},
 		{"other shortcode", `{{< figure src="x.png" >}}`, nil},
 		{"template in a definition", "[src][]\n\n[src]: <{{% eturl x %}}>", []docir.LinkRef{link(ref, "{{% eturl x %}}", 1)}},
@@ -125,6 +130,57 @@ func TestLinkForms(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got := allLinks(p.Parse("a.md", []byte(tt.md)).Record)
 			// Columns: TestLinksBySection.
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(docir.LinkRef{}, "Column")); diff != "" {
+				t.Errorf("%q (-want +got):\n%s", tt.md, diff)
+			}
+		})
+	}
+}
+
+// TestUndefinedReferences: a full or collapsed reference whose label the
+// file does not define is recorded as undefined (check reports it, as
+// markdownlint's MD052 does), and nothing else is: labels match as
+// CommonMark matches them, a definition may stand anywhere, and brackets
+// that prose, code and templates write are not references.
+func TestUndefinedReferences(t *testing.T) {
+	tests := []struct {
+		name, md string
+		want     []docir.LinkRef
+	}{
+		{"full", "See [the guide][guide] first.", []docir.LinkRef{undef("guide", 1)}},
+		{"collapsed", "See [Install Guide][] first.", []docir.LinkRef{undef("Install Guide", 1)}},
+		{"label as written", "[a][My  Label]", []docir.LinkRef{undef("My  Label", 1)}},
+		{"in a heading and a list", "# [x][h]\n\n- see [y][l]\n", []docir.LinkRef{undef("h", 1), undef("l", 3)}},
+		{"defined after", "[a][Guide]\n\n[guide]: g.md", []docir.LinkRef{link(docir.LinkReference, "g.md", 1)}},
+		{"defined before", "[guide]: g.md\n\n[Guide][]", []docir.LinkRef{link(docir.LinkReference, "g.md", 3)}},
+		{"case and spaces folded", "[a][The   GUIDE]\n\n[the guide]: g.md", []docir.LinkRef{link(docir.LinkReference, "g.md", 1)}},
+		{"label over a line end", "[a][the\nguide]\n\n[the guide]: g.md", []docir.LinkRef{link(docir.LinkReference, "g.md", 1)}},
+		{"defined in a quote", "[a][q]\n\n> [q]: g.md", []docir.LinkRef{link(docir.LinkReference, "g.md", 1)}},
+		{"defined in a list", "[a][q]\n\n- [q]: g.md", []docir.LinkRef{link(docir.LinkReference, "g.md", 1)}},
+		{"a definition in code defines nothing", "[a][q]\n\n```\n[q]: g.md\n```", []docir.LinkRef{undef("q", 1)}},
+		{"shortcut alone", "[guide] and [ ] and [x] and [1]", nil},
+		{"task list", "- [ ] todo\n- [x] done", nil},
+		{"callout", "> [!NOTE]\n> Read it.", nil},
+		{"code span", "`[a][b]` and ``x[a][]``", nil},
+		{"fenced code", "```\n[a][b]\n```", nil},
+		{"indented code", "    [a][b]", nil},
+		{"array indexing", "matrix[i][j], cell_[0][1] and data[lang][key]", nil},
+		{"after punctuation", "(see [a][b])", []docir.LinkRef{undef("b", 1)}},
+		{"footnote label", "[text][^1] and [^2][]", nil},
+		{"image", "![alt][pic] and ![pic][]", nil},
+		{"the text of an inline link", "[foo][bar](b.md)", []docir.LinkRef{link(docir.LinkInline, "b.md", 1)}},
+		{"the text of a reference", "[foo][bar][baz]\n\n[baz]: z.md", []docir.LinkRef{link(docir.LinkReference, "z.md", 1)}},
+		{"labels in a row, none defined", "[foo][bar][baz]", []docir.LinkRef{undef("baz", 1)}},
+		{"blank label is no label", "[a][ ]", nil}, // the shortcut [a], then text
+		{"text with brackets is no label", "[a [b] c][]", nil},
+		{"label too long", "[a][" + strings.Repeat("x", 1000) + "]", nil},
+		{"html comment", "<!-- [a][b] -->", nil},
+		{"html block", "<div>\n[a][b]\n</div>", nil},
+	}
+	p := NewParser()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := allLinks(p.Parse("a.md", []byte(tt.md)).Record)
 			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(docir.LinkRef{}, "Column")); diff != "" {
 				t.Errorf("%q (-want +got):\n%s", tt.md, diff)
 			}

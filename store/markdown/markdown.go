@@ -269,7 +269,11 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   brackets or attributes (store/passage blankContainer); a
 //	   configured front-matter field's dotted name reads a nested field
 //	   (front_matter: [hero.tagline]; store/passage fieldValue).
-const RulesVersion = 42
+//	43 a full or collapsed reference whose label the file does not
+//	   define ([text][nope], [nope][]) is recorded (docir.LinkRef.
+//	   Undefined), a broken link (no_definition): CommonMark shows it as
+//	   text, and the link was silently lost.
+const RulesVersion = 43
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestCheckUndefinedReference: a full or collapsed reference whose label
+// its file defines nowhere is a broken link, named by file, line and
+// column, with the label it lacks (markdownlint's MD052); a label defined
+// later in the file, in another case, is a link; the shortcut form, a
+// task list, a callout and code are not references; and no hint names
+// links.ignore for labels, which name no target.
+func TestCheckUndefinedReference(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"guide.md": "# Guide\n\nSee [the setup][setup] and [Install][], then [Usage][usage guide].\n" +
+			"Again [the setup][setup]; twice [setup][].\n\n" +
+			"- [ ] [todo] and [x] done\n\n> [!NOTE]\n> `[a][b]` in code, m[i][j] in prose.\n\n" +
+			"[Usage  Guide]: usage.md\n",
+		"usage.md": "# Usage\n",
+	})
+	if r := runDocir(t, dir, nil, "index", "--format", "json", "."); r.code != 0 {
+		t.Fatalf("index: exit %d: %s", r.code, r.stderr)
+	}
+	r := runDocir(t, dir, nil, "check", "--format", "text")
+	want := []string{
+		"guide.md:3:5: setup: no definition for reference [setup] in the file (in guide#guide)",
+		"guide.md:3:28: Install: no definition for reference [Install] in the file (in guide#guide)",
+		"guide.md:4:7: setup: no definition for reference [setup] in the file (in guide#guide)",
+		"guide.md:4:33: setup: no definition for reference [setup] in the file (in guide#guide)",
+		"generation 1, 2 documents: links 1 resolved, 4 broken, 0 external, 0 unchecked",
+	}
+	if diff := cmp.Diff(want, strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")); r.code != 1 || diff != "" {
+		t.Errorf("check: exit %d; stdout (-want +got):\n%s", r.code, diff)
+	}
+	if want := "docir: 4 broken link(s) in 1 document(s)\n"; r.stderr != want {
+		t.Errorf("check: stderr %q, want %q", r.stderr, want)
+	}
+}
