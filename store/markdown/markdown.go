@@ -272,7 +272,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	43 a full or collapsed reference whose label the file does not
 //	   define ([text][nope], [nope][]) is recorded (docir.LinkRef.
 //	   Undefined), a broken link (no_definition): CommonMark shows it as
-//	   text, and the link was silently lost.
+//	   text, and the link was silently lost; a heading's GFM
+//	   strikethrough marks are dropped, its words kept (`## ~~Old~~
+//	   New` is "Old New"), as emphasis marks are.
 const RulesVersion = 43
 
 // Parsed is what Parse makes of a file.
@@ -394,7 +396,10 @@ func NewParser() *Parser {
 		),
 		inline: parser.NewParser(
 			parser.WithBlockParsers(util.Prioritized(replay, 100)),
-			parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+			// GFM's strikethrough (strike.go), at the priority goldmark's
+			// extension gives it.
+			parser.WithInlineParsers(append(parser.DefaultInlineParsers(),
+				util.Prioritized(strikeParser{}, 500))...),
 		),
 		b:      b,
 		replay: replay,

@@ -216,6 +216,11 @@ func TestParseCases(t *testing.T) {
 		{"github: spaces kept", "# A  Double  Space\n", "A Double Space", []string{"a--double--space"}, []string{"A Double Space"}},
 		{"github: image", "# Proj ![build](badge.svg)\n", "Proj build", []string{"proj-"}, []string{"Proj build"}},
 		{"code span over two lines", "`a\nb` c\n===\n", "a b c", []string{"a-b-c"}, []string{"a b c"}},
+		// Inline marks are dropped, the words kept: emphasis, and GFM's
+		// strikethrough (one tilde or two; three are text, as is a tilde
+		// that opens nothing).
+		{"emphasis and strikethrough", "## *Em* __Strong__ ~~Old~~ New ~one~\n## ~~~x~~~ and ~/.config, a ~ b\n", "x",
+			[]string{"em-strong-old-new-one", "x-and-config-a--b"}, []string{"Em Strong Old New one", "~~~x~~~ and ~/.config, a ~ b"}},
 		{"github: tab", "# Tab\tHere `c  d`\n", "Tab Here c d", []string{"tabhere-c--d"}, []string{"Tab Here c d"}},
 		// An attribute block is read as goldmark reads it: an ATX
 		// heading's line with its closing '#'s; the last id of a block.
