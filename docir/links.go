@@ -40,6 +40,7 @@ const (
 	LinkHugoRef    = "ref"       // Hugo's {{< ref "path" >}}
 	LinkHugoRelRef = "relref"    // Hugo's {{< relref "path" >}}
 	LinkWiki       = "wikilink"  // [[Note]], [[Note#Heading|text]], ![[file]] (Obsidian's, Foam's)
+	LinkHTML       = "html"      // <a href="…">, <area href>, an MDX component's href="…" (<LinkCard href="/x/" />)
 )
 
 // What a link leads to (Link.Status).

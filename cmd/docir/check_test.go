@@ -40,3 +40,34 @@ func TestCheckUndefinedReference(t *testing.T) {
 		t.Errorf("check: stderr %q, want %q", r.stderr, want)
 	}
 }
+
+// TestCheckHTMLLinks: the href of a Starlight <LinkCard> or <LinkButton>
+// and of an HTML <a> is a link: check reports one that leads nowhere,
+// and the page one leads to lists it among its incoming links; an href
+// written as an expression is no link.
+func TestCheckHTMLLinks(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"start.md": "# Start\n\n<CardGrid>\n  <LinkCard title=\"X\" href=\"/guides/x/\" />\n  <LinkCard title=\"Gone\" href=\"/guides/gone/\" />\n" +
+			"  <LinkButton href='guides/x.md#usage'>Go</LinkButton>\n  <LinkCard title=\"Expr\" href={url} />\n</CardGrid>\n\n" +
+			"Inline <a href=\"guides/x.md#nope\">x</a>.\n",
+		"guides/x.md": "# X\n\n## Usage\n",
+	})
+	if r := runDocir(t, dir, nil, "index", "--format", "json", "."); r.code != 0 {
+		t.Fatalf("index: exit %d: %s", r.code, r.stderr)
+	}
+	r := runDocir(t, dir, nil, "check", "--format", "text")
+	want := []string{
+		"start.md:5:3: /guides/gone/: no such document (in start#start)",
+		`start.md:10:8: guides/x.md#nope: guides/x has no section "nope" (in start#start)`,
+		"generation 1, 2 documents: links 2 resolved, 2 broken, 0 external, 0 unchecked",
+	}
+	if diff := cmp.Diff(want, strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")); r.code != 1 || diff != "" {
+		t.Errorf("check: exit %d; stdout (-want +got):\n%s", r.code, diff)
+	}
+	r = runDocir(t, dir, nil, "links", "guides/x", "--jq", `.links.incoming[] | "\(.line) \(.kind) \(.target) \(.address)"`)
+	want = []string{"4 html /guides/x/ guides/x", "6 html guides/x.md#usage guides/x#usage"}
+	if diff := cmp.Diff(want, strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")); r.code != 0 || diff != "" {
+		t.Errorf("links: exit %d, %s; incoming (-want +got):\n%s", r.code, r.stderr, diff)
+	}
+}

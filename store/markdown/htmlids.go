@@ -4,18 +4,21 @@ import (
 	"bytes"
 	stdhtml "html"
 	"strings"
+
+	"github.com/docir/docir/docir"
 )
 
-// htmlIDs appends the ids of the HTML in t (at offset base of the
-// markdown) to out: the id and name attributes of its start tags, read in
-// one pass as a browser's tokenizer reads them (quoted values whole,
+// htmlTags appends the ids and the links of the HTML in t (at offset
+// base of the markdown) to anchors and links: the id and name attributes
+// of its start tags, and the href of the tags that link (tagLinks), read
+// in one pass as a browser's tokenizer reads them (quoted values whole,
 // character references decoded, a repeated attribute ignored, a tag the
 // text ends inside of dropped).
 // Nothing else counts: not comments (<!-- … -->), other markup
 // declarations and processing instructions (<!…>, <?…>), end tags, the text
 // of elements whose text is not markup (script, style, textarea, title…),
 // or text ("set id=x" in a <pre>).
-func htmlIDs(t []byte, base int, out []foundAnchor) []foundAnchor {
+func htmlTags(t []byte, base int, anchors []foundAnchor, links []foundLink) ([]foundAnchor, []foundLink) {
 	for i := 0; i < len(t); {
 		lt := bytes.IndexByte(t[i:], '<')
 		if lt < 0 {
@@ -29,22 +32,25 @@ func htmlIDs(t []byte, base int, out []foundAnchor) []foundAnchor {
 		case next == '!' || next == '?' || next == '/' && !isLetter(after):
 			i = pastByte(t, i+2, '>') // a bogus comment, to the first '>'
 		case isLetter(next) || next == '/':
-			name, ids, end := readTag(t, i)
+			tag, end := readTag(t, i)
 			if end < 0 {
-				return out // the text ends inside the tag
+				return anchors, links // the text ends inside the tag
 			}
 			if next != '/' {
-				for _, id := range ids {
-					out = append(out, foundAnchor{at: base + i, id: id})
+				for _, id := range tag.ids {
+					anchors = append(anchors, foundAnchor{at: base + i, id: id})
 				}
-				end = rawTextEnd(t, end, name)
+				if tag.href != "" {
+					links = append(links, foundLink{at: base + i, target: tag.href, kind: docir.LinkHTML})
+				}
+				end = rawTextEnd(t, end, tag.name)
 			}
 			i = end
 		default:
 			i++
 		}
 	}
-	return out
+	return anchors, links
 }
 
 // byteAt is t[i], or 0 past its end.
@@ -96,11 +102,33 @@ func isTagSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
 }
 
+// tag is what readTag reads of a start or end tag.
+type tag struct {
+	name string   // lower-cased
+	ids  []string // the values of its id and name attributes (the first of each)
+	// href is the value of its href attribute (the first), when the tag
+	// links (tagLinks) and the value is a quoted string that is not
+	// blank: an MDX expression (href={url}) is no URL.
+	href string
+}
+
+// tagLinks reports whether a tag of name (as written) is a link a reader
+// follows by its href: HTML's <a> and <area>, and an MDX (JSX) component,
+// whose name starts with a capital (Starlight's <LinkCard href="/x/" />
+// and <LinkButton>, Mintlify's <Card>). Not the other HTML elements that
+// take an href: <link> and <base> are the page's metadata, SVG's <use>
+// and <image> name a part of the picture.
+func tagLinks(name []byte) bool {
+	if len(name) > 0 && name[0] >= 'A' && name[0] <= 'Z' {
+		return true
+	}
+	return strings.EqualFold(string(name), "a") || strings.EqualFold(string(name), "area")
+}
+
 // readTag reads the start or end tag at t[i] == '<' (followed by a letter,
-// or "/" and a letter): its name, lower-cased, the values of its id and
-// name attributes (the first of each), and the offset past its '>'; end is
-// -1 when the text ends inside the tag.
-func readTag(t []byte, i int) (name string, ids []string, end int) {
+// or "/" and a letter): its name, ids and link (tag), and the offset past
+// its '>'; end is -1 when the text ends inside the tag.
+func readTag(t []byte, i int) (tg tag, end int) {
 	j := i + 1
 	if t[j] == '/' {
 		j++
@@ -109,11 +137,12 @@ func readTag(t []byte, i int) (name string, ids []string, end int) {
 	for j < len(t) && !isTagSpace(t[j]) && t[j] != '/' && t[j] != '>' {
 		j++
 	}
-	name = strings.ToLower(string(t[from:j]))
-	var seenID, seenName bool
+	tg.name = strings.ToLower(string(t[from:j]))
+	links := tagLinks(t[from:j])
+	var seenID, seenName, seenHref bool
 	for j < len(t) {
 		if c := t[j]; c == '>' {
-			return name, ids, j + 1
+			return tg, j + 1
 		} else if isTagSpace(c) || c == '/' {
 			j++
 			continue
@@ -126,38 +155,43 @@ func readTag(t []byte, i int) (name string, ids []string, end int) {
 			j++
 		}
 		var val []byte // none without '='
+		quoted := false
 		if j < len(t) && t[j] == '=' {
-			if val, j = attrValue(t, j+1); j < 0 {
-				return "", nil, -1
+			if val, quoted, j = attrValue(t, j+1); j < 0 {
+				return tag{}, -1
 			}
 		}
 		first := attr == "id" && !seenID || attr == "name" && !seenName
 		if first && len(val) > 0 {
-			ids = append(ids, stdhtml.UnescapeString(string(val)))
+			tg.ids = append(tg.ids, stdhtml.UnescapeString(string(val)))
 		}
-		seenID, seenName = seenID || attr == "id", seenName || attr == "name"
+		if attr == "href" && !seenHref && links && quoted {
+			// A browser strips a URL's leading and trailing white space.
+			tg.href = strings.TrimSpace(stdhtml.UnescapeString(string(val)))
+		}
+		seenID, seenName, seenHref = seenID || attr == "id", seenName || attr == "name", seenHref || attr == "href"
 	}
-	return "", nil, -1
+	return tag{}, -1
 }
 
 // attrValue reads an attribute's value after its '=' at i: quoted, or up
 // to white space or '>'; end is -1 when the text ends inside quotes.
-func attrValue(t []byte, i int) (val []byte, end int) {
+func attrValue(t []byte, i int) (val []byte, quoted bool, end int) {
 	for i < len(t) && isTagSpace(t[i]) {
 		i++
 	}
 	if i < len(t) && (t[i] == '"' || t[i] == '\'') {
 		q := bytes.IndexByte(t[i+1:], t[i])
 		if q < 0 {
-			return nil, -1
+			return nil, false, -1
 		}
-		return t[i+1 : i+1+q], i + q + 2
+		return t[i+1 : i+1+q], true, i + q + 2
 	}
 	from := i
 	for i < len(t) && !isTagSpace(t[i]) && t[i] != '>' {
 		i++
 	}
-	return t[from:i], i
+	return t[from:i], false, i
 }
 
 // rawTextEnd is where the text of the element whose start tag (name) ends
@@ -205,7 +239,7 @@ func onlyMarkup(t []byte) bool {
 				return false // the text ends inside the comment
 			}
 		case isLetter(next) || next == '/' && isLetter(after):
-			_, _, end := readTag(t, i)
+			_, end := readTag(t, i)
 			if end < 0 {
 				return false
 			}

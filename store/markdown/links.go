@@ -19,7 +19,9 @@ import (
 // text of tight list items, headings) is scanned for links; code blocks,
 // fenced or indented, and HTML blocks are not, and neither are code spans
 // within the text. The file's link reference definitions are goldmark's
-// (the block parse collects them).
+// (the block parse collects them). The tags of HTML, inline or in an
+// HTML block, give ids and links (htmlTags: the href of <a>, <area> and
+// an MDX component).
 //
 // The scan is docir's own, not goldmark's inline parser: goldmark's link
 // parsing is quadratic on some shapes (docs/ingest.md: 40,000 "[a](" take
@@ -82,7 +84,8 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 		case *ast.HTMLBlock:
 			if start, stop, ok := htmlBlockSpan(n.(*ast.HTMLBlock)); ok {
 				k := len(anchors)
-				anchors = htmlIDs(body[start:stop], start, anchors)
+				anchors, found = htmlTags(body[start:stop], start, anchors, found)
+				found, left = capLinks(found, left)
 				inBlock(anchors[k:], start)
 			}
 			return ast.WalkSkipChildren, nil
@@ -675,7 +678,7 @@ func (s *scanner) angle(i int) int {
 		// all the '<' before it (find remembers).
 		if end := s.find(">", i+1); end > i && end-i <= maxTag {
 			s.steps += end - i
-			s.anchors = htmlIDs(t[i:end+1], i, s.anchors)
+			s.anchors, s.out = htmlTags(t[i:end+1], i, s.anchors, s.out)
 		}
 	}
 	// Up to the first '>', space, control or '<': an autolink holds none.

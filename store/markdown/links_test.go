@@ -188,6 +188,49 @@ func TestUndefinedReferences(t *testing.T) {
 	}
 }
 
+// TestHTMLLinks: the href of an HTML <a> or <area>, and of an MDX
+// component (a tag whose name starts with a capital: Starlight's
+// <LinkCard> and <LinkButton>), is a link (docir.LinkHTML), in an HTML
+// block or inline, when it is a quoted string: as written, character
+// references decoded, white space around it dropped. Not an expression
+// (href={url}), nor the href of a tag that is no link (<link>, SVG's
+// <use>), nor a tag in code or in a comment, nor an end tag's.
+func TestHTMLLinks(t *testing.T) {
+	html := func(target string, line int) docir.LinkRef { return link(docir.LinkHTML, target, line) }
+	tests := []struct {
+		name, md string
+		want     []docir.LinkRef
+	}{
+		{"a, inline", "See <a href=\"guide.md#setup\">the guide</a>.", []docir.LinkRef{html("guide.md#setup", 1)}},
+		{"a, in a block", "<p align=\"center\">\n  <a href='docs/install.md'>Install</a> ·\n  <A HREF=\"docs/faq.md\">FAQ</A>\n</p>", []docir.LinkRef{html("docs/install.md", 2), html("docs/faq.md", 3)}},
+		{"starlight", "<CardGrid>\n  <LinkCard title=\"Guides\" href=\"/guides/x/\" />\n  <LinkButton href='/start/' variant=\"primary\">Start</LinkButton>\n</CardGrid>",
+			[]docir.LinkRef{html("/guides/x/", 2), html("/start/", 3)}},
+		{"a tag over lines", "Read\n<LinkCard\n  title=\"Guides\"\n  href=\"/guides/y/\"\n/>\nnow.", []docir.LinkRef{html("/guides/y/", 2)}},
+		{"area", "<map><area shape=\"rect\" href=\"m.md\"></map>", []docir.LinkRef{html("m.md", 1)}},
+		{"reference and spaces", "<a href=\" a.md?x=1&amp;y=2 \">a</a>", []docir.LinkRef{html("a.md?x=1&y=2", 1)}},
+		{"the first href", "<a href=\"one.md\" href=\"two.md\">x</a>", []docir.LinkRef{html("one.md", 1)}},
+		{"expression", "<LinkCard title=\"X\" href={url} />\n\n<a href={`/x/`}>x</a>", nil},
+		{"unquoted", "<a href=x.md>x</a>", nil},
+		{"empty", "<a href=\"\">x</a> <a href=\" \">y</a> <a name=\"top\"></a>", nil},
+		{"no link tags", "<link rel=\"stylesheet\" href=\"s.css\">\n<svg><use href=\"#icon\"/></svg>\n\n<div href=\"d.md\">d</div>", nil},
+		{"end tag", "<a>x</a href=\"e.md\">", nil},
+		{"code span", "`<a href=\"x.md\">x</a>`", nil},
+		{"fenced code", "```html\n<a href=\"x.md\">x</a>\n```", nil},
+		{"comment", "<!-- <a href=\"x.md\">x</a> -->", nil},
+		{"script", "<script>\nvar s = '<a href=\"x.md\">'\n</script>", nil},
+		{"beside a markdown link", "[md](a.md) <a href=\"b.md\">b</a>", []docir.LinkRef{link(docir.LinkInline, "a.md", 1), html("b.md", 1)}},
+	}
+	p := NewParser()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := allLinks(p.Parse("a.md", []byte(tt.md)).Record)
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(docir.LinkRef{}, "Column")); diff != "" {
+				t.Errorf("%q (-want +got):\n%s", tt.md, diff)
+			}
+		})
+	}
+}
+
 // TestLinksBySection: a link belongs to the section whose own text holds
 // it; links before the first heading are the record's. Each has its line
 // and its byte column in that line.
@@ -449,26 +492,36 @@ func TestHTMLIDs(t *testing.T) {
 	}
 }
 
-// FuzzHTMLIDs holds htmlIDs' invariants on any HTML: every id is non-empty
-// and placed inside the text, at a '<', in order; and HTML that ends
-// inside a tag gives no id of that tag (the ids of a prefix that ends
-// between tags are the ids of the whole's first tags). onlyMarkup is
-// false of text that holds no tag, and true of markup written twice.
-func FuzzHTMLIDs(f *testing.F) {
-	for _, s := range []string{"<a id=x name='y'>", "<!-- <a id=c> --><b id=d>", "<script><a id=s></script><i id=t>", "<div id=\"a\"class=b ID=c>", "<pre>id=fake</pre>"} {
+// FuzzHTMLTags holds htmlTags' invariants on any HTML: every id and every
+// link's target is non-empty and placed inside the text, at a '<', in
+// order; and HTML that ends inside a tag gives no id or link of that tag
+// (the ids and links of a prefix that ends between tags are the whole's
+// first ones). onlyMarkup is false of text that holds no tag, and true of
+// markup written twice.
+func FuzzHTMLTags(f *testing.F) {
+	for _, s := range []string{"<a id=x name='y'>", "<!-- <a id=c> --><b id=d>", "<script><a id=s></script><i id=t>", "<div id=\"a\"class=b ID=c>", "<pre>id=fake</pre>",
+		"<a href=\"x.md\">x</a>", "<LinkCard title=\"T\" href='/g/x/' />", "<Card href={url} /><area href=\" m.md \">"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ids := htmlIDs(b, 3, nil)
+		ids, links := htmlTags(b, 3, nil, nil)
 		for k, a := range ids {
 			if a.id == "" || a.at < 3 || a.at-3 >= len(b) || b[a.at-3] != '<' || k > 0 && a.at < ids[k-1].at {
 				t.Fatalf("%q: id %d %+v misplaced", b, k, a)
 			}
 		}
+		for k, l := range links {
+			if l.target == "" || l.kind != docir.LinkHTML || l.at < 3 || l.at-3 >= len(b) || b[l.at-3] != '<' || k > 0 && l.at <= links[k-1].at {
+				t.Fatalf("%q: link %d %+v misplaced", b, k, l)
+			}
+		}
 		if i := bytes.LastIndexByte(b, '<'); i >= 0 {
-			prefix := htmlIDs(b[:i], 3, nil)
+			prefix, prefixLinks := htmlTags(b[:i], 3, nil, nil)
 			if len(prefix) > len(ids) || !slices.Equal(prefix, ids[:len(prefix)]) {
 				t.Fatalf("%q: ids %+v, of the text before its last '<' %+v", b, ids, prefix)
+			}
+			if len(prefixLinks) > len(links) || !slices.Equal(prefixLinks, links[:len(prefixLinks)]) {
+				t.Fatalf("%q: links %+v, of the text before its last '<' %+v", b, links, prefixLinks)
 			}
 		}
 		if onlyMarkup(b) {

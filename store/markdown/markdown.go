@@ -274,7 +274,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   Undefined), a broken link (no_definition): CommonMark shows it as
 //	   text, and the link was silently lost; a heading's GFM
 //	   strikethrough marks are dropped, its words kept (`## ~~Old~~
-//	   New` is "Old New"), as emphasis marks are.
+//	   New` is "Old New"), as emphasis marks are; the href of an HTML
+//	   <a> or <area>, and of an MDX component (<LinkCard href="/x/" />),
+//	   is a link (docir.LinkHTML), inline or in an HTML block.
 const RulesVersion = 43
 
 // Parsed is what Parse makes of a file.
