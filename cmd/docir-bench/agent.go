@@ -144,6 +144,11 @@ func (e *env) agentRun(b *strings.Builder) error {
 		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 			return fmt.Errorf("-agent-corpus %s: not a folder", e.o.agentCorpus)
 		}
+		// A link to the folder is the folder: the count of its documents
+		// walks it from its real path.
+		if root, err = filepath.EvalSymlinks(root); err != nil {
+			return err
+		}
 		c = &corpus{name: filepath.Base(root), dir: filepath.Join(e.work, "agent"), sources: []source{{path: root}}}
 	} else {
 		dir, err := e.unpack(corpustest.HugoDocs)
