@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/wire"
+	"github.com/docir/docir/workspace/session"
 )
 
 // lineTransport is an sdk.Transport over newline-delimited JSON, like the
@@ -86,6 +88,7 @@ type lineConn struct {
 	pendingMu sync.Mutex
 	pending   map[jsonrpc.ID]*batchReply
 	answered  chan struct{}
+	writing   atomic.Int64 // replies being written (see full)
 
 	g     guard
 	queue []jsonrpc.Message // messages checked and not yet handed to the SDK
@@ -122,6 +125,20 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				return nil, c.drain(ctx)
 			}
 			return nil, err
+		}
+		if !c.more && c.full() {
+			// Read no further until a call is answered: a host that writes
+			// calls and does not read their replies must not fill the
+			// process with them (see MaxPending).
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-c.closed:
+				return nil, io.EOF
+			case <-c.stop:
+			case <-c.answered:
+			}
+			continue
 		}
 		var rr wire.FrameEvent
 		select {
@@ -171,6 +188,8 @@ func (c *lineConn) frame(f wire.Frame) error {
 			reply = errLine
 		case !c.track(msg, nil):
 			reply = duplicateCall(wire.ScanID(line, true)).line()
+		case c.staleCancel(msg):
+			return nil // it names no call in flight: not the SDK's to see
 		default:
 			c.queue = append(c.queue, msg)
 			c.cancels(msg)
@@ -226,10 +245,53 @@ func (c *lineConn) readBatch(line []byte) []byte {
 		c.track(msg, b)
 	}
 	for _, msg := range decoded {
-		c.cancels(msg)
+		if !c.staleCancel(msg) {
+			c.queue = append(c.queue, msg)
+			c.cancels(msg)
+		}
 	}
-	c.queue = append(c.queue, decoded...)
 	return nil
+}
+
+// staleCancel reports whether msg is a cancellation (notifications/
+// cancelled) that names no call in flight: one already answered, or never
+// sent, or sent after it in the same read. It is dropped, not handed to
+// the SDK: the SDK handles messages concurrently, and a cancellation it
+// took before a call it read after (a late cancellation of call 7 and a
+// new call 7 in one write) cancelled that call, which then had no reply
+// (a review: 11 of 40 such calls). MCP: a cancellation of a request not
+// in flight is ignored.
+func (c *lineConn) staleCancel(msg jsonrpc.Message) bool {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || req.IsCall() || req.Method != "notifications/cancelled" {
+		return false
+	}
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(req.Params, &p) != nil || !exactID(p.RequestID) {
+		return false // the SDK's to refuse or ignore, as before
+	}
+	return !c.inFlight(p.RequestID)
+}
+
+// MaxPending bounds the calls a stdio session has read and not answered:
+// at that many it reads no further until one is answered. Reading ahead
+// of what runs (session.MaxRunning runs at once) answers nothing sooner,
+// and a host that writes calls without reading their replies (a review:
+// 300,000 pings, 2.3 GB and rising) must not fill the process: each call
+// in hand holds at most its frame and its reply, MaxFrameBytes and
+// wire.MaxReplyBytes. The lines of one read are taken whatever the count
+// (a call and its cancellation sent together are read together), and so
+// is a batch: a read and a batch are bounded by the frame.
+func MaxPending() int { return 2 * session.MaxRunning() }
+
+// full reports whether MaxPending calls are in hand: read and not
+// answered, or answered and their replies not yet written.
+func (c *lineConn) full() bool {
+	c.pendingMu.Lock()
+	defer c.pendingMu.Unlock()
+	return len(c.pending)+int(c.writing.Load()) >= MaxPending()
 }
 
 // cancels records msg's cancellation when it is one (notifications/
@@ -340,7 +402,11 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 		return c.writeLine(data)
 	}
+	// A reply is in hand until it is written: a host that reads no reply
+	// holds every writer here, each with its reply (see full).
+	c.writing.Add(1)
 	defer func() {
+		c.writing.Add(-1)
 		select {
 		case c.answered <- struct{}{}:
 		default:
