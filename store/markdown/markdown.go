@@ -22,8 +22,10 @@
 //     (Hugo's and Pandoc's `## Metadata {#metadata-schema}`, MkDocs'
 //     `## Metadata {: #metadata-schema }`) has the id it gives as its
 //     slug, and the block is not part of its text.
-//   - Title: front-matter `title`, else the document's first heading when
-//     it is a level-1 heading, else the file name without ".md".
+//   - Title: front-matter `title`, else the text of an <h1> in the HTML
+//     block that opens the document (htmlTitle), else the document's
+//     first heading when it is a level-1 heading, else the file name
+//     without ".md" (FileTitle).
 //   - MkDocs admonitions, details and content tabs (`!!! note`, `??? tip`,
 //     `=== "Tab"`) are containers whose body is the lines indented 4
 //     spaces under the opener (mkdocs.go); a heading in one makes no
@@ -277,7 +279,11 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   New` is "Old New"), as emphasis marks are; the href of an HTML
 //	   <a> or <area>, and of an MDX component (<LinkCard href="/x/" />),
 //	   is a link (docir.LinkHTML), inline or in an HTML block.
-const RulesVersion = 43
+//	44 a document whose first content is an HTML block opening with an
+//	   <h1> (a README's `<h1 align="center"><img …><br>Name</h1>`) is
+//	   titled by that h1's text (htmlTitle), as GitHub shows it, where
+//	   it was titled by its file's name.
+const RulesVersion = 44
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
@@ -477,6 +483,12 @@ func (p *Parser) ParseContext(ctx context.Context, name string, src []byte, lim 
 	switch t := fields["title"].(type) {
 	case string:
 		rec.Title = strings.TrimSpace(titleText(t))
+	}
+	if rec.Title == "" {
+		// An <h1> written in HTML that opens the document (htmlTitle)
+		// comes before any heading: it is the title a level-1 heading
+		// there would be.
+		rec.Title = htmlTitle(doc, body)
 	}
 	if rec.Title == "" && len(rec.Sections) > 0 && rec.Sections[0].Level == 1 {
 		// A level-1 heading that opens the document's headings is its

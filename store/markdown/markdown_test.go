@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/yuin/goldmark"
@@ -492,6 +493,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("<a id=x></a>\n\n# A\n<a name=y></a> <!-- c -->\n\n<div id=d>\n</div>\n## B\n<a id=e></a> <!--\n# C\n"))
 	f.Add([]byte(strings.Repeat("- ", 40) + "x"))
+	f.Add([]byte("<!-- c -->\n<h1 align=center><img alt=L src=l.svg><br>Name &amp;\n<b>x</b></h1>\n\n# T\n"))
 	f.Add([]byte("# [a](" + strings.Repeat("[a](", 400) + "\n"))
 	f.Add([]byte("## {{% h \"w\" %}}\n## a `{{< b text='c' >}}` {{< d text=\"e\" >}}{{</* f */>}}\ng {{% /h %}}\n---\n"))
 	f.Add([]byte("# A\n{{< t y >}}\nk: v\n---\n# c\n{{< a >}}{{< /t >}}\n## B {{< x />}}\n{{</* t */>}}\n# d\n{{% /t %}}\n"))
@@ -738,4 +740,50 @@ func TestFileTitle(t *testing.T) {
 			t.Errorf("%s: title %q, want %q", name, got, want)
 		}
 	}
+}
+
+// TestHTMLTitle: a document with no front-matter title whose first
+// content is an HTML block opening with an <h1> (a repository's README,
+// `<h1 align="center"><img …><br>Prometheus</h1>`) is titled by that h1's
+// text, as GitHub shows it: tags and comments left out, references decoded,
+// white space collapsed. An h1 with no text, one after other content, one
+// that is not the block's first element, and a front-matter title leave
+// the rules as they were.
+func TestHTMLTitle(t *testing.T) {
+	p := NewParser()
+	for _, c := range []struct{ md, want string }{
+		{"<h1 align=\"center\" style=\"border-bottom: none\">\n    <a href=\"https://prometheus.io\"><img alt=\"Prometheus\" src=\"logo.svg\"></a><br>Prometheus\n</h1>\n\ntext\n\n## Install\n", "Prometheus"},
+		{"<!-- markdownlint-disable -->\n\n<H1>Tom &amp;\n  <b>Jerry</b><!-- x --></h1>\n# Later\n", "Tom & Jerry"},
+		{"<h1 align=center><img src=logo.png alt=Logo></h1>\n\n## Usage\n", "README"},
+		{"<h1>A</h1>\n\n# B\n", "A"},
+		{"---\ntitle: Given\n---\n<h1>A</h1>\n", "Given"},
+		{"<p align=center><img src=x.png></p>\n\n<h1>A</h1>\n", "README"},
+		{"<div><h1>A</h1></div>\n", "README"},
+		{"text\n\n<h1>A</h1>\n", "README"},
+		{"# Markdown\n\n<h1>A</h1>\n", "Markdown"},
+		{"<h1>Open <script>x</script>end\n\nmore\n", "Open end"},
+		{"<h10>x</h10>\n", "README"},
+	} {
+		if got := p.Parse("README.md", []byte(c.md)).Record.Title; got != c.want {
+			t.Errorf("%q: title %q, want %q", c.md, got, c.want)
+		}
+	}
+}
+
+// FuzzH1Text holds h1Text to a title on any HTML after an <h1>: words
+// with single spaces between them and none at either end, in UTF-8 when
+// the HTML is.
+func FuzzH1Text(f *testing.F) {
+	for _, s := range []string{"<img alt=x><br>Prometheus\n</h1>", "Tom &amp;\n <b>Jerry</b><!-- x --></h1># y", "a <script>b</script>c", "x < y </h1 >", "<a href='>'>z", "&#x20;&nbsp;q<!--", "<//>w</H1>"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got := h1Text(b, 0)
+		if got != strings.Join(strings.Fields(got), " ") {
+			t.Fatalf("%q: title %q is not words with single spaces", b, got)
+		}
+		if utf8.Valid(b) && !utf8.ValidString(got) {
+			t.Fatalf("%q: title %q is not UTF-8", b, got)
+		}
+	})
 }
