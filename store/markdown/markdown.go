@@ -282,7 +282,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	44 a document whose first content is an HTML block opening with an
 //	   <h1> (a README's `<h1 align="center"><img …><br>Name</h1>`) is
 //	   titled by that h1's text (htmlTitle), as GitHub shows it, where
-//	   it was titled by its file's name.
+//	   it was titled by its file's name; a folder's README.md (in any
+//	   case) that gives no title is titled by its folder's name
+//	   (FileTitle), as its index.md is, not "README".
 const RulesVersion = 44
 
 // Parsed is what Parse makes of a file.
@@ -508,10 +510,15 @@ func (p *Parser) ParseContext(ctx context.Context, name string, src []byte, lim 
 // section's or bundle's page, whose id is the folder's), the folder's
 // name, as Hugo titles a section page it is given no title for (a
 // runbooks site's `runbooks/_index.md`, front matter alone, was titled
-// "_index").
+// "_index"); and so for a folder's README.md, in any case (readme.md,
+// Readme.md), the page GitHub shows for the folder (five of a code
+// repository's pages were titled "README"). The root's keep their
+// file's name: the source folder's name is the checkout's, not the
+// project's.
 func FileTitle(name string) string {
 	base := strings.TrimSuffix(path.Base(name), ".md")
-	if dir := path.Base(path.Dir(name)); (base == "index" || base == "_index") && dir != "." && dir != "/" {
+	folderPage := base == "index" || base == "_index" || strings.EqualFold(base, "readme")
+	if dir := path.Base(path.Dir(name)); folderPage && dir != "." && dir != "/" {
 		return dir
 	}
 	return base

@@ -726,7 +726,8 @@ func TestStackedHeadings(t *testing.T) {
 
 // TestFileTitle: a document that gives no title is titled by its file's
 // name; a folder's index.md or _index.md by its folder's, as Hugo titles a
-// section page; the root's by its file's.
+// section page, and so its README.md in any case, the page GitHub shows
+// for the folder; the root's by its file's.
 func TestFileTitle(t *testing.T) {
 	p := NewParser()
 	for name, want := range map[string]string{
@@ -735,6 +736,11 @@ func TestFileTitle(t *testing.T) {
 		"a/b/index.md":       "b",
 		"_index.md":          "_index",
 		"index.md":           "index",
+		"tsdb/README.md":     "tsdb",
+		"a/b/readme.md":      "b",
+		"a/b/Readme.md":      "b",
+		"README.md":          "README",
+		"a/READMEs.md":       "READMEs",
 	} {
 		if got := p.Parse(name, []byte("---\nbookHidden: true\n---\ntext\n")).Record.Title; got != want {
 			t.Errorf("%s: title %q, want %q", name, got, want)
