@@ -600,3 +600,24 @@ func TestLostUnderKeepsWhatAPrefixKeeps(t *testing.T) {
 		t.Errorf("lostUnder(/) = %d, want 0", n)
 	}
 }
+
+// TestCheckHintsRootFallbackPageRelative: a `./../` link to a folder with
+// no page (prometheus's documentation/examples/kubernetes-rabbitmq/
+// README.md) is broken, and no setting is hinted for it: root_fallback
+// read it below the source folder, the root's README.md, a page it does
+// not mean. A path that does not open with "./" or "../" is still hinted.
+func TestCheckHintsRootFallbackPageRelative(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"README.md":                            "# Top\n",
+		"ops/disk.md":                          "# Disk\n",
+		"documentation/examples/k/README.md":   "# K\n\n[up](./../) [up](../) [disk](ops/disk.md)\n",
+		"documentation/examples/k/setup.md":    "# Setup\n",
+		"documentation/examples/other/note.md": "# Note\n",
+	})
+	_, got, _ := indexAndCheck(t, dir)
+	want := map[string][]string{"./../": nil, "../": nil, "ops/disk.md": {"links.root_fallback"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("broken links and what they resolve with (-want +got):\n%s", diff)
+	}
+}

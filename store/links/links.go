@@ -21,8 +21,9 @@
 //     Rules.DirectoryURLs, a path that is no markdown file path
 //     relative to the page's own URL folder instead;
 //   - Hugo's ref and relref: a path below the source folders when it
-//     starts with "/", else relative to the file's folder and then below
-//     each source folder; ".md" may be left out.
+//     starts with "/", else relative to the file's folder and then, unless
+//     it opens with "./" or "../" (pageRelative), below each source
+//     folder; ".md" may be left out.
 //
 // The query (?…) is dropped; the path and anchor are percent-decoded. A
 // path names a markdown file: "x.md" itself; "x", "x/" or "x.html" the
@@ -326,12 +327,25 @@ func (r Rules) classifyPath(root, rel, t string) Target {
 	}
 	tg := r.relative(root, r.pageFile(rel, p), p, anchor)
 	if r.RootFallback && tg.Status == "" {
-		for _, root := range r.Roots {
-			tg.addCandidates(root, "/"+p)
+		if !pageRelative(p) {
+			for _, root := range r.Roots {
+				tg.addCandidates(root, "/"+p)
+			}
 		}
 		tg.hugoPage(p)
 	}
 	return tg
+}
+
+// pageRelative reports whether the path p opens with "./" or "../" (or
+// is "." or ".."): a path written relative to its page, which Hugo's
+// GetPage reads from the page's folder alone ("Page relative, no need
+// to look further"), and so root_fallback and a ref below the source
+// folders: `./../` of a folder with no page is no link to the site's
+// root page.
+func pageRelative(p string) bool {
+	first, _, _ := strings.Cut(p, "/")
+	return first == "." || first == ".."
 }
 
 // hugoPage adds what Hugo's GetPage (ref, relref, and the link render
@@ -447,8 +461,10 @@ func (r Rules) hugo(root, rel, t string) Target {
 			tg.Files = rt.Files
 		}
 	}
-	for _, root := range r.Roots {
-		tg.addCandidates(root, "/"+strings.TrimPrefix(p, "/"))
+	if !pageRelative(p) {
+		for _, root := range r.Roots {
+			tg.addCandidates(root, "/"+strings.TrimPrefix(p, "/"))
+		}
 	}
 	tg.hugoPage(p)
 	tg.NotMarkdown = false // a ref names a page: a miss is broken

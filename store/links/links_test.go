@@ -1,6 +1,7 @@
 package links
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -133,6 +134,36 @@ func TestRootFallback(t *testing.T) {
 	want := Target{Files: files("/c", "guide/ops/x.md", "ops/x.md", "guide/ops/x/_index.md", "guide/ops/x/index.md", "ops/x/_index.md", "ops/x/index.md"), Anchor: "a"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestRootFallbackPageRelative: a path that opens with "./" or "../" is
+// read from the linking file's folder alone, with root_fallback on too,
+// as Hugo's GetPage reads it ("Page relative, no need to look further"):
+// prometheus's `./../` from documentation/examples/kubernetes-rabbitmq/
+// README.md, a folder with no page, was the root's README.md.
+func TestRootFallbackPageRelative(t *testing.T) {
+	r := Rules{Roots: []string{"/c"}, RootFallback: true}
+	for _, tt := range []struct {
+		target string
+		want   []File
+		below  string // the folder every candidate of a relref lies in
+	}{
+		{"./../", files("/c", "examples.md", "examples/index.md", "examples/_index.md", "examples/README.md"), "examples"},
+		{"../x.md", files("/c", "examples/x.md", "examples/x/_index.md", "examples/x/index.md"), "examples/"},
+		{"./y.md", files("/c", "examples/k/y.md", "examples/k/y/_index.md", "examples/k/y/index.md"), "examples/k/"},
+		{"../../z/", files("/c", "z.md", "z/index.md", "z/_index.md", "z/README.md"), "z"},
+	} {
+		got := r.Classify("/c", "examples/k/README.md", docir.LinkRef{Target: tt.target, Kind: docir.LinkInline})
+		if diff := cmp.Diff(Target{Files: tt.want}, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.target, diff)
+		}
+		ref := r.Classify("/c", "examples/k/README.md", docir.LinkRef{Target: tt.target, Kind: docir.LinkHugoRelRef})
+		for _, f := range ref.Files {
+			if !strings.HasPrefix(f.Rel, tt.below) {
+				t.Errorf("relref %s: candidate %v is not page-relative", tt.target, f)
+			}
+		}
 	}
 }
 

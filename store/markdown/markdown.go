@@ -284,7 +284,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   titled by that h1's text (htmlTitle), as GitHub shows it, where
 //	   it was titled by its file's name; a folder's README.md (in any
 //	   case) that gives no title is titled by its folder's name
-//	   (FileTitle), as its index.md is, not "README".
+//	   (FileTitle), as its index.md is, not "README"; links are
+//	   resolved again: a relative path that opens with "./" or "../" is
+//	   read from its page's folder alone, root_fallback and a ref too,
+//	   as Hugo's GetPage reads it (store/links pageRelative).
 const RulesVersion = 44
 
 // Parsed is what Parse makes of a file.
