@@ -21,6 +21,7 @@ import (
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/store/links"
+	"github.com/docir/docir/workspace"
 )
 
 // CheckOptions is everything `docir check` needs.
@@ -44,6 +45,12 @@ type CheckOptions struct {
 	// is nil or fails, those hints (a site base, a folder to index) are
 	// not given.
 	Generation func(ctx context.Context, gen uint64) (*genLinks, error)
+	// Nearest is what `docir get a` suggests of the address a, a section
+	// its document lacks, in generation gen (workspace.SuggestSections,
+	// as get calls it): a hint that names the read must not promise more
+	// than it gives. When it is nil or fails, get is taken to suggest
+	// nothing.
+	Nearest func(ctx context.Context, gen uint64, a address.Address) ([]string, error)
 
 	External bool
 	Format   string // check's own --format: "" (the global one), auto, json, text, github
@@ -54,7 +61,8 @@ func newCmdCheck(f *Factory, runF func(context.Context, *CheckOptions) error) *c
 		f.noStaleCheck = true // check walks the files itself (checkStale)
 		return f.Reader()
 	}
-	opts := &CheckOptions{IO: f.IO, Reader: reader, WantText: f.wantText, Evidence: f.recordEvidence, Sources: f.sources, Changes: f.changesIn, Generation: f.genLinks}
+	opts := &CheckOptions{IO: f.IO, Reader: reader, WantText: f.wantText, Evidence: f.recordEvidence, Sources: f.sources, Changes: f.changesIn, Generation: f.genLinks,
+		Nearest: f.nearestSections}
 	cmd := &cobra.Command{
 		Use:   "check [--external] [--format github]",
 		Short: "Every broken internal link and anchor, with its file and line; exit 1 when any",
@@ -164,7 +172,14 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 			g, _ := opts.Generation(ctx, res.Generation)
 			return g
 		})
-		hints := checkHints(res.Broken, gen)
+		nearest := func(a address.Address) []string {
+			if opts.Nearest == nil {
+				return nil
+			}
+			got, _ := opts.Nearest(ctx, res.Generation, a)
+			return got
+		}
+		hints := checkHints(res.Broken, gen, nearest)
 		if h := siteRootHint(res.Broken, srcs, gen); h != "" {
 			hints = append([]string{h}, hints...)
 		}
@@ -220,9 +235,9 @@ func checkStale(ctx context.Context, opts *CheckOptions, srcs []store.Source, ge
 // resolves only: ignoring a target a setting resolves would hide its
 // real breakage; and never for links to a missing section of a page of
 // the sources (no_section), the site's own breakage: the section broken
-// most often, when several links share it, is named with the read that
-// suggests the nearest.
-func checkHints(broken []docir.CheckedLink, gen func() *genLinks) []string {
+// most often, when several links share it, is named with what get says
+// of it (sectionHint; nearest is get's suggestions of an address).
+func checkHints(broken []docir.CheckedLink, gen func() *genLinks, nearest func(address.Address) []string) []string {
 	rules, bases := map[string]int{}, map[string]int{}
 	basePath := map[string]string{} // a key of bases -> its links.base
 	fixed, based := 0, 0
@@ -294,10 +309,33 @@ func checkHints(broken []docir.CheckedLink, gen func() *genLinks) []string {
 		out = append(out, ignoreHint(top, n, forms[top]))
 	}
 	if a, m := mostOf(sections, 1); a != "" {
-		id, slug, _ := strings.Cut(a, "#")
-		out = append(out, fmt.Sprintf("%d of the broken links are to %s, a section %s does not have (a heading renamed or removed?); docir get %s names the nearest", m, strconv.Quote(slug), id, shellQuote(a)))
+		out = append(out, sectionHint(a, m, gen, nearest))
 	}
 	return out
+}
+
+// sectionHint is the line that names the address a, which m broken
+// links lead to and whose document lacks its section, with what a reader
+// can do of it, promising no more than that gives: `docir get a` when get
+// suggests a section (nearest, workspace.SuggestSections as get calls
+// it); else a section of that slug in another document, which links of
+// the generation resolve to (genLinks.sectionNamed: prometheus's
+// api.md links "#staleness", a section of basics.md); else that get
+// suggests none. A check said "docir get … names the nearest" where get
+// named nothing.
+func sectionHint(a string, m int, gen func() *genLinks, nearest func(address.Address) []string) string {
+	id, slug, _ := strings.Cut(a, "#")
+	line := fmt.Sprintf("%d of the broken links are to %s, a section %s does not have (a heading renamed or removed?); ", m, strconv.Quote(slug), id)
+	if parsed, err := address.Parse(a); err == nil && len(nearest(parsed)) > 0 {
+		return line + fmt.Sprintf("docir get %s names the nearest", shellQuote(a))
+	}
+	line += "get suggests no section of " + id
+	if g := gen(); g != nil {
+		if other := g.sectionNamed(slug, id); other != "" {
+			line += fmt.Sprintf(", but %s is one of that name", other)
+		}
+	}
+	return line
 }
 
 // baseHint is the line that names the site base base (links.base; with
@@ -627,21 +665,56 @@ type genLinks struct {
 type genLink struct {
 	ref      docir.LinkRef
 	from, to string
+	slug     string // the section it leads to; "" for a whole document
+}
+
+// sectionNamed is the address of a section whose slug is slug, in a
+// document other than id, that a resolved link leads to (the least such
+// address, for a stable hint); "" for none.
+func (g *genLinks) sectionNamed(slug, id string) string {
+	best := ""
+	for _, l := range g.resolved {
+		if a := l.to + "#" + l.slug; l.slug == slug && l.to != id && (best == "" || a < best) {
+			best = a
+		}
+	}
+	return best
 }
 
 // genLinks reads generation gen of the local store (a check answers for it
 // alone) for the hints that weigh a setting.
-func (f *Factory) genLinks(ctx context.Context, gen uint64) (*genLinks, error) {
+func (f *Factory) genLinks(ctx context.Context, gen uint64) (g *genLinks, err error) {
+	err = f.readPinned(ctx, gen, func(snap *store.Snapshot) error {
+		g, err = readGenLinks(snap)
+		return err
+	})
+	return g, err
+}
+
+// nearestSections is what get suggests of the address a, a section its
+// document lacks, in generation gen of the local store (CheckOptions.
+// Nearest).
+func (f *Factory) nearestSections(ctx context.Context, gen uint64, a address.Address) (got []string, err error) {
+	err = f.readPinned(ctx, gen, func(snap *store.Snapshot) error {
+		got, err = workspace.SuggestSections(snap, a, 3)
+		return err
+	})
+	return got, err
+}
+
+// readPinned calls read with generation gen of the local store, pinned
+// while it reads.
+func (f *Factory) readPinned(ctx context.Context, gen uint64, read func(*store.Snapshot) error) error {
 	ws, err := f.Workspace()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	v, err := ws.Pin(ctx, gen)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer v.Close()
-	return readGenLinks(v.Snapshot())
+	return read(v.Snapshot())
 }
 
 // readGenLinks reads snap's rules, files and resolved links (genLinks).
@@ -677,8 +750,8 @@ func readGenLinks(snap *store.Snapshot) (*genLinks, error) {
 	err = snap.EachLinksFrom(0, func(_ int, id, _ string, ls []docir.Link) error {
 		for _, l := range ls {
 			if l.Status == docir.LinkResolved {
-				to, _, _ := strings.Cut(l.Address, "#")
-				g.resolved = append(g.resolved, genLink{ref: docir.LinkRef{Target: l.Target, Kind: l.Kind}, from: id, to: to})
+				to, slug, _ := strings.Cut(l.Address, "#")
+				g.resolved = append(g.resolved, genLink{ref: docir.LinkRef{Target: l.Target, Kind: l.Kind}, from: id, to: to, slug: slug})
 			}
 		}
 		return nil

@@ -343,7 +343,7 @@ func TestCheckHintsSiblingFolder(t *testing.T) {
 	// that suggests the nearest (Electron review 1: a renamed heading).
 	wantHint(t, map[string]string{
 		"api/v1/pod.md":      "# Pod\n\n[m](../common/meta.md#ObjectMeta) [m](../common/meta.md#ObjectMeta) [l](../common/meta.md#ListMeta) [s](../common/meta.md#Status)\n",
-		"api/common/meta.md": "# Meta\n\n## Labels\n",
+		"api/common/meta.md": "# Meta\n\n## Object metadata\n",
 	}, `docir: 2 of the broken links are to "ObjectMeta", a section api/common/meta does not have (a heading renamed or removed?); docir get api/common/meta#ObjectMeta names the nearest`)
 	for target, want := range map[string]string{
 		"../std/prelude/index.html": "../std/", "../../ref/x.html": "../../ref/", "../x.html": "", "std/x.html": "",
@@ -599,6 +599,24 @@ func TestLostUnderKeepsWhatAPrefixKeeps(t *testing.T) {
 	if n := g.lostUnder("/", false); n != 0 {
 		t.Errorf("lostUnder(/) = %d, want 0", n)
 	}
+}
+
+// TestCheckHintsNoSectionPromisesWhatGetDoes: the hint of a section
+// broken most often says that get names the nearest only when get does
+// (workspace.SuggestSections); else it names a page whose section of that
+// slug other links resolve to (prometheus's api.md links "#staleness",
+// the section of basics.md), else nothing more.
+func TestCheckHintsNoSectionPromisesWhatGetDoes(t *testing.T) {
+	// get suggests nothing, and basics.md's own link resolves to its
+	// section of that slug.
+	wantHint(t, map[string]string{
+		"q/api.md":    "# API\n\n## Instant queries\n\n[s](#staleness)\n\n## Range queries\n\n[s](#staleness)\n",
+		"q/basics.md": "# Basics\n\n## Selectors\n\nSee [below](#staleness).\n\n## Staleness\n\nx\n",
+	}, `docir: 2 of the broken links are to "staleness", a section q/api does not have (a heading renamed or removed?); get suggests no section of q/api, but q/basics#staleness is one of that name`)
+	// Nothing of that name anywhere: no read is promised.
+	wantHint(t, map[string]string{
+		"q/api.md": "# API\n\n## Instant queries\n\n[s](#staleness)\n\n## Range queries\n\n[s](#staleness)\n",
+	}, `docir: 2 of the broken links are to "staleness", a section q/api does not have (a heading renamed or removed?); get suggests no section of q/api`)
 }
 
 // TestCheckHintsRootFallbackPageRelative: a `./../` link to a folder with
