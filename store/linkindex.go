@@ -131,6 +131,11 @@ type LinkConfig struct {
 	// are unchecked (docir.ReasonWikilink): outside a vault `[[x]]` is a
 	// TOML table or an array, seldom a link.
 	Wikilinks bool `json:"wikilinks,omitempty"`
+	// ReadmeFirst names a folder by its README.md before its index.md
+	// (links.Rules.ReadmeFirst). No setting: a refresh sets it when no
+	// site generator's marks stand by the sources (PlainRepository), and
+	// a change of it, as of any rule, resolves every link again.
+	ReadmeFirst bool `json:"readme_first,omitempty"`
 }
 
 // LinkRuleDirectoryURLs, LinkRuleVitePressAnchors, LinkRuleHugoAliases,
@@ -157,7 +162,7 @@ func (c LinkConfig) Equal(o LinkConfig) bool {
 		c.DefinitionIDs == o.DefinitionIDs && c.RootFallback == o.RootFallback && c.MkDocsAnchors == o.MkDocsAnchors &&
 		c.DirectoryURLs == o.DirectoryURLs && c.VitePressAnchors == o.VitePressAnchors && c.HugoAliases == o.HugoAliases &&
 		c.BlackfridayAnchors == o.BlackfridayAnchors && c.MDNAnchors == o.MDNAnchors && c.Wikilinks == o.Wikilinks &&
-		c.NumberPrefixes == o.NumberPrefixes
+		c.NumberPrefixes == o.NumberPrefixes && c.ReadmeFirst == o.ReadmeFirst
 }
 
 // linkEntry is one document's resolved links.
@@ -395,7 +400,7 @@ func linkRulesOf(meta *bolt.Bucket) (links.Rules, LinkConfig, error) {
 		rules.NameIDs = append(rules.NameIDs, s.FrontMatterID == FrontMatterIDName)
 	}
 	rules.Base, rules.Ignore, rules.RootFallback, rules.Site = cfg.Base, cfg.Ignore, cfg.RootFallback, cfg.Site
-	rules.DirectoryURLs = cfg.DirectoryURLs
+	rules.DirectoryURLs, rules.ReadmeFirst = cfg.DirectoryURLs, cfg.ReadmeFirst
 	return rules.Normalize(), cfg, nil
 }
 

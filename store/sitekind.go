@@ -3,6 +3,7 @@ package store
 import (
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/docir/docir/docir"
 )
@@ -21,6 +22,51 @@ var siteMarks = []struct{ name, rule string }{
 	{".vitepress", LinkRuleVitePressAnchors},
 }
 
+// siteGenerators are the files and folders that mark a site
+// generator's project (siteMarks', and Hugo's, Zola's, Docusaurus',
+// Jekyll's, Astro's and Sphinx's configs): a site serves a folder's
+// index.md (or _index.md) as its page. Not mdBook's book.toml: mdBook
+// serves a chapter folder's README.md, as GitHub shows it.
+var siteGenerators = []string{"mkdocs.yml", "mkdocs.yaml", ".vitepress", "hugo.toml", "hugo.yaml", "hugo.json",
+	"config.toml", "docusaurus.config.js", "docusaurus.config.ts", "docusaurus.config.mjs", "_config.yml",
+	"astro.config.mjs", "astro.config.ts", "conf.py"}
+
+// PlainRepository reports whether no site generator's marks
+// (siteGenerators) stand in the source folders roots or up to
+// siteMarkDepth folders above them: the markdown is read on GitHub, which
+// shows a folder's README.md as its page (links.Rules.ReadmeFirst).
+func PlainRepository(roots []string) bool {
+	return !markedAbove(roots, func(dir string) bool {
+		return slices.ContainsFunc(siteGenerators, func(m string) bool { return exists(filepath.Join(dir, m)) })
+	})
+}
+
+// markedAbove reports whether marked holds of a source folder of roots
+// or of one of the siteMarkDepth folders above it, asked of each in turn
+// until it does.
+func markedAbove(roots []string, marked func(dir string) bool) bool {
+	for _, root := range roots {
+		dir := root
+		for range siteMarkDepth + 1 {
+			if marked(dir) {
+				return true
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	return false
+}
+
+// exists reports whether a file or folder is at p.
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
 // siteMarkDepth is how many folders above a source folder generatorRules
 // looks in: a site keeps its content below its project's root, one or two
 // folders down (FastAPI's docs/en/docs below docs/en/mkdocs.yml; a
@@ -34,20 +80,13 @@ const siteMarkDepth = 2
 // resolve its broken links.
 func generatorRules(roots []string) map[string]bool {
 	out := map[string]bool{}
-	for _, root := range roots {
-		dir := root
-		for range siteMarkDepth + 1 {
-			for _, m := range siteMarks {
-				if _, err := os.Stat(filepath.Join(dir, m.name)); err == nil {
-					out[m.rule] = true
-				}
+	markedAbove(roots, func(dir string) bool {
+		for _, m := range siteMarks {
+			if exists(filepath.Join(dir, m.name)) {
+				out[m.rule] = true
 			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
 		}
-	}
+		return false // every folder is looked in
+	})
 	return out
 }

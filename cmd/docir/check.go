@@ -727,7 +727,7 @@ func readGenLinks(snap *store.Snapshot) (*genLinks, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &genLinks{rules: links.Rules{Base: cfg.Base}.Normalize(), caseless: cfg.IgnoreCase,
+	g := &genLinks{rules: links.Rules{Base: cfg.Base, ReadmeFirst: cfg.ReadmeFirst}.Normalize(), caseless: cfg.IgnoreCase,
 		idOf: map[string]string{}, foldOf: map[string]string{}, keyOf: map[string]string{}}
 	for _, s := range srcs {
 		g.rules.Roots = append(g.rules.Roots, s.Path)

@@ -277,6 +277,11 @@ func (r *refresher) run() (docir.IndexSummary, error) {
 		return r.sum, err
 	}
 	links := r.opt.Links.Normalize()
+	roots := make([]string, len(sources))
+	for i, s := range sources {
+		roots[i] = s.Path
+	}
+	links.ReadmeFirst = store.PlainRepository(roots)
 	changed, err := r.settingsChanged(links)
 	if err != nil {
 		return r.sum, err

@@ -764,8 +764,10 @@ func TestLinkRulesChangeRepublishes(t *testing.T) {
 		if err != nil || cerr != nil {
 			t.Fatal(err, cerr)
 		}
-		if !got.Equal(cfg) {
-			t.Errorf("generation %d records %+v, want %+v", gen, got, cfg)
+		want := cfg
+		want.ReadmeFirst = true // no site generator's marks: a plain repository
+		if !got.Equal(want) {
+			t.Errorf("generation %d records %+v, want %+v", gen, got, want)
 		}
 		if want := map[bool]int{false: 1, true: 0}[cfg.IgnoreCase]; n.Broken != want {
 			t.Errorf("%+v: %d broken, want %d", cfg, n.Broken, want)
@@ -866,5 +868,38 @@ func TestRefreshMatchesFromScratchAcrossSettings(t *testing.T) {
 		if len(c.Added)+len(c.Changed)+len(c.Removed) > 0 {
 			t.Fatalf("step %d (%+v): right after a refresh, Diff says added %q, changed %q, removed %q", step, opt, c.Added, c.Changed, c.Removed)
 		}
+	}
+}
+
+// TestFolderPageBySiteKind: a link to a folder that holds both README.md
+// and index.md leads to README.md in a plain repository, as GitHub shows
+// the folder (prometheus's tsdb/docs/format/index.md is the index file's
+// format, beside the folder's README.md), and to index.md in a site
+// whose generator's marks stand by the sources (an MkDocs project's
+// mkdocs.yml above its docs folder); adding the mark resolves the link
+// again. A folder with one of them leads to it either way.
+func TestFolderPageBySiteKind(t *testing.T) {
+	project, dir := t.TempDir(), t.TempDir()
+	src := filepath.Join(project, "docs")
+	writeFile(t, src, "README.md", "# Top\n\n[fmt](fmt/) [only](only/)\n")
+	writeFile(t, src, "fmt/README.md", "# Format\n")
+	writeFile(t, src, "fmt/index.md", "# Index file format\n")
+	writeFile(t, src, "only/index.md", "# Only\n")
+	leadsTo := func() map[string]string {
+		t.Helper()
+		s := refreshOpen(t, dir, src, store.LinkConfig{})
+		defer s.Close()
+		got := map[string]string{}
+		for target, l := range linksByTarget(t, s, "README") {
+			got[target] = l.Address
+		}
+		return got
+	}
+	if diff := cmp.Diff(map[string]string{"fmt/": "fmt/README", "only/": "only"}, leadsTo()); diff != "" {
+		t.Errorf("a plain repository (-want +got):\n%s", diff)
+	}
+	writeFile(t, project, "mkdocs.yml", "site_name: x\n")
+	if diff := cmp.Diff(map[string]string{"fmt/": "fmt", "only/": "only"}, leadsTo()); diff != "" {
+		t.Errorf("an MkDocs site (-want +got):\n%s", diff)
 	}
 }

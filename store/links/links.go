@@ -27,7 +27,8 @@
 //
 // The query (?…) is dropped; the path and anchor are percent-decoded. A
 // path names a markdown file: "x.md" itself; "x", "x/" or "x.html" the
-// first of x.md, x/index.md, x/_index.md, x/README.md ("x.html" then
+// first of x.md, x/index.md, x/_index.md, x/README.md (with
+// Rules.ReadmeFirst, x/README.md before x/index.md; "x.html" then
 // x.html.md); "x.mdx" and "x.markdown" x.md; a path with another
 // extension that names no such file is not markdown (an image, a PDF) and
 // is unchecked, not broken. A path that leaves every source folder is
@@ -86,6 +87,13 @@ type Rules struct {
 	// as Docusaurus serves a page at its folder and id): a path there
 	// that names no file also names the document whose id it spells.
 	NameIDs []bool
+	// ReadmeFirst names a folder by its README.md before its index.md and
+	// _index.md, as GitHub shows a folder of a plain repository (no site
+	// generator's marks: store.PlainRepository); else index.md, then
+	// _index.md, then README.md, as Hugo, MkDocs, VitePress, Docusaurus
+	// and Jekyll serve a folder. prometheus's tsdb/docs/format/index.md
+	// is the disk format of the index file beside the folder's README.md.
+	ReadmeFirst bool
 }
 
 // File is a candidate file: a source folder and a '/'-separated path below
@@ -310,14 +318,14 @@ func (r Rules) classifyPath(root, rel, t string) Target {
 		}
 		tg := Target{Anchor: anchor}
 		for _, root := range r.Roots {
-			tg.addCandidates(root, rest)
+			tg.addCandidates(root, rest, r.ReadmeFirst)
 		}
 		for i, prefix := range r.Prefixes {
 			// A path written as the source's ids are: /api/x for x below
 			// the source prefixed api (a site that serves one folder of
 			// its content at /, and writes content paths for it too).
 			if below, ok := strings.CutPrefix(rest, "/"+strings.Trim(prefix, "/")+"/"); ok && prefix != "" && i < len(r.Roots) {
-				tg.addCandidates(r.Roots[i], below)
+				tg.addCandidates(r.Roots[i], below, r.ReadmeFirst)
 			}
 		}
 		if r.RootFallback {
@@ -329,7 +337,7 @@ func (r Rules) classifyPath(root, rel, t string) Target {
 	if r.RootFallback && tg.Status == "" {
 		if !pageRelative(p) {
 			for _, root := range r.Roots {
-				tg.addCandidates(root, "/"+p)
+				tg.addCandidates(root, "/"+p, r.ReadmeFirst)
 			}
 		}
 		tg.hugoPage(p)
@@ -416,7 +424,7 @@ func (r Rules) relative(root, rel, p, anchor string) Target {
 		return Target{Status: docir.LinkUnchecked, Reason: docir.ReasonOutsideSources}
 	}
 	tg := Target{Anchor: anchor}
-	tg.addCandidates(in, strings.TrimPrefix(joined, in))
+	tg.addCandidates(in, strings.TrimPrefix(joined, in), r.ReadmeFirst)
 	return tg
 }
 
@@ -463,7 +471,7 @@ func (r Rules) hugo(root, rel, t string) Target {
 	}
 	if !pageRelative(p) {
 		for _, root := range r.Roots {
-			tg.addCandidates(root, "/"+strings.TrimPrefix(p, "/"))
+			tg.addCandidates(root, "/"+strings.TrimPrefix(p, "/"), r.ReadmeFirst)
 		}
 	}
 	tg.hugoPage(p)
@@ -504,7 +512,7 @@ func (r Rules) zola(t string) Target {
 	p, _, _ = strings.Cut(p, "?")
 	tg := Target{Anchor: Decode(anchor)}
 	for _, root := range r.Roots {
-		tg.addCandidates(root, "/"+Decode(p))
+		tg.addCandidates(root, "/"+Decode(p), r.ReadmeFirst)
 	}
 	tg.NotMarkdown = false
 	return tg
@@ -533,8 +541,9 @@ var assetExts = map[string]bool{
 
 // addCandidates adds the markdown files that the path p below root (p
 // '/'-separated, leading '/' or not; a trailing '/' names a folder) may
-// name.
-func (t *Target) addCandidates(root, p string) {
+// name; with readmeFirst, a folder's README.md before its index.md
+// (Rules.ReadmeFirst).
+func (t *Target) addCandidates(root, p string, readmeFirst bool) {
 	folder := p == "" || strings.HasSuffix(p, "/")
 	rel := strings.Trim(path.Clean("/"+p), "/")
 	if rel == "." {
@@ -553,7 +562,11 @@ func (t *Target) addCandidates(root, p string) {
 		if dir == "." {
 			dir = "" // the root's own index (path.Dir of "index"): not ./index.md
 		}
-		for _, name := range []string{"index.md", "_index.md", "README.md"} {
+		names := []string{"index.md", "_index.md", "README.md"}
+		if readmeFirst {
+			names = []string{"README.md", "index.md", "_index.md"}
+		}
+		for _, name := range names {
 			add(strings.TrimPrefix(dir+"/"+name, "/"))
 		}
 	}

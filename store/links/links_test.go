@@ -167,6 +167,23 @@ func TestRootFallbackPageRelative(t *testing.T) {
 	}
 }
 
+// TestReadmeFirst: in a plain repository a folder is its README.md
+// first, as GitHub shows it; in a site, its index.md, then _index.md.
+func TestReadmeFirst(t *testing.T) {
+	for readme, want := range map[bool][]File{
+		false: files("/c", "ops.md", "ops/index.md", "ops/_index.md", "ops/README.md"),
+		true:  files("/c", "ops.md", "ops/README.md", "ops/index.md", "ops/_index.md"),
+	} {
+		r := Rules{Roots: []string{"/c"}, ReadmeFirst: readme}
+		for _, target := range []string{"ops/", "/ops", "ops"} {
+			got := r.Classify("/c", "a.md", docir.LinkRef{Target: target, Kind: docir.LinkInline}).Files
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("ReadmeFirst %v, %s (-want +got):\n%s", readme, target, diff)
+			}
+		}
+	}
+}
+
 // TestDirectoryURLs: with DirectoryURLs, a relative path that is no
 // markdown file path is read from the page's own URL folder (the file's
 // path without .md; a bundle's page's folder), one written as a file
