@@ -122,6 +122,18 @@ func (g *guard) inbound(msg []byte) *refusal {
 		}
 		return &refusal{id: id, err: werr}
 	}
+	if params := members["params"]; len(params) > 0 && params[0] == '{' {
+		if _, err := wire.Members(params); err != nil {
+			// A member named twice has two readings: the SDK's decoder
+			// takes the last ("name": "get", "name": "status" ran status),
+			// where a proxy that checks the first would see another call.
+			// A call is refused to its id; a notification is dropped.
+			if !hasID {
+				return &refusal{}
+			}
+			return &refusal{id: id, err: wire.NewError(docir.CodeInvalidParams, "invalid params: %s: %v", docir.Clip(method, 64), err), answer: true}
+		}
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	switch {
