@@ -39,7 +39,23 @@ func TestAuthenticateReadsSourcesBounded(t *testing.T) {
 		{name: "same size, other bytes", setup: func(t *testing.T, p string) {
 			write(t, p, strings.Replace(body, "one", "two", 1))
 		}, drift: "other bytes"},
-		{name: "a link to /dev/zero", setup: func(t *testing.T, p string) { link(t, "/dev/zero", p) }, drift: "a device"},
+		{name: "a link to /dev/zero", setup: func(t *testing.T, p string) { link(t, "/dev/zero", p) }, drift: "leads outside the source roots"},
+		// A link out of the roots says nothing of what it leads to: not
+		// its size (a review read /etc/shadow's so), nor whether it is.
+		{name: "a link outside the roots", setup: func(t *testing.T, p string) {
+			out := filepath.Join(t.TempDir(), "secret")
+			write(t, out, strings.Repeat("s", 631))
+			link(t, out, p)
+		}, drift: "now a link that leads outside the source roots"},
+		{name: "a link to nothing outside the roots", setup: func(t *testing.T, p string) {
+			link(t, filepath.Join(t.TempDir(), "absent"), p)
+		}, drift: "now a link that leads nowhere a refresh would read"},
+		// A link to the same bytes inside the root is what a refresh reads.
+		{name: "a link to a copy inside the root", setup: func(t *testing.T, p string) {
+			copyPath := filepath.Join(filepath.Dir(p), "copy.txt")
+			write(t, copyPath, body)
+			link(t, copyPath, p)
+		}},
 		{name: "a FIFO", setup: fifo, drift: "a FIFO"},
 		{name: "removed", setup: func(t *testing.T, p string) { os.Remove(p) }, drift: "no such file"},
 		{name: "longer", setup: func(t *testing.T, p string) { write(t, p, body+"more\n") }, drift: "bytes, the manifest records"},
@@ -103,6 +119,8 @@ func TestAuthenticateReadsSourcesBounded(t *testing.T) {
 				t.Errorf("Authenticate: %v", err)
 			case tt.drift != "" && (docir.CodeOf(err) != docir.CodeSourceDrift || !strings.Contains(err.Error(), tt.drift)):
 				t.Errorf("Authenticate: %v (code %q); want source_drift saying %q", err, docir.CodeOf(err), tt.drift)
+			case err != nil && strings.Contains(err.Error(), "631"):
+				t.Errorf("Authenticate: %v: tells the size of a file outside the roots", err)
 			}
 		})
 	}

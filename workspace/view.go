@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/docir/docir/address"
@@ -239,7 +240,7 @@ func (v *View) Authenticate(ctx context.Context, log *docir.ReadLog) error {
 		if !ok {
 			return docir.Errorf(docir.CodeSourceDrift, "document %s is not in the manifest of generation %d", id, held)
 		}
-		if err := sameSource(e); err != nil {
+		if err := sameSource(e, v.s.cfg.Ingest.AllowRoots); err != nil {
 			return docir.Errorf(docir.CodeSourceDrift, "the source of %s (%s) changed since generation %d was built (%w): refresh or bind again", id, e.Abs(), held, err)
 		}
 	}
@@ -253,9 +254,26 @@ func (v *View) Authenticate(ctx context.Context, log *docir.ReadLog) error {
 // (ingest.ReadSource): a regular file, opened without blocking, at most
 // the size the manifest records; a FIFO, a device or a link to one (to
 // /dev/zero, say) is refused unread.
-func sameSource(e store.ManifestEntry) error {
+//
+// A file now reached through a link is looked at only where the refresh
+// would read it: below its source root or a root allowed besides (extra,
+// ingest.Options.AllowRoots). A link that leads elsewhere, or nowhere, is
+// drift, said without a word of what it leads to: its size, or whether it
+// exists, would tell of a file outside the roots (a review read
+// /etc/shadow's size so).
+func sameSource(e store.ManifestEntry, extra []string) error {
 	path := e.Abs()
-	info, err := os.Stat(path)
+	if _, err := os.Lstat(path); err != nil {
+		return err
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return errors.New("now a link that leads nowhere a refresh would read")
+	}
+	if !inRoots(real, append([]string{e.Root}, extra...)) {
+		return errors.New("now a link that leads outside the source roots")
+	}
+	info, err := os.Stat(real)
 	switch {
 	case err != nil:
 		return err
@@ -266,12 +284,8 @@ func sameSource(e store.ManifestEntry) error {
 	case info.ModTime().UnixNano() == e.ModTime:
 		return nil
 	}
-	// A link on the way is followed as the refresh followed it; the file
-	// it leads to is opened without following another.
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return err
-	}
+	// The file a link on the way leads to (as the refresh followed it) is
+	// opened without following another.
 	data, err := ingest.ReadSource(real, e.Size)
 	if err != nil {
 		return err
@@ -280,6 +294,21 @@ func sameSource(e store.ManifestEntry) error {
 		return errors.New("other bytes")
 	}
 	return nil
+}
+
+// inRoots reports whether the real path p is one of roots (each taken at
+// its real path) or lies below one.
+func inRoots(p string, roots []string) bool {
+	for _, r := range roots {
+		real, err := filepath.EvalSymlinks(r)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(real, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // fileKind names what a non-regular file is, for messages.
