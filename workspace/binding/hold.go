@@ -29,6 +29,10 @@ type Hold struct {
 const (
 	DefaultHoldTTL = 24 * time.Hour
 	MaxHoldTTL     = 30 * 24 * time.Hour
+	// MinHoldTTL is the shortest hold: a hold's expiry is recorded to the
+	// second (store.AddHold), so a shorter one would expire as it is
+	// taken ("1ns" was an internal error).
+	MinHoldTTL = time.Second
 )
 
 // ParseTTL reads a hold's duration as the CLI's --ttl and workspace/bind's
@@ -48,8 +52,8 @@ func ParseTTL(s string) (time.Duration, error) {
 			return 0, fmt.Errorf("ttl %q: want a duration such as 90m, 24h or 7d (0: no hold)", s)
 		}
 	}
-	if d < 0 || d > MaxHoldTTL {
-		return 0, fmt.Errorf("ttl %q: want 0 (no hold) to %s (%d days)", s, MaxHoldTTL, MaxHoldTTL/(24*time.Hour))
+	if d < 0 || d > MaxHoldTTL || d > 0 && d < MinHoldTTL {
+		return 0, fmt.Errorf("ttl %q: want 0 (no hold), or %s to %s (%d days)", s, MinHoldTTL, MaxHoldTTL, MaxHoldTTL/(24*time.Hour))
 	}
 	return d, nil
 }
@@ -62,8 +66,8 @@ func (b *Binding) Hold(ctx context.Context, ttl time.Duration) (*Hold, error) {
 	if ttl == 0 {
 		return nil, nil
 	}
-	if ttl < 0 || ttl > MaxHoldTTL {
-		return nil, docir.Errorf(docir.CodeInvalidParams, "binding: hold for %s: want 0 to %s", ttl, MaxHoldTTL)
+	if ttl < MinHoldTTL || ttl > MaxHoldTTL {
+		return nil, docir.Errorf(docir.CodeInvalidParams, "binding: hold for %s: want 0 (none), or %s to %s", ttl, MinHoldTTL, MaxHoldTTL)
 	}
 	h, err := b.svc.Hold(ctx, b.gen.Revision, b.receipt.digest, ttl)
 	if err != nil {

@@ -294,7 +294,7 @@ func TestParseTTL(t *testing.T) {
 			t.Errorf("ParseTTL(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "-1h", "31d", "721h", "d", "1.5d", "forever", "99999999999d", "1e3"} {
+	for _, in := range []string{"", "-1h", "31d", "721h", "d", "1.5d", "forever", "99999999999d", "1e3", "1ns", "999ms"} {
 		if got, err := ParseTTL(in); err == nil {
 			t.Errorf("ParseTTL(%q) = %v, want an error", in, got)
 		}

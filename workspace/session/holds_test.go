@@ -90,7 +90,7 @@ func TestBindHoldsOverNDJSON(t *testing.T) {
 	if err := json.Unmarshal(result(t, replies[2]), &unheld); err != nil || unheld.Hold != nil || unheld.Revision != 4 {
 		t.Fatalf("bind with ttl 0: %s", replies[2])
 	}
-	for i, want := range []string{"want 0 (no hold) to 720h0m0s", "want a duration such as 90m, 24h or 7d", "release goes alone"} {
+	for i, want := range []string{"want 0 (no hold), or 1s to 720h0m0s", "want a duration such as 90m, 24h or 7d", "release goes alone"} {
 		if !strings.Contains(replies[3+i], `"code":"invalid_params"`) || !strings.Contains(replies[3+i], want) {
 			t.Errorf("reply %d: %s; want invalid_params saying %q", 6+i, replies[3+i], want)
 		}
