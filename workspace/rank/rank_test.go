@@ -413,6 +413,30 @@ func TestSnippetEmphasis(t *testing.T) {
 	}
 }
 
+// TestSnippetObsidianMarks: a snippet shows a wikilink's text, not its
+// brackets; an embed, a block id that ends a paragraph and a backslash
+// escape's backslash are not shown; a highlight shows its words, and a
+// closing run before a no-break space closes. Code keeps its bytes, and
+// brackets that are no wikilink (a shell test) stay. (A review of an
+// Obsidian vault found all of these in its snippets.)
+func TestSnippetObsidianMarks(t *testing.T) {
+	for in, want := range map[string]string{
+		"See [[Internal links|internal link]] and **[[Settings]]** now.":            "See internal link and Settings now.",
+		"Click ![[lucide-x.svg#icon]] to close [[Note#Heading#Sub]] or [[#Local]].": "Click to close Note > Heading > Sub or Local.",
+		"Intro paragraph. ^intro-block\n\nNext one.":                                "Intro paragraph. Next one.",
+		"A power x ^2 and [[Note.md]]":                                              "A power x ^2 and Note",
+		"Use \\[\\[double bracket syntax\\]\\] here, ==highlighted== text; a == b.": "Use [[double bracket syntax]] here, highlighted text; a == b.",
+		"the **vault switcher**\u00a0and **Help**":                                  "the vault switcher and Help",
+		"if [[ -f file ]]; then `[[x]]` and `\\*` stay":                             "if [[ -f file ]]; then `[[x]]` and `\\*` stay",
+		"| [[a\\|b]] | c |": "| b | c |",
+		"[[unclosed and " + strings.Repeat("[[", 1000) + "x": "[[unclosed and " + strings.Repeat("[[", 1000) + "x",
+	} {
+		if got := Snippet(in, "", 10000); got != want {
+			t.Errorf("Snippet(%q):\n got %q\nwant %q", in, got, want)
+		}
+	}
+}
+
 // TestReadPlanMergesQuietSections: a section that says nothing of its own
 // (its heading alone before its first subsection) and whose every
 // subsection the plan reads is read as one, in the place of the first;

@@ -82,6 +82,120 @@ func foldSpaces(text string) string {
 	return b.String()
 }
 
+// maxWikilink bounds the bytes a wikilink's brackets may hold: a "[[" with
+// no "]]" near is text, and the scan for its end stays linear.
+const maxWikilink = 512
+
+// plainMarks reads one paragraph's marks outside code spans as a reader
+// sees them, in one pass: a wikilink shows its text (`[[Internal
+// links|internal link]]` is "internal link"; `[[Note#Heading]]` is "Note >
+// Heading", as Obsidian shows it; `[[#Heading]]` "Heading"), an embed
+// (`![[diagram.png]]`, `![[Note]]`) shows nothing of its markup, a
+// backslash escape shows its character (`\[\[` is "[["), and a block id
+// that ends the paragraph (`^intro-block`, Obsidian's) is not shown. A
+// review of an Obsidian vault found `[[…|…]]`, `![[icon.svg#icon]]` and
+// `^ids` in its snippets.
+func plainMarks(text string) string {
+	if !strings.ContainsAny(text, "[\\^") {
+		return text
+	}
+	b := make([]byte, 0, len(text))
+	code := false
+	closeAt := -1 // the next "]]" at or after the scan (-2: none): found once, linear
+	for i := 0; i < len(text); {
+		c := text[i]
+		switch {
+		case c == '`':
+			code = !code
+		case code:
+		case c == '\\' && i+1 < len(text) && asciiPunct(text[i+1]):
+			b = append(b, text[i+1])
+			i += 2
+			continue
+		case c == '[' || c == '!' && strings.HasPrefix(text[i+1:], "[["):
+			embed := c == '!'
+			open := i + 2
+			if embed {
+				open++
+			}
+			if !strings.HasPrefix(text[i:], "[[") && !embed {
+				break
+			}
+			if closeAt != -2 && closeAt < open {
+				if k := strings.Index(text[open:], "]]"); k >= 0 {
+					closeAt = open + k
+				} else {
+					closeAt = -2
+				}
+			}
+			end, inner := -1, ""
+			if closeAt >= open && closeAt-open <= maxWikilink {
+				end = closeAt - open
+				inner = text[open:closeAt]
+			}
+			if end <= 0 || strings.ContainsAny(inner, "[]\n") && !strings.Contains(inner, "\\|") || inner[0] == ' ' {
+				break
+			}
+			if !embed {
+				b = append(b, wikiText(inner)...)
+			}
+			i = open + end + 2
+			continue
+		}
+		b = append(b, c)
+		i++
+	}
+	// A block id ends its paragraph: " ^id", letters, digits and '-'.
+	out := string(b)
+	if k := strings.LastIndex(out, " ^"); k >= 0 && blockID(strings.TrimRight(out[k+2:], " ")) {
+		out = strings.TrimRight(out[:k], " ")
+	}
+	return out
+}
+
+// wikiText is what a reader sees of a wikilink whose brackets hold inner:
+// its text after '|' (a table's "\|" too), else its target without ".md",
+// a heading after '#' shown as Obsidian shows it ("Note > Heading").
+func wikiText(inner string) string {
+	inner = strings.ReplaceAll(inner, "\\|", "|")
+	if _, text, ok := strings.Cut(inner, "|"); ok {
+		return strings.TrimSpace(text)
+	}
+	note, heading, _ := strings.Cut(inner, "#")
+	note = strings.TrimSuffix(strings.TrimSpace(note), ".md")
+	heading = strings.TrimSpace(strings.ReplaceAll(heading, "#", " > "))
+	switch {
+	case note == "":
+		return heading
+	case heading == "":
+		return note
+	}
+	return note + " > " + heading
+}
+
+// blockID says s is an Obsidian block id: letters, digits and '-', at
+// least one letter (a power, "x ^2", is not one).
+func blockID(s string) bool {
+	letter := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c|0x20 && c|0x20 <= 'z':
+			letter = true
+		case '0' <= c && c <= '9' || c == '-':
+		default:
+			return false
+		}
+	}
+	return letter
+}
+
+// asciiPunct says c is ASCII punctuation, which a backslash escapes
+// (CommonMark).
+func asciiPunct(c byte) bool {
+	return c > ' ' && c < 0x7f && !('0' <= c && c <= '9') && !('a' <= c|0x20 && c|0x20 <= 'z')
+}
+
 // plainEmphasis drops emphasis delimiters from text, one paragraph (its
 // lines joined by spaces): a run of one to three '*' or '_', or two '~',
 // that opens a word (after a space, the text's start or "(", before a
@@ -97,7 +211,7 @@ func foldSpaces(text string) string {
 // word so, and stay. Linear: each run is paired with the next of its
 // marks only.
 func plainEmphasis(text string) string {
-	if !strings.ContainsAny(text, "*_~") {
+	if !strings.ContainsAny(text, "*_~=") {
 		return text
 	}
 	type run struct {
@@ -111,7 +225,7 @@ func plainEmphasis(text string) string {
 		if c == '`' {
 			code = !code
 		}
-		if code || c != '*' && c != '_' && c != '~' {
+		if code || c != '*' && c != '_' && c != '~' && c != '=' {
 			i++
 			continue
 		}
@@ -119,18 +233,26 @@ func plainEmphasis(text string) string {
 		for j < len(text) && text[j] == c {
 			j++
 		}
-		var before, after byte = ' ', ' '
+		// The characters either side, a space at the text's ends; any
+		// white space is a space (a no-break space after "**" closes it).
+		before, after := ' ', ' '
 		if i > 0 {
-			before = text[i-1]
+			before, _ = utf8.DecodeLastRuneInString(text[:i])
 		}
 		if j < len(text) {
-			after = text[j]
+			after, _ = utf8.DecodeRuneInString(text[j:])
+		}
+		if unicode.IsSpace(before) {
+			before = ' '
+		}
+		if unicode.IsSpace(after) {
+			after = ' '
 		}
 		if delimits(c, j-i) {
 			startsWord := before == ' ' || before == '('
-			strict := startsWord && (wordByte(after) || after == '`')
+			strict := startsWord && (wordRune(after) || after == '`')
 			runs = append(runs, run{i: i, j: j, opens: strict, loose: startsWord && !strict && after != ' ',
-				closes: (wordByte(before) || strings.IndexByte(".,:;!?)`'\"", before) >= 0) && (after == ' ' || strings.IndexByte(".,:;!?)", after) >= 0)})
+				closes: (wordRune(before) || strings.ContainsRune(".,:;!?)`'\"", before)) && (after == ' ' || strings.ContainsRune(".,:;!?)", after))})
 		}
 		i = j
 	}
@@ -157,18 +279,19 @@ func plainEmphasis(text string) string {
 
 // delimits says a run of n c's may delimit emphasis: one to three '*' or
 // '_' (strong emphasis), two '~' (GFM's strikethrough, "~~gone~~"; one
-// tilde is "about", as in "~2 days", more often than it strikes).
+// tilde is "about", as in "~2 days", more often than it strikes), two '='
+// (a highlight, "==key==", Obsidian's and pymdownx's mark).
 func delimits(c byte, n int) bool {
-	if c == '~' {
+	if c == '~' || c == '=' {
 		return n == 2
 	}
 	return n <= 3
 }
 
-// wordByte reports whether c is an ASCII letter or digit, or a byte of a
-// character past ASCII (a word's, as far as emphasis goes).
-func wordByte(c byte) bool {
-	return c >= 0x80 || '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z'
+// wordRune reports whether r is a letter or a digit (a word's, as far as
+// emphasis goes).
+func wordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // closingMarks reports whether w is only the punctuation that closes a
@@ -194,9 +317,9 @@ func plainBlocks(text string) string {
 	var out strings.Builder
 	out.Grow(len(text))
 	var para []string // the lines of the paragraph read so far
-	flush := func() { // a paragraph's emphasis is its own (plainEmphasis)
+	flush := func() { // a paragraph's marks are its own (plainMarks, plainEmphasis)
 		if len(para) > 0 {
-			out.WriteString(plainEmphasis(strings.Join(para, " ")))
+			out.WriteString(plainEmphasis(plainMarks(strings.Join(para, " "))))
 			out.WriteByte('\n')
 			para = para[:0]
 		}
