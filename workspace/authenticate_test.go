@@ -67,7 +67,7 @@ func TestAuthenticateReadsSourcesBounded(t *testing.T) {
 			if err := os.Truncate(p, 1<<30); err != nil { // sparse: nothing allocated here
 				t.Fatal(err)
 			}
-		}, drift: "over the"},
+		}, drift: "bytes, the manifest records"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,5 +157,40 @@ func fifo(t *testing.T, p string) {
 	t.Helper()
 	if err := errors.Join(os.Remove(p), syscall.Mkfifo(p, 0o644)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAuthenticateLinkIntoAnotherSource: a page that is a link into
+// another source root is indexed (every source root is a root a link may
+// lead under), and a read batch's authentication of it is no drift: the
+// roots it checks a link against are every source's, not the page's own
+// (a review found the first version of the check refusing it).
+func TestAuthenticateLinkIntoAnotherSource(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(b, "shared.md"), "# Shared\n\nabout kestrels\n")
+	if err := os.Symlink(filepath.Join(b, "shared.md"), filepath.Join(a, "a.md")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ws := New(Config{Dir: t.TempDir(), Sources: []store.Source{{Path: a}, {Path: b}}})
+	defer ws.Close()
+	if _, err := ws.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v, err := ws.Current(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	log := &docir.ReadLog{}
+	res, err := v.Recording(log).Resolve(ctx, []address.Address{address.MustParse("a")}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Items) != 1 || res.Items[0].Document == nil {
+		t.Fatalf("the linked page is not read: %+v", res)
+	}
+	if err := v.Authenticate(ctx, log); err != nil {
+		t.Errorf("Authenticate: %v", err)
 	}
 }

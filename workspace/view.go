@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/docir/docir/address"
@@ -229,6 +228,7 @@ func (v *View) Authenticate(ctx context.Context, log *docir.ReadLog) error {
 	if err := v.sameManifest(); err != nil {
 		return err
 	}
+	roots := sourceRoots(v.s.cfg.Sources, v.s.cfg.Ingest.AllowRoots)
 	for _, id := range log.IDs() {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -240,7 +240,7 @@ func (v *View) Authenticate(ctx context.Context, log *docir.ReadLog) error {
 		if !ok {
 			return docir.Errorf(docir.CodeSourceDrift, "document %s is not in the manifest of generation %d", id, held)
 		}
-		if err := sameSource(e, v.s.cfg.Ingest.AllowRoots); err != nil {
+		if err := sameSource(e, roots); err != nil {
 			return docir.Errorf(docir.CodeSourceDrift, "the source of %s (%s) changed since generation %d was built (%w): refresh or bind again", id, e.Abs(), held, err)
 		}
 	}
@@ -250,18 +250,18 @@ func (v *View) Authenticate(ctx context.Context, log *docir.ReadLog) error {
 // sameSource checks that the source file of a manifest entry still holds
 // the bytes the generation read: the same size and mtime, or, when only
 // the mtime changed (a checkout, a save without edits), the same sha256.
-// The file is read only then, through the refresh's own reader
-// (ingest.ReadSource): a regular file, opened without blocking, at most
-// the size the manifest records; a FIFO, a device or a link to one (to
-// /dev/zero, say) is refused unread.
+// The file is opened as a refresh opens one (ingest.OpenSource): a link on
+// the way followed as the refresh followed it, the last one not; a
+// regular file, opened without blocking, read only when its mtime changed
+// and at most the size the manifest records; a FIFO or a device is
+// refused unread. Its size and mtime are the opened file's.
 //
-// A file now reached through a link is looked at only where the refresh
-// would read it: below its source root or a root allowed besides (extra,
-// ingest.Options.AllowRoots). A link that leads elsewhere, or nowhere, is
-// drift, said without a word of what it leads to: its size, or whether it
-// exists, would tell of a file outside the roots (a review read
-// /etc/shadow's size so).
-func sameSource(e store.ManifestEntry, extra []string) error {
+// Only a file under roots (the real paths of the source roots, and of any
+// allowed beside them) is looked at, as only such a file is indexed: one
+// now reached outside them, through a link or a folder swapped for one,
+// is drift said without a word of it (its size, or whether it is, would
+// tell of a file outside the roots: a review read /etc/shadow's size so).
+func sameSource(e store.ManifestEntry, roots []string) error {
 	path := e.Abs()
 	if _, err := os.Lstat(path); err != nil {
 		return err
@@ -270,23 +270,24 @@ func sameSource(e store.ManifestEntry, extra []string) error {
 	if err != nil {
 		return errors.New("now a link that leads nowhere a refresh would read")
 	}
-	if !inRoots(real, append([]string{e.Root}, extra...)) {
-		return errors.New("now a link that leads outside the source roots")
-	}
-	info, err := os.Stat(real)
+	f, err := ingest.OpenSource(real, roots)
+	var notRegular *ingest.NotRegularError
 	switch {
+	case errors.Is(err, ingest.ErrOutside):
+		return errors.New("now a link that leads outside the source roots")
+	case errors.As(err, &notRegular):
+		return fmt.Errorf("now %s, not a regular file", fileKind(notRegular.Mode))
 	case err != nil:
 		return err
-	case !info.Mode().IsRegular():
-		return fmt.Errorf("now %s, not a regular file", fileKind(info.Mode()))
-	case info.Size() != e.Size:
-		return fmt.Errorf("%d bytes, the manifest records %d", info.Size(), e.Size)
-	case info.ModTime().UnixNano() == e.ModTime:
+	}
+	defer f.Close()
+	switch {
+	case f.Size != e.Size:
+		return fmt.Errorf("%d bytes, the manifest records %d", f.Size, e.Size)
+	case f.ModTime == e.ModTime:
 		return nil
 	}
-	// The file a link on the way leads to (as the refresh followed it) is
-	// opened without following another.
-	data, err := ingest.ReadSource(real, e.Size)
+	data, err := f.Read(e.Size)
 	if err != nil {
 		return err
 	}
@@ -296,19 +297,22 @@ func sameSource(e store.ManifestEntry, extra []string) error {
 	return nil
 }
 
-// inRoots reports whether the real path p is one of roots (each taken at
-// its real path) or lies below one.
-func inRoots(p string, roots []string) bool {
-	for _, r := range roots {
-		real, err := filepath.EvalSymlinks(r)
-		if err != nil {
-			continue
-		}
-		if rel, err := filepath.Rel(real, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return true
+// sourceRoots are the real paths of the roots a refresh reads files under:
+// the source roots and the roots allowed beside them (a root that cannot
+// be resolved is left out: nothing is under it).
+func sourceRoots(sources []store.Source, allowed []string) []string {
+	var roots []string
+	for _, s := range sources {
+		if real, err := filepath.EvalSymlinks(s.Path); err == nil {
+			roots = append(roots, real)
 		}
 	}
-	return false
+	for _, p := range allowed {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			roots = append(roots, real)
+		}
+	}
+	return roots
 }
 
 // fileKind names what a non-regular file is, for messages.

@@ -187,6 +187,84 @@ func ReadSource(p string, max int64) ([]byte, error) {
 	return readSource(p, max, nil)
 }
 
+// ErrOutside is the error of OpenSource for a file it opened outside the
+// roots it was given: nothing of that file is told.
+var ErrOutside = errOutside
+
+// NotRegularError is the error of OpenSource for a file that is not a
+// regular file (under the roots): a FIFO, a device, a folder.
+type NotRegularError struct{ Mode fs.FileMode }
+
+func (e *NotRegularError) Error() string { return "not a regular file" }
+
+// SourceFile is a source file opened as a refresh opens one (OpenSource):
+// its size and mtime are the opened file's, and Read reads that file.
+type SourceFile struct {
+	f       *os.File
+	Size    int64
+	ModTime int64 // nanoseconds since the epoch
+}
+
+// OpenSource opens the source file at p as a refresh reads one, through
+// the fault seam: without following a last symbolic link, without
+// blocking, and only when the file it opened (not the path: a folder on
+// the way swapped for a link after a check of the path is still seen)
+// lies under roots, the real paths of the source roots and any allowed
+// beside them; else ErrOutside, and nothing of it is told. A file that is
+// not a regular file is a *NotRegularError; one that became a link, an
+// error wrapping errReplaced.
+func OpenSource(p string, roots []string) (*SourceFile, error) {
+	if err := faultfs.Check(faultfs.OpRead, p); err != nil {
+		return nil, err
+	}
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if errors.Is(err, unix.ELOOP) {
+		return nil, fmt.Errorf("%w: now a symbolic link", errReplaced)
+	}
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), p)
+	if !openedUnder(f, roots) {
+		f.Close()
+		return nil, errOutside
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		info, _ := f.Stat()
+		f.Close()
+		e := &NotRegularError{}
+		if info != nil {
+			e.Mode = info.Mode()
+		}
+		return nil, e
+	}
+	return &SourceFile{f: f, Size: st.Size, ModTime: st.Mtim.Nano()}, nil
+}
+
+// Read reads the file to its end, at most max bytes: one larger is an
+// error, and nothing past max+1 bytes is read.
+func (s *SourceFile) Read(max int64) ([]byte, error) {
+	if s.Size > max {
+		return nil, tooLarge(s.Size, max)
+	}
+	b, err := readSized(s.f, s.Size, max+1)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, tooLarge(int64(len(b)), max)
+	}
+	return b, nil
+}
+
+// Close closes the file.
+func (s *SourceFile) Close() error { return s.f.Close() }
+
 // readSource is readRegular for a source file, through the fault seam.
 func readSource(p string, max int64, roots []string) ([]byte, error) {
 	if err := faultfs.Check(faultfs.OpRead, p); err != nil {
