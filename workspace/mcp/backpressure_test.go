@@ -89,3 +89,29 @@ func TestCancelOfNoCallInFlight(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelWhileFull: with MaxPending calls in hand (each waiting at the
+// store's gate, as a read waits for the first index), a cancellation of
+// one of them is still read and honoured, and the call sent after it
+// runs: the session holds a call read while full, not a notification.
+// (The first version read nothing while full: the cancellation waited for
+// a call to end on its own; a code review.)
+func TestCancelWhileFull(t *testing.T) {
+	checkLeaks(t)
+	s, open := heldSession(t, "2025-06-18")
+	defer open()
+	for k := range MaxPending() {
+		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"status","arguments":{}}}`, k))
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}` + "\n" +
+		`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
+	if got := s.next(); got != `{"jsonrpc":"2.0","id":"p","result":{}}` {
+		t.Fatalf("the call after a cancellation, with %d calls in hand: %s", MaxPending(), got)
+	}
+	open()
+	for range MaxPending() - 1 {
+		if got := s.next(); strings.Contains(got, `"id":0,`) {
+			t.Errorf("the cancelled call was answered: %.200s", got)
+		}
+	}
+}

@@ -51,15 +51,16 @@ func TestWireStrictness(t *testing.T) {
 	step(`{"jsonrpc":"2.0"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: want a method name (a non-empty string)","data":{"code":"invalid_request"}}}`)
 	// A member of params named twice has two readings (the SDK's decoder
 	// takes the last): the call is refused to its id, and a notification
-	// so written is dropped (the ping after it is answered, nothing else).
+	// so written is dropped unanswered (the guard's own verdict: the SDK
+	// would ignore this cancellation of no call anyway).
 	step(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"get","name":"status","arguments":{}}}`,
 		`{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"invalid params: tools/call: member \"name\" appears twice","data":{"code":"invalid_params"}}}`)
 	step(`{"jsonrpc":"2.0","id":10,"method":"resources/read","params":{"uri":"docir:///runbooks/disk-full","uri":"file:///etc/passwd"}}`,
 		`{"jsonrpc":"2.0","id":10,"error":{"code":-32602,"message":"invalid params: resources/read: member \"uri\" appears twice","data":{"code":"invalid_params"}}}`)
-	if _, err := io.WriteString(w, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"requestId":2}}`+"\n"); err != nil {
-		t.Fatal(err)
+	var g guard
+	if r := g.inbound([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"requestId":2}}`)); r == nil || r.line() != nil {
+		t.Errorf("a notification naming a member twice: %+v, want it dropped unanswered", r)
 	}
-	step(`{"jsonrpc":"2.0","id":"after","method":"ping"}`, `{"jsonrpc":"2.0","id":"after","result":{}}`)
 	// Ids at the edges of int64 and strings come back exactly.
 	for _, id := range []string{"9007199254740991", "-9007199254740991", `"12345678901234567890"`, `"1.5"`, "0"} {
 		step(`{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`, `{"jsonrpc":"2.0","id":`+id+`,"result":{}}`)

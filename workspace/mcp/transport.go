@@ -91,6 +91,7 @@ type lineConn struct {
 	writing   atomic.Int64 // replies being written (see full)
 
 	g     guard
+	held  *wire.Frame       // a call read while MaxPending were in hand, not yet checked (see full)
 	queue []jsonrpc.Message // messages checked and not yet handed to the SDK
 	more  bool              // the reader holds the next line already (wire.Frame.More)
 	end   error             // the end of input (or a read error), once queue is handed over
@@ -126,17 +127,25 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			}
 			return nil, err
 		}
-		if !c.more && c.full() {
-			// Read no further until a call is answered: a host that writes
-			// calls and does not read their replies must not fill the
-			// process with them (see MaxPending).
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-c.closed:
-				return nil, io.EOF
-			case <-c.stop:
-			case <-c.answered:
+		if c.held != nil {
+			if c.full() {
+				// Read no further until a call is answered: a host that
+				// writes calls and does not read their replies must not
+				// fill the process with them (see MaxPending).
+				select {
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				case <-c.closed:
+					return nil, io.EOF
+				case <-c.stop:
+				case <-c.answered:
+				}
+				continue
+			}
+			f := *c.held
+			c.held, c.more = nil, f.More
+			if err := c.frame(f); err != nil {
+				return nil, err
 			}
 			continue
 		}
@@ -153,6 +162,14 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.more = rr.Frame.More
 		if rr.Err != nil {
 			c.end, c.more = rr.Err, false // after what is queued
+			continue
+		}
+		if c.full() && callFrame(rr.Frame) {
+			// Held until a call is answered; what came before it in the
+			// same read is handed on now. A notification is still read
+			// while the session is full (a cancellation of a call in hand
+			// must reach it: the call may wait for a turn to run).
+			c.held, c.more = &rr.Frame, false
 			continue
 		}
 		if err := c.frame(rr.Frame); err != nil {
@@ -255,7 +272,9 @@ func (c *lineConn) readBatch(line []byte) []byte {
 
 // staleCancel reports whether msg is a cancellation (notifications/
 // cancelled) that names no call in flight: one already answered, or never
-// sent, or sent after it in the same read. It is dropped, not handed to
+// sent, or sent after it in the same read. (In a batch, whose order
+// JSON-RPC leaves to the server, its calls are taken in flight first: a
+// cancellation there names any call of the batch.) It is dropped, not handed to
 // the SDK: the SDK handles messages concurrently, and a cancellation it
 // took before a call it read after (a late cancellation of call 7 and a
 // new call 7 in one write) cancelled that call, which then had no reply
@@ -276,7 +295,9 @@ func (c *lineConn) staleCancel(msg jsonrpc.Message) bool {
 }
 
 // MaxPending bounds the calls a stdio session has read and not answered:
-// at that many it reads no further until one is answered. Reading ahead
+// at that many, the next call it reads is held, unchecked, and it reads no
+// further until one is answered (a notification before that call, a
+// cancellation of a call in hand, is still taken). Reading ahead
 // of what runs (session.MaxRunning runs at once) answers nothing sooner,
 // and a host that writes calls without reading their replies (a review:
 // 300,000 pings, 2.3 GB and rising) must not fill the process: each call
@@ -285,6 +306,14 @@ func (c *lineConn) staleCancel(msg jsonrpc.Message) bool {
 // (a call and its cancellation sent together are read together), and so
 // is a batch: a read and a batch are bounded by the frame.
 func MaxPending() int { return 2 * session.MaxRunning() }
+
+// callFrame says f may hold a call (or a batch of them, or a reply to a
+// request of the session's): a line with an id or an array. A frame over
+// the bound is answered as it is read, and holds none.
+func callFrame(f wire.Frame) bool {
+	line := wire.TrimJSONSpace(f.Line)
+	return !f.TooLarge && len(line) > 0 && (line[0] == '[' || line[0] == '{' && wire.ScanID(line, true) != nil)
+}
 
 // full reports whether MaxPending calls are in hand: read and not
 // answered, or answered and their replies not yet written.
@@ -356,7 +385,7 @@ func (c *lineConn) stopped() bool {
 			}
 		}
 	}
-	c.queue, c.more = nil, false
+	c.queue, c.more, c.held = nil, false, nil
 	return true
 }
 
