@@ -39,3 +39,35 @@ func TestBestFirstStacked(t *testing.T) {
 		t.Errorf("bestFirst of %d stacked headings allocated %d bytes, want at most %d", n, alloc, most)
 	}
 }
+
+// TestSubtreeBests: each section's best is the best score of it and the
+// sections it holds, as a scan of each subtree finds it, on a page of
+// nested sections and on stacked headings (each holding every later one),
+// whose scans would be quadratic.
+func TestSubtreeBests(t *testing.T) {
+	sec := func(slug string, start, end int) docir.Section {
+		return docir.Section{Slug: slug, Start: start, End: end}
+	}
+	nested := []docir.Section{sec("a", 0, 10), sec("b", 10, 40), sec("b1", 15, 20), sec("b2", 20, 40), sec("b2x", 30, 40), sec("c", 40, 50)}
+	const n = 2000
+	stacked := make([]docir.Section, n)
+	for i := range stacked {
+		stacked[i] = sec("h"+strconv.Itoa(i), i*6, n*6)
+	}
+	for _, secs := range [][]docir.Section{nested, stacked} {
+		score := map[string]float64{}
+		for i, s := range secs {
+			score[s.Slug] = float64((i * 7919) % 13)
+		}
+		got := subtreeBests(secs, score)
+		for i, s := range secs {
+			want := score[s.Slug]
+			for _, in := range secs[i+1 : subtreeEnd(secs, i)] {
+				want = max(want, score[in.Slug])
+			}
+			if got[s.Slug] != want {
+				t.Errorf("%s: best %v, want %v", s.Slug, got[s.Slug], want)
+			}
+		}
+	}
+}

@@ -563,9 +563,13 @@ func (p *readPlan) addFromTop(d *planned, secs []docir.Section) bool {
 	for _, sec := range secs {
 		scored = scored || d.score[sec.Slug] > 0
 	}
+	var best map[string]float64
+	if scored {
+		best = subtreeBests(d.rec.Sections, d.score)
+	}
 	added := false
-	for i, sec := range secs {
-		if scored && added && subtreeBest(secs, i, d.score) < p.floor {
+	for _, sec := range secs {
+		if scored && added && best[sec.Slug] < p.floor {
 			// Under the floor, its subsections too (rule 6), once the
 			// best of them is read: what the ranking put first is not
 			// skipped for its size.
@@ -584,13 +588,26 @@ func (p *readPlan) addFromTop(d *planned, secs []docir.Section) bool {
 	return added
 }
 
-// subtreeBest is the best score of secs[i] and its subsections, which
-// follow it in secs (as bestFirst and topBestFirst order them, and as
-// document order has them).
-func subtreeBest(secs []docir.Section, i int, score map[string]float64) float64 {
-	best := score[secs[i].Slug]
-	for j := i + 1; j < len(secs) && secs[j].Start >= secs[i].Start && secs[j].Start < secs[i].End; j++ {
-		best = max(best, score[secs[j].Slug])
+// subtreeBests is, by slug, the best score of each of a document's
+// sections (secs, in document order) and its subsections: one pass from
+// the end, each section taking the bests of the sections it holds from a
+// stack (a document of stacked headings, each holding the rest, is
+// linear too).
+func subtreeBests(secs []docir.Section, score map[string]float64) map[string]float64 {
+	best := make(map[string]float64, len(secs))
+	type open struct {
+		start int
+		best  float64
+	}
+	var stack []open // the sections after i not yet taken by one that holds them, nearest last
+	for i := len(secs) - 1; i >= 0; i-- {
+		b := score[secs[i].Slug]
+		for len(stack) > 0 && stack[len(stack)-1].start < secs[i].End {
+			b = max(b, stack[len(stack)-1].best)
+			stack = stack[:len(stack)-1]
+		}
+		best[secs[i].Slug] = b
+		stack = append(stack, open{secs[i].Start, b})
 	}
 	return best
 }
