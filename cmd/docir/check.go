@@ -172,12 +172,12 @@ func checkRun(ctx context.Context, opts *CheckOptions) error {
 			g, _ := opts.Generation(ctx, res.Generation)
 			return g
 		})
-		nearest := func(a address.Address) []string {
+		nearest := func(a address.Address) (got []string, known bool) {
 			if opts.Nearest == nil {
-				return nil
+				return nil, false
 			}
-			got, _ := opts.Nearest(ctx, res.Generation, a)
-			return got
+			got, err := opts.Nearest(ctx, res.Generation, a)
+			return got, err == nil
 		}
 		hints := checkHints(res.Broken, gen, nearest)
 		if h := siteRootHint(res.Broken, srcs, gen); h != "" {
@@ -237,7 +237,7 @@ func checkStale(ctx context.Context, opts *CheckOptions, srcs []store.Source, ge
 // the sources (no_section), the site's own breakage: the section broken
 // most often, when several links share it, is named with what get says
 // of it (sectionHint; nearest is get's suggestions of an address).
-func checkHints(broken []docir.CheckedLink, gen func() *genLinks, nearest func(address.Address) []string) []string {
+func checkHints(broken []docir.CheckedLink, gen func() *genLinks, nearest func(address.Address) ([]string, bool)) []string {
 	rules, bases := map[string]int{}, map[string]int{}
 	basePath := map[string]string{} // a key of bases -> its links.base
 	fixed, based := 0, 0
@@ -321,18 +321,28 @@ func checkHints(broken []docir.CheckedLink, gen func() *genLinks, nearest func(a
 // it); else a section of that slug in another document, which links of
 // the generation resolve to (genLinks.sectionNamed: prometheus's
 // api.md links "#staleness", a section of basics.md); else that get
-// suggests none. A check said "docir get … names the nearest" where get
-// named nothing.
-func sectionHint(a string, m int, gen func() *genLinks, nearest func(address.Address) []string) string {
+// suggests none (said only when get was asked: with no local store to
+// ask, nothing is said of it). A check said "docir get … names the
+// nearest" where get named nothing.
+func sectionHint(a string, m int, gen func() *genLinks, nearest func(address.Address) ([]string, bool)) string {
 	id, slug, _ := strings.Cut(a, "#")
-	line := fmt.Sprintf("%d of the broken links are to %s, a section %s does not have (a heading renamed or removed?); ", m, strconv.Quote(slug), id)
-	if parsed, err := address.Parse(a); err == nil && len(nearest(parsed)) > 0 {
-		return line + fmt.Sprintf("docir get %s names the nearest", shellQuote(a))
+	line := fmt.Sprintf("%d of the broken links are to %s, a section %s does not have (a heading renamed or removed?)", m, strconv.Quote(slug), id)
+	var got []string
+	known := false
+	if parsed, err := address.Parse(a); err == nil {
+		got, known = nearest(parsed)
 	}
-	line += "get suggests no section of " + id
+	if len(got) > 0 {
+		return line + fmt.Sprintf("; docir get %s names the nearest", shellQuote(a))
+	}
+	if known {
+		line += "; get suggests no section of " + id
+	}
 	if g := gen(); g != nil {
-		if other := g.sectionNamed(slug, id); other != "" {
+		if other := g.sectionNamed(slug, id); other != "" && known {
 			line += fmt.Sprintf(", but %s is one of that name", other)
+		} else if other != "" {
+			line += fmt.Sprintf("; %s is one of that name", other)
 		}
 	}
 	return line

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/docir/docir/address"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -617,6 +618,17 @@ func TestCheckHintsNoSectionPromisesWhatGetDoes(t *testing.T) {
 	wantHint(t, map[string]string{
 		"q/api.md": "# API\n\n## Instant queries\n\n[s](#staleness)\n\n## Range queries\n\n[s](#staleness)\n",
 	}, `docir: 2 of the broken links are to "staleness", a section q/api does not have (a heading renamed or removed?); get suggests no section of q/api`)
+}
+
+// TestSectionHintGetNotAsked: with no local store to ask what get
+// suggests, the hint says nothing of get (code review: it said "get
+// suggests no section" unasked).
+func TestSectionHintGetNotAsked(t *testing.T) {
+	unknown := func(address.Address) ([]string, bool) { return nil, false }
+	got := sectionHint("q/api#staleness", 2, func() *genLinks { return nil }, unknown)
+	if want := `2 of the broken links are to "staleness", a section q/api does not have (a heading renamed or removed?)`; got != want {
+		t.Errorf("sectionHint:\n got %s\nwant %s", got, want)
+	}
 }
 
 // TestCheckHintsRootFallbackPageRelative: a `./../` link to a folder with
