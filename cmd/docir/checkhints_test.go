@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/docir/docir/address"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store/links"
 )
