@@ -182,7 +182,8 @@ func aliasedAs(snap *store.Snapshot, name string, n int) ([]string, error) {
 // path is also read below the site's base (links.base) and below the path
 // of each of its URLs (links.site), as check reads a link's
 // (links.Rules.SitePath): https://site/docs/memover/ with site
-// https://site/docs/ is /memover/.
+// https://site/docs/ is /memover/. And a name whose spaces were typed as
+// '-' is read with its spaces too.
 func aliasForms(snap *store.Snapshot, name string) ([]string, error) {
 	cfg, err := snap.LinkConfig()
 	if err != nil {
@@ -204,6 +205,12 @@ func aliasForms(snap *store.Snapshot, name string) ([]string, error) {
 		}
 	}
 	forms := []string{name}
+	// A name typed as an address holds '-' where it holds a space (an
+	// Obsidian note's alias "Start here": address.Repair makes
+	// Start-here of it).
+	if spaced := strings.ReplaceAll(name, "-", " "); spaced != name && !strings.Contains(name, "/") {
+		forms = append(forms, spaced)
+	}
 	for _, p := range paths {
 		for _, f := range []string{"/" + p, "/" + p + "/"} {
 			if !slices.Contains(forms, f) {

@@ -322,6 +322,24 @@ func TestSuggestSameNameHigherUp(t *testing.T) {
 	}
 }
 
+// An alias with spaces (an Obsidian note's "Start here") is found from
+// the name typed as an address, its spaces '-' (address.Repair's hint,
+// Start-here).
+func TestSuggestAliasWithSpaces(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "Home.md"), []byte("---\naliases: [Start here]\n---\n# Home\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snap := refreshedSnapshot(t, root)
+	got, err := Suggest(snap, address.Address{ID: "Start-here"}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"Home"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
 // A folder typed as an id suggests the page that stands for it first.
 func TestSuggestFolderIndex(t *testing.T) {
 	root := t.TempDir()

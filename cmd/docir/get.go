@@ -140,12 +140,15 @@ func getAddresses(opts *GetOptions) ([]address.Address, error) {
 // alias its front matter lists (/old/: workspace.Suggest): so
 // when the hint names no document, the document a read of it suggests
 // first (workspace.Suggest: the id the typed path ends with, first) is
-// the hint, and a user pastes one address, not two; with none, no hint
+// the hint, and a user pastes one address, not two (so is a note's name
+// typed with its spaces, "Internal links", whose hint Internal-links
+// may be below a folder: Linking-notes-and-files/Internal-links); with
+// none, no hint
 // (one that misses only repeats the miss). err is returned as it is when
 // it is no such error, the hint reads, or the store cannot say.
 func storeHint(ctx context.Context, reader func() (docir.Reader, error), err error) error {
 	var pe *address.ParseError
-	if !errors.As(err, &pe) || pe.Hint == "" || (pe.Err != address.ErrURL && pe.Err != address.ErrLeadingSlash && pe.Err != address.ErrBadSegment) {
+	if !errors.As(err, &pe) || pe.Hint == "" || (pe.Err != address.ErrURL && pe.Err != address.ErrLeadingSlash && pe.Err != address.ErrBadSegment && pe.Err != address.ErrSpaceInID) {
 		return err
 	}
 	a, perr := address.Parse(pe.Hint)
