@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/viper"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/federation"
@@ -535,12 +536,31 @@ func (lc *loadedConfig) configFileToWrite() string {
 }
 
 // saveSources writes list as the config's sources, creating the config
-// file when there is none, and keeps it as the loaded config's.
+// file when there is none, and keeps it as the loaded config's. A config
+// it creates for a store named by --store or DOCIR_STORE names that store
+// too: the config is the one a read below its folder finds, and without
+// the store it would read (and index anew) the .docir beside it (a
+// review: `docir index . --store DIR`, then a plain search, indexed a
+// second store).
 func (lc *loadedConfig) saveSources(list []SourceConfig) error {
 	file := lc.configFileToWrite()
-	if err := writeSources(file, list); err != nil {
+	var initial []byte
+	if lc.File == "" && lc.storeNamed {
+		store := lc.Store
+		if rel, err := filepath.Rel(lc.BaseDir, store); err == nil && filepath.IsLocal(rel) {
+			store = filepath.ToSlash(rel)
+		}
+		var err error
+		if initial, err = yaml.Marshal(map[string]string{"store": store}); err != nil {
+			return docir.Errorf(docir.CodeConfig, "config %s: %w", file, err)
+		}
+	}
+	if err := writeSources(file, list, initial); err != nil {
 		return docir.Errorf(docir.CodeConfig, "config %s: %w", file, err)
 	}
 	lc.File, lc.Sources = file, list
+	if initial != nil {
+		lc.storeNamed = false // the config names it now
+	}
 	return nil
 }

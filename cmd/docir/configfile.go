@@ -169,7 +169,7 @@ func closest(s string, candidates []string, within int) string {
 }
 
 // writeSources sets the `sources:` key of the YAML file at path to list,
-// creating the file if needed. Only the lines of the old `sources:` value
+// creating the file if needed (from initial, other keys it is to hold). Only the lines of the old `sources:` value
 // are replaced; every other byte of the file, comments and blank lines
 // included, is kept. Entries that stay keep their own comments.
 //
@@ -177,7 +177,7 @@ func closest(s string, candidates []string, within int) string {
 // followed and the file it names is written (the link stays), and anything
 // else (/dev/null, a FIFO, a folder) is refused before anything is
 // written, never replaced by a file.
-func writeSources(path string, list []SourceConfig) error {
+func writeSources(path string, list []SourceConfig, initial []byte) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
@@ -190,7 +190,10 @@ func writeSources(path string, list []SourceConfig) error {
 		perm, keep = info.Mode().Perm(), true // the file's own, whatever the umask
 	}
 	data, err := workspace.ReadFile(path, maxConfigBytes)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		data = initial
+	case err != nil:
 		return err
 	}
 	out, err := editSources(data, list)

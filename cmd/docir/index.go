@@ -42,8 +42,9 @@ func newCmdIndex(f *Factory, runF func(context.Context, *IndexOptions) error) *c
 		Long: `Index folders of *.md files into the store, or refresh it.
 
 Folders given are added to the sources, which are saved in the config
-(docir.yaml; created in the working folder if there is none) as written,
-relative to the config's folder. The config is written only after the
+(docir.yaml; created in the working folder if there is none, naming the
+store too when --store or DOCIR_STORE names it) as written, relative to
+the config's folder. The config is written only after the
 refresh succeeded: a folder whose ids clash with another source's (two
 README.md, say) is refused with the fix, and docir.yaml stays as it was.
 --prefix NAME puts NAME/ before the ids of the one folder given;

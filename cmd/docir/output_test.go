@@ -370,7 +370,7 @@ func TestWriteSourcesKeepsSpecialFiles(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeSources(link, list); err != nil {
+	if err := writeSources(link, list, nil); err != nil {
 		t.Fatal(err)
 	}
 	if info, err := os.Lstat(link); err != nil || info.Mode()&os.ModeSymlink == 0 {
@@ -383,7 +383,7 @@ func TestWriteSourcesKeepsSpecialFiles(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
-	err := writeSources(fifo, list)
+	err := writeSources(fifo, list, nil)
 	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("writing to a FIFO: %v", err)
 	}
@@ -407,7 +407,7 @@ func TestWriteSourcesKeepsTheMode(t *testing.T) {
 		if err := os.Chmod(file, mode); err != nil {
 			t.Fatal(err)
 		}
-		if err := writeSources(file, []SourceConfig{{Path: "docs"}}); err != nil {
+		if err := writeSources(file, []SourceConfig{{Path: "docs"}}, nil); err != nil {
 			t.Fatal(err)
 		}
 		if info, err := os.Stat(file); err != nil || info.Mode().Perm() != mode {
