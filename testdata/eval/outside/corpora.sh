@@ -33,6 +33,7 @@ svelte      sveltejs/kit                          aa810a04146b98b77592f7b3843471
 istio       Aias00/istio.io                       d05e3aafda7314c4819579c36d2a546230a8f9ee content/en/docs           3
 eips        ethereum/EIPs                         f767a1e8078e17c9b381a91d35a09492189ede1b EIPS                      0
 swift       apple/swift-evolution                 a4e4e8cf4f6ae98737bd45e023e18a2f299a700f proposals                 0
+obsidian    obsidianmd/obsidian-help              fa179e91e86eaff5859226cc045c81000d64e3cd en                        1
 prometheus  prometheus/prometheus                 d15adb9ad7e5d9fbde3a9a8f30200593a5a14d86 .                         0
 '
 
