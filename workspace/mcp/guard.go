@@ -160,6 +160,41 @@ func (g *guard) inbound(msg []byte) *refusal {
 			return &refusal{id: id, err: werr, answer: true}
 		}
 	}
+	if hasID {
+		if werr := paramsShape(method, members["params"]); werr != nil {
+			return &refusal{id: id, err: werr, answer: true}
+		}
+	}
+	return nil
+}
+
+// paramsShape checks what the SDK refuses with a bare "invalid params",
+// naming what is wrong: params that are not an object (MCP's are objects),
+// and tools/call's name (a non-empty string) and arguments (an object).
+func paramsShape(method string, params json.RawMessage) *wire.Error {
+	if len(params) == 0 || string(params) == "null" {
+		return nil
+	}
+	name := docir.Clip(method, 64)
+	if params[0] != '{' {
+		return wire.NewError(docir.CodeInvalidParams, "invalid params: %s: params must be an object, not %s", name, wire.Kind(params[0]))
+	}
+	if method != "tools/call" {
+		return nil
+	}
+	var p struct {
+		Name      json.RawMessage `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	var tool string
+	switch {
+	case json.Unmarshal(params, &p) != nil:
+		return nil // the SDK's to say
+	case !isString(p.Name) || json.Unmarshal(p.Name, &tool) != nil || tool == "":
+		return wire.NewError(docir.CodeInvalidParams, "invalid params: tools/call: name must be a tool's name (a non-empty string); tools/list lists them")
+	case len(p.Arguments) > 0 && string(p.Arguments) != "null" && p.Arguments[0] != '{':
+		return wire.NewError(docir.CodeInvalidParams, "invalid params: tools/call %s: arguments must be an object, not %s", docir.Clip(tool, 64), wire.Kind(p.Arguments[0]))
+	}
 	return nil
 }
 

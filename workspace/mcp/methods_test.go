@@ -160,6 +160,9 @@ func TestMethodTableIsTheSDKs(t *testing.T) {
 			if name == "resources/read" && strings.Contains(form, "params") {
 				continue // taken by the SDK, answered as a resource not found; the guard asks for a uri (TestReadWithoutURI)
 			}
+			if name == "tools/call" && strings.Contains(form, "params") {
+				continue // taken by the SDK, answered as an unknown tool; the guard asks for a name (TestWireStrictness)
+			}
 			if sdk, guard := sdkRefuses(body), g.inbound([]byte(body)) != nil; sdk != guard {
 				t.Errorf("%s: the SDK refuses it: %v; the guard: %v", body, sdk, guard)
 			}

@@ -57,6 +57,14 @@ func TestWireStrictness(t *testing.T) {
 		`{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"invalid params: tools/call: member \"name\" appears twice","data":{"code":"invalid_params"}}}`)
 	step(`{"jsonrpc":"2.0","id":10,"method":"resources/read","params":{"uri":"docir:///runbooks/disk-full","uri":"file:///etc/passwd"}}`,
 		`{"jsonrpc":"2.0","id":10,"error":{"code":-32602,"message":"invalid params: resources/read: member \"uri\" appears twice","data":{"code":"invalid_params"}}}`)
+	// Params of the wrong shape are refused naming what is wrong (the SDK
+	// said only "invalid params").
+	step(`{"jsonrpc":"2.0","id":11,"method":"ping","params":5}`,
+		`{"jsonrpc":"2.0","id":11,"error":{"code":-32602,"message":"invalid params: ping: params must be an object, not a number","data":{"code":"invalid_params"}}}`)
+	step(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":5,"arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":12,"error":{"code":-32602,"message":"invalid params: tools/call: name must be a tool's name (a non-empty string); tools/list lists them","data":{"code":"invalid_params"}}}`)
+	step(`{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"get","arguments":["x"]}}`,
+		`{"jsonrpc":"2.0","id":13,"error":{"code":-32602,"message":"invalid params: tools/call get: arguments must be an object, not an array","data":{"code":"invalid_params"}}}`)
 	var g guard
 	if r := g.inbound([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"requestId":2}}`)); r == nil || r.line() != nil {
 		t.Errorf("a notification naming a member twice: %+v, want it dropped unanswered", r)
