@@ -483,7 +483,8 @@ func suggestSections(t *testing.T, snap *store.Snapshot, typed string) []string 
 }
 
 // TestSuggestAlias: a miss names first the documents whose front matter
-// lists it among its aliases, in any case, with the heading typed kept;
+// lists it among its aliases, in any case (its '-'s read as spaces too),
+// with the heading typed kept;
 // a name the query language cannot say as one value looks nothing up.
 func TestSuggestAlias(t *testing.T) {
 	ws, _ := indexedFiles(t, map[string]string{
@@ -494,7 +495,7 @@ func TestSuggestAlias(t *testing.T) {
 	for typed, want := range map[string][]string{
 		"2FA":        {"security/two-factor-authentication"},
 		"2fa#Setup":  {"security/two-factor-authentication#Setup", "2fb"}, // 2fb has no Setup
-		"Two-factor": nil,
+		"Two-factor": {"security/two-factor-authentication"},              // the alias "Two factor", typed as an address
 		"2F*":        nil,
 	} {
 		got, err := Suggest(snap, address.MustParse(typed), 3)
