@@ -652,7 +652,7 @@ func appendValues(lines []string, v any) []string {
 // Prose returns text with the markup that is not prose blanked out (each of
 // its bytes a space, line endings (LF, CR) kept, so offsets and lines
 // still line up; a CR alone ends a line, as in CommonMark): HTML
-// comments (`<!-- … -->`; not in code: codeRanges), template shortcodes (`{{< … >}}`, `{{% … %}}`;
+// comments (`<!-- … -->`; not in code: markdown.CodeRanges), template shortcodes (`{{< … >}}`, `{{% … %}}`;
 // the text between an opening and a closing shortcode is kept, and so are
 // the values of a shortcode's text, title, caption and alt parameters:
 // blankShortcode; but not what a comment shortcode encloses: commentEnd),
@@ -707,7 +707,7 @@ func Prose(text string, lead bool) string {
 			blank(trimmed, end)
 		}
 	}
-	var code *codeRanges // where an HTML comment is code, not a comment (made when one is met)
+	var code *markdown.CodeRanges // where an HTML comment is code, not a comment (made when one is met)
 	closes, lines := nextOf{sep: "}}"}, nextOf{sep: "\n"}
 	stars, bangs := nextOf{sep: "*}"}, nextOf{sep: "!}"} // the ends of include directives
 	crs := nextOf{sep: "\r"}                             // a CR alone ends a line too
@@ -721,9 +721,9 @@ func Prose(text string, lead bool) string {
 		switch {
 		case strings.HasPrefix(text[i:], "<!--"):
 			if code == nil {
-				code = newCodeRanges(text)
+				code = markdown.NewCodeRanges(text)
 			}
-			if code.holds(i) {
+			if code.Holds(i) {
 				i += len("<!--") // `<!-- more -->` in a code span is what the reader types
 				continue
 			}
@@ -750,9 +750,9 @@ func Prose(text string, lead bool) string {
 			}
 			if n := teraCall(b, i, &closes, &lines); n > 0 {
 				if code == nil {
-					code = newCodeRanges(text)
+					code = markdown.NewCodeRanges(text)
 				}
-				if !code.holds(i) {
+				if !code.Holds(i) {
 					blankShortcode(text, i, i+n, blank)
 					i += n
 					continue
@@ -863,10 +863,10 @@ func snippetsDirective(text []byte, i int, lines, crs *nextOf) (from, to int) {
 	if len(bytes.TrimSpace(text[from+len(mark):to])) > 0 {
 		return from, to
 	}
-	to = lineEnd(text, i) // past a CRLF's CR
-	for to < len(text) {  // a block: its lines up to the closing mark
+	to = markdown.LineEnd(text, i) // past a CRLF's CR
+	for to < len(text) {           // a block: its lines up to the closing mark
 		next := to + 1
-		end := lineEnd(text, next)
+		end := markdown.LineEnd(text, next)
 		line := bytes.TrimSpace(text[next:end])
 		if len(line) == 0 {
 			break
@@ -877,79 +877,6 @@ func snippetsDirective(text []byte, i int, lines, crs *nextOf) (from, to int) {
 		}
 	}
 	return from, to
-}
-
-// codeRanges are the byte ranges of a text that are code, as blankLinks
-// reads them: fenced code blocks, from the opening fence's line through the
-// closing one's, and code spans within a line. A template shortcode or an
-// mdBook directive there is still the generator's (Hugo and mdBook expand
-// them in code, which is why sites escape them), an HTML comment is not:
-// CommonMark shows it as written.
-type codeRanges struct {
-	r    [][2]int // sorted, disjoint
-	next int      // the first range not ending before the last offset asked
-}
-
-func newCodeRanges(text string) *codeRanges {
-	c := &codeRanges{}
-	if !strings.Contains(text, "`") && !strings.Contains(text, "~~~") {
-		return c
-	}
-	b := []byte(text)
-	fence, from := "", 0
-	for start := 0; start < len(b); {
-		end := lineEnd(b, start)
-		line := b[start:end]
-		trimmed := bytes.TrimLeft(line, " \t")
-		switch {
-		case fence != "":
-			if bytes.HasPrefix(trimmed, []byte(fence)) {
-				fence = ""
-				c.r = append(c.r, [2]int{from, end})
-			}
-		case opensFence(trimmed):
-			fence, from = string(trimmed[:3]), start
-		default:
-			c.spans(line, start)
-		}
-		start = end + 1
-	}
-	if fence != "" {
-		c.r = append(c.r, [2]int{from, len(b)}) // an unclosed fence runs to the end
-	}
-	return c
-}
-
-// spans adds the code spans of line, which starts at off.
-func (c *codeRanges) spans(line []byte, off int) {
-	if bytes.IndexByte(line, '`') < 0 {
-		return
-	}
-	ticks := newTickRuns(line)
-	for i := 0; i < len(line); i++ {
-		if line[i] != '`' {
-			continue
-		}
-		n := 1
-		for i+n < len(line) && line[i+n] == '`' {
-			n++
-		}
-		q := ticks.closer(i+n, n)
-		if q < 0 {
-			i += n - 1
-			continue
-		}
-		c.r = append(c.r, [2]int{off + i, off + q + n})
-		i = q + n - 1
-	}
-}
-
-// holds reports whether offset i is in a range; offsets asked never go back.
-func (c *codeRanges) holds(i int) bool {
-	for c.next < len(c.r) && c.r[c.next][1] <= i {
-		c.next++
-	}
-	return c.next < len(c.r) && c.r[c.next][0] <= i
 }
 
 // commentOpens reports whether the shortcode sc (closed) opens a comment:
@@ -1045,7 +972,7 @@ func blankLinks(b []byte) {
 	raw := ""    // the closing tag of the script or style block the scan is in
 	jsx := false // whether the scan is in an MDX comment opened on a line before
 	for start := 0; start < len(b); {
-		end := lineEnd(b, start)
+		end := markdown.LineEnd(b, start)
 		line := b[start:end]
 		trimmed := bytes.TrimLeft(line, " \t")
 		switch {
@@ -1071,7 +998,7 @@ func blankLinks(b []byte) {
 			if closes {
 				raw = ""
 			}
-		case opensFence(trimmed):
+		case markdown.OpensFence(trimmed):
 			fence = string(trimmed[:3])
 			blankInfo(trimmed, blank, end-len(trimmed))
 		case isRefDefinition(line):
@@ -1115,22 +1042,16 @@ func blankRange(b []byte, from, to int) {
 	}
 }
 
-// opensFence reports whether a line, its indent taken off, opens or closes
-// a code fence (three backticks or tildes) as blankLinks reads one.
-func opensFence(trimmed []byte) bool {
-	return bytes.HasPrefix(trimmed, []byte("```")) || bytes.HasPrefix(trimmed, []byte("~~~"))
-}
-
 // blankFenceInfo blanks the info strings of b's code fences (blankInfo),
 // and nothing else: what blankLinks does to a text that holds nothing else
 // it blanks, at the cost of a look at each line's first bytes.
 func blankFenceInfo(b []byte) {
 	fence := ""
 	for start := 0; start < len(b); {
-		end := lineEnd(b, start)
+		end := markdown.LineEnd(b, start)
 		trimmed := bytes.TrimLeft(b[start:end], " \t")
 		switch {
-		case !opensFence(trimmed):
+		case !markdown.OpensFence(trimmed):
 		case fence != "":
 			if bytes.HasPrefix(trimmed, []byte(fence)) {
 				fence = ""
@@ -1303,7 +1224,7 @@ func itemGoesOn(b []byte, end int) bool {
 	if end >= len(b) {
 		return false
 	}
-	next := bytes.TrimLeft(b[end+1:lineEnd(b, end+1)], " \t")
+	next := bytes.TrimLeft(b[end+1:markdown.LineEnd(b, end+1)], " \t")
 	next = bytes.TrimRight(next, "\r")
 	if len(next) == 0 {
 		return false
@@ -1373,7 +1294,7 @@ func textFollows(b []byte, end int) bool {
 		return false
 	}
 	next := end + 1
-	return len(bytes.TrimSpace(b[next:lineEnd(b, next)])) > 0
+	return len(bytes.TrimSpace(b[next:markdown.LineEnd(b, next)])) > 0
 }
 
 // blankBlockMarker blanks, when line (at offset off of the text) opens or
@@ -1532,7 +1453,7 @@ func isHeadingLine(b []byte, start, end int) bool {
 	if end >= len(b) || listOrQuote(t) {
 		return false // a list item's or a block quote's line is no setext heading's text
 	}
-	next := b[end+1 : lineEnd(b, end+1)]
+	next := b[end+1 : markdown.LineEnd(b, end+1)]
 	u, ok := indented(next)
 	u = bytes.TrimRight(u, " \t\r")
 	return ok && len(u) > 0 && (len(bytes.Trim(u, "=")) == 0 || len(bytes.Trim(u, "-")) == 0)
@@ -1555,22 +1476,6 @@ func listOrQuote(line []byte) bool {
 		i++
 	}
 	return i > 0 && i < len(line) && (line[i] == '.' || line[i] == ')') && (i+1 == len(line) || line[i+1] == ' ' || line[i+1] == '\t')
-}
-
-// lineEnd is the offset of the byte that ends the line of b starting at
-// start: its '\n', or a '\r' alone (a classic Mac OS line ending, which
-// CommonMark counts); len(b) for the last line without one. A CRLF line
-// keeps its '\r'.
-func lineEnd(b []byte, start int) int {
-	i := bytes.IndexAny(b[start:], "\r\n")
-	if i < 0 {
-		return len(b)
-	}
-	i += start
-	if b[i] == '\r' && i+1 < len(b) && b[i+1] == '\n' {
-		i++
-	}
-	return i
 }
 
 // isRefDefinition reports whether line is a link reference definition:
@@ -1753,9 +1658,9 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 	gt := nextOf{sep: ">"}   // a tag's end, for the '<'s that open none on the line
 	pct := nextOf{sep: "%}"} // a template tag's end
 	jsx := nextOf{sep: jsxCommentEnd}
-	brace := nextOf{sep: "}"} // an attribute list's end
-	var ticks *tickRuns       // the line's runs of backticks, once a span does not close
-	textEnd := -1             // where the line's text ends, before trailing blanks, once a "](" does not close on it
+	brace := nextOf{sep: "}"}    // an attribute list's end
+	var ticks *markdown.TickRuns // the line's runs of backticks, once a span does not close
+	textEnd := -1                // where the line's text ends, before trailing blanks, once a "](" does not close on it
 	for i := 0; i < len(line); i++ {
 		switch line[i] {
 		case '`':
@@ -1840,7 +1745,7 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 // long links); else 0. The destination is one run without spaces or
 // parentheses, as most are.
 func destinationBelow(text []byte, from int) int {
-	end := lineEnd(text, from)
+	end := markdown.LineEnd(text, from)
 	if end >= len(text) || len(bytes.TrimSpace(text[from:end])) > 0 {
 		return 0
 	}
@@ -1863,7 +1768,7 @@ func destinationBelow(text []byte, from int) int {
 // i: the last backtick of the code span it opens, or of the run when it
 // opens none. A span that closes is found by a search, as most are; once
 // one does not, the line's runs (ticks, made then) answer the rest.
-func skipSpan(line []byte, i int, ticks **tickRuns) int {
+func skipSpan(line []byte, i int, ticks **markdown.TickRuns) int {
 	n := 1
 	for i+n < len(line) && line[i+n] == '`' {
 		n++
@@ -1872,9 +1777,9 @@ func skipSpan(line []byte, i int, ticks **tickRuns) int {
 		if end := bytes.Index(line[i+n:], bytes.Repeat([]byte{'`'}, n)); end >= 0 {
 			return i + n + end + n - 1
 		}
-		*ticks = newTickRuns(line)
+		*ticks = markdown.NewTickRuns(line)
 	}
-	if q := (*ticks).closer(i+n, n); q >= 0 {
+	if q := (*ticks).Closer(i+n, n); q >= 0 {
 		return q + n - 1
 	}
 	return i + n - 1
@@ -2009,65 +1914,6 @@ func (x *nextOf) from(line []byte, i int) int {
 	return x.at
 }
 
-// tickRuns are the maximal runs of backticks of a line, for the code
-// spans of blankInlineLinks: where n backticks first stand at or after a
-// place, found by jumping from run to the next longer run, not by a
-// search to the line's end from every run that opens no span (a line of
-// unclosed runs of falling length took n^1.5: 11 s at 4 MB).
-type tickRuns struct {
-	start, n []int
-	longer   []int // longer[r]: the next run longer than run r, or len(start)
-	fails    int   // no n backticks or more stand past the last place asked (0: not known)
-}
-
-func newTickRuns(line []byte) *tickRuns {
-	t := &tickRuns{}
-	for i := 0; i < len(line); i++ {
-		if line[i] != '`' {
-			continue
-		}
-		j := i
-		for j < len(line) && line[j] == '`' {
-			j++
-		}
-		t.start, t.n = append(t.start, i), append(t.n, j-i)
-		i = j
-	}
-	t.longer = make([]int, len(t.n))
-	var stack []int // runs whose next longer run is not yet met, lengths falling
-	for r, n := range t.n {
-		for len(stack) > 0 && t.n[stack[len(stack)-1]] < n {
-			t.longer[stack[len(stack)-1]] = r
-			stack = stack[:len(stack)-1]
-		}
-		stack = append(stack, r)
-	}
-	for _, r := range stack {
-		t.longer[r] = len(t.n)
-	}
-	return t
-}
-
-// closer is where n backticks first stand at or after p (in the first
-// run of n or more that starts there or later), or -1. Places asked
-// never go back (the scan moves on).
-func (t *tickRuns) closer(p, n int) int {
-	if t.fails > 0 && n >= t.fails {
-		return -1 // none of fewer stood past an earlier place
-	}
-	r, _ := slices.BinarySearch(t.start, p)
-	for r < len(t.n) {
-		if t.n[r] >= n {
-			return t.start[r]
-		}
-		r = t.longer[r] // every run before it is no longer than run r
-	}
-	if t.fails == 0 || n < t.fails {
-		t.fails = n
-	}
-	return -1
-}
-
 // maxTagBytes bounds a tag that runs over lines (tagOverLines): the Rust
 // book's figures (`<img alt="…" src="…" class="center" />` over three
 // lines) are a few hundred bytes, and a bound keeps the scan linear where
@@ -2088,9 +1934,9 @@ func tagOverLines(b []byte, n int) int {
 	var buf [maxTagBytes + 1]byte
 	w := buf[:0] // b's bytes, line endings as spaces, to the bound or a blank line
 	for i := 0; i < len(b) && len(w) < maxTagBytes; {
-		end := lineEnd(b, i) // a CRLF's '\r' is in the line
+		end := markdown.LineEnd(b, i) // a CRLF's '\r' is in the line
 		line := b[i:end]
-		if t := bytes.TrimLeft(line, " \t"); i > 0 && (len(bytes.TrimRight(t, "\r")) == 0 || opensFence(t)) {
+		if t := bytes.TrimLeft(line, " \t"); i > 0 && (len(bytes.TrimRight(t, "\r")) == 0 || markdown.OpensFence(t)) {
 			break // a blank line ends the paragraph, and a fence interrupts it
 		}
 		w = append(w, line[:min(len(line), maxTagBytes-len(w))]...)

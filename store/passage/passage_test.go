@@ -593,7 +593,7 @@ func TestTickRuns(t *testing.T) {
 		for i := range b {
 			b[i] = "``` a"[rng.IntN(5)]
 		}
-		ticks := newTickRuns(b)
+		ticks := markdown.NewTickRuns(b)
 		for p := 0; p < len(b); p += 1 + rng.IntN(4) {
 			n := 1 + rng.IntN(4)
 			want := bytes.Index(b[p:], bytes.Repeat([]byte{'`'}, n))
@@ -604,7 +604,7 @@ func TestTickRuns(t *testing.T) {
 			if p > 0 && b[p-1] != '`' || p < len(b) && b[p] == '`' {
 				continue
 			}
-			if got := ticks.closer(p, n); got != want {
+			if got := ticks.Closer(p, n); got != want {
 				t.Fatalf("%q: %d backticks from %d at %d, want %d", b, n, p, got, want)
 			}
 		}

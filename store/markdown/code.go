@@ -1,0 +1,168 @@
+package markdown
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+)
+
+// What is code in a text read without its parse: store/passage's Prose
+// blanks markup in a section's text, and Comments finds Obsidian's
+// comments in it, both as this file reads code, so that the passages
+// and the links of a section agree on it.
+
+// CodeRanges are the byte ranges of a text that are code, as store/passage
+// (Prose, blankLinks) reads them: fenced code blocks, from the opening
+// fence's line through the closing one's, and code spans within a line. A template shortcode or an
+// mdBook directive there is still the generator's (Hugo and mdBook expand
+// them in code, which is why sites escape them), an HTML comment is not:
+// CommonMark shows it as written.
+type CodeRanges struct {
+	r    [][2]int // sorted, disjoint
+	next int      // the first range not ending before the last offset asked
+}
+
+// NewCodeRanges finds the code of text.
+func NewCodeRanges(text string) *CodeRanges {
+	c := &CodeRanges{}
+	if !strings.Contains(text, "`") && !strings.Contains(text, "~~~") {
+		return c
+	}
+	b := []byte(text)
+	fence, from := "", 0
+	for start := 0; start < len(b); {
+		end := LineEnd(b, start)
+		line := b[start:end]
+		trimmed := bytes.TrimLeft(line, " \t")
+		switch {
+		case fence != "":
+			if bytes.HasPrefix(trimmed, []byte(fence)) {
+				fence = ""
+				c.r = append(c.r, [2]int{from, end})
+			}
+		case OpensFence(trimmed):
+			fence, from = string(trimmed[:3]), start
+		default:
+			c.spans(line, start)
+		}
+		start = end + 1
+	}
+	if fence != "" {
+		c.r = append(c.r, [2]int{from, len(b)}) // an unclosed fence runs to the end
+	}
+	return c
+}
+
+// spans adds the code spans of line, which starts at off.
+func (c *CodeRanges) spans(line []byte, off int) {
+	if bytes.IndexByte(line, '`') < 0 {
+		return
+	}
+	ticks := NewTickRuns(line)
+	for i := 0; i < len(line); i++ {
+		if line[i] != '`' {
+			continue
+		}
+		n := 1
+		for i+n < len(line) && line[i+n] == '`' {
+			n++
+		}
+		q := ticks.Closer(i+n, n)
+		if q < 0 {
+			i += n - 1
+			continue
+		}
+		c.r = append(c.r, [2]int{off + i, off + q + n})
+		i = q + n - 1
+	}
+}
+
+// Holds reports whether offset i is in a range; offsets asked never go back.
+func (c *CodeRanges) Holds(i int) bool {
+	for c.next < len(c.r) && c.r[c.next][1] <= i {
+		c.next++
+	}
+	return c.next < len(c.r) && c.r[c.next][0] <= i
+}
+
+// OpensFence reports whether a line, its indent taken off, opens or closes
+// a code fence (three backticks or tildes) as CodeRanges reads one.
+func OpensFence(trimmed []byte) bool {
+	return bytes.HasPrefix(trimmed, []byte("```")) || bytes.HasPrefix(trimmed, []byte("~~~"))
+}
+
+// LineEnd is the offset of the byte that ends the line of b starting at
+// start: its '\n', or a '\r' alone (a classic Mac OS line ending, which
+// CommonMark counts); len(b) for the last line without one. A CRLF line
+// keeps its '\r'.
+func LineEnd(b []byte, start int) int {
+	i := bytes.IndexAny(b[start:], "\r\n")
+	if i < 0 {
+		return len(b)
+	}
+	i += start
+	if b[i] == '\r' && i+1 < len(b) && b[i+1] == '\n' {
+		i++
+	}
+	return i
+}
+
+// TickRuns are the maximal runs of backticks of a line, for the code
+// spans of CodeRanges and store/passage's blankInlineLinks: where n backticks first stand at or after a
+// place, found by jumping from run to the next longer run, not by a
+// search to the line's end from every run that opens no span (a line of
+// unclosed runs of falling length took n^1.5: 11 s at 4 MB).
+type TickRuns struct {
+	start, n []int
+	longer   []int // longer[r]: the next run longer than run r, or len(start)
+	fails    int   // no n backticks or more stand past the last place asked (0: not known)
+}
+
+// NewTickRuns finds the runs of backticks of line.
+func NewTickRuns(line []byte) *TickRuns {
+	t := &TickRuns{}
+	for i := 0; i < len(line); i++ {
+		if line[i] != '`' {
+			continue
+		}
+		j := i
+		for j < len(line) && line[j] == '`' {
+			j++
+		}
+		t.start, t.n = append(t.start, i), append(t.n, j-i)
+		i = j
+	}
+	t.longer = make([]int, len(t.n))
+	var stack []int // runs whose next longer run is not yet met, lengths falling
+	for r, n := range t.n {
+		for len(stack) > 0 && t.n[stack[len(stack)-1]] < n {
+			t.longer[stack[len(stack)-1]] = r
+			stack = stack[:len(stack)-1]
+		}
+		stack = append(stack, r)
+	}
+	for _, r := range stack {
+		t.longer[r] = len(t.n)
+	}
+	return t
+}
+
+// Closer is where n backticks first stand at or after p (in the first
+// run of n or more that starts there or later), or -1. Places asked
+// never go back (the scan moves on).
+func (t *TickRuns) Closer(p, n int) int {
+	if t.fails > 0 && n >= t.fails {
+		return -1 // none of fewer stood past an earlier place
+	}
+	r, _ := slices.BinarySearch(t.start, p)
+	for r < len(t.n) {
+		if t.n[r] >= n {
+			return t.start[r]
+		}
+		r = t.longer[r] // every run before it is no longer than run r
+	}
+	if t.fails == 0 || n < t.fails {
+		t.fails = n
+	}
+	return -1
+}
