@@ -120,6 +120,7 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 		return sort.Search(len(secs), func(i int) bool { return secs[i].Start > off+at }) - 1
 	}
 	sort.SliceStable(found, func(i, j int) bool { return found[i].at < found[j].at })
+	found = uncommented(found, body, off, secs)
 	for _, f := range found {
 		line, col := lines.lineColumn(off + f.at)
 		ref := docir.LinkRef{Target: f.target, Kind: f.kind, Line: line, Column: col, Alt: f.alt, Undefined: f.undefined}
@@ -131,6 +132,46 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 	}
 	placeAnchors(rec, body, off, anchors, sectionOf)
 	return left
+}
+
+// uncommented is found (in document order) without the links that stand
+// in an Obsidian comment (Comments), read in each section's own text and
+// the lead's, the texts store/passage's Prose blanks them in: what search
+// never shows, check never reports. body is the markdown, from offset off
+// of the file on; secs are its sections.
+func uncommented(found []foundLink, body []byte, off int, secs []docir.Section) []foundLink {
+	if !bytes.Contains(body, []byte("%%")) {
+		return found
+	}
+	var comments [][2]int // in body, in order
+	read := func(from, to int) {
+		from, to = max(from-off, 0), min(to-off, len(body))
+		if from >= to {
+			return
+		}
+		for _, c := range Comments(string(body[from:to])) {
+			comments = append(comments, [2]int{from + c[0], from + c[1]})
+		}
+	}
+	lead := off + len(body)
+	if len(secs) > 0 {
+		lead = secs[0].Start
+	}
+	read(off, lead)
+	for _, sec := range secs {
+		read(sec.Start, sec.OwnEnd)
+	}
+	kept, c := found[:0], 0
+	for _, f := range found {
+		for c < len(comments) && comments[c][1] <= f.at {
+			c++
+		}
+		if c < len(comments) && comments[c][0] <= f.at {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	return kept
 }
 
 // capLinks keeps the first MaxLinks of found (in document order: those

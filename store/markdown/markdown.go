@@ -288,7 +288,11 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   resolved again: a relative path that opens with "./" or "../" is
 //	   read from its page's folder alone, root_fallback and a ref too,
 //	   as Hugo's GetPage reads it (store/links pageRelative).
-const RulesVersion = 44
+//	45 Obsidian's comments (`%%inline%%`, a block from a "%%" to the
+//	   next, outside code; Comments) are not a passage's text (store/
+//	   passage Prose), and a link in one is no link, as in an HTML
+//	   comment (uncommented).
+const RulesVersion = 45
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {

@@ -344,11 +344,12 @@ func (c Config) section(rec *docir.Record, body bodyWindow, i int, own bool, par
 // prose (see Prose), without blanking it: a line of it opens with a letter
 // or a digit, and nothing in it can open markup that runs over lines (a
 // comment, a tag, a script block: none without a '<'; a shortcode, "{{<"
-// or "{{%"; a TOML front matter block, which opens with "+++"): markup
-// that opens and closes on one line never blanks a line's first letter.
+// or "{{%"; an Obsidian comment, "%%"; a TOML front matter block, which
+// opens with "+++"): markup that opens and closes on one line never
+// blanks a line's first letter.
 // False says only that Prose must tell.
 func SaysSomething(text string) bool {
-	if strings.Contains(text, "<") || strings.Contains(text, "{{<") || strings.Contains(text, "{{%") ||
+	if strings.Contains(text, "<") || strings.Contains(text, "{{<") || strings.Contains(text, "{{%") || strings.Contains(text, "%%") ||
 		strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++") {
 		return false // markup that may run over lines, or a lead's TOML front matter
 	}
@@ -673,7 +674,8 @@ func appendValues(lines []string, v any) []string {
 // title is what a reader sees of it), at any indent (Prose does not know
 // the blocks around a line); the colons and type of a ::: container's line
 // (`::: tip Title` keeps `Title`); MDX's import and export lines, comments
-// and spacers, and MyST's target lines (`(label)=`); and raw HTML script
+// and spacers, MyST's target lines (`(label)=`) and Obsidian's comments
+// (`%%…%%`, not in code: markdown.Comments); and raw HTML script
 // and style blocks,
 // from the line that opens one to the line that closes it (what a browser
 // runs or applies, never shows). An unterminated comment or shortcode runs
@@ -686,7 +688,7 @@ func Prose(text string, lead bool) string {
 		!strings.Contains(text, "][") && !strings.Contains(text, "]:") && !mayHoldOpener(text) && !strings.Contains(text, ":::") && !mayHoldComment(text) &&
 		!strings.Contains(text, " from '") && !strings.Contains(text, ` from "`) && !strings.Contains(text, ":id=") &&
 		!strings.Contains(text, "///") && !mayHoldIcon(text) && !(strings.Contains(text, "-") && strings.Contains(text, "|")) && !strings.Contains(text, "\\\n") && !strings.Contains(text, "\\\r") &&
-		!(lead && strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++")) {
+		!(lead && strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++")) && !strings.Contains(text, "%%") {
 		if !strings.Contains(text, "```") && !strings.Contains(text, "~~~") {
 			return text
 		}
@@ -698,14 +700,10 @@ func Prose(text string, lead bool) string {
 	b := []byte(text)
 	blank := func(from, to int) { blankRange(b, from, to) }
 	if lead {
-		trimmed := len(text) - len(strings.TrimLeft(text, " \t\r\n"))
-		if rest := text[trimmed:]; strings.HasPrefix(rest, "+++\n") || strings.HasPrefix(rest, "+++\r\n") {
-			end := len(text)
-			if i := strings.Index(rest[3:], "\n+++"); i >= 0 {
-				end = trimmed + 3 + i + len("\n+++")
-			}
-			blank(trimmed, end)
-		}
+		blankTOMLFrontMatter(text, blank)
+	}
+	for _, c := range markdown.Comments(text) { // Obsidian's %%…%%, never shown
+		blank(c[0], c[1])
 	}
 	var code *markdown.CodeRanges // where an HTML comment is code, not a comment (made when one is met)
 	closes, lines := nextOf{sep: "}}"}, nextOf{sep: "\n"}
@@ -779,6 +777,20 @@ func Prose(text string, lead bool) string {
 	}
 	blankLinks(b)
 	return string(b)
+}
+
+// blankTOMLFrontMatter blanks the TOML front-matter block that opens
+// text (a lead's), from its `+++` line through its closing one, or to
+// the end of text when none closes it.
+func blankTOMLFrontMatter(text string, blank func(from, to int)) {
+	trimmed := len(text) - len(strings.TrimLeft(text, " \t\r\n"))
+	if rest := text[trimmed:]; strings.HasPrefix(rest, "+++\n") || strings.HasPrefix(rest, "+++\r\n") {
+		end := len(text)
+		if i := strings.Index(rest[3:], "\n+++"); i >= 0 {
+			end = trimmed + 3 + i + len("\n+++")
+		}
+		blank(trimmed, end)
+	}
 }
 
 // teraCall is the length of the Zola shortcode call that opens text[i:],

@@ -120,6 +120,23 @@ func TestProse(t *testing.T) {
 	}
 }
 
+// TestProseObsidianComments: Obsidian's comments are blanked
+// (markdown.Comments; a review of a vault: "secretword" found its block
+// comment, "[[Phantom]]" was shown), not in code, nor one nothing closes.
+func TestProseObsidianComments(t *testing.T) {
+	tests := []struct {
+		name, in string
+		lead     bool
+		want     string // with runs of spaces folded
+	}{
+		{"obsidian comments", "Visible.\n\n%%\nsecretword [[Phantom]]\n\nmore\n%%\n\nInline %%zebraword%% here.\n%% one line [[Ghost]] %%", false, "Visible. Inline here."},
+		{"obsidian comment marks in code kept", "`%% a %%` b\n```matlab\n%% cell\n%% two\n```\n\n    %% x\n\nthe %%timeit magic", false, "`%% a %%` b ``` %% cell %% two ``` %% x the %%timeit magic"},
+	}
+	for _, tt := range tests {
+		checkProse(t, tt.name, tt.in, tt.lead, tt.want)
+	}
+}
+
 // TestProseReferencesAndWrappedLinks: a character reference to a mark is
 // the mark, no word (one to a letter is its word's), and a link's
 // destination may start on the next line.
@@ -178,7 +195,7 @@ func TestProseCodeAndSiteMarks(t *testing.T) {
 // FuzzProse: the output is as long as the input, keeps its newlines, and
 // changes bytes only to spaces.
 func FuzzProse(f *testing.F) {
-	for _, s := range []string{"a <!-- b --> c", "{{< x >}}y{{< /x >}}", "{{< comment >}}a{{% /comment %}}b{{< /comment >}}", `{{< t text="a" title='b' x=` + "`c`" + ` >}}`, "+++\na\n+++\nb", "{{%", "<!--", "", "# a <b c='d'>e</b> { #f .g h=\"i\" }\n", "t {#x}\r---\r\n<a/ ><a =x>", "## a {: #b }\nc{:d}\n===\n", "!!! n \"t [a](b)\"\r\n    x\n\t=== \"u\"\r???+\n```\n??? x\n", "<script setup>\nx\n</SCRIPT>\n::: tip T\n:::\n", "  <style\r\n```\n</style>",
+	for _, s := range []string{"a <!-- b --> c", "{{< x >}}y{{< /x >}}", "{{< comment >}}a{{% /comment %}}b{{< /comment >}}", `{{< t text="a" title='b' x=` + "`c`" + ` >}}`, "+++\na\n+++\nb", "{{%", "<!--", "", "# a <b c='d'>e</b> { #f .g h=\"i\" }\n", "t {#x}\r---\r\n<a/ ><a =x>", "## a {: #b }\nc{:d}\n===\n", "!!! n \"t [a](b)\"\r\n    x\n\t=== \"u\"\r???+\n```\n??? x\n", "<script setup>\nx\n</SCRIPT>\n::: tip T\n:::\n", "  <style\r\n```\n</style>", "%%\na\n%% b `%%` %%",
 		"/// note | T\n////\n{* a.py *}\n{!> b !}\n--8<--\nc.md\n--8<--\n[a](b){.c d=e}\n|-|:-:|\n- [x](#y)\n"} {
 		f.Add(s, true)
 	}
