@@ -50,10 +50,12 @@ const MaxLinks = 10000
 // to the record when it comes before the first heading.
 //
 // nested are the slugs of the headings inside block quotes and list items
-// (see sections): each is an anchor of the section that holds it.
+// (see sections): each is an anchor of the section that holds it;
+// properties are the links of the front matter (propertyLinks), the
+// record's.
 //
 // It records the first MaxLinks links and returns how many it left out.
-func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex, pc parser.Context, rec *docir.Record, nested []foundAnchor) (left int) {
+func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex, pc parser.Context, rec *docir.Record, nested []foundAnchor, properties []foundLink) (left int) {
 	body := src[off:]
 	refs := func(label []byte) ([]byte, bool) {
 		r, ok := pc.Reference(util.ToLinkReference(label))
@@ -62,7 +64,7 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 		}
 		return r.Destination(), true
 	}
-	var found []foundLink
+	found, left := capLinks(properties, 0) // the front matter's, first
 	anchors := nested
 	// The terms of MDN's definition lists are parsed for their text with
 	// the file's link references, as headings are (made on first use).

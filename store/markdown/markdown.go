@@ -291,7 +291,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	45 Obsidian's comments (`%%inline%%`, a block from a "%%" to the
 //	   next, outside code; Comments) are not a passage's text (store/
 //	   passage Prose), and a link in one is no link, as in an HTML
-//	   comment (uncommented).
+//	   comment (uncommented); the wikilinks of the front matter's text
+//	   values and lists of text (Obsidian's properties: `related:
+//	   "[[Other]]"`) are the document's links (propertyLinks).
 const RulesVersion = 45
 
 // Parsed is what Parse makes of a file.
@@ -484,7 +486,7 @@ func (p *Parser) ParseContext(ctx context.Context, name string, src []byte, lim 
 	lines := newLineIndex(src)
 	var nested []foundAnchor
 	rec.Sections, nested = p.sections(doc, src, fmEnd, lines, pc)
-	out.LinksLeftOut = p.extractLinks(doc, src, fmEnd, lines, pc, rec, nested)
+	out.LinksLeftOut = p.extractLinks(doc, src, fmEnd, lines, pc, rec, nested, propertyLinks(fields, src[base:fmEnd], base, fmEnd))
 	if at, n := unclosedFence(doc, body); n > 0 {
 		out.UnclosedFence = fmt.Sprintf("the code fence opened at line %d is never closed, so the rest of the file is code, as CommonMark reads it: its %d line(s) written as headings are no sections; close the fence", lines.line(fmEnd+at), n)
 	}
