@@ -274,8 +274,8 @@ func (c *lineConn) readBatch(line []byte) []byte {
 // cancelled) that names no call in flight: one already answered, or never
 // sent, or sent after it in the same read. (In a batch, whose order
 // JSON-RPC leaves to the server, its calls are taken in flight first: a
-// cancellation there names any call of the batch.) It is dropped, not handed to
-// the SDK: the SDK handles messages concurrently, and a cancellation it
+// cancellation there names any call of the batch.) It is dropped, not
+// handed to the SDK: the SDK handles messages concurrently, and one it
 // took before a call it read after (a late cancellation of call 7 and a
 // new call 7 in one write) cancelled that call, which then had no reply
 // (a review: 11 of 40 such calls). MCP: a cancellation of a request not
@@ -302,9 +302,10 @@ func (c *lineConn) staleCancel(msg jsonrpc.Message) bool {
 // and a host that writes calls without reading their replies (a review:
 // 300,000 pings, 2.3 GB and rising) must not fill the process: each call
 // in hand holds at most its frame and its reply, MaxFrameBytes and
-// wire.MaxReplyBytes. The lines of one read are taken whatever the count
-// (a call and its cancellation sent together are read together), and so
-// is a batch: a read and a batch are bounded by the frame.
+// wire.MaxReplyBytes. A held call is taken with the lines that came after
+// it in its read (a call and its cancellation sent together are still read
+// together), and a batch whole: a read and a batch are bounded by the
+// frame.
 func MaxPending() int { return 2 * session.MaxRunning() }
 
 // callFrame says f may hold a call (or a batch of them, or a reply to a
