@@ -179,7 +179,8 @@ func parse(s string) (Address, error) {
 // completes a page bundle's folder as "templates/menu/", a browser copies
 // "https://site/templates/menu/#overview", a page's relative link says
 // "../templates/menu.md#overview"; the address is "templates/menu" (with
-// "#overview"). Parse offers it as a hint; it is never read in the
+// "#overview"). Of a heading path (Obsidian's "Note#Part#Detail") the last
+// heading is kept: its section is the one meant. Parse offers it as a hint; it is never read in the
 // input's place.
 func Repair(s string) string {
 	if i := schemeEnd(s); i > 0 {
@@ -201,6 +202,11 @@ func Repair(s string) string {
 	id = strings.TrimSuffix(strings.TrimRight(id, "/"), ".md")
 	id = Hyphenated(id)
 	if hasHash {
+		// A heading path (Obsidian's [[Note#Part#Detail]]) names its
+		// last heading's section.
+		if i := strings.LastIndexByte(heading, '#'); i >= 0 && i+1 < len(heading) {
+			heading = heading[i+1:]
+		}
 		return id + "#" + heading
 	}
 	return id

@@ -254,6 +254,9 @@ func TestParseHint(t *testing.T) {
 		"../":                  "",
 		"../..":                "",
 		"../a/../b":            "",
+		// A heading path (Obsidian's): its last heading's section.
+		"B/Target-Note#Foo bar#Sub": "B/Target-Note#Sub",
+		"a#b#":                      "",
 	} {
 		_, err := Parse(in)
 		var pe *ParseError

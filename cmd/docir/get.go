@@ -148,7 +148,7 @@ func getAddresses(opts *GetOptions) ([]address.Address, error) {
 // it is no such error, the hint reads, or the store cannot say.
 func storeHint(ctx context.Context, reader func() (docir.Reader, error), err error) error {
 	var pe *address.ParseError
-	if !errors.As(err, &pe) || pe.Hint == "" || (pe.Err != address.ErrURL && pe.Err != address.ErrLeadingSlash && pe.Err != address.ErrBadSegment && pe.Err != address.ErrSpaceInID) {
+	if !errors.As(err, &pe) || pe.Hint == "" || (pe.Err != address.ErrURL && pe.Err != address.ErrLeadingSlash && pe.Err != address.ErrBadSegment && pe.Err != address.ErrSpaceInID && pe.Err != address.ErrManyHashes) {
 		return err
 	}
 	a, perr := address.Parse(pe.Hint)
