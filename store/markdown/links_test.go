@@ -577,7 +577,10 @@ func sameLinks(t *testing.T, p *Parser, md []byte, want []string) {
 	}
 	var got []string
 	for _, l := range allLinks(p.Parse("a.md", md).Record) {
-		if l.Kind != docir.LinkWiki { // no CommonMark link: goldmark reads none
+		// A wikilink is no CommonMark link, and a reference to a label
+		// the file does not define ([guide][(]) is text to CommonMark,
+		// which docir reports as broken: goldmark reads neither.
+		if l.Kind != docir.LinkWiki && !l.Undefined {
 			got = append(got, l.Target)
 		}
 	}
