@@ -119,7 +119,7 @@ func TestAuthenticateReadsSourcesBounded(t *testing.T) {
 				t.Errorf("Authenticate: %v", err)
 			case tt.drift != "" && (docir.CodeOf(err) != docir.CodeSourceDrift || !strings.Contains(err.Error(), tt.drift)):
 				t.Errorf("Authenticate: %v (code %q); want source_drift saying %q", err, docir.CodeOf(err), tt.drift)
-			case err != nil && strings.Contains(err.Error(), "631"):
+			case err != nil && strings.Contains(err.Error(), "631 bytes"):
 				t.Errorf("Authenticate: %v: tells the size of a file outside the roots", err)
 			}
 		})
