@@ -136,44 +136,19 @@ var errReplaced = errors.New("replaced while being read")
 var errOutside = errors.New("resolves outside the source roots")
 
 // readRegular reads the file at p, which must be a regular file of at most
-// max bytes, whatever it became since it was listed: it opens without
-// following a last symbolic link and without blocking (a FIFO never
-// hangs the read), checks the open file, and reads at most max+1 bytes
-// (a link swapped for /dev/zero never floods memory).
-//
-// When roots is not nil, the file the kernel opened must lie under one of
-// them: a folder swapped for a link since the walk cannot lead outside.
+// max bytes, whatever it became since it was listed: it opens it as
+// openRegular does (without following a last symbolic link, without
+// blocking: a FIFO never hangs the read; under roots when roots is not
+// nil: a folder swapped for a link since the walk cannot lead outside),
+// and reads at most max+1 bytes (a link swapped for /dev/zero never floods
+// memory).
 func readRegular(p string, max int64, roots []string) ([]byte, error) {
-	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
-	if errors.Is(err, unix.ELOOP) {
-		return nil, fmt.Errorf("%w: now a symbolic link", errReplaced)
-	}
+	f, err := openRegular(p, roots)
 	if err != nil {
 		return nil, err
 	}
-	f := os.NewFile(uintptr(fd), p)
 	defer f.Close()
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, err
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, fmt.Errorf("%w: not a regular file", errReplaced)
-	}
-	if roots != nil && !openedUnder(f, roots) {
-		return nil, errOutside
-	}
-	if st.Size > max {
-		return nil, tooLarge(st.Size, max)
-	}
-	b, err := readSized(f, st.Size, max+1)
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, tooLarge(int64(len(b)), max)
-	}
-	return b, nil
+	return f.Read(max)
 }
 
 // ReadSource reads the source file at p as a refresh does (readRegular,
@@ -195,7 +170,9 @@ var ErrOutside = errOutside
 // regular file (under the roots): a FIFO, a device, a folder.
 type NotRegularError struct{ Mode fs.FileMode }
 
-func (e *NotRegularError) Error() string { return "not a regular file" }
+func (e *NotRegularError) Error() string { return errReplaced.Error() + ": not a regular file" }
+
+func (e *NotRegularError) Unwrap() error { return errReplaced }
 
 // SourceFile is a source file opened as a refresh opens one (OpenSource):
 // its size and mtime are the opened file's, and Read reads that file.
@@ -217,6 +194,18 @@ func OpenSource(p string, roots []string) (*SourceFile, error) {
 	if err := faultfs.Check(faultfs.OpRead, p); err != nil {
 		return nil, err
 	}
+	if roots == nil {
+		roots = []string{} // under no root: nothing is
+	}
+	return openRegular(p, roots)
+}
+
+// openRegular opens the file at p without following a last symbolic link
+// (one is an error wrapping errReplaced) and without blocking, and checks
+// the file it opened: when roots is not nil, that it lies under one of
+// them (else errOutside, before anything else of it is looked at); that it
+// is a regular file (else a *NotRegularError, which wraps errReplaced).
+func openRegular(p string, roots []string) (*SourceFile, error) {
 	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if errors.Is(err, unix.ELOOP) {
 		return nil, fmt.Errorf("%w: now a symbolic link", errReplaced)
@@ -225,7 +214,7 @@ func OpenSource(p string, roots []string) (*SourceFile, error) {
 		return nil, err
 	}
 	f := os.NewFile(uintptr(fd), p)
-	if !openedUnder(f, roots) {
+	if roots != nil && !openedUnder(f, roots) {
 		f.Close()
 		return nil, errOutside
 	}
