@@ -632,25 +632,11 @@ func bestFirst(secs []docir.Section, score map[string]float64) []docir.Section {
 // not scored (the query names it: their scores would say only how short
 // each is) is in document order, read from its top.
 func topBestFirst(secs []docir.Section, score map[string]float64) []docir.Section {
-	type part struct {
-		from, to int
-		best     float64
+	var tops [][2]int
+	for i := 0; i < len(secs); i = subtreeEnd(secs, i) {
+		tops = append(tops, [2]int{i, subtreeEnd(secs, i)})
 	}
-	var parts []part
-	for i := 0; i < len(secs); {
-		pt := part{from: i, to: subtreeEnd(secs, i)}
-		for _, sec := range secs[pt.from:pt.to] {
-			pt.best = max(pt.best, score[sec.Slug])
-		}
-		parts = append(parts, pt)
-		i = pt.to
-	}
-	slices.SortStableFunc(parts, func(a, b part) int { return cmp.Compare(b.best, a.best) })
-	out := make([]docir.Section, 0, len(secs))
-	for _, pt := range parts {
-		out = appendBestFirst(out, secs[pt.from:pt.to], score)
-	}
-	return out
+	return appendParts(make([]docir.Section, 0, len(secs)), secs, tops, score)
 }
 
 // appendBestFirst appends secs to out as bestFirst orders them: one slice
@@ -661,14 +647,20 @@ func appendBestFirst(out, secs []docir.Section, score map[string]float64) []doci
 	if len(secs) <= 2 {
 		return append(out, secs...)
 	}
-	// The direct subsections of secs[0], each with the best score among
-	// it and its own subsections.
+	return appendParts(append(out, secs[0]), secs, subsections(secs, 0), score)
+}
+
+// appendParts appends the parts of secs (ranges of it, each a section with
+// its subsections) to out, the part that holds the best score (its
+// section's or a subsection's) first, document order on a tie, each as
+// appendBestFirst orders it.
+func appendParts(out, secs []docir.Section, ranges [][2]int, score map[string]float64) []docir.Section {
 	type part struct {
 		from, to int
 		best     float64
 	}
-	var parts []part
-	for _, r := range subsections(secs, 0) {
+	parts := make([]part, 0, len(ranges))
+	for _, r := range ranges {
 		pt := part{from: r[0], to: r[1]}
 		for _, sec := range secs[r[0]:r[1]] {
 			pt.best = max(pt.best, score[sec.Slug])
@@ -676,7 +668,6 @@ func appendBestFirst(out, secs []docir.Section, score map[string]float64) []doci
 		parts = append(parts, pt)
 	}
 	slices.SortStableFunc(parts, func(a, b part) int { return cmp.Compare(b.best, a.best) })
-	out = append(out, secs[0])
 	for _, pt := range parts {
 		out = appendBestFirst(out, secs[pt.from:pt.to], score)
 	}
