@@ -975,7 +975,8 @@ func (r *resolver) toAnchor(l docir.Link, target, anchor string) docir.Link {
 // below its source folder, is that path, else the one whose path ends
 // with it, the shortest (then the first in byte order). Then "#Heading"
 // as any anchor (the last part of "#A#B", Obsidian's heading path), and
-// "#^block" leads to the document (blocks have no address). A target
+// "#^block" to the section whose text ends a block with that id (a
+// document anchor "^block": markdown's blockIDs), else broken. A target
 // that is no note and has an extension (![[diagram.png]]) is a file docir
 // does not track: unchecked, not_markdown. links.ignore applies. The
 // name looked up goes into keys (noteNameKey), so that a file of that
@@ -1020,10 +1021,7 @@ func (r *resolver) wiki(id string, ref docir.LinkRef, keys map[string]bool) doci
 	if i := strings.LastIndexByte(anchor, '#'); i >= 0 {
 		anchor = anchor[i+1:]
 	}
-	if anchor = strings.TrimSpace(anchor); strings.HasPrefix(anchor, "^") {
-		anchor = "" // a block: it has no address, its note does
-	}
-	return r.toAnchor(l, target, anchor)
+	return r.toAnchor(l, target, strings.TrimSpace(anchor))
 }
 
 // noteNameKey is the linkto key of a wikilink's lookup of the note name
@@ -1283,6 +1281,12 @@ func (t *targetAnchors) find(cfg LinkConfig, id, anchor string) (string, bool) {
 				return id + "#" + s, true
 			}
 		}
+	}
+	if strings.HasPrefix(anchor, "^") {
+		// An Obsidian block id ("^37066d"): the section whose text
+		// ends a block with it, and nothing else (no slug holds '^').
+		addr, ok := t.html[anchor]
+		return addr, ok
 	}
 	slug := address.Slug(anchor)
 	for _, s := range []string{anchor, address.NFC(anchor), slug} {

@@ -989,6 +989,9 @@ func brokenWhy(l docir.CheckedLink) string {
 	switch l.Reason {
 	case docir.ReasonNoSection:
 		doc, heading, _ := strings.Cut(l.Address, "#")
+		if strings.HasPrefix(heading, "^") { // an Obsidian block id
+			return fmt.Sprintf("%s has no block %q%s", doc, heading, l.ResolvesWithText())
+		}
 		return fmt.Sprintf("%s has no section %q%s", doc, heading, l.ResolvesWithText())
 	case docir.ReasonNoDefinition:
 		return fmt.Sprintf("no definition for reference [%s] in the file", l.Target)

@@ -71,3 +71,35 @@ func TestCheckHTMLLinks(t *testing.T) {
 		t.Errorf("links: exit %d, %s; incoming (-want +got):\n%s", r.code, r.stderr, diff)
 	}
 }
+
+// TestCheckBlockIDs: in an Obsidian vault a link to a block id (#^id)
+// leads to the section whose text ends a block with it; one to an id no
+// block of the note has is broken, named as a block, not a section; get
+// reads the block's section by the id.
+func TestCheckBlockIDs(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"vault/.obsidian/app.json": "{}",
+		"vault/Note.md":            "# Note\n\n## Gem\n\nThe quick gem dashes. ^37066d\n\n## List\n\n- one\n- two\n\n^list-id\n",
+		"vault/Start.md":           "# Start\n\n[[Note#^37066d]] [[Note#^list-id]] [[Note#^gone]] [x](Note.md#^37066d)\n",
+	})
+	if r := runDocir(t, dir, nil, "index", "--format", "json", "vault"); r.code != 0 {
+		t.Fatalf("index: exit %d: %s", r.code, r.stderr)
+	}
+	r := runDocir(t, dir, nil, "check", "--format", "text")
+	want := []string{
+		`vault/Start.md:3:36: Note#^gone: Note has no block "^gone" (in Start#start)`,
+		"generation 1, 2 documents: links 3 resolved, 1 broken, 0 external, 0 unchecked",
+	}
+	if diff := cmp.Diff(want, strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")); r.code != 1 || diff != "" {
+		t.Errorf("check: exit %d; stdout (-want +got):\n%s", r.code, diff)
+	}
+	r = runDocir(t, dir, nil, "links", "Start", "--jq", `.links.outgoing[] | "\(.target) \(.status) \(.address)"`)
+	want = []string{"Note#^37066d resolved Note#gem", "Note#^list-id resolved Note#list", "Note#^gone broken Note#^gone", "Note.md#^37066d resolved Note#gem"}
+	if diff := cmp.Diff(want, strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")); r.code != 0 || diff != "" {
+		t.Errorf("links: exit %d, %s; outgoing (-want +got):\n%s", r.code, r.stderr, diff)
+	}
+	if r = runDocir(t, dir, nil, "get", "Note#^list-id", "--format", "text"); r.code != 0 || !strings.Contains(r.stdout, "## List") || strings.Contains(r.stdout, "## Gem") {
+		t.Errorf("get Note#^list-id: exit %d, %s\n%s", r.code, r.stderr, r.stdout)
+	}
+}

@@ -12,7 +12,8 @@ import (
 // TestWikilinks: a wikilink names a note as Obsidian reads it: by its name
 // in any case, or by a path (the note whose path is it, else the shortest
 // that ends with it), with "#Heading" read as any anchor, "#^block" the
-// note itself, "|text" left out; an embed of a file docir does not track
+// section whose text ends a block with that id (one no block has is
+// broken), "|text" left out; an embed of a file docir does not track
 // is unchecked; a name no note has is broken, and a note of that name
 // added later resolves it (the refresh resolves its linkers again).
 // LinksInto lists wikilinks as any link. With links.wikilinks off, each
@@ -20,7 +21,7 @@ import (
 func TestWikilinks(t *testing.T) {
 	src, dir := t.TempDir(), t.TempDir()
 	writeFile(t, src, "Projects/Three laws.md", "# Three laws\n\n"+
-		"[[My Note]] [[my note#Some Heading|see]] [[Deep/My Note]] [[My Note#^block1]] [[My Note#Nope]] ![[diagram.png]] [[Missing note]] [[#Local]]\n\n## Local\n")
+		"[[My Note]] [[my note#Some Heading|see]] [[Deep/My Note]] [[My Note#^block1]] [[My Note#^nope]] [[My Note#Nope]] ![[diagram.png]] [[Missing note]] [[#Local]]\n\n## Local\n")
 	writeFile(t, src, "My Note.md", "# My Note\n\n## Some Heading\n\ntext ^block1\n")
 	writeFile(t, src, "Archive/Deep/My Note.md", "# Old note\n")
 	refresh := func() *store.Snapshot {
@@ -41,7 +42,8 @@ func TestWikilinks(t *testing.T) {
 		"My Note":              {docir.LinkResolved, "My-Note", ""},
 		"my note#Some Heading": {docir.LinkResolved, "My-Note#some-heading", ""},
 		"Deep/My Note":         {docir.LinkResolved, "Archive/Deep/My-Note", ""},
-		"My Note#^block1":      {docir.LinkResolved, "My-Note", ""},
+		"My Note#^block1":      {docir.LinkResolved, "My-Note#some-heading", ""},
+		"My Note#^nope":        {docir.LinkBroken, "My-Note#^nope", docir.ReasonNoSection},
 		"My Note#Nope":         {docir.LinkBroken, "My-Note#Nope", docir.ReasonNoSection},
 		"diagram.png":          {docir.LinkUnchecked, "", docir.ReasonNotMarkdown},
 		"Missing note":         {docir.LinkBroken, "", docir.ReasonNoDocument},

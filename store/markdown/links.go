@@ -106,6 +106,9 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 				found, left = capLinks(found, left)
 				anchors = append(anchors, inBlock(more, start)...)
 			}
+			if _, ok := n.(*ast.Heading); !ok {
+				anchors = blockIDs(body[start:stop], start, anchors)
+			}
 			if _, ok := n.(*ast.Paragraph); ok {
 				anchors = definitionTerms(body[start:stop], start, anchors)
 				anchors = mystTargets(body[start:stop], start, anchors)
@@ -270,7 +273,7 @@ func headingOwners(body []byte, off int, secs []docir.Section, anchors []foundAn
 		a := anchors[k]
 		i := sectionOf(a.at)
 		owners[k] = i
-		if a.term || a.listTerm || a.heading || i+1 >= len(secs) {
+		if a.term || a.listTerm || a.heading || a.blockID || i+1 >= len(secs) {
 			continue
 		}
 		if sec != i+1 {
@@ -312,6 +315,7 @@ type foundAnchor struct {
 	listTerm bool // a term of an MDN definition list (listTerms): id is its text
 	heading  bool
 	label    bool // a MyST target's label (mystTargets)
+	blockID  bool // an Obsidian block id (blockIDs): "^" and the id
 	block    int
 }
 

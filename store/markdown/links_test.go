@@ -390,6 +390,13 @@ func TestAnchorBeforeHeading(t *testing.T) {
 		{"kramdown IAL ids", "# A\n\n## 3.7.0 / 2018-01-02\n{: #v3-7-0}\n\ntext\n  {: #para .c}\n\n{: #standalone}\n## B\n{#b-id}\n{: .no-id}\n",
 			map[string][]string{"370--2018-01-02": {"v3-7-0", "para"}, "b": {"b-id"}}},
 		{"not myst targets", "# A\n\n(a b)=\n\n(x)= y\n\n    (code)=\n\n```\n(fence)=\n```\n\n## B\n", map[string][]string{}},
+		// Obsidian's block ids: " ^id" ending a paragraph or a list
+		// item's text, or "^id" on a line of its own (after a list, a
+		// quotation, a callout, a table); the last line only, after a
+		// space, letters, digits and '-'. One before a heading stays in
+		// its section (it names the block before it).
+		{"obsidian block ids", "# A\n\nThe quick gem. ^37066d\n\n## B\n\n- one\n- two ^item-2\n\n> quoted\n\n^quote-of-the-day\n\n## C\n\n![[pic.png]]^after-embed\n\n2^10 and x^y, ^mid here\n\n`code ^inspan`\n\n    ^indented\n\n^not_id\n\nline ^two\nnext\n",
+			map[string][]string{"a": {"^37066d"}, "b": {"^item-2", "^quote-of-the-day"}, "c": {"^after-embed"}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := NewParser().Parse("a.md", []byte(tt.md)).Record

@@ -294,7 +294,11 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   comment (uncommented); the wikilinks of the front matter's text
 //	   values and lists of text (Obsidian's properties: `related:
 //	   "[[Other]]"`) are the document's links (propertyLinks).
-const RulesVersion = 45
+//	46 Obsidian's block ids (" ^37066d" ending a paragraph or a list
+//	   item's text, or "^id" on a line of its own; blockIDs) are anchors
+//	   ("^37066d") of the section that holds them: [[Note#^37066d]]
+//	   leads there, and a block id no block has is a broken link.
+const RulesVersion = 46
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
