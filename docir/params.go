@@ -1,6 +1,9 @@
 package docir
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"errors"
+)
 
 // Request shapes. Every transport decodes its input into these (closed:
 // unknown fields are refused) and hands them to the same engine.
@@ -18,8 +21,8 @@ type GetParams struct {
 // the local store's: it is never sent on to a peer.
 type Selector struct {
 	// ImageRevision is a generation number. One the store no longer
-	// retains answers stale_revision.
-	ImageRevision uint64 `json:"image_revision,omitempty"`
+	// retains answers stale_revision; 0 names none (invalid_params).
+	ImageRevision Revision `json:"image_revision,omitempty"`
 	// Binding is a binding receipt file, as workspace/bind and `docir
 	// bind` give it: the read runs on the receipt's generation once it
 	// replays exactly; an edited, foreign or pruned receipt answers
@@ -30,6 +33,25 @@ type Selector struct {
 	// that check to the end of the read (binding_rejected when it is not
 	// current; nothing is read). Without Binding it is invalid_params.
 	RequireCurrent bool `json:"require_current,omitempty"`
+}
+
+// Revision is a generation number as a selector gives it: 1 or more.
+// Absent, it is 0, the current generation; written as 0 it is refused
+// (the schemas say minimum 1: a host that sends 0 for "no pin" was read
+// as asking for the current generation, and told nothing).
+type Revision uint64
+
+// UnmarshalJSON reads a generation number, refusing 0.
+func (r *Revision) UnmarshalJSON(data []byte) error {
+	var n uint64
+	if err := json.Unmarshal(data, &n); err != nil {
+		return err // a type error: the decoder names the member
+	}
+	if n == 0 {
+		return errors.New(`"image_revision": 0 names no generation: they count from 1 (leave image_revision out to read the current one)`)
+	}
+	*r = Revision(n)
+	return nil
 }
 
 // Pinned reports whether the selector names a generation.

@@ -118,7 +118,7 @@ func (rd *reads) pageAt(cur *docir.Cursor, sel *docir.Selector, limit int) docir
 		return docir.Page{Limit: limit}
 	}
 	if !sel.Pinned() && !rd.held && rd.pins.hold != nil {
-		sel.ImageRevision = cur.Generation
+		sel.ImageRevision = docir.Revision(cur.Generation)
 	}
 	return docir.Page{From: cur.Pos, Generation: cur.Generation, Limit: limit}
 }

@@ -28,6 +28,7 @@ func TestSelectorMemberNamed(t *testing.T) {
 	}
 	members := []struct{ name, value, want string }{
 		{"image_revision", `"4"`, "want an integer, got a JSON string"},
+		{"image_revision", `-1`, "want an integer, got a JSON number -1"},
 		{"binding", `5`, "want a string, got a JSON number"},
 		{"require_current", `"yes"`, "want a boolean, got a JSON string"},
 	}
@@ -58,6 +59,22 @@ func TestSelectorMemberNamed(t *testing.T) {
 			if reply.Error == nil || reply.Error.Message != want || reply.Error.StableCode() != docir.CodeInvalidParams {
 				t.Errorf("%s: got %+v, want invalid_params %q", frame, reply.Error, want)
 			}
+		}
+		// image_revision 0 names no generation (the schemas' minimum is
+		// 1): refused, where it read the current generation.
+		params := "{" + base
+		if base != "" {
+			params += ","
+		}
+		frame := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":%s"image_revision":0}}`, method, params)
+		var reply struct {
+			Error *wire.Error `json:"error"`
+		}
+		if err := json.Unmarshal(e.Handle(context.Background(), []byte(frame)), &reply); err != nil {
+			t.Fatal(err)
+		}
+		if reply.Error == nil || reply.Error.StableCode() != docir.CodeInvalidParams || !strings.Contains(reply.Error.Message, `"image_revision": 0 names no generation`) {
+			t.Errorf("%s: got %+v, want invalid_params naming image_revision 0", frame, reply.Error)
 		}
 	}
 }

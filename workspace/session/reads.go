@@ -188,7 +188,7 @@ func on[T any](ctx context.Context, rd *reads, method string, sel docir.Selector
 	if rd.pins.hold == nil {
 		return zero, docir.Errorf(docir.CodeNoStore, "%s: this session has no local store to pin", method)
 	}
-	rev := sel.ImageRevision
+	rev := uint64(sel.ImageRevision)
 	if sel.Binding != "" {
 		if sel.RequireCurrent {
 			if rd.pins.bindings == nil {
