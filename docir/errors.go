@@ -84,7 +84,9 @@ func (e *Error) Is(target error) bool {
 // CodeOf returns the code err carries: the code of the first *Error in its
 // chain, malformed_address for an address parse error, unavailable for a
 // request that ran past its deadline (a server's time for one reply: ask
-// again, or ask for less), else internal.
+// again, or ask for less) or was cancelled before it was answered (its
+// client went away: an HTTP client that half-closes after its request is
+// cancelled so by Go's server; nothing failed inside), else internal.
 func CodeOf(err error) Code {
 	if err == nil {
 		return ""
@@ -97,7 +99,7 @@ func CodeOf(err error) Code {
 	if errors.As(err, &pe) {
 		return CodeMalformedAddress
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return CodeUnavailable
 	}
 	return CodeInternal
