@@ -225,22 +225,27 @@ func readParams(params json.RawMessage) *wire.Error {
 // inFlight is called with g.mu held: the transport removes a call from
 // its calls in flight before it calls forget (which takes g.mu), so a
 // cancellation recorded as its call is answered is forgotten after.
-func (g *guard) cancel(params json.RawMessage, inFlight func(id json.RawMessage) bool) {
+//
+// It reports whether the params name an exact id of no call in flight (a
+// stale cancellation, which the stdio transport drops); params it cannot
+// read are not stale: they are the SDK's to refuse or ignore.
+func (g *guard) cancel(params json.RawMessage, inFlight func(id json.RawMessage) bool) (stale bool) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
 	if json.Unmarshal(params, &p) != nil || !exactID(p.RequestID) {
-		return
+		return false
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !inFlight(p.RequestID) {
-		return
+		return true
 	}
 	if g.cancelled == nil {
 		g.cancelled = map[string]bool{}
 	}
 	g.cancelled[idKey(p.RequestID)] = true
+	return false
 }
 
 // forget drops the cancellation of the call whose id key is given (see

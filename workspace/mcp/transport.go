@@ -127,27 +127,20 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			}
 			return nil, err
 		}
+		in, answered := c.in, (<-chan struct{})(nil)
 		if c.held != nil {
-			if c.full() {
-				// Read no further until a call is answered: a host that
-				// writes calls and does not read their replies must not
-				// fill the process with them (see MaxPending).
-				select {
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				case <-c.closed:
-					return nil, io.EOF
-				case <-c.stop:
-				case <-c.answered:
+			if !c.full() {
+				f := *c.held
+				c.held, c.more = nil, f.More
+				if err := c.frame(f); err != nil {
+					return nil, err
 				}
 				continue
 			}
-			f := *c.held
-			c.held, c.more = nil, f.More
-			if err := c.frame(f); err != nil {
-				return nil, err
-			}
-			continue
+			// Read no further until a call is answered: a host that
+			// writes calls and does not read their replies must not
+			// fill the process with them (see MaxPending).
+			in, answered = nil, c.answered
 		}
 		var rr wire.FrameEvent
 		select {
@@ -157,7 +150,9 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, io.EOF
 		case <-c.stop:
 			continue
-		case rr = <-c.in:
+		case <-answered:
+			continue
+		case rr = <-in:
 		}
 		c.more = rr.Frame.More
 		if rr.Err != nil {
@@ -205,11 +200,10 @@ func (c *lineConn) frame(f wire.Frame) error {
 			reply = errLine
 		case !c.track(msg, nil):
 			reply = duplicateCall(wire.ScanID(line, true)).line()
-		case c.staleCancel(msg):
+		case c.cancels(msg):
 			return nil // it names no call in flight: not the SDK's to see
 		default:
 			c.queue = append(c.queue, msg)
-			c.cancels(msg)
 			return nil
 		}
 	case line[0] == '[' && json.Valid(line) && c.g.batches():
@@ -262,36 +256,11 @@ func (c *lineConn) readBatch(line []byte) []byte {
 		c.track(msg, b)
 	}
 	for _, msg := range decoded {
-		if !c.staleCancel(msg) {
+		if !c.cancels(msg) {
 			c.queue = append(c.queue, msg)
-			c.cancels(msg)
 		}
 	}
 	return nil
-}
-
-// staleCancel reports whether msg is a cancellation (notifications/
-// cancelled) that names no call in flight: one already answered, or never
-// sent, or sent after it in the same read. (In a batch, whose order
-// JSON-RPC leaves to the server, its calls are taken in flight first: a
-// cancellation there names any call of the batch.) It is dropped, not
-// handed to the SDK: the SDK handles messages concurrently, and one it
-// took before a call it read after (a late cancellation of call 7 and a
-// new call 7 in one write) cancelled that call, which then had no reply
-// (a review: 11 of 40 such calls). MCP: a cancellation of a request not
-// in flight is ignored.
-func (c *lineConn) staleCancel(msg jsonrpc.Message) bool {
-	req, ok := msg.(*jsonrpc.Request)
-	if !ok || req.IsCall() || req.Method != "notifications/cancelled" {
-		return false
-	}
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(req.Params, &p) != nil || !exactID(p.RequestID) {
-		return false // the SDK's to refuse or ignore, as before
-	}
-	return !c.inFlight(p.RequestID)
 }
 
 // MaxPending bounds the calls a stdio session has read and not answered:
@@ -326,11 +295,21 @@ func (c *lineConn) full() bool {
 
 // cancels records msg's cancellation when it is one (notifications/
 // cancelled) of a call in flight: read, in this read or before, and not
-// yet answered (see guard.cancel).
-func (c *lineConn) cancels(msg jsonrpc.Message) {
+// yet answered (see guard.cancel). It reports whether msg is a
+// cancellation that names no call in flight: one already answered, or
+// never sent, or sent after it in the same read. (In a batch, whose order
+// JSON-RPC leaves to the server, its calls are taken in flight first: a
+// cancellation there names any call of the batch.) Such a one is dropped,
+// not handed to the SDK: the SDK handles messages concurrently, and one
+// it took before a call it read after (a late cancellation of call 7 and
+// a new call 7 in one write) cancelled that call, which then had no reply
+// (a review: 11 of 40 such calls). MCP: a cancellation of a request not
+// in flight is ignored.
+func (c *lineConn) cancels(msg jsonrpc.Message) (stale bool) {
 	if req, ok := msg.(*jsonrpc.Request); ok && !req.IsCall() && req.Method == "notifications/cancelled" {
-		c.g.cancel(req.Params, c.inFlight)
+		return c.g.cancel(req.Params, c.inFlight)
 	}
+	return false
 }
 
 // track records a call as pending, in batch b (nil for none). It reports
