@@ -228,7 +228,7 @@ func (v *View) Authenticate(ctx context.Context, log *docir.ReadLog) error {
 	if err := v.sameManifest(); err != nil {
 		return err
 	}
-	roots := sourceRoots(v.s.cfg.Sources, v.s.cfg.Ingest.AllowRoots)
+	roots := ingest.SourceRoots(v.s.cfg.Sources, v.s.cfg.Ingest.AllowRoots)
 	for _, id := range log.IDs() {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -295,24 +295,6 @@ func sameSource(e store.ManifestEntry, roots []string) error {
 		return errors.New("other bytes")
 	}
 	return nil
-}
-
-// sourceRoots are the real paths of the roots a refresh reads files under:
-// the source roots and the roots allowed beside them (a root that cannot
-// be resolved is left out: nothing is under it).
-func sourceRoots(sources []store.Source, allowed []string) []string {
-	var roots []string
-	for _, s := range sources {
-		if real, err := filepath.EvalSymlinks(s.Path); err == nil {
-			roots = append(roots, real)
-		}
-	}
-	for _, p := range allowed {
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			roots = append(roots, real)
-		}
-	}
-	return roots
 }
 
 // fileKind names what a non-regular file is, for messages.

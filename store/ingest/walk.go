@@ -131,20 +131,37 @@ func walk(ctx context.Context, sources []store.Source, opt Options) (*walkResult
 
 // allowedRoots is the real path of every source root and extra root.
 func allowedRoots(sources []store.Source, extra []string) ([]string, error) {
+	return realRoots(sources, extra, true)
+}
+
+// SourceRoots are the real paths of the roots a refresh reads files under,
+// as OpenSource takes them: the source roots and the roots allowed beside
+// them (Options.AllowRoots). A root that cannot be resolved now is left
+// out: nothing is under it.
+func SourceRoots(sources []store.Source, allowed []string) []string {
+	roots, _ := realRoots(sources, allowed, false)
+	return roots
+}
+
+// realRoots is the real path of every source root and extra root; with
+// strict, a root that cannot be resolved is an error, else it is left out.
+func realRoots(sources []store.Source, extra []string, strict bool) ([]string, error) {
 	var roots []string
 	for _, s := range sources {
 		real, err := filepath.EvalSymlinks(s.Path)
-		if err != nil {
+		if err != nil && strict {
 			return nil, docir.Errorf(docir.CodeSource, "source %s: %w", s.Path, err)
+		} else if err == nil {
+			roots = append(roots, real)
 		}
-		roots = append(roots, real)
 	}
 	for _, e := range extra {
 		real, err := filepath.EvalSymlinks(e)
-		if err != nil {
+		if err != nil && strict {
 			return nil, docir.Errorf(docir.CodeConfig, "allowed root %s: %w", e, err)
+		} else if err == nil {
+			roots = append(roots, real)
 		}
-		roots = append(roots, real)
 	}
 	return roots, nil
 }

@@ -214,6 +214,16 @@ type planned struct {
 	blank    bool               // it says nothing past its front matter (see emptyPage)
 	quiet    map[string]bool    // whether each section steps may read says nothing past its heading (see quietSections)
 	score    map[string]float64 // the score steps gives each section it plans, by slug
+	best     map[string]float64 // by slug, the best score of a section and its subsections (see bests)
+}
+
+// bests is, by slug, the best score of each of d's sections and its
+// subsections (subtreeBests of score), worked out once a plan.
+func (d *planned) bests() map[string]float64 {
+	if d.best == nil {
+		d.best = subtreeBests(d.rec.Sections, d.score)
+	}
+	return d.best
 }
 
 // ShortShare: a document is short, and read whole rather than by its
@@ -523,7 +533,7 @@ func (p *readPlan) addPassage(d *planned, ph passageHit) bool {
 		if d.whole <= p.budget || len(d.rec.Sections) == 0 {
 			return p.addOf(d, d.rec.ID, 0, d.size, d.whole)
 		}
-		return p.addFromTop(d, topBestFirst(d.rec.Sections, d.score))
+		return p.addFromTop(d, topBestFirst(d.rec.Sections, d.bests()))
 	}
 	if d.cut == nil { // a plan made of planned values alone (tests)
 		d.cut = passage.Config{}.Cutter(&d.rec)
@@ -541,7 +551,7 @@ func (p *readPlan) addPassage(d *planned, ph passageHit) bool {
 		// Node's API docs write them). Another section of the document
 		// over the budget is skipped: the ranking did not choose it.
 		secs := d.rec.Sections
-		return p.addFromTop(d, bestFirst(secs[i:subtreeEnd(secs, i)], d.score))
+		return p.addFromTop(d, bestFirst(secs[i:subtreeEnd(secs, i)], d.bests()))
 	}
 	return p.addOf(d, d.rec.ID+"#"+sec.Slug, sec.Start, sec.End, tokens)
 }
@@ -563,13 +573,9 @@ func (p *readPlan) addFromTop(d *planned, secs []docir.Section) bool {
 	for _, sec := range secs {
 		scored = scored || d.score[sec.Slug] > 0
 	}
-	var best map[string]float64
-	if scored {
-		best = subtreeBests(d.rec.Sections, d.score)
-	}
 	added := false
 	for _, sec := range secs {
-		if scored && added && best[sec.Slug] < p.floor {
+		if scored && added && d.bests()[sec.Slug] < p.floor {
 			// Under the floor, its subsections too (rule 6), once the
 			// best of them is read: what the ranking put first is not
 			// skipped for its size.
@@ -615,14 +621,14 @@ func subtreeBests(secs []docir.Section, score map[string]float64) map[string]flo
 // bestFirst orders secs, a section and its subsections in document
 // order, for addFromTop: the section, then each of its subsections with
 // its own subsections after it, the subsection that holds the best score
-// (its own or one of its subsections', in score: the scores steps gives a
-// document's sections) first, document order on a tie. So a matched
+// (its own or one of its subsections', best: subtreeBests of the scores
+// steps gives a document's sections) first, document order on a tie. So a matched
 // section too large to read is read where the query's words are, not
 // from its top: Node's modules page, one `#` heading over the budget that
 // matched by its opening paragraph, was read from "Enabling" down, its
 // answer ("Cycles") eighth.
-func bestFirst(secs []docir.Section, score map[string]float64) []docir.Section {
-	return appendBestFirst(make([]docir.Section, 0, len(secs)), secs, score)
+func bestFirst(secs []docir.Section, best map[string]float64) []docir.Section {
+	return appendBestFirst(make([]docir.Section, 0, len(secs)), secs, best)
 }
 
 // topBestFirst orders a document's sections (secs, in document order) as
@@ -631,45 +637,35 @@ func bestFirst(secs []docir.Section, score map[string]float64) []docir.Section {
 // score first, document order on a tie. A document whose sections were
 // not scored (the query names it: their scores would say only how short
 // each is) is in document order, read from its top.
-func topBestFirst(secs []docir.Section, score map[string]float64) []docir.Section {
+func topBestFirst(secs []docir.Section, best map[string]float64) []docir.Section {
 	var tops [][2]int
 	for i := 0; i < len(secs); i = subtreeEnd(secs, i) {
 		tops = append(tops, [2]int{i, subtreeEnd(secs, i)})
 	}
-	return appendParts(make([]docir.Section, 0, len(secs)), secs, tops, score)
+	return appendParts(make([]docir.Section, 0, len(secs)), secs, tops, best)
 }
 
 // appendBestFirst appends secs to out as bestFirst orders them: one slice
 // for every level, where a slice a level held as many sections as a
 // document has (stacked headings, each holding the next: 9,990 of them
 // took 8.9 GB).
-func appendBestFirst(out, secs []docir.Section, score map[string]float64) []docir.Section {
+func appendBestFirst(out, secs []docir.Section, best map[string]float64) []docir.Section {
 	if len(secs) <= 2 {
 		return append(out, secs...)
 	}
-	return appendParts(append(out, secs[0]), secs, subsections(secs, 0), score)
+	return appendParts(append(out, secs[0]), secs, subsections(secs, 0), best)
 }
 
 // appendParts appends the parts of secs (ranges of it, each a section with
-// its subsections) to out, the part that holds the best score (its
-// section's or a subsection's) first, document order on a tie, each as
-// appendBestFirst orders it.
-func appendParts(out, secs []docir.Section, ranges [][2]int, score map[string]float64) []docir.Section {
-	type part struct {
-		from, to int
-		best     float64
-	}
-	parts := make([]part, 0, len(ranges))
+// its subsections) to out, the part that holds the best score (best, by
+// the part's first section: subtreeBests) first, document order on a tie,
+// each as appendBestFirst orders it.
+func appendParts(out, secs []docir.Section, ranges [][2]int, best map[string]float64) []docir.Section {
+	slices.SortStableFunc(ranges, func(a, b [2]int) int {
+		return cmp.Compare(best[secs[b[0]].Slug], best[secs[a[0]].Slug])
+	})
 	for _, r := range ranges {
-		pt := part{from: r[0], to: r[1]}
-		for _, sec := range secs[r[0]:r[1]] {
-			pt.best = max(pt.best, score[sec.Slug])
-		}
-		parts = append(parts, pt)
-	}
-	slices.SortStableFunc(parts, func(a, b part) int { return cmp.Compare(b.best, a.best) })
-	for _, pt := range parts {
-		out = appendBestFirst(out, secs[pt.from:pt.to], score)
+		out = appendBestFirst(out, secs[r[0]:r[1]], best)
 	}
 	return out
 }
