@@ -75,20 +75,7 @@ func TestAuthenticateReadsSourcesBounded(t *testing.T) {
 			path := filepath.Join(src, "a.md")
 			write(t, path, body)
 			ctx := context.Background()
-			ws := New(Config{Dir: t.TempDir(), Sources: []store.Source{{Path: src}}})
-			defer ws.Close()
-			if _, err := ws.Refresh(ctx); err != nil {
-				t.Fatal(err)
-			}
-			v, err := ws.Current(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer v.Close()
-			log := &docir.ReadLog{}
-			if _, err := v.Recording(log).Resolve(ctx, []address.Address{address.MustParse("a")}, 0); err != nil {
-				t.Fatal(err)
-			}
+			v, log, _ := readRecorded(t, []store.Source{{Path: src}}, "a")
 			if tt.setup != nil {
 				tt.setup(t, path)
 			}
@@ -104,6 +91,7 @@ func TestAuthenticateReadsSourcesBounded(t *testing.T) {
 			runtime.ReadMemStats(&before)
 			done := make(chan error, 1)
 			go func() { done <- v.Authenticate(ctx, log) }()
+			var err error
 			select {
 			case err = <-done:
 			case <-time.After(10 * time.Second):
@@ -124,6 +112,30 @@ func TestAuthenticateReadsSourcesBounded(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readRecorded indexes sources into a new store and reads the address a
+// from its current generation, recording the read: the view (closed when
+// the test ends), the read's log, and what it read.
+func readRecorded(t *testing.T, sources []store.Source, a string) (*View, *docir.ReadLog, docir.Resolved) {
+	t.Helper()
+	ctx := context.Background()
+	ws := New(Config{Dir: t.TempDir(), Sources: sources})
+	t.Cleanup(func() { ws.Close() })
+	if _, err := ws.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v, err := ws.Current(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	log := &docir.ReadLog{}
+	res, err := v.Recording(log).Resolve(ctx, []address.Address{address.MustParse(a)}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, log, res
 }
 
 func write(t *testing.T, p, body string) {
@@ -171,26 +183,11 @@ func TestAuthenticateLinkIntoAnotherSource(t *testing.T) {
 	if err := os.Symlink(filepath.Join(b, "shared.md"), filepath.Join(a, "a.md")); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	ws := New(Config{Dir: t.TempDir(), Sources: []store.Source{{Path: a}, {Path: b}}})
-	defer ws.Close()
-	if _, err := ws.Refresh(ctx); err != nil {
-		t.Fatal(err)
-	}
-	v, err := ws.Current(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
-	log := &docir.ReadLog{}
-	res, err := v.Recording(log).Resolve(ctx, []address.Address{address.MustParse("a")}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, log, res := readRecorded(t, []store.Source{{Path: a}, {Path: b}}, "a")
 	if len(res.Items) != 1 || res.Items[0].Document == nil {
 		t.Fatalf("the linked page is not read: %+v", res)
 	}
-	if err := v.Authenticate(ctx, log); err != nil {
+	if err := v.Authenticate(context.Background(), log); err != nil {
 		t.Errorf("Authenticate: %v", err)
 	}
 }
