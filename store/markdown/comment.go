@@ -19,31 +19,66 @@ import "strings"
 // a "%%" that no later one closes opens nothing. Obsidian hides the rest
 // of the note after an unclosed "%%"; docir keeps it, so that a lone
 // `%%timeit` in another corpus's prose never blanks the rest of a page.
-// Each "%%" is looked at once: the cost is linear in text's size.
+// An HTML comment (`<!-- … -->`, outside code) that opens before a "%%"
+// holds it: a "%%" in one opens nothing (`<!-- 50%% -->`), as what an
+// HTML comment holds is no text (Prose blanks it whole); within an
+// Obsidian comment an HTML one is only its text. Each "%%" and "<!--" is
+// looked at once: the cost is linear in text's size.
 func Comments(text string) [][2]int {
-	at := strings.Index(text, "%%")
-	if at < 0 {
+	pct := strings.Index(text, "%%")
+	if pct < 0 {
 		return nil
 	}
 	code, indented := NewCodeRanges(text), indentedCode(text)
+	inCode := func(i int) bool { return code.Holds(i) || indented.Holds(i) } // asked in increasing order
+	html := strings.Index(text, "<!--")
 	var out [][2]int
 	open := -1
-	for i := at; ; {
-		if !code.Holds(i) && !indented.Holds(i) {
+	for pct >= 0 {
+		if html >= 0 && html < pct && open < 0 {
+			if inCode(html) {
+				html = indexFrom(text, html+4, "<!--")
+				continue
+			}
+			end := indexFrom(text, html+4, "-->")
+			if end < 0 {
+				return out // the rest is an HTML comment's
+			}
+			end += 3
+			html = indexFrom(text, end, "<!--")
+			if pct < end {
+				pct = indexFrom(text, end, "%%")
+			}
+			continue
+		}
+		if !inCode(pct) {
 			if open < 0 {
-				open = i
+				open = pct
 			} else {
-				out = append(out, [2]int{open, i + 2})
+				out = append(out, [2]int{open, pct + 2})
 				open = -1
 			}
 		}
-		i += 2
-		j := strings.Index(text[i:], "%%")
-		if j < 0 {
-			return out
+		pct = indexFrom(text, pct+2, "%%")
+		if open < 0 && html >= 0 && html < pct && len(out) > 0 && html < out[len(out)-1][1] {
+			// An HTML opener inside the Obsidian comment just closed
+			// is its text: the next one past it.
+			html = indexFrom(text, out[len(out)-1][1], "<!--")
 		}
-		i += j
 	}
+	return out
+}
+
+// indexFrom is the offset in text of the first sep at or after from, or
+// -1.
+func indexFrom(text string, from int, sep string) int {
+	if from > len(text) {
+		return -1
+	}
+	if j := strings.Index(text[from:], sep); j >= 0 {
+		return from + j
+	}
+	return -1
 }
 
 // indentedCode are the lines of text that an indented code block holds,

@@ -36,6 +36,13 @@ func TestComments(t *testing.T) {
 		{"indented continuation line", "para\n    %%a%%", []string{"%%a%%"}},
 		{"tab-indented list item", "- a\n\t- b %%c%%", []string{"%%c%%"}},
 		{"crlf", "%%\r\na\r\n%%\r\n", []string{"%%\r\na\r\n%%"}},
+		// An HTML comment holds the "%%" in it; an Obsidian comment holds
+		// an HTML comment's opener as its text.
+		{"in an HTML comment", "<!-- 50%% -->\n\nvisible\n\n%% hidden %%", []string{"%% hidden %%"}},
+		{"in an unclosed HTML comment", "<!-- 50%% and %%x%%", nil},
+		{"HTML opener in one", "%% draft <!-- todo %%\n\nvisible", []string{"%% draft <!-- todo %%"}},
+		{"HTML comment between", "%% a <!-- %% <!-- c %% --> d %%e%%", []string{"%% a <!-- %%", "%%e%%"}},
+		{"HTML opener in code", "`<!--` %%x%% b", []string{"%%x%%"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,6 +72,7 @@ func TestCommentLinks(t *testing.T) {
 		{"obsidian comment marks in code", "`%%` [[A]] `%%`\n\n```\n%%\n```\n\n[[B]]\n\n    %% cell\n\n[[C]] %% [[D]]",
 			[]docir.LinkRef{link(wiki, "A", 1), link(wiki, "B", 7), link(wiki, "C", 11), link(wiki, "D", 11)}},
 		{"obsidian comment in each section", "# H\n\n%% [[X]]\n\n# I\n\n%% [[Y]]", []docir.LinkRef{link(wiki, "X", 3), link(wiki, "Y", 7)}},
+		{"obsidian comment mark in an HTML comment", "<!-- 50%% -->\n\nvisible [[V]]\n\n%% hidden [[H]] %%", []docir.LinkRef{link(wiki, "V", 3)}},
 	}
 	p := NewParser()
 	for _, tt := range tests {
@@ -87,7 +95,7 @@ func TestCommentsLinear(t *testing.T) {
 // FuzzComments holds Comments' invariants on any text: the comments are
 // in order and apart, each opens and closes with "%%" outside code.
 func FuzzComments(f *testing.F) {
-	for _, s := range []string{"a %%b%% c", "%%\nx\n\ny\n%%", "`%%` %% `%%` %%", "```\n%%\n```\n%%", "    %%\n%%%", "%%\r%%"} {
+	for _, s := range []string{"a %%b%% c", "%%\nx\n\ny\n%%", "`%%` %% `%%` %%", "```\n%%\n```\n%%", "    %%\n%%%", "%%\r%%", "<!-- 5%% --> %%a%%", "%% <!-- %% --> %%", "`<!--` %%x%% <!--"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {

@@ -112,17 +112,15 @@ type tag struct {
 	href string
 }
 
-// tagLinks reports whether a tag of name (as written) is a link a reader
+// tagLinks reports whether a tag of name (as written; lower is name
+// lower-cased, as readTag has it) is a link a reader
 // follows by its href: HTML's <a> and <area>, and an MDX (JSX) component,
 // whose name starts with a capital (Starlight's <LinkCard href="/x/" />
 // and <LinkButton>, Mintlify's <Card>). Not the other HTML elements that
 // take an href: <link> and <base> are the page's metadata, SVG's <use>
 // and <image> name a part of the picture.
-func tagLinks(name []byte) bool {
-	if len(name) > 0 && name[0] >= 'A' && name[0] <= 'Z' {
-		return true
-	}
-	return strings.EqualFold(string(name), "a") || strings.EqualFold(string(name), "area")
+func tagLinks(name []byte, lower string) bool {
+	return len(name) > 0 && name[0] >= 'A' && name[0] <= 'Z' || lower == "a" || lower == "area"
 }
 
 // readTag reads the start or end tag at t[i] == '<' (followed by a letter,
@@ -138,7 +136,7 @@ func readTag(t []byte, i int) (tg tag, end int) {
 		j++
 	}
 	tg.name = strings.ToLower(string(t[from:j]))
-	links := tagLinks(t[from:j])
+	links := tagLinks(t[from:j], tg.name)
 	var seenID, seenName, seenHref bool
 	for j < len(t) {
 		if c := t[j]; c == '>' {

@@ -125,7 +125,11 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 		return sort.Search(len(secs), func(i int) bool { return secs[i].Start > off+at }) - 1
 	}
 	sort.SliceStable(found, func(i, j int) bool { return found[i].at < found[j].at })
-	found = uncommented(found, body, off, secs)
+	sort.SliceStable(anchors, func(i, j int) bool { return anchors[i].at < anchors[j].at })
+	if comments := commentRanges(body, off, secs); comments != nil {
+		found = uncommented(found, comments, func(f foundLink) int { return f.at })
+		anchors = uncommented(anchors, comments, func(a foundAnchor) int { return a.at })
+	}
 	for _, f := range found {
 		line, col := lines.lineColumn(off + f.at)
 		ref := docir.LinkRef{Target: f.target, Kind: f.kind, Line: line, Column: col, Alt: f.alt, Undefined: f.undefined}
@@ -139,14 +143,13 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 	return left
 }
 
-// uncommented is found (in document order) without the links that stand
-// in an Obsidian comment (Comments), read in each section's own text and
-// the lead's, the texts store/passage's Prose blanks them in: what search
-// never shows, check never reports. body is the markdown, from offset off
-// of the file on; secs are its sections.
-func uncommented(found []foundLink, body []byte, off int, secs []docir.Section) []foundLink {
+// commentRanges are the Obsidian comments (Comments) of the markdown body
+// (from offset off of the file on; secs its sections), in order, read in
+// each section's own text and the lead's, the texts store/passage's Prose
+// blanks them in; nil when it holds none.
+func commentRanges(body []byte, off int, secs []docir.Section) [][2]int {
 	if !bytes.Contains(body, []byte("%%")) {
-		return found
+		return nil
 	}
 	var comments [][2]int // in body, in order
 	read := func(from, to int) {
@@ -166,15 +169,23 @@ func uncommented(found []foundLink, body []byte, off int, secs []docir.Section) 
 	for _, sec := range secs {
 		read(sec.Start, sec.OwnEnd)
 	}
-	kept, c := found[:0], 0
-	for _, f := range found {
-		for c < len(comments) && comments[c][1] <= f.at {
+	return comments
+}
+
+// uncommented is items (in document order, each at the offset at says)
+// without those that stand in an Obsidian comment (comments, in order):
+// what search never shows, a link check never reports, and an anchor no
+// reader sees.
+func uncommented[T any](items []T, comments [][2]int, at func(T) int) []T {
+	kept, c := items[:0], 0
+	for _, it := range items {
+		for c < len(comments) && comments[c][1] <= at(it) {
 			c++
 		}
-		if c < len(comments) && comments[c][0] <= f.at {
+		if c < len(comments) && comments[c][0] <= at(it) {
 			continue
 		}
-		kept = append(kept, f)
+		kept = append(kept, it)
 	}
 	return kept
 }
@@ -200,8 +211,8 @@ func placeAnchors(rec *docir.Record, body []byte, off int, anchors []foundAnchor
 	// same text is "text-1", and a heading after such a term is too (that
 	// id goes with the section's terms: it is its id where terms have
 	// ids; its slug stays its address). A nested heading's slug is an
-	// anchor, and takes its place in the sequence the same way.
-	sort.SliceStable(anchors, func(i, j int) bool { return anchors[i].at < anchors[j].at })
+	// anchor, and takes its place in the sequence the same way. anchors
+	// are in document order (extractLinks sorts them).
 	var slugs address.Slugger
 	next, terms := 0, false
 	addTerm := func(i int, id string) {

@@ -397,6 +397,10 @@ func TestAnchorBeforeHeading(t *testing.T) {
 		// its section (it names the block before it).
 		{"obsidian block ids", "# A\n\nThe quick gem. ^37066d\n\n## B\n\n- one\n- two ^item-2\n\n> quoted\n\n^quote-of-the-day\n\n## C\n\n![[pic.png]]^after-embed\n\n2^10 and x^y, ^mid here\n\n`code ^inspan`\n\n    ^indented\n\n^not_id\n\nline ^two\nnext\n",
 			map[string][]string{"a": {"^37066d"}, "b": {"^item-2", "^quote-of-the-day"}, "c": {"^after-embed"}}},
+		// An anchor in an Obsidian comment is no anchor, as a link there
+		// is no link.
+		{"anchors in an obsidian comment", "# A\n\n%%\nhidden paragraph ^hidden\n\n<a id=\"gone\"></a>\n%%\n\nshown ^shown\n",
+			map[string][]string{"a": {"^shown"}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := NewParser().Parse("a.md", []byte(tt.md)).Record

@@ -298,7 +298,11 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   item's text, or "^id" on a line of its own; blockIDs) are anchors
 //	   ("^37066d") of the section that holds them: [[Note#^37066d]]
 //	   leads there, and a block id no block has is a broken link.
-const RulesVersion = 46
+//	47 a "%%" inside an HTML comment opens no Obsidian comment (Comments:
+//	   `<!-- 50%% -->` hid the page's links up to the next "%%"), and an
+//	   anchor inside an Obsidian comment is no anchor, as a link there is
+//	   no link.
+const RulesVersion = 47
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {

@@ -702,10 +702,15 @@ func Prose(text string, lead bool) string {
 	if lead {
 		blankTOMLFrontMatter(text, blank)
 	}
-	for _, c := range markdown.Comments(text) { // Obsidian's %%…%%, never shown
-		blank(c[0], c[1])
+	comments := markdown.Comments(text) // Obsidian's %%…%%, never shown: blanked, and none of their markup read
+	blankRanges(b, comments)
+	var code *markdown.CodeRanges // where an HTML comment is code, not a comment
+	inCode := func(i int) bool {  // made when first asked
+		if code == nil {
+			code = markdown.NewCodeRanges(text)
+		}
+		return code.Holds(i)
 	}
-	var code *markdown.CodeRanges // where an HTML comment is code, not a comment (made when one is met)
 	closes, lines := nextOf{sep: "}}"}, nextOf{sep: "\n"}
 	stars, bangs := nextOf{sep: "*}"}, nextOf{sep: "!}"} // the ends of include directives
 	crs := nextOf{sep: "\r"}                             // a CR alone ends a line too
@@ -715,13 +720,14 @@ func Prose(text string, lead bool) string {
 			break
 		}
 		i += j
+		if end := rangeEnd(&comments, i); end >= 0 {
+			i = end // in an Obsidian comment, blanked: nothing opens there
+			continue
+		}
 		var closer string
 		switch {
 		case strings.HasPrefix(text[i:], "<!--"):
-			if code == nil {
-				code = markdown.NewCodeRanges(text)
-			}
-			if code.Holds(i) {
+			if inCode(i) {
 				i += len("<!--") // `<!-- more -->` in a code span is what the reader types
 				continue
 			}
@@ -747,10 +753,7 @@ func Prose(text string, lead bool) string {
 				continue
 			}
 			if n := teraCall(b, i, &closes, &lines); n > 0 {
-				if code == nil {
-					code = markdown.NewCodeRanges(text)
-				}
-				if !code.Holds(i) {
+				if !inCode(i) {
 					blankShortcode(text, i, i+n, blank)
 					i += n
 					continue
@@ -777,6 +780,26 @@ func Prose(text string, lead bool) string {
 	}
 	blankLinks(b)
 	return string(b)
+}
+
+// blankRanges blanks each range of rs in b (blankRange).
+func blankRanges(b []byte, rs [][2]int) {
+	for _, r := range rs {
+		blankRange(b, r[0], r[1])
+	}
+}
+
+// rangeEnd drops the ranges at the head of rs (in order, asked at
+// increasing offsets) that end at or before i, and is the end of the one
+// that holds i, or -1.
+func rangeEnd(rs *[][2]int, i int) int {
+	for len(*rs) > 0 && (*rs)[0][1] <= i {
+		*rs = (*rs)[1:]
+	}
+	if len(*rs) > 0 && (*rs)[0][0] <= i {
+		return (*rs)[0][1]
+	}
+	return -1
 }
 
 // blankTOMLFrontMatter blanks the TOML front-matter block that opens

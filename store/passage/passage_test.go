@@ -130,6 +130,10 @@ func TestProseObsidianComments(t *testing.T) {
 		want     string // with runs of spaces folded
 	}{
 		{"obsidian comments", "Visible.\n\n%%\nsecretword [[Phantom]]\n\nmore\n%%\n\nInline %%zebraword%% here.\n%% one line [[Ghost]] %%", false, "Visible. Inline here."},
+		// Markup inside an Obsidian comment opens nothing; a "%%" inside
+		// an HTML comment opens no Obsidian comment.
+		{"obsidian comment holds an HTML opener", "%% draft <!-- todo %%\n\nvisible text", false, "visible text"},
+		{"HTML comment holds a %%", "<!-- 50%% -->\n\nvisible one\n\n%% hidden %%", false, "visible one"},
 		{"obsidian comment marks in code kept", "`%% a %%` b\n```matlab\n%% cell\n%% two\n```\n\n    %% x\n\nthe %%timeit magic", false, "`%% a %%` b ``` %% cell %% two ``` %% x the %%timeit magic"},
 	}
 	for _, tt := range tests {

@@ -406,6 +406,9 @@ func TestSnippetEmphasis(t *testing.T) {
 		"delete *.txt files\n\nSome *emphasis* here": "delete *.txt files Some emphasis here",
 		"~~~\nls *.md and *x*\n~~~\ntext":            "ls *.md and *x* text",
 		"```foo```\n# Heading\n* item":               "```foo``` Heading item",
+		// An escaped mark is no delimiter: its backslash goes, it stays.
+		"Define \\_\\_init\\_\\_ in the class":      "Define __init__ in the class",
+		"Use \\*literal stars\\* here, *real* ones": "Use *literal stars* here, real ones",
 	} {
 		if got := Snippet(in, "", 1000); got != want {
 			t.Errorf("Snippet(%q):\n got %q\nwant %q", in, got, want)
@@ -424,6 +427,7 @@ func TestSnippetObsidianMarks(t *testing.T) {
 		"See [[Internal links|internal link]] and **[[Settings]]** now.":            "See internal link and Settings now.",
 		"Click ![[lucide-x.svg#icon]] to close [[Note#Heading#Sub]] or [[#Local]].": "Click to close Note > Heading > Sub or Local.",
 		"Intro paragraph. ^intro-block\n\nNext one.":                                "Intro paragraph. Next one.",
+		"An id of digits ^37066\n\n![[shot.png]]^shot-id\n\nCtrl ^C quits":          "An id of digits Ctrl ^C quits",
 		"A power x ^2 and [[Note.md]]":                                              "A power x ^2 and Note",
 		"Use \\[\\[double bracket syntax\\]\\] here, ==highlighted== text; a == b.": "Use [[double bracket syntax]] here, highlighted text; a == b.",
 		"the **vault switcher**\u00a0and **Help**":                                  "the vault switcher and Help",

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docir/docir/store/fulltext"
+	"github.com/docir/docir/store/markdown"
 )
 
 const ellipsis = "…"
@@ -91,7 +92,9 @@ const maxWikilink = 512
 // links|internal link]]` is "internal link"; `[[Note#Heading]]` is "Note >
 // Heading", as Obsidian shows it; `[[#Heading]]` "Heading"), an embed
 // (`![[diagram.png]]`, `![[Note]]`) shows nothing of its markup, a
-// backslash escape shows its character (`\[\[` is "[["), and a block id
+// backslash escape shows its character (`\[\[` is "[["; one of an
+// emphasis mark keeps its backslash for plainEmphasis, which drops it and
+// reads the mark as no delimiter), and a block id
 // that ends the paragraph (`^intro-block`, Obsidian's) is not shown. A
 // review of an Obsidian vault found `[[…|…]]`, `![[icon.svg#icon]]` and
 // `^ids` in its snippets.
@@ -109,6 +112,9 @@ func plainMarks(text string) string {
 			code = !code
 		case code:
 		case c == '\\' && i+1 < len(text) && asciiPunct(text[i+1]):
+			if emphasisMark(text[i+1]) {
+				b = append(b, c) // plainEmphasis drops it, and reads the mark as no delimiter
+			}
 			b = append(b, text[i+1])
 			i += 2
 			continue
@@ -145,9 +151,9 @@ func plainMarks(text string) string {
 		b = append(b, c)
 		i++
 	}
-	// A block id ends its paragraph: " ^id", letters, digits and '-'.
+	// A block id ends its paragraph, as the index reads one.
 	out := string(b)
-	if k := strings.LastIndex(out, " ^"); k >= 0 && blockID(strings.TrimRight(out[k+2:], " ")) {
+	if k := markdown.BlockIDStart(out); k >= 0 {
 		out = strings.TrimRight(out[:k], " ")
 	}
 	return out
@@ -173,22 +179,8 @@ func wikiText(inner string) string {
 	return note + " > " + heading
 }
 
-// blockID says s is an Obsidian block id: letters, digits and '-', at
-// least one letter (a power, "x ^2", is not one).
-func blockID(s string) bool {
-	letter := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c|0x20 && c|0x20 <= 'z':
-			letter = true
-		case '0' <= c && c <= '9' || c == '-':
-		default:
-			return false
-		}
-	}
-	return letter
-}
+// emphasisMark says c is a mark plainEmphasis may read as a delimiter.
+func emphasisMark(c byte) bool { return c == '*' || c == '_' || c == '~' || c == '=' }
 
 // asciiPunct says c is ASCII punctuation, which a backslash escapes
 // (CommonMark).
@@ -208,8 +200,9 @@ func asciiPunct(c byte) bool {
 // review's snippets held "**", 131 of 895 of a Rust book review's "_").
 // An identifier's underscores (snake_case), a product's stars (2 * 3) and
 // a glob (file_*.txt, "delete *.txt files": no run closes it) flank no
-// word so, and stay. Linear: each run is paired with the next of its
-// marks only.
+// word so, and stay; so does an escaped mark ("\_\_init\_\_" reads
+// "__init__"). Linear: each run is paired with the next of its marks
+// only.
 func plainEmphasis(text string) string {
 	if !strings.ContainsAny(text, "*_~=") {
 		return text
@@ -225,7 +218,14 @@ func plainEmphasis(text string) string {
 		if c == '`' {
 			code = !code
 		}
-		if code || c != '*' && c != '_' && c != '~' && c != '=' {
+		if !code && c == '\\' && i+1 < len(text) && emphasisMark(text[i+1]) {
+			// An escaped mark ("\_\_init\_\_", plainMarks kept its
+			// backslash) is no delimiter; the backslash is dropped.
+			runs = append(runs, run{i: i, j: i + 1, opens: true})
+			i += 2
+			continue
+		}
+		if code || !emphasisMark(c) {
 			i++
 			continue
 		}
