@@ -39,8 +39,10 @@ func (x *Index) SetStemming(s string) error {
 // pairs and runs are of the words as typed. Nothing of this is in the
 // index: the same store answers with or without it.
 
-// expand sets q.forms and q.formIndex: for each term that is an English
-// word, the index terms of the text that share its stem. The dictionary
+// expand sets q.forms and q.formIndex: for each term which says to (all
+// with StemEnglish; without, those no passage holds as typed: see weigh)
+// that is an English word, the index terms of the text that share its
+// stem. The dictionary
 // is read from the stem less its last two letters, and at least its first
 // three: Porter2 removes suffixes and rewrites at most the last letters of
 // what it keeps ("happy", "happiness": "happi"; "hoping": "hope"), so a
@@ -51,10 +53,10 @@ func (x *Index) SetStemming(s string) error {
 //
 // A form is in one term's forms: not a term typed in the query (it counts
 // as itself), and, of two typed words with one stem, the first's.
-func (q *Query) expand(r index.IndexReader) error {
+func (q *Query) expand(r index.IndexReader, which func(k int) bool) error {
 	taken := map[string]bool{}
 	for k, t := range q.terms {
-		if q.required != nil && q.required[k] {
+		if q.required != nil && q.required[k] || !which(k) {
 			continue
 		}
 		stem := englishStem(t)

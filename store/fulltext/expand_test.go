@@ -187,3 +187,35 @@ func TestGroupReader(t *testing.T) {
 		}
 	}
 }
+
+// TestFormsOfAnUnheldWord: without stemming, a query word no passage holds
+// as typed is read in its other English forms (the passages that write
+// "hash" score for "hashing"), before it could be read as words written
+// together ("hash" + the "ing" of "`OR`ing"); a word some passage holds
+// is not expanded.
+func TestFormsOfAnUnheldWord(t *testing.T) {
+	ps := []Passage{
+		{ID: "hash", Text: "hash the keys before storing them"},
+		{ID: "ing", Text: "flags may be `OR`ing their values"},
+		{ID: "store", Text: "the store keeps them"},
+	}
+	x := indexed(t, ps)
+	ctx := context.Background()
+	q, err := x.Prepare(ctx, "hashing keys")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Text() != "hashing keys" || !slices.Equal(q.formsOf(q.index["hashing"]), []string{"hash"}) {
+		t.Fatalf("hashing keys: text %q, forms %v", q.Text(), q.forms)
+	}
+	if x.ScorePassage(q, ps[0]) <= 0 || x.ScorePassage(q, ps[1]) != 0 {
+		t.Errorf("scores: %v (hash), %v (`OR`ing)", x.ScorePassage(q, ps[0]), x.ScorePassage(q, ps[1]))
+	}
+	held, err := x.Prepare(ctx, "store")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if held.formIndex != nil {
+		t.Errorf("store, held as typed: forms %v", held.forms)
+	}
+}

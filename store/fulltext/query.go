@@ -256,10 +256,17 @@ func (x *Index) prepareSyntax(ctx context.Context, syn Syntax, reader func() (in
 // pairs' idf.
 func (q *Query) weigh(ctx context.Context, r index.IndexReader, stemming string) error {
 	q.forms = make([][]string, len(q.terms))
-	if stemming == StemEnglish {
-		if err := q.expand(r); err != nil {
-			return err
-		}
+	// A term's weight is the text's and the heads' alike: the passages
+	// that hold it are at least as many as in either.
+	text, head, err := docFreqs(ctx, r, q.terms)
+	if err != nil {
+		return err
+	}
+	// With stemming, every word is read in its other forms; without, a
+	// word no passage holds as typed ("hashing", where pages write
+	// "hash" and "hashes"): what it would match otherwise is nothing.
+	if err := q.expand(r, func(k int) bool { return stemming == StemEnglish || text[k]+head[k] == 0 }); err != nil {
+		return err
 	}
 	if err := q.catenations(ctx, r); err != nil {
 		return err
@@ -271,12 +278,6 @@ func (q *Query) weigh(ctx context.Context, r index.IndexReader, stemming string)
 	n := len(q.terms)
 	q.idf, q.gidf, q.df = make([]float64, n), make([]float64, n), make([]uint64, n)
 	idf := func(df uint64) float64 { return 1 + math.Log(float64(total)/float64(df+1)) }
-	// A term's weight is the text's and the heads' alike: the passages
-	// that hold it are at least as many as in either.
-	text, head, err := docFreqs(ctx, r, q.terms)
-	if err != nil {
-		return err
-	}
 	for k := range q.terms {
 		df := max(text[k], head[k])
 		q.idf[k], q.df[k] = idf(df), df
@@ -327,7 +328,9 @@ const (
 // lower-case word it matched nothing (an identifier cut only by its case
 // or a hyphen, baseURL or Get-ChildItem, is found by its catenation: see
 // Catenations). A word is read so only when no
-// passage holds it (q, the query as typed, weighed it: its df is 0), it
+// passage holds it, nor another English form of it (q, the query as
+// typed, weighed it: its df is 0; "hashing" is "hash" in another form,
+// not "hash" and the "ing" of "`OR`ing": see weigh), it
 // is ASCII letters only (one term, MaxJoinedBytes at most), and it is
 // MaxJoinedParts or fewer words the index holds, each of MinJoinedPart
 // letters or more; of such readings, the one whose first word is longest
