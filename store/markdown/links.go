@@ -3,6 +3,7 @@ package markdown
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -64,7 +65,17 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 		}
 		return r.Destination(), true
 	}
-	found, left := capLinks(properties, 0) // the front matter's, first
+	// Links in an Obsidian comment are no links: each is dropped as it is
+	// found, before the cap counts it (a comment of 10,000 links pushed a
+	// real one after it out of the record).
+	comments := commentRanges(body, off, rec.Sections)
+	capLinks := func(found []foundLink, left int, from int) ([]foundLink, int) {
+		if comments != nil {
+			found = slices.Concat(found[:from], slices.DeleteFunc(found[from:], func(f foundLink) bool { return commented(comments, f.at) }))
+		}
+		return capFound(found, left)
+	}
+	found, left := capLinks(properties, 0, 0) // the front matter's, first
 	anchors := nested
 	// The terms of MDN's definition lists are parsed for their text with
 	// the file's link references, as headings are (made on first use).
@@ -79,15 +90,16 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 			return ast.WalkSkipChildren, nil
 		case *mkdocsBlock: // its title is text; its body, blocks
 			if t := n.(*mkdocsBlock).title; t.Len() > 0 {
+				k := len(found)
 				found, _ = scanLinks(body[t.Start:t.Stop], t.Start, refs, found)
-				found, left = capLinks(found, left)
+				found, left = capLinks(found, left, k)
 			}
 			return ast.WalkContinue, nil
 		case *ast.HTMLBlock:
 			if start, stop, ok := htmlBlockSpan(n.(*ast.HTMLBlock)); ok {
-				k := len(anchors)
+				k, kf := len(anchors), len(found)
 				anchors, found = htmlTags(body[start:stop], start, anchors, found)
-				found, left = capLinks(found, left)
+				found, left = capLinks(found, left, kf)
 				inBlock(anchors[k:], start)
 			}
 			return ast.WalkSkipChildren, nil
@@ -102,8 +114,9 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 			start, stop := l.At(0).Start, l.At(l.Len()-1).Stop
 			for _, span := range inlineSpans(body, start, stop) {
 				var more []foundAnchor
+				k := len(found)
 				found, more = scanLinks(body[span[0]:span[1]], span[0], refs, found)
-				found, left = capLinks(found, left)
+				found, left = capLinks(found, left, k)
 				anchors = append(anchors, inBlock(more, start)...)
 			}
 			if _, ok := n.(*ast.Heading); !ok {
@@ -126,9 +139,8 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 	}
 	sort.SliceStable(found, func(i, j int) bool { return found[i].at < found[j].at })
 	sort.SliceStable(anchors, func(i, j int) bool { return anchors[i].at < anchors[j].at })
-	if comments := commentRanges(body, off, secs); comments != nil {
-		found = uncommented(found, comments, func(f foundLink) int { return f.at })
-		anchors = uncommented(anchors, comments, func(a foundAnchor) int { return a.at })
+	if comments != nil {
+		anchors = slices.DeleteFunc(anchors, func(a foundAnchor) bool { return commented(comments, a.at) })
 	}
 	for _, f := range found {
 		line, col := lines.lineColumn(off + f.at)
@@ -172,27 +184,17 @@ func commentRanges(body []byte, off int, secs []docir.Section) [][2]int {
 	return comments
 }
 
-// uncommented is items (in document order, each at the offset at says)
-// without those that stand in an Obsidian comment (comments, in order):
-// what search never shows, a link check never reports, and an anchor no
-// reader sees.
-func uncommented[T any](items []T, comments [][2]int, at func(T) int) []T {
-	kept, c := items[:0], 0
-	for _, it := range items {
-		for c < len(comments) && comments[c][1] <= at(it) {
-			c++
-		}
-		if c < len(comments) && comments[c][0] <= at(it) {
-			continue
-		}
-		kept = append(kept, it)
-	}
-	return kept
+// commented reports whether offset at stands in one of comments (in
+// order, not overlapping): what search never shows, a link check never
+// reports, and an anchor no reader sees.
+func commented(comments [][2]int, at int) bool {
+	i := sort.Search(len(comments), func(i int) bool { return comments[i][1] > at })
+	return i < len(comments) && comments[i][0] <= at
 }
 
-// capLinks keeps the first MaxLinks of found (in document order: those
+// capFound keeps the first MaxLinks of found (in document order: those
 // after are past them), adding how many it drops to left.
-func capLinks(found []foundLink, left int) ([]foundLink, int) {
+func capFound(found []foundLink, left int) ([]foundLink, int) {
 	if len(found) > MaxLinks {
 		left += len(found) - MaxLinks
 		found = found[:MaxLinks:MaxLinks]

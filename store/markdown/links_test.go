@@ -548,10 +548,12 @@ func FuzzHTMLTags(f *testing.F) {
 
 // TestMaxLinks: a document's record lists its first MaxLinks links, in
 // document order, and counts the rest, wherever they are (one paragraph
-// past the bound, or many).
+// past the bound, or many); links in an Obsidian comment are none, and
+// count toward nothing.
 func TestMaxLinks(t *testing.T) {
 	one := strings.Repeat("[a](b) ", MaxLinks+5)
 	many := strings.Repeat("[x](y)\n\n", MaxLinks-1) + "## Last\n\n[c](d) [e](f) [g](h)\n"
+	commentedOut := "%%\n" + strings.Repeat("[x](y) ", MaxLinks+5) + "\n%%\n\n## Real\n\n[r](s)\n"
 	p := NewParser()
 	for name, tt := range map[string]struct {
 		md         string
@@ -561,6 +563,7 @@ func TestMaxLinks(t *testing.T) {
 		"one paragraph":        {one, 5, "b"},
 		"many, then a section": {many, 2, "d"},
 		"under the bound":      {"[a](b)\n\n## S\n\n[c](d)\n", 0, "d"},
+		"past a comment":       {commentedOut, 0, "s"},
 	} {
 		out := p.Parse("a.md", []byte(tt.md))
 		links := slices.Clone(out.Record.Links)

@@ -291,7 +291,7 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	45 Obsidian's comments (`%%inline%%`, a block from a "%%" to the
 //	   next, outside code; Comments) are not a passage's text (store/
 //	   passage Prose), and a link in one is no link, as in an HTML
-//	   comment (uncommented); the wikilinks of the front matter's text
+//	   comment (commented); the wikilinks of the front matter's text
 //	   values and lists of text (Obsidian's properties: `related:
 //	   "[[Other]]"`) are the document's links (propertyLinks).
 //	46 Obsidian's block ids (" ^37066d" ending a paragraph or a list
@@ -302,7 +302,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   `<!-- 50%% -->` hid the page's links up to the next "%%"), and an
 //	   anchor inside an Obsidian comment is no anchor, as a link there is
 //	   no link.
-const RulesVersion = 47
+//	48 a link in an Obsidian comment is dropped before MaxLinks counts
+//	   it: a comment of 10,000 links no longer pushes the real links
+//	   after it out of the record (nor into LinksLeftOut).
+const RulesVersion = 48
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {
