@@ -409,6 +409,11 @@ func TestSnippetEmphasis(t *testing.T) {
 		// An escaped mark is no delimiter: its backslash goes, it stays.
 		"Define \\_\\_init\\_\\_ in the class":      "Define __init__ in the class",
 		"Use \\*literal stars\\* here, *real* ones": "Use *literal stars* here, real ones",
+		// A code span of two backticks holds a backtick, and its marks
+		// are its text (a toggle at each backtick read "*baz*" as
+		// emphasis); a run of backticks no run of its length closes is text.
+		"Use ``foo `bar` *baz*`` then _it_": "Use ``foo `bar` *baz*`` then it",
+		"a `` b `*x*` and *y*":              "a `` b `*x*` and y",
 	} {
 		if got := Snippet(in, "", 1000); got != want {
 			t.Errorf("Snippet(%q):\n got %q\nwant %q", in, got, want)

@@ -87,7 +87,9 @@ func foldSpaces(text string) string {
 // no "]]" near is text, and the scan for its end stays linear.
 const maxWikilink = 512
 
-// plainMarks reads one paragraph's marks outside code spans as a reader
+// plainMarks reads one paragraph's marks outside code spans (as
+// markdown.CodeRanges reads them: a span opened by two backticks may hold
+// one) as a reader
 // sees them, in one pass: a wikilink shows its text (`[[Internal
 // links|internal link]]` is "internal link"; `[[Note#Heading]]` is "Note >
 // Heading", as Obsidian shows it; `[[#Heading]]` "Heading"), an embed
@@ -103,14 +105,12 @@ func plainMarks(text string) string {
 		return text
 	}
 	b := make([]byte, 0, len(text))
-	code := false
-	closeAt := -1 // the next "]]" at or after the scan (-2: none): found once, linear
+	code := markdown.NewCodeRanges(text) // a code span's marks are its text
+	closeAt := -1                        // the next "]]" at or after the scan (-2: none): found once, linear
 	for i := 0; i < len(text); {
 		c := text[i]
 		switch {
-		case c == '`':
-			code = !code
-		case code:
+		case code.Holds(i):
 		case c == '\\' && i+1 < len(text) && asciiPunct(text[i+1]):
 			if emphasisMark(text[i+1]) {
 				b = append(b, c) // plainEmphasis drops it, and reads the mark as no delimiter
@@ -212,20 +212,18 @@ func plainEmphasis(text string) string {
 		opens, loose, closes bool // loose: it opens only if the next run of its marks closes
 	}
 	var runs []run
-	code := false
+	code := markdown.NewCodeRanges(text)
 	for i := 0; i < len(text); {
 		c := text[i]
-		if c == '`' {
-			code = !code
-		}
-		if !code && c == '\\' && i+1 < len(text) && emphasisMark(text[i+1]) {
+		inCode := code.Holds(i)
+		if !inCode && c == '\\' && i+1 < len(text) && emphasisMark(text[i+1]) {
 			// An escaped mark ("\_\_init\_\_", plainMarks kept its
 			// backslash) is no delimiter; the backslash is dropped.
 			runs = append(runs, run{i: i, j: i + 1, opens: true})
 			i += 2
 			continue
 		}
-		if code || !emphasisMark(c) {
+		if inCode || !emphasisMark(c) {
 			i++
 			continue
 		}
