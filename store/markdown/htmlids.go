@@ -25,18 +25,12 @@ func htmlTags(t []byte, base int, anchors []foundAnchor, links []foundLink) ([]f
 			break
 		}
 		i += lt
-		next, after := byteAt(t, i+1), byteAt(t, i+2)
-		switch {
-		case bytes.HasPrefix(t[i:], []byte("<!--")):
-			i = commentEnd(t, i+4)
-		case next == '!' || next == '?' || next == '/' && !isLetter(after):
-			i = pastByte(t, i+2, '>') // a bogus comment, to the first '>'
-		case isLetter(next) || next == '/':
-			tag, end := readTag(t, i)
+		kind, tag, end := markupAt(t, i)
+		if kind == markupTag {
 			if end < 0 {
 				return anchors, links // the text ends inside the tag
 			}
-			if next != '/' {
+			if !tag.closing {
 				for _, id := range tag.ids {
 					anchors = append(anchors, foundAnchor{at: base + i, id: id})
 				}
@@ -45,12 +39,39 @@ func htmlTags(t []byte, base int, anchors []foundAnchor, links []foundLink) ([]f
 				}
 				end = rawTextEnd(t, end, tag.name)
 			}
-			i = end
-		default:
-			i++
 		}
+		i = end
 	}
 	return anchors, links
+}
+
+// markupKind is what a '<' opens (markupAt).
+type markupKind uint8
+
+const (
+	markupText    markupKind = iota // nothing: the '<' is text
+	markupComment                   // <!-- … -->
+	markupBogus                     // <!…>, <?…>, or </ before no letter: a bogus comment, to the first '>'
+	markupTag                       // a start or end tag
+)
+
+// markupAt reads what the '<' at t[i] opens, as a browser's tokenizer
+// reads it, and the offset past it: a comment, a bogus comment, a tag
+// (readTag's: -1 when the text ends inside it), or nothing (the offset
+// past the '<'). The one step of every reader of HTML here (htmlTags,
+// onlyMarkup, h1Text).
+func markupAt(t []byte, i int) (kind markupKind, tg tag, end int) {
+	next, after := byteAt(t, i+1), byteAt(t, i+2)
+	switch {
+	case bytes.HasPrefix(t[i:], []byte("<!--")):
+		return markupComment, tg, commentEnd(t, i+4)
+	case next == '!' || next == '?' || next == '/' && !isLetter(after):
+		return markupBogus, tg, pastByte(t, i+2, '>')
+	case isLetter(next) || next == '/':
+		tg, end = readTag(t, i)
+		return markupTag, tg, end
+	}
+	return markupText, tg, i + 1
 }
 
 // byteAt is t[i], or 0 past its end.
@@ -104,8 +125,9 @@ func isTagSpace(c byte) bool {
 
 // tag is what readTag reads of a start or end tag.
 type tag struct {
-	name string   // lower-cased
-	ids  []string // the values of its id and name attributes (the first of each)
+	name    string   // lower-cased
+	closing bool     // an end tag (</name>)
+	ids     []string // the values of its id and name attributes (the first of each)
 	// href is the value of its href attribute (the first), when the tag
 	// links (tagLinks) and the value is a quoted string that is not
 	// blank: an MDX expression (href={url}) is no URL.
@@ -130,6 +152,7 @@ func readTag(t []byte, i int) (tg tag, end int) {
 	j := i + 1
 	if t[j] == '/' {
 		j++
+		tg.closing = true
 	}
 	from := j
 	for j < len(t) && !isTagSpace(t[j]) && t[j] != '/' && t[j] != '>' {
@@ -223,7 +246,6 @@ func rawTextEnd(t []byte, i int, name string) int {
 // comment that t ends inside of is something.
 func onlyMarkup(t []byte) bool {
 	for i := 0; i < len(t); {
-		next, after := byteAt(t, i+1), byteAt(t, i+2)
 		switch {
 		case (i == 0 || t[i-1] == '\n') && mystTargetAt(t[i:]):
 			i += lineLen(t[i:]) // a MyST target's line (myst.go)
@@ -231,19 +253,16 @@ func onlyMarkup(t []byte) bool {
 			i++
 		case t[i] != '<':
 			return false
-		case bytes.HasPrefix(t[i:], []byte("<!--")):
-			i = commentEnd(t, i+4)
-			if i == len(t) && !bytes.HasSuffix(t, []byte("-->")) && !bytes.HasSuffix(t, []byte("--!>")) {
-				return false // the text ends inside the comment
-			}
-		case isLetter(next) || next == '/' && isLetter(after):
-			_, end := readTag(t, i)
-			if end < 0 {
-				return false
-			}
-			i = end
 		default:
-			return false
+			kind, _, end := markupAt(t, i)
+			switch {
+			case kind == markupComment && end == len(t) && !bytes.HasSuffix(t, []byte("-->")) && !bytes.HasSuffix(t, []byte("--!>")):
+				return false // the text ends inside the comment
+			case kind == markupComment, kind == markupTag && end >= 0:
+				i = end
+			default:
+				return false // text, a declaration, or a tag the text ends inside of
+			}
 		}
 	}
 	return true

@@ -71,24 +71,20 @@ func h1Text(t []byte, i int) string {
 		}
 		text.Write(t[i : i+lt])
 		i += lt
-		next, after := byteAt(t, i+1), byteAt(t, i+2)
-		switch {
-		case bytes.HasPrefix(t[i:], []byte("<!--")):
-			i = commentEnd(t, i+4)
+		kind, tg, end := markupAt(t, i)
+		switch kind {
+		case markupComment, markupBogus:
+			i = end
 			continue
-		case next == '!' || next == '?' || next == '/' && !isLetter(after):
-			i = pastByte(t, i+2, '>')
-			continue
-		case !isLetter(next) && next != '/':
+		case markupText:
 			text.WriteByte('<')
-			i++
+			i = end
 			continue
 		}
-		tg, end := readTag(t, i)
 		if end < 0 {
 			break // the text ends inside a tag
 		}
-		if next == '/' {
+		if tg.closing {
 			if tg.name == "h1" {
 				break
 			}
