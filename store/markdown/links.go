@@ -70,8 +70,9 @@ func (p *Parser) extractLinks(doc ast.Node, src []byte, off int, lines lineIndex
 	// real one after it out of the record).
 	comments := commentRanges(body, off, rec.Sections)
 	capLinks := func(found []foundLink, left int, from int) ([]foundLink, int) {
-		if comments != nil {
-			found = slices.Concat(found[:from], slices.DeleteFunc(found[from:], func(f foundLink) bool { return commented(comments, f.at) }))
+		if comments != nil { // in place: found is not copied for each block
+			kept := slices.DeleteFunc(found[from:], func(f foundLink) bool { return commented(comments, f.at) })
+			found = found[:from+len(kept)]
 		}
 		return capFound(found, left)
 	}
@@ -197,7 +198,7 @@ func commented(comments [][2]int, at int) bool {
 func capFound(found []foundLink, left int) ([]foundLink, int) {
 	if len(found) > MaxLinks {
 		left += len(found) - MaxLinks
-		found = found[:MaxLinks:MaxLinks]
+		found = found[:MaxLinks] // its capacity kept: the next block's links append in place, and go
 	}
 	return found, left
 }

@@ -3,6 +3,7 @@ package markdown
 import (
 	"bytes"
 	"context"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -656,5 +657,29 @@ func TestListTerms(t *testing.T) {
 	}
 	if s := rec.Sections[len(rec.Sections)-1]; s.Slug != "value" {
 		t.Errorf("the heading after the terms: %q, want value (terms take no slug)", s.Slug)
+	}
+}
+
+// TestLinksLinear: the links of a page past MaxLinks, with an Obsidian
+// comment in it or not, cost memory in proportion to the page: twice the
+// paragraphs allocate about twice the bytes (each block's links were
+// copied with all those before them when a comment was on the page, and
+// appended past a capacity cut to MaxLinks when one was not).
+func TestLinksLinear(t *testing.T) {
+	p := NewParser()
+	alloc := func(md string) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		p.Parse("a.md", []byte(md))
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	for _, head := range []string{"", "%%c%%\n\n"} {
+		n := 2 * MaxLinks
+		one, two := alloc(head+strings.Repeat("[a](b)\n\n", n)), alloc(head+strings.Repeat("[a](b)\n\n", 2*n))
+		if two > 5*one/2 {
+			t.Errorf("%q then %d paragraphs of a link: %d bytes allocated, and %d for twice as many", head, n, one, two)
+		}
 	}
 }
