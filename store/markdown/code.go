@@ -43,7 +43,7 @@ func NewCodeRanges(text string) *CodeRanges {
 		case OpensFence(trimmed):
 			fence, from = string(trimmed[:3]), start
 		default:
-			c.spans(line, start)
+			c.spans(line, start, false)
 		}
 		start = end + 1
 	}
@@ -53,14 +53,29 @@ func NewCodeRanges(text string) *CodeRanges {
 	return c
 }
 
-// spans adds the code spans of line, which starts at off.
-func (c *CodeRanges) spans(line []byte, off int) {
+// NewCodeSpans finds the code spans of text read as one line: a
+// paragraph whose lines a snippet joined, which holds no fence. A
+// backtick escaped by a backslash opens no span, as CommonMark reads it
+// ("\`a [[b]] `c" holds none; the readers of the index do not read
+// escapes yet).
+func NewCodeSpans(text string) *CodeRanges {
+	c := &CodeRanges{}
+	if strings.Contains(text, "`") {
+		c.spans([]byte(text), 0, true)
+	}
+	return c
+}
+
+// spans adds the code spans of line, which starts at off; with escapes,
+// a backtick after an odd run of backslashes is text (the rest of its run
+// may open a span).
+func (c *CodeRanges) spans(line []byte, off int, escapes bool) {
 	if bytes.IndexByte(line, '`') < 0 {
 		return
 	}
 	ticks := NewTickRuns(line)
 	for i := 0; i < len(line); i++ {
-		if line[i] != '`' {
+		if line[i] != '`' || escapes && escaped(line, i) {
 			continue
 		}
 		n := 1
@@ -85,10 +100,27 @@ func (c *CodeRanges) Holds(i int) bool {
 	return c.next < len(c.r) && c.r[c.next][0] <= i
 }
 
+// escaped reports whether line[i] follows an odd run of backslashes.
+func escaped(line []byte, i int) bool {
+	n := 0
+	for i-n > 0 && line[i-n-1] == '\\' {
+		n++
+	}
+	return n%2 == 1
+}
+
 // OpensFence reports whether a line, its indent taken off, opens or closes
-// a code fence (three backticks or tildes) as CodeRanges reads one.
+// a code fence (three backticks or tildes) as CodeRanges reads one. A
+// backtick fence's info string holds no backtick (CommonMark): "```ls```
+// lists files" is a paragraph that opens with a code span.
 func OpensFence(trimmed []byte) bool {
-	return bytes.HasPrefix(trimmed, []byte("```")) || bytes.HasPrefix(trimmed, []byte("~~~"))
+	switch {
+	case bytes.HasPrefix(trimmed, []byte("~~~")):
+		return true
+	case bytes.HasPrefix(trimmed, []byte("```")):
+		return bytes.IndexByte(bytes.TrimLeft(trimmed, "`"), '`') < 0
+	}
+	return false
 }
 
 // LineEnd is the offset of the byte that ends the line of b starting at

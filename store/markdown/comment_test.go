@@ -73,6 +73,9 @@ func TestCommentLinks(t *testing.T) {
 			[]docir.LinkRef{link(wiki, "A", 1), link(wiki, "B", 7), link(wiki, "C", 11), link(wiki, "D", 11)}},
 		{"obsidian comment in each section", "# H\n\n%% [[X]]\n\n# I\n\n%% [[Y]]", []docir.LinkRef{link(wiki, "X", 3), link(wiki, "Y", 7)}},
 		{"obsidian comment mark in an HTML comment", "<!-- 50%% -->\n\nvisible [[V]]\n\n%% hidden [[H]] %%", []docir.LinkRef{link(wiki, "V", 3)}},
+		// A backtick fence's info string holds no backtick: a code span,
+		// not a fence that would read the rest of the page as code.
+		{"a paragraph that opens with a code span", "```ls``` lists files\n\n%% hidden [[H]] %%\n\n[[V]]", []docir.LinkRef{link(wiki, "V", 5)}},
 	}
 	p := NewParser()
 	for _, tt := range tests {

@@ -304,7 +304,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   no link.
 //	48 a link in an Obsidian comment is dropped before MaxLinks counts
 //	   it: a comment of 10,000 links no longer pushes the real links
-//	   after it out of the record (nor into LinksLeftOut).
+//	   after it out of the record (nor into LinksLeftOut); a backtick
+//	   fence's info string holds no backtick (OpensFence: "```ls```
+//	   lists files" opens with a code span, and the rest of its section
+//	   is not code to Prose, comments and links).
 const RulesVersion = 48
 
 // Parsed is what Parse makes of a file.

@@ -414,6 +414,12 @@ func TestSnippetEmphasis(t *testing.T) {
 		// emphasis); a run of backticks no run of its length closes is text.
 		"Use ``foo `bar` *baz*`` then _it_": "Use ``foo `bar` *baz*`` then it",
 		"a `` b `*x*` and *y*":              "a `` b `*x*` and y",
+		// A paragraph that opens with a code span is no fence; lines
+		// joined keep their '\r'; an escaped backtick opens no span.
+		"```ls``` lists *all* files":                "```ls``` lists all files",
+		"- ```ls``` lists *all* [[Note|notes]]":     "```ls``` lists all notes",
+		"Some text\r\n```inline``` then *emph*\r\n": "Some text ```inline``` then emph",
+		"\\`a [[b]] `c":                             "`a b `c",
 	} {
 		if got := Snippet(in, "", 1000); got != want {
 			t.Errorf("Snippet(%q):\n got %q\nwant %q", in, got, want)

@@ -88,8 +88,8 @@ func foldSpaces(text string) string {
 const maxWikilink = 512
 
 // plainMarks reads one paragraph's marks outside code spans (as
-// markdown.CodeRanges reads them: a span opened by two backticks may hold
-// one) as a reader
+// markdown.NewCodeSpans reads them: a span opened by two backticks may hold
+// one; an escaped backtick opens none) as a reader
 // sees them, in one pass: a wikilink shows its text (`[[Internal
 // links|internal link]]` is "internal link"; `[[Note#Heading]]` is "Note >
 // Heading", as Obsidian shows it; `[[#Heading]]` "Heading"), an embed
@@ -105,8 +105,8 @@ func plainMarks(text string) string {
 		return text
 	}
 	b := make([]byte, 0, len(text))
-	code := markdown.NewCodeRanges(text) // a code span's marks are its text
-	closeAt := -1                        // the next "]]" at or after the scan (-2: none): found once, linear
+	code := markdown.NewCodeSpans(text) // a code span's marks are its text
+	closeAt := -1                       // the next "]]" at or after the scan (-2: none): found once, linear
 	for i := 0; i < len(text); {
 		c := text[i]
 		switch {
@@ -212,7 +212,7 @@ func plainEmphasis(text string) string {
 		opens, loose, closes bool // loose: it opens only if the next run of its marks closes
 	}
 	var runs []run
-	code := markdown.NewCodeRanges(text)
+	code := markdown.NewCodeSpans(text)
 	for i := 0; i < len(text); {
 		c := text[i]
 		inCode := code.Holds(i)
