@@ -51,10 +51,11 @@ change the font size?") is ranked by its topic: the English words that
 open it (how do I, what is the) are its form, not its subject, and its
 quotes quote (its quoted words are words, not a phrase); a page
 titled with the question is still named by it. Words match as written,
-less plurals; with search.stemming: english in
-docir.yaml a word also matches its other English forms (configure finds
-configuration), a phrase still as written. docs/ranking.md explains the
-score.
+less plurals (a word no page holds as written, in its other English
+forms: rotate finds rotated); with search.stemming: english in
+docir.yaml every word also matches its other English forms (configure
+finds configuration), a phrase still as written. docs/ranking.md
+explains the score.
 
 Output (JSON): {query, hits: [{id, title, path, store, score,
 matched_section, snippet}], total}, total being the number of sections

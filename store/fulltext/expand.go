@@ -1,6 +1,7 @@
 package fulltext
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -52,9 +53,13 @@ func (x *Index) SetStemming(s string) error {
 // phrase is as written.
 //
 // A form is in one term's forms: not a term typed in the query (it counts
-// as itself), and, of two typed words with one stem, the first's.
-func (q *Query) expand(r index.IndexReader, which func(k int) bool) error {
+// as itself), and, of two typed words with one stem, the first's. Each
+// prefix's range is read and stemmed once a query (stems): a query of
+// 256 words no passage holds, all starting "con", read the range 256
+// times (6 s on 20,000 such terms). The read stops when ctx is done.
+func (q *Query) expand(ctx context.Context, r index.IndexReader, which func(k int) bool) error {
 	taken := map[string]bool{}
+	stems := map[string]map[string][]string{} // a prefix read -> stem -> its terms, in dictionary order
 	for k, t := range q.terms {
 		if q.required != nil && q.required[k] || !which(k) {
 			continue
@@ -64,33 +69,54 @@ func (q *Query) expand(r index.IndexReader, which func(k int) bool) error {
 			continue
 		}
 		prefix := stem[:max(3, len(stem)-2)]
-		d, err := r.FieldDictPrefix(FieldText, []byte(prefix))
-		if err != nil {
-			return err
-		}
-		for {
-			e, err := d.Next()
+		if stems[prefix] == nil {
+			byStem, err := stemsFrom(ctx, r, prefix)
 			if err != nil {
-				d.Close()
 				return err
 			}
-			if e == nil {
-				break
-			}
-			if _, typed := q.index[e.Term]; typed || taken[e.Term] {
-				continue
-			}
-			if englishStem(e.Term) == stem {
-				q.forms[k] = append(q.forms[k], e.Term)
-				taken[e.Term] = true
-			}
+			stems[prefix] = byStem
 		}
-		if err := d.Close(); err != nil {
-			return err
+		for _, f := range stems[prefix][stem] {
+			if _, typed := q.index[f]; !typed && !taken[f] {
+				q.forms[k] = append(q.forms[k], f)
+				taken[f] = true
+			}
 		}
 	}
 	q.indexForms()
 	return nil
+}
+
+// stemsFrom reads the text field's terms that start with prefix and
+// groups them by their English stem (none: not an English word).
+func stemsFrom(ctx context.Context, r index.IndexReader, prefix string) (byStem map[string][]string, err error) {
+	d, err := r.FieldDictPrefix(FieldText, []byte(prefix))
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := d.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	byStem = map[string][]string{}
+	for n := 1; ; n++ {
+		if n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		e, err := d.Next()
+		if err != nil {
+			return nil, err
+		}
+		if e == nil {
+			return byStem, nil
+		}
+		if s := englishStem(e.Term); s != "" {
+			byStem[s] = append(byStem[s], e.Term)
+		}
+	}
 }
 
 // indexForms sets q.formIndex from q.forms (nil when there is none).

@@ -219,3 +219,31 @@ func TestFormsOfAnUnheldWord(t *testing.T) {
 		t.Errorf("store, held as typed: forms %v", held.forms)
 	}
 }
+
+// BenchmarkPrepareUnknownWords: a query of MaxQueryTerms words no passage
+// holds, sharing the prefix their forms are read from, on an index of
+// 20,000 terms with that prefix: each prefix's range is read once a
+// query, not once a word.
+func BenchmarkPrepareUnknownWords(b *testing.B) {
+	var ps []Passage
+	var words []string
+	for i := range 2000 {
+		var text strings.Builder
+		for j := range 10 {
+			fmt.Fprintf(&text, "con%c%c%c%c ", 'a'+i%26, 'a'+i/26%26, 'a'+j, 'a'+i/676)
+		}
+		ps = append(ps, Passage{ID: fmt.Sprintf("p%d", i), Text: text.String()})
+	}
+	for i := range MaxQueryTerms {
+		words = append(words, fmt.Sprintf("conq%c%c", 'a'+i%26, 'a'+i/26))
+	}
+	x := indexed(b, ps)
+	query := strings.Join(words, " ")
+	ctx := context.Background()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := x.Prepare(ctx, query); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

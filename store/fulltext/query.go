@@ -265,7 +265,7 @@ func (q *Query) weigh(ctx context.Context, r index.IndexReader, stemming string)
 	// With stemming, every word is read in its other forms; without, a
 	// word no passage holds as typed ("hashing", where pages write
 	// "hash" and "hashes"): what it would match otherwise is nothing.
-	if err := q.expand(r, func(k int) bool { return stemming == StemEnglish || text[k]+head[k] == 0 }); err != nil {
+	if err := q.expand(ctx, r, func(k int) bool { return stemming == StemEnglish || text[k]+head[k] == 0 }); err != nil {
 		return err
 	}
 	if err := q.catenations(ctx, r); err != nil {

@@ -49,6 +49,25 @@ func retrievalCorpus(r *rand.Rand, n int) []Passage {
 	return ps
 }
 
+// stemForms reports whether a word of q has a stem's other forms (a
+// catenation is none), and fails t if, without stemming, such a word is
+// one some passage holds as typed.
+func stemForms(t *testing.T, q *Query, reader index.IndexReader, stemming string) bool {
+	formed := false
+	for k := range q.terms {
+		if !slices.ContainsFunc(q.formsOf(k), func(f string) bool { return !strings.HasPrefix(f, catTerm("")) }) {
+			continue
+		}
+		formed = true
+		if stemming == "" {
+			if inText, inHead, err := docFreqs(context.Background(), reader, q.terms[k:k+1]); err != nil || inText[0]+inHead[0] > 0 {
+				t.Errorf("%q without stemming: %q, held as typed, has other forms %v", q.Text(), q.terms[k], q.formsOf(k))
+			}
+		}
+	}
+	return formed
+}
+
 // TestRetrievalScoresExactly: for every candidate of many queries (words,
 // phrases, exclusions), the index-assisted score (Retrieval.Score: counts
 // and lengths from the index, pairs and runs from the paragraphs that may
@@ -106,19 +125,7 @@ func testRetrievalScoresExactly(t *testing.T, stemming string) {
 	defer reader.Close()
 	for _, text := range queries {
 		q, rt, cands := retrieved(t, x, text)
-		formed := false
-		for k := range q.terms {
-			if !slices.ContainsFunc(q.formsOf(k), func(f string) bool { return !strings.HasPrefix(f, catTerm("")) }) {
-				continue // no stem's form (a catenation is none)
-			}
-			formed = true
-			if stemming == "" {
-				if inText, inHead, err := docFreqs(context.Background(), reader, q.terms[k:k+1]); err != nil || inText[0]+inHead[0] > 0 {
-					t.Errorf("%q without stemming: %q, held as typed, has other forms %v", text, q.terms[k], q.formsOf(k))
-				}
-			}
-		}
-		if formed {
+		if stemForms(t, q, reader, stemming) {
 			expanded++
 		}
 		for _, p := range ps {
@@ -166,7 +173,7 @@ func testRetrievalScoresExactly(t *testing.T, stemming string) {
 }
 
 // indexed is a new index of ps, closed when t ends.
-func indexed(t *testing.T, ps []Passage) *Index {
+func indexed(t testing.TB, ps []Passage) *Index {
 	t.Helper()
 	x, err := Create(filepath.Join(t.TempDir(), "ft"))
 	if err != nil {

@@ -62,7 +62,7 @@ const progressEvery = 250 * time.Millisecond
 
 // SearchSyntax and QuerySyntax spell out the two languages for an LLM.
 const (
-	SearchSyntax = `Free text: plain words, matched as written less plurals (other forms too where the store sets search.stemming) in every section (its title, headings and body). ` +
+	SearchSyntax = `Free text: plain words, matched as written less plurals (a word no section holds as written, in its other forms; every word where the store sets search.stemming) in every section (its title, headings and body). ` +
 		`A section holding more of the words, rarer ones, and in the query's order, ranks higher; a query equal to a page's title ranks that page first. ` +
 		`"exact phrase" in double quotes (not in a question: its quotes quote) matches only sections with those words adjacent, in order; -word or -"a phrase" leaves out the sections that hold it (a -word the documents write as a command-line option, such as -Depth, is that option, a word; -"word" always leaves it out). ` +
 		`Each hit names its best section as matched_section; a document whose matched section repeats a hit above it is listed in that hit's also, not as a hit.`
