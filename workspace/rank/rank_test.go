@@ -420,6 +420,8 @@ func TestSnippetEmphasis(t *testing.T) {
 		"- ```ls``` lists *all* [[Note|notes]]":     "```ls``` lists all notes",
 		"Some text\r\n```inline``` then *emph*\r\n": "Some text ```inline``` then emph",
 		"\\`a [[b]] `c":                             "`a b `c",
+		"\\`a *b* `c":                               "`a b `c",
+		"x \\\\`code *y*` z":                        "x \\`code *y*` z", // an escaped backslash, then a code span
 	} {
 		if got := Snippet(in, "", 1000); got != want {
 			t.Errorf("Snippet(%q):\n got %q\nwant %q", in, got, want)

@@ -94,9 +94,8 @@ const maxWikilink = 512
 // links|internal link]]` is "internal link"; `[[Note#Heading]]` is "Note >
 // Heading", as Obsidian shows it; `[[#Heading]]` "Heading"), an embed
 // (`![[diagram.png]]`, `![[Note]]`) shows nothing of its markup, a
-// backslash escape shows its character (`\[\[` is "[["; one of an
-// emphasis mark keeps its backslash for plainEmphasis, which drops it and
-// reads the mark as no delimiter), and a block id
+// backslash escape is kept whole for plainEmphasis, which shows its
+// character (`\[\[` is "[[", and opens no wikilink here), and a block id
 // that ends the paragraph (`^intro-block`, Obsidian's) is not shown. A
 // review of an Obsidian vault found `[[…|…]]`, `![[icon.svg#icon]]` and
 // `^ids` in its snippets.
@@ -112,10 +111,10 @@ func plainMarks(text string) string {
 		switch {
 		case code.Holds(i):
 		case c == '\\' && i+1 < len(text) && asciiPunct(text[i+1]):
-			if emphasisMark(text[i+1]) {
-				b = append(b, c) // plainEmphasis drops it, and reads the mark as no delimiter
-			}
-			b = append(b, text[i+1])
+			// An escape stays for plainEmphasis, which reads the code spans
+			// of this text again (an escaped backtick opens none) and drops
+			// the backslash; its character is no wikilink's bracket.
+			b = append(b, c, text[i+1])
 			i += 2
 			continue
 		case c == '[' || c == '!' && strings.HasPrefix(text[i+1:], "[["):
@@ -201,10 +200,11 @@ func asciiPunct(c byte) bool {
 // An identifier's underscores (snake_case), a product's stars (2 * 3) and
 // a glob (file_*.txt, "delete *.txt files": no run closes it) flank no
 // word so, and stay; so does an escaped mark ("\_\_init\_\_" reads
-// "__init__"). Linear: each run is paired with the next of its marks
-// only.
+// "__init__"), and every escape outside code shows its character alone
+// (plainMarks keeps them, so that both read the same code spans).
+// Linear: each run is paired with the next of its marks only.
 func plainEmphasis(text string) string {
-	if !strings.ContainsAny(text, "*_~=") {
+	if !strings.ContainsAny(text, "*_~=\\") {
 		return text
 	}
 	type run struct {
@@ -216,9 +216,9 @@ func plainEmphasis(text string) string {
 	for i := 0; i < len(text); {
 		c := text[i]
 		inCode := code.Holds(i)
-		if !inCode && c == '\\' && i+1 < len(text) && emphasisMark(text[i+1]) {
-			// An escaped mark ("\_\_init\_\_", plainMarks kept its
-			// backslash) is no delimiter; the backslash is dropped.
+		if !inCode && c == '\\' && i+1 < len(text) && asciiPunct(text[i+1]) {
+			// An escape (plainMarks kept it): its backslash is dropped, and
+			// an escaped mark ("\_\_init\_\_") is no delimiter.
 			runs = append(runs, run{i: i, j: i + 1, opens: true})
 			i += 2
 			continue
