@@ -42,8 +42,8 @@ func NewCodeRanges(text string) *CodeRanges {
 			}
 		case OpensFence(trimmed):
 			fence, from = string(trimmed[:3]), start
-		default:
-			c.spans(line, start, false)
+		case bytes.IndexByte(line, '`') >= 0:
+			addSpans(c, line, start, false)
 		}
 		start = end + 1
 	}
@@ -61,19 +61,20 @@ func NewCodeRanges(text string) *CodeRanges {
 func NewCodeSpans(text string) *CodeRanges {
 	c := &CodeRanges{}
 	if strings.Contains(text, "`") {
-		c.spans([]byte(text), 0, true)
+		addSpans(c, text, 0, true)
 	}
 	return c
 }
 
-// spans adds the code spans of line, which starts at off; with escapes,
-// a backtick after an odd run of backslashes is text (the rest of its run
-// may open a span).
-func (c *CodeRanges) spans(line []byte, off int, escapes bool) {
-	if bytes.IndexByte(line, '`') < 0 {
+// addSpans adds to c the code spans of line, which starts at off; with
+// escapes, a backtick after an odd run of backslashes is text (the rest of
+// its run may open a span). A string is read in place (a snippet's
+// paragraph, not copied).
+func addSpans[T string | []byte](c *CodeRanges, line T, off int, escapes bool) {
+	ticks := NewTickRuns(line)
+	if len(ticks.start) == 0 {
 		return
 	}
-	ticks := NewTickRuns(line)
 	for i := 0; i < len(line); i++ {
 		if line[i] != '`' || escapes && escaped(line, i) {
 			continue
@@ -101,7 +102,7 @@ func (c *CodeRanges) Holds(i int) bool {
 }
 
 // escaped reports whether line[i] follows an odd run of backslashes.
-func escaped(line []byte, i int) bool {
+func escaped[T string | []byte](line T, i int) bool {
 	n := 0
 	for i-n > 0 && line[i-n-1] == '\\' {
 		n++
@@ -151,7 +152,7 @@ type TickRuns struct {
 }
 
 // NewTickRuns finds the runs of backticks of line.
-func NewTickRuns(line []byte) *TickRuns {
+func NewTickRuns[T string | []byte](line T) *TickRuns {
 	t := &TickRuns{}
 	for i := 0; i < len(line); i++ {
 		if line[i] != '`' {

@@ -109,6 +109,7 @@ func plainMarks(text string) string {
 	for i := 0; i < len(text); {
 		c := text[i]
 		switch {
+		case c != '\\' && c != '[' && c != '!': // no mark: code or not, as it is
 		case code.Holds(i):
 		case c == '\\' && i+1 < len(text) && asciiPunct(text[i+1]):
 			// An escape stays for plainEmphasis, which reads the code spans
@@ -215,15 +216,17 @@ func plainEmphasis(text string) string {
 	code := markdown.NewCodeSpans(text)
 	for i := 0; i < len(text); {
 		c := text[i]
-		inCode := code.Holds(i)
-		if !inCode && c == '\\' && i+1 < len(text) && asciiPunct(text[i+1]) {
-			// An escape (plainMarks kept it): its backslash is dropped, and
-			// an escaped mark ("\_\_init\_\_") is no delimiter.
-			runs = append(runs, run{i: i, j: i + 1, opens: true})
-			i += 2
+		if c != '\\' && !emphasisMark(c) || code.Holds(i) {
+			i++
 			continue
 		}
-		if inCode || !emphasisMark(c) {
+		if c == '\\' {
+			if i+1 < len(text) && asciiPunct(text[i+1]) {
+				// An escape (plainMarks kept it): its backslash is dropped,
+				// and an escaped mark ("\_\_init\_\_") is no delimiter.
+				runs = append(runs, run{i: i, j: i + 1, opens: true})
+				i++
+			}
 			i++
 			continue
 		}
