@@ -36,7 +36,7 @@ func NewCodeRanges(text string) *CodeRanges {
 		trimmed := bytes.TrimLeft(line, " \t")
 		switch {
 		case fence != "":
-			if bytes.HasPrefix(trimmed, []byte(fence)) {
+			if ClosesFence(trimmed, fence) {
 				fence = ""
 				c.r = append(c.r, [2]int{from, end})
 			}
@@ -122,6 +122,14 @@ func OpensFence(trimmed []byte) bool {
 		return bytes.IndexByte(bytes.TrimLeft(trimmed, "`"), '`') < 0
 	}
 	return false
+}
+
+// ClosesFence reports whether a line, its indent taken off, closes the
+// code fence opened by fence (its first three characters) as CodeRanges
+// reads one: it starts with them and is a fence's line (OpensFence: "```x`"
+// is none, so it closes nothing). Every reader of fences here closes by it.
+func ClosesFence(trimmed []byte, fence string) bool {
+	return bytes.HasPrefix(trimmed, []byte(fence)) && OpensFence(trimmed)
 }
 
 // LineEnd is the offset of the byte that ends the line of b starting at

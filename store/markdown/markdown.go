@@ -307,7 +307,8 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   after it out of the record (nor into LinksLeftOut); a backtick
 //	   fence's info string holds no backtick (OpensFence: "```ls```
 //	   lists files" opens with a code span, and the rest of its section
-//	   is not code to Prose, comments and links).
+//	   is not code to Prose, comments and links), and such a line closes
+//	   no fence either (ClosesFence, one rule for every reader).
 const RulesVersion = 48
 
 // Parsed is what Parse makes of a file.

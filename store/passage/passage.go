@@ -1021,7 +1021,7 @@ func blankLinks(b []byte) {
 			blank(start, start+k)
 			jsx = blankInlineLinks(line[k:], blank, start+k, b[start+k:])
 		case fence != "":
-			if bytes.HasPrefix(trimmed, []byte(fence)) {
+			if markdown.ClosesFence(trimmed, fence) {
 				fence = ""
 			}
 		case raw != "" || rawBlockOpens(line) != "":
@@ -1088,7 +1088,7 @@ func blankFenceInfo(b []byte) {
 		switch {
 		case !markdown.OpensFence(trimmed):
 		case fence != "":
-			if bytes.HasPrefix(trimmed, []byte(fence)) {
+			if markdown.ClosesFence(trimmed, fence) {
 				fence = ""
 			}
 		default:
