@@ -41,7 +41,7 @@ func NewCodeRanges(text string) *CodeRanges {
 				c.r = append(c.r, [2]int{from, end})
 			}
 		case OpensFence(trimmed):
-			fence, from = string(trimmed[:3]), start
+			fence, from = FenceOf(trimmed), start
 		case bytes.IndexByte(line, '`') >= 0:
 			addSpans(c, line, start, false)
 		}
@@ -110,26 +110,55 @@ func escaped[T string | []byte](line T, i int) bool {
 	return n%2 == 1
 }
 
-// OpensFence reports whether a line, its indent taken off, opens or closes
-// a code fence (three backticks or tildes) as CodeRanges reads one. A
-// backtick fence's info string holds no backtick (CommonMark): "```ls```
-// lists files" is a paragraph that opens with a code span.
-func OpensFence(trimmed []byte) bool {
-	switch {
-	case bytes.HasPrefix(trimmed, []byte("~~~")):
-		return true
-	case bytes.HasPrefix(trimmed, []byte("```")):
-		return bytes.IndexByte(bytes.TrimLeft(trimmed, "`"), '`') < 0
+// OpensFence reports whether a line, its indent taken off, opens a code
+// fence (FenceOf).
+func OpensFence(trimmed []byte) bool { return FenceOf(trimmed) != "" }
+
+// FenceOf is the run that opens a code fence on a line, its indent taken
+// off: three or more backticks or tildes; a backtick fence's info string
+// holds no backtick (CommonMark: "```ls``` lists files" opens with a code
+// span); "" when the line opens none.
+func FenceOf[T string | []byte](trimmed T) string {
+	if len(trimmed) < 3 || trimmed[0] != '`' && trimmed[0] != '~' {
+		return ""
 	}
-	return false
+	n := 0
+	for n < len(trimmed) && trimmed[n] == trimmed[0] {
+		n++
+	}
+	if n < 3 {
+		return ""
+	}
+	if trimmed[0] == '`' {
+		for i := n; i < len(trimmed); i++ {
+			if trimmed[i] == '`' {
+				return ""
+			}
+		}
+	}
+	return string(trimmed[:n])
 }
 
 // ClosesFence reports whether a line, its indent taken off, closes the
-// code fence opened by fence (its first three characters) as CodeRanges
-// reads one: it starts with them and is a fence's line (OpensFence: "```x`"
-// is none, so it closes nothing). Every reader of fences here closes by it.
-func ClosesFence(trimmed []byte, fence string) bool {
-	return bytes.HasPrefix(trimmed, []byte(fence)) && OpensFence(trimmed)
+// code fence that fence (FenceOf) opened, as CommonMark (and goldmark)
+// reads one: a run of its character at least as long, then nothing but
+// white space. "```go" inside a fence is code, and so is "```" inside a
+// "````" fence (a page that shows a fenced example fences it with four);
+// every reader of fences here closes by this rule.
+func ClosesFence[T string | []byte](trimmed T, fence string) bool {
+	n := 0
+	for n < len(trimmed) && trimmed[n] == fence[0] {
+		n++
+	}
+	if n < len(fence) {
+		return false
+	}
+	for i := n; i < len(trimmed); i++ {
+		if c := trimmed[i]; c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
 }
 
 // LineEnd is the offset of the byte that ends the line of b starting at

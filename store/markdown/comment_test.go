@@ -76,6 +76,11 @@ func TestCommentLinks(t *testing.T) {
 		// A backtick fence's info string holds no backtick: a code span,
 		// not a fence that would read the rest of the page as code.
 		{"a paragraph that opens with a code span", "```ls``` lists files\n\n%% hidden [[H]] %%\n\n[[V]]", []docir.LinkRef{link(wiki, "V", 5)}},
+		// A fence closes as goldmark closes it: a run at least as long,
+		// then nothing (review: "```go" and a shorter run closed it, and
+		// the comment after was read as code, its link kept).
+		{"a fence's line with an info string closes nothing", "# H\n\n```\nx\n```go\ny\n```\n\n%% hidden [[H]] %%\n\n[[V]]\n", []docir.LinkRef{link(wiki, "V", 11)}},
+		{"a shorter run closes nothing", "````\nx\n```\ny\n````\n\n%% hidden [[H]] %%\n\n[[V]]", []docir.LinkRef{link(wiki, "V", 9)}},
 	}
 	p := NewParser()
 	for _, tt := range tests {
@@ -116,4 +121,32 @@ func FuzzComments(f *testing.F) {
 			last = c[1]
 		}
 	})
+}
+
+// TestFences: a fence opens with three or more backticks or tildes (a
+// backtick fence's info string holds no backtick) and closes, as
+// CommonMark reads it, on a run of its character at least as long with
+// nothing after but white space.
+func TestFences(t *testing.T) {
+	for _, tt := range []struct {
+		line, fence string
+	}{
+		{"```", "```"}, {"````md", "````"}, {"~~~ yaml", "~~~"}, {"~~~`x`", "~~~"},
+		{"```ls``` lists", ""}, {"``", ""}, {"~~", ""}, {"x```", ""},
+	} {
+		if got := FenceOf(tt.line); got != tt.fence {
+			t.Errorf("FenceOf(%q) = %q, want %q", tt.line, got, tt.fence)
+		}
+	}
+	for _, tt := range []struct {
+		line, fence string
+		closes      bool
+	}{
+		{"```", "```", true}, {"`````  \r", "````", true}, {"~~~~", "~~~", true},
+		{"```go", "```", false}, {"``` done", "```", false}, {"```", "````", false}, {"~~~", "```", false}, {"", "```", false},
+	} {
+		if got := ClosesFence(tt.line, tt.fence); got != tt.closes {
+			t.Errorf("ClosesFence(%q, %q) = %v", tt.line, tt.fence, got)
+		}
+	}
 }

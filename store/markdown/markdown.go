@@ -307,8 +307,11 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   after it out of the record (nor into LinksLeftOut); a backtick
 //	   fence's info string holds no backtick (OpensFence: "```ls```
 //	   lists files" opens with a code span, and the rest of its section
-//	   is not code to Prose, comments and links), and such a line closes
-//	   no fence either (ClosesFence, one rule for every reader).
+//	   is not code to Prose, comments and links); a fence closes as
+//	   CommonMark closes it, on a run of its character at least as long
+//	   with nothing after (ClosesFence, one rule for every reader: "```go"
+//	   or "```" inside a "````" fence closed it, and what followed was
+//	   read as prose, a comment after it as code).
 const RulesVersion = 48
 
 // Parsed is what Parse makes of a file.

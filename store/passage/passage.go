@@ -1034,7 +1034,7 @@ func blankLinks(b []byte) {
 				raw = ""
 			}
 		case markdown.OpensFence(trimmed):
-			fence = string(trimmed[:3])
+			fence = markdown.FenceOf(trimmed)
 			blankInfo(trimmed, blank, end-len(trimmed))
 		case isRefDefinition(line):
 			blank(start, end)
@@ -1086,13 +1086,13 @@ func blankFenceInfo(b []byte) {
 		end := markdown.LineEnd(b, start)
 		trimmed := bytes.TrimLeft(b[start:end], " \t")
 		switch {
-		case !markdown.OpensFence(trimmed):
 		case fence != "":
 			if markdown.ClosesFence(trimmed, fence) {
 				fence = ""
 			}
+		case !markdown.OpensFence(trimmed):
 		default:
-			fence = string(trimmed[:3])
+			fence = markdown.FenceOf(trimmed)
 			blankInfo(trimmed, func(from, to int) { blankRange(b, from, to) }, end-len(trimmed))
 		}
 		start = end + 1

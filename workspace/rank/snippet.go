@@ -328,14 +328,14 @@ func plainBlocks(text string) string {
 	fence := "" // the open code fence's marker: its lines are code, kept
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
-		if f := fenceOf(t); fence != "" {
-			if f == "" || !strings.HasPrefix(f, fence) || strings.TrimLeft(t, f[:1]) != "" {
+		if fence != "" {
+			if !markdown.ClosesFence(t, fence) {
 				out.WriteString(l + "\n") // code: "# sysctl -a" is a prompt, "ls *.md" a glob
 				continue
 			}
 			fence = ""
 			continue // the closing fence's line
-		} else if f != "" {
+		} else if f := markdown.FenceOf(t); f != "" {
 			flush()
 			fence = f
 			continue // the opening fence's line
@@ -344,7 +344,7 @@ func plainBlocks(text string) string {
 			t, l = q, q
 		}
 		switch {
-		case fenceOf(t) != "" || thematicBreak(t):
+		case markdown.FenceOf(t) != "" || thematicBreak(t):
 			flush()
 			continue // a fence's line in a block quote, a rule
 		case t == "":
@@ -387,20 +387,6 @@ func thematicBreak(t string) bool {
 		}
 	}
 	return n >= 3
-}
-
-// fenceOf is the marker that opens a trimmed line when it is a code
-// fence's (three or more '`' or '~'; a backtick fence's info string holds
-// no backtick: "```foo```" is a code span), else "".
-func fenceOf(t string) string {
-	if len(t) < 3 || t[0] != '`' && t[0] != '~' {
-		return ""
-	}
-	n := len(t) - len(strings.TrimLeft(t, t[:1]))
-	if n < 3 || t[0] == '`' && strings.IndexByte(t[n:], '`') >= 0 {
-		return ""
-	}
-	return t[:n]
 }
 
 // unquoted is a trimmed line without its block quote markers ("> > x" is
