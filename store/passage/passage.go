@@ -344,14 +344,15 @@ func (c Config) section(rec *docir.Record, body bodyWindow, i int, own bool, par
 // prose (see Prose), without blanking it: a line of it opens with a letter
 // or a digit, and nothing in it can open markup that runs over lines (a
 // comment, a tag, a script block: none without a '<'; a shortcode, "{{<"
-// or "{{%"; an Obsidian comment, "%%"; a TOML front matter block, which
+// or "{{%"; an Obsidian comment, "%%"; an MDX comment, "{/*", which runs
+// to the text's end when nothing closes it; a TOML front matter block, which
 // opens with "+++"): markup that opens and closes on one line never
 // blanks a line's first letter.
 // False says only that Prose must tell.
 func SaysSomething(text string) bool {
 	if strings.Contains(text, "<") || strings.Contains(text, "{{<") || strings.Contains(text, "{{%") || strings.Contains(text, "%%") ||
-		strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++") {
-		return false // markup that may run over lines, or a lead's TOML front matter
+		strings.Contains(text, jsxCommentOpen) || strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "+++") {
+		return false // markup that may run over lines (an MDX comment too), or a lead's TOML front matter
 	}
 	for line := range strings.Lines(text) {
 		r, _ := utf8.DecodeRuneInString(strings.TrimLeft(line, " \t"))
