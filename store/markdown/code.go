@@ -111,32 +111,38 @@ func escaped[T string | []byte](line T, i int) bool {
 }
 
 // OpensFence reports whether a line, its indent taken off, opens a code
-// fence (FenceOf).
-func OpensFence(trimmed []byte) bool { return FenceOf(trimmed) != "" }
+// fence (FenceOf), without making the fence's string.
+func OpensFence(trimmed []byte) bool { return fenceLen(trimmed) > 0 }
 
 // FenceOf is the run that opens a code fence on a line, its indent taken
 // off: three or more backticks or tildes; a backtick fence's info string
 // holds no backtick (CommonMark: "```ls``` lists files" opens with a code
 // span); "" when the line opens none.
 func FenceOf[T string | []byte](trimmed T) string {
+	return string(trimmed[:fenceLen(trimmed)])
+}
+
+// fenceLen is the length of the run that opens a code fence on trimmed
+// (FenceOf), or 0.
+func fenceLen[T string | []byte](trimmed T) int {
 	if len(trimmed) < 3 || trimmed[0] != '`' && trimmed[0] != '~' {
-		return ""
+		return 0
 	}
 	n := 0
 	for n < len(trimmed) && trimmed[n] == trimmed[0] {
 		n++
 	}
 	if n < 3 {
-		return ""
+		return 0
 	}
 	if trimmed[0] == '`' {
 		for i := n; i < len(trimmed); i++ {
 			if trimmed[i] == '`' {
-				return ""
+				return 0
 			}
 		}
 	}
-	return string(trimmed[:n])
+	return n
 }
 
 // ClosesFence reports whether a line, its indent taken off, closes the

@@ -1036,7 +1036,7 @@ func blankLinks(b []byte) {
 			}
 		case markdown.OpensFence(trimmed):
 			fence = markdown.FenceOf(trimmed)
-			blankInfo(trimmed, blank, end-len(trimmed))
+			blankInfo(trimmed, fence, blank, end-len(trimmed))
 		case isRefDefinition(line):
 			blank(start, end)
 		case attributeLine(trimmed):
@@ -1094,28 +1094,19 @@ func blankFenceInfo(b []byte) {
 		case !markdown.OpensFence(trimmed):
 		default:
 			fence = markdown.FenceOf(trimmed)
-			blankInfo(trimmed, func(from, to int) { blankRange(b, from, to) }, end-len(trimmed))
+			blankInfo(trimmed, fence, func(from, to int) { blankRange(b, from, to) }, end-len(trimmed))
 		}
 		start = end + 1
 	}
 }
 
 // blankInfo blanks the info string of a fence's opening line (trimmed, at
-// offset off of the text): "go-html-template" of ```go-html-template
-// names the language of the code below it, for a highlighter, and a
-// reader does not read it (the Hugo docs open 1,255 examples with it, so
-// "template" stood in every passage with an example). A backtick line
-// whose rest holds a backtick is not a fence but code in a line of prose
-// (CommonMark), and is kept.
-func blankInfo(trimmed []byte, blank func(from, to int), off int) {
-	n := 0
-	for n < len(trimmed) && trimmed[n] == trimmed[0] {
-		n++
-	}
-	if trimmed[0] == '`' && bytes.IndexByte(trimmed[n:], '`') >= 0 {
-		return
-	}
-	blank(off+n, off+len(trimmed))
+// offset off of the text; fence, markdown.FenceOf's run): "go-html-template"
+// of ```go-html-template names the language of the code below it, for a
+// highlighter, and a reader does not read it (the Hugo docs open 1,255
+// examples with it, so "template" stood in every passage with an example).
+func blankInfo(trimmed []byte, fence string, blank func(from, to int), off int) {
+	blank(off+len(fence), off+len(trimmed))
 }
 
 // rawBlockOpens returns the closing tag of the raw HTML block line opens
