@@ -43,7 +43,7 @@ func NewCodeRanges(text string) *CodeRanges {
 		case OpensFence(trimmed):
 			fence, from = FenceOf(trimmed), start
 		case bytes.IndexByte(line, '`') >= 0:
-			addSpans(c, line, start, false)
+			addSpans(c, line, start)
 		}
 		start = end + 1
 	}
@@ -54,29 +54,28 @@ func NewCodeRanges(text string) *CodeRanges {
 }
 
 // NewCodeSpans finds the code spans of text read as one line: a
-// paragraph whose lines a snippet joined, which holds no fence. A
-// backtick escaped by a backslash opens no span, as CommonMark reads it
-// ("\`a [[b]] `c" holds none; the readers of the index do not read
-// escapes yet).
+// paragraph whose lines a snippet joined, which holds no fence.
 func NewCodeSpans(text string) *CodeRanges {
 	c := &CodeRanges{}
 	if strings.Contains(text, "`") {
-		addSpans(c, text, 0, true)
+		addSpans(c, text, 0)
 	}
 	return c
 }
 
-// addSpans adds to c the code spans of line, which starts at off; with
-// escapes, a backtick after an odd run of backslashes is text (the rest of
-// its run may open a span). A string is read in place (a snippet's
-// paragraph, not copied).
-func addSpans[T string | []byte](c *CodeRanges, line T, off int, escapes bool) {
+// addSpans adds to c the code spans of line, which starts at off, as
+// CommonMark reads them: a run of n backticks opens a span that the next
+// run of exactly n closes, and a backtick after an odd run of backslashes
+// is text ("\`a [[b]] `c" holds no span; the rest of its run may open
+// one). Inside a span a backslash is text, so it escapes no closer. A
+// string is read in place (a snippet's paragraph, not copied).
+func addSpans[T string | []byte](c *CodeRanges, line T, off int) {
 	ticks := NewTickRuns(line)
-	if len(ticks.start) == 0 {
+	if len(ticks.starts) == 0 {
 		return
 	}
 	for i := 0; i < len(line); i++ {
-		if line[i] != '`' || escapes && escaped(line, i) {
+		if line[i] != '`' || Escaped(line, i) {
 			continue
 		}
 		n := 1
@@ -101,8 +100,9 @@ func (c *CodeRanges) Holds(i int) bool {
 	return c.next < len(c.r) && c.r[c.next][0] <= i
 }
 
-// escaped reports whether line[i] follows an odd run of backslashes.
-func escaped[T string | []byte](line T, i int) bool {
+// Escaped reports whether line[i] follows an odd run of backslashes:
+// outside a code span, a backslash escape makes it text.
+func Escaped[T string | []byte](line T, i int) bool {
 	n := 0
 	for i-n > 0 && line[i-n-1] == '\\' {
 		n++
@@ -183,62 +183,57 @@ func LineEnd(b []byte, start int) int {
 	return i
 }
 
-// TickRuns are the maximal runs of backticks of a line, for the code
-// spans of CodeRanges and store/passage's blankInlineLinks: where n backticks first stand at or after a
-// place, found by jumping from run to the next longer run, not by a
-// search to the line's end from every run that opens no span (a line of
-// unclosed runs of falling length took n^1.5: 11 s at 4 MB).
+// TickRuns are the maximal runs of backticks of a text, for the code
+// spans of CodeRanges, store/passage's blankInlineLinks and the link
+// scanner: a span opened by a run of n backticks closes at the next run
+// of exactly n (CommonMark: a span of two backticks holds "a` b", and a
+// longer or shorter run inside it is code). The runs are grouped by length, so that finding
+// the closer is a binary search of one group, not a search to the line's
+// end from every run that opens no span (a line of unclosed runs of
+// falling length took n^1.5: 11 s at 4 MB).
 type TickRuns struct {
-	start, n []int
-	longer   []int // longer[r]: the next run longer than run r, or len(start)
-	fails    int   // no n backticks or more stand past the last place asked (0: not known)
+	starts []int // the runs' starts, by length (the lengths ascending), each length's ascending
+	lens   []int // the lengths of runs the text has, ascending
+	from   []int // from[g]: where the runs of length lens[g] start in starts; from[len(lens)] = len(starts)
 }
 
-// NewTickRuns finds the runs of backticks of line.
-func NewTickRuns[T string | []byte](line T) *TickRuns {
-	t := &TickRuns{}
-	for i := 0; i < len(line); i++ {
-		if line[i] != '`' {
+// NewTickRuns finds the runs of backticks of text.
+func NewTickRuns[T string | []byte](text T) *TickRuns {
+	type run struct{ start, n int }
+	var runs []run
+	for i := 0; i < len(text); i++ {
+		if text[i] != '`' {
 			continue
 		}
 		j := i
-		for j < len(line) && line[j] == '`' {
+		for j < len(text) && text[j] == '`' {
 			j++
 		}
-		t.start, t.n = append(t.start, i), append(t.n, j-i)
+		runs = append(runs, run{i, j - i})
 		i = j
 	}
-	t.longer = make([]int, len(t.n))
-	var stack []int // runs whose next longer run is not yet met, lengths falling
-	for r, n := range t.n {
-		for len(stack) > 0 && t.n[stack[len(stack)-1]] < n {
-			t.longer[stack[len(stack)-1]] = r
-			stack = stack[:len(stack)-1]
+	slices.SortStableFunc(runs, func(a, b run) int { return a.n - b.n })
+	t := &TickRuns{starts: make([]int, len(runs))}
+	for k, r := range runs {
+		if k == 0 || r.n != runs[k-1].n {
+			t.lens, t.from = append(t.lens, r.n), append(t.from, k)
 		}
-		stack = append(stack, r)
+		t.starts[k] = r.start
 	}
-	for _, r := range stack {
-		t.longer[r] = len(t.n)
-	}
+	t.from = append(t.from, len(runs))
 	return t
 }
 
-// Closer is where n backticks first stand at or after p (in the first
-// run of n or more that starts there or later), or -1. Places asked
-// never go back (the scan moves on).
+// Closer is where the first run of exactly n backticks at or after p
+// starts, or -1.
 func (t *TickRuns) Closer(p, n int) int {
-	if t.fails > 0 && n >= t.fails {
-		return -1 // none of fewer stood past an earlier place
+	g, ok := slices.BinarySearch(t.lens, n)
+	if !ok {
+		return -1
 	}
-	r, _ := slices.BinarySearch(t.start, p)
-	for r < len(t.n) {
-		if t.n[r] >= n {
-			return t.start[r]
-		}
-		r = t.longer[r] // every run before it is no longer than run r
-	}
-	if t.fails == 0 || n < t.fails {
-		t.fails = n
+	group := t.starts[t.from[g]:t.from[g+1]]
+	if k, _ := slices.BinarySearch(group, p); k < len(group) {
+		return group[k]
 	}
 	return -1
 }

@@ -573,9 +573,9 @@ type scanner struct {
 	// Openers below this index are inactive: a link formed above them,
 	// and a link may not contain a link.
 	inactiveBelow int
-	// ticks, per backtick-run length, the starts of the runs of that
-	// length, ascending: a code span closes at the next one.
-	ticks map[int][]int
+	// ticks are the text's runs of backticks (made at the first): a code
+	// span closes at the next run of its length.
+	ticks *TickRuns
 	// memo memoizes forward searches (for "-->" and shortcode ends): the
 	// last answer of each, so repeated openers do not rescan.
 	memo map[string][2]int
@@ -701,25 +701,11 @@ func (s *scanner) codeSpan(i int) int {
 		k++
 	}
 	if s.ticks == nil {
-		s.ticks = map[int][]int{}
-		for j := 0; j < len(t); {
-			s.steps++
-			if t[j] != '`' {
-				j++
-				continue
-			}
-			n := 0
-			for j+n < len(t) && t[j+n] == '`' {
-				n++
-			}
-			s.ticks[n] = append(s.ticks[n], j)
-			j += n
-		}
+		s.steps += len(t)
+		s.ticks = NewTickRuns(t)
 	}
-	runs := s.ticks[k]
-	next := sort.SearchInts(runs, i+k)
-	if next < len(runs) {
-		return runs[next] + k
+	if q := s.ticks.Closer(i+k, k); q >= 0 {
+		return q + k
 	}
 	return i + k
 }

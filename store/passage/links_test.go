@@ -9,18 +9,34 @@ import (
 )
 
 // scannedLinks is blankInlineLinks as it was until 2026-12-03: each "]("
-// scanned on to the end of the line for its ")". It is the reference the
-// one-pass matching must equal.
+// scanned on to the end of the line for its ")", and each code span to
+// the next run of exactly its backticks (a backtick after an odd run of
+// backslashes opens none). It is the reference the one-pass matching must
+// equal.
 func scannedLinks(line []byte, blank func(from, to int), off int) {
 	for i := 0; i < len(line); i++ {
 		switch line[i] {
 		case '`':
+			if k := bytes.LastIndexFunc(line[:i], func(r rune) bool { return r != '\\' }); (i-k-1)%2 == 1 {
+				continue
+			}
 			n := 1
 			for i+n < len(line) && line[i+n] == '`' {
 				n++
 			}
-			if end := bytes.Index(line[i+n:], bytes.Repeat([]byte{'`'}, n)); end >= 0 {
-				i += n + end + n - 1
+			closer := -1
+			for j := i + n; j < len(line) && closer < 0; j++ {
+				m := 0
+				for j+m < len(line) && line[j+m] == '`' {
+					m++
+				}
+				if m == n {
+					closer = j
+				}
+				j += m
+			}
+			if closer >= 0 {
+				i = closer + n - 1
 			} else {
 				i += n - 1
 			}
@@ -71,7 +87,7 @@ func TestBlankInlineLinksAsScanned(t *testing.T) {
 		"# " + strings.Repeat("[a](", 2000),
 	}
 	r := rand.New(rand.NewPCG(3, 12))
-	alphabet := []byte("[]()`a ")
+	alphabet := []byte("[]()`a \\")
 	for range 20000 {
 		b := make([]byte, r.IntN(60))
 		for i := range b {

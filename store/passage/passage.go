@@ -1691,7 +1691,9 @@ func blankInlineLinks(line []byte, blank func(from, to int), off int, rest []byt
 	for i := 0; i < len(line); i++ {
 		switch line[i] {
 		case '`':
-			i = skipSpan(line, i, &ticks)
+			if !markdown.Escaped(line, i) {
+				i = skipSpan(line, i, &ticks)
+			}
 		case '{':
 			var open bool
 			if i, open = blankBrace(line, i, blank, off, &pct, &jsx); open {
@@ -1792,17 +1794,24 @@ func destinationBelow(text []byte, from int) int {
 }
 
 // skipSpan is where the scan of line goes on from the run of backticks at
-// i: the last backtick of the code span it opens, or of the run when it
-// opens none. A span that closes is found by a search, as most are; once
-// one does not, the line's runs (ticks, made then) answer the rest.
+// i, which no backslash escapes: the last backtick of the code span it
+// opens (closed by the next run of exactly its length, as in
+// markdown.CodeRanges), or of the run when it opens none. A span that
+// closes is found by a search, as most are; once the search finds none,
+// or a longer run, the line's runs (ticks, made then) answer the rest.
 func skipSpan(line []byte, i int, ticks **markdown.TickRuns) int {
 	n := 1
 	for i+n < len(line) && line[i+n] == '`' {
 		n++
 	}
 	if *ticks == nil {
+		// The first n backticks past the run start a run (none stands
+		// before them, or the search would have found those first); it
+		// closes the span if it is no longer.
 		if end := bytes.Index(line[i+n:], bytes.Repeat([]byte{'`'}, n)); end >= 0 {
-			return i + n + end + n - 1
+			if q := i + n + end; q+n == len(line) || line[q+n] != '`' {
+				return q + n - 1
+			}
 		}
 		*ticks = markdown.NewTickRuns(line)
 	}
