@@ -2,7 +2,8 @@
 # sets.sh DOCIR CORPORA STORES [-v]
 #
 # Indexes every corpus it finds and runs every search set on it with DOCIR, one line per set
-# (measure.py for known items, topics.py for topic queries; -v lists each miss):
+# (measure.py for known items, topics.py for topic queries, titles.py for every page's own
+# title on every store; -v lists each miss):
 #
 #   CORPORA/hugo-docs, CORPORA/rfcs, CORPORA/tldr    ../shared/corpora/*.tar.gz unpacked
 #   CORPORA/ps, CORPORA/kep, ...                     corpora.sh CORPORA (the outside corpora)
@@ -71,4 +72,9 @@ for set in "$here"/*-topics.jsonl; do
 	name=$(basename "$set" -topics.jsonl)
 	[ "$name" = eips ] || [ -d "$corpora/$name" ] || continue
 	topics "$name" "$corpora/$name" "$set"
+done
+
+# Every page's own title, on every store made above (titles.py): is the page first?
+for s in "$stores"/*/; do
+	[ "$(basename "$s")" = sets ] || python3 "$here/titles.py" "$docir" "$s" $verbose
 done
