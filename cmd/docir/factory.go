@@ -337,8 +337,8 @@ func sourcesDiffer(dir string, sources []store.Source) (bool, error) {
 // changed since the current generation was indexed, and whether
 // docir.yaml's index settings did: a cheap check of folder mtimes only
 // (ingest.Stale), never a walk of the files. It runs beside the read (a
-// stat per folder: 1,600 on a 192k-document corpus); reportStale says what
-// it found.
+// stat for each of at most ingest.StaleFolders folders, those that changed
+// last); reportStale says what it found.
 func (f *Factory) warnIfStale(lc *loadedConfig) {
 	if f.stale != nil || f.noStaleCheck {
 		return

@@ -1,12 +1,14 @@
 package ingest
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -120,29 +122,6 @@ func readFolderState(dir string) (head folderHead, paths []string, entries []fol
 		return folderHead{}, nil, nil, false, nil
 	}
 	return st.head, paths, entries, true, nil
-}
-
-// Stale reads a folder state in parts, one per goroutine: the parts are
-// whole lines and together the whole.
-func TestSplitLines(t *testing.T) {
-	for _, in := range []string{"", "a\n", "a\nb\n", "a\nbb\nccc\ndddd\ne\n", "no newline", "a\nb", strings.Repeat("line\n", 1000)} {
-		for n := 1; n <= 5; n++ {
-			parts := splitLines([]byte(in), n)
-			if len(parts) > n {
-				t.Errorf("%q in %d: %d parts", in, n, len(parts))
-			}
-			var whole []byte
-			for i, p := range parts {
-				if len(p) == 0 || (i < len(parts)-1 && p[len(p)-1] != '\n') {
-					t.Errorf("%q in %d: part %d is %q", in, n, i, p)
-				}
-				whole = append(whole, p...)
-			}
-			if string(whole) != in {
-				t.Errorf("%q in %d: parts give %q", in, n, whole)
-			}
-		}
-	}
 }
 
 // byPath is a folder state's folders by path.
@@ -284,4 +263,64 @@ func TestStaleSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("a second-form state, other settings", base, false)
+}
+
+// byRecency: the folder whose subtree changed last first, a folder before
+// the folders below it, then by path.
+func TestByRecency(t *testing.T) {
+	folders := map[string]folderEntry{
+		"/s":           {ModTime: 1},
+		"/s/old":       {ModTime: 2},
+		"/s/notes":     {ModTime: 3},
+		"/s/notes/dec": {ModTime: 9},
+		"/s/notes/nov": {ModTime: 5},
+		"/s/other":     {ModTime: 5},
+	}
+	want := []string{"/s", "/s/notes", "/s/notes/dec", "/s/notes/nov", "/s/other", "/s/old"}
+	if got := byRecency(folders); !slices.Equal(got, want) {
+		t.Errorf("byRecency = %q, want %q", got, want)
+	}
+}
+
+// A read's check stats the StaleFolders folders that changed last, with
+// the folders above them: a change there is seen, one in a folder past
+// them is not (Diff sees it).
+func TestStaleChecksTheRecentFolders(t *testing.T) {
+	src, dir := t.TempDir(), t.TempDir()
+	base := time.Now().Add(-time.Hour)
+	n := StaleFolders + 10
+	for i := range n {
+		f := fmt.Sprintf("d%03d", i)
+		writeFile(t, src, f+"/a.md", "# A\n")
+		// Folder i changed at base+i: the first ten changed first.
+		at := base.Add(time.Duration(i) * time.Second)
+		if err := os.Chtimes(filepath.Join(src, f), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srcs := []store.Source{{Path: src}}
+	refresh(t, dir, srcs...)
+	if stale, err := staleSources(dir, srcs); err != nil || stale {
+		t.Fatalf("Stale after a refresh = %v, %v", stale, err)
+	}
+	// In a folder past the bound: not seen by a read, seen by Diff.
+	writeFile(t, src, "d000/new.md", "# New\n")
+	if stale, err := staleSources(dir, srcs); err != nil || stale {
+		t.Errorf("Stale after a file added to the folder that changed first = %v, %v; want false (past the bound)", stale, err)
+	}
+	if c, err := Diff(context.Background(), dir, srcs, Options{}); err != nil || len(c.Added) != 1 {
+		t.Errorf("Diff after a file added to the folder that changed first: added %q, %v", c.Added, err)
+	}
+	refresh(t, dir, srcs...)
+	// d000 changed last now: a change in it is seen, and so is a new
+	// folder beside the folders that changed last (in the root above them).
+	writeFile(t, src, "d000/newer.md", "# Newer\n")
+	if stale, err := staleSources(dir, srcs); err != nil || !stale {
+		t.Errorf("Stale after a file added to the folder that changed last = %v, %v; want true", stale, err)
+	}
+	refresh(t, dir, srcs...)
+	writeFile(t, src, "fresh/a.md", "# Fresh\n")
+	if stale, err := staleSources(dir, srcs); err != nil || !stale {
+		t.Errorf("Stale after a new folder in the root = %v, %v; want true", stale, err)
+	}
 }
