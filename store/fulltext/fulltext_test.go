@@ -258,6 +258,7 @@ func TestMarkup(t *testing.T) {
 		{"text\n```go\ncode\n```\nmore", []string{"```go", "```"}, 2},
 		{"> ~~~\n", []string{"> ~~~"}, 1},
 		{"[[menus.main]]", nil, 0},
+		{"a \\`b [c](d) `e`", []string{"(d)", "`e`"}, 0}, // an escaped backtick opens no span
 	} {
 		spans, fences := markup(tt.text)
 		var got []string

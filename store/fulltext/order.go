@@ -85,6 +85,10 @@ func markup(text string) (spans [][2]int, fences []int) {
 		lineStart = c == '\n'
 		switch c {
 		case '`':
+			if escapedAt(text, i) {
+				i++ // text, as CommonMark reads "\\`"; the rest of its run may open a span
+				continue
+			}
 			n := run(text, i, '`')
 			if code == nil {
 				code = newTicks(text)
@@ -193,6 +197,16 @@ type ticks struct {
 	same  []int // index of the next run of the same length; -1: none
 	k     int   // the first run not yet passed
 	blank int   // offset of the next blank line ("\n\n") at or after the last lookup; len(text): none
+}
+
+// escapedAt reports whether text[i] follows an odd run of backslashes
+// (markdown.Escaped, which this package does not import).
+func escapedAt(text string, i int) bool {
+	n := 0
+	for i-n > 0 && text[i-n-1] == '\\' {
+		n++
+	}
+	return n%2 == 1
 }
 
 func newTicks(text string) *ticks {

@@ -120,15 +120,17 @@ func writeFolderState(dir string, gen uint64, settings string, sources []store.S
 func byRecency(folders map[string]folderEntry) []string {
 	recent := make(map[string]int64, len(folders))
 	for p, e := range folders {
-		for q := p; ; {
-			if r, ok := recent[q]; !ok || r < e.ModTime {
-				recent[q] = e.ModTime
+		// Up to the file system's root: a folder the walk did not record
+		// (one of mtime 0) may stand between two it did.
+		for q := p; ; q = filepath.Dir(q) {
+			if _, ok := folders[q]; ok {
+				if r, ok := recent[q]; !ok || r < e.ModTime {
+					recent[q] = e.ModTime
+				}
 			}
-			up := filepath.Dir(q)
-			if _, ok := folders[up]; !ok || up == q {
+			if filepath.Dir(q) == q {
 				break
 			}
-			q = up
 		}
 	}
 	paths := slices.Collect(maps.Keys(folders))

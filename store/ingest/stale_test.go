@@ -280,6 +280,11 @@ func TestByRecency(t *testing.T) {
 	if got := byRecency(folders); !slices.Equal(got, want) {
 		t.Errorf("byRecency = %q, want %q", got, want)
 	}
+	// A folder the walk did not record (mtime 0) between two it did.
+	gap := map[string]folderEntry{"/s": {ModTime: 1}, "/s/a/b": {ModTime: 9}, "/s/c": {ModTime: 5}}
+	if got, want := byRecency(gap), []string{"/s", "/s/a/b", "/s/c"}; !slices.Equal(got, want) {
+		t.Errorf("byRecency with a folder not recorded = %q, want %q", got, want)
+	}
 }
 
 // A read's check stats the StaleFolders folders that changed last, with

@@ -20,9 +20,11 @@ func FuzzCodeSpansGoldmark(f *testing.F) {
 	gm := goldmark.New().Parser()
 	f.Fuzz(func(t *testing.T, s string) {
 		// One line of a paragraph ("x " keeps it from opening a fence or
-		// indented code); a '<' may open raw HTML, which goldmark reads
-		// first and these readers do not.
-		if strings.ContainsAny(s, "\n\r<") {
+		// indented code); a '<' may open raw HTML or an autolink, and "]("
+		// a link destination, which goldmark reads first and these readers
+		// do not: "[a](`b)`" is a link to "`b" to goldmark, and a span to
+		// them (a backtick in a destination is rare; a known limit).
+		if strings.ContainsAny(s, "\n\r<") || strings.Contains(s, "](") {
 			return
 		}
 		line := "x " + s
@@ -49,10 +51,29 @@ func FuzzCodeSpansGoldmark(f *testing.F) {
 				}
 				// goldmark takes a space off each end of a span that
 				// holds more than spaces and starts and ends with one.
-				if from, to := r[0]+n, r[1]-n; want[k][0]-from > 1 || want[k][0] < from || to-want[k][1] > 1 || want[k][1] > to {
+				from, to := r[0]+n, r[1]-n
+				if in := line[from:to]; len(in) >= 2 && in[0] == ' ' && in[len(in)-1] == ' ' && strings.Trim(in, " ") != "" {
+					from, to = from+1, to-1
+				}
+				if from != want[k][0] || to != want[k][1] {
 					t.Fatalf("%q: span %v, goldmark's content %v", line, r, want[k])
 				}
 			}
 		}
 	})
+}
+
+// spanParity reads a line's code spans as CodeRanges does: a run of
+// another length or an escaped backtick is no span's edge.
+func TestSpanParity(t *testing.T) {
+	body := "a `` ` {{x}} `` {{y}}\n\\` {{z}} `\n`{{w}}`"
+	s := spanParity{body: []byte(body)}
+	for _, tt := range []struct {
+		at   string
+		want bool
+	}{{"{{x}}", true}, {"{{y}}", false}, {"{{z}}", false}, {"{{w}}", true}} {
+		if got := s.inSpan(strings.Index(body, tt.at)); got != tt.want {
+			t.Errorf("inSpan(%s) = %v, want %v", tt.at, got, tt.want)
+		}
+	}
 }

@@ -316,8 +316,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   a backslash-escaped backtick opens none, as CommonMark reads them,
 //	   in every reader of code spans without the parse (Prose, comments,
 //	   links; TickRuns, held to goldmark by FuzzCodeSpansGoldmark):
-//	   "`a``` [x](/y) ``" read "``` [x](/y) ``" as code, and the link
-//	   after "\`" as code up to the next backtick.
+//	   "`a``` [x](/y) ``" was read as code whole (its runs taken for a
+//	   span's closers and openers), and the link after "\`" as code up
+//	   to the next backtick; shortcode inners (captureInners) read a
+//	   line's code spans so too, not by the parity of its backticks.
 const RulesVersion = 49
 
 // Parsed is what Parse makes of a file.

@@ -390,25 +390,25 @@ func inCodeBlock(at int, code [][2]int) bool {
 }
 
 // spanParity tells, for offsets of body asked in increasing order, whether
-// one is in a code span of its line: an odd number of backticks before it
-// on the line. It counts each byte once, however many offsets a long line
-// asks about.
+// one is in a code span of its line, as CodeRanges reads a line's spans
+// (found once a line, for the first offset asked in it).
 type spanParity struct {
-	body []byte
-	pos  int  // bytes before pos are counted
-	odd  bool // backticks between pos's line start and pos are odd
+	body       []byte
+	start, end int         // the line of the last offset asked
+	code       *CodeRanges // its spans, offsets from start
 }
 
 func (s *spanParity) inSpan(at int) bool {
-	for ; s.pos < at; s.pos++ {
-		switch s.body[s.pos] {
-		case '\n':
-			s.odd = false
-		case '`':
-			s.odd = !s.odd
+	if s.code == nil || at > s.end {
+		s.start = bytes.LastIndexByte(s.body[:at], '\n') + 1
+		s.end = len(s.body)
+		if i := bytes.IndexByte(s.body[at:], '\n'); i >= 0 {
+			s.end = at + i
 		}
+		s.code = &CodeRanges{}
+		addSpans(s.code, s.body[s.start:s.end], 0)
 	}
-	return s.odd
+	return s.code.Holds(at - s.start)
 }
 
 // shortcodeName is the name that opens a shortcode tag's inside (`text`
