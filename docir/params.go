@@ -2,7 +2,7 @@ package docir
 
 import (
 	"encoding/json"
-	"errors"
+	"fmt"
 )
 
 // Request shapes. Every transport decodes its input into these (closed:
@@ -41,14 +41,20 @@ type Selector struct {
 // as asking for the current generation, and told nothing).
 type Revision uint64
 
-// UnmarshalJSON reads a generation number, refusing 0.
+// UnmarshalJSON reads a generation number, refusing one that is 0 however
+// it is written (0, 0.0, 0e0), named as written. null is the member left
+// out, as it is for every optional member (limit, until): the current
+// generation. (It was refused as "0", a value the host never wrote.)
 func (r *Revision) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		return nil
+	}
 	var n uint64
 	if err := json.Unmarshal(data, &n); err != nil {
 		return err // a type error: the decoder names the member
 	}
 	if n == 0 {
-		return errors.New(`"image_revision": 0 names no generation: they count from 1 (leave image_revision out to read the current one)`)
+		return fmt.Errorf(`"image_revision": %s names no generation: they count from 1 (leave image_revision out to read the current one)`, Clip(string(data), 32))
 	}
 	*r = Revision(n)
 	return nil

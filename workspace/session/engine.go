@@ -370,6 +370,9 @@ func (e *Engine) bind(ctx context.Context, params json.RawMessage) (any, error) 
 	if err := wire.DecodeParams(wire.MethodBind, params, &p); err != nil {
 		return nil, err
 	}
+	if err := revisionGiven(params, p.Revision); err != nil {
+		return nil, err
+	}
 	if e.cfg.Bindings == nil {
 		return nil, docir.Errorf(docir.CodeNoStore, "%s: this session has no local store to bind to", wire.MethodBind)
 	}
@@ -408,6 +411,25 @@ func (e *Engine) bind(ctx context.Context, params json.RawMessage) (any, error) 
 		return nil, docir.Errorf(docir.CodeInternal, "%s: no hold recorded", wire.MethodBind)
 	}
 	return b.Result(ctx, h)
+}
+
+// revisionGiven refuses a bind whose params write revision as a number
+// that decodes to 0 (0, 0.0): generations count from 1, as the schema's
+// minimum says. A BindParams.Revision of 0 is also what an absent member
+// (or null, as for every optional member) decodes to, the current
+// generation, so the member is read from the params themselves; before,
+// "revision": 0 alone bound the current generation and told the host
+// nothing.
+func revisionGiven(params json.RawMessage, rev uint64) error {
+	if rev != 0 || len(params) == 0 || params[0] != '{' {
+		return nil
+	}
+	members, err := wire.Members(params)
+	if raw, ok := members["revision"]; err == nil && ok && string(raw) != "null" {
+		return docir.Errorf(docir.CodeInvalidParams, "%s: revision %s names no generation: they count from 1 (leave revision and workspace out to bind the current generation)",
+			wire.MethodBind, docir.Clip(string(raw), 64))
+	}
+	return nil
 }
 
 // evidence runs workspace/evidence: one read on the binding's generation,

@@ -76,5 +76,53 @@ func TestSelectorMemberNamed(t *testing.T) {
 		if reply.Error == nil || reply.Error.StableCode() != docir.CodeInvalidParams || !strings.Contains(reply.Error.Message, `"image_revision": 0 names no generation`) {
 			t.Errorf("%s: got %+v, want invalid_params naming image_revision 0", frame, reply.Error)
 		}
+		// null is the member left out, as for limit or until: the current
+		// generation. (It was refused as 0, a value never written.)
+		frame = fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":%s"image_revision":null}}`, method, params)
+		reply.Error = nil
+		if err := json.Unmarshal(e.Handle(context.Background(), []byte(frame)), &reply); err != nil {
+			t.Fatal(err)
+		}
+		if reply.Error != nil && strings.Contains(reply.Error.Message, "image_revision") {
+			t.Errorf("%s: got %+v, want the read of the current generation", frame, reply.Error)
+		}
+	}
+}
+
+// TestBindRevisionZero: workspace/bind's revision counts generations from
+// 1 (its schema's minimum), so a revision written as 0, alone or with
+// workspace (or as 0.0), is invalid_params naming the member and its
+// value, and nothing is bound or held; null is the member left out. Before, "revision": 0 alone
+// bound the current generation, as if no revision had been given, and
+// with workspace the host was told to give both, which it had.
+func TestBindRevisionZero(t *testing.T) {
+	e, _ := newTestEngine(t, nil, nil)
+	for _, params := range []string{
+		`{"revision":0}`,
+		`{"revision":0,"workspace":"0123456789abcdef0123456789abcdef"}`,
+		`{"revision":0.0}`,
+	} {
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(params), &raw); err != nil {
+			t.Fatal(err)
+		}
+		frame := `{"jsonrpc":"2.0","id":1,"method":"workspace/bind","params":` + params + `}`
+		var reply struct {
+			Result json.RawMessage `json:"result"`
+			Error  *wire.Error     `json:"error"`
+		}
+		if err := json.Unmarshal(e.Handle(context.Background(), []byte(frame)), &reply); err != nil {
+			t.Fatal(err)
+		}
+		want := "workspace/bind: revision " + string(raw["revision"]) + " names no generation"
+		if reply.Error == nil || reply.Error.StableCode() != docir.CodeInvalidParams || !strings.HasPrefix(reply.Error.Message, want) {
+			t.Errorf("%s: got %+v %s, want invalid_params %q", params, reply.Error, reply.Result, want)
+		}
+	}
+	// Left out, or null, it is the current generation, as before.
+	for _, params := range []map[string]any{{}, {"revision": nil}} {
+		if r := handle(t, e, wire.MethodBind, params); r.code != "" {
+			t.Errorf("bind %v: %s", params, r.line)
+		}
 	}
 }
