@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -170,7 +171,8 @@ func (g *guard) inbound(msg []byte) *refusal {
 
 // paramsShape checks what the SDK refuses with a bare "invalid params",
 // naming what is wrong: params that are not an object (MCP's are objects),
-// and tools/call's name (a non-empty string) and arguments (an object).
+// a list method's cursor that is not a string, and tools/call's name (a
+// non-empty string) and arguments (an object).
 func paramsShape(method string, params json.RawMessage) *wire.Error {
 	if len(params) == 0 || string(params) == "null" {
 		return nil
@@ -178,6 +180,9 @@ func paramsShape(method string, params json.RawMessage) *wire.Error {
 	name := docir.Clip(method, 64)
 	if params[0] != '{' {
 		return wire.NewError(docir.CodeInvalidParams, "invalid params: %s: params must be an object, not %s", name, wire.Kind(params[0]))
+	}
+	if strings.HasSuffix(method, "/list") {
+		return listParams(name, params)
 	}
 	if method != "tools/call" {
 		return nil
@@ -194,6 +199,18 @@ func paramsShape(method string, params json.RawMessage) *wire.Error {
 		return wire.NewError(docir.CodeInvalidParams, "invalid params: tools/call: name must be a tool's name (a non-empty string); tools/list lists them")
 	case len(p.Arguments) > 0 && string(p.Arguments) != "null" && p.Arguments[0] != '{':
 		return wire.NewError(docir.CodeInvalidParams, "invalid params: tools/call %s: arguments must be an object, not %s", docir.Clip(tool, 64), wire.Kind(p.Arguments[0]))
+	}
+	return nil
+}
+
+// listParams checks a list method's cursor, which MCP says is a string:
+// the SDK refuses another with a bare "invalid params" (its decoder's
+// reason, which names Go types, dropped on the way out). null is the
+// cursor left out.
+func listParams(method string, params json.RawMessage) *wire.Error {
+	members, err := wire.Members(params)
+	if c, ok := members["cursor"]; err == nil && ok && string(c) != "null" && !isString(c) {
+		return wire.NewError(docir.CodeInvalidParams, "invalid params: %s: cursor must be a string (the nextCursor of an earlier page, passed back exactly), not %s", method, wire.Kind(c[0]))
 	}
 	return nil
 }

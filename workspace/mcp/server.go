@@ -155,8 +155,10 @@ func newServer(e *session.Engine, o Options) (*sdk.Server, error) {
 //     address, is answered before the SDK looks it up: not_found or
 //     malformed_address (see addressOf); the SDK's resource-not-found
 //     error, which carries no docir code, is docir's (not_found);
-//   - an error of a list method without a number (a cursor this server did
-//     not give) is invalid_params (-32602); any other is internal (-32603);
+//   - a list method's refusal of its cursor (the SDK's bare -32602
+//     "invalid params", its decoder's reason dropped) names the cursor and
+//     says why (see badCursor); an error of a list method without a number
+//     is invalid_params (-32602); any other is internal (-32603);
 //   - an error with a number and no data.code gets data.code from the
 //     number (see coded).
 func codedErrors(next sdk.MethodHandler) sdk.MethodHandler {
@@ -183,6 +185,9 @@ func codedErrors(next sdk.MethodHandler) sdk.MethodHandler {
 		if r, ok := req.(*sdk.ReadResourceRequest); ok && r.Params != nil && errors.As(err, &je) && je.Code == sdk.CodeResourceNotFound && !hasDataCode(je.Data) {
 			return nil, resourceNotFound(r.Params.URI) // the SDK's own, without docir's code
 		}
+		if cursor := listCursor(req); cursor != "" && errors.As(err, &je) && je.Code == jsonrpc.CodeInvalidParams && !hasDataCode(je.Data) {
+			return nil, sdkError(badCursor(method, cursor))
+		}
 		if !errors.As(err, &je) || je.Code == 0 {
 			code := docir.CodeInternal
 			if strings.HasSuffix(method, "/list") {
@@ -192,6 +197,42 @@ func codedErrors(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		return nil, coded(je)
 	}
+}
+
+// listCursor is the cursor of a list request ("" for none, or for a
+// request that is not a list).
+func listCursor(req sdk.Request) string {
+	switch p := req.GetParams().(type) {
+	case *sdk.ListToolsParams:
+		if p != nil {
+			return p.Cursor
+		}
+	case *sdk.ListResourcesParams:
+		if p != nil {
+			return p.Cursor
+		}
+	case *sdk.ListResourceTemplatesParams:
+		if p != nil {
+			return p.Cursor
+		}
+	case *sdk.ListPromptsParams:
+		if p != nil {
+			return p.Cursor
+		}
+	}
+	return ""
+}
+
+// badCursor is the refusal of a list request's cursor that the SDK could
+// not read as one of its pages' (go-sdk v1.8.0 paginateList: a cursor
+// that is not base64url of a page token it encoded answers a bare
+// ErrInvalidParams, the reason dropped). MCP's pagination: "Invalid
+// cursors SHOULD result in an error with code -32602 (Invalid params)";
+// the code stays, the message says which cursor and why.
+func badCursor(method, cursor string) *wire.Error {
+	return wire.NewError(docir.CodeInvalidParams,
+		"invalid params: %s: cursor %s is not a cursor this server gave: a cursor is the nextCursor of an earlier page of the same list, passed back exactly (leave cursor out for the first page)",
+		docir.Clip(method, 64), strconv.Quote(docir.Clip(cursor, 64)))
 }
 
 // handler calls the engine's method with the arguments as sent, in the
