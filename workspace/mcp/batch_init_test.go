@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -22,5 +24,47 @@ func TestInitializeInABatch(t *testing.T) {
 	sid := mcpInit(t, url, "2025-03-26")
 	if status, _, msgs := mcpPost(t, url, sid, batch); status != 200 || len(msgs) != 1 || msgs[0] != want {
 		t.Errorf("http: %d %v\nwant 200 %s", status, msgs, want)
+	}
+}
+
+// TestBatchInTheInitializeWrite: on stdio, a 2025-03-26 batch written in
+// the same write as initialize, before its reply is read, runs once that
+// reply has settled the protocol: the initialize reply comes first, then
+// the batch's array. (A lone call so sent was served already; over HTTP a
+// batch comes after the reply that gives the session id.) Before, the
+// batch was refused as "protocol not settled (no initialize yet)".
+func TestBatchInTheInitializeWrite(t *testing.T) {
+	checkLeaks(t)
+	s := newRawSession(t, fixture(t, ""))
+	s.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}` + "\n" +
+		`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status","arguments":{}}}]` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if got := s.next(); !strings.Contains(got, `"id":"init","result"`) || !strings.Contains(got, `"protocolVersion":"2025-03-26"`) {
+		t.Fatalf("initialize: %.300s", got)
+	}
+	var replies []struct {
+		ID     int             `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	got := s.next()
+	if err := json.Unmarshal([]byte(got), &replies); err != nil || len(replies) != 2 {
+		t.Fatalf("the batch: %.400s (%v)", got, err)
+	}
+	for _, r := range replies {
+		if r.Result == nil || r.Error != nil || r.ID != 1 && r.ID != 2 || strings.Contains(string(r.Result), `"isError":true`) {
+			t.Errorf("the batch: %.400s", got)
+		}
+	}
+	// On 2025-06-18, which has no batches, such a batch is refused for
+	// that protocol, after the initialize reply.
+	s = newRawSession(t, fixture(t, ""))
+	s.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}` + "\n" +
+		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`)
+	if got := s.next(); !strings.Contains(got, `"id":"init","result"`) {
+		t.Fatalf("initialize: %.300s", got)
+	}
+	if got := s.next(); !strings.Contains(got, `"code":"batch_unsupported"`) || !strings.Contains(got, "(protocol 2025-06-18;") {
+		t.Errorf("a batch on 2025-06-18: %.300s", got)
 	}
 }

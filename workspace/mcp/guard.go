@@ -482,6 +482,14 @@ func duplicateCall(id json.RawMessage) *refusal {
 		"invalid request: duplicate in-flight request ID %s: a call with this id is not answered yet; use another id", docir.Clip(string(id), 64)), answer: true}
 }
 
+// settling reports whether an initialize has been let through to the SDK
+// and its reply, which settles the protocol, is not written yet.
+func (g *guard) settling() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.initID != ""
+}
+
 // batches reports whether the session's protocol has JSON-RPC batches.
 func (g *guard) batches() bool {
 	g.mu.Lock()

@@ -129,7 +129,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		in, answered := c.in, (<-chan struct{})(nil)
 		if c.held != nil {
-			if !c.full() {
+			if !c.full() && !c.awaitsInit(*c.held) {
 				f := *c.held
 				c.held, c.more = nil, f.More
 				if err := c.frame(f); err != nil {
@@ -139,7 +139,8 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			}
 			// Read no further until a call is answered: a host that
 			// writes calls and does not read their replies must not
-			// fill the process with them (see MaxPending).
+			// fill the process with them (see MaxPending); a batch
+			// waits for its session's initialize reply (awaitsInit).
 			in, answered = nil, c.answered
 		}
 		var rr wire.FrameEvent
@@ -159,7 +160,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			c.end, c.more = rr.Err, false // after what is queued
 			continue
 		}
-		if c.full() && callFrame(rr.Frame) {
+		if c.full() && callFrame(rr.Frame) || c.awaitsInit(rr.Frame) {
 			// Held until a call is answered; what came before it in the
 			// same read is handed on now. A notification is still read
 			// while the session is full (a cancellation of a call in hand
@@ -276,6 +277,19 @@ func (c *lineConn) readBatch(line []byte) []byte {
 // together), and a batch whole: a read and a batch are bounded by the
 // frame.
 func MaxPending() int { return 2 * session.MaxRunning() }
+
+// awaitsInit says f is a batch read while the session's initialize is
+// answered by no reply yet: whether the session has batches is the
+// protocol that reply settles, so the batch is held (as a call is while
+// the session is full) and checked once the reply is written. A client
+// may write its first requests right after initialize, in the same write
+// (the guard takes a lone call after it as initialized); before, such a
+// batch was refused as "no initialize yet" in a 2025-03-26 session, whose
+// batches a server must receive.
+func (c *lineConn) awaitsInit(f wire.Frame) bool {
+	line := wire.TrimJSONSpace(f.Line)
+	return !f.TooLarge && len(line) > 0 && line[0] == '[' && c.g.settling()
+}
 
 // callFrame says f may hold a call (or a batch of them, or a reply to a
 // request of the session's): a line with an id or an array. A frame over
