@@ -77,7 +77,7 @@ func (c *Conn) call(ctx context.Context, method string, params json.RawMessage, 
 	case e.running <- struct{}{}:
 		defer func() { <-e.running }()
 	case <-ctx.Done():
-		return nil, wire.ToWire(ctx.Err())
+		return nil, wire.ToWire(cancelCause(ctx, method, ctx.Err()))
 	}
 	if m.exclusive {
 		e.mu.Lock()
@@ -106,9 +106,22 @@ func (c *Conn) call(ctx context.Context, method string, params json.RawMessage, 
 	}
 	c.settle(method, err)
 	if err != nil {
-		return nil, wire.ToWire(err)
+		return nil, wire.ToWire(cancelCause(ctx, method, err))
 	}
 	return encodeBounded(method, v, e.maxReply)
+}
+
+// cancelCause is err, or, when err is ctx's cancellation and ctx was
+// cancelled with a cause of its own, that cause for method: it says who
+// cancelled the call and why (a client that closed its side of an HTTP
+// connection: see errClientClosed), where err says only "context
+// canceled".
+func cancelCause(ctx context.Context, method string, err error) error {
+	cause := context.Cause(ctx)
+	if ctx.Err() == nil || !errors.Is(err, context.Canceled) || cause == nil || errors.Is(cause, context.Canceled) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", method, cause)
 }
 
 // refusal is the drift this session answers a read with, or nil. A drift

@@ -250,7 +250,7 @@ func (h *httpHandler) rpc(w http.ResponseWriter, r *http.Request) {
 		}
 		handler = h.e.peer // a peer's request is answered locally, never federated again
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), handleTimeout)
+	ctx, cancel := requestContext(r, handleTimeout)
 	defer cancel()
 	reply := handler.Handle(ctx, body)
 	if reply == nil {
@@ -258,6 +258,31 @@ func (h *httpHandler) rpc(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeReply(w, http.StatusOK, reply)
+}
+
+// errClientClosed is why a POST /rpc request is cancelled when Go's
+// server cancels its context: a read of its connection ended (EOF, or an
+// error) while it was served. A client that half-closes after its request
+// (shutdown(SHUT_WR), net.TCPConn.CloseWrite) sends the same FIN as one
+// that closes, and net/http, which reads on in the background, cancels
+// the request for either; one that half-closed still reads the reply,
+// which then says so, with the code of a request cancelled before its
+// answer (unavailable), not "context canceled" (once internal, -32603).
+var errClientClosed = docir.Errorf(docir.CodeUnavailable,
+	"cancelled: the client closed its side of the connection (EOF after the request) before the answer; keep it open until the reply is read")
+
+// requestContext is the context a POST /rpc request's work runs in: done
+// at the deadline d, or, with errClientClosed as its cause, when r's
+// context is (the client's connection ended: see errClientClosed).
+func requestContext(r *http.Request, d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancelCause := context.WithCancelCause(context.WithoutCancel(r.Context()))
+	stop := context.AfterFunc(r.Context(), func() { cancelCause(errClientClosed) })
+	ctx, cancel := context.WithTimeout(ctx, d)
+	return ctx, func() {
+		stop()
+		cancel()
+		cancelCause(nil)
+	}
 }
 
 // writeTooLarge answers a body over the frame bound: 413 with a
