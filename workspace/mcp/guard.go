@@ -432,10 +432,7 @@ func (g *guard) unanswered(raw json.RawMessage) {
 // data.code: an error without a number (the SDK's own, for which it writes
 // code 0) is internal; one without data.code gets the code its number
 // means, beside the members its data has (an SDK error's data, such as
-// {"uri"}, is kept; data that is not an object is replaced). The message
-// is err's whole: the SDK wraps its errors ("invalid params: missing
-// required 'ref' field"), and the wrapped error's alone says only "invalid
-// params".
+// {"uri"}, is kept; data that is not an object is replaced).
 func coded(err error) error {
 	if err == nil {
 		return nil
@@ -443,9 +440,6 @@ func coded(err error) error {
 	var je *jsonrpc.Error
 	if !errors.As(err, &je) || je.Code == 0 {
 		return sdkError(wire.NewError(docir.CodeInternal, "%s", err.Error()))
-	}
-	if err != error(je) {
-		je = &jsonrpc.Error{Code: je.Code, Message: err.Error(), Data: je.Data}
 	}
 	if hasDataCode(je.Data) {
 		return je

@@ -154,11 +154,6 @@ func TestSDKErrorsGetACode(t *testing.T) {
 	if je := err.(*jsonrpc.Error); string(je.Data) != `{"code":"invalid_params","uri":"x"}` {
 		t.Errorf("coded: %s", je.Data)
 	}
-	// A wrapped SDK error keeps its whole message, not the wrapped one's.
-	wrapped := fmt.Errorf("%w: missing required 'ref' field", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params"})
-	if je := coded(wrapped).(*jsonrpc.Error); je.Message != "invalid params: missing required 'ref' field" || string(je.Data) != `{"code":"invalid_params"}` {
-		t.Errorf("coded of a wrapped error: %q %s", je.Message, je.Data)
-	}
 	next := func(context.Context, string, sdk.Request) (sdk.Result, error) {
 		return nil, sdk.ResourceNotFoundError("docir:///x")
 	}
