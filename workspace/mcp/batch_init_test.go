@@ -68,3 +68,26 @@ func TestBatchInTheInitializeWrite(t *testing.T) {
 		t.Errorf("a batch on 2025-06-18: %.300s", got)
 	}
 }
+
+// TestRefusedInitializeSettlesNothing: an initialize refused as a
+// duplicate of a call in flight (a ping of the same id) settles no
+// protocol: the ping's reply is not taken for its, so a batch after it is
+// not held for it, and a call after it is refused as before initialize,
+// not as an internal error.
+func TestRefusedInitializeSettlesNothing(t *testing.T) {
+	checkLeaks(t)
+	s := newRawSession(t, fixture(t, ""))
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n" +
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}` + "\n" +
+		`[{"jsonrpc":"2.0","id":2,"method":"ping"}]` + "\n" +
+		`{"jsonrpc":"2.0","id":9,"method":"tools/list"}`)
+	var all []string
+	for range 4 {
+		all = append(all, s.next())
+	}
+	for _, got := range all {
+		if strings.Contains(got, `"id":9`) && !strings.Contains(got, `"code":"invalid_request"`) {
+			t.Errorf("tools/list after a refused initialize: %.300s", got)
+		}
+	}
+}

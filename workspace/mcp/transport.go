@@ -200,6 +200,9 @@ func (c *lineConn) frame(f wire.Frame) error {
 			c.g.unanswered(wire.ScanID(line, true))
 			reply = errLine
 		case !c.track(msg, nil):
+			// Refused: an initialize so refused settles nothing (the
+			// reply of the call in flight with its id is not its).
+			c.g.unanswered(wire.ScanID(line, true))
 			reply = duplicateCall(wire.ScanID(line, true)).line()
 		case c.cancels(msg):
 			return nil // it names no call in flight: not the SDK's to see

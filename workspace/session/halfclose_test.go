@@ -53,7 +53,7 @@ func TestHTTPHalfClose(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&reply); err != nil {
 		t.Fatal(err)
 	}
-	want := "docir/search: cancelled: the client closed its side of the connection (EOF after the request) before the answer; keep it open until the reply is read"
+	want := "docir/search: cancelled: the client's connection ended (closed or half-closed) before the answer; keep it open until the reply is read"
 	if resp.StatusCode != 200 || string(reply.ID) != "7" || reply.Error == nil || reply.Error.Code != docir.RPCNumber(docir.CodeUnavailable) ||
 		reply.Error.StableCode() != docir.CodeUnavailable || reply.Error.Message != want {
 		t.Errorf("%d id %s %+v\nwant 200, id 7, unavailable %q", resp.StatusCode, reply.ID, reply.Error, want)

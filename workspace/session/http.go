@@ -266,10 +266,12 @@ func (h *httpHandler) rpc(w http.ResponseWriter, r *http.Request) {
 // (shutdown(SHUT_WR), net.TCPConn.CloseWrite) sends the same FIN as one
 // that closes, and net/http, which reads on in the background, cancels
 // the request for either; one that half-closed still reads the reply,
-// which then says so, with the code of a request cancelled before its
+// which then says so (a reset or another read error cancels it too, so the
+// message names no more than that the connection ended), with the code of
+// a request cancelled before its
 // answer (unavailable), not "context canceled" (once internal, -32603).
 var errClientClosed = docir.Errorf(docir.CodeUnavailable,
-	"cancelled: the client closed its side of the connection (EOF after the request) before the answer; keep it open until the reply is read")
+	"cancelled: the client's connection ended (closed or half-closed) before the answer; keep it open until the reply is read")
 
 // requestContext is the context a POST /rpc request's work runs in: done
 // at the deadline d, or, with errClientClosed as its cause, when r's
