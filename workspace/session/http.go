@@ -268,8 +268,8 @@ func (h *httpHandler) rpc(w http.ResponseWriter, r *http.Request) {
 // the request for either; one that half-closed still reads the reply,
 // which then says so (a reset or another read error cancels it too, so the
 // message names no more than that the connection ended), with the code of
-// a request cancelled before its
-// answer (unavailable), not "context canceled" (once internal, -32603).
+// a request cancelled before its answer (unavailable), not "context
+// canceled" (once internal, -32603).
 var errClientClosed = docir.Errorf(docir.CodeUnavailable,
 	"cancelled: the client's connection ended (closed or half-closed) before the answer; keep it open until the reply is read")
 
