@@ -187,10 +187,10 @@ func LineEnd(b []byte, start int) int {
 // spans of CodeRanges, store/passage's blankInlineLinks and the link
 // scanner: a span opened by a run of n backticks closes at the next run
 // of exactly n (CommonMark: a span of two backticks holds "a` b", and a
-// longer or shorter run inside it is code). The runs are grouped by length, so that finding
-// the closer is a binary search of one group, not a search to the line's
-// end from every run that opens no span (a line of unclosed runs of
-// falling length took n^1.5: 11 s at 4 MB).
+// longer or shorter run inside it is code). The runs are grouped by
+// length, so that finding the closer is a binary search of one group, not
+// a search to the line's end from every run that opens no span (a line of
+// unclosed runs of falling length took n^1.5: 11 s at 4 MB).
 type TickRuns struct {
 	starts []int // the runs' starts, by length (the lengths ascending), each length's ascending
 	lens   []int // the lengths of runs the text has, ascending
