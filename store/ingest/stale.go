@@ -357,7 +357,7 @@ type Staleness struct {
 //
 // In a fresh process (every read) the stats are most of it: a syscall
 // costs 1–2 µs on this kind of virtual machine, so each line is parsed and
-// stated in place in the mapped file, and nothing is built per folder.
+// stat'ed in place in the mapped file, and nothing is built per folder.
 func Stale(dir string, sources []store.Source, opt Options) (Staleness, error) {
 	st, ok, err := openFolderState(dir)
 	if err != nil {

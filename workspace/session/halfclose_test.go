@@ -18,8 +18,8 @@ import (
 // TestHTTPHalfClose: a client that sends its request and half-closes its
 // connection (a real TCP half-close: CloseWrite) while the request runs
 // still reads the reply: an unavailable error to its id (the code of a
-// request cancelled before its answer) whose message says the client
-// closed its side. Go's server cancels the request on that EOF; the reply
+// request cancelled before its answer) whose message says the client's
+// connection ended. Go's server cancels the request on that EOF; the reply
 // was "context canceled" (and before a0f3399 -32603 internal), which
 // blames no one and tells the client nothing it can change.
 func TestHTTPHalfClose(t *testing.T) {
