@@ -323,7 +323,19 @@ func (s *Service) Refresh(ctx context.Context) (docir.IndexSummary, error) {
 }
 
 func (s *Service) refresh(ctx context.Context) (docir.IndexSummary, error) {
-	return s.refreshReporting(ctx, nil)
+	return s.refreshReporting(ctx, nil, false)
+}
+
+// RefreshFirst is a store's first index, for a read that finds no
+// generation: when another process has published one by the time the
+// refresh holds the store's lock, that one stands, and the summary says
+// so (Published false, its Generation), whatever sources this service
+// would have indexed (ingest.Options.FirstOnly).
+func (s *Service) RefreshFirst(ctx context.Context) (docir.IndexSummary, error) {
+	if s.pin != nil {
+		return docir.IndexSummary{}, docir.Errorf(docir.CodeInternal, "a view of generation %d cannot refresh", s.pin.snap.Generation())
+	}
+	return s.refreshReporting(ctx, nil, true)
 }
 
 // RefreshReporting is Refresh with each step also reported to report
@@ -333,10 +345,10 @@ func (s *Service) RefreshReporting(ctx context.Context, report func(stage string
 	if s.pin != nil {
 		return docir.IndexSummary{}, docir.Errorf(docir.CodeInternal, "a view of generation %d cannot refresh", s.pin.snap.Generation())
 	}
-	return s.refreshReporting(ctx, report)
+	return s.refreshReporting(ctx, report, false)
 }
 
-func (s *Service) refreshReporting(ctx context.Context, report func(stage string, done, total int)) (docir.IndexSummary, error) {
+func (s *Service) refreshReporting(ctx context.Context, report func(stage string, done, total int), firstOnly bool) (docir.IndexSummary, error) {
 	set, done, err := s.settings(ctx)
 	if err != nil {
 		return docir.IndexSummary{}, err
@@ -354,6 +366,7 @@ func (s *Service) refreshReporting(ctx context.Context, report func(stage string
 	if opt.Wait == nil {
 		opt.Wait = s.waitNote
 	}
+	opt.FirstOnly = firstOnly
 	return ingest.Refresh(ctx, s.cfg.Dir, set.Sources, opt)
 }
 

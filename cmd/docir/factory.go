@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -200,6 +201,9 @@ func (f *Factory) zeroSetup(lc *loadedConfig, ws *workspace.Service) error {
 	if _, err := store.CurrentGeneration(dir); docir.CodeOf(err) != docir.CodeNoStore {
 		return nil
 	}
+	if err := homeRefusal(lc); err != nil {
+		return err
+	}
 	srcs := lc.StoreSources()
 	if !slices.ContainsFunc(srcs, func(s store.Source) bool { return hasMarkdown(s.Path, nil) }) {
 		return nil
@@ -216,9 +220,15 @@ func (f *Factory) zeroSetup(lc *loadedConfig, ws *workspace.Service) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	sum, err := ws.Refresh(ctx)
+	sum, err := ws.RefreshFirst(ctx)
 	if err != nil {
 		return err
+	}
+	if !sum.Published && sum.Generation > 0 {
+		// Another process (a `docir index`, another read) published the
+		// first generation while this one waited for the lock: read it.
+		fmt.Fprintf(f.IO.ErrOut, "docir: %s was indexed meanwhile (generation %d, by another docir); reading it\n", forTerminal(dir), sum.Generation)
+		return nil
 	}
 	printWarnings(f.IO, sum.Warnings)
 	who := "reads below " + lc.BaseDir + " use it"
@@ -231,12 +241,16 @@ func (f *Factory) zeroSetup(lc *loadedConfig, ws *workspace.Service) error {
 }
 
 // zeroSetupRefusal refuses to index the working folder of a project with
-// no docir.yaml (its one source, implicit) when a store lies below it: that
+// no docir.yaml (its one source, implicit) when it is the home folder or
+// the file system's root (homeRefusal), or when a store lies below it: that
 // store is another project's, and it already indexes what it holds. nil
 // when there is a config (its sources were chosen) or no store below.
 func zeroSetupRefusal(lc *loadedConfig) error {
 	if lc.File != "" || len(lc.Sources) > 0 {
 		return nil
+	}
+	if err := homeRefusal(lc); err != nil {
+		return err
 	}
 	inner := storeBelow(lc.BaseDir)
 	if inner == "" {
@@ -246,6 +260,20 @@ func zeroSetupRefusal(lc *loadedConfig) error {
 	return &docir.Error{Code: docir.CodeNoStore, Err: store.ErrNoStore, Message: fmt.Sprintf(
 		"not indexing %s: %s below it is the store of the project %s, which reads there use; read from %s, or run `docir index` to index all of %s into a store of its own",
 		lc.BaseDir, inner, project, project, lc.BaseDir)}
+}
+
+// homeRefusal refuses a first read's index of the home folder or / when
+// no docir.yaml chose sources there: it would walk the whole home folder or
+// file system, and every project below it without a docir.yaml would then
+// read that store (the look-up goes up, as git's does). serve refuses the
+// same folders. nil for any other folder.
+func homeRefusal(lc *loadedConfig) error {
+	if lc.File != "" || len(lc.Sources) > 0 || !isHomeOrRoot(lc.BaseDir, os.Getenv("HOME")) {
+		return nil
+	}
+	return &docir.Error{Code: docir.CodeNoStore, Err: store.ErrNoStore, Message: fmt.Sprintf(
+		"not indexing %s: docir does not index the home folder or / without a docir.yaml; run `docir index DIR` with a folder of markdown and read there, or `docir index .` to index all of %s on purpose",
+		lc.BaseDir, lc.BaseDir)}
 }
 
 // storeBelow is the first .docir folder found below dir (not dir's own),

@@ -72,6 +72,9 @@ stderr when it is a terminal.`,
 			if opts.PrefixSet && len(args) != 1 {
 				return docir.Errorf(docir.CodeUsage, "--prefix names the ids of one source: give exactly one SOURCE_DIR")
 			}
+			if err := ingest.CheckPrefix(opts.Prefix); err != nil {
+				return docir.Errorf(docir.CodeUsage, "--%w", err) // --prefix "a b" is not a valid id prefix: ...
+			}
 			if cmd.Flags().Changed("front-matter-id") {
 				if len(args) != 1 {
 					return docir.Errorf(docir.CodeUsage, "--front-matter-id sets how one source reads `id:`: give exactly one SOURCE_DIR")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -81,5 +82,58 @@ func TestGetPathHintNamesADocument(t *testing.T) {
 				t.Errorf("docir %s %s: exit %d, stderr %q; want 2, %q", cmd, tt.arg, r.code, r.stderr, tt.want)
 			}
 		}
+	}
+}
+
+// TestFirstReadRefusesHome: a read typed in the home folder, or in /, with
+// no docir.yaml indexes nothing (before, it indexed all of $HOME, and
+// every project below it without a docir.yaml then read that store); the
+// error says what to do and nothing is written. With a docir.yaml there,
+// the sources were chosen, and the read indexes them.
+func TestFirstReadRefusesHome(t *testing.T) {
+	home := t.TempDir()
+	writeTree(t, home, map[string]string{"notes/n.md": "# N\n\nnote\n"})
+	env := []string{"HOME=" + home}
+	r := runDocir(t, home, env, "search", "note")
+	if r.code == 0 || r.stdout != "" || !strings.Contains(r.stderr, "home folder") {
+		t.Fatalf("a first read in $HOME: exit %d, stdout %q, stderr %q; want it refused, saying why", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".docir")); !os.IsNotExist(err) {
+		t.Fatalf("a refused read left a store: %v", err)
+	}
+	if r := runDocir(t, "/", env, "search", "note"); r.code == 0 || !strings.Contains(r.stderr, "home folder or /") {
+		t.Fatalf("a first read in /: exit %d, stderr %q; want it refused", r.code, r.stderr)
+	}
+	writeFile(t, filepath.Join(home, "docir.yaml"), "sources: [{path: notes}]\n")
+	if r := runDocir(t, home, env, "search", "note"); r.code != 0 || !strings.Contains(r.stdout, `"id": "n"`) {
+		t.Fatalf("a first read in $HOME with a docir.yaml: exit %d, %s %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestBadFlagValuesAreUsage: a flag value that is not one is a usage error
+// (exit 2) before anything is indexed, as the exit codes table says, for
+// --prefix as for --front-matter-id (before, a bad prefix was found by the
+// refresh, exit 1, a config error); a prefix from docir.yaml stays a
+// config error (store/ingest's TestPrefix rows).
+func TestBadFlagValuesAreUsage(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"guides/g.md": "# G\n"})
+	for _, args := range [][]string{
+		{"index", "--prefix", "a b", "guides"},
+		{"index", "--prefix", "../x", "guides"},
+		{"index", "--prefix", "a#b", "guides"},
+		{"index", "--front-matter-id", "bogus", "guides"},
+		{"get", "--at", "abc", "g"},
+	} {
+		r := runDocir(t, dir, nil, args...)
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, args[2]) {
+			t.Errorf("docir %q: exit %d, stdout %q, stderr %q; want exit 2 naming %q", args, r.code, r.stdout, r.stderr, args[2])
+		}
+	}
+	if r := runDocir(t, dir, nil, "get", "--at", "abc", "g"); !strings.Contains(r.stderr, "1 or more") {
+		t.Errorf("get --at abc: %q; want it to say generations are numbered from 1", r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".docir")); !os.IsNotExist(err) {
+		t.Errorf("a refused invocation left a store: %v", err)
 	}
 }

@@ -96,6 +96,14 @@ type Options struct {
 	// Force lets a refresh drop a source the store records, or remove
 	// more than half of its documents (when it holds at least DropGuard).
 	Force bool
+	// FirstOnly makes the refresh a store's first index or nothing: when
+	// the store has a generation once the refresh holds its lock (another
+	// process published one since the caller looked), it is left as it
+	// is, and Refresh returns at once, its summary's Generation that one
+	// and Published false. A read that indexes a store with no generation
+	// uses it, so that it reads what a concurrent `docir index` published
+	// instead of refreshing that store with its own idea of the sources.
+	FirstOnly bool
 
 	// Progress, when set, is called as the refresh advances through its
 	// stages ("reading" files, then "indexing" passages): done of total. It
@@ -239,6 +247,15 @@ func Refresh(ctx context.Context, dir string, sources []store.Source, opt Option
 		return r.sum, err
 	}
 	defer unlock()
+	if opt.FirstOnly {
+		if g, err := store.CurrentGeneration(dir); err == nil {
+			r.sum.Generation = g
+			r.sum.Seconds = time.Since(r.start).Seconds()
+			return r.sum, nil
+		} else if docir.CodeOf(err) != docir.CodeNoStore {
+			return r.sum, errors.Join(err, claim.Undo())
+		}
+	}
 	sum, err := r.run()
 	if err != nil {
 		// A first index that publishes nothing leaves no store behind:
@@ -705,14 +722,8 @@ func checkSources(sources []store.Source) error {
 		if err := CheckFrontMatterID(s.FrontMatterID); err != nil {
 			return docir.Errorf(docir.CodeConfig, "source %s: %w", s.Path, err)
 		}
-		if s.Prefix != "" {
-			a, err := address.Parse(strings.TrimSuffix(s.Prefix, "/"))
-			if err == nil && a.HasHeading() {
-				err = errors.New("'#' in an id prefix")
-			}
-			if err != nil {
-				return docir.Errorf(docir.CodeConfig, "source %s: prefix %q is not a valid id prefix: %w", s.Path, s.Prefix, err)
-			}
+		if err := CheckPrefix(s.Prefix); err != nil {
+			return docir.Errorf(docir.CodeConfig, "source %s: %w", s.Path, err)
 		}
 	}
 	return nil
@@ -742,6 +753,22 @@ const (
 	// FrontMatterIDOff: the `id:` is not read; ids come from paths only.
 	FrontMatterIDOff = "off"
 )
+
+// CheckPrefix refuses an id prefix that is not an id ("a b", "../x", "a#b");
+// "" (no prefix) passes. A trailing '/' is allowed.
+func CheckPrefix(prefix string) error {
+	if prefix == "" {
+		return nil
+	}
+	a, err := address.Parse(strings.TrimSuffix(prefix, "/"))
+	if err == nil && a.HasHeading() {
+		err = errors.New("'#' in an id prefix")
+	}
+	if err != nil {
+		return fmt.Errorf("prefix %q is not a valid id prefix: %w", prefix, err)
+	}
+	return nil
+}
 
 // CheckFrontMatterID is nil when s is a front_matter_id value ("" is the
 // default), else a config error naming it and the values.
