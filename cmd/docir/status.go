@@ -259,5 +259,5 @@ func skippedText(n int) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf(", %d skipped as before: binary, not UTF-8 or over a parse limit", n)
+	return fmt.Sprintf(", %d skipped as before: binary, not UTF-8, unreadable or over a parse limit", n)
 }

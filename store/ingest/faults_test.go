@@ -145,6 +145,18 @@ func TestUnreadableFolderFailsTheRefresh(t *testing.T) {
 	if err != nil || sum.WarningCounts[KindUnreadable] != 1 {
 		t.Fatalf("refresh with a file it may not read: %+v, %v", sum, err)
 	}
+	// docir status: skipped as before while it may not be read (before,
+	// "added; run docir index" after every refresh), added once it may:
+	// a chmod changes neither its size nor its mtime.
+	c, err := Diff(context.Background(), dir, []store.Source{{Path: src}}, Options{})
+	if err != nil || len(c.Added) != 0 || c.Skipped != 1 {
+		t.Fatalf("status with a file it may not read: %+v, %v; want it skipped as before", c, err)
+	}
+	withFault(t, nil)
+	c, err = Diff(context.Background(), dir, []store.Source{{Path: src}}, Options{})
+	if err != nil || len(c.Added) != 1 || c.Skipped != 0 {
+		t.Fatalf("status once the file may be read: %+v, %v; want it added", c, err)
+	}
 }
 
 // TestFailureAfterPublishIsAWarning: a failure past the commit point (the

@@ -225,7 +225,8 @@ type Changes struct {
 	Ignored   int      `json:"ignored"` // files and folders left out by ignore rules
 	// Skipped counts the new files a refresh would skip again: the last
 	// one skipped them for their bytes (binary, not UTF-8, no id; skippedStateFile)
-	// and they are as it saw them. They are not in Added.
+	// and they are as it saw them, or as files docir may not read, and
+	// they still are. They are not in Added.
 	Skipped int `json:"skipped"`
 	// Clashes names pairs of files that would claim one id (the id their
 	// path gives, or the one recorded), "id: path and path".
@@ -300,7 +301,11 @@ func Diff(ctx context.Context, dir string, sources []store.Source, opt Options) 
 	}
 	var tooLarge []string
 	for _, f := range p.toRead {
-		if e, ok := skipped[f.key()]; ok && e.size == f.size && e.mtime == f.mtime {
+		if e, ok := skipped[f.key()]; ok && e.unreadable && f.prev == nil && !readable(f.openPath()) {
+			c.Skipped++ // one docir may not read, as the last refresh found it
+			continue
+		}
+		if e, ok := skipped[f.key()]; ok && !e.unreadable && e.size == f.size && e.mtime == f.mtime {
 			switch {
 			case f.prev == nil && !e.touched:
 				c.Skipped++ // skipped by the last refresh for its bytes, and as it saw it

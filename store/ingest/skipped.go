@@ -8,6 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/docir/docir/store/faultfs"
 )
 
 // skippedStateFile, in the store folder, lists the files the last refresh
@@ -25,7 +29,10 @@ import (
 //   - t: files whose stat changed and bytes did not (touched, restored as
 //     they were): a refresh that publishes records their new stat in its
 //     file table, but one that changes nothing else publishes nothing, and
-//     they would be "changed" in every status.
+//     they would be "changed" in every status;
+//   - u: files docir may not read (permission denied): skipped again while
+//     they stay so, which Diff asks the file system (access(2)): a chmod
+//     that makes one readable changes neither its size nor its mtime.
 //
 // Like folderStateFile it is written after every refresh that succeeds,
 // atomically, and is not part of a generation: losing it only makes
@@ -43,6 +50,7 @@ const skippedStateMagic = "docir skipped 2"
 type skippedEntry struct {
 	size, mtime int64
 	touched     bool
+	unreadable  bool // skipped as one docir may not read ('u')
 }
 
 // bytesSkip are the kinds of skip that the file's bytes decide, as its
@@ -51,16 +59,24 @@ type skippedEntry struct {
 var bytesSkip = map[string]bool{KindBinary: true, KindNotUTF8: true, KindNoID: true}
 
 // writeSkippedState records the files of files that the refresh skipped
-// for their bytes or found touched; with none, it removes the record.
+// for their bytes or as unreadable, or found touched; with none, it
+// removes the record.
 func writeSkippedState(dir string, gen uint64, files []*file) error {
 	var b []byte
 	for _, f := range files {
 		kind := byte('t')
 		if f.status != statusTouched {
-			if f.status != statusSkipped || f.err != nil || f.warning == nil || !bytesSkip[f.warning.kind] && !f.overLimit {
+			if f.status != statusSkipped || f.err != nil || f.warning == nil {
 				continue
 			}
-			kind = 's'
+			switch {
+			case bytesSkip[f.warning.kind] || f.overLimit:
+				kind = 's'
+			case f.warning.kind == KindUnreadable:
+				kind = 'u'
+			default:
+				continue
+			}
 		}
 		if b == nil {
 			b = append(b, skippedStateMagic+"\ngeneration "...)
@@ -105,7 +121,7 @@ func readSkippedState(dir string, gen uint64) map[string]skippedEntry {
 	out := map[string]skippedEntry{}
 	for sc.Scan() {
 		fields := bytes.SplitN(sc.Bytes(), []byte(" "), 4)
-		if len(fields) != 4 || len(fields[0]) != 1 || fields[0][0] != 's' && fields[0][0] != 't' {
+		if len(fields) != 4 || len(fields[0]) != 1 || !bytes.Contains([]byte("stu"), fields[0]) {
 			return nil
 		}
 		size, err1 := strconv.ParseInt(string(fields[1]), 10, 64)
@@ -114,10 +130,17 @@ func readSkippedState(dir string, gen uint64) map[string]skippedEntry {
 		if err1 != nil || err2 != nil || err3 != nil {
 			return nil
 		}
-		out[key] = skippedEntry{size: size, mtime: mtime, touched: fields[0][0] == 't'}
+		out[key] = skippedEntry{size: size, mtime: mtime, touched: fields[0][0] == 't', unreadable: fields[0][0] == 'u'}
 	}
 	if sc.Err() != nil {
 		return nil
 	}
 	return out
+}
+
+// readable reports whether this process may read the file at path
+// (access(2), R_OK): a file skipped as unreadable is skipped again while
+// it is not.
+func readable(path string) bool {
+	return faultfs.Check(faultfs.OpRead, path) == nil && unix.Access(path, unix.R_OK) == nil
 }
