@@ -132,7 +132,9 @@ func plainParseError(msg string) string {
 	if m == nil {
 		return msg
 	}
-	want := map[string]string{"Int": "a whole number", "Uint": "a whole number, 0 or more", "Float": "a number", "Bool": "true or false"}[m[2]]
+	// docir's unsigned flags (--at, --until, --revision) name generations,
+	// which are numbered from 1 (0 is refused as such once parsed).
+	want := map[string]string{"Int": "a whole number", "Uint": "a generation number, 1 or more", "Float": "a number", "Bool": "true or false"}[m[2]]
 	if m[3] == "value out of range" {
 		return m[1] + ": out of range"
 	}

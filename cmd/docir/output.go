@@ -140,7 +140,10 @@ func (s *IOStreams) printJSON(v any) error {
 			if errors.As(err, &halt) && halt.Value() == nil {
 				return nil
 			}
-			return docir.Errorf(docir.CodeUsage, "--jq: %w", err)
+			// The expression ran on the result and failed there: the
+			// invocation was well formed (a bad expression is refused
+			// before anything is read), so exit 1, as gh does, not 2.
+			return docir.Errorf(docir.CodeInternal, "--jq: %w", err)
 		}
 		if str, ok := out.(string); ok {
 			if _, err := fmt.Fprintln(s.Out, str); err != nil {

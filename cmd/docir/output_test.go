@@ -211,8 +211,8 @@ func TestJQ(t *testing.T) {
 	if err := s.setJQ(`error("boom")`); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.printJSON(v); err == nil || !strings.Contains(err.Error(), "boom") {
-		t.Errorf("a failing --jq: %v", err)
+	if err := s.printJSON(v); err == nil || !strings.Contains(err.Error(), "boom") || docir.ExitCode(err) != 1 {
+		t.Errorf("a failing --jq: %v (exit %d); want boom, exit 1: the expression failed on the data, the invocation was well formed", err, docir.ExitCode(err))
 	}
 }
 

@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -24,9 +25,13 @@ func textOf(method string, result json.RawMessage) (string, error) {
 	case wire.MethodGet:
 		write = getText
 	case wire.MethodSearch:
-		write = hitsText("%d documents; %d sections hold the query's words")
+		write = hitsText(func(n, total int) string {
+			return counted(n, "document", "documents") + "; " + counted(total, "section holds", "sections hold") + " the query's words"
+		})
 	case wire.MethodQuery:
-		write = hitsText("%d of %d matching documents")
+		write = hitsText(func(n, total int) string {
+			return fmt.Sprintf("%d of %s", n, counted(total, "matching document", "matching documents"))
+		})
 	case wire.MethodContext:
 		write = viaResult(func(b *strings.Builder, r *docir.ContextResult) {
 			writePlan(b, r)
@@ -179,7 +184,7 @@ func getText(b *strings.Builder, result json.RawMessage) error {
 // many, and what total counts (search's: the sections that hold a query
 // word, more than the documents a search can return; query's: the
 // documents that match).
-func hitsText(head string) func(b *strings.Builder, result json.RawMessage) error {
+func hitsText(head func(n, total int) string) func(b *strings.Builder, result json.RawMessage) error {
 	return func(b *strings.Builder, result json.RawMessage) error {
 		var r docir.SearchResult
 		if err := json.Unmarshal(result, &r); err != nil {
@@ -189,8 +194,8 @@ func hitsText(head string) func(b *strings.Builder, result json.RawMessage) erro
 	}
 }
 
-func writeHits(b *strings.Builder, r *docir.SearchResult, head string) error {
-	fmt.Fprintf(b, head, len(r.Hits), r.Total)
+func writeHits(b *strings.Builder, r *docir.SearchResult, head func(n, total int) string) error {
+	b.WriteString(head(len(r.Hits), r.Total))
 	if len(r.Hits) > 0 {
 		b.WriteString("; get reads one by its address:\n")
 	} else {
@@ -487,4 +492,12 @@ func htmlEscapedLen(raw []byte) int {
 		}
 	}
 	return n
+}
+
+// counted is n and the noun's form for it: "1 document", "3 documents".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

@@ -42,6 +42,11 @@ func TestTextOf(t *testing.T) {
 			"3 documents; 7 sections hold the query's words; get reads one by its address:\n1. `a#b` A — some text\n2. `p` P (src/p.md) [peer1]\n" +
 				"3. `r/index#budget` R — …go on and on here. Filler words go on and on here. Once the budget is spent, calls fail fast instead of retrying.\nStore peer2: failed timeout\n"},
 		{wire.MethodQuery, docir.SearchResult{Query: "kind:x", Hits: []docir.Hit{}}, "0 of 0 matching documents.\n"},
+		// One is one ("1 documents" before).
+		{wire.MethodSearch, docir.SearchResult{Query: "q", Hits: []docir.Hit{{ID: "p", Title: "P", Path: "p.md", MatchedSection: "p"}}, Total: 1},
+			"1 document; 1 section holds the query's words; get reads one by its address:\n1. `p` P\n"},
+		{wire.MethodQuery, docir.SearchResult{Query: "kind:x", Hits: []docir.Hit{{ID: "p", Title: "P", Path: "p.md", MatchedSection: "p"}}, Total: 1},
+			"1 of 1 matching document; get reads one by its address:\n1. `p` P\n"},
 		// The plan, then the outline of each document it reads from, its
 		// planned sections marked and subsections nested; no hit repeated,
 		// each size said once (a planned section's in its outline).
