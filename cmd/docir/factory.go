@@ -394,12 +394,39 @@ func (f *Factory) reportStale() {
 	}
 	st := <-f.stale
 	if st.Sources {
-		fmt.Fprintln(f.IO.ErrOut, "docir: warning: the sources changed since they were indexed; reads answer from the last index (docir status shows what changed; docir index refreshes)")
+		if gone := f.missingSources(); len(gone) > 0 {
+			// docir index would fail until it is back: say so, and how
+			// to drop it, not "docir index refreshes".
+			for _, p := range gone {
+				fix := "`docir sources --replace DIR` names where it went"
+				if len(f.config.StoreSources()) > 1 {
+					fix = "`docir sources --remove " + p + "` drops it"
+				}
+				fmt.Fprintf(f.IO.ErrOut, "docir: warning: source folder %s is gone; reads answer from the last index, and docir index fails until it is back (or %s)\n", forTerminal(p), forTerminal(fix))
+			}
+		} else {
+			fmt.Fprintln(f.IO.ErrOut, "docir: warning: the sources changed since they were indexed; reads answer from the last index (docir status shows what changed; docir index refreshes)")
+		}
 	}
 	if st.Settings {
 		fmt.Fprintf(f.IO.ErrOut, "docir: warning: the index settings (%s's front_matter, links, exclude, max_file_bytes, or this docir's markdown rules) changed since the store was indexed; reads answer from the index made with the old ones (docir index applies them)\n", ConfigFileName)
 	}
 	f.stale = nil
+}
+
+// missingSources are the configured source folders that cannot be read
+// as folders now (moved, removed), for the stale warning.
+func (f *Factory) missingSources() []string {
+	if f.config == nil {
+		return nil
+	}
+	var gone []string
+	for _, s := range f.config.StoreSources() {
+		if store.CheckSourceDir(s.Path) != nil {
+			gone = append(gone, s.Path)
+		}
+	}
+	return gone
 }
 
 func (f *Factory) ingestOptions(lc *loadedConfig) ingest.Options {
@@ -508,6 +535,9 @@ func somethingToRead(lc *loadedConfig, what string) error {
 		where = fmt.Sprintf("%s lists no sources", lc.File)
 	case len(srcs) == 1:
 		where = "no *.md files under " + srcs[0].Path
+		if err := store.CheckSourceDir(srcs[0].Path); err != nil {
+			where = "its source cannot be read: " + err.Error() // "does not exist", not "no *.md files"
+		}
 	default:
 		where = fmt.Sprintf("no *.md files under any of the %d sources", len(srcs))
 	}

@@ -137,3 +137,21 @@ func TestBadFlagValuesAreUsage(t *testing.T) {
 		t.Errorf("a refused invocation left a store: %v", err)
 	}
 }
+
+// TestGoneSourceWarning: a read whose source folder was moved away says
+// so, and what to do (before: "the sources changed ...; docir index
+// refreshes", and docir index then failed until the folder was back).
+func TestGoneSourceWarning(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"guides/g.md": "# G\n\ngee\n"})
+	if r := runDocir(t, dir, nil, "index", "guides"); r.code != 0 {
+		t.Fatalf("index: exit %d: %s", r.code, r.stderr)
+	}
+	if err := os.Rename(filepath.Join(dir, "guides"), filepath.Join(dir, "away")); err != nil {
+		t.Fatal(err)
+	}
+	r := runDocir(t, dir, nil, "search", "gee")
+	if r.code != 0 || !strings.Contains(r.stderr, "source folder "+filepath.Join(dir, "guides")+" is gone") || !strings.Contains(r.stderr, "docir sources --replace DIR") {
+		t.Errorf("a read with its source moved away: exit %d, stderr %q; want the folder named gone, and the fix", r.code, r.stderr)
+	}
+}

@@ -242,7 +242,11 @@ and answers two kinds of reads:
   deep reads      get a b#motivation: several documents or sections at once
 
 Addresses are <id> or <id>#<heading>, where the heading is a slug
-(guide-level-explanation) or the heading text ("Guide-level explanation").`,
+(guide-level-explanation) or the heading text ("Guide-level explanation").
+
+Every command also takes --config FILE, --store DIR, --format auto|json|text,
+--jq EXPR, --color WHEN and -v, before or after its name; "docir COMMAND
+--help" lists them with the command's own.`,
 		Example: `  # index a folder of markdown (remembered in docir.yaml)
   docir index .
 

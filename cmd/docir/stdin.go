@@ -47,7 +47,7 @@ func readAddresses(r io.Reader) ([]address.Address, error) {
 		return nil, err
 	}
 	if len(data) > MaxAddressList {
-		return nil, docir.Errorf(docir.CodeUsage, "address list on stdin is over %d bytes", MaxAddressList)
+		return nil, docir.Errorf(docir.CodeUsage, "address list on stdin is over %d bytes (16 MiB): read the addresses in several calls", MaxAddressList)
 	}
 	// A byte-order mark (what some Windows shells put before piped text)
 	// is not part of the first address or of the JSON.
