@@ -21,7 +21,7 @@ import (
 	"github.com/docir/docir/store/passage"
 )
 
-func writeFile(t *testing.T, root, rel, content string) {
+func writeFile(t testing.TB, root, rel, content string) {
 	t.Helper()
 	p := filepath.Join(root, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
