@@ -75,6 +75,15 @@ type Snapshot struct {
 	pointsOnce sync.Once
 	pread      []*preadLayer
 	pointsErr  error
+
+	// The generation's files by name, for the link rules FillResolvesWith
+	// tries (noteNames); made once, on first use.
+	namesOnce sync.Once
+	names     *noteNames
+	// The sets of the link rules the generation has off, for
+	// FillResolvesWith (offRuleSets: 1,023 of them with ten rules off).
+	offOnce sync.Once
+	offSets []ruleSet
 }
 
 // Open opens the current generation of the store in dir for reading. It
