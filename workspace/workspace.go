@@ -202,7 +202,11 @@ func (s *Service) notRetained(revision uint64) error {
 		// is not invalid_params (which says the request's shape is wrong).
 		return docir.Errorf(docir.CodeStaleRevision, "generation %d is not retained by the store in %s (current: %d): no refresh has made it yet", revision, s.cfg.Dir, cur)
 	}
-	return docir.Errorf(docir.CodeStaleRevision, "generation %d is not retained by the store in %s (current: %d)", revision, s.cfg.Dir, cur)
+	keep := s.cfg.Ingest.Retain
+	if keep <= 0 {
+		keep = ingest.DefaultRetain
+	}
+	return docir.Errorf(docir.CodeStaleRevision, "generation %d is not retained by the store in %s (current: %d; a refresh keeps the newest %d: retain in docir.yaml)", revision, s.cfg.Dir, cur, keep)
 }
 
 // viewOf wraps a held generation as a View.

@@ -24,8 +24,9 @@ type ChangesOptions struct {
 	// left out.
 	Current func(context.Context) (uint64, error)
 
-	Since string // a generation, or a receipt file
-	Until uint64
+	Since    string // a generation, or a receipt file
+	SinceSet bool   // --since was given (an empty one is refused)
+	Until    uint64
 }
 
 func newCmdChanges(f *Factory, runF func(context.Context, *ChangesOptions) error) *cobra.Command {
@@ -55,6 +56,7 @@ the layers the two generations do not share.`,
 			if opts.Until == 0 && cmd.Flags().Changed("until") {
 				return docir.Errorf(docir.CodeUsage, "--until 0: generations are numbered from 1")
 			}
+			opts.SinceSet = cmd.Flags().Changed("since")
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -73,6 +75,10 @@ func changesRun(ctx context.Context, opts *ChangesOptions) error {
 		return err
 	}
 	p := docir.ChangesParams{Until: opts.Until, MaxBytes: -1} // the whole change, in one page
+	if opts.Since == "" && opts.SinceSet {
+		// A script's empty $REV: not "the last refresh's changes".
+		return docir.Errorf(docir.CodeUsage, `--since "": want a generation number or a binding receipt file (leave --since out for the last refresh's changes)`)
+	}
 	if opts.Since == "" {
 		// What the later generation changed from the one before it.
 		until := opts.Until

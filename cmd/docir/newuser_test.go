@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/docir/docir/store"
 )
 
 // TestLinkedSourceFirstIndex: a source whose path is a symbolic link to
@@ -118,12 +120,16 @@ func TestFirstReadRefusesHome(t *testing.T) {
 func TestBadFlagValuesAreUsage(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"guides/g.md": "# G\n"})
+	if r := runDocir(t, dir, nil, "index", "guides"); r.code != 0 {
+		t.Fatalf("index: exit %d: %s", r.code, r.stderr)
+	}
 	for _, args := range [][]string{
-		{"index", "--prefix", "a b", "guides"},
+		{"index", "--prefix", "a b", "guides"}, // refused before anything is indexed again
 		{"index", "--prefix", "../x", "guides"},
 		{"index", "--prefix", "a#b", "guides"},
 		{"index", "--front-matter-id", "bogus", "guides"},
 		{"get", "--at", "abc", "g"},
+		{"changes", "--since", ""}, // a script's empty $REV: not the last refresh's changes
 	} {
 		r := runDocir(t, dir, nil, args...)
 		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, args[2]) {
@@ -133,8 +139,8 @@ func TestBadFlagValuesAreUsage(t *testing.T) {
 	if r := runDocir(t, dir, nil, "get", "--at", "abc", "g"); !strings.Contains(r.stderr, "1 or more") {
 		t.Errorf("get --at abc: %q; want it to say generations are numbered from 1", r.stderr)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".docir")); !os.IsNotExist(err) {
-		t.Errorf("a refused invocation left a store: %v", err)
+	if g, err := store.CurrentGeneration(filepath.Join(dir, ".docir")); err != nil || g != 1 {
+		t.Errorf("after the refused invocations: generation %d, %v; want 1, as the first index left it", g, err)
 	}
 }
 
