@@ -209,8 +209,8 @@ func checkStale(ctx context.Context, opts *CheckOptions, srcs []store.Source, ge
 		return
 	}
 	if n := len(c.Added) + len(c.Changed) + len(c.Removed); n > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "docir: warning: %d files changed since generation %d was indexed (%d added, %d changed, %d removed); check read the index, not them: run docir index first (docir status lists them)\n",
-			n, gen, len(c.Added), len(c.Changed), len(c.Removed))
+		fmt.Fprintf(opts.IO.ErrOut, "docir: warning: %s changed since generation %d was indexed (%d added, %d changed, %d removed); check read the index, not them: run docir index first (docir status lists them)\n",
+			files(n), gen, len(c.Added), len(c.Changed), len(c.Removed))
 	} else if c.SourcesChanged {
 		fmt.Fprintln(opts.IO.ErrOut, "docir: warning: the sources changed since they were indexed; check read the index: run docir index first")
 	}
