@@ -13,8 +13,8 @@ import (
 )
 
 // TestSkippedState: what writeSkippedState records (the files skipped for
-// their bytes and the touched ones, nothing else) reads back for its
-// generation only.
+// their bytes or as unreadable, and the touched ones, nothing else) reads
+// back for its generation only.
 func TestSkippedState(t *testing.T) {
 	dir := t.TempDir()
 	root := &store.Source{Path: "/src"}
@@ -25,6 +25,8 @@ func TestSkippedState(t *testing.T) {
 		{root: root, rel: "deep.md", size: 6, mtime: 12, status: statusSkipped, warning: &warning{kind: KindParseBudget}, overLimit: true},
 		{root: root, rel: "slow.md", size: 7, mtime: 13, status: statusSkipped, warning: &warning{kind: KindParseBudget}}, // over the time: may pass
 		{root: root, rel: "touched.md", size: 4, mtime: 11, status: statusTouched},
+		{root: root, rel: "closed.md", size: 2, mtime: 14, status: statusSkipped, warning: &warning{kind: KindUnreadable}},
+		{root: root, rel: "gone.md", size: 2, mtime: 15, status: statusSkipped, warning: &warning{kind: KindChanged}}, // removed while read: may pass
 		{root: root, rel: "ok.md", size: 5, mtime: 9, status: statusNew},
 	}
 	if err := writeSkippedState(dir, 4, files); err != nil {
@@ -35,6 +37,7 @@ func TestSkippedState(t *testing.T) {
 		store.FileKey("/src", "a b/latin1.md"): {size: 9, mtime: -1},
 		store.FileKey("/src", "deep.md"):       {size: 6, mtime: 12},
 		store.FileKey("/src", "touched.md"):    {size: 4, mtime: 11, touched: true},
+		store.FileKey("/src", "closed.md"):     {size: 2, mtime: 14, unreadable: true},
 	}
 	if diff := cmp.Diff(want, readSkippedState(dir, 4), cmp.AllowUnexported(skippedEntry{})); diff != "" {
 		t.Errorf("read back (-want +got):\n%s", diff)
@@ -56,6 +59,7 @@ func TestSkippedState(t *testing.T) {
 func FuzzReadSkippedState(f *testing.F) {
 	f.Add([]byte(skippedStateMagic + "\ngeneration 1\ns 3 7 \"/src\\x00bin.md\"\n"))
 	f.Add([]byte(skippedStateMagic + "\ngeneration 1\nt 3 7 \"/src\\x00a.md\"\n"))
+	f.Add([]byte(skippedStateMagic + "\ngeneration 1\nu 3 7 \"/src\\x00closed.md\"\n"))
 	f.Add([]byte(skippedStateMagic + "\ngeneration 1\ns 3 7 /src\n"))
 	f.Add([]byte(skippedStateMagic + "\ngeneration 1\nx -3 x \"\\xff\"\n"))
 	f.Add([]byte(skippedStateMagic + "\ngeneration 18446744073709551616\n"))
@@ -72,8 +76,11 @@ func FuzzReadSkippedState(f *testing.F) {
 				continue
 			}
 			fl := &file{root: &store.Source{Path: root}, rel: rel, size: e.size, mtime: e.mtime, status: statusSkipped, warning: &warning{kind: KindBinary}}
-			if e.touched {
+			switch {
+			case e.touched:
 				fl.status, fl.warning = statusTouched, nil
+			case e.unreadable:
+				fl.warning.kind = KindUnreadable
 			}
 			if fl.key() != key {
 				continue
