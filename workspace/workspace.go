@@ -202,11 +202,9 @@ func (s *Service) notRetained(revision uint64) error {
 		// is not invalid_params (which says the request's shape is wrong).
 		return docir.Errorf(docir.CodeStaleRevision, "generation %d is not retained by the store in %s (current: %d): no refresh has made it yet", revision, s.cfg.Dir, cur)
 	}
-	keep := s.cfg.Ingest.Retain
-	if keep <= 0 {
-		keep = ingest.DefaultRetain
-	}
-	return docir.Errorf(docir.CodeStaleRevision, "generation %d is not retained by the store in %s (current: %d; a refresh keeps the newest %d: retain in docir.yaml)", revision, s.cfg.Dir, cur, keep)
+	// How many a refresh keeps is the config's of the process that
+	// refreshed, not necessarily this service's: named, not counted.
+	return docir.Errorf(docir.CodeStaleRevision, "generation %d is not retained by the store in %s (current: %d; a refresh keeps the newest few: retain in docir.yaml, %d by default)", revision, s.cfg.Dir, cur, ingest.DefaultRetain)
 }
 
 // viewOf wraps a held generation as a View.
@@ -294,13 +292,17 @@ func (s *Service) open(ctx context.Context) (*store.Snapshot, error) {
 	snap, err := store.Open(s.cfg.Dir)
 	if docir.CodeOf(err) == docir.CodeNoStore && s.cfg.AutoIndex && len(s.cfg.Sources) > 0 {
 		s.notify(fmt.Sprintf("docir: nothing indexed yet in %s; indexing %d source folder(s) first", s.cfg.Dir, len(s.cfg.Sources)))
-		if _, err := s.refresh(ctx); err != nil {
+		if _, err := s.refreshReporting(ctx, nil, true); err != nil { // another process's first generation stands
 			return nil, err
 		}
 		snap, err = store.Open(s.cfg.Dir)
 	}
 	if docir.CodeOf(err) == docir.CodeNoStore {
-		return nil, &docir.Error{Code: docir.CodeNoStore, Message: fmt.Sprintf("no docir store in %s and no sources to index; run `docir index DIR`", s.cfg.Dir), Err: err}
+		why := "no sources to index"
+		if len(s.cfg.Sources) > 0 {
+			why = "nothing indexed yet"
+		}
+		return nil, &docir.Error{Code: docir.CodeNoStore, Message: fmt.Sprintf("no docir store in %s (%s); run `docir index DIR`", s.cfg.Dir, why), Err: err}
 	}
 	return snap, err
 }
@@ -330,16 +332,17 @@ func (s *Service) refresh(ctx context.Context) (docir.IndexSummary, error) {
 	return s.refreshReporting(ctx, nil, false)
 }
 
-// RefreshFirst is a store's first index, for a read that finds no
-// generation: when another process has published one by the time the
-// refresh holds the store's lock, that one stands, and the summary says
+// RefreshFirst is a store's first index, for a read (or a server) that
+// finds no generation: when another process has published one by the time
+// the refresh holds the store's lock, that one stands, and the summary says
 // so (Published false, its Generation), whatever sources this service
-// would have indexed (ingest.Options.FirstOnly).
-func (s *Service) RefreshFirst(ctx context.Context) (docir.IndexSummary, error) {
+// would have indexed (ingest.Options.FirstOnly). report, when not nil, is
+// told each step, as RefreshReporting's.
+func (s *Service) RefreshFirst(ctx context.Context, report func(stage string, done, total int)) (docir.IndexSummary, error) {
 	if s.pin != nil {
 		return docir.IndexSummary{}, docir.Errorf(docir.CodeInternal, "a view of generation %d cannot refresh", s.pin.snap.Generation())
 	}
-	return s.refreshReporting(ctx, nil, true)
+	return s.refreshReporting(ctx, report, true)
 }
 
 // RefreshReporting is Refresh with each step also reported to report

@@ -82,10 +82,14 @@ func (f *Factory) workspace(reload bool) (*workspace.Service, error) {
 		return nil, err
 	}
 	cfg := workspace.Config{
-		Dir:       lc.StoreDir(),
-		Sources:   lc.StoreSources(),
-		Ingest:    f.ingestOptions(lc),
-		AutoIndex: true,
+		Dir:     lc.StoreDir(),
+		Sources: lc.StoreSources(),
+		Ingest:  f.ingestOptions(lc),
+		// A command's first read indexes through zeroSetup, with its
+		// checks ($HOME, another project's store below); a read that
+		// skips it (a pinned one: a receipt names a generation a new
+		// store cannot have) finds no store. serve indexes first itself.
+		AutoIndex: reload,
 		Notify:    f.IO.note,
 		Stemming:  lc.Search.Stemming,
 	}
@@ -220,7 +224,7 @@ func (f *Factory) zeroSetup(lc *loadedConfig, ws *workspace.Service) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	sum, err := ws.RefreshFirst(ctx)
+	sum, err := ws.RefreshFirst(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -228,6 +232,9 @@ func (f *Factory) zeroSetup(lc *loadedConfig, ws *workspace.Service) error {
 		// Another process (a `docir index`, another read) published the
 		// first generation while this one waited for the lock: read it.
 		fmt.Fprintf(f.IO.ErrOut, "docir: %s was indexed meanwhile (generation %d, by another docir); reading it\n", forTerminal(dir), sum.Generation)
+		// This process's config was read before that index wrote its
+		// own: the stale check would compare the wrong sources.
+		f.noStaleCheck = true
 		return nil
 	}
 	printWarnings(f.IO, sum.Warnings)
@@ -521,6 +528,9 @@ func somethingToRead(lc *loadedConfig, what string) error {
 	dir := lc.StoreDir()
 	if _, err := store.CurrentGeneration(dir); docir.CodeOf(err) != docir.CodeNoStore {
 		return nil // a store (or an error the read will report)
+	}
+	if err := homeRefusal(lc); err != nil {
+		return err // before the walk for markdown: it would walk all of $HOME or /
 	}
 	srcs := lc.StoreSources()
 	others := map[string]int{} // files that look like markdown and are not *.md, by extension

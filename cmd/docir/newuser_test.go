@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/docir/docir/docir"
 	"github.com/docir/docir/store"
 )
 
@@ -103,8 +105,19 @@ func TestFirstReadRefusesHome(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(home, ".docir")); !os.IsNotExist(err) {
 		t.Fatalf("a refused read left a store: %v", err)
 	}
-	if r := runDocir(t, "/", env, "search", "note"); r.code == 0 || !strings.Contains(r.stderr, "home folder or /") {
-		t.Fatalf("a first read in /: exit %d, stderr %q; want it refused", r.code, r.stderr)
+	// / alike, asked of the rule rather than of a process run there (a
+	// regression would index the whole file system).
+	if err := homeRefusal(&loadedConfig{BaseDir: "/"}); docir.CodeOf(err) != docir.CodeNoStore || !strings.Contains(err.Error(), "home folder or /") {
+		t.Errorf("a first read in /: %v; want it refused", err)
+	}
+	if err := homeRefusal(&loadedConfig{BaseDir: "/", File: "/docir.yaml"}); err != nil {
+		t.Errorf("a first read in / with a docir.yaml: %v; want it let through", err)
+	}
+	// Refused before the walk for markdown (a home of many folders and no
+	// markdown said "no *.md files under" it, after walking it all).
+	empty := t.TempDir()
+	if r := runDocir(t, empty, []string{"HOME=" + empty}, "search", "note"); r.code == 0 || !strings.Contains(r.stderr, "home folder") {
+		t.Errorf("a first read in an empty $HOME: exit %d, stderr %q; want the home refusal", r.code, r.stderr)
 	}
 	writeFile(t, filepath.Join(home, "docir.yaml"), "sources: [{path: notes}]\n")
 	if r := runDocir(t, home, env, "search", "note"); r.code != 0 || !strings.Contains(r.stdout, `"id": "n"`) {
@@ -132,9 +145,17 @@ func TestBadFlagValuesAreUsage(t *testing.T) {
 		{"changes", "--since", ""}, // a script's empty $REV: not the last refresh's changes
 	} {
 		r := runDocir(t, dir, nil, args...)
-		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, args[2]) {
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, strconv.Quote(args[2])) {
 			t.Errorf("docir %q: exit %d, stdout %q, stderr %q; want exit 2 naming %q", args, r.code, r.stdout, r.stderr, args[2])
 		}
+	}
+	fresh := t.TempDir()
+	writeTree(t, fresh, map[string]string{"guides/g.md": "# G\n"})
+	if r := runDocir(t, fresh, nil, "index", "--prefix", "a b", "guides"); r.code != 2 {
+		t.Errorf("a refused first index: exit %d", r.code)
+	}
+	if _, err := os.Stat(filepath.Join(fresh, ".docir")); !os.IsNotExist(err) {
+		t.Errorf("a refused first index left a store: %v", err)
 	}
 	if r := runDocir(t, dir, nil, "get", "--at", "abc", "g"); !strings.Contains(r.stderr, "1 or more") {
 		t.Errorf("get --at abc: %q; want it to say generations are numbered from 1", r.stderr)

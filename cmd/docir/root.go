@@ -244,9 +244,9 @@ and answers two kinds of reads:
 Addresses are <id> or <id>#<heading>, where the heading is a slug
 (guide-level-explanation) or the heading text ("Guide-level explanation").
 
-Every command also takes --config FILE, --store DIR, --format auto|json|text,
---jq EXPR, --color WHEN and -v, before or after its name; "docir COMMAND
---help" lists them with the command's own.`,
+Most commands also take --config FILE, --store DIR, --format auto|json|text,
+--jq EXPR and -v (search, query and context --color WHEN too), before or
+after their name; "docir COMMAND --help" lists the flags each one takes.`,
 		Example: `  # index a folder of markdown (remembered in docir.yaml)
   docir index .
 

@@ -269,7 +269,7 @@ func serveReader(bg *serveBackground, lc *loadedConfig, prog *session.Progress) 
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "docir serve: nothing indexed yet in %s; indexing %d source folder(s) in the background\n", forTerminal(dir), len(lc.StoreSources()))
 	bg.run(func(ctx context.Context) {
-		_, err := session.RefreshReporting(ctx, ws, prog)
+		_, err := session.FirstIndex(ctx, ws, prog)
 		if err != nil && ctx.Err() == nil {
 			fmt.Fprintf(opts.IO.ErrOut, "docir serve: indexing failed: %s\n", forTerminal(err.Error()))
 		}

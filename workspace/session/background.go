@@ -201,10 +201,11 @@ func (p *Progress) Now() (stage string, done, total int, running bool) {
 	return p.stage, p.done, p.total, !p.completed
 }
 
-// RefreshReporting refreshes s with each step also reported to p (beside
-// the service's configured progress callback), and p finished at the end:
-// a server's background index.
-func RefreshReporting(ctx context.Context, s *workspace.Service, p *Progress) (docir.IndexSummary, error) {
+// FirstIndex makes s's first generation with each step also reported to p
+// (beside the service's configured progress callback), and p finished at
+// the end: a server's background index of a store with none. A generation
+// another process published meanwhile stands (workspace.RefreshFirst).
+func FirstIndex(ctx context.Context, s *workspace.Service, p *Progress) (docir.IndexSummary, error) {
 	defer p.Finish()
-	return s.RefreshReporting(ctx, p.Report)
+	return s.RefreshFirst(ctx, p.Report)
 }
