@@ -27,8 +27,20 @@ const (
 )
 
 // ShutdownGrace bounds how long a shutting-down HTTP server waits for the
-// requests in hand.
-const ShutdownGrace = 10 * time.Second
+// requests in hand; past it, the ones still running are cancelled, and
+// answered so (errServerStopping, to their ids), within AnswerGrace.
+var (
+	ShutdownGrace = 10 * time.Second
+	AnswerGrace   = 2 * time.Second
+)
+
+// errServerStopping is the cause a request still running at the end of
+// ShutdownGrace is cancelled with, and what its reply says. Before, the
+// server closed its connection unanswered ("Empty reply from server") and
+// serve exited 1 with "context deadline exceeded" (a review: a peer that
+// hung for 30 s held a get past SIGTERM).
+var errServerStopping = docir.Errorf(docir.CodeUnavailable,
+	"cancelled: the server is shutting down; ask again once it is back")
 
 // HTTPOptions configure the HTTP transport.
 type HTTPOptions struct {
@@ -278,7 +290,13 @@ var errClientClosed = docir.Errorf(docir.CodeUnavailable,
 // context is (the client's connection ended: see errClientClosed).
 func requestContext(r *http.Request, d time.Duration) (context.Context, context.CancelFunc) {
 	ctx, cancelCause := context.WithCancelCause(context.WithoutCancel(r.Context()))
-	stop := context.AfterFunc(r.Context(), func() { cancelCause(errClientClosed) })
+	stop := context.AfterFunc(r.Context(), func() {
+		if c := context.Cause(r.Context()); errors.Is(c, errServerStopping) {
+			cancelCause(c) // the server's grace ended, not the client's connection
+			return
+		}
+		cancelCause(errClientClosed)
+	})
 	ctx, cancel := context.WithTimeout(ctx, d)
 	return ctx, func() {
 		stop()
@@ -411,7 +429,13 @@ func ServeHTTP(ctx context.Context, e *Engine, ln net.Listener, opts HTTPOptions
 }
 
 func serveHTTP(ctx context.Context, e *Engine, pool *connPool, opts HTTPOptions) error {
+	// Every request's context is below work, which the end of the grace
+	// cancels (errServerStopping): a request in hand then, however long
+	// its work would run, is answered.
+	work, stopWork := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer stopWork(nil)
 	srv := &http.Server{
+		BaseContext:       func(net.Listener) context.Context { return work },
 		Handler:           e.httpHandler(opts, pool),
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
@@ -427,13 +451,24 @@ func serveHTTP(ctx context.Context, e *Engine, pool *connPool, opts HTTPOptions)
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownGrace)
-	defer cancel()
-	err := srv.Shutdown(sctx)
+	err := shutdown(srv, ShutdownGrace)
+	if errors.Is(err, context.DeadlineExceeded) {
+		stopWork(errServerStopping)
+		if err = shutdown(srv, AnswerGrace); errors.Is(err, context.DeadlineExceeded) {
+			err = srv.Close() // work that ignores its context: cut, as asked
+		}
+	}
 	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
 	return err
+}
+
+// shutdown is srv.Shutdown within d.
+func shutdown(srv *http.Server, d time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	return srv.Shutdown(ctx)
 }
 
 // connPool is a listener that holds at most max connections open at once.

@@ -203,6 +203,57 @@ func TestHTTPShutdown(t *testing.T) {
 	http.DefaultClient.CloseIdleConnections()
 }
 
+// hungReader's status runs until its context ends.
+type hungReader struct{ gatedReader }
+
+func (h *hungReader) Status(ctx context.Context) (docir.Status, error) {
+	h.entered <- struct{}{}
+	<-ctx.Done()
+	return docir.Status{}, ctx.Err()
+}
+
+// TestHTTPShutdownPastTheGrace: a request still running when the grace
+// ends is cancelled and answered, to its id, with unavailable saying the
+// server is stopping, and ServeHTTP returns nil (before: the connection
+// was closed unanswered, "Empty reply from server", and serve exited 1
+// with "context deadline exceeded").
+func TestHTTPShutdownPastTheGrace(t *testing.T) {
+	checkLeaks(t)
+	grace := ShutdownGrace
+	ShutdownGrace = 200 * time.Millisecond
+	t.Cleanup(func() { ShutdownGrace = grace })
+	h := &hungReader{gatedReader{entered: make(chan struct{})}}
+	e := New(Config{Reader: h})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ServeHTTP(ctx, e, ln, HTTPOptions{Loopback: true}) }()
+	got := make(chan string, 1)
+	go func() {
+		resp, err := http.Post("http://"+ln.Addr().String()+RPCPath, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"workspace/status"}`))
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		got <- string(b)
+	}()
+	<-h.entered
+	cancel()
+	body := <-got
+	if !strings.Contains(body, `"id":7`) || !strings.Contains(body, `"code":"unavailable"`) || !strings.Contains(body, "shutting down") {
+		t.Errorf("the request in hand past the grace got %q; want unavailable to its id, saying the server is stopping", body)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("ServeHTTP: %v; want nil (a shutdown asked for)", err)
+	}
+	http.DefaultClient.CloseIdleConnections()
+}
+
 func TestListenAddr(t *testing.T) {
 	tests := []struct {
 		addr     string
