@@ -317,12 +317,21 @@ func (lc *loadedConfig) federationPeers(getenv func(string) string) ([]federatio
 // isOwnStore reports whether a path peer's folder is the local store, or
 // the folder holding it as .docir (path: . in its own project): its
 // documents would be counted twice in every fused ranking.
+//
+// The paths are compared as written too: before the project's first index
+// its store does not exist, and `docir index` passed with the entry, after
+// which every command failed on it.
 func (lc *loadedConfig) isOwnStore(path string) bool {
-	own, err := os.Stat(lc.StoreDir())
+	store := filepath.Clean(lc.StoreDir())
+	dirs := []string{filepath.Clean(path), filepath.Join(path, StoreFolderName)}
+	if slices.Contains(dirs, store) {
+		return true
+	}
+	own, err := os.Stat(store)
 	if err != nil {
 		return false
 	}
-	for _, dir := range []string{path, filepath.Join(path, StoreFolderName)} {
+	for _, dir := range dirs {
 		if fi, err := os.Stat(dir); err == nil && os.SameFile(fi, own) {
 			return true
 		}
