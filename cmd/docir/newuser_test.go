@@ -182,3 +182,25 @@ func TestGoneSourceWarning(t *testing.T) {
 		t.Errorf("a read with its source moved away: exit %d, stderr %q; want the folder named gone, and the fix", r.code, r.stderr)
 	}
 }
+
+// TestServeTokenEnv: --token-env names the token's variable; serving with
+// none when it is unset or empty (a loopback address allows no token, but
+// one was asked for), or with a token no Authorization header can carry
+// (a line feed kept from a file), is refused before anything is served.
+func TestServeTokenEnv(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"docs/a.md": "# A\n"})
+	for _, tt := range []struct {
+		env  []string
+		want string
+	}{
+		{nil, "$PEER_TOK is unset or empty"},
+		{[]string{"PEER_TOK="}, "$PEER_TOK is unset or empty"},
+		{[]string{"PEER_TOK=abc\n"}, "control character"},
+	} {
+		r := runDocir(t, dir, tt.env, "serve", "--http", "127.0.0.1:0", "--token-env", "PEER_TOK")
+		if r.code != 2 || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("serve with %q: exit %d, stderr %q; want exit 2 saying %q", tt.env, r.code, r.stderr, tt.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,7 +40,10 @@ type ServeOptions struct {
 	HTTPSet    bool
 	PolicyFile string
 	TokenEnv   string
-	Watch      bool
+	// TokenEnvSet: --token-env was given (its variable must then hold a
+	// token, on a loopback address too).
+	TokenEnvSet bool
+	Watch       bool
 }
 
 // serveWait bounds how long a read waits for the background indexing of a
@@ -101,7 +105,8 @@ See docs/protocol.md.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.HTTPSet = cmd.Flags().Changed("http")
-			if cmd.Flags().Changed("token-env") && !opts.HTTPSet {
+			opts.TokenEnvSet = cmd.Flags().Changed("token-env")
+			if opts.TokenEnvSet && !opts.HTTPSet {
 				return docir.Errorf(docir.CodeUsage, "--token-env applies to --http only")
 			}
 			if runF != nil {
@@ -141,6 +146,16 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 			return docir.Errorf(docir.CodeUsage, "--http %q: %w", opts.HTTP, err)
 		}
 		token = opts.Getenv(opts.TokenEnv)
+		switch {
+		case opts.TokenEnvSet && token == "":
+			// A token was asked for by name: serving without one, as a
+			// loopback address allows, is not what was asked.
+			return docir.Errorf(docir.CodeUsage, "--token-env %s: $%s is unset or empty", opts.TokenEnv, opts.TokenEnv)
+		case strings.ContainsFunc(token, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }):
+			// No client could send it in a header (a line feed that
+			// `export X=$(cat file)` kept): every request would get 401.
+			return docir.Errorf(docir.CodeUsage, "$%s holds a control character (a line feed?), which no Authorization header can carry: set it without one", opts.TokenEnv)
+		}
 		if !loopback && token == "" {
 			return docir.Errorf(docir.CodeUsage, "--http %s is not a loopback address: set a bearer token in $%s (or name another variable with --token-env)", hostport, opts.TokenEnv)
 		}
