@@ -113,8 +113,8 @@ func TestPinnedReadNamesUnpinnedPeers(t *testing.T) {
 		{"get", "--at", "1", "t"},
 	} {
 		code, stderr := docir("", &bytes.Buffer{}, args...)
-		if code != 0 || !strings.Contains(stderr, unpinned) {
-			t.Errorf("%q: exit %d, stderr %q; want a warning that team was read unpinned", args, code, stderr)
+		if code != 0 || strings.Count(stderr, unpinned) != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want one warning that team was read unpinned", args, code, stderr)
 		}
 	}
 	if _, stderr := docir("", &bytes.Buffer{}, "get", "m", "t"); stderr != "" {

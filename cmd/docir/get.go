@@ -93,8 +93,8 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 		}
 		// The document is the reply, with no warnings beside it: they go
 		// to stderr, as does a pinned read that a peer answered.
-		if opts.Pinned && doc.Store != docir.StoreLocal {
-			warnings = append(warnings, federation.UnpinnedWarning(doc.Store))
+		if w := federation.UnpinnedWarning(doc.Store); opts.Pinned && doc.Store != docir.StoreLocal && !slices.Contains(warnings, w) {
+			warnings = append(warnings, w) // once: the pinned federation reader may have said it
 		}
 		printWarnings(opts.IO, warnings)
 		if text {
