@@ -276,7 +276,10 @@ func serveReader(bg *serveBackground, lc *loadedConfig, prog *session.Progress) 
 		return g, r, nil
 	}
 	g := session.NewGate(r, serveWait)
-	if hasStore {
+	if hasStore || len(lc.StoreSources()) == 0 {
+		// A store, or nothing of its own to index: a project of peers
+		// alone answers from them, and writes nothing (as its reads do;
+		// before, serve made an empty store "indexing 0 source folders").
 		prog.Finish()
 		g.Open(nil)
 		bg.watch(false)
