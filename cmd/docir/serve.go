@@ -124,6 +124,33 @@ See docs/protocol.md.`,
 	return cmd
 }
 
+// httpListen checks --http's address and its bearer token, before
+// anything is opened: where to listen, whether it is a loopback address,
+// and the token ("" for none). Without --http, all zero.
+func httpListen(opts *ServeOptions) (hostport string, loopback bool, token string, err error) {
+	if !opts.HTTPSet {
+		return "", false, "", nil
+	}
+	hostport, loopback, err = session.ListenAddr(opts.HTTP)
+	if err != nil {
+		return "", false, "", docir.Errorf(docir.CodeUsage, "--http %q: %w", opts.HTTP, err)
+	}
+	token = opts.Getenv(opts.TokenEnv)
+	switch {
+	case opts.TokenEnvSet && token == "":
+		// A token was asked for by name: serving without one, as a
+		// loopback address allows, is not what was asked.
+		return "", false, "", docir.Errorf(docir.CodeUsage, "--token-env %s: $%s is unset or empty", opts.TokenEnv, opts.TokenEnv)
+	case strings.ContainsFunc(token, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }):
+		// No client could send it in a header (a line feed that
+		// `export X=$(cat file)` kept): every request would get 401.
+		return "", false, "", docir.Errorf(docir.CodeUsage, "$%s holds a control character (a line feed?), which no Authorization header can carry: set it without one", opts.TokenEnv)
+	case !loopback && token == "":
+		return "", false, "", docir.Errorf(docir.CodeUsage, "--http %s is not a loopback address: set a bearer token in $%s (or name another variable with --token-env)", hostport, opts.TokenEnv)
+	}
+	return hostport, loopback, token, nil
+}
+
 func serveRun(ctx context.Context, opts *ServeOptions) error {
 	log := slog.New(slog.NewTextHandler(opts.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	var policy *session.Policy
@@ -134,31 +161,9 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		}
 		policy = p
 	}
-	var (
-		hostport string
-		loopback bool
-		token    string
-	)
-	if opts.HTTPSet {
-		var err error
-		hostport, loopback, err = session.ListenAddr(opts.HTTP)
-		if err != nil {
-			return docir.Errorf(docir.CodeUsage, "--http %q: %w", opts.HTTP, err)
-		}
-		token = opts.Getenv(opts.TokenEnv)
-		switch {
-		case opts.TokenEnvSet && token == "":
-			// A token was asked for by name: serving without one, as a
-			// loopback address allows, is not what was asked.
-			return docir.Errorf(docir.CodeUsage, "--token-env %s: $%s is unset or empty", opts.TokenEnv, opts.TokenEnv)
-		case strings.ContainsFunc(token, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }):
-			// No client could send it in a header (a line feed that
-			// `export X=$(cat file)` kept): every request would get 401.
-			return docir.Errorf(docir.CodeUsage, "$%s holds a control character (a line feed?), which no Authorization header can carry: set it without one", opts.TokenEnv)
-		}
-		if !loopback && token == "" {
-			return docir.Errorf(docir.CodeUsage, "--http %s is not a loopback address: set a bearer token in $%s (or name another variable with --token-env)", hostport, opts.TokenEnv)
-		}
+	hostport, loopback, token, err := httpListen(opts)
+	if err != nil {
+		return err
 	}
 	ws, err := opts.Workspace()
 	if err != nil {
