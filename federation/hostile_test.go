@@ -2,10 +2,12 @@ package federation
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/wire"
 )
 
 // A peer that redirects is not followed: the redirect is the peer's
@@ -234,6 +237,121 @@ func TestPeerURLCredentialsNeverShown(t *testing.T) {
 		}
 		if err != nil && strings.Contains(err.Error(), "s3") {
 			t.Errorf("%s: the password shows: %v", raw, err)
+		}
+	}
+}
+
+// fakePeer is an HTTP peer that answers each request, to its id, with the
+// result reply gives for its method; it ends with t.
+func fakePeer(t *testing.T, reply func(method string) string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     json.RawMessage
+			Method string
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + reply(req.Method) + `}`))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// servedRead posts one request to a `docir serve --http` over fed (the
+// real session engine) and decodes its reply's result into result,
+// failing the test on an error reply: what a host of the served
+// federation gets.
+func servedRead(t *testing.T, fed *Reader, method, params string, result any) {
+	t.Helper()
+	srv := httptest.NewServer(rpcServer(fed, ""))
+	defer srv.Close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":` + params + `}`
+	resp, err := http.Post(srv.URL+"/rpc", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r wire.Response
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Error != nil {
+		t.Fatalf("%s: error %d: %s", method, r.Error.Code, r.Error.Message)
+	}
+	if err := json.Unmarshal(r.Result, result); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A peer's own warnings are passed on up to MaxPeerWarnings, then counted
+// in one more. A peer that said 150,000 short ones (a reply well under
+// MaxReply) made the served read's warnings pass its 1 MiB reply bound:
+// the read failed whole (reply_too_large), the local document lost.
+func TestPeerWarningsBounded(t *testing.T) {
+	const n = 150_000
+	ws := make([]string, n)
+	for i := range ws {
+		ws[i] = fmt.Sprintf("w%d", i)
+	}
+	list, _ := json.Marshal(ws)
+	srv := fakePeer(t, func(method string) string {
+		if method == wire.MethodGet {
+			return `{"documents":[],"missing":[{"address":"b","reason":"no_document"}],"warnings":` + string(list) + `}`
+		}
+		return `{"query":"q","hits":[],"total":0,"warnings":` + string(list) + `}`
+	})
+	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "chatty", srv.URL, "", 0)}})
+	defer fed.Close()
+	var want []string
+	for i := range MaxPeerWarnings {
+		want = append(want, fmt.Sprintf("peer chatty reports: w%d", i))
+	}
+	want = append(want, fmt.Sprintf("peer chatty: … and %d more warnings", n-MaxPeerWarnings))
+
+	var get docir.GetResult
+	servedRead(t, fed, wire.MethodGet, `{"doc_ids":["a","b"]}`, &get)
+	if len(get.Documents) != 1 || get.Documents[0].Store != "local" {
+		t.Errorf("documents %+v; want a from local", get.Documents)
+	}
+	if diff := cmp.Diff(want, get.Warnings); diff != "" {
+		t.Errorf("get warnings (-want +got):\n%s", diff)
+	}
+	var sr docir.SearchResult
+	servedRead(t, fed, wire.MethodSearch, `{"query":"retry budget"}`, &sr)
+	if len(sr.Hits) != 1 || sr.Hits[0].Store != "local" {
+		t.Errorf("hits %+v; want local's", sr.Hits)
+	}
+	if diff := cmp.Diff(want, sr.Warnings); diff != "" {
+		t.Errorf("search warnings (-want +got):\n%s", diff)
+	}
+}
+
+// A peer's hits' titles and paths are clipped to MaxHitText: three hits
+// with titles and paths of 200,000 bytes made the served read pass its
+// reply bound and fail whole (reply_too_large), the local hit lost. The
+// hits stay, their ids whole.
+func TestPeerHitTextClipped(t *testing.T) {
+	long := strings.Repeat("t", 200_000)
+	var hits []string
+	for _, id := range []string{"big1", "big2", "big3"} {
+		hits = append(hits, `{"id":"`+id+`","title":"`+long+`","path":"`+long+`.md","score":1,"matched_section":"`+id+`"}`)
+	}
+	srv := fakePeer(t, func(string) string {
+		return `{"query":"q","hits":[` + strings.Join(hits, ",") + `],"total":3}`
+	})
+	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "wordy", srv.URL, "", 0)}})
+	defer fed.Close()
+	for method, params := range map[string]string{wire.MethodSearch: `{"query":"retry budget"}`, wire.MethodQuery: `{"expr":"title:A*"}`} {
+		var sr docir.SearchResult
+		servedRead(t, fed, method, params, &sr)
+		var got []string
+		for _, h := range sr.Hits {
+			got = append(got, h.ID+"@"+h.Store)
+			if h.Store == "wordy" && (h.Title != long[:MaxHitText]+"…" || h.Path != long[:MaxHitText]+"…") {
+				t.Errorf("%s: the peer's hit %s has a title of %d bytes and a path of %d", method, h.ID, len(h.Title), len(h.Path))
+			}
+		}
+		if !slices.Contains(got, "big1@wordy") || !slices.Contains(got, "a@local") {
+			t.Errorf("%s: hits %q; want local's a and the peer's", method, got)
 		}
 	}
 }

@@ -192,9 +192,5 @@ func askPeer[T any](ctx context.Context, p *Peer, addrs []address.Address,
 	if len(res.items) != len(addrs) {
 		return nil, nil, &PeerError{Peer: p.Name, Err: garbage("%d answers for %d addresses", len(res.items), len(addrs))}
 	}
-	var warnings []string
-	for _, w := range res.warnings {
-		warnings = append(warnings, peerReports(p.Name, w))
-	}
-	return res.items, warnings, nil
+	return res.items, passOn(p.Name, res.warnings, nil), nil
 }

@@ -213,5 +213,40 @@ func peerCause(err error) string {
 
 // peerReports is the warning that passes on a peer's own warning w.
 func peerReports(peer, w string) string {
-	return fmt.Sprintf("peer %s reports: %s", peer, oneLine(docir.Clip(w, 500)))
+	return fmt.Sprintf("peer %s reports: %s", peer, oneLine(docir.Clip(w, maxPeerWarning)))
+}
+
+// maxPeerWarning bounds the bytes of a peer's warning passed on.
+const maxPeerWarning = 500
+
+// MaxPeerWarnings bounds how many of a peer's own warnings one read passes
+// on; the rest are counted in one more warning. A docir store says a few
+// warnings of a read (a notice for each of its first 5 misses, a few of
+// the query's words), so every warning of a real peer passes; a peer that
+// said 150,000 short ones (well under MaxReply) made the served read's
+// warnings alone pass its 1 MiB reply bound, and the read failed whole
+// (reply_too_large), local documents lost. At 20 of at most
+// maxPeerWarning bytes, one peer adds at most 10 KiB, a hundredth of a
+// reply.
+const MaxPeerWarnings = 20
+
+// passOn words a peer's own warnings for the read, skipping those skip
+// says another store said already: the first MaxPeerWarnings, then one
+// that counts the rest.
+func passOn(peer string, ws []string, skip func(string) bool) []string {
+	var out []string
+	left := 0
+	for _, w := range ws {
+		switch {
+		case skip != nil && skip(w):
+		case len(out) < MaxPeerWarnings:
+			out = append(out, peerReports(peer, w))
+		default:
+			left++
+		}
+	}
+	if left > 0 {
+		out = append(out, fmt.Sprintf("peer %s: … and %d more warnings", peer, left))
+	}
+	return out
 }

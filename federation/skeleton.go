@@ -86,11 +86,7 @@ func askAll[T any](ctx context.Context, r *Reader,
 			if r.pinned {
 				warnings = append(warnings, UnpinnedWarning(s.store))
 			}
-			for _, w := range warns(s.v) {
-				if !said[w] {
-					warnings = append(warnings, peerReports(s.store, w))
-				}
-			}
+			warnings = append(warnings, passOn(s.store, warns(s.v), func(w string) bool { return said[w] })...)
 		}
 	}
 	return out, warnings, nil
@@ -183,14 +179,36 @@ func hitLists(all []slot[docir.SearchResult]) (lists [][]string, totals, returne
 func takeHits(all []slot[docir.SearchResult], picks []pick, limit int, fused bool) []docir.Hit {
 	hits := make([]docir.Hit, 0, min(limit, len(picks)))
 	for _, p := range picks[:min(limit, len(picks))] {
-		h := all[p.store].v.Hits[p.rank]
-		h.Store, h.Snippet = all[p.store].store, docir.Clip(h.Snippet, docir.SnippetMax)
+		h := clipHit(all[p.store].v.Hits[p.rank], p.store > 0)
+		h.Store = all[p.store].store
 		if fused {
 			h.Score = p.score
 		}
 		hits = append(hits, h)
 	}
 	return hits
+}
+
+// MaxHitText bounds the bytes of a peer's hit's title and of its path,
+// as a merged read shows them: past it they are clipped, with "…". A
+// hit's path is its document's id (at most address.MaxIDLen) with the
+// ending of its file's name, and its title is a one-line label beside an
+// address: the bound is the longest address (address.MaxLen), which every
+// path a store writes fits. A peer sent a hit whose title was 200,000
+// bytes, and the served read failed whole (reply_too_large), the local
+// hits lost with it; its snippet was already clipped (docir.SnippetMax).
+// The hit stays: its id, which get reads, is whole.
+const MaxHitText = address.MaxLen
+
+// clipHit is h with its snippet within docir.SnippetMax and, a peer's
+// hit, its title and path within MaxHitText. The local store's hits are
+// shown as the store has them, as they are without peers.
+func clipHit(h docir.Hit, peer bool) docir.Hit {
+	if peer {
+		h.Title, h.Path = docir.Clip(h.Title, MaxHitText), docir.Clip(h.Path, MaxHitText)
+	}
+	h.Snippet = docir.Clip(h.Snippet, docir.SnippetMax)
+	return h
 }
 
 func searchWarnings(r docir.SearchResult) []string { return r.Warnings }
@@ -359,7 +377,8 @@ func (r *Reader) Context(ctx context.Context, p docir.ContextParams) (docir.Cont
 	owner := map[string]int{} // doc id -> the store whose hit was kept
 	for _, pk := range picks {
 		h := all[pk.store].v.Hits[pk.rank]
-		h.Store, h.Score, h.Snippet = all[pk.store].store, pk.score, docir.Clip(h.Snippet, docir.SnippetMax)
+		h.Hit = clipHit(h.Hit, pk.store > 0)
+		h.Store, h.Score = all[pk.store].store, pk.score
 		res.Hits = append(res.Hits, h)
 		owner[h.ID] = pk.store
 	}
