@@ -201,6 +201,91 @@ func TestCancelledRead(t *testing.T) {
 	}
 }
 
+// A peer whose timeout is longer than what is left of the read's own
+// deadline (a served read's 1 min 45 s) is cut short ReplyMargin before
+// that deadline and reported as timed out, as its own timeout is: the
+// read answers with what resolved. Before, the parent's deadline fired
+// first and the read failed whole (context deadline exceeded, no peer
+// named, the local document lost). A peer asked when the deadline is
+// nearer than ReplyMargin is not asked at all.
+func TestPeerTimeoutPastReadDeadline(t *testing.T) {
+	s := &stuck{release: make(chan struct{})}
+	defer close(s.release)
+	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{NewPeer("slow", KindPath, "/x", time.Minute, s)}})
+	const left = 400 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), ReplyMargin+left)
+	defer cancel()
+	start := time.Now()
+	res, err := docir.Get(ctx, fed, mustParseAll(t, "a", "zz"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > left+ReplyMargin/2 {
+		t.Errorf("the read took %v; want it done %v before its deadline", el, ReplyMargin/2)
+	}
+	docs, missing := summarize(res)
+	if len(docs) != 1 || docs[0].Store != "local" || cmp.Diff([]docir.Missing{{Address: "zz", Reason: "unavailable"}}, missing) != "" {
+		t.Errorf("got %v %v", docs, missing)
+	}
+	if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0], "peer slow: timed out after ") ||
+		!strings.HasSuffix(res.Warnings[0], ", what the read's own deadline left it (its timeout is 1m0s); unavailable: zz") {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+
+	near, cancel := context.WithTimeout(context.Background(), ReplyMargin/2)
+	defer cancel()
+	res, err = docir.Get(near, fed, mustParseAll(t, "a", "zz"), 0)
+	want := []string{"peer slow: timed out: not asked, the read's own deadline was near (its timeout is 1m0s); unavailable: zz"}
+	if err != nil || len(res.Documents) != 1 || cmp.Diff(want, res.Warnings) != "" {
+		t.Errorf("deadline nearer than ReplyMargin: %+v, %v", res, err)
+	}
+}
+
+// A skeleton read and a status cut a hanging HTTP peer short before the
+// read's deadline as a deep read does: the peer failed, timed out, and
+// the local store's hits come back.
+func TestHTTPPeerTimeoutPastReadDeadline(t *testing.T) {
+	done := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	defer srv.Close()
+	defer close(done)
+	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "hang", srv.URL, "", 10*time.Minute)}})
+	defer fed.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), ReplyMargin+300*time.Millisecond)
+	defer cancel()
+	sr, err := fed.Search(ctx, docir.SearchParams{Query: "retry"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sr.Hits) != 1 || sr.Hits[0].Store != "local" || sr.Stores[1].Status != StatusFailed ||
+		!strings.HasPrefix(sr.Stores[1].Error, "timed out after ") || !strings.HasSuffix(sr.Stores[1].Error, "(its timeout is 10m0s)") {
+		t.Errorf("hits %+v, stores %+v", sr.Hits, sr.Stores)
+	}
+	st, err := fed.Status(ctx)
+	if err != nil || st.Peers[0].Status != StatusFailed || !strings.HasPrefix(st.Peers[0].Error, "timed out") {
+		t.Errorf("status %+v, %v", st.Peers, err)
+	}
+}
+
+// A read that is cancelled (its client left) stops, though its context
+// has a deadline too: cancellation is not the deadline drawing near.
+func TestCancelledReadWithDeadline(t *testing.T) {
+	s := &stuck{release: make(chan struct{})}
+	defer close(s.release)
+	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{NewPeer("slow", KindPath, "/x", time.Minute, s)}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	time.AfterFunc(100*time.Millisecond, cancel)
+	_, err := docir.Get(ctx, fed, mustParseAll(t, "zz"), 0)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+}
+
 // httpPeerOf declares a url peer at srv.
 func httpPeerOf(t *testing.T, name, url, token string, timeout time.Duration) *Peer {
 	t.Helper()

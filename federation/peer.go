@@ -83,18 +83,37 @@ func (e *PeerError) Unwrap() error { return e.Err }
 // errTimeout is the cause of a peer call that ran out of its time.
 var errTimeout = errors.New("timed out")
 
-// call runs fn against the peer within the peer's timeout. It returns when
-// fn does or when the time is up, whichever is first: a peer that ignores
-// its context cannot hold the read past the timeout (its goroutine ends
-// when it returns; its answer is dropped). A cancelled parent context is
-// returned as is, so the caller can tell an interrupted read from a failed
-// peer.
+// call runs fn against the peer within the peer's timeout, and, when ctx
+// has a deadline (a served read's), ends it ReplyMargin before that
+// deadline, so the read still answers with what did resolve: a peer
+// timeout longer than what was left of the read made the read fail whole
+// (context deadline exceeded), its local documents lost. Either way
+// running out of time is the peer's timeout, reported as data. It returns
+// when fn does or when the time is up, whichever is first: a peer that
+// ignores its context cannot hold the read past the timeout (its goroutine
+// ends when it returns; its answer is dropped). A cancelled parent context
+// (the client left, Ctrl-C) is returned as is, so the caller can tell an
+// interrupted read, which stops, from a failed peer.
 func call[T any](ctx context.Context, p *Peer, fn func(context.Context, docir.Reader) (T, error)) (T, error) {
 	var zero T
 	if p.broken != nil {
 		return zero, &PeerError{Peer: p.Name, Err: p.broken}
 	}
-	cctx, cancel := context.WithTimeout(ctx, p.Timeout)
+	if err := cancelled(ctx); err != nil {
+		return zero, err
+	}
+	timeout, timedOut := p.Timeout, fmt.Errorf("%w after %s", errTimeout, p.Timeout)
+	if dl, ok := ctx.Deadline(); ok {
+		if left := time.Until(dl) - ReplyMargin; left < timeout {
+			if left <= 0 {
+				return zero, &PeerError{Peer: p.Name, Err: fmt.Errorf("%w: not asked, the read's own deadline was near (its timeout is %s)", errTimeout, p.Timeout)}
+			}
+			timeout = left
+			timedOut = fmt.Errorf("%w after %s, what the read's own deadline left it (its timeout is %s)",
+				errTimeout, left.Round(time.Millisecond), p.Timeout)
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	type outcome struct {
 		v   T
@@ -111,16 +130,35 @@ func call[T any](ctx context.Context, p *Peer, fn func(context.Context, docir.Re
 	case <-cctx.Done():
 		o.err = cctx.Err()
 	}
-	if err := ctx.Err(); err != nil {
+	if err := cancelled(ctx); err != nil {
 		return zero, err
 	}
 	if o.err != nil {
 		if errors.Is(o.err, context.DeadlineExceeded) || cctx.Err() != nil {
-			o.err = fmt.Errorf("%w after %s", errTimeout, p.Timeout)
+			o.err = timedOut
 		}
 		return zero, &PeerError{Peer: p.Name, Err: o.err}
 	}
 	return o.v, nil
+}
+
+// ReplyMargin is how long before the deadline of a read's context its
+// peer calls end: what the read does once its peers are in (merging their
+// answers, then encoding a reply of at most 1 MiB, wire.MaxReplyBytes,
+// about 2 ms measured) must be done by that deadline, or a served read is
+// answered with an error and its documents are lost. A second is hundreds
+// of times that, and short beside the 1 min 45 s `docir serve --http`
+// gives a request.
+const ReplyMargin = time.Second
+
+// cancelled is ctx's error when ctx was cancelled (the client left, or
+// Ctrl-C): the read stops. A deadline that passed is not: the peers it
+// cut short have timed out, and the read answers with what resolved.
+func cancelled(ctx context.Context) error {
+	if err := ctx.Err(); errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
 }
 
 // pathPeer reads another store folder on disk. Every call opens the peer's

@@ -101,8 +101,8 @@ func perAddress[T any](ctx context.Context, r *Reader, addrs []address.Address,
 			break
 		}
 		got, peerWarnings, err := askPeer(ctx, p, left, ask)
-		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
+		if err := cancelled(ctx); err != nil {
+			return nil, nil, err
 		}
 		if err != nil {
 			for _, a := range left {

@@ -189,7 +189,7 @@ func (r *Reader) Status(ctx context.Context) (docir.Status, error) {
 		})
 	}
 	_ = g.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := cancelled(ctx); err != nil {
 		return docir.Status{}, err
 	}
 	return st, nil

@@ -64,7 +64,7 @@ func askAll[T any](ctx context.Context, r *Reader,
 		})
 	}
 	_ = g.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := cancelled(ctx); err != nil {
 		return nil, nil, err
 	}
 	switch err := out[0].err; {
