@@ -3,6 +3,9 @@ package federation
 import (
 	"context"
 	"fmt"
+	"maps"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,27 +85,84 @@ func TestHTTPPeerSplitsLongAddresses(t *testing.T) {
 
 // A run whose reply passes the peer's reply bound is asked again in
 // halves, down to one address; each address keeps its own answer, in
-// order, and an address that alone is too large fails the run as before.
+// order, and an address that alone is too large is answered unavailable,
+// with a warning that says why, while the others keep theirs. (It failed
+// the whole run, and every address of it was unavailable.)
 func TestInBatchesHalvesTooLargeReplies(t *testing.T) {
 	addrs := mustParseAll(t, "a", "b", "c", "d", "e")
 	var asked []int
-	ask := func(limit int) func([]address.Address) ([]string, []string, error) {
+	ask := func(tooLarge func([]address.Address) bool) func([]address.Address) ([]string, []string, error) {
 		return func(batch []address.Address) ([]string, []string, error) {
 			asked = append(asked, len(batch))
-			if len(batch) > limit {
+			if tooLarge(batch) {
 				return nil, nil, docir.Errorf(docir.CodeReplyTooLarge, "too large")
 			}
 			return addrStrings(batch), []string{"w"}, nil
 		}
 	}
-	got, warnings, err := inBatches(addrs, ask(2))
+	got, warnings, err := inBatches(addrs, ask(func(b []address.Address) bool { return len(b) > 2 }), "-")
 	if err != nil || !cmp.Equal(got, []string{"a", "b", "c", "d", "e"}) || !cmp.Equal(warnings, []string{"w"}) {
 		t.Errorf("halves: %v, %q, %v", got, warnings, err)
 	}
 	if want := []int{5, 2, 3, 1, 2}; !cmp.Equal(asked, want) {
 		t.Errorf("runs asked %v; want %v", asked, want)
 	}
-	if _, _, err := inBatches(addrs, ask(0)); docir.CodeOf(err) != docir.CodeReplyTooLarge {
-		t.Errorf("one address too large: %v; want reply_too_large", err)
+
+	asked = nil
+	withC := func(b []address.Address) bool { return slices.Contains(b, address.MustParse("c")) }
+	got, warnings, err = inBatches(addrs, ask(withC), "-")
+	if err != nil || !cmp.Equal(got, []string{"a", "b", "-", "d", "e"}) ||
+		!cmp.Equal(warnings, []string{"w", "c: unavailable: its reply alone is too large: too large"}) {
+		t.Errorf("c alone too large: %v, %q, %v", got, warnings, err)
+	}
+	if want := []int{5, 2, 3, 1, 2}; !cmp.Equal(asked, want) {
+		t.Errorf("runs asked %v; want %v", asked, want)
+	}
+}
+
+// A document over the peer's own reply bound (1 MiB) is unavailable, with
+// the peer's reason in a warning, and the documents asked beside it come
+// back: before, the one-address run's error failed the peer, and every
+// address it was asked, b too, was unavailable. Deep reads and links
+// alike.
+func TestHTTPPeerOneDocumentTooLarge(t *testing.T) {
+	ctx := context.Background()
+	files := maps.Clone(teamFiles)
+	files["big.md"] = "# Big\n\n" + strings.Repeat("many words of text\n", 70_000)
+	var hub strings.Builder // a page of links whose link set is over 1 MiB
+	hub.WriteString("# Hub\n\n")
+	for i := range 20_000 {
+		fmt.Fprintf(&hub, "<https://example.com/%d>\n", i)
+	}
+	files["hub.md"] = hub.String()
+	team := openLocal(t, makeStore(t, files))
+	srv := httptest.NewServer(rpcServer(team, ""))
+	defer srv.Close()
+	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "team", srv.URL, "", 0)}})
+	defer fed.Close()
+
+	res, err := docir.Get(ctx, fed, mustParseAll(t, "a", "b", "big", "zz"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, missing := summarize(res)
+	if diff := cmp.Diff([]docSummary{{"a", "local", "A in local"}, {"b", "team", "B in team"}}, docs); diff != "" {
+		t.Errorf("documents (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]docir.Missing{{Address: "big", Reason: "unavailable"}, {Address: "zz", Reason: "no_document"}}, missing); diff != "" {
+		t.Errorf("missing (-want +got):\n%s", diff)
+	}
+	if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0], "peer team reports: big: unavailable: its reply alone is too large: ") ||
+		!strings.Contains(res.Warnings[0], "(reply_too_large)") {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+
+	links, err := docir.GetLinks(ctx, fed, mustParseAll(t, "b", "hub"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(links.Links) != 1 || links.Links[0].Address != "b" || links.Links[0].Store != "team" ||
+		cmp.Diff([]docir.Missing{{Address: "hub", Reason: "unavailable"}}, links.Missing) != "" || len(links.Warnings) != 1 {
+		t.Errorf("links: %d sets; missing %+v; warnings %q", len(links.Links), links.Missing, links.Warnings)
 	}
 }

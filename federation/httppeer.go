@@ -146,7 +146,7 @@ func (h *httpPeer) Resolve(ctx context.Context, addrs []address.Address, _ int) 
 		}
 		items, err := account(batch, res)
 		return items, res.Warnings, err
-	})
+	}, docir.Resolution{Reason: docir.ReasonUnavailable})
 	if err != nil {
 		return docir.Resolved{}, err
 	}
@@ -158,18 +158,32 @@ func (h *httpPeer) Resolve(ctx context.Context, addrs []address.Address, _ int) 
 // request within its frame bound (batchBytes of addresses) — one run
 // after the other, and joins the answers in the order of addrs. A run
 // whose reply would pass the peer's reply bound (reply_too_large) is
-// asked again in halves, down to one address, whose error is the run's.
-// A warning several runs give is kept once. The first run that fails
-// fails the whole: the federation then counts every address the peer was
-// asked as unavailable.
-func inBatches[T any](addrs []address.Address, ask func([]address.Address) ([]T, []string, error)) ([]T, []string, error) {
+// asked again in halves, down to one address; an address whose own reply
+// is too large (a document over the peer's 1 MiB) is answered tooLarge
+// (unavailable), with a warning that says why, and the others keep their
+// answers: before, that one address failed the whole peer, and every
+// address of it, answered or not, was unavailable. A warning several runs
+// give is kept once. Any other failure of a run fails the whole: the
+// federation then counts every address the peer was asked as unavailable.
+func inBatches[T any](addrs []address.Address, ask func([]address.Address) ([]T, []string, error), tooLarge T) ([]T, []string, error) {
 	out := make([]T, 0, len(addrs))
 	var warnings []string
 	seen := map[string]bool{}
+	warn := func(w string) {
+		if !seen[w] {
+			seen[w] = true
+			warnings = append(warnings, w)
+		}
+	}
 	var run func([]address.Address) error
 	run = func(batch []address.Address) error {
 		items, ws, err := ask(batch)
-		if docir.CodeOf(err) == docir.CodeReplyTooLarge && len(batch) > 1 {
+		if docir.CodeOf(err) == docir.CodeReplyTooLarge {
+			if len(batch) == 1 {
+				out = append(out, tooLarge)
+				warn(fmt.Sprintf("%s: unavailable: its reply alone is too large: %v", batch[0], err))
+				return nil
+			}
 			half := len(batch) / 2
 			if err := run(batch[:half]); err != nil {
 				return err
@@ -181,10 +195,7 @@ func inBatches[T any](addrs []address.Address, ask func([]address.Address) ([]T,
 		}
 		out = append(out, items...)
 		for _, w := range ws {
-			if !seen[w] {
-				seen[w] = true
-				warnings = append(warnings, w)
-			}
+			warn(w)
 		}
 		return nil
 	}

@@ -120,7 +120,7 @@ func (h *httpPeer) Links(ctx context.Context, addrs []address.Address, _ int) (d
 			return nil, nil, err
 		}
 		return decodeLinksResult(raw, batch)
-	})
+	}, answer[docir.LinkSet]{Reason: docir.ReasonUnavailable})
 	if err != nil {
 		return docir.LinksResolved{}, err
 	}
