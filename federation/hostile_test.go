@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -244,16 +245,7 @@ func TestPeerURLCredentialsNeverShown(t *testing.T) {
 // fakePeer is an HTTP peer that answers each request, to its id, with the
 // result reply gives for its method; it ends with t.
 func fakePeer(t *testing.T, reply func(method string) string) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			ID     json.RawMessage
-			Method string
-		}
-		_ = json.NewDecoder(r.Body).Decode(&req)
-		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + reply(req.Method) + `}`))
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+	return fakePeerParams(t, func(method, _ string) string { return reply(method) })
 }
 
 // servedRead posts one request to a `docir serve --http` over fed (the
@@ -354,4 +346,90 @@ func TestPeerHitTextClipped(t *testing.T) {
 			t.Errorf("%s: hits %q; want local's a and the peer's", method, got)
 		}
 	}
+}
+
+// An HTTP peer's "did you mean" comes through, as a path peer's does: the
+// suggestions of its no_document misses, each parsed as an address, at
+// most 3 a miss and for the first 5 distinct addresses of a read, as the
+// local store bounds its own. A suggestion that is not an address is
+// garbage. (They were dropped: account and accountAll kept a miss's
+// reason only.)
+func TestHTTPPeerSuggestions(t *testing.T) {
+	ctx := context.Background()
+	files := maps.Clone(teamFiles)
+	files["runbook.md"] = "# Runbook\n\nwhat to do\n"
+	team := openLocal(t, makeStore(t, files))
+	srv := httptest.NewServer(rpcServer(team, ""))
+	defer srv.Close()
+	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "team", srv.URL, "", 0)}})
+	defer fed.Close()
+	res, err := docir.Get(ctx, fed, mustParseAll(t, "a", "runbok"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]docir.Missing{{Address: "runbok", Reason: "no_document", Suggestions: []string{"runbook"}}}, res.Missing); diff != "" {
+		t.Errorf("get: missing (-want +got):\n%s", diff)
+	}
+	links, err := docir.GetLinks(ctx, fed, mustParseAll(t, "runbok"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]docir.Missing{{Address: "runbok", Reason: "no_document", Suggestions: []string{"runbook"}}}, links.Missing); diff != "" {
+		t.Errorf("links: missing (-want +got):\n%s", diff)
+	}
+
+	// A peer that suggests more than a store does.
+	many := []string{"s1", "s2#Intro", "s3", "s4"}
+	suggest := func(method, params string) string {
+		var p struct {
+			DocIDs []string `json:"doc_ids"`
+		}
+		_ = json.Unmarshal([]byte(params), &p)
+		var miss []docir.Missing
+		for _, id := range p.DocIDs {
+			miss = append(miss, docir.Missing{Address: id, Reason: docir.ReasonNoDocument, Suggestions: many})
+		}
+		m, _ := json.Marshal(miss)
+		if method == wire.MethodLinks {
+			return `{"links":[],"missing":` + string(m) + `}`
+		}
+		return `{"documents":[],"missing":` + string(m) + `}`
+	}
+	lavish := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "lavish", fakePeerParams(t, suggest).URL, "", 0)}})
+	defer lavish.Close()
+	asked := []string{"m1", "m2", "m3", "m4", "m5", "m6", "m1"}
+	res, err = docir.Get(ctx, lavish, mustParseAll(t, asked...), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	for _, m := range res.Missing {
+		got = append(got, m.Suggestions)
+	}
+	three := many[:3]
+	if diff := cmp.Diff([][]string{three, three, three, three, three, nil, three}, got); diff != "" || len(res.Warnings) != 0 {
+		t.Errorf("suggestions by miss (-want +got):\n%s\nwarnings %q", diff, res.Warnings)
+	}
+
+	many = []string{"s1", "not an address"}
+	res, err = docir.Get(ctx, lavish, mustParseAll(t, "m1"), 0)
+	if err != nil || res.Missing[0].Reason != docir.ReasonUnavailable || len(res.Warnings) != 1 ||
+		!strings.Contains(res.Warnings[0], `answered garbage: miss "m1": suggestion 1: `) {
+		t.Errorf("a malformed suggestion: %+v, %v", res, err)
+	}
+}
+
+// fakePeerParams is fakePeer whose reply sees the request's params too.
+func fakePeerParams(t *testing.T, reply func(method, params string) string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     json.RawMessage
+			Method string
+			Params json.RawMessage
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + reply(req.Method, string(req.Params)) + `}`))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }

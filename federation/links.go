@@ -126,7 +126,7 @@ func (h *httpPeer) Links(ctx context.Context, addrs []address.Address, _ int) (d
 	}
 	out := make([]docir.LinkResolution, len(items))
 	for i, an := range items {
-		out[i] = docir.LinkResolution{Set: an.Value, Reason: an.Reason}
+		out[i] = docir.LinkResolution{Set: an.Value, Reason: an.Reason, Suggestions: an.Suggestions}
 	}
 	return docir.LinksResolved{Items: out, Warnings: warnings}, nil
 }
@@ -194,6 +194,34 @@ func (h *httpPeer) Changes(ctx context.Context, p docir.ChangesParams) (docir.Ch
 	return res, nil
 }
 
+// How many suggestions a read passes on, as the local store bounds its
+// own (workspace: the nearest 3 ids of a miss, for the first 5 distinct
+// addresses of a read that miss): a peer's "did you mean" is shown as the
+// local store's is, and a peer cannot lengthen a reply with it.
+const (
+	maxSuggestions = 3 // of one miss
+	maxSuggested   = 5 // distinct addresses of one read
+)
+
+// peerSuggestions are the suggestions of a peer's miss m, each parsed as
+// an address (a peer's that does not parse answered garbage, as a reply
+// naming a malformed address does) and printed back, at most
+// maxSuggestions of them. They were dropped: a path peer's "did you mean"
+// came through, an HTTP peer's never did.
+func peerSuggestions(m docir.Missing) ([]string, error) {
+	var out []string
+	for i, s := range m.Suggestions {
+		a, err := address.Parse(s)
+		if err != nil {
+			return nil, garbage("miss %q: suggestion %d: %v", m.Address, i, err)
+		}
+		if len(out) < maxSuggestions {
+			out = append(out, a.String())
+		}
+	}
+	return out, nil
+}
+
 // accounted is a value a store's reply gave for the address it names.
 type accounted[T any] struct {
 	address string
@@ -237,7 +265,11 @@ func accountAll[T any](asked []address.Address, found []accounted[T], missing []
 		default:
 			return nil, garbage("miss %q with unknown reason %q", m.Address, m.Reason)
 		}
-		if err := take(m.Address, answer[T]{Reason: m.Reason}); err != nil {
+		sugg, err := peerSuggestions(m)
+		if err != nil {
+			return nil, err
+		}
+		if err := take(m.Address, answer[T]{Reason: m.Reason, Suggestions: sugg}); err != nil {
 			return nil, err
 		}
 	}

@@ -132,13 +132,15 @@ func TestLinksPeerFails(t *testing.T) {
 
 // FuzzLinksReply: whatever a peer answers to a doc_ids links read,
 // decoding either fails or accounts for every address asked exactly once,
-// each set naming the document of its address.
+// each set naming the document of its address, each miss's suggestions
+// at most maxSuggestions addresses.
 func FuzzLinksReply(f *testing.F) {
 	for _, s := range []string{
 		`{"links":[{"address":"a","id":"a","outgoing":[],"incoming":[]}],"missing":[{"address":"b#c","reason":"no_section"}]}`,
 		`{"links":[{"address":"a","id":"z","outgoing":[],"incoming":[]}],"missing":[{"address":"b#c","reason":"no_section"}]}`,
 		`{"links":[],"missing":[{"address":"a","reason":"no_document"},{"address":"b#c","reason":"gone"}]}`,
 		`{"links":[{"address":"a","id":"a"}],"missing":[]}`, `{}`, `[]`,
+		`{"links":[],"missing":[{"address":"a","reason":"no_document","suggestions":["ab","b#c","c","d"]},{"address":"b#c","reason":"no_section","suggestions":["x y"]}]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -159,6 +161,7 @@ func FuzzLinksReply(f *testing.F) {
 			if o.Value == nil && o.Reason != docir.ReasonNoDocument && o.Reason != docir.ReasonNoSection && o.Reason != docir.ReasonUnavailable {
 				t.Fatalf("reason %q", o.Reason)
 			}
+			checkSuggestions(t, o.Suggestions)
 		}
 	})
 }

@@ -41,7 +41,7 @@ func (s *state[T]) learn(o answer[T]) {
 		s.value = o.Value
 		return
 	}
-	if len(s.suggestions) == 0 {
+	if len(s.suggestions) == 0 && o.Reason == docir.ReasonNoDocument {
 		s.suggestions = o.Suggestions
 	}
 	switch o.Reason {
@@ -127,6 +127,7 @@ func perAddress[T any](ctx context.Context, r *Reader, addrs []address.Address,
 
 	warnings := noteWarnings(notes, func(a address.Address) bool { return states[a].value != nil })
 	out := make([]answer[T], len(addrs))
+	suggested := map[address.Address]bool{} // at most maxSuggested, as the local store's
 	for i, a := range addrs {
 		s := states[a]
 		if s.value != nil {
@@ -134,7 +135,8 @@ func perAddress[T any](ctx context.Context, r *Reader, addrs []address.Address,
 			continue
 		}
 		out[i] = answer[T]{Reason: s.reason()}
-		if out[i].Reason == docir.ReasonNoDocument {
+		if out[i].Reason == docir.ReasonNoDocument && len(s.suggestions) > 0 && (suggested[a] || len(suggested) < maxSuggested) {
+			suggested[a] = true
 			out[i].Suggestions = s.suggestions
 		}
 	}

@@ -214,7 +214,7 @@ func account(asked []address.Address, res docir.GetResult) ([]docir.Resolution, 
 	}
 	out := make([]docir.Resolution, len(items))
 	for i, an := range items {
-		out[i] = docir.Resolution{Document: an.Value, Reason: an.Reason}
+		out[i] = docir.Resolution{Document: an.Value, Reason: an.Reason, Suggestions: an.Suggestions}
 	}
 	return out, nil
 }

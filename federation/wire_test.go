@@ -155,6 +155,8 @@ var getReplySeeds = []string{
 	`{"jsonrpc":"2.0","id":1,"result":{"documents":[{"address":"a","id":"a","body":"x"}],"missing":[{"address":"b#c","reason":"no_section"}]}}`,
 	`{"jsonrpc":"2.0","id":1,"result":{"documents":[{"address":"a","id":"../x","body":"x"},{"address":"b#c","id":"b"}],"missing":[]}}`,
 	`{"jsonrpc":"2.0","id":1,"result":{"documents":[],"missing":[{"address":"a","reason":"unavailable"},{"address":"b#c","reason":"no_document"}],"warnings":["x"]}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{"documents":[],"missing":[{"address":"a","reason":"no_document","suggestions":["ab","b#c","c","d"]},{"address":"b#c","reason":"no_section","suggestions":["b#d e"]}]}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{"documents":[],"missing":[{"address":"a","reason":"no_document","suggestions":["a b"]},{"address":"b#c","reason":"no_document"}]}}`,
 	`{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"m","data":{"code":"not_found"}}}`,
 	`{"jsonrpc":"2.0","id":1,"result":null}`,
 	`{"jsonrpc":"2.0","id":"1","result":{}}`,
@@ -163,7 +165,9 @@ var getReplySeeds = []string{
 
 // FuzzGetReply: whatever a peer answers to a `doc_ids` read, decoding
 // either fails or accounts for every address asked exactly once, each
-// document being the one asked (its id, and a section when asked for one).
+// document being the one asked (its id, and a section when asked for one),
+// each miss's suggestions at most maxSuggestions addresses as Parse prints
+// them.
 func FuzzGetReply(f *testing.F) {
 	for _, s := range getReplySeeds {
 		f.Add([]byte(s))
@@ -193,8 +197,23 @@ func FuzzGetReply(f *testing.F) {
 			if o.Document == nil && o.Reason != docir.ReasonNoDocument && o.Reason != docir.ReasonNoSection && o.Reason != docir.ReasonUnavailable {
 				t.Fatalf("reason %q", o.Reason)
 			}
+			checkSuggestions(t, o.Suggestions)
 		}
 	})
+}
+
+// checkSuggestions fails t unless sugg are at most maxSuggestions
+// addresses, each as Parse prints it.
+func checkSuggestions(t *testing.T, sugg []string) {
+	t.Helper()
+	if len(sugg) > maxSuggestions {
+		t.Fatalf("%d suggestions, over %d", len(sugg), maxSuggestions)
+	}
+	for _, s := range sugg {
+		if a, err := address.Parse(s); err != nil || a.String() != s {
+			t.Fatalf("suggestion %q passed (%v)", s, err)
+		}
+	}
 }
 
 // FuzzSkeletonReply: a search or context reply either fails to decode or
