@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync/atomic"
 
 	"github.com/docir/docir/address"
@@ -93,12 +94,17 @@ func (h *httpPeer) rpc(ctx context.Context, method string, params any) (json.Raw
 		return nil, garbage("reply over %d bytes", MaxReply)
 	}
 	switch {
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+	case resp.StatusCode == http.StatusUnauthorized:
 		hint := "it wants a bearer token; set token_env"
 		if h.tokenEnv != "" {
 			hint = "check the token in $" + h.tokenEnv
 		}
 		return nil, fmt.Errorf("refused: HTTP %d (%s)", resp.StatusCode, hint)
+	case resp.StatusCode == http.StatusForbidden:
+		// docir serve answers 403 for a Host or Origin it does not take
+		// (a loopback listener asked by another name), never for a token
+		// (401): the body says which, and the token is not the fix.
+		return nil, fmt.Errorf("refused: HTTP 403: %q", docir.Clip(oneLine(strings.TrimSpace(string(body))), 200))
 	case resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.Header.Get("Location") != "":
 		return nil, fmt.Errorf("HTTP %d: redirects to %s; redirects are not followed: set the peer's url to where the server answers",
 			resp.StatusCode, oneLine(docir.Clip(resp.Header.Get("Location"), 200)))

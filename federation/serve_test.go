@@ -176,6 +176,21 @@ func TestServePeer(t *testing.T) {
 		t.Errorf("wrong token: %+v %v", res, err)
 	}
 
+	// The right token, and a Host the loopback server does not take (a
+	// name other than a loopback one): the warning says what the server
+	// said, not to check the token (before: "check the token in $...").
+	other, err := OpenPeers([]PeerConfig{{Name: "team", URL: strings.Replace(url, "127.0.0.1", "0.0.0.0", 1), TokenEnv: "TEAM_TOKEN", Token: "tok-123"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: other})
+	defer byName.Close()
+	res, err = docir.Get(ctx, byName, mustParseAll(t, "b"), 0)
+	if err != nil || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "refused: HTTP 403") ||
+		!strings.Contains(res.Warnings[0], "loopback") || strings.Contains(res.Warnings[0], "token") {
+		t.Errorf("a Host the server refuses: %+v %v; want the server's reason, no token hint", res.Warnings, err)
+	}
+
 	// The server is gone: b falls through to archive, the rest of team's
 	// share is unavailable, local documents still come back.
 	stop()
