@@ -143,6 +143,7 @@ func TestBadFlagValuesAreUsage(t *testing.T) {
 		{"index", "--front-matter-id", "bogus", "guides"},
 		{"get", "--at", "abc", "g"},
 		{"changes", "--since", ""}, // a script's empty $REV: not the last refresh's changes
+		{"query", "--sort", "", "id:*"},
 	} {
 		r := runDocir(t, dir, nil, args...)
 		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, strconv.Quote(args[2])) {

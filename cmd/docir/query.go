@@ -56,6 +56,10 @@ documents without the field last.`,
 			if err := checkLimitFlag(opts.Limit); err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("sort") && strings.Trim(opts.Sort, "- ") == "" {
+				// A script's empty $FIELD: not the default order.
+				return docir.Errorf(docir.CodeUsage, "--sort %q: want a FIELD or -FIELD (leave --sort out for id order)", opts.Sort)
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
