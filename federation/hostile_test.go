@@ -433,3 +433,50 @@ func fakePeerParams(t *testing.T, reply func(method, params string) string) *htt
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+// A peer's hits are at most half a served reply (MaxPeerHitBytes): twenty
+// search hits of 100 also addresses of ~500 bytes, or ten context hits of
+// 100 outline entries with 2,000-byte headings, made the served read
+// reply_too_large, the local hit lost. Their also lists and outlines are
+// left out (and, for search, the last hits), with a warning naming the
+// peer; the local hit stays.
+func TestPeerHitsWithinHalfAReply(t *testing.T) {
+	addr := strings.Repeat("x", 500)
+	var also []string
+	for i := range 100 {
+		also = append(also, fmt.Sprintf(`"%s%d"`, addr, i))
+	}
+	heading := strings.Repeat("h", 2000)
+	var outline []string
+	for i := range 100 {
+		outline = append(outline, fmt.Sprintf(`{"address":"p%%d#s%d","heading":"%s","level":2,"tokens":10}`, i, heading))
+	}
+	var searchHits, contextHits []string
+	for i := range 20 {
+		searchHits = append(searchHits, fmt.Sprintf(`{"id":"p%d","title":"P","path":"p%d.md","score":1,"matched_section":"p%d","also":[%s]}`, i, i, i, strings.Join(also, ",")))
+	}
+	for i := range 10 {
+		contextHits = append(contextHits, fmt.Sprintf(`{"id":"p%d","title":"P","path":"p%d.md","score":1,"matched_section":"p%d","tokens":10,"outline":[%s]}`,
+			i, i, i, strings.ReplaceAll(strings.Join(outline, ","), "%d", fmt.Sprint(i))))
+	}
+	srv := fakePeer(t, func(method string) string {
+		if method == wire.MethodContext {
+			return `{"query":"q","budget":4000,"hits":[` + strings.Join(contextHits, ",") + `],"addresses":[],"tokens":0,"generation":1}`
+		}
+		return `{"query":"q","hits":[` + strings.Join(searchHits, ",") + `],"total":20}`
+	})
+	fed := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: []*Peer{httpPeerOf(t, "bulky", srv.URL, "", 0)}})
+	defer fed.Close()
+	var sr docir.SearchResult
+	servedRead(t, fed, wire.MethodSearch, `{"query":"retry budget","limit":20}`, &sr)
+	if !slices.ContainsFunc(sr.Hits, func(h docir.Hit) bool { return h.Store == "local" }) ||
+		!slices.ContainsFunc(sr.Warnings, func(w string) bool { return strings.HasPrefix(w, "peer bulky: its hits passed") }) {
+		t.Errorf("search: %d hits, warnings %q; want the local hit and a warning naming bulky", len(sr.Hits), sr.Warnings)
+	}
+	var cr docir.ContextResult
+	servedRead(t, fed, wire.MethodContext, `{"query":"retry budget"}`, &cr)
+	if !slices.ContainsFunc(cr.Hits, func(h docir.ContextHit) bool { return h.Store == "local" }) ||
+		!slices.ContainsFunc(cr.Warnings, func(w string) bool { return strings.HasPrefix(w, "peer bulky: its hits passed") }) {
+		t.Errorf("context: %d hits, warnings %q; want the local hit and a warning naming bulky", len(cr.Hits), cr.Warnings)
+	}
+}

@@ -104,7 +104,7 @@ func (h *httpPeer) rpc(ctx context.Context, method string, params any) (json.Raw
 		// docir serve answers 403 for a Host or Origin it does not take
 		// (a loopback listener asked by another name), never for a token
 		// (401): the body says which, and the token is not the fix.
-		return nil, fmt.Errorf("refused: HTTP 403: %q", docir.Clip(oneLine(strings.TrimSpace(string(body))), 200))
+		return nil, fmt.Errorf("refused: HTTP 403: %s", docir.Clip(oneLine(strings.TrimSpace(string(body))), 200)) // oneLine escapes
 	case resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.Header.Get("Location") != "":
 		return nil, fmt.Errorf("HTTP %d: redirects to %s; redirects are not followed: set the peer's url to where the server answers",
 			resp.StatusCode, oneLine(docir.Clip(resp.Header.Get("Location"), 200)))

@@ -2,8 +2,11 @@ package federation
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -12,6 +15,7 @@ import (
 	"github.com/docir/docir/address"
 	"github.com/docir/docir/docir"
 	"github.com/docir/docir/docir/query"
+	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/workspace"
 )
 
@@ -176,7 +180,7 @@ func hitLists(all []slot[docir.SearchResult]) (lists [][]string, totals, returne
 // nearest store that ranked it has it, labelled with that store. With
 // fused, its score is the fused score (stores' own scores are not
 // comparable); else the store's own (a query's 1).
-func takeHits(all []slot[docir.SearchResult], picks []pick, limit int, fused bool) []docir.Hit {
+func takeHits(all []slot[docir.SearchResult], picks []pick, limit int, fused bool) ([]docir.Hit, []string) {
 	hits := make([]docir.Hit, 0, min(limit, len(picks)))
 	for _, p := range picks[:min(limit, len(picks))] {
 		h := clipHit(all[p.store].v.Hits[p.rank], p.store > 0)
@@ -186,7 +190,7 @@ func takeHits(all []slot[docir.SearchResult], picks []pick, limit int, fused boo
 		}
 		hits = append(hits, h)
 	}
-	return hits
+	return fitPeerHits(hits)
 }
 
 // MaxHitText bounds the bytes of a peer's hit's title and of its path,
@@ -199,6 +203,103 @@ func takeHits(all []slot[docir.SearchResult], picks []pick, limit int, fused boo
 // hits lost with it; its snippet was already clipped (docir.SnippetMax).
 // The hit stays: its id, which get reads, is whole.
 const MaxHitText = address.MaxLen
+
+// MaxPeerHitBytes bounds what a merged skeleton read carries of its peers'
+// hits, as JSON: half a served reply (docir/wire.MaxReplyBytes), so that
+// the local store's own hits, which its own bounds keep within a reply,
+// always have room. A peer's hit is a few hundred bytes, its outline a few
+// KB: only a peer that sends more than a reply's worth reaches it (a
+// review: ten context hits of 100 outline entries of 2,000-byte headings,
+// or twenty search hits of 100 also addresses, made the served read
+// reply_too_large, the local hits lost). Past it, peers' outlines are left
+// out first, largest first, then their also lists, then their hits from
+// the last, each store's with a warning.
+const MaxPeerHitBytes = wire.MaxReplyBytes / 2
+
+// fitPeerHits keeps the peers' part of hits within MaxPeerHitBytes,
+// leaving out the peers' also lists, then their hits from the last; the
+// warnings say which store's were left out. The local store's hits are
+// never touched.
+func fitPeerHits(hits []docir.Hit) ([]docir.Hit, []string) {
+	size := func(h *docir.Hit) int { b, _ := json.Marshal(h); return len(b) }
+	total := 0
+	for i := range hits {
+		if hits[i].Store != docir.StoreLocal {
+			total += size(&hits[i])
+		}
+	}
+	if total <= MaxPeerHitBytes {
+		return hits, nil
+	}
+	cut := map[string]bool{}
+	for i := range hits {
+		if h := &hits[i]; h.Store != docir.StoreLocal && len(h.Also) > 0 && total > MaxPeerHitBytes {
+			before := size(h)
+			h.Also, cut[h.Store] = nil, true
+			total -= before - size(h)
+		}
+	}
+	for i := len(hits) - 1; i >= 0 && total > MaxPeerHitBytes; i-- {
+		if hits[i].Store != docir.StoreLocal {
+			total -= size(&hits[i])
+			cut[hits[i].Store] = true
+			hits = slices.Delete(hits, i, i+1)
+		}
+	}
+	return hits, cutWarnings(cut)
+}
+
+// fitPeerContext is fitPeerHits for a context's hits: their outlines are
+// left out first, largest first.
+func fitPeerContext(hits []docir.ContextHit) ([]docir.ContextHit, []string) {
+	size := func(h *docir.ContextHit) int { b, _ := json.Marshal(h); return len(b) }
+	total, order := 0, []int{}
+	for i := range hits {
+		if hits[i].Store != docir.StoreLocal {
+			total += size(&hits[i])
+			order = append(order, i)
+		}
+	}
+	if total <= MaxPeerHitBytes {
+		return hits, nil
+	}
+	cut := map[string]bool{}
+	slices.SortStableFunc(order, func(a, b int) int { return len(hits[b].Outline) - len(hits[a].Outline) })
+	for _, i := range order {
+		if h := &hits[i]; total > MaxPeerHitBytes && len(h.Outline) > 0 {
+			before := size(h)
+			h.Outline, cut[h.Store] = []docir.OutlineEntry{}, true
+			total -= before - size(h)
+		}
+	}
+	for _, i := range order {
+		if h := &hits[i]; total > MaxPeerHitBytes && len(h.Also) > 0 {
+			before := size(h)
+			h.Also, cut[h.Store] = nil, true
+			total -= before - size(h)
+		}
+	}
+	// Then the peers' hits, from the last (titles, paths and snippets
+	// are clipped already: only many hits are left to pass the bound).
+	for i := len(hits) - 1; i >= 0 && total > MaxPeerHitBytes; i-- {
+		if hits[i].Store != docir.StoreLocal {
+			total -= size(&hits[i])
+			cut[hits[i].Store] = true
+			hits = slices.Delete(hits, i, i+1)
+		}
+	}
+	return hits, cutWarnings(cut)
+}
+
+// cutWarnings are the warnings of the stores whose hits fitPeerHits or
+// fitPeerContext cut, in name order.
+func cutWarnings(cut map[string]bool) []string {
+	var out []string
+	for _, store := range slices.Sorted(maps.Keys(cut)) {
+		out = append(out, fmt.Sprintf("peer %s: its hits passed %d bytes, half a reply: their outlines, also lists or the last of them were left out", store, MaxPeerHitBytes))
+	}
+	return out
+}
 
 // clipHit is h with its snippet within docir.SnippetMax and, a peer's
 // hit, its title and path within MaxHitText. The local store's hits are
@@ -228,12 +329,13 @@ func (r *Reader) Search(ctx context.Context, p docir.SearchParams) (docir.Search
 	}
 	lists, totals, returned := hitLists(all)
 	picks := rrf(lists)
+	hits, cut := takeHits(all, picks, orDefault(p.Limit, docir.DefaultLimit), true)
 	return docir.SearchResult{
 		Query:    strings.TrimSpace(p.Query),
-		Hits:     takeHits(all, picks, orDefault(p.Limit, docir.DefaultLimit), true),
+		Hits:     hits,
 		Total:    fusedTotal(totals, returned, len(picks)),
 		Stores:   statuses(all),
-		Warnings: warnings,
+		Warnings: append(warnings, cut...),
 	}, nil
 }
 
@@ -290,12 +392,13 @@ func (r *Reader) Query(ctx context.Context, p docir.QueryParams) (docir.SearchRe
 			return picks[i].store < picks[j].store
 		})
 	}
+	hits, cut := takeHits(all, picks, orDefault(p.Limit, docir.DefaultLimit), false)
 	return docir.SearchResult{
 		Query:    expr.String(),
-		Hits:     takeHits(all, picks, orDefault(p.Limit, docir.DefaultLimit), false),
+		Hits:     hits,
 		Total:    fusedTotal(totals, returned, len(picks)),
 		Stores:   statuses(all),
-		Warnings: warnings,
+		Warnings: append(warnings, cut...),
 	}, nil
 }
 
@@ -381,6 +484,18 @@ func (r *Reader) Context(ctx context.Context, p docir.ContextParams) (docir.Cont
 		h.Store, h.Score = all[pk.store].store, pk.score
 		res.Hits = append(res.Hits, h)
 		owner[h.ID] = pk.store
+	}
+	var cut []string
+	if res.Hits, cut = fitPeerContext(res.Hits); cut != nil {
+		res.Warnings = append(res.Warnings, cut...)
+		clear(owner) // a hit left out plans no read
+		for _, h := range res.Hits {
+			for i := range all {
+				if all[i].store == h.Store {
+					owner[h.ID] = i
+				}
+			}
+		}
 	}
 
 	// Each store's plan, keeping only the documents it owns, with the

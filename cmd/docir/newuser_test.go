@@ -197,7 +197,8 @@ func TestServeTokenEnv(t *testing.T) {
 	}{
 		{nil, "$PEER_TOK is unset or empty"},
 		{[]string{"PEER_TOK="}, "$PEER_TOK is unset or empty"},
-		{[]string{"PEER_TOK=abc\n"}, "control character"},
+		{[]string{"PEER_TOK=abc\r"}, "control character"},
+		{[]string{"PEER_TOK=abc "}, "white space"},
 	} {
 		r := runDocir(t, dir, tt.env, "serve", "--http", "127.0.0.1:0", "--token-env", "PEER_TOK")
 		if r.code != 2 || !strings.Contains(r.stderr, tt.want) {

@@ -142,9 +142,12 @@ func httpListen(opts *ServeOptions) (hostport string, loopback bool, token strin
 		// loopback address allows, is not what was asked.
 		return "", false, "", docir.Errorf(docir.CodeUsage, "--token-env %s: $%s is unset or empty", opts.TokenEnv, opts.TokenEnv)
 	case strings.ContainsFunc(token, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }):
-		// No client could send it in a header (a line feed that
-		// `export X=$(cat file)` kept): every request would get 401.
-		return "", false, "", docir.Errorf(docir.CodeUsage, "$%s holds a control character (a line feed?), which no Authorization header can carry: set it without one", opts.TokenEnv)
+		// No client could send it in a header (a carriage return kept
+		// from a file with CRLF line ends): every request would get 401.
+		return "", false, "", docir.Errorf(docir.CodeUsage, "$%s holds a control character (a carriage return?), which no Authorization header can carry: set it without one", opts.TokenEnv)
+	case strings.TrimSpace(token) != token:
+		// A header's value arrives trimmed: "abc " never matches.
+		return "", false, "", docir.Errorf(docir.CodeUsage, "$%s begins or ends with white space, which an Authorization header drops: set it without", opts.TokenEnv)
 	case !loopback && token == "":
 		return "", false, "", docir.Errorf(docir.CodeUsage, "--http %s is not a loopback address: set a bearer token in $%s (or name another variable with --token-env)", hostport, opts.TokenEnv)
 	}
@@ -284,10 +287,15 @@ func serveReader(bg *serveBackground, lc *loadedConfig, prog *session.Progress) 
 	if hasStore || len(lc.StoreSources()) == 0 {
 		// A store, or nothing of its own to index: a project of peers
 		// alone answers from them, and writes nothing (as its reads do;
-		// before, serve made an empty store "indexing 0 source folders").
+		// before, serve made an empty store "indexing 0 source folders"),
+		// so it does not watch either: a refresh would publish an empty
+		// store at the first edit of docir.yaml. Sources added later are
+		// served from serve's next start.
 		prog.Finish()
 		g.Open(nil)
-		bg.watch(false)
+		if hasStore {
+			bg.watch(false)
+		}
 		return g, r, nil
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "docir serve: nothing indexed yet in %s; indexing %d source folder(s) in the background\n", forTerminal(dir), len(lc.StoreSources()))
