@@ -480,3 +480,19 @@ func TestPeerHitsWithinHalfAReply(t *testing.T) {
 		t.Errorf("context: %d hits, warnings %q; want the local hit and a warning naming bulky", len(cr.Hits), cr.Warnings)
 	}
 }
+
+// The local store's own warnings come through a deep read with peers, as
+// they do without: a get of a heading two of its sections share says
+// which it read (they were dropped once a peer was declared).
+func TestLocalWarningsWithPeers(t *testing.T) {
+	files := map[string]string{"s.md": "# S\n\n## Setup\n\none\n\n## Setup\n\ntwo\n"}
+	fed := New(Config{Local: openLocal(t, makeStore(t, files)), Peers: []*Peer{pathPeerOf(t, "team", makeStore(t, teamFiles))}})
+	defer fed.Close()
+	res, err := docir.Get(context.Background(), fed, mustParseAll(t, "s#Setup", "b"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Documents) != 2 || !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, `2 sections are headed "Setup"`) }) {
+		t.Errorf("documents %d, warnings %q; want s's and b, and the local warning of the shared heading", len(res.Documents), res.Warnings)
+	}
+}

@@ -72,9 +72,11 @@ func perAddress[T any](ctx context.Context, r *Reader, addrs []address.Address,
 		}
 	}
 	var notes []peerNote
+	var local []string // the local store's own warnings: first, as without peers
 
 	if len(uniq) > 0 {
-		res, _, err := ask(ctx, r.local, uniq)
+		res, warned, err := ask(ctx, r.local, uniq)
+		local = warned
 		switch {
 		case docir.CodeOf(err) == docir.CodeNoStore:
 			// Nothing indexed locally and nothing to index (a config of
@@ -125,7 +127,9 @@ func perAddress[T any](ctx context.Context, r *Reader, addrs []address.Address,
 		}
 	}
 
-	warnings := noteWarnings(notes, func(a address.Address) bool { return states[a].value != nil })
+	// The local store's warnings were dropped once a peer was declared (a
+	// get of a heading two sections share said nothing of it then).
+	warnings := append(local, noteWarnings(notes, func(a address.Address) bool { return states[a].value != nil })...)
 	out := make([]answer[T], len(addrs))
 	suggested := map[address.Address]bool{} // at most maxSuggested, as the local store's
 	for i, a := range addrs {
