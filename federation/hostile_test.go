@@ -496,3 +496,24 @@ func TestLocalWarningsWithPeers(t *testing.T) {
 		t.Errorf("documents %d, warnings %q; want s's and b, and the local warning of the shared heading", len(res.Documents), res.Warnings)
 	}
 }
+
+// A no_section miss with peers names the nearest sections, as without
+// them: the local store's suggestions of a section it lacks were dropped
+// once a peer was declared (only no_document misses kept theirs).
+func TestSectionSuggestionsWithPeers(t *testing.T) {
+	files := map[string]string{"s.md": "# S\n\n## Setup\n\none\n"}
+	solo := openLocal(t, makeStore(t, files))
+	want, err := docir.Get(context.Background(), solo, mustParseAll(t, "s#setu"), 0)
+	if err != nil || len(want.Missing) != 1 || len(want.Missing[0].Suggestions) == 0 {
+		t.Fatalf("without peers: %+v %v; want a no_section miss with suggestions", want.Missing, err)
+	}
+	fed := New(Config{Local: openLocal(t, makeStore(t, files)), Peers: []*Peer{pathPeerOf(t, "team", makeStore(t, teamFiles))}})
+	defer fed.Close()
+	got, err := docir.Get(context.Background(), fed, mustParseAll(t, "s#setu"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want.Missing, got.Missing); diff != "" {
+		t.Errorf("with a peer, the miss (-without +with):\n%s", diff)
+	}
+}

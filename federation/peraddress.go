@@ -20,6 +20,7 @@ type answer[T any] struct {
 type state[T any] struct {
 	value       *T
 	suggestions []string // the nearest store's, for a no_document miss
+	sections    []string // the nearest store's, for a no_section miss (its nearest sections)
 	sawDocument bool     // some store holds the document but not the section
 	unavailable bool     // a store that might hold it could not answer
 }
@@ -41,8 +42,11 @@ func (s *state[T]) learn(o answer[T]) {
 		s.value = o.Value
 		return
 	}
-	if len(s.suggestions) == 0 && o.Reason == docir.ReasonNoDocument {
+	switch {
+	case len(s.suggestions) == 0 && o.Reason == docir.ReasonNoDocument:
 		s.suggestions = o.Suggestions
+	case len(s.sections) == 0 && o.Reason == docir.ReasonNoSection:
+		s.sections = o.Suggestions
 	}
 	switch o.Reason {
 	case docir.ReasonNoSection:
@@ -139,9 +143,17 @@ func perAddress[T any](ctx context.Context, r *Reader, addrs []address.Address,
 			continue
 		}
 		out[i] = answer[T]{Reason: s.reason()}
-		if out[i].Reason == docir.ReasonNoDocument && len(s.suggestions) > 0 && (suggested[a] || len(suggested) < maxSuggested) {
+		// The suggestions of the miss it is: a no_section miss names the
+		// nearest sections of the nearest store that holds the document
+		// (they were dropped once a peer was declared), a no_document one
+		// the nearest ids.
+		sugg := s.suggestions
+		if out[i].Reason == docir.ReasonNoSection {
+			sugg = s.sections
+		}
+		if out[i].Reason != docir.ReasonUnavailable && len(sugg) > 0 && (suggested[a] || len(suggested) < maxSuggested) {
 			suggested[a] = true
-			out[i].Suggestions = s.suggestions
+			out[i].Suggestions = sugg
 		}
 	}
 	return out, warnings, nil
