@@ -101,6 +101,28 @@ func startServe(t *testing.T, bin, dir, token string) (url string, stop func()) 
 // 127.0.0.1, with a bearer token: deep reads per address, single reads,
 // skeleton reads and status go over HTTP; once the server is gone its
 // addresses are unavailable and local documents still come back.
+// TestServePeerHostRefused: the right token, and a Host the loopback
+// server does not take (a name other than a loopback one): the warning
+// says what the server said, not to check the token (before: "check the
+// token in $...", which 401 means).
+func TestServePeerHostRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds docir and runs a server")
+	}
+	url, _ := startServe(t, buildDocir(t), makeStore(t, teamFiles), "tok-123")
+	other, err := OpenPeers([]PeerConfig{{Name: "team", URL: strings.Replace(url, "127.0.0.1", "0.0.0.0", 1), TokenEnv: "TEAM_TOKEN", Token: "tok-123"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: other})
+	defer byName.Close()
+	res, err := docir.Get(context.Background(), byName, mustParseAll(t, "b"), 0)
+	if err != nil || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "refused: HTTP 403") ||
+		!strings.Contains(res.Warnings[0], "loopback") || strings.Contains(res.Warnings[0], "token") {
+		t.Errorf("a Host the server refuses: %+v %v; want the server's reason, no token hint", res.Warnings, err)
+	}
+}
+
 func TestServePeer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds docir and runs a server")
@@ -174,21 +196,6 @@ func TestServePeer(t *testing.T) {
 	res, err = docir.Get(ctx, bad, mustParseAll(t, "b"), 0)
 	if err != nil || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "peer team: refused: HTTP 401") {
 		t.Errorf("wrong token: %+v %v", res, err)
-	}
-
-	// The right token, and a Host the loopback server does not take (a
-	// name other than a loopback one): the warning says what the server
-	// said, not to check the token (before: "check the token in $...").
-	other, err := OpenPeers([]PeerConfig{{Name: "team", URL: strings.Replace(url, "127.0.0.1", "0.0.0.0", 1), TokenEnv: "TEAM_TOKEN", Token: "tok-123"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	byName := New(Config{Local: openLocal(t, makeStore(t, localFiles)), Peers: other})
-	defer byName.Close()
-	res, err = docir.Get(ctx, byName, mustParseAll(t, "b"), 0)
-	if err != nil || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "refused: HTTP 403") ||
-		!strings.Contains(res.Warnings[0], "loopback") || strings.Contains(res.Warnings[0], "token") {
-		t.Errorf("a Host the server refuses: %+v %v; want the server's reason, no token hint", res.Warnings, err)
 	}
 
 	// The server is gone: b falls through to archive, the rest of team's

@@ -221,41 +221,33 @@ const MaxPeerHitBytes = wire.MaxReplyBytes / 2
 // warnings say which store's were left out. The local store's hits are
 // never touched.
 func fitPeerHits(hits []docir.Hit) ([]docir.Hit, []string) {
-	size := func(h *docir.Hit) int { b, _ := json.Marshal(h); return len(b) }
-	total := 0
-	for i := range hits {
-		if hits[i].Store != docir.StoreLocal {
-			total += size(&hits[i])
-		}
-	}
-	if total <= MaxPeerHitBytes {
-		return hits, nil
-	}
-	cut := map[string]bool{}
-	for i := range hits {
-		if h := &hits[i]; h.Store != docir.StoreLocal && len(h.Also) > 0 && total > MaxPeerHitBytes {
-			before := size(h)
-			h.Also, cut[h.Store] = nil, true
-			total -= before - size(h)
-		}
-	}
-	for i := len(hits) - 1; i >= 0 && total > MaxPeerHitBytes; i-- {
-		if hits[i].Store != docir.StoreLocal {
-			total -= size(&hits[i])
-			cut[hits[i].Store] = true
-			hits = slices.Delete(hits, i, i+1)
-		}
-	}
-	return hits, cutWarnings(cut)
+	return fitPeers(hits, func(h *docir.Hit) string { return h.Store }, nil,
+		func(h *docir.Hit) bool { cut := len(h.Also) > 0; h.Also = nil; return cut })
 }
 
 // fitPeerContext is fitPeerHits for a context's hits: their outlines are
 // left out first, largest first.
 func fitPeerContext(hits []docir.ContextHit) ([]docir.ContextHit, []string) {
-	size := func(h *docir.ContextHit) int { b, _ := json.Marshal(h); return len(b) }
+	return fitPeers(hits, func(h *docir.ContextHit) string { return h.Store },
+		func(h *docir.ContextHit) int { return len(h.Outline) },
+		func(h *docir.ContextHit) bool {
+			cut := len(h.Outline) > 0
+			h.Outline = []docir.OutlineEntry{}
+			return cut
+		},
+		func(h *docir.ContextHit) bool { cut := len(h.Also) > 0; h.Also = nil; return cut })
+}
+
+// fitPeers keeps the JSON of the hits not of the local store (store says
+// whose a hit is) within MaxPeerHitBytes: each step in turn leaves
+// something out of the peers' hits (true when it did), largest first
+// (by larger, when not nil), until they fit; then the peers' hits go,
+// from the last. The warnings name the stores whose hits were cut.
+func fitPeers[T any](hits []T, store func(*T) string, larger func(*T) int, steps ...func(*T) bool) ([]T, []string) {
+	size := func(h *T) int { b, _ := json.Marshal(h); return len(b) }
 	total, order := 0, []int{}
 	for i := range hits {
-		if hits[i].Store != docir.StoreLocal {
+		if store(&hits[i]) != docir.StoreLocal {
 			total += size(&hits[i])
 			order = append(order, i)
 		}
@@ -263,28 +255,25 @@ func fitPeerContext(hits []docir.ContextHit) ([]docir.ContextHit, []string) {
 	if total <= MaxPeerHitBytes {
 		return hits, nil
 	}
+	if larger != nil {
+		slices.SortStableFunc(order, func(a, b int) int { return larger(&hits[b]) - larger(&hits[a]) })
+	}
 	cut := map[string]bool{}
-	slices.SortStableFunc(order, func(a, b int) int { return len(hits[b].Outline) - len(hits[a].Outline) })
-	for _, i := range order {
-		if h := &hits[i]; total > MaxPeerHitBytes && len(h.Outline) > 0 {
-			before := size(h)
-			h.Outline, cut[h.Store] = []docir.OutlineEntry{}, true
-			total -= before - size(h)
+	for _, step := range steps {
+		for _, i := range order {
+			if h := &hits[i]; total > MaxPeerHitBytes {
+				before := size(h)
+				if step(h) {
+					cut[store(h)] = true
+					total -= before - size(h)
+				}
+			}
 		}
 	}
-	for _, i := range order {
-		if h := &hits[i]; total > MaxPeerHitBytes && len(h.Also) > 0 {
-			before := size(h)
-			h.Also, cut[h.Store] = nil, true
-			total -= before - size(h)
-		}
-	}
-	// Then the peers' hits, from the last (titles, paths and snippets
-	// are clipped already: only many hits are left to pass the bound).
 	for i := len(hits) - 1; i >= 0 && total > MaxPeerHitBytes; i-- {
-		if hits[i].Store != docir.StoreLocal {
+		if store(&hits[i]) != docir.StoreLocal {
 			total -= size(&hits[i])
-			cut[hits[i].Store] = true
+			cut[store(&hits[i])] = true
 			hits = slices.Delete(hits, i, i+1)
 		}
 	}
