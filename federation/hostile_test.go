@@ -517,3 +517,19 @@ func TestSectionSuggestionsWithPeers(t *testing.T) {
 		t.Errorf("with a peer, the miss (-without +with):\n%s", diff)
 	}
 }
+
+// BenchmarkFitPeerHits is what fitPeerHits adds to a federated search when
+// nothing is cut: one JSON encoding of each of ten peer hits of the usual
+// size, to count them against MaxPeerHitBytes.
+func BenchmarkFitPeerHits(b *testing.B) {
+	hits := make([]docir.Hit, 10)
+	for i := range hits {
+		hits[i] = docir.Hit{ID: fmt.Sprintf("guides/page-%d", i), Title: "A page of the guides", Path: fmt.Sprintf("guides/page-%d.md", i),
+			Store: "team", Score: 0.5, MatchedSection: fmt.Sprintf("guides/page-%d#a-section", i), Snippet: strings.Repeat("words of a snippet ", 12)}
+	}
+	for b.Loop() {
+		if _, cut := fitPeerHits(hits); cut != nil {
+			b.Fatal(cut)
+		}
+	}
+}

@@ -42,7 +42,7 @@ func OpenPeers(cfgs []PeerConfig) ([]*Peer, error) {
 			p.r = &pathPeer{dir: c.Path, stemming: c.Stemming}
 		case c.TokenEnv != "" && c.Token == "":
 			p.broken = fmt.Errorf("environment variable %s (its token_env) is not set", c.TokenEnv)
-		case strings.ContainsFunc(c.Token, badInHeader):
+		case BadHeaderValue(c.Token):
 			// net/http would refuse the request, and the peer would
 			// read as unreachable; the token is what is wrong.
 			p.broken = fmt.Errorf("the token in $%s is not a valid HTTP header value (a trailing newline or another control character?)", c.TokenEnv)
@@ -58,9 +58,12 @@ func OpenPeers(cfgs []PeerConfig) ([]*Peer, error) {
 	return out, nil
 }
 
-// badInHeader reports whether r may not appear in an HTTP header value
-// (RFC 9110: control characters other than tab).
-func badInHeader(r rune) bool { return (r < 0x20 && r != '\t') || r == 0x7f }
+// BadHeaderValue reports whether s holds a character an HTTP header value
+// may not (RFC 9110: control characters other than tab): a bearer token
+// with one can never be sent, by a peer's client or to a server.
+func BadHeaderValue(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return (r < 0x20 && r != '\t') || r == 0x7f })
+}
 
 // NewPeer makes a peer of any reader: a federation, a test double, or a
 // store opened some other way. Timeout 0 means DefaultTimeout.

@@ -337,22 +337,13 @@ func (s *Service) refresh(ctx context.Context) (docir.IndexSummary, error) {
 // the refresh holds the store's lock, that one stands, and the summary says
 // so (Published false, its Generation), whatever sources this service
 // would have indexed (ingest.Options.FirstOnly). report, when not nil, is
-// told each step, as RefreshReporting's.
+// told each step (beside the configured progress callback: a server's
+// background index shows it to hosts).
 func (s *Service) RefreshFirst(ctx context.Context, report func(stage string, done, total int)) (docir.IndexSummary, error) {
 	if s.pin != nil {
 		return docir.IndexSummary{}, docir.Errorf(docir.CodeInternal, "a view of generation %d cannot refresh", s.pin.snap.Generation())
 	}
 	return s.refreshReporting(ctx, report, true)
-}
-
-// RefreshReporting is Refresh with each step also reported to report
-// (beside the configured progress callback): a server's background index
-// shows it to hosts.
-func (s *Service) RefreshReporting(ctx context.Context, report func(stage string, done, total int)) (docir.IndexSummary, error) {
-	if s.pin != nil {
-		return docir.IndexSummary{}, docir.Errorf(docir.CodeInternal, "a view of generation %d cannot refresh", s.pin.snap.Generation())
-	}
-	return s.refreshReporting(ctx, report, false)
 }
 
 func (s *Service) refreshReporting(ctx context.Context, report func(stage string, done, total int), firstOnly bool) (docir.IndexSummary, error) {

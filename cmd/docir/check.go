@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/render"
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/store/links"
@@ -210,7 +211,7 @@ func checkStale(ctx context.Context, opts *CheckOptions, srcs []store.Source, ge
 	}
 	if n := len(c.Added) + len(c.Changed) + len(c.Removed); n > 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "docir: warning: %s changed since generation %d was indexed (%d added, %d changed, %d removed); check read the index, not them: run docir index first (docir status lists them)\n",
-			files(n), gen, len(c.Added), len(c.Changed), len(c.Removed))
+			render.Counted(n, "file", "files"), gen, len(c.Added), len(c.Changed), len(c.Removed))
 	} else if c.SourcesChanged {
 		fmt.Fprintln(opts.IO.ErrOut, "docir: warning: the sources changed since they were indexed; check read the index: run docir index first")
 	}

@@ -212,7 +212,7 @@ func (f *Factory) zeroSetup(lc *loadedConfig, ws *workspace.Service) error {
 	if !slices.ContainsFunc(srcs, func(s store.Source) bool { return hasMarkdown(s.Path, nil) }) {
 		return nil
 	}
-	if err := zeroSetupRefusal(lc); err != nil {
+	if err := storeBelowRefusal(lc); err != nil { // homeRefusal was asked above, before the walk
 		return err
 	}
 	paths := make([]string, len(srcs))
@@ -249,15 +249,22 @@ func (f *Factory) zeroSetup(lc *loadedConfig, ws *workspace.Service) error {
 
 // zeroSetupRefusal refuses to index the working folder of a project with
 // no docir.yaml (its one source, implicit) when it is the home folder or
-// the file system's root (homeRefusal), or when a store lies below it: that
-// store is another project's, and it already indexes what it holds. nil
-// when there is a config (its sources were chosen) or no store below.
+// the file system's root (homeRefusal), or when a store lies below it
+// (storeBelowRefusal). nil when there is a config (its sources were
+// chosen).
 func zeroSetupRefusal(lc *loadedConfig) error {
-	if lc.File != "" || len(lc.Sources) > 0 {
-		return nil
-	}
 	if err := homeRefusal(lc); err != nil {
 		return err
+	}
+	return storeBelowRefusal(lc)
+}
+
+// storeBelowRefusal refuses, with no docir.yaml, a folder that holds a
+// store below it: that store is another project's, and it already indexes
+// what it holds. nil when there is a config or no store below.
+func storeBelowRefusal(lc *loadedConfig) error {
+	if lc.File != "" || len(lc.Sources) > 0 {
+		return nil
 	}
 	inner := storeBelow(lc.BaseDir)
 	if inner == "" {

@@ -141,7 +141,7 @@ func httpListen(opts *ServeOptions) (hostport string, loopback bool, token strin
 		// A token was asked for by name: serving without one, as a
 		// loopback address allows, is not what was asked.
 		return "", false, "", docir.Errorf(docir.CodeUsage, "--token-env %s: $%s is unset or empty", opts.TokenEnv, opts.TokenEnv)
-	case strings.ContainsFunc(token, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }):
+	case federation.BadHeaderValue(token):
 		// No client could send it in a header (a carriage return kept
 		// from a file with CRLF line ends): every request would get 401.
 		return "", false, "", docir.Errorf(docir.CodeUsage, "$%s holds a control character (a carriage return?), which no Authorization header can carry: set it without one", opts.TokenEnv)

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/render"
 	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/store/ingest"
 	"github.com/docir/docir/workspace"
@@ -220,7 +220,7 @@ func printStatusText(dst io.Writer, out statusOutput) error {
 		}
 		switch {
 		case len(c.Added)+len(c.Changed)+len(c.Removed) == 0 && !c.SourcesChanged:
-			fmt.Fprintf(w, "changes     none since generation %d (%s unchanged, %d ignored%s)\n", st.Generation, files(c.Unchanged), c.Ignored, skippedText(c.Skipped))
+			fmt.Fprintf(w, "changes     none since generation %d (%s unchanged, %d ignored%s)\n", st.Generation, render.Counted(c.Unchanged, "file", "files"), c.Ignored, skippedText(c.Skipped))
 		default:
 			fmt.Fprintf(w, "changes     since generation %d: %d added, %d changed, %d removed (%d ignored%s); run docir index\n",
 				st.Generation, len(c.Added), len(c.Changed), len(c.Removed), c.Ignored, skippedText(c.Skipped))
@@ -261,12 +261,4 @@ func skippedText(n int) string {
 		return ""
 	}
 	return fmt.Sprintf(", %d skipped as before: binary, not UTF-8, unreadable or over a parse limit", n)
-}
-
-// files is n and "file" or "files".
-func files(n int) string {
-	if n == 1 {
-		return "1 file"
-	}
-	return strconv.Itoa(n) + " files"
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -176,6 +177,14 @@ func titleOK(t string) bool {
 		return t[len(t)-1] == ')'
 	}
 	return false
+}
+
+// Counted is n and the noun's form for it: "1 file", "3 files".
+func Counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 func plural(n int) string {

@@ -3,7 +3,6 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -26,11 +25,11 @@ func textOf(method string, result json.RawMessage) (string, error) {
 		write = getText
 	case wire.MethodSearch:
 		write = hitsText(func(n, total int) string {
-			return counted(n, "document", "documents") + "; " + counted(total, "section holds", "sections hold") + " the query's words"
+			return render.Counted(n, "document", "documents") + "; " + render.Counted(total, "section holds", "sections hold") + " the query's words"
 		})
 	case wire.MethodQuery:
 		write = hitsText(func(n, total int) string {
-			return fmt.Sprintf("%d of %s", n, counted(total, "matching document", "matching documents"))
+			return fmt.Sprintf("%d of %s", n, render.Counted(total, "matching document", "matching documents"))
 		})
 	case wire.MethodContext:
 		write = viaResult(func(b *strings.Builder, r *docir.ContextResult) {
@@ -492,12 +491,4 @@ func htmlEscapedLen(raw []byte) int {
 		}
 	}
 	return n
-}
-
-// counted is n and the noun's form for it: "1 document", "3 documents".
-func counted(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net"
@@ -177,17 +176,7 @@ func TestHTTPShutdown(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- ServeHTTP(ctx, e, ln, HTTPOptions{Loopback: true}) }()
 	url := "http://" + ln.Addr().String() + RPCPath
-	got := make(chan string, 1)
-	go func() {
-		resp, err := http.Post(url, "application/json", bytes.NewBufferString(`{"jsonrpc":"2.0","id":1,"method":"workspace/status"}`))
-		if err != nil {
-			got <- err.Error()
-			return
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		got <- string(b)
-	}()
+	got := postInBackground(url, `{"jsonrpc":"2.0","id":1,"method":"workspace/status"}`)
 	<-g.entered
 	cancel()
 	close(g.release)
@@ -201,6 +190,23 @@ func TestHTTPShutdown(t *testing.T) {
 		t.Fatal("the server still answers after shutdown")
 	}
 	http.DefaultClient.CloseIdleConnections()
+}
+
+// postInBackground posts body to url and sends the reply's body (or the
+// error) on the channel it returns.
+func postInBackground(url, body string) <-chan string {
+	got := make(chan string, 1)
+	go func() {
+		resp, err := http.Post(url, "application/json", strings.NewReader(body))
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		got <- string(b)
+	}()
+	return got
 }
 
 // hungReader's status runs until its context ends.
@@ -231,17 +237,7 @@ func TestHTTPShutdownPastTheGrace(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- ServeHTTP(ctx, e, ln, HTTPOptions{Loopback: true}) }()
-	got := make(chan string, 1)
-	go func() {
-		resp, err := http.Post("http://"+ln.Addr().String()+RPCPath, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"workspace/status"}`))
-		if err != nil {
-			got <- err.Error()
-			return
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		got <- string(b)
-	}()
+	got := postInBackground("http://"+ln.Addr().String()+RPCPath, `{"jsonrpc":"2.0","id":7,"method":"workspace/status"}`)
 	<-h.entered
 	cancel()
 	body := <-got
