@@ -135,14 +135,16 @@ func linkSet(snap *store.Snapshot, docs *docCache, a address.Address, budget *li
 		return nil, "", err
 	}
 	var broken []*docir.Link
+	var held linksHeld
 	for _, l := range out {
 		if within(l.From) {
 			if err := budget.add(&l, false); err != nil {
 				return nil, "", err
 			}
-			set.Outgoing = append(set.Outgoing, l)
+			held.add(l)
 		}
 	}
+	set.Outgoing = held.all()
 	for i := range set.Outgoing {
 		if set.Outgoing[i].Status == docir.LinkBroken {
 			broken = append(broken, &set.Outgoing[i])
@@ -158,13 +160,79 @@ func linkSet(snap *store.Snapshot, docs *docCache, a address.Address, budget *li
 		if err := budget.add(&l, true); err != nil {
 			return err
 		}
-		set.Incoming = append(set.Incoming, l)
+		held.add(l)
 		return nil
 	})
 	if err != nil {
 		return nil, "", err
 	}
+	set.Incoming = held.all()
 	return set, "", nil
+}
+
+// linksHeld gathers the links of one set while its reply bound is
+// counted, so that what a read holds is close to what it counts: a hub's
+// incoming links can reach the bound (hundreds of thousands), and a slice
+// grown by append leaves each earlier array behind until the collector
+// comes (about as much again as the set), so it fills fixed chunks and
+// copies them once, at the set's length, when the set is done; and a link
+// decoded from the index has strings of its own, while a hub's links say
+// the same few (where each is, what it targets, its kind and status) again
+// and again, so it keeps one copy of each string.
+type linksHeld struct {
+	chunks [][]docir.Link
+	n      int
+	strs   map[string]string
+}
+
+// linkChunk is the links a chunk holds (about 150 KiB).
+const linkChunk = 1024
+
+func (h *linksHeld) add(l docir.Link) {
+	if h.strs == nil {
+		h.strs = map[string]string{}
+	}
+	l.From, l.Target, l.Kind, l.Status = h.str(l.From), h.str(l.Target), h.str(l.Kind), h.str(l.Status)
+	l.Address, l.URL, l.Reason = h.str(l.Address), h.str(l.URL), h.str(l.Reason)
+	if k := len(h.chunks); k == 0 {
+		h.chunks = append(h.chunks, nil) // grown by append: most sets are small
+	} else if len(h.chunks[k-1]) >= linkChunk {
+		h.chunks = append(h.chunks, make([]docir.Link, 0, linkChunk))
+	}
+	c := &h.chunks[len(h.chunks)-1]
+	*c = append(*c, l)
+	h.n++
+}
+
+// str is s as the set first held it.
+func (h *linksHeld) str(s string) string {
+	if s == "" {
+		return ""
+	}
+	if t, ok := h.strs[s]; ok {
+		return t
+	}
+	h.strs[s] = s
+	return s
+}
+
+// all is the links gathered since the last all, in order (never nil), and
+// starts again.
+func (h *linksHeld) all() []docir.Link {
+	var out []docir.Link
+	if len(h.chunks) == 1 {
+		out = h.chunks[0]
+	} else {
+		out = make([]docir.Link, 0, h.n)
+		for _, c := range h.chunks {
+			out = append(out, c...)
+		}
+	}
+	h.chunks, h.n = nil, 0
+	if out == nil {
+		out = []docir.Link{}
+	}
+	return out
 }
 
 // linkTarget is what a links read of address a reads: its set with no

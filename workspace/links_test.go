@@ -21,14 +21,14 @@ import (
 )
 
 // linksService indexes docs (file name to text) and returns its service.
-func linksService(t *testing.T, docs map[string]string) *Service {
+func linksService(t testing.TB, docs map[string]string) *Service {
 	t.Helper()
 	return linksServiceWith(t, docs, store.LinkConfig{})
 }
 
 // linksServiceWith indexes docs under the link rules and returns its
 // service.
-func linksServiceWith(t *testing.T, docs map[string]string, rules store.LinkConfig) *Service {
+func linksServiceWith(t testing.TB, docs map[string]string, rules store.LinkConfig) *Service {
 	t.Helper()
 	root := t.TempDir()
 	writeDocs(t, root, docs)
@@ -41,7 +41,7 @@ func linksServiceWith(t *testing.T, docs map[string]string, rules store.LinkConf
 }
 
 // parseAll parses addresses, failing the test on a malformed one.
-func parseAll(t *testing.T, ss ...string) []address.Address {
+func parseAll(t testing.TB, ss ...string) []address.Address {
 	t.Helper()
 	out := make([]address.Address, len(ss))
 	for i, s := range ss {
@@ -205,13 +205,10 @@ func TestLinksMissSuggestions(t *testing.T) {
 	}
 }
 
-// TestLinksIncomingStopAtTheBound: the incoming links of a hub page are
-// counted as they are read, and the read stops at the first that passes
-// the reply bound: no more are gathered than the bound holds (the error
-// says how far it got), where it used to gather all of them first.
-func TestLinksIncomingStopAtTheBound(t *testing.T) {
+// hubDocs is a hub page with a section, and pages p/pageNN.md that each
+// link per times to that section.
+func hubDocs(pages, per int) map[string]string {
 	docs := map[string]string{"hub.md": "# Hub\n\n## Sec\n\ntext\n"}
-	const pages, per = 20, 700
 	for p := range pages {
 		var b strings.Builder
 		fmt.Fprintf(&b, "# Page %d\n\n", p)
@@ -220,7 +217,16 @@ func TestLinksIncomingStopAtTheBound(t *testing.T) {
 		}
 		docs[fmt.Sprintf("p/page%02d.md", p)] = b.String()
 	}
-	ws := linksService(t, docs)
+	return docs
+}
+
+// TestLinksIncomingStopAtTheBound: the incoming links of a hub page are
+// counted as they are read, and the read stops at the first that passes
+// the reply bound: no more are gathered than the bound holds (the error
+// says how far it got), where it used to gather all of them first.
+func TestLinksIncomingStopAtTheBound(t *testing.T) {
+	const pages, per = 20, 700
+	ws := linksService(t, hubDocs(pages, per))
 	ctx := context.Background()
 	_, err := ws.Links(ctx, parseAll(t, "hub"), wire.MaxReplyBytes)
 	if docir.CodeOf(err) != docir.CodeReplyTooLarge {
@@ -696,6 +702,50 @@ func BenchmarkLinksEveryPage(b *testing.B) {
 	for b.Loop() {
 		if _, err := ws.Links(context.Background(), addrs, 0); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestLinksHeld: the links a set gathers come back whole and in order,
+// past a chunk's length and below it, equal to what was added (their
+// strings shared, not changed), and an empty set is an empty list.
+func TestLinksHeld(t *testing.T) {
+	for _, n := range []int{0, 1, linkChunk - 1, linkChunk, linkChunk + 1, 3*linkChunk + 7} {
+		var h linksHeld
+		var want []docir.Link
+		for i := range n {
+			l := docir.Link{From: fmt.Sprintf("p/page%d#s", i%3), Line: i, Target: "../hub.md#sec", Kind: "inline", Status: docir.LinkResolved, Address: "hub#sec"}
+			want = append(want, l)
+			h.add(l)
+		}
+		got := h.all()
+		if got == nil {
+			t.Errorf("%d links: nil; want a list", n)
+		}
+		if n > 0 {
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("%d links: (-added +all):\n%s", n, d)
+			}
+		} else if len(got) != 0 {
+			t.Errorf("no links: %d back", len(got))
+		}
+		if again := h.all(); again == nil || len(again) != 0 {
+			t.Errorf("%d links: a second all() = %d links; want an empty list", n, len(again))
+		}
+	}
+}
+
+// BenchmarkLinksHub reads the links of a page that 40,000 links lead to
+// (20 pages of 2,000), with no bound: the set gathered in chunks with its
+// strings shared, not grown by append with each link's own copies.
+func BenchmarkLinksHub(b *testing.B) {
+	ws := linksService(b, hubDocs(20, 2000))
+	addrs := parseAll(b, "hub")
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := ws.Links(context.Background(), addrs, 0)
+		if err != nil || len(res.Items[0].Set.Incoming) != 40000 {
+			b.Fatalf("links of the hub: %v", err)
 		}
 	}
 }

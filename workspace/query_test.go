@@ -77,7 +77,7 @@ func compareQueries(t *testing.T, ws *Service, params []docir.QueryParams) (hits
 	return hits
 }
 
-func writeDocs(t *testing.T, root string, docs map[string]string) {
+func writeDocs(t testing.TB, root string, docs map[string]string) {
 	t.Helper()
 	for name, text := range docs {
 		p := filepath.Join(root, name)
