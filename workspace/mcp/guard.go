@@ -36,6 +36,8 @@ const batchVersion = "2025-06-18"
 //   - an id is a string or an integer the SDK echoes exactly, else the
 //     message is refused to id null (the SDK holds ids as float64);
 //   - a message with an id and no method, result or error is refused;
+//   - a request whose jsonrpc is not "2.0", or with a result or error, is
+//     refused to its id; a response the SDK could not decode is dropped;
 //   - a call other than initialize or ping before initialize is refused;
 //   - initialize's params are an object whose members have their types
 //     (the SDK would answer code 0, or -32603 with its decoder's message);
@@ -108,10 +110,25 @@ func (g *guard) inbound(msg []byte) *refusal {
 		id = rawID
 	}
 	if !hasMethod {
-		if hasResult || hasError {
-			return nil // a response to a request of ours
+		switch {
+		case !hasResult && !hasError:
+			return &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest, "invalid request: want a method name (a non-empty string)")}
+		case !isVersion(members["jsonrpc"]) || hasResult && hasError || hasError && !isObject(members["error"]):
+			// Not a response the SDK's decoder takes (HTTP would answer
+			// 400 in plain text, and a batch leave its calls unanswered):
+			// a response gets no reply, so it is dropped.
+			return &refusal{}
 		}
-		return &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest, "invalid request: want a method name (a non-empty string)")}
+		return nil // a response to a request of ours
+	}
+	switch {
+	case !isVersion(members["jsonrpc"]):
+		// The SDK's decoder refuses it without its id (HTTP: 400 in plain
+		// text; in a batch the other calls went unanswered): refused here,
+		// to its id, as NDJSON refuses it.
+		return &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest, `invalid request: want "jsonrpc": "2.0"`)}
+	case hasResult || hasError:
+		return &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest, "invalid request: a request has no result or error member (a response has no method)")}
 	}
 	var method string
 	if !isString(members["method"]) || json.Unmarshal(members["method"], &method) != nil {
@@ -567,6 +584,15 @@ func (g *guard) batch(line []byte, inFlight func(id json.RawMessage) bool) (msgs
 		}
 		return kept, nil, false
 	}
+	refused, answer = refusedBatch(msgs, errs)
+	return nil, refused, answer
+}
+
+// refusedBatch is the reply to a batch of msgs that does not run, errs[i]
+// the refusal of msgs[i] or nil: every call gets an error, a refused one
+// its own and the others "not run", and answer says each error answers a
+// call by its own id (see refusal).
+func refusedBatch(msgs []json.RawMessage, errs []*refusal) (refused []byte, answer bool) {
 	var b bytes.Buffer
 	b.WriteByte('[')
 	n := 0
@@ -591,7 +617,7 @@ func (g *guard) batch(line []byte, inFlight func(id json.RawMessage) bool) (msgs
 		n++
 	}
 	b.WriteByte(']')
-	return nil, b.Bytes(), answer
+	return b.Bytes(), answer
 }
 
 // exactID reports whether raw is an id the SDK echoes as the same value: a
@@ -637,6 +663,12 @@ func sdkIDKey(id jsonrpc.ID) string {
 }
 
 func isString(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '"' }
+
+func isObject(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '{' }
+
+// isVersion says raw is the string "2.0", as JSON-RPC 2.0 wants the
+// jsonrpc member of every message.
+func isVersion(raw json.RawMessage) bool { return isString(raw) && unquote(raw) == wire.Version }
 
 func unquote(raw json.RawMessage) string {
 	var s string

@@ -223,6 +223,14 @@ func TestBatches(t *testing.T) {
 	if got := old.next(); got != want {
 		t.Errorf("a batch with a bad id:\n got %s\nwant %s", got, want)
 	}
+	// A member the SDK's decoder would refuse without its id (not
+	// JSON-RPC 2.0): the batch does not run, and every call is answered.
+	old.send(`[{"jsonrpc":"2.0","id":3,"method":"ping"},{"jsonrpc":"1.0","id":4,"method":"ping"},{"id":5,"method":"ping"}]`)
+	notRun := `{"jsonrpc":"2.0","id":%d,"error":{"code":-32600,"message":"invalid request: not run: another message of the batch was refused","data":{"code":"invalid_request"}}}`
+	version := `{"jsonrpc":"2.0","id":%d,"error":{"code":-32600,"message":"invalid request: want \"jsonrpc\": \"2.0\"","data":{"code":"invalid_request"}}}`
+	if got, want := old.next(), "["+fmt.Sprintf(notRun, 3)+","+fmt.Sprintf(version, 4)+","+fmt.Sprintf(version, 5)+"]"; got != want {
+		t.Errorf("a batch with a member not JSON-RPC 2.0:\n got %s\nwant %s", got, want)
+	}
 	old.send(`[]`)
 	if id, code, _ := errorOf(t, old.next()); id != "null" || code != -32600 {
 		t.Errorf("an empty batch: %s %d", id, code)

@@ -328,6 +328,10 @@ func FuzzLineConn(f *testing.F) {
 		strings.Repeat("x", 70000) + "\n" + `{"jsonrpc":"2.0","id":"s","method":"tools/list"}`,
 		`{"jsonrpc":"2.0","id":1.5,"method":"x"}` + "\n" + `{"jsonrpc":"2.0","id":8}` + "\n" + `{"jsonrpc":"2.0","id":null,"method":"initialize"}`,
 		`{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/list"}` + "\n" + `{"jsonrpc":"2.0","id":-0,"method":"ping"}`,
+		// A batch with a member not JSON-RPC 2.0, and a response that
+		// cannot be decoded.
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}` + "\n" +
+			`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"id":2,"method":"ping","error":5}]` + "\n" + `{"jsonrpc":"2.0","id":3,"error":5}`,
 		// A batch right after initialize waits for its reply.
 		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}` + "\n" +
 			`[{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{"cursor":5}}]` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"zzz"}}`,

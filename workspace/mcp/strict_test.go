@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -65,6 +66,20 @@ func TestWireStrictness(t *testing.T) {
 		`{"jsonrpc":"2.0","id":12,"error":{"code":-32602,"message":"invalid params: tools/call: name must be a tool's name (a non-empty string); tools/list lists them","data":{"code":"invalid_params"}}}`)
 	step(`{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"get","arguments":["x"]}}`,
 		`{"jsonrpc":"2.0","id":13,"error":{"code":-32602,"message":"invalid params: tools/call get: arguments must be an object, not an array","data":{"code":"invalid_params"}}}`)
+	// A request not marked JSON-RPC 2.0, or that carries a result or an
+	// error, is refused to its id (the SDK's decoder would refuse it
+	// without one); a response the SDK could not decode is dropped: no
+	// reply, and the session goes on.
+	version := `{"jsonrpc":"2.0","id":%s,"error":{"code":-32600,"message":"invalid request: want \"jsonrpc\": \"2.0\"","data":{"code":"invalid_request"}}}`
+	step(`{"jsonrpc":"1.0","id":14,"method":"ping"}`, fmt.Sprintf(version, "14"))
+	step(`{"id":15,"method":"ping"}`, fmt.Sprintf(version, "15"))
+	step(`{"jsonrpc":2,"id":16,"method":"ping"}`, fmt.Sprintf(version, "16"))
+	step(`{"jsonrpc":"2.0","id":17,"method":"ping","error":5}`,
+		`{"jsonrpc":"2.0","id":17,"error":{"code":-32600,"message":"invalid request: a request has no result or error member (a response has no method)","data":{"code":"invalid_request"}}}`)
+	if _, err := io.WriteString(w, `{"jsonrpc":"2.0","id":18,"error":5}`+"\n"+`{"jsonrpc":"1.0","id":19,"result":{}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	step(`{"jsonrpc":"2.0","id":20,"method":"ping"}`, `{"jsonrpc":"2.0","id":20,"result":{}}`)
 	var g guard
 	if r := g.inbound([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"requestId":2}}`)); r == nil || r.line() != nil {
 		t.Errorf("a notification naming a member twice: %+v, want it dropped unanswered", r)

@@ -231,11 +231,18 @@ func (c *lineConn) decode(msg []byte) (jsonrpc.Message, []byte) {
 	if err == nil {
 		return m, nil
 	}
-	_, id, werr := wire.DecodeRequest(msg)
-	if werr == nil {
-		werr = wire.NewError(docir.CodeInvalidRequest, "invalid request: %v", err)
+	_, id, _ := wire.DecodeRequest(msg)
+	return nil, wire.ErrorLine(id, decodeError(msg, err))
+}
+
+// decodeError is why the SDK's decoder refused msg with err: said the way
+// the NDJSON transport says it, or, when that finds the frame fine, the
+// SDK's complaint.
+func decodeError(msg []byte, err error) *wire.Error {
+	if _, _, werr := wire.DecodeRequest(msg); werr != nil {
+		return werr
 	}
-	return nil, wire.ErrorLine(id, werr)
+	return wire.NewError(docir.CodeInvalidRequest, "invalid request: %v", err)
 }
 
 // readBatch queues a batch's messages for the SDK, or returns the reply
@@ -247,11 +254,18 @@ func (c *lineConn) readBatch(line []byte) []byte {
 	}
 	decoded := make([]jsonrpc.Message, len(msgs))
 	for i, m := range msgs {
-		msg, errLine := c.decode(wire.TrimJSONSpace(m))
-		if errLine != nil {
+		m = wire.TrimJSONSpace(m)
+		msg, err := jsonrpc.DecodeMessage(m)
+		if err != nil {
 			// The guard let it through and the SDK cannot decode it: the
-			// batch does not run.
-			return append(append([]byte{'['}, errLine...), ']')
+			// batch does not run, and each of its calls is answered.
+			errs := make([]*refusal, len(msgs))
+			errs[i] = &refusal{id: json.RawMessage("null"), err: decodeError(m, err)}
+			if id := wire.ScanID(m, true); exactID(id) {
+				errs[i].id = id
+			}
+			refused, _ := refusedBatch(msgs, errs)
+			return refused
 		}
 		decoded[i] = msg
 	}
