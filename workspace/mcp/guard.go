@@ -109,26 +109,8 @@ func (g *guard) inbound(msg []byte) *refusal {
 		}
 		id = rawID
 	}
-	if !hasMethod {
-		switch {
-		case !hasResult && !hasError:
-			return &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest, "invalid request: want a method name (a non-empty string)")}
-		case !isVersion(members["jsonrpc"]) || hasResult && hasError || hasError && !isObject(members["error"]):
-			// Not a response the SDK's decoder takes (HTTP would answer
-			// 400 in plain text, and a batch leave its calls unanswered):
-			// a response gets no reply, so it is dropped.
-			return &refusal{}
-		}
-		return nil // a response to a request of ours
-	}
-	switch {
-	case !isVersion(members["jsonrpc"]):
-		// The SDK's decoder refuses it without its id (HTTP: 400 in plain
-		// text; in a batch the other calls went unanswered): refused here,
-		// to its id, as NDJSON refuses it.
-		return &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest, `invalid request: want "jsonrpc": "2.0"`)}
-	case hasResult || hasError:
-		return &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest, "invalid request: a request has no result or error member (a response has no method)")}
+	if r, done := envelope(members, id, hasMethod, hasResult, hasError); done {
+		return r
 	}
 	var method string
 	if !isString(members["method"]) || json.Unmarshal(members["method"], &method) != nil {
@@ -184,6 +166,30 @@ func (g *guard) inbound(msg []byte) *refusal {
 		}
 	}
 	return nil
+}
+
+// envelope checks a message's JSON-RPC members that the SDK's decoder
+// would refuse without its id (HTTP: 400 in plain text; in a batch the
+// other calls went unanswered): a request whose jsonrpc is not "2.0" or
+// that carries a result or an error is refused to its id, as NDJSON
+// refuses it; a response it cannot decode gets no reply, as a response
+// gets none, and is dropped. done says the message is decided: a refusal,
+// or nil for a response to a request of ours.
+func envelope(members map[string]json.RawMessage, id json.RawMessage, hasMethod, hasResult, hasError bool) (r *refusal, done bool) {
+	version := isVersion(members["jsonrpc"])
+	switch {
+	case !hasMethod && !hasResult && !hasError:
+		return &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest, "invalid request: want a method name (a non-empty string)")}, true
+	case !hasMethod && (!version || hasResult && hasError || hasError && !isObject(members["error"])):
+		return &refusal{}, true
+	case !hasMethod:
+		return nil, true // a response to a request of ours
+	case !version:
+		return &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest, `invalid request: want "jsonrpc": "2.0"`)}, true
+	case hasResult || hasError:
+		return &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest, "invalid request: a request has no result or error member (a response has no method)")}, true
+	}
+	return nil, false
 }
 
 // paramsShape checks what the SDK refuses with a bare "invalid params",
