@@ -3,11 +3,10 @@ package workspace
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/corpustest"
 	"github.com/docir/docir/store"
 )
 
@@ -60,6 +59,37 @@ func TestQuestionHeadingNamesItsSection(t *testing.T) {
 	}
 }
 
+// TestQuestionTitleBeforeItsEntries: a page titled with a question (in
+// front matter, or its level-1 heading) is named by it above the FAQ
+// entries that ask it: the page is about the question, an entry is one
+// section among others; and an entry still goes above a page that only
+// matches.
+func TestQuestionTitleBeforeItsEntries(t *testing.T) {
+	long := "More words about other things to make it longer: layouts, partials, blocks, shortcodes, functions, variables, methods.\n"
+	for name, page := range map[string]string{
+		"front matter": "---\ntitle: What is a template?\n---\nA template renders pages.\n\n" + long,
+		"heading":      "# What is a template?\n\nA template renders pages.\n\n" + long,
+	} {
+		ws, ctx := indexedFiles(t, map[string]string{
+			"a.md":   page,
+			"faq.md": "# FAQ\n\n## What is a template?\n\nA template.\n\n## What is a page?\n\nA page.\n",
+			"gl.md":  "# Glossary\n\n## What is a template?\n\nTemplate.\n",
+			"t.md":   "# Templates\n\nA template, a template, what a template is: templates.\n",
+		})
+		res, err := ws.Search(ctx, docir.SearchParams{Query: "What is a template?"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range res.Hits {
+			got = append(got, h.ID)
+		}
+		if len(got) < 3 || got[0] != "a" || got[1] != "faq" && got[1] != "gl" || got[2] != "faq" && got[2] != "gl" {
+			t.Errorf("%s: hits %v; want a, then the two entries", name, got)
+		}
+	}
+}
+
 // TestEnclosingHeadingNamesThePage: an mdBook page has no title of its own
 // (its title is its file name) and one "##" heading that holds the rest;
 // a query equal to that heading names the page, however common its words,
@@ -96,14 +126,8 @@ func TestEnclosingHeadingNamesThePage(t *testing.T) {
 func indexedFiles(t *testing.T, files map[string]string) (*Service, context.Context) {
 	t.Helper()
 	src := t.TempDir()
-	for name, text := range files {
-		path := filepath.Join(src, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := corpustest.WriteFiles(src, files); err != nil {
+		t.Fatal(err)
 	}
 	ctx := context.Background()
 	ws := New(Config{Dir: t.TempDir(), Sources: []store.Source{{Path: src}}})

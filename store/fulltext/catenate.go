@@ -2,6 +2,7 @@ package fulltext
 
 import (
 	"context"
+	"slices"
 	"unicode/utf8"
 	"unsafe"
 
@@ -177,6 +178,21 @@ func (q *Query) catenations(ctx context.Context, r index.IndexReader) error {
 		q.indexForms()
 	}
 	return nil
+}
+
+// headTerms are the terms a head may match the query's words by: each
+// word as typed, and its catenation where heads hold it.
+func (q *Query) headTerms() []string {
+	if !q.headCat {
+		return q.terms
+	}
+	out := slices.Clone(q.terms)
+	for k, t := range q.terms {
+		if q.headCatenated(k) {
+			out = append(out, catTerm(t))
+		}
+	}
+	return out
 }
 
 // headCatenated reports whether heads hold term k's catenation.

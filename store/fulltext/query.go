@@ -631,8 +631,12 @@ type probe struct {
 // phrases' terms.
 func (q *Query) prepareProbes() {
 	q.probes = q.probes[:0]
-	for _, t := range q.terms {
-		q.probes = append(q.probes, newProbe(t))
+	for k, t := range q.terms {
+		p := newProbe(t)
+		// A head that holds the word's catenation may write it with
+		// hyphens ("whatsnew" in the path whats-new/unix).
+		p.hyphens = q.headCatenated(k)
+		q.probes = append(q.probes, p)
 	}
 	for _, fs := range q.forms {
 		for _, f := range fs {

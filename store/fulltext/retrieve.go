@@ -797,7 +797,7 @@ func (rt *Retrieval) Total() (uint64, error) {
 	if len(q.terms) == 0 {
 		return 0, nil
 	}
-	return countPassages(rt.ctx, rt.r, q.textTerms(), q.terms)
+	return countPassages(rt.ctx, rt.r, q.textTerms(), q.headTerms())
 }
 
 // countPassages counts the passages that hold any of text in their text or

@@ -345,6 +345,7 @@ func (r *ranking) found(d rankedDoc, q string) (*found, error) {
 		return nil, err
 	}
 	f := &found{rec: *rec, body: body, doc: d, q: q, pc: r.pc, r: r, dt: dt}
+	byDocumentOrder(f.doc.passages, rec)
 	if err := r.chooseSection(f); err != nil {
 		return nil, err
 	}
@@ -710,8 +711,12 @@ func (r *ranking) score(rt *fulltext.Retrieval, b *board, cands []fulltext.Candi
 			return err
 		}
 		docID, slug, _ := strings.Cut(id, "#")
-		if d, ok := b.docs[docID]; ok && !r.exhaustive && d.score >= c.Bound {
-			continue // cannot raise its document's score: a document scores as its best passage
+		if d, ok := b.docs[docID]; ok && !r.exhaustive && d.score > c.Bound {
+			// Cannot raise its document's score: a document scores as its
+			// best passage. One that may tie it is scored: of passages
+			// that tie, the first in the document is the hit's
+			// (byDocumentOrder), as an exhaustive reading finds.
+			continue
 		}
 		if !r.exhaustive && !c.Exact {
 			// Its text is read only if the pairs it holds can reach θ.
@@ -722,7 +727,7 @@ func (r *ranking) score(rt *fulltext.Retrieval, b *board, cands []fulltext.Candi
 			if fb < b.theta() {
 				continue
 			}
-			if d, ok := b.docs[docID]; ok && d.score >= fb {
+			if d, ok := b.docs[docID]; ok && d.score > fb {
 				continue
 			}
 		}
@@ -814,7 +819,7 @@ func (r *ranking) named(rt *fulltext.Retrieval, b *board) (map[string]int, error
 		level := r.names(rec)
 		if level < 3 {
 			if l, _ := r.headingNamed(rec); l > 0 {
-				level = 2 + l // a FAQ's entry names as a title does
+				level = 2 + l // a FAQ's entry names its page below a title, above a file name
 			}
 		}
 		if level > 0 {
@@ -839,7 +844,7 @@ func (r *ranking) named(rt *fulltext.Retrieval, b *board) (map[string]int, error
 		}
 	}
 	places := b.k
-	for level := 4; level >= 1 && places > 0; level-- {
+	for level := 6; level >= 1 && places > 0; level-- {
 		places -= exactAt[level]
 		if places <= 0 {
 			break // the exact ones fill the places: the inexact score below them
@@ -914,8 +919,8 @@ func (r *ranking) readWhole(rt *fulltext.Retrieval, b *board, docs []string, pla
 		sort.SliceStable(w.cands, func(i, j int) bool { return w.cands[i].Bound > w.cands[j].Bound })
 		for i := range w.cands {
 			c := &w.cands[i]
-			if d, ok := b.docs[w.id]; ok && d.score >= c.Bound {
-				break // no passage left can raise its score
+			if d, ok := b.docs[w.id]; ok && d.score > c.Bound {
+				break // no passage left can raise its score, or tie it (byDocumentOrder)
 			}
 			if c.Bound <= 0 {
 				break // it holds no query word, nor do those after it
@@ -1065,18 +1070,20 @@ func (b *board) ranking(named map[string]int, limit int) []rankedDoc {
 	return out[:min(limit, len(out))]
 }
 
-// names tells how the query equals one of the document's names: 4 one of
+// names tells how the query equals one of the document's names: 6 one of
 // passage.Config.Names (its title, its description) as written, up to
-// case and spacing; 3 one of them once analyzed (up to plurals and
+// case and spacing; 5 one of them once analyzed (up to plurals and
 // punctuation); 2 and 1 the same of its file's name (passage.FileName),
 // which a reader also types but which says less of the page than its
 // title: a query equal to a title goes to that page before the pages of
-// that file name; 0 not at all.
+// that file name; 0 not at all. (4 and 3 are a question heading's, a
+// FAQ's entry, which names its section: below the page that question
+// titles, above a file name; see named.)
 func (r *ranking) names(rec *docir.Record) int {
 	best := 0
 	for _, n := range r.pc.Names(rec) {
 		if l := r.nameLevel(n); l > 0 {
-			if best = max(best, 2+l); best == 4 {
+			if best = max(best, 4+l); best == 6 {
 				return best
 			}
 		}
@@ -1457,8 +1464,9 @@ type beyond struct {
 	whole, sections []passageHit
 	all             []passageHit
 	// pruned: only the passages the best of them needs were scored
-	// (beyondRead), not every passage.
-	pruned bool
+	// (beyondRead), not every passage; every: all was scored (each
+	// passage on the whole query).
+	pruned, every bool
 }
 
 // beyondTitle scores the passages of rec on what the query says beyond the
@@ -1476,7 +1484,7 @@ func (r *ranking) beyondTitle(rec *docir.Record) (beyond, error) {
 // on the whole query, which a plan (r.plan) and a best section that says
 // nothing (speakingSection) need.
 func (r *ranking) beyondTitleOf(rec *docir.Record, every bool) (beyond, error) {
-	if b, ok := r.beyond[rec.ID]; ok && (!every || !b.pruned) {
+	if b, ok := r.beyond[rec.ID]; ok && (!every || b.every) {
 		return b, nil
 	}
 	title := r.titleSaid(r.titleTerms(rec))
@@ -1494,6 +1502,7 @@ func (r *ranking) beyondTitleOf(rec *docir.Record, every bool) (beyond, error) {
 		// beyond the title are scored without it (Without), and a passage
 		// that lacks it is no match, whatever they score.
 		phrased, whole := !r.q.Plain(), r.plan || every
+		b.every = whole
 		qs := []*fulltext.Query{rest}
 		if whole || phrased {
 			qs = append(qs, r.q)
@@ -1713,6 +1722,25 @@ func (r *ranking) headingWords(heading string) []int {
 	}
 	r.words[heading] = ws
 	return ws
+}
+
+// byDocumentOrder sorts a document's passages best first, those of equal
+// score in the order the document has them (its lead, "", first): which of
+// two passages that tie is the hit's does not depend on the order a
+// reading scored them in.
+func byDocumentOrder(ps []passageHit, rec *docir.Record) {
+	at := func(slug string) int {
+		if slug == "" {
+			return -1
+		}
+		return slices.IndexFunc(rec.Sections, func(s docir.Section) bool { return s.Slug == slug })
+	}
+	slices.SortStableFunc(ps, func(a, b passageHit) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(at(a.slug), at(b.slug))
+	})
 }
 
 // promote puts the passage slug first among d's passages, keeping its score

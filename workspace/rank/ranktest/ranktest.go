@@ -161,7 +161,12 @@ type corpus struct {
 // for searches with stemming.
 func indexCorpus(t *testing.T, tarball, sub, stemming string) *corpus {
 	t.Helper()
-	root := filepath.Join(corpustest.Unpack(t, tarball), filepath.FromSlash(sub))
+	return indexRoot(t, filepath.Join(corpustest.Unpack(t, tarball), filepath.FromSlash(sub)), stemming)
+}
+
+// indexRoot indexes the folder root, for searches with stemming.
+func indexRoot(t *testing.T, root, stemming string) *corpus {
+	t.Helper()
 	ws := workspace.New(workspace.Config{Dir: t.TempDir(), Sources: []store.Source{{Path: root}}, Stemming: stemming})
 	t.Cleanup(func() { ws.Close() })
 	start := time.Now()
@@ -169,7 +174,7 @@ func indexCorpus(t *testing.T, tarball, sub, stemming string) *corpus {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("indexed %d documents of %s in %.1fs", sum.Documents, sub, time.Since(start).Seconds())
+	t.Logf("indexed %d documents of %s in %.1fs", sum.Documents, root, time.Since(start).Seconds())
 	v, err := ws.Current(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -400,4 +405,35 @@ func measureTopics(t *testing.T, ws *workspace.Service, rows []topicRow) topics 
 	n := float64(max(m.n, 1))
 	m.r1, m.r3, m.mrr = m.r1/n, m.r3/n, m.mrr/n
 	return m
+}
+
+// CheckFiles holds search to rank.Reference on a corpus written for a
+// test (files by path, under one source): for each query, the same ten
+// hits, matched sections and scores (sameTop), and the same count of
+// matching passages.
+func CheckFiles(t *testing.T, files map[string]string, queries ...string) {
+	t.Helper()
+	root := t.TempDir()
+	if err := corpustest.WriteFiles(root, files); err != nil {
+		t.Fatal(err)
+	}
+	cp := indexRoot(t, root, "")
+	ctx := context.Background()
+	for _, q := range queries {
+		p := docir.SearchParams{Query: q, Limit: 10}
+		got, err := cp.ws.Search(ctx, p)
+		if err != nil {
+			t.Fatalf("search %q: %v", q, err)
+		}
+		want, err := cp.referenceSearch(ctx, p)
+		if err != nil {
+			t.Fatalf("reference %q: %v", q, err)
+		}
+		if d := sameTop(got.Hits, want.Hits, 10); d != "" {
+			t.Errorf("%q: %s", q, d)
+		}
+		if got.Total != want.Total || len(got.Hits) > 0 && got.Total == 0 {
+			t.Errorf("%q: total %d, reference %d, with %d hits", q, got.Total, want.Total, len(got.Hits))
+		}
+	}
 }
