@@ -39,7 +39,8 @@ it do not (a section a generated reference repeats on every page) is
 folded into that hit's also. Several words are one query: docir search
 retry budget.
 
-Syntax (quote it for the shell): "exact phrase" matches only sections with
+Syntax (quote it for the shell: unquoted, -v, -n or -h is docir's own
+flag): "exact phrase" matches only sections with
 those words adjacent, in order; -word and -"a phrase" leave out the
 sections that hold them:
   docir search '"front matter" dates -taxonomy'

@@ -92,7 +92,7 @@ func jsonFields(t reflect.Type) []string {
 // surrogate, or a value of the wrong type is an invalid_params error naming
 // the method and the member.
 func DecodeParams(method string, params json.RawMessage, v any) error {
-	if len(params) == 0 {
+	if params = TrimJSONSpace(params); len(params) == 0 || string(params) == "null" {
 		return nil
 	}
 	if params[0] != '{' {

@@ -128,6 +128,8 @@ func TestDecodeParams(t *testing.T) {
 		err    string
 	}{
 		{``, shape{}, ""},
+		{`null`, shape{}, ""}, // as left out (MCP's "arguments": null)
+		{` null `, shape{}, ""},
 		{`{"query":"q","limit":3}`, shape{Query: "q", Limit: 3}, ""},
 		{`{"query":"q","Limit":3}`, shape{}, `m: unknown field "Limit" in params (known: query, limit, ids)`},
 		{`{"query":"q","query":"r"}`, shape{}, `m: params: member "query" appears twice`},

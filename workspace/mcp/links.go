@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/docir/docir/docir"
+	"github.com/docir/docir/docir/render"
 	"github.com/docir/docir/docir/wire"
 )
 
@@ -130,8 +131,8 @@ func linksText(method string, result json.RawMessage) (string, error) {
 		if err := json.Unmarshal(result, &r); err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&b, "Generation %d, %d documents: %d links resolve, %d broken, %d external, %d unchecked.\n",
-			r.Generation, r.Documents, r.Counts.Resolved, r.Counts.Broken, r.Counts.External, r.Counts.Unchecked)
+		fmt.Fprintf(&b, "Generation %d, %s: %d links resolve, %d broken, %d external, %d unchecked.\n",
+			r.Generation, render.Counted(r.Documents, "document", "documents"), r.Counts.Resolved, r.Counts.Broken, r.Counts.External, r.Counts.Unchecked)
 		for _, l := range r.Broken {
 			fmt.Fprintf(&b, "- %s line %d (`%s`): `%s` is broken (%s)\n", l.Path, l.Line, l.From, l.Target, l.Reason+l.ResolvesWithText())
 		}

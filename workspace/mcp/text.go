@@ -41,8 +41,8 @@ func textOf(method string, result json.RawMessage) (string, error) {
 		write = viaResult(statusText)
 	case wire.MethodRefresh:
 		write = viaResult(func(b *strings.Builder, r *docir.IndexSummary) {
-			fmt.Fprintf(b, "Generation %d, %d documents: %d added, %d changed, %d removed, %d unchanged.\n",
-				r.Generation, r.Documents, r.Added, r.Changed, r.Removed, r.Unchanged)
+			fmt.Fprintf(b, "Generation %d, %s: %d added, %d changed, %d removed, %d unchanged.\n",
+				r.Generation, render.Counted(r.Documents, "document", "documents"), r.Added, r.Changed, r.Removed, r.Unchanged)
 			writeWarnings(b, r.Warnings)
 		})
 	case wire.MethodFields:
@@ -211,7 +211,7 @@ func writeHits(b *strings.Builder, r *docir.SearchResult, head func(n, total int
 
 // statusText writes the store's status and its peers'.
 func statusText(b *strings.Builder, r *docir.Status) {
-	fmt.Fprintf(b, "Store %s: generation %d, %d documents, from", r.Store, r.Generation, r.Documents)
+	fmt.Fprintf(b, "Store %s: generation %d, %s, from", r.Store, r.Generation, render.Counted(r.Documents, "document", "documents"))
 	for i, s := range r.Sources {
 		if i > 0 {
 			b.WriteString(",")
@@ -241,7 +241,7 @@ func fieldsText(b *strings.Builder, r *docir.FieldsResult) {
 		fmt.Fprintf(b, "None of the %d documents has front matter: query can filter on id, path, title and size only.\n", r.Documents)
 		return
 	}
-	fmt.Fprintf(b, "Front-matter fields of %d documents (field: documents that have it; common values):\n", r.Documents)
+	fmt.Fprintf(b, "Front-matter fields of %s (field: documents that have it; common values):\n", render.Counted(r.Documents, "document", "documents"))
 	for _, f := range r.Fields {
 		fmt.Fprintf(b, "- %s: %d;", f.Name, f.Documents)
 		for i, v := range f.Values {
