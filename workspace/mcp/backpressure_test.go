@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -11,8 +12,8 @@ import (
 )
 
 // TestReadsNoFurtherThanItAnswers: a host that writes calls and reads none
-// of their replies fills the process no further than MaxPending calls: the
-// session stops reading until one is answered. Before, it read on (a
+// of their replies fills the process no further than MaxPending calls and
+// maxHeld held frames: the session stops reading until one is answered. Before, it read on (a
 // review: 300,000 pings, 2.3 GB and rising); now a write past the bound
 // waits, and once the replies are read every call is answered.
 func TestReadsNoFurtherThanItAnswers(t *testing.T) {
@@ -38,16 +39,16 @@ func TestReadsNoFurtherThanItAnswers(t *testing.T) {
 		}
 	}()
 	// The session reads up to the bound, then waits. Besides the calls in
-	// hand, the reader holds one line, and one more may sit in the pipe's
-	// hand-off: a few lines of slack, never hundreds.
-	limit := int64(MaxPending() + 3)
+	// hand and the frames held, the reader holds one line, and one more may
+	// sit in the pipe's hand-off: a few lines of slack, never hundreds.
+	limit := int64(MaxPending() + maxHeld() + 3)
 	deadline := time.Now().Add(10 * time.Second)
-	for written.Load() < int64(MaxPending()) && time.Now().Before(deadline) {
+	for written.Load() < int64(MaxPending()+maxHeld()) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	time.Sleep(300 * time.Millisecond) // time to read on, if it would
-	if n := written.Load(); n < int64(MaxPending()) || n > limit {
-		t.Fatalf("with no reply read, the session took %d of %d calls; want %d to %d", n, calls, MaxPending(), limit)
+	if n := written.Load(); n < int64(MaxPending()+maxHeld()) || n > limit {
+		t.Fatalf("with no reply read, the session took %d of %d calls; want %d to %d", n, calls, MaxPending()+maxHeld(), limit)
 	}
 	// Reading the replies lets it go on: every call is answered.
 	seen := map[string]bool{}
@@ -92,26 +93,75 @@ func TestCancelOfNoCallInFlight(t *testing.T) {
 
 // TestCancelWhileFull: with MaxPending calls in hand (each waiting at the
 // store's gate, as a read waits for the first index), a cancellation of
-// one of them is still read and honoured, and the call sent after it
-// runs: the session holds a call read while full, not a notification.
+// one of them is still read and honoured, and a call sent with it runs:
+// the session holds a call read while full, not a notification. That is so
+// whether the call comes after the cancellation, in one write, or before
+// it, in writes of their own: the session reads on past a held call.
 // (The first version read nothing while full: the cancellation waited for
-// a call to end on its own; a code review.)
+// a call to end on its own; a code review. The next read nothing past a
+// held call, and the cancelled call was answered: a review, 1.7 s after
+// its cancellation, over a store being indexed.)
 func TestCancelWhileFull(t *testing.T) {
+	const (
+		cancel0 = `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}`
+		ping    = `{"jsonrpc":"2.0","id":"p","method":"ping"}`
+	)
+	checkLeaks(t)
+	for _, writes := range [][]string{{cancel0 + "\n" + ping}, {ping, cancel0}} {
+		s, open := heldSession(t, "2025-06-18")
+		fillInHand(s)
+		for _, w := range writes {
+			s.send(w)
+		}
+		if got := s.next(); got != `{"jsonrpc":"2.0","id":"p","result":{}}` {
+			t.Fatalf("%q, with %d calls in hand: %s", writes, MaxPending(), got)
+		}
+		open()
+		for range MaxPending() - 1 {
+			noReplyTo(t, s.next(), `"id":0,`)
+		}
+	}
+}
+
+// TestCancelOfAHeldCall: a cancellation of a call the session holds (read
+// while MaxPending calls were in hand) is held after it, and that call gets
+// no reply once it is taken; the frames held after it keep their order.
+func TestCancelOfAHeldCall(t *testing.T) {
 	checkLeaks(t)
 	s, open := heldSession(t, "2025-06-18")
 	defer open()
+	fillInHand(s)
+	s.send(`{"jsonrpc":"2.0","id":"h","method":"ping"}`)
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"h"}}`)
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"never sent"}}`)
+	s.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
+	open()
+	s.send(`{"jsonrpc":"2.0","id":"end","method":"ping"}`)
+	var pings []string
+	for range MaxPending() + 2 { // the calls in hand, "p" and "end"
+		got := s.next()
+		noReplyTo(t, got, `"id":"h"`)
+		if strings.HasSuffix(got, `"result":{}}`) {
+			pings = append(pings, got)
+		}
+	}
+	if !slices.Contains(pings, `{"jsonrpc":"2.0","id":"p","result":{}}`) || !slices.Contains(pings, `{"jsonrpc":"2.0","id":"end","result":{}}`) {
+		t.Errorf("the pings after the held call: %q", pings)
+	}
+}
+
+// fillInHand sends MaxPending calls that wait at a heldSession's gate.
+func fillInHand(s *rawSession) {
 	for k := range MaxPending() {
 		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"status","arguments":{}}}`, k))
 	}
-	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}` + "\n" +
-		`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
-	if got := s.next(); got != `{"jsonrpc":"2.0","id":"p","result":{}}` {
-		t.Fatalf("the call after a cancellation, with %d calls in hand: %s", MaxPending(), got)
-	}
-	open()
-	for range MaxPending() - 1 {
-		if got := s.next(); strings.Contains(got, `"id":0,`) {
-			t.Errorf("the cancelled call was answered: %.200s", got)
-		}
+}
+
+// noReplyTo reports the reply got when it is to a cancelled call, whose
+// id member is id.
+func noReplyTo(t *testing.T, got, id string) {
+	t.Helper()
+	if strings.Contains(got, id) {
+		t.Errorf("a cancelled call was answered: %.200s", got)
 	}
 }

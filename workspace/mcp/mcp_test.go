@@ -335,6 +335,11 @@ func FuzzLineConn(f *testing.F) {
 		// A batch right after initialize waits for its reply.
 		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}` + "\n" +
 			`[{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{"cursor":5}}]` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"zzz"}}`,
+		// A batch held for the initialize reply, and a cancellation and a
+		// call read while it is held.
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}` + "\n" +
+			`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}` + "\n" + `{"jsonrpc":"2.0","id":1,"method":"ping"}`,
 	} {
 		f.Add([]byte(s))
 	}

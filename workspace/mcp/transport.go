@@ -91,7 +91,7 @@ type lineConn struct {
 	writing   atomic.Int64 // replies being written (see full)
 
 	g     guard
-	held  *wire.Frame       // a call read while MaxPending were in hand, not yet checked (see full)
+	held  []heldFrame       // frames read and not yet checked, in order (see take), at most maxHeld
 	queue []jsonrpc.Message // messages checked and not yet handed to the SDK
 	more  bool              // the reader holds the next line already (wire.Frame.More)
 	end   error             // the end of input (or a read error), once queue is handed over
@@ -115,12 +115,23 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if c.stopped() {
 			return nil, c.drain(ctx)
 		}
-		if len(c.queue) > 0 && !c.more {
+		if len(c.held) > 0 && c.releasable(c.held[0]) {
+			h := c.held[0]
+			c.held = c.held[1:]
+			if err := c.frame(h.f); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		// Lines are read on while frames are held, up to maxHeld of them
+		// (see MaxPending), and not past the end of input.
+		reading := len(c.held) < maxHeld() && c.end == nil
+		if len(c.queue) > 0 && !(c.more && reading) {
 			msg := c.queue[0]
 			c.queue = c.queue[1:]
 			return msg, nil
 		}
-		if c.end != nil {
+		if c.end != nil && len(c.held) == 0 {
 			err := c.end
 			if errors.Is(err, io.EOF) {
 				return nil, c.drain(ctx)
@@ -128,20 +139,15 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, err
 		}
 		in, answered := c.in, (<-chan struct{})(nil)
-		if c.held != nil {
-			if !c.full() && !c.awaitsInit(*c.held) {
-				f := *c.held
-				c.held, c.more = nil, f.More
-				if err := c.frame(f); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			// Read no further until a call is answered: a host that
-			// writes calls and does not read their replies must not
-			// fill the process with them (see MaxPending); a batch
-			// waits for its session's initialize reply (awaitsInit).
-			in, answered = nil, c.answered
+		if len(c.held) > 0 {
+			// A held frame waits until a call is answered: a host that
+			// writes calls and does not read their replies must not fill
+			// the process with them (see MaxPending); a batch waits for
+			// its session's initialize reply (awaitsInit).
+			answered = c.answered
+		}
+		if !reading {
+			in = nil
 		}
 		var rr wire.FrameEvent
 		select {
@@ -157,21 +163,87 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		c.more = rr.Frame.More
 		if rr.Err != nil {
-			c.end, c.more = rr.Err, false // after what is queued
+			c.end, c.more = rr.Err, false // after what is queued and held
 			continue
 		}
-		if c.full() && callFrame(rr.Frame) || c.awaitsInit(rr.Frame) {
-			// Held until a call is answered; what came before it in the
-			// same read is handed on now. A notification is still read
-			// while the session is full (a cancellation of a call in hand
-			// must reach it: the call may wait for a turn to run).
-			c.held, c.more = &rr.Frame, false
-			continue
-		}
-		if err := c.frame(rr.Frame); err != nil {
+		if err := c.take(rr.Frame); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// heldFrame is a frame read and not yet checked (see take).
+type heldFrame struct {
+	f    wire.Frame
+	call bool   // it may hold a call (callFrame)
+	key  string // the id key of the call it holds, "" for none or a batch
+}
+
+// take checks the frame f just read, or holds it: a call read while
+// MaxPending calls are in hand, a batch read while the session's
+// initialize is unanswered (awaitsInit), and any frame read while frames
+// are held, in the order read. What came before a held frame is handed on
+// now. A cancellation is the one frame taken past held ones, when it names
+// a call in flight (the SDK is to see it now: the call may wait for a turn
+// to run) or no call at all (it is dropped); one that names a held call
+// (or may: a held batch) is held after it, and settles it when it is
+// checked: the call gets no reply.
+func (c *lineConn) take(f wire.Frame) error {
+	h := heldFrame{f: f, call: callFrame(f)}
+	if h.call {
+		if id := wire.ScanID(wire.TrimJSONSpace(f.Line), true); exactID(id) {
+			h.key = idKey(id)
+		}
+	}
+	switch {
+	case len(c.held) == 0 && !(c.full() && h.call) && !c.awaitsInit(f):
+		return c.frame(f)
+	case len(c.held) > 0 && !h.call:
+		if id, ok := cancelled(f); ok && (c.inFlight(id) || !c.mayHold(idKey(id))) {
+			return c.frame(f)
+		}
+	}
+	c.held = append(c.held, h)
+	return nil
+}
+
+// releasable says the held frame h may be checked now: a call once fewer
+// than MaxPending calls are in hand, a batch once the session's protocol
+// is settled, anything else at once.
+func (c *lineConn) releasable(h heldFrame) bool {
+	return !(h.call && c.full()) && !c.awaitsInit(h.f)
+}
+
+// mayHold says a held frame may hold the call with id key: a lone call with
+// that id, or a batch.
+func (c *lineConn) mayHold(key string) bool {
+	for _, h := range c.held {
+		line := wire.TrimJSONSpace(h.f.Line)
+		if h.call && (h.key == key || len(line) > 0 && line[0] == '[') {
+			return true
+		}
+	}
+	return false
+}
+
+// cancelled returns the id a cancellation frame names (notifications/
+// cancelled, no id, an exact requestId); ok is false for any other frame.
+func cancelled(f wire.Frame) (id json.RawMessage, ok bool) {
+	line := wire.TrimJSONSpace(f.Line)
+	if f.TooLarge || len(line) == 0 || line[0] != '{' {
+		return nil, false
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.ID != nil || m.Method != "notifications/cancelled" || !exactID(m.Params.RequestID) {
+		return nil, false
+	}
+	return m.Params.RequestID, true
 }
 
 // frame checks one frame: a message the SDK can handle is queued for it,
@@ -282,18 +354,28 @@ func (c *lineConn) readBatch(line []byte) []byte {
 }
 
 // MaxPending bounds the calls a stdio session has read and not answered:
-// at that many, the next call it reads is held, unchecked, and it reads no
-// further until one is answered (a notification before that call, a
-// cancellation of a call in hand, is still taken). Reading ahead
-// of what runs (session.MaxRunning runs at once) answers nothing sooner,
-// and a host that writes calls without reading their replies (a review:
-// 300,000 pings, 2.3 GB and rising) must not fill the process: each call
-// in hand holds at most its frame and its reply, MaxFrameBytes and
-// wire.MaxReplyBytes. A held call is taken with the lines that came after
-// it in its read (a call and its cancellation sent together are still read
-// together), and a batch whole: a read and a batch are bounded by the
-// frame.
+// at that many, the next call it reads is held, unchecked, until one is
+// answered. Reading ahead of what runs (session.MaxRunning runs at once)
+// answers nothing sooner, and a host that writes calls without reading
+// their replies (a review: 300,000 pings, 2.3 GB and rising) must not fill
+// the process: each call in hand holds at most its frame and its reply,
+// MaxFrameBytes and wire.MaxReplyBytes. While a frame is held the session
+// reads on, so that a cancellation written after it still reaches the call
+// it names (before, it waited behind the held call, and a cancelled call
+// was answered); the frames read after a held one are held too, in order,
+// up to maxHeld, and then it reads no further until a call is answered. A
+// cancellation is taken past the held frames at once when it names a call
+// in hand (or no call: it is dropped); one that names a held call is held
+// after it, and that call is then answered by no reply. So a cancellation
+// is read at once unless maxHeld frames are held before it. A held call is
+// taken with the lines that came after it in its read (a call and its
+// cancellation sent together are still read together), and a batch whole:
+// a read and a batch are bounded by the frame.
 func MaxPending() int { return 2 * session.MaxRunning() }
+
+// maxHeld bounds the frames a stdio session holds (see MaxPending): as
+// many as the calls it has in hand, each at most MaxFrameBytes.
+func maxHeld() int { return MaxPending() }
 
 // awaitsInit says f is a batch read while the session's initialize is
 // answered by no reply yet: whether the session has batches is the
@@ -396,7 +478,7 @@ func (c *lineConn) stopped() bool {
 			}
 		}
 	}
-	c.queue, c.more, c.held = nil, false, nil
+	c.queue, c.more, c.held = nil, false, nil // a held call was never in hand
 	return true
 }
 
