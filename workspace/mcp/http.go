@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -92,6 +94,24 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.sdk.ServeHTTP(w, r) // GET (a stream of the server's messages), DELETE: the SDK's
 		return
 	}
+	// The SDK's checks of the headers and the session, in its order, come
+	// first: a message the guard answers never reaches them.
+	if status, msg := headerRefusal(r); status != 0 {
+		http.Error(w, msg, status)
+		return
+	}
+	var s *httpSession
+	if sid != "" {
+		if s = h.use(sid); s == nil {
+			http.Error(w, "session not found", http.StatusNotFound)
+			return
+		}
+		defer h.done(s)
+	}
+	if len(r.Header.Values("Last-Event-ID")) > 0 {
+		http.Error(w, "can't send Last-Event-ID for POST request", http.StatusBadRequest)
+		return
+	}
 	f, err := wire.ReadBody(r.Body, MaxFrameBytes)
 	if err != nil {
 		http.Error(w, "docir serve: reading the body: "+err.Error(), http.StatusBadRequest)
@@ -109,14 +129,6 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body := wire.TrimJSONSpace(f.Line)
-	var s *httpSession
-	if sid != "" {
-		if s = h.use(sid); s == nil {
-			http.Error(w, "session not found", http.StatusNotFound)
-			return
-		}
-		defer h.done(s)
-	}
 	g := &guard{} // a new session's, when the request starts one
 	if s != nil {
 		g = s.g
@@ -236,12 +248,66 @@ func settle(r *refusal, body []byte) (status int, out []byte) {
 	return http.StatusBadRequest, r.line()
 }
 
-// use marks the session sid busy, or returns nil when it is not open.
+// headerRefusal is how the SDK's Streamable HTTP handler refuses a POST by
+// its headers (go-sdk v1.8.0, streamable.go: ServeHTTP, then
+// serveStatefulPOST), in its order: an MCP-Protocol-Version it does not
+// negotiate (400: a version from its newest draft on passes there, and so
+// here), a Content-Type other than application/json (415), an Accept
+// without both application/json and text/event-stream (400). Status 0: none.
+func headerRefusal(r *http.Request) (status int, msg string) {
+	versions := sdk.SupportedProtocolVersions()
+	if v := r.Header.Get("MCP-Protocol-Version"); v != "" && !slices.Contains(versions, v) && v < sdkDraftVersion {
+		return http.StatusBadRequest, "Bad Request: Unsupported protocol version (supported versions: " + strings.Join(versions, ",") + ")"
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return http.StatusUnsupportedMediaType, "Content-Type must be 'application/json'"
+	}
+	var jsonOK, streamOK bool
+	for _, value := range r.Header.Values("Accept") {
+		for token := range strings.SplitSeq(value, ",") {
+			base, _, _ := strings.Cut(strings.TrimSpace(token), ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				streamOK = true
+			case "*/*":
+				jsonOK, streamOK = true, true
+			}
+		}
+	}
+	if !jsonOK || !streamOK {
+		return http.StatusBadRequest, "Accept must contain both 'application/json' and 'text/event-stream'"
+	}
+	return 0, ""
+}
+
+// sdkDraftVersion is the SDK's newest protocol version (a draft), from
+// which on its handler does not refuse an MCP-Protocol-Version header.
+const sdkDraftVersion = "2026-07-28"
+
+// use marks the session sid busy, or returns nil when it is not open: not
+// registered, or closed by the SDK (DELETE, the idle timeout, or shed).
+// The SDK's session is gone from its server's sessions once it is closed
+// (ServerSession.Close returns after), so a POST after a DELETE's 204 is
+// 404 whatever its body, as the SDK answers it.
 func (h *httpHandler) use(sid string) *httpSession {
+	open := false
+	for ss := range h.server.Sessions() {
+		if ss.ID() == sid {
+			open = true
+			break
+		}
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s := h.sessions[sid]
-	if s != nil {
+	switch {
+	case s == nil:
+	case !open:
+		delete(h.sessions, sid)
+		return nil
+	default:
 		s.inflight++
 	}
 	return s

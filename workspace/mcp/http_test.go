@@ -48,6 +48,12 @@ func httpMCPHandler(t *testing.T, e *session.Engine, max int, shed time.Duration
 // the reply (the data of each event, or the JSON body).
 func mcpPost(t *testing.T, url, sid, body string) (int, string, []string) {
 	t.Helper()
+	return mcpPostWith(t, url, sid, body, nil)
+}
+
+// mcpPostWith is mcpPost with headers set over its own.
+func mcpPostWith(t *testing.T, url, sid, body string, headers map[string]string) (int, string, []string) {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +62,9 @@ func mcpPost(t *testing.T, url, sid, body string) (int, string, []string) {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if sid != "" {
 		req.Header.Set(sessionHeader, sid)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -142,6 +151,63 @@ func TestHTTPAsStdio(t *testing.T) {
 		if status != tt.status || len(msgs) != 1 || !prefix && got != want || prefix && !strings.HasPrefix(got, want) {
 			t.Errorf("%s: %d %s\nwant %d %s", tt.name, status, got, tt.status, tt.want)
 		}
+	}
+}
+
+// TestHTTPChecksBeforeTheGuard: a message the guard answers itself (an
+// unknown notification, 202; an unknown method, 200 with its error; a
+// refused id, 400) meets the SDK's checks of the headers and the session
+// first, as a ping does: an MCP-Protocol-Version the server does not
+// negotiate, a wrong Accept or Last-Event-ID is 400, a wrong Content-Type
+// 415, a deleted session 404 (the spec: any request on a terminated
+// session). Before, the guard answered first: 202, 200 and 400 on a
+// deleted session, 200 with a bad version, Accept or Content-Type.
+func TestHTTPChecksBeforeTheGuard(t *testing.T) {
+	checkLeaks(t)
+	url := httpMCP(t, fixture(t, ""), MaxSessions, SessionShed)
+	sid := mcpInit(t, url, "2025-06-18")
+	gone := mcpInit(t, url, "2025-06-18")
+	req, err := http.NewRequest(http.MethodDelete, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(sessionHeader, gone)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	bodies := map[string]string{
+		"a ping":                  `{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+		"an unknown notification": `{"jsonrpc":"2.0","method":"no/such"}`,
+		"an unknown method":       `{"jsonrpc":"2.0","id":2,"method":"tools/call"}`,
+		"a refused id":            `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`,
+		"not JSON":                `{oops`,
+	}
+	tests := []struct {
+		name, sid string
+		headers   map[string]string
+		status    int
+		want      string
+	}{
+		{"a deleted session", gone, nil, 404, "session not found"},
+		{"an unknown session", "nope", nil, 404, "session not found"},
+		{"an unsupported protocol version", sid, map[string]string{"MCP-Protocol-Version": "1999-01-01"}, 400, "Bad Request: Unsupported protocol version"},
+		{"Accept: text/html", sid, map[string]string{"Accept": "text/html"}, 400, "Accept must contain both"},
+		{"Content-Type: text/plain", sid, map[string]string{"Content-Type": "text/plain"}, 415, "Content-Type must be 'application/json'"},
+		{"Last-Event-ID", sid, map[string]string{"Last-Event-ID": "0_0"}, 400, "can't send Last-Event-ID for POST request"},
+		{"a bad version without a session", "", map[string]string{"MCP-Protocol-Version": "1999-01-01"}, 400, "Bad Request: Unsupported protocol version"},
+	}
+	for _, tt := range tests {
+		for kind, body := range bodies {
+			status, _, msgs := mcpPostWith(t, url, tt.sid, body, tt.headers)
+			if status != tt.status || len(msgs) != 1 || !strings.HasPrefix(msgs[0], tt.want) {
+				t.Errorf("%s, %s: %d %q\nwant %d %s", tt.name, kind, status, msgs, tt.status, tt.want)
+			}
+		}
+	}
+	if status, _, _ := mcpPost(t, url, sid, bodies["an unknown notification"]); status != http.StatusAccepted {
+		t.Errorf("an unknown notification in a live session: %d", status)
 	}
 }
 
