@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docir/docir/docir/wire"
 	"github.com/docir/docir/store"
 	"github.com/docir/docir/workspace"
 	"github.com/docir/docir/workspace/session"
@@ -106,7 +107,8 @@ func mcpInit(t *testing.T, url, protocol string) string {
 // stdio (never 12345678901234567890 turned into another number), a POST
 // without Mcp-Session-Id that is not an initialize is 400, errors carry
 // codes, a control character in a resource URI leaves the session alive,
-// and a body over the bound is 413 addressed to its id.
+// and a body over the bound is 413 addressed to its id, when the id ends
+// within wire.MaxScanBytes of the body (else to id null).
 func TestHTTPAsStdio(t *testing.T) {
 	checkLeaks(t)
 	url := httpMCP(t, fixture(t, ""), MaxSessions, SessionShed)
@@ -116,6 +118,9 @@ func TestHTTPAsStdio(t *testing.T) {
 			`: an MCP id is a string or an integer from -(2^53-1) to 2^53-1 (not null), and is echoed exactly","data":{"code":"invalid_request"}}}`
 	}
 	big := `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"search","arguments":{"query":"` + strings.Repeat("q", MaxFrameBytes) + `"}},"id":"big"}`
+	// Past wire.MaxScanBytes the rest of a body is not read, for its id or
+	// its end: its id, last, is not known.
+	huge := `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"search","arguments":{"query":"` + strings.Repeat("q", wire.MaxScanBytes) + `"}},"id":"huge"}`
 	tests := []struct {
 		name, sid, body string
 		status          int
@@ -143,6 +148,8 @@ func TestHTTPAsStdio(t *testing.T) {
 		{"an unknown session", "nope", `{"jsonrpc":"2.0","id":9,"method":"ping"}`, 404, `session not found`},
 		{"over the bound, id last", sid, big, 413,
 			fmt.Sprintf(`{"jsonrpc":"2.0","id":"big","error":{"code":-32600,"message":"frame of %d bytes is over the %d-byte bound; it was skipped unread","data":{"code":"frame_too_large"}}}`, len(big), MaxFrameBytes)},
+		{"over the scan bound, id last", sid, huge, 413,
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"frame of %d bytes is over the %d-byte bound; it was skipped unread","data":{"code":"frame_too_large"}}}`, len(huge), MaxFrameBytes)},
 	}
 	for _, tt := range tests {
 		status, _, msgs := mcpPost(t, url, tt.sid, tt.body)
