@@ -320,7 +320,14 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 //	   span's closers and openers), and the link after "\`" as code up
 //	   to the next backtick; shortcode inners (captureInners) read a
 //	   line's code spans so too, not by the parity of its backticks.
-const RulesVersion = 49
+//	50 a link reference definition is blanked (store/passage Prose) on
+//	   every line goldmark reads it on (Definitions, held to goldmark by
+//	   FuzzDefinitionsGoldmark): its destination or title on a line of
+//	   its own, and in a block quote or a list item, where only a
+//	   definition on one line outside containers was; and a line written
+//	   as one that goes on a paragraph is text, as CommonMark reads it,
+//	   which only a parse again re-indexes.
+const RulesVersion = 50
 
 // Parsed is what Parse makes of a file.
 type Parsed struct {

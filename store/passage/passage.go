@@ -661,8 +661,9 @@ func appendValues(lines []string, v any) []string {
 // Zola's shortcode calls outside code (teraCall), mdBook's
 // link directives (`{{#include path}}`, anywhere: see mdBookLink), link and
 // image destinations (`[text](/a/b "title")` keeps `[text]`), reference
-// labels (`[text][label]` keeps `[text]`), reference definitions (a line
-// `[label]: /a/b "title"`), and, when lead is true and text opens with a
+// labels (`[text][label]` keeps `[text]`), reference definitions (the
+// lines of `[label]: /a/b "title"`, as goldmark reads them, over lines and
+// in block quotes and list items too: markdown.Definitions), and, when lead is true and text opens with a
 // `+++` line, a TOML front-matter block through its closing `+++` line;
 // inline HTML tags (`<small>`, `</small>`, `<img src="x">`: CommonMark's
 // open and closing tags, an open tag also over lines up to a blank line
@@ -1004,13 +1005,17 @@ const maxDirectiveBytes = 1024
 // fenced code blocks and code spans (see Prose).
 func blankLinks(b []byte) {
 	blank := func(from, to int) { blankRange(b, from, to) }
-	fence := ""  // the fence of the code block the scan is in
-	raw := ""    // the closing tag of the script or style block the scan is in
-	jsx := false // whether the scan is in an MDX comment opened on a line before
+	fence := ""                     // the fence of the code block the scan is in
+	raw := ""                       // the closing tag of the script or style block the scan is in
+	jsx := false                    // whether the scan is in an MDX comment opened on a line before
+	defs := markdown.Definitions(b) // their lines, in order
 	for start := 0; start < len(b); {
 		end := markdown.LineEnd(b, start)
 		line := b[start:end]
 		trimmed := bytes.TrimLeft(line, " \t")
+		for len(defs) > 0 && defs[0][0] < start {
+			defs = defs[1:]
+		}
 		switch {
 		case jsx:
 			k := bytes.Index(line, []byte(jsxCommentEnd))
@@ -1037,7 +1042,7 @@ func blankLinks(b []byte) {
 		case markdown.OpensFence(trimmed):
 			fence = markdown.FenceOf(trimmed)
 			blankInfo(trimmed, fence, blank, end-len(trimmed))
-		case isRefDefinition(line):
+		case len(defs) > 0 && defs[0][0] == start:
 			blank(start, end)
 		case attributeLine(trimmed):
 			blank(start, end)
@@ -1503,28 +1508,6 @@ func listOrQuote(line []byte) bool {
 		i++
 	}
 	return i > 0 && i < len(line) && (line[i] == '.' || line[i] == ')') && (i+1 == len(line) || line[i+1] == ' ' || line[i+1] == '\t')
-}
-
-// isRefDefinition reports whether line is a link reference definition:
-// up to three spaces, "[label]:", and a destination. A footnote ("[^1]:
-// text") is not one.
-func isRefDefinition(line []byte) bool {
-	i := 0
-	for i < len(line) && i < 3 && line[i] == ' ' {
-		i++
-	}
-	if i >= len(line) || line[i] != '[' || i+1 < len(line) && line[i+1] == '^' {
-		return false // not a definition, or a footnote's, which is prose
-	}
-	j := bytes.IndexByte(line[i+1:], ']')
-	if j <= 0 {
-		return false
-	}
-	rest := line[i+1+j+1:]
-	if len(rest) == 0 || rest[0] != ':' {
-		return false
-	}
-	return len(bytes.TrimSpace(rest[1:])) > 0
 }
 
 // parenMatches returns, for each "(" of line, the index of the ")" that

@@ -418,8 +418,15 @@ func TestProseLinks(t *testing.T) {
 		{"```md\n[a](/b)\n[x]: /y\n```\nafter [c](/d)", "```  \n[a](/b)\n[x]: /y\n```\nafter [c]    "},
 		{"a [b] c", "a [b] c"},
 		// A CR alone ends a line, as CommonMark reads it.
-		{"text\r[x]: /y\r```\r[a](/b)\r```\r", "text\r       \r```\r[a](/b)\r```\r"},
-		{"text\r\n[x]: /y\r\n", "text\r\n       \r\n"},
+		{"text\r\r[x]: /y\r```\r[a](/b)\r```\r", "text\r\r       \r```\r[a](/b)\r```\r"},
+		{"text\r\n\r\n[x]: /y\r\n", "text\r\n\r\n       \r\n"},
+		// A definition over lines, with its title on the next, in a block
+		// quote or a list item is blanked whole; a line written as one that
+		// goes on a paragraph is no definition (CommonMark), and is text.
+		{"Read [it][r].\n\n[r]:\nhttps://x.org/manatee\n", "Read [it]   .\n\n    \n                     \n"},
+		{"[r]: https://x.org/kinkajou\n    \"Loris title\"\n", strings.Repeat(" ", 27) + "\n" + strings.Repeat(" ", 17) + "\n"},
+		{"> [r]: https://x.org/nilgai\n- [s]: https://x.org/gazelle\n", strings.Repeat(" ", 27) + "\n" + strings.Repeat(" ", 28) + "\n"},
+		{"text\n[r]: https://x.org/okapi\n", "text\n[r]: https://x.org/okapi\n"},
 		{"<!-- a\r-->\r```\r[a](/b)\r```", "      \r   \r```\r[a](/b)\r```"},
 	} {
 		if got := Prose(tt.in, false); got != tt.want {
