@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"bytes"
+	"sort"
 
 	"github.com/yuin/goldmark/util"
 )
@@ -402,13 +403,7 @@ func (s *defScan) closeParagraph() {
 // paragraph and a definition on the rest of it is read; after a title
 // never closed it reads no more.
 func paragraphDefinitions(buf []byte, starts []int) [][2]int {
-	lineOf := func(pos int) int {
-		n := 0
-		for n+1 < len(starts) && starts[n+1] <= pos {
-			n++
-		}
-		return n
-	}
+	lineOf := func(pos int) int { return sort.SearchInts(starts, pos+1) - 1 }
 	var out [][2]int
 	add := func(from, to int) {
 		if from == to {
