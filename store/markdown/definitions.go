@@ -127,10 +127,13 @@ func (s *defScan) line(start, end int) {
 	}
 	from := start + p.at + len(content) - len(trimmed)
 	if n := footnoteOpener(trimmed); n > 0 {
-		if util.IsBlank(trimmed[n:]) {
+		for n > 0 { // a footnote's text is a paragraph, or a footnote again
+			trimmed, from = trimmed[n:], from+n
+			n = footnoteOpener(trimmed)
+		}
+		if util.IsBlank(trimmed) {
 			return
 		}
-		from += n // a footnote's text is a paragraph
 	} else if atxHeading(trimmed) || thematicBreak(trimmed) {
 		return
 	}
@@ -281,9 +284,9 @@ func thematicBreak(trimmed []byte) bool {
 	for _, b := range trimmed {
 		switch {
 		case b == ' ' || b == '\t' || b == '\r':
-		case c == 0 && (b == '-' || b == '*' || b == '_'):
+		case n == 0 && (b == '-' || b == '*' || b == '_'):
 			c, n = b, 1
-		case b == c:
+		case n > 0 && b == c:
 			n++
 		default:
 			return false
