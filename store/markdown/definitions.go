@@ -51,7 +51,8 @@ type defScan struct {
 	quotes int        // the block quotes around the open paragraph
 	cols   []int      // the content columns of the list items open (outside block quotes)
 	fence  string     // the fence of the code block the scan is in
-	html   bool       // whether the scan is in an HTML block (to a blank line)
+	html   bool       // whether the scan is in an HTML block
+	endTag string     // the HTML block's end (htmlBlock): "" for one that ends at a blank line
 	inItem bool       // whether the open paragraph is in a list item
 	out    [][2]int
 }
@@ -85,6 +86,9 @@ func (s *defScan) line(start, end int) {
 			s.fence = ""
 		}
 		return
+	case s.html && s.endTag != "":
+		s.html = !htmlEnds(l, s.endTag)
+		return
 	case s.html:
 		s.html = !util.IsBlank(trimmed)
 		return
@@ -104,11 +108,18 @@ func (s *defScan) line(start, end int) {
 		s.para = append(s.para, paraLine{start, from, end}) // the paragraph goes on, lazily or not
 		return
 	}
+	// An underline of '=' under a paragraph in the same container makes it
+	// a setext heading ('-' is a thematic break's too, below): the line is
+	// the heading's, no paragraph's.
+	underline := len(s.para) > 0 && p.quotes == s.quotes && len(p.items) == 0 && p.indent <= 3 && setextUnderline(trimmed)
 	s.closeParagraph()
 	if p.quotes > 0 {
 		s.cols = nil
 	} else {
 		s.cols = append(s.keptCols(indent), p.items...)
+	}
+	if underline {
+		return
 	}
 	switch {
 	case p.indent > 3:
@@ -117,7 +128,8 @@ func (s *defScan) line(start, end int) {
 		s.fence = FenceOf(trimmed)
 		return
 	case htmlBlock(trimmed, false):
-		s.html = true
+		s.endTag = htmlBlockEnd(trimmed)
+		s.html = s.endTag == "" || !htmlEnds(trimmed, s.endTag) // one of the first five kinds may end on its first line
 		return
 	case mkdocsOpener(trimmed):
 		if p.quotes == 0 { // its body is its lines indented four columns more (mkdocs.go)
@@ -341,6 +353,43 @@ func htmlBlock(trimmed []byte, interrupting bool) bool {
 		return true
 	}
 	return !interrupting && bytes.HasSuffix(bytes.TrimRight(trimmed, " \t\r"), []byte(">"))
+}
+
+// htmlBlockEnd is what ends the HTML block trimmed opens, for the first
+// five kinds of CommonMark 4.6 (script, pre, style or textarea; a
+// comment; a processing instruction; a declaration; CDATA), which end on
+// the line that holds it; "" for the others, which end at a blank line.
+func htmlBlockEnd(trimmed []byte) string {
+	rest := trimmed[1:]
+	switch {
+	case bytes.HasPrefix(rest, []byte("!--")):
+		return "-->"
+	case rest[0] == '?':
+		return "?>"
+	case bytes.HasPrefix(rest, []byte("![CDATA[")):
+		return "]]>"
+	case rest[0] == '!':
+		return ">"
+	}
+	n := 0
+	for n < len(rest) && isLetter(rest[n]) {
+		n++
+	}
+	tag := string(bytes.ToLower(rest[:n]))
+	end := n == len(rest) || rest[n] == ' ' || rest[n] == '\t' || rest[n] == '>' || rest[n] == '\r'
+	if end && (tag == "script" || tag == "pre" || tag == "style" || tag == "textarea") {
+		return "</" + tag + ">"
+	}
+	return ""
+}
+
+// htmlEnds reports whether line holds end, an HTML block's (htmlBlockEnd;
+// a tag's in any case).
+func htmlEnds(line []byte, end string) bool {
+	if end[0] == '<' {
+		return bytes.Contains(bytes.ToLower(line), []byte(end))
+	}
+	return bytes.Contains(line, []byte(end))
 }
 
 // htmlBlockTags are the tag names that open an HTML block of the sixth

@@ -101,6 +101,9 @@ func (g *guard) inbound(msg []byte) *refusal {
 	_, hasMethod := members["method"]
 	_, hasResult := members["result"]
 	_, hasError := members["error"]
+	if !hasMethod && (hasResult || hasError) {
+		return response(msg, rawID)
+	}
 	id := json.RawMessage("null")
 	if hasID {
 		if !exactID(rawID) {
@@ -109,7 +112,7 @@ func (g *guard) inbound(msg []byte) *refusal {
 		}
 		id = rawID
 	}
-	if r, done := envelope(members, id, hasMethod, hasResult, hasError); done {
+	if r := envelope(members, id, hasMethod, hasResult, hasError); r != nil {
 		return r
 	}
 	var method string
@@ -168,28 +171,33 @@ func (g *guard) inbound(msg []byte) *refusal {
 	return nil
 }
 
-// envelope checks a message's JSON-RPC members that the SDK's decoder
-// would refuse without its id (HTTP: 400 in plain text; in a batch the
-// other calls went unanswered): a request whose jsonrpc is not "2.0" or
-// that carries a result or an error is refused to its id, as NDJSON
-// refuses it; a response it cannot decode gets no reply, as a response
-// gets none, and is dropped. done says the message is decided: a refusal,
-// or nil for a response to a request of ours.
-func envelope(members map[string]json.RawMessage, id json.RawMessage, hasMethod, hasResult, hasError bool) (r *refusal, done bool) {
-	version := isVersion(members["jsonrpc"])
-	switch {
-	case !hasMethod && !hasResult && !hasError:
-		return &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest, "invalid request: want a method name (a non-empty string)")}, true
-	case !hasMethod && (!version || hasResult && hasError || hasError && !isObject(members["error"])):
-		return &refusal{}, true
-	case !hasMethod:
-		return nil, true // a response to a request of ours
-	case !version:
-		return &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest, `invalid request: want "jsonrpc": "2.0"`)}, true
-	case hasResult || hasError:
-		return &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest, "invalid request: a request has no result or error member (a response has no method)")}, true
+// response lets through a response (no method; a result or an error)
+// that the SDK decodes, with an id it holds exactly, to a request of the
+// session's; any other is dropped: JSON-RPC answers no response, and one
+// the SDK cannot decode would be refused with no id (HTTP: 400 in plain
+// text; in a batch the other calls went unanswered).
+func response(msg, rawID json.RawMessage) *refusal {
+	if _, err := jsonrpc.DecodeMessage(msg); err != nil || !exactID(rawID) {
+		return &refusal{}
 	}
-	return nil, false
+	return nil
+}
+
+// envelope checks a request's JSON-RPC members that the SDK's decoder
+// would refuse without its id (HTTP: 400 in plain text; in a batch the
+// other calls went unanswered): one with no method (nor a result or an
+// error), one whose jsonrpc is not "2.0", or one that carries a result or
+// an error is refused to its id, as NDJSON refuses it.
+func envelope(members map[string]json.RawMessage, id json.RawMessage, hasMethod, hasResult, hasError bool) *refusal {
+	switch {
+	case !hasMethod:
+		return &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest, "invalid request: want a method name (a non-empty string)")}
+	case !isVersion(members["jsonrpc"]):
+		return &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest, `invalid request: want "jsonrpc": "2.0"`)}
+	case hasResult || hasError:
+		return &refusal{id: id, err: wire.NewError(docir.CodeInvalidRequest, "invalid request: a request has no result or error member (a response has no method)")}
+	}
+	return nil
 }
 
 // paramsShape checks what the SDK refuses with a bare "invalid params",
@@ -669,8 +677,6 @@ func sdkIDKey(id jsonrpc.ID) string {
 }
 
 func isString(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '"' }
-
-func isObject(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '{' }
 
 // isVersion says raw is the string "2.0", as JSON-RPC 2.0 wants the
 // jsonrpc member of every message.

@@ -76,8 +76,12 @@ func TestWireStrictness(t *testing.T) {
 	step(`{"jsonrpc":2,"id":16,"method":"ping"}`, fmt.Sprintf(version, "16"))
 	step(`{"jsonrpc":"2.0","id":17,"method":"ping","error":5}`,
 		`{"jsonrpc":"2.0","id":17,"error":{"code":-32600,"message":"invalid request: a request has no result or error member (a response has no method)","data":{"code":"invalid_request"}}}`)
-	if _, err := io.WriteString(w, `{"jsonrpc":"2.0","id":18,"error":5}`+"\n"+`{"jsonrpc":"1.0","id":19,"result":{}}`+"\n"); err != nil {
-		t.Fatal(err)
+	for _, resp := range []string{`{"jsonrpc":"2.0","id":18,"error":5}`, `{"jsonrpc":"1.0","id":19,"result":{}}`,
+		`{"jsonrpc":"2.0","result":{}}`, `{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}`,
+		`{"jsonrpc":"2.0","id":2,"error":{"code":1.5,"message":"m"}}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`} {
+		if _, err := io.WriteString(w, resp+"\n"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	step(`{"jsonrpc":"2.0","id":20,"method":"ping"}`, `{"jsonrpc":"2.0","id":20,"result":{}}`)
 	var g guard
