@@ -150,6 +150,27 @@ func TestCancelOfAHeldCall(t *testing.T) {
 	}
 }
 
+// TestCancelOfAHeldCallBehindAnother: a cancellation of a held call with
+// another held call after that call and before it: when a call in hand is
+// cancelled and frees one place, the first held call takes it, and its
+// cancellation, held behind the second (which cannot be taken yet), is
+// taken at once: the call gets no reply (a review: it was answered).
+func TestCancelOfAHeldCallBehindAnother(t *testing.T) {
+	checkLeaks(t)
+	s, open := heldSession(t, "2025-06-18")
+	defer open()
+	fillInHand(s)
+	s.send(`{"jsonrpc":"2.0","id":"h1","method":"ping"}`)
+	s.send(`{"jsonrpc":"2.0","id":"h2","method":"ping"}`)
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"h1"}}`)
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}`) // a call in hand: one place frees
+	// h1 is answered by no reply (nor is call 0); once it is done, h2
+	// takes its place and is answered.
+	if got := s.next(); got != `{"jsonrpc":"2.0","id":"h2","result":{}}` {
+		t.Errorf("the reply after two held calls, the first cancelled: %s; want h2's", got)
+	}
+}
+
 // fillInHand sends MaxPending calls that wait at a heldSession's gate.
 func fillInHand(s *rawSession) {
 	for k := range MaxPending() {

@@ -121,6 +121,11 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			if err := c.frame(h.f); err != nil {
 				return nil, err
 			}
+			if h.call {
+				if err := c.takeCancels(); err != nil {
+					return nil, err
+				}
+			}
 			continue
 		}
 		// Lines are read on while frames are held, up to maxHeld of them
@@ -204,6 +209,30 @@ func (c *lineConn) take(f wire.Frame) error {
 		}
 	}
 	c.held = append(c.held, h)
+	return nil
+}
+
+// takeCancels takes, past the frames held before them, the held
+// cancellations that name a call now in hand: one held after its call
+// waits for it, and a call released into the session may be answered
+// while another held call, which cannot be released yet, stands between
+// them (a review: the cancelled call was answered).
+func (c *lineConn) takeCancels() error {
+	kept := c.held[:0]
+	var take []wire.Frame
+	for _, h := range c.held {
+		if id, ok := cancelled(h.f); ok && c.inFlight(id) {
+			take = append(take, h.f)
+			continue
+		}
+		kept = append(kept, h)
+	}
+	c.held = kept
+	for _, f := range take {
+		if err := c.frame(f); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
