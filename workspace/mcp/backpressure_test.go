@@ -127,10 +127,7 @@ func TestCancelWhileFull(t *testing.T) {
 // while MaxPending calls were in hand) is held after it, and that call gets
 // no reply once it is taken; the frames held after it keep their order.
 func TestCancelOfAHeldCall(t *testing.T) {
-	checkLeaks(t)
-	s, open := heldSession(t, "2025-06-18")
-	defer open()
-	fillInHand(s)
+	s, open := fullSession(t)
 	s.send(`{"jsonrpc":"2.0","id":"h","method":"ping"}`)
 	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"h"}}`)
 	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"never sent"}}`)
@@ -156,10 +153,8 @@ func TestCancelOfAHeldCall(t *testing.T) {
 // cancellation, held behind the second (which cannot be taken yet), is
 // taken at once: the call gets no reply (a review: it was answered).
 func TestCancelOfAHeldCallBehindAnother(t *testing.T) {
-	checkLeaks(t)
-	s, open := heldSession(t, "2025-06-18")
+	s, open := fullSession(t)
 	defer open()
-	fillInHand(s)
 	s.send(`{"jsonrpc":"2.0","id":"h1","method":"ping"}`)
 	s.send(`{"jsonrpc":"2.0","id":"h2","method":"ping"}`)
 	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"h1"}}`)
@@ -169,6 +164,15 @@ func TestCancelOfAHeldCallBehindAnother(t *testing.T) {
 	if got := s.next(); got != `{"jsonrpc":"2.0","id":"h2","result":{}}` {
 		t.Errorf("the reply after two held calls, the first cancelled: %s; want h2's", got)
 	}
+}
+
+// fullSession is a heldSession with MaxPending calls in hand (fillInHand),
+// and the function that opens its gate; the test's leaks are checked.
+func fullSession(t *testing.T) (*rawSession, func()) {
+	checkLeaks(t)
+	s, open := heldSession(t, "2025-06-18")
+	fillInHand(s)
+	return s, open
 }
 
 // fillInHand sends MaxPending calls that wait at a heldSession's gate.
