@@ -212,6 +212,14 @@ func paramsShape(method string, params json.RawMessage) *wire.Error {
 	if params[0] != '{' {
 		return wire.NewError(docir.CodeInvalidParams, "invalid params: %s: params must be an object, not %s", name, wire.Kind(params[0]))
 	}
+	if members, err := wire.Members(params); err == nil {
+		// MCP's _meta is an object; the SDK refused another with its
+		// decoder's reason, which names Go types (over HTTP), or a bare
+		// "invalid params" (stdio).
+		if m, ok := members["_meta"]; ok && string(m) != "null" && m[0] != '{' {
+			return wire.NewError(docir.CodeInvalidParams, "invalid params: %s: _meta must be an object, not %s", name, wire.Kind(m[0]))
+		}
+	}
 	if strings.HasSuffix(method, "/list") {
 		return listParams(name, params)
 	}

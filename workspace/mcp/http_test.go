@@ -145,6 +145,8 @@ func TestHTTPAsStdio(t *testing.T) {
 			`{"jsonrpc":"2.0","id":10,"error":{"code":-32600,"message":"invalid request: want \"jsonrpc\": \"2.0\"","data":{"code":"invalid_request"}}}`},
 		{"a request with an error member", sid, `{"jsonrpc":"2.0","id":11,"method":"ping","error":5}`, 400,
 			`{"jsonrpc":"2.0","id":11,"error":{"code":-32600,"message":"invalid request: a request has no result or error member…`},
+		{"_meta not an object", sid, `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"status","arguments":{},"_meta":5}}`, 200,
+			`{"jsonrpc":"2.0","id":12,"error":{"code":-32602,"message":"invalid params: tools/call: _meta must be an object, not a number","data":{"code":"invalid_params"}}}`},
 		{"an unknown session", "nope", `{"jsonrpc":"2.0","id":9,"method":"ping"}`, 404, `session not found`},
 		{"over the bound, id last", sid, big, 413,
 			fmt.Sprintf(`{"jsonrpc":"2.0","id":"big","error":{"code":-32600,"message":"frame of %d bytes is over the %d-byte bound; it was skipped unread","data":{"code":"frame_too_large"}}}`, len(big), MaxFrameBytes)},

@@ -64,6 +64,9 @@ func TestWireStrictness(t *testing.T) {
 		`{"jsonrpc":"2.0","id":11,"error":{"code":-32602,"message":"invalid params: ping: params must be an object, not a number","data":{"code":"invalid_params"}}}`)
 	step(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":5,"arguments":{}}}`,
 		`{"jsonrpc":"2.0","id":12,"error":{"code":-32602,"message":"invalid params: tools/call: name must be a tool's name (a non-empty string); tools/list lists them","data":{"code":"invalid_params"}}}`)
+	step(`{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"status","arguments":{},"_meta":5}}`,
+		`{"jsonrpc":"2.0","id":21,"error":{"code":-32602,"message":"invalid params: tools/call: _meta must be an object, not a number","data":{"code":"invalid_params"}}}`)
+	step(`{"jsonrpc":"2.0","id":22,"method":"ping","params":{"_meta":null}}`, `{"jsonrpc":"2.0","id":22,"result":{}}`)
 	step(`{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"get","arguments":["x"]}}`,
 		`{"jsonrpc":"2.0","id":13,"error":{"code":-32602,"message":"invalid params: tools/call get: arguments must be an object, not an array","data":{"code":"invalid_params"}}}`)
 	// A request not marked JSON-RPC 2.0, or that carries a result or an
