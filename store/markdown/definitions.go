@@ -146,7 +146,7 @@ func (s *defScan) line(start, end int) {
 		if util.IsBlank(trimmed) {
 			return
 		}
-	} else if atxHeading(trimmed) || thematicBreak(trimmed) {
+	} else if ATXHeadingLine(trimmed) || thematicBreak(trimmed) {
 		return
 	}
 	s.para, s.quotes = append(s.para, paraLine{start, from, end}), p.quotes
@@ -268,7 +268,7 @@ func listMarker(l []byte, j int) (int, bool) {
 // underline, a code fence, an HTML block of the first six kinds, a
 // footnote (footnote.go) or an MkDocs block (mkdocs.go).
 func interrupts(trimmed []byte) bool {
-	return atxHeading(trimmed) || thematicBreak(trimmed) || setextUnderline(trimmed) ||
+	return ATXHeadingLine(trimmed) || thematicBreak(trimmed) || setextUnderline(trimmed) ||
 		OpensFence(trimmed) || htmlBlock(trimmed, true) || footnoteOpener(trimmed) > 0 || mkdocsOpener(trimmed)
 }
 
@@ -276,16 +276,6 @@ func interrupts(trimmed []byte) bool {
 func mkdocsOpener(trimmed []byte) bool {
 	_, _, ok := MkDocsOpener(bytes.TrimRight(trimmed, "\r\n"))
 	return ok
-}
-
-// atxHeading reports whether trimmed opens an ATX heading: one to six
-// '#', then a space, a tab or the line's end.
-func atxHeading(trimmed []byte) bool {
-	n := 0
-	for n < len(trimmed) && trimmed[n] == '#' {
-		n++
-	}
-	return n >= 1 && n <= 6 && (n == len(trimmed) || trimmed[n] == ' ' || trimmed[n] == '\t' || trimmed[n] == '\r')
 }
 
 // thematicBreak reports whether trimmed is a thematic break: three or
@@ -400,19 +390,10 @@ const htmlBlockTags = " address article aside base basefont blockquote body capt
 // footnoteBlockParser reads one ("[^label]:"), with the spaces after
 // them; 0 when it opens none.
 func footnoteOpener(trimmed []byte) int {
-	if !bytes.HasPrefix(trimmed, []byte("[^")) {
+	next, ok := footnoteLabel(trimmed)
+	if !ok {
 		return 0
 	}
-	label := trimmed[2:min(len(trimmed), 2+footnoteLabelLimit)]
-	end := bytes.IndexByte(label, ']')
-	if end < 0 || bytes.IndexByte(label[:end], '[') >= 0 || util.IsBlank(label[:end]) {
-		return 0
-	}
-	next := 2 + end + 1
-	if next >= len(trimmed) || trimmed[next] != ':' {
-		return 0
-	}
-	next++
 	for next < len(trimmed) && (trimmed[next] == ' ' || trimmed[next] == '\t') {
 		next++
 	}

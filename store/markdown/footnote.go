@@ -50,18 +50,14 @@ func (footnoteBlockParser) Trigger() []byte { return []byte{'['} }
 func (footnoteBlockParser) Open(parent ast.Node, reader text.Reader, pc parser.Context) (ast.Node, parser.State) {
 	line, segment := reader.PeekLine()
 	pos := pc.BlockOffset()
-	if pos < 0 || pos+1 >= len(line) || line[pos] != '[' || line[pos+1] != '^' {
+	if pos < 0 {
 		return nil, parser.NoChildren
 	}
-	label := line[pos+2 : min(len(line), pos+2+footnoteLabelLimit)]
-	end := bytes.IndexByte(label, ']')
-	if end < 0 || bytes.IndexByte(label[:end], '[') >= 0 || util.IsBlank(label[:end]) {
+	next, ok := footnoteLabel(line[pos:])
+	if !ok {
 		return nil, parser.NoChildren
 	}
-	next := pos + 2 + end + 1 // past the ']'
-	if next >= len(line) || line[next] != ':' {
-		return nil, parser.NoChildren
-	}
+	next += pos - 1 // the ':'
 	n := &footnoteDefinition{}
 	if next+1 >= len(line) {
 		reader.Advance(next + 1)
@@ -69,6 +65,24 @@ func (footnoteBlockParser) Open(parent ast.Node, reader text.Reader, pc parser.C
 	}
 	reader.AdvanceAndSetPadding(next+1-segment.Padding, segment.Padding)
 	return n, parser.HasChildren
+}
+
+// footnoteLabel reads the "[^label]:" that b opens with, and returns
+// where what follows the ':' starts; ok is false when b opens with none.
+func footnoteLabel(b []byte) (next int, ok bool) {
+	if len(b) < 2 || b[0] != '[' || b[1] != '^' {
+		return 0, false
+	}
+	label := b[2:min(len(b), 2+footnoteLabelLimit)]
+	end := bytes.IndexByte(label, ']')
+	if end < 0 || bytes.IndexByte(label[:end], '[') >= 0 || util.IsBlank(label[:end]) {
+		return 0, false
+	}
+	next = 2 + end + 1 // past the ']'
+	if next >= len(b) || b[next] != ':' {
+		return 0, false
+	}
+	return next + 1, true
 }
 
 // Continue keeps a blank line and a line indented four columns or more in

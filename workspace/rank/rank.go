@@ -1729,11 +1729,21 @@ func (r *ranking) headingWords(heading string) []int {
 // two passages that tie is the hit's does not depend on the order a
 // reading scored them in.
 func byDocumentOrder(ps []passageHit, rec *docir.Record) {
+	var order map[string]int // by slug, made on the first tie (a page of many like sections ties often)
 	at := func(slug string) int {
-		if slug == "" {
-			return -1
+		if order == nil {
+			order = make(map[string]int, len(rec.Sections)+1)
+			order[""] = -1
+			for i, s := range rec.Sections {
+				if _, ok := order[s.Slug]; !ok {
+					order[s.Slug] = i
+				}
+			}
 		}
-		return slices.IndexFunc(rec.Sections, func(s docir.Section) bool { return s.Slug == slug })
+		if i, ok := order[slug]; ok {
+			return i
+		}
+		return -1
 	}
 	slices.SortStableFunc(ps, func(a, b passageHit) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {

@@ -196,13 +196,7 @@ func normalize(s, work string) string {
 // returns the URL of /rpc.
 func startHTTP(t *testing.T, e *Engine, opts HTTPOptions) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- ServeHTTP(ctx, e, ln, opts) }()
+	url, cancel, done := listenHTTP(t, e, opts)
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -210,7 +204,21 @@ func startHTTP(t *testing.T, e *Engine, opts HTTPOptions) string {
 		}
 		http.DefaultClient.CloseIdleConnections()
 	})
-	return "http://" + ln.Addr().String() + RPCPath
+	return url
+}
+
+// listenHTTP serves e on a real 127.0.0.1 listener until cancel, and
+// returns the URL of /rpc and the channel ServeHTTP's error comes on.
+func listenHTTP(t *testing.T, e *Engine, opts HTTPOptions) (url string, cancel func(), done <-chan error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- ServeHTTP(ctx, e, ln, opts) }()
+	return "http://" + ln.Addr().String() + RPCPath, cancel, served
 }
 
 // post sends one frame and returns the status and body.

@@ -167,15 +167,7 @@ func TestHTTPTransport(t *testing.T) {
 func TestHTTPShutdown(t *testing.T) {
 	checkLeaks(t)
 	g := &gatedReader{entered: make(chan struct{}), release: make(chan struct{})}
-	e := New(Config{Reader: g})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- ServeHTTP(ctx, e, ln, HTTPOptions{Loopback: true}) }()
-	url := "http://" + ln.Addr().String() + RPCPath
+	url, cancel, done := listenHTTP(t, New(Config{Reader: g}), HTTPOptions{Loopback: true})
 	got := postInBackground(url, `{"jsonrpc":"2.0","id":1,"method":"workspace/status"}`)
 	<-g.entered
 	cancel()
@@ -229,15 +221,8 @@ func TestHTTPShutdownPastTheGrace(t *testing.T) {
 	ShutdownGrace = 200 * time.Millisecond
 	t.Cleanup(func() { ShutdownGrace = grace })
 	h := &hungReader{gatedReader{entered: make(chan struct{})}}
-	e := New(Config{Reader: h})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- ServeHTTP(ctx, e, ln, HTTPOptions{Loopback: true}) }()
-	got := postInBackground("http://"+ln.Addr().String()+RPCPath, `{"jsonrpc":"2.0","id":7,"method":"workspace/status"}`)
+	url, cancel, done := listenHTTP(t, New(Config{Reader: h}), HTTPOptions{Loopback: true})
+	got := postInBackground(url, `{"jsonrpc":"2.0","id":7,"method":"workspace/status"}`)
 	<-h.entered
 	cancel()
 	body := <-got
